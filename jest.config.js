@@ -1,0 +1,34 @@
+// Three tiers chosen by suffix (STYLE: tests read like the spec):
+//   *.spec.ts      pure units (deciders, value objects)
+//   *.int-spec.ts  against a real PostgreSQL (a template database cloned per file)
+//   *.e2e-spec.ts  over HTTP against the platform listening on a port
+const { compilerOptions } = require('./tsconfig.base.json');
+const swc = JSON.parse(require('fs').readFileSync(`${__dirname}/.swcrc`, 'utf8'));
+
+const moduleNameMapper = {};
+for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
+  moduleNameMapper[`^${alias.replace(/[/.]/g, '\\$&')}$`] = `<rootDir>/${target}`;
+}
+const common = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  // SWC rewrites the workspace aliases itself, so code Jest loads outside its
+  // module registry (global setup) resolves them too.
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false, jsc: { ...swc.jsc, baseUrl: __dirname, paths: compilerOptions.paths } }],
+  },
+  moduleNameMapper,
+  moduleFileExtensions: ['ts', 'js', 'json'],
+};
+
+module.exports = {
+  globalSetup: '<rootDir>/tools/jest/global-setup.js',
+  globalTeardown: '<rootDir>/tools/jest/global-teardown.js',
+  maxWorkers: 2,
+  testTimeout: 30000,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'] },
+  ],
+};

@@ -1,0 +1,25 @@
+import { ConfigError, loadConfig } from './platform-config';
+
+describe('loadConfig', () => {
+  it('applies defaults for an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.PORT).toBe(3000);
+    expect(config.MM_ENVIRONMENT).toBe('sandbox');
+    expect(config.MM_DATA_DIR).toBe('./.data');
+    expect(config.keyMode).toBe('sdbx');
+  });
+
+  it('names each bad variable', () => {
+    expect(() => loadConfig({ PORT: 'abc', MM_ENVIRONMENT: 'staging' })).toThrow(/PORT[\s\S]*MM_ENVIRONMENT|MM_ENVIRONMENT[\s\S]*PORT/);
+  });
+
+  it('requires the bootstrap key pair together', () => {
+    expect(() => loadConfig({ MM_BOOTSTRAP_API_KEY: 'sk_sdbx_abcdefgh' })).toThrow(ConfigError);
+  });
+
+  it('refuses a bootstrap key of the other mode', () => {
+    expect(() =>
+      loadConfig({ MM_BOOTSTRAP_API_KEY: 'sk_live_abcdefgh', MM_BOOTSTRAP_API_SECRET: 'x'.repeat(20) }),
+    ).toThrow(/sk_sdbx_/);
+  });
+});

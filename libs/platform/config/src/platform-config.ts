@@ -1,0 +1,93 @@
+// Configuration is read once, validated, and injected (STYLE: config is
+// validated at start-up). A missing or bad variable stops the process with a
+// message that names it.
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+
+export class PlatformConfig {
+  /** HTTP port; 0 picks a free port (tests). */
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT = 3000;
+
+  /** External PostgreSQL; when unset, platform mode starts an embedded one under MM_DATA_DIR. */
+  @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL?: string;
+
+  @IsString()
+  MM_DATA_DIR = './.data';
+
+  @IsIn(['sandbox', 'production'])
+  MM_ENVIRONMENT: 'sandbox' | 'production' = 'sandbox';
+
+  /** Operator credential for /v0.13/admin/* routes. */
+  @IsOptional() @IsString() @MinLength(16, { message: 'MM_ADMIN_TOKEN must be at least 16 characters' })
+  MM_ADMIN_TOKEN?: string;
+
+  @IsOptional() @Matches(/^sk_(sdbx|live)_[A-Za-z0-9]{8,}$/, { message: 'MM_BOOTSTRAP_API_KEY must look like sk_sdbx_<at least 8 letters or digits>' })
+  MM_BOOTSTRAP_API_KEY?: string;
+
+  @IsOptional() @IsString() @MinLength(16, { message: 'MM_BOOTSTRAP_API_SECRET must be at least 16 characters' })
+  MM_BOOTSTRAP_API_SECRET?: string;
+
+  /** Token endpoint: requests allowed per client IP per window. */
+  @Transform(toInt) @IsInt() @Min(1)
+  MM_TOKEN_RATE_LIMIT = 60;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  MM_TOKEN_RATE_WINDOW_SECONDS = 60;
+
+  /** Trust X-Forwarded-For from a reverse proxy when computing the client IP. */
+  @IsIn(['true', 'false'])
+  MM_TRUST_PROXY: 'true' | 'false' = 'false';
+
+  /** Largest accepted request body, in bytes. */
+  @Transform(toInt) @IsInt() @Min(1024)
+  MM_BODY_LIMIT_BYTES = 1024 * 1024;
+
+  /** Risk provider client id returned by GET /risk/config; without it production answers 503. */
+  @IsOptional() @IsString()
+  MM_RISK_CLIENT_ID?: string;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  MM_LOG_LEVEL = 'info';
+
+  /** Comma-separated Kafka brokers: distributed mode's event transport. */
+  @IsOptional() @IsString()
+  KAFKA_BROKERS?: string;
+
+  get isSandbox(): boolean {
+    return this.MM_ENVIRONMENT === 'sandbox';
+  }
+
+  /** The key-prefix mode segment of this deployment: sdbx or live. */
+  get keyMode(): 'sdbx' | 'live' {
+    return this.isSandbox ? 'sdbx' : 'live';
+  }
+}
+
+export class ConfigError extends Error {}
+
+/** Validates the environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {
+  const known = Object.keys(new PlatformConfig());
+  const input: Record<string, string> = {};
+  for (const key of [...known, 'DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_BOOTSTRAP_API_KEY', 'MM_BOOTSTRAP_API_SECRET', 'MM_RISK_CLIENT_ID', 'KAFKA_BROKERS']) {
+    const value = env[key];
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const config = plainToInstance(PlatformConfig, input);
+  const errors = validateSync(config, { forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const lines = errors.map((e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  if (Boolean(config.MM_BOOTSTRAP_API_KEY) !== Boolean(config.MM_BOOTSTRAP_API_SECRET)) {
+    throw new ConfigError('invalid configuration:\n  MM_BOOTSTRAP_API_KEY and MM_BOOTSTRAP_API_SECRET must be set together');
+  }
+  if (config.MM_BOOTSTRAP_API_KEY && !config.MM_BOOTSTRAP_API_KEY.startsWith(`sk_${config.keyMode}_`)) {
+    throw new ConfigError(`invalid configuration:\n  MM_BOOTSTRAP_API_KEY must start with sk_${config.keyMode}_ in ${config.MM_ENVIRONMENT}`);
+  }
+  return config;
+}

@@ -1,0 +1,64 @@
+// load stream -> decide -> append (ARCHITECTURE: Inside one service).
+import { fold, type Decider, type Event } from '@mm/platform/decider';
+import type { UnitOfWork } from '@mm/platform/database';
+import { ConcurrencyError, type EventMetadata, type EventStore, type RecordedEvent } from './event-store';
+
+export interface Decision<E extends Event, State> {
+  /** State before the command. */
+  before: State;
+  /** State after the new events. */
+  state: State;
+  events: Array<RecordedEvent<E['type'], E['data']>>;
+  version: number;
+}
+
+export async function decideAndAppend<Command, E extends Event, State>(
+  store: EventStore,
+  streamId: string,
+  decider: Decider<Command, E, State>,
+  command: Command,
+  metadata: EventMetadata,
+): Promise<Decision<E, State>> {
+  const history = await store.readStream(streamId);
+  const before = fold(decider, history as unknown as E[]);
+  const decided = decider.decide(command, before);
+  const events = await store.append(
+    streamId,
+    history.length === 0 ? 'no_stream' : history.length,
+    decided.map((e) => ({ type: e.type, data: e.data, metadata })),
+  );
+  return {
+    before,
+    state: decided.reduce(decider.evolve, before),
+    events: events as Decision<E, State>['events'],
+    version: history.length + decided.length,
+  };
+}
+
+/** The current state of a stream, or undefined if it has no events. */
+export async function loadState<E extends Event, State>(
+  store: EventStore,
+  streamId: string,
+  decider: Pick<Decider<unknown, E, State>, 'initialState' | 'evolve'>,
+): Promise<{ state: State; version: number } | undefined> {
+  const history = await store.readStream(streamId);
+  if (history.length === 0) return undefined;
+  return { state: fold(decider, history as unknown as E[]), version: history.length };
+}
+
+/**
+ * Runs fn in its own transaction, again from the start when another writer
+ * appended to the same stream first. Inside an outer transaction it joins it and
+ * leaves the retry to the outer owner (a failed statement aborts the whole transaction).
+ */
+export async function runCommand<T>(uow: UnitOfWork, fn: () => Promise<T>, attempts = 5): Promise<T> {
+  if (uow.inTransaction) return fn();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await uow.run(fn);
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError) || attempt >= attempts) throw error;
+      await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
+    }
+  }
+}

@@ -1,0 +1,161 @@
+import type { QueryRunner } from 'typeorm';
+import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
+import { ConcurrencyError, EventStore, START } from './event-store';
+import { createEventsTable } from './events-table.migration';
+import { Subscription } from './subscription';
+import { runCommand } from './command-runner';
+
+describe('EventStore on PostgreSQL', () => {
+  let db: TestDatabase;
+  let store: EventStore;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const runner: QueryRunner = db.dataSource.createQueryRunner();
+    await createEventsTable(runner, 'test_es');
+    await runner.release();
+    store = new EventStore(db.uow, 'test_es');
+  });
+  afterAll(() => db.close());
+
+  it('appends to a new stream and reads it back in version order', async () => {
+    await store.append('order-1', 'no_stream', [
+      { type: 'order.placed', data: { amount: '10.50' }, metadata: { projectId: 'prj_1' } },
+      { type: 'order.paid', data: {} },
+    ]);
+    const events = await store.readStream('order-1');
+    expect(events.map((e) => [e.streamVersion, e.type])).toEqual([[1, 'order.placed'], [2, 'order.paid']]);
+    expect(events[0].data).toEqual({ amount: '10.50' });
+    expect(events[0].metadata.projectId).toBe('prj_1');
+    expect(events[0].eventId).toMatch(/^evt_[0-9a-hjkmnp-tv-z]{26}$/);
+  });
+
+  it('refuses an append at a stale expected version', async () => {
+    await store.append('order-2', 'no_stream', [{ type: 'order.placed', data: {} }]);
+    await expect(store.append('order-2', 'no_stream', [{ type: 'order.placed', data: {} }])).rejects.toBeInstanceOf(ConcurrencyError);
+    await expect(store.append('order-2', 0, [{ type: 'order.paid', data: {} }])).rejects.toBeInstanceOf(ConcurrencyError);
+    await expect(store.append('order-2', 5, [{ type: 'order.paid', data: {} }])).rejects.toBeInstanceOf(ConcurrencyError);
+    expect(await store.readStream('order-2')).toHaveLength(1);
+  });
+
+  it('lets exactly one of many concurrent appends at the same version win', async () => {
+    await store.append('race', 'no_stream', [{ type: 'race.started', data: {} }]);
+    const attempts = Array.from({ length: 8 }, (_, i) =>
+      db.uow.run(() => store.append('race', 1, [{ type: 'race.won', data: { by: i } }])),
+    );
+    const results = await Promise.allSettled(attempts);
+    const won = results.filter((r) => r.status === 'fulfilled');
+    const lost = results.filter((r) => r.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(7);
+    for (const r of lost) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(ConcurrencyError);
+    expect(await store.readStream('race')).toHaveLength(2);
+  });
+
+  it('retries a command that lost a version race, so every concurrent command lands once', async () => {
+    await store.append('counter', 'no_stream', [{ type: 'counter.started', data: {} }]);
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        runCommand(db.uow, async () => {
+          const history = await store.readStream('counter');
+          await store.append('counter', history.length, [{ type: 'counter.incremented', data: { i } }]);
+        }, 20),
+      ),
+    );
+    const events = await store.readStream('counter');
+    expect(events.map((e) => e.streamVersion)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('refuses to update or delete events', async () => {
+    await expect(db.uow.query(`UPDATE test_es.events SET type = 'x'`)).rejects.toThrow(/append-only/);
+    await expect(db.uow.query(`DELETE FROM test_es.events`)).rejects.toThrow(/append-only/);
+  });
+
+  it('rolls back the events of a transaction that fails', async () => {
+    await expect(
+      db.uow.run(async () => {
+        await store.append('rolled-back', 'no_stream', [{ type: 'x.happened', data: {} }]);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await store.readStream('rolled-back')).toEqual([]);
+  });
+
+  it('reads all events in commit-safe global order from a checkpoint', async () => {
+    const all = await store.readAll(START, 1000);
+    const positions = all.map((e) => BigInt(e.globalPosition));
+    expect(positions.length).toBeGreaterThan(5);
+    const rest = await store.readAll({ transactionId: all[2].transactionId, globalPosition: all[2].globalPosition }, 1000);
+    expect(rest.map((e) => e.eventId)).toEqual(all.slice(3).map((e) => e.eventId));
+  });
+
+  it('does not hand out an event while an earlier-started transaction may still commit before it', async () => {
+    const before = await store.readAll(START, 10000);
+    const after = before[before.length - 1];
+    const runner = db.dataSource.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    // The slow transaction takes its id first, then a later one commits.
+    await runner.query(`SELECT pg_current_xact_id()`);
+    await store.append('fast', 'no_stream', [{ type: 'fast.done', data: {} }]);
+    expect(await store.readAll({ transactionId: after.transactionId, globalPosition: after.globalPosition })).toEqual([]);
+    await runner.query(
+      `INSERT INTO test_es.events (event_id, stream_id, stream_version, type, data) VALUES ('evt_slow', 'slow', 1, 'slow.done', '{}')`,
+    );
+    await runner.commitTransaction();
+    await runner.release();
+    const seen = await store.readAll({ transactionId: after.transactionId, globalPosition: after.globalPosition });
+    expect(seen.map((e) => e.type)).toEqual(['slow.done', 'fast.done']);
+  });
+
+  describe('subscriptions', () => {
+    it('handles each event once, in order, and resumes from its checkpoint', async () => {
+      const seen: string[] = [];
+      const sub = new Subscription(db.uow, 'test-sub', [store], async (e) => {
+        seen.push(e.eventId);
+      }, { batchSize: 3 });
+      await sub.drain();
+      const all = await store.readAll(START, 10000);
+      expect(seen).toEqual(all.map((e) => e.eventId));
+
+      await store.append('later', 'no_stream', [{ type: 'later.happened', data: {} }]);
+      const resumed = new Subscription(db.uow, 'test-sub', [store], async (e) => {
+        seen.push(e.eventId);
+      });
+      await resumed.drain();
+      expect(seen).toHaveLength(all.length + 1);
+      expect(seen[seen.length - 1]).toBe((await store.readStream('later'))[0].eventId);
+    });
+
+    it('keeps the checkpoint where it was when a handler fails, so the event is retried', async () => {
+      let fail = true;
+      const handled: string[] = [];
+      const sub = new Subscription(db.uow, 'failing-sub', [store], async (e) => {
+        if (fail && e.type === 'order.paid') throw new Error('handler down');
+        handled.push(e.type);
+      });
+      await expect(sub.drain()).rejects.toThrow('handler down');
+      expect(await sub.checkpoint(store)).toEqual(START);
+      fail = false;
+      handled.length = 0;
+      await sub.drain();
+      expect(handled[0]).toBe('order.placed');
+      expect(handled).toContain('order.paid');
+    });
+
+    it('never lets two instances of one subscription handle the same event', async () => {
+      const counts = new Map<string, number>();
+      const handler = async (e: { eventId: string }) => {
+        counts.set(e.eventId, (counts.get(e.eventId) ?? 0) + 1);
+        await new Promise((r) => setTimeout(r, 1));
+      };
+      const a = new Subscription(db.uow, 'competing', [store], handler, { batchSize: 2 });
+      const b = new Subscription(db.uow, 'competing', [store], handler, { batchSize: 2 });
+      await Promise.all([a.drain(), b.drain()]);
+      await a.drain();
+      const total = (await store.readAll(START, 10000)).length;
+      expect(counts.size).toBe(total);
+      expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    });
+  });
+});

@@ -1,0 +1,156 @@
+// Append-only event log of one service schema: optimistic concurrency on
+// (stream, version), read a stream, read all in a safe global order.
+import { newId } from '@mm/platform/ids';
+import { sqlState, UNIQUE_VIOLATION, type UnitOfWork } from '@mm/platform/database';
+
+export interface EventMetadata {
+  projectId?: string;
+  correlationId?: string;
+  causationId?: string;
+  idempotencyKey?: string;
+  /** W3C trace context, so traces continue across the transport. */
+  traceparent?: string;
+  [key: string]: unknown;
+}
+
+export interface NewEvent<Type extends string = string, Data = unknown> {
+  type: Type;
+  data: Data;
+  metadata?: EventMetadata;
+}
+
+export interface RecordedEvent<Type extends string = string, Data = unknown> {
+  eventId: string;
+  /** The schema (service) whose log holds the event. */
+  source: string;
+  globalPosition: string;
+  transactionId: string;
+  streamId: string;
+  streamVersion: number;
+  type: Type;
+  data: Data;
+  metadata: EventMetadata;
+  recordedAt: string;
+}
+
+/** Expected version of a stream before an append: a number, or no stream yet, or anything. */
+export type ExpectedVersion = number | 'no_stream' | 'any';
+
+/** A position in a log: readers resume strictly after it. */
+export interface Checkpoint {
+  transactionId: string;
+  globalPosition: string;
+}
+
+export const START: Checkpoint = { transactionId: '0', globalPosition: '0' };
+
+export class ConcurrencyError extends Error {
+  constructor(readonly streamId: string, readonly expected: ExpectedVersion) {
+    super(`stream ${streamId} was not at the expected version ${expected}`);
+  }
+}
+
+interface EventRow {
+  event_id: string;
+  global_position: string;
+  transaction_id: string;
+  stream_id: string;
+  stream_version: number;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+  recorded_at: Date;
+}
+
+const COLUMNS = 'event_id, global_position, transaction_id::text AS transaction_id, stream_id, stream_version, type, data, metadata, recorded_at';
+
+export class EventStore {
+  constructor(private readonly uow: UnitOfWork, readonly schema: string) {
+    if (!/^[a-z_]+$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+  }
+
+  async append(streamId: string, expected: ExpectedVersion, events: NewEvent[]): Promise<RecordedEvent[]> {
+    if (events.length === 0) return [];
+    let current: number;
+    if (typeof expected === 'number') {
+      current = expected;
+    } else {
+      const [row] = await this.uow.query<{ version: number | null }>(
+        `SELECT max(stream_version) AS version FROM ${this.schema}.events WHERE stream_id = $1`,
+        [streamId],
+      );
+      current = row?.version ?? 0;
+      if (expected === 'no_stream' && current !== 0) throw new ConcurrencyError(streamId, expected);
+    }
+    const values: unknown[] = [];
+    const tuples = events.map((event, i) => {
+      values.push(newId('event'), streamId, current + i + 1, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata ?? {}));
+      const o = i * 6;
+      return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}::jsonb, $${o + 6}::jsonb)`;
+    });
+    try {
+      // A version gap would mean the expected version was stale: (stream_id, stream_version) is unique,
+      // and a version past the end is refused below.
+      if (typeof expected === 'number') {
+        const [row] = await this.uow.query<{ version: number | null }>(
+          `SELECT max(stream_version) AS version FROM ${this.schema}.events WHERE stream_id = $1`,
+          [streamId],
+        );
+        if ((row?.version ?? 0) !== expected) throw new ConcurrencyError(streamId, expected);
+      }
+      const rows = await this.uow.query<EventRow>(
+        `INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata)
+         VALUES ${tuples.join(', ')} RETURNING ${COLUMNS}`,
+        values,
+      );
+      return rows.map((r) => this.toRecorded(r));
+    } catch (error) {
+      if (sqlState(error) === UNIQUE_VIOLATION) throw new ConcurrencyError(streamId, expected);
+      throw error;
+    }
+  }
+
+  async readStream(streamId: string): Promise<RecordedEvent[]> {
+    const rows = await this.uow.query<EventRow>(
+      `SELECT ${COLUMNS} FROM ${this.schema}.events WHERE stream_id = $1 ORDER BY stream_version`,
+      [streamId],
+    );
+    return rows.map((r) => this.toRecorded(r));
+  }
+
+  /**
+   * Events after the checkpoint, in (transaction, position) order, and only those
+   * no still-running transaction can precede: a reader that resumes from the last
+   * event it saw never misses one.
+   */
+  async readAll(after: Checkpoint = START, limit = 500): Promise<RecordedEvent[]> {
+    const rows = await this.uow.query<EventRow>(
+      `SELECT ${COLUMNS} FROM ${this.schema}.events
+        WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
+          AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY transaction_id, global_position
+        LIMIT $3`,
+      [after.transactionId, after.globalPosition, limit],
+    );
+    return rows.map((r) => this.toRecorded(r));
+  }
+
+  private toRecorded(row: EventRow): RecordedEvent {
+    return {
+      eventId: row.event_id,
+      source: this.schema,
+      globalPosition: String(row.global_position),
+      transactionId: row.transaction_id,
+      streamId: row.stream_id,
+      streamVersion: row.stream_version,
+      type: row.type,
+      data: row.data,
+      metadata: row.metadata,
+      recordedAt: new Date(row.recorded_at).toISOString(),
+    };
+  }
+}
+
+export function checkpointOf(event: Pick<RecordedEvent, 'transactionId' | 'globalPosition'>): Checkpoint {
+  return { transactionId: event.transactionId, globalPosition: event.globalPosition };
+}

@@ -1,0 +1,5 @@
+export * from './event-store';
+export * from './events-table.migration';
+export * from './subscription';
+export * from './command-runner';
+export * from './platform-events.migration';

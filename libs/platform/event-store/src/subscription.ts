@@ -1,0 +1,132 @@
+// Checkpointed subscriptions: a named consumer reads one or more events logs in
+// order and handles each event in the same transaction that advances its
+// checkpoint, so a crash replays nothing twice and loses nothing. The
+// checkpoint row is locked FOR UPDATE SKIP LOCKED: across processes, one
+// instance of a subscription works a source at a time, in order.
+import type { UnitOfWork } from '@mm/platform/database';
+import { START, type Checkpoint, type EventStore, type RecordedEvent } from './event-store';
+
+export type EventHandler = (event: RecordedEvent) => Promise<void>;
+
+export interface SubscriptionOptions {
+  batchSize?: number;
+  idlePollMs?: number;
+  onError?: (error: unknown, event?: RecordedEvent) => void;
+}
+
+export class Subscription {
+  private running = false;
+  private timer?: NodeJS.Timeout;
+  private wakeUp?: () => void;
+  private loop?: Promise<void>;
+
+  constructor(
+    private readonly uow: UnitOfWork,
+    readonly name: string,
+    private readonly sources: EventStore[],
+    private readonly handler: EventHandler,
+    private readonly options: SubscriptionOptions = {},
+  ) {}
+
+  /** Handles at most one batch from each source; returns how many events it handled. */
+  async pollOnce(): Promise<number> {
+    let handled = 0;
+    for (const store of this.sources) handled += await this.pollSource(store);
+    return handled;
+  }
+
+  /** Polls until every source is drained (tests, and catch-up on start). */
+  async drain(): Promise<void> {
+    while ((await this.pollOnce()) > 0) {
+      /* keep going */
+    }
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.wakeUp?.();
+    await this.loop;
+  }
+
+  /** Something was appended: poll now instead of at the next tick. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  /** Rebuild: the next poll reads every source from the beginning. */
+  async reset(): Promise<void> {
+    await this.uow.query(`DELETE FROM platform.subscription_checkpoints WHERE subscription = $1`, [this.name]);
+  }
+
+  async checkpoint(store: EventStore): Promise<Checkpoint> {
+    const [row] = await this.uow.query<{ transaction_id: string; global_position: string }>(
+      `SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
+         FROM platform.subscription_checkpoints WHERE subscription = $1 AND source = $2`,
+      [this.name, store.schema],
+    );
+    return row ? { transactionId: row.transaction_id, globalPosition: row.global_position } : START;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let handled = 0;
+      try {
+        handled = await this.pollOnce();
+      } catch (error) {
+        this.options.onError?.(error);
+      }
+      if (!this.running) break;
+      if (handled > 0) continue;
+      await new Promise<void>((resolve) => {
+        this.wakeUp = resolve;
+        this.timer = setTimeout(resolve, this.options.idlePollMs ?? 200);
+      });
+    }
+  }
+
+  private async pollSource(store: EventStore): Promise<number> {
+    await this.uow.query(
+      `INSERT INTO platform.subscription_checkpoints (subscription, source) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+      [this.name, store.schema],
+    );
+    return this.uow.run(async () => {
+      const [row] = await this.uow.query<{ transaction_id: string; global_position: string }>(
+        `SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
+           FROM platform.subscription_checkpoints
+          WHERE subscription = $1 AND source = $2
+          FOR UPDATE SKIP LOCKED`,
+        [this.name, store.schema],
+      );
+      if (!row) return 0; // another instance holds this source
+      const events = await store.readAll(
+        { transactionId: row.transaction_id, globalPosition: row.global_position },
+        this.options.batchSize ?? 100,
+      );
+      for (const event of events) {
+        try {
+          await this.handler(event);
+        } catch (error) {
+          this.options.onError?.(error, event);
+          throw error;
+        }
+      }
+      const last = events[events.length - 1];
+      if (last) {
+        await this.uow.query(
+          `UPDATE platform.subscription_checkpoints
+              SET transaction_id = $3::xid8, global_position = $4, updated_at = now()
+            WHERE subscription = $1 AND source = $2`,
+          [this.name, store.schema, last.transactionId, last.globalPosition],
+        );
+      }
+      return events.length;
+    });
+  }
+}

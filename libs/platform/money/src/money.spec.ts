@@ -1,0 +1,31 @@
+import { dec, isDecimalString, sum, toAmount, toFixed } from './money';
+
+describe('money', () => {
+  it('adds without binary floating-point error', () => {
+    expect(sum(['0.1', '0.2']).toString()).toBe('0.3');
+  });
+
+  it('formats to 2 decimals with the sign preserved and no negative zero', () => {
+    expect(toFixed('-12.345', 2)).toBe('-12.34');
+    expect(toFixed('-0.001', 2)).toBe('0.00');
+    expect(toFixed('7', 2)).toBe('7.00');
+  });
+
+  it('canonicalises amounts to the asset scale', () => {
+    expect(toAmount('10.500000')).toBe('10.5');
+    expect(toAmount('10')).toBe('10');
+    expect(toAmount('0.0000001')).toBe('0');
+  });
+
+  it('refuses floating-point inputs', () => {
+    expect(() => dec(0.1)).toThrow(TypeError);
+  });
+
+  it.each(['1', '0.5', '-3.25', '100000000000000000.123456'])('accepts the decimal string %s', (v) => {
+    expect(isDecimalString(v)).toBe(true);
+  });
+
+  it.each(['1e3', '+1', '01', '.5', '1.', '', ' 1', 'NaN', 'Infinity', 5])('rejects %p', (v) => {
+    expect(isDecimalString(v)).toBe(false);
+  });
+});

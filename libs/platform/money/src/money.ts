@@ -1,0 +1,41 @@
+// Money is decimal, never binary floating point (ARCHITECTURE: Event sourcing,
+// precisely). Amounts travel as decimal strings and are computed with decimal.js.
+import Decimal from 'decimal.js';
+
+const Money = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_EVEN });
+export type DecimalValue = InstanceType<typeof Money>;
+
+/** A plain positive or negative decimal string: no exponent, no leading '+', at most 18 fraction digits. */
+const DECIMAL_STRING = /^-?(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/;
+
+export function isDecimalString(value: unknown): value is string {
+  return typeof value === 'string' && DECIMAL_STRING.test(value);
+}
+
+export function dec(value: string | number | DecimalValue): DecimalValue {
+  if (typeof value === 'number' && !Number.isInteger(value)) {
+    throw new TypeError('money values must not come from floating-point numbers');
+  }
+  return new Money(value);
+}
+
+export const ZERO = dec(0);
+
+export function sum(values: Array<string | DecimalValue>): DecimalValue {
+  return values.reduce<DecimalValue>((acc, v) => acc.plus(dec(v)), ZERO);
+}
+
+/** Fixed-point string with the given number of decimals (sign preserved, banker's rounding). */
+export function toFixed(value: string | DecimalValue, decimals: number): string {
+  const fixed = dec(value).toFixed(decimals);
+  // decimal.js keeps the sign of a negative zero ("-0.00"); money has no negative zero.
+  return /^-0(\.0+)?$/.test(fixed) ? fixed.slice(1) : fixed;
+}
+
+/** Canonical decimal string: no exponent, no trailing zeros beyond the asset's scale. */
+export function toAmount(value: string | DecimalValue, scale = 6): string {
+  return toFixed(dec(value).toDecimalPlaces(scale, Decimal.ROUND_DOWN), scale).replace(/\.?0+$/, '') || '0';
+}
+
+/** Decimal places of an asset's smallest unit. */
+export const ASSET_SCALE: Record<string, number> = { usdc: 6, usd: 2, cad: 2 };

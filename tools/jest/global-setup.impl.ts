@@ -1,0 +1,64 @@
+// One PostgreSQL for the whole run: the embedded server from node_modules when
+// DATABASE_URL is unset. All migrations run once into a template database;
+// each test file clones it (libs/platform/testing).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { openDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
+import { platformMigrations } from '../../apps/platform/src/migrations';
+
+interface State {
+  embedded?: EmbeddedDatabase;
+  dir?: string;
+  adminUrl: string;
+  template: string;
+}
+const state = globalThis as unknown as { __mmTestDb?: State };
+
+export default async function globalSetup(): Promise<void> {
+  let adminUrl = process.env.DATABASE_URL;
+  let embedded: EmbeddedDatabase | undefined;
+  let dir: string | undefined;
+  if (!adminUrl) {
+    dir = mkdtempSync(join(tmpdir(), 'mm-test-pg-'));
+    embedded = await startEmbeddedPostgres({ dataDir: dir, database: 'postgres', ephemeral: true });
+    adminUrl = embedded.adminUrl;
+    process.stdout.write(`\n[test] embedded PostgreSQL started for this run\n`);
+  } else {
+    process.stdout.write(`\n[test] using PostgreSQL at DATABASE_URL\n`);
+  }
+  const template = `mm_template_${process.pid}`;
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${template}`);
+  await admin.query(`CREATE DATABASE ${template}`);
+  await admin.end();
+  const templateUrl = withDatabase(adminUrl, template);
+  const dataSource = await openDatabase({ url: templateUrl, migrations: platformMigrations, poolSize: 2 });
+  await dataSource.destroy();
+  process.env.MM_TEST_ADMIN_URL = adminUrl;
+  process.env.MM_TEST_TEMPLATE_DB = template;
+  state.__mmTestDb = { embedded, dir, adminUrl, template };
+}
+
+export async function teardown(): Promise<void> {
+  const s = state.__mmTestDb;
+  if (!s) return;
+  if (s.embedded) {
+    await s.embedded.stop();
+    if (s.dir) rmSync(s.dir, { recursive: true, force: true });
+    return;
+  }
+  const admin = new Client({ connectionString: s.adminUrl });
+  await admin.connect();
+  const { rows } = await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`mm_t%_${process.pid}%`]);
+  for (const row of rows) await admin.query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`);
+  await admin.end();
+}
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}

@@ -1,0 +1,3 @@
+// Jest global setup runs outside Jest's transform: load TypeScript through SWC.
+require('../register');
+module.exports = require('./global-setup.impl.ts').default;

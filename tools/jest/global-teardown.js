@@ -1,0 +1,2 @@
+require('../register');
+module.exports = require('./global-setup.impl.ts').teardown;

@@ -1,0 +1,45 @@
+// The workspace's project list: one place that names every Nx project, its
+// tags on the two axes (scope, type) and its import alias. Run with
+// `node tools/workspace-projects.js` after adding a project; it rewrites each
+// project.json and the path aliases in tsconfig.base.json.
+const fs = require('fs');
+const path = require('path');
+
+const projects = [
+  ['apps/platform', 'platform-app', 'scope:platform', 'type:app'],
+  ['libs/contracts', 'contracts', 'scope:contracts', 'type:contracts', '@mm/contracts'],
+  // Framework-free building blocks a domain may use.
+  ...['ids', 'money', 'decider'].map((n) => [
+    `libs/platform/${n}`, `platform-${n}`, 'scope:platform', 'type:pure', `@mm/platform/${n}`,
+  ]),
+  ...['config', 'database', 'event-store', 'messaging', 'http', 'clock', 'auth'].map((n) => [
+    `libs/platform/${n}`, `platform-${n}`, 'scope:platform', 'type:platform', `@mm/platform/${n}`,
+  ]),
+  ['libs/platform/testing', 'platform-testing', 'scope:platform', 'type:testing', '@mm/platform/testing'],
+  ...['domain', 'application', 'api', 'infrastructure'].map((t) => [
+    `libs/gateway/${t}`, `gateway-${t}`, 'scope:gateway', `type:${t === 'infrastructure' ? 'infra' : t}`, `@mm/gateway/${t}`,
+  ]),
+  ...['domain', 'application', 'api', 'projections', 'infrastructure'].map((t) => [
+    `libs/accounts/${t}`, `accounts-${t}`, 'scope:accounts', `type:${t === 'infrastructure' ? 'infra' : t}`, `@mm/accounts/${t}`,
+  ]),
+];
+
+const root = path.join(__dirname, '..');
+const aliases = {};
+for (const [dir, name, scope, type, alias] of projects) {
+  const projectJson = {
+    name,
+    $schema: path.relative(dir, 'node_modules/nx/schemas/project-schema.json'),
+    sourceRoot: `${dir}/src`,
+    projectType: type === 'type:app' ? 'application' : 'library',
+    tags: [scope, type],
+  };
+  fs.mkdirSync(path.join(root, dir, 'src'), { recursive: true });
+  fs.writeFileSync(path.join(root, dir, 'project.json'), JSON.stringify(projectJson, null, 2) + '\n');
+  if (alias) aliases[alias] = [`${dir}/src/index.ts`];
+}
+const tsconfigPath = path.join(root, 'tsconfig.base.json');
+const tsconfig = JSON.parse(fs.readFileSync(tsconfigPath, 'utf8'));
+tsconfig.compilerOptions.paths = aliases;
+fs.writeFileSync(tsconfigPath, JSON.stringify(tsconfig, null, 2) + '\n');
+module.exports = { projects, aliases };
