@@ -1,6 +1,12 @@
 // Every migration of every service, in order: platform mode runs them all
 // against one database (each service in its own schema).
 import type { MigrationClass } from '@mm/platform/database';
+import { PlatformClock1700000000200 } from '@mm/platform/clock';
 import { PlatformSubscriptions1700000000000 } from '@mm/platform/event-store';
+import { PlatformIdempotency1700000000100 } from '@mm/platform/http';
 
-export const platformMigrations: MigrationClass[] = [PlatformSubscriptions1700000000000];
+export const platformMigrations: MigrationClass[] = [
+  PlatformSubscriptions1700000000000,
+  PlatformIdempotency1700000000100,
+  PlatformClock1700000000200,
+];

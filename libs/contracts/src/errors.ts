@@ -1,0 +1,89 @@
+// The error catalogue (spec: Errors; API-CONTRACT: codes for conditions the
+// spec does not number are the project's own). Every error the API returns is
+// one of these names; docs/errors.md and the OpenAPI document are generated
+// from this table, so the three cannot disagree.
+
+export interface ErrorDefinition {
+  code: number;
+  status: number;
+  msg: string;
+  /** When the error happens, for the catalogue. */
+  when: string;
+}
+
+export const ERROR_CATALOGUE = {
+  // Spec-numbered
+  Unauthorized: { code: 1000, status: 401, msg: 'unauthorized access', when: 'bad or missing credentials' },
+  InvalidCustomerID: { code: 10000, status: 400, msg: 'invalid customer_id', when: 'a customer id is malformed' },
+  CustomerNotFound: { code: 10001, status: 404, msg: 'customer not found', when: 'no such customer in this project' },
+  Provider: { code: 10002, status: 502, msg: 'invalid provider balance response', when: 'the balance provider returned an invalid balance' },
+  ProviderUserAccountNotFound: { code: 10029, status: 404, msg: 'provider account not provisioned for this customer', when: 'the customer has no provider account' },
+  ProviderUnreachable: { code: 10087, status: 503, msg: 'upstream provider unreachable', when: 'the provider is down' },
+
+  // Request conventions (1100-1199)
+  InvalidRequest: { code: 1100, status: 400, msg: 'invalid request', when: 'a field is missing, of the wrong type, out of range or unknown' },
+  MalformedJson: { code: 1101, status: 400, msg: 'malformed JSON body', when: 'the body is not valid JSON' },
+  UnsupportedMediaType: { code: 1102, status: 415, msg: 'unsupported media type', when: 'a body is sent with a Content-Type other than application/json' },
+  PayloadTooLarge: { code: 1103, status: 413, msg: 'request body too large', when: 'the body exceeds the size limit' },
+  NotFound: { code: 1104, status: 404, msg: 'not found', when: 'no such route, or no such resource in this project' },
+  MethodNotAllowed: { code: 1105, status: 405, msg: 'method not allowed', when: 'the route exists but not with this method' },
+  IdempotencyKeyRequired: { code: 1110, status: 400, msg: 'Idempotency-Key header required', when: 'a POST or PATCH without an Idempotency-Key header' },
+  IdempotencyKeyInvalid: { code: 1111, status: 400, msg: 'invalid Idempotency-Key header', when: 'the key is empty, longer than 255 characters or not printable ASCII' },
+  IdempotencyKeyReused: { code: 1112, status: 422, msg: 'Idempotency-Key reused with a different request', when: 'the same key was used with a different method, path or body' },
+  IdempotencyKeyInFlight: { code: 1113, status: 409, msg: 'a request with this Idempotency-Key is in progress', when: 'a request with the same key has not finished yet; retry later' },
+  RateLimited: { code: 1120, status: 429, msg: 'rate limit exceeded', when: 'too many requests; see Retry-After' },
+  Conflict: { code: 1130, status: 409, msg: 'conflicting concurrent update', when: 'the resource changed under the request too many times; retry' },
+  Forbidden: { code: 1140, status: 403, msg: 'forbidden', when: 'the credential is valid but not allowed here' },
+  InvalidCursor: { code: 1150, status: 400, msg: 'invalid cursor', when: 'the list cursor is not one this API issued' },
+  InternalError: { code: 1500, status: 500, msg: 'internal error', when: 'an unexpected failure; nothing was changed' },
+  ServiceUnavailable: { code: 1503, status: 503, msg: 'service unavailable', when: 'a dependency is down; retry later' },
+
+  // Gateway (1200-1299)
+  RiskConfigUnavailable: { code: 1200, status: 503, msg: 'risk configuration unavailable', when: 'the risk provider is not configured for this deployment' },
+  ProjectNotFound: { code: 1210, status: 404, msg: 'project not found', when: 'operator route: no such project' },
+  ApiKeyNotFound: { code: 1211, status: 404, msg: 'API key not found', when: 'operator route: no such API key' },
+
+  // Accounts (10100-10199, 11000-11099)
+  UnsupportedCurrency: { code: 10100, status: 400, msg: 'unsupported currency', when: 'estimatedBalanceCurrencyCode is not a supported ISO 4217 code' },
+  EndorsementRejected: { code: 10110, status: 422, msg: 'endorsement rejected', when: 'reserved: an operation needs an endorsement that was rejected' },
+  InvalidWalletID: { code: 11000, status: 400, msg: 'invalid wallet_id', when: 'a wallet id is malformed' },
+  WalletNotFound: { code: 11001, status: 404, msg: 'wallet not found', when: 'no such wallet in this project' },
+  UnsupportedAssetNetwork: { code: 11002, status: 400, msg: 'unsupported asset and network', when: 'a custodial wallet for this asset on this network is not offered' },
+  InvalidAmount: { code: 11003, status: 400, msg: 'invalid amount', when: 'an amount is not a positive decimal string within the asset precision and limits' },
+  InsufficientFunds: { code: 11004, status: 422, msg: 'insufficient funds', when: 'a debit would take a wallet below zero' },
+
+  // Sandbox (1600-1699)
+  SandboxOnly: { code: 1600, status: 404, msg: 'not found', when: 'a sandbox route called in production' },
+} as const satisfies Record<string, ErrorDefinition>;
+
+export type ErrorName = keyof typeof ERROR_CATALOGUE;
+
+/** The spec's error body: {error, code, msg, cause, status?}. */
+export interface ErrorBody {
+  error: string;
+  code: number;
+  msg: string;
+  cause: string;
+  status?: number;
+  /** RFC 6750 reason on bearer-token failures. */
+  error_description?: string;
+}
+
+/**
+ * An error as a value: services throw this (never an HTTP exception) and the
+ * HTTP edge maps it to the catalogue's status and body.
+ */
+export class ApiError extends Error {
+  constructor(readonly errorName: ErrorName, readonly causeText?: string, readonly headers: Record<string, string> = {}) {
+    super(`${errorName}: ${causeText ?? ERROR_CATALOGUE[errorName].msg}`);
+  }
+
+  get definition(): ErrorDefinition {
+    return ERROR_CATALOGUE[this.errorName];
+  }
+
+  toBody(): ErrorBody {
+    const d = this.definition;
+    return { error: this.errorName, code: d.code, msg: d.msg, cause: this.causeText ?? d.msg, status: d.status };
+  }
+}

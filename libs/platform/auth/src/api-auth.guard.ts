@@ -1,0 +1,64 @@
+// One guard for every route (STYLE: every route is guarded or explicitly
+// public): partner routes need a bearer token, /admin routes the operator
+// token, sandbox-only routes answer 404 in production.
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { Injectable, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import { ApiError } from '@mm/contracts';
+import { PlatformConfig } from '@mm/platform/config';
+import { BEARER_ERRORS, BearerAuthError, ROUTE_ACCESS, SANDBOX_ONLY, type ApiRequest, type Caller, type RouteAccess } from '@mm/platform/http';
+
+function sameSecret(a: string, b: string): boolean {
+  // Compare digests so neither length nor content leaks through timing.
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+/** passport-jwt's `info` for a failed verification, mapped to the spec's rows. */
+export function bearerErrorFor(info: unknown): BearerAuthError {
+  if (info instanceof BearerAuthError) return info;
+  const e = info as { name?: string; message?: string } | undefined;
+  if (e?.name === 'TokenExpiredError') return BEARER_ERRORS.expired();
+  if (e?.message === 'No auth token') return BEARER_ERRORS.missing();
+  if (e?.message === 'invalid signature') return BEARER_ERRORS.badSignature();
+  return BEARER_ERRORS.invalid();
+}
+
+@Injectable()
+export class ApiAuthGuard extends AuthGuard('jwt') {
+  constructor(private readonly reflector: Reflector, private readonly config: PlatformConfig) {
+    super();
+  }
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const targets = [context.getHandler(), context.getClass()];
+    const request = context.switchToHttp().getRequest<ApiRequest>();
+    if (this.reflector.getAllAndOverride<boolean>(SANDBOX_ONLY, targets) && !this.config.isSandbox) {
+      throw new ApiError('SandboxOnly', 'sandbox routes are not available in production');
+    }
+    const access = this.reflector.getAllAndOverride<RouteAccess>(ROUTE_ACCESS, targets) ?? 'partner';
+    if (access === 'public' || access === 'publishable-key') {
+      request.caller = { kind: 'public' };
+      return true;
+    }
+    if (access === 'admin') {
+      const header = request.headers.authorization ?? '';
+      const token = /^Bearer (.+)$/.exec(header)?.[1];
+      const expected = this.config.MM_ADMIN_TOKEN;
+      if (!expected || !token || !sameSecret(token, expected)) {
+        throw new ApiError('Unauthorized', expected ? 'operator token required' : 'operator routes are disabled: set MM_ADMIN_TOKEN');
+      }
+      request.caller = { kind: 'admin' };
+      return true;
+    }
+    return (await super.canActivate(context)) as boolean;
+  }
+
+  override handleRequest<T = Caller>(error: unknown, user: T | false, info: unknown, context: ExecutionContext): T {
+    if (error) throw error;
+    if (!user) throw bearerErrorFor(info);
+    context.switchToHttp().getRequest<ApiRequest>().caller = user as Caller;
+    return user;
+  }
+}

@@ -1,0 +1,3 @@
+export * from './token-claims';
+export * from './jwt.strategy';
+export * from './api-auth.guard';

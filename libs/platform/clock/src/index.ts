@@ -1,0 +1,4 @@
+export * from './project-clock';
+export * from './timer.service';
+export * from './clock.migration';
+export * from './sandbox-clock.controller';

@@ -1,0 +1,44 @@
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { IsInt, Max, Min } from 'class-validator';
+import { ProjectId, SandboxOnly } from '@mm/platform/http';
+import { ProjectClock } from './project-clock';
+import { TimerService } from './timer.service';
+
+export class AdvanceClockRequest {
+  @ApiProperty({ minimum: 1, maximum: 31536000, description: 'seconds to move the project clock forward' })
+  @IsInt() @Min(1) @Max(365 * 24 * 3600)
+  seconds!: number;
+}
+
+export class SandboxClockResponse {
+  @ApiProperty() object!: 'sandboxClock';
+  @ApiProperty({ description: 'the project clock, ISO 8601 UTC' }) now!: string;
+  @ApiProperty({ description: 'how far the project clock is ahead of real time' }) offsetSeconds!: number;
+  @ApiProperty({ required: false, description: 'timers that fell due and fired (advance only)' }) firedTimers?: number;
+}
+
+@ApiTags('Sandbox')
+@ApiBearerAuth('bearer')
+@SandboxOnly()
+@Controller('sandbox/clock')
+export class SandboxClockController {
+  constructor(private readonly clock: ProjectClock, private readonly timers: TimerService) {}
+
+  @Get()
+  @ApiOperation({ summary: "Read the project's sandbox clock" })
+  async read(@ProjectId() projectId: string): Promise<SandboxClockResponse> {
+    const offset = await this.clock.offsetMs(projectId);
+    return { object: 'sandboxClock', now: new Date(Date.now() + offset).toISOString(), offsetSeconds: Math.floor(offset / 1000) };
+  }
+
+  @Post('advance')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Move the project's clock forward and fire every timer that falls due" })
+  async advance(@ProjectId() projectId: string, @Body() body: AdvanceClockRequest): Promise<SandboxClockResponse> {
+    const now = await this.clock.advance(projectId, body.seconds);
+    const offset = await this.clock.offsetMs(projectId);
+    const firedTimers = await this.timers.fireDue(projectId);
+    return { object: 'sandboxClock', now: now.toISOString(), offsetSeconds: Math.floor(offset / 1000), firedTimers };
+  }
+}

@@ -1,0 +1,84 @@
+import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
+import { ProjectClock } from './project-clock';
+import { TimerService, type DueTimer } from './timer.service';
+
+describe('project clock and timers on PostgreSQL', () => {
+  let db: TestDatabase;
+  let clock: ProjectClock;
+  let timers: TimerService;
+  const fired: DueTimer[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    clock = new ProjectClock(db.uow);
+    timers = new TimerService(db.uow);
+    timers.on('test.expire', async (timer) => {
+      fired.push(timer);
+    });
+  });
+  afterAll(async () => {
+    await timers.onApplicationShutdown();
+    await db.close();
+  });
+  beforeEach(() => {
+    fired.length = 0;
+  });
+
+  it('runs each project on its own clock, which only moves forward', async () => {
+    const before = await clock.now('prj_a');
+    await clock.advance('prj_a', 3600);
+    const a = await clock.now('prj_a');
+    const b = await clock.now('prj_b');
+    expect(a.getTime() - before.getTime()).toBeGreaterThanOrEqual(3600_000);
+    expect(Math.abs(b.getTime() - Date.now())).toBeLessThan(5_000);
+    await expect(clock.advance('prj_a', -10)).rejects.toThrow();
+  });
+
+  it('fires a timer once its project clock passes the due time, and only once', async () => {
+    const now = await clock.now('prj_c');
+    await timers.schedule('prj_c', 'test.expire', 'code-1', new Date(now.getTime() + 3600_000), { code: '123 456' });
+    expect(await timers.fireDue('prj_c')).toBe(0);
+    await db.uow.run(async () => {
+      await clock.advance('prj_c', 3599);
+      expect(await timers.fireDue('prj_c')).toBe(0);
+    });
+    await db.uow.run(async () => {
+      await clock.advance('prj_c', 2);
+      expect(await timers.fireDue('prj_c')).toBe(1);
+    });
+    expect(fired).toEqual([expect.objectContaining({ projectId: 'prj_c', key: 'code-1', payload: { code: '123 456' } })]);
+    expect(await timers.fireDue('prj_c')).toBe(0);
+  });
+
+  it("leaves other projects' timers alone", async () => {
+    const now = await clock.now('prj_d');
+    await timers.schedule('prj_d', 'test.expire', 'code-d', new Date(now.getTime() + 60_000));
+    await timers.schedule('prj_e', 'test.expire', 'code-e', new Date(now.getTime() + 60_000));
+    await clock.advance('prj_d', 120);
+    expect(await timers.fireDue('prj_d')).toBe(1);
+    expect(fired.map((t) => t.key)).toEqual(['code-d']);
+  });
+
+  it('re-scheduling the same key moves the timer instead of adding one', async () => {
+    const now = await clock.now('prj_f');
+    await timers.schedule('prj_f', 'test.expire', 'code-f', new Date(now.getTime() + 60_000));
+    await timers.schedule('prj_f', 'test.expire', 'code-f', new Date(now.getTime() + 7200_000));
+    await clock.advance('prj_f', 120);
+    expect(await timers.fireDue('prj_f')).toBe(0);
+    await timers.cancel('test.expire', 'code-f');
+    await clock.advance('prj_f', 7200);
+    expect(await timers.fireDue('prj_f')).toBe(0);
+  });
+
+  it('rolls back a timer whose handler fails, so it fires again later', async () => {
+    let failing = true;
+    timers.on('test.flaky', async () => {
+      if (failing) throw new Error('handler down');
+    });
+    const now = await clock.now('prj_g');
+    await timers.schedule('prj_g', 'test.flaky', 'flaky', new Date(now.getTime() - 1000));
+    await expect(timers.fireDue('prj_g')).rejects.toThrow('handler down');
+    failing = false;
+    expect(await timers.fireDue('prj_g')).toBe(1);
+  });
+});

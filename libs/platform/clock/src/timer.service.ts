@@ -1,0 +1,109 @@
+// Durable timers on project time: quote and code expiry, attribution
+// timeouts, webhook retries and sweepers all schedule here. A timer fires once:
+// its handler and the fired mark commit in one transaction, and rows are
+// claimed FOR UPDATE SKIP LOCKED so several processes can poll safely.
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { UnitOfWork } from '@mm/platform/database';
+
+export interface DueTimer {
+  projectId: string;
+  kind: string;
+  key: string;
+  payload: Record<string, unknown>;
+  dueAt: Date;
+}
+
+export type TimerHandler = (timer: DueTimer) => Promise<void>;
+
+interface TimerRow {
+  id: string;
+  project_id: string;
+  kind: string;
+  key: string;
+  payload: Record<string, unknown>;
+  due_at: Date;
+}
+
+@Injectable()
+export class TimerService implements OnApplicationShutdown {
+  private readonly logger = new Logger('timers');
+  private readonly handlers = new Map<string, TimerHandler>();
+  private poller?: NodeJS.Timeout;
+  private polling?: Promise<unknown>;
+
+  constructor(private readonly uow: UnitOfWork) {}
+
+  on(kind: string, handler: TimerHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  /** Schedules (or re-schedules, for the same kind and key) a timer, in the caller's transaction. */
+  async schedule(projectId: string, kind: string, key: string, dueAt: Date, payload: Record<string, unknown> = {}): Promise<void> {
+    await this.uow.query(
+      `INSERT INTO platform.timers (project_id, kind, key, payload, due_at) VALUES ($1, $2, $3, $4::jsonb, $5)
+       ON CONFLICT (kind, key) DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, fired_at = NULL`,
+      [projectId, kind, key, JSON.stringify(payload), dueAt],
+    );
+  }
+
+  async cancel(kind: string, key: string): Promise<void> {
+    await this.uow.query(`DELETE FROM platform.timers WHERE kind = $1 AND key = $2 AND fired_at IS NULL`, [kind, key]);
+  }
+
+  /**
+   * Fires every timer due on its project's clock (only one project's when
+   * given); returns how many fired. Inside a caller's transaction (a clock
+   * advance) the timers fire in it and see its uncommitted offset; otherwise
+   * each batch has a transaction of its own.
+   */
+  async fireDue(projectId?: string): Promise<number> {
+    let fired = 0;
+    for (;;) {
+      const batch = await this.uow.run(async () => {
+        const rows = await this.uow.query<TimerRow>(
+          `SELECT t.id, t.project_id, t.kind, t.key, t.payload, t.due_at
+             FROM platform.timers t
+             LEFT JOIN platform.sandbox_clocks c ON c.project_id = t.project_id
+            WHERE t.fired_at IS NULL
+              AND ($1::text IS NULL OR t.project_id = $1)
+              AND t.due_at <= clock_timestamp() + make_interval(secs => COALESCE(c.offset_ms, 0) / 1000.0)
+            ORDER BY t.due_at
+            LIMIT 50
+            FOR UPDATE OF t SKIP LOCKED`,
+          [projectId ?? null],
+        );
+        for (const row of rows) {
+          const handler = this.handlers.get(row.kind);
+          if (handler) {
+            await handler({ projectId: row.project_id, kind: row.kind, key: row.key, payload: row.payload, dueAt: new Date(row.due_at) });
+          } else {
+            this.logger.warn(`no handler for timer kind ${row.kind}; marking it fired`);
+          }
+          await this.uow.query(`UPDATE platform.timers SET fired_at = clock_timestamp() WHERE id = $1`, [row.id]);
+        }
+        return rows.length;
+      });
+      fired += batch;
+      if (batch < 50) return fired;
+    }
+  }
+
+  /** Background polling for timers that fall due in real time. */
+  start(intervalMs = 1000): void {
+    if (this.poller) return;
+    const tick = () => {
+      this.polling = this.fireDue()
+        .catch((error: unknown) => this.logger.error(`timer poll failed: ${String(error)}`))
+        .finally(() => {
+          if (this.poller) this.poller = setTimeout(tick, intervalMs);
+        });
+    };
+    this.poller = setTimeout(tick, intervalMs);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.poller) clearTimeout(this.poller);
+    this.poller = undefined;
+    await this.polling;
+  }
+}

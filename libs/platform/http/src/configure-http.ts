@@ -1,0 +1,65 @@
+// The HTTP conventions every service process applies (ARCHITECTURE:
+// Cross-cutting HTTP conventions).
+import { Logger, type INestApplication } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { ERROR_CATALOGUE } from '@mm/contracts';
+import { ErrorBodyFilter, sendError } from './error-body.filter';
+import { RequestValidationPipe } from './validation.pipe';
+
+export const API_BASE_PATH = 'v0.13';
+export const CONTRACT_LABEL = 'v26.09.30-0002';
+const OUTSIDE_BASE_PATH = ['healthz', 'readyz', 'openapi.json', 'docs', 'metrics'];
+
+export function configureHttpApp(app: NestFastifyApplication): void {
+  app.setGlobalPrefix(API_BASE_PATH, { exclude: OUTSIDE_BASE_PATH });
+  app.useGlobalFilters(new ErrorBodyFilter());
+  app.useGlobalPipes(new RequestValidationPipe());
+  const logger = new Logger('http');
+  // Body-parser and other framework errors never reach Nest's filters.
+  app.getHttpAdapter().getInstance().setErrorHandler((error, _request, reply) => sendError(reply, error, logger));
+}
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
+    .setTitle('Money-movement API')
+    .setDescription(
+      'Move money between USDC and fiat. Every path is under /v0.13. Exchange an API key pair at POST /auth/token ' +
+        'for a bearer token; send Idempotency-Key on every POST and PATCH. Errors use the body {error, code, msg, cause, status?}; ' +
+        'the catalogue of codes is under x-error-catalogue.',
+    )
+    .setVersion(CONTRACT_LABEL)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'Api-Key' }, 'publishableKey')
+    .build();
+  const document = SwaggerModule.createDocument(app, config);
+  document.components = {
+    ...document.components,
+    schemas: {
+      ...document.components?.schemas,
+      Error: {
+        type: 'object',
+        required: ['error', 'code', 'msg', 'cause'],
+        properties: {
+          error: { type: 'string' },
+          code: { type: 'integer' },
+          msg: { type: 'string' },
+          cause: { type: 'string' },
+          status: { type: 'integer' },
+          error_description: { type: 'string', description: 'bearer-token failures only (RFC 6750)' },
+        },
+      },
+    },
+  };
+  (document as OpenAPIObject & { 'x-error-catalogue': unknown })['x-error-catalogue'] = Object.entries(ERROR_CATALOGUE).map(
+    ([error, d]) => ({ error, code: d.code, status: d.status, msg: d.msg, when: d.when }),
+  );
+  return document;
+}
+
+/** /openapi.json and the rendered reference at /docs. */
+export function serveOpenApi(app: NestFastifyApplication): void {
+  const document = buildOpenApiDocument(app);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'], customSiteTitle: 'Money-movement API reference' });
+}

@@ -1,0 +1,100 @@
+// Every failure leaves as the spec's error body {error, code, msg, cause, status?}:
+// domain errors, validation, unknown routes, body-parser and framework errors.
+// Anything unexpected is a 500 with no internals in the body, and is logged.
+import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { ApiError, ERROR_CATALOGUE, type ErrorBody, type ErrorName } from '@mm/contracts';
+import { ConcurrencyError } from '@mm/platform/event-store';
+import { BearerAuthError } from './bearer-auth.error';
+
+export interface ErrorResponse {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+}
+
+const FASTIFY_CODES: Record<string, ErrorName> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PayloadTooLarge',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UnsupportedMediaType',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'MalformedJson',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'MalformedJson',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'InvalidRequest',
+  FST_ERR_CTP_INVALID_TYPE: 'UnsupportedMediaType',
+};
+
+const STATUS_NAMES: Record<number, ErrorName> = {
+  400: 'InvalidRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  409: 'Conflict',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  429: 'RateLimited',
+  503: 'ServiceUnavailable',
+};
+
+function named(name: ErrorName, cause?: string): ErrorResponse {
+  const error = new ApiError(name, cause);
+  return { status: error.definition.status, body: error.toBody(), headers: {} };
+}
+
+/** Maps any thrown value to the status, body and headers the partner sees. */
+export function toErrorResponse(exception: unknown): ErrorResponse {
+  if (exception instanceof ApiError) {
+    return { status: exception.definition.status, body: exception.toBody(), headers: exception.headers };
+  }
+  if (exception instanceof BearerAuthError) {
+    const unauthorized = ERROR_CATALOGUE.Unauthorized;
+    return {
+      status: exception.status,
+      body: {
+        error: exception.errorCode,
+        error_description: exception.description,
+        code: unauthorized.code,
+        msg: unauthorized.msg,
+        cause: exception.description,
+        status: exception.status,
+      },
+      headers: { 'www-authenticate': exception.wwwAuthenticate },
+    };
+  }
+  if (exception instanceof ConcurrencyError) return named('Conflict');
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const name = STATUS_NAMES[status];
+    const response = exception.getResponse();
+    const message = typeof response === 'object' && response && 'message' in response ? (response as { message: unknown }).message : exception.message;
+    const cause = Array.isArray(message) ? message.join('; ') : String(message);
+    if (name) return named(name, status === 404 ? cause.replace(/^Cannot /, 'no route ') : cause);
+    return { status, body: { error: 'HttpError', code: ERROR_CATALOGUE.InternalError.code, msg: cause, cause, status }, headers: {} };
+  }
+  const fastifyError = exception as { code?: string; statusCode?: number; message?: string } | null;
+  if (fastifyError && typeof fastifyError.code === 'string' && FASTIFY_CODES[fastifyError.code]) {
+    return named(FASTIFY_CODES[fastifyError.code], fastifyError.message);
+  }
+  if (exception instanceof SyntaxError && fastifyError?.statusCode === 400) return named('MalformedJson', exception.message);
+  if (fastifyError?.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return named(STATUS_NAMES[fastifyError.statusCode] ?? 'InvalidRequest', fastifyError.message);
+  }
+  return named('InternalError');
+}
+
+export function sendError(reply: FastifyReply, exception: unknown, logger: Logger): void {
+  const response = toErrorResponse(exception);
+  if (response.status >= 500 && !(exception instanceof BearerAuthError) && !(exception instanceof ApiError)) {
+    logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
+  }
+  void reply.status(response.status).headers(response.headers).type('application/json').send(response.body);
+}
+
+@Catch()
+export class ErrorBodyFilter implements ExceptionFilter {
+  private readonly logger = new Logger('http');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== 'http') throw exception;
+    sendError(host.switchToHttp().getResponse<FastifyReply>(), exception, this.logger);
+  }
+}

@@ -1,0 +1,106 @@
+// Idempotency-Key on POST and PATCH (spec rule 6; API-CONTRACT: Idempotency).
+//
+// The whole request runs in ONE database transaction that also records its
+// result, so the effect and the stored response commit together or not at all.
+// A transaction-scoped advisory lock on (scope, key) tells a concurrent
+// duplicate that the first is in flight (409); once the first commits, the
+// duplicate finds the stored row and replays it. A crash leaves no marker behind.
+// Failed requests store nothing: retrying them with the same key runs them again.
+import { createHash } from 'node:crypto';
+import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
+import { Reflector } from '@nestjs/core';
+import type { FastifyReply } from 'fastify';
+import { from, lastValueFrom, type Observable } from 'rxjs';
+import { ApiError } from '@mm/contracts';
+import { UnitOfWork } from '@mm/platform/database';
+import { ConcurrencyError } from '@mm/platform/event-store';
+import type { ApiRequest } from './request-context';
+import { IDEMPOTENCY, type IdempotencyMode } from './route-metadata';
+
+const MAX_ATTEMPTS = 5;
+const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
+
+interface StoredResponse {
+  request_hash: string;
+  response_status: number;
+  response_body: unknown;
+}
+
+/** Stable JSON: object keys sorted, so key order in the body does not change the hash. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(private readonly uow: UnitOfWork, private readonly reflector: Reflector) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'http') return next.handle();
+    const request = context.switchToHttp().getRequest<ApiRequest>();
+    if (request.method !== 'POST' && request.method !== 'PATCH') return next.handle();
+    const mode = this.reflector.getAllAndOverride<IdempotencyMode>(IDEMPOTENCY, [context.getHandler(), context.getClass()]) ?? 'required';
+    if (mode === 'none') return next.handle();
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    const header = request.headers['idempotency-key'];
+    const key = Array.isArray(header) ? header[0] : header;
+    if (key === undefined) {
+      if (mode === 'optional') return from(this.withRetry(() => lastValueFrom(next.handle(), { defaultValue: undefined })));
+      throw new ApiError('IdempotencyKeyRequired', 'send an Idempotency-Key header with every POST and PATCH');
+    }
+    if (!KEY_FORMAT.test(key)) throw new ApiError('IdempotencyKeyInvalid', 'the key must be 1 to 255 printable ASCII characters');
+    const scope = request.caller?.projectId ?? request.caller?.kind ?? 'anonymous';
+    const path = request.url.split('?')[0];
+    const hash = createHash('sha256').update(`${request.method} ${path}\n${canonicalJson(request.body ?? null)}`).digest('hex');
+    // The status Nest will send: the route's @HttpCode, else 201 for POST and 200 otherwise.
+    const status = this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
+    return from(this.withRetry(() => this.once(scope, key, hash, status, reply, () => lastValueFrom(next.handle(), { defaultValue: undefined }))));
+  }
+
+  private async once(scope: string, key: string, hash: string, status: number, reply: FastifyReply, run: () => Promise<unknown>): Promise<unknown> {
+    const [{ locked }] = await this.uow.query<{ locked: boolean }>(
+      `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`,
+      [`${scope}\u0000${key}`],
+    );
+    if (!locked) throw new ApiError('IdempotencyKeyInFlight', 'a request with this Idempotency-Key has not finished; retry shortly');
+    const [stored] = await this.uow.query<StoredResponse>(
+      `SELECT request_hash, response_status, response_body FROM platform.idempotency_keys WHERE scope = $1 AND key = $2`,
+      [scope, key],
+    );
+    if (stored) {
+      if (stored.request_hash !== hash) {
+        throw new ApiError('IdempotencyKeyReused', 'this Idempotency-Key was used with a different request; use a new key');
+      }
+      void reply.status(stored.response_status).header('idempotent-replayed', 'true');
+      return stored.response_body;
+    }
+    const result = await run();
+    // The body as it will be serialised (class instances become plain JSON).
+    const body = result === undefined ? null : JSON.parse(JSON.stringify(result));
+    await this.uow.query(
+      `INSERT INTO platform.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ($1, $2, $3, $4, $5::jsonb)`,
+      [scope, key, hash, status, JSON.stringify(body)],
+    );
+    return body;
+  }
+
+  /** One transaction per attempt; a lost stream-version race re-runs the whole request. */
+  private async withRetry<T>(fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.uow.run(fn);
+      } catch (error) {
+        if (!(error instanceof ConcurrencyError) || attempt >= MAX_ATTEMPTS) throw error;
+        await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+      }
+    }
+  }
+}

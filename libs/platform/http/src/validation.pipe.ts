@@ -1,0 +1,38 @@
+// Request validation with class-validator: unknown fields, wrong types and
+// missing fields are a 400 InvalidRequest naming each problem; a body that is
+// not a JSON object is refused before validation.
+import { Injectable, ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
+import { ApiError } from '@mm/contracts';
+
+function describe(errors: ValidationError[], parent = ''): string[] {
+  return errors.flatMap((error) => {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    const own = Object.values(error.constraints ?? {}).map((message) =>
+      message.startsWith('property ') ? `${path}: unknown field` : `${path}: ${message.replace(new RegExp(`^${error.property} `), '')}`,
+    );
+    return [...own, ...describe(error.children ?? [], path)];
+  });
+}
+
+@Injectable()
+export class RequestValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      transform: true,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) => new ApiError('InvalidRequest', describe(errors).join('; ') || 'invalid request'),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object) {
+      if (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) {
+        throw new ApiError('InvalidRequest', 'the body must be a JSON object');
+      }
+    }
+    return super.transform(value, metadata);
+  }
+}
