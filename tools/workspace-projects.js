@@ -36,7 +36,7 @@ for (const [dir, name, scope, type, alias] of projects) {
   };
   fs.mkdirSync(path.join(root, dir, 'src'), { recursive: true });
   fs.writeFileSync(path.join(root, dir, 'project.json'), JSON.stringify(projectJson, null, 2) + '\n');
-  if (alias) aliases[alias] = [`${dir}/src/index.ts`];
+  if (alias) aliases[alias] = [`./${dir}/src/index.ts`];
 }
 const tsconfigPath = path.join(root, 'tsconfig.base.json');
 const tsconfig = JSON.parse(fs.readFileSync(tsconfigPath, 'utf8'));

@@ -16,9 +16,11 @@ export interface EventPayloads {
   // gateway
   'project.created': { projectId: string; name: string; features: ProjectFeatures; createdAt: string };
   'project.updated': { projectId: string; changes: ProjectChanges; updatedAt: string };
-  'apiKey.created': { projectId: string; apiKey: string; mode: 'sdbx' | 'live'; createdAt: string };
+  /** secretHash is the HMAC of the secret, never the secret (spec: Authentication, item 1). */
+  'apiKey.created': { projectId: string; apiKey: string; mode: 'sdbx' | 'live'; secretHash: string; createdAt: string };
   'apiKey.revoked': { projectId: string; apiKey: string; revokedAt: string };
   'publishableKey.created': { projectId: string; publishableKey: string; mode: 'sdbx' | 'live'; createdAt: string };
+  'publishableKey.revoked': { projectId: string; publishableKey: string; revokedAt: string };
 
   // accounts
   'customer.created': {

@@ -18,6 +18,9 @@ export const BALANCE_PROVIDER_MAGIC_LAST_NAMES = {
   Unreachable: 'ProviderUnreachable',
 } as const;
 
+/** A customer whose lastName is this has a fiat balance that cannot be read: totalBalance is omitted. */
+export const FIAT_UNAVAILABLE_LAST_NAME = 'FiatUnavailable';
+
 /** A customer whose lastName is this has every endorsement request rejected by the sandbox. */
 export const ENDORSEMENT_REJECT_LAST_NAME = 'Rejected';
 

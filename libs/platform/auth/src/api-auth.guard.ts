@@ -58,7 +58,7 @@ export class ApiAuthGuard extends AuthGuard('jwt') {
   override handleRequest<T = Caller>(error: unknown, user: T | false, info: unknown, context: ExecutionContext): T {
     if (error) throw error;
     if (!user) throw bearerErrorFor(info);
-    context.switchToHttp().getRequest<ApiRequest>().caller = user as Caller;
+    context.switchToHttp().getRequest<ApiRequest>().caller = user as unknown as Caller;
     return user;
   }
 }

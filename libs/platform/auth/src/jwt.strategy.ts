@@ -41,7 +41,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   async validate(claims: Partial<AccessTokenClaims>): Promise<Caller> {
-    if (!isId('project', claims.projectId) || typeof claims.sub !== 'string' || (claims.mode !== 'sdbx' && claims.mode !== 'live')) {
+    if (typeof claims.projectId !== 'string' || !isId('project', claims.projectId) || typeof claims.sub !== 'string' || (claims.mode !== 'sdbx' && claims.mode !== 'live')) {
       throw BEARER_ERRORS.missingClaims();
     }
     if (!(await this.apiKeys.isActive(claims.sub, claims.projectId))) throw BEARER_ERRORS.invalid();

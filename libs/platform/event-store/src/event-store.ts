@@ -103,6 +103,8 @@ export class EventStore {
          VALUES ${tuples.join(', ')} RETURNING ${COLUMNS}`,
         values,
       );
+      // Wakes log readers (libs/platform/messaging); NOTIFY is delivered only on commit.
+      await this.uow.query(`SELECT pg_notify('mm_events', $1)`, [this.schema]);
       return rows.map((r) => this.toRecorded(r));
     } catch (error) {
       if (sqlState(error) === UNIQUE_VIOLATION) throw new ConcurrencyError(streamId, expected);

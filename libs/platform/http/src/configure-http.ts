@@ -1,7 +1,7 @@
 // The HTTP conventions every service process applies (ARCHITECTURE:
 // Cross-cutting HTTP conventions).
 import { Logger, type INestApplication } from '@nestjs/common';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { ERROR_CATALOGUE } from '@mm/contracts';
 import { ErrorBodyFilter, sendError } from './error-body.filter';
@@ -11,13 +11,23 @@ export const API_BASE_PATH = 'v0.13';
 export const CONTRACT_LABEL = 'v26.09.30-0002';
 const OUTSIDE_BASE_PATH = ['healthz', 'readyz', 'openapi.json', 'docs', 'metrics'];
 
+/**
+ * Fastify adapter whose error handler is ours: Nest would rewrap body-parser
+ * errors as generic HTTP exceptions and lose which one it was (malformed JSON,
+ * too large, wrong media type).
+ */
+export class ApiFastifyAdapter extends FastifyAdapter {
+  private readonly errorLogger = new Logger('http');
+
+  override setErrorHandler(): ReturnType<FastifyAdapter['setErrorHandler']> {
+    return super.setErrorHandler((error: unknown, _request: unknown, reply: Parameters<typeof sendError>[0]) => sendError(reply, error, this.errorLogger));
+  }
+}
+
 export function configureHttpApp(app: NestFastifyApplication): void {
   app.setGlobalPrefix(API_BASE_PATH, { exclude: OUTSIDE_BASE_PATH });
   app.useGlobalFilters(new ErrorBodyFilter());
   app.useGlobalPipes(new RequestValidationPipe());
-  const logger = new Logger('http');
-  // Body-parser and other framework errors never reach Nest's filters.
-  app.getHttpAdapter().getInstance().setErrorHandler((error, _request, reply) => sendError(reply, error, logger));
 }
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {

@@ -68,7 +68,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   private async once(scope: string, key: string, hash: string, status: number, reply: FastifyReply, run: () => Promise<unknown>): Promise<unknown> {
     const [{ locked }] = await this.uow.query<{ locked: boolean }>(
       `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`,
-      [`${scope}\u0000${key}`],
+      [`${scope}\n${key}`],
     );
     if (!locked) throw new ApiError('IdempotencyKeyInFlight', 'a request with this Idempotency-Key has not finished; retry shortly');
     const [stored] = await this.uow.query<StoredResponse>(

@@ -8,3 +8,4 @@ export * from './idempotency.migration';
 export * from './pagination';
 export * from './configure-http';
 export * from './health.controller';
+export * from './validators';

@@ -35,7 +35,7 @@ export function newId(kind: IdKind): string {
 }
 
 /** True when `value` is a well-formed public id of exactly this kind. */
-export function isId(kind: IdKind, value: unknown): value is string {
+export function isId(kind: IdKind, value: unknown): boolean {
   if (typeof value !== 'string') return false;
   const match = PUBLIC_ID.exec(value);
   if (!match) return false;

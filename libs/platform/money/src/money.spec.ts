@@ -1,4 +1,4 @@
-import { dec, isDecimalString, sum, toAmount, toFixed } from './money';
+import { dec, formatAmount, isDecimalString, sum, toAmount, toFixed } from './money';
 
 describe('money', () => {
   it('adds without binary floating-point error', () => {
@@ -15,6 +15,14 @@ describe('money', () => {
     expect(toAmount('10.500000')).toBe('10.5');
     expect(toAmount('10')).toBe('10');
     expect(toAmount('0.0000001')).toBe('0');
+    expect(toAmount('-100', 0)).toBe('-100');
+  });
+
+  it('formats display amounts with at least two decimals', () => {
+    expect(formatAmount('25')).toBe('25.00');
+    expect(formatAmount('10.5')).toBe('10.50');
+    expect(formatAmount('0.123456')).toBe('0.123456');
+    expect(formatAmount('0.1234567')).toBe('0.123456');
   });
 
   it('refuses floating-point inputs', () => {

@@ -34,7 +34,15 @@ export function toFixed(value: string | DecimalValue, decimals: number): string 
 
 /** Canonical decimal string: no exponent, no trailing zeros beyond the asset's scale. */
 export function toAmount(value: string | DecimalValue, scale = 6): string {
-  return toFixed(dec(value).toDecimalPlaces(scale, Decimal.ROUND_DOWN), scale).replace(/\.?0+$/, '') || '0';
+  const fixed = toFixed(dec(value).toDecimalPlaces(scale, Decimal.ROUND_DOWN), scale);
+  return fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
+}
+
+/** An amount for display: at least `minDecimals` (2), at most the asset's scale, no float. */
+export function formatAmount(value: string | DecimalValue, scale = 6, minDecimals = 2): string {
+  const trimmed = toAmount(value, scale);
+  const decimals = trimmed.split('.')[1]?.length ?? 0;
+  return decimals >= minDecimals ? trimmed : toFixed(trimmed, minDecimals);
 }
 
 /** Decimal places of an asset's smallest unit. */

@@ -1,0 +1,24 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { PlatformConfig } from '@mm/platform/config';
+import { UnitOfWork } from '@mm/platform/database';
+import { ProjectClock, TimerService } from '@mm/platform/clock';
+
+/** What every service module may inject: configuration, the database, time. */
+@Global()
+@Module({})
+export class CoreModule {
+  static forRoot(config: PlatformConfig, dataSource: DataSource): DynamicModule {
+    return {
+      module: CoreModule,
+      providers: [
+        { provide: PlatformConfig, useValue: config },
+        { provide: DataSource, useValue: dataSource },
+        { provide: UnitOfWork, useValue: new UnitOfWork(dataSource) },
+        ProjectClock,
+        TimerService,
+      ],
+      exports: [PlatformConfig, DataSource, UnitOfWork, ProjectClock, TimerService],
+    };
+  }
+}

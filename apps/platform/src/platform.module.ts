@@ -1,0 +1,28 @@
+// Platform mode: every service module in one process (ARCHITECTURE: One
+// codebase, two ways to run it).
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import type { DataSource } from 'typeorm';
+import { AccountsModule } from '@mm/accounts/api';
+import { GatewayModule } from '@mm/gateway/api';
+import { ApiAuthGuard, JwtStrategy } from '@mm/platform/auth';
+import { SandboxClockController } from '@mm/platform/clock';
+import type { PlatformConfig } from '@mm/platform/config';
+import { HealthController, IdempotencyInterceptor } from '@mm/platform/http';
+import { CoreModule } from './core.module';
+
+@Module({})
+export class PlatformModule {
+  static forRoot(config: PlatformConfig, dataSource: DataSource): DynamicModule {
+    return {
+      module: PlatformModule,
+      imports: [CoreModule.forRoot(config, dataSource), GatewayModule, AccountsModule],
+      controllers: [HealthController, SandboxClockController],
+      providers: [
+        JwtStrategy,
+        { provide: APP_GUARD, useClass: ApiAuthGuard },
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+      ],
+    };
+  }
+}

@@ -1,0 +1,68 @@
+// Starts platform mode: PostgreSQL (embedded unless DATABASE_URL is set),
+// migrations, the Nest application on Fastify, start-up bootstrap, listening.
+// main.ts, the e2e tests and the benchmark all start the platform this way.
+import { NestFactory } from '@nestjs/core';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { LogController } from 'fastify';
+import type { DataSource } from 'typeorm';
+import { GatewayService, type BootstrapResult } from '@mm/gateway/application';
+import { TimerService } from '@mm/platform/clock';
+import type { PlatformConfig } from '@mm/platform/config';
+import { openDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
+import { ApiFastifyAdapter, configureHttpApp, serveOpenApi } from '@mm/platform/http';
+import { createRootLogger, PinoNestLogger } from './logger';
+import { platformMigrations } from './migrations';
+import { PlatformModule } from './platform.module';
+
+export interface RunningPlatform {
+  app: NestFastifyApplication;
+  url: string;
+  dataSource: DataSource;
+  bootstrap?: BootstrapResult;
+  embedded?: EmbeddedDatabase;
+  stop(): Promise<void>;
+}
+
+export async function startPlatform(config: PlatformConfig, options: { host?: string } = {}): Promise<RunningPlatform> {
+  const logger = createRootLogger(config.MM_LOG_LEVEL);
+  let embedded: EmbeddedDatabase | undefined;
+  let url = config.DATABASE_URL;
+  if (!url) {
+    logger.info({ dataDir: config.MM_DATA_DIR }, 'starting embedded PostgreSQL');
+    embedded = await startEmbeddedPostgres({ dataDir: config.MM_DATA_DIR, database: 'money_movement' });
+    url = embedded.url;
+  }
+  const dataSource = await openDatabase({ url, migrations: platformMigrations });
+  const adapter = new ApiFastifyAdapter({
+    loggerInstance: logger,
+    // Access logs only when debugging: they are one line per request.
+    logController: new LogController({ disableRequestLogging: config.MM_LOG_LEVEL !== 'debug' && config.MM_LOG_LEVEL !== 'trace' }),
+    bodyLimit: config.MM_BODY_LIMIT_BYTES,
+    trustProxy: config.MM_TRUST_PROXY === 'true',
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(PlatformModule.forRoot(config, dataSource), adapter, {
+    logger: new PinoNestLogger(logger),
+    bufferLogs: false,
+  });
+  configureHttpApp(app);
+  serveOpenApi(app);
+  app.enableShutdownHooks();
+  await app.init();
+  const bootstrap = await app.get(GatewayService).bootstrap();
+  app.get(TimerService).start();
+  await app.listen({ port: config.PORT, host: options.host ?? '0.0.0.0' });
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    dataSource,
+    bootstrap,
+    embedded,
+    stop: async () => {
+      await app.close();
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await embedded?.stop();
+    },
+  };
+}

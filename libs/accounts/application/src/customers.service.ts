@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError, type EndorsementName } from '@mm/contracts';
+import { customerDecider, customerStreamId, type CustomerCommand, type CustomerEvent } from '@mm/accounts/domain';
+import { AccountsReadModels, type CustomerRow } from '@mm/accounts/infrastructure';
+import { ProjectClock } from '@mm/platform/clock';
+import { UnitOfWork } from '@mm/platform/database';
+import { decideAndAppend, runCommand, type RecordedEvent } from '@mm/platform/event-store';
+import { isId, newId } from '@mm/platform/ids';
+import { AccountsEventStore } from './accounts-event-store';
+
+export interface CreateCustomerInput {
+  firstName: string;
+  lastName: string;
+  email?: string | null;
+  endorsements?: EndorsementName[];
+}
+
+@Injectable()
+export class CustomersService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly store: AccountsEventStore,
+    private readonly readModels: AccountsReadModels,
+    private readonly clock: ProjectClock,
+  ) {}
+
+  /** 400 InvalidCustomerID for a malformed id; 404 CustomerNotFound for one this project does not have. */
+  async require(projectId: string, customerId: string): Promise<CustomerRow> {
+    if (!isId('customer', customerId)) throw new ApiError('InvalidCustomerID', `"${customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+    const row = await this.readModels.customer(projectId, customerId);
+    if (!row) throw new ApiError('CustomerNotFound');
+    return row;
+  }
+
+  async create(projectId: string, input: CreateCustomerInput): Promise<CustomerRow> {
+    const customerId = newId('customer');
+    return runCommand(this.uow, async () => {
+      const at = (await this.clock.now(projectId)).toISOString();
+      await this.execute(projectId, customerId, {
+        type: 'CreateCustomer',
+        customerId,
+        projectId,
+        firstName: input.firstName,
+        lastName: input.lastName,
+        email: input.email ?? null,
+        endorsements: input.endorsements ?? [],
+        at,
+      });
+      return (await this.readModels.customer(projectId, customerId))!;
+    });
+  }
+
+  async requestEndorsement(projectId: string, customerId: string, name: EndorsementName): Promise<CustomerRow> {
+    return runCommand(this.uow, async () => {
+      await this.require(projectId, customerId);
+      const at = (await this.clock.now(projectId)).toISOString();
+      await this.execute(projectId, customerId, { type: 'RequestEndorsement', name, at });
+      return (await this.readModels.customer(projectId, customerId))!;
+    });
+  }
+
+  /** The sandbox reviewer's (or a KYC provider's) verdict on a pending endorsement. */
+  async decideEndorsement(projectId: string, customerId: string, name: EndorsementName, verdict: { approved: true } | { approved: false; reason: string }): Promise<void> {
+    await runCommand(this.uow, async () => {
+      const at = (await this.clock.now(projectId)).toISOString();
+      await this.execute(
+        projectId,
+        customerId,
+        verdict.approved ? { type: 'ApproveEndorsement', name, at } : { type: 'RejectEndorsement', name, reason: verdict.reason, at },
+      );
+    });
+  }
+
+  /** Decide, append, and project the new events into the customer read model in the same transaction. */
+  private async execute(projectId: string, customerId: string, command: CustomerCommand) {
+    const decision = await decideAndAppend(this.store, customerStreamId(customerId), customerDecider, command, { projectId });
+    for (const event of decision.events) await this.project(event as RecordedEvent & CustomerEvent);
+    return decision;
+  }
+
+  private async project(event: RecordedEvent & CustomerEvent): Promise<void> {
+    switch (event.type) {
+      case 'customer.created': {
+        const d = event.data;
+        return this.readModels.insertCustomer({
+          id: d.customerId,
+          project_id: d.projectId,
+          type: d.type,
+          first_name: d.firstName,
+          last_name: d.lastName,
+          email: d.email,
+          endorsements: [],
+          version: event.streamVersion,
+          at: d.createdAt,
+        });
+      }
+      case 'endorsement.requested':
+        return this.readModels.setEndorsement(event.data.projectId, event.data.customerId, event.data.name, 'pending', event.streamVersion, event.data.requestedAt);
+      case 'endorsement.approved':
+        return this.readModels.setEndorsement(event.data.projectId, event.data.customerId, event.data.name, 'active', event.streamVersion, event.data.approvedAt);
+      case 'endorsement.rejected':
+        return this.readModels.setEndorsement(event.data.projectId, event.data.customerId, event.data.name, 'rejected', event.streamVersion, event.data.rejectedAt);
+    }
+  }
+}

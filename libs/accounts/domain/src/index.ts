@@ -1,0 +1,3 @@
+export * from './customer.decider';
+export * from './wallet.decider';
+export * from './customer-balance';

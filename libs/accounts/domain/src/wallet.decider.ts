@@ -1,0 +1,92 @@
+// A custodial wallet and its balance (spec: Wallet). Every movement is a
+// double-entry posting whose entries sum to zero; a debit that would take the
+// wallet below zero is refused.
+import { ApiError, type EventPayloads, type LedgerEntry, type TypedEvent } from '@mm/contracts';
+import type { Decider } from '@mm/platform/decider';
+import { dec, toAmount } from '@mm/platform/money';
+
+export type WalletEvent = TypedEvent<'wallet.provisioned' | 'wallet.credited' | 'wallet.debited'>;
+
+export type WalletCommand =
+  | { type: 'ProvisionWallet'; walletId: string; projectId: string; customerId: string; asset: string; network: string; address: string; at: string }
+  | { type: 'CreditWallet'; postingId: string; amount: string; counterAccount: string; reason: string; at: string }
+  | { type: 'DebitWallet'; postingId: string; amount: string; counterAccount: string; reason: string; at: string };
+
+export type WalletState =
+  | { status: 'none' }
+  | { status: 'provisioned'; walletId: string; projectId: string; asset: string; network: string; balance: string; postings: string[] };
+
+export const walletAccount = (walletId: string) => `wallet:${walletId}`;
+export const sandboxFundingAccount = (asset: string, network: string) => `sandbox-funding:${asset}:${network}`;
+
+function evolve(state: WalletState, event: WalletEvent): WalletState {
+  switch (event.type) {
+    case 'wallet.provisioned': {
+      const d = event.data;
+      return { status: 'provisioned', walletId: d.walletId, projectId: d.projectId, asset: d.asset, network: d.network, balance: '0', postings: [] };
+    }
+    case 'wallet.credited':
+    case 'wallet.debited':
+      return state.status === 'none' ? state : { ...state, balance: event.data.balance, postings: [...state.postings, event.data.postingId] };
+  }
+}
+
+function event<T extends WalletEvent['type']>(type: T, data: EventPayloads[T]): WalletEvent {
+  return { type, data } as WalletEvent;
+}
+
+function posting(walletId: string, counterAccount: string, signedAmount: string): LedgerEntry[] {
+  return [
+    { account: walletAccount(walletId), amount: toAmount(signedAmount, 18) },
+    { account: counterAccount, amount: toAmount(dec(signedAmount).neg(), 18) },
+  ];
+}
+
+function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
+  if (command.type === 'ProvisionWallet') {
+    if (state.status !== 'none') return [];
+    const { type: _type, at, ...rest } = command;
+    return [event('wallet.provisioned', { ...rest, createdAt: at })];
+  }
+  if (state.status === 'none') throw new ApiError('WalletNotFound');
+  if (state.postings.includes(command.postingId)) return []; // a posting is applied once
+  const amount = dec(command.amount);
+  if (!amount.isFinite() || amount.lte(0)) throw new ApiError('InvalidAmount', 'amount must be greater than zero');
+  const { walletId, projectId } = state;
+  if (command.type === 'CreditWallet') {
+    return [
+      event('wallet.credited', {
+        walletId,
+        projectId,
+        postingId: command.postingId,
+        amount: toAmount(amount, 18),
+        balance: toAmount(dec(state.balance).plus(amount), 18),
+        entries: posting(walletId, command.counterAccount, command.amount),
+        reason: command.reason,
+        at: command.at,
+      }),
+    ];
+  }
+  const after = dec(state.balance).minus(amount);
+  if (after.lt(0)) throw new ApiError('InsufficientFunds', `the wallet holds ${toAmount(state.balance, 18)} ${state.asset}`);
+  return [
+    event('wallet.debited', {
+      walletId,
+      projectId,
+      postingId: command.postingId,
+      amount: toAmount(amount, 18),
+      balance: toAmount(after, 18),
+      entries: posting(walletId, command.counterAccount, amount.neg().toString()),
+      reason: command.reason,
+      at: command.at,
+    }),
+  ];
+}
+
+export const walletDecider: Decider<WalletCommand, WalletEvent, WalletState> = {
+  initialState: () => ({ status: 'none' }),
+  evolve,
+  decide,
+};
+
+export const walletStreamId = (walletId: string) => `wallet-${walletId}`;

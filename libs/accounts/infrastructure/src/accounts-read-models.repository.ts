@@ -1,0 +1,116 @@
+// Read models of the accounts service. Every query takes the project id:
+// another project's rows are never read (ARCHITECTURE: every request is
+// scoped to the project in its token).
+import { Injectable } from '@nestjs/common';
+import type { EndorsementName, EndorsementStatus, LedgerEntry } from '@mm/contracts';
+import { UnitOfWork } from '@mm/platform/database';
+
+export interface CustomerRow {
+  id: string;
+  project_id: string;
+  type: 'individual';
+  first_name: string;
+  last_name: string;
+  email: string | null;
+  endorsements: Array<{ name: EndorsementName; status: EndorsementStatus }>;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface WalletRow {
+  id: string;
+  project_id: string;
+  customer_id: string;
+  asset: string;
+  network: string;
+  address: string;
+  balance: string;
+  balance_updated_at: Date;
+  created_at: Date;
+}
+
+@Injectable()
+export class AccountsReadModels {
+  constructor(private readonly uow: UnitOfWork) {}
+
+  async insertCustomer(c: Omit<CustomerRow, 'created_at' | 'updated_at'> & { at: string }): Promise<void> {
+    await this.uow.query(
+      `INSERT INTO accounts.customers (id, project_id, type, first_name, last_name, email, endorsements, version, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $9)`,
+      [c.id, c.project_id, c.type, c.first_name, c.last_name, c.email, JSON.stringify(c.endorsements), c.version, c.at],
+    );
+  }
+
+  /** Sets one endorsement's status, keeping the order in which endorsements were first requested. */
+  async setEndorsement(projectId: string, customerId: string, name: EndorsementName, status: EndorsementStatus, version: number, at: string): Promise<void> {
+    const customer = await this.customer(projectId, customerId);
+    if (!customer) return;
+    const endorsements = customer.endorsements.some((e) => e.name === name)
+      ? customer.endorsements.map((e) => (e.name === name ? { name, status } : e))
+      : [...customer.endorsements, { name, status }];
+    await this.uow.query(
+      `UPDATE accounts.customers SET endorsements = $3::jsonb, version = $4, updated_at = $5 WHERE project_id = $1 AND id = $2`,
+      [projectId, customerId, JSON.stringify(endorsements), version, at],
+    );
+  }
+
+  async customer(projectId: string, customerId: string): Promise<CustomerRow | undefined> {
+    const [row] = await this.uow.query<CustomerRow>(`SELECT * FROM accounts.customers WHERE project_id = $1 AND id = $2`, [projectId, customerId]);
+    return row;
+  }
+
+  async listCustomers(projectId: string, before: string | undefined, limit: number): Promise<CustomerRow[]> {
+    return this.uow.query<CustomerRow>(
+      `SELECT * FROM accounts.customers WHERE project_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
+      [projectId, before ?? null, limit + 1],
+    );
+  }
+
+  async insertWallet(w: Omit<WalletRow, 'balance' | 'balance_updated_at' | 'created_at'> & { at: string }): Promise<void> {
+    await this.uow.query(
+      `INSERT INTO accounts.wallets (id, project_id, customer_id, asset, network, address, balance, balance_updated_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $7)`,
+      [w.id, w.project_id, w.customer_id, w.asset, w.network, w.address, w.at],
+    );
+  }
+
+  async wallet(projectId: string, walletId: string): Promise<WalletRow | undefined> {
+    const [row] = await this.uow.query<WalletRow>(`SELECT * FROM accounts.wallets WHERE project_id = $1 AND id = $2`, [projectId, walletId]);
+    return row;
+  }
+
+  async listWallets(projectId: string, customerId: string | undefined, before: string | undefined, limit: number): Promise<WalletRow[]> {
+    return this.uow.query<WalletRow>(
+      `SELECT * FROM accounts.wallets
+        WHERE project_id = $1 AND ($2::text IS NULL OR customer_id = $2) AND ($3::text IS NULL OR id < $3)
+        ORDER BY id DESC LIMIT $4`,
+      [projectId, customerId ?? null, before ?? null, limit + 1],
+    );
+  }
+
+  async customerWallets(projectId: string, customerId: string): Promise<WalletRow[]> {
+    return this.uow.query<WalletRow>(`SELECT * FROM accounts.wallets WHERE project_id = $1 AND customer_id = $2 ORDER BY id`, [projectId, customerId]);
+  }
+
+  /** Applies a posting: its ledger entries and the wallet's new balance. */
+  async applyPosting(p: { projectId: string; walletId: string; postingId: string; asset: string; entries: LedgerEntry[]; balance: string; reason: string; at: string }): Promise<void> {
+    for (const [i, entry] of p.entries.entries()) {
+      await this.uow.query(
+        `INSERT INTO accounts.ledger_entries (posting_id, entry_no, project_id, account, asset, amount, reason, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [p.postingId, i + 1, p.projectId, entry.account, p.asset, entry.amount, p.reason, p.at],
+      );
+    }
+    await this.uow.query(
+      `UPDATE accounts.wallets SET balance = $3, balance_updated_at = $4 WHERE project_id = $1 AND id = $2`,
+      [p.projectId, p.walletId, p.balance, p.at],
+    );
+  }
+
+  /** The balance of a ledger account as the sum of its entries (reconciliation). */
+  async ledgerBalance(account: string): Promise<string> {
+    const [row] = await this.uow.query<{ total: string | null }>(`SELECT sum(amount)::text AS total FROM accounts.ledger_entries WHERE account = $1`, [account]);
+    return row.total ?? '0';
+  }
+}

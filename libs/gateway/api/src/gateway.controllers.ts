@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ThrottlerGuard } from '@nestjs/throttler';
+import type { FastifyReply } from 'fastify';
+import { ApiError } from '@mm/contracts';
+import { GatewayService } from '@mm/gateway/application';
+import { SigningKeys, GatewayReadModels, type ProjectRow } from '@mm/gateway/infrastructure';
+import { PlatformConfig } from '@mm/platform/config';
+import { AdminRoute, decodeCursor, ListQuery, NoIdempotencyKey, OptionalIdempotencyKey, pageLimit, Public, PublishableKeyRoute, toPage, type Page } from '@mm/platform/http';
+import { isId } from '@mm/platform/ids';
+import {
+  ApiKeyPairResponse,
+  CreateProjectRequest,
+  ProjectResponse,
+  RiskConfigResponse,
+  TokenRequest,
+  TokenResponse,
+  UpdateProjectRequest,
+} from './gateway.dto';
+
+function toProject(row: ProjectRow): ProjectResponse {
+  return {
+    id: row.id,
+    object: 'project',
+    name: row.name,
+    features: row.features,
+    limits: row.limits,
+    attributionTimeoutHours: row.attribution_timeout_hours,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+@ApiTags('Authentication')
+@Controller()
+export class AuthController {
+  constructor(private readonly gateway: GatewayService, private readonly signingKeys: SigningKeys) {}
+
+  @Post('auth/token')
+  @Public()
+  @NoIdempotencyKey()
+  @UseGuards(ThrottlerGuard)
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Exchange an API key pair for a bearer token (60 minutes); rate limited per client IP' })
+  @ApiOkResponse({ type: TokenResponse })
+  token(@Body() body: TokenRequest): Promise<TokenResponse> {
+    return this.gateway.issueToken(body.apiKey, body.apiSecret);
+  }
+
+  @Get('.well-known/jwks.json')
+  @Public()
+  @ApiOperation({ summary: "The token issuer's public keys (JWKS)" })
+  jwks() {
+    return this.signingKeys.jwks();
+  }
+}
+
+@ApiTags('Risk')
+@Controller('risk')
+export class RiskConfigController {
+  constructor(private readonly readModels: GatewayReadModels, private readonly config: PlatformConfig) {}
+
+  @Get('config')
+  @PublishableKeyRoute()
+  @UseGuards(ThrottlerGuard)
+  @ApiSecurity('publishableKey')
+  @ApiHeader({ name: 'Api-Key', description: 'publishable key (pk_sdbx_… / pk_live_…)', required: true })
+  @ApiOperation({ summary: 'Browser risk configuration: provider identifiers only' })
+  @ApiOkResponse({ type: RiskConfigResponse })
+  async riskConfig(@Headers('api-key') apiKey: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<RiskConfigResponse> {
+    void reply.header('cache-control', 'no-store');
+    if (!apiKey) throw new ApiError('Unauthorized', 'publishable key required in the Api-Key header');
+    const mode = /^pk_(sdbx|live)_/.exec(apiKey)?.[1];
+    if (!mode) throw new ApiError('Unauthorized', 'invalid publishable key');
+    const row = await this.readModels.publishableKey(apiKey);
+    if (!row || row.revoked_at) throw new ApiError('Unauthorized', row ? 'publishable key revoked' : 'invalid publishable key');
+    if (row.mode !== this.config.keyMode) {
+      throw new ApiError('Forbidden', `a ${row.mode === 'live' ? 'production' : 'sandbox'} key cannot be used on the ${this.config.MM_ENVIRONMENT} host`);
+    }
+    const clientId = this.config.MM_RISK_CLIENT_ID ?? (this.config.isSandbox ? 'sandbox-risk-client' : undefined);
+    if (!clientId) throw new ApiError('RiskConfigUnavailable', 'risk configuration unavailable');
+    // The provider's identifier for this partner: derived from the project, naming no customer.
+    const partnerId = `ptn_${createHash('sha256').update(row.project_id).digest('hex').slice(0, 24)}`;
+    return { clientId, partnerId };
+  }
+}
+
+@ApiTags('Operator')
+@ApiBearerAuth('bearer')
+@AdminRoute()
+@OptionalIdempotencyKey()
+@Controller('admin')
+export class AdminController {
+  constructor(private readonly gateway: GatewayService, private readonly readModels: GatewayReadModels) {}
+
+  private projectId(value: string): string {
+    if (!isId('project', value)) throw new ApiError('ProjectNotFound', 'no project with this id');
+    return value;
+  }
+
+  @Post('projects')
+  @ApiOperation({ summary: 'Create a project' })
+  async createProject(@Body() body: CreateProjectRequest): Promise<ProjectResponse> {
+    return toProject(await this.gateway.createProject(body.name, body.features));
+  }
+
+  @Get('projects')
+  @ApiOperation({ summary: 'List projects, newest first' })
+  async listProjects(@Query() query: ListQuery): Promise<Page<ProjectResponse>> {
+    const limit = pageLimit(query);
+    const rows = await this.readModels.listProjects(decodeCursor(query.cursor), limit);
+    const page = toPage(rows, limit, (r) => r.id);
+    return { ...page, data: page.data.map(toProject) };
+  }
+
+  @Get('projects/:projectId')
+  async getProject(@Param('projectId') projectId: string): Promise<ProjectResponse> {
+    return toProject(await this.gateway.requireProject(this.projectId(projectId)));
+  }
+
+  @Patch('projects/:projectId')
+  @ApiOperation({ summary: 'Change features, bank payout limits or the attribution timeout' })
+  async updateProject(@Param('projectId') projectId: string, @Body() body: UpdateProjectRequest): Promise<ProjectResponse> {
+    const { features, limits, attributionTimeoutHours } = body;
+    return toProject(await this.gateway.updateProject(this.projectId(projectId), { features, limits, attributionTimeoutHours }));
+  }
+
+  @Post('projects/:projectId/api-keys')
+  @ApiOperation({ summary: 'Create an API key pair; the secret is shown only in this response' })
+  createApiKey(@Param('projectId') projectId: string): Promise<ApiKeyPairResponse> {
+    return this.gateway.createApiKey(this.projectId(projectId));
+  }
+
+  @Delete('api-keys/:apiKey')
+  @ApiOperation({ summary: "Revoke an API key; its tokens stop working at once" })
+  async revokeApiKey(@Param('apiKey') apiKey: string) {
+    const revoked = await this.gateway.revokeApiKey(apiKey);
+    return { object: 'apiKey', ...revoked, status: 'revoked' };
+  }
+
+  @Post('projects/:projectId/publishable-keys')
+  @ApiOperation({ summary: 'Create a publishable key for GET /risk/config' })
+  createPublishableKey(@Param('projectId') projectId: string): Promise<{ publishableKey: string }> {
+    return this.gateway.createPublishableKey(this.projectId(projectId));
+  }
+
+  @Delete('publishable-keys/:publishableKey')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke a publishable key' })
+  async revokePublishableKey(@Param('publishableKey') publishableKey: string): Promise<void> {
+    await this.gateway.revokePublishableKey(publishableKey);
+  }
+}

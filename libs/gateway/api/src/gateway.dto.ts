@@ -1,0 +1,75 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { IsPositiveAmount } from '@mm/platform/http';
+
+export class TokenRequest {
+  @ApiProperty({ example: 'sk_sdbx_…' }) @IsString() @IsNotEmpty() @MaxLength(200)
+  apiKey!: string;
+
+  @ApiProperty() @IsString() @IsNotEmpty() @MaxLength(200)
+  apiSecret!: string;
+}
+
+export class TokenResponse {
+  @ApiProperty({ description: 'signed JWT' }) accessToken!: string;
+  @ApiProperty({ enum: ['bearer'] }) tokenType!: 'bearer';
+  @ApiProperty({ example: 3600 }) expiresIn!: number;
+  @ApiProperty({ format: 'date-time' }) expiresAt!: string;
+}
+
+export class RiskConfigResponse {
+  @ApiProperty() clientId!: string;
+  @ApiProperty() partnerId!: string;
+}
+
+export class ProjectFeaturesDto {
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() depositAddresses?: boolean;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() cashPickup?: boolean;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() globalRemittance?: boolean;
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() bulkPayouts?: boolean;
+}
+
+/** Limits on bank payouts (spec: Limits / Bank payouts and others, item 2); null clears one. */
+export class ProjectLimitsDto {
+  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) perTransactionMin?: string | null;
+  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) perTransactionMax?: string | null;
+  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) perTransactionMultiple?: string | null;
+  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) dailyBankPayoutCap?: string | null;
+  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) monthlyBankPayoutCap?: string | null;
+}
+
+export class CreateProjectRequest {
+  @ApiProperty() @IsString() @IsNotEmpty() @MaxLength(100)
+  name!: string;
+
+  @ApiPropertyOptional({ type: ProjectFeaturesDto }) @IsOptional() @ValidateNested() @Type(() => ProjectFeaturesDto)
+  features?: ProjectFeaturesDto;
+}
+
+export class UpdateProjectRequest {
+  @ApiPropertyOptional({ type: ProjectFeaturesDto }) @IsOptional() @ValidateNested() @Type(() => ProjectFeaturesDto)
+  features?: ProjectFeaturesDto;
+
+  @ApiPropertyOptional({ type: ProjectLimitsDto }) @IsOptional() @ValidateNested() @Type(() => ProjectLimitsDto)
+  limits?: ProjectLimitsDto;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 720 }) @IsOptional() @IsInt() @Min(1) @Max(720)
+  attributionTimeoutHours?: number;
+}
+
+export class ProjectResponse {
+  @ApiProperty() id!: string;
+  @ApiProperty({ enum: ['project'] }) object!: 'project';
+  @ApiProperty() name!: string;
+  @ApiProperty({ type: ProjectFeaturesDto }) features!: ProjectFeaturesDto;
+  @ApiProperty({ type: ProjectLimitsDto }) limits!: ProjectLimitsDto;
+  @ApiProperty() attributionTimeoutHours!: number;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+}
+
+export class ApiKeyPairResponse {
+  @ApiProperty() apiKey!: string;
+  @ApiProperty({ description: 'shown only in this response' }) apiSecret!: string;
+}

@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { GatewayEventStore, GatewayService } from '@mm/gateway/application';
+import { GatewayReadModels, SecretHasher, SigningKeys } from '@mm/gateway/infrastructure';
+import { API_KEY_REGISTRY, SIGNING_KEYSET } from '@mm/platform/auth';
+import { PlatformConfig } from '@mm/platform/config';
+import { AdminController, AuthController, RiskConfigController } from './gateway.controllers';
+
+@Module({
+  imports: [
+    // Applied only where a route says @UseGuards(ThrottlerGuard): the token endpoint and /risk/config.
+    ThrottlerModule.forRootAsync({
+      inject: [PlatformConfig],
+      useFactory: (config: PlatformConfig) => ({
+        throttlers: [{ name: 'default', ttl: config.MM_TOKEN_RATE_WINDOW_SECONDS * 1000, limit: config.MM_TOKEN_RATE_LIMIT }],
+      }),
+    }),
+  ],
+  controllers: [AuthController, RiskConfigController, AdminController],
+  providers: [
+    GatewayEventStore,
+    GatewayReadModels,
+    SecretHasher,
+    SigningKeys,
+    GatewayService,
+    { provide: SIGNING_KEYSET, useExisting: SigningKeys },
+    { provide: API_KEY_REGISTRY, useExisting: GatewayService },
+  ],
+  exports: [GatewayService, SIGNING_KEYSET, API_KEY_REGISTRY],
+})
+export class GatewayModule {}

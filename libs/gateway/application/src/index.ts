@@ -1,0 +1,2 @@
+export * from './gateway.service';
+export * from './gateway-event-store';

@@ -1,0 +1,104 @@
+// A project and its credentials: one stream per project.
+import { ApiError, type EventPayloads, type ProjectChanges, type ProjectFeatures, type ProjectLimits, type TypedEvent } from '@mm/contracts';
+import type { Decider } from '@mm/platform/decider';
+
+export type ProjectEvent = TypedEvent<
+  'project.created' | 'project.updated' | 'apiKey.created' | 'apiKey.revoked' | 'publishableKey.created' | 'publishableKey.revoked'
+>;
+
+export type ProjectCommand =
+  | { type: 'CreateProject'; projectId: string; name: string; features: ProjectFeatures; at: string }
+  | { type: 'UpdateProject'; changes: ProjectChanges; at: string }
+  | { type: 'IssueApiKey'; apiKey: string; mode: 'sdbx' | 'live'; secretHash: string; at: string }
+  | { type: 'RevokeApiKey'; apiKey: string; at: string }
+  | { type: 'IssuePublishableKey'; publishableKey: string; mode: 'sdbx' | 'live'; at: string }
+  | { type: 'RevokePublishableKey'; publishableKey: string; at: string };
+
+export type ProjectState =
+  | { status: 'none' }
+  | {
+      status: 'active';
+      projectId: string;
+      name: string;
+      features: ProjectFeatures;
+      limits: ProjectLimits;
+      attributionTimeoutHours: number;
+      apiKeys: Record<string, 'active' | 'revoked'>;
+      publishableKeys: Record<string, 'active' | 'revoked'>;
+    };
+
+export const NO_FEATURES: ProjectFeatures = { depositAddresses: false, cashPickup: false, globalRemittance: false, bulkPayouts: false };
+export const DEFAULT_ATTRIBUTION_TIMEOUT_HOURS = 72;
+
+function evolve(state: ProjectState, event: ProjectEvent): ProjectState {
+  if (event.type === 'project.created') {
+    const d = event.data;
+    return {
+      status: 'active',
+      projectId: d.projectId,
+      name: d.name,
+      features: d.features,
+      limits: {},
+      attributionTimeoutHours: DEFAULT_ATTRIBUTION_TIMEOUT_HOURS,
+      apiKeys: {},
+      publishableKeys: {},
+    };
+  }
+  if (state.status === 'none') return state;
+  switch (event.type) {
+    case 'project.updated': {
+      const c = event.data.changes;
+      return {
+        ...state,
+        features: { ...state.features, ...c.features },
+        limits: { ...state.limits, ...c.limits },
+        attributionTimeoutHours: c.attributionTimeoutHours ?? state.attributionTimeoutHours,
+      };
+    }
+    case 'apiKey.created':
+      return { ...state, apiKeys: { ...state.apiKeys, [event.data.apiKey]: 'active' } };
+    case 'apiKey.revoked':
+      return { ...state, apiKeys: { ...state.apiKeys, [event.data.apiKey]: 'revoked' } };
+    case 'publishableKey.created':
+      return { ...state, publishableKeys: { ...state.publishableKeys, [event.data.publishableKey]: 'active' } };
+    case 'publishableKey.revoked':
+      return { ...state, publishableKeys: { ...state.publishableKeys, [event.data.publishableKey]: 'revoked' } };
+  }
+}
+
+function event<T extends ProjectEvent['type']>(type: T, data: EventPayloads[T]): ProjectEvent {
+  return { type, data } as ProjectEvent;
+}
+
+function decide(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
+  if (command.type === 'CreateProject') {
+    if (state.status !== 'none') return []; // the same create twice records nothing new
+    return [event('project.created', { projectId: command.projectId, name: command.name, features: command.features, createdAt: command.at })];
+  }
+  if (state.status === 'none') throw new ApiError('ProjectNotFound');
+  const projectId = state.projectId;
+  switch (command.type) {
+    case 'UpdateProject':
+      return [event('project.updated', { projectId, changes: command.changes, updatedAt: command.at })];
+    case 'IssueApiKey':
+      return [event('apiKey.created', { projectId, apiKey: command.apiKey, mode: command.mode, secretHash: command.secretHash, createdAt: command.at })];
+    case 'RevokeApiKey':
+      if (!state.apiKeys[command.apiKey]) throw new ApiError('ApiKeyNotFound');
+      if (state.apiKeys[command.apiKey] === 'revoked') return [];
+      return [event('apiKey.revoked', { projectId, apiKey: command.apiKey, revokedAt: command.at })];
+    case 'IssuePublishableKey':
+      return [event('publishableKey.created', { projectId, publishableKey: command.publishableKey, mode: command.mode, createdAt: command.at })];
+    case 'RevokePublishableKey':
+      if (!state.publishableKeys[command.publishableKey]) throw new ApiError('ApiKeyNotFound', 'publishable key not found');
+      if (state.publishableKeys[command.publishableKey] === 'revoked') return [];
+      return [event('publishableKey.revoked', { projectId, publishableKey: command.publishableKey, revokedAt: command.at })];
+  }
+}
+
+export const projectDecider: Decider<ProjectCommand, ProjectEvent, ProjectState> = {
+  initialState: () => ({ status: 'none' }),
+  evolve,
+  decide,
+};
+
+export const projectStreamId = (projectId: string) => `project-${projectId}`;

@@ -1,0 +1,252 @@
+// The behaviour every event transport owes its handlers, run against each
+// adapter by its own *.int-spec.ts: Nest @EventPattern handlers in a real
+// microservice, effects written to a real PostgreSQL table and counted there.
+import { randomBytes } from 'node:crypto';
+import { Controller, Inject, Module, type DynamicModule, type INestMicroservice } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { EventPattern, Payload, type CustomTransportStrategy, type MicroserviceOptions } from '@nestjs/microservices';
+import { UnitOfWork } from '@mm/platform/database';
+import type { NewEvent, RecordedEvent } from '@mm/platform/event-store';
+
+export interface TransportHarness {
+  uow: UnitOfWork;
+  /** Appends to the log the transport delivers from, in a transaction of its own. */
+  append(streamId: string, events: NewEvent[]): Promise<RecordedEvent[]>;
+  /** A new server of the consumer group, not listening yet. */
+  createServer(group: string): CustomTransportStrategy;
+  close(): Promise<void>;
+}
+
+/** Every event type the contract appends (a Kafka harness creates their topics). */
+export const CONTRACT_EVENT_TYPES = ['contract.happened', 'contract.ignored'] as const;
+
+const PROBE = Symbol('contract probe');
+
+class Probe {
+  readonly invocations: RecordedEvent[] = [];
+  readonly failed = new Set<string>();
+  constructor(readonly group: string, readonly server: string) {}
+}
+
+interface HappenedData {
+  failOnce?: boolean;
+  fence?: boolean;
+}
+
+@Controller()
+class ContractProjection {
+  constructor(
+    @Inject(UnitOfWork) private readonly uow: UnitOfWork,
+    @Inject(PROBE) private readonly probe: Probe,
+  ) {}
+
+  @EventPattern('contract.happened')
+  async onHappened(@Payload() event: RecordedEvent<'contract.happened', HappenedData>): Promise<void> {
+    this.probe.invocations.push(event);
+    await this.uow.query(
+      `INSERT INTO contract_effects (consumer_group, server, event_id, stream_id, stream_version, payload)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb)`,
+      [this.probe.group, this.probe.server, event.eventId, event.streamId, event.streamVersion, JSON.stringify(event)],
+    );
+    // Fails after its write: only a delivery that commits with the handler keeps that write out.
+    if (event.data.failOnce && !this.probe.failed.has(event.eventId)) {
+      this.probe.failed.add(event.eventId);
+      throw new Error(`${event.eventId} fails once, after writing its effect`);
+    }
+  }
+}
+
+@Module({})
+class ContractModule {
+  static with(uow: UnitOfWork, probe: Probe): DynamicModule {
+    return {
+      module: ContractModule,
+      controllers: [ContractProjection],
+      providers: [
+        { provide: UnitOfWork, useValue: uow },
+        { provide: PROBE, useValue: probe },
+      ],
+    };
+  }
+}
+
+interface EffectRow {
+  event_id: string;
+  stream_id: string;
+  stream_version: number;
+  server: string;
+  payload: RecordedEvent;
+}
+
+const happened = (data: HappenedData = {}): NewEvent => ({ type: 'contract.happened', data });
+const ids = (events: Array<{ eventId: string }>) => events.map((e) => e.eventId);
+
+/** Re-runs the assertion until it passes; only the deadline is a failure. */
+async function eventually(assertion: () => Promise<void>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await assertion();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+export function transportContract(name: string, createHarness: () => Promise<TransportHarness>, test: jest.It = it): void {
+  describe(`${name}: event transport contract`, () => {
+    const TIMEOUT = 120_000;
+    const run = randomBytes(4).toString('hex');
+    let sequence = 0;
+    const unique = (what: string) => `${what}-${run}-${++sequence}`;
+    let h: TransportHarness;
+    const apps: INestMicroservice[] = [];
+
+    async function start(group: string, server = group): Promise<Probe> {
+      const probe = new Probe(group, server);
+      const app = await NestFactory.createMicroservice<MicroserviceOptions>(ContractModule.with(h.uow, probe), {
+        strategy: h.createServer(group),
+        logger: false,
+        abortOnError: false,
+      });
+      apps.push(app);
+      await app.listen();
+      return probe;
+    }
+
+    async function closeServers(): Promise<void> {
+      await Promise.all(apps.splice(0).map((app) => app.close()));
+    }
+
+    /** The group's committed effects on these streams, in the order they were written; fences left out. */
+    function effects(group: string, streams: string[]): Promise<EffectRow[]> {
+      return h.uow.query<EffectRow>(
+        `SELECT event_id, stream_id, stream_version, server, payload FROM contract_effects
+          WHERE consumer_group = $1 AND stream_id = ANY($2) AND NOT (payload->'data' ? 'fence')
+          ORDER BY seq`,
+        [group, streams],
+      );
+    }
+
+    /**
+     * Appends a fence to each stream and waits until every group handled them all. A stream's
+     * events arrive in order, so after its fence nothing earlier of it is still on the way.
+     */
+    async function settle(groups: string[], streams: string[]): Promise<void> {
+      const fences = ids((await Promise.all(streams.map((s) => h.append(s, [happened({ fence: true })])))).flat());
+      await eventually(async () => {
+        for (const group of groups) {
+          const [row] = await h.uow.query<{ n: number }>(
+            `SELECT count(DISTINCT event_id)::int AS n FROM contract_effects WHERE consumer_group = $1 AND event_id = ANY($2)`,
+            [group, fences],
+          );
+          expect(`${group}: ${row.n} of ${fences.length} fences`).toBe(`${group}: ${fences.length} of ${fences.length} fences`);
+        }
+      });
+    }
+
+    function expectVersionOrder(rows: EffectRow[], streams: string[]): void {
+      for (const stream of streams) {
+        const versions = rows.filter((r) => r.stream_id === stream).map((r) => r.stream_version);
+        expect(versions).toEqual([...versions].sort((a, b) => a - b));
+      }
+    }
+
+    beforeAll(async () => {
+      h = await createHarness();
+      await h.uow.query(`
+        CREATE TABLE IF NOT EXISTS contract_effects (
+          seq            bigserial PRIMARY KEY,
+          consumer_group text    NOT NULL,
+          server         text    NOT NULL,
+          event_id       text    NOT NULL,
+          stream_id      text    NOT NULL,
+          stream_version integer NOT NULL,
+          payload        jsonb   NOT NULL
+        )`);
+    }, TIMEOUT);
+    afterEach(closeServers, TIMEOUT);
+    afterAll(async () => {
+      await h?.close();
+    }, TIMEOUT);
+
+    test('delivers each appended event, whole, to its @EventPattern handler, in version order per stream', async () => {
+      const group = unique('group');
+      const streams = [unique('stream'), unique('stream'), unique('stream')];
+      await start(group);
+      const appended: RecordedEvent[] = [];
+      for (let round = 1; round <= 3; round++) {
+        for (const stream of streams) {
+          // An event no handler of the group wants is passed over, not a stop.
+          appended.push(...(await h.append(stream, [happened(), { type: 'contract.ignored', data: {} }, happened()])));
+        }
+      }
+      await settle([group], streams);
+
+      const handled = appended.filter((e) => e.type === 'contract.happened');
+      const rows = await effects(group, streams);
+      expect(rows.map((r) => r.event_id).sort()).toEqual(ids(handled).sort());
+      for (const row of rows) expect(row.payload).toEqual(handled.find((e) => e.eventId === row.event_id));
+      expectVersionOrder(rows, streams);
+    }, TIMEOUT);
+
+    test("commits a handler's writes with the delivery: a handler that fails once is retried and its effect lands once", async () => {
+      const group = unique('group');
+      const stream = unique('stream');
+      const probe = await start(group);
+      const [, failing] = await h.append(stream, [happened(), happened({ failOnce: true }), happened()]);
+      await settle([group], [stream]);
+
+      expect((await effects(group, [stream])).map((r) => r.stream_version)).toEqual([1, 2, 3]);
+      expect(probe.invocations.filter((e) => e.eventId === failing.eventId).length).toBeGreaterThanOrEqual(2);
+    }, TIMEOUT);
+
+    test('does not redeliver what a group handled to the next server of that group', async () => {
+      const group = unique('group');
+      const stream = unique('stream');
+      const first = await start(group, 'first');
+      await h.append(stream, [happened(), happened()]);
+      await settle([group], [stream]);
+      await closeServers();
+
+      const [later] = await h.append(stream, [happened()]);
+      const second = await start(group, 'second');
+      await settle([group], [stream]);
+
+      const seenByFirst = new Set(ids(first.invocations));
+      expect(second.invocations.filter((e) => seenByFirst.has(e.eventId))).toEqual([]);
+      expect(ids(second.invocations)).toContain(later.eventId);
+      const rows = await effects(group, [stream]);
+      expect(rows.map((r) => [r.stream_version, r.server])).toEqual([[1, 'first'], [2, 'first'], [4, 'second']]);
+    }, TIMEOUT);
+
+    test('delivers every event to each consumer group', async () => {
+      const groups = [unique('group'), unique('group')];
+      const streams = [unique('stream'), unique('stream')];
+      await Promise.all(groups.map((group) => start(group)));
+      const appended = (await Promise.all(streams.map((s) => h.append(s, [happened(), happened(), happened()])))).flat();
+      await settle(groups, streams);
+
+      for (const group of groups) {
+        const rows = await effects(group, streams);
+        expect(rows.map((r) => r.event_id).sort()).toEqual(ids(appended).sort());
+      }
+    }, TIMEOUT);
+
+    test('shares a group between two running servers: each event is handled exactly once', async () => {
+      const group = unique('group');
+      const streams = Array.from({ length: 4 }, () => unique('stream'));
+      await Promise.all([start(group, 'a'), start(group, 'b')]);
+      const appended: RecordedEvent[] = [];
+      for (let round = 0; round < 5; round++) {
+        appended.push(...(await Promise.all(streams.map((s) => h.append(s, [happened(), happened()])))).flat());
+      }
+      await settle([group], streams);
+
+      const rows = await effects(group, streams);
+      expect(rows.map((r) => r.event_id).sort()).toEqual(ids(appended).sort());
+      expectVersionOrder(rows, streams);
+    }, TIMEOUT);
+  });
+}
