@@ -9,7 +9,7 @@ import { GatewayService, type BootstrapResult } from '@mm/gateway/application';
 import { TimerService } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
 import { openDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
-import { ApiFastifyAdapter, configureHttpApp, serveOpenApi } from '@mm/platform/http';
+import { ApiFastifyAdapter, configureHttpApp, frameworkErrors, serveOpenApi } from '@mm/platform/http';
 import { createRootLogger, PinoNestLogger } from './logger';
 import { platformMigrations } from './migrations';
 import { PlatformModule } from './platform.module';
@@ -39,6 +39,7 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
     logController: new LogController({ disableRequestLogging: config.MM_LOG_LEVEL !== 'debug' && config.MM_LOG_LEVEL !== 'trace' }),
     bodyLimit: config.MM_BODY_LIMIT_BYTES,
     trustProxy: config.MM_TRUST_PROXY === 'true',
+    frameworkErrors,
   });
   const app = await NestFactory.create<NestFastifyApplication>(PlatformModule.forRoot(config, dataSource), adapter, {
     logger: new PinoNestLogger(logger),

@@ -3,7 +3,7 @@
 import { Logger, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { ERROR_CATALOGUE } from '@mm/contracts';
+import { ApiError, ERROR_CATALOGUE } from '@mm/contracts';
 import { ErrorBodyFilter, sendError } from './error-body.filter';
 import { RequestValidationPipe } from './validation.pipe';
 
@@ -24,10 +24,27 @@ export class ApiFastifyAdapter extends FastifyAdapter {
   }
 }
 
+/** Fastify's own URL errors (a malformed percent-encoding) in the API's error body. */
+export function frameworkErrors(error: Error, _request: unknown, reply: Parameters<typeof sendError>[0]): void {
+  sendError(reply, new ApiError('InvalidRequest', `malformed request: ${error.message}`), new Logger('http'));
+}
+
 export function configureHttpApp(app: NestFastifyApplication): void {
   app.setGlobalPrefix(API_BASE_PATH, { exclude: OUTSIDE_BASE_PATH });
   app.useGlobalFilters(new ErrorBodyFilter());
   app.useGlobalPipes(new RequestValidationPipe());
+  // JSON only: a request body of any other media type is refused before parsing.
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', async (request, reply) => {
+      const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+      if (!hasBody) return;
+      const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      if (type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type)) return;
+      sendError(reply, new ApiError('UnsupportedMediaType', `send the body as application/json, not ${type || 'an untyped body'}`), new Logger('http'));
+      return reply;
+    });
 }
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {

@@ -1,0 +1,168 @@
+// ARCHITECTURE / API-CONTRACT: error body everywhere, Idempotency-Key
+// semantics, bad input never reaches a 500 and never changes state.
+import { randomUUID } from 'node:crypto';
+import { TestPlatform } from './support/test-platform';
+
+describe('HTTP conventions', () => {
+  let platform: TestPlatform;
+  let token: string;
+  const countCustomers = async () => Number((await platform.running.dataSource.query(`SELECT count(*) AS n FROM accounts.customers`))[0].n);
+  const countEvents = async () => Number((await platform.running.dataSource.query(`SELECT count(*) AS n FROM accounts.events`))[0].n);
+  const newCustomer = { type: 'individual', firstName: 'Grace', lastName: 'Hopper' };
+
+  beforeAll(async () => {
+    platform = await TestPlatform.start();
+    token = await platform.token();
+  });
+  afterAll(() => platform.stop());
+
+  describe('Idempotency-Key', () => {
+    it('is required on POST and PATCH: 400 without it, nothing stored', async () => {
+      const before = await countCustomers();
+      const res = await platform.request('POST', '/v0.13/customers', { token, body: newCustomer, idempotencyKey: null });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: 'IdempotencyKeyRequired', code: 1110, status: 400 });
+      expect(await countCustomers()).toBe(before);
+    });
+
+    it('rejects a key that is too long or not printable', async () => {
+      const res = await platform.request('POST', '/v0.13/customers', { token, body: newCustomer, idempotencyKey: 'x'.repeat(256) });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('IdempotencyKeyInvalid');
+    });
+
+    it('replays the stored status and body for the same key and body, with Idempotent-Replayed', async () => {
+      const key = randomUUID();
+      const first = await platform.request('POST', '/v0.13/customers', { token, body: newCustomer, idempotencyKey: key });
+      const before = await countCustomers();
+      const second = await platform.request('POST', '/v0.13/customers', { token, body: { lastName: 'Hopper', firstName: 'Grace', type: 'individual' }, idempotencyKey: key });
+      expect(first.status).toBe(201);
+      expect(second.status).toBe(201);
+      expect(second.body).toEqual(first.body);
+      expect(second.headers.get('idempotent-replayed')).toBe('true');
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      expect(await countCustomers()).toBe(before);
+    });
+
+    it('answers 422 for the same key with a different body, and changes nothing', async () => {
+      const key = randomUUID();
+      await platform.request('POST', '/v0.13/customers', { token, body: newCustomer, idempotencyKey: key });
+      const before = await countCustomers();
+      const res = await platform.request('POST', '/v0.13/customers', { token, body: { ...newCustomer, firstName: 'Other' }, idempotencyKey: key });
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ error: 'IdempotencyKeyReused', code: 1112, status: 422 });
+      expect(await countCustomers()).toBe(before);
+    });
+
+    it('scopes keys per project', async () => {
+      const other = await platform.newProject('other-tenant');
+      const key = randomUUID();
+      const a = await platform.request('POST', '/v0.13/customers', { token, body: newCustomer, idempotencyKey: key });
+      const b = await platform.request('POST', '/v0.13/customers', { token: other.token, body: { ...newCustomer, firstName: 'Different' }, idempotencyKey: key });
+      expect(a.status).toBe(201);
+      expect(b.status).toBe(201);
+      expect(b.body.id).not.toBe(a.body.id);
+    });
+
+    it('gives concurrent duplicates exactly one effect: the others are 409 in flight or replays', async () => {
+      const key = randomUUID();
+      const before = await countCustomers();
+      const responses = await Promise.all(
+        Array.from({ length: 10 }, () => platform.request('POST', '/v0.13/customers', { token, body: newCustomer, idempotencyKey: key })),
+      );
+      const statuses = responses.map((r) => r.status);
+      expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+      const created = responses.filter((r) => r.status === 201);
+      expect(created.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(created.map((r) => r.body.id)).size).toBe(1);
+      for (const r of responses.filter((r) => r.status === 409)) expect(r.body).toMatchObject({ error: 'IdempotencyKeyInFlight', code: 1113 });
+      expect(await countCustomers()).toBe(before + 1);
+      // Once the first has finished, the key replays.
+      const after = await platform.request('POST', '/v0.13/customers', { token, body: newCustomer, idempotencyKey: key });
+      expect(after.status).toBe(201);
+      expect(after.body.id).toBe(created[0].body.id);
+    });
+
+    it('does not store failed requests: a retry with the same key runs again', async () => {
+      const key = randomUUID();
+      const failed = await platform.request('POST', '/v0.13/customers/cst_01h455vb4pex5vsknk084sn02q/endorsements', { token, body: { name: 'usd' }, idempotencyKey: key });
+      expect(failed.status).toBe(404);
+      const again = await platform.request('POST', '/v0.13/customers/cst_01h455vb4pex5vsknk084sn02q/endorsements', { token, body: { name: 'usd' }, idempotencyKey: key });
+      expect(again.status).toBe(404);
+      expect(again.headers.get('idempotent-replayed')).toBeNull();
+    });
+  });
+
+  describe('bad input gets a 4xx error body and changes nothing', () => {
+    const cases: Array<[string, { rawBody?: string; body?: unknown; headers?: Record<string, string> }, number, string]> = [
+      ['malformed JSON', { rawBody: '{"type": "individual",' }, 400, 'MalformedJson'],
+      ['an empty JSON body', { rawBody: '' , headers: { 'content-type': 'application/json' } }, 400, 'MalformedJson'],
+      ['a JSON array', { body: [newCustomer] }, 400, 'InvalidRequest'],
+      ['JSON null', { rawBody: 'null' }, 400, 'InvalidRequest'],
+      ['a string', { rawBody: '"customer"' }, 400, 'InvalidRequest'],
+      ['a wrong type', { body: { ...newCustomer, firstName: 42 } }, 400, 'InvalidRequest'],
+      ['a missing field', { body: { type: 'individual', firstName: 'A' } }, 400, 'InvalidRequest'],
+      ['an unknown field', { body: { ...newCustomer, role: 'admin' } }, 400, 'InvalidRequest'],
+      ['a wrong enum value', { body: { ...newCustomer, type: 'business' } }, 400, 'InvalidRequest'],
+      ['a bad email', { body: { ...newCustomer, email: 'not-an-email' } }, 400, 'InvalidRequest'],
+      ['an unknown endorsement', { body: { ...newCustomer, endorsements: ['gold'] } }, 400, 'InvalidRequest'],
+      ['a nested object for a string', { body: { ...newCustomer, lastName: { $ne: '' } } }, 400, 'InvalidRequest'],
+      ['a prototype-pollution key', { rawBody: '{"type":"individual","firstName":"A","lastName":"B","__proto__":{"admin":true}}' }, 400, 'MalformedJson'],
+      ['a huge body', { rawBody: JSON.stringify({ ...newCustomer, firstName: 'x'.repeat(2 * 1024 * 1024) }) }, 413, 'PayloadTooLarge'],
+      ['a form body', { rawBody: 'type=individual', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415, 'UnsupportedMediaType'],
+      ['a text body', { rawBody: '{}', headers: { 'content-type': 'text/plain' } }, 415, 'UnsupportedMediaType'],
+    ];
+
+    it.each(cases)('%s', async (_label, input, status, error) => {
+      const customers = await countCustomers();
+      const events = await countEvents();
+      const res = await platform.request('POST', '/v0.13/customers', { token, ...input });
+      expect(res.status).toBe(status);
+      expect(res.body).toMatchObject({ error, code: expect.any(Number), msg: expect.any(String), cause: expect.any(String) });
+      expect(await countCustomers()).toBe(customers);
+      expect(await countEvents()).toBe(events);
+    });
+
+    it('names the offending fields in cause', async () => {
+      const res = await platform.request('POST', '/v0.13/customers', { token, body: { type: 'individual', firstName: 7, extra: true } });
+      expect(res.body.cause).toMatch(/firstName/);
+      expect(res.body.cause).toMatch(/lastName/);
+      expect(res.body.cause).toMatch(/extra: unknown field/);
+    });
+
+    it.each([
+      ['GET', '/v0.13/customers/not-an-id', 400, 'InvalidCustomerID', 10000],
+      ['GET', '/v0.13/customers/wlt_01h455vb4pex5vsknk084sn02q', 400, 'InvalidCustomerID', 10000],
+      ['GET', '/v0.13/customers/cst_01h455vb4pex5vsknk084sn02q', 404, 'CustomerNotFound', 10001],
+      ['GET', '/v0.13/customers/%ff%fe', 400, 'InvalidRequest', 1100],
+      ['GET', '/v0.13/wallets/abc', 400, 'InvalidWalletID', 11000],
+      ['GET', '/v0.13/wallets/wlt_01h455vb4pex5vsknk084sn02q', 404, 'WalletNotFound', 11001],
+      ['GET', '/v0.13/customers?limit=0', 400, 'InvalidRequest', 1100],
+      ['GET', '/v0.13/customers?limit=101', 400, 'InvalidRequest', 1100],
+      ['GET', '/v0.13/customers?limit=abc', 400, 'InvalidRequest', 1100],
+      ['GET', '/v0.13/customers?cursor=bogus', 400, 'InvalidCursor', 1150],
+      ['GET', '/v0.13/nothing-here', 404, 'NotFound', 1104],
+      ['GET', '/nothing-here', 404, 'NotFound', 1104],
+      ['DELETE', '/v0.13/customers', 404, 'NotFound', 1104],
+    ])('%s %s -> %i %s', async (method, path, status, error, code) => {
+      const res = await platform.request(method, path, { token });
+      expect(res.status).toBe(status);
+      expect(res.body).toMatchObject({ error, code, msg: expect.any(String), cause: expect.any(String) });
+    });
+  });
+
+  describe('outside the base path', () => {
+    it('serves health, readiness, the OpenAPI 3.1 document and the reference page', async () => {
+      expect((await platform.request('GET', '/healthz')).body).toEqual({ status: 'ok' });
+      expect((await platform.request('GET', '/readyz')).body).toEqual({ status: 'ready' });
+      const openapi = await platform.request('GET', '/openapi.json');
+      expect(openapi.status).toBe(200);
+      expect(openapi.body.openapi).toBe('3.1.0');
+      expect(Object.keys(openapi.body.paths)).toEqual(expect.arrayContaining(['/v0.13/auth/token', '/v0.13/customers', '/v0.13/customers/{id}/balance', '/v0.13/wallets/{id}/balance']));
+      expect(openapi.body['x-error-catalogue']).toEqual(expect.arrayContaining([expect.objectContaining({ error: 'CustomerNotFound', code: 10001, status: 404 })]));
+      const docs = await platform.request('GET', '/docs');
+      expect(docs.status).toBe(200);
+      expect(docs.text).toMatch(/<html/i);
+    });
+  });
+});

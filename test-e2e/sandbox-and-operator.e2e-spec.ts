@@ -1,0 +1,167 @@
+// API-CONTRACT: Operator routes, Sandbox simulations, Addresses/modes;
+// spec: GET /risk/config.
+import { ADMIN_TOKEN, expectError, TestPlatform } from './support/test-platform';
+
+describe('sandbox clock', () => {
+  let platform: TestPlatform;
+  let token: string;
+  beforeAll(async () => {
+    platform = await TestPlatform.start();
+    token = await platform.token();
+  });
+  afterAll(() => platform.stop());
+
+  it('reads and advances the project clock; new resources carry the advanced time', async () => {
+    const before = await platform.request('GET', '/v0.13/sandbox/clock', { token });
+    expect(before.body).toEqual({ object: 'sandboxClock', now: expect.any(String), offsetSeconds: 0 });
+    const advanced = await platform.request('POST', '/v0.13/sandbox/clock/advance', { token, body: { seconds: 86400 } });
+    expect(advanced.status).toBe(200);
+    expect(advanced.body).toMatchObject({ object: 'sandboxClock', offsetSeconds: 86400, firedTimers: 0 });
+    expect(Date.parse(advanced.body.now) - Date.parse(before.body.now)).toBeGreaterThanOrEqual(86400_000);
+    const customer = await platform.request('POST', '/v0.13/customers', { token, body: { type: 'individual', firstName: 'T', lastName: 'Ime' } });
+    expect(Date.parse(customer.body.createdAt) - Date.now()).toBeGreaterThan(86000_000);
+  });
+
+  it.each([[0], [-1], [1.5], ['60'], [null]])('refuses to advance by %p', async (seconds) => {
+    const res = await platform.request('POST', '/v0.13/sandbox/clock/advance', { token, body: { seconds } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('InvalidRequest');
+  });
+
+  it('fires timers that fall due when advanced', async () => {
+    const [{ project_id }] = await platform.running.dataSource.query(`SELECT project_id FROM gateway.api_keys LIMIT 1`);
+    const clock = await platform.request('GET', '/v0.13/sandbox/clock', { token });
+    await platform.running.dataSource.query(
+      `INSERT INTO platform.timers (project_id, kind, key, due_at) VALUES ($1, 'test.noop', 'e2e', $2)`,
+      [project_id, new Date(Date.parse(clock.body.now) + 600_000)],
+    );
+    const res = await platform.request('POST', '/v0.13/sandbox/clock/advance', { token, body: { seconds: 601 } });
+    expect(res.body.firedTimers).toBe(1);
+  });
+});
+
+describe('operator routes', () => {
+  let platform: TestPlatform;
+  beforeAll(async () => {
+    platform = await TestPlatform.start();
+  });
+  afterAll(() => platform.stop());
+
+  it('creates, reads, lists and updates projects', async () => {
+    const created = await platform.admin('POST', '/projects', { body: { name: 'acme', features: { cashPickup: true } } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^prj_/),
+      object: 'project',
+      name: 'acme',
+      features: { depositAddresses: false, cashPickup: true, globalRemittance: false, bulkPayouts: false },
+      limits: {},
+    });
+    expect((await platform.admin('GET', `/projects/${created.body.id}`)).body).toEqual(created.body);
+    const list = await platform.admin('GET', '/projects');
+    expect(list.body.data.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['acme', 'default']));
+    const patched = await platform.admin('PATCH', `/projects/${created.body.id}`, {
+      body: { features: { depositAddresses: true }, limits: { perTransactionMax: '5000.00', dailyBankPayoutCap: '20000' }, attributionTimeoutHours: 24 },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({
+      features: { depositAddresses: true, cashPickup: true },
+      limits: { perTransactionMax: '5000.00', dailyBankPayoutCap: '20000' },
+      attributionTimeoutHours: 24,
+    });
+  });
+
+  it('names the start-up project default', async () => {
+    const list = await platform.admin('GET', '/projects');
+    expect(list.body.data.filter((p: { name: string }) => p.name === 'default')).toHaveLength(1);
+  });
+
+  it('shows an API secret once and lets the pair obtain a token', async () => {
+    const project = await platform.admin('POST', '/projects', { body: { name: 'keys' } });
+    const pair = await platform.admin('POST', `/projects/${project.body.id}/api-keys`);
+    expect(pair.status).toBe(201);
+    expect(pair.body).toEqual({ apiKey: expect.stringMatching(/^sk_sdbx_[A-Za-z0-9]{24}$/), apiSecret: expect.any(String) });
+    const [row] = await platform.running.dataSource.query(`SELECT secret_hash FROM gateway.api_keys WHERE api_key = $1`, [pair.body.apiKey]);
+    expect(row.secret_hash).not.toContain(pair.body.apiSecret);
+    const events = await platform.running.dataSource.query(`SELECT data::text AS data FROM gateway.events`);
+    for (const e of events) expect(e.data).not.toContain(pair.body.apiSecret);
+    expect(await platform.token(pair.body.apiKey, pair.body.apiSecret)).toEqual(expect.any(String));
+  });
+
+  it('refuses bad operator input and unknown projects', async () => {
+    expectError(await platform.admin('POST', '/projects', { body: { name: '' } }), 400, 'InvalidRequest');
+    expectError(await platform.admin('POST', '/projects', { body: { name: 'x', features: { cashPickup: 'yes' } } }), 400, 'InvalidRequest');
+    expectError(await platform.admin('GET', '/projects/prj_01h455vb4pex5vsknk084sn02q'), 404, 'ProjectNotFound');
+    expectError(await platform.admin('GET', '/projects/nope'), 404, 'ProjectNotFound');
+    expectError(await platform.admin('PATCH', '/projects/prj_01h455vb4pex5vsknk084sn02q', { body: { attributionTimeoutHours: 2 } }), 404, 'ProjectNotFound');
+    expectError(await platform.admin('DELETE', '/api-keys/sk_sdbx_unknown'), 404, 'ApiKeyNotFound');
+  });
+
+  it('needs the operator token', async () => {
+    expectError(await platform.request('GET', '/v0.13/admin/projects'), 401, 'Unauthorized', 1000);
+    expectError(await platform.request('GET', '/v0.13/admin/projects', { token: `${ADMIN_TOKEN}x` }), 401, 'Unauthorized', 1000);
+  });
+
+  describe('GET /risk/config', () => {
+    let projectId: string;
+    beforeAll(async () => {
+      projectId = (await platform.admin('POST', '/projects', { body: { name: 'risk' } })).body.id;
+    });
+
+    it('returns only clientId and partnerId, with Cache-Control: no-store', async () => {
+      const { publishableKey } = (await platform.admin('POST', `/projects/${projectId}/publishable-keys`)).body;
+      expect(publishableKey).toMatch(/^pk_sdbx_/);
+      const res = await platform.request('GET', '/v0.13/risk/config', { headers: { 'api-key': publishableKey } });
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.body).sort()).toEqual(['clientId', 'partnerId']);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.body.partnerId).not.toContain(projectId);
+    });
+
+    it('answers 401 to a missing, unknown or revoked key', async () => {
+      const { publishableKey } = (await platform.admin('POST', `/projects/${projectId}/publishable-keys`)).body;
+      expectError(await platform.request('GET', '/v0.13/risk/config'), 401, 'Unauthorized', 1000);
+      expectError(await platform.request('GET', '/v0.13/risk/config', { headers: { 'api-key': 'pk_sdbx_unknown0000000000000' } }), 401, 'Unauthorized', 1000);
+      expect((await platform.admin('DELETE', `/publishable-keys/${publishableKey}`)).status).toBe(204);
+      expectError(await platform.request('GET', '/v0.13/risk/config', { headers: { 'api-key': publishableKey } }), 401, 'Unauthorized', 1000);
+    });
+
+    it('answers 403 when the key mode does not match the host', async () => {
+      // A production key stored on this sandbox deployment, as if copied across hosts.
+      await platform.running.dataSource.query(
+        `INSERT INTO gateway.publishable_keys (publishable_key, project_id, mode, created_at) VALUES ('pk_live_copiedAcrossHosts0000', $1, 'live', now())`,
+        [projectId],
+      );
+      const res = await platform.request('GET', '/v0.13/risk/config', { headers: { 'api-key': 'pk_live_copiedAcrossHosts0000' } });
+      expectError(res, 403, 'Forbidden');
+    });
+  });
+});
+
+describe('production mode', () => {
+  let platform: TestPlatform;
+  beforeAll(async () => {
+    platform = await TestPlatform.start({ MM_ENVIRONMENT: 'production', MM_BOOTSTRAP_API_KEY: 'sk_live_e2eProductionKey01', MM_BOOTSTRAP_API_SECRET: 'e2e-production-secret-0123' });
+  });
+  afterAll(() => platform.stop());
+
+  it('hides sandbox routes and refuses sandbox keys', async () => {
+    const token = await platform.token('sk_live_e2eProductionKey01', 'e2e-production-secret-0123');
+    expect((await platform.request('GET', '/v0.13/sandbox/clock', { token })).status).toBe(404);
+    expect((await platform.request('POST', '/v0.13/sandbox/clock/advance', { token, body: { seconds: 5 } })).status).toBe(404);
+    const sandboxKey = await platform.request('POST', '/v0.13/auth/token', { body: { apiKey: 'sk_sdbx_e2eBootstrapKey01', apiSecret: 'e2e-bootstrap-secret-0123456789' } });
+    expect(sandboxKey.status).toBe(401);
+  });
+
+  it('answers 503 RiskConfigUnavailable when no risk provider is configured, and 403 to a sandbox publishable key', async () => {
+    const project = (await platform.admin('GET', '/projects')).body.data[0];
+    const { publishableKey } = (await platform.admin('POST', `/projects/${project.id}/publishable-keys`)).body;
+    expect(publishableKey).toMatch(/^pk_live_/);
+    expectError(await platform.request('GET', '/v0.13/risk/config', { headers: { 'api-key': publishableKey } }), 503, 'RiskConfigUnavailable');
+    await platform.running.dataSource.query(
+      `INSERT INTO gateway.publishable_keys (publishable_key, project_id, mode, created_at) VALUES ('pk_sdbx_copiedAcrossHosts0000', $1, 'sdbx', now())`,
+      [project.id],
+    );
+    expectError(await platform.request('GET', '/v0.13/risk/config', { headers: { 'api-key': 'pk_sdbx_copiedAcrossHosts0000' } }), 403, 'Forbidden');
+  });
+});
