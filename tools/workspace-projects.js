@@ -6,7 +6,11 @@ const fs = require('fs');
 const path = require('path');
 
 const projects = [
-  ['apps/platform', 'platform-app', 'scope:platform', 'type:app'],
+  ['apps/platform', 'platform-app', 'scope:app', 'type:app'],
+  // Composition of every service into one process: what apps, e2e tests and the benchmark start.
+  ['libs/runtime/platform', 'runtime-platform', 'scope:app', 'type:runtime', '@mm/runtime/platform'],
+  ['test-e2e', 'e2e', 'scope:app', 'type:e2e'],
+  ['tools', 'tools', 'scope:app', 'type:tools'],
   ['libs/contracts', 'contracts', 'scope:contracts', 'type:contracts', '@mm/contracts'],
   // Framework-free building blocks a domain may use.
   ...['ids', 'money', 'decider'].map((n) => [
@@ -30,11 +34,11 @@ for (const [dir, name, scope, type, alias] of projects) {
   const projectJson = {
     name,
     $schema: path.relative(dir, 'node_modules/nx/schemas/project-schema.json'),
-    sourceRoot: `${dir}/src`,
+    sourceRoot: dir === 'test-e2e' || dir === 'tools' ? dir : `${dir}/src`,
     projectType: type === 'type:app' ? 'application' : 'library',
     tags: [scope, type],
   };
-  fs.mkdirSync(path.join(root, dir, 'src'), { recursive: true });
+  fs.mkdirSync(path.join(root, projectJson.sourceRoot), { recursive: true });
   fs.writeFileSync(path.join(root, dir, 'project.json'), JSON.stringify(projectJson, null, 2) + '\n');
   if (alias) aliases[alias] = [`./${dir}/src/index.ts`];
 }

@@ -2,7 +2,7 @@
 // clone of the migrated test database, driven over real HTTP.
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { startPlatform, type RunningPlatform } from '../../apps/platform/src/start-platform';
+import { startPlatform, type RunningPlatform } from '@mm/runtime/platform';
 import { loadConfig } from '@mm/platform/config';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
 

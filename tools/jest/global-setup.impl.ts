@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { openDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
-import { platformMigrations } from '../../apps/platform/src/migrations';
+import { platformMigrations } from '@mm/runtime/platform';
 
 interface State {
   embedded?: EmbeddedDatabase;

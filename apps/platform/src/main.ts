@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, type PlatformConfig } from '@mm/platform/config';
 import { API_BASE_PATH } from '@mm/platform/http';
-import { startPlatform } from './start-platform';
+import { startPlatform } from '@mm/runtime/platform';
 
 interface LocalCredentials {
   apiKey: string;

@@ -1,0 +1,3 @@
+export * from './start-platform';
+export * from './migrations';
+export * from './platform.module';
