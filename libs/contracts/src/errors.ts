@@ -45,15 +45,11 @@ export const ERROR_CATALOGUE = {
 
   // Accounts (10100-10199, 11000-11099)
   UnsupportedCurrency: { code: 10100, status: 400, msg: 'unsupported currency', when: 'estimatedBalanceCurrencyCode is not a supported ISO 4217 code' },
-  EndorsementRejected: { code: 10110, status: 422, msg: 'endorsement rejected', when: 'reserved: an operation needs an endorsement that was rejected' },
   InvalidWalletID: { code: 11000, status: 400, msg: 'invalid wallet_id', when: 'a wallet id is malformed' },
   WalletNotFound: { code: 11001, status: 404, msg: 'wallet not found', when: 'no such wallet in this project' },
   UnsupportedAssetNetwork: { code: 11002, status: 400, msg: 'unsupported asset and network', when: 'a custodial wallet for this asset on this network is not offered' },
   InvalidAmount: { code: 11003, status: 400, msg: 'invalid amount', when: 'an amount is not a positive decimal string within the asset precision and limits' },
   InsufficientFunds: { code: 11004, status: 422, msg: 'insufficient funds', when: 'a debit would take a wallet below zero' },
-
-  // Sandbox (1600-1699)
-  SandboxOnly: { code: 1600, status: 404, msg: 'not found', when: 'a sandbox route called in production' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorName = keyof typeof ERROR_CATALOGUE;

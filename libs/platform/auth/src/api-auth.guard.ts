@@ -35,7 +35,8 @@ export class ApiAuthGuard extends AuthGuard('jwt') {
     const targets = [context.getHandler(), context.getClass()];
     const request = context.switchToHttp().getRequest<ApiRequest>();
     if (this.reflector.getAllAndOverride<boolean>(SANDBOX_ONLY, targets) && !this.config.isSandbox) {
-      throw new ApiError('SandboxOnly', 'sandbox routes are not available in production');
+      // Exactly what an unknown route answers: production does not reveal the simulation routes.
+      throw new ApiError('NotFound', `no route ${request.method} ${request.url.split('?')[0]}`);
     }
     const access = this.reflector.getAllAndOverride<RouteAccess>(ROUTE_ACCESS, targets) ?? 'partner';
     if (access === 'public' || access === 'publishable-key') {
