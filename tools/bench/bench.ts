@@ -97,7 +97,7 @@ async function main(): Promise<void> {
     );
     figures.push(await load('balance read     GET /customers/{id}/balance', { url: `${api}/customers/${customer.id}/balance`, headers: auth }));
 
-    const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(46) : c.padStart(12))).join('') + '\n');
+    const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(46) : c.padStart(15))).join('') + '\n');
     process.stdout.write('\n');
     line(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'vs raw insert']);
     line([`raw PostgreSQL insert (pg loop)`, raw.toFixed(0), '', '', '', '1.00']);

@@ -41,3 +41,20 @@ export async function openDatabase(options: DataSourceOptions): Promise<DataSour
   }
   return dataSource;
 }
+
+/**
+ * Waits (at most timeoutMs) until no query holds a pooled connection, so
+ * closing the pool does not cut off a request whose client already went away
+ * but whose handler is still running.
+ */
+export async function drainPool(dataSource: DataSource, timeoutMs = 5000): Promise<void> {
+  const pool = (dataSource.driver as unknown as { master?: { totalCount: number; idleCount: number; waitingCount: number } }).master;
+  if (!pool) return;
+  const deadline = Date.now() + timeoutMs;
+  let quietChecks = 0;
+  while (Date.now() < deadline && quietChecks < 2) {
+    const busy = pool.totalCount - pool.idleCount + pool.waitingCount;
+    quietChecks = busy === 0 ? quietChecks + 1 : 0;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -8,7 +8,7 @@ import type { DataSource } from 'typeorm';
 import { GatewayService, type BootstrapResult } from '@mm/gateway/application';
 import { TimerService } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
-import { openDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
+import { drainPool, openDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
 import { ApiFastifyAdapter, configureHttpApp, frameworkErrors, serveOpenApi } from '@mm/platform/http';
 import { createRootLogger, PinoNestLogger } from './logger';
 import { platformMigrations } from './migrations';
@@ -40,6 +40,8 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
     bodyLimit: config.MM_BODY_LIMIT_BYTES,
     trustProxy: config.MM_TRUST_PROXY === 'true',
     frameworkErrors,
+    // Graceful stop: requests in flight finish before the database pool closes; new ones get 503.
+    forceCloseConnections: false,
   });
   const app = await NestFactory.create<NestFastifyApplication>(PlatformModule.forRoot(config, dataSource), adapter, {
     logger: new PinoNestLogger(logger),
@@ -62,7 +64,10 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
     embedded,
     stop: async () => {
       await app.close();
-      if (dataSource.isInitialized) await dataSource.destroy();
+      if (dataSource.isInitialized) {
+        await drainPool(dataSource);
+        await dataSource.destroy();
+      }
       await embedded?.stop();
     },
   };
