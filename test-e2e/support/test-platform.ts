@@ -27,6 +27,9 @@ export interface RequestOptions {
 }
 
 export class TestPlatform {
+  /** Every 500 this platform answered: a 500 is a defect whatever the test asserted. */
+  private readonly internalErrors: string[] = [];
+
   private constructor(readonly running: RunningPlatform) {}
 
   static async start(env: Record<string, string> = {}): Promise<TestPlatform> {
@@ -49,6 +52,7 @@ export class TestPlatform {
 
   async stop(): Promise<void> {
     await this.running.stop();
+    if (this.internalErrors.length > 0) throw new Error(`the platform answered 500 to:\n${this.internalErrors.join('\n')}`);
   }
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Response<T>> {
@@ -58,12 +62,13 @@ export class TestPlatform {
     if ((method === 'POST' || method === 'PATCH') && options.idempotencyKey !== null) {
       headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
     }
-    const response = await fetch(`${this.url}${path.startsWith('/v0.13') || !path.startsWith('/') ? path : path}`, {
+    const response = await fetch(`${this.url}${path}`, {
       method,
       headers,
       body: options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
     });
     const text = await response.text();
+    if (response.status === 500) this.internalErrors.push(`${method} ${path}: ${text}`);
     let body: any = text;
     try {
       body = text ? JSON.parse(text) : undefined;

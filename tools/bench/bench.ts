@@ -55,6 +55,12 @@ async function rawInsertRate(url: string): Promise<number> {
   return (perClient * CONNECTIONS) / seconds;
 }
 
+async function postJson<T>(url: string, headers: Record<string, string>, body: unknown): Promise<T> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID(), ...headers }, body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mm-bench-'));
   const config = loadConfig({
@@ -69,16 +75,13 @@ async function main(): Promise<void> {
   const platform = await startPlatform(config, { host: '127.0.0.1' });
   const api = `${platform.url}/v0.13`;
   try {
-    const tokenBody = JSON.stringify({ apiKey: 'sk_sdbx_benchmarkKey0001', apiSecret: 'benchmark-secret-0123456789' });
-    const token = (await (await fetch(`${api}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: tokenBody })).json()).accessToken;
-    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const customer = await (
-      await fetch(`${api}/customers`, { method: 'POST', headers: { ...auth, 'idempotency-key': randomUUID() }, body: JSON.stringify({ type: 'individual', firstName: 'Bench', lastName: 'Mark' }) })
-    ).json();
-    const wallet = await (
-      await fetch(`${api}/customers/${customer.id}/wallets`, { method: 'POST', headers: { ...auth, 'idempotency-key': randomUUID() }, body: JSON.stringify({ asset: 'usdc', network: 'meridianchain' }) })
-    ).json();
-    await fetch(`${api}/sandbox/wallets/${wallet.id}/fund`, { method: 'POST', headers: { ...auth, 'idempotency-key': randomUUID() }, body: JSON.stringify({ amount: '100' }) });
+    const credentials = { apiKey: 'sk_sdbx_benchmarkKey0001', apiSecret: 'benchmark-secret-0123456789' };
+    const tokenBody = JSON.stringify(credentials);
+    const { accessToken } = await postJson<{ accessToken: string }>(`${api}/auth/token`, {}, credentials);
+    const auth = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
+    const customer = await postJson<{ id: string }>(`${api}/customers`, auth, { type: 'individual', firstName: 'Bench', lastName: 'Mark' });
+    const wallet = await postJson<{ id: string }>(`${api}/customers/${customer.id}/wallets`, auth, { asset: 'usdc', network: 'meridianchain' });
+    await postJson(`${api}/sandbox/wallets/${wallet.id}/fund`, auth, { amount: '100' });
 
     const dbUrl = platform.embedded?.url ?? config.DATABASE_URL!;
     process.stdout.write(`benchmark: ${CONNECTIONS} connections, ${DURATION_S}s per scenario, ${process.env.DATABASE_URL ? 'external' : 'embedded'} PostgreSQL\n`);

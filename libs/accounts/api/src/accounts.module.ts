@@ -15,6 +15,6 @@ import { AccountsEventsController, CustomersController, SandboxWalletsController
     { provide: CustodianProvider, useClass: SandboxCustodian },
     { provide: KycProvider, useClass: SandboxKyc },
   ],
-  exports: [AccountsEventStore],
+  exports: [AccountsEventStore, CustomersService],
 })
 export class AccountsModule {}

@@ -8,6 +8,10 @@ import { runCommand } from './command-runner';
 describe('EventStore on PostgreSQL', () => {
   let db: TestDatabase;
   let store: EventStore;
+  /** Other test files' transactions share the cluster's read horizon: wait for it rather than assume it. */
+  const settled = async () => {
+    for (let i = 0; i < 400 && !(await store.allVisible()); i++) await new Promise((r) => setTimeout(r, 25));
+  };
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -82,6 +86,7 @@ describe('EventStore on PostgreSQL', () => {
   });
 
   it('reads all events in commit-safe global order from a checkpoint', async () => {
+    await settled();
     const all = await store.readAll(START, 1000);
     const positions = all.map((e) => BigInt(e.globalPosition));
     expect(positions.length).toBeGreaterThan(5);
@@ -90,6 +95,7 @@ describe('EventStore on PostgreSQL', () => {
   });
 
   it('does not hand out an event while an earlier-started transaction may still commit before it', async () => {
+    await settled();
     const before = await store.readAll(START, 10000);
     const after = before[before.length - 1];
     const runner = db.dataSource.createQueryRunner();
@@ -104,6 +110,7 @@ describe('EventStore on PostgreSQL', () => {
     );
     await runner.commitTransaction();
     await runner.release();
+    await settled();
     const seen = await store.readAll({ transactionId: after.transactionId, globalPosition: after.globalPosition });
     expect(seen.map((e) => e.type)).toEqual(['slow.done', 'fast.done']);
   });
@@ -114,11 +121,13 @@ describe('EventStore on PostgreSQL', () => {
       const sub = new Subscription(db.uow, 'test-sub', [store], async (e) => {
         seen.push(e.eventId);
       }, { batchSize: 3 });
+      await settled();
       await sub.drain();
       const all = await store.readAll(START, 10000);
       expect(seen).toEqual(all.map((e) => e.eventId));
 
       await store.append('later', 'no_stream', [{ type: 'later.happened', data: {} }]);
+      await settled();
       const resumed = new Subscription(db.uow, 'test-sub', [store], async (e) => {
         seen.push(e.eventId);
       });
@@ -134,6 +143,7 @@ describe('EventStore on PostgreSQL', () => {
         if (fail && e.type === 'order.paid') throw new Error('handler down');
         handled.push(e.type);
       });
+      await settled();
       await expect(sub.drain()).rejects.toThrow('handler down');
       expect(await sub.checkpoint(store)).toEqual(START);
       fail = false;
@@ -149,6 +159,7 @@ describe('EventStore on PostgreSQL', () => {
         counts.set(e.eventId, (counts.get(e.eventId) ?? 0) + 1);
         await new Promise((r) => setTimeout(r, 1));
       };
+      await settled();
       const a = new Subscription(db.uow, 'competing', [store], handler, { batchSize: 2 });
       const b = new Subscription(db.uow, 'competing', [store], handler, { batchSize: 2 });
       await Promise.all([a.drain(), b.drain()]);

@@ -137,6 +137,18 @@ export class EventStore {
     return rows.map((r) => this.toRecorded(r));
   }
 
+  /**
+   * True when every committed event is readable through readAll. Transaction
+   * ids are cluster-wide, so any transaction still running anywhere in the
+   * PostgreSQL cluster can briefly hold the read horizon back.
+   */
+  async allVisible(): Promise<boolean> {
+    const [row] = await this.uow.query<{ visible: boolean }>(
+      `SELECT NOT EXISTS (SELECT 1 FROM ${this.schema}.events WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot())) AS visible`,
+    );
+    return row.visible;
+  }
+
   private toRecorded(row: EventRow): RecordedEvent {
     return {
       eventId: row.event_id,

@@ -1,8 +1,10 @@
 // Checkpointed subscriptions: a named consumer reads one or more events logs in
 // order and handles each event in the same transaction that advances its
-// checkpoint, so a crash replays nothing twice and loses nothing. The
-// checkpoint row is locked FOR UPDATE SKIP LOCKED: across processes, one
-// instance of a subscription works a source at a time, in order.
+// checkpoint, so a crash replays nothing twice and loses nothing. A
+// transaction-scoped advisory lock per (subscription, source) lets one
+// instance work a source at a time, in order, across processes. Unlike a row
+// lock it takes no transaction id, so an idle poll does not itself hold back
+// the read horizon of every reader in the cluster (ADR 0001).
 import type { UnitOfWork } from '@mm/platform/database';
 import { START, type Checkpoint, type EventStore, type RecordedEvent } from './event-store';
 
@@ -16,6 +18,7 @@ export interface SubscriptionOptions {
 
 export class Subscription {
   private running = false;
+  private wakePending = false;
   private timer?: NodeJS.Timeout;
   private wakeUp?: () => void;
   private loop?: Promise<void>;
@@ -55,8 +58,9 @@ export class Subscription {
     await this.loop;
   }
 
-  /** Something was appended: poll now instead of at the next tick. */
+  /** Something was appended: poll now instead of at the next tick (also when a poll is under way). */
   wake(): void {
+    this.wakePending = true;
     this.wakeUp?.();
   }
 
@@ -77,13 +81,14 @@ export class Subscription {
   private async run(): Promise<void> {
     while (this.running) {
       let handled = 0;
+      this.wakePending = false;
       try {
         handled = await this.pollOnce();
       } catch (error) {
         this.options.onError?.(error);
       }
       if (!this.running) break;
-      if (handled > 0) continue;
+      if (handled > 0 || this.wakePending) continue;
       await new Promise<void>((resolve) => {
         this.wakeUp = resolve;
         this.timer = setTimeout(resolve, this.options.idlePollMs ?? 200);
@@ -97,14 +102,16 @@ export class Subscription {
       [this.name, store.schema],
     );
     return this.uow.run(async () => {
+      const [{ locked }] = await this.uow.query<{ locked: boolean }>(
+        `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7346003)) AS locked`,
+        [`${this.name}\n${store.schema}`],
+      );
+      if (!locked) return 0; // another instance holds this source
       const [row] = await this.uow.query<{ transaction_id: string; global_position: string }>(
         `SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
-           FROM platform.subscription_checkpoints
-          WHERE subscription = $1 AND source = $2
-          FOR UPDATE SKIP LOCKED`,
+           FROM platform.subscription_checkpoints WHERE subscription = $1 AND source = $2`,
         [this.name, store.schema],
       );
-      if (!row) return 0; // another instance holds this source
       const events = await store.readAll(
         { transactionId: row.transaction_id, globalPosition: row.global_position },
         this.options.batchSize ?? 100,

@@ -98,7 +98,7 @@ export function listenConnectionConfig(dataSource: DataSource): ClientConfig {
     user: credentials.username,
     password: credentials.password,
     database: credentials.database,
-    ssl: credentials.ssl as ClientConfig['ssl'],
+    ssl: credentials.ssl as ClientConfig['ssl'], // the same object TypeORM hands to pg
     connectionTimeoutMillis: options.connectTimeoutMS,
     application_name: options.applicationName ?? credentials.applicationName,
   };

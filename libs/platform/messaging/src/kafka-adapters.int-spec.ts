@@ -11,19 +11,9 @@ import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { KafkaEventServer } from './kafka-event.server';
 import { toKafkaMessage } from './kafka-message';
 import { KafkaRelay } from './kafka-relay';
+import { eventually } from './transport.contract';
 
-async function eventually(assertion: () => void | Promise<void>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await assertion();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
-
+const ids = (events: RecordedEvent[]) => events.map((e) => e.eventId);
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** Stands in for a kafkajs producer: records every send attempt, and can refuse some. */
@@ -55,13 +45,18 @@ class RecordingProducer {
   }
 }
 
+// One database for the file (see pg-log.transport.int-spec.ts).
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(() => db.close());
+
 describe('KafkaRelay', () => {
-  let db: TestDatabase;
   let store: EventStore;
   let relay: KafkaRelay | undefined;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
     const runner = db.dataSource.createQueryRunner();
     await createEventsTable(runner, 'relay_log');
     await runner.release();
@@ -71,7 +66,6 @@ describe('KafkaRelay', () => {
     await relay?.stop();
     await db.uow.query(`DELETE FROM platform.subscription_checkpoints`);
   });
-  afterAll(() => db.close());
 
   const readAll = async () => store.readAll(undefined, 10_000);
 
@@ -89,8 +83,12 @@ describe('KafkaRelay', () => {
     await store.append('cus_1', 1, [{ type: 'customer.updated', data: { n: 2 } }]);
     await store.append('cus_3', 'no_stream', [{ type: 'customer.created', data: { n: 3 } }]);
 
-    const all = await readAll();
-    await eventually(() => expect(producer.published()).toEqual(all.map((e) => e.eventId)));
+    let all: RecordedEvent[] = [];
+    await eventually(async () => {
+      // Re-read: the log shows an event once no older transaction anywhere may still commit before it.
+      all = await readAll();
+      expect(producer.published()).toEqual(ids(all));
+    });
     expect(producer.config).toMatchObject({ idempotent: true });
     expect(producer.attempts.map((a) => a.record)).toEqual(
       all.map((event) => {
@@ -102,7 +100,6 @@ describe('KafkaRelay', () => {
 
   it('keeps its checkpoint when a send fails and sends again from there (at-least-once)', async () => {
     const producer = new RecordingProducer();
-    const before = await readAll();
     const appended = await store.append('cus_9', 'no_stream', [
       { type: 'customer.created', data: {} },
       { type: 'customer.updated', data: { fails: 'once' } },
@@ -114,27 +111,37 @@ describe('KafkaRelay', () => {
       return (refused = true);
     };
     const errors: string[] = [];
-    relay = new KafkaRelay({ uow: db.uow, source: store, kafka: producer.kafka, idlePollMs: 100, logger: { ...quiet, error: (m: string) => errors.push(m) } });
-    await relay.start();
+    const failing = new KafkaRelay({ uow: db.uow, source: store, kafka: producer.kafka, idlePollMs: 100, logger: { ...quiet, error: (m: string) => errors.push(m) } });
+    relay = failing;
+    await failing.start();
 
-    const all = [...before, ...appended].map((e) => e.eventId);
-    await eventually(() => expect(producer.published().slice(-3)).toEqual(appended.map((e) => e.eventId)));
-    // The whole first attempt rolled back: its events were sent again, in order, after the refused one.
-    const firstAttempt = all.slice(0, all.indexOf(appended[1].eventId));
-    expect(producer.published()).toEqual([...firstAttempt, ...all]);
+    await eventually(async () => {
+      const [checkpoint] = await db.uow.query<{ global_position: string }>(
+        `SELECT global_position::text AS global_position FROM platform.subscription_checkpoints WHERE subscription = $1`,
+        [failing.name],
+      );
+      expect(checkpoint?.global_position).toBe(appended[2].globalPosition);
+    });
+    const all = ids(await readAll());
+    const refusedAt = all.indexOf(appended[1].eventId);
+    const failure = producer.attempts.findIndex((a) => a.failed);
+    const sent = (attempts: RecordingProducer['attempts']) => attempts.map((a) => String(a.record.messages[0].headers?.eventId));
+    const beforeFailure = sent(producer.attempts.slice(0, failure));
+    const afterFailure = sent(producer.attempts.slice(failure + 1));
+    // Up to the failure: the log in order. After it: the log again in order, from the
+    // checkpoint, which had not moved past the refused event.
+    expect(beforeFailure).toEqual(all.slice(0, refusedAt));
+    const resumedAt = all.indexOf(afterFailure[0]);
+    expect(resumedAt).toBeGreaterThanOrEqual(0);
+    expect(resumedAt).toBeLessThanOrEqual(refusedAt);
+    expect(afterFailure).toEqual(all.slice(resumedAt));
     expect(errors).toEqual([expect.stringContaining(`customer.updated ${appended[1].eventId}: publishing failed`)]);
-    const [checkpoint] = await db.uow.query<{ global_position: string }>(
-      `SELECT global_position::text AS global_position FROM platform.subscription_checkpoints WHERE subscription = $1`,
-      [relay.name],
-    );
-    expect(checkpoint.global_position).toBe(appended[2].globalPosition);
   });
 });
 
 describe('KafkaEventServer without a broker', () => {
   const effects: string[] = [];
   let failNext = false;
-  let db: TestDatabase;
   let app: INestMicroservice;
   let server: KafkaEventServer;
 
@@ -195,7 +202,6 @@ describe('KafkaEventServer without a broker', () => {
   };
 
   beforeAll(async () => {
-    db = await createTestDatabase();
     await db.uow.query(`CREATE TABLE kafka_effects (event_id text NOT NULL)`);
     @Module({ controllers: [CustomerProjection], providers: [{ provide: UnitOfWork, useValue: db.uow }] })
     class CustomersModule {}
@@ -203,10 +209,7 @@ describe('KafkaEventServer without a broker', () => {
     app = await NestFactory.createMicroservice<MicroserviceOptions>(CustomersModule, { strategy: server, logger: false, abortOnError: false });
     await app.init(); // registers the handlers; listen() would connect to the broker
   });
-  afterAll(async () => {
-    await app.close();
-    await db.close();
-  });
+  afterAll(() => app.close());
 
   it('gives a redelivered message no second effect', async () => {
     await server.handleMessage(delivery(event('evt_a')));

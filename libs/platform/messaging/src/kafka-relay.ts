@@ -40,8 +40,8 @@ export class KafkaRelay implements OnApplicationBootstrap, OnApplicationShutdown
       idempotent: true,
       maxInFlightRequests: 1,
       // The send holds the relay's transaction open, and an open transaction holds back
-      // every log reader of the database: give up after a few retries and let the next
-      // poll try again, instead of kafkajs' default of retrying for ever.
+      // every log reader of the PostgreSQL cluster (readAll's commit-safe gate): give up
+      // after a few retries and let the next poll try again, not kafkajs' retry-for-ever.
       retry: { retries: 5 },
     });
     await producer.connect();

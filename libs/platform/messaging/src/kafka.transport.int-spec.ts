@@ -11,7 +11,7 @@ const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
 if (brokers.length === 0) {
-  console.warn('kafka.transport.int-spec: skipped: no Kafka broker (set KAFKA_BROKERS=host:port to run the contract on Kafka)');
+  process.stderr.write('kafka.transport.int-spec: skipped: no Kafka broker (set KAFKA_BROKERS=host:port to run the contract on Kafka)\n');
 }
 const itWithKafka = brokers.length > 0 ? it : it.skip;
 

@@ -1,11 +1,11 @@
-import { Controller, Inject, Module } from '@nestjs/common';
+import { Controller, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Ctx, EventPattern, Payload, type MicroserviceOptions } from '@nestjs/microservices';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { createEventsTable, EventStore, type RecordedEvent } from '@mm/platform/event-store';
 import { EventsNotifyListener, listenConnectionConfig } from './events-notify.listener';
 import { PgLogContext, PgLogTransport } from './pg-log.transport';
-import { transportContract } from './transport.contract';
+import { eventually, transportContract } from './transport.contract';
 
 async function logOf(db: TestDatabase, schema: string): Promise<EventStore> {
   const runner = db.dataSource.createQueryRunner();
@@ -14,40 +14,32 @@ async function logOf(db: TestDatabase, schema: string): Promise<EventStore> {
   return new EventStore(db.uow, schema);
 }
 
-async function eventually(assertion: () => void | Promise<void>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await assertion();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
+// One database for the file: creating one holds a transaction id that, while it runs, hides
+// newly committed events from every log reader of the cluster (readAll's commit-safe gate).
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(() => db.close());
 
 transportContract('PgLogTransport', async () => {
-  const db = await createTestDatabase();
   const store = await logOf(db, 'contract_log');
   return {
     uow: db.uow,
     append: (streamId, events) => db.uow.run(() => store.append(streamId, 'any', events)),
     createServer: (group) => new PgLogTransport({ uow: db.uow, group, sources: [store], idlePollMs: 100, batchSize: 10 }),
-    close: () => db.close(),
+    close: async () => undefined,
   };
 });
 
 describe('PgLogTransport beyond the contract', () => {
-  let db: TestDatabase;
   let orders: EventStore;
   let payments: EventStore;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
     orders = await logOf(db, 'mq_orders');
     payments = await logOf(db, 'mq_payments');
   });
-  afterAll(() => db.close());
 
   it('feeds one group from several logs, in version order across event types, with the event and group in @Ctx()', async () => {
     const seen: string[] = [];

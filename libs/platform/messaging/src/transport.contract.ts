@@ -82,7 +82,7 @@ const happened = (data: HappenedData = {}): NewEvent => ({ type: 'contract.happe
 const ids = (events: Array<{ eventId: string }>) => events.map((e) => e.eventId);
 
 /** Re-runs the assertion until it passes; only the deadline is a failure. */
-async function eventually(assertion: () => Promise<void>, timeoutMs = 60_000): Promise<void> {
+export async function eventually(assertion: () => void | Promise<void>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -146,6 +146,30 @@ export function transportContract(name: string, createHarness: () => Promise<Tra
       });
     }
 
+    /**
+     * Every expected event has the group's effect. On a mismatch the failure
+     * names what is missing beside the group's checkpoint and the read horizon,
+     * so an intermittent miss explains itself.
+     */
+    async function expectHandled(group: string, streams: string[], expected: string[]): Promise<EffectRow[]> {
+      const rows = await effects(group, streams);
+      const seen = new Set(rows.map((r) => r.event_id));
+      const missing = expected.filter((id) => !seen.has(id));
+      if (missing.length > 0) {
+        const checkpoints = await h.uow.query(
+          `SELECT source, transaction_id::text AS transaction_id, global_position::text AS global_position FROM platform.subscription_checkpoints WHERE subscription = $1`,
+          [group],
+        );
+        const [horizon] = await h.uow.query<{ xmin: string }>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`);
+        const handledBy = rows.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.server]: (acc[r.server] ?? 0) + 1 }), {});
+        throw new Error(
+          `${group}: ${missing.length} of ${expected.length} events have no effect: ${JSON.stringify({ missing, handledBy, checkpoints, horizon: horizon.xmin })}`,
+        );
+      }
+      expect(rows.map((r) => r.event_id).sort()).toEqual([...expected].sort());
+      return rows;
+    }
+
     function expectVersionOrder(rows: EffectRow[], streams: string[]): void {
       for (const stream of streams) {
         const versions = rows.filter((r) => r.stream_id === stream).map((r) => r.stream_version);
@@ -185,8 +209,7 @@ export function transportContract(name: string, createHarness: () => Promise<Tra
       await settle([group], streams);
 
       const handled = appended.filter((e) => e.type === 'contract.happened');
-      const rows = await effects(group, streams);
-      expect(rows.map((r) => r.event_id).sort()).toEqual(ids(handled).sort());
+      const rows = await expectHandled(group, streams, ids(handled));
       for (const row of rows) expect(row.payload).toEqual(handled.find((e) => e.eventId === row.event_id));
       expectVersionOrder(rows, streams);
     }, TIMEOUT);
@@ -228,10 +251,7 @@ export function transportContract(name: string, createHarness: () => Promise<Tra
       const appended = (await Promise.all(streams.map((s) => h.append(s, [happened(), happened(), happened()])))).flat();
       await settle(groups, streams);
 
-      for (const group of groups) {
-        const rows = await effects(group, streams);
-        expect(rows.map((r) => r.event_id).sort()).toEqual(ids(appended).sort());
-      }
+      for (const group of groups) await expectHandled(group, streams, ids(appended));
     }, TIMEOUT);
 
     test('shares a group between two running servers: each event is handled exactly once', async () => {
@@ -244,8 +264,7 @@ export function transportContract(name: string, createHarness: () => Promise<Tra
       }
       await settle([group], streams);
 
-      const rows = await effects(group, streams);
-      expect(rows.map((r) => r.event_id).sort()).toEqual(ids(appended).sort());
+      const rows = await expectHandled(group, streams, ids(appended));
       expectVersionOrder(rows, streams);
     }, TIMEOUT);
   });

@@ -5,10 +5,12 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController } from 'fastify';
 import type { DataSource } from 'typeorm';
+import { AccountsEventStore } from '@mm/accounts/application';
 import { GatewayService, type BootstrapResult } from '@mm/gateway/application';
 import { TimerService } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
-import { drainPool, openDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
+import { drainPool, openDatabase, startEmbeddedPostgres, UnitOfWork, type EmbeddedDatabase } from '@mm/platform/database';
+import { createEventTransport } from '@mm/platform/messaging';
 import { ApiFastifyAdapter, configureHttpApp, frameworkErrors, serveOpenApi } from '@mm/platform/http';
 import { createRootLogger, PinoNestLogger } from './logger';
 import { platformMigrations } from './migrations';
@@ -49,9 +51,22 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
   });
   configureHttpApp(app);
   serveOpenApi(app);
-  app.enableShutdownHooks();
+  // Event handlers (@EventPattern) read the services' logs through the PostgreSQL log transport.
+  app.connectMicroservice(
+    {
+      strategy: createEventTransport({
+        mode: 'postgres',
+        uow: app.get(UnitOfWork),
+        group: 'accounts',
+        sources: [app.get(AccountsEventStore)],
+        logger: new PinoNestLogger(logger),
+      }),
+    },
+    { inheritAppConfig: false },
+  );
   await app.init();
   const bootstrap = await app.get(GatewayService).bootstrap();
+  await app.startAllMicroservices();
   app.get(TimerService).start();
   await app.listen({ port: config.PORT, host: options.host ?? '0.0.0.0' });
   const address = app.getHttpServer().address();
