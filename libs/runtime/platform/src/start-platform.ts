@@ -31,7 +31,7 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
   let url = config.DATABASE_URL;
   if (!url) {
     logger.info({ dataDir: config.MM_DATA_DIR }, 'starting embedded PostgreSQL');
-    embedded = await startEmbeddedPostgres({ dataDir: config.MM_DATA_DIR, database: 'money_movement' });
+    embedded = await startEmbeddedPostgres({ dataDir: config.MM_DATA_DIR, database: 'money_movement', onNotice: (line) => logger.warn(line) });
     url = embedded.url;
   }
   const dataSource = await openDatabase({ url, migrations: platformMigrations });
