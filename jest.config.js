@@ -25,6 +25,7 @@ module.exports = {
   globalSetup: '<rootDir>/tools/jest/global-setup.js',
   globalTeardown: '<rootDir>/tools/jest/global-teardown.js',
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/tools/jest/summary-reporter.js'],
   testTimeout: 30000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
