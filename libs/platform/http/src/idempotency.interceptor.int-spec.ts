@@ -1,0 +1,136 @@
+// Idempotency-Key semantics (API-CONTRACT: Common shapes) on a real
+// PostgreSQL, with a handler whose effect is one row.
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { Body, Controller, Injectable, Post, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { APP_GUARD, APP_INTERCEPTOR, NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Module } from '@nestjs/common';
+import { ApiError } from '@mm/contracts';
+import { UnitOfWork } from '@mm/platform/database';
+import { ConcurrencyError } from '@mm/platform/event-store';
+import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
+import { ErrorBodyFilter } from './error-body.filter';
+import { IdempotencyInterceptor } from './idempotency.interceptor';
+import type { ApiRequest } from './request-context';
+
+let db: TestDatabase;
+const behaviour = { failNext: false, conflictsBeforeSuccess: 0, delayMs: 0 };
+
+/** Stands in for the bearer guard: the project comes from a test header. */
+@Injectable()
+class TestProjectGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<ApiRequest>();
+    request.caller = { kind: 'partner', projectId: String(request.headers['x-project'] ?? 'prj_a') };
+    return true;
+  }
+}
+
+@Controller('things')
+class ThingsController {
+  constructor(private readonly uow: UnitOfWork) {}
+
+  @Post()
+  async create(@Body() body: { name: string }) {
+    const id = randomUUID();
+    await this.uow.query(`INSERT INTO idem_things (id, name) VALUES ($1, $2)`, [id, body.name]);
+    if (behaviour.delayMs) await new Promise((r) => setTimeout(r, behaviour.delayMs));
+    if (behaviour.conflictsBeforeSuccess > 0) {
+      behaviour.conflictsBeforeSuccess--;
+      throw new ConcurrencyError('thing', 1);
+    }
+    if (behaviour.failNext) {
+      behaviour.failNext = false;
+      throw new ApiError('InvalidRequest', 'refused after writing');
+    }
+    return { id, name: body.name };
+  }
+}
+
+@Module({
+  controllers: [ThingsController],
+  providers: [
+    { provide: UnitOfWork, useFactory: () => db.uow },
+    { provide: APP_GUARD, useClass: TestProjectGuard },
+    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+  ],
+})
+class TestModule {}
+
+describe('IdempotencyInterceptor on PostgreSQL', () => {
+  let app: NestFastifyApplication;
+  const rows = async (name?: string) =>
+    Number((await db.uow.query<{ n: string }>(`SELECT count(*) AS n FROM idem_things WHERE $1::text IS NULL OR name = $1`, [name ?? null]))[0].n);
+  const post = (body: unknown, key: string | undefined, project = 'prj_a') =>
+    app.inject({ method: 'POST', url: '/things', payload: body as object, headers: { ...(key ? { 'idempotency-key': key } : {}), 'x-project': project } });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await db.uow.query(`CREATE TABLE idem_things (id uuid PRIMARY KEY, name text NOT NULL)`);
+    app = await NestFactory.create<NestFastifyApplication>(TestModule, new FastifyAdapter(), { logger: false });
+    app.useGlobalFilters(new ErrorBodyFilter());
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+  });
+  afterAll(async () => {
+    await app.close();
+    await db.close();
+  });
+  beforeEach(() => Object.assign(behaviour, { failNext: false, conflictsBeforeSuccess: 0, delayMs: 0 }));
+
+  it('refuses a POST without a key and runs nothing', async () => {
+    const res = await post({ name: 'no-key' }, undefined);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'IdempotencyKeyRequired' });
+    expect(await rows('no-key')).toBe(0);
+  });
+
+  it('gives concurrent duplicates exactly one effect', async () => {
+    behaviour.delayMs = 50;
+    const key = randomUUID();
+    const responses = await Promise.all(Array.from({ length: 12 }, () => post({ name: 'dup' }, key)));
+    const statuses = responses.map((r) => r.statusCode);
+    expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+    expect(statuses.filter((s) => s === 409).length).toBeGreaterThan(0);
+    expect(await rows('dup')).toBe(1);
+    const replay = await post({ name: 'dup' }, key);
+    expect(replay.statusCode).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.json()).toEqual(responses.find((r) => r.statusCode === 201)!.json());
+    expect(await rows('dup')).toBe(1);
+  });
+
+  it('answers 422 to the same key with another body, and runs nothing', async () => {
+    const key = randomUUID();
+    await post({ name: 'first' }, key);
+    const res = await post({ name: 'second' }, key);
+    expect(res.statusCode).toBe(422);
+    expect(await rows('second')).toBe(0);
+  });
+
+  it('keeps keys per project', async () => {
+    const key = randomUUID();
+    expect((await post({ name: 'per-project' }, key, 'prj_a')).statusCode).toBe(201);
+    expect((await post({ name: 'per-project' }, key, 'prj_b')).headers['idempotent-replayed']).toBeUndefined();
+    expect(await rows('per-project')).toBe(2);
+  });
+
+  it('rolls back a failed request with its effect and stores nothing, so a retry runs again', async () => {
+    const key = randomUUID();
+    behaviour.failNext = true;
+    expect((await post({ name: 'flaky' }, key)).statusCode).toBe(400);
+    expect(await rows('flaky')).toBe(0);
+    const retry = await post({ name: 'flaky' }, key);
+    expect(retry.statusCode).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(await rows('flaky')).toBe(1);
+  });
+
+  it('re-runs a request that lost a stream-version race, keeping one effect', async () => {
+    behaviour.conflictsBeforeSuccess = 2;
+    const res = await post({ name: 'raced' }, randomUUID());
+    expect(res.statusCode).toBe(201);
+    expect(await rows('raced')).toBe(1);
+  });
+});
