@@ -164,5 +164,15 @@ describe('HTTP conventions', () => {
       expect(docs.status).toBe(200);
       expect(docs.text).toMatch(/<html/i);
     });
+
+    it('serves Prometheus metrics labelled by route pattern, never by id', async () => {
+      await platform.request('GET', '/v0.13/customers/cst_01h455vb4pex5vsknk084sn02q', { token });
+      const res = await platform.request('GET', '/metrics');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(res.text).toMatch(/process_cpu_user_seconds_total/);
+      expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/v0\.13\/customers\/:id",status="404"\} \d+/);
+      expect(res.text).not.toContain('cst_01h455vb4pex5vsknk084sn02q');
+    });
   });
 });

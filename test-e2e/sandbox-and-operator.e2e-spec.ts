@@ -138,6 +138,42 @@ describe('operator routes', () => {
   });
 });
 
+describe('start-up bootstrap (API-CONTRACT: Addresses, modes, start-up)', () => {
+  it('creates a default project and key pair on an empty database once, showing the secret only then', async () => {
+    const noBootstrap = { MM_BOOTSTRAP_API_KEY: '', MM_BOOTSTRAP_API_SECRET: '' };
+    const first = await TestPlatform.start(noBootstrap);
+    const url = first.running.databaseUrl;
+    const created = first.running.bootstrap!;
+    expect(created).toMatchObject({ created: true, apiKey: expect.stringMatching(/^sk_sdbx_/), apiSecret: expect.any(String) });
+    expect(await first.token(created.apiKey, created.apiSecret)).toEqual(expect.any(String));
+    await first.stop();
+
+    const second = await TestPlatform.start(noBootstrap, url);
+    try {
+      expect(second.running.bootstrap).toEqual({ projectId: created.projectId, apiKey: created.apiKey, created: false });
+      const projects = await second.admin('GET', '/projects');
+      expect(projects.body.data).toHaveLength(1);
+      expect(projects.body.data[0]).toMatchObject({ id: created.projectId, name: 'default' });
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('creates the configured bootstrap key pair only when it is missing', async () => {
+    const first = await TestPlatform.start();
+    const url = first.running.databaseUrl;
+    expect(first.running.bootstrap).toMatchObject({ created: true });
+    await first.stop();
+    const second = await TestPlatform.start({}, url);
+    try {
+      expect(second.running.bootstrap).toMatchObject({ created: false });
+      expect(await second.token()).toEqual(expect.any(String));
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
 describe('production mode', () => {
   let platform: TestPlatform;
   beforeAll(async () => {

@@ -32,8 +32,9 @@ export class TestPlatform {
 
   private constructor(readonly running: RunningPlatform) {}
 
-  static async start(env: Record<string, string> = {}): Promise<TestPlatform> {
-    const url = await cloneTemplateDatabase();
+  /** databaseUrl: start on an existing database (a restart) instead of a fresh clone. */
+  static async start(env: Record<string, string> = {}, databaseUrl?: string): Promise<TestPlatform> {
+    const url = databaseUrl ?? (await cloneTemplateDatabase());
     const config = loadConfig({
       DATABASE_URL: url,
       PORT: '0',

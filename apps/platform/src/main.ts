@@ -8,16 +8,10 @@ import { ConfigError, loadConfig, type PlatformConfig } from '@mm/platform/confi
 import { API_BASE_PATH } from '@mm/platform/http';
 import { startPlatform } from '@mm/runtime/platform';
 
-interface LocalCredentials {
-  apiKey: string;
-  apiSecret: string;
-}
-
 /**
- * Local development only (embedded database): the operator token and the
- * first key pair are kept beside the database in the data directory, so a
- * restart can print them again. Deployments set MM_ADMIN_TOKEN and keep
- * secrets out of files.
+ * Local development only (embedded database): the operator token is kept
+ * beside the database in the data directory, so it stays the same across
+ * restarts. Deployments set MM_ADMIN_TOKEN.
  */
 function localFile(config: PlatformConfig, name: string): string {
   mkdirSync(config.MM_DATA_DIR, { recursive: true });
@@ -42,29 +36,23 @@ async function main(): Promise<void> {
     config.MM_ADMIN_TOKEN = readFileSync(file, 'utf8').trim();
   }
   const platform = await startPlatform(config);
-  let credentials: Partial<LocalCredentials> = {};
-  const credentialsFile = local ? localFile(config, 'sandbox-credentials.json') : undefined;
-  if (platform.bootstrap?.apiSecret) {
-    credentials = { apiKey: platform.bootstrap.apiKey, apiSecret: platform.bootstrap.apiSecret };
-    if (credentialsFile) writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2), { mode: 0o600 });
-  } else if (credentialsFile && existsSync(credentialsFile)) {
-    credentials = JSON.parse(readFileSync(credentialsFile, 'utf8')) as LocalCredentials;
-  } else if (platform.bootstrap?.apiKey) {
-    credentials = { apiKey: platform.bootstrap.apiKey };
-  }
+  const { bootstrap } = platform;
+  // The secret exists only in this process's memory when the pair is created: it is printed
+  // then and never again (API-CONTRACT: start-up prints them once; stored only as a hash).
   const lines = [
     '',
     `Money-movement platform (${config.MM_ENVIRONMENT}) is listening`,
     `  API          ${platform.url}/${API_BASE_PATH}`,
     `  Reference    ${platform.url}/docs   (OpenAPI: ${platform.url}/openapi.json)`,
-    credentials.apiKey ? `  API key      ${credentials.apiKey}` : undefined,
-    credentials.apiSecret ? `  API secret   ${credentials.apiSecret}` : credentials.apiKey ? '  API secret   (shown when the key was created)' : undefined,
+    bootstrap?.apiKey ? `  API key      ${bootstrap.apiKey}` : undefined,
+    bootstrap?.apiSecret
+      ? `  API secret   ${bootstrap.apiSecret}   (shown this once: keep it now)`
+      : bootstrap?.apiKey
+        ? '  API secret   shown when the key was created; make a new pair with POST /v0.13/admin/projects/{projectId}/api-keys'
+        : undefined,
+    bootstrap ? `  Project      ${bootstrap.projectId} (default)` : undefined,
     local ? `  Admin token  ${config.MM_ADMIN_TOKEN}` : undefined,
     local ? `  Data         ${config.MM_DATA_DIR}` : undefined,
-    '',
-    credentials.apiKey
-      ? `  Try: curl -s -X POST ${platform.url}/${API_BASE_PATH}/auth/token -H 'Content-Type: application/json' -d '{"apiKey":"${credentials.apiKey}","apiSecret":"<API secret>"}'`
-      : undefined,
     '',
   ];
   process.stdout.write(lines.filter((l) => l !== undefined).join('\n') + '\n');

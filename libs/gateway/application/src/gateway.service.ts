@@ -177,7 +177,11 @@ export class GatewayService implements ApiKeyRegistry {
         await this.createApiKey(project.id, { apiKey, apiSecret });
         return { projectId: project.id, apiKey, apiSecret, created: true };
       }
-      if ((await this.readModels.countProjects()) > 0) return undefined;
+      if ((await this.readModels.countProjects()) > 0) {
+        const existing = await this.readModels.projectByName('default');
+        const key = existing ? await this.readModels.firstActiveApiKey(existing.id) : undefined;
+        return existing ? { projectId: existing.id, apiKey: key?.api_key, created: false } : undefined;
+      }
       const project = await this.createProject('default');
       const pair = await this.createApiKey(project.id);
       return { projectId: project.id, ...pair, created: true };

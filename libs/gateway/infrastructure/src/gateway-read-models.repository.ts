@@ -86,6 +86,14 @@ export class GatewayReadModels {
     return row;
   }
 
+  async firstActiveApiKey(projectId: string): Promise<ApiKeyRow | undefined> {
+    const [row] = await this.uow.query<ApiKeyRow>(
+      `SELECT * FROM gateway.api_keys WHERE project_id = $1 AND revoked_at IS NULL ORDER BY created_at LIMIT 1`,
+      [projectId],
+    );
+    return row;
+  }
+
   async insertPublishableKey(k: { publishableKey: string; projectId: string; mode: string; at: string }): Promise<void> {
     await this.uow.query(
       `INSERT INTO gateway.publishable_keys (publishable_key, project_id, mode, created_at) VALUES ($1, $2, $3, $4)`,

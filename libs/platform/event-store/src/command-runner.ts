@@ -1,6 +1,6 @@
 // load stream -> decide -> append (ARCHITECTURE: Inside one service).
 import { fold, type Decider, type Event } from '@mm/platform/decider';
-import type { UnitOfWork } from '@mm/platform/database';
+import { DEADLOCK_DETECTED, sqlState, type UnitOfWork } from '@mm/platform/database';
 import { ConcurrencyError, type EventMetadata, type EventStore, type RecordedEvent } from './event-store';
 
 export interface Decision<E extends Event, State> {
@@ -19,6 +19,7 @@ export async function decideAndAppend<Command, E extends Event, State>(
   command: Command,
   metadata: EventMetadata,
 ): Promise<Decision<E, State>> {
+  await store.lockStream(streamId);
   const history = await store.readStream(streamId);
   const before = fold(decider, history as unknown as E[]);
   const decided = decider.decide(command, before);
@@ -46,6 +47,11 @@ export async function loadState<E extends Event, State>(
   return { state: fold(decider, history as unknown as E[]), version: history.length };
 }
 
+/** A lost version race, or a deadlock PostgreSQL broke by aborting this transaction: running again may succeed. */
+export function isRetryable(error: unknown): boolean {
+  return error instanceof ConcurrencyError || sqlState(error) === DEADLOCK_DETECTED;
+}
+
 /**
  * Runs fn in its own transaction, again from the start when another writer
  * appended to the same stream first. Inside an outer transaction it joins it and
@@ -57,7 +63,7 @@ export async function runCommand<T>(uow: UnitOfWork, fn: () => Promise<T>, attem
     try {
       return await uow.run(fn);
     } catch (error) {
-      if (!(error instanceof ConcurrencyError) || attempt >= attempts) throw error;
+      if (!isRetryable(error) || attempt >= attempts) throw error;
       await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
     }
   }

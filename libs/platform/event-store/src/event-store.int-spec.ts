@@ -1,6 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import { ConcurrencyError, EventStore, START } from './event-store';
+import { checkpointOf, ConcurrencyError, EventStore, START } from './event-store';
 import { createEventsTable } from './events-table.migration';
 import { Subscription } from './subscription';
 import { runCommand } from './command-runner';
@@ -8,9 +8,27 @@ import { runCommand } from './command-runner';
 describe('EventStore on PostgreSQL', () => {
   let db: TestDatabase;
   let store: EventStore;
-  /** Other test files' transactions share the cluster's read horizon: wait for it rather than assume it. */
+  /** Other test files' transactions (a template clone is one) share the cluster's read horizon: wait for it rather than assume it. */
   const settled = async () => {
-    for (let i = 0; i < 400 && !(await store.allVisible()); i++) await new Promise((r) => setTimeout(r, 25));
+    const deadline = Date.now() + 60_000;
+    while (!(await store.allVisible())) {
+      if (Date.now() > deadline) throw new Error('the read horizon did not pass the last event within 60s');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  /** readAll, repeated until it returns every committed event after the checkpoint (counted without the horizon). */
+  const readSettled = async (after = START, limit = 10000) => {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const events = await store.readAll(after, limit);
+      const [{ n }] = await db.uow.query<{ n: string }>(
+        `SELECT count(*) AS n FROM test_es.events WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)`,
+        [after.transactionId, after.globalPosition],
+      );
+      if (events.length === Math.min(Number(n), limit)) return events;
+      if (Date.now() > deadline) throw new Error('committed events stayed behind the read horizon for 60s');
+      await new Promise((r) => setTimeout(r, 25));
+    }
   };
 
   beforeAll(async () => {
@@ -86,17 +104,30 @@ describe('EventStore on PostgreSQL', () => {
   });
 
   it('reads all events in commit-safe global order from a checkpoint', async () => {
-    await settled();
-    const all = await store.readAll(START, 1000);
-    const positions = all.map((e) => BigInt(e.globalPosition));
-    expect(positions.length).toBeGreaterThan(5);
-    const rest = await store.readAll({ transactionId: all[2].transactionId, globalPosition: all[2].globalPosition }, 1000);
+    const all = await readSettled(START, 1000);
+    expect(all.length).toBeGreaterThan(5);
+    const rest = await readSettled({ transactionId: all[2].transactionId, globalPosition: all[2].globalPosition }, 1000);
     expect(rest.map((e) => e.eventId)).toEqual(all.slice(3).map((e) => e.eventId));
   });
 
+  it('orders by transaction id as a number, across a change in its digit count', async () => {
+    const runner = db.dataSource.createQueryRunner();
+    await createEventsTable(runner, 'test_digits');
+    await runner.release();
+    const digits = new EventStore(db.uow, 'test_digits');
+    // Rows as transactions 98..101 would have written them (all far below the horizon by now).
+    await db.uow.query(
+      `INSERT INTO test_digits.events (event_id, transaction_id, stream_id, stream_version, type, data)
+       SELECT 'evt_digits_' || x, x::text::xid8, 'digits-' || x, 1, 'digits.written', '{}' FROM generate_series(98, 101) AS x`,
+    );
+    const first = await digits.readAll(START, 3);
+    expect(first.map((e) => e.transactionId)).toEqual(['98', '99', '100']);
+    const next = await digits.readAll(checkpointOf(first[1]), 2);
+    expect(next.map((e) => e.transactionId)).toEqual(['100', '101']);
+  });
+
   it('does not hand out an event while an earlier-started transaction may still commit before it', async () => {
-    await settled();
-    const before = await store.readAll(START, 10000);
+    const before = await readSettled(START, 10000);
     const after = before[before.length - 1];
     const runner = db.dataSource.createQueryRunner();
     await runner.connect();
@@ -110,8 +141,7 @@ describe('EventStore on PostgreSQL', () => {
     );
     await runner.commitTransaction();
     await runner.release();
-    await settled();
-    const seen = await store.readAll({ transactionId: after.transactionId, globalPosition: after.globalPosition });
+    const seen = await readSettled({ transactionId: after.transactionId, globalPosition: after.globalPosition });
     expect(seen.map((e) => e.type)).toEqual(['slow.done', 'fast.done']);
   });
 
@@ -123,7 +153,7 @@ describe('EventStore on PostgreSQL', () => {
       }, { batchSize: 3 });
       await settled();
       await sub.drain();
-      const all = await store.readAll(START, 10000);
+      const all = await readSettled();
       expect(seen).toEqual(all.map((e) => e.eventId));
 
       await store.append('later', 'no_stream', [{ type: 'later.happened', data: {} }]);
@@ -164,7 +194,7 @@ describe('EventStore on PostgreSQL', () => {
       const b = new Subscription(db.uow, 'competing', [store], handler, { batchSize: 2 });
       await Promise.all([a.drain(), b.drain()]);
       await a.drain();
-      const total = (await store.readAll(START, 10000)).length;
+      const total = (await readSettled()).length;
       expect(counts.size).toBe(total);
       expect([...counts.values()].every((n) => n === 1)).toBe(true);
     });

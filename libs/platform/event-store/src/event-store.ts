@@ -112,6 +112,15 @@ export class EventStore {
     }
   }
 
+  /**
+   * Queues this transaction behind any other writing the same stream, until
+   * commit. Commands on one aggregate then run one after another instead of
+   * failing their version check; the check stays as the safety net.
+   */
+  async lockStream(streamId: string): Promise<void> {
+    await this.uow.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7346004))`, [`${this.schema}/${streamId}`]);
+  }
+
   async readStream(streamId: string): Promise<RecordedEvent[]> {
     const rows = await this.uow.query<EventRow>(
       `SELECT ${COLUMNS} FROM ${this.schema}.events WHERE stream_id = $1 ORDER BY stream_version`,
@@ -126,11 +135,13 @@ export class EventStore {
    * event it saw never misses one.
    */
   async readAll(after: Checkpoint = START, limit = 500): Promise<RecordedEvent[]> {
+    // Qualified column names throughout: a bare ORDER BY transaction_id would bind to the
+    // text alias in the select list and sort "1000" before "962", skipping events.
     const rows = await this.uow.query<EventRow>(
-      `SELECT ${COLUMNS} FROM ${this.schema}.events
-        WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
-          AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-        ORDER BY transaction_id, global_position
+      `SELECT ${COLUMNS} FROM ${this.schema}.events e
+        WHERE (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)
+          AND e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY e.transaction_id, e.global_position
         LIMIT $3`,
       [after.transactionId, after.globalPosition, limit],
     );

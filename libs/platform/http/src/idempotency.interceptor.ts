@@ -14,7 +14,7 @@ import type { FastifyReply } from 'fastify';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import { ApiError } from '@mm/contracts';
 import { UnitOfWork } from '@mm/platform/database';
-import { ConcurrencyError } from '@mm/platform/event-store';
+import { isRetryable } from '@mm/platform/event-store';
 import type { ApiRequest } from './request-context';
 import { IDEMPOTENCY, type IdempotencyMode } from './route-metadata';
 
@@ -98,7 +98,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       try {
         return await this.uow.run(fn);
       } catch (error) {
-        if (!(error instanceof ConcurrencyError) || attempt >= MAX_ATTEMPTS) throw error;
+        if (!isRetryable(error) || attempt >= MAX_ATTEMPTS) throw error;
         await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
       }
     }

@@ -9,3 +9,4 @@ export * from './pagination';
 export * from './configure-http';
 export * from './health.controller';
 export * from './validators';
+export * from './metrics';

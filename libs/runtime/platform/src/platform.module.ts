@@ -8,7 +8,7 @@ import { GatewayModule } from '@mm/gateway/api';
 import { ApiAuthGuard, JwtStrategy } from '@mm/platform/auth';
 import { SandboxClockController } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
-import { HealthController, IdempotencyInterceptor } from '@mm/platform/http';
+import { HealthController, HttpMetrics, IdempotencyInterceptor, MetricsController } from '@mm/platform/http';
 import { CoreModule } from './core.module';
 
 @Module({})
@@ -17,9 +17,11 @@ export class PlatformModule {
     return {
       module: PlatformModule,
       imports: [CoreModule.forRoot(config, dataSource), GatewayModule, AccountsModule],
-      controllers: [HealthController, SandboxClockController],
+      controllers: [HealthController, MetricsController, SandboxClockController],
       providers: [
         JwtStrategy,
+        // One registry per application: two platforms in one process (tests) do not share counters.
+        HttpMetrics,
         { provide: APP_GUARD, useClass: ApiAuthGuard },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],

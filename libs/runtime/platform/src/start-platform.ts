@@ -11,7 +11,7 @@ import { TimerService } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
 import { drainPool, openDatabase, startEmbeddedPostgres, UnitOfWork, type EmbeddedDatabase } from '@mm/platform/database';
 import { createEventTransport } from '@mm/platform/messaging';
-import { ApiFastifyAdapter, configureHttpApp, frameworkErrors, serveOpenApi } from '@mm/platform/http';
+import { ApiFastifyAdapter, configureHttpApp, frameworkErrors, HttpMetrics, serveOpenApi } from '@mm/platform/http';
 import { createRootLogger, PinoNestLogger } from './logger';
 import { platformMigrations } from './migrations';
 import { PlatformModule } from './platform.module';
@@ -19,6 +19,8 @@ import { PlatformModule } from './platform.module';
 export interface RunningPlatform {
   app: NestFastifyApplication;
   url: string;
+  /** The database it runs on (embedded or DATABASE_URL). */
+  databaseUrl: string;
   dataSource: DataSource;
   bootstrap?: BootstrapResult;
   embedded?: EmbeddedDatabase;
@@ -50,6 +52,7 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
     bufferLogs: false,
   });
   configureHttpApp(app);
+  app.get(HttpMetrics).instrument(app.getHttpAdapter().getInstance());
   serveOpenApi(app);
   // Event handlers (@EventPattern) read the services' logs through the PostgreSQL log transport.
   app.connectMicroservice(
@@ -74,6 +77,7 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
   return {
     app,
     url: `http://127.0.0.1:${port}`,
+    databaseUrl: url,
     dataSource,
     bootstrap,
     embedded,

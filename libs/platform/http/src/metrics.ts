@@ -1,0 +1,51 @@
+// GET /metrics (API-CONTRACT: outside the base path): Prometheus text format.
+// Process metrics, and per-route request counts and latencies labelled by the
+// route pattern (never the raw URL, which carries ids).
+import { Controller, Get, Header } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyInstance } from 'fastify';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { Public } from './route-metadata';
+
+export class HttpMetrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by method and route pattern',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Counts every response, including errors and unknown routes. */
+  instrument(fastify: FastifyInstance): void {
+    fastify.addHook('onResponse', async (request, reply) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      this.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+      this.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    });
+  }
+}
+
+@ApiExcludeController()
+@Public()
+@Controller()
+export class MetricsController {
+  constructor(private readonly metrics: HttpMetrics) {}
+
+  @Get('metrics')
+  @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
+  scrape(): Promise<string> {
+    return this.metrics.registry.metrics();
+  }
+}
