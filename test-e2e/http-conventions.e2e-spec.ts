@@ -159,6 +159,11 @@ describe('HTTP conventions', () => {
       expect(openapi.status).toBe(200);
       expect(openapi.body.openapi).toBe('3.1.0');
       expect(Object.keys(openapi.body.paths)).toEqual(expect.arrayContaining(['/v0.13/auth/token', '/v0.13/customers', '/v0.13/customers/{id}/balance', '/v0.13/wallets/{id}/balance']));
+      const createCustomer = openapi.body.paths['/v0.13/customers'].post;
+      expect(createCustomer.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true })]));
+      expect(createCustomer.responses.default.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+      expect(openapi.body.paths['/v0.13/auth/token'].post.parameters ?? []).not.toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key' })]));
+      expect(openapi.body.paths['/v0.13/customers'].get.responses['200'].content['application/json'].schema.properties.data.items).toEqual({ $ref: '#/components/schemas/CustomerResponse' });
       expect(openapi.body['x-error-catalogue']).toEqual(expect.arrayContaining([expect.objectContaining({ error: 'CustomerNotFound', code: 10001, status: 404 })]));
       const docs = await platform.request('GET', '/docs');
       expect(docs.status).toBe(200);

@@ -23,7 +23,7 @@ const projects = [
   ...['domain', 'application', 'api', 'infrastructure'].map((t) => [
     `libs/gateway/${t}`, `gateway-${t}`, 'scope:gateway', `type:${t === 'infrastructure' ? 'infra' : t}`, `@mm/gateway/${t}`,
   ]),
-  ...['domain', 'application', 'api', 'projections', 'infrastructure'].map((t) => [
+  ...['domain', 'application', 'api', 'infrastructure'].map((t) => [
     `libs/accounts/${t}`, `accounts-${t}`, 'scope:accounts', `type:${t === 'infrastructure' ? 'infra' : t}`, `@mm/accounts/${t}`,
   ]),
 ];

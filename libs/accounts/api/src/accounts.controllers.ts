@@ -5,7 +5,7 @@ import type { EventPayloads } from '@mm/contracts';
 import { CustomersService, EndorsementReviewer, WalletsService } from '@mm/accounts/application';
 import { AccountsReadModels } from '@mm/accounts/infrastructure';
 import type { RecordedEvent } from '@mm/platform/event-store';
-import { decodeCursor, ListQuery, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
+import { ApiPage, decodeCursor, ListQuery, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
 import { isId } from '@mm/platform/ids';
 import { ApiError } from '@mm/contracts';
 import {
@@ -41,6 +41,7 @@ export class CustomersController {
 
   @Get()
   @ApiOperation({ summary: 'List customers, newest first' })
+  @ApiPage(CustomerResponse)
   async list(@ProjectId() projectId: string, @Query() query: ListQuery): Promise<Page<CustomerResponse>> {
     const limit = pageLimit(query);
     const page = toPage(await this.readModels.listCustomers(projectId, decodeCursor(query.cursor), limit), limit, (r) => r.id);
@@ -84,6 +85,7 @@ export class WalletsController {
 
   @Get()
   @ApiOperation({ summary: 'List wallets, newest first; filter by customerId' })
+  @ApiPage(WalletResponse)
   async list(@ProjectId() projectId: string, @Query() query: ListWalletsQuery): Promise<Page<WalletResponse>> {
     if (query.customerId !== undefined && !isId('customer', query.customerId)) throw new ApiError('InvalidCustomerID');
     const limit = pageLimit(query);

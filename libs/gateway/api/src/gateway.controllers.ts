@@ -7,7 +7,7 @@ import { ApiError } from '@mm/contracts';
 import { GatewayService } from '@mm/gateway/application';
 import { SigningKeys, GatewayReadModels, type ProjectRow } from '@mm/gateway/infrastructure';
 import { PlatformConfig } from '@mm/platform/config';
-import { AdminRoute, decodeCursor, ListQuery, NoIdempotencyKey, OptionalIdempotencyKey, pageLimit, Public, PublishableKeyRoute, toPage, type Page } from '@mm/platform/http';
+import { AdminRoute, ApiPage, decodeCursor, ListQuery, NoIdempotencyKey, OptionalIdempotencyKey, pageLimit, Public, PublishableKeyRoute, toPage, type Page } from '@mm/platform/http';
 import { isId } from '@mm/platform/ids';
 import {
   ApiKeyPairResponse,
@@ -107,6 +107,7 @@ export class AdminController {
 
   @Get('projects')
   @ApiOperation({ summary: 'List projects, newest first' })
+  @ApiPage(ProjectResponse)
   async listProjects(@Query() query: ListQuery): Promise<Page<ProjectResponse>> {
     const limit = pageLimit(query);
     const rows = await this.readModels.listProjects(decodeCursor(query.cursor), limit);

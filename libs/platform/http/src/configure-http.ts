@@ -61,6 +61,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addApiKey({ type: 'apiKey', in: 'header', name: 'Api-Key' }, 'publishableKey')
     .build();
   const document = SwaggerModule.createDocument(app, config);
+  describeConventions(document);
   document.components = {
     ...document.components,
     schemas: {
@@ -83,6 +84,35 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     ([error, d]) => ({ error, code: d.code, status: d.status, msg: d.msg, when: d.when }),
   );
   return document;
+}
+
+/**
+ * What every operation shares, stated once: the error body as the default
+ * response, and the Idempotency-Key header on POST and PATCH (required on
+ * partner routes, honoured on operator routes, absent on the token exchange).
+ */
+function describeConventions(document: OpenAPIObject): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item) as Array<[string, { responses?: Record<string, unknown>; parameters?: unknown[] }]>) {
+      if (!operation || typeof operation !== 'object' || !('responses' in operation)) continue;
+      operation.responses = {
+        ...operation.responses,
+        default: { description: 'Error: see x-error-catalogue', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      };
+      if ((method === 'post' || method === 'patch') && !path.endsWith('/auth/token')) {
+        operation.parameters = [
+          ...(operation.parameters ?? []),
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: !path.includes('/admin/'),
+            description: 'Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409.',
+            schema: { type: 'string', minLength: 1, maxLength: 255 },
+          },
+        ];
+      }
+    }
+  }
 }
 
 /** /openapi.json and the rendered reference at /docs. */

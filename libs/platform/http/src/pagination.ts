@@ -2,7 +2,8 @@
 // query `limit` (1-100, default 20) and `cursor`; newest first. Ids are
 // time-ordered TypeIDs, so "newer than" is "greater id" and the cursor is the
 // last id returned, wrapped so clients treat it as opaque.
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { applyDecorators, type Type as ClassType } from '@nestjs/common';
+import { ApiExtraModels, ApiOkResponse, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ApiError } from '@mm/contracts';
@@ -48,4 +49,22 @@ export function toPage<T>(rows: T[], limit: number, idOf: (row: T) => string): P
   const data = rows.slice(0, limit);
   const hasMore = rows.length > limit;
   return { data, hasMore, nextCursor: hasMore && data.length > 0 ? encodeCursor(idOf(data[data.length - 1])) : null };
+}
+
+/** OpenAPI: a 200 list of Model, {data, hasMore, nextCursor}. */
+export function ApiPage(model: ClassType<unknown>) {
+  return applyDecorators(
+    ApiExtraModels(model),
+    ApiOkResponse({
+      schema: {
+        type: 'object',
+        required: ['data', 'hasMore', 'nextCursor'],
+        properties: {
+          data: { type: 'array', items: { $ref: getSchemaPath(model) } },
+          hasMore: { type: 'boolean' },
+          nextCursor: { oneOf: [{ type: 'string' }, { type: 'null' }], description: 'pass as cursor for the next page' },
+        },
+      },
+    }),
+  );
 }
