@@ -36,42 +36,59 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
     embedded = await startEmbeddedPostgres({ dataDir: config.MM_DATA_DIR, database: 'money_movement', onNotice: (line) => logger.warn(line) });
     url = embedded.url;
   }
-  const dataSource = await openDatabase({ url, migrations: platformMigrations });
-  const adapter = new ApiFastifyAdapter({
-    loggerInstance: logger,
-    // Access logs only when debugging: they are one line per request.
-    logController: new LogController({ disableRequestLogging: config.MM_LOG_LEVEL !== 'debug' && config.MM_LOG_LEVEL !== 'trace' }),
-    bodyLimit: config.MM_BODY_LIMIT_BYTES,
-    trustProxy: config.MM_TRUST_PROXY === 'true',
-    frameworkErrors,
-    // Graceful stop: requests in flight finish before the database pool closes; new ones get 503.
-    forceCloseConnections: false,
-  });
-  const app = await NestFactory.create<NestFastifyApplication>(PlatformModule.forRoot(config, dataSource), adapter, {
-    logger: new PinoNestLogger(logger),
-    bufferLogs: false,
-  });
-  configureHttpApp(app);
-  app.get(HttpMetrics).instrument(app.getHttpAdapter().getInstance());
-  serveOpenApi(app);
-  // Event handlers (@EventPattern) read the services' logs through the PostgreSQL log transport.
-  app.connectMicroservice(
-    {
-      strategy: createEventTransport({
-        mode: 'postgres',
-        uow: app.get(UnitOfWork),
-        group: 'accounts',
-        sources: [app.get(AccountsEventStore)],
-        logger: new PinoNestLogger(logger),
-      }),
-    },
-    { inheritAppConfig: false },
-  );
-  await app.init();
-  const bootstrap = await app.get(GatewayService).bootstrap();
-  await app.startAllMicroservices();
-  app.get(TimerService).start();
-  await app.listen({ port: config.PORT, host: options.host ?? '0.0.0.0' });
+  // What has started so far, stopped in reverse if a later step fails (a port in use, a bad migration).
+  let dataSource: DataSource | undefined;
+  let app: NestFastifyApplication | undefined;
+  let bootstrap: BootstrapResult | undefined;
+  const stop = async () => {
+    await app?.close();
+    if (dataSource?.isInitialized) {
+      await drainPool(dataSource);
+      await dataSource.destroy();
+    }
+    await embedded?.stop();
+  };
+  try {
+    dataSource = await openDatabase({ url, migrations: platformMigrations });
+    const adapter = new ApiFastifyAdapter({
+      loggerInstance: logger,
+      // Access logs only when debugging: they are one line per request.
+      logController: new LogController({ disableRequestLogging: config.MM_LOG_LEVEL !== 'debug' && config.MM_LOG_LEVEL !== 'trace' }),
+      bodyLimit: config.MM_BODY_LIMIT_BYTES,
+      trustProxy: config.MM_TRUST_PROXY === 'true',
+      frameworkErrors,
+      // Graceful stop: requests in flight finish before the database pool closes; new ones get 503.
+      forceCloseConnections: false,
+    });
+    app = await NestFactory.create<NestFastifyApplication>(PlatformModule.forRoot(config, dataSource), adapter, {
+      logger: new PinoNestLogger(logger),
+      bufferLogs: false,
+    });
+    configureHttpApp(app);
+    app.get(HttpMetrics).instrument(app.getHttpAdapter().getInstance());
+    serveOpenApi(app);
+    // Event handlers (@EventPattern) read the services' logs through the PostgreSQL log transport.
+    app.connectMicroservice(
+      {
+        strategy: createEventTransport({
+          mode: 'postgres',
+          uow: app.get(UnitOfWork),
+          group: 'accounts',
+          sources: [app.get(AccountsEventStore)],
+          logger: new PinoNestLogger(logger),
+        }),
+      },
+      { inheritAppConfig: false },
+    );
+    await app.init();
+    bootstrap = await app.get(GatewayService).bootstrap();
+    await app.startAllMicroservices();
+    app.get(TimerService).start();
+    await app.listen({ port: config.PORT, host: options.host ?? '0.0.0.0' });
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   return {
@@ -81,13 +98,6 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
     dataSource,
     bootstrap,
     embedded,
-    stop: async () => {
-      await app.close();
-      if (dataSource.isInitialized) {
-        await drainPool(dataSource);
-        await dataSource.destroy();
-      }
-      await embedded?.stop();
-    },
+    stop,
   };
 }
