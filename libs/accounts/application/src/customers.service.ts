@@ -72,10 +72,8 @@ export class CustomersService {
   }
 
   /** Decide, append, and project the new events into the customer read model in the same transaction. */
-  private async execute(projectId: string, customerId: string, command: CustomerCommand) {
-    const decision = await decideAndAppend(this.store, customerStreamId(customerId), customerDecider, command, { projectId });
-    for (const event of decision.events) await this.project(event as RecordedEvent & CustomerEvent);
-    return decision;
+  private execute(projectId: string, customerId: string, command: CustomerCommand) {
+    return decideAndAppend(this.store, customerStreamId(customerId), customerDecider, command, { projectId }, (event) => this.project(event));
   }
 
   private async project(event: RecordedEvent & CustomerEvent): Promise<void> {

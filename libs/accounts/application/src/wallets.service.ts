@@ -70,10 +70,8 @@ export class WalletsService {
     return customerBalance(customerId, readings, currency, rate);
   }
 
-  private async execute(walletId: string, command: WalletCommand, projectId: string) {
-    const decision = await decideAndAppend(this.store, walletStreamId(walletId), walletDecider, command, { projectId });
-    for (const event of decision.events) await this.project(event as RecordedEvent & WalletEvent);
-    return decision;
+  private execute(walletId: string, command: WalletCommand, projectId: string) {
+    return decideAndAppend(this.store, walletStreamId(walletId), walletDecider, command, { projectId }, (event) => this.project(event));
   }
 
   private async project(event: RecordedEvent & WalletEvent): Promise<void> {

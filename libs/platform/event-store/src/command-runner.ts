@@ -12,12 +12,16 @@ export interface Decision<E extends Event, State> {
   version: number;
 }
 
+/** Updates the service's own read models from one new event, in the command's transaction. */
+export type InlineProjection<E extends Event> = (event: RecordedEvent<E['type'], E['data']> & E) => Promise<void>;
+
 export async function decideAndAppend<Command, E extends Event, State>(
   store: EventStore,
   streamId: string,
   decider: Decider<Command, E, State>,
   command: Command,
   metadata: EventMetadata,
+  project?: InlineProjection<E>,
 ): Promise<Decision<E, State>> {
   await store.lockStream(streamId);
   const history = await store.readStream(streamId);
@@ -28,6 +32,7 @@ export async function decideAndAppend<Command, E extends Event, State>(
     history.length === 0 ? 'no_stream' : history.length,
     decided.map((e) => ({ type: e.type, data: e.data, metadata })),
   );
+  for (const event of events) await project?.(event as RecordedEvent<E['type'], E['data']> & E);
   return {
     before,
     state: decided.reduce(decider.evolve, before),
