@@ -3,18 +3,19 @@
 // database and kept in gateway.settings.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 
 @Injectable()
 export class SecretHasher {
   private key?: Buffer;
 
-  constructor(private readonly uow: UnitOfWork) {}
+  constructor(private readonly uow: UnitOfWork, private readonly config: PlatformConfig) {}
 
   private async hmacKey(): Promise<Buffer> {
     if (this.key) return this.key;
-    const fromEnv = process.env.MM_SECRET_HASH_KEY;
-    if (fromEnv) return (this.key = Buffer.from(fromEnv, 'utf8'));
+    const configured = this.config.MM_SECRET_HASH_KEY;
+    if (configured) return (this.key = Buffer.from(configured, 'utf8'));
     await this.uow.runDetached(() =>
       this.uow.query(`INSERT INTO gateway.settings (name, value) VALUES ('secret_hash_key', $1) ON CONFLICT DO NOTHING`, [
         randomBytes(32).toString('base64'),

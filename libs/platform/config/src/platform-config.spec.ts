@@ -13,6 +13,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: 'abc', MM_ENVIRONMENT: 'staging' })).toThrow(/PORT[\s\S]*MM_ENVIRONMENT|MM_ENVIRONMENT[\s\S]*PORT/);
   });
 
+  it('refuses a short secret hash key and keeps a good one', () => {
+    expect(() => loadConfig({ MM_SECRET_HASH_KEY: 'short' })).toThrow(/MM_SECRET_HASH_KEY/);
+    expect(loadConfig({ MM_SECRET_HASH_KEY: 'k'.repeat(32) }).MM_SECRET_HASH_KEY).toBe('k'.repeat(32));
+  });
+
   it('requires the bootstrap key pair together', () => {
     expect(() => loadConfig({ MM_BOOTSTRAP_API_KEY: 'sk_sdbx_abcdefgh' })).toThrow(ConfigError);
   });

@@ -31,6 +31,10 @@ export class PlatformConfig {
   @IsOptional() @IsString() @MinLength(16, { message: 'MM_BOOTSTRAP_API_SECRET must be at least 16 characters' })
   MM_BOOTSTRAP_API_SECRET?: string;
 
+  /** HMAC key for stored API secrets; when unset, one is generated per database. Keep it stable. */
+  @IsOptional() @IsString() @MinLength(32, { message: 'MM_SECRET_HASH_KEY must be at least 32 characters' })
+  MM_SECRET_HASH_KEY?: string;
+
   /** Token endpoint: requests allowed per client IP per window. */
   @Transform(toInt) @IsInt() @Min(1)
   MM_TOKEN_RATE_LIMIT = 60;
@@ -73,7 +77,9 @@ export class ConfigError extends Error {}
 export function loadConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {
   const known = Object.keys(new PlatformConfig());
   const input: Record<string, string> = {};
-  for (const key of [...known, 'DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_BOOTSTRAP_API_KEY', 'MM_BOOTSTRAP_API_SECRET', 'MM_RISK_CLIENT_ID', 'KAFKA_BROKERS']) {
+  // Optional variables have no default, so they are not own keys of a fresh instance.
+  const optional = ['DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_BOOTSTRAP_API_KEY', 'MM_BOOTSTRAP_API_SECRET', 'MM_SECRET_HASH_KEY', 'MM_RISK_CLIENT_ID', 'KAFKA_BROKERS'];
+  for (const key of [...known, ...optional]) {
     const value = env[key];
     if (value !== undefined && value !== '') input[key] = value;
   }
