@@ -137,6 +137,10 @@ describe('authentication', () => {
       expect(statuses).toEqual([200, 200, 200, 429, 429]);
       expect(last!.body).toMatchObject({ error: 'RateLimited', code: 1120, status: 429 });
       expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+      // /risk/config is limited per client IP too, counted apart from the token endpoint.
+      const risk: number[] = [];
+      for (let i = 0; i < 4; i++) risk.push((await limited.request('GET', '/v0.13/risk/config', { headers: { 'api-key': 'pk_sdbx_unknown0000000000000' } })).status);
+      expect(risk).toEqual([401, 401, 401, 429]);
     } finally {
       await limited.stop();
     }

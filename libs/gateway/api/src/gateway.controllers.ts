@@ -73,11 +73,12 @@ export class RiskConfigController {
     if (!apiKey) throw new ApiError('Unauthorized', 'publishable key required in the Api-Key header');
     const mode = /^pk_(sdbx|live)_/.exec(apiKey)?.[1];
     if (!mode) throw new ApiError('Unauthorized', 'invalid publishable key');
-    const row = await this.readModels.publishableKey(apiKey);
-    if (!row || row.revoked_at) throw new ApiError('Unauthorized', row ? 'publishable key revoked' : 'invalid publishable key');
-    if (row.mode !== this.config.keyMode) {
-      throw new ApiError('Forbidden', `a ${row.mode === 'live' ? 'production' : 'sandbox'} key cannot be used on the ${this.config.MM_ENVIRONMENT} host`);
+    // The key's mode is in its prefix: a host refuses the other mode's keys without knowing them.
+    if (mode !== this.config.keyMode) {
+      throw new ApiError('Forbidden', `a ${mode === 'live' ? 'production' : 'sandbox'} key cannot be used on the ${this.config.MM_ENVIRONMENT} host`);
     }
+    const row = await this.readModels.publishableKey(apiKey);
+    if (!row || row.revoked_at || row.mode !== mode) throw new ApiError('Unauthorized', row?.revoked_at ? 'publishable key revoked' : 'invalid publishable key');
     const clientId = this.config.MM_RISK_CLIENT_ID ?? (this.config.isSandbox ? 'sandbox-risk-client' : undefined);
     if (!clientId) throw new ApiError('RiskConfigUnavailable', 'risk configuration unavailable');
     // The provider's identifier for this partner: derived from the project, naming no customer.
