@@ -85,6 +85,10 @@ describe('operator routes', () => {
     expect(row.secret_hash).not.toContain(pair.body.apiSecret);
     const events = await platform.running.dataSource.query(`SELECT data::text AS data FROM gateway.events`);
     for (const e of events) expect(e.data).not.toContain(pair.body.apiSecret);
+    // Even with an Idempotency-Key, the response holding the secret is not stored for replay.
+    const keyed = await platform.admin('POST', `/projects/${project.body.id}/api-keys`, { idempotencyKey: 'operator-key-1' });
+    const stored = await platform.running.dataSource.query(`SELECT response_body::text AS body FROM platform.idempotency_keys`);
+    for (const row of stored) expect(row.body).not.toContain(keyed.body.apiSecret);
     expect(await platform.token(pair.body.apiKey, pair.body.apiSecret)).toEqual(expect.any(String));
   });
 

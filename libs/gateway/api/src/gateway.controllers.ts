@@ -129,7 +129,9 @@ export class AdminController {
   }
 
   @Post('projects/:projectId/api-keys')
-  @ApiOperation({ summary: 'Create an API key pair; the secret is shown only in this response' })
+  // Its response holds the secret, which must not be stored to be replayed: a retry makes another pair.
+  @NoIdempotencyKey()
+  @ApiOperation({ summary: 'Create an API key pair; the secret is shown only in this response (not replayable: a retry creates another pair)' })
   createApiKey(@Param('projectId') projectId: string): Promise<ApiKeyPairResponse> {
     return this.gateway.createApiKey(this.projectId(projectId));
   }
