@@ -16,7 +16,7 @@ const projects = [
   ...['ids', 'money', 'decider'].map((n) => [
     `libs/platform/${n}`, `platform-${n}`, 'scope:platform', 'type:pure', `@mm/platform/${n}`,
   ]),
-  ...['config', 'database', 'event-store', 'messaging', 'http', 'clock', 'auth'].map((n) => [
+  ...['config', 'database', 'event-store', 'messaging', 'http', 'clock', 'auth', 'telemetry'].map((n) => [
     `libs/platform/${n}`, `platform-${n}`, 'scope:platform', 'type:platform', `@mm/platform/${n}`,
   ]),
   ['libs/platform/testing', 'platform-testing', 'scope:platform', 'type:testing', '@mm/platform/testing'],

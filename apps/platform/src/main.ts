@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, type PlatformConfig } from '@mm/platform/config';
 import { API_BASE_PATH } from '@mm/platform/http';
+import { shutdownTelemetry } from '@mm/platform/telemetry';
 import { startPlatform } from '@mm/runtime/platform';
 
 /**
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
     stopping = true;
     process.stdout.write(`\n${signal}: stopping\n`);
     await platform.stop();
+    await shutdownTelemetry();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

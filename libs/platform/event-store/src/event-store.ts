@@ -1,5 +1,6 @@
 // Append-only event log of one service schema: optimistic concurrency on
 // (stream, version), read a stream, read all in a safe global order.
+import { context, propagation } from '@opentelemetry/api';
 import { newId } from '@mm/platform/ids';
 import { sqlState, UNIQUE_VIOLATION, type UnitOfWork } from '@mm/platform/database';
 
@@ -82,9 +83,14 @@ export class EventStore {
       current = row?.version ?? 0;
       if (expected === 'no_stream' && current !== 0) throw new ConcurrencyError(streamId, expected);
     }
+    // The active trace continues wherever these events are handled (W3C traceparent in metadata);
+    // with tracing off the propagator is a no-op and adds nothing.
+    const traceContext: Record<string, string> = {};
+    propagation.inject(context.active(), traceContext);
     const values: unknown[] = [];
     const tuples = events.map((event, i) => {
-      values.push(newId('event'), streamId, current + i + 1, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata ?? {}));
+      const metadata = { ...traceContext, ...event.metadata };
+      values.push(newId('event'), streamId, current + i + 1, event.type, JSON.stringify(event.data), JSON.stringify(metadata));
       const o = i * 6;
       return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}::jsonb, $${o + 6}::jsonb)`;
     });
