@@ -4,6 +4,7 @@
 // The handler's uow.query(...) calls join handleOnce's transaction.
 import { ServerKafka, type KafkaContext, type KafkaOptions, type ReadPacket } from '@nestjs/microservices';
 import type { UnitOfWork } from '@mm/platform/database';
+import { inEventSpan } from './event-span';
 import { handleOnce } from './handle-once';
 import { isRecordedEvent } from './kafka-message';
 
@@ -48,6 +49,6 @@ export class KafkaEventServer extends ServerKafka {
       this.logger.error(`${pattern}: message at partition ${context.getPartition()} offset ${context.getMessage().offset} is not a recorded event; skipped`);
       return;
     }
-    await handleOnce(this.uow, this.group, event, () => super.handleEvent(pattern, packet, context));
+    await inEventSpan(event, this.group, 'kafka', () => handleOnce(this.uow, this.group, event, () => super.handleEvent(pattern, packet, context)));
   }
 }

@@ -5,10 +5,10 @@
 // many processes run the group (ARCHITECTURE: Event sourcing, precisely).
 import { Logger, type LoggerService } from '@nestjs/common';
 import { BaseRpcContext, Server, type CustomTransportStrategy } from '@nestjs/microservices';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { lastValueFrom } from 'rxjs';
 import type { UnitOfWork } from '@mm/platform/database';
 import { Subscription, type EventStore, type RecordedEvent } from '@mm/platform/event-store';
+import { inEventSpan } from './event-span';
 import { EventsNotifyListener, listenConnectionConfig } from './events-notify.listener';
 import { logSubscriptionErrors } from './subscription-errors';
 
@@ -33,8 +33,6 @@ export class PgLogContext extends BaseRpcContext<[event: RecordedEvent, group: s
     return this.args[1];
   }
 }
-
-const tracer = trace.getTracer('@mm/platform/messaging');
 
 /** Transport id: `@EventPattern(pattern, PG_LOG_TRANSPORT)` binds a handler to this transport only. */
 export const PG_LOG_TRANSPORT = Symbol.for('mm.pg-log-transport');
@@ -99,31 +97,15 @@ export class PgLogTransport extends Server implements CustomTransportStrategy {
     const handler = this.getHandlerByPattern(event.type);
     if (!handler) return; // no handler in this group: the checkpoint moves past it
     const rpcContext = new PgLogContext([event, this.options.group]);
-    // The handler's span continues the trace of the command that appended the event.
-    const parent = propagation.extract(ROOT_CONTEXT, event.metadata as Record<string, unknown>);
-    await context.with(parent, () =>
-      tracer.startActiveSpan(
-        `${event.type} process`,
-        {
-          kind: SpanKind.CONSUMER,
-          attributes: { 'messaging.system': 'postgresql', 'messaging.consumer.group.name': this.options.group, 'messaging.message.id': event.eventId },
-        },
-        async (span) => {
-          try {
-            // Processing hooks wrap the call; the start hook returns done(), as ServerKafka relies on too.
-            await this.onProcessingStartHook(this.transportId, rpcContext, async () => {
-              // A value, a Promise or a stream (several handlers of one pattern), settled in full; a
-              // failure rejects here and the subscription rolls the batch back.
-              await lastValueFrom(this.transformToObservable(await handler(event, rpcContext)), { defaultValue: undefined });
-              this.onProcessingEndHook?.(this.transportId, rpcContext);
-            });
-          } catch (error) {
-            span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-            throw error;
-          } finally {
-            span.end();
-          }
-        },
+    await inEventSpan(event, this.options.group, 'postgresql', () =>
+      // Processing hooks wrap the call; the start hook returns done() (typed void), as ServerKafka relies on too.
+      Promise.resolve(
+        this.onProcessingStartHook(this.transportId, rpcContext, async () => {
+          // A value, a Promise or a stream (several handlers of one pattern), settled in full; a
+          // failure rejects here and the subscription rolls the batch back.
+          await lastValueFrom(this.transformToObservable(await handler(event, rpcContext)), { defaultValue: undefined });
+          this.onProcessingEndHook?.(this.transportId, rpcContext);
+        }),
       ),
     );
   }

@@ -9,6 +9,8 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { createEventsTable, EventStore, type RecordedEvent } from '@mm/platform/event-store';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
+import { KafkaEventServer } from './kafka-event.server';
+import { toKafkaMessage } from './kafka-message';
 import { PgLogTransport } from './pg-log.transport';
 import { eventually } from './transport.contract';
 
@@ -69,6 +71,32 @@ describe('trace context across the event log', () => {
       const consumer = exporter.getFinishedSpans().find((s) => s.name === 'traced.happened process');
       expect(consumer?.spanContext().traceId).toBe(command.traceId);
       expect(consumer?.parentSpanContext?.spanId).toBe(command.spanId);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('continues the trace on the Kafka consumer too (fed the relay wire format, no broker)', async () => {
+    const server = new KafkaEventServer({ uow: db.uow, group: 'traced-kafka', brokers: ['127.0.0.1:9'], clientId: 'traced' });
+    const app = await NestFactory.createMicroservice<MicroserviceOptions>(TracedModule, { strategy: server, logger: false, abortOnError: false });
+    await app.init(); // registers the handlers; listen() would connect to the broker
+    try {
+      seen.length = 0;
+      const tracer = trace.getTracer('test');
+      const [appended, command] = await tracer.startActiveSpan('create order', async (span) => {
+        const events = await db.uow.run(() => store.append('order-3', 'no_stream', [{ type: 'traced.happened', data: {} }]));
+        span.end();
+        return [events[0], span.spanContext()] as const;
+      });
+      const { topic, key, value, headers } = toKafkaMessage(appended);
+      await server.handleMessage({
+        topic,
+        partition: 0,
+        message: { key: Buffer.from(key), value: Buffer.from(value), headers: { eventId: Buffer.from(headers.eventId), type: Buffer.from(headers.type) }, offset: '0', timestamp: '0', attributes: 0 },
+        heartbeat: async () => undefined,
+        pause: () => () => undefined,
+      });
+      expect(seen.map((s) => s.traceId)).toEqual([command.traceId]);
     } finally {
       await app.close();
     }
