@@ -122,6 +122,20 @@ describe('operator routes', () => {
       expect(res.body.partnerId).not.toContain(projectId);
     });
 
+    it('answers a browser preflight for the Api-Key header, and only on this route', async () => {
+      const preflight = { origin: 'https://shop.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'api-key' };
+      const res = await platform.request('OPTIONS', '/v0.13/risk/config', { headers: preflight });
+      expect(res.status).toBe(204);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('api-key');
+      const { publishableKey } = (await platform.admin('POST', `/projects/${projectId}/publishable-keys`)).body;
+      const get = await platform.request('GET', '/v0.13/risk/config', { headers: { origin: 'https://shop.example', 'api-key': publishableKey } });
+      expect(get.status).toBe(200);
+      expect(get.headers.get('access-control-allow-origin')).toBe('*');
+      const elsewhere = await platform.request('OPTIONS', '/v0.13/customers', { headers: { ...preflight, 'access-control-request-headers': 'authorization' } });
+      expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
+    });
+
     it('answers 401 to a missing, unknown or revoked key', async () => {
       const { publishableKey } = (await platform.admin('POST', `/projects/${projectId}/publishable-keys`)).body;
       expectError(await platform.request('GET', '/v0.13/risk/config'), 401, 'Unauthorized', 1000);
