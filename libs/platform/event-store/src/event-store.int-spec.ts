@@ -166,6 +166,24 @@ describe('EventStore on PostgreSQL', () => {
       expect(seen[seen.length - 1]).toBe((await store.readStream('later'))[0].eventId);
     });
 
+    it('rebuilds from the start when its checkpoint is reset or deleted by hand', async () => {
+      const seen: string[] = [];
+      const sub = new Subscription(db.uow, 'rebuildable', [store], async (e) => {
+        seen.push(e.eventId);
+      });
+      await settled();
+      await sub.drain();
+      const total = seen.length;
+      expect(total).toBeGreaterThan(0);
+      await sub.reset();
+      await sub.drain();
+      expect(seen).toHaveLength(2 * total);
+      await db.uow.query(`DELETE FROM platform.subscription_checkpoints WHERE subscription = 'rebuildable'`);
+      expect(await sub.pollOnce()).toBe(0);
+      await sub.drain();
+      expect(seen).toHaveLength(3 * total);
+    });
+
     it('keeps the checkpoint where it was when a handler fails, so the event is retried', async () => {
       let fail = true;
       const handled: string[] = [];

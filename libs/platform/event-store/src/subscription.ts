@@ -19,6 +19,8 @@ export interface SubscriptionOptions {
 export class Subscription {
   private running = false;
   private wakePending = false;
+  /** Sources whose checkpoint row is known to exist. */
+  private readonly ensured = new Set<string>();
   private timer?: NodeJS.Timeout;
   private wakeUp?: () => void;
   private loop?: Promise<void>;
@@ -67,6 +69,7 @@ export class Subscription {
   /** Rebuild: the next poll reads every source from the beginning. */
   async reset(): Promise<void> {
     await this.uow.query(`DELETE FROM platform.subscription_checkpoints WHERE subscription = $1`, [this.name]);
+    this.ensured.clear();
   }
 
   async checkpoint(store: EventStore): Promise<Checkpoint> {
@@ -97,10 +100,13 @@ export class Subscription {
   }
 
   private async pollSource(store: EventStore): Promise<number> {
-    await this.uow.query(
-      `INSERT INTO platform.subscription_checkpoints (subscription, source) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
-      [this.name, store.schema],
-    );
+    if (!this.ensured.has(store.schema)) {
+      await this.uow.query(
+        `INSERT INTO platform.subscription_checkpoints (subscription, source) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+        [this.name, store.schema],
+      );
+      this.ensured.add(store.schema);
+    }
     return this.uow.run(async () => {
       const [{ locked }] = await this.uow.query<{ locked: boolean }>(
         `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7346003)) AS locked`,
@@ -112,6 +118,11 @@ export class Subscription {
            FROM platform.subscription_checkpoints WHERE subscription = $1 AND source = $2`,
         [this.name, store.schema],
       );
+      if (!row) {
+        // Deleted behind our back (a rebuild by hand): the next poll recreates it at the start.
+        this.ensured.delete(store.schema);
+        return 0;
+      }
       const events = await store.readAll(
         { transactionId: row.transaction_id, globalPosition: row.global_position },
         this.options.batchSize ?? 100,

@@ -75,6 +75,8 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
           uow: app.get(UnitOfWork),
           group: 'accounts',
           sources: [app.get(AccountsEventStore)],
+          // NOTIFY wakes it on every commit; polling only covers a lost notification.
+          idlePollMs: 1000,
           logger: new PinoNestLogger(logger),
         }),
       },
