@@ -35,6 +35,8 @@ export const ERROR_CATALOGUE = {
   Conflict: { code: 1130, status: 409, msg: 'conflicting concurrent update', when: 'the resource changed under the request too many times; retry' },
   Forbidden: { code: 1140, status: 403, msg: 'forbidden', when: 'the credential is valid but not allowed here' },
   InvalidCursor: { code: 1150, status: 400, msg: 'invalid cursor', when: 'the list cursor is not one this API issued' },
+  RequestTimeout: { code: 1160, status: 408, msg: 'request not received in time', when: 'the headers or the whole request did not arrive within the server timeouts; the connection is closed' },
+  HeadersTooLarge: { code: 1161, status: 431, msg: 'request headers too large', when: 'the request line and headers exceed 16 KB; the connection is closed' },
   InternalError: { code: 1500, status: 500, msg: 'internal error', when: 'an unexpected failure; nothing was changed' },
   ServiceUnavailable: { code: 1503, status: 503, msg: 'service unavailable', when: 'a dependency is down; retry later' },
 
