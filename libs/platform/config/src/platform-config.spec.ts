@@ -27,4 +27,10 @@ describe('loadConfig', () => {
       loadConfig({ MM_BOOTSTRAP_API_KEY: 'sk_live_abcdefgh', MM_BOOTSTRAP_API_SECRET: 'x'.repeat(20) }),
     ).toThrow(/sk_sdbx_/);
   });
+
+  it('refuses a header timeout beyond the request timeout, and a zero connection cap', () => {
+    expect(() => loadConfig({ MM_HTTP_HEADERS_TIMEOUT_MS: '40000', MM_HTTP_REQUEST_TIMEOUT_MS: '30000' })).toThrow(/MM_HTTP_HEADERS_TIMEOUT_MS/);
+    expect(() => loadConfig({ MM_HTTP_MAX_CONNECTIONS_PER_CLIENT: '0' })).toThrow(/MM_HTTP_MAX_CONNECTIONS_PER_CLIENT/);
+    expect(loadConfig({ MM_HTTP_IDLE_TIMEOUT_MS: '5000' }).MM_HTTP_IDLE_TIMEOUT_MS).toBe(5000);
+  });
 });

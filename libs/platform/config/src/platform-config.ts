@@ -50,6 +50,30 @@ export class PlatformConfig {
   @Transform(toInt) @IsInt() @Min(1024)
   MM_BODY_LIMIT_BYTES = 1024 * 1024;
 
+  // Slow clients (docs/configuration.md, ADR 0009).
+  /** Time to receive a request's headers, on a new connection counted from its opening; then 408. */
+  @Transform(toInt) @IsInt() @Min(100)
+  MM_HTTP_HEADERS_TIMEOUT_MS = 10_000;
+
+  /** Time to receive a whole request, headers and body; then 408. */
+  @Transform(toInt) @IsInt() @Min(100)
+  MM_HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
+  /** Silence on a connection while a request is read or answered, after which it is closed. */
+  @Transform(toInt) @IsInt() @Min(100)
+  MM_HTTP_IDLE_TIMEOUT_MS = 30_000;
+
+  /** Idle time allowed between requests on a kept-alive connection: above a load balancer's idle timeout. */
+  @Transform(toInt) @IsInt() @Min(100)
+  MM_HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+  @Transform(toInt) @IsInt() @Min(1)
+  MM_HTTP_MAX_CONNECTIONS = 4096;
+
+  /** Open connections from one remote address; behind a load balancer that is the balancer's. */
+  @Transform(toInt) @IsInt() @Min(1)
+  MM_HTTP_MAX_CONNECTIONS_PER_CLIENT = 256;
+
   /** Risk provider client id returned by GET /risk/config; without it production answers 503. */
   @IsOptional() @IsString()
   MM_RISK_CLIENT_ID?: string;
@@ -94,6 +118,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (config.MM_BOOTSTRAP_API_KEY && !config.MM_BOOTSTRAP_API_KEY.startsWith(`sk_${config.keyMode}_`)) {
     throw new ConfigError(`invalid configuration:\n  MM_BOOTSTRAP_API_KEY must start with sk_${config.keyMode}_ in ${config.MM_ENVIRONMENT}`);
+  }
+  // Node refuses a header deadline after the request deadline.
+  if (config.MM_HTTP_HEADERS_TIMEOUT_MS > config.MM_HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('invalid configuration:\n  MM_HTTP_HEADERS_TIMEOUT_MS must not exceed MM_HTTP_REQUEST_TIMEOUT_MS');
   }
   return config;
 }
