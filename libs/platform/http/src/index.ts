@@ -7,6 +7,7 @@ export * from './idempotency.interceptor';
 export * from './idempotency.migration';
 export * from './pagination';
 export * from './configure-http';
+export * from './connection-limits';
 export * from './health.controller';
 export * from './validators';
 export * from './metrics';

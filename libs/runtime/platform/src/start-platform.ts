@@ -11,7 +11,7 @@ import { TimerService } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
 import { drainPool, openDatabase, startEmbeddedPostgres, UnitOfWork, type EmbeddedDatabase } from '@mm/platform/database';
 import { createEventTransport } from '@mm/platform/messaging';
-import { ApiFastifyAdapter, configureHttpApp, frameworkErrors, HttpMetrics, serveOpenApi } from '@mm/platform/http';
+import { ApiFastifyAdapter, capConnections, configureHttpApp, connectionOptions, frameworkErrors, HttpMetrics, serveOpenApi } from '@mm/platform/http';
 import { createRootLogger, PinoNestLogger } from './logger';
 import { platformMigrations } from './migrations';
 import { PlatformModule } from './platform.module';
@@ -59,7 +59,9 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
       frameworkErrors,
       // Graceful stop: requests in flight finish before the database pool closes; new ones get 503.
       forceCloseConnections: false,
+      ...connectionOptions(config),
     });
+    capConnections(adapter.getHttpServer(), config);
     app = await NestFactory.create<NestFastifyApplication>(PlatformModule.forRoot(config, dataSource), adapter, {
       logger: new PinoNestLogger(logger),
       bufferLogs: false,

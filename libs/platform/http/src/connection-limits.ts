@@ -1,0 +1,87 @@
+// Slow or greedy clients cannot hold the server (ADR 0009): Node's own
+// header, request, idle and keep-alive timeouts, a total and a per-client
+// connection cap, and the refusals Node's HTTP parser makes (431, 400 for bad
+// framing, 408) answered in the API's error body. Everything here runs per
+// connection or per refusal, never per request.
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyHttpOptions } from 'fastify';
+import { ApiError, type ErrorName } from '@mm/contracts';
+
+/** The configuration variables it reads (PlatformConfig has them). */
+export interface ConnectionLimits {
+  MM_HTTP_HEADERS_TIMEOUT_MS: number;
+  MM_HTTP_REQUEST_TIMEOUT_MS: number;
+  MM_HTTP_IDLE_TIMEOUT_MS: number;
+  MM_HTTP_KEEP_ALIVE_TIMEOUT_MS: number;
+  MM_HTTP_MAX_CONNECTIONS: number;
+  MM_HTTP_MAX_CONNECTIONS_PER_CLIENT: number;
+}
+
+type ServerOptions = Pick<FastifyHttpOptions<Server>, 'connectionTimeout' | 'keepAliveTimeout' | 'requestTimeout' | 'http' | 'clientErrorHandler'>;
+
+/** Options for the Fastify adapter: they must be given when the server is created. */
+export function connectionOptions(limits: ConnectionLimits): ServerOptions {
+  return {
+    connectionTimeout: limits.MM_HTTP_IDLE_TIMEOUT_MS,
+    keepAliveTimeout: limits.MM_HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    requestTimeout: limits.MM_HTTP_REQUEST_TIMEOUT_MS,
+    http: {
+      headersTimeout: limits.MM_HTTP_HEADERS_TIMEOUT_MS,
+      // Node checks the header and request deadlines on this interval (30 s by default), so a
+      // deadline can overrun by up to one interval: a quarter of the header timeout, at most 1 s.
+      connectionsCheckingInterval: Math.min(1000, Math.max(25, Math.floor(limits.MM_HTTP_HEADERS_TIMEOUT_MS / 4))),
+    },
+    clientErrorHandler: refuseInApiBody,
+  };
+}
+
+/** The total and per-client caps, on the server the adapter created. */
+export function capConnections(server: Server, limits: ConnectionLimits): void {
+  // Node closes connections beyond this one at accept, before any parser is allocated.
+  server.maxConnections = limits.MM_HTTP_MAX_CONNECTIONS;
+  const perClient = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const client = socket.remoteAddress;
+    if (client === undefined) return;
+    const open = perClient.get(client) ?? 0;
+    if (open >= limits.MM_HTTP_MAX_CONNECTIONS_PER_CLIENT) {
+      socket.destroy();
+      return;
+    }
+    perClient.set(client, open + 1);
+    socket.once('close', () => {
+      const left = (perClient.get(client) ?? 1) - 1;
+      if (left > 0) perClient.set(client, left);
+      else perClient.delete(client);
+    });
+  });
+}
+
+const REFUSALS: Record<string, ErrorName> = {
+  ERR_HTTP_REQUEST_TIMEOUT: 'RequestTimeout',
+  HPE_HEADER_OVERFLOW: 'HeadersTooLarge',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 'PayloadTooLarge',
+};
+
+/**
+ * Node's parser and deadline errors arrive here, outside Fastify's request
+ * cycle, so the answer is written to the socket by hand; the connection is
+ * then closed because its framing can no longer be trusted.
+ */
+export function refuseInApiBody(error: Error & { code?: string; reason?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // A response already under way on this socket would be corrupted by a second one.
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse<IncomingMessage> })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const name = REFUSALS[error.code ?? ''] ?? 'InvalidRequest';
+    const refusal = new ApiError(name, name === 'InvalidRequest' ? `malformed HTTP request: ${error.reason ?? error.code ?? error.message}` : undefined);
+    const body = JSON.stringify(refusal.toBody());
+    const status = refusal.definition.status;
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
