@@ -6,7 +6,7 @@ import { sign } from 'jsonwebtoken';
 import { ApiError, type ProjectChanges, type ProjectFeatures } from '@mm/contracts';
 import { projectDecider, projectStreamId, NO_FEATURES, DEFAULT_ATTRIBUTION_TIMEOUT_HOURS, type ProjectCommand } from '@mm/gateway/domain';
 import { GatewayReadModels, SecretHasher, SigningKeys, type ProjectRow } from '@mm/gateway/infrastructure';
-import { TOKEN_ALGORITHM, TOKEN_AUDIENCE, TOKEN_ISSUER, TOKEN_LIFETIME_SECONDS, type ApiKeyRegistry } from '@mm/platform/auth';
+import { TOKEN_ALGORITHM, TOKEN_AUDIENCE, TOKEN_ISSUER, TOKEN_LIFETIME_SECONDS, VerifiedTokens, type ApiKeyRegistry } from '@mm/platform/auth';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { decideAndAppend, runCommand } from '@mm/platform/event-store';
@@ -47,6 +47,7 @@ export class GatewayService implements ApiKeyRegistry {
     private readonly hasher: SecretHasher,
     private readonly signingKeys: SigningKeys,
     private readonly config: PlatformConfig,
+    private readonly verifiedTokens: VerifiedTokens,
   ) {}
 
   private async execute(projectId: string, command: ProjectCommand) {
@@ -100,6 +101,8 @@ export class GatewayService implements ApiKeyRegistry {
       const row = await this.readModels.apiKey(apiKey);
       if (!row) throw new ApiError('ApiKeyNotFound');
       const at = new Date().toISOString();
+      // Until this commits and the revocation is heard back, the key's tokens are checked in full.
+      this.verifiedTokens.beginRevoking(apiKey);
       const { events } = await this.execute(row.project_id, { type: 'RevokeApiKey', apiKey, at });
       if (events.length > 0) await this.readModels.revokeApiKey(apiKey, at);
       const after = (await this.readModels.apiKey(apiKey))!;

@@ -2,3 +2,4 @@ export * from './gateway.migration';
 export * from './gateway-read-models.repository';
 export * from './signing-keys.repository';
 export * from './secret-hasher';
+export * from './api-key-revocations.migration';

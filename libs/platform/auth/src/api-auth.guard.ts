@@ -7,11 +7,18 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { ApiError } from '@mm/contracts';
 import { PlatformConfig } from '@mm/platform/config';
-import { BEARER_ERRORS, BearerAuthError, ROUTE_ACCESS, SANDBOX_ONLY, type ApiRequest, type Caller, type RouteAccess } from '@mm/platform/http';
+import { BEARER_ERRORS, BearerAuthError, ROUTE_ACCESS, SANDBOX_ONLY, type ApiRequest, type RouteAccess } from '@mm/platform/http';
+import type { VerifiedToken } from './jwt.strategy';
+import { VerifiedTokens } from './verified-tokens';
 
 function sameSecret(a: string, b: string): boolean {
   // Compare digests so neither length nor content leaks through timing.
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+/** The credential of an `Authorization: Bearer <credential>` header; the scheme is case-insensitive (RFC 7235). */
+export function bearerCredential(header: string | undefined): string | undefined {
+  return header ? /^bearer +(\S+) *$/i.exec(header)?.[1] : undefined;
 }
 
 /** passport-jwt's `info` for a failed verification, mapped to the spec's rows. */
@@ -26,7 +33,11 @@ export function bearerErrorFor(info: unknown): BearerAuthError {
 
 @Injectable()
 export class ApiAuthGuard extends AuthGuard('jwt') {
-  constructor(private readonly reflector: Reflector, private readonly config: PlatformConfig) {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly config: PlatformConfig,
+    private readonly verified: VerifiedTokens,
+  ) {
     super();
   }
 
@@ -44,8 +55,7 @@ export class ApiAuthGuard extends AuthGuard('jwt') {
       return true;
     }
     if (access === 'admin') {
-      const header = request.headers.authorization ?? '';
-      const token = /^Bearer (.+)$/.exec(header)?.[1];
+      const token = bearerCredential(request.headers.authorization);
       const expected = this.config.MM_ADMIN_TOKEN;
       if (!expected || !token || !sameSecret(token, expected)) {
         throw new ApiError('Unauthorized', expected ? 'operator token required' : 'operator routes are disabled: set MM_ADMIN_TOKEN');
@@ -53,13 +63,31 @@ export class ApiAuthGuard extends AuthGuard('jwt') {
       request.caller = { kind: 'admin' };
       return true;
     }
-    return (await super.canActivate(context)) as boolean;
+    return this.authenticatePartner(context, request);
   }
 
-  override handleRequest<T = Caller>(error: unknown, user: T | false, info: unknown, context: ExecutionContext): T {
+  /** A token seen before is answered from VerifiedTokens; any other is verified in full (passport-jwt). */
+  private async authenticatePartner(context: ExecutionContext, request: ApiRequest): Promise<boolean> {
+    const token = bearerCredential(request.headers.authorization);
+    const key = token === undefined ? undefined : VerifiedTokens.keyOf(token);
+    if (key !== undefined) {
+      const caller = this.verified.lookup(key);
+      if (caller) {
+        request.caller = caller;
+        return true;
+      }
+    }
+    const mark = this.verified.mark();
+    await super.canActivate(context);
+    const verified = (request as ApiRequest & { user?: VerifiedToken }).user!;
+    if (key !== undefined) this.verified.remember(key, verified.caller, verified.expiresAtMs, mark);
+    return true;
+  }
+
+  override handleRequest<T = VerifiedToken>(error: unknown, user: T | false, info: unknown, context: ExecutionContext): T {
     if (error) throw error;
     if (!user) throw bearerErrorFor(info);
-    context.switchToHttp().getRequest<ApiRequest>().caller = user as unknown as Caller;
+    context.switchToHttp().getRequest<ApiRequest>().caller = (user as unknown as VerifiedToken).caller;
     return user;
   }
 }

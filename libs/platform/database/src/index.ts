@@ -2,3 +2,4 @@ export * from './embedded-postgres';
 export * from './unit-of-work';
 export * from './data-source';
 export * from './errors';
+export * from './pg-listener';

@@ -3,8 +3,9 @@ import { DataSource } from 'typeorm';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { ProjectClock, TimerService } from '@mm/platform/clock';
+import { VerifiedTokens } from '@mm/platform/auth';
 
-/** What every service module may inject: configuration, the database, time. */
+/** What every service module may inject: configuration, the database, time, verified tokens. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -17,8 +18,9 @@ export class CoreModule {
         { provide: UnitOfWork, useValue: new UnitOfWork(dataSource) },
         ProjectClock,
         TimerService,
+        { provide: VerifiedTokens, useValue: new VerifiedTokens() },
       ],
-      exports: [PlatformConfig, DataSource, UnitOfWork, ProjectClock, TimerService],
+      exports: [PlatformConfig, DataSource, UnitOfWork, ProjectClock, TimerService, VerifiedTokens],
     };
   }
 }

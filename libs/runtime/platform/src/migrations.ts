@@ -1,7 +1,7 @@
 // Every migration of every service, in order: platform mode runs them all
 // against one database (each service in its own schema).
 import { Accounts1700000002000 } from '@mm/accounts/infrastructure';
-import { Gateway1700000001000 } from '@mm/gateway/infrastructure';
+import { Gateway1700000001000, GatewayApiKeyRevocations1700000001500 } from '@mm/gateway/infrastructure';
 import type { MigrationClass } from '@mm/platform/database';
 import { PlatformClock1700000000200 } from '@mm/platform/clock';
 import { PlatformSubscriptions1700000000000 } from '@mm/platform/event-store';
@@ -12,5 +12,6 @@ export const platformMigrations: MigrationClass[] = [
   PlatformIdempotency1700000000100,
   PlatformClock1700000000200,
   Gateway1700000001000,
+  GatewayApiKeyRevocations1700000001500,
   Accounts1700000002000,
 ];

@@ -5,7 +5,7 @@ import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
 import { AccountsModule } from '@mm/accounts/api';
 import { GatewayModule } from '@mm/gateway/api';
-import { ApiAuthGuard, JwtStrategy } from '@mm/platform/auth';
+import { ApiAuthGuard, JwtStrategy, RevocationFeed } from '@mm/platform/auth';
 import { SandboxClockController } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
 import { HealthController, HttpMetrics, IdempotencyInterceptor, MetricsController } from '@mm/platform/http';
@@ -20,6 +20,7 @@ export class PlatformModule {
       controllers: [HealthController, MetricsController, SandboxClockController],
       providers: [
         JwtStrategy,
+        RevocationFeed,
         // One registry per application: two platforms in one process (tests) do not share counters.
         HttpMetrics,
         { provide: APP_GUARD, useClass: ApiAuthGuard },
