@@ -1,58 +1,89 @@
-// `npm run bench`: throughput and latency of the platform beside the same
-// machine's raw PostgreSQL insert rate, measured in the same run, as ratios.
-// Figures, not assertions: speed targets live here, never in timed tests.
+// `npm run bench`: the platform beside a raw stack doing the same work on the
+// same PostgreSQL in the same run, as ratios (tools/bench/raw-stack.ts):
+//   reads  against Fastify + one pg primary-key select
+//   writes against one raw transaction (idempotency row, event row, read-model row, idempotency update)
+// The platform and the raw stack each run in a process of their own, as `npm start`
+// runs, and the load comes from this process, so neither server shares its thread
+// with the load generator. Figures, not assertions: never a timed test.
 import 'reflect-metadata';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Client } from 'pg';
-import { loadConfig } from '@mm/platform/config';
-import { startPlatform } from '@mm/runtime/platform';
+import { join, resolve } from 'node:path';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon');
 
+const ROOT = resolve(__dirname, '..', '..');
 const DURATION_S = Number(process.env.BENCH_DURATION_SECONDS ?? 5);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const RAW_INSERTS = Number(process.env.BENCH_RAW_INSERTS ?? 3000);
+const WARMUP_S = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
+const CLIENTS = (process.env.BENCH_CLIENTS ?? '1,8,32').split(',').map(Number);
+/** Only the scenarios whose name contains this text (the references always run). */
+const ONLY = process.env.BENCH_ONLY ?? '';
+const API_KEY = 'sk_sdbx_benchmarkKey0001';
+const API_SECRET = 'benchmark-secret-0123456789';
 
 interface Figures {
-  name: string;
   rps: number;
   p50: number;
   p99: number;
   errors: number;
 }
 
-async function load(name: string, options: Record<string, unknown>): Promise<Figures> {
-  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });
-  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors };
+type Load = Record<string, unknown>;
+
+async function run(options: Load, connections: number, seconds: number): Promise<Figures> {
+  const result = await autocannon({ connections, duration: seconds, ...options });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors };
 }
 
-/** Single-row autocommitted INSERTs from CONNECTIONS clients: what one durable write costs on this machine. */
-async function rawInsertRate(url: string): Promise<number> {
-  const setup = new Client({ connectionString: url });
-  await setup.connect();
-  await setup.query(`CREATE TABLE IF NOT EXISTS bench_raw (id bigserial PRIMARY KEY, payload jsonb NOT NULL, at timestamptz NOT NULL DEFAULT now())`);
-  await setup.end();
-  const clients = await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      const c = new Client({ connectionString: url });
-      await c.connect();
-      return c;
-    }),
-  );
-  const perClient = Math.ceil(RAW_INSERTS / CONNECTIONS);
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    clients.map(async (c) => {
-      for (let i = 0; i < perClient; i++) await c.query(`INSERT INTO bench_raw (payload) VALUES ($1)`, [JSON.stringify({ i, name: 'bench' })]);
-    }),
-  );
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  await Promise.all(clients.map((c) => c.end()));
-  return (perClient * CONNECTIONS) / seconds;
+/** A short run first, so JIT warm-up and pool growth are not measured. */
+async function measure(options: Load, connections: number): Promise<Figures> {
+  if (WARMUP_S > 0) await run(options, connections, WARMUP_S);
+  return run(options, connections, DURATION_S);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function startProcess(name: string, args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, ['-r', './tools/register.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  child.on('exit', (code, signal) => {
+    if (code !== 0 && signal !== 'SIGTERM') process.stderr.write(`${name} exited (${code ?? signal}):\n${stderr}\n`);
+  });
+  return child;
+}
+
+async function waitForOk(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`process exited before ${url} answered`);
+    const ok = await fetch(url).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer in time`);
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
 async function postJson<T>(url: string, headers: Record<string, string>, body: unknown): Promise<T> {
@@ -61,53 +92,93 @@ async function postJson<T>(url: string, headers: Record<string, string>, body: u
   return (await response.json()) as T;
 }
 
+/** Every request its own Idempotency-Key: each one is a new resource. */
+const freshKey = [{ setupRequest: (req: { headers: Record<string, string> }) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }) }];
+
 async function main(): Promise<void> {
+  let embedded: EmbeddedDatabase | undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'mm-bench-'));
-  const config = loadConfig({
-    MM_DATA_DIR: dataDir,
-    PORT: '0',
-    MM_LOG_LEVEL: 'error',
-    MM_TOKEN_RATE_LIMIT: '100000000',
-    MM_BOOTSTRAP_API_KEY: 'sk_sdbx_benchmarkKey0001',
-    MM_BOOTSTRAP_API_SECRET: 'benchmark-secret-0123456789',
-    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
-  });
-  const platform = await startPlatform(config, { host: '127.0.0.1' });
-  const api = `${platform.url}/v0.13`;
+  const children: ChildProcess[] = [];
   try {
-    const credentials = { apiKey: 'sk_sdbx_benchmarkKey0001', apiSecret: 'benchmark-secret-0123456789' };
-    const tokenBody = JSON.stringify(credentials);
+    let databaseUrl = process.env.DATABASE_URL;
+    if (!databaseUrl) {
+      // Durable settings, as `npm start` runs: both sides pay the same commit cost.
+      embedded = await startEmbeddedPostgres({ dataDir, database: 'money_movement' });
+      databaseUrl = embedded.url;
+    }
+    const platformPort = await freePort();
+    const platform = startProcess('platform', [...(process.env.BENCH_PLATFORM_NODE_ARGS ?? '').split(' ').filter(Boolean), '-r', './apps/platform/src/instrument.ts', 'apps/platform/src/main.ts'], {
+      DATABASE_URL: databaseUrl,
+      PORT: String(platformPort),
+      HOST: '127.0.0.1',
+      MM_LOG_LEVEL: 'error',
+      MM_ADMIN_TOKEN: `bench-admin-${randomUUID()}`,
+      MM_TOKEN_RATE_LIMIT: '100000000',
+      MM_BOOTSTRAP_API_KEY: API_KEY,
+      MM_BOOTSTRAP_API_SECRET: API_SECRET,
+    });
+    children.push(platform);
+    const base = `http://127.0.0.1:${platformPort}`;
+    await waitForOk(`${base}/readyz`, platform);
+
+    const raw = startProcess('raw stack', ['tools/bench/raw-stack.ts'], { DATABASE_URL: databaseUrl });
+    children.push(raw);
+    const rawBase = await new Promise<string>((resolveUrl, reject) => {
+      raw.stdout!.on('data', (chunk: Buffer) => {
+        const match = /listening (\S+)/.exec(chunk.toString());
+        if (match) resolveUrl(match[1]);
+      });
+      raw.once('exit', () => reject(new Error('raw stack exited before listening')));
+    });
+
+    const api = `${base}/v0.13`;
+    const credentials = { apiKey: API_KEY, apiSecret: API_SECRET };
     const { accessToken } = await postJson<{ accessToken: string }>(`${api}/auth/token`, {}, credentials);
     const auth = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
     const customer = await postJson<{ id: string }>(`${api}/customers`, auth, { type: 'individual', firstName: 'Bench', lastName: 'Mark' });
-    const wallet = await postJson<{ id: string }>(`${api}/customers/${customer.id}/wallets`, auth, { asset: 'usdc', network: 'meridianchain' });
-    await postJson(`${api}/sandbox/wallets/${wallet.id}/fund`, auth, { amount: '100' });
+    const rawCustomer = await postJson<{ id: string }>(`${rawBase}/customers`, {}, { firstName: 'Bench', lastName: 'Mark' });
+    const customerBody = JSON.stringify({ type: 'individual', firstName: 'Load', lastName: 'Test' });
 
-    const dbUrl = platform.embedded?.url ?? config.DATABASE_URL!;
-    process.stdout.write(`benchmark: ${CONNECTIONS} connections, ${DURATION_S}s per scenario, ${process.env.DATABASE_URL ? 'external' : 'embedded'} PostgreSQL\n`);
-    const raw = await rawInsertRate(dbUrl);
-    const figures: Figures[] = [];
-    figures.push(await load('token issue      POST /auth/token', { url: `${api}/auth/token`, method: 'POST', headers: { 'content-type': 'application/json' }, body: tokenBody }));
-    figures.push(
-      await load('customer create  POST /customers', {
-        url: `${api}/customers`,
-        method: 'POST',
-        headers: auth,
-        body: JSON.stringify({ type: 'individual', firstName: 'Load', lastName: 'Test' }),
-        // Every request its own Idempotency-Key: each one is a new customer.
-        requests: [{ setupRequest: (req: { headers: Record<string, string> }) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }) }],
-      }),
+    const rawRead: Load = { url: `${rawBase}/customers/${rawCustomer.id}` };
+    const rawWrite: Load = { url: `${rawBase}/customers`, method: 'POST', headers: { 'content-type': 'application/json' }, body: customerBody, requests: freshKey };
+    const scenarios: Array<{ name: string; load: Load; reference: 'read' | 'write' }> = [
+      { name: 'GET /customers/{id}', load: { url: `${api}/customers/${customer.id}`, headers: auth }, reference: 'read' },
+      { name: 'GET /customers/{id}/balance', load: { url: `${api}/customers/${customer.id}/balance`, headers: auth }, reference: 'read' },
+      { name: 'POST /customers', load: { url: `${api}/customers`, method: 'POST', headers: auth, body: customerBody, requests: freshKey }, reference: 'write' },
+      {
+        name: 'POST /auth/token',
+        load: { url: `${api}/auth/token`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) },
+        reference: 'read',
+      },
+    ];
+
+    const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
+    process.stdout.write(
+      `benchmark: ${DURATION_S}s per scenario after ${WARMUP_S}s of warm-up, ${process.env.DATABASE_URL ? 'external' : 'embedded'} PostgreSQL, ` +
+        `platform and raw stack in processes of their own\n\n`,
     );
-    figures.push(await load('balance read     GET /customers/{id}/balance', { url: `${api}/customers/${customer.id}/balance`, headers: auth }));
-
-    const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(46) : c.padStart(15))).join('') + '\n');
-    process.stdout.write('\n');
-    line(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'vs raw insert']);
-    line([`raw PostgreSQL insert (pg loop)`, raw.toFixed(0), '', '', '', '1.00']);
-    for (const f of figures) line([f.name, f.rps.toFixed(0), f.p50.toFixed(1), f.p99.toFixed(1), String(f.errors), (f.rps / raw).toFixed(2)]);
-    process.stdout.write('\n"vs raw insert" is requests per second divided by single-row autocommitted INSERTs per second on the same database.\n');
+    line(['scenario', 'clients', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio']);
+    for (const clients of CLIENTS) {
+      // The references are measured at each client count, right before the scenarios compared with them.
+      const references = { read: await measure(rawRead, clients), write: await measure(rawWrite, clients) };
+      const row = (name: string, f: Figures, ratio: string) =>
+        line([name, String(clients), f.rps.toFixed(0), f.p50.toFixed(1), f.p99.toFixed(1), String(f.errors), ratio]);
+      row('raw read (Fastify + pg select)', references.read, '1.00');
+      row('raw write (one transaction)', references.write, '1.00');
+      for (const scenario of scenarios.filter((s) => s.name.includes(ONLY))) {
+        const f = await measure(scenario.load, clients);
+        row(scenario.name, f, `${(f.rps / references[scenario.reference].rps).toFixed(2)} ${scenario.reference}`);
+      }
+      process.stdout.write('\n');
+    }
+    process.stdout.write(
+      '"ratio" is requests per second divided by the raw reference\'s at the same client count, measured in this run:\n' +
+        '"read" is Fastify with one pg primary-key select; "write" is one transaction inserting an idempotency row,\n' +
+        'an event row and a read-model row, then updating the idempotency row.\n',
+    );
   } finally {
-    await platform.stop();
+    for (const child of children) await stopProcess(child);
+    await embedded?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
