@@ -5,7 +5,7 @@ import type { EventPayloads } from '@mm/contracts';
 import { CustomersService, EndorsementReviewer, WalletsService } from '@mm/accounts/application';
 import { AccountsReadModels } from '@mm/accounts/infrastructure';
 import type { RecordedEvent } from '@mm/platform/event-store';
-import { ApiPage, decodeCursor, ListQuery, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
+import { ApiPage, decodeCursor, Idempotent, ListQuery, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
 import { isId } from '@mm/platform/ids';
 import { ApiError } from '@mm/contracts';
 import {
@@ -33,6 +33,7 @@ export class CustomersController {
   ) {}
 
   @Post()
+  @Idempotent()
   @ApiOperation({ summary: 'Create a customer' })
   @ApiCreatedResponse({ type: CustomerResponse })
   async create(@ProjectId() projectId: string, @Body() body: CreateCustomerRequest): Promise<CustomerResponse> {
@@ -55,6 +56,7 @@ export class CustomersController {
   }
 
   @Post(':id/endorsements')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: 'Request one more endorsement; it starts pending' })
   @ApiOkResponse({ type: CustomerResponse })
@@ -70,6 +72,7 @@ export class CustomersController {
   }
 
   @Post(':id/wallets')
+  @Idempotent()
   @ApiOperation({ summary: 'Create a custodial wallet' })
   @ApiCreatedResponse({ type: WalletResponse })
   async createWallet(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: CreateWalletRequest): Promise<WalletResponse> {
@@ -115,6 +118,7 @@ export class SandboxWalletsController {
   constructor(private readonly wallets: WalletsService) {}
 
   @Post(':id/fund')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: 'Credit a wallet from the sandbox funding account (a ledger posting)' })
   @ApiOkResponse({ type: WalletBalanceResponse })

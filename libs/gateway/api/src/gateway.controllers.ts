@@ -7,7 +7,7 @@ import { ApiError } from '@mm/contracts';
 import { GatewayService } from '@mm/gateway/application';
 import { SigningKeys, GatewayReadModels, type ProjectRow } from '@mm/gateway/infrastructure';
 import { PlatformConfig } from '@mm/platform/config';
-import { AdminRoute, ApiPage, decodeCursor, ListQuery, NoIdempotencyKey, OptionalIdempotencyKey, pageLimit, Public, PublishableKeyRoute, toPage, type Page } from '@mm/platform/http';
+import { AdminRoute, ApiPage, decodeCursor, Idempotent, ListQuery, NoIdempotencyKey, OptionalIdempotencyKey, pageLimit, Public, PublishableKeyRoute, toPage, type Page } from '@mm/platform/http';
 import { isId } from '@mm/platform/ids';
 import {
   ApiKeyPairResponse,
@@ -101,6 +101,7 @@ export class AdminController {
   }
 
   @Post('projects')
+  @Idempotent()
   @ApiOperation({ summary: 'Create a project' })
   async createProject(@Body() body: CreateProjectRequest): Promise<ProjectResponse> {
     return toProject(await this.gateway.createProject(body.name, body.features));
@@ -122,6 +123,7 @@ export class AdminController {
   }
 
   @Patch('projects/:projectId')
+  @Idempotent()
   @ApiOperation({ summary: 'Change features, bank payout limits or the attribution timeout' })
   async updateProject(@Param('projectId') projectId: string, @Body() body: UpdateProjectRequest): Promise<ProjectResponse> {
     const { features, limits, attributionTimeoutHours } = body;
@@ -144,6 +146,7 @@ export class AdminController {
   }
 
   @Post('projects/:projectId/publishable-keys')
+  @Idempotent()
   @ApiOperation({ summary: 'Create a publishable key for GET /risk/config' })
   createPublishableKey(@Param('projectId') projectId: string): Promise<{ publishableKey: string }> {
     return this.gateway.createPublishableKey(this.projectId(projectId));

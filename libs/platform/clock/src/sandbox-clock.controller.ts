@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
-import { ProjectId, SandboxOnly } from '@mm/platform/http';
+import { Idempotent, ProjectId, SandboxOnly } from '@mm/platform/http';
 import { ProjectClock } from './project-clock';
 import { TimerService } from './timer.service';
 
@@ -33,6 +33,7 @@ export class SandboxClockController {
   }
 
   @Post('advance')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: "Move the project's clock forward and fire every timer that falls due" })
   async advance(@ProjectId() projectId: string, @Body() body: AdvanceClockRequest): Promise<SandboxClockResponse> {

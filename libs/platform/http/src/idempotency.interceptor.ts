@@ -7,7 +7,7 @@
 // duplicate finds the stored row and replays it. A crash leaves no marker behind.
 // Failed requests store nothing: retrying them with the same key runs them again.
 import { createHash } from 'node:crypto';
-import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { Injectable, UseInterceptors, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply } from 'fastify';
@@ -104,3 +104,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
   }
 }
+
+/**
+ * On every POST and PATCH route (IdempotencyCoverage refuses to start without it):
+ * the command runs in one transaction with its Idempotency-Key record. Only those
+ * routes carry it, because any interceptor costs every request it wraps (Nest binds
+ * an async resource and an observable chain per call) and reads have no key.
+ */
+export const Idempotent = () => UseInterceptors(IdempotencyInterceptor);

@@ -11,3 +11,4 @@ export * from './connection-limits';
 export * from './health.controller';
 export * from './validators';
 export * from './metrics';
+export * from './idempotency-coverage';
