@@ -4,7 +4,7 @@ import { customerDecider, customerStreamId, type CustomerCommand, type CustomerE
 import { AccountsReadModels, type CustomerRow } from '@mm/accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
-import { decideAndAppend, runCommand, type RecordedEvent } from '@mm/platform/event-store';
+import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
 import { isId, newId } from '@mm/platform/ids';
 import { AccountsEventStore } from './accounts-event-store';
 
@@ -36,7 +36,7 @@ export class CustomersService {
     const customerId = newId('customer');
     return runCommand(this.uow, async () => {
       const at = (await this.clock.now(projectId)).toISOString();
-      await this.execute(projectId, customerId, {
+      const { row } = await this.execute(projectId, customerId, {
         type: 'CreateCustomer',
         customerId,
         projectId,
@@ -45,17 +45,18 @@ export class CustomersService {
         email: input.email ?? null,
         endorsements: input.endorsements ?? [],
         at,
-      });
-      return (await this.readModels.customer(projectId, customerId))!;
+      }, { newStream: true });
+      return row!;
     });
   }
 
   async requestEndorsement(projectId: string, customerId: string, name: EndorsementName): Promise<CustomerRow> {
     return runCommand(this.uow, async () => {
-      await this.require(projectId, customerId);
+      const before = await this.require(projectId, customerId);
       const at = (await this.clock.now(projectId)).toISOString();
-      await this.execute(projectId, customerId, { type: 'RequestEndorsement', name, at });
-      return (await this.readModels.customer(projectId, customerId))!;
+      const { row } = await this.execute(projectId, customerId, { type: 'RequestEndorsement', name, at });
+      // No event when the endorsement was already requested: the customer as it was.
+      return row ?? before;
     });
   }
 
@@ -72,11 +73,12 @@ export class CustomersService {
   }
 
   /** Decide, append, and project the new events into the customer read model in the same transaction. */
-  private execute(projectId: string, customerId: string, command: CustomerCommand) {
-    return decideAndAppend(this.store, customerStreamId(customerId), customerDecider, command, { projectId }, (event) => this.project(event));
+  private execute(projectId: string, customerId: string, command: CustomerCommand, options?: DecideOptions) {
+    return decideAndAppend(this.store, customerStreamId(customerId), customerDecider, command, { projectId }, (event) => this.project(event), options);
   }
 
-  private async project(event: RecordedEvent & CustomerEvent): Promise<void> {
+  /** Returns the customer row as the event left it. */
+  private async project(event: RecordedEvent & CustomerEvent): Promise<CustomerRow | undefined> {
     switch (event.type) {
       case 'customer.created': {
         const d = event.data;

@@ -34,25 +34,27 @@ export interface WalletRow {
 export class AccountsReadModels {
   constructor(private readonly uow: UnitOfWork) {}
 
-  async insertCustomer(c: Omit<CustomerRow, 'created_at' | 'updated_at'> & { at: string }): Promise<void> {
-    await this.uow.query(
+  async insertCustomer(c: Omit<CustomerRow, 'created_at' | 'updated_at'> & { at: string }): Promise<CustomerRow> {
+    const [row] = await this.uow.query<CustomerRow>(
       `INSERT INTO accounts.customers (id, project_id, type, first_name, last_name, email, endorsements, version, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $9)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $9) RETURNING *`,
       [c.id, c.project_id, c.type, c.first_name, c.last_name, c.email, JSON.stringify(c.endorsements), c.version, c.at],
     );
+    return row;
   }
 
   /** Sets one endorsement's status, keeping the order in which endorsements were first requested. */
-  async setEndorsement(projectId: string, customerId: string, name: EndorsementName, status: EndorsementStatus, version: number, at: string): Promise<void> {
+  async setEndorsement(projectId: string, customerId: string, name: EndorsementName, status: EndorsementStatus, version: number, at: string): Promise<CustomerRow | undefined> {
     const customer = await this.customer(projectId, customerId);
-    if (!customer) return;
+    if (!customer) return undefined;
     const endorsements = customer.endorsements.some((e) => e.name === name)
       ? customer.endorsements.map((e) => (e.name === name ? { name, status } : e))
       : [...customer.endorsements, { name, status }];
-    await this.uow.query(
-      `UPDATE accounts.customers SET endorsements = $3::jsonb, version = $4, updated_at = $5 WHERE project_id = $1 AND id = $2`,
+    const [row] = await this.uow.query<CustomerRow>(
+      `UPDATE accounts.customers SET endorsements = $3::jsonb, version = $4, updated_at = $5 WHERE project_id = $1 AND id = $2 RETURNING *`,
       [projectId, customerId, JSON.stringify(endorsements), version, at],
     );
+    return row;
   }
 
   async customer(projectId: string, customerId: string): Promise<CustomerRow | undefined> {

@@ -2,17 +2,22 @@
 // its events, updates its read models and records the idempotency result in the
 // SAME transaction). The current transaction travels in AsyncLocalStorage, so
 // repositories need no transaction parameter and a nested run() joins the outer one.
+//
+// Statements go straight to the pg pool that TypeORM opened (TypeORM keeps the
+// migrations): a query runner per statement cost more CPU than the statement,
+// and every query answers its rows, whatever the command (TypeORM answers
+// [rows, count] for UPDATE and DELETE).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Pool, PoolClient } from 'pg';
+import type { DataSource } from 'typeorm';
 
 export class UnitOfWork {
-  private readonly current = new AsyncLocalStorage<EntityManager>();
+  private readonly current = new AsyncLocalStorage<PoolClient>();
 
   constructor(readonly dataSource: DataSource) {}
 
-  /** The transaction's manager when inside run(), else the pool's. */
-  get manager(): EntityManager {
-    return this.current.getStore() ?? this.dataSource.manager;
+  private get pool(): Pool {
+    return (this.dataSource.driver as unknown as { master: Pool }).master;
   }
 
   get inTransaction(): boolean {
@@ -22,7 +27,20 @@ export class UnitOfWork {
   /** Runs fn in a transaction, or inside the caller's transaction if there is one. */
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.current.getStore()) return fn();
-    return this.dataSource.transaction((manager) => this.current.run(manager, fn));
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await this.current.run(client, fn);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      // A connection that cannot even roll back is not given back to the pool.
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
   }
 
   /** Runs fn outside any caller transaction, in a transaction of its own. */
@@ -30,7 +48,9 @@ export class UnitOfWork {
     return this.current.exit(() => this.run(fn));
   }
 
+  /** The statement's rows, in the current transaction when there is one. */
   async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return this.manager.query(sql, params);
+    const result = await (this.current.getStore() ?? this.pool).query(sql, params);
+    return result.rows as T[];
   }
 }

@@ -3,28 +3,42 @@ import { fold, type Decider, type Event } from '@mm/platform/decider';
 import { DEADLOCK_DETECTED, sqlState, type UnitOfWork } from '@mm/platform/database';
 import { ConcurrencyError, type EventMetadata, type EventStore, type RecordedEvent } from './event-store';
 
-export interface Decision<E extends Event, State> {
+export interface Decision<E extends Event, State, Row = void> {
   /** State before the command. */
   before: State;
   /** State after the new events. */
   state: State;
   events: Array<RecordedEvent<E['type'], E['data']>>;
   version: number;
+  /** The read-model row the inline projection last returned, so the caller need not read it back. */
+  row?: Row;
 }
 
-/** Updates the service's own read models from one new event, in the command's transaction. */
-export type InlineProjection<E extends Event> = (event: RecordedEvent<E['type'], E['data']> & E) => Promise<void>;
+/** Updates the service's own read models from one new event, in the command's transaction; may return the row it wrote. */
+export type InlineProjection<E extends Event, Row = void> = (event: RecordedEvent<E['type'], E['data']> & E) => Promise<Row | void>;
 
-export async function decideAndAppend<Command, E extends Event, State>(
+export interface DecideOptions {
+  /**
+   * The stream id was minted for this command (a fresh TypeID): there is no history
+   * to lock or read, and the append is refused if the stream exists after all.
+   */
+  newStream?: boolean;
+}
+
+export async function decideAndAppend<Command, E extends Event, State, Row = void>(
   store: EventStore,
   streamId: string,
   decider: Decider<Command, E, State>,
   command: Command,
   metadata: EventMetadata,
-  project?: InlineProjection<E>,
-): Promise<Decision<E, State>> {
-  await store.lockStream(streamId);
-  const history = await store.readStream(streamId);
+  project?: InlineProjection<E, Row>,
+  options: DecideOptions = {},
+): Promise<Decision<E, State, Row>> {
+  let history: RecordedEvent[] = [];
+  if (!options.newStream) {
+    await store.lockStream(streamId);
+    history = await store.readStream(streamId);
+  }
   const before = fold(decider, history as unknown as E[]);
   const decided = decider.decide(command, before);
   const events = await store.append(
@@ -32,12 +46,14 @@ export async function decideAndAppend<Command, E extends Event, State>(
     history.length === 0 ? 'no_stream' : history.length,
     decided.map((e) => ({ type: e.type, data: e.data, metadata })),
   );
-  for (const event of events) await project?.(event as RecordedEvent<E['type'], E['data']> & E);
+  let row: Row | undefined;
+  for (const event of events) row = (await project?.(event as RecordedEvent<E['type'], E['data']> & E)) ?? row;
   return {
     before,
     state: decided.reduce(decider.evolve, before),
-    events: events as Decision<E, State>['events'],
+    events: events as Decision<E, State, Row>['events'],
     version: history.length + decided.length,
+    row,
   };
 }
 

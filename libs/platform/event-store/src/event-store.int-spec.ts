@@ -60,6 +60,12 @@ describe('EventStore on PostgreSQL', () => {
     expect(await store.readStream('order-2')).toHaveLength(1);
   });
 
+  it("appends after whatever version the stream is at when expecting 'any'", async () => {
+    await store.append('order-any', 'any', [{ type: 'order.placed', data: {} }]);
+    await store.append('order-any', 'any', [{ type: 'order.paid', data: {} }, { type: 'order.shipped', data: {} }]);
+    expect((await store.readStream('order-any')).map((e) => e.streamVersion)).toEqual([1, 2, 3]);
+  });
+
   it('lets exactly one of many concurrent appends at the same version win', async () => {
     await store.append('race', 'no_stream', [{ type: 'race.started', data: {} }]);
     const attempts = Array.from({ length: 8 }, (_, i) =>

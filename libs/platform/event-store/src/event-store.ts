@@ -70,52 +70,46 @@ export class EventStore {
     if (!/^[a-z_]+$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
   }
 
+  /**
+   * One statement: the expected-version check, the insert and the NOTIFY that wakes
+   * log readers (libs/platform/messaging; delivered only on commit). Versions follow
+   * the stream's current one, so there is never a gap; a stream that moved on (or a
+   * concurrent append of the same version, caught by the unique constraint) is a
+   * ConcurrencyError.
+   */
   async append(streamId: string, expected: ExpectedVersion, events: NewEvent[]): Promise<RecordedEvent[]> {
     if (events.length === 0) return [];
-    let current: number;
-    if (typeof expected === 'number') {
-      current = expected;
-    } else {
-      const [row] = await this.uow.query<{ version: number | null }>(
-        `SELECT max(stream_version) AS version FROM ${this.schema}.events WHERE stream_id = $1`,
-        [streamId],
-      );
-      current = row?.version ?? 0;
-      if (expected === 'no_stream' && current !== 0) throw new ConcurrencyError(streamId, expected);
-    }
     // The active trace continues wherever these events are handled (W3C traceparent in metadata);
     // with tracing off the propagator is a no-op and adds nothing.
     const traceContext: Record<string, string> = {};
     propagation.inject(context.active(), traceContext);
-    const values: unknown[] = [];
+    const expectedVersion = expected === 'any' ? null : expected === 'no_stream' ? 0 : expected;
+    const values: unknown[] = [streamId, expectedVersion, this.schema];
     const tuples = events.map((event, i) => {
       const metadata = { ...traceContext, ...event.metadata };
-      values.push(newId('event'), streamId, current + i + 1, event.type, JSON.stringify(event.data), JSON.stringify(metadata));
-      const o = i * 6;
-      return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}::jsonb, $${o + 6}::jsonb)`;
+      values.push(newId('event'), event.type, JSON.stringify(event.data), JSON.stringify(metadata));
+      const o = 3 + i * 4;
+      return `($${o + 1}, ${i + 1}, $${o + 2}, $${o + 3}::jsonb, $${o + 4}::jsonb)`;
     });
+    let rows: EventRow[];
     try {
-      // A version gap would mean the expected version was stale: (stream_id, stream_version) is unique,
-      // and a version past the end is refused below.
-      if (typeof expected === 'number') {
-        const [row] = await this.uow.query<{ version: number | null }>(
-          `SELECT max(stream_version) AS version FROM ${this.schema}.events WHERE stream_id = $1`,
-          [streamId],
-        );
-        if ((row?.version ?? 0) !== expected) throw new ConcurrencyError(streamId, expected);
-      }
-      const rows = await this.uow.query<EventRow>(
-        `INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata)
-         VALUES ${tuples.join(', ')} RETURNING ${COLUMNS}`,
+      rows = await this.uow.query<EventRow>(
+        `WITH current AS (SELECT coalesce(max(stream_version), 0) AS version FROM ${this.schema}.events WHERE stream_id = $1),
+              appended AS (
+                INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata)
+                SELECT e.event_id, $1, current.version + e.n, e.type, e.data, e.metadata
+                  FROM current, (VALUES ${tuples.join(', ')}) AS e (event_id, n, type, data, metadata)
+                 WHERE $2::integer IS NULL OR current.version = $2::integer
+                RETURNING ${COLUMNS})
+         SELECT appended.*, pg_notify('mm_events', $3) AS notified FROM appended ORDER BY stream_version`,
         values,
       );
-      // Wakes log readers (libs/platform/messaging); NOTIFY is delivered only on commit.
-      await this.uow.query(`SELECT pg_notify('mm_events', $1)`, [this.schema]);
-      return rows.map((r) => this.toRecorded(r));
     } catch (error) {
       if (sqlState(error) === UNIQUE_VIOLATION) throw new ConcurrencyError(streamId, expected);
       throw error;
     }
+    if (rows.length === 0) throw new ConcurrencyError(streamId, expected);
+    return rows.map((r) => this.toRecorded(r));
   }
 
   /**

@@ -13,6 +13,12 @@ export type EventHandler = (event: RecordedEvent) => Promise<void>;
 export interface SubscriptionOptions {
   batchSize?: number;
   idlePollMs?: number;
+  /**
+   * After a wake-up, how long to let further commits gather before reading (10 ms):
+   * under load one poll then reads many commits instead of one poll per commit, each
+   * poll being several round trips on the same database the commands write to.
+   */
+  coalesceMs?: number;
   onError?: (error: unknown, event?: RecordedEvent) => void;
 }
 
@@ -23,6 +29,7 @@ export class Subscription {
   private readonly ensured = new Set<string>();
   private timer?: NodeJS.Timeout;
   private wakeUp?: () => void;
+  private endPause?: () => void;
   private loop?: Promise<void>;
 
   constructor(
@@ -35,9 +42,19 @@ export class Subscription {
 
   /** Handles at most one batch from each source; returns how many events it handled. */
   async pollOnce(): Promise<number> {
+    return (await this.poll()).handled;
+  }
+
+  private async poll(): Promise<{ handled: number; more: boolean }> {
     let handled = 0;
-    for (const store of this.sources) handled += await this.pollSource(store);
-    return handled;
+    let more = false;
+    const batchSize = this.options.batchSize ?? 100;
+    for (const store of this.sources) {
+      const count = await this.pollSource(store);
+      handled += count;
+      more ||= count >= batchSize;
+    }
+    return { handled, more };
   }
 
   /** Polls until every source is drained (tests, and catch-up on start). */
@@ -57,6 +74,7 @@ export class Subscription {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.wakeUp?.();
+    this.endPause?.();
     await this.loop;
   }
 
@@ -83,19 +101,30 @@ export class Subscription {
 
   private async run(): Promise<void> {
     while (this.running) {
-      let handled = 0;
+      let more = false;
       this.wakePending = false;
       try {
-        handled = await this.pollOnce();
+        more = (await this.poll()).more;
       } catch (error) {
         this.options.onError?.(error);
       }
       if (!this.running) break;
-      if (handled > 0 || this.wakePending) continue;
-      await new Promise<void>((resolve) => {
-        this.wakeUp = resolve;
-        this.timer = setTimeout(resolve, this.options.idlePollMs ?? 200);
-      });
+      // A full batch: the log has more right now.
+      if (more) continue;
+      if (!this.wakePending) {
+        await new Promise<void>((resolve) => {
+          this.wakeUp = resolve;
+          this.timer = setTimeout(resolve, this.options.idlePollMs ?? 200);
+        });
+      }
+      const coalesceMs = this.options.coalesceMs ?? 10;
+      if (this.running && coalesceMs > 0) {
+        // Not cut short by wake(): under load notifications never stop. stop() ends it.
+        await new Promise<void>((resolve) => {
+          this.endPause = resolve;
+          this.timer = setTimeout(resolve, coalesceMs);
+        });
+      }
     }
   }
 

@@ -21,9 +21,10 @@ import { IDEMPOTENCY, type IdempotencyMode } from './route-metadata';
 const MAX_ATTEMPTS = 5;
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
 
-interface StoredResponse {
-  request_hash: string;
-  response_status: number;
+interface Claim {
+  locked: boolean;
+  request_hash: string | null;
+  response_status: number | null;
   response_body: unknown;
 }
 
@@ -66,20 +67,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   private async once(scope: string, key: string, hash: string, status: number, reply: FastifyReply, run: () => Promise<unknown>): Promise<unknown> {
-    const [{ locked }] = await this.uow.query<{ locked: boolean }>(
-      `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`,
-      [`${scope}\n${key}`],
-    );
-    if (!locked) throw new ApiError('IdempotencyKeyInFlight', 'a request with this Idempotency-Key has not finished; retry shortly');
-    const [stored] = await this.uow.query<StoredResponse>(
-      `SELECT request_hash, response_status, response_body FROM platform.idempotency_keys WHERE scope = $1 AND key = $2`,
-      [scope, key],
-    );
-    if (stored) {
+    const [stored] = await this.uow.query<Claim>(`SELECT * FROM platform.claim_idempotency_key($1, $2)`, [scope, key]);
+    if (!stored.locked) throw new ApiError('IdempotencyKeyInFlight', 'a request with this Idempotency-Key has not finished; retry shortly');
+    if (stored.request_hash !== null) {
       if (stored.request_hash !== hash) {
         throw new ApiError('IdempotencyKeyReused', 'this Idempotency-Key was used with a different request; use a new key');
       }
-      void reply.status(stored.response_status).header('idempotent-replayed', 'true');
+      void reply.status(stored.response_status!).header('idempotent-replayed', 'true');
       return stored.response_body;
     }
     const result = await run();

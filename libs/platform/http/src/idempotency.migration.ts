@@ -22,3 +22,36 @@ export class PlatformIdempotency1700000000100 implements MigrationInterface {
     await runner.query(`DROP TABLE platform.idempotency_keys`);
   }
 }
+
+/**
+ * Claims a key in one round trip: the transaction-scoped advisory lock on
+ * (scope, key), then the stored response if there is one. A function, because in
+ * READ COMMITTED each statement inside a VOLATILE function takes a fresh snapshot:
+ * the read sees whatever the previous holder of the lock committed. (In one plain
+ * statement the snapshot would predate the lock and could miss that row.)
+ */
+export class PlatformIdempotencyClaim1700000000110 implements MigrationInterface {
+  name = 'PlatformIdempotencyClaim1700000000110';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
+      CREATE FUNCTION platform.claim_idempotency_key(p_scope text, p_key text)
+      RETURNS TABLE (locked boolean, request_hash text, response_status integer, response_body jsonb)
+      LANGUAGE plpgsql VOLATILE AS $$
+      BEGIN
+        IF NOT pg_try_advisory_xact_lock(hashtextextended(p_scope || E'\\n' || p_key, 0)) THEN
+          RETURN QUERY SELECT false, NULL::text, NULL::integer, NULL::jsonb;
+          RETURN;
+        END IF;
+        RETURN QUERY SELECT true, k.request_hash, k.response_status, k.response_body
+          FROM platform.idempotency_keys k WHERE k.scope = p_scope AND k.key = p_key;
+        IF NOT FOUND THEN
+          RETURN QUERY SELECT true, NULL::text, NULL::integer, NULL::jsonb;
+        END IF;
+      END $$`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP FUNCTION platform.claim_idempotency_key(text, text)`);
+  }
+}

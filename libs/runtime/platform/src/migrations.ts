@@ -5,11 +5,12 @@ import { Gateway1700000001000, GatewayApiKeyRevocations1700000001500 } from '@mm
 import type { MigrationClass } from '@mm/platform/database';
 import { PlatformClock1700000000200 } from '@mm/platform/clock';
 import { PlatformSubscriptions1700000000000 } from '@mm/platform/event-store';
-import { PlatformIdempotency1700000000100 } from '@mm/platform/http';
+import { PlatformIdempotency1700000000100, PlatformIdempotencyClaim1700000000110 } from '@mm/platform/http';
 
 export const platformMigrations: MigrationClass[] = [
   PlatformSubscriptions1700000000000,
   PlatformIdempotency1700000000100,
+  PlatformIdempotencyClaim1700000000110,
   PlatformClock1700000000200,
   Gateway1700000001000,
   GatewayApiKeyRevocations1700000001500,
