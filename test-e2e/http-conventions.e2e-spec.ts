@@ -179,5 +179,18 @@ describe('HTTP conventions', () => {
       expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/v0\.13\/customers\/:id",status="404"\} \d+/);
       expect(res.text).not.toContain('cst_01h455vb4pex5vsknk084sn02q');
     });
+
+    it('leaves per-route metrics out, and off the request path, when MM_HTTP_METRICS is false', async () => {
+      const quiet = await TestPlatform.start({ MM_HTTP_METRICS: 'false' });
+      try {
+        await quiet.request('GET', '/v0.13/customers', { token: await quiet.token() });
+        const res = await quiet.request('GET', '/metrics');
+        expect(res.status).toBe(200);
+        expect(res.text).toMatch(/process_cpu_user_seconds_total/);
+        expect(res.text).not.toMatch(/http_requests_total\{/);
+      } finally {
+        await quiet.stop();
+      }
+    });
   });
 });

@@ -81,6 +81,10 @@ export class PlatformConfig {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   MM_LOG_LEVEL = 'info';
 
+  /** Per-route request counts and latencies on GET /metrics (process metrics are always there). */
+  @IsIn(['true', 'false'])
+  MM_HTTP_METRICS: 'true' | 'false' = 'true';
+
   /** Comma-separated Kafka brokers: distributed mode's event transport. */
   @IsOptional() @IsString()
   KAFKA_BROKERS?: string;

@@ -3,7 +3,8 @@
 // main.ts, the e2e tests and the benchmark all start the platform this way.
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { LogController } from 'fastify';
+import { LogController, type FastifyBaseLogger } from 'fastify';
+import type { Bindings, ChildLoggerOptions } from 'pino';
 import type { DataSource } from 'typeorm';
 import { AccountsEventStore } from '@mm/accounts/application';
 import { GatewayService, type BootstrapResult } from '@mm/gateway/application';
@@ -50,10 +51,13 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
   };
   try {
     dataSource = await openDatabase({ url, migrations: platformMigrations });
+    const requestLogging = config.MM_LOG_LEVEL === 'debug' || config.MM_LOG_LEVEL === 'trace';
     const adapter = new ApiFastifyAdapter({
       loggerInstance: logger,
       // Access logs only when debugging: they are one line per request.
-      logController: new LogController({ disableRequestLogging: config.MM_LOG_LEVEL !== 'debug' && config.MM_LOG_LEVEL !== 'trace' }),
+      logController: new LogController({ disableRequestLogging: !requestLogging }),
+      // A child logger per request costs every request; without request logging the root one serves.
+      childLoggerFactory: (parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) => (requestLogging ? parent.child(bindings, options) : parent),
       bodyLimit: config.MM_BODY_LIMIT_BYTES,
       trustProxy: config.MM_TRUST_PROXY === 'true',
       frameworkErrors,
@@ -67,7 +71,7 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
       bufferLogs: false,
     });
     configureHttpApp(app);
-    app.get(HttpMetrics).instrument(app.getHttpAdapter().getInstance());
+    if (config.MM_HTTP_METRICS === 'true') app.get(HttpMetrics).instrument(app.getHttpAdapter().getInstance());
     serveOpenApi(app);
     // Event handlers (@EventPattern) read the services' logs through the PostgreSQL log transport.
     app.connectMicroservice(
