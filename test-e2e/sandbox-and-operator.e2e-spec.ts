@@ -1,6 +1,6 @@
 // API-CONTRACT: Operator routes, Sandbox simulations, Addresses/modes;
 // spec: GET /risk/config.
-import { ADMIN_TOKEN, expectError, TestPlatform } from './support/test-platform';
+import { ADMIN_TOKEN, eventually, expectError, TestPlatform } from './support/test-platform';
 
 describe('sandbox clock', () => {
   let platform: TestPlatform;
@@ -10,6 +10,31 @@ describe('sandbox clock', () => {
     token = await platform.token();
   });
   afterAll(() => platform.stop());
+
+  it('stamps the advanced time on the very next command, though offsets are kept in memory', async () => {
+    const { token: own } = await platform.newProject('clock-at-once');
+    // Read (and so remember) the offset first, then move it and write at once.
+    const start = Date.parse((await platform.request('GET', '/v0.13/sandbox/clock', { token: own })).body.now);
+    await platform.request('POST', '/v0.13/customers', { token: own, body: { type: 'individual', firstName: 'A', lastName: 'B' } });
+    expect((await platform.request('POST', '/v0.13/sandbox/clock/advance', { token: own, body: { seconds: 7200 } })).status).toBe(200);
+    const customer = await platform.request('POST', '/v0.13/customers', { token: own, body: { type: 'individual', firstName: 'C', lastName: 'D' } });
+    expect(Date.parse(customer.body.createdAt) - start).toBeGreaterThanOrEqual(7_200_000);
+  });
+
+  it('moves the clock for another process on the same database too', async () => {
+    const { token: own } = await platform.newProject('clock-elsewhere');
+    const other = await TestPlatform.start({}, platform.running.databaseUrl);
+    try {
+      const before = Date.parse((await other.request('GET', '/v0.13/sandbox/clock', { token: own })).body.now);
+      expect((await platform.request('POST', '/v0.13/sandbox/clock/advance', { token: own, body: { seconds: 86400 } })).status).toBe(200);
+      await eventually(async () => {
+        const now = Date.parse((await other.request('GET', '/v0.13/sandbox/clock', { token: own })).body.now);
+        return now - before >= 86_400_000 ? now : undefined;
+      }, 5000);
+    } finally {
+      await other.stop();
+    }
+  });
 
   it('reads and advances the project clock; new resources carry the advanced time', async () => {
     const before = await platform.request('GET', '/v0.13/sandbox/clock', { token });

@@ -102,7 +102,7 @@ export class GatewayService implements ApiKeyRegistry {
       if (!row) throw new ApiError('ApiKeyNotFound');
       const at = new Date().toISOString();
       // Until this commits and the revocation is heard back, the key's tokens are checked in full.
-      this.verifiedTokens.beginRevoking(apiKey);
+      this.verifiedTokens.beginChange(apiKey);
       const { events } = await this.execute(row.project_id, { type: 'RevokeApiKey', apiKey, at });
       if (events.length > 0) await this.readModels.revokeApiKey(apiKey, at);
       const after = (await this.readModels.apiKey(apiKey))!;

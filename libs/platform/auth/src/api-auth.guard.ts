@@ -2,13 +2,12 @@
 // public): partner routes need a bearer token, /admin routes the operator
 // token, sandbox-only routes answer 404 in production.
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { Injectable, type ExecutionContext } from '@nestjs/common';
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthGuard } from '@nestjs/passport';
 import { ApiError } from '@mm/contracts';
 import { PlatformConfig } from '@mm/platform/config';
-import { BEARER_ERRORS, BearerAuthError, ROUTE_ACCESS, SANDBOX_ONLY, type ApiRequest, type RouteAccess } from '@mm/platform/http';
-import type { VerifiedToken } from './jwt.strategy';
+import { BEARER_ERRORS, ROUTE_ACCESS, SANDBOX_ONLY, type ApiRequest, type RouteAccess } from '@mm/platform/http';
+import { TokenVerifier } from './token-verifier';
 import { VerifiedTokens } from './verified-tokens';
 
 function sameSecret(a: string, b: string): boolean {
@@ -21,27 +20,16 @@ export function bearerCredential(header: string | undefined): string | undefined
   return header ? /^bearer +(\S+) *$/i.exec(header)?.[1] : undefined;
 }
 
-/** passport-jwt's `info` for a failed verification, mapped to the spec's rows. */
-export function bearerErrorFor(info: unknown): BearerAuthError {
-  if (info instanceof BearerAuthError) return info;
-  const e = info as { name?: string; message?: string } | undefined;
-  if (e?.name === 'TokenExpiredError') return BEARER_ERRORS.expired();
-  if (e?.message === 'No auth token') return BEARER_ERRORS.missing();
-  if (e?.message === 'invalid signature') return BEARER_ERRORS.badSignature();
-  return BEARER_ERRORS.invalid();
-}
-
 @Injectable()
-export class ApiAuthGuard extends AuthGuard('jwt') {
+export class ApiAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly config: PlatformConfig,
+    private readonly verifier: TokenVerifier,
     private readonly verified: VerifiedTokens,
-  ) {
-    super();
-  }
+  ) {}
 
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const targets = [context.getHandler(), context.getClass()];
     const request = context.switchToHttp().getRequest<ApiRequest>();
@@ -54,8 +42,8 @@ export class ApiAuthGuard extends AuthGuard('jwt') {
       request.caller = { kind: 'public' };
       return true;
     }
+    const token = bearerCredential(request.headers.authorization);
     if (access === 'admin') {
-      const token = bearerCredential(request.headers.authorization);
       const expected = this.config.MM_ADMIN_TOKEN;
       if (!expected || !token || !sameSecret(token, expected)) {
         throw new ApiError('Unauthorized', expected ? 'operator token required' : 'operator routes are disabled: set MM_ADMIN_TOKEN');
@@ -63,31 +51,18 @@ export class ApiAuthGuard extends AuthGuard('jwt') {
       request.caller = { kind: 'admin' };
       return true;
     }
-    return this.authenticatePartner(context, request);
-  }
-
-  /** A token seen before is answered from VerifiedTokens; any other is verified in full (passport-jwt). */
-  private async authenticatePartner(context: ExecutionContext, request: ApiRequest): Promise<boolean> {
-    const token = bearerCredential(request.headers.authorization);
-    const key = token === undefined ? undefined : VerifiedTokens.keyOf(token);
-    if (key !== undefined) {
-      const caller = this.verified.lookup(key);
-      if (caller) {
-        request.caller = caller;
-        return true;
-      }
+    if (!token) throw BEARER_ERRORS.missing();
+    // A token seen before is answered from VerifiedTokens; any other is verified in full.
+    const key = VerifiedTokens.keyOf(token);
+    const remembered = this.verified.lookup(key);
+    if (remembered) {
+      request.caller = remembered;
+      return true;
     }
     const mark = this.verified.mark();
-    await super.canActivate(context);
-    const verified = (request as ApiRequest & { user?: VerifiedToken }).user!;
-    if (key !== undefined) this.verified.remember(key, verified.caller, verified.expiresAtMs, mark);
+    const { caller, expiresAtMs } = await this.verifier.verify(token);
+    this.verified.remember(key, caller, mark, expiresAtMs);
+    request.caller = caller;
     return true;
-  }
-
-  override handleRequest<T = VerifiedToken>(error: unknown, user: T | false, info: unknown, context: ExecutionContext): T {
-    if (error) throw error;
-    if (!user) throw bearerErrorFor(info);
-    context.switchToHttp().getRequest<ApiRequest>().caller = (user as unknown as VerifiedToken).caller;
-    return user;
   }
 }

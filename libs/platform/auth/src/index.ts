@@ -1,5 +1,5 @@
 export * from './token-claims';
-export * from './jwt.strategy';
+export * from './token-verifier';
 export * from './api-auth.guard';
 export * from './verified-tokens';
 export * from './revocation-feed';

@@ -2,19 +2,41 @@
 // the wall clock plus an offset that only moves forward; every timestamp a
 // service writes and every timer it schedules reads it, so a test can advance
 // a project by hours without waiting and without touching other projects.
-import { Injectable } from '@nestjs/common';
-import { UnitOfWork } from '@mm/platform/database';
+// Offsets are read once and then kept in memory, told of every change by the
+// database (NotifiedCache): every command reads the clock, and it rarely moves.
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { listenConnectionConfig, NotifiedCache, NotifiedCacheFeed, UnitOfWork } from '@mm/platform/database';
+
+export const CLOCK_CHANGES_CHANNEL = 'mm_clock_changes';
 
 @Injectable()
-export class ProjectClock {
-  constructor(private readonly uow: UnitOfWork) {}
+export class ProjectClock implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly offsets = new NotifiedCache<number>({ maxEntries: 10_000, groupOf: (projectId) => projectId });
+  private readonly feed: NotifiedCacheFeed;
+
+  constructor(private readonly uow: UnitOfWork) {
+    this.feed = new NotifiedCacheFeed(listenConnectionConfig(uow.dataSource), CLOCK_CHANGES_CHANNEL, this.offsets, new Logger('clock'));
+  }
+
+  onApplicationBootstrap(): Promise<void> {
+    return this.feed.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.feed.stop();
+  }
 
   async offsetMs(projectId: string): Promise<number> {
+    const cached = this.offsets.lookup(projectId);
+    if (cached !== undefined) return cached;
+    const mark = this.offsets.mark();
     const [row] = await this.uow.query<{ offset_ms: string }>(
       `SELECT offset_ms FROM platform.sandbox_clocks WHERE project_id = $1`,
       [projectId],
     );
-    return row ? Number(row.offset_ms) : 0;
+    const offset = row ? Number(row.offset_ms) : 0;
+    this.offsets.remember(projectId, offset, mark);
+    return offset;
   }
 
   async now(projectId: string): Promise<Date> {
@@ -23,6 +45,8 @@ export class ProjectClock {
 
   /** Moves the project's clock forward and returns the new time. */
   async advance(projectId: string, seconds: number): Promise<Date> {
+    // Until this commits and the change is heard back, this project's offset is read afresh.
+    this.offsets.beginChange(projectId);
     const [row] = await this.uow.query<{ offset_ms: string }>(
       `INSERT INTO platform.sandbox_clocks (project_id, offset_ms) VALUES ($1, $2)
        ON CONFLICT (project_id) DO UPDATE SET offset_ms = platform.sandbox_clocks.offset_ms + EXCLUDED.offset_ms

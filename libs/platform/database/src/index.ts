@@ -3,3 +3,4 @@ export * from './unit-of-work';
 export * from './data-source';
 export * from './errors';
 export * from './pg-listener';
+export * from './notified-cache';

@@ -5,7 +5,7 @@ import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
 import { AccountsModule } from '@mm/accounts/api';
 import { GatewayModule } from '@mm/gateway/api';
-import { ApiAuthGuard, JwtStrategy, RevocationFeed } from '@mm/platform/auth';
+import { ApiAuthGuard, RevocationFeed, TokenVerifier } from '@mm/platform/auth';
 import { SandboxClockController } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
 import { HealthController, HttpMetrics, IdempotencyCoverage, MetricsController } from '@mm/platform/http';
@@ -19,7 +19,7 @@ export class PlatformModule {
       imports: [CoreModule.forRoot(config, dataSource), DiscoveryModule, GatewayModule, AccountsModule],
       controllers: [HealthController, MetricsController, SandboxClockController],
       providers: [
-        JwtStrategy,
+        TokenVerifier,
         RevocationFeed,
         // One registry per application: two platforms in one process (tests) do not share counters.
         HttpMetrics,
