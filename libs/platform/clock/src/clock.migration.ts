@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { createChangeNotifyTrigger, dropChangeNotifyTrigger } from '@mm/platform/database';
 import { CLOCK_CHANGES_CHANNEL } from './project-clock';
 
 export class PlatformClock1700000000200 implements MigrationInterface {
@@ -31,28 +32,17 @@ export class PlatformClock1700000000200 implements MigrationInterface {
   }
 }
 
-/**
- * Processes keep each project's clock offset in memory (ProjectClock) and are told
- * of every change on commit. A trigger, so that no code path that moves a clock can
- * forget to tell them.
- */
+const CLOCK_TRIGGER = { name: 'notify_clock_changed', table: 'platform.sandbox_clocks' };
+
+/** Processes keep each project's clock offset in memory (ProjectClock) and are told of every change on commit. */
 export class PlatformClockChanges1700000000210 implements MigrationInterface {
   name = 'PlatformClockChanges1700000000210';
 
   async up(runner: QueryRunner): Promise<void> {
-    await runner.query(`
-      CREATE FUNCTION platform.notify_clock_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM pg_notify('${CLOCK_CHANGES_CHANNEL}', NEW.project_id);
-        RETURN NULL;
-      END $$`);
-    await runner.query(`
-      CREATE TRIGGER sandbox_clock_changed AFTER INSERT OR UPDATE ON platform.sandbox_clocks
-      FOR EACH ROW EXECUTE FUNCTION platform.notify_clock_changed()`);
+    await createChangeNotifyTrigger(runner, { ...CLOCK_TRIGGER, events: 'AFTER INSERT OR UPDATE', channel: CLOCK_CHANGES_CHANNEL, groupColumn: 'project_id' });
   }
 
   async down(runner: QueryRunner): Promise<void> {
-    await runner.query(`DROP TRIGGER sandbox_clock_changed ON platform.sandbox_clocks`);
-    await runner.query(`DROP FUNCTION platform.notify_clock_changed()`);
+    await dropChangeNotifyTrigger(runner, CLOCK_TRIGGER);
   }
 }

@@ -130,3 +130,27 @@ export class NotifiedCacheFeed {
     await this.listener.stop();
   }
 }
+
+/**
+ * The database side of a NotifiedCacheFeed: a trigger on `table` that notifies
+ * `channel` with the row's `groupColumn` whenever a row changes as `events` says
+ * (for example `AFTER UPDATE OF revoked_at`), so no code path can forget to.
+ */
+export async function createChangeNotifyTrigger(
+  runner: { query(sql: string): Promise<unknown> },
+  o: { name: string; table: string; events: string; channel: string; groupColumn: string; when?: string },
+): Promise<void> {
+  const schema = o.table.split('.')[0];
+  await runner.query(`
+    CREATE FUNCTION ${schema}.${o.name}() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM pg_notify('${o.channel}', NEW.${o.groupColumn});
+      RETURN NULL;
+    END $$`);
+  await runner.query(`CREATE TRIGGER ${o.name} ${o.events} ON ${o.table} FOR EACH ROW ${o.when ? `WHEN (${o.when}) ` : ''}EXECUTE FUNCTION ${schema}.${o.name}()`);
+}
+
+export async function dropChangeNotifyTrigger(runner: { query(sql: string): Promise<unknown> }, o: { name: string; table: string }): Promise<void> {
+  await runner.query(`DROP TRIGGER ${o.name} ON ${o.table}`);
+  await runner.query(`DROP FUNCTION ${o.table.split('.')[0]}.${o.name}()`);
+}
