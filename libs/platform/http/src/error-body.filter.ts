@@ -40,8 +40,25 @@ function named(name: ErrorName, cause?: string): ErrorResponse {
   return { status: error.definition.status, body: error.toBody(), headers: {} };
 }
 
+/** Longest cause (and msg, error_description) sent: causes can echo what the client sent. */
+export const MAX_CAUSE_LENGTH = 500;
+
+export function boundText(text: string, max = MAX_CAUSE_LENGTH): string {
+  if (text.length <= max) return text;
+  // Never cut a surrogate pair in half.
+  const end = /[\ud800-\udbff]/.test(text[max - 1]) ? max - 1 : max;
+  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
+}
+
 /** Maps any thrown value to the status, body and headers the partner sees. */
 export function toErrorResponse(exception: unknown): ErrorResponse {
+  const response = describeError(exception);
+  const body: ErrorBody = { ...response.body, msg: boundText(response.body.msg), cause: boundText(response.body.cause) };
+  if (body.error_description !== undefined) body.error_description = boundText(body.error_description);
+  return { ...response, body };
+}
+
+function describeError(exception: unknown): ErrorResponse {
   if (exception instanceof ApiError) {
     return { status: exception.definition.status, body: exception.toBody(), headers: exception.headers };
   }
@@ -64,6 +81,8 @@ export function toErrorResponse(exception: unknown): ErrorResponse {
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     const name = STATUS_NAMES[status];
+    // The throttler's own text names its class; Retry-After is already on the reply.
+    if (status === 429) return named('RateLimited', 'too many requests from this client; retry after the number of seconds in Retry-After');
     const response = exception.getResponse();
     const message = typeof response === 'object' && response && 'message' in response ? (response as { message: unknown }).message : exception.message;
     const cause = Array.isArray(message) ? message.join('; ') : String(message);

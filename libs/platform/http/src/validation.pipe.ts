@@ -14,6 +14,19 @@ function describe(errors: ValidationError[], parent = ''): string[] {
   });
 }
 
+/** The first problems, within about `budget` characters, then how many more: 60,000 unknown keys are one line. */
+export function summariseProblems(problems: string[], budget = 300): string {
+  const shown: string[] = [];
+  let length = 0;
+  for (const problem of problems) {
+    if (shown.length > 0 && length + problem.length > budget) break;
+    shown.push(problem);
+    length += problem.length + 2;
+  }
+  const more = problems.length - shown.length;
+  return shown.join('; ') + (more > 0 ? `; and ${more} more` : '');
+}
+
 @Injectable()
 export class RequestValidationPipe extends ValidationPipe {
   constructor() {
@@ -23,7 +36,7 @@ export class RequestValidationPipe extends ValidationPipe {
       forbidUnknownValues: true,
       transform: true,
       validationError: { target: false, value: false },
-      exceptionFactory: (errors) => new ApiError('InvalidRequest', describe(errors).join('; ') || 'invalid request'),
+      exceptionFactory: (errors) => new ApiError('InvalidRequest', summariseProblems(describe(errors)) || 'invalid request'),
     });
   }
 
