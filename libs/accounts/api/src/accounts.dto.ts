@@ -1,16 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { ENDORSEMENT_NAMES, type EndorsementName, type EndorsementStatus } from '@mm/contracts';
-import { IsPositiveAmount, ListQuery } from '@mm/platform/http';
+import { IsNotBlank, IsPositiveAmount, ListQuery } from '@mm/platform/http';
 
 export class CreateCustomerRequest {
   @ApiProperty({ enum: ['individual'] }) @IsIn(['individual'], { message: 'type must be individual' })
   type!: 'individual';
 
-  @ApiProperty({ maxLength: 100 }) @IsString() @IsNotEmpty() @MaxLength(100)
+  @ApiProperty({ maxLength: 100 }) @IsString() @IsNotBlank() @MaxLength(100)
   firstName!: string;
 
-  @ApiProperty({ maxLength: 100 }) @IsString() @IsNotEmpty() @MaxLength(100)
+  @ApiProperty({ maxLength: 100 }) @IsString() @IsNotBlank() @MaxLength(100)
   lastName!: string;
 
   @ApiPropertyOptional({ format: 'email' }) @IsOptional() @IsEmail() @MaxLength(254)
@@ -44,10 +44,10 @@ export class CustomerResponse {
 }
 
 export class CreateWalletRequest {
-  @ApiProperty({ example: 'usdc' }) @IsString() @IsNotEmpty() @MaxLength(20)
+  @ApiProperty({ example: 'usdc' }) @IsString() @IsNotBlank() @MaxLength(20)
   asset!: string;
 
-  @ApiProperty({ example: 'meridianchain' }) @IsString() @IsNotEmpty() @MaxLength(40)
+  @ApiProperty({ example: 'meridianchain' }) @IsString() @IsNotBlank() @MaxLength(40)
   network!: string;
 }
 

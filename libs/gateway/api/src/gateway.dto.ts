@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
-import { IsPositiveAmount } from '@mm/platform/http';
+import { IsNotBlank, IsPositiveAmount } from '@mm/platform/http';
 
 export class TokenRequest {
   @ApiProperty({ example: 'sk_sdbx_…' }) @IsString() @IsNotEmpty() @MaxLength(200)
@@ -40,7 +40,7 @@ export class ProjectLimitsDto {
 }
 
 export class CreateProjectRequest {
-  @ApiProperty() @IsString() @IsNotEmpty() @MaxLength(100)
+  @ApiProperty() @IsString() @IsNotBlank() @MaxLength(100)
   name!: string;
 
   @ApiPropertyOptional({ type: ProjectFeaturesDto }) @IsOptional() @ValidateNested() @Type(() => ProjectFeaturesDto)

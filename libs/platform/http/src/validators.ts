@@ -15,3 +15,18 @@ export function IsPositiveAmount(scale = 6, options?: ValidationOptions) {
       },
     });
 }
+
+/**
+ * A string with at least one visible character: "   ", tabs or zero-width
+ * characters alone are not a name. IsString and MaxLength still apply.
+ */
+export function IsNotBlank(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isNotBlank',
+      target: target.constructor,
+      propertyName,
+      options: { message: 'must contain a visible character, not only whitespace', ...options },
+      validator: { validate: (value: unknown) => typeof value === 'string' && /[^\s\p{Cc}\p{Cf}]/u.test(value) },
+    });
+}
