@@ -92,8 +92,8 @@ describe('authentication', () => {
       const token = await platform.token();
       const payload = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
       // A token the issuer itself signed, whose exp has passed (signed with its key from the test database: no waiting an hour).
-      const [{ private_key_pem }] = await platform.running.dataSource.query(`SELECT private_key_pem FROM gateway.signing_keys WHERE kid = $1`, [kid]);
-      const expired = sign({ projectId: payload.projectId, mode: 'sdbx', exp: Math.floor(Date.now() / 1000) - 60 }, private_key_pem, {
+      const { privateKey } = await platform.signingKey();
+      const expired = sign({ projectId: payload.projectId, mode: 'sdbx', exp: Math.floor(Date.now() / 1000) - 60 }, privateKey, {
         algorithm: 'ES256', keyid: kid, issuer: ISSUER, audience: AUDIENCE, subject: payload.sub,
       });
       bearerError(await platform.request('GET', '/v0.13/customers', { token: expired }), 401, 'invalid_token', 'token expired');
@@ -107,8 +107,8 @@ describe('authentication', () => {
     });
 
     it('invalid_token: missing required project claims', async () => {
-      const [{ private_key_pem }] = await platform.running.dataSource.query(`SELECT private_key_pem FROM gateway.signing_keys WHERE kid = $1`, [kid]);
-      const noProject = sign({ mode: 'sdbx' }, private_key_pem, { algorithm: 'ES256', keyid: kid, issuer: ISSUER, audience: AUDIENCE, subject: BOOTSTRAP_KEY, expiresIn: 600 });
+      const { privateKey } = await platform.signingKey();
+      const noProject = sign({ mode: 'sdbx' }, privateKey, { algorithm: 'ES256', keyid: kid, issuer: ISSUER, audience: AUDIENCE, subject: BOOTSTRAP_KEY, expiresIn: 600 });
       bearerError(await platform.request('GET', '/v0.13/customers', { token: noProject }), 401, 'invalid_token', 'missing required project claims');
     });
 

@@ -1,14 +1,16 @@
 // The platform as a partner meets it: started on a free port against a fresh
 // clone of the migrated test database, driven over real HTTP.
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
+import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
 import { startPlatform, type RunningPlatform } from '@mm/runtime/platform';
-import { loadConfig } from '@mm/platform/config';
+import { loadConfig, PlatformConfig, signingKeyEncryptionRing } from '@mm/platform/config';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const BOOTSTRAP_KEY = 'sk_sdbx_e2eBootstrapKey01';
 export const BOOTSTRAP_SECRET = 'e2e-bootstrap-secret-0123456789';
+/** Set as a deployment would: nothing generated into the working directory, and production starts too. */
+export const SIGNING_KEY_ENCRYPTION_KEYS = `e2e:${Buffer.alloc(32, 'e2e-signing-key-encryption').toString('base64')}`;
 
 export interface Response<T = any> {
   status: number;
@@ -42,6 +44,7 @@ export class TestPlatform {
       MM_ADMIN_TOKEN: ADMIN_TOKEN,
       MM_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
       MM_BOOTSTRAP_API_SECRET: BOOTSTRAP_SECRET,
+      MM_SIGNING_KEY_ENCRYPTION_KEYS: SIGNING_KEY_ENCRYPTION_KEYS,
       ...env,
     });
     return new TestPlatform(await startPlatform(config, { host: '127.0.0.1' }));
@@ -83,6 +86,18 @@ export class TestPlatform {
     const res = await this.request('POST', '/v0.13/auth/token', { body: { apiKey, apiSecret } });
     if (res.status !== 200) throw new Error(`token: ${res.status} ${res.text}`);
     return res.body.accessToken;
+  }
+
+  /** The issuer's current private key, to sign tokens it could have signed itself; issue a token first. */
+  async signingKey(): Promise<{ kid: string; privateKey: KeyObject }> {
+    const [row] = await this.running.dataSource.query(
+      `SELECT kid, private_key_sealed, encryption_key_id FROM gateway.signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1`,
+    );
+    if (!row) throw new Error('no signing key yet: issue a token first');
+    const { ring } = signingKeyEncryptionRing(this.running.app.get(PlatformConfig));
+    // Sealed for its row, as SigningKeys seals it: the kid is the context.
+    const der = ring.open(row.encryption_key_id, row.private_key_sealed, row.kid, `token signing key ${row.kid}`);
+    return { kid: row.kid, privateKey: createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }) };
   }
 
   admin<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Response<T>> {

@@ -1,53 +1,102 @@
 // The issuer's ES256 signing keys and the public keyset (JWKS) that verifies
 // them. Public keys are cached by kid; an unknown kid reloads the keyset, and
 // a keyset that cannot be read is reported as such (spec: 503
-// temporarily_unavailable), never as a bad token.
+// temporarily_unavailable), never as a bad token. Private keys are stored
+// sealed under MM_SIGNING_KEY_ENCRYPTION_KEYS (ADR 0010): a copy of the
+// database alone signs nothing.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { KeysetUnavailableError, type SigningKeyset } from '@mm/platform/auth';
+import { PlatformConfig, signingKeyEncryptionRing, type KeyRing } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 
 interface SigningKeyRow {
   kid: string;
-  private_key_pem: string;
   public_jwk: JsonWebKey;
 }
+
+interface PrivateKeyRow {
+  kid: string;
+  /** Only on rows written before sealing existed, until start-up seals them. */
+  legacy_private_key_pem: string | null;
+  private_key_sealed: Buffer | null;
+  encryption_key_id: string | null;
+}
+
+const PRIVATE_KEY_COLUMNS = 'kid, legacy_private_key_pem, private_key_sealed, encryption_key_id';
 
 const RELOAD_INTERVAL_MS = 5_000;
 
 @Injectable()
-export class SigningKeys implements SigningKeyset {
+export class SigningKeys implements SigningKeyset, OnModuleInit {
   private readonly logger = new Logger('signing-keys');
   private publicKeys = new Map<string, KeyObject>();
   private lastLoad = 0;
   private active?: { kid: string; privateKey: KeyObject };
+  private ring?: KeyRing;
 
-  constructor(private readonly uow: UnitOfWork) {}
+  constructor(private readonly uow: UnitOfWork, private readonly config: PlatformConfig) {}
+
+  /**
+   * Start-up: every stored private key must open under the configured ring, and
+   * is re-sealed under its current key (a rotation, or a row from before
+   * sealing); one that cannot be opened stops start-up with the reason.
+   */
+  async onModuleInit(): Promise<void> {
+    const ring = this.keyRing();
+    await this.uow.runDetached(async () => {
+      // Locked: instances starting together re-seal each row once.
+      const rows = await this.uow.query<PrivateKeyRow>(`SELECT ${PRIVATE_KEY_COLUMNS} FROM gateway.signing_keys ORDER BY kid FOR UPDATE`);
+      for (const row of rows) {
+        const der = this.open(row);
+        if (row.encryption_key_id === ring.currentId && !row.legacy_private_key_pem) continue;
+        await this.uow.query(
+          `UPDATE gateway.signing_keys SET private_key_sealed = $2, encryption_key_id = $3, legacy_private_key_pem = NULL WHERE kid = $1`,
+          [row.kid, ring.seal(der, row.kid), ring.currentId],
+        );
+        this.logger.log(`signing key ${row.kid} re-encrypted under key "${ring.currentId}" (was ${row.encryption_key_id ? `"${row.encryption_key_id}"` : 'unencrypted'})`);
+      }
+    });
+  }
 
   /** The key new tokens are signed with; created on first use. */
   async activeKey(): Promise<{ kid: string; privateKey: KeyObject }> {
     if (this.active) return this.active;
-    let [row] = await this.uow.query<SigningKeyRow>(
-      `SELECT kid, private_key_pem, public_jwk FROM gateway.signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1`,
-    );
+    const current = () =>
+      this.uow.query<PrivateKeyRow>(
+        `SELECT ${PRIVATE_KEY_COLUMNS} FROM gateway.signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1`,
+      );
+    let [row] = await current();
     if (!row) {
       const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
       const kid = `sig_${randomBytes(12).toString('hex')}`;
       const jwk = { ...publicKey.export({ format: 'jwk' }), kid, alg: 'ES256', use: 'sig' };
+      const ring = this.keyRing();
       await this.uow.runDetached(() =>
-        this.uow.query(`INSERT INTO gateway.signing_keys (kid, private_key_pem, public_jwk) VALUES ($1, $2, $3::jsonb)`, [
-          kid,
-          privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-          JSON.stringify(jwk),
-        ]),
+        this.uow.query(
+          `INSERT INTO gateway.signing_keys (kid, private_key_sealed, encryption_key_id, public_jwk) VALUES ($1, $2, $3, $4::jsonb)`,
+          [kid, ring.seal(privateKey.export({ type: 'pkcs8', format: 'der' }), kid), ring.currentId, JSON.stringify(jwk)],
+        ),
       );
       this.logger.log(`created token signing key ${kid}`);
-      [row] = await this.uow.query<SigningKeyRow>(
-        `SELECT kid, private_key_pem, public_jwk FROM gateway.signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1`,
-      );
+      [row] = await current();
     }
-    this.active = { kid: row.kid, privateKey: createPrivateKey(row.private_key_pem) };
+    this.active = { kid: row.kid, privateKey: createPrivateKey({ key: this.open(row), format: 'der', type: 'pkcs8' }) };
     return this.active;
+  }
+
+  private keyRing(): KeyRing {
+    if (this.ring) return this.ring;
+    const { ring, generated, warning } = signingKeyEncryptionRing(this.config);
+    if (generated) this.logger.log(`generated the signing key encryption key in ${generated}`);
+    if (warning) this.logger.warn(warning);
+    return (this.ring = ring);
+  }
+
+  /** The PKCS#8 DER of a stored private key. */
+  private open(row: PrivateKeyRow): Buffer {
+    if (row.legacy_private_key_pem) return createPrivateKey(row.legacy_private_key_pem).export({ type: 'pkcs8', format: 'der' });
+    return this.keyRing().open(row.encryption_key_id!, row.private_key_sealed!, row.kid, `token signing key ${row.kid}`);
   }
 
   async publicKey(kid: string): Promise<KeyObject | undefined> {
@@ -67,7 +116,7 @@ export class SigningKeys implements SigningKeyset {
   private async load(): Promise<SigningKeyRow[]> {
     try {
       return await this.uow.query<SigningKeyRow>(
-        `SELECT kid, private_key_pem, public_jwk FROM gateway.signing_keys
+        `SELECT kid, public_jwk FROM gateway.signing_keys
           WHERE retired_at IS NULL OR retired_at > now() - interval '2 hours'`,
       );
     } catch (error) {

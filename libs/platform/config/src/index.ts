@@ -1,1 +1,2 @@
 export * from './platform-config';
+export * from './key-ring';

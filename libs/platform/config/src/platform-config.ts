@@ -3,6 +3,7 @@
 // message that names it.
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { KeyRing, REQUIRED, SIGNING_KEY_ENCRYPTION_KEYS } from './key-ring';
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 
@@ -34,6 +35,10 @@ export class PlatformConfig {
   /** HMAC key for stored API secrets; when unset, one is generated per database. Keep it stable. */
   @IsOptional() @IsString() @MinLength(32, { message: 'MM_SECRET_HASH_KEY must be at least 32 characters' })
   MM_SECRET_HASH_KEY?: string;
+
+  /** Keys sealing the token signing key in the database (key-ring.ts): "<id>:<base64 32 bytes>,…", the first current. */
+  @IsOptional() @IsString()
+  MM_SIGNING_KEY_ENCRYPTION_KEYS?: string;
 
   /** Token endpoint: requests allowed per client IP per window. */
   @Transform(toInt) @IsInt() @Min(1)
@@ -106,7 +111,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const known = Object.keys(new PlatformConfig());
   const input: Record<string, string> = {};
   // Optional variables have no default, so they are not own keys of a fresh instance.
-  const optional = ['DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_BOOTSTRAP_API_KEY', 'MM_BOOTSTRAP_API_SECRET', 'MM_SECRET_HASH_KEY', 'MM_RISK_CLIENT_ID', 'KAFKA_BROKERS'];
+  const optional = ['DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_BOOTSTRAP_API_KEY', 'MM_BOOTSTRAP_API_SECRET', 'MM_SECRET_HASH_KEY', 'MM_SIGNING_KEY_ENCRYPTION_KEYS', 'MM_RISK_CLIENT_ID', 'KAFKA_BROKERS'];
   for (const key of [...known, ...optional]) {
     const value = env[key];
     if (value !== undefined && value !== '') input[key] = value;
@@ -122,6 +127,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (config.MM_BOOTSTRAP_API_KEY && !config.MM_BOOTSTRAP_API_KEY.startsWith(`sk_${config.keyMode}_`)) {
     throw new ConfigError(`invalid configuration:\n  MM_BOOTSTRAP_API_KEY must start with sk_${config.keyMode}_ in ${config.MM_ENVIRONMENT}`);
+  }
+  if (config.MM_SIGNING_KEY_ENCRYPTION_KEYS) {
+    try {
+      KeyRing.parse(config.MM_SIGNING_KEY_ENCRYPTION_KEYS);
+    } catch (error) {
+      throw new ConfigError(`invalid configuration:\n  ${(error as Error).message}`);
+    }
+  } else if (!config.isSandbox) {
+    throw new ConfigError(`invalid configuration:\n  ${SIGNING_KEY_ENCRYPTION_KEYS} ${REQUIRED}`);
   }
   // Node refuses a header deadline after the request deadline.
   if (config.MM_HTTP_HEADERS_TIMEOUT_MS > config.MM_HTTP_REQUEST_TIMEOUT_MS) {
