@@ -7,7 +7,7 @@ import { ApiError } from '@mm/contracts';
 import { GatewayService } from '@mm/gateway/application';
 import { SigningKeys, GatewayReadModels, type ProjectRow } from '@mm/gateway/infrastructure';
 import { PlatformConfig } from '@mm/platform/config';
-import { AdminRoute, ApiPage, decodeCursor, Idempotent, ListQuery, NoIdempotencyKey, OptionalIdempotencyKey, pageLimit, Public, PublishableKeyRoute, toPage, type Page } from '@mm/platform/http';
+import { AdminRoute, ApiPage, decodeCursor, Idempotent, ListQuery, NoIdempotencyKey, NoStore, OptionalIdempotencyKey, pageLimit, Public, PublishableKeyRoute, toPage, type Page } from '@mm/platform/http';
 import { isId } from '@mm/platform/ids';
 import {
   ApiKeyPairResponse,
@@ -39,6 +39,7 @@ export class AuthController {
 
   @Post('auth/token')
   @Public()
+  @NoStore()
   @NoIdempotencyKey()
   @UseGuards(ThrottlerGuard)
   @HttpCode(200)
@@ -131,6 +132,7 @@ export class AdminController {
   }
 
   @Post('projects/:projectId/api-keys')
+  @NoStore()
   // Its response holds the secret, which must not be stored to be replayed: a retry makes another pair.
   @NoIdempotencyKey()
   @ApiOperation({ summary: 'Create an API key pair; the secret is shown only in this response (not replayable: a retry creates another pair)' })
@@ -146,6 +148,7 @@ export class AdminController {
   }
 
   @Post('projects/:projectId/publishable-keys')
+  @NoStore()
   @Idempotent()
   @ApiOperation({ summary: 'Create a publishable key for GET /risk/config' })
   createPublishableKey(@Param('projectId') projectId: string): Promise<{ publishableKey: string }> {

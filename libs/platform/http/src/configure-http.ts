@@ -7,6 +7,7 @@ import { ApiError, ERROR_CATALOGUE } from '@mm/contracts';
 import { ErrorBodyFilter, sendError } from './error-body.filter';
 import { RequestValidationPipe } from './validation.pipe';
 import { guardRequestInput } from './request-input';
+import { applyNoStore } from './no-store';
 
 export const API_BASE_PATH = 'v0.13';
 export const CONTRACT_LABEL = 'v26.09.30-0002';
@@ -46,6 +47,7 @@ export function configureHttpApp(app: NestFastifyApplication): void {
   app.useGlobalFilters(new ErrorBodyFilter());
   app.useGlobalPipes(new RequestValidationPipe());
   guardRequestInput(app);
+  applyNoStore(app.getHttpAdapter().getInstance());
   // JSON only: a request body of any other media type is refused before parsing.
   app
     .getHttpAdapter()

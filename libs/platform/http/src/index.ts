@@ -12,3 +12,4 @@ export * from './health.controller';
 export * from './validators';
 export * from './metrics';
 export * from './idempotency-coverage';
+export * from './no-store';
