@@ -36,4 +36,27 @@ describe('project decider', () => {
     given([created])
       .when({ type: 'UpdateProject', changes: { features: { cashPickup: true } }, at })
       .then([{ type: 'project.updated', data: { projectId: 'prj_1', changes: { features: { cashPickup: true } }, updatedAt: at } }]));
+
+  describe('limits', () => {
+    const limitsSet = (limits: Record<string, string | null>): ProjectEvent => ({ type: 'project.updated', data: { projectId: 'prj_1', changes: { limits }, updatedAt: at } });
+    const update = (limits: Record<string, string | null>) => ({ type: 'UpdateProject' as const, changes: { limits }, at });
+    const refusal = (cause: RegExp) => (e: unknown) => isError('InvalidRequest')(e) && cause.test((e as ApiError).causeText ?? '');
+
+    it('refuses a per-transaction minimum above the maximum, compared as decimals', () => {
+      given([created]).when(update({ perTransactionMin: '500.00', perTransactionMax: '100.00' })).thenThrows(refusal(/^limits.perTransactionMin 500.00 must not exceed limits.perTransactionMax 100.00$/));
+      given([created]).when(update({ perTransactionMin: '100.01', perTransactionMax: '100' })).thenThrows(isError('InvalidRequest'));
+      given([created]).when(update({ perTransactionMin: '9', perTransactionMax: '10' })).then([limitsSet({ perTransactionMin: '9', perTransactionMax: '10' })]);
+      given([created]).when(update({ perTransactionMin: '10.00', perTransactionMax: '10' })).then([limitsSet({ perTransactionMin: '10.00', perTransactionMax: '10' })]);
+    });
+
+    it("checks one side sent against the project's other side", () => {
+      const stored = limitsSet({ perTransactionMin: '50', perTransactionMax: '100' });
+      given([created, stored]).when(update({ perTransactionMin: '500' })).thenThrows(refusal(/limits.perTransactionMax 100 \(the project's current value\)/));
+      given([created, stored]).when(update({ perTransactionMax: '10' })).thenThrows(refusal(/^limits.perTransactionMin 50 \(the project's current value\) must not exceed/));
+      given([created, stored]).when(update({ perTransactionMax: null, perTransactionMin: '500' })).then([limitsSet({ perTransactionMax: null, perTransactionMin: '500' })]);
+    });
+
+    it('refuses a daily bank payout cap above the monthly one', () =>
+      given([created, limitsSet({ monthlyBankPayoutCap: '1000' })]).when(update({ dailyBankPayoutCap: '5000' })).thenThrows(refusal(/dailyBankPayoutCap 5000 must not exceed limits.monthlyBankPayoutCap 1000/)));
+  });
 });

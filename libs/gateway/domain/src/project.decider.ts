@@ -1,6 +1,7 @@
 // A project and its credentials: one stream per project.
 import { ApiError, type EventPayloads, type ProjectChanges, type ProjectFeatures, type ProjectLimits, type TypedEvent } from '@mm/contracts';
 import type { Decider } from '@mm/platform/decider';
+import { dec } from '@mm/platform/money';
 
 export type ProjectEvent = TypedEvent<
   'project.created' | 'project.updated' | 'apiKey.created' | 'apiKey.revoked' | 'publishableKey.created' | 'publishableKey.revoked'
@@ -66,6 +67,22 @@ function evolve(state: ProjectState, event: ProjectEvent): ProjectState {
   }
 }
 
+/** Bounds that must not cross once a change is applied: the side not sent keeps the project's value. */
+const ORDERED_LIMITS = [
+  ['perTransactionMin', 'perTransactionMax'],
+  ['dailyBankPayoutCap', 'monthlyBankPayoutCap'],
+] as const;
+
+function checkLimits(current: ProjectLimits, changes: ProjectLimits): void {
+  const next = { ...current, ...changes };
+  for (const [low, high] of ORDERED_LIMITS) {
+    const [a, b] = [next[low], next[high]];
+    if (a == null || b == null || dec(a).lte(dec(b))) continue;
+    const shown = (name: typeof low | typeof high, value: string) => `${name} ${value}${name in changes ? '' : " (the project's current value)"}`;
+    throw new ApiError('InvalidRequest', `limits.${shown(low, a)} must not exceed limits.${shown(high, b)}`);
+  }
+}
+
 function event<T extends ProjectEvent['type']>(type: T, data: EventPayloads[T]): ProjectEvent {
   return { type, data } as ProjectEvent;
 }
@@ -79,6 +96,7 @@ function decide(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
   const projectId = state.projectId;
   switch (command.type) {
     case 'UpdateProject':
+      if (command.changes.limits) checkLimits(state.limits, command.changes.limits);
       return [event('project.updated', { projectId, changes: command.changes, updatedAt: command.at })];
     case 'IssueApiKey':
       return [event('apiKey.created', { projectId, apiKey: command.apiKey, mode: command.mode, secretHash: command.secretHash, createdAt: command.at })];
