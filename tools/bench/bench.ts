@@ -109,6 +109,8 @@ async function main(): Promise<void> {
     const platformPort = await freePort();
     const platform = startProcess('platform', [...(process.env.BENCH_PLATFORM_NODE_ARGS ?? '').split(' ').filter(Boolean), '-r', './apps/platform/src/instrument.ts', 'apps/platform/src/main.ts'], {
       DATABASE_URL: databaseUrl,
+      // Its local files (the signing-key encryption key) go with this run's database, not into ./.data.
+      MM_DATA_DIR: dataDir,
       PORT: String(platformPort),
       HOST: '127.0.0.1',
       MM_LOG_LEVEL: 'error',
