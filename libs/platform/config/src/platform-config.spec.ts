@@ -33,4 +33,10 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ MM_HTTP_MAX_CONNECTIONS_PER_CLIENT: '0' })).toThrow(/MM_HTTP_MAX_CONNECTIONS_PER_CLIENT/);
     expect(loadConfig({ MM_HTTP_IDLE_TIMEOUT_MS: '5000' }).MM_HTTP_IDLE_TIMEOUT_MS).toBe(5000);
   });
+
+  it('takes HOST as an IP address or a host name, and refuses anything else', () => {
+    for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost', 'api.internal']) expect(loadConfig({ HOST: host }).HOST).toBe(host);
+    for (const host of ['999.1.1.1', 'http://x', 'a b', '-x']) expect(() => loadConfig({ HOST: host })).toThrow(/HOST must be an IP address or a host name/);
+    expect(loadConfig({}).HOST).toBeUndefined();
+  });
 });

@@ -2,8 +2,14 @@
 // validated at start-up). A missing or bad variable stops the process with a
 // message that names it.
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
+import { isIP } from 'node:net';
 import { KeyRing, REQUIRED, SIGNING_KEY_ENCRYPTION_KEYS } from './key-ring';
+
+const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
+/** An IP address or a host name; a dotted quad must be a real IPv4 address, not pass as a name. */
+const isListenHost = (value: unknown) =>
+  typeof value === 'string' && (/^[\d.]+$/.test(value) ? isIP(value) === 4 : isIP(value) !== 0 || HOST_NAME.test(value));
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 
@@ -11,6 +17,17 @@ export class PlatformConfig {
   /** HTTP port; 0 picks a free port (tests). */
   @Transform(toInt) @IsInt() @Min(0) @Max(65535)
   PORT = 3000;
+
+  /** Listening address; unset: loopback on the embedded database, every interface with DATABASE_URL. */
+  @IsOptional()
+  @ValidateBy({
+    name: 'isListenHost',
+    validator: {
+      validate: isListenHost,
+      defaultMessage: () => 'HOST must be an IP address or a host name, such as 127.0.0.1, 0.0.0.0 or ::',
+    },
+  })
+  HOST?: string;
 
   /** External PostgreSQL; when unset, platform mode starts an embedded one under MM_DATA_DIR. */
   @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
@@ -111,7 +128,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const known = Object.keys(new PlatformConfig());
   const input: Record<string, string> = {};
   // Optional variables have no default, so they are not own keys of a fresh instance.
-  const optional = ['DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_BOOTSTRAP_API_KEY', 'MM_BOOTSTRAP_API_SECRET', 'MM_SECRET_HASH_KEY', 'MM_SIGNING_KEY_ENCRYPTION_KEYS', 'MM_RISK_CLIENT_ID', 'KAFKA_BROKERS'];
+  const optional = ['HOST', 'DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_BOOTSTRAP_API_KEY', 'MM_BOOTSTRAP_API_SECRET', 'MM_SECRET_HASH_KEY', 'MM_SIGNING_KEY_ENCRYPTION_KEYS', 'MM_RISK_CLIENT_ID', 'KAFKA_BROKERS'];
   for (const key of [...known, ...optional]) {
     const value = env[key];
     if (value !== undefined && value !== '') input[key] = value;

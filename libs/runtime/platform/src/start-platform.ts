@@ -13,6 +13,7 @@ import type { PlatformConfig } from '@mm/platform/config';
 import { drainPool, openDatabase, startEmbeddedPostgres, UnitOfWork, type EmbeddedDatabase } from '@mm/platform/database';
 import { createEventTransport } from '@mm/platform/messaging';
 import { ApiFastifyAdapter, capConnections, configureHttpApp, connectionOptions, frameworkErrors, HttpMetrics, serveOpenApi } from '@mm/platform/http';
+import { listenFailure, listenHost, reachableUrl } from './listen-address';
 import { createRootLogger, PinoNestLogger } from './logger';
 import { platformMigrations } from './migrations';
 import { PlatformModule } from './platform.module';
@@ -41,13 +42,18 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
   let dataSource: DataSource | undefined;
   let app: NestFastifyApplication | undefined;
   let bootstrap: BootstrapResult | undefined;
+  const host = listenHost(config, options.host);
   const stop = async () => {
-    await app?.close();
-    if (dataSource?.isInitialized) {
-      await drainPool(dataSource);
-      await dataSource.destroy();
+    // PostgreSQL stops even when closing what runs on it fails: no server is left behind.
+    try {
+      await app?.close();
+      if (dataSource?.isInitialized) {
+        await drainPool(dataSource);
+        await dataSource.destroy();
+      }
+    } finally {
+      await embedded?.stop();
     }
-    await embedded?.stop();
   };
   try {
     dataSource = await openDatabase({ url, migrations: platformMigrations });
@@ -92,7 +98,9 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
     bootstrap = await app.get(GatewayService).bootstrap();
     await app.startAllMicroservices();
     app.get(TimerService).start();
-    await app.listen({ port: config.PORT, host: options.host ?? '0.0.0.0' });
+    await app.listen({ port: config.PORT, host }).catch((error: unknown) => {
+      throw listenFailure(error, host, config.PORT);
+    });
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;
@@ -101,7 +109,7 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   return {
     app,
-    url: `http://127.0.0.1:${port}`,
+    url: reachableUrl(host, port),
     databaseUrl: url,
     dataSource,
     bootstrap,
