@@ -1,0 +1,314 @@
+// The platform process as `npm start` runs it, on its embedded PostgreSQL: stopped
+// as a supervisor or an impatient person would (SIGTERM, SIGKILL) and started
+// again at once on the same data directory; refused where that directory is in
+// live use; and saying why whenever it cannot start.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..');
+const API_KEY = 'sk_sdbx_restartTestKey01';
+const API_SECRET = 'restart-test-secret-0123456789';
+
+interface Launched {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output(): string;
+}
+
+const children = new Set<ChildProcess>();
+const dataDirs: string[] = [];
+
+function newDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mm-restart-'));
+  dataDirs.push(dir);
+  return dir;
+}
+
+async function freePort(): Promise<number> {
+  const server = await listenOn(0);
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function listenOn(port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer((socket) => socket.destroy());
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}
+
+/** Starts apps/platform as `npm start` does; resolves once it prints its address, rejects if it exits first. */
+function start(dataDir: string, env: Record<string, string>): Promise<Launched> {
+  // Nothing inherited from the test run's own configuration (DATABASE_URL, HOST, MM_*).
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MM_') && !['DATABASE_URL', 'HOST', 'PORT'].includes(key)));
+  const child = spawn(process.execPath, ['-r', './tools/register.js', '-r', './apps/platform/src/instrument.ts', 'apps/platform/src/main.ts'], {
+    cwd: ROOT,
+    env: { ...inherited, MM_DATA_DIR: dataDir, MM_LOG_LEVEL: 'warn', MM_BOOTSTRAP_API_KEY: API_KEY, MM_BOOTSTRAP_API_SECRET: API_SECRET, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    }),
+  );
+  const launched: Launched = { child, url: '', exited, output: () => output };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no address printed in time:\n${output}`)), 40_000);
+    child.stdout!.on('data', () => {
+      const url = /API {10}(http:\/\/\S+)\/v0\.13/.exec(output)?.[1];
+      if (url) {
+        clearTimeout(timer);
+        resolve({ ...launched, url });
+      }
+    });
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`exited (${code ?? signal}) before listening:\n${output}`));
+    });
+  });
+}
+
+/** A start that must fail: its exit code and everything it printed. */
+async function failedStart(dataDir: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const launched = start(dataDir, env);
+  const error = await launched.then(
+    () => new Error('it started'),
+    (e: Error) => e,
+  );
+  expect(error.message).toMatch(/^exited/);
+  return { code: Number(/^exited \((\d+)\)/.exec(error.message)?.[1]), output: error.message };
+}
+
+async function stop(platform: Launched, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  platform.child.kill(signal);
+  return platform.exited;
+}
+
+async function token(url: string): Promise<string> {
+  const res = await fetch(`${url}/v0.13/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: API_KEY, apiSecret: API_SECRET }) });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { accessToken: string }).accessToken;
+}
+
+async function createCustomer(url: string, bearer: string): Promise<string> {
+  const res = await fetch(`${url}/v0.13/customers`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}`, 'idempotency-key': randomUUID() },
+    body: JSON.stringify({ type: 'individual', firstName: 'Ada', lastName: 'Lovelace' }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** Every customer written by an earlier run is still there, and the database takes writes. */
+async function expectIntactAndWritable(url: string, customers: string[]): Promise<void> {
+  const bearer = await token(url);
+  for (const id of customers) {
+    const res = await fetch(`${url}/v0.13/customers/${id}`, { headers: { authorization: `Bearer ${bearer}` } });
+    expect({ id, status: res.status }).toEqual({ id, status: 200 });
+    expect(((await res.json()) as { id: string }).id).toBe(id);
+  }
+  customers.push(await createCustomer(url, bearer));
+}
+
+const postmasterPid = (dataDir: string) => Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // An exited process its parent has not collected yet is a zombie: gone all the same.
+  return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
+function refusesConnections(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, host);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+/** A live process that is not PostgreSQL, run as the user PostgreSQL runs as, so PostgreSQL may signal it. */
+function unrelatedProcess(): ChildProcess {
+  const asPostgres =
+    process.getuid?.() === 0 ? { uid: Number(execFileSync('id', ['-u', 'postgres'])), gid: Number(execFileSync('id', ['-g', 'postgres'])) } : {};
+  const child = spawn('sleep', ['60'], { ...asPostgres, stdio: 'ignore' });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+function writePostmasterPid(dataDir: string, pid: number): void {
+  const cluster = join(dataDir, 'pg');
+  writeFileSync(join(cluster, 'postmaster.pid'), `${pid}\n${cluster}\n1700000000\n5432\n\n127.0.0.1\n  1234567  7654321\nready   \n`);
+}
+
+async function waitUntilGone(pid: number, timeoutMs: number): Promise<boolean> {
+  for (const deadline = Date.now() + timeoutMs; isAlive(pid); ) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
+/** What a test left running, even when it failed halfway, so that the next one starts clean. */
+async function stopEverything(): Promise<void> {
+  for (const child of [...children]) {
+    child.kill('SIGTERM');
+    if (!(await waitUntilGone(child.pid!, 20_000))) child.kill('SIGKILL');
+  }
+  // A platform killed outright leaves its PostgreSQL running.
+  for (const dir of dataDirs) {
+    const pid = existsSync(join(dir, 'pg', 'postmaster.pid')) ? postmasterPid(dir) : 0;
+    if (pid > 0 && isAlive(pid)) {
+      process.kill(pid, 'SIGINT');
+      if (!(await waitUntilGone(pid, 20_000))) process.kill(pid, 'SIGQUIT');
+    }
+  }
+}
+
+afterEach(stopEverything, 60_000);
+
+afterAll(async () => {
+  await stopEverything();
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+describe('the platform process on its embedded PostgreSQL', () => {
+  const dataDir = newDataDir();
+  let port: number;
+  const customers: string[] = [];
+
+  beforeAll(async () => {
+    port = await freePort();
+  });
+
+  test('listens on loopback only by default, and prints that address and the sandbox credentials', async () => {
+    const platform = await start(dataDir, { PORT: String(port) });
+    expect(platform.url).toBe(`http://127.0.0.1:${port}`);
+    expect(platform.output()).toContain(API_SECRET);
+    expect(platform.output()).toContain(readFileSync(join(dataDir, 'admin-token'), 'utf8').trim());
+    // 127.0.0.2 is loopback too, but only a server on every interface answers there.
+    expect(await refusesConnections('127.0.0.2', port)).toBe(true);
+    customers.push(await createCustomer(platform.url, await token(platform.url)));
+    expect(await stop(platform, 'SIGTERM')).toEqual({ code: 0, signal: null });
+  }, 60_000);
+
+  test('stopped with SIGTERM and started again at once, five times: exits after its PostgreSQL, data intact', async () => {
+    for (let round = 0; round < 5; round++) {
+      const platform = await start(dataDir, { PORT: String(port) });
+      await expectIntactAndWritable(platform.url, customers);
+      const postgres = postmasterPid(dataDir);
+      expect(await stop(platform, 'SIGTERM')).toEqual({ code: 0, signal: null });
+      expect(isAlive(postgres)).toBe(false);
+      expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+    }
+  }, 90_000);
+
+  test('killed with SIGKILL and started again at once, five times: the orphaned PostgreSQL is stopped, data intact', async () => {
+    for (let round = 0; round < 5; round++) {
+      const platform = await start(dataDir, { PORT: String(port) });
+      await expectIntactAndWritable(platform.url, customers);
+      const orphan = postmasterPid(dataDir);
+      expect(await stop(platform, 'SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+      // PostgreSQL outlives the process that started it.
+      expect(isAlive(orphan)).toBe(true);
+      const next = await start(dataDir, { PORT: String(port) });
+      expect(isAlive(orphan)).toBe(false);
+      await expectIntactAndWritable(next.url, customers);
+      await stop(next, round % 2 === 0 ? 'SIGKILL' : 'SIGTERM');
+    }
+    const last = await start(dataDir, { PORT: String(port) });
+    await expectIntactAndWritable(last.url, customers);
+    await stop(last, 'SIGTERM');
+  }, 90_000);
+
+  test('a data directory in use by a running platform is refused, naming the directory and that process', async () => {
+    const running = await start(dataDir, { PORT: String(port) });
+    const second = await failedStart(dataDir, { PORT: '0' });
+    expect(second.code).toBe(1);
+    expect(second.output).toContain(`data directory ${dataDir} is in use by another running platform process (pid ${running.child.pid})`);
+    expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
+    await stop(running, 'SIGTERM');
+  }, 60_000);
+
+  test('a postmaster.pid whose process is gone, or is not PostgreSQL, is cleared', async () => {
+    const gone = spawn('true');
+    await new Promise((resolve) => gone.once('exit', resolve));
+    const unrelated = unrelatedProcess();
+    for (const pid of [gone.pid!, unrelated.pid!]) {
+      writePostmasterPid(dataDir, pid);
+      const platform = await start(dataDir, { PORT: String(port) });
+      await expectIntactAndWritable(platform.url, customers);
+      await stop(platform, 'SIGTERM');
+    }
+    expect(isAlive(unrelated.pid!)).toBe(true);
+    unrelated.kill();
+  }, 60_000);
+
+  test('PostgreSQL failing to start is reported with its own log lines, never "undefined"', async () => {
+    const conf = join(dataDir, 'pg', 'postgresql.auto.conf');
+    const original = readFileSync(conf, 'utf8');
+    writeFileSync(conf, `${original}\nshared_buffers = 'plenty'\n`);
+    try {
+      const failed = await failedStart(dataDir, { PORT: String(port) });
+      expect(failed.code).toBe(1);
+      expect(failed.output).toContain(`start-up failed: PostgreSQL did not start in ${join(dataDir, 'pg')}`);
+      expect(failed.output).toContain('shared_buffers');
+      expect(failed.output).not.toContain('undefined');
+    } finally {
+      writeFileSync(conf, original);
+    }
+  }, 60_000);
+
+  test('an HTTP port in use is named, and start-up leaves no PostgreSQL running', async () => {
+    const taken = await listenOn(await freePort());
+    const takenPort = (taken.address() as { port: number }).port;
+    try {
+      const failed = await failedStart(dataDir, { PORT: String(takenPort) });
+      expect(failed.code).toBe(1);
+      expect(failed.output).toContain(`start-up failed: HTTP port ${takenPort} (PORT) is already in use on 127.0.0.1`);
+      expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+    } finally {
+      taken.close();
+    }
+  }, 60_000);
+});
+
+test('production start-up prints neither the API secret nor the operator token, only where they come from', async () => {
+  const dataDir = newDataDir();
+  const secret = `live-secret-${randomBytes(12).toString('hex')}`;
+  const platform = await start(dataDir, {
+    PORT: '0',
+    MM_ENVIRONMENT: 'production',
+    MM_BOOTSTRAP_API_KEY: 'sk_live_restartTestKey01',
+    MM_BOOTSTRAP_API_SECRET: secret,
+    MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+  });
+  const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+  const output = platform.output();
+  expect(output).not.toContain(secret);
+  expect(output).not.toContain(adminToken);
+  expect(output).toContain('API secret   from MM_BOOTSTRAP_API_SECRET');
+  expect(output).toContain(`Admin token  from ${join(dataDir, 'admin-token')}`);
+  expect(await stop(platform, 'SIGTERM')).toEqual({ code: 0, signal: null });
+  expect(platform.output()).not.toContain(secret);
+}, 60_000);
