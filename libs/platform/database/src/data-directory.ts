@@ -172,7 +172,8 @@ export async function claimDataDirectory(root: string, clusterDir: string, notic
     if (readOwner(file)?.pid === process.pid) rmSync(file, { force: true });
   };
   try {
-    await clearLeftovers(root, clusterDir, previous?.pid, notice);
+    // An unreadable owner file names no process: its server is not assumed to be an orphan.
+    await clearLeftovers(root, clusterDir, previous && previous.pid > 0 ? previous.pid : undefined, notice);
   } catch (error) {
     release();
     throw error;
