@@ -29,6 +29,10 @@ export class UnitOfWork {
     if (this.current.getStore()) return fn();
     const client = await this.pool.connect();
     let broken: Error | undefined;
+    // pg emits 'error' on a checked-out client whose connection dies (PostgreSQL stopping, a network
+    // cut); unheard, that would end the process. The statement under way fails on its own.
+    const onError = (error: Error) => (broken = error);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await this.current.run(client, fn);
@@ -39,6 +43,7 @@ export class UnitOfWork {
       await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
       throw error;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }
