@@ -1,4 +1,6 @@
-import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
+// UnitOfWork (libs/platform/database) on a real PostgreSQL. Here rather than beside it: the
+// database lib cannot import this testing lib, which builds on it.
+import { createTestDatabase, type TestDatabase } from './test-database';
 
 describe('UnitOfWork', () => {
   let db: TestDatabase;
