@@ -7,6 +7,9 @@ const path = require('path');
 
 const projects = [
   ['apps/platform', 'platform-app', 'scope:app', 'type:app'],
+  // Distributed mode: one app per service (libs/contracts SERVICE_NAMES).
+  ['apps/gateway', 'gateway-app', 'scope:app', 'type:app'],
+  ['apps/accounts', 'accounts-app', 'scope:app', 'type:app'],
   // Composition of every service into one process: what apps, e2e tests and the benchmark start.
   ['libs/runtime/platform', 'runtime-platform', 'scope:app', 'type:runtime', '@mm/runtime/platform'],
   ['test-e2e', 'e2e', 'scope:app', 'type:e2e'],

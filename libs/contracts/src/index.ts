@@ -2,3 +2,4 @@ export * from './errors';
 export * from './events';
 export * from './sandbox';
 export * from './partner-events';
+export * from './services';

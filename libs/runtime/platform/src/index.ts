@@ -1,3 +1,6 @@
 export * from './start-platform';
 export * from './migrations';
 export * from './platform.module';
+export * from './services';
+export * from './banner';
+export * from './run-service';

@@ -1,24 +1,40 @@
-// Platform mode: every service module in one process (ARCHITECTURE: One
-// codebase, two ways to run it).
-import { Module, type DynamicModule } from '@nestjs/common';
+// The application of one process: every service module in platform mode, one in
+// distributed mode (ARCHITECTURE: One codebase, two ways to run it).
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
-import { AccountsModule } from '@mm/accounts/api';
-import { GatewayModule } from '@mm/gateway/api';
-import { ApiAuthGuard, RevocationFeed, TokenVerifier } from '@mm/platform/auth';
+import type { ServiceName } from '@mm/contracts';
+import { API_KEY_REGISTRY, ApiAuthGuard, ApiKeyDirectory, ApiKeyEventsController, JwksKeyset, RevocationFeed, SIGNING_KEYSET, TokenVerifier } from '@mm/platform/auth';
 import { SandboxClockController } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
-import { HealthController, HttpMetrics, IdempotencyCoverage, MetricsController } from '@mm/platform/http';
+import { API_BASE_PATH, HealthController, HttpMetrics, IdempotencyCoverage, MetricsController } from '@mm/platform/http';
 import { CoreModule } from './core.module';
+import { SERVICES } from './services';
 
 @Module({})
 export class PlatformModule {
-  static forRoot(config: PlatformConfig, dataSource: DataSource): DynamicModule {
+  static forRoot(config: PlatformConfig, dataSource: DataSource, services: readonly ServiceName[] = Object.keys(SERVICES) as ServiceName[]): DynamicModule {
+    const withGateway = services.includes('gateway');
+    // Without the gateway in the process, tokens are verified against its JWKS, and API keys
+    // are known from its events.
+    const standaloneAuth: Provider[] = withGateway
+      ? []
+      : [
+          { provide: SIGNING_KEYSET, useFactory: () => new JwksKeyset(`${requireGatewayUrl(config)}/${API_BASE_PATH}/.well-known/jwks.json`) },
+          { provide: API_KEY_REGISTRY, useClass: ApiKeyDirectory },
+        ];
     return {
       module: PlatformModule,
-      imports: [CoreModule.forRoot(config, dataSource), DiscoveryModule, GatewayModule, AccountsModule],
-      controllers: [HealthController, MetricsController, SandboxClockController],
+      imports: [CoreModule.forRoot(config, dataSource), DiscoveryModule, ...services.map((s) => SERVICES[s].module)],
+      controllers: [
+        HealthController,
+        MetricsController,
+        // The sandbox clock goes with the service that stamps times (the gateway routes it there).
+        ...(services.includes('accounts') ? [SandboxClockController] : []),
+        ...(withGateway ? [] : [ApiKeyEventsController]),
+      ],
       providers: [
+        ...standaloneAuth,
         TokenVerifier,
         RevocationFeed,
         // One registry per application: two platforms in one process (tests) do not share counters.
@@ -29,4 +45,9 @@ export class PlatformModule {
       ],
     };
   }
+}
+
+function requireGatewayUrl(config: PlatformConfig): string {
+  if (!config.MM_GATEWAY_URL) throw new Error('MM_GATEWAY_URL is not set: a service running without the gateway verifies tokens against its JWKS');
+  return config.MM_GATEWAY_URL.replace(/\/+$/, '');
 }

@@ -1,22 +1,26 @@
-// Starts platform mode: PostgreSQL (embedded unless DATABASE_URL is set),
-// migrations, the Nest application on Fastify, start-up bootstrap, listening.
-// main.ts, the e2e tests and the benchmark all start the platform this way.
+// Starts an application: every service (platform mode) or one (distributed
+// mode). PostgreSQL (embedded unless DATABASE_URL is set, platform mode only),
+// migrations, the Nest application on Fastify, the event transport, start-up
+// bootstrap (with the gateway), listening. The apps, the e2e tests and the
+// benchmark all start this way.
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController, type FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
 import type { DataSource } from 'typeorm';
-import { AccountsEventStore } from '@mm/accounts/application';
+import { SERVICE_NAMES, type ServiceName } from '@mm/contracts';
+import { routeToServices } from '@mm/gateway/api';
 import { GatewayService, type BootstrapResult } from '@mm/gateway/application';
 import { TimerService } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
 import { drainPool, openDatabase, startEmbeddedPostgres, UnitOfWork, type EmbeddedDatabase } from '@mm/platform/database';
+import { EventStore } from '@mm/platform/event-store';
 import { createEventTransport } from '@mm/platform/messaging';
 import { ApiFastifyAdapter, capConnections, configureHttpApp, connectionOptions, frameworkErrors, HttpMetrics, serveOpenApi } from '@mm/platform/http';
 import { listenFailure, listenHost, reachableUrl } from './listen-address';
 import { createRootLogger, PinoNestLogger } from './logger';
-import { platformMigrations } from './migrations';
 import { PlatformModule } from './platform.module';
+import { migrationsFor, SERVICES } from './services';
 
 export interface RunningPlatform {
   app: NestFastifyApplication;
@@ -29,10 +33,19 @@ export interface RunningPlatform {
   stop(): Promise<void>;
 }
 
-export async function startPlatform(config: PlatformConfig, options: { host?: string } = {}): Promise<RunningPlatform> {
+export interface StartOptions {
+  host?: string;
+  /** The services this process runs; all of them (platform mode) by default. */
+  services?: readonly ServiceName[];
+}
+
+export async function startPlatform(config: PlatformConfig, options: StartOptions = {}): Promise<RunningPlatform> {
+  const services = options.services ?? SERVICE_NAMES;
+  const platformMode = SERVICE_NAMES.every((s) => services.includes(s));
   const logger = createRootLogger(config.MM_LOG_LEVEL);
   let embedded: EmbeddedDatabase | undefined;
   let url = config.DATABASE_URL;
+  if (!url && !platformMode) throw new Error(`DATABASE_URL is not set: a service run alone (${services.join(', ')}) needs the database of the distributed run`);
   if (!url) {
     logger.info({ dataDir: config.MM_DATA_DIR }, 'starting embedded PostgreSQL');
     embedded = await startEmbeddedPostgres({ dataDir: config.MM_DATA_DIR, database: 'money_movement', onNotice: (line) => logger.warn(line) });
@@ -56,7 +69,7 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
     }
   };
   try {
-    dataSource = await openDatabase({ url, migrations: platformMigrations });
+    dataSource = await openDatabase({ url, migrations: migrationsFor(services), applicationName: `money-movement-${platformMode ? 'platform' : services.join('-')}` });
     const requestLogging = config.MM_LOG_LEVEL === 'debug' || config.MM_LOG_LEVEL === 'trace';
     const adapter = new ApiFastifyAdapter({
       loggerInstance: logger,
@@ -72,30 +85,40 @@ export async function startPlatform(config: PlatformConfig, options: { host?: st
       ...connectionOptions(config),
     });
     capConnections(adapter.getHttpServer(), config);
-    app = await NestFactory.create<NestFastifyApplication>(PlatformModule.forRoot(config, dataSource), adapter, {
+    app = await NestFactory.create<NestFastifyApplication>(PlatformModule.forRoot(config, dataSource, services), adapter, {
       logger: new PinoNestLogger(logger),
       bufferLogs: false,
     });
     configureHttpApp(app);
     if (config.MM_HTTP_METRICS === 'true') app.get(HttpMetrics).instrument(app.getHttpAdapter().getInstance());
     serveOpenApi(app);
-    // Event handlers (@EventPattern) read the services' logs through the PostgreSQL log transport.
-    app.connectMicroservice(
-      {
-        strategy: createEventTransport({
-          mode: 'postgres',
-          uow: app.get(UnitOfWork),
-          group: 'accounts',
-          sources: [app.get(AccountsEventStore)],
-          // NOTIFY wakes it on every commit; polling only covers a lost notification.
-          idlePollMs: 1000,
-          logger: new PinoNestLogger(logger),
-        }),
-      },
-      { inheritAppConfig: false },
-    );
+    // Event handlers (@EventPattern) read the logs they react to through the PostgreSQL log transport:
+    // in platform mode the accounts log; alone, a service's own log and those of the services it consumes.
+    const uow = app.get(UnitOfWork);
+    // (The gateway reacts to no events.)
+    const sources = platformMode ? ['accounts'] : [...new Set(services.filter((s) => s !== 'gateway').flatMap((s) => [SERVICES[s].schema, ...SERVICES[s].consumes]))];
+    if (sources.length > 0) {
+      app.connectMicroservice(
+        {
+          strategy: createEventTransport({
+            mode: 'postgres',
+            uow,
+            // One consumer group per service; platform mode keeps the name its checkpoints already have.
+            group: platformMode ? 'accounts' : services.join('-'),
+            sources: sources.map((schema) => new EventStore(uow, schema)),
+            // NOTIFY wakes it on every commit; polling only covers a lost notification.
+            idlePollMs: 1000,
+            logger: new PinoNestLogger(logger),
+          }),
+        },
+        { inheritAppConfig: false },
+      );
+    }
     await app.init();
-    bootstrap = await app.get(GatewayService).bootstrap();
+    // Alone, the gateway forwards every other partner path to the service that owns it. After init,
+    // so the proxy's routes answer errors with the API's error handler, which init installs.
+    if (!platformMode && services.includes('gateway')) await routeToServices(app, config);
+    if (services.includes('gateway')) bootstrap = await app.get(GatewayService).bootstrap();
     await app.startAllMicroservices();
     app.get(TimerService).start();
     await app.listen({ port: config.PORT, host }).catch((error: unknown) => {

@@ -1,0 +1,20 @@
+// The services of distributed mode and which partner paths each owns
+// (ARCHITECTURE: Services). The gateway routes by this table; a service added
+// later adds its row here, its app under apps/, and its Kubernetes objects.
+
+export const SERVICE_NAMES = ['gateway', 'accounts'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** Path prefixes under the base path that the gateway forwards, by owning service. */
+export const SERVICE_ROUTES: Record<Exclude<ServiceName, 'gateway'>, string[]> = {
+  accounts: ['/customers', '/wallets', '/sandbox/wallets', '/sandbox/clock'],
+};
+
+/** The environment variable that tells the gateway where a service listens. */
+export function serviceUrlVariable(service: ServiceName): string {
+  return `MM_SERVICE_${service.toUpperCase().replace(/-/g, '_')}_URL`;
+}
+
+export function isServiceName(value: string): value is ServiceName {
+  return (SERVICE_NAMES as readonly string[]).includes(value);
+}

@@ -1,0 +1,59 @@
+// What start-up tells the person who started it, the same in both modes.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { inspect } from 'node:util';
+import type { PlatformConfig } from '@mm/platform/config';
+import { StartupError } from '@mm/platform/database';
+import type { BootstrapResult } from '@mm/gateway/application';
+
+/**
+ * The bootstrap key pair. The secret exists only in this process's memory when the
+ * pair is created: it is printed then and never again (API-CONTRACT: start-up prints
+ * them once; stored only as a hash). Production prints no credential, only where it
+ * comes from: logs outlive terminals.
+ */
+export function credentialLines(config: PlatformConfig, bootstrap: BootstrapResult | undefined): Array<string | undefined> {
+  const production = config.MM_ENVIRONMENT === 'production';
+  const newSecret = production
+    ? config.MM_BOOTSTRAP_API_SECRET
+      ? '  API secret   from MM_BOOTSTRAP_API_SECRET (not printed in production)'
+      : '  API secret   not printed in production; make a pair with POST /v0.13/admin/projects/{projectId}/api-keys'
+    : `  API secret   ${bootstrap?.apiSecret}   (shown this once: keep it now)`;
+  return [
+    bootstrap?.apiKey ? `  API key      ${bootstrap.apiKey}` : undefined,
+    bootstrap?.apiSecret
+      ? newSecret
+      : bootstrap?.apiKey
+        ? '  API secret   shown when the key was created; make a new pair with POST /v0.13/admin/projects/{projectId}/api-keys'
+        : undefined,
+    bootstrap ? `  Project      ${bootstrap.projectId} (default)` : undefined,
+  ];
+}
+
+/** Never just "undefined": some libraries reject with nothing at all. */
+export function describeFailure(error: unknown): string {
+  if (error instanceof StartupError) return error.message;
+  if (error instanceof Error) return error.stack ?? error.message;
+  return error === undefined ? 'no reason given (a step rejected with undefined)' : inspect(error);
+}
+
+/** Which transport carries events between processes, as the banner says it. */
+export function transportLine(config: PlatformConfig): string {
+  return config.KAFKA_BROKERS ? `Kafka at ${config.KAFKA_BROKERS}` : 'PostgreSQL log transport (one shared database, a schema per service; no KAFKA_BROKERS)';
+}
+
+/**
+ * Local development only (embedded database): without MM_ADMIN_TOKEN, the
+ * operator token is kept beside the database in the data directory, so it stays
+ * the same across restarts and across both modes. Deployments set MM_ADMIN_TOKEN.
+ * Sets it on the config and returns where it came from.
+ */
+export function ensureLocalAdminToken(config: PlatformConfig): string {
+  if (config.DATABASE_URL || config.MM_ADMIN_TOKEN) return 'MM_ADMIN_TOKEN';
+  mkdirSync(config.MM_DATA_DIR, { recursive: true });
+  const file = join(config.MM_DATA_DIR, 'admin-token');
+  if (!existsSync(file)) writeFileSync(file, `mm_admin_${randomBytes(24).toString('base64url')}`, { mode: 0o600 });
+  config.MM_ADMIN_TOKEN = readFileSync(file, 'utf8').trim();
+  return file;
+}

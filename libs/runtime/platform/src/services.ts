@@ -1,0 +1,59 @@
+// What each service brings to an application (ARCHITECTURE: One codebase, two
+// ways to run it): its Nest module, its migrations, its events log, and the logs
+// of other services it reacts to. Platform mode composes them all in one
+// process; distributed mode runs one per process.
+import type { Type } from '@nestjs/common';
+import { AccountsModule } from '@mm/accounts/api';
+import { Accounts1700000002000 } from '@mm/accounts/infrastructure';
+import type { ServiceName } from '@mm/contracts';
+import { GatewayModule } from '@mm/gateway/api';
+import { Gateway1700000001000, GatewayApiKeyRevocations1700000001500, GatewaySigningKeyEncryption1700000001600 } from '@mm/gateway/infrastructure';
+import { PlatformApiKeys1700000000300 } from '@mm/platform/auth';
+import { PlatformClock1700000000200, PlatformClockChanges1700000000210 } from '@mm/platform/clock';
+import type { MigrationClass } from '@mm/platform/database';
+import { PlatformSubscriptions1700000000000 } from '@mm/platform/event-store';
+import { PlatformIdempotency1700000000100, PlatformIdempotencyClaim1700000000110 } from '@mm/platform/http';
+
+/** The platform schema every application has: checkpoints, idempotency keys, clocks, timers. */
+export const BASE_MIGRATIONS: MigrationClass[] = [
+  PlatformSubscriptions1700000000000,
+  PlatformIdempotency1700000000100,
+  PlatformIdempotencyClaim1700000000110,
+  PlatformClock1700000000200,
+  PlatformClockChanges1700000000210,
+];
+
+export interface ServiceDefinition {
+  module: Type;
+  /** This service's own schema. */
+  migrations: MigrationClass[];
+  /** The schema of its events log. */
+  schema: string;
+  /** The schemas of the other services' logs it reacts to, when it runs alone. */
+  consumes: string[];
+}
+
+export const SERVICES: Record<ServiceName, ServiceDefinition> = {
+  gateway: {
+    module: GatewayModule,
+    migrations: [Gateway1700000001000, GatewayApiKeyRevocations1700000001500, GatewaySigningKeyEncryption1700000001600],
+    schema: 'gateway',
+    consumes: [],
+  },
+  accounts: {
+    module: AccountsModule,
+    // Alone, it learns of API keys from the gateway's events (platform.api_keys).
+    migrations: [PlatformApiKeys1700000000300, Accounts1700000002000],
+    schema: 'accounts',
+    consumes: ['gateway'],
+  },
+};
+
+/** The migrations of an application running these services. */
+export function migrationsFor(services: readonly ServiceName[]): MigrationClass[] {
+  const standalone = !services.includes('gateway');
+  return [
+    ...BASE_MIGRATIONS,
+    ...services.flatMap((s) => SERVICES[s].migrations.filter((m) => standalone || m !== PlatformApiKeys1700000000300)),
+  ];
+}

@@ -1,0 +1,158 @@
+// `npm run start:distributed`: the gateway and every service as processes of
+// their own on this machine, as Kubernetes runs them: an embedded PostgreSQL
+// when DATABASE_URL is unset (one database, a schema per service), the gateway
+// on PORT as the only public entry, each service on a loopback port of its own.
+// Ctrl-C stops every process, then PostgreSQL. A service that dies is reported
+// and left down (the gateway answers 503 for its routes) until it is started
+// again with `npm run start:service -- <name>` and the variables printed here.
+import 'reflect-metadata';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { SERVICE_NAMES, serviceUrlVariable, type ServiceName } from '@mm/contracts';
+import { ConfigError, loadConfig, type PlatformConfig } from '@mm/platform/config';
+import { handleShutdownSignalsInCaller, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
+import { API_BASE_PATH } from '@mm/platform/http';
+import { describeFailure, ensureLocalAdminToken, transportLine } from '@mm/runtime/platform';
+
+const ROOT = resolve(__dirname, '..', '..');
+const READY_TIMEOUT_MS = 60_000;
+
+interface Started {
+  name: ServiceName;
+  url: string;
+  child: ChildProcess;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function startService(name: ServiceName, env: NodeJS.ProcessEnv): ChildProcess {
+  // The service's own output goes to this terminal, each line under its name.
+  const child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/distributed/start-service.ts', name], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const stream of [child.stdout!, child.stderr!]) {
+    let partial = '';
+    stream.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) process.stdout.write(`[${name}] ${line}\n`);
+    });
+  }
+  return child;
+}
+
+async function waitReady(name: ServiceName, url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the ${name} service exited during start-up (${child.exitCode ?? child.signalCode})`);
+    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the ${name} service was not ready within ${READY_TIMEOUT_MS / 1000} s`);
+}
+
+async function stopAll(started: Started[], embedded: EmbeddedDatabase | undefined): Promise<void> {
+  await Promise.all(
+    started.map(async ({ child }) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }),
+  );
+  await embedded?.stop();
+}
+
+async function main(): Promise<void> {
+  let config: PlatformConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  handleShutdownSignalsInCaller();
+  const adminTokenFrom = ensureLocalAdminToken(config);
+  let embedded: EmbeddedDatabase | undefined;
+  const started: Started[] = [];
+  let stopping = false;
+  const stop = (signal: string, code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`\n${signal}: stopping every service, then PostgreSQL\n`);
+    void stopAll(started, embedded).then(
+      () => process.exit(code),
+      (error: unknown) => {
+        process.stderr.write(`stopping failed: ${describeFailure(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+
+  try {
+    let databaseUrl = config.DATABASE_URL;
+    if (!databaseUrl) {
+      embedded = await startEmbeddedPostgres({ dataDir: config.MM_DATA_DIR, database: 'money_movement', onNotice: (line) => process.stdout.write(`${line}\n`) });
+      databaseUrl = embedded.url;
+    }
+    const host = config.HOST ?? (config.DATABASE_URL ? '0.0.0.0' : '127.0.0.1');
+    const gatewayUrl = `http://127.0.0.1:${config.PORT}`;
+    const common: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      MM_ADMIN_TOKEN: config.MM_ADMIN_TOKEN,
+      MM_DATA_DIR: config.MM_DATA_DIR,
+      MM_GATEWAY_URL: gatewayUrl,
+    };
+    // The services first, each on a loopback port of its own; then the gateway, which routes to them.
+    const serviceUrls: Record<string, string> = {};
+    for (const name of SERVICE_NAMES.filter((s) => s !== 'gateway')) {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const child = startService(name, { ...common, PORT: String(port), HOST: '127.0.0.1' });
+      started.push({ name, url, child });
+      serviceUrls[serviceUrlVariable(name)] = url;
+    }
+    const gateway = startService('gateway', { ...common, ...serviceUrls, PORT: String(config.PORT), HOST: host });
+    started.push({ name: 'gateway', url: gatewayUrl, child: gateway });
+    await Promise.all(started.map((s) => waitReady(s.name, s.url, s.child)));
+    for (const s of started) {
+      s.child.on('exit', (code, signal) => {
+        if (!stopping) process.stdout.write(`the ${s.name} service (pid ${s.child.pid}) exited (${code ?? signal}); its routes answer 503 until it is started again\n`);
+      });
+    }
+    const local = !config.DATABASE_URL;
+    const production = config.MM_ENVIRONMENT === 'production';
+    const lines = [
+      '',
+      `Money-movement platform, distributed (${config.MM_ENVIRONMENT}): ${started.length} processes`,
+      `  API          ${gatewayUrl}/${API_BASE_PATH}   (through the gateway)`,
+      `  Reference    ${gatewayUrl}/docs`,
+      `  Events       ${transportLine(config)}`,
+      ...started.map((s) => `  ${s.name.padEnd(12)} ${s.url}   pid ${s.child.pid}`),
+      local ? `  Admin token  ${production ? `from ${adminTokenFrom} (not printed in production)` : config.MM_ADMIN_TOKEN}` : undefined,
+      local ? `  Data         ${config.MM_DATA_DIR}` : undefined,
+      `  A service again: DATABASE_URL=<the database> MM_GATEWAY_URL=${gatewayUrl} PORT=<its port> npm run start:service -- <name>`,
+      '',
+    ];
+    process.stdout.write(lines.filter((l) => l !== undefined).join('\n') + '\n');
+  } catch (error) {
+    process.stderr.write(`start-up failed: ${describeFailure(error)}\n`);
+    stop('start-up failed', 1);
+  }
+}
+
+void main();
