@@ -1,0 +1,199 @@
+// Distributed mode as `npm run start:distributed` runs it: the gateway and each
+// service in a process of its own, events between them on the PostgreSQL log
+// transport over one database (a schema per service). ARCHITECTURE: Distributed
+// mode; issue 6 "Done means" (a service killed while requests flow).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from 'pg';
+import { cloneTemplateDatabase } from '@mm/platform/testing';
+import { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, eventually, SIGNING_KEY_ENCRYPTION_KEYS } from './support/test-platform';
+
+const ROOT = resolve(__dirname, '..');
+jest.setTimeout(120_000);
+
+async function freePort(): Promise<number> {
+  return new Promise((done, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** A script of the project as its npm script runs it, its output collected. */
+function run(script: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
+  let output = '';
+  const child = spawn(process.execPath, ['-r', './tools/register.js', script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { child, output: () => output };
+}
+
+async function waitFor(output: () => string, pattern: RegExp, child: ChildProcess, timeoutMs = 60_000): Promise<RegExpExecArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const match = pattern.exec(output());
+    if (match) return match;
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no ${pattern} in:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+describe('distributed mode (npm run start:distributed)', () => {
+  let databaseUrl: string;
+  let dataDir: string;
+  let base: string;
+  let distributed: ReturnType<typeof run>;
+  let accounts: { url: string; port: string; pid: number };
+  let restarted: ReturnType<typeof run> | undefined;
+  let token: string;
+  const env = () => ({
+    DATABASE_URL: databaseUrl,
+    MM_DATA_DIR: dataDir,
+    MM_LOG_LEVEL: 'warn',
+    MM_ADMIN_TOKEN: ADMIN_TOKEN,
+    MM_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
+    MM_BOOTSTRAP_API_SECRET: BOOTSTRAP_SECRET,
+    MM_SIGNING_KEY_ENCRYPTION_KEYS: SIGNING_KEY_ENCRYPTION_KEYS,
+  });
+
+  async function call(method: string, path: string, options: { token?: string; body?: unknown; url?: string } = {}) {
+    const headers: Record<string, string> = {};
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    if (method === 'POST' || method === 'PATCH') headers['idempotency-key'] = randomUUID();
+    const response = await fetch(`${options.url ?? base}/v0.13${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  }
+
+  async function newToken(apiKey = BOOTSTRAP_KEY, apiSecret = BOOTSTRAP_SECRET): Promise<string> {
+    const res = await call('POST', '/auth/token', { body: { apiKey, apiSecret } });
+    expect(res.status).toBe(200);
+    return res.body.accessToken;
+  }
+
+  beforeAll(async () => {
+    databaseUrl = await cloneTemplateDatabase();
+    dataDir = mkdtempSync(join(tmpdir(), 'mm-distributed-'));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    distributed = run('tools/distributed/start-distributed.ts', [], { ...env(), PORT: String(port) });
+    const [, url, accountsPort, pid] = await waitFor(distributed.output, /accounts\s+(http:\/\/127\.0\.0\.1:(\d+))\s+pid (\d+)/, distributed.child);
+    accounts = { url, port: accountsPort, pid: Number(pid) };
+    token = await newToken();
+  });
+
+  afterAll(async () => {
+    await stop(restarted?.child);
+    await stop(distributed?.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves the README flow through the gateway: token, customer, wallet, funding, balance', async () => {
+    const customer = await call('POST', '/customers', { token, body: { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', endorsements: ['usd'] } });
+    expect(customer.status).toBe(201);
+    const wallet = await call('POST', `/customers/${customer.body.id}/wallets`, { token, body: { asset: 'usdc', network: 'meridianchain' } });
+    expect(wallet.status).toBe(201);
+    expect((await call('POST', `/sandbox/wallets/${wallet.body.id}/fund`, { token, body: { amount: '100.00' } })).status).toBe(200);
+    const balance = await call('GET', `/customers/${customer.body.id}/balance`, { token });
+    expect(balance.body.data.estimatedBalanceValue).toBe('100.00');
+    // The sandbox reviewer approves through the accounts log, in the accounts process.
+    await eventually(async () => ((await call('GET', `/customers/${customer.body.id}`, { token })).body.endorsements[0].status === 'active' ? true : undefined));
+  });
+
+  it('answers errors in the API body at the gateway, for its own routes and forwarded ones', async () => {
+    const unknown = await call('GET', '/nothing-here', { token });
+    expect(unknown.status).toBe(404);
+    const duplicate = await fetch(`${base}/v0.13/customers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      body: '{"firstName":"A","firstName":"B"}',
+    });
+    expect(duplicate.status).toBe(400);
+    expect(await duplicate.json()).toMatchObject({ error: 'InvalidRequest', code: 1100 });
+  });
+
+  it('a service reached directly refuses what the gateway would, and takes what it would', async () => {
+    expect((await call('GET', '/customers', { url: accounts.url })).status).toBe(401);
+    expect((await call('GET', '/customers', { url: accounts.url, token: 'not.a.token' })).status).toBe(401);
+    expect((await call('GET', '/customers', { url: accounts.url, token })).status).toBe(200);
+  });
+
+  it('refuses a revoked key in every service once the revocation event has travelled', async () => {
+    const project = await fetch(`${base}/v0.13/admin/projects`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'revoked-everywhere' }),
+    }).then((r) => r.json());
+    const keys = await fetch(`${base}/v0.13/admin/projects/${project.id}/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json());
+    const own = await newToken(keys.apiKey, keys.apiSecret);
+    await eventually(async () => ((await call('GET', '/customers', { token: own })).status === 200 ? true : undefined));
+    await fetch(`${base}/v0.13/admin/api-keys/${keys.apiKey}`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    await eventually(async () => ((await call('GET', '/customers', { token: own })).status === 401 ? true : undefined), 5000);
+    expect((await call('GET', '/customers', { url: accounts.url, token: own })).status).toBe(401);
+  });
+
+  it('answers 503 within 2 s for a killed service while the others keep working, and catches up once it is back', async () => {
+    const before = await call('POST', '/customers', { token, body: { type: 'individual', firstName: 'Before', lastName: 'Kill' } });
+    expect(before.status).toBe(201);
+    process.kill(accounts.pid, 'SIGKILL');
+    const started = Date.now();
+    const down = await eventually(async () => {
+      const res = await call('GET', '/customers', { token });
+      return res.status === 503 ? res : undefined;
+    }, 2000);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(down.body).toMatchObject({ error: 'ServiceUnavailable', code: 1503 });
+    expect(down.headers.get('retry-after')).toBe('1');
+    // The gateway's own routes do not depend on the accounts process.
+    expect((await call('GET', '/.well-known/jwks.json')).status).toBe(200);
+    const project = await fetch(`${base}/v0.13/admin/projects`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'made-while-accounts-was-down' }),
+    }).then((r) => r.json());
+    const keys = await fetch(`${base}/v0.13/admin/projects/${project.id}/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json());
+    const newcomer = await newToken(keys.apiKey, keys.apiSecret);
+
+    restarted = run('tools/distributed/start-service.ts', ['accounts'], { ...env(), PORT: accounts.port, HOST: '127.0.0.1', MM_GATEWAY_URL: base });
+    await waitFor(restarted.output, /accounts service \(sandbox\) is listening/, restarted.child);
+    // It caught up from its checkpoint: the key made while it was down works there.
+    await eventually(async () => ((await call('GET', '/customers', { token: newcomer })).status === 200 ? true : undefined), 10_000);
+    expect((await call('GET', `/customers/${before.body.id}`, { token })).status).toBe(200);
+
+    // Nothing lost or applied twice: the API keys it projected from the gateway's log are
+    // exactly what a rebuild from that log gives.
+    const db = new Client({ connectionString: databaseUrl });
+    await db.connect();
+    try {
+      const projected = await db.query(`SELECT api_key, revoked_at IS NOT NULL AS revoked FROM platform.api_keys ORDER BY api_key`);
+      const rebuilt = await db.query(
+        `SELECT data->>'apiKey' AS api_key, bool_or(type = 'apiKey.revoked') AS revoked FROM gateway.events
+          WHERE type IN ('apiKey.created', 'apiKey.revoked') GROUP BY 1 ORDER BY 1`,
+      );
+      expect(projected.rows).toEqual(rebuilt.rows);
+      const decisions = await db.query(
+        `SELECT stream_id, data->>'name' AS name, count(*)::int AS n FROM accounts.events
+          WHERE type IN ('endorsement.approved', 'endorsement.rejected') GROUP BY 1, 2 HAVING count(*) > 1`,
+      );
+      expect(decisions.rows).toEqual([]);
+    } finally {
+      await db.end();
+    }
+  });
+});
