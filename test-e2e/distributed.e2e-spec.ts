@@ -81,6 +81,16 @@ describe('distributed mode (npm run start:distributed)', () => {
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
   }
 
+  /** A new project with a key pair, made through the gateway's operator routes. */
+  async function newKeyPair(name: string): Promise<{ apiKey: string; apiSecret: string }> {
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    const project = (await fetch(`${base}/v0.13/admin/projects`, { method: 'POST', headers: admin, body: JSON.stringify({ name }) }).then((r) => r.json())) as { id: string };
+    return (await fetch(`${base}/v0.13/admin/projects/${project.id}/api-keys`, { method: 'POST', headers: { authorization: admin.authorization } }).then((r) => r.json())) as {
+      apiKey: string;
+      apiSecret: string;
+    };
+  }
+
   async function newToken(apiKey = BOOTSTRAP_KEY, apiSecret = BOOTSTRAP_SECRET): Promise<string> {
     const res = await call('POST', '/auth/token', { body: { apiKey, apiSecret } });
     expect(res.status).toBe(200);
@@ -135,12 +145,7 @@ describe('distributed mode (npm run start:distributed)', () => {
   });
 
   it('refuses a revoked key in every service once the revocation event has travelled', async () => {
-    const project = await fetch(`${base}/v0.13/admin/projects`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'revoked-everywhere' }),
-    }).then((r) => r.json());
-    const keys = await fetch(`${base}/v0.13/admin/projects/${project.id}/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json());
+    const keys = await newKeyPair('revoked-everywhere');
     const own = await newToken(keys.apiKey, keys.apiSecret);
     await eventually(async () => ((await call('GET', '/customers', { token: own })).status === 200 ? true : undefined));
     await fetch(`${base}/v0.13/admin/api-keys/${keys.apiKey}`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
@@ -162,12 +167,7 @@ describe('distributed mode (npm run start:distributed)', () => {
     expect(down.headers.get('retry-after')).toBe('1');
     // The gateway's own routes do not depend on the accounts process.
     expect((await call('GET', '/.well-known/jwks.json')).status).toBe(200);
-    const project = await fetch(`${base}/v0.13/admin/projects`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'made-while-accounts-was-down' }),
-    }).then((r) => r.json());
-    const keys = await fetch(`${base}/v0.13/admin/projects/${project.id}/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.json());
+    const keys = await newKeyPair('made-while-accounts-was-down');
     const newcomer = await newToken(keys.apiKey, keys.apiSecret);
 
     restarted = run('tools/distributed/start-service.ts', ['accounts'], { ...env(), PORT: accounts.port, HOST: '127.0.0.1', MM_GATEWAY_URL: base });
