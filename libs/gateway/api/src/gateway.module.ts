@@ -1,18 +1,21 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { GatewayEventStore, GatewayService } from '@mm/gateway/application';
-import { GatewayReadModels, SecretHasher, SigningKeys } from '@mm/gateway/infrastructure';
+import { GatewayReadModels, PostgresThrottlerStorage, SecretHasher, SigningKeys } from '@mm/gateway/infrastructure';
 import { API_KEY_REGISTRY, SIGNING_KEYSET } from '@mm/platform/auth';
 import { PlatformConfig } from '@mm/platform/config';
+import { UnitOfWork } from '@mm/platform/database';
 import { AdminController, AuthController, RiskConfigController } from './gateway.controllers';
 
 @Module({
   imports: [
     // Applied only where a route says @UseGuards(ThrottlerGuard): the token endpoint and /risk/config.
+    // Counted in PostgreSQL, so the limit holds across gateway replicas (ADR 0013).
     ThrottlerModule.forRootAsync({
-      inject: [PlatformConfig],
-      useFactory: (config: PlatformConfig) => ({
+      inject: [PlatformConfig, UnitOfWork],
+      useFactory: (config: PlatformConfig, uow: UnitOfWork) => ({
         throttlers: [{ name: 'default', ttl: config.MM_TOKEN_RATE_WINDOW_SECONDS * 1000, limit: config.MM_TOKEN_RATE_LIMIT }],
+        storage: new PostgresThrottlerStorage(uow),
       }),
     }),
   ],

@@ -7,7 +7,12 @@ import { AccountsModule } from '@mm/accounts/api';
 import { Accounts1700000002000 } from '@mm/accounts/infrastructure';
 import type { ServiceName } from '@mm/contracts';
 import { GatewayModule } from '@mm/gateway/api';
-import { Gateway1700000001000, GatewayApiKeyRevocations1700000001500, GatewaySigningKeyEncryption1700000001600 } from '@mm/gateway/infrastructure';
+import {
+  Gateway1700000001000,
+  GatewayApiKeyRevocations1700000001500,
+  GatewayRateLimits1700000001700,
+  GatewaySigningKeyEncryption1700000001600,
+} from '@mm/gateway/infrastructure';
 import { PlatformApiKeys1700000000300 } from '@mm/platform/auth';
 import { PlatformClock1700000000200, PlatformClockChanges1700000000210 } from '@mm/platform/clock';
 import type { MigrationClass } from '@mm/platform/database';
@@ -36,7 +41,7 @@ export interface ServiceDefinition {
 export const SERVICES: Record<ServiceName, ServiceDefinition> = {
   gateway: {
     module: GatewayModule,
-    migrations: [Gateway1700000001000, GatewayApiKeyRevocations1700000001500, GatewaySigningKeyEncryption1700000001600],
+    migrations: [Gateway1700000001000, GatewayApiKeyRevocations1700000001500, GatewaySigningKeyEncryption1700000001600, GatewayRateLimits1700000001700],
     schema: 'gateway',
     consumes: [],
   },
