@@ -31,5 +31,14 @@ module.exports = {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'] },
+    // The same suite in distributed mode, except what is about one mode's processes (npm start's
+    // restarts; start:distributed's own multi-process test).
+    {
+      ...common,
+      displayName: 'e2e-distributed',
+      testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'],
+      testPathIgnorePatterns: ['/test-e2e/restart\\.e2e-spec\\.ts$', '/test-e2e/distributed\\.e2e-spec\\.ts$'],
+      setupFiles: ['<rootDir>/tools/jest/distributed-mode.js'],
+    },
   ],
 };

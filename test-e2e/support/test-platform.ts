@@ -2,10 +2,12 @@
 // clone of the migrated test database, driven over real HTTP.
 import 'reflect-metadata';
 import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
-import { startPlatform, type RunningPlatform } from '@mm/runtime/platform';
+import { startDistributedInProcess, startPlatform, type RunningPlatform } from '@mm/runtime/platform';
 import { loadConfig, PlatformConfig, signingKeyEncryptionRing } from '@mm/platform/config';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
 
+/** platform (one process) or distributed (the gateway in front of each service): set per jest project. */
+export const E2E_MODE = process.env.MM_E2E_MODE === 'distributed' ? 'distributed' : 'platform';
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const BOOTSTRAP_KEY = 'sk_sdbx_e2eBootstrapKey01';
 export const BOOTSTRAP_SECRET = 'e2e-bootstrap-secret-0123456789';
@@ -37,7 +39,7 @@ export class TestPlatform {
   /** databaseUrl: start on an existing database (a restart) instead of a fresh clone. */
   static async start(env: Record<string, string> = {}, databaseUrl?: string): Promise<TestPlatform> {
     const url = databaseUrl ?? (await cloneTemplateDatabase());
-    const config = loadConfig({
+    const settings = {
       DATABASE_URL: url,
       PORT: '0',
       MM_LOG_LEVEL: 'error',
@@ -46,8 +48,10 @@ export class TestPlatform {
       MM_BOOTSTRAP_API_SECRET: BOOTSTRAP_SECRET,
       MM_SIGNING_KEY_ENCRYPTION_KEYS: SIGNING_KEY_ENCRYPTION_KEYS,
       ...env,
-    });
-    return new TestPlatform(await startPlatform(config, { host: '127.0.0.1' }));
+    };
+    // The same suite in both modes (jest project e2e-distributed): every request through the gateway.
+    if (E2E_MODE === 'distributed') return new TestPlatform(await startDistributedInProcess(settings, { host: '127.0.0.1' }));
+    return new TestPlatform(await startPlatform(loadConfig(settings), { host: '127.0.0.1' }));
   }
 
   get url(): string {

@@ -9,6 +9,8 @@ import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import httpProxy from '@fastify/http-proxy';
 import { ApiError, SERVICE_ROUTES, serviceUrlVariable, type ServiceName } from '@mm/contracts';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { BearerAuthenticator } from '@mm/platform/auth';
 import type { PlatformConfig } from '@mm/platform/config';
 import { API_BASE_PATH, sendError } from '@mm/platform/http';
 
@@ -24,6 +26,8 @@ export function serviceUpstreams(config: PlatformConfig): Array<{ service: Servi
 
 export async function routeToServices(app: NestFastifyApplication, config: PlatformConfig): Promise<void> {
   const logger = new Logger('gateway');
+  const bearer = app.get(BearerAuthenticator);
+  const refuse = (reply: unknown, error: unknown) => sendError(reply as Parameters<typeof sendError>[0], error, logger);
   for (const { service, upstream, prefixes } of serviceUpstreams(config)) {
     for (const prefix of prefixes) {
       const path = `/${API_BASE_PATH}${prefix}`;
@@ -35,18 +39,60 @@ export async function routeToServices(app: NestFastifyApplication, config: Platf
         // at the door), and forwarded as the JSON they parsed to.
         proxyPayloads: false,
         http: { requestOptions: { timeout: config.MM_GATEWAY_UPSTREAM_TIMEOUT_MS } },
+        preHandler: async (request, reply) => {
+          // A bearer token is checked here too, where revocations are heard at once; the service checks
+          // it again (reached directly, it refuses the same), and decides about requests without one.
+          if (request.headers.authorization !== undefined) {
+            try {
+              await bearer.authenticate(request.headers.authorization);
+            } catch (error) {
+              refuse(reply, error);
+              return reply;
+            }
+          }
+          // Every partner body is a JSON object; the services refuse anything else in these words too.
+          if (request.body === undefined || (request.body !== null && typeof request.body === 'object' && !Array.isArray(request.body))) return;
+          refuse(reply, new ApiError('InvalidRequest', 'the body must be a JSON object'));
+          return reply;
+        },
         replyOptions: {
           rewriteRequestHeaders: (request, headers) => ({ ...headers, 'x-request-id': String(request.id) }),
           onError: (reply, { error }) => {
             logger.warn(`${service} unavailable: ${error.message}`);
-            sendError(
-              reply as unknown as Parameters<typeof sendError>[0],
-              new ApiError('ServiceUnavailable', `the ${service} service is unavailable; retry shortly`, { 'retry-after': '1' }),
-              logger,
-            );
+            refuse(reply, new ApiError('ServiceUnavailable', `the ${service} service is unavailable; retry shortly`, { 'retry-after': '1' }));
           },
         },
       });
     }
   }
+}
+
+/**
+ * The API reference through the gateway is the whole API: its own document with
+ * the paths and schemas of every service's /openapi.json merged in. Fetched on
+ * request and kept a minute; a service that cannot be reached is left out until
+ * it can.
+ */
+export function serviceDocuments(config: PlatformConfig): (own: OpenAPIObject) => Promise<OpenAPIObject> {
+  const upstreams = serviceUpstreams(config);
+  const cache = new Map<string, { document: OpenAPIObject; at: number }>();
+  const fetchDocument = async (upstream: string): Promise<OpenAPIObject | undefined> => {
+    const cached = cache.get(upstream);
+    if (cached && Date.now() - cached.at < 60_000) return cached.document;
+    const document = await fetch(`${upstream}/openapi.json`, { signal: AbortSignal.timeout(2000) })
+      .then((r) => (r.ok ? (r.json() as Promise<OpenAPIObject>) : undefined))
+      .catch(() => undefined);
+    if (document) cache.set(upstream, { document, at: Date.now() });
+    return document ?? cached?.document;
+  };
+  return async (own) => {
+    const merged: OpenAPIObject = { ...own, paths: { ...own.paths }, components: { ...own.components, schemas: { ...own.components?.schemas } } };
+    for (const { upstream } of upstreams) {
+      const document = await fetchDocument(upstream);
+      if (!document) continue;
+      Object.assign(merged.paths, document.paths);
+      Object.assign(merged.components!.schemas!, document.components?.schemas);
+    }
+    return merged;
+  };
 }

@@ -6,7 +6,7 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { ApiError } from '@mm/contracts';
 import { PlatformConfig } from '@mm/platform/config';
-import { BEARER_ERRORS, ROUTE_ACCESS, SANDBOX_ONLY, type ApiRequest, type RouteAccess } from '@mm/platform/http';
+import { BEARER_ERRORS, ROUTE_ACCESS, SANDBOX_ONLY, type ApiRequest, type Caller, type RouteAccess } from '@mm/platform/http';
 import { TokenVerifier } from './token-verifier';
 import { VerifiedTokens } from './verified-tokens';
 
@@ -20,13 +20,30 @@ export function bearerCredential(header: string | undefined): string | undefined
   return header ? /^bearer +(\S+) *$/i.exec(header)?.[1] : undefined;
 }
 
+/** A partner's bearer token to its caller: from VerifiedTokens when seen before, else verified in full. */
+@Injectable()
+export class BearerAuthenticator {
+  constructor(private readonly verifier: TokenVerifier, private readonly verified: VerifiedTokens) {}
+
+  async authenticate(authorization: string | undefined): Promise<Caller> {
+    const token = bearerCredential(authorization);
+    if (!token) throw BEARER_ERRORS.missing();
+    const key = VerifiedTokens.keyOf(token);
+    const remembered = this.verified.lookup(key);
+    if (remembered) return remembered;
+    const mark = this.verified.mark();
+    const { caller, expiresAtMs } = await this.verifier.verify(token);
+    this.verified.remember(key, caller, mark, expiresAtMs);
+    return caller;
+  }
+}
+
 @Injectable()
 export class ApiAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly config: PlatformConfig,
-    private readonly verifier: TokenVerifier,
-    private readonly verified: VerifiedTokens,
+    private readonly bearer: BearerAuthenticator,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -42,8 +59,8 @@ export class ApiAuthGuard implements CanActivate {
       request.caller = { kind: 'public' };
       return true;
     }
-    const token = bearerCredential(request.headers.authorization);
     if (access === 'admin') {
+      const token = bearerCredential(request.headers.authorization);
       const expected = this.config.MM_ADMIN_TOKEN;
       if (!expected || !token || !sameSecret(token, expected)) {
         throw new ApiError('Unauthorized', expected ? 'operator token required' : 'operator routes are disabled: set MM_ADMIN_TOKEN');
@@ -51,18 +68,7 @@ export class ApiAuthGuard implements CanActivate {
       request.caller = { kind: 'admin' };
       return true;
     }
-    if (!token) throw BEARER_ERRORS.missing();
-    // A token seen before is answered from VerifiedTokens; any other is verified in full.
-    const key = VerifiedTokens.keyOf(token);
-    const remembered = this.verified.lookup(key);
-    if (remembered) {
-      request.caller = remembered;
-      return true;
-    }
-    const mark = this.verified.mark();
-    const { caller, expiresAtMs } = await this.verifier.verify(token);
-    this.verified.remember(key, caller, mark, expiresAtMs);
-    request.caller = caller;
+    request.caller = await this.bearer.authenticate(request.headers.authorization);
     return true;
   }
 }

@@ -15,12 +15,17 @@ import type { ApiKeyRegistry } from './token-claims';
 export class ApiKeyDirectory implements ApiKeyRegistry {
   constructor(private readonly uow: UnitOfWork) {}
 
+  /**
+   * A key this service has not heard of yet is taken as active: the token's signature already
+   * proves the gateway issued it for that project, and the key's creation only travels ahead of
+   * its revocation, never behind. A revoked key, or one of another project, is refused.
+   */
   async isActive(apiKey: string, projectId: string): Promise<boolean> {
-    const [row] = await this.uow.query<{ active: boolean }>(
-      `SELECT revoked_at IS NULL AS active FROM platform.api_keys WHERE api_key = $1 AND project_id = $2`,
-      [apiKey, projectId],
+    const [row] = await this.uow.query<{ project_id: string; revoked: boolean }>(
+      `SELECT project_id, revoked_at IS NOT NULL AS revoked FROM platform.api_keys WHERE api_key = $1`,
+      [apiKey],
     );
-    return row?.active ?? false;
+    return row ? row.project_id === projectId && !row.revoked : true;
   }
 }
 

@@ -131,7 +131,12 @@ function describeConventions(document: OpenAPIObject): void {
 }
 
 /** /openapi.json and the rendered reference at /docs. */
-export function serveOpenApi(app: NestFastifyApplication): void {
+export function serveOpenApi(app: NestFastifyApplication, patch?: (document: OpenAPIObject) => OpenAPIObject | Promise<OpenAPIObject>): void {
   const document = buildOpenApiDocument(app);
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'], customSiteTitle: 'Money-movement API reference' });
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'openapi.json',
+    raw: ['json'],
+    customSiteTitle: 'Money-movement API reference',
+    ...(patch ? { patchDocumentOnRequest: (_request: unknown, _reply: unknown, served: OpenAPIObject) => patch(served) } : {}),
+  });
 }

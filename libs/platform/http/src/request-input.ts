@@ -133,6 +133,8 @@ function installJsonParser(app: NestFastifyApplication): void {
 function parameterProblem(values: unknown, kind: string): string | undefined {
   if (!values || typeof values !== 'object') return undefined;
   for (const [name, value] of Object.entries(values)) {
+    // A gateway's forwarding route ('*'): the service that owns the path checks it, by name.
+    if (name === '*') continue;
     const nameProblem = unstorableText(name);
     if (nameProblem) return `a ${kind} name ${nameProblem}`;
     for (const item of Array.isArray(value) ? value : [value]) {

@@ -4,7 +4,7 @@ import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
 import type { ServiceName } from '@mm/contracts';
-import { API_KEY_REGISTRY, ApiAuthGuard, ApiKeyDirectory, ApiKeyEventsController, JwksKeyset, RevocationFeed, SIGNING_KEYSET, TokenVerifier } from '@mm/platform/auth';
+import { API_KEY_REGISTRY, ApiAuthGuard, ApiKeyDirectory, ApiKeyEventsController, BearerAuthenticator, JwksKeyset, RevocationFeed, SIGNING_KEYSET, TokenVerifier } from '@mm/platform/auth';
 import { SandboxClockController } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
 import { API_BASE_PATH, HealthController, HttpMetrics, IdempotencyCoverage, MetricsController } from '@mm/platform/http';
@@ -36,6 +36,7 @@ export class PlatformModule {
       providers: [
         ...standaloneAuth,
         TokenVerifier,
+        BearerAuthenticator,
         RevocationFeed,
         // One registry per application: two platforms in one process (tests) do not share counters.
         HttpMetrics,

@@ -9,7 +9,7 @@ import { LogController, type FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
 import type { DataSource } from 'typeorm';
 import { SERVICE_NAMES, type ServiceName } from '@mm/contracts';
-import { routeToServices } from '@mm/gateway/api';
+import { routeToServices, serviceDocuments } from '@mm/gateway/api';
 import { GatewayService, type BootstrapResult } from '@mm/gateway/application';
 import { TimerService } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
@@ -91,7 +91,8 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     });
     configureHttpApp(app);
     if (config.MM_HTTP_METRICS === 'true') app.get(HttpMetrics).instrument(app.getHttpAdapter().getInstance());
-    serveOpenApi(app);
+    // Through the gateway alone, the reference is the whole API: every service's paths merged in.
+    serveOpenApi(app, !platformMode && services.includes('gateway') ? serviceDocuments(config) : undefined);
     // Event handlers (@EventPattern) read the logs they react to through the PostgreSQL log transport:
     // in platform mode the accounts log; alone, a service's own log and those of the services it consumes.
     const uow = app.get(UnitOfWork);
