@@ -110,6 +110,10 @@ describe('customers, wallets and balances', () => {
       const customer = await createCustomer();
       expectError(await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'solana' }), 400, 'UnsupportedAssetNetwork', 11002);
       expectError(await post(`/customers/${customer.id}/wallets`, { asset: 'btc', network: 'ethereum' }), 400, 'UnsupportedAssetNetwork', 11002);
+      // Names of Object.prototype members are no assets (found by the fuzz test: a 500 before).
+      for (const asset of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+        expectError(await post(`/customers/${customer.id}/wallets`, { asset, network: 'ethereum' }), 400, 'UnsupportedAssetNetwork', 11002);
+      }
     });
 
     it('refuses a wallet for a customer that does not exist', async () => {

@@ -29,7 +29,8 @@ export class WalletsService {
   }
 
   async create(projectId: string, customerId: string, asset: string, network: string): Promise<WalletRow> {
-    if (!WALLET_NETWORKS[asset]?.includes(network)) {
+    // Own keys only: an asset named like an Object.prototype member (__proto__, constructor) is no asset.
+    if (!Object.hasOwn(WALLET_NETWORKS, asset) || !WALLET_NETWORKS[asset].includes(network)) {
       const offered = Object.entries(WALLET_NETWORKS).flatMap(([a, ns]) => ns.map((n) => `${a} on ${n}`));
       throw new ApiError('UnsupportedAssetNetwork', `custodial wallets are offered for ${offered.join(', ')}`);
     }
