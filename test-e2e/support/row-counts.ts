@@ -6,8 +6,10 @@ export type RowCounts = Record<string, number>;
 
 export async function rowCounts(dataSource: DataSource): Promise<RowCounts> {
   const tables: Array<{ schema: string; name: string }> = await dataSource.query(
-    `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
-      WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2`,
+    // Unlogged tables hold counters, not data (the rate limits count refused requests too, by design).
+    `SELECT t.table_schema AS schema, t.table_name AS name FROM information_schema.tables t
+       JOIN pg_class c ON c.relname = t.table_name JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = t.table_schema
+      WHERE t.table_type = 'BASE TABLE' AND t.table_schema NOT IN ('pg_catalog', 'information_schema') AND c.relpersistence <> 'u' ORDER BY 1, 2`,
   );
   const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
   const rows: Array<{ name: string; n: number }> = await dataSource.query(
