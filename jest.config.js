@@ -37,7 +37,7 @@ module.exports = {
       ...common,
       displayName: 'e2e-distributed',
       testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'],
-      testPathIgnorePatterns: ['/test-e2e/restart\\.e2e-spec\\.ts$', '/test-e2e/distributed\\.e2e-spec\\.ts$'],
+      testPathIgnorePatterns: ['/test-e2e/restart\\.e2e-spec\\.ts$', '/test-e2e/distributed(-tracing)?\\.e2e-spec\\.ts$'],
       setupFiles: ['<rootDir>/tools/jest/distributed-mode.js'],
     },
   ],

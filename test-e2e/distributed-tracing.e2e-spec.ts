@@ -1,0 +1,126 @@
+// OpenTelemetry across processes (issue 6, item 8): a request through the
+// gateway is one trace, the service's server span a child of the gateway's call.
+// The processes export over OTLP/HTTP (JSON) to a receiver of this test's own.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { cloneTemplateDatabase } from '@mm/platform/testing';
+import { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, eventually, SIGNING_KEY_ENCRYPTION_KEYS } from './support/test-platform';
+
+jest.setTimeout(90_000);
+
+interface Span {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+}
+
+const SPAN_KIND_SERVER = 2;
+const SPAN_KIND_CLIENT = 3;
+
+async function freePort(): Promise<number> {
+  return new Promise((done, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+describe('tracing across the gateway and a service', () => {
+  const spans: Span[] = [];
+  let receiver: Server;
+  let child: ChildProcess;
+  let output = '';
+  let dataDir: string;
+  let base: string;
+
+  beforeAll(async () => {
+    receiver = createHttpServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        const payload = JSON.parse(body) as {
+          resourceSpans: Array<{ resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans: Array<{ spans: Span[] }> }>;
+        };
+        for (const resourceSpans of payload.resourceSpans ?? []) {
+          const service = resourceSpans.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
+          for (const scope of resourceSpans.scopeSpans) for (const span of scope.spans) spans.push({ ...span, service });
+        }
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+    const address = receiver.address();
+    const receiverPort = typeof address === 'object' && address ? address.port : 0;
+    dataDir = mkdtempSync(join(tmpdir(), 'mm-tracing-'));
+    const port = await freePort();
+    child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/distributed/start-distributed.ts'], {
+      cwd: resolve(__dirname, '..'),
+      env: {
+        ...process.env,
+        DATABASE_URL: await cloneTemplateDatabase(),
+        PORT: String(port),
+        MM_DATA_DIR: dataDir,
+        MM_LOG_LEVEL: 'warn',
+        MM_ADMIN_TOKEN: ADMIN_TOKEN,
+        MM_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
+        MM_BOOTSTRAP_API_SECRET: BOOTSTRAP_SECRET,
+        MM_SIGNING_KEY_ENCRYPTION_KEYS: SIGNING_KEY_ENCRYPTION_KEYS,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${receiverPort}/v1/traces`,
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await eventually(async () => (/distributed \(sandbox\): \d+ processes/.test(output) ? true : undefined), 60_000).catch(() => {
+      throw new Error(`start:distributed did not start:\n${output}`);
+    });
+    base = `http://127.0.0.1:${port}/v0.13`;
+  });
+
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await new Promise((done) => receiver.close(done));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("makes the service's server span a child of the gateway's call to it, in one trace", async () => {
+    const { accessToken } = (await fetch(`${base}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiKey: BOOTSTRAP_KEY, apiSecret: BOOTSTRAP_SECRET }),
+    }).then((r) => r.json())) as { accessToken: string };
+    const created = await fetch(`${base}/customers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      body: JSON.stringify({ type: 'individual', firstName: 'Trace', lastName: 'Me' }),
+    });
+    expect(created.status).toBe(201);
+
+    const linked = await eventually(async () => {
+      const gatewayCalls = spans.filter((s) => s.service === 'money-movement-gateway' && s.kind === SPAN_KIND_CLIENT);
+      const served = spans.filter((s) => s.service === 'money-movement-accounts' && s.kind === SPAN_KIND_SERVER && /POST/.test(s.name));
+      return served.find((s) => gatewayCalls.some((c) => c.traceId === s.traceId && c.spanId === s.parentSpanId));
+    }, 20_000).catch(() => {
+      throw new Error(`no linked spans among ${spans.length}: ${JSON.stringify(spans.map((s) => [s.service, s.kind, s.name]))}`);
+    });
+    // The gateway's own server span for the partner's request starts the trace.
+    expect(spans.some((s) => s.service === 'money-movement-gateway' && s.kind === SPAN_KIND_SERVER && s.traceId === linked.traceId)).toBe(true);
+  });
+});
