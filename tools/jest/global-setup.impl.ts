@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { openDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
 import { platformMigrations } from '@mm/runtime/platform';
+import { startTestKafka, type TestKafka } from './kafka-broker';
 
 interface State {
   embedded?: EmbeddedDatabase;
@@ -14,7 +15,7 @@ interface State {
   adminUrl: string;
   template: string;
 }
-const state = globalThis as unknown as { __mmTestDb?: State };
+const state = globalThis as unknown as { __mmTestDb?: State; __mmTestKafka?: TestKafka };
 
 export default async function globalSetup(): Promise<void> {
   let adminUrl = process.env.DATABASE_URL;
@@ -40,9 +41,11 @@ export default async function globalSetup(): Promise<void> {
   process.env.MM_TEST_ADMIN_URL = adminUrl;
   process.env.MM_TEST_TEMPLATE_DB = template;
   state.__mmTestDb = { embedded, dir, adminUrl, template };
+  state.__mmTestKafka = await startTestKafka((line) => process.stdout.write(`[test] ${line}\n`));
 }
 
 export async function teardown(): Promise<void> {
+  await state.__mmTestKafka?.stop();
   const s = state.__mmTestDb;
   if (!s) return;
   if (s.embedded) {
