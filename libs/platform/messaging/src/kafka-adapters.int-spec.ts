@@ -69,7 +69,7 @@ describe('KafkaRelay', () => {
 
   const readAll = async () => store.readAll(undefined, 10_000);
 
-  it('publishes committed events in log order with an idempotent producer: topic = type, key = stream, value = the event', async () => {
+  it("publishes committed events in log order with an idempotent producer: topic = the service's, key = stream, type in a header, value = the event", async () => {
     const producer = new RecordingProducer();
     relay = new KafkaRelay({ uow: db.uow, source: store, kafka: producer.kafka, idlePollMs: 100, logger: quiet });
     await relay.start();
@@ -90,6 +90,7 @@ describe('KafkaRelay', () => {
       expect(producer.published()).toEqual(ids(all));
     });
     expect(producer.config).toMatchObject({ idempotent: true });
+    expect(new Set(producer.attempts.map((a) => a.record.topic))).toEqual(new Set(['mm.relay_log.events']));
     expect(producer.attempts.map((a) => a.record)).toEqual(
       all.map((event) => {
         const { topic, ...message } = toKafkaMessage(event);
@@ -205,7 +206,7 @@ describe('KafkaEventServer without a broker', () => {
     await db.uow.query(`CREATE TABLE kafka_effects (event_id text NOT NULL)`);
     @Module({ controllers: [CustomerProjection], providers: [{ provide: UnitOfWork, useValue: db.uow }] })
     class CustomersModule {}
-    server = new KafkaEventServer({ uow: db.uow, group: 'customers-view', brokers: ['127.0.0.1:9'], clientId: 'customers' });
+    server = new KafkaEventServer({ uow: db.uow, group: 'customers-view', sources: ['accounts'], brokers: ['127.0.0.1:9'], clientId: 'customers' });
     app = await NestFactory.createMicroservice<MicroserviceOptions>(CustomersModule, { strategy: server, logger: false, abortOnError: false });
     await app.init(); // registers the handlers; listen() would connect to the broker
   });
@@ -224,6 +225,13 @@ describe('KafkaEventServer without a broker', () => {
     expect(await committed('evt_b')).toEqual({ effects: 0, processed: 0 });
     await server.handleMessage(delivery(event('evt_b')));
     expect(await committed('evt_b')).toEqual({ effects: 1, processed: 1 });
+  });
+
+  it('dispatches by the type header and passes over the types no handler of the group wants', async () => {
+    const updated = { ...event('evt_d'), type: 'customer.updated' };
+    await expect(server.handleMessage(delivery(updated))).resolves.toBeUndefined();
+    expect(await committed('evt_d')).toEqual({ effects: 0, processed: 0 });
+    expect(server.topics).toEqual(['mm.accounts.events']);
   });
 
   it('skips a message that is not a recorded event instead of blocking its partition', async () => {

@@ -1,12 +1,16 @@
-// Distributed-mode consumer: Nest's Kafka server, with each event handler call
-// wrapped in handleOnce so a message Kafka delivers again (retry, rebalance,
-// restart before the offset commit) has exactly one effect per consumer group.
-// The handler's uow.query(...) calls join handleOnce's transaction.
+// Distributed-mode consumer: Nest's Kafka server, subscribed to the topics of
+// the services the group consumes (one topic per service, ADR 0012) and
+// dispatching each message by its type header to the @EventPattern handler of
+// that type. Each handler call is wrapped in handleOnce, so a message Kafka
+// delivers again (retry, rebalance, a crash before the offset commit) has
+// exactly one effect per consumer group; the handler's uow.query(...) calls
+// join handleOnce's transaction.
 import { ServerKafka, type KafkaContext, type KafkaOptions, type ReadPacket } from '@nestjs/microservices';
+import type { Consumer } from 'kafkajs';
 import type { UnitOfWork } from '@mm/platform/database';
 import { inEventSpan } from './event-span';
 import { handleOnce } from './handle-once';
-import { isRecordedEvent } from './kafka-message';
+import { eventsTopic, isRecordedEvent } from './kafka-message';
 
 type NestKafkaOptions = NonNullable<KafkaOptions['options']>;
 
@@ -14,6 +18,8 @@ export interface KafkaEventServerOptions {
   uow: UnitOfWork;
   /** Consumer group, also the key of its processed-events log. */
   group: string;
+  /** The services whose events the group consumes: their events schemas, or their EventStores. */
+  sources: ReadonlyArray<string | { readonly schema: string }>;
   brokers: string[];
   clientId: string;
   /** Further settings of Nest's Kafka server: client ssl/sasl, consumer, run, ... */
@@ -26,6 +32,7 @@ export interface KafkaEventServerOptions {
 export class KafkaEventServer extends ServerKafka {
   private readonly uow: UnitOfWork;
   private readonly group: string;
+  readonly topics: string[];
 
   constructor(options: KafkaEventServerOptions) {
     const kafka = options.kafka ?? {};
@@ -40,15 +47,26 @@ export class KafkaEventServer extends ServerKafka {
     });
     this.uow = options.uow;
     this.group = options.group;
+    this.topics = [...new Set(options.sources.map((s) => eventsTopic(typeof s === 'string' ? s : s.schema)))];
   }
 
-  override async handleEvent(pattern: string, packet: ReadPacket, context: KafkaContext): Promise<void> {
+  /** Nest would subscribe to a topic per pattern; the patterns here are event types, inside the services' topics. */
+  override async bindEvents(consumer: Consumer): Promise<void> {
+    if (this.topics.length === 0) return;
+    await consumer.subscribe({ ...this.options.subscribe, topics: this.topics });
+    await consumer.run({ ...this.options.run, eachMessage: (payload) => this.handleMessage(payload) });
+  }
+
+  override async handleEvent(topic: string, packet: ReadPacket, context: KafkaContext): Promise<void> {
+    const type: unknown = context.getMessage().headers?.type;
+    // Most of a service's event types are not this group's business: pass them over.
+    if (typeof type !== 'string' || !this.getHandlerByPattern(type)) return;
     const event: unknown = packet.data;
-    if (!isRecordedEvent(event)) {
+    if (!isRecordedEvent(event) || event.type !== type) {
       // It cannot become valid by retrying, and blocking the partition would stop every event behind it.
-      this.logger.error(`${pattern}: message at partition ${context.getPartition()} offset ${context.getMessage().offset} is not a recorded event; skipped`);
+      this.logger.error(`${topic}: message at partition ${context.getPartition()} offset ${context.getMessage().offset} is not a recorded ${type} event; skipped`);
       return;
     }
-    await inEventSpan(event, this.group, 'kafka', () => handleOnce(this.uow, this.group, event, () => super.handleEvent(pattern, packet, context)));
+    await inEventSpan(event, this.group, 'kafka', () => handleOnce(this.uow, this.group, event, () => super.handleEvent(type, packet, context)));
   }
 }

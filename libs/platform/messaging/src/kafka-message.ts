@@ -1,6 +1,7 @@
-// How a RecordedEvent travels on Kafka: topic = event type (Nest's Kafka server
-// subscribes to a topic per @EventPattern), key = stream id (one partition per
-// stream keeps its order), value = the whole event as JSON.
+// How a RecordedEvent travels on Kafka (ADR 0012): one topic per producing
+// service, `mm.<schema>.events`, keyed by stream id, so every event of a stream
+// lands on one partition in log order whatever its type; the type rides in a
+// header, which the consumer dispatches on. The value is the whole event as JSON.
 import type { RecordedEvent } from '@mm/platform/event-store';
 
 export interface KafkaEventMessage {
@@ -12,12 +13,16 @@ export interface KafkaEventMessage {
 
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
 
+/** The topic a service's events go to, named after its events schema. */
+export function eventsTopic(schema: string): string {
+  const topic = `mm.${schema}.events`;
+  if (!TOPIC_NAME.test(topic)) throw new Error(`schema ${JSON.stringify(schema)} gives no valid Kafka topic name`);
+  return topic;
+}
+
 export function toKafkaMessage(event: RecordedEvent): KafkaEventMessage {
-  if (!TOPIC_NAME.test(event.type) || event.type === '.' || event.type === '..') {
-    throw new Error(`event type ${JSON.stringify(event.type)} is not a valid Kafka topic name`);
-  }
   return {
-    topic: event.type,
+    topic: eventsTopic(event.source),
     key: event.streamId,
     value: JSON.stringify(event),
     headers: { eventId: event.eventId, type: event.type },

@@ -1,6 +1,7 @@
 // Distributed-mode outbox relay (ARCHITECTURE: the events table is the outbox):
-// publishes one service's committed events in log order to Kafka, each send
-// awaited before the next. The send runs inside the relay subscription's
+// publishes one service's committed events in log order to its topic
+// (`mm.<schema>.events`, keyed by stream id: ADR 0012), each send awaited
+// before the next. The send runs inside the relay subscription's
 // transaction, so if it fails the checkpoint stays and the events are sent
 // again later: at-least-once, and consumers deduplicate by event id (handleOnce).
 import { Logger, type LoggerService, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';

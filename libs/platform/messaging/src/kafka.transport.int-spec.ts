@@ -1,51 +1,144 @@
 // The transport contract on a real Kafka: the relay publishes the log, and
-// KafkaEventServer consumes it. Needs KAFKA_BROKERS=host:port[,host:port].
+// KafkaEventServer consumes it. KAFKA_BROKERS=host:port[,host:port] names the
+// broker; the Jest global setup sets it to the project's librdkafka mock broker
+// (tools/kafka-mock) when it is unset and the mock is built.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { Controller, Inject, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { EventPattern, Payload, type KafkaContext, type MicroserviceOptions, type ReadPacket } from '@nestjs/microservices';
 import { Kafka, logLevel } from 'kafkajs';
-import { createEventsTable, EventStore } from '@mm/platform/event-store';
-import { createTestDatabase } from '@mm/platform/testing';
-import { KafkaEventServer } from './kafka-event.server';
+import { UnitOfWork } from '@mm/platform/database';
+import { createEventsTable, EventStore, type RecordedEvent } from '@mm/platform/event-store';
+import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
+import { KafkaEventServer, type KafkaEventServerOptions } from './kafka-event.server';
+import { eventsTopic } from './kafka-message';
 import { KafkaRelay } from './kafka-relay';
-import { CONTRACT_EVENT_TYPES, transportContract } from './transport.contract';
+import { eventually, transportContract } from './transport.contract';
 
 const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean);
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
+// Quick to notice a rebalance (Kafka's least session timeout is 6 s), and short fetch
+// waits: the mock broker answers an empty fetch only after the whole wait.
+const consumerSettings: KafkaEventServerOptions['kafka'] = {
+  client: { logLevel: logLevel.NOTHING },
+  consumer: { sessionTimeout: 6_000, rebalanceTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100 },
+};
 
 if (brokers.length === 0) {
-  process.stderr.write('kafka.transport.int-spec: skipped: no Kafka broker (set KAFKA_BROKERS=host:port to run the contract on Kafka)\n');
+  process.stderr.write('kafka.transport.int-spec: skipped: no Kafka broker (set KAFKA_BROKERS=host:port, or build tools/kafka-mock)\n');
 }
 const itWithKafka = brokers.length > 0 ? it : it.skip;
 
-transportContract(brokers.length > 0 ? 'Kafka (relay + KafkaEventServer)' : 'Kafka, skipped: no Kafka broker', async () => {
-  const db = await createTestDatabase();
+/** A service's events table, its relay to Kafka, and its topic with several partitions. */
+async function relayedLog(db: TestDatabase, schema: string): Promise<{ store: EventStore; relay: KafkaRelay }> {
   const runner = db.dataSource.createQueryRunner();
-  await createEventsTable(runner, 'contract_kafka');
+  await createEventsTable(runner, schema);
   await runner.release();
-  const store = new EventStore(db.uow, 'contract_kafka');
+  const store = new EventStore(db.uow, schema);
   const kafka = new Kafka({ brokers, clientId: 'mm-contract', logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
   try {
     // Several partitions, so per-stream order rests on the stream key, not on a single partition.
-    await admin.createTopics({ topics: CONTRACT_EVENT_TYPES.map((topic) => ({ topic, numPartitions: 3 })), waitForLeaders: true });
+    await admin.createTopics({ topics: [{ topic: eventsTopic(schema), numPartitions: 3 }], waitForLeaders: true });
+  } catch (error) {
+    // The mock broker has no CreateTopics; it creates the topic (4 partitions) when first asked for it.
+    if ((error as Error).name !== 'KafkaJSServerDoesNotSupportApiKey') throw error;
   } finally {
     await admin.disconnect();
   }
   const relay = new KafkaRelay({ uow: db.uow, source: store, kafka, idlePollMs: 100, logger: quiet });
   await relay.start();
+  return { store, relay };
+}
+
+transportContract(brokers.length > 0 ? 'Kafka (relay + KafkaEventServer)' : 'Kafka, skipped: no Kafka broker', async () => {
+  const db = await createTestDatabase();
+  const { store, relay } = await relayedLog(db, 'contract_kafka');
   return {
     uow: db.uow,
     append: (streamId, events) => db.uow.run(() => store.append(streamId, 'any', events)),
-    createServer: (group) =>
-      new KafkaEventServer({
-        uow: db.uow,
-        group,
-        brokers,
-        clientId: 'mm-contract',
-        kafka: { client: { logLevel: logLevel.NOTHING }, consumer: { sessionTimeout: 10_000, rebalanceTimeout: 10_000 } },
-      }),
+    createServer: (group) => new KafkaEventServer({ uow: db.uow, group, sources: [store], brokers, clientId: 'mm-contract', kafka: consumerSettings }),
     close: async () => {
       await relay.stop();
       await db.close();
     },
   };
 }, itWithKafka);
+
+describe(brokers.length > 0 ? 'Kafka: a consumer crash' : 'Kafka: a consumer crash, skipped: no Kafka broker', () => {
+  const TIMEOUT = 120_000;
+  let db: TestDatabase;
+  let store: EventStore;
+  let relay: KafkaRelay;
+
+  beforeAll(async () => {
+    if (brokers.length === 0) return;
+    db = await createTestDatabase();
+    // A topic of its own per run: on a long-lived broker, an older run's crash marker must not kill this run's consumer.
+    ({ store, relay } = await relayedLog(db, `crash_kafka_${randomBytes(4).toString('hex')}`));
+    await db.uow.query(`CREATE TABLE crash_effects (server text NOT NULL, event_id text NOT NULL)`);
+  }, TIMEOUT);
+  afterAll(async () => {
+    await relay?.stop();
+    await db?.close();
+  }, TIMEOUT);
+
+  itWithKafka('redelivers what a consumer handled but had not acknowledged when it died; the effect lands once', async () => {
+    const group = 'crash-group';
+    // A consumer in a process of its own that SIGKILLs itself right after the event marked `crash` is committed to the database.
+    const crashing = spawn(process.execPath, ['-r', join(__dirname, '../../../../tools/register.js'), join(__dirname, 'kafka-crash.fixture.ts'), db.url, brokers.join(','), group, store.schema], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const died = new Promise<NodeJS.Signals | null>((resolve) => crashing.once('exit', (_code, signal) => resolve(signal)));
+    const appended = await db.uow.run(() =>
+      store.append('crash-1', 'no_stream', [
+        { type: 'crash.happened', data: {} },
+        { type: 'crash.happened', data: { crash: true } },
+        { type: 'crash.happened', data: {} },
+      ]),
+    );
+    expect(await died).toBe('SIGKILL');
+    const [, fatal] = appended;
+    expect(await db.uow.query(`SELECT server, event_id FROM crash_effects`)).toContainEqual({ server: 'crashing', event_id: fatal.eventId });
+
+    const delivered: string[] = [];
+    class WatchedServer extends KafkaEventServer {
+      override async handleEvent(topic: string, packet: ReadPacket, context: KafkaContext): Promise<void> {
+        delivered.push((packet.data as RecordedEvent).eventId);
+        return super.handleEvent(topic, packet, context);
+      }
+    }
+    @Controller()
+    class NextProjection {
+      constructor(@Inject(UnitOfWork) private readonly uow: UnitOfWork) {}
+
+      @EventPattern('crash.happened')
+      async on(@Payload() event: RecordedEvent): Promise<void> {
+        await this.uow.query(`INSERT INTO crash_effects (server, event_id) VALUES ('next', $1)`, [event.eventId]);
+      }
+    }
+    @Module({ controllers: [NextProjection], providers: [{ provide: UnitOfWork, useValue: db.uow }] })
+    class NextModule {}
+    const next = await NestFactory.createMicroservice<MicroserviceOptions>(NextModule, {
+      strategy: new WatchedServer({ uow: db.uow, group, sources: [store], brokers, clientId: 'mm-contract', kafka: consumerSettings }),
+      logger: false,
+      abortOnError: false,
+    });
+    await next.listen();
+    try {
+      const [later] = await db.uow.run(() => store.append('crash-1', 3, [{ type: 'crash.happened', data: {} }]));
+      await eventually(() => expect(delivered).toContain(later.eventId));
+
+      // Kafka gave the next consumer the event again: its offset had not been committed.
+      expect(delivered).toContain(fatal.eventId);
+      const rows = await db.uow.query<{ server: string; event_id: string }>(`SELECT server, event_id FROM crash_effects`);
+      expect(rows.map((r) => r.event_id).sort()).toEqual([...appended, later].map((e) => e.eventId).sort());
+      expect(rows).toContainEqual({ server: 'next', event_id: later.eventId });
+    } finally {
+      await next.close();
+    }
+  }, TIMEOUT);
+});

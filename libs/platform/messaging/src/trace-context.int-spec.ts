@@ -77,7 +77,7 @@ describe('trace context across the event log', () => {
   });
 
   it('continues the trace on the Kafka consumer too (fed the relay wire format, no broker)', async () => {
-    const server = new KafkaEventServer({ uow: db.uow, group: 'traced-kafka', brokers: ['127.0.0.1:9'], clientId: 'traced' });
+    const server = new KafkaEventServer({ uow: db.uow, group: 'traced-kafka', sources: [store], brokers: ['127.0.0.1:9'], clientId: 'traced' });
     const app = await NestFactory.createMicroservice<MicroserviceOptions>(TracedModule, { strategy: server, logger: false, abortOnError: false });
     await app.init(); // registers the handlers; listen() would connect to the broker
     try {

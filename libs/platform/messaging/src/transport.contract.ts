@@ -17,9 +17,6 @@ export interface TransportHarness {
   close(): Promise<void>;
 }
 
-/** Every event type the contract appends (a Kafka harness creates their topics). */
-export const CONTRACT_EVENT_TYPES = ['contract.happened', 'contract.ignored'] as const;
-
 const PROBE = Symbol('contract probe');
 
 class Probe {
@@ -42,17 +39,27 @@ class ContractProjection {
 
   @EventPattern('contract.happened')
   async onHappened(@Payload() event: RecordedEvent<'contract.happened', HappenedData>): Promise<void> {
+    await this.record(event);
+    // Fails after its write: only a delivery that commits with the handler keeps that write out.
+    if (event.data.failOnce && !this.probe.failed.has(event.eventId)) {
+      this.probe.failed.add(event.eventId);
+      throw new Error(`${event.eventId} fails once, after writing its effect`);
+    }
+  }
+
+  /** A second type on the same streams: order must hold across types, not only within one. */
+  @EventPattern('contract.changed')
+  async onChanged(@Payload() event: RecordedEvent<'contract.changed'>): Promise<void> {
+    await this.record(event);
+  }
+
+  private async record(event: RecordedEvent): Promise<void> {
     this.probe.invocations.push(event);
     await this.uow.query(
       `INSERT INTO contract_effects (consumer_group, server, event_id, stream_id, stream_version, payload)
        VALUES ($1, $2, $3, $4, $5, $6::jsonb)`,
       [this.probe.group, this.probe.server, event.eventId, event.streamId, event.streamVersion, JSON.stringify(event)],
     );
-    // Fails after its write: only a delivery that commits with the handler keeps that write out.
-    if (event.data.failOnce && !this.probe.failed.has(event.eventId)) {
-      this.probe.failed.add(event.eventId);
-      throw new Error(`${event.eventId} fails once, after writing its effect`);
-    }
   }
 }
 
@@ -79,6 +86,7 @@ interface EffectRow {
 }
 
 const happened = (data: HappenedData = {}): NewEvent => ({ type: 'contract.happened', data });
+const changed = (): NewEvent => ({ type: 'contract.changed', data: {} });
 const ids = (events: Array<{ eventId: string }>) => events.map((e) => e.eventId);
 
 /** Re-runs the assertion until it passes; only the deadline is a failure. */
@@ -212,6 +220,25 @@ export function transportContract(name: string, createHarness: () => Promise<Tra
       const rows = await expectHandled(group, streams, ids(handled));
       for (const row of rows) expect(row.payload).toEqual(handled.find((e) => e.eventId === row.event_id));
       expectVersionOrder(rows, streams);
+    }, TIMEOUT);
+
+    test("keeps each stream's order across its event types", async () => {
+      const group = unique('group');
+      const streams = [unique('stream'), unique('stream'), unique('stream'), unique('stream')];
+      await start(group);
+      const appended: RecordedEvent[] = [];
+      for (let round = 0; round < 3; round++) {
+        // Streams interleave in the log; within each, the types alternate.
+        appended.push(...(await Promise.all(streams.map((s) => h.append(s, [changed(), happened(), changed()])))).flat());
+      }
+      await settle([group], streams);
+
+      const rows = await expectHandled(group, streams, ids(appended));
+      expectVersionOrder(rows, streams);
+      for (const stream of streams) {
+        const types = rows.filter((r) => r.stream_id === stream).map((r) => r.payload.type);
+        expect(types).toEqual(appended.filter((e) => e.streamId === stream).map((e) => e.type));
+      }
     }, TIMEOUT);
 
     test("commits a handler's writes with the delivery: a handler that fails once is retried and its effect lands once", async () => {
