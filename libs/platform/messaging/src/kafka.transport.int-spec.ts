@@ -2,7 +2,7 @@
 // KafkaEventServer consumes it. KAFKA_BROKERS=host:port[,host:port] names the
 // broker; the Jest global setup sets it to the project's librdkafka mock broker
 // (tools/kafka-mock) when it is unset and the mock is built.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Controller, Inject, Module } from '@nestjs/common';
@@ -73,15 +73,18 @@ describe(brokers.length > 0 ? 'Kafka: a consumer crash' : 'Kafka: a consumer cra
   let db: TestDatabase;
   let store: EventStore;
   let relay: KafkaRelay;
+  let crashing: ChildProcess | undefined;
 
   beforeAll(async () => {
     if (brokers.length === 0) return;
     db = await createTestDatabase();
     // A topic of its own per run: on a long-lived broker, an older run's crash marker must not kill this run's consumer.
-    ({ store, relay } = await relayedLog(db, `crash_kafka_${randomBytes(4).toString('hex')}`));
+    ({ store, relay } = await relayedLog(db, `crash_kafka_${Array.from(randomBytes(8), (b) => String.fromCharCode(97 + (b % 26))).join('')}`));
     await db.uow.query(`CREATE TABLE crash_effects (server text NOT NULL, event_id text NOT NULL)`);
   }, TIMEOUT);
   afterAll(async () => {
+    // A consumer that never met its crash must not outlive the test.
+    if (crashing?.exitCode === null && crashing.signalCode === null) crashing.kill('SIGKILL');
     await relay?.stop();
     await db?.close();
   }, TIMEOUT);
@@ -89,10 +92,10 @@ describe(brokers.length > 0 ? 'Kafka: a consumer crash' : 'Kafka: a consumer cra
   itWithKafka('redelivers what a consumer handled but had not acknowledged when it died; the effect lands once', async () => {
     const group = 'crash-group';
     // A consumer in a process of its own that SIGKILLs itself right after the event marked `crash` is committed to the database.
-    const crashing = spawn(process.execPath, ['-r', join(__dirname, '../../../../tools/register.js'), join(__dirname, 'kafka-crash.fixture.ts'), db.url, brokers.join(','), group, store.schema], {
+    crashing = spawn(process.execPath, ['-r', join(__dirname, '../../../../tools/register.js'), join(__dirname, 'kafka-crash.fixture.ts'), db.url, brokers.join(','), group, store.schema], {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    const died = new Promise<NodeJS.Signals | null>((resolve) => crashing.once('exit', (_code, signal) => resolve(signal)));
+    const died = new Promise<NodeJS.Signals | null>((resolve) => crashing?.once('exit', (_code, signal) => resolve(signal)));
     const appended = await db.uow.run(() =>
       store.append('crash-1', 'no_stream', [
         { type: 'crash.happened', data: {} },
