@@ -1,6 +1,8 @@
 // OpenTelemetry across processes (issue 6, item 8): a request through the
-// gateway is one trace, the service's server span a child of the gateway's call.
-// The processes export over OTLP/HTTP (JSON) to a receiver of this test's own.
+// gateway is one trace, the service's server span a child of the gateway's call;
+// an event one process appends is handled in another under the same trace, over
+// Kafka (the run's broker) when there is one. The processes export over
+// OTLP/HTTP (JSON) to a receiver of this test's own.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,10 +22,12 @@ interface Span {
   parentSpanId?: string;
   name: string;
   kind: number;
+  attributes?: Array<{ key: string; value: { stringValue?: string } }>;
 }
 
 const SPAN_KIND_SERVER = 2;
 const SPAN_KIND_CLIENT = 3;
+const SPAN_KIND_CONSUMER = 5;
 
 async function freePort(): Promise<number> {
   return new Promise((done, reject) => {
@@ -79,6 +83,7 @@ describe('tracing across the gateway and a service', () => {
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${receiverPort}/v1/traces`,
         OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
         OTEL_BSP_SCHEDULE_DELAY: '100',
+        ...(process.env.KAFKA_BROKERS ? { MM_KAFKA_TOPIC_PREFIX: `mm-tracing-${randomUUID().slice(0, 8)}`, MM_KAFKA_SESSION_TIMEOUT_MS: '3000' } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -122,5 +127,26 @@ describe('tracing across the gateway and a service', () => {
     });
     // The gateway's own server span for the partner's request starts the trace.
     expect(spans.some((s) => s.service === 'money-movement-gateway' && s.kind === SPAN_KIND_SERVER && s.traceId === linked.traceId)).toBe(true);
+  });
+
+  it("handles an event in another process under the trace of the request that appended it", async () => {
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    const project = (await fetch(`${base}/admin/projects`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'traced' }) }).then((r) => r.json())) as { id: string };
+    const created = await fetch(`${base}/admin/projects/${project.id}/api-keys`, { method: 'POST', headers: { authorization: admin.authorization } });
+    expect(created.status).toBe(201);
+
+    // The gateway appends apiKey.created; the accounts process handles it (its API key projection).
+    const handled = await eventually(async () => {
+      const requests = spans.filter(
+        (s) => s.service === 'money-movement-gateway' && s.kind === SPAN_KIND_SERVER && (s.attributes ?? []).some((a) => /\/api-keys$/.test(a.value.stringValue ?? '')),
+      );
+      return spans.find(
+        (s) => s.service === 'money-movement-accounts' && s.kind === SPAN_KIND_CONSUMER && s.name === 'apiKey.created process' && requests.some((r) => r.traceId === s.traceId),
+      );
+    }, 20_000).catch(() => {
+      throw new Error(`no consumer span in the request's trace among ${spans.length}: ${JSON.stringify(spans.map((s) => [s.service, s.kind, s.name]))}`);
+    });
+    const system = handled.attributes?.find((a) => a.key === 'messaging.system')?.value.stringValue;
+    expect(system).toBe(process.env.KAFKA_BROKERS ? 'kafka' : 'postgresql');
   });
 });

@@ -30,6 +30,19 @@ export interface RequestOptions {
   idempotencyKey?: string | null;
 }
 
+/** KAFKA_BROKERS and a topic prefix per database; none (the PostgreSQL log transport) without a broker. */
+function distributedKafka(databaseUrl: string): Record<string, string> {
+  const brokers = process.env.KAFKA_BROKERS;
+  if (!brokers) {
+    if (!warnedNoKafka) process.stderr.write('e2e-distributed: no Kafka broker (KAFKA_BROKERS, tools/kafka-mock): events travel on the PostgreSQL log transport\n');
+    warnedNoKafka = true;
+    return {};
+  }
+  // A short session: a restarted platform's consumer rejoins its group without waiting long for the old member.
+  return { KAFKA_BROKERS: brokers, MM_KAFKA_TOPIC_PREFIX: `mm-${new URL(databaseUrl).pathname.slice(1)}`, MM_KAFKA_SESSION_TIMEOUT_MS: '3000' };
+}
+let warnedNoKafka = false;
+
 export class TestPlatform {
   /** Every 500 this platform answered: a 500 is a defect whatever the test asserted. */
   private readonly internalErrors: string[] = [];
@@ -49,8 +62,10 @@ export class TestPlatform {
       MM_SIGNING_KEY_ENCRYPTION_KEYS: SIGNING_KEY_ENCRYPTION_KEYS,
       ...env,
     };
-    // The same suite in both modes (jest project e2e-distributed): every request through the gateway.
-    if (E2E_MODE === 'distributed') return new TestPlatform(await startDistributedInProcess(settings, { host: '127.0.0.1' }));
+    // The same suite in both modes (jest project e2e-distributed): every request through the gateway,
+    // and events between the services over the run's Kafka broker (the Jest setup's mock), on topics
+    // of this database's own, as a separate installation sharing the cluster would.
+    if (E2E_MODE === 'distributed') return new TestPlatform(await startDistributedInProcess({ ...distributedKafka(url), ...settings }, { host: '127.0.0.1' }));
     return new TestPlatform(await startPlatform(loadConfig(settings), { host: '127.0.0.1' }));
   }
 

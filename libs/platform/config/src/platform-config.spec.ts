@@ -18,6 +18,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ MM_SECRET_HASH_KEY: 'k'.repeat(32) }).MM_SECRET_HASH_KEY).toBe('k'.repeat(32));
   });
 
+  it('takes Kafka brokers as host:port pairs, a topic prefix Kafka allows, and a session timeout of at least a second', () => {
+    const config = loadConfig({ KAFKA_BROKERS: 'kafka-0.kafka:9092, kafka-1.kafka:9092', MM_KAFKA_TOPIC_PREFIX: 'acme.sandbox', MM_KAFKA_SESSION_TIMEOUT_MS: '6000' });
+    expect([config.KAFKA_BROKERS, config.MM_KAFKA_TOPIC_PREFIX, config.MM_KAFKA_SESSION_TIMEOUT_MS]).toEqual(['kafka-0.kafka:9092, kafka-1.kafka:9092', 'acme.sandbox', 6000]);
+    expect(loadConfig({})).toMatchObject({ MM_KAFKA_TOPIC_PREFIX: 'mm', MM_KAFKA_SESSION_TIMEOUT_MS: 10_000 });
+    expect(() => loadConfig({ KAFKA_BROKERS: 'kafka' })).toThrow(/KAFKA_BROKERS must be host:port/);
+    expect(() => loadConfig({ KAFKA_BROKERS: 'kafka:9092,' })).toThrow(/KAFKA_BROKERS/);
+    expect(() => loadConfig({ MM_KAFKA_TOPIC_PREFIX: 'mm/prod' })).toThrow(/MM_KAFKA_TOPIC_PREFIX/);
+    expect(() => loadConfig({ MM_KAFKA_SESSION_TIMEOUT_MS: '500' })).toThrow(/MM_KAFKA_SESSION_TIMEOUT_MS/);
+  });
+
   it('requires the bootstrap key pair together', () => {
     expect(() => loadConfig({ MM_BOOTSTRAP_API_KEY: 'sk_sdbx_abcdefgh' })).toThrow(ConfigError);
   });

@@ -107,9 +107,17 @@ export class PlatformConfig {
   @IsIn(['true', 'false'])
   MM_HTTP_METRICS: 'true' | 'false' = 'true';
 
-  /** Comma-separated Kafka brokers: distributed mode's event transport. */
-  @IsOptional() @IsString()
+  /** Comma-separated Kafka brokers (host:port): distributed mode's event transport. */
+  @IsOptional() @Matches(/^\s*[^\s,]+:\d{1,5}\s*(,\s*[^\s,]+:\d{1,5}\s*)*$/, { message: 'KAFKA_BROKERS must be host:port[,host:port...]' })
   KAFKA_BROKERS?: string;
+
+  /** Distributed mode on Kafka: the prefix of the topics (`<prefix>.<service>.events`) and consumer groups, so installations can share a cluster. */
+  @Matches(/^[A-Za-z0-9._-]{1,100}$/, { message: 'MM_KAFKA_TOPIC_PREFIX must be 1 to 100 letters, digits, dots, underscores or hyphens' })
+  MM_KAFKA_TOPIC_PREFIX = 'mm';
+
+  /** Distributed mode on Kafka: how long a consumer may go silent before its group hands its partitions on (a crashed process is noticed after this). */
+  @Transform(toInt) @IsInt() @Min(1000) @Max(300_000)
+  MM_KAFKA_SESSION_TIMEOUT_MS = 10_000;
 
   /** Distributed mode, every service but the gateway: the gateway's address, for its public keyset (JWKS). */
   @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_GATEWAY_URL must be an http(s) URL' })

@@ -1,13 +1,20 @@
 // One consumer span per handled event, continuing the trace of the command
-// that appended it (its W3C traceparent travels in the event's metadata).
+// that appended it (its W3C traceparent travels in the event's metadata, and
+// on Kafka in the message's headers as well).
 // With tracing off, the OpenTelemetry API is a no-op and this is a plain call.
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { RecordedEvent } from '@mm/platform/event-store';
 
 const tracer = trace.getTracer('@mm/platform/messaging');
 
-export function inEventSpan<T>(event: RecordedEvent, group: string, system: 'postgresql' | 'kafka', fn: () => Promise<T>): Promise<T> {
-  const parent = propagation.extract(ROOT_CONTEXT, event.metadata as Record<string, unknown>);
+export function inEventSpan<T>(
+  event: RecordedEvent,
+  group: string,
+  system: 'postgresql' | 'kafka',
+  fn: () => Promise<T>,
+  carrier: Record<string, unknown> = event.metadata as Record<string, unknown>,
+): Promise<T> {
+  const parent = propagation.extract(ROOT_CONTEXT, carrier);
   return context.with(parent, () =>
     tracer.startActiveSpan(
       `${event.type} process`,

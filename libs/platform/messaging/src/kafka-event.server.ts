@@ -10,14 +10,16 @@ import type { Consumer } from 'kafkajs';
 import type { UnitOfWork } from '@mm/platform/database';
 import { inEventSpan } from './event-span';
 import { handleOnce } from './handle-once';
-import { eventsTopic, isRecordedEvent } from './kafka-message';
+import { DEFAULT_TOPIC_PREFIX, eventsTopic, isRecordedEvent, traceHeaders } from './kafka-message';
 
 type NestKafkaOptions = NonNullable<KafkaOptions['options']>;
 
 export interface KafkaEventServerOptions {
   uow: UnitOfWork;
-  /** Consumer group, also the key of its processed-events log. */
+  /** The key of its processed-events log; the Kafka consumer group is `<topicPrefix>.<group>`. */
   group: string;
+  /** The topics' and consumer group's prefix; `mm` by default. */
+  topicPrefix?: string;
   /** The services whose events the group consumes: their events schemas, or their EventStores. */
   sources: ReadonlyArray<string | { readonly schema: string }>;
   brokers: string[];
@@ -36,10 +38,11 @@ export class KafkaEventServer extends ServerKafka {
 
   constructor(options: KafkaEventServerOptions) {
     const kafka = options.kafka ?? {};
+    const prefix = options.topicPrefix ?? DEFAULT_TOPIC_PREFIX;
     super({
       ...kafka,
       client: { ...kafka.client, brokers: options.brokers, clientId: options.clientId },
-      consumer: { ...kafka.consumer, groupId: options.group },
+      consumer: { ...kafka.consumer, groupId: `${prefix}.${options.group}` },
       // A new group starts from the oldest retained event, not from "now".
       subscribe: { fromBeginning: true, ...kafka.subscribe },
       // Nest appends "-server" to the client and group ids by default.
@@ -47,7 +50,7 @@ export class KafkaEventServer extends ServerKafka {
     });
     this.uow = options.uow;
     this.group = options.group;
-    this.topics = [...new Set(options.sources.map((s) => eventsTopic(typeof s === 'string' ? s : s.schema)))];
+    this.topics = [...new Set(options.sources.map((s) => eventsTopic(typeof s === 'string' ? s : s.schema, prefix)))];
   }
 
   /** Nest would subscribe to a topic per pattern; the patterns here are event types, inside the services' topics. */
@@ -58,7 +61,8 @@ export class KafkaEventServer extends ServerKafka {
   }
 
   override async handleEvent(topic: string, packet: ReadPacket, context: KafkaContext): Promise<void> {
-    const type: unknown = context.getMessage().headers?.type;
+    const headers = context.getMessage().headers;
+    const type: unknown = headers?.type;
     // Most of a service's event types are not this group's business: pass them over.
     if (typeof type !== 'string' || !this.getHandlerByPattern(type)) return;
     const event: unknown = packet.data;
@@ -67,6 +71,12 @@ export class KafkaEventServer extends ServerKafka {
       this.logger.error(`${topic}: message at partition ${context.getPartition()} offset ${context.getMessage().offset} is not a recorded ${type} event; skipped`);
       return;
     }
-    await inEventSpan(event, this.group, 'kafka', () => handleOnce(this.uow, this.group, event, () => super.handleEvent(type, packet, context)));
+    await inEventSpan(
+      event,
+      this.group,
+      'kafka',
+      () => handleOnce(this.uow, this.group, event, () => super.handleEvent(type, packet, context)),
+      traceHeaders(headers) ?? event.metadata,
+    );
   }
 }

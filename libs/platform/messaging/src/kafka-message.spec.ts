@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '@mm/platform/event-store';
-import { eventsTopic, isRecordedEvent, toKafkaMessage } from './kafka-message';
+import { eventsTopic, isRecordedEvent, toKafkaMessage, traceHeaders } from './kafka-message';
 
 const event: RecordedEvent = {
   eventId: 'evt_01hx',
@@ -24,6 +24,19 @@ describe('the Kafka form of a recorded event', () => {
       headers: { eventId: 'evt_01hx', type: 'customer.created' },
     });
     expect(JSON.parse(message.value)).toEqual(event);
+  });
+
+  it("carries the command's W3C trace context in headers as well as in the event", () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const message = toKafkaMessage({ ...event, metadata: { ...event.metadata, traceparent, tracestate: 'mm=1' } });
+    expect(message.headers).toEqual({ eventId: 'evt_01hx', type: 'customer.created', traceparent, tracestate: 'mm=1' });
+    expect(traceHeaders({ traceparent: Buffer.from(traceparent), type: Buffer.from('customer.created') })).toEqual({ traceparent });
+    expect(traceHeaders({ type: 'customer.created' })).toBeUndefined();
+  });
+
+  it('names topics under the configured prefix, so installations can share a cluster', () => {
+    expect(eventsTopic('accounts', 'acme-sandbox')).toBe('acme-sandbox.accounts.events');
+    expect(toKafkaMessage(event, 'acme-sandbox').topic).toBe('acme-sandbox.accounts.events');
   });
 
   it('puts every type of a stream on one topic with one key, so the stream keeps its order', () => {

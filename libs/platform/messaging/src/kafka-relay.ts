@@ -5,7 +5,7 @@
 // transaction, so if it fails the checkpoint stays and the events are sent
 // again later: at-least-once, and consumers deduplicate by event id (handleOnce).
 import { Logger, type LoggerService, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { Kafka, Producer } from 'kafkajs';
+import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import type { UnitOfWork } from '@mm/platform/database';
 import { Subscription, type EventStore, type RecordedEvent } from '@mm/platform/event-store';
 import { EventsNotifyListener, listenConnectionConfig } from './events-notify.listener';
@@ -16,6 +16,8 @@ export interface KafkaRelayOptions {
   uow: UnitOfWork;
   source: EventStore;
   kafka: Pick<Kafka, 'producer'>;
+  /** The topics' prefix: `<prefix>.<schema>.events`; `mm` by default. */
+  topicPrefix?: string;
   idlePollMs?: number;
   batchSize?: number;
   logger?: LoggerService;
@@ -44,6 +46,8 @@ export class KafkaRelay implements OnApplicationBootstrap, OnApplicationShutdown
       // every log reader of the PostgreSQL cluster (readAll's commit-safe gate): give up
       // after a few retries and let the next poll try again, not kafkajs' retry-for-ever.
       retry: { retries: 5 },
+      // kafkajs 2's default (Java-compatible murmur2), named so it does not warn that it changed.
+      createPartitioner: Partitioners.DefaultPartitioner,
     });
     await producer.connect();
     const subscription = new Subscription(uow, this.name, [source], (event) => this.publish(producer, event), {
@@ -81,7 +85,7 @@ export class KafkaRelay implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private async publish(producer: Producer, event: RecordedEvent): Promise<void> {
-    const { topic, ...message } = toKafkaMessage(event);
+    const { topic, ...message } = toKafkaMessage(event, this.options.topicPrefix);
     await producer.send({ topic, acks: -1, messages: [message] });
   }
 }

@@ -97,6 +97,30 @@ describe('trace context across the event log', () => {
         pause: () => () => undefined,
       });
       expect(seen.map((s) => s.traceId)).toEqual([command.traceId]);
+
+      // A message whose headers carry the trace continues it even when the event does not.
+      seen.length = 0;
+      const other = tracer.startSpan('another command');
+      other.end();
+      const carrier: Record<string, string> = {};
+      propagation.inject(trace.setSpan(context.active(), other), carrier);
+      const [bare] = await db.uow.run(() => store.append('order-4', 'no_stream', [{ type: 'traced.happened', data: {} }]));
+      const plain = toKafkaMessage({ ...bare, metadata: {} });
+      await server.handleMessage({
+        topic: plain.topic,
+        partition: 0,
+        message: {
+          key: Buffer.from(plain.key),
+          value: Buffer.from(plain.value),
+          headers: { eventId: Buffer.from(bare.eventId), type: Buffer.from(bare.type), traceparent: Buffer.from(carrier.traceparent) },
+          offset: '1',
+          timestamp: '0',
+          attributes: 0,
+        },
+        heartbeat: async () => undefined,
+        pause: () => () => undefined,
+      });
+      expect(seen.map((s) => s.traceId)).toEqual([other.spanContext().traceId]);
     } finally {
       await app.close();
     }

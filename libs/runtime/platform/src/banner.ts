@@ -40,7 +40,7 @@ export function describeFailure(error: unknown): string {
 
 /** Which transport carries events between processes, as the banner says it. */
 export function transportLine(config: PlatformConfig): string {
-  return config.KAFKA_BROKERS ? `Kafka at ${config.KAFKA_BROKERS}` : 'PostgreSQL log transport (one shared database, a schema per service; no KAFKA_BROKERS)';
+  return config.KAFKA_BROKERS ? `Kafka at ${config.KAFKA_BROKERS} (topics ${config.MM_KAFKA_TOPIC_PREFIX}.<service>.events)` : 'PostgreSQL log transport (one shared database, a schema per service; no KAFKA_BROKERS)';
 }
 
 /**

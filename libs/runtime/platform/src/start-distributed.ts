@@ -1,7 +1,7 @@
 // Distributed mode in one process, for the e2e suite: each service its own
 // application (own Nest container, own pool, own HTTP port, own consumer group),
-// the gateway in front routing to them over HTTP, events between them on the
-// PostgreSQL log transport. Only the process boundary differs from
+// the gateway in front routing to them over HTTP, events between them on Kafka
+// (KAFKA_BROKERS) or the PostgreSQL log transport. Only the process boundary differs from
 // `npm run start:distributed` (test-e2e/distributed.e2e-spec.ts runs that one).
 import { SERVICE_NAMES, serviceUrlVariable } from '@mm/contracts';
 import { loadConfig, type PlatformConfig } from '@mm/platform/config';

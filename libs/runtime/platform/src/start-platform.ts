@@ -15,9 +15,10 @@ import { TimerService } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
 import { drainPool, openDatabase, startEmbeddedPostgres, UnitOfWork, type EmbeddedDatabase } from '@mm/platform/database';
 import { EventStore } from '@mm/platform/event-store';
-import { createEventTransport } from '@mm/platform/messaging';
+import { createEventTransport, KafkaRelay } from '@mm/platform/messaging';
 import { ApiFastifyAdapter, capConnections, configureHttpApp, connectionOptions, frameworkErrors, HttpMetrics, serveOpenApi } from '@mm/platform/http';
 import { listenFailure, listenHost, reachableUrl } from './listen-address';
+import { kafkaClient, kafkaSettings } from './kafka';
 import { createRootLogger, PinoNestLogger } from './logger';
 import { PlatformModule } from './platform.module';
 import { migrationsFor, SERVICES } from './services';
@@ -55,11 +56,16 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   let dataSource: DataSource | undefined;
   let app: NestFastifyApplication | undefined;
   let bootstrap: BootstrapResult | undefined;
+  const relays: KafkaRelay[] = [];
   const host = listenHost(config, options.host);
+  // Distributed mode with a broker: events between processes go over Kafka; otherwise over the shared database's logs.
+  const kafka = platformMode ? undefined : kafkaSettings(config);
   const stop = async () => {
     // PostgreSQL stops even when closing what runs on it fails: no server is left behind.
     try {
       await app?.close();
+      // After the HTTP server: a command that committed while closing is still published.
+      for (const relay of relays) await relay.stop();
       if (dataSource?.isInitialized) {
         await drainPool(dataSource);
         await dataSource.destroy();
@@ -93,24 +99,37 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     if (config.MM_HTTP_METRICS === 'true') app.get(HttpMetrics).instrument(app.getHttpAdapter().getInstance());
     // Through the gateway alone, the reference is the whole API: every service's paths merged in.
     serveOpenApi(app, !platformMode && services.includes('gateway') ? serviceDocuments(config) : undefined);
-    // Event handlers (@EventPattern) read the logs they react to through the PostgreSQL log transport:
-    // in platform mode the accounts log; alone, a service's own log and those of the services it consumes.
+    // Event handlers (@EventPattern) read the logs they react to: in platform mode the accounts log
+    // in this database; alone, a service's own log and those of the services it consumes, from
+    // their Kafka topics when there is a broker, else from the shared database.
     const uow = app.get(UnitOfWork);
     // (The gateway reacts to no events.)
     const sources = platformMode ? ['accounts'] : [...new Set(services.filter((s) => s !== 'gateway').flatMap((s) => [SERVICES[s].schema, ...SERVICES[s].consumes]))];
+    // One consumer group per service; platform mode keeps the name its checkpoints already have.
+    const group = platformMode ? 'accounts' : services.join('-');
     if (sources.length > 0) {
       app.connectMicroservice(
         {
-          strategy: createEventTransport({
-            mode: 'postgres',
-            uow,
-            // One consumer group per service; platform mode keeps the name its checkpoints already have.
-            group: platformMode ? 'accounts' : services.join('-'),
-            sources: sources.map((schema) => new EventStore(uow, schema)),
-            // NOTIFY wakes it on every commit; polling only covers a lost notification.
-            idlePollMs: 1000,
-            logger: new PinoNestLogger(logger),
-          }),
+          strategy: kafka
+            ? createEventTransport({
+                mode: 'kafka',
+                uow,
+                group,
+                sources,
+                brokers: kafka.brokers,
+                clientId: `money-movement-${group}`,
+                topicPrefix: kafka.topicPrefix,
+                kafka: kafka.consumer,
+              })
+            : createEventTransport({
+                mode: 'postgres',
+                uow,
+                group,
+                sources: sources.map((schema) => new EventStore(uow, schema)),
+                // NOTIFY wakes it on every commit; polling only covers a lost notification.
+                idlePollMs: 1000,
+                logger: new PinoNestLogger(logger),
+              }),
         },
         { inheritAppConfig: false },
       );
@@ -121,6 +140,20 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     if (!platformMode && services.includes('gateway')) await routeToServices(app, config);
     if (services.includes('gateway')) bootstrap = await app.get(GatewayService).bootstrap();
     await app.startAllMicroservices();
+    if (kafka) {
+      // Each service publishes its own log to its topic, in commit order (the events table is the outbox).
+      for (const service of services) {
+        const relay = new KafkaRelay({
+          uow,
+          source: new EventStore(uow, SERVICES[service].schema),
+          kafka: kafkaClient(kafka, `money-movement-${service}-relay`, logger),
+          topicPrefix: kafka.topicPrefix,
+          logger: new PinoNestLogger(logger),
+        });
+        await relay.start();
+        relays.push(relay);
+      }
+    }
     app.get(TimerService).start();
     await app.listen({ port: config.PORT, host }).catch((error: unknown) => {
       throw listenFailure(error, host, config.PORT);

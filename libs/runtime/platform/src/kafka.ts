@@ -1,0 +1,57 @@
+// Distributed mode's Kafka settings (ADR 0012): the brokers and topic prefix
+// from the configuration, the relay's client logging through the platform's
+// pino logger, and the consumer timings.
+import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { PlatformConfig } from '@mm/platform/config';
+import type { KafkaEventServerOptions } from '@mm/platform/messaging';
+
+export interface KafkaSettings {
+  brokers: string[];
+  topicPrefix: string;
+  /** The consumers' settings. */
+  consumer: NonNullable<KafkaEventServerOptions['kafka']>;
+}
+
+/** The broker list and topic prefix, or undefined without KAFKA_BROKERS (the PostgreSQL log transport). */
+export function kafkaSettings(config: PlatformConfig): KafkaSettings | undefined {
+  const brokers = (config.KAFKA_BROKERS ?? '')
+    .split(',')
+    .map((broker) => broker.trim())
+    .filter(Boolean);
+  if (brokers.length === 0) return undefined;
+  const sessionTimeout = config.MM_KAFKA_SESSION_TIMEOUT_MS;
+  return {
+    brokers,
+    topicPrefix: config.MM_KAFKA_TOPIC_PREFIX,
+    // A crashed member is noticed after the session timeout. A fetch waits at most 200 ms for
+    // new events, so an event reaches its consumers in well under a second even on brokers that
+    // answer an empty fetch only when the wait is over (librdkafka's mock cluster, in the tests).
+    consumer: {
+      client: { logLevel: logLevel.WARN },
+      consumer: { sessionTimeout, rebalanceTimeout: sessionTimeout, heartbeatInterval: Math.min(1_000, Math.floor(sessionTimeout / 3)), maxWaitTimeInMs: 200 },
+    },
+  };
+}
+
+const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'info',
+  [logLevel.DEBUG]: 'debug',
+};
+
+/** A kafkajs client whose warnings and errors go to the platform's log (its chatter stays out). */
+export function kafkaClient(settings: KafkaSettings, clientId: string, logger: Logger): Kafka {
+  return new Kafka({
+    clientId,
+    brokers: settings.brokers,
+    logLevel: logLevel.WARN,
+    logCreator:
+      () =>
+      ({ level, label, log }: LogEntry) => {
+        const { message, ...fields } = log;
+        logger[LEVELS[level] ?? 'info']({ context: 'kafka', kafka: label, ...fields }, message);
+      },
+  });
+}
