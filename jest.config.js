@@ -31,8 +31,8 @@ module.exports = {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'] },
-    // The same suite in distributed mode, except what is about one mode's processes (npm start's
-    // restarts; start:distributed's own multi-process test).
+    // The same suite against npm run start:distributed's processes, except what is about one mode's
+    // processes (npm start's restarts; start:distributed's own multi-process and tracing tests).
     {
       ...common,
       displayName: 'e2e-distributed',

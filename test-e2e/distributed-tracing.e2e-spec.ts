@@ -7,11 +7,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
 import { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, eventually, SIGNING_KEY_ENCRYPTION_KEYS } from './support/test-platform';
+import { freePort } from './support/distributed-processes';
 
 jest.setTimeout(90_000);
 
@@ -28,17 +28,6 @@ interface Span {
 const SPAN_KIND_SERVER = 2;
 const SPAN_KIND_CLIENT = 3;
 const SPAN_KIND_CONSUMER = 5;
-
-async function freePort(): Promise<number> {
-  return new Promise((done, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 describe('tracing across the gateway and a service', () => {
   const spans: Span[] = [];

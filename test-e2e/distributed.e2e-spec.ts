@@ -7,26 +7,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
 import { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, eventually, SIGNING_KEY_ENCRYPTION_KEYS } from './support/test-platform';
+import { freePort } from './support/distributed-processes';
 
 const ROOT = resolve(__dirname, '..');
 jest.setTimeout(120_000);
-
-async function freePort(): Promise<number> {
-  return new Promise((done, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** A script of the project as its npm script runs it, its output collected. */
 function run(script: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {

@@ -139,7 +139,7 @@ describe('fuzz: generated JSON on every route that takes a body', () => {
   });
 
   it('never answers 5xx and stores nothing on a 4xx', async () => {
-    let baseline: RowCounts = await settledRowCounts(platform.running.dataSource);
+    let baseline: RowCounts = await settledRowCounts(platform);
     const statuses: Record<string, number> = {};
     for (const route of routes) {
       await fc.assert(
@@ -153,11 +153,11 @@ describe('fuzz: generated JSON on every route that takes a body', () => {
           if (res.status >= 500) throw new Error(`5xx: ${what}`);
           expect(res.status).toBeGreaterThanOrEqual(200);
           if (res.status < 300) {
-            baseline = await settledRowCounts(platform.running.dataSource);
+            baseline = await settledRowCounts(platform);
             return;
           }
           expect(JSON.parse(body)).toMatchObject({ error: expect.any(String), code: expect.any(Number), msg: expect.any(String), cause: expect.any(String) });
-          const after = await rowCounts(platform.running.dataSource);
+          const after = await rowCounts(platform.db);
           if (JSON.stringify(after) !== JSON.stringify(baseline)) {
             const changed = Object.keys(after).filter((t) => after[t] !== baseline[t]);
             throw new Error(`a ${res.status} stored rows in ${changed.join(', ')}: ${what}`);

@@ -54,11 +54,11 @@ describe('gateway hardening', () => {
     /** A refusal with a 400 naming the problem, and the project and every table as they were. */
     async function refused(limits: Record<string, unknown>, cause: RegExp): Promise<void> {
       const project = await platform.admin('GET', `/projects/${projectId}`);
-      const before = await settledRowCounts(platform.running.dataSource);
+      const before = await settledRowCounts(platform);
       const res = await patch(limits);
       expectError(res, 400, 'InvalidRequest', 1100);
       expect(res.body.cause).toMatch(cause);
-      expect(await settledRowCounts(platform.running.dataSource)).toEqual(before);
+      expect(await settledRowCounts(platform)).toEqual(before);
       expect((await platform.admin('GET', `/projects/${projectId}`)).body).toEqual(project.body);
     }
 

@@ -23,11 +23,11 @@ describe('hostile input', () => {
 
   /** The request is refused as expected and no table gained or lost a row. */
   async function refused(method: string, path: string, options: RequestOptions, status: number, error: string, cause?: RegExp) {
-    const before = await settledRowCounts(platform.running.dataSource);
+    const before = await settledRowCounts(platform);
     const res = await platform.request(method, path, options);
     expectError(res, status, error);
     if (cause) expect(res.body.cause).toMatch(cause);
-    expect(await rowCounts(platform.running.dataSource)).toEqual(before);
+    expect(await rowCounts(platform.db)).toEqual(before);
     return res;
   }
 
@@ -117,23 +117,23 @@ describe('hostile input', () => {
     });
 
     it('refuses a UTF-16 body sent without a charset as malformed, not mojibake', async () => {
-      const before = await settledRowCounts(platform.running.dataSource);
+      const before = await settledRowCounts(platform);
       const utf16 = Buffer.from('\ufeff{"type":"individual","firstName":"A","lastName":"B"}', 'utf16le');
       const res = await rawBytes('/v0.13/customers', utf16);
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('MalformedJson');
-      expect(await rowCounts(platform.running.dataSource)).toEqual(before);
+      expect(await rowCounts(platform.db)).toEqual(before);
     });
 
     it('refuses bytes that are not UTF-8 with 400 instead of replacing them', async () => {
-      const before = await settledRowCounts(platform.running.dataSource);
+      const before = await settledRowCounts(platform);
       const bytes = Buffer.concat([Buffer.from('{"type":"individual","firstName":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('","lastName":"B"}')]);
       const res = await rawBytes('/v0.13/customers', bytes);
       expect(res).toEqual({ status: 400, body: expect.objectContaining({ error: 'MalformedJson', cause: 'the body is not valid UTF-8' }) });
       // An encoded surrogate (CESU-8) is not UTF-8 either.
       const cesu = await rawBytes('/v0.13/customers', Buffer.concat([Buffer.from('{"firstName":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]));
       expect(cesu.status).toBe(400);
-      expect(await rowCounts(platform.running.dataSource)).toEqual(before);
+      expect(await rowCounts(platform.db)).toEqual(before);
     });
   });
 

@@ -3,7 +3,6 @@
 // accepted: only tokens this issuer mints for this host, never a revoked key's.
 import type { KeyObject } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
-import { SIGNING_KEYSET } from '@mm/platform/auth';
 import { ADMIN_TOKEN, eventually, TestPlatform } from './support/test-platform';
 
 const ISSUER = 'https://auth.money-movement.local';
@@ -33,7 +32,9 @@ describe('bearer token verification', () => {
   beforeAll(async () => {
     platform = await TestPlatform.start();
     tenant = await platform.newProject('verification');
-    signingKey = await (platform.running.app.get(SIGNING_KEYSET) as unknown as { activeKey(): Promise<{ kid: string; privateKey: KeyObject }> }).activeKey();
+    // The issuer's own key, read from its database as the gateway reads it.
+    await platform.token();
+    signingKey = await platform.signingKey();
   });
   afterAll(() => platform.stop());
 

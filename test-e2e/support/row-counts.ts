@@ -1,18 +1,19 @@
 // "Nothing stored" checked on every table the platform has, so tables added
 // later are covered without touching the tests.
-import type { DataSource } from 'typeorm';
+import type { Queryable } from './distributed-processes';
+import type { TestPlatform } from './test-platform';
 
 export type RowCounts = Record<string, number>;
 
-export async function rowCounts(dataSource: DataSource): Promise<RowCounts> {
-  const tables: Array<{ schema: string; name: string }> = await dataSource.query(
+export async function rowCounts(dataSource: Queryable): Promise<RowCounts> {
+  const tables = await dataSource.query<{ schema: string; name: string }>(
     // Unlogged tables hold counters, not data (the rate limits count refused requests too, by design).
     `SELECT t.table_schema AS schema, t.table_name AS name FROM information_schema.tables t
        JOIN pg_class c ON c.relname = t.table_name JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = t.table_schema
       WHERE t.table_type = 'BASE TABLE' AND t.table_schema NOT IN ('pg_catalog', 'information_schema') AND c.relpersistence <> 'u' ORDER BY 1, 2`,
   );
   const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
-  const rows: Array<{ name: string; n: number }> = await dataSource.query(
+  const rows = await dataSource.query<{ name: string; n: number }>(
     tables.map((t, i) => `SELECT $${i + 1}::text AS name, count(*)::int AS n FROM ${quote(t.schema)}.${quote(t.name)}`).join(' UNION ALL '),
     tables.map((t) => `${t.schema}.${t.name}`),
   );
@@ -23,7 +24,9 @@ export async function rowCounts(dataSource: DataSource): Promise<RowCounts> {
  * Counts once the platform is idle: event handlers react to an earlier
  * success asynchronously, and their rows must not be blamed on a later refusal.
  */
-export async function settledRowCounts(dataSource: DataSource, timeoutMs = 5000): Promise<RowCounts> {
+export async function settledRowCounts(platform: TestPlatform, timeoutMs = 5000): Promise<RowCounts> {
+  await platform.settle();
+  const dataSource = platform.db;
   const deadline = Date.now() + timeoutMs;
   let previous = await rowCounts(dataSource);
   for (;;) {

@@ -2,11 +2,13 @@
 // clone of the migrated test database, driven over real HTTP.
 import 'reflect-metadata';
 import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
-import { startDistributedInProcess, startPlatform, type RunningPlatform } from '@mm/runtime/platform';
-import { loadConfig, PlatformConfig, signingKeyEncryptionRing } from '@mm/platform/config';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { startPlatform } from '@mm/runtime/platform';
+import { loadConfig, signingKeyEncryptionRing } from '@mm/platform/config';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
+import { startDistributedProcesses, type PlatformHandle, type Queryable } from './distributed-processes';
 
-/** platform (one process) or distributed (the gateway in front of each service): set per jest project. */
+/** platform (`npm start`'s one process) or distributed (`npm run start:distributed`'s processes): set per jest project. */
 export const E2E_MODE = process.env.MM_E2E_MODE === 'distributed' ? 'distributed' : 'platform';
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const BOOTSTRAP_KEY = 'sk_sdbx_e2eBootstrapKey01';
@@ -43,11 +45,30 @@ function distributedKafka(databaseUrl: string): Record<string, string> {
 }
 let warnedNoKafka = false;
 
+/** Whether the accounts group has committed every message of the topics it reads. */
+async function consumersCaughtUp(admin: Admin, prefix: string): Promise<boolean> {
+  const topics = [`${prefix}.accounts.events`, `${prefix}.gateway.events`];
+  const committed = await admin.fetchOffsets({ groupId: `${prefix}.accounts`, topics });
+  for (const { topic, partitions } of committed) {
+    const ends = await admin.fetchTopicOffsets(topic);
+    for (const end of ends) {
+      const at = partitions.find((p) => p.partition === end.partition)?.offset ?? '-1';
+      if (Number(at === '-1' ? end.low : at) < Number(end.high)) return false;
+    }
+  }
+  return true;
+}
+
 export class TestPlatform {
   /** Every 500 this platform answered: a 500 is a defect whatever the test asserted. */
   private readonly internalErrors: string[] = [];
 
-  private constructor(readonly running: RunningPlatform) {}
+  private kafkaAdmin?: Promise<Admin>;
+
+  private constructor(
+    readonly running: PlatformHandle,
+    private readonly settings: Record<string, string>,
+  ) {}
 
   /** databaseUrl: start on an existing database (a restart) instead of a fresh clone. */
   static async start(env: Record<string, string> = {}, databaseUrl?: string): Promise<TestPlatform> {
@@ -65,8 +86,46 @@ export class TestPlatform {
     // The same suite in both modes (jest project e2e-distributed): every request through the gateway,
     // and events between the services over the run's Kafka broker (the Jest setup's mock), on topics
     // of this database's own, as a separate installation sharing the cluster would.
-    if (E2E_MODE === 'distributed') return new TestPlatform(await startDistributedInProcess({ ...distributedKafka(url), ...settings }, { host: '127.0.0.1' }));
-    return new TestPlatform(await startPlatform(loadConfig(settings), { host: '127.0.0.1' }));
+    if (E2E_MODE === 'distributed') {
+      const distributed = { ...distributedKafka(url), ...settings };
+      return new TestPlatform(await startDistributedProcesses(distributed), distributed);
+    }
+    return new TestPlatform(await startPlatform(loadConfig(settings), { host: '127.0.0.1' }), settings);
+  }
+
+  /** The platform's database, read as the test's own client. */
+  get db(): Queryable {
+    return this.running.dataSource;
+  }
+
+  /**
+   * Returns once every event appended so far has reached its consumers. On the PostgreSQL log
+   * transport they hear of a commit at once; on Kafka, each log's relay must have published it and
+   * each consumer group committed past it.
+   */
+  async settle(timeoutMs = 10_000): Promise<void> {
+    const prefix = this.settings.KAFKA_BROKERS ? this.settings.MM_KAFKA_TOPIC_PREFIX : undefined;
+    if (!prefix) return;
+    this.kafkaAdmin ??= (async () => {
+      const admin = new Kafka({ clientId: 'mm-e2e-settle', brokers: this.settings.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING }).admin();
+      await admin.connect();
+      return admin;
+    })();
+    const admin = await this.kafkaAdmin;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if ((await this.relaysCaughtUp()) && (await consumersCaughtUp(admin, prefix))) return;
+      if (Date.now() > deadline) throw new Error('the events did not reach their consumers in time');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  private async relaysCaughtUp(): Promise<boolean> {
+    const relayed = (schema: string) =>
+      `(SELECT coalesce(max(global_position), 0) FROM ${schema}.events) <= coalesce((SELECT global_position FROM platform.subscription_checkpoints
+          WHERE subscription = 'kafka-relay:${schema}' AND source = '${schema}'), 0)`;
+    const [row] = await this.db.query<{ caught_up: boolean }>(`SELECT ${relayed('gateway')} AND ${relayed('accounts')} AS caught_up`);
+    return row.caught_up;
   }
 
   get url(): string {
@@ -74,6 +133,7 @@ export class TestPlatform {
   }
 
   async stop(): Promise<void> {
+    await this.kafkaAdmin?.then((admin) => admin.disconnect()).catch(() => undefined);
     await this.running.stop();
     if (this.internalErrors.length > 0) throw new Error(`the platform answered 500 to:\n${this.internalErrors.join('\n')}`);
   }
@@ -113,7 +173,7 @@ export class TestPlatform {
       `SELECT kid, private_key_sealed, encryption_key_id FROM gateway.signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1`,
     );
     if (!row) throw new Error('no signing key yet: issue a token first');
-    const { ring } = signingKeyEncryptionRing(this.running.app.get(PlatformConfig));
+    const { ring } = signingKeyEncryptionRing(loadConfig(this.settings));
     // Sealed for its row, as SigningKeys seals it: the kid is the context.
     const der = ring.open(row.encryption_key_id, row.private_key_sealed, row.kid, `token signing key ${row.kid}`);
     return { kid: row.kid, privateKey: createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }) };

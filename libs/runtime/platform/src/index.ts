@@ -4,4 +4,3 @@ export * from './platform.module';
 export * from './services';
 export * from './banner';
 export * from './run-service';
-export * from './start-distributed';
