@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freeLoopbackPort } from '@mm/runtime/platform';
 
 const ROOT = join(__dirname, '..');
 const API_KEY = 'sk_sdbx_restartTestKey01';
@@ -27,13 +28,6 @@ function newDataDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'mm-restart-'));
   dataDirs.push(dir);
   return dir;
-}
-
-async function freePort(): Promise<number> {
-  const server = await listenOn(0);
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function listenOn(port: number): Promise<Server> {
@@ -206,7 +200,7 @@ describe('the platform process on its embedded PostgreSQL', () => {
   const customers: string[] = [];
 
   beforeAll(async () => {
-    port = await freePort();
+    port = await freeLoopbackPort();
   });
 
   test('listens on loopback only by default, and prints that address and the sandbox credentials', async () => {
@@ -305,7 +299,7 @@ describe('the platform process on its embedded PostgreSQL', () => {
   }, 60_000);
 
   test('an HTTP port in use is named, and start-up leaves no PostgreSQL running', async () => {
-    const taken = await listenOn(await freePort());
+    const taken = await listenOn(await freeLoopbackPort());
     const takenPort = (taken.address() as { port: number }).port;
     try {
       const failed = await failedStart(dataDir, { PORT: String(takenPort) });

@@ -4,10 +4,10 @@
 // learns the bootstrap key pair from the gateway's banner, as an operator would.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Pool } from 'pg';
+import { freeLoopbackPort } from '@mm/runtime/platform';
 
 const ROOT = resolve(__dirname, '..', '..');
 const START_TIMEOUT_MS = 90_000;
@@ -35,20 +35,11 @@ export interface PlatformHandle {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((done, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+export { freeLoopbackPort as freePort } from '@mm/runtime/platform';
 
 /** `env` as for the platform, DATABASE_URL set. Rejects with the processes' output when start-up fails. */
 export async function startDistributedProcesses(env: Record<string, string>): Promise<PlatformHandle> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const dataDir = mkdtempSync(join(tmpdir(), 'mm-e2e-distributed-'));
   let output = '';
   const child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/distributed/start-distributed.ts'], {

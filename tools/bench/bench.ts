@@ -9,10 +9,10 @@ import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
+import { freeLoopbackPort } from '@mm/runtime/platform';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon');
@@ -44,17 +44,6 @@ async function run(options: Load, connections: number, seconds: number): Promise
 async function measure(options: Load, connections: number): Promise<Figures> {
   if (WARMUP_S > 0) await run(options, connections, WARMUP_S);
   return run(options, connections, DURATION_S);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 function startProcess(name: string, args: string[], env: Record<string, string>): ChildProcess {
@@ -106,7 +95,7 @@ async function main(): Promise<void> {
       embedded = await startEmbeddedPostgres({ dataDir, database: 'money_movement' });
       databaseUrl = embedded.url;
     }
-    const platformPort = await freePort();
+    const platformPort = await freeLoopbackPort();
     const platform = startProcess('platform', [...(process.env.BENCH_PLATFORM_NODE_ARGS ?? '').split(' ').filter(Boolean), '-r', './apps/platform/src/instrument.ts', 'apps/platform/src/main.ts'], {
       DATABASE_URL: databaseUrl,
       // Its local files (the signing-key encryption key) go with this run's database, not into ./.data.

@@ -7,13 +7,12 @@
 // again with `npm run start:service -- <name>` and the variables printed here.
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { SERVICE_NAMES, serviceUrlVariable, type ServiceName } from '@mm/contracts';
 import { ConfigError, loadConfig, type PlatformConfig } from '@mm/platform/config';
 import { handleShutdownSignalsInCaller, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
 import { API_BASE_PATH } from '@mm/platform/http';
-import { describeFailure, ensureLocalAdminToken, transportLine } from '@mm/runtime/platform';
+import { describeFailure, ensureLocalAdminToken, freeLoopbackPort, transportLine } from '@mm/runtime/platform';
 
 const ROOT = resolve(__dirname, '..', '..');
 const READY_TIMEOUT_MS = 60_000;
@@ -22,17 +21,6 @@ interface Started {
   name: ServiceName;
   url: string;
   child: ChildProcess;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 function startService(name: ServiceName, env: NodeJS.ProcessEnv): ChildProcess {
@@ -120,7 +108,7 @@ async function main(): Promise<void> {
     // The services first, each on a loopback port of its own; then the gateway, which routes to them.
     const serviceUrls: Record<string, string> = {};
     for (const name of SERVICE_NAMES.filter((s) => s !== 'gateway')) {
-      const port = await freePort();
+      const port = await freeLoopbackPort();
       const url = `http://127.0.0.1:${port}`;
       const child = startService(name, { ...common, PORT: String(port), HOST: '127.0.0.1' });
       started.push({ name, url, child });

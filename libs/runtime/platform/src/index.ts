@@ -4,3 +4,4 @@ export * from './platform.module';
 export * from './services';
 export * from './banner';
 export * from './run-service';
+export { freeLoopbackPort } from './listen-address';

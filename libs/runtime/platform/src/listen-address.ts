@@ -1,6 +1,6 @@
 // Where the HTTP server listens, the address printed for it, and what a failed
 // listen tells the operator.
-import { isIPv6 } from 'node:net';
+import { createServer, isIPv6 } from 'node:net';
 import type { PlatformConfig } from '@mm/platform/config';
 import { StartupError } from '@mm/platform/database';
 
@@ -27,4 +27,16 @@ export function listenFailure(error: unknown, host: string, port: number): unkno
   };
   const reason = reasons[(error as NodeJS.ErrnoException | undefined)?.code ?? ''];
   return reason ? new StartupError(reason, { cause: error }) : error;
+}
+
+/** A loopback port free right now, for a process about to be started on it. */
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
 }
