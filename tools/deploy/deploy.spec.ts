@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { serviceUrlVariable, type ServiceName } from '@mm/contracts';
+import { SERVICE_NAMES, serviceUrlVariable, type ServiceName } from '@mm/contracts';
 import { loadConfig } from '@mm/platform/config';
 
 const ROOT = join(__dirname, '..', '..');
@@ -17,6 +17,13 @@ const APPS = readdirSync(join(ROOT, 'apps')).filter((name) => name !== 'platform
 const SERVICES = APPS.filter((name) => name !== 'gateway');
 const SECRET_VARIABLES = ['DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_SECRET_HASH_KEY', 'MM_SIGNING_KEY_ENCRYPTION_KEYS', 'MM_BOOTSTRAP_API_SECRET'];
 const PORT = 3000;
+
+describe('the services of the distributed run', () => {
+  it('are the apps: each service named in the contracts has its app, and each app (but platform) is a service', () => {
+    expect([...APPS].sort()).toEqual([...SERVICE_NAMES].sort());
+    for (const app of APPS) expect(readFileSync(join(ROOT, 'apps', app, 'src', 'main.ts'), 'utf8')).toContain(`runService('${app}')`);
+  });
+});
 
 const hasKubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
 if (!hasKubectl) process.stderr.write('deploy.spec: the Kubernetes checks are skipped: kubectl is not installed\n');
