@@ -53,15 +53,22 @@ describe('sandbox clock', () => {
     expect(res.body.error).toBe('InvalidRequest');
   });
 
-  it('fires timers that fall due when advanced', async () => {
-    const [{ project_id }] = await platform.running.dataSource.query(`SELECT project_id FROM gateway.api_keys LIMIT 1`);
-    const clock = await platform.request('GET', '/v0.13/sandbox/clock', { token });
-    await platform.running.dataSource.query(
-      `INSERT INTO platform.timers (project_id, kind, key, due_at) VALUES ($1, 'test.noop', 'e2e', $2)`,
-      [project_id, new Date(Date.parse(clock.body.now) + 600_000)],
-    );
-    const res = await platform.request('POST', '/v0.13/sandbox/clock/advance', { token, body: { seconds: 601 } });
-    expect(res.body.firedTimers).toBe(1);
+  it('fires the timers that fall due when advanced, and only those', async () => {
+    // A real timer: the provisioning deadline of an external account whose provider never answers (docs/sandbox.md).
+    const customer = await platform.request('POST', '/v0.13/customers', { token, body: { type: 'individual', firstName: 'T', lastName: 'Imer' } });
+    const account = await platform.request('POST', '/v0.13/external-accounts', {
+      token,
+      body: { owner: { kind: 'customer', customerId: customer.body.id }, type: 'bankUs', bankUs: { accountNumber: '000123450003', routingNumber: '021000021' } },
+    });
+    expect(account.status).toBe(201);
+    await platform.settle();
+    // Real time passes too: a margin of 20 seconds either side of the 15-minute deadline.
+    const early = await platform.request('POST', '/v0.13/sandbox/clock/advance', { token, body: { seconds: 880 } });
+    expect(early.body.firedTimers).toBe(0);
+    expect((await platform.request('GET', `/v0.13/external-accounts/${account.body.id}`, { token })).body.status).toBe('pending');
+    const due = await platform.request('POST', '/v0.13/sandbox/clock/advance', { token, body: { seconds: 40 } });
+    expect(due.body.firedTimers).toBe(1);
+    expect((await platform.request('GET', `/v0.13/external-accounts/${account.body.id}`, { token })).body).toMatchObject({ status: 'failed', failure: { code: 'provisioning_timeout' } });
   });
 });
 

@@ -33,6 +33,8 @@ export interface PlatformHandle {
   dataSource: Queryable;
   bootstrap?: BootstrapResult;
   stop(): Promise<void>;
+  /** What the processes wrote so far (their log lines), when they are child processes. */
+  output?(): string;
 }
 
 export { freeLoopbackPort as freePort } from '@mm/runtime/platform';
@@ -62,6 +64,7 @@ export async function startDistributedProcesses(env: Record<string, string>): Pr
     databaseUrl: env.DATABASE_URL,
     dataSource: { query: async (sql, params) => (await pool.query(sql, params)).rows },
     bootstrap: bootstrapFromBanner(output),
+    output: () => output,
     stop: async () => {
       try {
         await stopProcess(child);

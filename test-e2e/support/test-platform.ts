@@ -7,6 +7,7 @@ import { startPlatform } from '@mm/runtime/platform';
 import { loadConfig, signingKeyEncryptionRing } from '@mm/platform/config';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
 import { startDistributedProcesses, type PlatformHandle, type Queryable } from './distributed-processes';
+import { SensitiveValues } from './sensitive-values';
 
 /** platform (`npm start`'s one process) or distributed (`npm run start:distributed`'s processes): set per jest project. */
 export const E2E_MODE = process.env.MM_E2E_MODE === 'distributed' ? 'distributed' : 'platform';
@@ -63,11 +64,16 @@ export class TestPlatform {
   /** Every 500 this platform answered: a 500 is a defect whatever the test asserted. */
   private readonly internalErrors: string[] = [];
 
+  /** Account numbers, IBANs, card numbers and tax ids sent, and where one came back. */
+  private readonly sensitive = new SensitiveValues();
+
   private kafkaAdmin?: Promise<Admin>;
 
   private constructor(
     readonly running: PlatformHandle,
     private readonly settings: Record<string, string>,
+    /** Everything the platform logged so far. */
+    private readonly logs: () => string,
   ) {}
 
   /** databaseUrl: start on an existing database (a restart) instead of a fresh clone. */
@@ -76,7 +82,8 @@ export class TestPlatform {
     const settings = {
       DATABASE_URL: url,
       PORT: '0',
-      MM_LOG_LEVEL: 'error',
+      // Info and above, read back at stop(): no log line may carry a secret the test sent.
+      MM_LOG_LEVEL: 'info',
       MM_ADMIN_TOKEN: ADMIN_TOKEN,
       MM_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
       MM_BOOTSTRAP_API_SECRET: BOOTSTRAP_SECRET,
@@ -88,9 +95,18 @@ export class TestPlatform {
     // of this database's own, as a separate installation sharing the cluster would.
     if (E2E_MODE === 'distributed') {
       const distributed = { ...distributedKafka(url), ...settings };
-      return new TestPlatform(await startDistributedProcesses(distributed), distributed);
+      const handle = await startDistributedProcesses(distributed);
+      return new TestPlatform(handle, distributed, () => handle.output?.() ?? '');
     }
-    return new TestPlatform(await startPlatform(loadConfig(settings), { host: '127.0.0.1' }), settings);
+    let logged = '';
+    const logDestination = {
+      write(line: string) {
+        logged += line;
+        // Errors still reach the test's output, as they would on stdout.
+        if (/"level":(5|6)0/.test(line)) process.stderr.write(line);
+      },
+    };
+    return new TestPlatform(await startPlatform(loadConfig(settings), { host: '127.0.0.1', logDestination }), settings, () => logged);
   }
 
   /** The platform's database, read as the test's own client. */
@@ -134,8 +150,11 @@ export class TestPlatform {
 
   async stop(): Promise<void> {
     await this.kafkaAdmin?.then((admin) => admin.disconnect()).catch(() => undefined);
+    await this.sensitive.checkDatabase(this.db);
     await this.running.stop();
+    this.sensitive.check('the log output', this.logs());
     if (this.internalErrors.length > 0) throw new Error(`the platform answered 500 to:\n${this.internalErrors.join('\n')}`);
+    if (this.sensitive.leaks.length > 0) throw new Error(`sensitive values leaked:\n${[...new Set(this.sensitive.leaks)].join('\n')}`);
   }
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Response<T>> {
@@ -152,6 +171,9 @@ export class TestPlatform {
     });
     const text = await response.text();
     if (response.status === 500) this.internalErrors.push(`${method} ${path}: ${text}`);
+    if (options.rawBody !== undefined) this.sensitive.collectRaw(options.rawBody);
+    else this.sensitive.collect(options.body);
+    this.sensitive.check(`the response to ${method} ${path}`, text);
     let body: any = text;
     try {
       body = text ? JSON.parse(text) : undefined;

@@ -52,6 +52,31 @@ export const ERROR_CATALOGUE = {
   UnsupportedAssetNetwork: { code: 11002, status: 400, msg: 'unsupported asset and network', when: 'a custodial wallet for this asset on this network is not offered' },
   InvalidAmount: { code: 11003, status: 400, msg: 'invalid amount', when: 'an amount is not a positive decimal string within the asset precision and limits' },
   InsufficientFunds: { code: 11004, status: 422, msg: 'insufficient funds', when: 'a debit would take a wallet below zero' },
+
+  // External accounts (11100-11199). The cause names the field, for example `bankUs.routingNumber: …`;
+  // it never repeats a submitted number.
+  InvalidExternalAccountID: { code: 11100, status: 400, msg: 'invalid external_account_id', when: 'an external account id is malformed' },
+  ExternalAccountNotFound: { code: 11101, status: 404, msg: 'external account not found', when: 'no such external account in this project, or it was deleted' },
+  ExternalAccountTypeMismatch: { code: 11102, status: 422, msg: 'per-type object does not match type', when: 'the body does not carry exactly one per-type object, named after `type`' },
+  CardMustUseCardEndpoint: { code: 11103, status: 422, msg: 'cards are registered at POST /external-accounts/cards', when: '`type: card` sent to POST /external-accounts' },
+  billing_address_invalid: { code: 11104, status: 422, msg: 'billing address invalid', when: 'a card billing address field (addressLine1, city, state, country, zipCode) is missing or blank, or the country is not an ISO 3166 code' },
+  InvalidRoutingNumber: { code: 11105, status: 422, msg: 'invalid routing number', when: 'an ABA routing number is not 9 digits, has a prefix no Federal Reserve routing uses, or fails its checksum' },
+  InvalidAccountNumber: { code: 11106, status: 422, msg: 'invalid account number', when: 'a US (4-17 digits) or Canadian (7-12 digits) account number is malformed' },
+  InvalidIban: { code: 11107, status: 422, msg: 'invalid IBAN', when: 'an IBAN has the wrong structure, an unknown country, the wrong length or format for its country, or fails mod-97' },
+  InvalidBic: { code: 11108, status: 422, msg: 'invalid BIC', when: 'a BIC is not 8 or 11 characters of bank code, ISO country, location and optional branch' },
+  CountryCodeMismatch: { code: 11109, status: 422, msg: 'countryCode does not match the IBAN', when: '`bankIban.countryCode` contradicts the country of the IBAN' },
+  InvalidInstitutionNumber: { code: 11110, status: 422, msg: 'invalid institution number', when: 'a Canadian institution number is not 3 digits' },
+  InvalidTransitNumber: { code: 11111, status: 422, msg: 'invalid transit number', when: 'a Canadian transit number is not 5 digits' },
+  InvalidWalletAddress: { code: 11112, status: 422, msg: 'invalid wallet address', when: 'a `walletExternal` address is not valid on its network (EVM: 0x and 40 hex digits, EIP-55 checksum when mixed case)' },
+  InvalidCardNumber: { code: 11113, status: 422, msg: 'invalid card number', when: 'a card number has a non-digit, an unsupported brand, the wrong length for its brand, or fails the Luhn check' },
+  InvalidCardExpiry: { code: 11114, status: 422, msg: 'invalid card expiry', when: 'the expiry month or year is out of range, or the card has expired' },
+  ExternalAccountFieldImmutable: { code: 11115, status: 422, msg: 'field cannot be changed', when: 'PATCH of an external account names a field other than `label` and `metadata`; register a new account to change financial details' },
+
+  // Counterparties (11200-11299)
+  InvalidCounterpartyID: { code: 11200, status: 400, msg: 'invalid counterparty_id', when: 'a counterparty id is malformed' },
+  CounterpartyNotFound: { code: 11201, status: 404, msg: 'counterparty not found', when: 'no such counterparty in this project, or it was deleted' },
+  CounterpartyHasActiveExternalAccounts: { code: 11202, status: 409, msg: 'counterparty still owns active external accounts', when: 'DELETE of a counterparty that owns active (or pending) external accounts; delete those first' },
+  CounterpartyFieldsInvalid: { code: 11203, status: 422, msg: 'counterparty fields do not match entityType', when: 'an individual without firstName and lastName or with businessName, or a business without businessName or with a first or last name' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorName = keyof typeof ERROR_CATALOGUE;

@@ -46,6 +46,113 @@ export interface EventPayloads {
   };
   'wallet.credited': { walletId: string; projectId: string; postingId: string; amount: string; balance: string; entries: LedgerEntry[]; reason: string; at: string };
   'wallet.debited': { walletId: string; projectId: string; postingId: string; amount: string; balance: string; entries: LedgerEntry[]; reason: string; at: string };
+
+  // accounts: external accounts (spec: External account). No payload carries a full account
+  // number, IBAN, card number or tax id: only what a read shows.
+  'externalAccount.created': {
+    externalAccountId: string;
+    projectId: string;
+    customerId: string;
+    counterpartyId: string | null;
+    type: ExternalAccountType;
+    details: ExternalAccountDetails;
+    supportedDestinations: InstrumentDestination[];
+    /** The provider's token for the registered instrument (the card processor's, the bank vault's). */
+    providerReference: string;
+    /** Names the screening provider checks before the account may become active (rule 9); empty when not screened. */
+    screenedNames: string[];
+    label: string | null;
+    metadata: Record<string, string>;
+    provisioningDeadline: string;
+    createdAt: string;
+  };
+  'externalAccount.statusChanged': {
+    externalAccountId: string;
+    projectId: string;
+    status: ExternalAccountStatus;
+    previousStatus: ExternalAccountStatus;
+    failure: ExternalAccountFailure | null;
+    at: string;
+  };
+  'externalAccount.verified': { externalAccountId: string; projectId: string; at: string };
+  'externalAccount.declined': { externalAccountId: string; projectId: string; failure: ExternalAccountFailure; at: string };
+  'externalAccount.updated': {
+    externalAccountId: string;
+    projectId: string;
+    changedFields: Array<'label' | 'metadata' | 'failure' | 'details'>;
+    label?: string | null;
+    metadata?: Record<string, string>;
+    failure?: ExternalAccountFailure | null;
+    at: string;
+  };
+  'externalAccount.deleted': { externalAccountId: string; projectId: string; at: string };
+
+  // accounts: counterparties (spec: Counterparty). taxId is write-only: only whether one was given.
+  'counterparty.created': {
+    counterpartyId: string;
+    projectId: string;
+    customerId: string;
+    entityType: CounterpartyEntityType;
+    firstName: string | null;
+    lastName: string | null;
+    businessName: string | null;
+    name: string;
+    email: string | null;
+    phone: string | null;
+    taxIdProvided: boolean;
+    address: CounterpartyAddress | null;
+    createdAt: string;
+  };
+  'counterparty.updated': {
+    counterpartyId: string;
+    projectId: string;
+    changedFields: string[];
+    changes: Partial<Pick<EventPayloads['counterparty.created'], 'firstName' | 'lastName' | 'businessName' | 'email' | 'phone' | 'taxIdProvided' | 'address'>>;
+    name: string;
+    at: string;
+  };
+  'counterparty.deleted': { counterpartyId: string; projectId: string; at: string };
+}
+
+export type ExternalAccountType = 'bankUs' | 'bankIban' | 'bankCanada' | 'card' | 'walletExternal';
+export const EXTERNAL_ACCOUNT_TYPES: readonly ExternalAccountType[] = ['bankUs', 'bankIban', 'bankCanada', 'card', 'walletExternal'];
+export type ExternalAccountStatus = 'pending' | 'active' | 'failed' | 'invalid';
+
+export interface ExternalAccountFailure {
+  code: string;
+  message: string;
+}
+
+/** An {asset, network} an instrument can receive (spec: rule 5). */
+export interface InstrumentDestination {
+  asset: string;
+  network: string;
+}
+
+export interface BillingAddress {
+  addressLine1: string;
+  addressLine2: string | null;
+  city: string;
+  state: string;
+  country: string;
+  zipCode: string;
+}
+
+/** The instrument's details as reads and transactions show them: never a full number. */
+export type ExternalAccountDetails =
+  | { holderName: string; bankName: string | null; routingNumber: string; accountNumberLast4: string; accountType: 'checking' | 'savings' }
+  | { holderName: string; ibanLast4: string; bic: string; countryCode: string; bankAddress: string | null }
+  | { holderName: string; bankName: string | null; institutionNumber: string; transitNumber: string; accountNumberLast4: string }
+  | { holderName: string; brand: string; last4: string; expiryMonth: number; expiryYear: number; billingAddress: BillingAddress }
+  | { address: string; network: string; asset: string };
+
+export type CounterpartyEntityType = 'individual' | 'business';
+
+export interface CounterpartyAddress {
+  streetAddress: string | null;
+  city: string | null;
+  postalCode: string | null;
+  country: string | null;
 }
 
 export type EventType = keyof EventPayloads;

@@ -8,6 +8,16 @@ export const PARTNER_EVENTS: Partial<Record<EventType, readonly string[]>> = {
   'endorsement.approved': ['endorsement.updated', 'endorsement.active'],
   'endorsement.rejected': ['endorsement.updated'],
   'wallet.provisioned': ['wallet.provisioned'],
+  'externalAccount.created': ['externalAccount.created'],
+  'externalAccount.statusChanged': ['externalAccount.statusChanged'],
+  'externalAccount.verified': ['externalAccount.verified'],
+  'externalAccount.declined': ['externalAccount.declined'],
+  'externalAccount.updated': ['externalAccount.updated'],
+  'externalAccount.deleted': ['externalAccount.deleted'],
+  // A counterparty's status moves to active on creation and to deleted on deletion; the catalogue
+  // announces counterparties only by status.
+  'counterparty.created': ['counterparty.statusChanged'],
+  'counterparty.deleted': ['counterparty.statusChanged'],
 };
 
 /** The partner event names of a domain event; none for internal events. */

@@ -7,7 +7,7 @@ export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /** Path prefixes under the base path that the gateway forwards, by owning service. */
 export const SERVICE_ROUTES: Record<Exclude<ServiceName, 'gateway'>, string[]> = {
-  accounts: ['/customers', '/wallets', '/sandbox/wallets', '/sandbox/clock'],
+  accounts: ['/customers', '/wallets', '/external-accounts', '/counterparties', '/sandbox/wallets', '/sandbox/clock'],
 };
 
 /** The environment variable that tells the gateway where a service listens. */

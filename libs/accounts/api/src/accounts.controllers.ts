@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { EventPayloads } from '@mm/contracts';
-import { CustomersService, EndorsementReviewer, WalletsService } from '@mm/accounts/application';
+import { CustomersService, EndorsementReviewer, ExternalAccountProvisioner, WalletsService } from '@mm/accounts/application';
 import { AccountsReadModels } from '@mm/accounts/infrastructure';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { ApiPage, decodeCursor, Idempotent, ListQuery, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
@@ -130,10 +130,18 @@ export class SandboxWalletsController {
 /** Events this service reacts to, delivered by the event transport. */
 @Controller()
 export class AccountsEventsController {
-  constructor(private readonly reviewer: EndorsementReviewer) {}
+  constructor(
+    private readonly reviewer: EndorsementReviewer,
+    private readonly provisioner: ExternalAccountProvisioner,
+  ) {}
 
   @EventPattern('endorsement.requested')
   onEndorsementRequested(@Payload() event: RecordedEvent<'endorsement.requested', EventPayloads['endorsement.requested']>): Promise<void> {
     return this.reviewer.onEndorsementRequested(event);
+  }
+
+  @EventPattern('externalAccount.created')
+  onExternalAccountCreated(@Payload() event: RecordedEvent<'externalAccount.created', EventPayloads['externalAccount.created']>): Promise<void> {
+    return this.provisioner.onCreated(event);
   }
 }

@@ -1,19 +1,54 @@
 import { Module } from '@nestjs/common';
-import { AccountsEventStore, CustomersService, EndorsementReviewer, WalletsService } from '@mm/accounts/application';
-import { AccountsReadModels, CustodianProvider, KycProvider, SandboxCustodian, SandboxKyc } from '@mm/accounts/infrastructure';
+import {
+  AccountsEventStore,
+  CounterpartiesService,
+  CustomersService,
+  EndorsementReviewer,
+  ExternalAccountProvisioner,
+  ExternalAccountsService,
+  WalletsService,
+} from '@mm/accounts/application';
+import {
+  AccountsReadModels,
+  CustodianProvider,
+  ExternalAccountsReadModels,
+  InstrumentProvider,
+  KycProvider,
+  SandboxCustodian,
+  SandboxInstrumentProvider,
+  SandboxKyc,
+  SandboxScreening,
+  ScreeningProvider,
+} from '@mm/accounts/infrastructure';
 import { AccountsEventsController, CustomersController, SandboxWalletsController, WalletsController } from './accounts.controllers';
+import { CounterpartiesController, ExternalAccountsController, SandboxExternalAccountsController } from './external-accounts.controllers';
 
 @Module({
-  controllers: [CustomersController, WalletsController, SandboxWalletsController, AccountsEventsController],
+  controllers: [
+    CustomersController,
+    WalletsController,
+    SandboxWalletsController,
+    ExternalAccountsController,
+    SandboxExternalAccountsController,
+    CounterpartiesController,
+    AccountsEventsController,
+  ],
   providers: [
     AccountsEventStore,
     AccountsReadModels,
     CustomersService,
     WalletsService,
     EndorsementReviewer,
-    // The sandbox simulates the custodian and the KYC reviewer; production binds real adapters here.
+    ExternalAccountsReadModels,
+    ExternalAccountsService,
+    CounterpartiesService,
+    ExternalAccountProvisioner,
+    // The sandbox simulates the custodian, the KYC reviewer, the instrument provider (card processor
+    // and bank vault) and payout screening; production binds real adapters here.
     { provide: CustodianProvider, useClass: SandboxCustodian },
     { provide: KycProvider, useClass: SandboxKyc },
+    { provide: InstrumentProvider, useClass: SandboxInstrumentProvider },
+    { provide: ScreeningProvider, useClass: SandboxScreening },
   ],
   exports: [AccountsEventStore, CustomersService],
 })

@@ -34,6 +34,19 @@ describe('project clock and timers on PostgreSQL', () => {
     await expect(clock.advance('prj_a', -10)).rejects.toThrow();
   });
 
+  it("leaves due timers of kinds it has no handler for to the process that has one", async () => {
+    const now = await clock.now('prj_k');
+    await timers.schedule('prj_k', 'other.service', 'k-1', new Date(now.getTime() - 1000));
+    expect(await timers.fireDue('prj_k')).toBe(0);
+    const other = new TimerService(db.uow);
+    const seen: string[] = [];
+    other.on('other.service', async (timer) => {
+      seen.push(timer.key);
+    });
+    expect(await other.fireDue('prj_k')).toBe(1);
+    expect(seen).toEqual(['k-1']);
+  });
+
   it('fires a timer once its project clock passes the due time, and only once', async () => {
     const now = await clock.now('prj_c');
     await timers.schedule('prj_c', 'test.expire', 'code-1', new Date(now.getTime() + 3600_000), { code: '123 456' });

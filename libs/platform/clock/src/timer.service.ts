@@ -57,6 +57,10 @@ export class TimerService implements OnApplicationShutdown {
    * each batch has a transaction of its own.
    */
   async fireDue(projectId?: string): Promise<number> {
+    // Only the kinds this process handles: in distributed mode each service polls the same table
+    // and must leave the others' timers to them.
+    const kinds = [...this.handlers.keys()];
+    if (kinds.length === 0) return 0;
     let fired = 0;
     for (;;) {
       const batch = await this.uow.run(async () => {
@@ -66,19 +70,16 @@ export class TimerService implements OnApplicationShutdown {
              LEFT JOIN platform.sandbox_clocks c ON c.project_id = t.project_id
             WHERE t.fired_at IS NULL
               AND ($1::text IS NULL OR t.project_id = $1)
+              AND t.kind = ANY($2::text[])
               AND t.due_at <= clock_timestamp() + make_interval(secs => COALESCE(c.offset_ms, 0) / 1000.0)
             ORDER BY t.due_at
             LIMIT 50
             FOR UPDATE OF t SKIP LOCKED`,
-          [projectId ?? null],
+          [projectId ?? null, kinds],
         );
         for (const row of rows) {
-          const handler = this.handlers.get(row.kind);
-          if (handler) {
-            await handler({ projectId: row.project_id, kind: row.kind, key: row.key, payload: row.payload, dueAt: new Date(row.due_at) });
-          } else {
-            this.logger.warn(`no handler for timer kind ${row.kind}; marking it fired`);
-          }
+          const handler = this.handlers.get(row.kind)!;
+          await handler({ projectId: row.project_id, kind: row.kind, key: row.key, payload: row.payload, dueAt: new Date(row.due_at) });
           await this.uow.query(`UPDATE platform.timers SET fired_at = clock_timestamp() WHERE id = $1`, [row.id]);
         }
         return rows.length;

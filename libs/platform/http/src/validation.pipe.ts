@@ -1,7 +1,9 @@
 // Request validation with class-validator: unknown fields, wrong types and
 // missing fields are a 400 InvalidRequest naming each problem; a body that is
 // not a JSON object is refused before validation.
-import { Injectable, ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
+import { Injectable, ValidationPipe, type ArgumentMetadata, type Type, type ValidationError } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
 import { ApiError } from '@mm/contracts';
 
 function describe(errors: ValidationError[], parent = ''): string[] {
@@ -48,4 +50,17 @@ export class RequestValidationPipe extends ValidationPipe {
     }
     return super.transform(value, metadata);
   }
+}
+
+/**
+ * Validates one part of a body as the pipe validates a whole one, for a part
+ * whose class depends on another field (a per-type object named after `type`):
+ * unknown fields, wrong types and missing fields are a 400 naming `path.field`.
+ */
+export function validateObject<T extends object>(cls: Type<T>, value: unknown, path: string): T {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ApiError('InvalidRequest', path ? `${path}: must be an object` : 'the body must be a JSON object');
+  const instance = plainToInstance(cls, value);
+  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true, validationError: { target: false, value: false } });
+  if (errors.length > 0) throw new ApiError('InvalidRequest', summariseProblems(describe(errors, path)));
+  return instance;
 }

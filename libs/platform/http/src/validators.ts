@@ -30,3 +30,38 @@ export function IsNotBlank(options?: ValidationOptions) {
       validator: { validate: (value: unknown) => typeof value === 'string' && /[^\s\p{Cc}\p{Cf}]/u.test(value) },
     });
 }
+
+/** Stripe's metadata bounds: up to 50 keys of at most 40 characters, string values of at most 500. */
+export const METADATA_LIMITS = { keys: 50, keyLength: 40, valueLength: 500 } as const;
+
+/**
+ * A metadata object: string keys and string values within METADATA_LIMITS. With
+ * `removable`, a value may be null or "" (an update that removes the key).
+ */
+export function IsMetadata(options: { removable?: boolean } = {}, validation?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isMetadata',
+      target: target.constructor,
+      propertyName,
+      options: {
+        message: `must be an object of at most ${METADATA_LIMITS.keys} keys (each at most ${METADATA_LIMITS.keyLength} characters) with string values of at most ${METADATA_LIMITS.valueLength} characters${options.removable ? ' (null or "" removes a key)' : ''}`,
+        ...validation,
+      },
+      validator: {
+        validate: (value: unknown) => {
+          if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+          const entries = Object.entries(value);
+          return (
+            entries.length <= METADATA_LIMITS.keys &&
+            entries.every(
+              ([key, v]) =>
+                key.length > 0 &&
+                key.length <= METADATA_LIMITS.keyLength &&
+                ((typeof v === 'string' && v.length <= METADATA_LIMITS.valueLength) || (options.removable === true && v === null)),
+            )
+          );
+        },
+      },
+    });
+}

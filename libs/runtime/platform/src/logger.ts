@@ -2,7 +2,7 @@
 // Credentials never reach a log line: headers are not logged, and fields that
 // could carry a secret are redacted wherever they appear.
 import type { LoggerService } from '@nestjs/common';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -12,11 +12,15 @@ export const REDACTED_PATHS = [
   '*.accountNumber',
   '*.iban',
   '*.cardNumber',
+  '*.cvc',
+  '*.taxId',
   '*.password',
 ];
 
-export function createRootLogger(level: string): Logger {
-  return pino({ level, base: { service: 'money-movement' }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, timestamp: pino.stdTimeFunctions.isoTime });
+/** destination: where the lines go (stdout by default; the e2e suite reads them to check none carries a secret). */
+export function createRootLogger(level: string, destination?: DestinationStream): Logger {
+  const options = { level, base: { service: 'money-movement' }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, timestamp: pino.stdTimeFunctions.isoTime };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export class PinoNestLogger implements LoggerService {

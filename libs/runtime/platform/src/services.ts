@@ -4,7 +4,7 @@
 // process; distributed mode runs one per process.
 import type { Type } from '@nestjs/common';
 import { AccountsModule } from '@mm/accounts/api';
-import { Accounts1700000002000 } from '@mm/accounts/infrastructure';
+import { Accounts1700000002000, AccountsExternalAccounts1700000002100 } from '@mm/accounts/infrastructure';
 import type { ServiceName } from '@mm/contracts';
 import { GatewayModule } from '@mm/gateway/api';
 import {
@@ -48,7 +48,7 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
   accounts: {
     module: AccountsModule,
     // Alone, it learns of API keys from the gateway's events (platform.api_keys).
-    migrations: [PlatformApiKeys1700000000300, Accounts1700000002000],
+    migrations: [PlatformApiKeys1700000000300, Accounts1700000002000, AccountsExternalAccounts1700000002100],
     schema: 'accounts',
     consumes: ['gateway'],
   },

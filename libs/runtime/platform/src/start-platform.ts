@@ -6,7 +6,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController, type FastifyBaseLogger } from 'fastify';
-import type { Bindings, ChildLoggerOptions } from 'pino';
+import type { Bindings, ChildLoggerOptions, DestinationStream } from 'pino';
 import type { DataSource } from 'typeorm';
 import { SERVICE_NAMES, type ServiceName } from '@mm/contracts';
 import { routeToServices, serviceDocuments } from '@mm/gateway/api';
@@ -38,12 +38,14 @@ export interface StartOptions {
   host?: string;
   /** The services this process runs; all of them (platform mode) by default. */
   services?: readonly ServiceName[];
+  /** Where log lines go; stdout by default. */
+  logDestination?: DestinationStream;
 }
 
 export async function startPlatform(config: PlatformConfig, options: StartOptions = {}): Promise<RunningPlatform> {
   const services = options.services ?? SERVICE_NAMES;
   const platformMode = SERVICE_NAMES.every((s) => services.includes(s));
-  const logger = createRootLogger(config.MM_LOG_LEVEL);
+  const logger = createRootLogger(config.MM_LOG_LEVEL, options.logDestination);
   let embedded: EmbeddedDatabase | undefined;
   let url = config.DATABASE_URL;
   if (!url && !platformMode) throw new Error(`DATABASE_URL is not set: a service run alone (${services.join(', ')}) needs the database of the distributed run`);

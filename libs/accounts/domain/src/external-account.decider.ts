@@ -1,0 +1,155 @@
+// An external account (spec: External account; States/External account;
+// Events, operation to event tie 2). Created `pending`; `active` when
+// provisioning completes, `failed` when the provider rejects, screening hits or
+// provisioning times out; `invalid` from any status; deleted softly. Only
+// `label` and `metadata` change after creation: financial details are immutable.
+import { ApiError, type EventPayloads, type ExternalAccountFailure, type ExternalAccountStatus, type TypedEvent } from '@mm/contracts';
+import type { Decider } from '@mm/platform/decider';
+
+export type ExternalAccountEvent = TypedEvent<
+  | 'externalAccount.created'
+  | 'externalAccount.statusChanged'
+  | 'externalAccount.verified'
+  | 'externalAccount.declined'
+  | 'externalAccount.updated'
+  | 'externalAccount.deleted'
+>;
+
+/** The created event's payload, its `type` (the instrument's) named instrumentType beside the command's own type. */
+type Registration = Omit<EventPayloads['externalAccount.created'], 'createdAt' | 'type'> & { instrumentType: EventPayloads['externalAccount.created']['type'] };
+
+export type ExternalAccountCommand =
+  | ({ type: 'RegisterExternalAccount'; at: string } & Registration)
+  | { type: 'CompleteProvisioning'; at: string }
+  | { type: 'FailProvisioning'; failure: ExternalAccountFailure; at: string }
+  | { type: 'InvalidateExternalAccount'; failure: ExternalAccountFailure; at: string }
+  | { type: 'UpdateExternalAccount'; label?: string | null; metadata?: Record<string, string | null>; at: string }
+  | { type: 'DeleteExternalAccount'; at: string };
+
+export type ExternalAccountState =
+  | { status: 'none' }
+  | {
+      status: ExternalAccountStatus;
+      externalAccountId: string;
+      projectId: string;
+      label: string | null;
+      metadata: Record<string, string>;
+      failure: ExternalAccountFailure | null;
+      deleted: boolean;
+    };
+
+/** Stripe's metadata limits: enough for partners' references, bounded for storage. */
+export const METADATA_MAX_KEYS = 50;
+
+function evolve(state: ExternalAccountState, event: ExternalAccountEvent): ExternalAccountState {
+  if (event.type === 'externalAccount.created') {
+    const d = event.data;
+    return { status: 'pending', externalAccountId: d.externalAccountId, projectId: d.projectId, label: d.label, metadata: d.metadata, failure: null, deleted: false };
+  }
+  if (state.status === 'none') return state;
+  switch (event.type) {
+    case 'externalAccount.statusChanged':
+      return { ...state, status: event.data.status, failure: event.data.failure };
+    case 'externalAccount.updated':
+      return {
+        ...state,
+        label: event.data.label !== undefined ? event.data.label : state.label,
+        metadata: event.data.metadata ?? state.metadata,
+        failure: event.data.failure !== undefined ? event.data.failure : state.failure,
+      };
+    case 'externalAccount.deleted':
+      return { ...state, deleted: true };
+    case 'externalAccount.verified':
+    case 'externalAccount.declined':
+      return state;
+  }
+}
+
+function event<T extends ExternalAccountEvent['type']>(type: T, data: EventPayloads[T]): ExternalAccountEvent {
+  return { type, data } as ExternalAccountEvent;
+}
+
+function sameFailure(a: ExternalAccountFailure | null, b: ExternalAccountFailure | null): boolean {
+  return a?.code === b?.code && a?.message === b?.message;
+}
+
+/** Merges a metadata patch: a key set to null or "" is removed (as Stripe does). */
+export function mergeMetadata(current: Record<string, string>, patch: Record<string, string | null>): Record<string, string> {
+  const merged: Record<string, string> = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null || value === '') delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
+}
+
+function sameMetadata(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && b[k] === a[k]);
+}
+
+function decide(command: ExternalAccountCommand, state: ExternalAccountState): ExternalAccountEvent[] {
+  if (command.type === 'RegisterExternalAccount') {
+    if (state.status !== 'none') return [];
+    const { type: _command, instrumentType, at, ...registration } = command;
+    return [event('externalAccount.created', { ...registration, type: instrumentType, createdAt: at })];
+  }
+  if (state.status === 'none') throw new ApiError('ExternalAccountNotFound');
+  const { externalAccountId, projectId } = state;
+  const at = command.at;
+  switch (command.type) {
+    case 'CompleteProvisioning':
+      // A late provider answer after a failure, an invalidation or a deletion changes nothing.
+      if (state.status !== 'pending' || state.deleted) return [];
+      return [
+        event('externalAccount.statusChanged', { externalAccountId, projectId, status: 'active', previousStatus: 'pending', failure: null, at }),
+        event('externalAccount.verified', { externalAccountId, projectId, at }),
+      ];
+    case 'FailProvisioning':
+      if (state.status !== 'pending' || state.deleted) return [];
+      return [
+        event('externalAccount.statusChanged', { externalAccountId, projectId, status: 'failed', previousStatus: 'pending', failure: command.failure, at }),
+        event('externalAccount.declined', { externalAccountId, projectId, failure: command.failure, at }),
+        event('externalAccount.updated', { externalAccountId, projectId, changedFields: ['failure'], failure: command.failure, at }),
+      ];
+    case 'InvalidateExternalAccount':
+      if (state.status === 'invalid' || state.deleted) return [];
+      return [
+        event('externalAccount.statusChanged', { externalAccountId, projectId, status: 'invalid', previousStatus: state.status, failure: command.failure, at }),
+        ...(sameFailure(state.failure, command.failure)
+          ? []
+          : [event('externalAccount.updated', { externalAccountId, projectId, changedFields: ['failure'], failure: command.failure, at })]),
+      ];
+    case 'UpdateExternalAccount': {
+      if (state.deleted) throw new ApiError('ExternalAccountNotFound');
+      const changedFields: Array<'label' | 'metadata'> = [];
+      const data: EventPayloads['externalAccount.updated'] = { externalAccountId, projectId, changedFields, at };
+      if (command.label !== undefined && command.label !== state.label) {
+        changedFields.push('label');
+        data.label = command.label;
+      }
+      if (command.metadata !== undefined) {
+        const metadata = mergeMetadata(state.metadata, command.metadata);
+        if (Object.keys(metadata).length > METADATA_MAX_KEYS) {
+          throw new ApiError('InvalidRequest', `metadata: at most ${METADATA_MAX_KEYS} keys`);
+        }
+        if (!sameMetadata(metadata, state.metadata)) {
+          changedFields.push('metadata');
+          data.metadata = metadata;
+        }
+      }
+      return changedFields.length === 0 ? [] : [event('externalAccount.updated', data)];
+    }
+    case 'DeleteExternalAccount':
+      if (state.deleted) throw new ApiError('ExternalAccountNotFound');
+      return [event('externalAccount.deleted', { externalAccountId, projectId, at })];
+  }
+}
+
+export const externalAccountDecider: Decider<ExternalAccountCommand, ExternalAccountEvent, ExternalAccountState> = {
+  initialState: () => ({ status: 'none' }),
+  evolve,
+  decide,
+};
+
+export const externalAccountStreamId = (externalAccountId: string) => `external-account-${externalAccountId}`;
