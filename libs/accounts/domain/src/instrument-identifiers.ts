@@ -120,7 +120,8 @@ const BRANDS: Record<string, CardBrand> = {
 export function inspectCardNumber(value: string): { brand: CardBrand; last4: string } | { problem: Problem } {
   if (!/^[\d ]+$/.test(value)) return { problem: 'must contain digits only (spaces between groups are allowed)' };
   const number = value.replace(/ /g, '');
-  const result = cardValidator.number(number, { maxLength: 19 });
+  // Luhn for every brand: card-validator waives it for UnionPay unless told.
+  const result = cardValidator.number(number, { maxLength: 19, luhnValidateUnionPay: true });
   const card = result.card;
   if (!card) return { problem: 'is not the number of a card brand we recognise' };
   const brand = BRANDS[card.type];
