@@ -107,8 +107,19 @@ describe('fuzz: generated JSON on every route that takes a body', () => {
     const customer = await platform.request('POST', '/v0.13/customers', { token, body: { type: 'individual', firstName: 'Ada', lastName: 'Lovelace' } });
     const wallet = await platform.request('POST', `/v0.13/customers/${customer.body.id}/wallets`, { token, body: { asset: 'usdc', network: 'meridianchain' } });
     const project = await platform.admin('POST', '/projects', { body: { name: 'fuzzed' } });
+    const counterparty = await platform.request('POST', '/v0.13/counterparties', { token, body: { customerId: customer.body.id, entityType: 'business', businessName: 'Fuzz Ltd' } });
+    const account = await platform.request('POST', '/v0.13/external-accounts', {
+      token,
+      body: { owner: { kind: 'customer', customerId: customer.body.id }, type: 'bankUs', bankUs: { accountNumber: '123456789', routingNumber: '021000021' } },
+    });
     // A path parameter is filled with a real resource, so a body that validates reaches the handler.
-    const real: Record<string, string> = { customers: customer.body.id, wallets: wallet.body.id, projects: project.body.id };
+    const real: Record<string, string> = {
+      customers: customer.body.id,
+      wallets: wallet.body.id,
+      projects: project.body.id,
+      counterparties: counterparty.body.id,
+      'external-accounts': account.body.id,
+    };
     const document = (await platform.request('GET', '/openapi.json')).body;
     const components: Record<string, Schema> = document.components?.schemas ?? {};
     routes = Object.entries(document.paths as Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: Schema }> } }>>).flatMap(

@@ -59,8 +59,15 @@ export class RequestValidationPipe extends ValidationPipe {
  */
 export function validateObject<T extends object>(cls: Type<T>, value: unknown, path: string): T {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ApiError('InvalidRequest', path ? `${path}: must be an object` : 'the body must be a JSON object');
-  const instance = plainToInstance(cls, value);
-  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true, validationError: { target: false, value: false } });
+  let instance: T;
+  let errors: ValidationError[];
+  try {
+    instance = plainToInstance(cls, value);
+    errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true, validationError: { target: false, value: false } });
+  } catch {
+    // class-transformer cannot construct some shapes (an object whose `constructor` is not a function).
+    throw new ApiError('InvalidRequest', path ? `${path}: has a field of a shape it cannot have` : 'the body has a field of a shape it cannot have');
+  }
   if (errors.length > 0) throw new ApiError('InvalidRequest', summariseProblems(describe(errors, path)));
   return instance;
 }
