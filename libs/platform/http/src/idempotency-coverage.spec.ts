@@ -5,11 +5,12 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { IdempotencyCoverage } from './idempotency-coverage';
 import { Idempotent, IdempotencyInterceptor } from './idempotency.interceptor';
 import { NoIdempotencyKey } from './route-metadata';
+import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 
 /** Builds an application around one controller and reports whether it starts. */
 async function starts(controller: Type): Promise<true | string> {
-  @Module({ imports: [DiscoveryModule], controllers: [controller], providers: [IdempotencyCoverage, { provide: UnitOfWork, useValue: {} }, IdempotencyInterceptor] })
+  @Module({ imports: [DiscoveryModule], controllers: [controller], providers: [IdempotencyCoverage, { provide: UnitOfWork, useValue: {} }, { provide: PlatformConfig, useValue: {} }, IdempotencyInterceptor] })
   class TestModule {}
   const app = await NestFactory.create(TestModule, new FastifyAdapter(), { logger: false, abortOnError: false });
   try {

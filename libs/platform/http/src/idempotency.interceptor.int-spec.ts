@@ -7,12 +7,14 @@ import { APP_GUARD, APP_INTERCEPTOR, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Module } from '@nestjs/common';
 import { ApiError } from '@mm/contracts';
+import { loadConfig, PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { ConcurrencyError } from '@mm/platform/event-store';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { ErrorBodyFilter } from './error-body.filter';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import type { ApiRequest } from './request-context';
+import { SealedReplay } from './route-metadata';
 
 let db: TestDatabase;
 const behaviour = { failNext: false, conflictsBeforeSuccess: 0, delayMs: 0 };
@@ -48,10 +50,20 @@ class ThingsController {
   }
 }
 
+@Controller('secrets')
+class SecretsController {
+  @Post()
+  @SealedReplay()
+  create() {
+    return { secret: `whsec_${randomUUID()}` };
+  }
+}
+
 @Module({
-  controllers: [ThingsController],
+  controllers: [ThingsController, SecretsController],
   providers: [
     { provide: UnitOfWork, useFactory: () => db.uow },
+    { provide: PlatformConfig, useValue: loadConfig({ MM_SIGNING_KEY_ENCRYPTION_KEYS: `t1:${Buffer.alloc(32, 7).toString('base64')}` }) },
     { provide: APP_GUARD, useClass: TestProjectGuard },
     { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ],
@@ -132,5 +144,17 @@ describe('IdempotencyInterceptor on PostgreSQL', () => {
     const res = await post({ name: 'raced' }, randomUUID());
     expect(res.statusCode).toBe(201);
     expect(await rows('raced')).toBe(1);
+  });
+
+  it('keeps a response that carries a secret sealed, and replays it whole', async () => {
+    const key = randomUUID();
+    const send = () => app.inject({ method: 'POST', url: '/secrets', payload: {}, headers: { 'idempotency-key': key, 'x-project': 'prj_s' } });
+    const first = await send();
+    const again = await send();
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+    const [row] = await db.uow.query<{ body: string }>(`SELECT response_body::text AS body FROM platform.idempotency_keys WHERE scope = 'prj_s' AND key = $1`, [key]);
+    expect(row.body).not.toContain(first.json().secret);
+    expect(row.body).not.toContain('whsec_');
   });
 });

@@ -13,10 +13,11 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply } from 'fastify';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import { ApiError } from '@mm/contracts';
+import { PlatformConfig, signingKeyEncryptionRing, type KeyRing } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { isRetryable } from '@mm/platform/event-store';
 import type { ApiRequest } from './request-context';
-import { IDEMPOTENCY, type IdempotencyMode } from './route-metadata';
+import { IDEMPOTENCY, IDEMPOTENCY_SEALED, type IdempotencyMode } from './route-metadata';
 
 const MAX_ATTEMPTS = 5;
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
@@ -40,9 +41,21 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/** A stored response kept sealed (SealedReplay). */
+interface SealedBody {
+  sealed: string;
+  keyId: string;
+}
+
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  constructor(private readonly uow: UnitOfWork, private readonly reflector: Reflector) {}
+  private ring?: KeyRing;
+
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly reflector: Reflector,
+    private readonly config: PlatformConfig,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
@@ -63,10 +76,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const hash = createHash('sha256').update(`${request.method} ${path}\n${canonicalJson(request.body ?? null)}`).digest('hex');
     // The status Nest will send: the route's @HttpCode, else 201 for POST and 200 otherwise.
     const status = this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
-    return from(this.withRetry(() => this.once(scope, key, hash, status, reply, () => lastValueFrom(next.handle(), { defaultValue: undefined }))));
+    const sealed = this.reflector.get<boolean>(IDEMPOTENCY_SEALED, context.getHandler()) === true;
+    return from(this.withRetry(() => this.once(scope, key, hash, status, reply, sealed, () => lastValueFrom(next.handle(), { defaultValue: undefined }))));
   }
 
-  private async once(scope: string, key: string, hash: string, status: number, reply: FastifyReply, run: () => Promise<unknown>): Promise<unknown> {
+  private keyRing(): KeyRing {
+    return (this.ring ??= signingKeyEncryptionRing(this.config).ring);
+  }
+
+  private async once(scope: string, key: string, hash: string, status: number, reply: FastifyReply, sealed: boolean, run: () => Promise<unknown>): Promise<unknown> {
+    const context = `idempotent response ${scope} ${key}`;
     const [stored] = await this.uow.query<Claim>(`SELECT * FROM platform.claim_idempotency_key($1, $2)`, [scope, key]);
     if (!stored.locked) throw new ApiError('IdempotencyKeyInFlight', 'a request with this Idempotency-Key has not finished; retry shortly');
     if (stored.request_hash !== null) {
@@ -74,14 +93,19 @@ export class IdempotencyInterceptor implements NestInterceptor {
         throw new ApiError('IdempotencyKeyReused', 'this Idempotency-Key was used with a different request; use a new key');
       }
       void reply.status(stored.response_status!).header('idempotent-replayed', 'true');
-      return stored.response_body;
+      if (!sealed) return stored.response_body;
+      const { sealed: ciphertext, keyId } = stored.response_body as SealedBody;
+      return JSON.parse(this.keyRing().open(keyId, Buffer.from(ciphertext, 'base64'), context, context).toString('utf8'));
     }
     const result = await run();
     // The body as it will be serialised (class instances become plain JSON).
     const body = result === undefined ? null : JSON.parse(JSON.stringify(result));
+    const kept: unknown = sealed
+      ? ({ sealed: this.keyRing().seal(Buffer.from(JSON.stringify(body), 'utf8'), context).toString('base64'), keyId: this.keyRing().currentId } satisfies SealedBody)
+      : body;
     await this.uow.query(
       `INSERT INTO platform.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ($1, $2, $3, $4, $5::jsonb)`,
-      [scope, key, hash, status, JSON.stringify(body)],
+      [scope, key, hash, status, JSON.stringify(kept)],
     );
     return body;
   }

@@ -20,3 +20,11 @@ export const OptionalIdempotencyKey = () => SetMetadata(IDEMPOTENCY, 'optional' 
 export const SANDBOX_ONLY = 'mm:sandbox-only';
 /** Simulation routes: 404 in production. */
 export const SandboxOnly = () => SetMetadata(SANDBOX_ONLY, true);
+
+export const IDEMPOTENCY_SEALED = 'mm:idempotency-sealed';
+/**
+ * The response carries a secret shown once (a webhook signing key): the idempotency record keeps
+ * it sealed with the key ring, so a retry with the same key still gets it and the table never
+ * holds it in the clear.
+ */
+export const SealedReplay = () => SetMetadata(IDEMPOTENCY_SEALED, true);
