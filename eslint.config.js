@@ -13,7 +13,8 @@ const constraints = (forTests) => [
   scope('platform', ['platform', 'contracts']),
   scope('gateway', ['gateway', 'platform', 'contracts']),
   scope('accounts', ['accounts', 'platform', 'contracts']),
-  scope('app', ['app', 'gateway', 'accounts', 'platform', 'contracts']),
+  scope('webhooks', ['webhooks', 'platform', 'contracts']),
+  scope('app', ['app', 'gateway', 'accounts', 'webhooks', 'platform', 'contracts']),
   ...[
     ['pure', ['pure']],
     ['contracts', ['pure']],

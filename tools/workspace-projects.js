@@ -10,6 +10,7 @@ const projects = [
   // Distributed mode: one app per service (libs/contracts SERVICE_NAMES).
   ['apps/gateway', 'gateway-app', 'scope:app', 'type:app'],
   ['apps/accounts', 'accounts-app', 'scope:app', 'type:app'],
+  ['apps/webhooks', 'webhooks-app', 'scope:app', 'type:app'],
   // Composition of every service into one process: what apps, e2e tests and the benchmark start.
   ['libs/runtime/platform', 'runtime-platform', 'scope:app', 'type:runtime', '@mm/runtime/platform'],
   ['test-e2e', 'e2e', 'scope:app', 'type:e2e'],
@@ -28,6 +29,10 @@ const projects = [
   ]),
   ...['domain', 'application', 'api', 'infrastructure'].map((t) => [
     `libs/accounts/${t}`, `accounts-${t}`, 'scope:accounts', `type:${t === 'infrastructure' ? 'infra' : t}`, `@mm/accounts/${t}`,
+  ]),
+  ['libs/accounts/testing', 'accounts-testing', 'scope:accounts', 'type:testing', '@mm/accounts/testing'],
+  ...['domain', 'application', 'api', 'infrastructure'].map((t) => [
+    `libs/webhooks/${t}`, `webhooks-${t}`, 'scope:webhooks', `type:${t === 'infrastructure' ? 'infra' : t}`, `@mm/webhooks/${t}`,
   ]),
 ];
 

@@ -3,7 +3,8 @@
 import 'reflect-metadata';
 import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
-import { startPlatform } from '@mm/runtime/platform';
+import { SERVICES, startPlatform } from '@mm/runtime/platform';
+import { SERVICE_NAMES } from '@mm/contracts';
 import { loadConfig, signingKeyEncryptionRing } from '@mm/platform/config';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
 import { startDistributedProcesses, type PlatformHandle, type Queryable } from './distributed-processes';
@@ -46,15 +47,17 @@ function distributedKafka(databaseUrl: string): Record<string, string> {
 }
 let warnedNoKafka = false;
 
-/** Whether the accounts group has committed every message of the topics it reads. */
+/** Whether every service's consumer group has committed every message of the topics it reads. */
 async function consumersCaughtUp(admin: Admin, prefix: string): Promise<boolean> {
-  const topics = [`${prefix}.accounts.events`, `${prefix}.gateway.events`];
-  const committed = await admin.fetchOffsets({ groupId: `${prefix}.accounts`, topics });
-  for (const { topic, partitions } of committed) {
-    const ends = await admin.fetchTopicOffsets(topic);
-    for (const end of ends) {
-      const at = partitions.find((p) => p.partition === end.partition)?.offset ?? '-1';
-      if (Number(at === '-1' ? end.low : at) < Number(end.high)) return false;
+  for (const service of SERVICE_NAMES.filter((s) => s !== 'gateway')) {
+    const topics = [SERVICES[service].schema, ...SERVICES[service].consumes].map((schema) => `${prefix}.${schema}.events`);
+    const committed = await admin.fetchOffsets({ groupId: `${prefix}.${service}`, topics });
+    for (const { topic, partitions } of committed) {
+      const ends = await admin.fetchTopicOffsets(topic);
+      for (const end of ends) {
+        const at = partitions.find((p) => p.partition === end.partition)?.offset ?? '-1';
+        if (Number(at === '-1' ? end.low : at) < Number(end.high)) return false;
+      }
     }
   }
   return true;
@@ -140,7 +143,7 @@ export class TestPlatform {
     const relayed = (schema: string) =>
       `(SELECT coalesce(max(global_position), 0) FROM ${schema}.events) <= coalesce((SELECT global_position FROM platform.subscription_checkpoints
           WHERE subscription = 'kafka-relay:${schema}' AND source = '${schema}'), 0)`;
-    const [row] = await this.db.query<{ caught_up: boolean }>(`SELECT ${relayed('gateway')} AND ${relayed('accounts')} AS caught_up`);
+    const [row] = await this.db.query<{ caught_up: boolean }>(`SELECT ${SERVICE_NAMES.map((s) => relayed(SERVICES[s].schema)).join(' AND ')} AS caught_up`);
     return row.caught_up;
   }
 

@@ -77,6 +77,12 @@ export const ERROR_CATALOGUE = {
   CounterpartyNotFound: { code: 11201, status: 404, msg: 'counterparty not found', when: 'no such counterparty in this project, or it was deleted' },
   CounterpartyHasActiveExternalAccounts: { code: 11202, status: 409, msg: 'counterparty still owns active external accounts', when: 'DELETE of a counterparty that owns active (or pending) external accounts; delete those first' },
   CounterpartyFieldsInvalid: { code: 11203, status: 422, msg: 'counterparty fields do not match entityType', when: 'an individual without firstName and lastName or with businessName, or a business without businessName or with a first or last name' },
+
+  // Webhooks (12000-12099)
+  InvalidWebhookID: { code: 12000, status: 400, msg: 'invalid webhook_id', when: 'a webhook endpoint id is malformed' },
+  WebhookNotFound: { code: 12001, status: 404, msg: 'webhook endpoint not found', when: 'no such webhook endpoint in this project, or it was deleted' },
+  InvalidWebhookUrl: { code: 12002, status: 422, msg: 'invalid webhook url', when: 'the url is not http(s), has credentials or a fragment, or (in production) points at a loopback, link-local or private address' },
+  UnknownEventType: { code: 12003, status: 422, msg: 'unknown event type', when: 'a subscription names an event that is not in the catalogue; use `*` for every partner-visible event' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorName = keyof typeof ERROR_CATALOGUE;

@@ -112,7 +112,33 @@ export interface EventPayloads {
     at: string;
   };
   'counterparty.deleted': { counterpartyId: string; projectId: string; at: string };
+
+  // webhooks: endpoints (spec: Webhook endpoint and delivery). The signing key is never in an event.
+  'webhookEndpoint.created': {
+    webhookId: string;
+    projectId: string;
+    url: string;
+    subscriptions: string[];
+    timeoutMs: number;
+    notifyThresholdSecs: number;
+    description: string | null;
+    createdAt: string;
+  };
+  'webhookEndpoint.updated': {
+    webhookId: string;
+    projectId: string;
+    changedFields: string[];
+    changes: Partial<Pick<EventPayloads['webhookEndpoint.created'], 'url' | 'subscriptions' | 'timeoutMs' | 'notifyThresholdSecs' | 'description'>>;
+    at: string;
+  };
+  'webhookEndpoint.enabled': { webhookId: string; projectId: string; previousStatus: WebhookEndpointStatus; at: string };
+  'webhookEndpoint.disabled': { webhookId: string; projectId: string; previousStatus: WebhookEndpointStatus; at: string };
+  /** A new signing key replaced the old one, which stops verifying at once. */
+  'webhookEndpoint.signingKeyRotated': { webhookId: string; projectId: string; at: string };
+  'webhookEndpoint.deleted': { webhookId: string; projectId: string; at: string };
 }
+
+export type WebhookEndpointStatus = 'enabled' | 'disabled' | 'suspended';
 
 export type ExternalAccountType = 'bankUs' | 'bankIban' | 'bankCanada' | 'card' | 'walletExternal';
 export const EXTERNAL_ACCOUNT_TYPES: readonly ExternalAccountType[] = ['bankUs', 'bankIban', 'bankCanada', 'card', 'walletExternal'];

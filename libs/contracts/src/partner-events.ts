@@ -24,3 +24,35 @@ export const PARTNER_EVENTS: Partial<Record<EventType, readonly string[]>> = {
 export function partnerEventsFor(type: string): readonly string[] {
   return PARTNER_EVENTS[type as EventType] ?? [];
 }
+
+/**
+ * Every partner-visible event of the spec's catalogue (spec: Events / Catalog). Subscriptions name
+ * these or `*`; events of resources not built yet are still valid subscriptions.
+ */
+export const PARTNER_EVENT_CATALOGUE: readonly string[] = [
+  'transaction.statusChanged',
+  'cashIn.created',
+  'cashIn.completed',
+  'cashIn.expired',
+  'cashIn.updated',
+  ...['created', 'provisioned', 'active', 'frozen', 'closed', 'deleted', 'failed', 'statusChanged', 'updated'].map((e) => `virtualAccount.${e}`),
+  ...['pending', 'settled', 'failed', 'returned'].map((e) => `virtualAccount.deposit.${e}`),
+  ...['initiated', 'pending', 'settled', 'failed'].map((e) => `virtualAccount.cryptoTransfer.${e}`),
+  ...['initiated', 'pending', 'settled', 'failed'].map((e) => `virtualAccount.fiatTransfer.${e}`),
+  ...['created', 'active', 'frozen', 'closed', 'failed', 'statusChanged', 'updated'].map((e) => `depositAddress.${e}`),
+  ...['pending', 'settled', 'failed', 'needs_attribution'].map((e) => `deposit_address.crypto_deposit.${e}`),
+  ...['ach_payout', 'wire_payout', 'intl_wire_payout'].flatMap((leg) => ['initiated', 'pending', 'settled', 'failed', 'returned'].map((e) => `deposit_address.${leg}.${e}`)),
+  ...['initiated', 'pending', 'settled', 'failed'].map((e) => `deposit_address.crypto_payout.${e}`),
+  ...['created', 'verified', 'declined', 'deleted', 'statusChanged', 'updated'].map((e) => `externalAccount.${e}`),
+  'counterparty.statusChanged',
+  'endorsement.updated',
+  'endorsement.active',
+  'wallet.provisioned',
+  'transaction.fiatToCrypto.underReview',
+  'transaction.cryptoToFiat.underReview',
+  'transaction.cryptoToCrypto.underReview',
+  'webhook.test',
+];
+
+/** Compliance review events: partner-visible, but only to endpoints that name them (not `*`). */
+export const COMPLIANCE_REVIEW_EVENTS: readonly string[] = ['transaction.fiatToCrypto.underReview', 'transaction.cryptoToFiat.underReview', 'transaction.cryptoToCrypto.underReview'];

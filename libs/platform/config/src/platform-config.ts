@@ -127,6 +127,10 @@ export class PlatformConfig {
   @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_ACCOUNTS_URL must be an http(s) URL' })
   MM_SERVICE_ACCOUNTS_URL?: string;
 
+  /** Distributed mode, the gateway: where the webhooks service listens. */
+  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_WEBHOOKS_URL must be an http(s) URL' })
+  MM_SERVICE_WEBHOOKS_URL?: string;
+
   /** Distributed mode, the gateway: longest wait for a service's answer before 503. */
   @Transform(toInt) @IsInt() @Min(100)
   MM_GATEWAY_UPSTREAM_TIMEOUT_MS = 10_000;
@@ -148,7 +152,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const known = Object.keys(new PlatformConfig());
   const input: Record<string, string> = {};
   // Optional variables have no default, so they are not own keys of a fresh instance.
-  const optional = ['HOST', 'DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_BOOTSTRAP_API_KEY', 'MM_BOOTSTRAP_API_SECRET', 'MM_SECRET_HASH_KEY', 'MM_SIGNING_KEY_ENCRYPTION_KEYS', 'MM_RISK_CLIENT_ID', 'KAFKA_BROKERS', 'MM_GATEWAY_URL', 'MM_SERVICE_ACCOUNTS_URL'];
+  const optional = ['HOST', 'DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_BOOTSTRAP_API_KEY', 'MM_BOOTSTRAP_API_SECRET', 'MM_SECRET_HASH_KEY', 'MM_SIGNING_KEY_ENCRYPTION_KEYS', 'MM_RISK_CLIENT_ID', 'KAFKA_BROKERS', 'MM_GATEWAY_URL', 'MM_SERVICE_ACCOUNTS_URL', 'MM_SERVICE_WEBHOOKS_URL'];
   for (const key of [...known, ...optional]) {
     const value = env[key];
     if (value !== undefined && value !== '') input[key] = value;

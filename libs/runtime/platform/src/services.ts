@@ -17,6 +17,8 @@ import { PlatformApiKeys1700000000300 } from '@mm/platform/auth';
 import { PlatformClock1700000000200, PlatformClockChanges1700000000210 } from '@mm/platform/clock';
 import type { MigrationClass } from '@mm/platform/database';
 import { PlatformSubscriptions1700000000000 } from '@mm/platform/event-store';
+import { WebhooksModule } from '@mm/webhooks/api';
+import { Webhooks1700000003000 } from '@mm/webhooks/infrastructure';
 import { PlatformIdempotency1700000000100, PlatformIdempotencyClaim1700000000110 } from '@mm/platform/http';
 
 /** The platform schema every application has: checkpoints, idempotency keys, clocks, timers. */
@@ -51,6 +53,13 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
     migrations: [PlatformApiKeys1700000000300, Accounts1700000002000, AccountsExternalAccounts1700000002100],
     schema: 'accounts',
     consumes: ['gateway'],
+  },
+  webhooks: {
+    module: WebhooksModule,
+    migrations: [PlatformApiKeys1700000000300, Webhooks1700000003000],
+    schema: 'webhooks',
+    // Every partner-visible event is fanned out from the other services' logs.
+    consumes: ['gateway', 'accounts'],
   },
 };
 

@@ -1,0 +1,150 @@
+// Webhook endpoints (spec: Endpoints / Webhooks; Webhook endpoint and delivery).
+// The signing key is made, sealed and stored in the command's transaction and
+// returned once: by create, and by rotate-key.
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '@mm/contracts';
+import {
+  unknownSubscriptions,
+  WEBHOOK_DEFAULTS,
+  webhookEndpointDecider,
+  webhookEndpointStreamId,
+  type WebhookEndpointCommand,
+  type WebhookEndpointEvent,
+  type WebhookEndpointSettings,
+} from '@mm/webhooks/domain';
+import { WebhooksReadModels, WebhookSigningKeys, type EndpointRow } from '@mm/webhooks/infrastructure';
+import { ProjectClock } from '@mm/platform/clock';
+import { PlatformConfig } from '@mm/platform/config';
+import { UnitOfWork } from '@mm/platform/database';
+import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
+import { isId, newId } from '@mm/platform/ids';
+import { checkWebhookUrl } from './webhook-url-policy';
+import { WebhooksEventStore } from './webhooks-event-store';
+
+export type WebhookEndpointInput = Partial<WebhookEndpointSettings>;
+
+@Injectable()
+export class WebhookEndpointsService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly store: WebhooksEventStore,
+    private readonly readModels: WebhooksReadModels,
+    private readonly signingKeys: WebhookSigningKeys,
+    private readonly clock: ProjectClock,
+    private readonly config: PlatformConfig,
+  ) {}
+
+  async require(projectId: string, id: string): Promise<EndpointRow> {
+    if (!isId('webhook', id)) throw new ApiError('InvalidWebhookID', `"${id.slice(0, 64)}" is not a webhook endpoint id (wh_…)`);
+    const row = await this.readModels.endpoint(projectId, id);
+    if (!row) throw new ApiError('WebhookNotFound');
+    return row;
+  }
+
+  async create(projectId: string, input: WebhookEndpointInput & { url: string; subscriptions: string[] }): Promise<{ endpoint: EndpointRow; signingKey: string }> {
+    const settings = this.checked(input);
+    return runCommand(this.uow, async () => {
+      const webhookId = newId('webhook');
+      const at = (await this.clock.now(projectId)).toISOString();
+      const { row } = await this.execute(
+        projectId,
+        webhookId,
+        {
+          type: 'CreateWebhookEndpoint',
+          webhookId,
+          projectId,
+          url: settings.url!,
+          subscriptions: settings.subscriptions!,
+          timeoutMs: settings.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs,
+          notifyThresholdSecs: settings.notifyThresholdSecs ?? WEBHOOK_DEFAULTS.notifyThresholdSecs,
+          description: settings.description ?? null,
+          at,
+        },
+        { newStream: true },
+      );
+      return { endpoint: row!, signingKey: await this.signingKeys.issue(webhookId, at) };
+    });
+  }
+
+  async update(projectId: string, id: string, input: WebhookEndpointInput): Promise<EndpointRow> {
+    const changes = this.checked(input);
+    return this.run(projectId, id, (at) => ({ type: 'UpdateWebhookEndpoint', changes, at }));
+  }
+
+  enable(projectId: string, id: string): Promise<EndpointRow> {
+    return this.run(projectId, id, (at) => ({ type: 'EnableWebhookEndpoint', at }));
+  }
+
+  disable(projectId: string, id: string): Promise<EndpointRow> {
+    return this.run(projectId, id, (at) => ({ type: 'DisableWebhookEndpoint', at }));
+  }
+
+  async rotateKey(projectId: string, id: string): Promise<{ endpoint: EndpointRow; signingKey: string }> {
+    return runCommand(this.uow, async () => {
+      const before = await this.require(projectId, id);
+      const at = (await this.clock.now(projectId)).toISOString();
+      const { row } = await this.execute(projectId, id, { type: 'RotateSigningKey', at });
+      return { endpoint: row ?? before, signingKey: await this.signingKeys.issue(id, at) };
+    });
+  }
+
+  async delete(projectId: string, id: string): Promise<void> {
+    await this.run(projectId, id, (at) => ({ type: 'DeleteWebhookEndpoint', at }));
+  }
+
+  private async run(projectId: string, id: string, command: (at: string) => WebhookEndpointCommand): Promise<EndpointRow> {
+    return runCommand(this.uow, async () => {
+      const before = await this.require(projectId, id);
+      const at = (await this.clock.now(projectId)).toISOString();
+      const { row } = await this.execute(projectId, id, command(at));
+      return row ?? before;
+    });
+  }
+
+  /** Spec Limits 5 and the URL policy; the DTO has checked types and ranges. */
+  private checked(input: WebhookEndpointInput): WebhookEndpointInput {
+    const settings: WebhookEndpointInput = { ...input };
+    if (input.url !== undefined) settings.url = checkWebhookUrl(input.url, this.config.MM_ENVIRONMENT === 'production');
+    if (input.subscriptions !== undefined) {
+      const unknown = unknownSubscriptions(input.subscriptions);
+      if (unknown.length > 0) throw new ApiError('UnknownEventType', `subscriptions: ${unknown.slice(0, 5).map((n) => JSON.stringify(n.slice(0, 80))).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in the event catalogue`);
+      settings.subscriptions = [...new Set(input.subscriptions)];
+    }
+    return settings;
+  }
+
+  private execute(projectId: string, id: string, command: WebhookEndpointCommand, options?: DecideOptions) {
+    return decideAndAppend(this.store, webhookEndpointStreamId(id), webhookEndpointDecider, command, { projectId }, (event) => this.project(event), options);
+  }
+
+  private async project(event: RecordedEvent & WebhookEndpointEvent): Promise<EndpointRow | undefined> {
+    const version = event.streamVersion;
+    switch (event.type) {
+      case 'webhookEndpoint.created': {
+        const d = event.data;
+        return this.readModels.insertEndpoint({
+          id: d.webhookId,
+          project_id: d.projectId,
+          url: d.url,
+          subscriptions: d.subscriptions,
+          timeout_ms: d.timeoutMs,
+          notify_threshold_secs: d.notifyThresholdSecs,
+          description: d.description,
+          version,
+          at: d.createdAt,
+        });
+      }
+      case 'webhookEndpoint.updated':
+        return this.readModels.updateEndpoint(event.data.projectId, event.data.webhookId, event.data.changes, version, event.data.at);
+      case 'webhookEndpoint.enabled':
+        return this.readModels.setEndpointStatus(event.data.projectId, event.data.webhookId, 'enabled', version, event.data.at);
+      case 'webhookEndpoint.disabled':
+        return this.readModels.setEndpointStatus(event.data.projectId, event.data.webhookId, 'disabled', version, event.data.at);
+      case 'webhookEndpoint.signingKeyRotated':
+        return this.readModels.touchEndpoint(event.data.projectId, event.data.webhookId, version, event.data.at);
+      case 'webhookEndpoint.deleted':
+        await this.readModels.markEndpointDeleted(event.data.projectId, event.data.webhookId, version, event.data.at);
+        return undefined;
+    }
+  }
+}

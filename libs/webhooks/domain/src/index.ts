@@ -1,0 +1,2 @@
+export * from './webhook-endpoint.decider';
+export * from './subscriptions';

@@ -1,0 +1,49 @@
+// Endpoint signing keys (API-CONTRACT: Webhooks on the wire): `whsec_` and the
+// base64 of 32 random bytes, shown once; stored sealed with the key ring under
+// a context naming the endpoint, so a sealed key cannot be moved to another row.
+import { randomBytes } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { PlatformConfig, signingKeyEncryptionRing, type KeyRing } from '@mm/platform/config';
+import { UnitOfWork } from '@mm/platform/database';
+
+const context = (webhookId: string) => `webhook signing key ${webhookId}`;
+
+@Injectable()
+export class WebhookSigningKeys {
+  private readonly logger = new Logger('webhook-signing-keys');
+  private ring?: KeyRing;
+
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly config: PlatformConfig,
+  ) {}
+
+  /** A new key for the endpoint, retiring the current one at once; returns it (the only time it is shown). */
+  async issue(webhookId: string, at: string): Promise<string> {
+    const key = `whsec_${randomBytes(32).toString('base64')}`;
+    const ring = this.keyRing();
+    await this.uow.query(`UPDATE webhooks.signing_keys SET retired_at = $2 WHERE webhook_id = $1 AND retired_at IS NULL`, [webhookId, at]);
+    await this.uow.query(
+      `INSERT INTO webhooks.signing_keys (webhook_id, encryption_key_id, key_sealed, created_at) VALUES ($1, $2, $3, $4)`,
+      [webhookId, ring.currentId, ring.seal(Buffer.from(key, 'utf8'), context(webhookId)), at],
+    );
+    return key;
+  }
+
+  /** The endpoint's current key, to sign a delivery. */
+  async current(webhookId: string): Promise<string | undefined> {
+    const [row] = await this.uow.query<{ encryption_key_id: string; key_sealed: Buffer }>(
+      `SELECT encryption_key_id, key_sealed FROM webhooks.signing_keys WHERE webhook_id = $1 AND retired_at IS NULL`,
+      [webhookId],
+    );
+    return row ? this.keyRing().open(row.encryption_key_id, row.key_sealed, context(webhookId), context(webhookId)).toString('utf8') : undefined;
+  }
+
+  private keyRing(): KeyRing {
+    if (this.ring) return this.ring;
+    const { ring, generated, warning } = signingKeyEncryptionRing(this.config);
+    if (generated) this.logger.log(`generated the signing key encryption key in ${generated}`);
+    if (warning) this.logger.warn(warning);
+    return (this.ring = ring);
+  }
+}
