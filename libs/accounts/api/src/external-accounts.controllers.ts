@@ -85,7 +85,7 @@ export class ExternalAccountsController {
   async createCard(@ProjectId() projectId: string, @Body() body: CreateCardRequest): Promise<ExternalAccountResponse> {
     if (body.card === undefined || body.card === null) throw new ApiError('ExternalAccountTypeMismatch', 'card: required');
     const card = validateObject(CardRequest, body.card, 'card');
-    if (card.billingAddress !== undefined && body.billingAddress !== undefined) {
+    if (card.billingAddress != null && body.billingAddress != null) {
       throw new ApiError('InvalidRequest', 'billingAddress: give it once, inside card or at the top level');
     }
     const instrument: InstrumentInput = { type: 'card', card: { ...card, billingAddress: card.billingAddress ?? body.billingAddress } };

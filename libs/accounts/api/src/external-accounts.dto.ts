@@ -6,7 +6,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { EXTERNAL_ACCOUNT_TYPES, type ExternalAccountStatus, type ExternalAccountType } from '@mm/contracts';
-import { IsMetadata, IsNotBlank, ListQuery } from '@mm/platform/http';
+import { IsMetadata, IsNotBlank, IsOptionalNotNull, ListQuery } from '@mm/platform/http';
 
 export class OwnerRequest {
   @ApiProperty({ enum: ['customer', 'counterparty'] }) @IsIn(['customer', 'counterparty'], { message: 'kind must be customer or counterparty' })
@@ -100,7 +100,7 @@ export class UpdateExternalAccountRequest {
   label?: string | null;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true }, description: 'merged; null or "" removes a key' })
-  @IsOptional() @IsMetadata({ removable: true })
+  @IsOptionalNotNull() @IsMetadata({ removable: true })
   metadata?: Record<string, string | null>;
 }
 

@@ -158,7 +158,7 @@ export function describeInstrument(input: InstrumentInput, holderName: string, n
       check('InvalidIban', 'bankIban.iban', ibanProblem(iban));
       check('InvalidBic', 'bankIban.BIC', bicProblem(b.BIC));
       const derived = ibanCountry(iban);
-      if (b.countryCode !== undefined) {
+      if (b.countryCode !== undefined && b.countryCode !== null) {
         const given = b.countryCode.trim().toUpperCase();
         if (!isCountryCode(given)) refuse('CountryCodeMismatch', 'bankIban.countryCode', 'must be an ISO 3166-1 alpha-2 country code');
         if (given !== derived) refuse('CountryCodeMismatch', 'bankIban.countryCode', `is ${given} but the IBAN is of ${derived}; omit countryCode to derive it from the IBAN`);

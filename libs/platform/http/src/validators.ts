@@ -1,4 +1,4 @@
-import { registerDecorator, type ValidationOptions } from 'class-validator';
+import { registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
 import { dec, isDecimalString } from '@mm/platform/money';
 
 /** A decimal string amount (no exponent, no float), strictly positive, with at most `scale` decimals. */
@@ -65,3 +65,9 @@ export function IsMetadata(options: { removable?: boolean } = {}, validation?: V
       },
     });
 }
+
+/**
+ * Optional, but not nullable: absent skips the field's checks, null goes through them (and fails).
+ * IsOptional lets null through, which a column that is NOT NULL would then refuse with a 500.
+ */
+export const IsOptionalNotNull = () => ValidateIf((_object: object, value: unknown) => value !== undefined);

@@ -2,16 +2,16 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import type { WebhookEndpointStatus } from '@mm/contracts';
 import { WEBHOOK_DEFAULTS } from '@mm/webhooks/domain';
-import { IsNotBlank } from '@mm/platform/http';
+import { IsNotBlank, IsOptionalNotNull } from '@mm/platform/http';
 import { MAX_URL_LENGTH } from '@mm/webhooks/application';
 
 class WebhookSettingsRequest {
   @ApiPropertyOptional({ minimum: 1, maximum: WEBHOOK_DEFAULTS.maxTimeoutMs, default: WEBHOOK_DEFAULTS.timeoutMs, description: 'from connect through response' })
-  @IsOptional() @IsInt() @Min(1) @Max(WEBHOOK_DEFAULTS.maxTimeoutMs)
+  @IsOptionalNotNull() @IsInt() @Min(1) @Max(WEBHOOK_DEFAULTS.maxTimeoutMs)
   timeoutMs?: number;
 
   @ApiPropertyOptional({ minimum: WEBHOOK_DEFAULTS.minNotifyThresholdSecs, maximum: WEBHOOK_DEFAULTS.maxNotifyThresholdSecs, default: WEBHOOK_DEFAULTS.notifyThresholdSecs })
-  @IsOptional() @IsInt() @Min(WEBHOOK_DEFAULTS.minNotifyThresholdSecs) @Max(WEBHOOK_DEFAULTS.maxNotifyThresholdSecs)
+  @IsOptionalNotNull() @IsInt() @Min(WEBHOOK_DEFAULTS.minNotifyThresholdSecs) @Max(WEBHOOK_DEFAULTS.maxNotifyThresholdSecs)
   notifyThresholdSecs?: number;
 
   @ApiPropertyOptional({ maxLength: 500, nullable: true }) @IsOptional() @IsString() @MaxLength(500)
@@ -28,10 +28,10 @@ export class CreateWebhookRequest extends WebhookSettingsRequest {
 }
 
 export class UpdateWebhookRequest extends WebhookSettingsRequest {
-  @ApiPropertyOptional({ maxLength: MAX_URL_LENGTH }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(MAX_URL_LENGTH)
+  @ApiPropertyOptional({ maxLength: MAX_URL_LENGTH }) @IsOptionalNotNull() @IsString() @IsNotBlank() @MaxLength(MAX_URL_LENGTH)
   url?: string;
 
-  @ApiPropertyOptional({ type: [String] }) @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(200) @IsString({ each: true }) @MaxLength(100, { each: true })
+  @ApiPropertyOptional({ type: [String] }) @IsOptionalNotNull() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(200) @IsString({ each: true }) @MaxLength(100, { each: true })
   subscriptions?: string[];
 }
 
