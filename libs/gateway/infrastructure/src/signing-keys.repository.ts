@@ -7,7 +7,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { KeysetUnavailableError, type SigningKeyset } from '@mm/platform/auth';
-import { PlatformConfig, signingKeyEncryptionRing, type KeyRing } from '@mm/platform/config';
+import { lazyKeyRing, PlatformConfig, type KeyRing } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 
 interface SigningKeyRow {
@@ -33,9 +33,11 @@ export class SigningKeys implements SigningKeyset, OnModuleInit {
   private publicKeys = new Map<string, KeyObject>();
   private lastLoad = 0;
   private active?: { kid: string; privateKey: KeyObject };
-  private ring?: KeyRing;
+  private readonly keyRing: () => KeyRing;
 
-  constructor(private readonly uow: UnitOfWork, private readonly config: PlatformConfig) {}
+  constructor(private readonly uow: UnitOfWork, config: PlatformConfig) {
+    this.keyRing = lazyKeyRing(config, this.logger);
+  }
 
   /**
    * Start-up: every stored private key must open under the configured ring, and
@@ -85,13 +87,6 @@ export class SigningKeys implements SigningKeyset, OnModuleInit {
     return this.active;
   }
 
-  private keyRing(): KeyRing {
-    if (this.ring) return this.ring;
-    const { ring, generated, warning } = signingKeyEncryptionRing(this.config);
-    if (generated) this.logger.log(`generated the signing key encryption key in ${generated}`);
-    if (warning) this.logger.warn(warning);
-    return (this.ring = ring);
-  }
 
   /** The PKCS#8 DER of a stored private key. */
   private open(row: PrivateKeyRow): Buffer {

@@ -108,3 +108,18 @@ export function signingKeyEncryptionRing(config: PlatformConfig): { ring: KeyRin
     : undefined;
   return { ring, generated, warning };
 }
+
+/**
+ * The ring, read (or, on a sandbox without the variable, generated) on first use and then kept;
+ * `log` hears where a generated ring was written and any warning.
+ */
+export function lazyKeyRing(config: PlatformConfig, log: { log(message: string): void; warn(message: string): void }): () => KeyRing {
+  let ring: KeyRing | undefined;
+  return () => {
+    if (ring) return ring;
+    const loaded = signingKeyEncryptionRing(config);
+    if (loaded.generated) log.log(`generated the signing key encryption key in ${loaded.generated}`);
+    if (loaded.warning) log.warn(loaded.warning);
+    return (ring = loaded.ring);
+  };
+}

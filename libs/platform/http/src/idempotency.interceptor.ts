@@ -7,13 +7,13 @@
 // duplicate finds the stored row and replays it. A crash leaves no marker behind.
 // Failed requests store nothing: retrying them with the same key runs them again.
 import { createHash } from 'node:crypto';
-import { Injectable, UseInterceptors, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { Injectable, Logger, UseInterceptors, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply } from 'fastify';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import { ApiError } from '@mm/contracts';
-import { PlatformConfig, signingKeyEncryptionRing, type KeyRing } from '@mm/platform/config';
+import { lazyKeyRing, PlatformConfig, type KeyRing } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { isRetryable } from '@mm/platform/event-store';
 import type { ApiRequest } from './request-context';
@@ -49,13 +49,15 @@ interface SealedBody {
 
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  private ring?: KeyRing;
+  private readonly keyRing: () => KeyRing;
 
   constructor(
     private readonly uow: UnitOfWork,
     private readonly reflector: Reflector,
-    private readonly config: PlatformConfig,
-  ) {}
+    config: PlatformConfig,
+  ) {
+    this.keyRing = lazyKeyRing(config, new Logger('idempotency'));
+  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
@@ -78,10 +80,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const status = this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
     const sealed = this.reflector.get<boolean>(IDEMPOTENCY_SEALED, context.getHandler()) === true;
     return from(this.withRetry(() => this.once(scope, key, hash, status, reply, sealed, () => lastValueFrom(next.handle(), { defaultValue: undefined }))));
-  }
-
-  private keyRing(): KeyRing {
-    return (this.ring ??= signingKeyEncryptionRing(this.config).ring);
   }
 
   private async once(scope: string, key: string, hash: string, status: number, reply: FastifyReply, sealed: boolean, run: () => Promise<unknown>): Promise<unknown> {

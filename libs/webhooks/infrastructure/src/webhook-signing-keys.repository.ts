@@ -3,7 +3,7 @@
 // a context naming the endpoint, so a sealed key cannot be moved to another row.
 import { randomBytes } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { PlatformConfig, signingKeyEncryptionRing, type KeyRing } from '@mm/platform/config';
+import { lazyKeyRing, PlatformConfig, type KeyRing } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 
 const context = (webhookId: string) => `webhook signing key ${webhookId}`;
@@ -11,12 +11,14 @@ const context = (webhookId: string) => `webhook signing key ${webhookId}`;
 @Injectable()
 export class WebhookSigningKeys {
   private readonly logger = new Logger('webhook-signing-keys');
-  private ring?: KeyRing;
+  private readonly keyRing: () => KeyRing;
 
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly config: PlatformConfig,
-  ) {}
+    config: PlatformConfig,
+  ) {
+    this.keyRing = lazyKeyRing(config, this.logger);
+  }
 
   /** A new key for the endpoint, retiring the current one at once; returns it (the only time it is shown). */
   async issue(webhookId: string, at: string): Promise<string> {
@@ -39,11 +41,4 @@ export class WebhookSigningKeys {
     return row ? this.keyRing().open(row.encryption_key_id, row.key_sealed, context(webhookId), context(webhookId)).toString('utf8') : undefined;
   }
 
-  private keyRing(): KeyRing {
-    if (this.ring) return this.ring;
-    const { ring, generated, warning } = signingKeyEncryptionRing(this.config);
-    if (generated) this.logger.log(`generated the signing key encryption key in ${generated}`);
-    if (warning) this.logger.warn(warning);
-    return (this.ring = ring);
-  }
 }
