@@ -10,7 +10,11 @@ export async function rowCounts(dataSource: Queryable): Promise<RowCounts> {
     // Unlogged tables hold counters, not data (the rate limits count refused requests too, by design).
     `SELECT t.table_schema AS schema, t.table_name AS name FROM information_schema.tables t
        JOIN pg_class c ON c.relname = t.table_name JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = t.table_schema
-      WHERE t.table_type = 'BASE TABLE' AND t.table_schema NOT IN ('pg_catalog', 'information_schema') AND c.relpersistence <> 'u' ORDER BY 1, 2`,
+      WHERE t.table_type = 'BASE TABLE' AND t.table_schema NOT IN ('pg_catalog', 'information_schema') AND c.relpersistence <> 'u'
+        -- Webhook attempts and endpoint health record the delivery worker's own HTTP calls, made on
+        -- its schedule whatever a request does.
+        AND (t.table_schema, t.table_name) NOT IN (('webhooks', 'delivery_attempts'), ('webhooks', 'endpoint_health'))
+      ORDER BY 1, 2`,
   );
   const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
   const rows = await dataSource.query<{ name: string; n: number }>(

@@ -76,7 +76,7 @@ export class TestPlatform {
     readonly running: PlatformHandle,
     private readonly settings: Record<string, string>,
     /** Everything the platform logged so far. */
-    private readonly logs: () => string,
+    readonly logs: () => string,
   ) {}
 
   /** databaseUrl: start on an existing database (a restart) instead of a fresh clone. */

@@ -83,6 +83,10 @@ export const ERROR_CATALOGUE = {
   WebhookNotFound: { code: 12001, status: 404, msg: 'webhook endpoint not found', when: 'no such webhook endpoint in this project, or it was deleted' },
   InvalidWebhookUrl: { code: 12002, status: 422, msg: 'invalid webhook url', when: 'the url is not http(s), has credentials or a fragment, or (in production) points at a loopback, link-local or private address' },
   UnknownEventType: { code: 12003, status: 422, msg: 'unknown event type', when: 'a subscription names an event that is not in the catalogue; use `*` for every partner-visible event' },
+  InvalidWebhookDeliveryID: { code: 12004, status: 400, msg: 'invalid delivery id', when: 'a webhook delivery id is malformed' },
+  WebhookDeliveryNotFound: { code: 12005, status: 404, msg: 'webhook delivery not found', when: 'no such delivery for this webhook endpoint, or it is older than the retention window' },
+  WebhookNotEnabled: { code: 12006, status: 409, msg: 'webhook endpoint is not enabled', when: 'test or retry on a disabled or suspended endpoint; enable it first' },
+  InvalidDeliveryRetry: { code: 12007, status: 422, msg: 'invalid retry selection', when: 'a retry names neither `deliveryIds` nor `status`, names both, or gives a range whose createdAfter is not before createdBefore' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorName = keyof typeof ERROR_CATALOGUE;

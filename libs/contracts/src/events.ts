@@ -136,6 +136,30 @@ export interface EventPayloads {
   /** A new signing key replaced the old one, which stops verifying at once. */
   'webhookEndpoint.signingKeyRotated': { webhookId: string; projectId: string; at: string };
   'webhookEndpoint.deleted': { webhookId: string; projectId: string; at: string };
+  /** Health (spec: Delivery and verification 4): the endpoint has failed without a success since downSince, for longer than its notifyThresholdSecs; once per down episode. */
+  'webhookEndpoint.downNotified': { webhookId: string; projectId: string; downSince: string; at: string };
+  /** About three days of continuous failure: set only by the service; `enable` brings it back. */
+  'webhookEndpoint.suspended': { webhookId: string; projectId: string; previousStatus: WebhookEndpointStatus; downSince: string; at: string };
+
+  // every service: a partner-visible event (spec: Events / Catalog), published by the service that
+  // owns the resource in the transaction of the domain event that caused it, with the resource as a
+  // read shows it then. The webhooks service fans these out without knowing any resource.
+  'partnerEvent.published': PartnerEventPublished;
+}
+
+export interface PartnerEventPublished {
+  projectId: string;
+  /** The catalogue name, e.g. `externalAccount.statusChanged`. */
+  event: string;
+  resourceId: string;
+  /** The resource stream's version after the domain event: per-resource and monotonic. */
+  sequence: number;
+  /** Only for the five `*.statusChanged` events. */
+  previousStatus?: string | null;
+  /** Project time of the change. */
+  occurredAt: string;
+  /** The full resource, in the partner-facing shape of the current version. */
+  data: Record<string, unknown>;
 }
 
 export type WebhookEndpointStatus = 'enabled' | 'disabled' | 'suspended';

@@ -3,3 +3,4 @@ export * from './events';
 export * from './sandbox';
 export * from './partner-events';
 export * from './services';
+export * from './webhook-signature';

@@ -56,3 +56,52 @@ export const PARTNER_EVENT_CATALOGUE: readonly string[] = [
 
 /** Compliance review events: partner-visible, but only to endpoints that name them (not `*`). */
 export const COMPLIANCE_REVIEW_EVENTS: readonly string[] = ['transaction.fiatToCrypto.underReview', 'transaction.cryptoToFiat.underReview', 'transaction.cryptoToCrypto.underReview'];
+
+/** The five events that carry `eventType`, `eventId` and `previousStatus` instead of `event` (spec: Events / Envelope). */
+export const STATUS_CHANGED_EVENTS: readonly string[] = [
+  'transaction.statusChanged',
+  'virtualAccount.statusChanged',
+  'depositAddress.statusChanged',
+  'externalAccount.statusChanged',
+  'counterparty.statusChanged',
+];
+
+/** What a webhook delivery posts (spec: Events / Envelope). A handler reads `event ?? eventType`. */
+export interface WebhookEnvelope<Data = Record<string, unknown>> {
+  /** whd_: one per event and endpoint, stable across retries; the deduplication key. */
+  id: string;
+  event?: string;
+  eventType?: string;
+  /** evt_: shared across the fan-out to all endpoints (statusChanged events only). */
+  eventId?: string;
+  previousStatus?: string | null;
+  /** Per-resource and monotonic: apply an event only when it is newer than the last one seen. */
+  sequence?: number;
+  createdAt: string;
+  occurredAt?: string;
+  data: Data;
+}
+
+export interface EnvelopeInput {
+  deliveryId: string;
+  event: string;
+  eventId: string;
+  sequence?: number;
+  previousStatus?: string | null;
+  createdAt: string;
+  occurredAt?: string;
+  data: Record<string, unknown>;
+}
+
+/** The envelope of one delivery, in the order its fields are documented. */
+export function webhookEnvelope(input: EnvelopeInput): WebhookEnvelope {
+  const statusChanged = STATUS_CHANGED_EVENTS.includes(input.event);
+  return {
+    id: input.deliveryId,
+    ...(statusChanged ? { eventType: input.event, eventId: input.eventId, previousStatus: input.previousStatus ?? null } : { event: input.event }),
+    ...(input.sequence !== undefined ? { sequence: input.sequence } : {}),
+    createdAt: input.createdAt,
+    ...(input.occurredAt !== undefined ? { occurredAt: input.occurredAt } : {}),
+    data: input.data,
+  };
+}

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import {
   AccountsEventStore,
+  AccountsPartnerEvents,
+  AccountsPartnerViews,
   CounterpartiesService,
   CustomersService,
   EndorsementReviewer,
@@ -20,6 +22,7 @@ import {
   SandboxScreening,
   ScreeningProvider,
 } from '@mm/accounts/infrastructure';
+import { AccountsApiPartnerViews } from './accounts-partner-views';
 import { AccountsEventsController, CustomersController, SandboxWalletsController, WalletsController } from './accounts.controllers';
 import { CounterpartiesController, ExternalAccountsController, SandboxExternalAccountsController } from './external-accounts.controllers';
 
@@ -36,6 +39,8 @@ import { CounterpartiesController, ExternalAccountsController, SandboxExternalAc
   providers: [
     AccountsEventStore,
     AccountsReadModels,
+    AccountsPartnerEvents,
+    { provide: AccountsPartnerViews, useClass: AccountsApiPartnerViews },
     CustomersService,
     WalletsService,
     EndorsementReviewer,

@@ -10,6 +10,7 @@ import { UnitOfWork } from '@mm/platform/database';
 import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
 import { isId, newId } from '@mm/platform/ids';
 import { AccountsEventStore } from './accounts-event-store';
+import { AccountsPartnerEvents } from './accounts-partner-events';
 import { CustomersService } from './customers.service';
 
 export interface CounterpartyInput {
@@ -31,6 +32,7 @@ export class CounterpartiesService {
     private readonly customers: CustomersService,
     private readonly screening: ScreeningProvider,
     private readonly clock: ProjectClock,
+    private readonly partnerEvents: AccountsPartnerEvents,
   ) {}
 
   async require(projectId: string, id: string): Promise<CounterpartyRow> {
@@ -87,8 +89,10 @@ export class CounterpartiesService {
     });
   }
 
-  private execute(id: string, command: CounterpartyCommand, projectId: string, options?: DecideOptions) {
-    return decideAndAppend(this.store, counterpartyStreamId(id), counterpartyDecider, command, { projectId }, (event) => this.project(event), options);
+  private async execute(id: string, command: CounterpartyCommand, projectId: string, options?: DecideOptions) {
+    const decision = await decideAndAppend(this.store, counterpartyStreamId(id), counterpartyDecider, command, { projectId }, (event) => this.project(event), options);
+    await this.partnerEvents.publish(decision.events);
+    return decision;
   }
 
   private async project(event: RecordedEvent & CounterpartyEvent): Promise<CounterpartyRow | undefined> {

@@ -7,6 +7,7 @@ import { UnitOfWork } from '@mm/platform/database';
 import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
 import { isId, newId } from '@mm/platform/ids';
 import { AccountsEventStore } from './accounts-event-store';
+import { AccountsPartnerEvents } from './accounts-partner-events';
 
 export interface CreateCustomerInput {
   firstName: string;
@@ -22,6 +23,7 @@ export class CustomersService {
     private readonly store: AccountsEventStore,
     private readonly readModels: AccountsReadModels,
     private readonly clock: ProjectClock,
+    private readonly partnerEvents: AccountsPartnerEvents,
   ) {}
 
   /** 400 InvalidCustomerID for a malformed id; 404 CustomerNotFound for one this project does not have. */
@@ -73,8 +75,10 @@ export class CustomersService {
   }
 
   /** Decide, append, and project the new events into the customer read model in the same transaction. */
-  private execute(projectId: string, customerId: string, command: CustomerCommand, options?: DecideOptions) {
-    return decideAndAppend(this.store, customerStreamId(customerId), customerDecider, command, { projectId }, (event) => this.project(event), options);
+  private async execute(projectId: string, customerId: string, command: CustomerCommand, options?: DecideOptions) {
+    const decision = await decideAndAppend(this.store, customerStreamId(customerId), customerDecider, command, { projectId }, (event) => this.project(event), options);
+    await this.partnerEvents.publish(decision.events);
+    return decision;
   }
 
   /** Returns the customer row as the event left it. */

@@ -19,6 +19,7 @@ import { UnitOfWork } from '@mm/platform/database';
 import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
 import { isId, newId } from '@mm/platform/ids';
 import { AccountsEventStore } from './accounts-event-store';
+import { AccountsPartnerEvents } from './accounts-partner-events';
 import { CounterpartiesService } from './counterparties.service';
 import { CustomersService } from './customers.service';
 
@@ -44,6 +45,7 @@ export class ExternalAccountsService {
     private readonly provider: InstrumentProvider,
     private readonly clock: ProjectClock,
     private readonly timers: TimerService,
+    private readonly partnerEvents: AccountsPartnerEvents,
   ) {}
 
   /** 400 for a malformed id; 404 for one this project does not have, or has deleted. */
@@ -136,8 +138,10 @@ export class ExternalAccountsService {
     return { customerId: customer.id, counterpartyId: null, name: `${customer.first_name} ${customer.last_name}` };
   }
 
-  private execute(projectId: string, id: string, command: ExternalAccountCommand, options?: DecideOptions) {
-    return decideAndAppend(this.store, externalAccountStreamId(id), externalAccountDecider, command, { projectId }, (event) => this.project(event), options);
+  private async execute(projectId: string, id: string, command: ExternalAccountCommand, options?: DecideOptions) {
+    const decision = await decideAndAppend(this.store, externalAccountStreamId(id), externalAccountDecider, command, { projectId }, (event) => this.project(event), options);
+    await this.partnerEvents.publish(decision.events);
+    return decision;
   }
 
   /** The inline projection: the account row as the event left it. */

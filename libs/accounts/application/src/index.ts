@@ -5,3 +5,4 @@ export * from './endorsement-reviewer';
 export * from './counterparties.service';
 export * from './external-accounts.service';
 export * from './external-account-provisioner';
+export * from './accounts-partner-events';

@@ -5,6 +5,7 @@ import { AccountsReadModels, SandboxCustodian } from '@mm/accounts/infrastructur
 import { ProjectClock } from '@mm/platform/clock';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { AccountsEventStore } from './accounts-event-store';
+import { AccountsPartnerEvents, AccountsPartnerViews } from './accounts-partner-events';
 import { CustomersService } from './customers.service';
 import { WalletsService } from './wallets.service';
 
@@ -23,8 +24,16 @@ describe('tenant isolation of the accounts service', () => {
     const store = new AccountsEventStore(db.uow);
     readModels = new AccountsReadModels(db.uow);
     const clock = new ProjectClock(db.uow);
-    customers = new CustomersService(db.uow, store, readModels, clock);
-    wallets = new WalletsService(db.uow, store, readModels, customers, new SandboxCustodian(), clock);
+    // The partner events carry the read-model rows here; the API layer's shapes are tested end to end.
+    class RowViews extends AccountsPartnerViews {
+      customer = (p: string, id: string) => readModels.customer(p, id) as never;
+      wallet = (p: string, id: string) => readModels.wallet(p, id) as never;
+      externalAccount = async () => undefined;
+      counterparty = async () => undefined;
+    }
+    const partnerEvents = new AccountsPartnerEvents(store, new RowViews());
+    customers = new CustomersService(db.uow, store, readModels, clock, partnerEvents);
+    wallets = new WalletsService(db.uow, store, readModels, customers, new SandboxCustodian(), clock, partnerEvents);
     customerA = (await customers.create(A, { firstName: 'Only', lastName: 'InA' })).id;
     walletA = (await wallets.create(A, customerA, 'usdc', 'ethereum')).id;
     await wallets.fund(A, walletA, '12.5');

@@ -8,6 +8,7 @@ import { decideAndAppend, runCommand, type RecordedEvent } from '@mm/platform/ev
 import { isId, newId } from '@mm/platform/ids';
 import { dec } from '@mm/platform/money';
 import { AccountsEventStore } from './accounts-event-store';
+import { AccountsPartnerEvents } from './accounts-partner-events';
 import { CustomersService } from './customers.service';
 
 @Injectable()
@@ -19,6 +20,7 @@ export class WalletsService {
     private readonly customers: CustomersService,
     private readonly custodian: CustodianProvider,
     private readonly clock: ProjectClock,
+    private readonly partnerEvents: AccountsPartnerEvents,
   ) {}
 
   async require(projectId: string, walletId: string): Promise<WalletRow> {
@@ -71,8 +73,10 @@ export class WalletsService {
     return customerBalance(customerId, readings, currency, rate);
   }
 
-  private execute(walletId: string, command: WalletCommand, projectId: string) {
-    return decideAndAppend(this.store, walletStreamId(walletId), walletDecider, command, { projectId }, (event) => this.project(event));
+  private async execute(walletId: string, command: WalletCommand, projectId: string) {
+    const decision = await decideAndAppend(this.store, walletStreamId(walletId), walletDecider, command, { projectId }, (event) => this.project(event));
+    await this.partnerEvents.publish(decision.events);
+    return decision;
   }
 
   private async project(event: RecordedEvent & WalletEvent): Promise<void> {

@@ -187,8 +187,11 @@ export class ExternalAccountsReadModels {
     await this.uow.query(`UPDATE accounts.counterparties SET deleted_at = $3, version = $4, updated_at = $3 WHERE project_id = $1 AND id = $2`, [projectId, id, at, version]);
   }
 
-  async counterparty(projectId: string, id: string): Promise<CounterpartyRow | undefined> {
-    const [row] = await this.uow.query<CounterpartyRow>(`SELECT * FROM accounts.counterparties WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL`, [projectId, id]);
+  async counterparty(projectId: string, id: string, options: { includeDeleted?: boolean } = {}): Promise<CounterpartyRow | undefined> {
+    const [row] = await this.uow.query<CounterpartyRow>(
+      `SELECT * FROM accounts.counterparties WHERE project_id = $1 AND id = $2 AND ($3 OR deleted_at IS NULL)`,
+      [projectId, id, options.includeDeleted === true],
+    );
     return row;
   }
 

@@ -131,6 +131,14 @@ export class PlatformConfig {
   @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_WEBHOOKS_URL must be an http(s) URL' })
   MM_SERVICE_WEBHOOKS_URL?: string;
 
+  /** Webhooks: how long delivery history (deliveries and their attempts) is kept, in days of project time. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(3650)
+  MM_WEBHOOK_RETENTION_DAYS = 30;
+
+  /** Webhooks: deliveries in flight at once, per process of the webhooks service. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  MM_WEBHOOK_CONCURRENCY = 64;
+
   /** Distributed mode, the gateway: longest wait for a service's answer before 503. */
   @Transform(toInt) @IsInt() @Min(100)
   MM_GATEWAY_UPSTREAM_TIMEOUT_MS = 10_000;

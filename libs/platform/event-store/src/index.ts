@@ -3,3 +3,4 @@ export * from './events-table.migration';
 export * from './subscription';
 export * from './command-runner';
 export * from './platform-events.migration';
+export * from './partner-events';

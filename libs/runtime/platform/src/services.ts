@@ -18,7 +18,7 @@ import { PlatformClock1700000000200, PlatformClockChanges1700000000210 } from '@
 import type { MigrationClass } from '@mm/platform/database';
 import { PlatformSubscriptions1700000000000 } from '@mm/platform/event-store';
 import { WebhooksModule } from '@mm/webhooks/api';
-import { Webhooks1700000003000 } from '@mm/webhooks/infrastructure';
+import { WebhookDeliveries1700000003100, Webhooks1700000003000 } from '@mm/webhooks/infrastructure';
 import { PlatformIdempotency1700000000100, PlatformIdempotencyClaim1700000000110 } from '@mm/platform/http';
 
 /** The platform schema every application has: checkpoints, idempotency keys, clocks, timers. */
@@ -56,7 +56,7 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
   },
   webhooks: {
     module: WebhooksModule,
-    migrations: [PlatformApiKeys1700000000300, Webhooks1700000003000],
+    migrations: [PlatformApiKeys1700000000300, Webhooks1700000003000, WebhookDeliveries1700000003100],
     schema: 'webhooks',
     // Every partner-visible event is fanned out from the other services' logs.
     consumes: ['gateway', 'accounts'],

@@ -101,12 +101,14 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     if (config.MM_HTTP_METRICS === 'true') app.get(HttpMetrics).instrument(app.getHttpAdapter().getInstance());
     // Through the gateway alone, the reference is the whole API: every service's paths merged in.
     serveOpenApi(app, !platformMode && services.includes('gateway') ? serviceDocuments(config) : undefined);
-    // Event handlers (@EventPattern) read the logs they react to: in platform mode the accounts log
-    // in this database; alone, a service's own log and those of the services it consumes, from
+    // Event handlers (@EventPattern) read the logs they react to: in platform mode every service's
+    // log in this database; alone, a service's own log and those of the services it consumes, from
     // their Kafka topics when there is a broker, else from the shared database.
     const uow = app.get(UnitOfWork);
-    // (The gateway reacts to no events.)
-    const sources = platformMode ? ['accounts'] : [...new Set(services.filter((s) => s !== 'gateway').flatMap((s) => [SERVICES[s].schema, ...SERVICES[s].consumes]))];
+    // (The gateway reacts to no events; in platform mode its API keys reach the others in-process.)
+    const sources = platformMode
+      ? SERVICE_NAMES.filter((s) => s !== 'gateway').map((s) => SERVICES[s].schema)
+      : [...new Set(services.filter((s) => s !== 'gateway').flatMap((s) => [SERVICES[s].schema, ...SERVICES[s].consumes]))];
     // One consumer group per service; platform mode keeps the name its checkpoints already have.
     const group = platformMode ? 'accounts' : services.join('-');
     if (sources.length > 0) {

@@ -1,9 +1,22 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { WebhookEndpointsService } from '@mm/webhooks/application';
-import { WebhooksReadModels, type EndpointRow } from '@mm/webhooks/infrastructure';
+import { EventPattern, Payload } from '@nestjs/microservices';
+import { ApiError, type EventPayloads } from '@mm/contracts';
+import { WebhookDeliveriesService, WebhookEndpointsService, WebhookFanOut } from '@mm/webhooks/application';
+import { WebhooksReadModels, type AttemptRow, type DeliveryRow, type EndpointRow } from '@mm/webhooks/infrastructure';
+import type { RecordedEvent } from '@mm/platform/event-store';
 import { ApiPage, decodeCursor, Idempotent, ListQuery, NoStore, pageLimit, ProjectId, SealedReplay, toPage, type Page } from '@mm/platform/http';
-import { CreateWebhookRequest, UpdateWebhookRequest, WebhookResponse, WebhookWithKeyResponse } from './webhooks.dto';
+import {
+  CreateWebhookRequest,
+  ListDeliveriesQuery,
+  RetryDeliveriesRequest,
+  RetryDeliveriesResponse,
+  UpdateWebhookRequest,
+  WebhookDeliveryDetailResponse,
+  WebhookDeliveryResponse,
+  WebhookResponse,
+  WebhookWithKeyResponse,
+} from './webhooks.dto';
 
 function toWebhook(row: EndpointRow): WebhookResponse {
   return {
@@ -20,6 +33,41 @@ function toWebhook(row: EndpointRow): WebhookResponse {
   };
 }
 
+const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
+
+function toDelivery(row: DeliveryRow): WebhookDeliveryResponse {
+  return {
+    id: row.id,
+    object: 'webhookDelivery',
+    webhookId: row.webhook_id,
+    eventId: row.event_id,
+    event: row.event,
+    test: row.test,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    nextAttemptAt: row.status === 'queued' ? iso(row.next_attempt_at) : null,
+    lastAttemptAt: iso(row.last_attempt_at),
+    deliveredAt: iso(row.delivered_at),
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+function toDeliveryDetail(row: DeliveryRow, attempts: AttemptRow[]): WebhookDeliveryDetailResponse {
+  return {
+    ...toDelivery(row),
+    payload: JSON.parse(row.body) as Record<string, unknown>,
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      attemptedAt: new Date(a.attempted_at).toISOString(),
+      durationMs: a.duration_ms,
+      statusCode: a.status_code,
+      error: a.error,
+      responseBody: a.response_body,
+    })),
+  };
+}
+
 @ApiTags('Webhooks')
 @ApiBearerAuth('bearer')
 @Controller('webhooks')
@@ -27,6 +75,7 @@ export class WebhooksController {
   constructor(
     private readonly endpoints: WebhookEndpointsService,
     private readonly readModels: WebhooksReadModels,
+    private readonly deliveries: WebhookDeliveriesService,
   ) {}
 
   @Post()
@@ -100,5 +149,61 @@ export class WebhooksController {
   async rotateKey(@ProjectId() projectId: string, @Param('id') id: string): Promise<WebhookWithKeyResponse> {
     const { endpoint, signingKey } = await this.endpoints.rotateKey(projectId, id);
     return { ...toWebhook(endpoint), signingKey };
+  }
+
+  @Post(':id/test')
+  @Idempotent()
+  @ApiOperation({ summary: 'Send webhook.test to this endpoint, whatever it subscribes to; answers the delivery' })
+  @ApiCreatedResponse({ type: WebhookDeliveryResponse })
+  async test(@ProjectId() projectId: string, @Param('id') id: string): Promise<WebhookDeliveryResponse> {
+    return toDelivery(await this.deliveries.test(projectId, id, (row) => ({ ...toWebhook(row) })));
+  }
+
+  @Get(':id/deliveries')
+  @ApiOperation({ summary: "List the endpoint's deliveries, newest first; deleted endpoints' history too, for the retention window" })
+  @ApiPage(WebhookDeliveryResponse)
+  async listDeliveries(@ProjectId() projectId: string, @Param('id') id: string, @Query() query: ListDeliveriesQuery): Promise<Page<WebhookDeliveryResponse>> {
+    const limit = pageLimit(query);
+    const filter = {
+      status: query.status,
+      eventId: query.eventId,
+      test: query.test === undefined ? undefined : query.test === 'true',
+      createdAfter: query.createdAfter,
+      createdBefore: query.createdBefore,
+    };
+    const page = toPage(await this.deliveries.list(projectId, id, filter, decodeCursor(query.cursor), limit), limit, (r) => r.id);
+    return { ...page, data: page.data.map(toDelivery) };
+  }
+
+  @Post(':id/deliveries/retry')
+  @Idempotent()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Requeue deliveries now, by ids or by status and creation range; the attempt count starts again' })
+  @ApiOkResponse({ type: RetryDeliveriesResponse })
+  async retry(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: RetryDeliveriesRequest): Promise<RetryDeliveriesResponse> {
+    const byIds = body.deliveryIds !== undefined;
+    if (byIds === (body.status !== undefined)) throw new ApiError('InvalidDeliveryRetry', 'give either deliveryIds, or status with an optional createdAfter/createdBefore range');
+    if (byIds && (body.createdAfter !== undefined || body.createdBefore !== undefined)) throw new ApiError('InvalidDeliveryRetry', 'createdAfter and createdBefore go with status, not with deliveryIds');
+    const ids = await this.deliveries.retry(projectId, id, byIds ? { deliveryIds: body.deliveryIds! } : { status: body.status!, createdAfter: body.createdAfter, createdBefore: body.createdBefore });
+    return { requeued: ids.length, deliveryIds: ids };
+  }
+
+  @Get(':id/deliveries/:deliveryId')
+  @ApiOperation({ summary: 'A delivery with its envelope and every HTTP attempt' })
+  @ApiOkResponse({ type: WebhookDeliveryDetailResponse })
+  async getDelivery(@ProjectId() projectId: string, @Param('id') id: string, @Param('deliveryId') deliveryId: string): Promise<WebhookDeliveryDetailResponse> {
+    const { delivery, attempts } = await this.deliveries.get(projectId, id, deliveryId);
+    return toDeliveryDetail(delivery, attempts);
+  }
+}
+
+/** Every partner-visible event of every service's log, fanned out to the subscribed endpoints. */
+@Controller()
+export class WebhooksEventsController {
+  constructor(private readonly fanOut: WebhookFanOut) {}
+
+  @EventPattern('partnerEvent.published')
+  onPartnerEvent(@Payload() event: RecordedEvent<'partnerEvent.published', EventPayloads['partnerEvent.published']>): Promise<void> {
+    return this.fanOut.onPartnerEvent(event);
   }
 }

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import type { WebhookEndpointStatus } from '@mm/contracts';
 import { WEBHOOK_DEFAULTS } from '@mm/webhooks/domain';
-import { IsNotBlank, IsOptionalNotNull } from '@mm/platform/http';
+import { IsNotBlank, IsOptionalNotNull, ListQuery } from '@mm/platform/http';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '@mm/webhooks/infrastructure';
 import { MAX_URL_LENGTH } from '@mm/webhooks/application';
 
 class WebhookSettingsRequest {
@@ -50,4 +51,73 @@ export class WebhookResponse {
 
 export class WebhookWithKeyResponse extends WebhookResponse {
   @ApiProperty({ description: 'whsec_…: shown only in this response; verifies the Webhook-Signature header' }) signingKey!: string;
+}
+
+const TIMESTAMP = { strict: true, strictSeparator: true };
+
+export class ListDeliveriesQuery extends ListQuery {
+  @ApiPropertyOptional({ enum: DELIVERY_STATUSES }) @IsOptional() @IsIn(DELIVERY_STATUSES)
+  status?: DeliveryStatus;
+
+  @ApiPropertyOptional({ description: 'evt_ id: the deliveries of one event' }) @IsOptional() @IsString() @Matches(/^evt_[0-9a-z]{26}$/, { message: 'eventId must be an event id (evt_…)' })
+  eventId?: string;
+
+  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'only test sends, or none' }) @IsOptional() @IsIn(['true', 'false'])
+  test?: 'true' | 'false';
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'created at or after' }) @IsOptional() @IsISO8601(TIMESTAMP)
+  createdAfter?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'created before' }) @IsOptional() @IsISO8601(TIMESTAMP)
+  createdBefore?: string;
+}
+
+export class RetryDeliveriesRequest {
+  @ApiPropertyOptional({ type: [String], maxItems: 100, description: 'whd_ ids; or give status and a range' })
+  @IsOptionalNotNull() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(100) @IsString({ each: true }) @MaxLength(64, { each: true })
+  deliveryIds?: string[];
+
+  @ApiPropertyOptional({ enum: DELIVERY_STATUSES }) @IsOptionalNotNull() @IsIn(DELIVERY_STATUSES)
+  status?: DeliveryStatus;
+
+  @ApiPropertyOptional({ format: 'date-time' }) @IsOptionalNotNull() @IsISO8601(TIMESTAMP)
+  createdAfter?: string;
+
+  @ApiPropertyOptional({ format: 'date-time' }) @IsOptionalNotNull() @IsISO8601(TIMESTAMP)
+  createdBefore?: string;
+}
+
+export class RetryDeliveriesResponse {
+  @ApiProperty() requeued!: number;
+  @ApiProperty({ type: [String] }) deliveryIds!: string[];
+}
+
+export class WebhookDeliveryResponse {
+  @ApiProperty({ example: 'whd_01h455vb4pex5vsknk084sn02q' }) id!: string;
+  @ApiProperty({ enum: ['webhookDelivery'] }) object!: 'webhookDelivery';
+  @ApiProperty() webhookId!: string;
+  @ApiProperty({ description: 'evt_: the event, shared by its deliveries to every endpoint' }) eventId!: string;
+  @ApiProperty({ description: 'the event name' }) event!: string;
+  @ApiProperty() test!: boolean;
+  @ApiProperty({ enum: DELIVERY_STATUSES }) status!: DeliveryStatus;
+  @ApiProperty() attemptCount!: number;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) nextAttemptAt!: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) lastAttemptAt!: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) deliveredAt!: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+}
+
+export class WebhookDeliveryAttempt {
+  @ApiProperty() attempt!: number;
+  @ApiProperty({ format: 'date-time' }) attemptedAt!: string;
+  @ApiProperty({ description: 'from connect through response' }) durationMs!: number;
+  @ApiProperty({ nullable: true, type: Number }) statusCode!: number | null;
+  @ApiProperty({ nullable: true, type: String, description: 'timeout or network error' }) error!: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'the first 1 KiB of the answer' }) responseBody!: string | null;
+}
+
+export class WebhookDeliveryDetailResponse extends WebhookDeliveryResponse {
+  @ApiProperty({ type: Object, description: 'the envelope as posted' }) payload!: Record<string, unknown>;
+  @ApiProperty({ type: [WebhookDeliveryAttempt] }) attempts!: WebhookDeliveryAttempt[];
 }

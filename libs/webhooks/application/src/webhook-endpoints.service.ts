@@ -12,14 +12,17 @@ import {
   type WebhookEndpointEvent,
   type WebhookEndpointSettings,
 } from '@mm/webhooks/domain';
-import { WebhooksReadModels, WebhookSigningKeys, type EndpointRow } from '@mm/webhooks/infrastructure';
-import { ProjectClock } from '@mm/platform/clock';
+import { WebhookDeliveries, WebhooksReadModels, WebhookSigningKeys, type EndpointRow } from '@mm/webhooks/infrastructure';
+import { ProjectClock, TimerService } from '@mm/platform/clock';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
 import { isId, newId } from '@mm/platform/ids';
 import { checkWebhookUrl } from './webhook-url-policy';
 import { WebhooksEventStore } from './webhooks-event-store';
+
+/** The timer of an endpoint's down notice (the delivery worker's). */
+export const DOWN_NOTICE_TIMER = 'webhook.downNotice';
 
 export type WebhookEndpointInput = Partial<WebhookEndpointSettings>;
 
@@ -32,6 +35,8 @@ export class WebhookEndpointsService {
     private readonly signingKeys: WebhookSigningKeys,
     private readonly clock: ProjectClock,
     private readonly config: PlatformConfig,
+    private readonly deliveries: WebhookDeliveries,
+    private readonly timers: TimerService,
   ) {}
 
   async require(projectId: string, id: string): Promise<EndpointRow> {
@@ -92,6 +97,26 @@ export class WebhookEndpointsService {
     await this.run(projectId, id, (at) => ({ type: 'DeleteWebhookEndpoint', at }));
   }
 
+  /** The delivery worker, in its transaction: returns whether the endpoint was suspended now. */
+  async suspend(projectId: string, id: string, downSince: string): Promise<boolean> {
+    return this.health(projectId, id, (at) => ({ type: 'SuspendWebhookEndpoint', downSince, at }));
+  }
+
+  /** The down notice, once per episode: returns whether it was given now. */
+  async notifyDown(projectId: string, id: string, downSince: string): Promise<boolean> {
+    return this.health(projectId, id, (at) => ({ type: 'NotifyEndpointDown', downSince, at }));
+  }
+
+  private async health(projectId: string, id: string, command: (at: string) => WebhookEndpointCommand): Promise<boolean> {
+    return runCommand(this.uow, async () => {
+      const endpoint = await this.readModels.endpoint(projectId, id);
+      if (!endpoint) return false; // deleted meanwhile
+      const at = (await this.clock.now(projectId)).toISOString();
+      const { events } = await this.execute(projectId, id, command(at));
+      return events.length > 0;
+    });
+  }
+
   private async run(projectId: string, id: string, command: (at: string) => WebhookEndpointCommand): Promise<EndpointRow> {
     return runCommand(this.uow, async () => {
       const before = await this.require(projectId, id);
@@ -137,7 +162,14 @@ export class WebhookEndpointsService {
       case 'webhookEndpoint.updated':
         return this.readModels.updateEndpoint(event.data.projectId, event.data.webhookId, event.data.changes, version, event.data.at);
       case 'webhookEndpoint.enabled':
+        // Enabling resets the down clock; the pending down notice goes with it.
+        await this.deliveries.resetHealth(event.data.webhookId);
+        await this.timers.cancel(DOWN_NOTICE_TIMER, event.data.webhookId);
         return this.readModels.setEndpointStatus(event.data.projectId, event.data.webhookId, 'enabled', version, event.data.at);
+      case 'webhookEndpoint.suspended':
+        return this.readModels.setEndpointStatus(event.data.projectId, event.data.webhookId, 'suspended', version, event.data.at);
+      case 'webhookEndpoint.downNotified':
+        return this.readModels.touchEndpoint(event.data.projectId, event.data.webhookId, version, event.data.at);
       case 'webhookEndpoint.disabled':
         return this.readModels.setEndpointStatus(event.data.projectId, event.data.webhookId, 'disabled', version, event.data.at);
       case 'webhookEndpoint.signingKeyRotated':

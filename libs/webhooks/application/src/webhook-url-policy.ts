@@ -2,42 +2,8 @@
 // credentials or fragment; in production never a loopback, link-local or
 // private address, which would let a partner aim our worker at our own network.
 // Hostnames are checked again against what they resolve to when delivering.
-import { BlockList, isIP } from 'node:net';
 import { ApiError } from '@mm/contracts';
-
-const NON_PUBLIC = new BlockList();
-for (const [address, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  NON_PUBLIC.addSubnet(address, prefix, 'ipv4');
-}
-// IPv4-mapped addresses (::ffff:10.0.0.1) are checked against the IPv4 rules by BlockList itself.
-for (const [address, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  NON_PUBLIC.addSubnet(address, prefix, 'ipv6');
-}
-
-/** Whether an IP literal is not a public unicast address. */
-export function isNonPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  return NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
+import { isNonPublicAddress } from '@mm/webhooks/infrastructure';
 
 export const MAX_URL_LENGTH = 2048;
 

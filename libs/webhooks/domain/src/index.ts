@@ -1,2 +1,3 @@
 export * from './webhook-endpoint.decider';
 export * from './subscriptions';
+export * from './delivery-schedule';

@@ -28,6 +28,28 @@ describe('webhook endpoint decider', () => {
     given([created]).when({ type: 'EnableWebhookEndpoint', at }).then([]);
   });
 
+  const downSince = '2026-01-01T01:00:00.000Z';
+  const notified: WebhookEndpointEvent = { type: 'webhookEndpoint.downNotified', data: { ...ids, downSince, at } };
+  const suspended: WebhookEndpointEvent = { type: 'webhookEndpoint.suspended', data: { ...ids, previousStatus: 'enabled', downSince, at } };
+  const enabled: WebhookEndpointEvent = { type: 'webhookEndpoint.enabled', data: { ...ids, previousStatus: 'suspended', at } };
+
+  it('notifies a down endpoint once per episode; enabling starts a new episode', () => {
+    given([created]).when({ type: 'NotifyEndpointDown', downSince, at }).then([notified]);
+    given([created, notified]).when({ type: 'NotifyEndpointDown', downSince, at }).then([]);
+    given([created, notified]).when({ type: 'NotifyEndpointDown', downSince: '2026-01-02T00:00:00.000Z', at }).then([{ ...notified, data: { ...notified.data, downSince: '2026-01-02T00:00:00.000Z' } }]);
+    // Suspended first (the clock moved days at once): the notice is still given; disabled: never.
+    given([created, suspended]).when({ type: 'NotifyEndpointDown', downSince, at }).then([notified]);
+    given([created, disabled]).when({ type: 'NotifyEndpointDown', downSince, at }).then([]);
+  });
+
+  it('suspends only an enabled endpoint, and enable brings it back', () => {
+    given([created]).when({ type: 'SuspendWebhookEndpoint', downSince, at }).then([suspended]);
+    given([created, suspended]).when({ type: 'SuspendWebhookEndpoint', downSince, at }).then([]);
+    given([created, disabled]).when({ type: 'SuspendWebhookEndpoint', downSince, at }).then([]);
+    given([created, suspended]).when({ type: 'EnableWebhookEndpoint', at }).then([enabled]);
+    given([created, notified, suspended, enabled]).when({ type: 'NotifyEndpointDown', downSince, at }).then([notified]);
+  });
+
   it('refuses everything on a deleted endpoint', () => {
     given([created, deleted]).when({ type: 'RotateSigningKey', at }).thenThrows(isError('WebhookNotFound'));
     given([created, deleted]).when({ type: 'DeleteWebhookEndpoint', at }).thenThrows(isError('WebhookNotFound'));

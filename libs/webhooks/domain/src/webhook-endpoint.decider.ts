@@ -12,6 +12,8 @@ export type WebhookEndpointEvent = TypedEvent<
   | 'webhookEndpoint.disabled'
   | 'webhookEndpoint.signingKeyRotated'
   | 'webhookEndpoint.deleted'
+  | 'webhookEndpoint.downNotified'
+  | 'webhookEndpoint.suspended'
 >;
 
 export interface WebhookEndpointSettings {
@@ -28,11 +30,15 @@ export type WebhookEndpointCommand =
   | { type: 'EnableWebhookEndpoint'; at: string }
   | { type: 'DisableWebhookEndpoint'; at: string }
   | { type: 'RotateSigningKey'; at: string }
-  | { type: 'DeleteWebhookEndpoint'; at: string };
+  | { type: 'DeleteWebhookEndpoint'; at: string }
+  /** The delivery worker: down since `downSince` for longer than notifyThresholdSecs. */
+  | { type: 'NotifyEndpointDown'; downSince: string; at: string }
+  /** The delivery worker: about three days of continuous failure. */
+  | { type: 'SuspendWebhookEndpoint'; downSince: string; at: string };
 
 export type WebhookEndpointState =
   | { status: 'none' }
-  | ({ status: WebhookEndpointStatus; webhookId: string; projectId: string; deleted: boolean } & WebhookEndpointSettings);
+  | ({ status: WebhookEndpointStatus; webhookId: string; projectId: string; deleted: boolean; notifiedDownSince: string | null } & WebhookEndpointSettings);
 
 /** Spec Limits 5: timeoutMs default 5000, hard cap 10000; notifyThresholdSecs 600 to 86400, default 3600. */
 export const WEBHOOK_DEFAULTS = { timeoutMs: 5000, maxTimeoutMs: 10_000, notifyThresholdSecs: 3600, minNotifyThresholdSecs: 600, maxNotifyThresholdSecs: 86_400 } as const;
@@ -42,14 +48,19 @@ const SETTINGS: ReadonlyArray<keyof WebhookEndpointSettings> = ['url', 'subscrip
 function evolve(state: WebhookEndpointState, event: WebhookEndpointEvent): WebhookEndpointState {
   if (event.type === 'webhookEndpoint.created') {
     const { createdAt: _at, ...rest } = event.data;
-    return { status: 'enabled', deleted: false, ...rest };
+    return { status: 'enabled', deleted: false, notifiedDownSince: null, ...rest };
   }
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'webhookEndpoint.updated':
       return { ...state, ...event.data.changes };
     case 'webhookEndpoint.enabled':
-      return { ...state, status: 'enabled' };
+      // Enabling resets the down clock: a new failure starts a new episode.
+      return { ...state, status: 'enabled', notifiedDownSince: null };
+    case 'webhookEndpoint.suspended':
+      return { ...state, status: 'suspended' };
+    case 'webhookEndpoint.downNotified':
+      return { ...state, notifiedDownSince: event.data.downSince };
     case 'webhookEndpoint.disabled':
       return { ...state, status: 'disabled' };
     case 'webhookEndpoint.deleted':
@@ -90,6 +101,13 @@ function decide(command: WebhookEndpointCommand, state: WebhookEndpointState): W
       return [event('webhookEndpoint.signingKeyRotated', { webhookId, projectId, at })];
     case 'DeleteWebhookEndpoint':
       return [event('webhookEndpoint.deleted', { webhookId, projectId, at })];
+    case 'NotifyEndpointDown':
+      // Once per down episode; a partner who disabled the endpoint is not told it is down. A
+      // suspension that came first (a clock moved days at once) does not swallow the notice.
+      return state.status === 'disabled' || state.notifiedDownSince === command.downSince ? [] : [event('webhookEndpoint.downNotified', { webhookId, projectId, downSince: command.downSince, at })];
+    case 'SuspendWebhookEndpoint':
+      // Set only by the service, and only on an endpoint that is being delivered to.
+      return state.status !== 'enabled' ? [] : [event('webhookEndpoint.suspended', { webhookId, projectId, previousStatus: state.status, downSince: command.downSince, at })];
   }
 }
 

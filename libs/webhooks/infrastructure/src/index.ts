@@ -1,3 +1,6 @@
 export * from './webhooks.migration';
 export * from './webhooks-read-models.repository';
 export * from './webhook-signing-keys.repository';
+export * from './webhook-deliveries.migration';
+export * from './webhook-deliveries.repository';
+export * from './webhook-sender';

@@ -38,7 +38,12 @@ export class WebhookSigningKeys {
       `SELECT encryption_key_id, key_sealed FROM webhooks.signing_keys WHERE webhook_id = $1 AND retired_at IS NULL`,
       [webhookId],
     );
-    return row ? this.keyRing().open(row.encryption_key_id, row.key_sealed, context(webhookId), context(webhookId)).toString('utf8') : undefined;
+    return row ? this.open(webhookId, row.encryption_key_id, row.key_sealed) : undefined;
+  }
+
+  /** A key read with its delivery (the worker's claim). */
+  open(webhookId: string, encryptionKeyId: string, sealed: Buffer): string {
+    return this.keyRing().open(encryptionKeyId, sealed, context(webhookId), context(webhookId)).toString('utf8');
   }
 
 }

@@ -72,8 +72,11 @@ export class WebhooksReadModels {
     await this.uow.query(`UPDATE webhooks.endpoints SET deleted_at = $3, version = $4, updated_at = $3 WHERE project_id = $1 AND id = $2`, [projectId, id, at, version]);
   }
 
-  async endpoint(projectId: string, id: string): Promise<EndpointRow | undefined> {
-    const [row] = await this.uow.query<EndpointRow>(`SELECT * FROM webhooks.endpoints WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL`, [projectId, id]);
+  async endpoint(projectId: string, id: string, options: { includeDeleted?: boolean } = {}): Promise<EndpointRow | undefined> {
+    const [row] = await this.uow.query<EndpointRow>(
+      `SELECT * FROM webhooks.endpoints WHERE project_id = $1 AND id = $2 AND ($3 OR deleted_at IS NULL)`,
+      [projectId, id, options.includeDeleted === true],
+    );
     return row;
   }
 

@@ -1,0 +1,52 @@
+// Partner-visible events (spec: Events / Catalog) leave a service as
+// `partnerEvent.published` in its own log, appended in the transaction of the
+// domain event that caused them, after the inline projection: the payload is the
+// resource as a read shows it at that moment (ADR 0018). The webhooks service
+// fans them out without knowing any resource; a resource that lands later only
+// maps its domain events to catalogue names (contracts PARTNER_EVENTS).
+import { partnerEventsFor, STATUS_CHANGED_EVENTS, type PartnerEventPublished } from '@mm/contracts';
+import type { EventStore, RecordedEvent } from './event-store';
+
+export interface PartnerResource {
+  resourceId: string;
+  /** The resource in its partner-facing shape, as GET answers it now. */
+  data: Record<string, unknown>;
+  /** For `*.statusChanged`: the status before; by default the domain event's own `previousStatus`. */
+  previousStatus?: string | null;
+}
+
+/** Reads the resource a domain event changed, in the command's transaction (after its projection). */
+export type PartnerResourceView = (event: RecordedEvent) => Promise<PartnerResource | undefined>;
+
+export const partnerStreamId = (resourceId: string) => `partner-${resourceId}`;
+
+/** Appends the partner events of these domain events, if any; joins the caller's transaction. */
+export async function publishPartnerEvents(store: EventStore, events: readonly RecordedEvent[], view: PartnerResourceView): Promise<void> {
+  for (const event of events) {
+    const names = partnerEventsFor(event.type);
+    if (names.length === 0) continue;
+    const resource = await view(event);
+    if (!resource) continue;
+    const domain = event.data as { previousStatus?: unknown; projectId?: string };
+    const projectId = event.metadata.projectId ?? domain.projectId;
+    if (!projectId) throw new Error(`partner event of ${event.type} ${event.eventId} has no project`);
+    const occurredAt = typeof resource.data.updatedAt === 'string' ? resource.data.updatedAt : typeof resource.data.createdAt === 'string' ? resource.data.createdAt : event.recordedAt;
+    const previousStatus = resource.previousStatus !== undefined ? resource.previousStatus : typeof domain.previousStatus === 'string' ? domain.previousStatus : null;
+    await store.append(
+      partnerStreamId(resource.resourceId),
+      'any',
+      names.map((name) => {
+        const data: PartnerEventPublished = {
+          projectId,
+          event: name,
+          resourceId: resource.resourceId,
+          sequence: event.streamVersion,
+          ...(STATUS_CHANGED_EVENTS.includes(name) ? { previousStatus } : {}),
+          occurredAt,
+          data: resource.data,
+        };
+        return { type: 'partnerEvent.published', data, metadata: { ...event.metadata, causationId: event.eventId } };
+      }),
+    );
+  }
+}

@@ -1,0 +1,93 @@
+// Delivery history, replay and test sends (spec: Endpoints / Webhooks). History
+// stays readable for the retention window after an endpoint is deleted, so whd_
+// links keep resolving; retry and test need an enabled endpoint.
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '@mm/contracts';
+import { TEST_EVENT } from '@mm/webhooks/domain';
+import { WebhookDeliveries, WebhooksReadModels, type AttemptRow, type DeliveryFilter, type DeliveryRow, type DeliveryStatus, type EndpointRow } from '@mm/webhooks/infrastructure';
+import { ProjectClock } from '@mm/platform/clock';
+import { PlatformConfig } from '@mm/platform/config';
+import { UnitOfWork } from '@mm/platform/database';
+import { isId, newId } from '@mm/platform/ids';
+import { WebhookFanOut } from './webhook-fan-out';
+
+export type RetrySelection = { deliveryIds: string[] } | { status: DeliveryStatus; createdAfter?: string; createdBefore?: string };
+
+@Injectable()
+export class WebhookDeliveriesService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly deliveries: WebhookDeliveries,
+    private readonly readModels: WebhooksReadModels,
+    private readonly fanOut: WebhookFanOut,
+    private readonly clock: ProjectClock,
+    private readonly config: PlatformConfig,
+  ) {}
+
+  /** The endpoint, deleted ones included: their history stays readable for the retention window. */
+  async endpointWithHistory(projectId: string, webhookId: string): Promise<EndpointRow> {
+    if (!isId('webhook', webhookId)) throw new ApiError('InvalidWebhookID', `"${webhookId.slice(0, 64)}" is not a webhook endpoint id (wh_…)`);
+    const row = await this.readModels.endpoint(projectId, webhookId, { includeDeleted: true });
+    if (!row) throw new ApiError('WebhookNotFound');
+    return row;
+  }
+
+  async list(projectId: string, webhookId: string, filter: DeliveryFilter, before: string | undefined, limit: number): Promise<DeliveryRow[]> {
+    await this.endpointWithHistory(projectId, webhookId);
+    return this.deliveries.list(webhookId, filter, before, limit, await this.retainedFrom(projectId));
+  }
+
+  async get(projectId: string, webhookId: string, deliveryId: string): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }> {
+    await this.endpointWithHistory(projectId, webhookId);
+    if (!isId('webhookDelivery', deliveryId)) throw new ApiError('InvalidWebhookDeliveryID', `"${deliveryId.slice(0, 64)}" is not a webhook delivery id (whd_…)`);
+    const delivery = await this.deliveries.get(webhookId, deliveryId, await this.retainedFrom(projectId));
+    if (!delivery) throw new ApiError('WebhookDeliveryNotFound');
+    return { delivery, attempts: await this.deliveries.attempts(deliveryId) };
+  }
+
+  /** Requeues now with the attempt count reset; returns the ids requeued. */
+  async retry(projectId: string, webhookId: string, selection: RetrySelection): Promise<string[]> {
+    return this.uow.run(async () => {
+      const endpoint = await this.enabledEndpoint(projectId, webhookId);
+      const at = (await this.clock.now(projectId)).toISOString();
+      if ('deliveryIds' in selection) {
+        const malformed = selection.deliveryIds.find((id) => !isId('webhookDelivery', id));
+        if (malformed !== undefined) throw new ApiError('InvalidWebhookDeliveryID', `deliveryIds: "${malformed.slice(0, 64)}" is not a webhook delivery id (whd_…)`);
+      } else if (selection.createdAfter && selection.createdBefore && new Date(selection.createdAfter) >= new Date(selection.createdBefore)) {
+        throw new ApiError('InvalidDeliveryRetry', 'createdAfter must be before createdBefore');
+      }
+      return this.deliveries.requeue(endpoint.id, 'deliveryIds' in selection ? { ids: [...new Set(selection.deliveryIds)] } : selection, at, this.config.MM_WEBHOOK_RETENTION_DAYS);
+    });
+  }
+
+  /** Sends `webhook.test` to this endpoint whatever it subscribes to; data is the endpoint as GET shows it. */
+  async test(projectId: string, webhookId: string, endpointShape: (row: EndpointRow) => Record<string, unknown>): Promise<DeliveryRow> {
+    return this.uow.run(async () => {
+      const endpoint = await this.enabledEndpoint(projectId, webhookId);
+      const [id] = await this.fanOut.fanOut({
+        projectId,
+        eventId: newId('event'),
+        event: TEST_EVENT,
+        resourceId: endpoint.id,
+        occurredAt: (await this.clock.now(projectId)).toISOString(),
+        data: endpointShape(endpoint),
+        webhookId: endpoint.id,
+      });
+      return (await this.deliveries.get(endpoint.id, id, new Date(0).toISOString()))!;
+    });
+  }
+
+  private async enabledEndpoint(projectId: string, webhookId: string): Promise<EndpointRow> {
+    if (!isId('webhook', webhookId)) throw new ApiError('InvalidWebhookID', `"${webhookId.slice(0, 64)}" is not a webhook endpoint id (wh_…)`);
+    const endpoint = await this.readModels.endpoint(projectId, webhookId);
+    if (!endpoint) throw new ApiError('WebhookNotFound');
+    if (endpoint.status !== 'enabled') throw new ApiError('WebhookNotEnabled', `the endpoint is ${endpoint.status}; POST /webhooks/${webhookId}/enable first`);
+    return endpoint;
+  }
+
+  /** The oldest creation time the retention window still shows, on the project's clock. */
+  private async retainedFrom(projectId: string): Promise<string> {
+    const now = await this.clock.now(projectId);
+    return new Date(now.getTime() - this.config.MM_WEBHOOK_RETENTION_DAYS * 86_400_000).toISOString();
+  }
+}

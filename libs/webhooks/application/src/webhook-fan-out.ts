@@ -1,0 +1,79 @@
+// Fan-out (spec: Events; issue 9 item 2): every `partnerEvent.published` of any
+// service's log becomes one delivery per subscribed endpoint of its project,
+// created once however often the event is handed over (the row is unique per
+// endpoint and event). Enabled endpoints get it queued, suspended ones recorded
+// as skipped; disabled and deleted endpoints get no row. The fan-out knows the
+// catalogue, not the resources: a resource added later needs nothing here.
+import { Injectable } from '@nestjs/common';
+import { COMPLIANCE_REVIEW_EVENTS, webhookEnvelope, type EventPayloads } from '@mm/contracts';
+import { WebhookDeliveries, type NewDelivery } from '@mm/webhooks/infrastructure';
+import { ProjectClock } from '@mm/platform/clock';
+import type { RecordedEvent } from '@mm/platform/event-store';
+import { newId } from '@mm/platform/ids';
+
+export interface FanOutInput {
+  projectId: string;
+  eventId: string;
+  event: string;
+  resourceId: string | null;
+  sequence?: number;
+  previousStatus?: string | null;
+  occurredAt: string;
+  data: Record<string, unknown>;
+  /** Only this endpoint (POST /webhooks/{id}/test); else every subscribed one. */
+  webhookId?: string;
+}
+
+@Injectable()
+export class WebhookFanOut {
+  constructor(
+    private readonly deliveries: WebhookDeliveries,
+    private readonly clock: ProjectClock,
+  ) {}
+
+  /** In the transport's transaction: the rows and the checkpoint commit together. */
+  async onPartnerEvent(event: RecordedEvent<'partnerEvent.published', EventPayloads['partnerEvent.published']>): Promise<void> {
+    const p = event.data;
+    await this.fanOut({
+      projectId: p.projectId,
+      eventId: event.eventId,
+      event: p.event,
+      resourceId: p.resourceId,
+      sequence: p.sequence,
+      previousStatus: p.previousStatus,
+      occurredAt: p.occurredAt,
+      data: p.data,
+    });
+  }
+
+  /** Creates the deliveries of one event; returns their ids (none for a repeat). */
+  async fanOut(input: FanOutInput): Promise<string[]> {
+    const endpoints = input.webhookId
+      ? [{ id: input.webhookId, status: 'enabled' as const }]
+      : await this.deliveries.subscribedEndpoints(input.projectId, input.event, !COMPLIANCE_REVIEW_EVENTS.includes(input.event));
+    if (endpoints.length === 0) return [];
+    const createdAt = (await this.clock.now(input.projectId)).toISOString();
+    const rows: NewDelivery[] = endpoints.map((endpoint) => {
+      const id = newId('webhookDelivery');
+      const envelope = webhookEnvelope({
+        deliveryId: id,
+        event: input.event,
+        eventId: input.eventId,
+        sequence: input.sequence,
+        previousStatus: input.previousStatus,
+        createdAt,
+        occurredAt: input.occurredAt,
+        data: input.data,
+      });
+      return { id, webhookId: endpoint.id, status: endpoint.status === 'enabled' ? 'queued' : 'skipped', body: JSON.stringify(envelope) };
+    });
+    return this.deliveries.insert(rows, {
+      projectId: input.projectId,
+      eventId: input.eventId,
+      event: input.event,
+      resourceId: input.resourceId,
+      test: input.event === 'webhook.test',
+      createdAt,
+    });
+  }
+}

@@ -1,0 +1,266 @@
+// The delivery queue and history (ADR 0018). A delivery row is created once per
+// (event, endpoint); the worker claims due rows FOR UPDATE SKIP LOCKED and leases
+// them for one attempt, so a process that dies mid-attempt only delays the row
+// until its lease runs out. Every query takes the project or the endpoint id.
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { UnitOfWork } from '@mm/platform/database';
+
+export type DeliveryStatus = 'queued' | 'delivered' | 'failed' | 'skipped';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['queued', 'delivered', 'failed', 'skipped'];
+
+/** The channel a new queued delivery notifies (on commit), so the worker starts at once. */
+export const DELIVERIES_CHANNEL = 'mm_webhook_deliveries';
+
+export interface DeliveryRow {
+  id: string;
+  project_id: string;
+  webhook_id: string;
+  event_id: string;
+  event: string;
+  resource_id: string | null;
+  test: boolean;
+  body: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  last_attempt_at: Date | null;
+  delivered_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AttemptRow {
+  attempt: number;
+  attempted_at: Date;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  response_body: string | null;
+}
+
+/** A claimed delivery: what one attempt needs. */
+export interface ClaimedDelivery {
+  id: string;
+  project_id: string;
+  webhook_id: string;
+  body: string;
+  attempt_count: number;
+  url: string;
+  timeout_ms: number;
+  notify_threshold_secs: number;
+  lease_token: string;
+  encryption_key_id: string | null;
+  key_sealed: Buffer | null;
+}
+
+export interface NewDelivery {
+  id: string;
+  webhookId: string;
+  status: 'queued' | 'skipped';
+  body: string;
+}
+
+export interface DeliveryFilter {
+  status?: DeliveryStatus;
+  eventId?: string;
+  test?: boolean;
+  createdAfter?: string;
+  createdBefore?: string;
+}
+
+/** Project time in SQL: the wall clock plus the project's sandbox offset. */
+const PROJECT_NOW = (alias: string) => `clock_timestamp() + make_interval(secs => COALESCE(${alias}.offset_ms, 0) / 1000.0)`;
+
+const DELIVERY_COLUMNS = 'id, project_id, webhook_id, event_id, event, resource_id, test, body, status, attempt_count, next_attempt_at, last_attempt_at, delivered_at, created_at, updated_at';
+
+@Injectable()
+export class WebhookDeliveries {
+  constructor(private readonly uow: UnitOfWork) {}
+
+  /** The endpoints an event of this project fans out to: enabled ones get it queued, suspended ones skipped. */
+  async subscribedEndpoints(projectId: string, event: string, allCovers: boolean): Promise<Array<{ id: string; status: 'enabled' | 'suspended' }>> {
+    return this.uow.query(
+      `SELECT id, status FROM webhooks.endpoints
+        WHERE project_id = $1 AND deleted_at IS NULL AND status IN ('enabled', 'suspended')
+          AND ($2 = 'webhook.test' OR subscriptions ? $2 OR ($3 AND subscriptions ? '*'))
+        ORDER BY id`,
+      [projectId, event, allCovers],
+    );
+  }
+
+  /**
+   * One row per endpoint, once: a redelivered event finds its rows and adds none. Notifies the
+   * worker (on commit) when any row is queued. Returns the rows inserted now.
+   */
+  async insert(
+    deliveries: NewDelivery[],
+    common: { projectId: string; eventId: string; event: string; resourceId: string | null; test: boolean; createdAt: string },
+  ): Promise<string[]> {
+    if (deliveries.length === 0) return [];
+    const rows = await this.uow.query<{ id: string; status: string }>(
+      `INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at)
+       SELECT d.id, $1, d.webhook_id, $2, $3, $4, $5, d.body, d.status, CASE WHEN d.status = 'queued' THEN $6::timestamptz END, $6, $6
+         FROM unnest($7::text[], $8::text[], $9::text[], $10::text[]) AS d (id, webhook_id, body, status)
+       ON CONFLICT (webhook_id, event_id) DO NOTHING
+       RETURNING id, status`,
+      [
+        common.projectId,
+        common.eventId,
+        common.event,
+        common.resourceId,
+        common.test,
+        common.createdAt,
+        deliveries.map((d) => d.id),
+        deliveries.map((d) => d.webhookId),
+        deliveries.map((d) => d.body),
+        deliveries.map((d) => d.status),
+      ],
+    );
+    if (rows.some((r) => r.status === 'queued')) await this.notifyQueued();
+    return rows.map((r) => r.id);
+  }
+
+  async notifyQueued(): Promise<void> {
+    await this.uow.query(`SELECT pg_notify('${DELIVERIES_CHANNEL}', '')`);
+  }
+
+  /**
+   * Leases up to `limit` due deliveries of enabled endpoints for `leaseMs` of wall time each (plus
+   * the endpoint's timeout), with what an attempt needs. Rows another process holds are skipped.
+   */
+  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    return this.uow.query<ClaimedDelivery>(
+      `WITH due AS (
+         SELECT d.id, e.timeout_ms FROM webhooks.deliveries d
+           JOIN webhooks.endpoints e ON e.id = d.webhook_id
+           LEFT JOIN platform.sandbox_clocks c ON c.project_id = d.project_id
+          WHERE d.status = 'queued' AND e.status = 'enabled' AND e.deleted_at IS NULL
+            AND d.next_attempt_at <= ${PROJECT_NOW('c')}
+            AND (d.lease_until IS NULL OR d.lease_until < clock_timestamp())
+          ORDER BY d.next_attempt_at, d.id
+          LIMIT $1
+          FOR UPDATE OF d SKIP LOCKED)
+       UPDATE webhooks.deliveries d
+          SET lease_until = clock_timestamp() + make_interval(secs => (due.timeout_ms + $2) / 1000.0), lease_token = $3::uuid
+         FROM due, webhooks.endpoints e
+         LEFT JOIN webhooks.signing_keys k ON k.webhook_id = e.id AND k.retired_at IS NULL
+        WHERE d.id = due.id AND e.id = d.webhook_id
+       RETURNING d.id, d.project_id, d.webhook_id, d.body, d.attempt_count, e.url, e.timeout_ms, e.notify_threshold_secs,
+                 d.lease_token::text AS lease_token, k.encryption_key_id, k.key_sealed`,
+      [limit, leaseMs, randomUUID()],
+    );
+  }
+
+  /** The attempt's record, always; the delivery's new state only while the lease is still this attempt's. */
+  async recordAttempt(
+    claimed: Pick<ClaimedDelivery, 'id' | 'lease_token' | 'attempt_count'>,
+    attempt: { attemptedAt: string; durationMs: number; statusCode: number | null; error: string | null; responseBody: string | null },
+    next: { status: DeliveryStatus; nextAttemptAt: string | null; at: string },
+  ): Promise<boolean> {
+    await this.uow.query(
+      `INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, attempted_at, duration_ms, status_code, error, response_body) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [claimed.id, claimed.attempt_count + 1, attempt.attemptedAt, attempt.durationMs, attempt.statusCode, attempt.error, attempt.responseBody],
+    );
+    const updated = await this.uow.query(
+      `UPDATE webhooks.deliveries
+          SET status = $3, attempt_count = attempt_count + 1, next_attempt_at = $4, lease_until = NULL, lease_token = NULL,
+              last_attempt_at = $5, delivered_at = CASE WHEN $3 = 'delivered' THEN $6::timestamptz ELSE delivered_at END, updated_at = $6
+        WHERE id = $1 AND lease_token = $2::uuid RETURNING id`,
+      [claimed.id, claimed.lease_token, next.status, next.nextAttemptAt, attempt.attemptedAt, next.at],
+    );
+    return updated.length > 0;
+  }
+
+  /** Requeues now, with the attempt count reset; returns the ids requeued. */
+  async requeue(webhookId: string, selection: { ids: string[] } | { status: DeliveryStatus; createdAfter?: string; createdBefore?: string }, at: string, retentionDays: number): Promise<string[]> {
+    const byIds = 'ids' in selection;
+    const rows = await this.uow.query<{ id: string }>(
+      `UPDATE webhooks.deliveries SET status = 'queued', attempt_count = 0, next_attempt_at = $2, lease_until = NULL, lease_token = NULL, updated_at = $2
+        WHERE webhook_id = $1 AND created_at >= $2::timestamptz - make_interval(days => $3)
+          AND ${byIds ? 'id = ANY($4::text[])' : `status = $4 AND ($5::timestamptz IS NULL OR created_at >= $5) AND ($6::timestamptz IS NULL OR created_at < $6)`}
+        RETURNING id`,
+      byIds ? [webhookId, at, retentionDays, selection.ids] : [webhookId, at, retentionDays, selection.status, selection.createdAfter ?? null, selection.createdBefore ?? null],
+    );
+    if (rows.length > 0) await this.notifyQueued();
+    return rows.map((r) => r.id);
+  }
+
+  /** Newest first; only what the retention window keeps. */
+  async list(webhookId: string, filter: DeliveryFilter, before: string | undefined, limit: number, notBefore: string): Promise<DeliveryRow[]> {
+    return this.uow.query<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhooks.deliveries
+        WHERE webhook_id = $1 AND created_at >= $2
+          AND ($3::text IS NULL OR id < $3)
+          AND ($4::text IS NULL OR status = $4)
+          AND ($5::text IS NULL OR event_id = $5)
+          AND ($6::boolean IS NULL OR test = $6)
+          AND ($7::timestamptz IS NULL OR created_at >= $7)
+          AND ($8::timestamptz IS NULL OR created_at < $8)
+        ORDER BY id DESC LIMIT $9`,
+      [webhookId, notBefore, before ?? null, filter.status ?? null, filter.eventId ?? null, filter.test ?? null, filter.createdAfter ?? null, filter.createdBefore ?? null, limit + 1],
+    );
+  }
+
+  async get(webhookId: string, id: string, notBefore: string): Promise<DeliveryRow | undefined> {
+    const [row] = await this.uow.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhooks.deliveries WHERE webhook_id = $1 AND id = $2 AND created_at >= $3`, [webhookId, id, notBefore]);
+    return row;
+  }
+
+  async attempts(deliveryId: string): Promise<AttemptRow[]> {
+    return this.uow.query<AttemptRow>(
+      `SELECT attempt, attempted_at, duration_ms, status_code, error, response_body FROM webhooks.delivery_attempts WHERE delivery_id = $1 ORDER BY id`,
+      [deliveryId],
+    );
+  }
+
+  /** Deletes the history older than the retention window, on each project's clock; returns how many went. */
+  async purge(retentionDays: number, batch = 1000): Promise<number> {
+    const rows = await this.uow.query(
+      `DELETE FROM webhooks.deliveries WHERE id IN (
+         SELECT d.id FROM webhooks.deliveries d LEFT JOIN platform.sandbox_clocks c ON c.project_id = d.project_id
+          WHERE d.created_at < ${PROJECT_NOW('c')} - make_interval(days => $1) AND d.status <> 'queued'
+          LIMIT $2)
+       RETURNING id`,
+      [retentionDays, batch],
+    );
+    return rows.length;
+  }
+
+  // --- endpoint health (spec: Delivery and verification 4) ---
+
+  /** A failed attempt: starts a down episode unless one is running; returns its start. */
+  async markFailure(webhookId: string, at: string): Promise<{ downSince: Date; started: boolean }> {
+    const [row] = await this.uow.query<{ down_since: Date }>(
+      `INSERT INTO webhooks.endpoint_health (webhook_id, down_since, last_failure_at) VALUES ($1, $2, $2)
+       ON CONFLICT (webhook_id) DO UPDATE SET last_failure_at = $2, down_since = COALESCE(webhooks.endpoint_health.down_since, $2)
+       RETURNING down_since`,
+      [webhookId, at],
+    );
+    const downSince = new Date(row.down_since);
+    return { downSince, started: downSince.getTime() === new Date(at).getTime() };
+  }
+
+  /** A success ends the down episode; returns whether one was running (a healthy endpoint's row is not written). */
+  async markSuccess(webhookId: string, at: string): Promise<boolean> {
+    const rows = await this.uow.query(
+      `UPDATE webhooks.endpoint_health SET last_success_at = $2, down_since = NULL, notified_at = NULL WHERE webhook_id = $1 AND down_since IS NOT NULL RETURNING webhook_id`,
+      [webhookId, at],
+    );
+    return rows.length > 0;
+  }
+
+  async downSince(webhookId: string): Promise<Date | undefined> {
+    const [row] = await this.uow.query<{ down_since: Date | null }>(`SELECT down_since FROM webhooks.endpoint_health WHERE webhook_id = $1`, [webhookId]);
+    return row?.down_since ? new Date(row.down_since) : undefined;
+  }
+
+  async markNotified(webhookId: string, at: string): Promise<void> {
+    await this.uow.query(`UPDATE webhooks.endpoint_health SET notified_at = $2 WHERE webhook_id = $1`, [webhookId, at]);
+  }
+
+  /** `enable` resets the down clock. */
+  async resetHealth(webhookId: string): Promise<void> {
+    await this.uow.query(`UPDATE webhooks.endpoint_health SET down_since = NULL, notified_at = NULL WHERE webhook_id = $1`, [webhookId]);
+  }
+}
