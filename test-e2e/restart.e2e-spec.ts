@@ -4,73 +4,17 @@
 // live use; and saying why whenever it cannot start.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeLoopbackPort } from '@mm/runtime/platform';
-
-const ROOT = join(__dirname, '..');
-const API_KEY = 'sk_sdbx_restartTestKey01';
-const API_SECRET = 'restart-test-secret-0123456789';
-
-interface Launched {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output(): string;
-}
-
-const children = new Set<ChildProcess>();
-const dataDirs: string[] = [];
-
-function newDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'mm-restart-'));
-  dataDirs.push(dir);
-  return dir;
-}
+import { API_SECRET, children, dataDirs, isAlive, newDataDir, postmasterPid, start, stop, stopEverything, token, waitUntilGone, type Launched } from './support/platform-process';
 
 function listenOn(port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer((socket) => socket.destroy());
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve(server));
-  });
-}
-
-/** Starts apps/platform as `npm start` does; resolves once it prints its address, rejects if it exits first. */
-function start(dataDir: string, env: Record<string, string>): Promise<Launched> {
-  // Nothing inherited from the test run's own configuration (DATABASE_URL, HOST, MM_*).
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MM_') && !['DATABASE_URL', 'HOST', 'PORT'].includes(key)));
-  const child = spawn(process.execPath, ['-r', './tools/register.js', '-r', './apps/platform/src/instrument.ts', 'apps/platform/src/main.ts'], {
-    cwd: ROOT,
-    env: { ...inherited, MM_DATA_DIR: dataDir, MM_LOG_LEVEL: 'warn', MM_BOOTSTRAP_API_KEY: API_KEY, MM_BOOTSTRAP_API_SECRET: API_SECRET, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    }),
-  );
-  const launched: Launched = { child, url: '', exited, output: () => output };
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no address printed in time:\n${output}`)), 40_000);
-    child.stdout!.on('data', () => {
-      const url = /API {10}(http:\/\/\S+)\/v0\.13/.exec(output)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ ...launched, url });
-      }
-    });
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`exited (${code ?? signal}) before listening:\n${output}`));
-    });
   });
 }
 
@@ -85,23 +29,10 @@ async function failedStart(dataDir: string, env: Record<string, string>): Promis
   return { code: Number(/^exited \((\d+)\)/.exec(error.message)?.[1]), output: error.message };
 }
 
-async function stop(platform: Launched, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  platform.child.kill(signal);
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`still running 20 s after ${signal}:\n${platform.output()}`)), 20_000)));
-  return Promise.race([platform.exited, hung]).finally(() => clearTimeout(timer));
-}
-
 /** Stops it with a signal it handles, expecting a clean exit; what it printed is shown when not. */
 async function expectCleanStop(platform: Launched, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   const exit = await stop(platform, signal);
   expect({ ...exit, output: exit.code === 0 ? '' : platform.output() }).toEqual({ code: 0, signal: null, output: '' });
-}
-
-async function token(url: string): Promise<string> {
-  const res = await fetch(`${url}/v0.13/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: API_KEY, apiSecret: API_SECRET }) });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { accessToken: string }).accessToken;
 }
 
 async function createCustomer(url: string, bearer: string): Promise<string> {
@@ -123,18 +54,6 @@ async function expectIntactAndWritable(url: string, customers: string[]): Promis
     expect(((await res.json()) as { id: string }).id).toBe(id);
   }
   customers.push(await createCustomer(url, bearer));
-}
-
-const postmasterPid = (dataDir: string) => Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // An exited process its parent has not collected yet is a zombie: gone all the same.
-  return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 }
 
 function refusesConnections(host: string, port: number): Promise<boolean> {
@@ -161,30 +80,6 @@ function unrelatedProcess(): ChildProcess {
 function writePostmasterPid(dataDir: string, pid: number): void {
   const cluster = join(dataDir, 'pg');
   writeFileSync(join(cluster, 'postmaster.pid'), `${pid}\n${cluster}\n1700000000\n5432\n\n127.0.0.1\n  1234567  7654321\nready   \n`);
-}
-
-async function waitUntilGone(pid: number, timeoutMs: number): Promise<boolean> {
-  for (const deadline = Date.now() + timeoutMs; isAlive(pid); ) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
-}
-
-/** What a test left running, even when it failed halfway, so that the next one starts clean. */
-async function stopEverything(): Promise<void> {
-  for (const child of [...children]) {
-    child.kill('SIGTERM');
-    if (!(await waitUntilGone(child.pid!, 20_000))) child.kill('SIGKILL');
-  }
-  // A platform killed outright leaves its PostgreSQL running.
-  for (const dir of dataDirs) {
-    const pid = existsSync(join(dir, 'pg', 'postmaster.pid')) ? postmasterPid(dir) : 0;
-    if (pid > 0 && isAlive(pid)) {
-      process.kill(pid, 'SIGINT');
-      if (!(await waitUntilGone(pid, 20_000))) process.kill(pid, 'SIGQUIT');
-    }
-  }
 }
 
 afterEach(stopEverything, 60_000);

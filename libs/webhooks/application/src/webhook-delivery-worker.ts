@@ -15,7 +15,7 @@ import { listenConnectionConfig, PgListener, UnitOfWork } from '@mm/platform/dat
 import { DOWN_NOTICE_TIMER, WebhookEndpointsService } from './webhook-endpoints.service';
 
 /** Wall time a claimed delivery stays leased beyond its endpoint's timeout, to record the outcome. */
-const LEASE_MARGIN_MS = 30_000;
+const LEASE_MARGIN_MS = 5_000;
 const IDLE_POLL_MS = 250;
 const PURGE_EVERY_MS = 10 * 60_000;
 
