@@ -320,6 +320,43 @@ describe('webhook deliveries', () => {
       expect(again.attempts).toHaveLength(11);
     });
 
+    it('notifies a down endpoint once, notifyThresholdSecs after its first failure; a success ends the episode and enable resets it', async () => {
+      const t = await tenant('down');
+      receiver.fail('/down', Infinity, 500);
+      const hook = await t.endpoint('/down', ['*'], { notifyThresholdSecs: 600 });
+      const notices = async () =>
+        (await platform.db.query<{ down_since: string }>(`SELECT data->>'downSince' AS down_since FROM webhooks.events WHERE type = 'webhookEndpoint.downNotified' AND data->>'webhookId' = $1`, [hook.id])).map((r) => r.down_since);
+      const sent = (await t.post(`/webhooks/${hook.id}/test`)).body;
+      const first = await attemptsReach(t, hook.id, sent.id, 1);
+      // Attempts at 0, 5, 15, 45 and 105 s fail; the threshold is 600 s after the first.
+      for (const [n, step] of [[2, 5], [3, 10], [4, 30], [5, 60]] as const) {
+        await t.advance(step);
+        await attemptsReach(t, hook.id, sent.id, n);
+      }
+      await t.advance(600 - 105 - 2);
+      await platform.settle();
+      await new Promise((r) => setTimeout(r, 1500)); // the webhooks process polls its timers every second
+      expect(await notices()).toEqual([]);
+      await t.advance(3);
+      const [downSince] = await eventually(async () => ((await notices()).length > 0 ? notices() : undefined));
+      expect(downSince).toBe(first.attempts[0].attemptedAt);
+      // More failures in the same episode: no second notice.
+      await t.advance(600);
+      await attemptsReach(t, hook.id, sent.id, 6);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(await notices()).toHaveLength(1);
+      // A success ends the episode; the next failure starts another, noticed once more.
+      receiver.fail('/down', 0);
+      await t.post(`/webhooks/${hook.id}/test`);
+      await eventually(async () => ((await t.get(`/webhooks/${hook.id}/deliveries?status=delivered`)).body.data.length === 1 ? true : undefined));
+      receiver.fail('/down', Infinity, 500);
+      const third = (await t.post(`/webhooks/${hook.id}/test`)).body;
+      await attemptsReach(t, hook.id, third.id, 1);
+      await t.advance(700);
+      await eventually(async () => ((await notices()).length === 2 ? true : undefined));
+      expect((await t.get(`/webhooks/${hook.id}`)).body.status).toBe('enabled');
+    });
+
     it('counts an answer slower than timeoutMs as a failed attempt', async () => {
       const t = await tenant('slow');
       receiver.hang('/slow', 3000);
