@@ -4,11 +4,12 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@mm/contracts';
 import { TEST_EVENT } from '@mm/webhooks/domain';
-import { WebhookDeliveries, WebhooksReadModels, type AttemptRow, type DeliveryFilter, type DeliveryRow, type DeliveryStatus, type EndpointRow } from '@mm/webhooks/infrastructure';
+import { WebhookDeliveries, type AttemptRow, type DeliveryFilter, type DeliveryRow, type DeliveryStatus, type EndpointRow } from '@mm/webhooks/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { isId, newId } from '@mm/platform/ids';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookFanOut } from './webhook-fan-out';
 
 export type RetrySelection = { deliveryIds: string[] } | { status: DeliveryStatus; createdAfter?: string; createdBefore?: string };
@@ -18,18 +19,15 @@ export class WebhookDeliveriesService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly deliveries: WebhookDeliveries,
-    private readonly readModels: WebhooksReadModels,
+    private readonly endpoints: WebhookEndpointsService,
     private readonly fanOut: WebhookFanOut,
     private readonly clock: ProjectClock,
     private readonly config: PlatformConfig,
   ) {}
 
   /** The endpoint, deleted ones included: their history stays readable for the retention window. */
-  async endpointWithHistory(projectId: string, webhookId: string): Promise<EndpointRow> {
-    if (!isId('webhook', webhookId)) throw new ApiError('InvalidWebhookID', `"${webhookId.slice(0, 64)}" is not a webhook endpoint id (wh_…)`);
-    const row = await this.readModels.endpoint(projectId, webhookId, { includeDeleted: true });
-    if (!row) throw new ApiError('WebhookNotFound');
-    return row;
+  endpointWithHistory(projectId: string, webhookId: string): Promise<EndpointRow> {
+    return this.endpoints.require(projectId, webhookId, { includeDeleted: true });
   }
 
   async list(projectId: string, webhookId: string, filter: DeliveryFilter, before: string | undefined, limit: number): Promise<DeliveryRow[]> {
@@ -78,9 +76,7 @@ export class WebhookDeliveriesService {
   }
 
   private async enabledEndpoint(projectId: string, webhookId: string): Promise<EndpointRow> {
-    if (!isId('webhook', webhookId)) throw new ApiError('InvalidWebhookID', `"${webhookId.slice(0, 64)}" is not a webhook endpoint id (wh_…)`);
-    const endpoint = await this.readModels.endpoint(projectId, webhookId);
-    if (!endpoint) throw new ApiError('WebhookNotFound');
+    const endpoint = await this.endpoints.require(projectId, webhookId);
     if (endpoint.status !== 'enabled') throw new ApiError('WebhookNotEnabled', `the endpoint is ${endpoint.status}; POST /webhooks/${webhookId}/enable first`);
     return endpoint;
   }

@@ -39,9 +39,10 @@ export class WebhookEndpointsService {
     private readonly timers: TimerService,
   ) {}
 
-  async require(projectId: string, id: string): Promise<EndpointRow> {
+  /** 400 for a malformed id, 404 for one this project does not have (or deleted, unless includeDeleted). */
+  async require(projectId: string, id: string, options: { includeDeleted?: boolean } = {}): Promise<EndpointRow> {
     if (!isId('webhook', id)) throw new ApiError('InvalidWebhookID', `"${id.slice(0, 64)}" is not a webhook endpoint id (wh_…)`);
-    const row = await this.readModels.endpoint(projectId, id);
+    const row = await this.readModels.endpoint(projectId, id, options);
     if (!row) throw new ApiError('WebhookNotFound');
     return row;
   }
