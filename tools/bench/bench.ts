@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
 import { freeLoopbackPort } from '@mm/runtime/platform';
+import { benchWebhooks } from './webhooks';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon');
@@ -148,25 +149,28 @@ async function main(): Promise<void> {
       `benchmark: ${DURATION_S}s per scenario after ${WARMUP_S}s of warm-up, ${process.env.DATABASE_URL ? 'external' : 'embedded'} PostgreSQL, ` +
         `platform and raw stack in processes of their own\n\n`,
     );
-    line(['scenario', 'clients', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio']);
-    for (const clients of CLIENTS) {
+    // BENCH_ONLY=webhook runs the webhook section alone.
+    const httpScenarios = ONLY === '' || !'webhook deliveries'.includes(ONLY) ? scenarios.filter((s) => s.name.includes(ONLY)) : [];
+    if (httpScenarios.length > 0) line(['scenario', 'clients', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio']);
+    for (const clients of httpScenarios.length > 0 ? CLIENTS : []) {
       // The references are measured at each client count, right before the scenarios compared with them.
       const references = { read: await measure(rawRead, clients), write: await measure(rawWrite, clients) };
       const row = (name: string, f: Figures, ratio: string) =>
         line([name, String(clients), f.rps.toFixed(0), f.p50.toFixed(1), f.p99.toFixed(1), String(f.errors), ratio]);
       row('raw read (Fastify + pg select)', references.read, '1.00');
       row('raw write (one transaction)', references.write, '1.00');
-      for (const scenario of scenarios.filter((s) => s.name.includes(ONLY))) {
+      for (const scenario of httpScenarios) {
         const f = await measure(scenario.load, clients);
         row(scenario.name, f, `${(f.rps / references[scenario.reference].rps).toFixed(2)} ${scenario.reference}`);
       }
       process.stdout.write('\n');
     }
-    process.stdout.write(
+    if (httpScenarios.length > 0) process.stdout.write(
       '"ratio" is requests per second divided by the raw reference\'s at the same client count, measured in this run:\n' +
         '"read" is Fastify with one pg primary-key select; "write" is one transaction inserting an idempotency row,\n' +
         'an event row and a read-model row, then updating the idempotency row.\n',
     );
+    if (ONLY === '' || 'webhook deliveries'.includes(ONLY)) await benchWebhooks(api, auth, databaseUrl);
   } finally {
     for (const child of children) await stopProcess(child);
     await embedded?.stop();

@@ -8,7 +8,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { signWebhookPayload } from '@mm/contracts';
 import { isDelivered, MAX_ATTEMPTS, retryDelaySecs, shouldSuspend } from '@mm/webhooks/domain';
-import { DELIVERIES_CHANNEL, WebhookDeliveries, WebhookSender, WebhookSigningKeys, type ClaimedDelivery, type DeliveryStatus, type SendResult } from '@mm/webhooks/infrastructure';
+import { DELIVERIES_CHANNEL, WebhookDeliveries, WebhookSender, WebhookSigningKeys, type ClaimedDelivery, type RecordedAttempt, type SendResult } from '@mm/webhooks/infrastructure';
 import { CLOCK_CHANGES_CHANNEL, ProjectClock, TimerService, type DueTimer } from '@mm/platform/clock';
 import { PlatformConfig } from '@mm/platform/config';
 import { listenConnectionConfig, PgListener, UnitOfWork } from '@mm/platform/database';
@@ -17,6 +17,21 @@ import { DOWN_NOTICE_TIMER, WebhookEndpointsService } from './webhook-endpoints.
 /** Wall time a claimed delivery stays leased beyond its endpoint's timeout, to record the outcome. */
 const LEASE_MARGIN_MS = 5_000;
 const IDLE_POLL_MS = 250;
+/** Free slots worth a claim query while deliveries are in flight. */
+const CLAIM_BATCH = 8;
+
+interface Outcome {
+  delivery: ClaimedDelivery;
+  attemptedAt: string;
+  result: SendResult;
+}
+
+/** Ids grouped by a shared value (here: the time of their last success). */
+function groupBy(values: Map<string, string>): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const [id, value] of values) groups.set(value, [...(groups.get(value) ?? []), id]);
+  return groups;
+}
 const PURGE_EVERY_MS = 10 * 60_000;
 
 @Injectable()
@@ -31,6 +46,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   private pumping?: Promise<void>;
   private pumpAgain = false;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly outcomes: Outcome[] = [];
+  private flushing?: Promise<void>;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -73,6 +90,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     await this.pumping;
     // Attempts under way finish and are recorded (each is bounded by its endpoint's timeout).
     await Promise.allSettled([...this.inFlight]);
+    while (this.flushing) await this.flushing;
     await this.sender.close();
   }
 
@@ -99,10 +117,12 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
       const claimed = await this.uow.run(() => this.deliveries.claimDue(this.concurrency - this.inFlight.size, LEASE_MARGIN_MS));
       for (const delivery of claimed) {
         const attempt: Promise<void> = this.attempt(delivery)
-          .catch((error: unknown) => this.logger.error(`delivery ${delivery.id} could not be recorded: ${String(error)}`))
+          .catch((error: unknown) => this.logger.error(`delivery ${delivery.id} failed unexpectedly: ${String(error)}`))
           .finally(() => {
             this.inFlight.delete(attempt);
-            this.wake();
+            // Claim again once a batch's worth of slots is free (or none is in flight): one claim
+            // query for many deliveries, not one per delivery.
+            if (this.inFlight.size === 0 || this.concurrency - this.inFlight.size >= CLAIM_BATCH) this.wake();
           });
         this.inFlight.add(attempt);
       }
@@ -121,40 +141,92 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
       const signature = signWebhookPayload(key, delivery.body, Math.floor(Date.now() / 1000));
       result = await this.sender.send(delivery.url, delivery.body, { 'webhook-signature': signature, 'webhook-id': delivery.id }, delivery.timeout_ms);
     }
-    await this.record(delivery, attemptedAt, result);
+    // Recorded with the others that finished meanwhile, in one transaction (group commit); the
+    // delivery stays leased until then, so no other process takes it.
+    this.outcomes.push({ delivery, attemptedAt, result });
+    this.flush();
   }
 
-  private async record(delivery: ClaimedDelivery, attemptedAt: string, result: SendResult): Promise<void> {
-    const delivered = isDelivered(result.statusCode ?? undefined);
-    await this.uow.run(async () => {
-      const now = await this.clock.now(delivery.project_id);
-      const attempts = delivery.attempt_count + 1;
-      const delay = retryDelaySecs(attempts);
-      const next: { status: DeliveryStatus; nextAttemptAt: string | null } = delivered
-        ? { status: 'delivered', nextAttemptAt: null }
-        : delay === undefined || attempts >= MAX_ATTEMPTS
-          ? { status: 'failed', nextAttemptAt: null }
-          : { status: 'queued', nextAttemptAt: new Date(now.getTime() + delay * 1000).toISOString() };
-      const current = await this.deliveries.recordAttempt(delivery, { attemptedAt, ...result }, { ...next, at: now.toISOString() });
-      if (delivered) {
-        if (await this.deliveries.markSuccess(delivery.webhook_id, attemptedAt)) await this.timers.cancel(DOWN_NOTICE_TIMER, delivery.webhook_id);
-        return;
+  /** Writes the finished attempts, a batch at a time, one flush after another. */
+  private flush(): void {
+    if (this.flushing) return;
+    this.flushing = (async () => {
+      while (this.outcomes.length > 0) {
+        const batch = this.outcomes.splice(0, 500);
+        try {
+          await this.record(batch);
+        } catch (error) {
+          // Their leases run out and they are attempted again: at least once.
+          this.logger.error(`recording ${batch.length} delivery attempts failed: ${String(error)}`);
+        }
       }
-      if (current && next.status === 'failed') this.logger.warn(`webhook delivery ${delivery.id} to endpoint ${delivery.webhook_id} (project ${delivery.project_id}) failed after ${MAX_ATTEMPTS} attempts`);
-      const { downSince, started } = await this.deliveries.markFailure(delivery.webhook_id, attemptedAt);
+    })().finally(() => {
+      this.flushing = undefined;
+      if (this.outcomes.length > 0) this.flush();
+    });
+  }
+
+  private async record(outcomes: Outcome[]): Promise<void> {
+    await this.uow.run(async () => {
+      const attempts: RecordedAttempt[] = [];
+      for (const { delivery, attemptedAt, result } of outcomes) {
+        const now = (await this.clock.now(delivery.project_id)).toISOString();
+        const attempt = delivery.attempt_count + 1;
+        const delay = retryDelaySecs(attempt);
+        const next: Pick<RecordedAttempt, 'status' | 'nextAttemptAt'> = isDelivered(result.statusCode ?? undefined)
+          ? { status: 'delivered', nextAttemptAt: null }
+          : delay === undefined || attempt >= MAX_ATTEMPTS
+            ? { status: 'failed', nextAttemptAt: null }
+            : { status: 'queued', nextAttemptAt: new Date(Date.parse(now) + delay * 1000).toISOString() };
+        attempts.push({ id: delivery.id, leaseToken: delivery.lease_token, attempt, attemptedAt, ...result, ...next, at: now });
+      }
+      const current = await this.deliveries.recordAttempts(attempts);
+      for (const a of attempts) {
+        if (a.status === 'failed' && current.has(a.id)) {
+          const d = outcomes.find((o) => o.delivery.id === a.id)!.delivery;
+          this.logger.warn(`webhook delivery ${a.id} to endpoint ${d.webhook_id} (project ${d.project_id}) failed after ${MAX_ATTEMPTS} attempts`);
+        }
+      }
+      await this.updateHealth(outcomes);
+    });
+  }
+
+  /**
+   * Per endpoint, in the order of the attempts: a success ends its down episode; a failure after
+   * its last success starts one (or continues it), schedules the down notice, and suspends it once
+   * it has been down for about three days.
+   */
+  private async updateHealth(outcomes: Outcome[]): Promise<void> {
+    const byEndpoint = new Map<string, Outcome[]>();
+    for (const o of [...outcomes].sort((a, b) => a.attemptedAt.localeCompare(b.attemptedAt))) {
+      byEndpoint.set(o.delivery.webhook_id, [...(byEndpoint.get(o.delivery.webhook_id) ?? []), o]);
+    }
+    const succeeded = new Map<string, string>();
+    const failedSince = new Map<string, Outcome[]>();
+    for (const [webhookId, list] of byEndpoint) {
+      const lastSuccess = list.map((o) => isDelivered(o.result.statusCode ?? undefined)).lastIndexOf(true);
+      if (lastSuccess >= 0) succeeded.set(webhookId, list[lastSuccess].attemptedAt);
+      const failures = list.slice(lastSuccess + 1);
+      if (failures.length > 0) failedSince.set(webhookId, failures);
+    }
+    for (const [at, ids] of groupBy(succeeded)) {
+      for (const recovered of await this.deliveries.markSuccesses(ids, at)) await this.timers.cancel(DOWN_NOTICE_TIMER, recovered);
+    }
+    for (const [webhookId, failures] of failedSince) {
+      const { delivery } = failures[0];
+      const { downSince, started } = await this.deliveries.markFailure(webhookId, failures[0].attemptedAt);
       if (started) {
         const dueAt = new Date(downSince.getTime() + delivery.notify_threshold_secs * 1000);
-        await this.timers.schedule(delivery.project_id, DOWN_NOTICE_TIMER, delivery.webhook_id, dueAt, { downSince: downSince.toISOString() });
+        await this.timers.schedule(delivery.project_id, DOWN_NOTICE_TIMER, webhookId, dueAt, { downSince: downSince.toISOString() });
       }
-      if (shouldSuspend(downSince, new Date(attemptedAt))) {
-        const suspended = await this.endpoints.suspend(delivery.project_id, delivery.webhook_id, downSince.toISOString());
-        if (suspended) {
+      if (shouldSuspend(downSince, new Date(failures[failures.length - 1].attemptedAt))) {
+        if (await this.endpoints.suspend(delivery.project_id, webhookId, downSince.toISOString())) {
           this.logger.warn(
-            `webhook endpoint ${delivery.webhook_id} (project ${delivery.project_id}) suspended: every attempt has failed since ${downSince.toISOString()}; matching events are recorded as skipped until it is enabled`,
+            `webhook endpoint ${webhookId} (project ${delivery.project_id}) suspended: every attempt has failed since ${downSince.toISOString()}; matching events are recorded as skipped until it is enabled`,
           );
         }
       }
-    });
+    }
   }
 
   /** Down for longer than notifyThresholdSecs: one notification per episode (an event and a log line). */

@@ -54,6 +54,21 @@ export interface ClaimedDelivery {
   key_sealed: Buffer | null;
 }
 
+/** One attempt's record and the delivery's next state. */
+export interface RecordedAttempt {
+  id: string;
+  leaseToken: string;
+  attempt: number;
+  attemptedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  responseBody: string | null;
+  status: DeliveryStatus;
+  nextAttemptAt: string | null;
+  at: string;
+}
+
 export interface NewDelivery {
   id: string;
   webhookId: string;
@@ -152,24 +167,28 @@ export class WebhookDeliveries {
     );
   }
 
-  /** The attempt's record, always; the delivery's new state only while the lease is still this attempt's. */
-  async recordAttempt(
-    claimed: Pick<ClaimedDelivery, 'id' | 'lease_token' | 'attempt_count'>,
-    attempt: { attemptedAt: string; durationMs: number; statusCode: number | null; error: string | null; responseBody: string | null },
-    next: { status: DeliveryStatus; nextAttemptAt: string | null; at: string },
-  ): Promise<boolean> {
+  /**
+   * Several attempts at once (the worker records them in batches): every attempt's record, and
+   * each delivery's new state only while its lease is still that attempt's. Returns the ids updated.
+   */
+  async recordAttempts(attempts: RecordedAttempt[]): Promise<Set<string>> {
+    if (attempts.length === 0) return new Set();
+    const column = <K extends keyof RecordedAttempt>(key: K) => attempts.map((a) => a[key]);
     await this.uow.query(
-      `INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, attempted_at, duration_ms, status_code, error, response_body) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [claimed.id, claimed.attempt_count + 1, attempt.attemptedAt, attempt.durationMs, attempt.statusCode, attempt.error, attempt.responseBody],
+      `INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, attempted_at, duration_ms, status_code, error, response_body)
+       SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[])`,
+      [column('id'), column('attempt'), column('attemptedAt'), column('durationMs'), column('statusCode'), column('error'), column('responseBody')],
     );
-    const updated = await this.uow.query(
-      `UPDATE webhooks.deliveries
-          SET status = $3, attempt_count = attempt_count + 1, next_attempt_at = $4, lease_until = NULL, lease_token = NULL,
-              last_attempt_at = $5, delivered_at = CASE WHEN $3 = 'delivered' THEN $6::timestamptz ELSE delivered_at END, updated_at = $6
-        WHERE id = $1 AND lease_token = $2::uuid RETURNING id`,
-      [claimed.id, claimed.lease_token, next.status, next.nextAttemptAt, attempt.attemptedAt, next.at],
+    const updated = await this.uow.query<{ id: string }>(
+      `UPDATE webhooks.deliveries d
+          SET status = v.status, attempt_count = d.attempt_count + 1, next_attempt_at = v.next_attempt_at, lease_until = NULL, lease_token = NULL,
+              last_attempt_at = v.attempted_at, delivered_at = CASE WHEN v.status = 'delivered' THEN v.at ELSE d.delivered_at END, updated_at = v.at
+         FROM unnest($1::text[], $2::uuid[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[]) AS v (id, lease_token, status, next_attempt_at, attempted_at, at)
+        WHERE d.id = v.id AND d.lease_token = v.lease_token
+       RETURNING d.id`,
+      [column('id'), column('leaseToken'), column('status'), column('nextAttemptAt'), column('attemptedAt'), column('at')],
     );
-    return updated.length > 0;
+    return new Set(updated.map((r) => r.id));
   }
 
   /** Requeues now, with the attempt count reset; returns the ids requeued. */
@@ -241,13 +260,14 @@ export class WebhookDeliveries {
     return { downSince, started: downSince.getTime() === new Date(at).getTime() };
   }
 
-  /** A success ends the down episode; returns whether one was running (a healthy endpoint's row is not written). */
-  async markSuccess(webhookId: string, at: string): Promise<boolean> {
-    const rows = await this.uow.query(
-      `UPDATE webhooks.endpoint_health SET last_success_at = $2, down_since = NULL, notified_at = NULL WHERE webhook_id = $1 AND down_since IS NOT NULL RETURNING webhook_id`,
-      [webhookId, at],
+  /** Successes end the endpoints' down episodes; returns those that were down (a healthy endpoint's row is not written). */
+  async markSuccesses(webhookIds: string[], at: string): Promise<string[]> {
+    if (webhookIds.length === 0) return [];
+    const rows = await this.uow.query<{ webhook_id: string }>(
+      `UPDATE webhooks.endpoint_health SET last_success_at = $2, down_since = NULL, notified_at = NULL WHERE webhook_id = ANY($1::text[]) AND down_since IS NOT NULL RETURNING webhook_id`,
+      [webhookIds, at],
     );
-    return rows.length > 0;
+    return rows.map((r) => r.webhook_id);
   }
 
   async downSince(webhookId: string): Promise<Date | undefined> {
