@@ -25,6 +25,10 @@ export interface SubscriptionOptions {
 export class Subscription {
   private running = false;
   private wakePending = false;
+  /** Logs to read at the next poll; all of them at the first. */
+  private readonly dirty = new Set<string>();
+  private allDirty = true;
+  private lastFullPoll = 0;
   /** Sources whose checkpoint row is known to exist. */
   private readonly ensured = new Set<string>();
   private timer?: NodeJS.Timeout;
@@ -42,6 +46,7 @@ export class Subscription {
 
   /** Handles at most one batch from each source; returns how many events it handled. */
   async pollOnce(): Promise<number> {
+    this.allDirty = true;
     return (await this.poll()).handled;
   }
 
@@ -49,10 +54,22 @@ export class Subscription {
     let handled = 0;
     let more = false;
     const batchSize = this.options.batchSize ?? 100;
-    for (const store of this.sources) {
+    // Only the logs told of new events since the last poll (every log after a quiet interval or an
+    // unnamed wake-up): a commit to one log costs no read of the others.
+    // Every log at least once an idle interval even under constant wake-ups, so that a lost
+    // notification or a failed poll costs latency, never an event.
+    const all = this.allDirty || Date.now() - this.lastFullPoll >= (this.options.idlePollMs ?? 200);
+    const targets = all ? this.sources : this.sources.filter((s) => this.dirty.has(s.schema));
+    if (all) this.lastFullPoll = Date.now();
+    this.allDirty = false;
+    this.dirty.clear();
+    for (const store of targets) {
       const count = await this.pollSource(store);
       handled += count;
-      more ||= count >= batchSize;
+      if (count >= batchSize) {
+        more = true;
+        this.dirty.add(store.schema);
+      }
     }
     return { handled, more };
   }
@@ -78,8 +95,10 @@ export class Subscription {
     await this.loop;
   }
 
-  /** Something was appended: poll now instead of at the next tick (also when a poll is under way). */
-  wake(): void {
+  /** Something was appended (to the log of `schema`, or to any): poll now instead of at the next tick (also when a poll is under way). */
+  wake(schema?: string): void {
+    if (schema === undefined) this.allDirty = true;
+    else this.dirty.add(schema);
     this.wakePending = true;
     this.wakeUp?.();
   }
@@ -114,7 +133,11 @@ export class Subscription {
       if (!this.wakePending) {
         await new Promise<void>((resolve) => {
           this.wakeUp = resolve;
-          this.timer = setTimeout(resolve, this.options.idlePollMs ?? 200);
+          this.timer = setTimeout(() => {
+            // Quiet for a whole interval: read every log, in case a notification was lost.
+            this.allDirty = true;
+            resolve();
+          }, this.options.idlePollMs ?? 200);
         });
       }
       const coalesceMs = this.options.coalesceMs ?? 10;

@@ -82,7 +82,7 @@ export class PgLogTransport extends Server implements CustomTransportStrategy {
     const listener = new EventsNotifyListener(
       listenConnectionConfig(uow.dataSource),
       sources.map((s) => s.schema),
-      () => subscription.wake(),
+      (schema) => subscription.wake(schema),
       this.logger,
     );
     // LISTEN before the first poll: whatever commits after it wakes the subscription.
