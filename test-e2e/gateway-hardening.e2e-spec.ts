@@ -125,5 +125,6 @@ describe('the signing key at rest', () => {
       /token signing key sig_\w+ is encrypted under key "k2", which MM_SIGNING_KEY_ENCRYPTION_KEYS does not hold/,
     );
     await expect(TestPlatform.start({ MM_SIGNING_KEY_ENCRYPTION_KEYS: ring('k2') }, databaseUrl)).rejects.toThrow(/does not decrypt under key "k2"/);
-  });
+    // Four starts: in distributed mode each is a set of processes (about 20 s alone, more beside other suites).
+  }, 90_000);
 });
