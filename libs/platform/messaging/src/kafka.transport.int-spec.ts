@@ -137,9 +137,10 @@ describe(brokers.length > 0 ? 'Kafka: a consumer crash' : 'Kafka: a consumer cra
 
       // Kafka gave the next consumer the event again: its offset had not been committed.
       expect(delivered).toContain(fatal.eventId);
-      const rows = await db.uow.query<{ server: string; event_id: string }>(`SELECT server, event_id FROM crash_effects`);
-      expect(rows.map((r) => r.event_id).sort()).toEqual([...appended, later].map((e) => e.eventId).sort());
-      expect(rows).toContainEqual({ server: 'next', event_id: later.eventId });
+      // Seen by the server before its handler committed: wait for the effect itself.
+      const effects = () => db.uow.query<{ server: string; event_id: string }>(`SELECT server, event_id FROM crash_effects`);
+      await eventually(async () => expect(await effects()).toContainEqual({ server: 'next', event_id: later.eventId }));
+      expect((await effects()).map((r) => r.event_id).sort()).toEqual([...appended, later].map((e) => e.eventId).sort());
     } finally {
       await next.close();
     }
