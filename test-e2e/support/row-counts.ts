@@ -28,13 +28,14 @@ export async function rowCounts(dataSource: Queryable): Promise<RowCounts> {
  * Counts once the platform is idle: event handlers react to an earlier
  * success asynchronously, and their rows must not be blamed on a later refusal.
  */
-export async function settledRowCounts(platform: TestPlatform, timeoutMs = 5000): Promise<RowCounts> {
+export async function settledRowCounts(platform: TestPlatform, timeoutMs = 20_000): Promise<RowCounts> {
   await platform.settle();
   const dataSource = platform.db;
   const deadline = Date.now() + timeoutMs;
   let previous = await rowCounts(dataSource);
   for (;;) {
-    await new Promise((r) => setTimeout(r, 100));
+    // Long enough for a handler's transaction under CI load (provisioning, fan-out) to show.
+    await new Promise((r) => setTimeout(r, 250));
     const current = await rowCounts(dataSource);
     if (JSON.stringify(current) === JSON.stringify(previous) || Date.now() > deadline) return current;
     previous = current;
