@@ -2,6 +2,7 @@
 // same PostgreSQL in the same run, as ratios (tools/bench/raw-stack.ts):
 //   reads  against Fastify + one pg primary-key select
 //   writes against one raw transaction (idempotency row, event row, read-model row, idempotency update)
+// then webhook delivery beside pg-boss (tools/bench/webhooks.ts; BENCH_ONLY=webhook for it alone).
 // The platform and the raw stack each run in a process of their own, as `npm start`
 // runs, and the load comes from this process, so neither server shares its thread
 // with the load generator. Figures, not assertions: never a timed test.
@@ -113,22 +114,27 @@ async function main(): Promise<void> {
     const base = `http://127.0.0.1:${platformPort}`;
     await waitForOk(`${base}/readyz`, platform);
 
-    const raw = startProcess('raw stack', ['tools/bench/raw-stack.ts'], { DATABASE_URL: databaseUrl });
-    children.push(raw);
-    const rawBase = await new Promise<string>((resolveUrl, reject) => {
-      raw.stdout!.on('data', (chunk: Buffer) => {
-        const match = /listening (\S+)/.exec(chunk.toString());
-        if (match) resolveUrl(match[1]);
+    // BENCH_ONLY=webhook runs the webhook section alone: no raw stack, no HTTP scenarios.
+    const webhooksOnly = ONLY !== '' && 'webhook deliveries'.includes(ONLY);
+    let rawBase = '';
+    if (!webhooksOnly) {
+      const raw = startProcess('raw stack', ['tools/bench/raw-stack.ts'], { DATABASE_URL: databaseUrl });
+      children.push(raw);
+      rawBase = await new Promise<string>((resolveUrl, reject) => {
+        raw.stdout!.on('data', (chunk: Buffer) => {
+          const match = /listening (\S+)/.exec(chunk.toString());
+          if (match) resolveUrl(match[1]);
+        });
+        raw.once('exit', () => reject(new Error('raw stack exited before listening')));
       });
-      raw.once('exit', () => reject(new Error('raw stack exited before listening')));
-    });
+    }
 
     const api = `${base}/v0.13`;
     const credentials = { apiKey: API_KEY, apiSecret: API_SECRET };
     const { accessToken } = await postJson<{ accessToken: string }>(`${api}/auth/token`, {}, credentials);
     const auth = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
     const customer = await postJson<{ id: string }>(`${api}/customers`, auth, { type: 'individual', firstName: 'Bench', lastName: 'Mark' });
-    const rawCustomer = await postJson<{ id: string }>(`${rawBase}/customers`, {}, { firstName: 'Bench', lastName: 'Mark' });
+    const rawCustomer = webhooksOnly ? { id: '' } : await postJson<{ id: string }>(`${rawBase}/customers`, {}, { firstName: 'Bench', lastName: 'Mark' });
     const customerBody = JSON.stringify({ type: 'individual', firstName: 'Load', lastName: 'Test' });
 
     const rawRead: Load = { url: `${rawBase}/customers/${rawCustomer.id}` };
@@ -147,10 +153,9 @@ async function main(): Promise<void> {
     const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
     process.stdout.write(
       `benchmark: ${DURATION_S}s per scenario after ${WARMUP_S}s of warm-up, ${process.env.DATABASE_URL ? 'external' : 'embedded'} PostgreSQL, ` +
-        `platform and raw stack in processes of their own\n\n`,
+        `${webhooksOnly ? 'platform and pg-boss' : ONLY === '' ? 'platform, raw stack and pg-boss' : 'platform and raw stack'} in processes of their own\n\n`,
     );
-    // BENCH_ONLY=webhook runs the webhook section alone.
-    const httpScenarios = ONLY === '' || !'webhook deliveries'.includes(ONLY) ? scenarios.filter((s) => s.name.includes(ONLY)) : [];
+    const httpScenarios = webhooksOnly ? [] : scenarios.filter((s) => s.name.includes(ONLY));
     if (httpScenarios.length > 0) line(['scenario', 'clients', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio']);
     for (const clients of httpScenarios.length > 0 ? CLIENTS : []) {
       // The references are measured at each client count, right before the scenarios compared with them.
@@ -170,7 +175,8 @@ async function main(): Promise<void> {
         '"read" is Fastify with one pg primary-key select; "write" is one transaction inserting an idempotency row,\n' +
         'an event row and a read-model row, then updating the idempotency row.\n',
     );
-    if (ONLY === '' || 'webhook deliveries'.includes(ONLY)) await benchWebhooks(api, auth, databaseUrl);
+    // After the table: the webhook section (tools/bench/webhooks.ts), against pg-boss on the same PostgreSQL.
+    if (ONLY === '' || webhooksOnly) await benchWebhooks(api, auth, databaseUrl);
   } finally {
     for (const child of children) await stopProcess(child);
     await embedded?.stop();
