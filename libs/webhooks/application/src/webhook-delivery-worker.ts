@@ -26,12 +26,6 @@ interface Outcome {
   result: SendResult;
 }
 
-/** Ids grouped by a shared value (here: the time of their last success). */
-function groupBy(values: Map<string, string>): Map<string, string[]> {
-  const groups = new Map<string, string[]>();
-  for (const [id, value] of values) groups.set(value, [...(groups.get(value) ?? []), id]);
-  return groups;
-}
 const PURGE_EVERY_MS = 10 * 60_000;
 
 @Injectable()
@@ -209,9 +203,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
       const failures = list.slice(lastSuccess + 1);
       if (failures.length > 0) failedSince.set(webhookId, failures);
     }
-    for (const [at, ids] of groupBy(succeeded)) {
-      for (const recovered of await this.deliveries.markSuccesses(ids, at)) await this.timers.cancel(DOWN_NOTICE_TIMER, recovered);
-    }
+    for (const recovered of await this.deliveries.markSuccesses(succeeded)) await this.timers.cancel(DOWN_NOTICE_TIMER, recovered);
     for (const [webhookId, failures] of failedSince) {
       const { delivery } = failures[0];
       const { downSince, started } = await this.deliveries.markFailure(webhookId, failures[0].attemptedAt);

@@ -260,12 +260,15 @@ export class WebhookDeliveries {
     return { downSince, started: downSince.getTime() === new Date(at).getTime() };
   }
 
-  /** Successes end the endpoints' down episodes; returns those that were down (a healthy endpoint's row is not written). */
-  async markSuccesses(webhookIds: string[], at: string): Promise<string[]> {
-    if (webhookIds.length === 0) return [];
+  /** Successes (endpoint → time of its last one) end down episodes; returns the endpoints that were down (a healthy endpoint's row is not written). */
+  async markSuccesses(lastSuccess: Map<string, string>): Promise<string[]> {
+    if (lastSuccess.size === 0) return [];
     const rows = await this.uow.query<{ webhook_id: string }>(
-      `UPDATE webhooks.endpoint_health SET last_success_at = $2, down_since = NULL, notified_at = NULL WHERE webhook_id = ANY($1::text[]) AND down_since IS NOT NULL RETURNING webhook_id`,
-      [webhookIds, at],
+      `UPDATE webhooks.endpoint_health h SET last_success_at = v.at, down_since = NULL, notified_at = NULL
+         FROM unnest($1::text[], $2::timestamptz[]) AS v (webhook_id, at)
+        WHERE h.webhook_id = v.webhook_id AND h.down_since IS NOT NULL
+       RETURNING h.webhook_id`,
+      [[...lastSuccess.keys()], [...lastSuccess.values()]],
     );
     return rows.map((r) => r.webhook_id);
   }
