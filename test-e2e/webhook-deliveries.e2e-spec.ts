@@ -295,10 +295,18 @@ describe('webhook deliveries', () => {
       expect(downNotices).toBe(1);
       // While suspended, matching events are recorded as skipped and not sent.
       await t.post('/customers', { type: 'individual', firstName: 'Skip', lastName: 'Ped', endorsements: ['basic'] });
-      const skipped = await eventually(async () => {
+      // The customer's events (created, endorsement, ...) fan out one by one: wait until every one has landed.
+      await eventually(async () => {
         const page = (await t.get(`/webhooks/${hook.id}/deliveries?status=skipped`)).body.data;
         return page.length >= 2 ? page : undefined;
       });
+      let skipped = (await t.get(`/webhooks/${hook.id}/deliveries?status=skipped`)).body.data;
+      for (let still = 0; still < 4; ) {
+        await new Promise((r) => setTimeout(r, 250));
+        const page = (await t.get(`/webhooks/${hook.id}/deliveries?status=skipped`)).body.data;
+        still = page.length === skipped.length ? still + 1 : 0;
+        skipped = page;
+      }
       expect(skipped.every((d: { attemptCount: number }) => d.attemptCount === 0)).toBe(true);
       expectError(await t.post(`/webhooks/${hook.id}/deliveries/retry`, { status: 'skipped' }), 409, 'WebhookNotEnabled');
       expect(receiver.at('/dead')).toHaveLength(10);
