@@ -13,8 +13,10 @@ const constraints = (forTests) => [
   scope('platform', ['platform', 'contracts']),
   scope('gateway', ['gateway', 'platform', 'contracts']),
   scope('accounts', ['accounts', 'platform', 'contracts']),
+  scope('quoting', ['quoting', 'platform', 'contracts']),
+  scope('transactions', ['transactions', 'platform', 'contracts']),
   scope('webhooks', ['webhooks', 'platform', 'contracts']),
-  scope('app', ['app', 'gateway', 'accounts', 'webhooks', 'platform', 'contracts']),
+  scope('app', ['app', 'gateway', 'accounts', 'quoting', 'transactions', 'webhooks', 'platform', 'contracts']),
   ...[
     ['pure', ['pure']],
     ['contracts', ['pure']],

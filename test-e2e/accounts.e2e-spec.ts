@@ -198,7 +198,7 @@ describe('customers, wallets and balances', () => {
       await post(`/sandbox/wallets/${wallet.id}/fund`, { amount: '10' });
       const res = await get(`/customers/${customer.id}/balance?estimatedBalanceCurrencyCode=CAD`);
       expect(res.status).toBe(200);
-      expect(res.body.data).toEqual({ customerId: customer.id, estimatedBalanceValue: '13.70', estimatedBalanceCurrencyCode: 'CAD', updatedAt: expect.stringMatching(ISO) });
+      expect(res.body.data).toEqual({ customerId: customer.id, estimatedBalanceValue: '12.50', estimatedBalanceCurrencyCode: 'CAD', updatedAt: expect.stringMatching(ISO) });
     });
 
     it('omits totalBalance when the fiat component cannot be read (magic last name FiatUnavailable)', async () => {

@@ -10,6 +10,8 @@ const projects = [
   // Distributed mode: one app per service (libs/contracts SERVICE_NAMES).
   ['apps/gateway', 'gateway-app', 'scope:app', 'type:app'],
   ['apps/accounts', 'accounts-app', 'scope:app', 'type:app'],
+  ['apps/quoting', 'quoting-app', 'scope:app', 'type:app'],
+  ['apps/transactions', 'transactions-app', 'scope:app', 'type:app'],
   ['apps/webhooks', 'webhooks-app', 'scope:app', 'type:app'],
   // Composition of every service into one process: what apps, e2e tests and the benchmark start.
   ['libs/runtime/platform', 'runtime-platform', 'scope:app', 'type:runtime', '@mm/runtime/platform'],
@@ -31,6 +33,12 @@ const projects = [
     `libs/accounts/${t}`, `accounts-${t}`, 'scope:accounts', `type:${t === 'infrastructure' ? 'infra' : t}`, `@mm/accounts/${t}`,
   ]),
   ['libs/accounts/testing', 'accounts-testing', 'scope:accounts', 'type:testing', '@mm/accounts/testing'],
+  ...['domain', 'application', 'api', 'infrastructure'].map((t) => [
+    `libs/quoting/${t}`, `quoting-${t}`, 'scope:quoting', `type:${t === 'infrastructure' ? 'infra' : t}`, `@mm/quoting/${t}`,
+  ]),
+  ...['domain', 'application', 'api', 'infrastructure'].map((t) => [
+    `libs/transactions/${t}`, `transactions-${t}`, 'scope:transactions', `type:${t === 'infrastructure' ? 'infra' : t}`, `@mm/transactions/${t}`,
+  ]),
   ...['domain', 'application', 'api', 'infrastructure'].map((t) => [
     `libs/webhooks/${t}`, `webhooks-${t}`, 'scope:webhooks', `type:${t === 'infrastructure' ? 'infra' : t}`, `@mm/webhooks/${t}`,
   ]),

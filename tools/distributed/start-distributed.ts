@@ -106,13 +106,16 @@ async function main(): Promise<void> {
       MM_GATEWAY_URL: gatewayUrl,
     };
     // The services first, each on a loopback port of its own; then the gateway, which routes to them.
+    // Every process knows every service's address: some call others' ports (ADR 0019).
     const serviceUrls: Record<string, string> = {};
+    const ports = new Map<ServiceName, number>();
     for (const name of SERVICE_NAMES.filter((s) => s !== 'gateway')) {
-      const port = await freeLoopbackPort();
-      const url = `http://127.0.0.1:${port}`;
-      const child = startService(name, { ...common, PORT: String(port), HOST: '127.0.0.1' });
-      started.push({ name, url, child });
-      serviceUrls[serviceUrlVariable(name)] = url;
+      ports.set(name, await freeLoopbackPort());
+      serviceUrls[serviceUrlVariable(name)] = `http://127.0.0.1:${ports.get(name)}`;
+    }
+    for (const [name, port] of ports) {
+      const child = startService(name, { ...common, ...serviceUrls, PORT: String(port), HOST: '127.0.0.1' });
+      started.push({ name, url: serviceUrls[serviceUrlVariable(name)], child });
     }
     const gateway = startService('gateway', { ...common, ...serviceUrls, PORT: String(config.PORT), HOST: host });
     started.push({ name: 'gateway', url: gatewayUrl, child: gateway });

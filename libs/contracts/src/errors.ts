@@ -87,6 +87,28 @@ export const ERROR_CATALOGUE = {
   WebhookDeliveryNotFound: { code: 12005, status: 404, msg: 'webhook delivery not found', when: 'no such delivery for this webhook endpoint, or it is older than the retention window' },
   WebhookNotEnabled: { code: 12006, status: 409, msg: 'webhook endpoint is not enabled', when: 'test or retry on a disabled or suspended endpoint; enable it first' },
   InvalidDeliveryRetry: { code: 12007, status: 422, msg: 'invalid retry selection', when: 'a retry names neither `deliveryIds` nor `status`, names both, or gives a range whose createdAfter is not before createdBefore' },
+
+  // Quotes (13000-13099; spec: Quote, Errors / 422 card validation)
+  InvalidQuoteID: { code: 13000, status: 400, msg: 'invalid quote_id', when: 'a quote id is malformed' },
+  QuoteNotFound: { code: 13001, status: 404, msg: 'quote not found', when: 'no such quote in this project' },
+  QuoteExpired: { code: 13002, status: 409, msg: 'quote expired', when: 'the quote\'s pricing expired before a transaction was created for it; create a new quote' },
+  QuoteAlreadyAccepted: { code: 13003, status: 409, msg: 'quote already accepted', when: 'a transaction was already created for this quote; a quote is accepted exactly once' },
+  UnsupportedCorridor: { code: 13004, status: 422, msg: 'unsupported source and destination', when: 'the pair of instruments is not one the service moves money between (a bank account is never a source; cash pickup needs the project feature)' },
+  ExternalAccountNotActive: { code: 13005, status: 422, msg: 'external account is not active', when: 'a quote names an external account that is pending, failed or invalid; wait for `externalAccount.verified`' },
+  ExternalAccountHolderMismatch: { code: 13006, status: 422, msg: 'external account does not belong to the customer', when: 'a bank or card on a quote is not registered to the quote\'s customer (bank destinations take `accountHolder: customer` only)' },
+  WalletNotOwned: { code: 13007, status: 422, msg: 'wallet does not belong to the customer', when: 'the source wallet of a quote is not one of the quote\'s customer\'s wallets' },
+  AssetNetworkMismatch: { code: 13008, status: 422, msg: 'asset or network does not match the instrument', when: 'a quote side names an asset or network its wallet or account does not hold or support' },
+  InexactConversion: { code: 13009, status: 422, msg: 'amount does not convert exactly', when: 'at the quoted rate the fixed amount gives the other side more decimals than its asset has; fix the other side\'s amount or round this one' },
+  external_sell_unsupported: { code: 13010, status: 422, msg: 'external card sell unsupported', when: 'a card sell with `settlementType: external`; card sells settle internally' },
+  external_account_rail_mismatch: { code: 13011, status: 422, msg: 'external account does not match the rail', when: 'the external account of a side is not of the side\'s type (a bank for a card, a card for a bank), or does not support the requested network' },
+  external_account_required: { code: 13012, status: 422, msg: 'external account required', when: 'a card, bank or external wallet side without its external account id (`externalAccountId` for cards, `id` otherwise)' },
+  external_custody_not_allowed: { code: 13013, status: 422, msg: 'external custody not allowed', when: 'a card buy with `settlementType: internal` (the service custodies the crypto) whose destination is an external wallet' },
+  source_wallet_address_not_allowed: { code: 13014, status: 422, msg: 'source wallet address not allowed', when: 'a card quote whose source names a raw wallet `address`; name a custodial wallet by `walletId`' },
+  invalid_wallet_target: { code: 13015, status: 400, msg: 'invalid wallet target', when: 'a card sell that names a wallet as its target; a card sell pays out to the card' },
+
+  // Transactions (13100-13199; spec: Transaction, Errors)
+  InvalidTransactionID: { code: 13100, status: 400, msg: 'invalid transaction_id', when: 'a transaction id is malformed' },
+  TransactionNotFound: { code: 13101, status: 404, msg: 'transaction not found', when: 'no such transaction in this project' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorName = keyof typeof ERROR_CATALOGUE;

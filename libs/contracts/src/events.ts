@@ -1,3 +1,5 @@
+import type { Corridor, Party, Pricing } from './ports';
+
 // One typed map from event type to payload (STYLE: events are the record).
 // Past-tense names; a payload that changes shape gets a new versioned type.
 
@@ -141,6 +143,32 @@ export interface EventPayloads {
   /** About three days of continuous failure: set only by the service; `enable` brings it back. */
   'webhookEndpoint.suspended': { webhookId: string; projectId: string; previousStatus: WebhookEndpointStatus; downSince: string; at: string };
 
+  // quoting (spec: Quote; States / Quote)
+  'quote.created': QuoteRecord;
+  'quote.accepted': { quoteId: string; projectId: string; transactionId: string; at: string };
+  'quote.expired': { quoteId: string; projectId: string; at: string };
+
+  // transactions (spec: Transaction; States / Transaction). Every event that moves the status or
+  // sub-status carries both, as they are after it.
+  'transaction.created': TransactionCreated;
+  'transaction.fundsPulled': TransactionTransition & { walletId: string; postingId: string; asset: string; amount: string };
+  'transaction.legInitiated': TransactionTransition & { leg: TransactionLeg };
+  'transaction.legSettled': TransactionTransition & { legId: string; references: LegReferences; settlement: LegSettlement };
+  'transaction.legFailed': TransactionTransition & { legId: string; failure: LegFailure };
+  'transaction.reviewStarted': TransactionTransition & { reason: string };
+  'transaction.reviewCleared': TransactionTransition & { outcome: 'approved' | 'rejected' };
+  'transaction.completed': TransactionTransition;
+  'transaction.failed': TransactionTransition & { error: SettlementError };
+  /** The money goes back to the source: the refund leg is in flight. */
+  'transaction.refundInitiated': TransactionTransition & { leg: TransactionLeg; walletId: string; error: SettlementError };
+  'transaction.refunded': TransactionTransition & { legId: string; error: SettlementError };
+
+  // accounts: the ledger side of a transaction (ADR 0019)
+  /** A posting between ledger accounts that are not wallets (transit, rails, conversion). */
+  'ledger.posted': { projectId: string; transactionId: string; postingId: string; asset: string; entries: LedgerEntry[]; reason: string; at: string };
+  /** The refund of a transaction reached its source wallet. */
+  'funds.returned': { projectId: string; transactionId: string; walletId: string; postingId: string; amount: string; at: string };
+
   // every service: a partner-visible event (spec: Events / Catalog), published by the service that
   // owns the resource in the transaction of the domain event that caused it, with the resource as a
   // read shows it then. The webhooks service fans these out without knowing any resource.
@@ -227,4 +255,106 @@ export interface ProjectChanges {
   features?: Partial<ProjectFeatures>;
   limits?: ProjectLimits;
   attributionTimeoutHours?: number;
+}
+
+export interface QuoteRecord {
+  quoteId: string;
+  projectId: string;
+  customerId: string;
+  sourceToDestination: Corridor;
+  source: QuoteSideRecord;
+  destination: QuoteSideRecord;
+  sponsorGas: boolean;
+  settlementType: 'internal' | 'external' | null;
+  pricing: Pricing;
+  metadata: Record<string, string>;
+  expiresAt: string;
+  createdAt: string;
+}
+
+/** A quote side as the partner sees it: the instrument type, its details, the amount when fixed, and the party. */
+export interface QuoteSideRecord {
+  type: string;
+  category: 'crypto' | 'fiat' | 'cash';
+  details: Record<string, unknown>;
+  amount?: string;
+  party: Party;
+}
+
+export type TransactionStatus = 'processing' | 'awaitingAction' | 'completed' | 'failed';
+
+export interface TransactionTransition {
+  transactionId: string;
+  projectId: string;
+  status: TransactionStatus;
+  subStatus: string | null;
+  at: string;
+}
+
+export interface TransactionCreated extends TransactionTransition {
+  customerId: string;
+  sourceToDestination: Corridor;
+  precursor: { type: 'quote' | 'depositAddress' | 'virtualAccount' | 'cashIn'; id: string };
+  source: QuoteSideRecord;
+  destination: QuoteSideRecord;
+  pricing: Pricing;
+  settlementType: 'internal' | 'external' | null;
+  metadata: Record<string, string>;
+  /** The customers on either side, for `GET /transactions?customerId=`. */
+  customerIds: string[];
+}
+
+/** One transfer of a transaction (spec: Transaction, legs). */
+export interface TransactionLeg {
+  id: string;
+  /** deposit: money coming in (a card charge); payout: money going out; refund: back to the source. */
+  kind: 'deposit' | 'payout' | 'refund';
+  rail: string;
+  asset: string;
+  network: string;
+  amount: string;
+  status: 'pending' | 'settled' | 'failed';
+  txHash: string | null;
+  imad: string | null;
+  uetr: string | null;
+  endToEndId: string | null;
+  failure: LegFailure | null;
+  initiatedAt: string;
+  settledAt: string | null;
+}
+
+export interface LegReferences {
+  txHash?: string;
+  imad?: string;
+  uetr?: string;
+  endToEndId?: string;
+}
+
+export interface LegFailure {
+  code: string;
+  message: string;
+}
+
+/** spec: Transaction `error`. */
+export interface SettlementError {
+  code: string;
+  message: string;
+  occurredAt: string;
+  recoverable: boolean;
+  recovery?: string;
+  refund?: { status: 'pending' | 'completed'; amount: string; asset: string };
+}
+
+/** What the ledger posts when a leg settles (ADR 0019): the money in transit, and what left or arrived for it. */
+export interface LegSettlement {
+  kind: 'deposit' | 'payout';
+  /** The transaction's transit account holds this (after a deposit) or held it (before a payout). */
+  transitAsset: string;
+  transitAmount: string;
+  /** The rail side: what left the service on a payout, what arrived on a deposit. */
+  railAsset: string;
+  railAmount: string;
+  network: string;
+  /** A payout to a custodial wallet credits it; any other payout leaves for the rail. */
+  walletId: string | null;
 }

@@ -4,3 +4,4 @@ export * from './sandbox';
 export * from './partner-events';
 export * from './services';
 export * from './webhook-signature';
+export * from './ports';

@@ -18,7 +18,33 @@ export const PARTNER_EVENTS: Partial<Record<EventType, readonly string[]>> = {
   // announces counterparties only by status.
   'counterparty.created': ['counterparty.statusChanged'],
   'counterparty.deleted': ['counterparty.statusChanged'],
+  // Transactions: every change of status or sub-status is a statusChanged (the transactions service
+  // publishes only the events that change either); a review start also names its direction.
+  ...Object.fromEntries(
+    (
+      [
+        'transaction.created',
+        'transaction.fundsPulled',
+        'transaction.legInitiated',
+        'transaction.legSettled',
+        'transaction.legFailed',
+        'transaction.reviewStarted',
+        'transaction.reviewCleared',
+        'transaction.completed',
+        'transaction.failed',
+        'transaction.refundInitiated',
+        'transaction.refunded',
+      ] as const
+    ).map((type) => [type, ['transaction.statusChanged']]),
+  ),
 };
+
+/** The compliance review event of a corridor (spec: Events / Catalog). */
+export function underReviewEvent(sourceToDestination: string): string {
+  if (sourceToDestination === 'cryptoToCrypto') return 'transaction.cryptoToCrypto.underReview';
+  if (sourceToDestination === 'cryptoToFiatAccount' || sourceToDestination === 'cryptoToCash') return 'transaction.cryptoToFiat.underReview';
+  return 'transaction.fiatToCrypto.underReview';
+}
 
 /** The partner event names of a domain event; none for internal events. */
 export function partnerEventsFor(type: string): readonly string[] {

@@ -26,7 +26,7 @@ export const ENDORSEMENT_REJECT_LAST_NAME = 'Rejected';
 
 /** Sandbox rates: the custodian's USD estimate of one unit, and USD to other currencies. */
 export const SANDBOX_USD_PRICE: Record<string, string> = { usdc: '1.00' };
-export const SANDBOX_FX_FROM_USD: Record<string, string> = { USD: '1', CAD: '1.37' };
+export const SANDBOX_FX_FROM_USD: Record<string, string> = { USD: '1', CAD: '1.25' };
 
 /** Largest single sandbox funding, per call. */
 export const SANDBOX_MAX_FUNDING = '1000000';

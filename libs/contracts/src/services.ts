@@ -2,12 +2,14 @@
 // (ARCHITECTURE: Services). The gateway routes by this table; a service added
 // later adds its row here, its app under apps/, and its Kubernetes objects.
 
-export const SERVICE_NAMES = ['gateway', 'accounts', 'webhooks'] as const;
+export const SERVICE_NAMES = ['gateway', 'accounts', 'quoting', 'transactions', 'webhooks'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /** Path prefixes under the base path that the gateway forwards, by owning service. */
 export const SERVICE_ROUTES: Record<Exclude<ServiceName, 'gateway'>, string[]> = {
   accounts: ['/customers', '/wallets', '/external-accounts', '/counterparties', '/sandbox/wallets', '/sandbox/clock'],
+  quoting: ['/quotes'],
+  transactions: ['/transactions'],
   webhooks: ['/webhooks'],
 };
 

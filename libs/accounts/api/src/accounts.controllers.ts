@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { EventPayloads } from '@mm/contracts';
-import { CustomersService, EndorsementReviewer, ExternalAccountProvisioner, WalletsService } from '@mm/accounts/application';
+import { CustomersService, EndorsementReviewer, ExternalAccountProvisioner, TransactionLedgerService, WalletsService } from '@mm/accounts/application';
 import { AccountsReadModels } from '@mm/accounts/infrastructure';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { ApiPage, decodeCursor, Idempotent, ListQuery, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
@@ -133,7 +133,18 @@ export class AccountsEventsController {
   constructor(
     private readonly reviewer: EndorsementReviewer,
     private readonly provisioner: ExternalAccountProvisioner,
+    private readonly ledger: TransactionLedgerService,
   ) {}
+
+  @EventPattern('transaction.legSettled')
+  onLegSettled(@Payload() event: RecordedEvent<'transaction.legSettled', EventPayloads['transaction.legSettled']>): Promise<void> {
+    return this.ledger.onLegSettled(event);
+  }
+
+  @EventPattern('transaction.refundInitiated')
+  onRefundInitiated(@Payload() event: RecordedEvent<'transaction.refundInitiated', EventPayloads['transaction.refundInitiated']>): Promise<void> {
+    return this.ledger.onRefundInitiated(event);
+  }
 
   @EventPattern('endorsement.requested')
   onEndorsementRequested(@Payload() event: RecordedEvent<'endorsement.requested', EventPayloads['endorsement.requested']>): Promise<void> {

@@ -8,6 +8,7 @@ import {
   EndorsementReviewer,
   ExternalAccountProvisioner,
   ExternalAccountsService,
+  TransactionLedgerService,
   WalletsService,
 } from '@mm/accounts/application';
 import {
@@ -22,7 +23,9 @@ import {
   SandboxScreening,
   ScreeningProvider,
 } from '@mm/accounts/infrastructure';
+import { AccountsPort } from '@mm/contracts';
 import { AccountsApiPartnerViews } from './accounts-partner-views';
+import { AccountsInternalController, AccountsPortAdapter } from './accounts-port';
 import { AccountsEventsController, CustomersController, SandboxWalletsController, WalletsController } from './accounts.controllers';
 import { CounterpartiesController, ExternalAccountsController, SandboxExternalAccountsController } from './external-accounts.controllers';
 
@@ -35,6 +38,7 @@ import { CounterpartiesController, ExternalAccountsController, SandboxExternalAc
     SandboxExternalAccountsController,
     CounterpartiesController,
     AccountsEventsController,
+    AccountsInternalController,
   ],
   providers: [
     AccountsEventStore,
@@ -48,6 +52,9 @@ import { CounterpartiesController, ExternalAccountsController, SandboxExternalAc
     ExternalAccountsService,
     CounterpartiesService,
     ExternalAccountProvisioner,
+    AccountsPortAdapter,
+    TransactionLedgerService,
+    { provide: AccountsPort, useExisting: AccountsPortAdapter },
     // The sandbox simulates the custodian, the KYC reviewer, the instrument provider (card processor
     // and bank vault) and payout screening; production binds real adapters here.
     { provide: CustodianProvider, useClass: SandboxCustodian },
@@ -55,6 +62,6 @@ import { CounterpartiesController, ExternalAccountsController, SandboxExternalAc
     { provide: InstrumentProvider, useClass: SandboxInstrumentProvider },
     { provide: ScreeningProvider, useClass: SandboxScreening },
   ],
-  exports: [AccountsEventStore, CustomersService],
+  exports: [AccountsEventStore, CustomersService, AccountsPort],
 })
 export class AccountsModule {}

@@ -6,3 +6,4 @@ export * from './counterparties.service';
 export * from './external-accounts.service';
 export * from './external-account-provisioner';
 export * from './accounts-partner-events';
+export * from './transaction-ledger.service';

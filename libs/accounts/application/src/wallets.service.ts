@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, SANDBOX_FX_FROM_USD, SANDBOX_MAX_FUNDING, WALLET_NETWORKS } from '@mm/contracts';
-import { customerBalance, sandboxFundingAccount, walletDecider, walletStreamId, type CustomerBalance, type WalletCommand, type WalletEvent } from '@mm/accounts/domain';
+import { ApiError, SANDBOX_FX_FROM_USD, SANDBOX_MAX_FUNDING, WALLET_NETWORKS, type PullFundsRequest, type PullFundsResult } from '@mm/contracts';
+import { customerBalance, sandboxFundingAccount, transactionPostingId, transitAccount, walletDecider, walletStreamId, type CustomerBalance, type WalletCommand, type WalletEvent } from '@mm/accounts/domain';
 import { AccountsReadModels, CustodianProvider, type WalletRow } from '@mm/accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
@@ -59,6 +59,28 @@ export class WalletsService {
       );
       return (await this.readModels.wallet(projectId, walletId))!;
     });
+  }
+
+  /**
+   * The funds port (ADR 0019): moves a transaction's amount from the wallet to the transaction's
+   * transit account, once per transaction however often it is asked; InsufficientFunds otherwise.
+   */
+  async pullFunds(projectId: string, request: PullFundsRequest): Promise<PullFundsResult> {
+    return runCommand(this.uow, async () => {
+      const wallet = await this.require(projectId, request.walletId);
+      const postingId = transactionPostingId(request.transactionId, 'pull');
+      const decision = await this.execute(
+        wallet.id,
+        { type: 'DebitWallet', postingId, amount: request.amount, counterAccount: transitAccount(request.transactionId), reason: `transaction ${request.transactionId}`, at: request.at },
+        projectId,
+      );
+      return { postingId, balance: decision.state.status === 'provisioned' ? decision.state.balance : '0' };
+    });
+  }
+
+  /** A ledger movement into a wallet (a transaction's payout or refund); once per posting id. */
+  async creditFromLedger(projectId: string, walletId: string, postingId: string, amount: string, counterAccount: string, reason: string, at: string): Promise<void> {
+    await this.execute(walletId, { type: 'CreditWallet', postingId, amount, counterAccount, reason, at }, projectId);
   }
 
   async customerBalance(projectId: string, customerId: string, currencyCode = 'USD'): Promise<CustomerBalance> {

@@ -4,3 +4,4 @@ export * from './customer-balance';
 export * from './external-account.decider';
 export * from './counterparty.decider';
 export * from './instrument';
+export * from './transaction-ledger.decider';

@@ -18,6 +18,14 @@ export type WalletState =
 
 export const walletAccount = (walletId: string) => `wallet:${walletId}`;
 export const sandboxFundingAccount = (asset: string, network: string) => `sandbox-funding:${asset}:${network}`;
+/** Where a transaction's money is while it moves: pulled from the source, paid on to the destination or back. */
+export const transitAccount = (transactionId: string) => `transit:${transactionId}`;
+/** Where money leaves the ledger for a rail (a bank, a card, a chain), and arrives from one. */
+export const railAccount = (asset: string, network: string) => `rail:${asset}:${network}`;
+/** The conversion desk of one asset: a card buy's dollars in, its USDC out. */
+export const conversionAccount = (asset: string) => `conversion:${asset}`;
+/** One posting of each step of a transaction, so a repeated step posts nothing. */
+export const transactionPostingId = (transactionId: string, step: string) => `${transactionId}:${step}`;
 
 function evolve(state: WalletState, event: WalletEvent): WalletState {
   switch (event.type) {

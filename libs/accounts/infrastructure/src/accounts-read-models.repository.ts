@@ -110,6 +110,17 @@ export class AccountsReadModels {
     );
   }
 
+  /** A posting between ledger accounts that are not wallets (a transaction's transit, rails, conversion). */
+  async applyLedgerPosting(p: { projectId: string; postingId: string; asset: string; entries: LedgerEntry[]; reason: string; at: string }): Promise<void> {
+    for (const [i, entry] of p.entries.entries()) {
+      await this.uow.query(
+        `INSERT INTO accounts.ledger_entries (posting_id, entry_no, project_id, account, asset, amount, reason, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [p.postingId, i + 1, p.projectId, entry.account, p.asset, entry.amount, p.reason, p.at],
+      );
+    }
+  }
+
   /** The balance of a ledger account as the sum of its entries (reconciliation). */
   async ledgerBalance(account: string): Promise<string> {
     const [row] = await this.uow.query<{ total: string | null }>(`SELECT sum(amount)::text AS total FROM accounts.ledger_entries WHERE account = $1`, [account]);

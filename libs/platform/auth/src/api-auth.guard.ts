@@ -5,7 +5,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiError } from '@mm/contracts';
-import { PlatformConfig } from '@mm/platform/config';
+import { internalToken, PlatformConfig } from '@mm/platform/config';
 import { BEARER_ERRORS, ROUTE_ACCESS, SANDBOX_ONLY, type ApiRequest, type Caller, type RouteAccess } from '@mm/platform/http';
 import { TokenVerifier } from './token-verifier';
 import { VerifiedTokens } from './verified-tokens';
@@ -66,6 +66,12 @@ export class ApiAuthGuard implements CanActivate {
         throw new ApiError('Unauthorized', expected ? 'operator token required' : 'operator routes are disabled: set MM_ADMIN_TOKEN');
       }
       request.caller = { kind: 'admin' };
+      return true;
+    }
+    if (access === 'internal') {
+      const token = bearerCredential(request.headers.authorization);
+      if (!token || !sameSecret(token, internalToken(this.config))) throw new ApiError('Unauthorized', 'internal route: service credential required');
+      request.caller = { kind: 'internal' };
       return true;
     }
     request.caller = await this.bearer.authenticate(request.headers.authorization);

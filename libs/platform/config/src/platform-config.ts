@@ -4,6 +4,7 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
 import { isIP } from 'node:net';
+import { createHmac } from 'node:crypto';
 import { KeyRing, REQUIRED, SIGNING_KEY_ENCRYPTION_KEYS } from './key-ring';
 
 const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
@@ -131,6 +132,25 @@ export class PlatformConfig {
   @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_WEBHOOKS_URL must be an http(s) URL' })
   MM_SERVICE_WEBHOOKS_URL?: string;
 
+  /** Distributed mode, the gateway and the transactions service: where the quoting service listens. */
+  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_QUOTING_URL must be an http(s) URL' })
+  MM_SERVICE_QUOTING_URL?: string;
+
+  /** Distributed mode, the gateway: where the transactions service listens. */
+  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_TRANSACTIONS_URL must be an http(s) URL' })
+  MM_SERVICE_TRANSACTIONS_URL?: string;
+
+  /**
+   * Distributed mode: the credential services present on each other's internal routes (ADR 0019).
+   * When unset it is derived from DATABASE_URL, which every service of one deployment shares.
+   */
+  @IsOptional() @IsString() @MinLength(32, { message: 'MM_INTERNAL_TOKEN must be at least 32 characters' })
+  MM_INTERNAL_TOKEN?: string;
+
+  /** Quotes: how long a quote's pricing stays locked, in seconds of project time. */
+  @Transform(toInt) @IsInt() @Min(5) @Max(3600)
+  MM_QUOTE_TTL_SECONDS = 60;
+
   /** Webhooks: how long delivery history (deliveries and their attempts) is kept, in days of project time. */
   @Transform(toInt) @IsInt() @Min(1) @Max(3650)
   MM_WEBHOOK_RETENTION_DAYS = 30;
@@ -160,7 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const known = Object.keys(new PlatformConfig());
   const input: Record<string, string> = {};
   // Optional variables have no default, so they are not own keys of a fresh instance.
-  const optional = ['HOST', 'DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_BOOTSTRAP_API_KEY', 'MM_BOOTSTRAP_API_SECRET', 'MM_SECRET_HASH_KEY', 'MM_SIGNING_KEY_ENCRYPTION_KEYS', 'MM_RISK_CLIENT_ID', 'KAFKA_BROKERS', 'MM_GATEWAY_URL', 'MM_SERVICE_ACCOUNTS_URL', 'MM_SERVICE_WEBHOOKS_URL'];
+  const optional = ['HOST', 'DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_BOOTSTRAP_API_KEY', 'MM_BOOTSTRAP_API_SECRET', 'MM_SECRET_HASH_KEY', 'MM_SIGNING_KEY_ENCRYPTION_KEYS', 'MM_RISK_CLIENT_ID', 'KAFKA_BROKERS', 'MM_GATEWAY_URL', 'MM_SERVICE_ACCOUNTS_URL', 'MM_SERVICE_WEBHOOKS_URL', 'MM_SERVICE_QUOTING_URL', 'MM_SERVICE_TRANSACTIONS_URL', 'MM_INTERNAL_TOKEN'];
   for (const key of [...known, ...optional]) {
     const value = env[key];
     if (value !== undefined && value !== '') input[key] = value;
@@ -191,4 +211,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('invalid configuration:\n  MM_HTTP_HEADERS_TIMEOUT_MS must not exceed MM_HTTP_REQUEST_TIMEOUT_MS');
   }
   return config;
+}
+
+/** The credential of internal routes between services (ADR 0019): MM_INTERNAL_TOKEN, else derived from DATABASE_URL. */
+export function internalToken(config: PlatformConfig): string {
+  if (config.MM_INTERNAL_TOKEN) return config.MM_INTERNAL_TOKEN;
+  return createHmac('sha256', config.DATABASE_URL ?? 'embedded').update('mm-internal-calls').digest('base64url');
 }

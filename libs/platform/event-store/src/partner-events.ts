@@ -13,6 +13,8 @@ export interface PartnerResource {
   data: Record<string, unknown>;
   /** For `*.statusChanged`: the status before; by default the domain event's own `previousStatus`. */
   previousStatus?: string | null;
+  /** The catalogue names to publish, when they depend on the resource (a review event named by corridor). */
+  events?: readonly string[];
 }
 
 /** Reads the resource a domain event changed, in the command's transaction (after its projection). */
@@ -23,10 +25,11 @@ export const partnerStreamId = (resourceId: string) => `partner-${resourceId}`;
 /** Appends the partner events of these domain events, if any; joins the caller's transaction. */
 export async function publishPartnerEvents(store: EventStore, events: readonly RecordedEvent[], view: PartnerResourceView): Promise<void> {
   for (const event of events) {
-    const names = partnerEventsFor(event.type);
-    if (names.length === 0) continue;
+    if (partnerEventsFor(event.type).length === 0) continue;
     const resource = await view(event);
     if (!resource) continue;
+    const names = resource.events ?? partnerEventsFor(event.type);
+    if (names.length === 0) continue;
     const domain = event.data as { previousStatus?: unknown; projectId?: string };
     const projectId = event.metadata.projectId ?? domain.projectId;
     if (!projectId) throw new Error(`partner event of ${event.type} ${event.eventId} has no project`);

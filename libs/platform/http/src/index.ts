@@ -13,3 +13,4 @@ export * from './validators';
 export * from './metrics';
 export * from './idempotency-coverage';
 export * from './no-store';
+export * from './internal-client';

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 
 /** Who is calling: set by the auth guard before anything else runs. */
 export interface Caller {
-  kind: 'partner' | 'admin' | 'public';
+  kind: 'partner' | 'admin' | 'public' | 'internal';
   projectId?: string;
   apiKey?: string;
 }

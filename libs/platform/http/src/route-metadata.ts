@@ -1,12 +1,14 @@
 import { SetMetadata } from '@nestjs/common';
 
 export const ROUTE_ACCESS = 'mm:access';
-export type RouteAccess = 'partner' | 'public' | 'admin' | 'publishable-key';
+export type RouteAccess = 'partner' | 'public' | 'admin' | 'publishable-key' | 'internal';
 
 /** No bearer token: the token endpoint, health, docs. */
 export const Public = () => SetMetadata(ROUTE_ACCESS, 'public' satisfies RouteAccess);
 /** Operator routes under /admin: the MM_ADMIN_TOKEN bearer. */
 export const AdminRoute = () => SetMetadata(ROUTE_ACCESS, 'admin' satisfies RouteAccess);
+/** Routes one service calls on another (ADR 0019): the internal token, never forwarded by the gateway. */
+export const InternalRoute = () => SetMetadata(ROUTE_ACCESS, 'internal' satisfies RouteAccess);
 /** Browser routes authenticated by a publishable key in the Api-Key header. */
 export const PublishableKeyRoute = () => SetMetadata(ROUTE_ACCESS, 'publishable-key' satisfies RouteAccess);
 

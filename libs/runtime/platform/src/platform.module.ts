@@ -9,6 +9,7 @@ import { SandboxClockController } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
 import { API_BASE_PATH, HealthController, HttpMetrics, IdempotencyCoverage, MetricsController } from '@mm/platform/http';
 import { CoreModule } from './core.module';
+import { PortsModule } from './ports.module';
 import { SERVICES } from './services';
 
 @Module({})
@@ -25,7 +26,7 @@ export class PlatformModule {
         ];
     return {
       module: PlatformModule,
-      imports: [CoreModule.forRoot(config, dataSource), DiscoveryModule, ...services.map((s) => SERVICES[s].module)],
+      imports: [CoreModule.forRoot(config, dataSource), DiscoveryModule, PortsModule.forServices(services), ...services.map((s) => SERVICES[s].module)],
       controllers: [
         HealthController,
         MetricsController,

@@ -17,6 +17,10 @@ import { PlatformApiKeys1700000000300 } from '@mm/platform/auth';
 import { PlatformClock1700000000200, PlatformClockChanges1700000000210 } from '@mm/platform/clock';
 import type { MigrationClass } from '@mm/platform/database';
 import { PlatformSubscriptions1700000000000 } from '@mm/platform/event-store';
+import { QuotingModule } from '@mm/quoting/api';
+import { Quoting1700000004000 } from '@mm/quoting/infrastructure';
+import { TransactionsModule } from '@mm/transactions/api';
+import { Transactions1700000005000 } from '@mm/transactions/infrastructure';
 import { WebhooksModule } from '@mm/webhooks/api';
 import { WebhookDeliveries1700000003100, Webhooks1700000003000 } from '@mm/webhooks/infrastructure';
 import { PlatformIdempotency1700000000100, PlatformIdempotencyClaim1700000000110 } from '@mm/platform/http';
@@ -52,14 +56,28 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
     // Alone, it learns of API keys from the gateway's events (platform.api_keys).
     migrations: [PlatformApiKeys1700000000300, Accounts1700000002000, AccountsExternalAccounts1700000002100],
     schema: 'accounts',
+    // The ledger side of the transaction saga reacts to the transactions service's legs.
+    consumes: ['gateway', 'transactions'],
+  },
+  quoting: {
+    module: QuotingModule,
+    migrations: [PlatformApiKeys1700000000300, Quoting1700000004000],
+    schema: 'quoting',
     consumes: ['gateway'],
+  },
+  transactions: {
+    module: TransactionsModule,
+    migrations: [PlatformApiKeys1700000000300, Transactions1700000005000],
+    schema: 'transactions',
+    // The saga's answers from the ledger (funds.returned).
+    consumes: ['gateway', 'accounts'],
   },
   webhooks: {
     module: WebhooksModule,
     migrations: [PlatformApiKeys1700000000300, Webhooks1700000003000, WebhookDeliveries1700000003100],
     schema: 'webhooks',
     // Every partner-visible event is fanned out from the other services' logs.
-    consumes: ['gateway', 'accounts'],
+    consumes: ['gateway', 'accounts', 'transactions'],
   },
 };
 

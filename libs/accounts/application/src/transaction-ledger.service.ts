@@ -1,0 +1,75 @@
+// The accounts service's side of the transaction saga (ADR 0019): when a leg
+// settles it posts the money from the transaction's transit account to the rail
+// or the destination wallet (through the conversion desk when the assets
+// differ), and when a refund starts it credits the source wallet and announces
+// funds.returned. Each step has a posting id of its own, so a redelivered event
+// posts nothing twice; the handler runs in the transport's transaction.
+import { Injectable } from '@nestjs/common';
+import type { EventPayloads } from '@mm/contracts';
+import { conversionAccount, railAccount, transactionLedgerDecider, transactionLedgerStreamId, transactionPostingId, transitAccount, type TransactionLedgerCommand } from '@mm/accounts/domain';
+import { AccountsReadModels } from '@mm/accounts/infrastructure';
+import { decideAndAppend, type RecordedEvent } from '@mm/platform/event-store';
+import { toAmount } from '@mm/platform/money';
+import { AccountsEventStore } from './accounts-event-store';
+import { WalletsService } from './wallets.service';
+
+type Posting = EventPayloads['ledger.posted'];
+
+@Injectable()
+export class TransactionLedgerService {
+  constructor(
+    private readonly store: AccountsEventStore,
+    private readonly readModels: AccountsReadModels,
+    private readonly wallets: WalletsService,
+  ) {}
+
+  async onLegSettled(event: RecordedEvent<'transaction.legSettled', EventPayloads['transaction.legSettled']>): Promise<void> {
+    const { transactionId, projectId, at, settlement: s } = event.data;
+    const transit = transitAccount(transactionId);
+    const move = (step: string, asset: string, amount: string, from: string, to: string, reason: string): Posting => ({
+      projectId,
+      transactionId,
+      postingId: transactionPostingId(transactionId, step),
+      asset,
+      entries: [
+        { account: from, amount: toAmount(`-${amount}`, 18) },
+        { account: to, amount: toAmount(amount, 18) },
+      ],
+      reason,
+      at,
+    });
+    if (s.kind === 'deposit') {
+      await this.post(move(`deposit:${event.data.legId}`, s.railAsset, s.railAmount, railAccount(s.railAsset, s.network), transit, `card charge of transaction ${transactionId}`));
+      return;
+    }
+    // The money in transit leaves in its own asset, or through the conversion desk into the rail's.
+    let from = transit;
+    if (s.transitAsset !== s.railAsset) {
+      await this.post(move('convert', s.transitAsset, s.transitAmount, transit, conversionAccount(s.transitAsset), `conversion of transaction ${transactionId}`));
+      from = conversionAccount(s.railAsset);
+    }
+    const postingId = transactionPostingId(transactionId, `payout:${event.data.legId}`);
+    if (s.walletId) {
+      await this.wallets.creditFromLedger(projectId, s.walletId, postingId, s.railAmount, from, `transaction ${transactionId}`, at);
+      return;
+    }
+    await this.post(move(`payout:${event.data.legId}`, s.railAsset, s.railAmount, from, railAccount(s.railAsset, s.network), `payout of transaction ${transactionId}`));
+  }
+
+  async onRefundInitiated(event: RecordedEvent<'transaction.refundInitiated', EventPayloads['transaction.refundInitiated']>): Promise<void> {
+    const { transactionId, projectId, at, leg, walletId } = event.data;
+    const postingId = transactionPostingId(transactionId, `refund:${leg.id}`);
+    await this.wallets.creditFromLedger(projectId, walletId, postingId, leg.amount, transitAccount(transactionId), `refund of transaction ${transactionId}`, at);
+    await this.execute(transactionId, projectId, { type: 'AnnounceReturn', returned: { projectId, transactionId, walletId, postingId, amount: leg.amount, at } });
+  }
+
+  private async post(posting: Posting): Promise<void> {
+    await this.execute(posting.transactionId, posting.projectId, { type: 'Post', posting });
+  }
+
+  private async execute(transactionId: string, projectId: string, command: TransactionLedgerCommand): Promise<void> {
+    await decideAndAppend(this.store, transactionLedgerStreamId(transactionId), transactionLedgerDecider, command, { projectId }, async (event) => {
+      if (event.type === 'ledger.posted') await this.readModels.applyLedgerPosting(event.data);
+    });
+  }
+}

@@ -1,0 +1,129 @@
+// Synchronous ports between services (ADR 0019). Services otherwise talk only
+// through events; where one needs an answer from another at once (the
+// instruments of a quote, accepting a quote exactly once, pulling a wallet's
+// funds before a transaction exists) it calls a port declared here. In one
+// process the owning service's module implements it directly, joining the
+// caller's database transaction; across processes an HTTP client posts to the
+// owner's internal route, with every call idempotent on the ids it carries.
+import type { ExternalAccountDetails, ExternalAccountStatus, ExternalAccountType, InstrumentDestination } from './events';
+
+/** Who is on one side of a quote or transaction (spec: Party). */
+export type Party =
+  | { relationship: 'customer'; customerId: string; entityType: 'individual' }
+  | { relationship: 'otherCustomer'; customerId: string; entityType: 'individual' }
+  | { relationship: 'externalRegistered'; counterpartyId: string | null; entityType: 'individual' | 'business'; name: string | null }
+  | { relationship: 'externalUnregistered' };
+
+export interface CustomerView {
+  id: string;
+  entityType: 'individual';
+}
+
+export interface WalletView {
+  id: string;
+  customerId: string;
+  asset: string;
+  network: string;
+  address: string;
+}
+
+export interface ExternalAccountView {
+  id: string;
+  customerId: string;
+  counterpartyId: string | null;
+  counterpartyEntityType: 'individual' | 'business' | null;
+  counterpartyName: string | null;
+  type: ExternalAccountType;
+  status: ExternalAccountStatus;
+  details: ExternalAccountDetails;
+  supportedDestinations: InstrumentDestination[];
+}
+
+export interface PullFundsRequest {
+  /** The reservation key: a wallet is debited once per transaction, however often this is called. */
+  transactionId: string;
+  walletId: string;
+  amount: string;
+  at: string;
+}
+
+export interface PullFundsResult {
+  postingId: string;
+  /** The wallet's balance after the pull. */
+  balance: string;
+}
+
+/** The accounts service: customers, wallets, external accounts and the ledger. Errors are ApiErrors. */
+export abstract class AccountsPort {
+  abstract customer(projectId: string, customerId: string): Promise<CustomerView>;
+  abstract wallet(projectId: string, walletId: string): Promise<WalletView>;
+  abstract externalAccount(projectId: string, externalAccountId: string): Promise<ExternalAccountView>;
+  /** Moves the amount from the wallet to the transaction's transit account, or refuses with InsufficientFunds. */
+  abstract pullFunds(projectId: string, request: PullFundsRequest): Promise<PullFundsResult>;
+}
+
+/** One side of a quote as the transaction takes it over. */
+export interface QuoteSide {
+  type: string;
+  category: 'crypto' | 'fiat' | 'cash';
+  details: Record<string, unknown>;
+  party: Party;
+}
+
+export interface PricingSide {
+  asset: string;
+  amountGross: string;
+  amountNet: string;
+  feesDeducted: Record<string, string>;
+}
+
+export interface Pricing {
+  source: PricingSide;
+  destination: PricingSide;
+  pair: string;
+  exchangeRate: string;
+  effectiveRate: string;
+  fixedAmountSide: 'source' | 'destination';
+  sponsorGas: boolean;
+  sponsorGasCost: string;
+}
+
+export type Corridor = 'cryptoToCrypto' | 'cryptoToCash' | 'cryptoToFiatAccount' | 'cashToCrypto' | 'fiatAccountToCrypto';
+
+/** An accepted quote: what a transaction is made from. */
+export interface AcceptedQuote {
+  quoteId: string;
+  customerId: string;
+  sourceToDestination: Corridor;
+  source: QuoteSide;
+  destination: QuoteSide;
+  pricing: Pricing;
+  settlementType: 'internal' | 'external' | null;
+  metadata: Record<string, string>;
+}
+
+export interface AcceptQuoteRequest {
+  quoteId: string;
+  /** Accepting again for the same transaction answers the same quote. */
+  transactionId: string;
+  at: string;
+}
+
+/** The quoting service. */
+export abstract class QuotesPort {
+  /** Accepts an open quote for this transaction, or refuses (QuoteNotFound, QuoteExpired, QuoteAlreadyAccepted). */
+  abstract accept(projectId: string, request: AcceptQuoteRequest): Promise<AcceptedQuote>;
+}
+
+/** The internal routes behind the ports, under the base path; the gateway never forwards them. */
+export const PORT_ROUTES = {
+  accounts: {
+    customer: 'internal/accounts/customer',
+    wallet: 'internal/accounts/wallet',
+    externalAccount: 'internal/accounts/external-account',
+    pullFunds: 'internal/accounts/pull-funds',
+  },
+  quoting: {
+    accept: 'internal/quoting/accept',
+  },
+} as const;

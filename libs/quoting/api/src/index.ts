@@ -1,0 +1,2 @@
+export * from './quoting.module';
+export * from './quotes.controllers';

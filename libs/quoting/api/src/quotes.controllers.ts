@@ -1,0 +1,65 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiExcludeController, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { type AcceptedQuote, type AcceptQuoteRequest } from '@mm/contracts';
+import { QuotesService } from '@mm/quoting/application';
+import type { QuoteRow } from '@mm/quoting/infrastructure';
+import { Idempotent, InternalRoute, NoIdempotencyKey, ProjectId } from '@mm/platform/http';
+import { CreateQuoteRequest, QuoteResponse } from './quotes.dto';
+
+export function toQuote(row: QuoteRow): QuoteResponse {
+  const q = row.record;
+  return {
+    id: q.quoteId,
+    object: 'quote',
+    status: row.status,
+    customerId: q.customerId,
+    sourceToDestination: q.sourceToDestination,
+    source: { ...q.source },
+    destination: { ...q.destination },
+    sponsorGas: q.sponsorGas,
+    ...(q.settlementType ? { settlementType: q.settlementType } : {}),
+    pricing: { ...q.pricing },
+    metadata: q.metadata,
+    transactionId: row.transaction_id,
+    expiresAt: q.expiresAt,
+    createdAt: q.createdAt,
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+@ApiTags('Quotes')
+@ApiBearerAuth('bearer')
+@Controller('quotes')
+export class QuotesController {
+  constructor(private readonly quotes: QuotesService) {}
+
+  @Post()
+  @Idempotent()
+  @ApiOperation({ summary: 'Create a quote: pricing is locked until expiresAt' })
+  @ApiCreatedResponse({ type: QuoteResponse })
+  async create(@ProjectId() projectId: string, @Body() body: CreateQuoteRequest): Promise<QuoteResponse> {
+    return toQuote(await this.quotes.create(projectId, body));
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Read a quote' })
+  @ApiOkResponse({ type: QuoteResponse })
+  async get(@ProjectId() projectId: string, @Param('id') id: string): Promise<QuoteResponse> {
+    return toQuote(await this.quotes.require(projectId, id));
+  }
+}
+
+/** The quotes port across processes (ADR 0019). */
+@ApiExcludeController()
+@Controller('internal/quoting')
+export class QuotesInternalController {
+  constructor(private readonly quotes: QuotesService) {}
+
+  @Post('accept')
+  @InternalRoute()
+  @NoIdempotencyKey()
+  @HttpCode(200)
+  accept(@Body() body: { projectId: string } & AcceptQuoteRequest): Promise<AcceptedQuote> {
+    return this.quotes.accept(body.projectId, { quoteId: body.quoteId, transactionId: body.transactionId, at: body.at });
+  }
+}

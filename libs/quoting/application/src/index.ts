@@ -1,0 +1,2 @@
+export * from './quoting-event-store';
+export * from './quotes.service';

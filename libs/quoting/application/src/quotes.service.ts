@@ -1,0 +1,137 @@
+// Quotes (spec: Quote, Pricing, States / Quote; API-CONTRACT: Quotes). A quote
+// resolves its instruments through the accounts port, locks its pricing, and
+// expires on its project's clock unless one transaction accepts it first.
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { AccountsPort, ApiError, type AcceptedQuote, type AcceptQuoteRequest, type QuoteRecord } from '@mm/contracts';
+import { buildSides, checkAmount, planQuote, price, quoteDecider, quoteStreamId, type QuoteCommand, type QuoteEvent, type QuoteInput, type ResolvedInstruments } from '@mm/quoting/domain';
+import { PriceProvider, QuotesReadModel, type QuoteRow } from '@mm/quoting/infrastructure';
+import { ProjectClock, TimerService, type DueTimer } from '@mm/platform/clock';
+import { PlatformConfig } from '@mm/platform/config';
+import { UnitOfWork } from '@mm/platform/database';
+import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
+import { isId, newId } from '@mm/platform/ids';
+import { QuotingEventStore } from './quoting-event-store';
+
+export const QUOTE_EXPIRY_TIMER = 'quote.expire';
+
+export interface CreateQuoteInput extends QuoteInput {
+  sponsorGas?: boolean;
+  metadata?: Record<string, string>;
+}
+
+@Injectable()
+export class QuotesService implements OnModuleInit {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly store: QuotingEventStore,
+    private readonly quotes: QuotesReadModel,
+    private readonly accounts: AccountsPort,
+    private readonly prices: PriceProvider,
+    private readonly clock: ProjectClock,
+    private readonly timers: TimerService,
+    private readonly config: PlatformConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.timers.on(QUOTE_EXPIRY_TIMER, (timer) => this.expire(timer));
+  }
+
+  async require(projectId: string, id: string): Promise<QuoteRow> {
+    if (!isId('quote', id)) throw new ApiError('InvalidQuoteID', `"${id.slice(0, 64)}" is not a quote id (qt_…)`);
+    const row = await this.quotes.get(projectId, id);
+    if (!row) throw new ApiError('QuoteNotFound');
+    return row;
+  }
+
+  async create(projectId: string, input: CreateQuoteInput): Promise<QuoteRow> {
+    const plan = planQuote(input);
+    if (!isId('customer', input.customerId)) throw new ApiError('InvalidCustomerID', `"${input.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+    await this.accounts.customer(projectId, input.customerId);
+    const wallet = (id: string | undefined) => (id ? this.accounts.wallet(projectId, id) : undefined);
+    const account = (id: string | undefined) => (id ? this.accounts.externalAccount(projectId, id) : undefined);
+    const resolved: ResolvedInstruments = {
+      sourceWallet: await wallet(plan.sourceWalletId),
+      sourceCard: await account(plan.sourceCardId),
+      buyWallet: await wallet(plan.buyWalletId),
+      destinationWallet: await wallet(plan.destinationWalletId),
+      destinationAccount: await account(plan.destinationAccountId),
+    };
+    const sides = buildSides(input, plan, resolved);
+    const fixedAmountSide = input.source.amount !== undefined ? 'source' : 'destination';
+    const amount = fixedAmountSide === 'source' ? input.source.amount! : input.destination.amount!;
+    checkAmount(amount, fixedAmountSide === 'source' ? sides.sourceAsset : sides.destinationAsset, `${fixedAmountSide}.amount`);
+    const rate = this.prices.rate(sides.sourceAsset, sides.destinationAsset);
+    if (!rate) throw new ApiError('UnsupportedCorridor', `no price for ${sides.sourceAsset} to ${sides.destinationAsset}`);
+    const sponsorGas = input.sponsorGas ?? true;
+    const pricing = price({ sourceAsset: sides.sourceAsset, destinationAsset: sides.destinationAsset, amount, fixedAmountSide, sponsorGas, rate });
+    return runCommand(this.uow, async () => {
+      const now = await this.clock.now(projectId);
+      const quoteId = newId('quote');
+      const quote: QuoteRecord = {
+        quoteId,
+        projectId,
+        customerId: input.customerId,
+        sourceToDestination: sides.sourceToDestination,
+        source: sides.source,
+        destination: sides.destination,
+        sponsorGas,
+        settlementType: plan.settlementType,
+        pricing,
+        metadata: input.metadata ?? {},
+        expiresAt: new Date(now.getTime() + this.config.MM_QUOTE_TTL_SECONDS * 1000).toISOString(),
+        createdAt: now.toISOString(),
+      };
+      const { row } = await this.execute(projectId, quoteId, { type: 'CreateQuote', quote }, { newStream: true });
+      await this.timers.schedule(projectId, QUOTE_EXPIRY_TIMER, quoteId, new Date(quote.expiresAt), { quoteId });
+      return row!;
+    });
+  }
+
+  /** The quotes port: accepts an open quote for one transaction (idempotent for that transaction). */
+  async accept(projectId: string, request: AcceptQuoteRequest): Promise<AcceptedQuote> {
+    if (!isId('quote', request.quoteId)) throw new ApiError('InvalidQuoteID', `"${String(request.quoteId).slice(0, 64)}" is not a quote id (qt_…)`);
+    return runCommand(this.uow, async () => {
+      const decision = await this.execute(projectId, request.quoteId, { type: 'AcceptQuote', transactionId: request.transactionId, at: request.at });
+      if (decision.state.status === 'none') throw new ApiError('QuoteNotFound');
+      // Not expired by the command's own time, but its timer may have fired already: mark it now.
+      const q = decision.state.quote;
+      if (q.projectId !== projectId) throw new ApiError('QuoteNotFound');
+      await this.timers.cancel(QUOTE_EXPIRY_TIMER, q.quoteId);
+      return {
+        quoteId: q.quoteId,
+        customerId: q.customerId,
+        sourceToDestination: q.sourceToDestination,
+        source: q.source,
+        destination: q.destination,
+        pricing: q.pricing,
+        settlementType: q.settlementType,
+        metadata: q.metadata,
+      };
+    });
+  }
+
+  private async expire(timer: DueTimer): Promise<void> {
+    const quoteId = String(timer.payload.quoteId);
+    await this.execute(timer.projectId, quoteId, { type: 'ExpireQuote', at: (await this.clock.now(timer.projectId)).toISOString() });
+  }
+
+  private async execute(projectId: string, quoteId: string, command: QuoteCommand, options: DecideOptions = {}) {
+    // A quote of another project is no quote of this one: refuse before its stream is touched.
+    if (command.type !== 'CreateQuote') {
+      const row = await this.quotes.get(projectId, quoteId);
+      if (!row) throw new ApiError('QuoteNotFound');
+    }
+    return decideAndAppend(this.store, quoteStreamId(quoteId), quoteDecider, command, { projectId }, (event) => this.project(event), options);
+  }
+
+  private project(event: RecordedEvent & QuoteEvent): Promise<QuoteRow> {
+    switch (event.type) {
+      case 'quote.created':
+        return this.quotes.insert(event.data, event.streamVersion);
+      case 'quote.accepted':
+        return this.quotes.setStatus(event.data.projectId, event.data.quoteId, 'accepted', event.data.transactionId, event.streamVersion, event.data.at);
+      case 'quote.expired':
+        return this.quotes.setStatus(event.data.projectId, event.data.quoteId, 'expired', null, event.streamVersion, event.data.at);
+    }
+  }
+}

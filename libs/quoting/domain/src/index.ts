@@ -1,0 +1,3 @@
+export * from './pricing';
+export * from './quote.decider';
+export * from './instruments';

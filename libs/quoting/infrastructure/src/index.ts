@@ -1,0 +1,3 @@
+export * from './quoting.migration';
+export * from './quotes.repository';
+export * from './price-provider';

@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { TransactionsEventStore, TransactionsService } from '@mm/transactions/application';
+import { PaymentRails, SandboxRails, TransactionsReadModel } from '@mm/transactions/infrastructure';
+import { TransactionsController, TransactionsEventsController } from './transactions.controllers';
+
+@Module({
+  controllers: [TransactionsController, TransactionsEventsController],
+  // The sandbox simulates every rail; production binds real adapters to PaymentRails.
+  providers: [TransactionsEventStore, TransactionsReadModel, { provide: PaymentRails, useClass: SandboxRails }, TransactionsService],
+})
+export class TransactionsModule {}

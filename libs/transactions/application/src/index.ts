@@ -1,0 +1,2 @@
+export * from './transactions-event-store';
+export * from './transactions.service';

@@ -1,0 +1,191 @@
+// Transactions (spec: Transaction; States / Transaction; rules 2, 4, 5) and
+// their saga (ADR 0019). POST /transactions accepts the quote through the
+// quotes port and pulls the source wallet's money through the accounts port,
+// both idempotent on the transaction id (the quote's own), so a retry after a
+// crash finishes what the first attempt began and a second transaction for the
+// quote is refused. The legs then run on the rails: each answer is a durable
+// timer on the project's clock, each ledger movement an event the accounts
+// service posts, and each change of status a transaction.statusChanged
+// written in the same database transaction as the leg write that caused it.
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { AccountsPort, ApiError, QuotesPort, underReviewEvent, type EventPayloads, type TransactionCreated } from '@mm/contracts';
+import {
+  depositLeg,
+  needsReview,
+  magicCents,
+  payoutLeg,
+  refundLeg,
+  SANDBOX_MAGIC_CENTS,
+  SANDBOX_REVIEW_SECONDS,
+  transactionDecider,
+  transactionIdForQuote,
+  transactionStreamId,
+  transactionView,
+  type NewLeg,
+  type TransactionCommand,
+  type TransactionEvent,
+  type TransactionState,
+  type TransactionView,
+} from '@mm/transactions/domain';
+import { PaymentRails, TransactionsReadModel, type TransactionFilter, type TransactionRow } from '@mm/transactions/infrastructure';
+import { ProjectClock, TimerService, type DueTimer } from '@mm/platform/clock';
+import { UnitOfWork } from '@mm/platform/database';
+import { decideAndAppend, loadState, publishPartnerEvents, runCommand, type DecideOptions, type PartnerResource, type RecordedEvent } from '@mm/platform/event-store';
+import { isId } from '@mm/platform/ids';
+import { TransactionsEventStore } from './transactions-event-store';
+
+export const LEG_TIMER = 'transaction.leg';
+export const REVIEW_TIMER = 'transaction.review';
+
+@Injectable()
+export class TransactionsService implements OnModuleInit {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly store: TransactionsEventStore,
+    private readonly readModel: TransactionsReadModel,
+    private readonly quotes: QuotesPort,
+    private readonly accounts: AccountsPort,
+    private readonly rails: PaymentRails,
+    private readonly clock: ProjectClock,
+    private readonly timers: TimerService,
+  ) {}
+
+  onModuleInit(): void {
+    this.timers.on(LEG_TIMER, (timer) => this.onLegAnswer(timer));
+    this.timers.on(REVIEW_TIMER, (timer) => this.onReviewDecision(timer));
+  }
+
+  async require(projectId: string, id: string): Promise<TransactionRow> {
+    if (!isId('transaction', id)) throw new ApiError('InvalidTransactionID', `"${id.slice(0, 64)}" is not a transaction id (txn_…)`);
+    const row = await this.readModel.get(projectId, id);
+    if (!row) throw new ApiError('TransactionNotFound');
+    return row;
+  }
+
+  list(projectId: string, filter: TransactionFilter): Promise<TransactionRow[]> {
+    return this.readModel.list(projectId, filter);
+  }
+
+  async create(projectId: string, quoteId: string): Promise<TransactionView> {
+    if (!isId('quote', quoteId)) throw new ApiError('InvalidQuoteID', `"${quoteId.slice(0, 64)}" is not a quote id (qt_…)`);
+    const transactionId = transactionIdForQuote(quoteId);
+    return runCommand(this.uow, async () => {
+      if (await this.readModel.get(projectId, transactionId)) {
+        throw new ApiError('QuoteAlreadyAccepted', `quote ${quoteId} was accepted by transaction ${transactionId}`);
+      }
+      const at = (await this.clock.now(projectId)).toISOString();
+      const quote = await this.quotes.accept(projectId, { quoteId, transactionId, at });
+      const customerIds = [quote.customerId, ...[quote.source.party, quote.destination.party].flatMap((p) => ('customerId' in p ? [p.customerId] : []))];
+      const record: Omit<TransactionCreated, 'status' | 'subStatus' | 'at'> = {
+        transactionId,
+        projectId,
+        customerId: quote.customerId,
+        sourceToDestination: quote.sourceToDestination,
+        precursor: { type: 'quote', id: quoteId },
+        source: quote.source,
+        destination: quote.destination,
+        pricing: quote.pricing,
+        settlementType: quote.settlementType,
+        metadata: quote.metadata,
+        customerIds: [...new Set(customerIds)],
+      };
+      const full = { ...record, status: 'processing', subStatus: null, at } as TransactionCreated;
+      const cardBuy = quote.source.type === 'card';
+      let pulled: Extract<TransactionCommand, { type: 'CreateTransaction' }>['pulled'];
+      if (!cardBuy) {
+        const walletId = String(quote.source.details.id);
+        const amount = quote.pricing.source.amountGross;
+        const { postingId } = await this.accounts.pullFunds(projectId, { transactionId, walletId, amount, at });
+        pulled = { walletId, postingId, asset: quote.pricing.source.asset, amount };
+      }
+      const firstLeg = cardBuy ? depositLeg(full, `${transactionId}.1`) : payoutLeg(full, `${transactionId}.1`);
+      const review = needsReview(full) ? 'amount over the compliance review threshold' : undefined;
+      const { state } = await this.execute(projectId, transactionId, { type: 'CreateTransaction', record, pulled, review, firstLeg, at }, { newStream: true });
+      return transactionView(state);
+    });
+  }
+
+  /** A rail answered a leg (the sandbox provider's timer). */
+  private async onLegAnswer(timer: DueTimer): Promise<void> {
+    const transactionId = String(timer.payload.transactionId);
+    const legId = String(timer.payload.legId);
+    const loaded = await loadState(this.store, transactionStreamId(transactionId), transactionDecider);
+    const state = loaded?.state;
+    const leg = state?.legs.find((l) => l.id === legId);
+    if (!state?.record || !leg || leg.status !== 'pending') return;
+    const at = await this.clock.now(timer.projectId);
+    const { outcome } = this.rails.answer(state.record, leg, at);
+    const next = nextLegId(state);
+    let nextLeg: NewLeg | undefined;
+    if (leg.kind === 'deposit' && outcome.kind === 'settled') nextLeg = payoutLeg(state.record, next);
+    if (leg.kind === 'payout' && outcome.kind === 'declined') nextLeg = refundLeg(state.record, next);
+    await this.execute(timer.projectId, transactionId, { type: 'ReportLeg', legId, outcome, nextLeg, at: at.toISOString() });
+  }
+
+  /** The sandbox compliance desk decided a review. */
+  private async onReviewDecision(timer: DueTimer): Promise<void> {
+    const transactionId = String(timer.payload.transactionId);
+    const loaded = await loadState(this.store, transactionStreamId(transactionId), transactionDecider);
+    const state = loaded?.state;
+    if (!state?.record) return;
+    const record = state.record;
+    const at = (await this.clock.now(timer.projectId)).toISOString();
+    const next = nextLegId(state);
+    const outcome = magicCents(record) === SANDBOX_MAGIC_CENTS.reviewRejected ? 'rejected' : 'approved';
+    const firstLeg = record.source.type === 'card' ? depositLeg(record, next) : payoutLeg(record, next);
+    await this.execute(timer.projectId, transactionId, { type: 'DecideReview', outcome, firstLeg, refundLeg: refundLeg(record, next), at });
+  }
+
+  /** The accounts service returned a refund's money to the source wallet. */
+  async onFundsReturned(event: RecordedEvent<'funds.returned', EventPayloads['funds.returned']>): Promise<void> {
+    const d = event.data;
+    const loaded = await loadState(this.store, transactionStreamId(d.transactionId), transactionDecider);
+    const leg = loaded?.state.legs.find((l) => l.kind === 'refund' && l.status === 'pending');
+    if (!leg) return;
+    await this.execute(d.projectId, d.transactionId, { type: 'ConfirmRefund', legId: leg.id, at: (await this.clock.now(d.projectId)).toISOString() });
+  }
+
+  private async execute(projectId: string, transactionId: string, command: TransactionCommand, options: DecideOptions = {}) {
+    const decision = await decideAndAppend(this.store, transactionStreamId(transactionId), transactionDecider, command, { projectId }, undefined, options);
+    if (decision.events.length === 0) return decision;
+    // The read model and the partner events, each event seen with the transaction as it was then.
+    const views = new Map<string, PartnerResource>();
+    let state: TransactionState = decision.before;
+    for (const event of decision.events) {
+      const previous = state;
+      state = transactionDecider.evolve(state, event as unknown as TransactionEvent);
+      if (previous.status === state.status && previous.subStatus === state.subStatus) continue;
+      const names = ['transaction.statusChanged'];
+      if (event.type === 'transaction.reviewStarted') names.push(underReviewEvent(state.record!.sourceToDestination));
+      views.set(event.eventId, {
+        resourceId: transactionId,
+        data: transactionView(state) as unknown as Record<string, unknown>,
+        previousStatus: previous.status === 'none' ? null : previous.status,
+        events: names,
+      });
+    }
+    await this.readModel.upsert(projectId, decision.state.record!.customerIds, transactionView(decision.state), decision.version);
+    await publishPartnerEvents(this.store, decision.events, async (event) => views.get(event.eventId));
+    await this.scheduleRails(projectId, decision.state, decision.events as unknown as Array<RecordedEvent & TransactionEvent>);
+    return decision;
+  }
+
+  /** Each new leg goes to its rail; a review started at creation goes to the compliance desk. */
+  private async scheduleRails(projectId: string, state: TransactionState, events: Array<RecordedEvent & TransactionEvent>): Promise<void> {
+    const now = await this.clock.now(projectId);
+    for (const event of events) {
+      if (event.type === 'transaction.legInitiated') {
+        const leg = event.data.leg;
+        const { afterSeconds } = this.rails.answer(state.record!, leg, now);
+        await this.timers.schedule(projectId, LEG_TIMER, leg.id, new Date(now.getTime() + afterSeconds * 1000), { transactionId: event.data.transactionId, legId: leg.id });
+      }
+      if (event.type === 'transaction.reviewStarted' && !state.legs.some((l) => l.status === 'failed')) {
+        await this.timers.schedule(projectId, REVIEW_TIMER, event.data.transactionId, new Date(now.getTime() + SANDBOX_REVIEW_SECONDS * 1000), { transactionId: event.data.transactionId });
+      }
+    }
+  }
+}
+
+function nextLegId(state: TransactionState): string {
+  return `${state.record!.transactionId}.${state.legs.length + 1}`;
+}

@@ -1,0 +1,3 @@
+export * from './transaction.decider';
+export * from './rails';
+export * from './transaction-view';

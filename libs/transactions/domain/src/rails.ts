@@ -1,0 +1,78 @@
+// The legs of a transaction and how the sandbox rails answer them (spec:
+// Transaction legs; API-CONTRACT: every failure row reachable in the sandbox).
+// The cents of the source amount choose an outcome (docs/sandbox.md):
+//   .91 the provider refuses the leg before anything moves
+//   .92 the leg fails after it was sent (returned, reverted, charged back)
+//   .93 a card buy's charge fails card verification
+//   .98 a compliance review rejects the transaction
+// Anything else settles after the rail's sandbox delay.
+import type { LegFailure, TransactionCreated } from '@mm/contracts';
+import { dec } from '@mm/platform/money';
+import type { NewLeg, RailOutcome } from './transaction.decider';
+
+export const SANDBOX_MAGIC_CENTS = { declined: 91, failedAfterSending: 92, cardVerificationDeclined: 93, reviewRejected: 98 } as const;
+
+/** Seconds of project time a sandbox rail takes to settle. */
+export const SANDBOX_SETTLEMENT_SECONDS: Record<string, number> = { crypto: 5, card: 5, achSameDay: 30, wire: 30, ach: 60, local: 60, swift: 60 };
+
+/** Seconds of project time the sandbox compliance desk takes to decide a review. */
+export const SANDBOX_REVIEW_SECONDS = 60;
+
+/** Source amounts at or above this (in the source asset) are held for compliance review. */
+export const REVIEW_THRESHOLD = '10000';
+
+export function magicCents(record: Pick<TransactionCreated, 'pricing'>): number {
+  return dec(record.pricing.source.amountGross).times(100).floor().mod(100).toNumber();
+}
+
+export function needsReview(record: Pick<TransactionCreated, 'pricing'>): boolean {
+  return dec(record.pricing.source.amountGross).gte(REVIEW_THRESHOLD);
+}
+
+/** The payout: to the destination's rail, for the destination amount. */
+export function payoutLeg(record: TransactionCreated, id: string): NewLeg {
+  const d = record.destination;
+  const asset = record.pricing.destination.asset;
+  const network = String(d.details.network);
+  const rail = d.category === 'crypto' ? 'crypto' : d.type === 'card' ? 'card' : network;
+  return { id, kind: 'payout', rail, asset, network, amount: record.pricing.destination.amountNet };
+}
+
+/** A card buy's charge: the source amount, in on the card rail. */
+export function depositLeg(record: TransactionCreated, id: string): NewLeg {
+  return { id, kind: 'deposit', rail: 'card', asset: record.pricing.source.asset, network: 'card', amount: record.pricing.source.amountGross };
+}
+
+/** The refund: everything pulled goes back to the source wallet. */
+export function refundLeg(record: TransactionCreated, id: string): NewLeg {
+  const s = record.source;
+  return { id, kind: 'refund', rail: 'crypto', asset: record.pricing.source.asset, network: String(s.details.network), amount: record.pricing.source.amountGross };
+}
+
+const DECLINES: Record<string, LegFailure> = {
+  card: { code: 'cardDeclined', message: 'The card issuer declined the charge.' },
+  payout: { code: 'providerError', message: 'The payout provider refused the transfer.' },
+};
+
+/** The sandbox's answer for a leg: settled, or a failure chosen by the magic cents. */
+export function sandboxOutcome(record: TransactionCreated, leg: NewLeg): { outcome: Exclude<RailOutcome, { kind: 'settled' }> | { kind: 'settled' }; afterSeconds: number } {
+  const cents = magicCents(record);
+  const after = SANDBOX_SETTLEMENT_SECONDS[leg.rail] ?? 60;
+  if (leg.kind === 'refund') return { outcome: { kind: 'settled' }, afterSeconds: 0 };
+  if (leg.kind === 'deposit') {
+    if (cents === SANDBOX_MAGIC_CENTS.declined) return { outcome: { kind: 'declined', failure: DECLINES.card }, afterSeconds: 0 };
+    if (cents === SANDBOX_MAGIC_CENTS.cardVerificationDeclined) {
+      return { outcome: { kind: 'declined', failure: { code: 'cardVerificationDeclined', message: 'The card failed verification (CVC or address check).' } }, afterSeconds: 0 };
+    }
+    if (cents === SANDBOX_MAGIC_CENTS.failedAfterSending) {
+      return { outcome: { kind: 'failed', failure: { code: 'providerError', message: 'The card charge was reversed by the processor after authorisation.' } }, afterSeconds: after };
+    }
+    return { outcome: { kind: 'settled' }, afterSeconds: after };
+  }
+  if (cents === SANDBOX_MAGIC_CENTS.declined) return { outcome: { kind: 'declined', failure: DECLINES.payout }, afterSeconds: 0 };
+  if (cents === SANDBOX_MAGIC_CENTS.failedAfterSending) {
+    const message = leg.rail === 'crypto' ? 'The transfer was reverted on chain.' : 'The receiving institution returned the payment.';
+    return { outcome: { kind: 'failed', failure: { code: 'providerError', message } }, afterSeconds: after };
+  }
+  return { outcome: { kind: 'settled' }, afterSeconds: after };
+}

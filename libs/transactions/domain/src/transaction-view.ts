@@ -1,0 +1,72 @@
+// The partner shape of a transaction (spec: Transaction, current shape): the
+// read model stores it and every transaction.statusChanged carries it as it
+// was at that event. Only the fields of the current shape: no tracking,
+// estimatedArrival, expiresAt, projectId, rail, rates, type, completedAt,
+// cashPickup or legacy origin ids.
+import type { TransactionLeg } from '@mm/contracts';
+import type { TransactionState } from './transaction.decider';
+
+export interface TransactionView {
+  id: string;
+  object: 'transaction';
+  sourceToDestination: string;
+  status: string;
+  subStatus: string | null;
+  customerId: string;
+  precursor: { type: string; id: string };
+  source: Record<string, unknown>;
+  destination: Record<string, unknown>;
+  pricing: Record<string, unknown>;
+  legs: Array<Record<string, unknown>>;
+  payoutOrigin?: { type: string; id: string; accountHolder: string; accountHolderName: string | null };
+  hold?: Record<string, unknown>;
+  error?: Record<string, unknown>;
+  metadata: Record<string, string>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+function legView(leg: TransactionLeg): Record<string, unknown> {
+  return {
+    id: leg.id,
+    kind: leg.kind,
+    rail: leg.rail,
+    asset: leg.asset,
+    network: leg.network,
+    amount: leg.amount,
+    status: leg.status,
+    txHash: leg.txHash,
+    imad: leg.imad,
+    uetr: leg.uetr,
+    endToEndId: leg.endToEndId,
+    failure: leg.failure,
+    initiatedAt: leg.initiatedAt,
+    settledAt: leg.settledAt,
+  };
+}
+
+export function transactionView(state: TransactionState): TransactionView {
+  const r = state.record!;
+  const side = (s: typeof r.source) => ({ party: s.party, type: s.type, category: s.category, details: s.details });
+  const fiatPayout = r.destination.category === 'fiat';
+  return {
+    id: r.transactionId,
+    object: 'transaction',
+    sourceToDestination: r.sourceToDestination,
+    status: state.status,
+    subStatus: state.subStatus,
+    customerId: r.customerId,
+    precursor: r.precursor,
+    source: side(r.source),
+    destination: side(r.destination),
+    pricing: r.pricing as unknown as Record<string, unknown>,
+    legs: state.legs.map(legView),
+    ...(fiatPayout
+      ? { payoutOrigin: { type: r.precursor.type, id: r.precursor.id, accountHolder: 'customer', accountHolderName: null } }
+      : {}),
+    ...(state.error && state.status === 'failed' ? { error: { ...state.error } } : {}),
+    metadata: r.metadata,
+    createdAt: r.at,
+    updatedAt: state.updatedAt ?? r.at,
+  };
+}

@@ -1,0 +1,254 @@
+// A transaction (spec: Transaction; States / Transaction). Its legs are the
+// transfers that move the money: a card charge in (deposit), the payout out,
+// and a refund back to the source. Every event that moves the status or the
+// sub-status carries both as they are after it, so each one is a
+// `transaction.statusChanged` of its own.
+import {
+  ApiError,
+  type EventPayloads,
+  type LegFailure,
+  type LegSettlement,
+  type LegReferences,
+  type SettlementError,
+  type TransactionCreated,
+  type TransactionLeg,
+  type TransactionStatus,
+  type TypedEvent,
+} from '@mm/contracts';
+import type { Decider } from '@mm/platform/decider';
+
+export type TransactionEvent = TypedEvent<
+  | 'transaction.created'
+  | 'transaction.fundsPulled'
+  | 'transaction.legInitiated'
+  | 'transaction.legSettled'
+  | 'transaction.legFailed'
+  | 'transaction.reviewStarted'
+  | 'transaction.reviewCleared'
+  | 'transaction.completed'
+  | 'transaction.failed'
+  | 'transaction.refundInitiated'
+  | 'transaction.refunded'
+>;
+
+/** The first leg a new transaction starts, unless it is held for review first. */
+export type NewLeg = Omit<TransactionLeg, 'status' | 'txHash' | 'imad' | 'uetr' | 'endToEndId' | 'failure' | 'settledAt' | 'initiatedAt'>;
+
+/** What a rail reported about a leg (the sandbox provider, or a real one). */
+export type RailOutcome =
+  | { kind: 'settled'; references: LegReferences }
+  /** Refused before anything moved. */
+  | { kind: 'declined'; failure: LegFailure }
+  /** Failed after it was sent: returned by the bank, reverted on chain, charged back. */
+  | { kind: 'failed'; failure: LegFailure };
+
+export type TransactionCommand =
+  | {
+      type: 'CreateTransaction';
+      record: Omit<TransactionCreated, 'status' | 'subStatus' | 'at'>;
+      /** The source wallet's money, already pulled into transit (ADR 0019). */
+      pulled?: { walletId: string; postingId: string; asset: string; amount: string };
+      /** Held for compliance review before the first leg. */
+      review?: string;
+      firstLeg: NewLeg;
+      at: string;
+    }
+  | { type: 'ReportLeg'; legId: string; outcome: RailOutcome; nextLeg?: NewLeg; at: string }
+  | { type: 'DecideReview'; outcome: 'approved' | 'rejected'; firstLeg: NewLeg; refundLeg?: NewLeg; at: string }
+  | { type: 'ConfirmRefund'; legId: string; at: string };
+
+export interface TransactionState {
+  status: TransactionStatus | 'none';
+  subStatus: string | null;
+  record?: TransactionCreated;
+  legs: TransactionLeg[];
+  error: SettlementError | null;
+  /** The error a refund in flight ends in. */
+  pendingError: SettlementError | null;
+  /** The source wallet whose money was pulled, if any. */
+  pulledFrom: { walletId: string; asset: string; amount: string } | null;
+  /** The first leg waiting for a review to clear. */
+  heldLeg: NewLeg | null;
+  updatedAt: string | null;
+}
+
+function event<T extends TransactionEvent['type']>(type: T, data: EventPayloads[T]): TransactionEvent {
+  return { type, data } as TransactionEvent;
+}
+
+function pendingLeg(leg: NewLeg, at: string): TransactionLeg {
+  return { ...leg, status: 'pending', txHash: null, imad: null, uetr: null, endToEndId: null, failure: null, initiatedAt: at, settledAt: null };
+}
+
+function evolve(state: TransactionState, e: TransactionEvent): TransactionState {
+  const d = e.data;
+  const moved = { ...state, status: d.status, subStatus: d.subStatus, updatedAt: d.at };
+  switch (e.type) {
+    case 'transaction.created':
+      return { ...moved, record: e.data };
+    case 'transaction.fundsPulled':
+      return { ...moved, pulledFrom: { walletId: e.data.walletId, asset: e.data.asset, amount: e.data.amount } };
+    case 'transaction.legInitiated':
+      return { ...moved, legs: [...state.legs, e.data.leg], heldLeg: null };
+    case 'transaction.legSettled':
+      return { ...moved, legs: state.legs.map((l) => (l.id === e.data.legId ? { ...l, status: 'settled', ...e.data.references, settledAt: e.data.at } : l)) };
+    case 'transaction.legFailed':
+      return { ...moved, legs: state.legs.map((l) => (l.id === e.data.legId ? { ...l, status: 'failed', failure: e.data.failure } : l)) };
+    case 'transaction.reviewStarted':
+      return moved;
+    case 'transaction.reviewCleared':
+      return moved;
+    case 'transaction.completed':
+      return moved;
+    case 'transaction.failed':
+      return { ...moved, error: e.data.error, pendingError: null };
+    case 'transaction.refundInitiated':
+      return { ...moved, legs: [...state.legs, e.data.leg], pendingError: e.data.error };
+    case 'transaction.refunded':
+      return {
+        ...moved,
+        legs: state.legs.map((l) => (l.id === e.data.legId ? { ...l, status: 'settled', settledAt: e.data.at } : l)),
+        error: e.data.error,
+        pendingError: null,
+      };
+  }
+}
+
+const TERMINAL: readonly string[] = ['completed', 'failed'];
+
+function settlementError(failure: LegFailure, at: string, recoverable: boolean, extra: Partial<SettlementError> = {}): SettlementError {
+  return { code: failure.code, message: failure.message, occurredAt: at, recoverable, ...extra };
+}
+
+function decide(command: TransactionCommand, state: TransactionState): TransactionEvent[] {
+  if (command.type === 'CreateTransaction') {
+    if (state.status !== 'none') throw new ApiError('QuoteAlreadyAccepted', `transaction ${command.record.transactionId} already exists for quote ${command.record.precursor.id}`);
+    const { at } = command;
+    const base = { transactionId: command.record.transactionId, projectId: command.record.projectId, at };
+    const events: TransactionEvent[] = [event('transaction.created', { ...command.record, status: 'processing', subStatus: null, at })];
+    if (command.pulled) events.push(event('transaction.fundsPulled', { ...base, status: 'processing', subStatus: 'processing.fundsPulled', ...command.pulled }));
+    if (command.review) {
+      events.push(event('transaction.reviewStarted', { ...base, status: 'processing', subStatus: 'processing.underReview', reason: command.review }));
+      return events;
+    }
+    const subStatus = command.pulled ? 'processing.fundsPulled' : null;
+    events.push(event('transaction.legInitiated', { ...base, status: 'processing', subStatus, leg: pendingLeg(command.firstLeg, at) }));
+    return events;
+  }
+  if (state.status === 'none' || !state.record) throw new ApiError('TransactionNotFound');
+  const { transactionId, projectId } = state.record;
+  const base = { transactionId, projectId, at: command.at };
+
+  if (command.type === 'DecideReview') {
+    if (state.subStatus !== 'processing.underReview' || state.legs.some((l) => l.status === 'pending')) return [];
+    if (command.outcome === 'approved') {
+      const subStatus = state.pulledFrom ? 'processing.fundsPulled' : null;
+      return [
+        event('transaction.reviewCleared', { ...base, status: 'processing', subStatus, outcome: 'approved' }),
+        event('transaction.legInitiated', { ...base, status: 'processing', subStatus, leg: pendingLeg(command.firstLeg, command.at) }),
+      ];
+    }
+    const error = settlementError({ code: 'complianceRejected', message: 'The transaction did not pass compliance review.' }, command.at, false);
+    return [
+      event('transaction.reviewCleared', { ...base, status: 'processing', subStatus: 'processing.underReview', outcome: 'rejected' }),
+      ...refundOrFail(state, base, error, command.refundLeg, 'failed.providerDeclined'),
+    ];
+  }
+
+  if (command.type === 'ConfirmRefund') {
+    const leg = state.legs.find((l) => l.id === command.legId && l.kind === 'refund');
+    if (!leg || leg.status !== 'pending') return [];
+    const error = { ...(state.pendingError ?? settlementError({ code: 'refunded', message: 'The money was returned to the sender.' }, command.at, false)) };
+    error.refund = { status: 'completed', amount: leg.amount, asset: leg.asset };
+    return [event('transaction.refunded', { ...base, status: 'failed', subStatus: 'failed.returnedToSender', legId: leg.id, error })];
+  }
+
+  // ReportLeg: a rail's answer about a pending leg; a repeated or late answer changes nothing.
+  const leg = state.legs.find((l) => l.id === command.legId);
+  if (!leg || leg.status !== 'pending' || TERMINAL.includes(state.status)) return [];
+  const outcome = command.outcome;
+  if (outcome.kind === 'settled') {
+    if (leg.kind === 'deposit') {
+      // The card charge is final: the customer's money is taken; the crypto goes out next.
+      const settled = event('transaction.legSettled', {
+        ...base,
+        status: 'processing',
+        subStatus: 'processing.fundsPulled',
+        legId: leg.id,
+        references: outcome.references,
+        settlement: settlementOf(state.record, leg),
+      });
+      if (!command.nextLeg) return [settled];
+      return [settled, event('transaction.legInitiated', { ...base, status: 'processing', subStatus: 'processing.fundsPulled', leg: pendingLeg(command.nextLeg, command.at) })];
+    }
+    return [
+      event('transaction.legSettled', { ...base, status: state.status, subStatus: state.subStatus, legId: leg.id, references: outcome.references, settlement: settlementOf(state.record, leg) }),
+      event('transaction.completed', { ...base, status: 'completed', subStatus: null }),
+    ];
+  }
+  const failed = event('transaction.legFailed', { ...base, status: state.status, subStatus: state.subStatus, legId: leg.id, failure: outcome.failure });
+  if (leg.kind === 'deposit') {
+    // A single-leg refusal by the card processor, or a charge that failed after it was authorised.
+    const subStatus = outcome.kind === 'declined' ? 'failed.providerDeclined' : 'failed.inboundFailed';
+    return [failed, event('transaction.failed', { ...base, status: 'failed', subStatus, error: settlementError(outcome.failure, command.at, false) })];
+  }
+  if (!state.pulledFrom) {
+    // A card buy's crypto could not go out after the charge settled: the service holds the money.
+    return [failed, event('transaction.reviewStarted', { ...base, status: 'processing', subStatus: 'processing.underReview', reason: `payout failed: ${outcome.failure.code}` })];
+  }
+  if (outcome.kind === 'declined') {
+    // Nothing left the service: the money goes back to the source wallet.
+    return [failed, ...refundOrFail(state, base, settlementError(outcome.failure, command.at, false), command.nextLeg, 'failed.providerDeclined')];
+  }
+  // Sent and lost (returned, reverted): terminal, the money held for an operator's refund or retry.
+  return [failed, event('transaction.failed', { ...base, status: 'failed', subStatus: 'failed.outboundFailed', error: settlementError(outcome.failure, command.at, true, { recovery: 'refund' }) })];
+}
+
+function settlementOf(record: TransactionCreated, leg: TransactionLeg): LegSettlement {
+  const destination = record.destination;
+  return {
+    kind: leg.kind === 'deposit' ? 'deposit' : 'payout',
+    transitAsset: record.pricing.source.asset,
+    transitAmount: record.pricing.source.amountNet,
+    railAsset: leg.asset,
+    railAmount: leg.amount,
+    network: leg.network,
+    walletId: leg.kind === 'payout' && destination.type === 'walletOms' ? String(destination.details.id) : null,
+  };
+}
+
+/** Sends pulled money back to its wallet; with nothing pulled, fails at once. */
+function refundOrFail(
+  state: TransactionState,
+  base: { transactionId: string; projectId: string; at: string },
+  error: SettlementError,
+  refundLeg: NewLeg | undefined,
+  failedSubStatus: string,
+): TransactionEvent[] {
+  if (state.pulledFrom && refundLeg) {
+    return [
+      event('transaction.refundInitiated', {
+        ...base,
+        status: 'processing',
+        subStatus: 'processing.returningToSender',
+        leg: pendingLeg(refundLeg, base.at),
+        walletId: state.pulledFrom.walletId,
+        error: { ...error, refund: { status: 'pending', amount: refundLeg.amount, asset: refundLeg.asset } },
+      }),
+    ];
+  }
+  return [event('transaction.failed', { ...base, status: 'failed', subStatus: failedSubStatus, error })];
+}
+
+export const transactionDecider: Decider<TransactionCommand, TransactionEvent, TransactionState> = {
+  initialState: () => ({ status: 'none', subStatus: null, legs: [], error: null, pendingError: null, pulledFrom: null, heldLeg: null, updatedAt: null }),
+  evolve,
+  decide,
+};
+
+export const transactionStreamId = (transactionId: string) => `transaction-${transactionId}`;
+
+/** A quote is accepted by exactly one transaction, whose id is the quote's own (ADR 0019). */
+export function transactionIdForQuote(quoteId: string): string {
+  return `txn_${quoteId.slice(quoteId.indexOf('_') + 1)}`;
+}

@@ -1,0 +1,3 @@
+export * from './transactions.migration';
+export * from './transactions.repository';
+export * from './sandbox-rails';

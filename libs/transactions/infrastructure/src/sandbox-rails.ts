@@ -1,0 +1,38 @@
+// The rails behind payouts and card charges (ARCHITECTURE: provider ports). The
+// sandbox answers each leg as docs/sandbox.md says (magic cents), after the
+// rail's delay on the project's clock, with the reference each rail issues: a
+// transaction hash on chain, an IMAD on a wire, a UETR on SWIFT, an
+// end-to-end id on ACH, local transfers and cards.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { LegReferences, TransactionCreated } from '@mm/contracts';
+import { sandboxOutcome, type NewLeg, type RailOutcome } from '@mm/transactions/domain';
+
+export interface RailAnswer {
+  outcome: RailOutcome;
+  /** How long after submission the rail answers, in seconds of project time. */
+  afterSeconds: number;
+}
+
+export abstract class PaymentRails {
+  abstract answer(record: TransactionCreated, leg: NewLeg, at: Date): RailAnswer;
+}
+
+@Injectable()
+export class SandboxRails extends PaymentRails {
+  answer(record: TransactionCreated, leg: NewLeg, at: Date): RailAnswer {
+    const { outcome, afterSeconds } = sandboxOutcome(record, leg);
+    if (outcome.kind !== 'settled') return { outcome, afterSeconds };
+    return { outcome: { kind: 'settled', references: this.references(leg, at) }, afterSeconds };
+  }
+
+  private references(leg: NewLeg, at: Date): LegReferences {
+    if (leg.rail === 'crypto') return { txHash: `0x${randomBytes(32).toString('hex')}` };
+    if (leg.rail === 'wire') {
+      const day = at.toISOString().slice(0, 10).replace(/-/g, '');
+      return { imad: `${day}MMQFMP${randomBytes(4).toString('hex').toUpperCase().slice(0, 2)}${String(randomBytes(3).readUIntBE(0, 3) % 1_000_000).padStart(6, '0')}` };
+    }
+    if (leg.rail === 'swift') return { uetr: randomUUID() };
+    return { endToEndId: `E2E${randomBytes(8).toString('hex').toUpperCase()}` };
+  }
+}

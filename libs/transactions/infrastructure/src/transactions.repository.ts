@@ -1,0 +1,54 @@
+// The transactions read model; every query takes the project id.
+import { Injectable } from '@nestjs/common';
+import type { TransactionView } from '@mm/transactions/domain';
+import { UnitOfWork } from '@mm/platform/database';
+
+export interface TransactionRow {
+  id: string;
+  project_id: string;
+  status: string;
+  sub_status: string | null;
+  view: TransactionView;
+  version: number;
+}
+
+export interface TransactionFilter {
+  customerId?: string;
+  status?: string;
+  /** Only ids before this one (the cursor). */
+  before?: string;
+  limit: number;
+}
+
+@Injectable()
+export class TransactionsReadModel {
+  constructor(private readonly uow: UnitOfWork) {}
+
+  async upsert(projectId: string, customerIds: string[], view: TransactionView, version: number): Promise<void> {
+    await this.uow.query(
+      `INSERT INTO transactions.transactions (id, project_id, customer_ids, status, sub_status, view, version, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)
+       ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, sub_status = EXCLUDED.sub_status, view = EXCLUDED.view,
+         version = EXCLUDED.version, updated_at = EXCLUDED.updated_at
+       WHERE transactions.transactions.version < EXCLUDED.version`,
+      [view.id, projectId, customerIds, view.status, view.subStatus, JSON.stringify(view), version, view.createdAt, view.updatedAt],
+    );
+  }
+
+  async get(projectId: string, id: string): Promise<TransactionRow | undefined> {
+    const [row] = await this.uow.query<TransactionRow>(`SELECT id, project_id, status, sub_status, view, version FROM transactions.transactions WHERE project_id = $1 AND id = $2`, [projectId, id]);
+    return row;
+  }
+
+  async list(projectId: string, filter: TransactionFilter): Promise<TransactionRow[]> {
+    return this.uow.query<TransactionRow>(
+      `SELECT id, project_id, status, sub_status, view, version FROM transactions.transactions
+        WHERE project_id = $1
+          AND ($2::text IS NULL OR $2 = ANY(customer_ids))
+          AND ($3::text IS NULL OR status = $3)
+          AND ($4::text IS NULL OR id < $4)
+        ORDER BY id DESC LIMIT $5`,
+      [projectId, filter.customerId ?? null, filter.status ?? null, filter.before ?? null, filter.limit],
+    );
+  }
+}
