@@ -152,4 +152,299 @@ describe('quotes and transactions', () => {
       expectError(await t.transaction(quote.id), 409, 'QuoteAlreadyAccepted');
     });
   });
+
+  describe('every corridor, to completion', () => {
+    const bankCases: Array<[string, string, 'bankUs' | 'bankIban' | 'bankCanada', string, string]> = [
+      ['same-day ACH', 'achSameDay', 'bankUs', 'endToEndId', 'usd'],
+      ['a domestic wire, with its IMAD', 'wire', 'bankUs', 'imad', 'usd'],
+      ['SWIFT to an IBAN, with its UETR', 'swift', 'bankIban', 'uetr', 'usd'],
+      ['SWIFT to a Canadian account in USD', 'swift', 'bankCanada', 'uetr', 'usd'],
+      ['a local Canadian transfer in CAD', 'local', 'bankCanada', 'endToEndId', 'cad'],
+    ];
+    it.each(bankCases)('wallet to bank over %s', async (_name, network, type, reference, asset) => {
+      const t = await tenant(`bank-${network}-${type}`);
+      const bank = type === 'bankUs' ? await t.bankUs() : type === 'bankIban' ? await t.bankIban() : await t.bankCanada();
+      const quote = await walletToBank(t, bank.id, type, network, '40.00');
+      expect(quote.status).toBe(201);
+      expect(quote.body.pricing.destination).toMatchObject({ asset, amountGross: asset === 'cad' ? '50.00' : '40.00' });
+      const txn = (await t.transaction(quote.body.id)).body;
+      await t.advance(60);
+      const done = await t.until(txn.id, 'completed', null);
+      expect(done.legs[0]).toMatchObject({ kind: 'payout', rail: network, asset, network, status: 'settled', [reference]: expect.any(String) });
+      expect(done.payoutOrigin).toEqual({ type: 'quote', id: quote.body.id, accountHolder: 'customer', accountHolderName: null });
+      expect(await t.balance(t.adaWallet.id)).toBe('960.00');
+    });
+
+    it('wallet to another customer\'s wallet: the destination is credited once the transfer settles on chain', async () => {
+      const t = await tenant('wallet-wallet');
+      const grace = await t.customer('Hopper');
+      const graceWallet = await t.wallet(grace.id);
+      const quote = (await t.quote({ source: { type: 'walletOms', details: { id: t.adaWallet.id }, amount: '12.345678' }, destination: { type: 'walletOms', details: { id: graceWallet.id } } })).body;
+      expect(quote).toMatchObject({ sourceToDestination: 'cryptoToCrypto', destination: { party: { relationship: 'otherCustomer', customerId: grace.id, entityType: 'individual' } }, pricing: { pair: 'usdc/usdc' } });
+      const txn = (await t.transaction(quote.id)).body;
+      await t.advance(5);
+      const done = await t.until(txn.id, 'completed', null);
+      expect(done.legs[0]).toMatchObject({ rail: 'crypto', txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+      expect(await eventually(async () => ((await t.balance(graceWallet.id)) === '12.345678' ? true : undefined))).toBe(true);
+      expect(await t.balance(t.adaWallet.id)).toBe('987.654322');
+      // The transaction is listed for the customer on either side.
+      for (const id of [t.ada.id, grace.id]) expect((await t.get(`/transactions?customerId=${id}`)).body.data.map((x: { id: string }) => x.id)).toContain(txn.id);
+    });
+
+    it('wallet to a registered external wallet', async () => {
+      const t = await tenant('wallet-external');
+      const ext = await t.externalWallet();
+      const eth = await t.wallet(t.ada.id, '50', 'ethereum');
+      const quote = (await t.quote({ source: { type: 'walletCrypto', details: { id: eth.id }, amount: '10' }, destination: { type: 'walletExternal', details: { id: ext.id } } })).body;
+      expect(quote.destination).toMatchObject({ type: 'walletExternal', category: 'crypto', details: { network: 'ethereum', asset: 'usdc' } });
+      const txn = (await t.transaction(quote.id)).body;
+      await t.advance(5);
+      await t.until(txn.id, 'completed', null);
+      expect(await t.balance(eth.id)).toBe('40.00');
+    });
+
+    it('an internal card sell pays out to the card', async () => {
+      const t = await tenant('card-sell');
+      const card = await t.card();
+      const quote = (await t.quote({ source: { type: 'walletOms', details: { id: t.adaWallet.id }, amount: '25.00' }, destination: { type: 'card', details: { externalAccountId: card.id } } })).body;
+      expect(quote).toMatchObject({ settlementType: 'internal', sourceToDestination: 'cryptoToFiatAccount', destination: { type: 'card', details: { externalAccountId: card.id, network: 'card', last4: '4242' } } });
+      const txn = (await t.transaction(quote.id)).body;
+      await t.advance(5);
+      const done = await t.until(txn.id, 'completed', null);
+      expect(done.legs).toEqual([expect.objectContaining({ kind: 'payout', rail: 'card', status: 'settled' })]);
+    });
+
+    it('a card buy charges the card (a deposit on rail card), then delivers the crypto', async () => {
+      const t = await tenant('card-buy');
+      const card = await t.card();
+      const quote = (await t.quote({ source: { type: 'card', details: { externalAccountId: card.id }, amount: '30.00' }, destination: { type: 'walletOms', details: { id: t.adaWallet.id } } })).body;
+      expect(quote).toMatchObject({ settlementType: 'external', sourceToDestination: 'fiatAccountToCrypto', pricing: { pair: 'usd/usdc', destination: { asset: 'usdc', amountGross: '30.00' } } });
+      const txn = (await t.transaction(quote.id)).body;
+      expect(txn).toMatchObject({ status: 'processing', subStatus: null, legs: [expect.objectContaining({ kind: 'deposit', rail: 'card', status: 'pending' })] });
+      await t.advance(5);
+      await t.until(txn.id, 'processing', 'processing.fundsPulled');
+      await t.advance(5);
+      const done = await t.until(txn.id, 'completed', null);
+      expect(done.legs.map((l: { kind: string; status: string }) => [l.kind, l.status])).toEqual([['deposit', 'settled'], ['payout', 'settled']]);
+      expect(await eventually(async () => ((await t.balance(t.adaWallet.id)) === '1030.00' ? true : undefined))).toBe(true);
+    });
+  });
+
+  describe('the failure rows', () => {
+    it('a payout the provider declines goes back to the sender: returningToSender, then failed.returnedToSender', async () => {
+      const t = await tenant('declined');
+      const bank = await t.bankUs();
+      const quote = (await walletToBank(t, bank.id, 'bankUs', 'ach', '10.91')).body;
+      const txn = (await t.transaction(quote.id)).body;
+      expect(await t.balance(t.adaWallet.id)).toBe('989.09');
+      const failed = await t.until(txn.id, 'failed', 'failed.returnedToSender');
+      expect(failed.error).toEqual({ code: 'providerError', message: expect.any(String), occurredAt: expect.stringMatching(ISO), recoverable: false, refund: { status: 'completed', amount: '10.91', asset: 'usdc' } });
+      expect(failed.legs.map((l: { kind: string; status: string }) => [l.kind, l.status])).toEqual([['payout', 'failed'], ['refund', 'settled']]);
+      expect(failed.legs[0].failure).toEqual({ code: 'providerError', message: expect.any(String) });
+      expect(await t.balance(t.adaWallet.id)).toBe('1000.00');
+    });
+
+    it('a payout that fails after it was sent ends failed.outboundFailed, recoverable, the money held', async () => {
+      const t = await tenant('outbound');
+      const bank = await t.bankUs();
+      const quote = (await walletToBank(t, bank.id, 'bankUs', 'wire', '10.92')).body;
+      const txn = (await t.transaction(quote.id)).body;
+      await t.advance(30);
+      const failed = await t.until(txn.id, 'failed', 'failed.outboundFailed');
+      expect(failed.error).toMatchObject({ code: 'providerError', recoverable: true, recovery: 'refund' });
+      expect(await t.balance(t.adaWallet.id)).toBe('989.08');
+    });
+
+    const cardFailures: Array<[string, string, string, string]> = [
+      ['the issuer declines the charge', '20.91', 'failed.providerDeclined', 'cardDeclined'],
+      ['the card fails verification', '20.93', 'failed.providerDeclined', 'cardVerificationDeclined'],
+      ['the charge is reversed after authorisation', '20.92', 'failed.inboundFailed', 'providerError'],
+    ];
+    it.each(cardFailures)('a card buy where %s', async (_name, amount, subStatus, code) => {
+      const t = await tenant(`card-${amount}`);
+      const card = await t.card();
+      const quote = (await t.quote({ source: { type: 'card', details: { externalAccountId: card.id }, amount }, destination: { type: 'walletOms', details: { id: t.adaWallet.id } } })).body;
+      const txn = (await t.transaction(quote.id)).body;
+      await t.advance(5);
+      const failed = await t.until(txn.id, 'failed', subStatus);
+      expect(failed.error).toMatchObject({ code, recoverable: false });
+      expect(failed.legs[0]).toMatchObject({ kind: 'deposit', rail: 'card', status: 'failed', failure: { code } });
+      expect(await t.balance(t.adaWallet.id)).toBe('1000.00');
+    });
+
+    it('holds an amount over the review threshold in processing.underReview, then completes', async () => {
+      const t = await tenant('review', '20000');
+      const bank = await t.bankUs();
+      const quote = (await walletToBank(t, bank.id, 'bankUs', 'ach', '15000.00')).body;
+      const txn = (await t.transaction(quote.id)).body;
+      expect(txn).toMatchObject({ status: 'processing', subStatus: 'processing.underReview', legs: [] });
+      await t.advance(60);
+      await t.until(txn.id, 'processing', 'processing.fundsPulled');
+      await t.advance(60);
+      await t.until(txn.id, 'completed', null);
+    });
+
+    it('a review that rejects the transaction returns the money: failed.returnedToSender', async () => {
+      const t = await tenant('review-rejected', '20000');
+      const bank = await t.bankUs();
+      const quote = (await walletToBank(t, bank.id, 'bankUs', 'ach', '15000.98')).body;
+      const txn = (await t.transaction(quote.id)).body;
+      await t.advance(60);
+      const failed = await t.until(txn.id, 'failed', 'failed.returnedToSender');
+      expect(failed.error).toMatchObject({ code: 'complianceRejected', recoverable: false, refund: { status: 'completed', amount: '15000.98' } });
+      expect(await t.balance(t.adaWallet.id)).toBe('20000.00');
+    });
+
+    it('an expired quote is refused, and nothing moves', async () => {
+      const t = await tenant('expired');
+      const bank = await t.bankUs();
+      const quote = (await walletToBank(t, bank.id, 'bankUs', 'ach')).body;
+      await t.advance(61);
+      expect((await eventually(async () => ((await t.get(`/quotes/${quote.id}`)).body.status === 'expired' ? true : undefined)))).toBe(true);
+      expectError(await t.transaction(quote.id), 409, 'QuoteExpired');
+      expect(await t.balance(t.adaWallet.id)).toBe('1000.00');
+      expect((await t.get(`/transactions?customerId=${t.ada.id}`)).body.data).toEqual([]);
+    });
+
+    it('refuses insufficient funds before anything moves; the quote stays open', async () => {
+      const t = await tenant('insufficient', '50');
+      const bank = await t.bankUs();
+      const quote = (await walletToBank(t, bank.id, 'bankUs', 'ach', '50.01')).body;
+      expectError(await t.transaction(quote.id), 422, 'InsufficientFunds');
+      expect((await t.get(`/quotes/${quote.id}`)).body.status).toBe('open');
+      expect(await t.balance(t.adaWallet.id)).toBe('50.00');
+      expectError(await t.get(`/transactions/${quote.id.replace('qt_', 'txn_')}`), 404, 'TransactionNotFound');
+    });
+  });
+
+  describe('quote validation', () => {
+    let t: Tenant;
+    let bank: { id: string };
+    let card: { id: string };
+    beforeAll(async () => {
+      t = await tenant('validation');
+      [bank, card] = await Promise.all([t.bankUs(), t.card()]);
+    });
+    const wallet = () => ({ type: 'walletOms', details: { id: t.adaWallet.id } });
+
+    it('refuses a bank as a source (rule 2)', async () => {
+      expectError(await t.quote({ source: { type: 'bankUs', details: { id: bank.id }, amount: '1' }, destination: wallet() }), 422, 'UnsupportedCorridor');
+    });
+    it('needs the amount on exactly one side', async () => {
+      expectError(await t.quote({ source: { ...wallet(), amount: '1' }, destination: { type: 'bankUs', details: { id: bank.id, network: 'ach', accountHolder: 'customer' }, amount: '1' } }), 400, 'InvalidRequest');
+      expectError(await t.quote({ source: wallet(), destination: { type: 'bankUs', details: { id: bank.id, network: 'ach', accountHolder: 'customer' } } }), 400, 'InvalidRequest');
+    });
+    it('needs accountHolder customer and a network of the bank type', async () => {
+      expectError(await t.quote({ source: { ...wallet(), amount: '1' }, destination: { type: 'bankUs', details: { id: bank.id, network: 'ach' } } }), 400, 'InvalidRequest');
+      expectError(await t.quote({ source: { ...wallet(), amount: '1' }, destination: { type: 'bankUs', details: { id: bank.id, network: 'swift', accountHolder: 'customer' } } }), 400, 'InvalidRequest');
+    });
+    it('refuses an amount with more decimals than its asset, and one that does not convert exactly', async () => {
+      expectError(await walletToBank(t, bank.id, 'bankUs', 'ach', '1.001'), 422, 'InexactConversion');
+      const other = await t.wallet(t.ada.id);
+      expectError(await t.quote({ source: { ...wallet(), amount: '1.0000001' }, destination: { type: 'walletOms', details: { id: other.id } } }), 400, 'InvalidAmount');
+      expectError(await t.quote({ source: { ...wallet(), amount: '1' }, destination: wallet() }), 400, 'InvalidRequest');
+    });
+    it('applies the card rules of the spec', async () => {
+      const buy = (details: Record<string, unknown>, extra: Record<string, unknown> = {}, destination: Record<string, unknown> = wallet()) =>
+        t.quote({ source: { type: 'card', details, amount: '10' }, destination, ...extra });
+      const sell = (details: Record<string, unknown>, extra: Record<string, unknown> = {}) => t.quote({ source: { ...wallet(), amount: '10' }, destination: { type: 'card', details }, ...extra });
+      expectError(await sell({ externalAccountId: card.id }, { settlementType: 'external' }), 422, 'external_sell_unsupported');
+      expectError(await buy({ externalAccountId: bank.id }), 422, 'external_account_rail_mismatch');
+      expectError(await sell({ externalAccountId: bank.id }), 422, 'external_account_rail_mismatch');
+      expectError(await walletToBank(t, card.id, 'bankUs', 'ach'), 422, 'external_account_rail_mismatch');
+      expectError(await buy({}), 422, 'external_account_required');
+      expectError(await sell({}), 422, 'external_account_required');
+      expectError(await buy({ externalAccountId: card.id }, { settlementType: 'internal' }, { type: 'walletExternal', details: { id: bank.id } }), 422, 'external_custody_not_allowed');
+      expectError(await buy({ externalAccountId: card.id, address: '0x52908400098527886E0F7030069857D2E4169EE7' }), 422, 'source_wallet_address_not_allowed');
+      expectError(await sell({ externalAccountId: card.id, walletId: t.adaWallet.id }), 400, 'invalid_wallet_target');
+      expectError(await t.quote({ source: { ...wallet(), amount: '1' }, destination: { type: 'bankUs', details: { id: bank.id, network: 'ach', accountHolder: 'customer' } }, settlementType: 'internal' }), 400, 'InvalidRequest');
+      // settlementType is persisted on the quote.
+      expect((await buy({ externalAccountId: card.id }, { settlementType: 'internal' })).body.settlementType).toBe('internal');
+    });
+    it('refuses another customer\'s bank account and a pending one', async () => {
+      const other = await t.customer('Other');
+      const theirs = await t.bankUs(other.id);
+      expectError(await walletToBank(t, theirs.id, 'bankUs', 'ach'), 422, 'ExternalAccountHolderMismatch');
+      const pending = await t.post('/external-accounts', { owner: { kind: 'customer', customerId: t.ada.id }, type: 'bankUs', bankUs: { accountNumber: '123450003', routingNumber: '021000021' } });
+      expectError(await walletToBank(t, pending.body.id, 'bankUs', 'ach'), 422, 'ExternalAccountNotActive');
+    });
+    it('answers 404 for unknown ids and 400 for malformed ones', async () => {
+      expectError(await t.get('/quotes/qt_01h455vb4pex5vsknk084sn02q'), 404, 'QuoteNotFound');
+      expectError(await t.get('/quotes/nope'), 400, 'InvalidQuoteID');
+      expectError(await t.transaction('qt_01h455vb4pex5vsknk084sn02q'), 404, 'QuoteNotFound');
+      expectError(await t.get('/transactions/txn_01h455vb4pex5vsknk084sn02q'), 404, 'TransactionNotFound');
+      expectError(await t.get('/transactions/nope'), 400, 'InvalidTransactionID');
+      expectError(await t.get(`/customers/${t.ada.id}/transactions`), 404, 'NotFound');
+      expectError(await t.quote({ customerId: 'cst_01h455vb4pex5vsknk084sn02q', source: { ...wallet(), amount: '1' }, destination: wallet() }), 404, 'CustomerNotFound');
+    });
+  });
+
+  describe('concurrency', () => {
+    it('accepts one quote exactly once under many concurrent POST /transactions', async () => {
+      const t = await tenant('one-quote');
+      const bank = await t.bankUs();
+      const quote = (await walletToBank(t, bank.id, 'bankUs', 'ach', '10.00')).body;
+      const results = await Promise.all(Array.from({ length: 12 }, () => t.transaction(quote.id)));
+      expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+      for (const r of results.filter((x) => x.status !== 201)) expect([409]).toContain(r.status);
+      expect(await t.balance(t.adaWallet.id)).toBe('990.00');
+    });
+
+    it('lets only the quotes the wallet can pay succeed when together they overdraw it', async () => {
+      const t = await tenant('overdraw', '100');
+      const bank = await t.bankUs();
+      const quotes = await Promise.all(Array.from({ length: 7 }, () => walletToBank(t, bank.id, 'bankUs', 'ach', '30.00')));
+      const results = await Promise.all(quotes.map((q) => t.transaction(q.body.id)));
+      expect(results.filter((r) => r.status === 201)).toHaveLength(3);
+      for (const r of results.filter((x) => x.status !== 201)) expectError(r, 422, 'InsufficientFunds');
+      expect(await t.balance(t.adaWallet.id)).toBe('10.00');
+    });
+  });
+
+  describe('transaction.statusChanged and the list', () => {
+    it('announces every status change with previousStatus and sequence, and the underReview event to those who name it', async () => {
+      const t = await tenant('events', '20000');
+      const bank = await t.bankUs();
+      expect((await t.post('/webhooks', { url: receiver.url('/txn-events'), subscriptions: ['transaction.statusChanged', 'transaction.cryptoToFiat.underReview'] })).status).toBe(201);
+      const quote = (await walletToBank(t, bank.id, 'bankUs', 'ach', '12000.91')).body;
+      const txn = (await t.transaction(quote.id)).body;
+      await t.advance(60);
+      await t.until(txn.id, 'failed', 'failed.returnedToSender');
+      const deliveries = await eventually(async () => {
+        const got = receiver.at('/txn-events').map((r) => r.body).filter((b) => b.data.id === txn.id);
+        return got.length >= 7 ? got : undefined;
+      }, 15_000);
+      const changes = deliveries.filter((b) => b.eventType === 'transaction.statusChanged').sort((a, b) => a.sequence - b.sequence);
+      expect(changes.map((b) => [b.previousStatus, b.data.status, b.data.subStatus])).toEqual([
+        [null, 'processing', null],
+        ['processing', 'processing', 'processing.fundsPulled'],
+        ['processing', 'processing', 'processing.underReview'],
+        ['processing', 'processing', 'processing.fundsPulled'],
+        ['processing', 'processing', 'processing.returningToSender'],
+        ['processing', 'failed', 'failed.returnedToSender'],
+      ]);
+      for (const b of changes) expect(b).toMatchObject({ eventId: expect.stringMatching(/^evt_/), sequence: expect.any(Number) });
+      expect(deliveries.filter((b) => b.event === 'transaction.cryptoToFiat.underReview')).toHaveLength(1);
+    });
+
+    it('filters by status: a refund in flight is processing, not failed; pages with a cursor', async () => {
+      const t = await tenant('list');
+      const bank = await t.bankUs();
+      const made: string[] = [];
+      for (const amount of ['1.00', '2.00', '3.92']) {
+        const quote = (await walletToBank(t, bank.id, 'bankUs', 'wire', amount)).body;
+        made.push((await t.transaction(quote.id)).body.id);
+      }
+      await t.advance(30);
+      await t.until(made[2], 'failed', 'failed.outboundFailed');
+      await t.until(made[0], 'completed');
+      expect((await t.get('/transactions?status=failed')).body.data.map((x: { id: string }) => x.id)).toEqual([made[2]]);
+      expect((await t.get('/transactions?status=completed')).body.data.map((x: { id: string }) => x.id)).toEqual([made[1], made[0]]);
+      const first = (await t.get('/transactions?limit=2')).body;
+      expect(first).toMatchObject({ hasMore: true, nextCursor: expect.any(String) });
+      const second = (await t.get(`/transactions?limit=2&cursor=${first.nextCursor}`)).body;
+      expect([...first.data, ...second.data].map((x: { id: string }) => x.id)).toEqual([...made].reverse());
+      expectError(await t.get('/transactions?status=done'), 400, 'InvalidRequest');
+    });
+  });
 });

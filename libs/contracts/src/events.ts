@@ -147,6 +147,8 @@ export interface EventPayloads {
   'quote.created': QuoteRecord;
   'quote.accepted': { quoteId: string; projectId: string; transactionId: string; at: string };
   'quote.expired': { quoteId: string; projectId: string; at: string };
+  /** The transaction that accepted it could not be made (across processes, ADR 0019): open again until it expires. */
+  'quote.released': { quoteId: string; projectId: string; transactionId: string; at: string };
 
   // transactions (spec: Transaction; States / Transaction). Every event that moves the status or
   // sub-status carries both, as they are after it.

@@ -113,6 +113,8 @@ export interface AcceptQuoteRequest {
 export abstract class QuotesPort {
   /** Accepts an open quote for this transaction, or refuses (QuoteNotFound, QuoteExpired, QuoteAlreadyAccepted). */
   abstract accept(projectId: string, request: AcceptQuoteRequest): Promise<AcceptedQuote>;
+  /** Undoes an acceptance whose transaction could not be made (it was refused after the quote was accepted). */
+  abstract release(projectId: string, request: AcceptQuoteRequest): Promise<void>;
 }
 
 /** The internal routes behind the ports, under the base path; the gateway never forwards them. */
@@ -125,5 +127,6 @@ export const PORT_ROUTES = {
   },
   quoting: {
     accept: 'internal/quoting/accept',
+    release: 'internal/quoting/release',
   },
 } as const;

@@ -62,4 +62,12 @@ export class QuotesInternalController {
   accept(@Body() body: { projectId: string } & AcceptQuoteRequest): Promise<AcceptedQuote> {
     return this.quotes.accept(body.projectId, { quoteId: body.quoteId, transactionId: body.transactionId, at: body.at });
   }
+
+  @Post('release')
+  @InternalRoute()
+  @NoIdempotencyKey()
+  @HttpCode(204)
+  release(@Body() body: { projectId: string } & AcceptQuoteRequest): Promise<void> {
+    return this.quotes.release(body.projectId, { quoteId: body.quoteId, transactionId: body.transactionId, at: body.at });
+  }
 }

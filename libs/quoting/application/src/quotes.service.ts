@@ -110,6 +110,16 @@ export class QuotesService implements OnModuleInit {
     });
   }
 
+  /** The quotes port: the transaction that accepted the quote was refused after all; open again until it expires. */
+  async release(projectId: string, request: AcceptQuoteRequest): Promise<void> {
+    await runCommand(this.uow, async () => {
+      const decision = await this.execute(projectId, request.quoteId, { type: 'ReleaseQuote', transactionId: request.transactionId, at: request.at });
+      if (decision.events.length > 0 && decision.state.status === 'open') {
+        await this.timers.schedule(projectId, QUOTE_EXPIRY_TIMER, request.quoteId, new Date(decision.state.quote.expiresAt), { quoteId: request.quoteId });
+      }
+    });
+  }
+
   private async expire(timer: DueTimer): Promise<void> {
     const quoteId = String(timer.payload.quoteId);
     await this.execute(timer.projectId, quoteId, { type: 'ExpireQuote', at: (await this.clock.now(timer.projectId)).toISOString() });
@@ -132,6 +142,8 @@ export class QuotesService implements OnModuleInit {
         return this.quotes.setStatus(event.data.projectId, event.data.quoteId, 'accepted', event.data.transactionId, event.streamVersion, event.data.at);
       case 'quote.expired':
         return this.quotes.setStatus(event.data.projectId, event.data.quoteId, 'expired', null, event.streamVersion, event.data.at);
+      case 'quote.released':
+        return this.quotes.reopen(event.data.projectId, event.data.quoteId, event.streamVersion, event.data.at);
     }
   }
 }

@@ -3,13 +3,14 @@
 import { ApiError, type EventPayloads, type QuoteRecord, type TypedEvent } from '@mm/contracts';
 import type { Decider } from '@mm/platform/decider';
 
-export type QuoteEvent = TypedEvent<'quote.created' | 'quote.accepted' | 'quote.expired'>;
+export type QuoteEvent = TypedEvent<'quote.created' | 'quote.accepted' | 'quote.expired' | 'quote.released'>;
 export type QuoteStatus = 'open' | 'accepted' | 'expired';
 
 export type QuoteCommand =
   | { type: 'CreateQuote'; quote: QuoteRecord }
   | { type: 'AcceptQuote'; transactionId: string; at: string }
-  | { type: 'ExpireQuote'; at: string };
+  | { type: 'ExpireQuote'; at: string }
+  | { type: 'ReleaseQuote'; transactionId: string; at: string };
 
 export type QuoteState =
   | { status: 'none' }
@@ -27,6 +28,8 @@ function evolve(state: QuoteState, e: QuoteEvent): QuoteState {
       return state.status === 'none' ? state : { ...state, status: 'accepted', transactionId: e.data.transactionId, updatedAt: e.data.at };
     case 'quote.expired':
       return state.status === 'none' ? state : { ...state, status: 'expired', updatedAt: e.data.at };
+    case 'quote.released':
+      return state.status === 'none' ? state : { ...state, status: 'open', transactionId: null, updatedAt: e.data.at };
   }
 }
 
@@ -41,6 +44,10 @@ function decide(command: QuoteCommand, state: QuoteState): QuoteEvent[] {
     // Only an open quote expires, and only once its time has come.
     if (state.status !== 'open' || Date.parse(command.at) < Date.parse(expiresAt)) return [];
     return [event('quote.expired', { quoteId, projectId, at: command.at })];
+  }
+  if (command.type === 'ReleaseQuote') {
+    if (state.status !== 'accepted' || state.transactionId !== command.transactionId) return [];
+    return [event('quote.released', { quoteId, projectId, transactionId: command.transactionId, at: command.at })];
   }
   if (state.status === 'accepted') {
     if (state.transactionId === command.transactionId) return [];

@@ -38,6 +38,14 @@ export class QuotesReadModel {
     return row;
   }
 
+  async reopen(projectId: string, id: string, version: number, at: string): Promise<QuoteRow> {
+    const [row] = await this.uow.query<QuoteRow>(
+      `UPDATE quoting.quotes SET status = 'open', transaction_id = NULL, version = $3, updated_at = $4 WHERE project_id = $1 AND id = $2 RETURNING *`,
+      [projectId, id, version, at],
+    );
+    return row;
+  }
+
   async get(projectId: string, id: string): Promise<QuoteRow | undefined> {
     const [row] = await this.uow.query<QuoteRow>(`SELECT * FROM quoting.quotes WHERE project_id = $1 AND id = $2`, [projectId, id]);
     return row;

@@ -47,6 +47,9 @@ class HttpQuotesPort extends QuotesPort {
   accept(projectId: string, request: AcceptQuoteRequest): Promise<AcceptedQuote> {
     return this.client.call(PORT_ROUTES.quoting.accept, { projectId, ...request });
   }
+  async release(projectId: string, request: AcceptQuoteRequest): Promise<void> {
+    await this.client.call(PORT_ROUTES.quoting.release, { projectId, ...request });
+  }
 }
 
 function client(config: PlatformConfig, owner: ServiceName): InternalClient {

@@ -8,7 +8,7 @@
 // service posts, and each change of status a transaction.statusChanged
 // written in the same database transaction as the leg write that caused it.
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { AccountsPort, ApiError, QuotesPort, underReviewEvent, type EventPayloads, type TransactionCreated } from '@mm/contracts';
+import { AccountsPort, ApiError, QuotesPort, underReviewEvent, type AcceptedQuote, type EventPayloads, type TransactionCreated } from '@mm/contracts';
 import {
   depositLeg,
   needsReview,
@@ -75,34 +75,49 @@ export class TransactionsService implements OnModuleInit {
       }
       const at = (await this.clock.now(projectId)).toISOString();
       const quote = await this.quotes.accept(projectId, { quoteId, transactionId, at });
-      const customerIds = [quote.customerId, ...[quote.source.party, quote.destination.party].flatMap((p) => ('customerId' in p ? [p.customerId] : []))];
-      const record: Omit<TransactionCreated, 'status' | 'subStatus' | 'at'> = {
-        transactionId,
-        projectId,
-        customerId: quote.customerId,
-        sourceToDestination: quote.sourceToDestination,
-        precursor: { type: 'quote', id: quoteId },
-        source: quote.source,
-        destination: quote.destination,
-        pricing: quote.pricing,
-        settlementType: quote.settlementType,
-        metadata: quote.metadata,
-        customerIds: [...new Set(customerIds)],
-      };
-      const full = { ...record, status: 'processing', subStatus: null, at } as TransactionCreated;
-      const cardBuy = quote.source.type === 'card';
-      let pulled: Extract<TransactionCommand, { type: 'CreateTransaction' }>['pulled'];
-      if (!cardBuy) {
-        const walletId = String(quote.source.details.id);
-        const amount = quote.pricing.source.amountGross;
-        const { postingId } = await this.accounts.pullFunds(projectId, { transactionId, walletId, amount, at });
-        pulled = { walletId, postingId, asset: quote.pricing.source.asset, amount };
+      try {
+        return await this.createAccepted(projectId, transactionId, quote, at);
+      } catch (error) {
+        // Across processes the acceptance has committed on its own: undo it, so a refused
+        // transaction (insufficient funds) leaves its quote open; in one process the rollback
+        // already does. A lost race for the same quote is no refusal: the winner keeps it.
+        if (error instanceof ApiError && error.errorName !== 'QuoteAlreadyAccepted') {
+          await this.quotes.release(projectId, { quoteId, transactionId, at }).catch(() => undefined);
+        }
+        throw error;
       }
-      const firstLeg = cardBuy ? depositLeg(full, `${transactionId}.1`) : payoutLeg(full, `${transactionId}.1`);
-      const review = needsReview(full) ? 'amount over the compliance review threshold' : undefined;
-      const { state } = await this.execute(projectId, transactionId, { type: 'CreateTransaction', record, pulled, review, firstLeg, at }, { newStream: true });
-      return transactionView(state);
     });
+  }
+
+  private async createAccepted(projectId: string, transactionId: string, quote: AcceptedQuote, at: string): Promise<TransactionView> {
+    const quoteId = quote.quoteId;
+    const customerIds = [quote.customerId, ...[quote.source.party, quote.destination.party].flatMap((p) => ('customerId' in p ? [p.customerId] : []))];
+    const record: Omit<TransactionCreated, 'status' | 'subStatus' | 'at'> = {
+      transactionId,
+      projectId,
+      customerId: quote.customerId,
+      sourceToDestination: quote.sourceToDestination,
+      precursor: { type: 'quote', id: quoteId },
+      source: quote.source,
+      destination: quote.destination,
+      pricing: quote.pricing,
+      settlementType: quote.settlementType,
+      metadata: quote.metadata,
+      customerIds: [...new Set(customerIds)],
+    };
+    const full = { ...record, status: 'processing', subStatus: null, at } as TransactionCreated;
+    const cardBuy = quote.source.type === 'card';
+    let pulled: Extract<TransactionCommand, { type: 'CreateTransaction' }>['pulled'];
+    if (!cardBuy) {
+      const walletId = String(quote.source.details.id);
+      const amount = quote.pricing.source.amountGross;
+      const { postingId } = await this.accounts.pullFunds(projectId, { transactionId, walletId, amount, at });
+      pulled = { walletId, postingId, asset: quote.pricing.source.asset, amount };
+    }
+    const firstLeg = cardBuy ? depositLeg(full, `${transactionId}.1`) : payoutLeg(full, `${transactionId}.1`);
+    const review = needsReview(full) ? 'amount over the compliance review threshold' : undefined;
+    const { state } = await this.execute(projectId, transactionId, { type: 'CreateTransaction', record, pulled, review, firstLeg, at }, { newStream: true });
+    return transactionView(state);
   }
 
   /** A rail answered a leg (the sandbox provider's timer). */
