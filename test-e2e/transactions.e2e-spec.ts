@@ -2,7 +2,7 @@
 // Events (transaction.statusChanged, underReview), rules 2, 4, 5;
 // API-CONTRACT: Quotes; docs/sandbox.md for the magic cents. Every corridor's
 // happy path and the failure rows of the state tables, over HTTP, in both modes.
-import { eventually, expectError, TestPlatform } from './support/test-platform';
+import { ADMIN_TOKEN, eventually, expectError, TestPlatform } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -445,6 +445,106 @@ describe('quotes and transactions', () => {
       const second = (await t.get(`/transactions?limit=2&cursor=${first.nextCursor}`)).body;
       expect([...first.data, ...second.data].map((x: { id: string }) => x.id)).toEqual([...made].reverse());
       expectError(await t.get('/transactions?status=done'), 400, 'InvalidRequest');
+    });
+  });
+
+  describe('unconfirmed payouts and operator actions', () => {
+    const operator = (action: string, id: string, body: Record<string, unknown> = { reason: 'ops ticket 42' }) => platform.request('POST', `/v0.13/admin/transactions/${id}/${action}`, { token: ADMIN_TOKEN, body });
+    const unconfirmed = async (t: Tenant, amount: string) => {
+      const bank = await t.bankUs();
+      const quote = (await walletToBank(t, bank.id, 'bankUs', 'ach', amount)).body;
+      const txn = (await t.transaction(quote.id)).body;
+      await t.advance(300);
+      return t.until(txn.id, 'processing', 'processing.payoutUnconfirmed');
+    };
+
+    it('the sweeper finds the transfer at the provider: it completes as that transfer, never sent twice', async () => {
+      const t = await tenant('sweep-held');
+      const txn = await unconfirmed(t, '10.95');
+      await t.advance(600);
+      const done = await t.until(txn.id, 'completed', null);
+      expect(done.legs).toEqual([expect.objectContaining({ kind: 'payout', status: 'settled', id: txn.legs[0].id })]);
+    });
+
+    it('the sweeper finds no transfer: providerTimeout, and a wallet withdrawal ends failed.outboundFailed', async () => {
+      const t = await tenant('sweep-none');
+      const txn = await unconfirmed(t, '10.96');
+      await t.advance(600);
+      const failed = await t.until(txn.id, 'failed', 'failed.outboundFailed');
+      expect(failed.legs[0]).toMatchObject({ status: 'failed', failure: { code: 'providerTimeout' } });
+      expect(failed.error).toMatchObject({ code: 'providerTimeout', recoverable: true });
+    });
+
+    it('answers 10369 when the provider cannot be reached to look an unconfirmed payout up, and changes nothing', async () => {
+      const t = await tenant('sweep-unreachable');
+      const txn = await unconfirmed(t, '10.97');
+      for (const action of ['retry', 'refund', 'mark-failed']) expectError(await operator(action, txn.id), 503, 'unconfirmedPayoutUnverifiable', 10369);
+      await t.advance(600);
+      expect((await t.get(`/transactions/${txn.id}`)).body).toMatchObject({ status: 'processing', subStatus: 'processing.payoutUnconfirmed' });
+    });
+
+    it('mark-failed of an unconfirmed payout the provider holds is vendorOrderExists; the payout completes', async () => {
+      const t = await tenant('vendor-order');
+      const txn = await unconfirmed(t, '10.95');
+      expectError(await operator('mark-failed', txn.id), 422, 'vendorOrderExists');
+      // A refused request changes nothing; the sweeper completes the transfer it finds.
+      expect((await t.get(`/transactions/${txn.id}`)).body.subStatus).toBe('processing.payoutUnconfirmed');
+      await t.advance(600);
+      await t.until(txn.id, 'completed', null);
+      const again = await operator('retry', txn.id);
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ result: 'already_completed', transaction: { id: txn.id, status: 'completed' } });
+    });
+
+    it('a card buy whose crypto fails after the charge is held for review; an operator retry sends it again and it completes', async () => {
+      const t = await tenant('card-held-retry');
+      const card = await t.card();
+      const quote = (await t.quote({ source: { type: 'card', details: { externalAccountId: card.id }, amount: '40.94' }, destination: { type: 'walletOms', details: { id: t.adaWallet.id } } })).body;
+      const txn = (await t.transaction(quote.id)).body;
+      await t.advance(5);
+      await t.until(txn.id, 'processing', 'processing.fundsPulled');
+      await t.advance(5);
+      await t.until(txn.id, 'processing', 'processing.underReview');
+      const retried = await operator('retry', txn.id);
+      expect(retried.status).toBe(200);
+      expect(retried.body).toMatchObject({ result: 'retried', transaction: { status: 'processing', subStatus: 'processing.payoutRetrying' } });
+      await t.advance(5);
+      const done = await t.until(txn.id, 'completed', null);
+      expect(done.legs.map((l: { kind: string; status: string }) => [l.kind, l.status])).toEqual([['deposit', 'settled'], ['payout', 'failed'], ['payout', 'settled']]);
+      expect(await eventually(async () => ((await t.balance(t.adaWallet.id)) === '1040.94' ? true : undefined))).toBe(true);
+    });
+
+    it('held money goes back to its source on an operator refund (a card buy to its card, a withdrawal to its wallet)', async () => {
+      const t = await tenant('operator-refund');
+      const card = await t.card();
+      const quote = (await t.quote({ source: { type: 'card', details: { externalAccountId: card.id }, amount: '40.94' }, destination: { type: 'walletOms', details: { id: t.adaWallet.id } } })).body;
+      const buy = (await t.transaction(quote.id)).body;
+      await t.advance(5);
+      await t.advance(5);
+      await t.until(buy.id, 'processing', 'processing.underReview');
+      expect((await operator('refund', buy.id)).body).toMatchObject({ result: 'refunding', transaction: { subStatus: 'processing.returningToSender' } });
+      const refunded = await t.until(buy.id, 'failed', 'failed.returnedToSender');
+      expect(refunded.legs.at(-1)).toMatchObject({ kind: 'refund', rail: 'card', status: 'settled', amount: '40.94' });
+
+      const bank = await t.bankUs();
+      const out = (await t.transaction((await walletToBank(t, bank.id, 'bankUs', 'wire', '10.92')).body.id)).body;
+      await t.advance(30);
+      await t.until(out.id, 'failed', 'failed.outboundFailed');
+      expectError(await operator('retry', out.id), 409, 'TransactionNotActionable');
+      expect((await operator('refund', out.id)).status).toBe(200);
+      const back = await t.until(out.id, 'failed', 'failed.returnedToSender');
+      expect(back.error).toMatchObject({ code: 'providerError', recoverable: false, refund: { status: 'completed', amount: '10.92', asset: 'usdc' } });
+      expect(await t.balance(t.adaWallet.id)).toBe('1000.00');
+      expectError(await operator('refund', out.id), 409, 'TransactionNotActionable');
+    });
+
+    it('complete-refund answers refundNotCompletable for a transaction with no virtual account refund; operator routes need the operator token', async () => {
+      const t = await tenant('complete-refund');
+      const bank = await t.bankUs();
+      const txn = (await t.transaction((await walletToBank(t, bank.id, 'bankUs', 'ach')).body.id)).body;
+      expectError(await operator('complete-refund', txn.id, { reason: 'bank confirmed' }), 422, 'refundNotCompletable', 10368);
+      expectError(await operator('complete-refund', 'txn_01h455vb4pex5vsknk084sn02q', { reason: 'x' }), 404, 'TransactionNotFound');
+      expectError(await platform.request('POST', `/v0.13/admin/transactions/${txn.id}/retry`, { token: t.token, body: {} }), 401, 'Unauthorized');
     });
   });
 });

@@ -162,14 +162,19 @@ export interface EventPayloads {
   'transaction.completed': TransactionTransition;
   'transaction.failed': TransactionTransition & { error: SettlementError };
   /** The money goes back to the source: the refund leg is in flight. */
-  'transaction.refundInitiated': TransactionTransition & { leg: TransactionLeg; walletId: string; error: SettlementError };
+  /** walletId: the source wallet credited back; null for a card buy, refunded to the card. */
+  'transaction.refundInitiated': TransactionTransition & { leg: TransactionLeg; walletId: string | null; error: SettlementError };
   'transaction.refunded': TransactionTransition & { legId: string; error: SettlementError };
+  /** The service stopped waiting for the payout's answer; the sweeper asks the provider about it. */
+  'transaction.payoutUnconfirmed': TransactionTransition & { legId: string };
+  /** An operator sent a held payout again, as a new leg. */
+  'transaction.payoutRetried': TransactionTransition & { leg: TransactionLeg; reason: string };
 
   // accounts: the ledger side of a transaction (ADR 0019)
   /** A posting between ledger accounts that are not wallets (transit, rails, conversion). */
   'ledger.posted': { projectId: string; transactionId: string; postingId: string; asset: string; entries: LedgerEntry[]; reason: string; at: string };
   /** The refund of a transaction reached its source wallet. */
-  'funds.returned': { projectId: string; transactionId: string; walletId: string; postingId: string; amount: string; at: string };
+  'funds.returned': { projectId: string; transactionId: string; walletId: string | null; postingId: string; amount: string; at: string };
 
   // every service: a partner-visible event (spec: Events / Catalog), published by the service that
   // owns the resource in the transaction of the domain event that caused it, with the resource as a
@@ -323,6 +328,8 @@ export interface TransactionLeg {
   failure: LegFailure | null;
   initiatedAt: string;
   settledAt: string | null;
+  /** An operator's retry: the leg it sends again. */
+  retryOf?: string;
 }
 
 export interface LegReferences {

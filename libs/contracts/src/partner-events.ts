@@ -34,6 +34,8 @@ export const PARTNER_EVENTS: Partial<Record<EventType, readonly string[]>> = {
         'transaction.failed',
         'transaction.refundInitiated',
         'transaction.refunded',
+        'transaction.payoutUnconfirmed',
+        'transaction.payoutRetried',
       ] as const
     ).map((type) => [type, ['transaction.statusChanged']]),
   ),

@@ -9,7 +9,7 @@ export type ServiceName = (typeof SERVICE_NAMES)[number];
 export const SERVICE_ROUTES: Record<Exclude<ServiceName, 'gateway'>, string[]> = {
   accounts: ['/customers', '/wallets', '/external-accounts', '/counterparties', '/sandbox/wallets', '/sandbox/clock'],
   quoting: ['/quotes'],
-  transactions: ['/transactions'],
+  transactions: ['/transactions', '/admin/transactions'],
   webhooks: ['/webhooks'],
 };
 

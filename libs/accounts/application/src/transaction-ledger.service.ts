@@ -58,8 +58,26 @@ export class TransactionLedgerService {
 
   async onRefundInitiated(event: RecordedEvent<'transaction.refundInitiated', EventPayloads['transaction.refundInitiated']>): Promise<void> {
     const { transactionId, projectId, at, leg, walletId } = event.data;
-    const postingId = transactionPostingId(transactionId, `refund:${leg.id}`);
-    await this.wallets.creditFromLedger(projectId, walletId, postingId, leg.amount, transitAccount(transactionId), `refund of transaction ${transactionId}`, at);
+    const step = `refund:${leg.id}`;
+    const postingId = transactionPostingId(transactionId, step);
+    const reason = `refund of transaction ${transactionId}`;
+    if (walletId) {
+      await this.wallets.creditFromLedger(projectId, walletId, postingId, leg.amount, transitAccount(transactionId), reason, at);
+    } else {
+      // A card buy's charge goes back to the card.
+      await this.post({
+        projectId,
+        transactionId,
+        postingId,
+        asset: leg.asset,
+        entries: [
+          { account: transitAccount(transactionId), amount: toAmount(`-${leg.amount}`, 18) },
+          { account: railAccount(leg.asset, leg.network), amount: toAmount(leg.amount, 18) },
+        ],
+        reason,
+        at,
+      });
+    }
     await this.execute(transactionId, projectId, { type: 'AnnounceReturn', returned: { projectId, transactionId, walletId, postingId, amount: leg.amount, at } });
   }
 

@@ -1,12 +1,12 @@
-import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { ApiError, type EventPayloads } from '@mm/contracts';
 import { TransactionsService } from '@mm/transactions/application';
 import type { RecordedEvent } from '@mm/platform/event-store';
-import { ApiPage, decodeCursor, Idempotent, pageLimit, ProjectId, toPage, type Page } from '@mm/platform/http';
+import { AdminRoute, ApiPage, decodeCursor, Idempotent, pageLimit, ProjectId, toPage, type Page } from '@mm/platform/http';
 import { isId } from '@mm/platform/ids';
-import { CreateTransactionRequest, ListTransactionsQuery, TransactionResponse } from './transactions.dto';
+import { CompleteRefundRequest, CreateTransactionRequest, ListTransactionsQuery, OperatorActionRequest, OperatorResultResponse, TransactionResponse } from './transactions.dto';
 
 @ApiTags('Transactions')
 @ApiBearerAuth('bearer')
@@ -39,6 +39,51 @@ export class TransactionsController {
   @ApiOkResponse({ type: TransactionResponse })
   async get(@ProjectId() projectId: string, @Param('id') id: string): Promise<TransactionResponse> {
     return (await this.transactions.require(projectId, id)).view as TransactionResponse;
+  }
+}
+
+@ApiTags('Operator')
+@ApiBearerAuth('bearer')
+@AdminRoute()
+@Controller('admin/transactions')
+export class TransactionsAdminController {
+  constructor(private readonly transactions: TransactionsService) {}
+
+  @Post(':id/retry')
+  @Idempotent()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Send a payout held after it failed again (processing.payoutRetrying); a completed transaction answers already_completed' })
+  @ApiOkResponse({ type: OperatorResultResponse })
+  retry(@Param('id') id: string, @Body() body: OperatorActionRequest): Promise<OperatorResultResponse> {
+    return this.transactions.operate(id, 'retry', body.reason ?? 'operator retry');
+  }
+
+  @Post(':id/refund')
+  @Idempotent()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Return held money to its source: processing.returningToSender, then failed.returnedToSender' })
+  @ApiOkResponse({ type: OperatorResultResponse })
+  refund(@Param('id') id: string, @Body() body: OperatorActionRequest): Promise<OperatorResultResponse> {
+    return this.transactions.operate(id, 'refund', body.reason ?? 'operator refund');
+  }
+
+  @Post(':id/mark-failed')
+  @Idempotent()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Give up on a held or unconfirmed payout: failed.outboundFailed, the money held for a refund' })
+  @ApiOkResponse({ type: OperatorResultResponse })
+  markFailed(@Param('id') id: string, @Body() body: OperatorActionRequest): Promise<OperatorResultResponse> {
+    return this.transactions.operate(id, 'markFailed', body.reason ?? 'operator marked failed');
+  }
+
+  @Post(':id/complete-refund')
+  @Idempotent()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Complete a virtual account bank refund reported only as initiated (spec: Operator-only)' })
+  async completeRefund(@Param('id') id: string, @Body() body: CompleteRefundRequest): Promise<never> {
+    await this.transactions.requireAny(id);
+    // Only a virtual account's bank refund can be completed this way; no transaction of this service is one.
+    throw new ApiError('refundNotCompletable', `transaction ${id} has no virtual account bank refund to complete (${body.reason.slice(0, 100)})`);
   }
 }
 

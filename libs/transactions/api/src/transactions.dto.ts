@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { ListQuery } from '@mm/platform/http';
 
 export class CreateTransactionRequest {
@@ -33,4 +33,17 @@ export class TransactionResponse {
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata!: Record<string, string>;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+}
+
+export class OperatorActionRequest {
+  @ApiPropertyOptional({ maxLength: 500, description: 'why: recorded with the transaction' }) @IsOptional() @IsString() @MinLength(1) @MaxLength(500) reason?: string;
+}
+
+export class CompleteRefundRequest {
+  @ApiProperty({ maxLength: 500 }) @IsString() @MinLength(1) @MaxLength(500) reason!: string;
+}
+
+export class OperatorResultResponse {
+  @ApiProperty({ enum: ['retried', 'refunding', 'markedFailed', 'already_completed', 'completedByProvider'] }) result!: 'retried' | 'refunding' | 'markedFailed' | 'already_completed' | 'completedByProvider';
+  @ApiProperty({ type: TransactionResponse }) transaction!: TransactionResponse;
 }

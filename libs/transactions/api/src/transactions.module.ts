@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TransactionsEventStore, TransactionsService } from '@mm/transactions/application';
 import { PaymentRails, SandboxRails, TransactionsReadModel } from '@mm/transactions/infrastructure';
-import { TransactionsController, TransactionsEventsController } from './transactions.controllers';
+import { TransactionsAdminController, TransactionsController, TransactionsEventsController } from './transactions.controllers';
 
 @Module({
-  controllers: [TransactionsController, TransactionsEventsController],
+  controllers: [TransactionsController, TransactionsAdminController, TransactionsEventsController],
   // The sandbox simulates every rail; production binds real adapters to PaymentRails.
   providers: [TransactionsEventStore, TransactionsReadModel, { provide: PaymentRails, useClass: SandboxRails }, TransactionsService],
 })

@@ -17,6 +17,8 @@ import {
   refundLeg,
   SANDBOX_MAGIC_CENTS,
   SANDBOX_REVIEW_SECONDS,
+  UNCONFIRMED_SWEEP_SECONDS,
+  type RailOutcome,
   transactionDecider,
   transactionIdForQuote,
   transactionStreamId,
@@ -36,6 +38,15 @@ import { TransactionsEventStore } from './transactions-event-store';
 
 export const LEG_TIMER = 'transaction.leg';
 export const REVIEW_TIMER = 'transaction.review';
+export const SWEEP_TIMER = 'transaction.unconfirmedSweep';
+
+export type OperatorAction = 'retry' | 'refund' | 'markFailed';
+
+export interface OperatorResult {
+  /** already_completed is not an error (spec: Errors): the retry had nothing to do. */
+  result: 'retried' | 'refunding' | 'markedFailed' | 'already_completed' | 'completedByProvider';
+  transaction: TransactionView;
+}
 
 @Injectable()
 export class TransactionsService implements OnModuleInit {
@@ -53,6 +64,83 @@ export class TransactionsService implements OnModuleInit {
   onModuleInit(): void {
     this.timers.on(LEG_TIMER, (timer) => this.onLegAnswer(timer));
     this.timers.on(REVIEW_TIMER, (timer) => this.onReviewDecision(timer));
+    this.timers.on(SWEEP_TIMER, (timer) => this.onSweep(timer));
+  }
+
+  /** Operator routes (spec: Operator-only): any project's transaction, by id. */
+  async requireAny(id: string): Promise<TransactionRow> {
+    if (!isId('transaction', id)) throw new ApiError('InvalidTransactionID', `"${id.slice(0, 64)}" is not a transaction id (txn_…)`);
+    const row = await this.readModel.getById(id);
+    if (!row) throw new ApiError('TransactionNotFound');
+    return row;
+  }
+
+  /**
+   * Operator retry, refund and mark-failed. Each asks the provider about an unconfirmed payout
+   * first (spec: Unconfirmed payout sweep): a transfer the provider holds continues and is never
+   * sent twice; one it has none of fails with providerTimeout; a provider that cannot be reached
+   * is error 10369 and changes nothing.
+   */
+  async operate(id: string, action: OperatorAction, reason: string): Promise<OperatorResult> {
+    const row = await this.requireAny(id);
+    const projectId = row.project_id;
+    const looked = await runCommand(this.uow, async () => {
+      const state = await this.load(id);
+      if (action === 'retry' && state.status === 'completed') return 'already_completed' as const;
+      if (state.subStatus !== 'processing.payoutUnconfirmed') return undefined;
+      const leg = state.legs.find((l) => l.kind === 'payout' && l.status === 'pending')!;
+      const at = await this.clock.now(projectId);
+      const answer = this.rails.lookup(state.record!, leg, at);
+      if (answer.kind === 'unreachable') throw new ApiError('unconfirmedPayoutUnverifiable', 'the payout provider cannot be reached to look the transfer up; retry later');
+      const outcome: RailOutcome = answer.kind === 'holds' ? { kind: 'settled', references: answer.references } : { kind: 'failed', failure: PROVIDER_TIMEOUT };
+      await this.execute(projectId, id, { type: 'ReportLeg', legId: leg.id, outcome, at: at.toISOString() });
+      return answer.kind === 'holds' ? ('completedByProvider' as const) : undefined;
+    });
+    if (looked === 'already_completed' || (looked === 'completedByProvider' && action === 'retry')) {
+      return { result: looked, transaction: (await this.requireAny(id)).view };
+    }
+    // Refused requests change nothing (the settlement rolls back with them): the sweeper completes the transfer.
+    if (looked === 'completedByProvider') throw new ApiError('vendorOrderExists', 'the provider holds the transfer: the payout completes');
+    return runCommand(this.uow, async () => {
+      const state = await this.load(id);
+      const record = state.record!;
+      const at = (await this.clock.now(projectId)).toISOString();
+      const next = nextLegId(state);
+      if (action === 'retry') {
+        const failedLeg = [...state.legs].reverse().find((l) => l.kind === 'payout' && l.status === 'failed');
+        const leg = { ...payoutLeg(record, next), retryOf: failedLeg?.id };
+        await this.execute(projectId, id, { type: 'RetryPayout', leg, reason, at });
+      } else if (action === 'refund') {
+        await this.execute(projectId, id, { type: 'RefundHeld', refundLeg: refundLeg(record, next), reason, at });
+      } else if (state.subStatus !== 'failed.outboundFailed') {
+        await this.execute(projectId, id, { type: 'MarkFailed', reason, at });
+      }
+      const result = action === 'retry' ? 'retried' : action === 'refund' ? 'refunding' : 'markedFailed';
+      return { result, transaction: (await this.requireAny(id)).view };
+    });
+  }
+
+  /** The sweeper: asks the provider about a payout the service stopped waiting for. */
+  private async onSweep(timer: DueTimer): Promise<void> {
+    const transactionId = String(timer.payload.transactionId);
+    const legId = String(timer.payload.legId);
+    const state = await this.load(transactionId);
+    const leg = state.legs.find((l) => l.id === legId);
+    if (!state.record || !leg || leg.status !== 'pending' || state.subStatus !== 'processing.payoutUnconfirmed') return;
+    const at = await this.clock.now(timer.projectId);
+    const answer = this.rails.lookup(state.record, leg, at);
+    if (answer.kind === 'unreachable') {
+      await this.timers.schedule(timer.projectId, SWEEP_TIMER, legId, new Date(at.getTime() + UNCONFIRMED_SWEEP_SECONDS * 1000), timer.payload);
+      return;
+    }
+    const outcome: RailOutcome = answer.kind === 'holds' ? { kind: 'settled', references: answer.references } : { kind: 'failed', failure: PROVIDER_TIMEOUT };
+    await this.execute(timer.projectId, transactionId, { type: 'ReportLeg', legId, outcome, at: at.toISOString() });
+  }
+
+  private async load(transactionId: string): Promise<TransactionState> {
+    const loaded = await loadState(this.store, transactionStreamId(transactionId), transactionDecider);
+    if (!loaded) throw new ApiError('TransactionNotFound');
+    return loaded.state;
   }
 
   async require(projectId: string, id: string): Promise<TransactionRow> {
@@ -189,7 +277,10 @@ export class TransactionsService implements OnModuleInit {
   private async scheduleRails(projectId: string, state: TransactionState, events: Array<RecordedEvent & TransactionEvent>): Promise<void> {
     const now = await this.clock.now(projectId);
     for (const event of events) {
-      if (event.type === 'transaction.legInitiated') {
+      if (event.type === 'transaction.payoutUnconfirmed') {
+        await this.timers.schedule(projectId, SWEEP_TIMER, event.data.legId, new Date(now.getTime() + UNCONFIRMED_SWEEP_SECONDS * 1000), { transactionId: event.data.transactionId, legId: event.data.legId });
+      }
+      if (event.type === 'transaction.legInitiated' || event.type === 'transaction.payoutRetried') {
         const leg = event.data.leg;
         const { afterSeconds } = this.rails.answer(state.record!, leg, now);
         await this.timers.schedule(projectId, LEG_TIMER, leg.id, new Date(now.getTime() + afterSeconds * 1000), { transactionId: event.data.transactionId, legId: leg.id });
@@ -200,6 +291,8 @@ export class TransactionsService implements OnModuleInit {
     }
   }
 }
+
+const PROVIDER_TIMEOUT = { code: 'providerTimeout', message: 'The payout provider has no record of the transfer.' };
 
 function nextLegId(state: TransactionState): string {
   return `${state.record!.transactionId}.${state.legs.length + 1}`;

@@ -1,16 +1,35 @@
 // The legs of a transaction and how the sandbox rails answer them (spec:
 // Transaction legs; API-CONTRACT: every failure row reachable in the sandbox).
 // The cents of the source amount choose an outcome (docs/sandbox.md):
-//   .91 the provider refuses the leg before anything moves
-//   .92 the leg fails after it was sent (returned, reverted, charged back)
+//   .91 the first leg is refused before anything moves (charge declined, payout declined)
+//   .92 the first leg fails after it was sent (charge reversed, payout returned or reverted)
 //   .93 a card buy's charge fails card verification
+//   .94 the payout fails after it was sent (a card buy's crypto: held for an operator)
+//   .95 the payout goes unanswered; the provider turns out to hold it (it completes)
+//   .96 the payout goes unanswered; the provider has none (providerTimeout)
+//   .97 the payout goes unanswered and the provider cannot be reached to ask
 //   .98 a compliance review rejects the transaction
-// Anything else settles after the rail's sandbox delay.
+// Anything else settles after the rail's sandbox delay; an operator's retry always does.
 import type { LegFailure, TransactionCreated } from '@mm/contracts';
 import { dec } from '@mm/platform/money';
 import type { NewLeg, RailOutcome } from './transaction.decider';
 
-export const SANDBOX_MAGIC_CENTS = { declined: 91, failedAfterSending: 92, cardVerificationDeclined: 93, reviewRejected: 98 } as const;
+export const SANDBOX_MAGIC_CENTS = {
+  declined: 91,
+  failedAfterSending: 92,
+  cardVerificationDeclined: 93,
+  payoutFailedAfterSending: 94,
+  unconfirmedHeld: 95,
+  unconfirmedNone: 96,
+  unconfirmedUnreachable: 97,
+  reviewRejected: 98,
+} as const;
+
+/** Seconds of project time the service waits for a payout's answer before it stops (processing.payoutUnconfirmed). */
+export const PAYOUT_CONFIRMATION_SECONDS = 300;
+
+/** How often the sweeper asks the provider about an unconfirmed payout, in seconds of project time. */
+export const UNCONFIRMED_SWEEP_SECONDS = 600;
 
 /** Seconds of project time a sandbox rail takes to settle. */
 export const SANDBOX_SETTLEMENT_SECONDS: Record<string, number> = { crypto: 5, card: 5, achSameDay: 30, wire: 30, ach: 60, local: 60, swift: 60 };
@@ -46,7 +65,7 @@ export function depositLeg(record: TransactionCreated, id: string): NewLeg {
 /** The refund: everything pulled goes back to the source wallet. */
 export function refundLeg(record: TransactionCreated, id: string): NewLeg {
   const s = record.source;
-  return { id, kind: 'refund', rail: 'crypto', asset: record.pricing.source.asset, network: String(s.details.network), amount: record.pricing.source.amountGross };
+  return { id, kind: 'refund', rail: s.type === 'card' ? 'card' : 'crypto', asset: record.pricing.source.asset, network: String(s.details.network), amount: record.pricing.source.amountGross };
 }
 
 const DECLINES: Record<string, LegFailure> = {
@@ -55,6 +74,16 @@ const DECLINES: Record<string, LegFailure> = {
 };
 
 /** The sandbox's answer for a leg: settled, or a failure chosen by the magic cents. */
+const UNCONFIRMED = [SANDBOX_MAGIC_CENTS.unconfirmedHeld, SANDBOX_MAGIC_CENTS.unconfirmedNone, SANDBOX_MAGIC_CENTS.unconfirmedUnreachable] as const;
+
+/** What the provider says when asked about a payout it did not answer: it holds it, it has none, or it cannot be asked. */
+export type ProviderLookup = 'holds' | 'none' | 'unreachable';
+
+export function sandboxLookup(record: TransactionCreated): ProviderLookup {
+  const cents = magicCents(record);
+  return cents === SANDBOX_MAGIC_CENTS.unconfirmedHeld ? 'holds' : cents === SANDBOX_MAGIC_CENTS.unconfirmedUnreachable ? 'unreachable' : 'none';
+}
+
 export function sandboxOutcome(record: TransactionCreated, leg: NewLeg): { outcome: Exclude<RailOutcome, { kind: 'settled' }> | { kind: 'settled' }; afterSeconds: number } {
   const cents = magicCents(record);
   const after = SANDBOX_SETTLEMENT_SECONDS[leg.rail] ?? 60;
@@ -69,8 +98,10 @@ export function sandboxOutcome(record: TransactionCreated, leg: NewLeg): { outco
     }
     return { outcome: { kind: 'settled' }, afterSeconds: after };
   }
+  if (leg.retryOf) return { outcome: { kind: 'settled' }, afterSeconds: after };
   if (cents === SANDBOX_MAGIC_CENTS.declined) return { outcome: { kind: 'declined', failure: DECLINES.payout }, afterSeconds: 0 };
-  if (cents === SANDBOX_MAGIC_CENTS.failedAfterSending) {
+  if ((UNCONFIRMED as readonly number[]).includes(cents)) return { outcome: { kind: 'unconfirmed' }, afterSeconds: PAYOUT_CONFIRMATION_SECONDS };
+  if (cents === SANDBOX_MAGIC_CENTS.failedAfterSending || cents === SANDBOX_MAGIC_CENTS.payoutFailedAfterSending) {
     const message = leg.rail === 'crypto' ? 'The transfer was reverted on chain.' : 'The receiving institution returned the payment.';
     return { outcome: { kind: 'failed', failure: { code: 'providerError', message } }, afterSeconds: after };
   }

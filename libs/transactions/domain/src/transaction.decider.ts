@@ -29,6 +29,8 @@ export type TransactionEvent = TypedEvent<
   | 'transaction.failed'
   | 'transaction.refundInitiated'
   | 'transaction.refunded'
+  | 'transaction.payoutUnconfirmed'
+  | 'transaction.payoutRetried'
 >;
 
 /** The first leg a new transaction starts, unless it is held for review first. */
@@ -40,7 +42,9 @@ export type RailOutcome =
   /** Refused before anything moved. */
   | { kind: 'declined'; failure: LegFailure }
   /** Failed after it was sent: returned by the bank, reverted on chain, charged back. */
-  | { kind: 'failed'; failure: LegFailure };
+  | { kind: 'failed'; failure: LegFailure }
+  /** No answer in time: the service stops waiting, and the sweeper asks the provider later. */
+  | { kind: 'unconfirmed' };
 
 export type TransactionCommand =
   | {
@@ -55,7 +59,13 @@ export type TransactionCommand =
     }
   | { type: 'ReportLeg'; legId: string; outcome: RailOutcome; nextLeg?: NewLeg; at: string }
   | { type: 'DecideReview'; outcome: 'approved' | 'rejected'; firstLeg: NewLeg; refundLeg?: NewLeg; at: string }
-  | { type: 'ConfirmRefund'; legId: string; at: string };
+  | { type: 'ConfirmRefund'; legId: string; at: string }
+  /** Operator: send a held payout again. */
+  | { type: 'RetryPayout'; leg: NewLeg; reason: string; at: string }
+  /** Operator: return held money to its source. */
+  | { type: 'RefundHeld'; refundLeg: NewLeg; reason: string; at: string }
+  /** Operator: give up on a held or unconfirmed payout; the money stays held for a refund. */
+  | { type: 'MarkFailed'; reason: string; at: string };
 
 export interface TransactionState {
   status: TransactionStatus | 'none';
@@ -104,6 +114,10 @@ function evolve(state: TransactionState, e: TransactionEvent): TransactionState 
       return { ...moved, error: e.data.error, pendingError: null };
     case 'transaction.refundInitiated':
       return { ...moved, legs: [...state.legs, e.data.leg], pendingError: e.data.error };
+    case 'transaction.payoutUnconfirmed':
+      return moved;
+    case 'transaction.payoutRetried':
+      return { ...moved, legs: [...state.legs, e.data.leg] };
     case 'transaction.refunded':
       return {
         ...moved,
@@ -163,10 +177,46 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
     return [event('transaction.refunded', { ...base, status: 'failed', subStatus: 'failed.returnedToSender', legId: leg.id, error })];
   }
 
+  if (command.type === 'RetryPayout') {
+    if (!heldAfterFailedPayout(state)) throw new ApiError('TransactionNotActionable', `retry applies to a payout held for review after it failed; the transaction is ${state.subStatus ?? state.status}`);
+    return [event('transaction.payoutRetried', { ...base, status: 'processing', subStatus: 'processing.payoutRetrying', leg: pendingLeg(command.leg, command.at), reason: command.reason })];
+  }
+  if (command.type === 'RefundHeld') {
+    if (!(heldAfterFailedPayout(state) || state.subStatus === 'failed.outboundFailed')) {
+      throw new ApiError('TransactionNotActionable', `refund applies to money the service holds after a failed payout; the transaction is ${state.subStatus ?? state.status}`);
+    }
+    const error = state.error ?? settlementError({ code: 'operatorRefund', message: command.reason }, command.at, false);
+    return [
+      event('transaction.refundInitiated', {
+        ...base,
+        status: 'processing',
+        subStatus: 'processing.returningToSender',
+        leg: pendingLeg(command.refundLeg, command.at),
+        walletId: state.pulledFrom?.walletId ?? null,
+        error: { ...error, recoverable: false, recovery: undefined, refund: { status: 'pending', amount: command.refundLeg.amount, asset: command.refundLeg.asset } },
+      }),
+    ];
+  }
+  if (command.type === 'MarkFailed') {
+    if (!(heldAfterFailedPayout(state) || state.subStatus === 'processing.payoutUnconfirmed')) {
+      throw new ApiError('TransactionNotActionable', `mark-failed applies to a payout held for review or unconfirmed; the transaction is ${state.subStatus ?? state.status}`);
+    }
+    const pending = state.legs.find((l) => l.kind === 'payout' && l.status === 'pending');
+    const failure = { code: 'operatorMarkedFailed', message: command.reason };
+    return [
+      ...(pending ? [event('transaction.legFailed', { ...base, status: state.status, subStatus: state.subStatus, legId: pending.id, failure })] : []),
+      event('transaction.failed', { ...base, status: 'failed', subStatus: 'failed.outboundFailed', error: settlementError(failure, command.at, true, { recovery: 'refund' }) }),
+    ];
+  }
+
   // ReportLeg: a rail's answer about a pending leg; a repeated or late answer changes nothing.
   const leg = state.legs.find((l) => l.id === command.legId);
   if (!leg || leg.status !== 'pending' || TERMINAL.includes(state.status)) return [];
   const outcome = command.outcome;
+  if (outcome.kind === 'unconfirmed') {
+    if (state.subStatus === 'processing.payoutUnconfirmed' || leg.kind !== 'payout') return [];
+    return [event('transaction.payoutUnconfirmed', { ...base, status: 'processing', subStatus: 'processing.payoutUnconfirmed', legId: leg.id })];
+  }
   if (outcome.kind === 'settled') {
     if (leg.kind === 'deposit') {
       // The card charge is final: the customer's money is taken; the crypto goes out next.
@@ -202,6 +252,11 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
   }
   // Sent and lost (returned, reverted): terminal, the money held for an operator's refund or retry.
   return [failed, event('transaction.failed', { ...base, status: 'failed', subStatus: 'failed.outboundFailed', error: settlementError(outcome.failure, command.at, true, { recovery: 'refund' }) })];
+}
+
+/** The service holds the money of a payout that failed: a card buy's crypto, awaiting an operator. */
+function heldAfterFailedPayout(state: TransactionState): boolean {
+  return state.subStatus === 'processing.underReview' && state.legs.some((l) => l.kind === 'payout' && l.status === 'failed') && !state.legs.some((l) => l.status === 'pending');
 }
 
 function settlementOf(record: TransactionCreated, leg: TransactionLeg): LegSettlement {

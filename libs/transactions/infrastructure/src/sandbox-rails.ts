@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { LegReferences, TransactionCreated } from '@mm/contracts';
-import { sandboxOutcome, type NewLeg, type RailOutcome } from '@mm/transactions/domain';
+import { sandboxLookup, sandboxOutcome, type NewLeg, type RailOutcome } from '@mm/transactions/domain';
 
 export interface RailAnswer {
   outcome: RailOutcome;
@@ -14,8 +14,12 @@ export interface RailAnswer {
   afterSeconds: number;
 }
 
+/** The provider's answer about a payout the service stopped waiting for (queried by the leg's id). */
+export type LookupAnswer = { kind: 'holds'; references: LegReferences } | { kind: 'none' } | { kind: 'unreachable' };
+
 export abstract class PaymentRails {
   abstract answer(record: TransactionCreated, leg: NewLeg, at: Date): RailAnswer;
+  abstract lookup(record: TransactionCreated, leg: NewLeg, at: Date): LookupAnswer;
 }
 
 @Injectable()
@@ -24,6 +28,11 @@ export class SandboxRails extends PaymentRails {
     const { outcome, afterSeconds } = sandboxOutcome(record, leg);
     if (outcome.kind !== 'settled') return { outcome, afterSeconds };
     return { outcome: { kind: 'settled', references: this.references(leg, at) }, afterSeconds };
+  }
+
+  lookup(record: TransactionCreated, leg: NewLeg, at: Date): LookupAnswer {
+    const found = sandboxLookup(record);
+    return found === 'holds' ? { kind: 'holds', references: this.references(leg, at) } : { kind: found };
   }
 
   private references(leg: NewLeg, at: Date): LegReferences {

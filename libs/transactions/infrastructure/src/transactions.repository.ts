@@ -40,6 +40,12 @@ export class TransactionsReadModel {
     return row;
   }
 
+  /** Operator routes: by id alone. */
+  async getById(id: string): Promise<TransactionRow | undefined> {
+    const [row] = await this.uow.query<TransactionRow>(`SELECT id, project_id, status, sub_status, view, version FROM transactions.transactions WHERE id = $1`, [id]);
+    return row;
+  }
+
   async list(projectId: string, filter: TransactionFilter): Promise<TransactionRow[]> {
     return this.uow.query<TransactionRow>(
       `SELECT id, project_id, status, sub_status, view, version FROM transactions.transactions
