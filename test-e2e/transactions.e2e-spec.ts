@@ -547,4 +547,47 @@ describe('quotes and transactions', () => {
       expectError(await platform.request('POST', `/v0.13/admin/transactions/${txn.id}/retry`, { token: t.token, body: {} }), 401, 'Unauthorized');
     });
   });
+
+  describe('project limits on bank payouts', () => {
+    it('applies the operator\'s per-transaction minimum, maximum and multiple and its daily cap to source-pinned sells only, never splitting', async () => {
+      const { projectId, token } = await platform.newProject('limits');
+      const t = await tenant('limits-unused');
+      // The tenant helper's project has no limits; this one gets them.
+      const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
+      const ada = (await call('POST', '/customers', { type: 'individual', firstName: 'Ada', lastName: 'Limits' })).body;
+      const w = (await call('POST', `/customers/${ada.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body;
+      await call('POST', `/sandbox/wallets/${w.id}/fund`, { amount: '5000' });
+      const bankRes = await call('POST', '/external-accounts', { owner: { kind: 'customer', customerId: ada.id }, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } });
+      await eventually(async () => ((await call('GET', `/external-accounts/${bankRes.body.id}`)).body.status === 'active' ? true : undefined));
+      const limits = { perTransactionMin: '20', perTransactionMax: '500', perTransactionMultiple: '10', dailyBankPayoutCap: '100' };
+      expect((await platform.request('PATCH', `/v0.13/admin/projects/${projectId}`, { token: ADMIN_TOKEN, body: { limits } })).status).toBe(200);
+      await eventually(async () => {
+        const [row] = await platform.db.query<{ limits: Record<string, string> }>(`SELECT limits FROM transactions.project_limits WHERE project_id = $1`, [projectId]);
+        return row?.limits.dailyBankPayoutCap === '100' ? true : undefined;
+      });
+      const sell = async (amount: string, side: 'source' | 'destination' = 'source') => {
+        const quote = await call('POST', '/quotes', {
+          customerId: ada.id,
+          source: { type: 'walletOms', details: { id: w.id }, ...(side === 'source' ? { amount } : {}) },
+          destination: { type: 'bankUs', details: { id: bankRes.body.id, network: 'ach', accountHolder: 'customer' }, ...(side === 'destination' ? { amount } : {}) },
+        });
+        expect(quote.status).toBe(201);
+        return call('POST', '/transactions', { quoteId: quote.body.id });
+      };
+      expectError(await sell('10'), 422, 'TransactionLimitExceeded');
+      expectError(await sell('510'), 422, 'TransactionLimitExceeded');
+      expectError(await sell('25'), 422, 'TransactionLimitExceeded');
+      expect((await sell('60')).status).toBe(201);
+      expect((await sell('40')).status).toBe(201);
+      const over = await sell('20');
+      expectError(over, 422, 'TransactionLimitExceeded');
+      expect(over.body.cause).toMatch(/daily/);
+      // A destination-pinned payout is not a source-pinned sell: no limit applies.
+      expect((await sell('15', 'destination')).status).toBe(201);
+      expect((await call('GET', `/wallets/${w.id}/balance`)).body.data.balance).toBe('4885.00');
+      // Other projects have no limits at all by default.
+      const bank = await t.bankUs();
+      expect((await t.transaction((await walletToBank(t, bank.id, 'bankUs', 'wire', '999.00')).body.id)).status).toBe(201);
+    });
+  });
 });

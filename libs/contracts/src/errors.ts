@@ -111,6 +111,7 @@ export const ERROR_CATALOGUE = {
   TransactionNotFound: { code: 13101, status: 404, msg: 'transaction not found', when: 'no such transaction in this project' },
   TransactionNotActionable: { code: 13102, status: 409, msg: 'the transaction is not in a state this action applies to', when: 'operator retry of a transaction whose payout is not held, refund of one whose money is not held, mark-failed of one that is not held or unconfirmed' },
   vendorOrderExists: { code: 13103, status: 422, msg: 'the provider holds the transfer', when: 'operator mark-failed or refund when the provider reports the payout it was waiting for (it completes instead)' },
+  TransactionLimitExceeded: { code: 13104, status: 422, msg: 'transaction limit exceeded', when: 'the fiat leg of a source-pinned crypto-to-fiat sell is below the project\'s per-transaction minimum, above its maximum, not a multiple of its increment, or over its daily or monthly cap (operator route PATCH /admin/projects/{id})' },
   refundNotCompletable: { code: 10368, status: 422, msg: 'refund not completable', when: 'complete-refund on a payment that is not a virtual account bank refund reported only as initiated' },
   unconfirmedPayoutUnverifiable: { code: 10369, status: 503, msg: 'unconfirmed payout unverifiable', when: 'an operator action on an unconfirmed payout when the provider cannot be reached to look it up; retry later' },
 } as const satisfies Record<string, ErrorDefinition>;

@@ -105,9 +105,10 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     // log in this database; alone, a service's own log and those of the services it consumes, from
     // their Kafka topics when there is a broker, else from the shared database.
     const uow = app.get(UnitOfWork);
-    // (The gateway reacts to no events; in platform mode its API keys reach the others in-process.)
+    // (The gateway reacts to no events; in platform mode its API keys reach the others in-process,
+    // and its project changes, such as limits, through its log like every other service's.)
     const sources = platformMode
-      ? SERVICE_NAMES.filter((s) => s !== 'gateway').map((s) => SERVICES[s].schema)
+      ? SERVICE_NAMES.map((s) => SERVICES[s].schema)
       : [...new Set(services.filter((s) => s !== 'gateway').flatMap((s) => [SERVICES[s].schema, ...SERVICES[s].consumes]))];
     // One consumer group per service; platform mode keeps the name its checkpoints already have.
     const group = platformMode ? 'accounts' : services.join('-');

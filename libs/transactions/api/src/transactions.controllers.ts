@@ -92,6 +92,11 @@ export class TransactionsAdminController {
 export class TransactionsEventsController {
   constructor(private readonly transactions: TransactionsService) {}
 
+  @EventPattern('project.updated')
+  onProjectUpdated(@Payload() event: RecordedEvent<'project.updated', EventPayloads['project.updated']>): Promise<void> {
+    return this.transactions.onProjectUpdated(event);
+  }
+
   @EventPattern('funds.returned')
   onFundsReturned(@Payload() event: RecordedEvent<'funds.returned', EventPayloads['funds.returned']>): Promise<void> {
     return this.transactions.onFundsReturned(event);

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TransactionsEventStore, TransactionsService } from '@mm/transactions/application';
-import { PaymentRails, SandboxRails, TransactionsReadModel } from '@mm/transactions/infrastructure';
+import { PaymentRails, SandboxRails, TransactionLimitsRepository, TransactionsReadModel } from '@mm/transactions/infrastructure';
 import { TransactionsAdminController, TransactionsController, TransactionsEventsController } from './transactions.controllers';
 
 @Module({
   controllers: [TransactionsController, TransactionsAdminController, TransactionsEventsController],
   // The sandbox simulates every rail; production binds real adapters to PaymentRails.
-  providers: [TransactionsEventStore, TransactionsReadModel, { provide: PaymentRails, useClass: SandboxRails }, TransactionsService],
+  providers: [TransactionsEventStore, TransactionsReadModel, TransactionLimitsRepository, { provide: PaymentRails, useClass: SandboxRails }, TransactionsService],
 })
 export class TransactionsModule {}

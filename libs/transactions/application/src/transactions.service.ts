@@ -10,7 +10,10 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { AccountsPort, ApiError, QuotesPort, underReviewEvent, type AcceptedQuote, type EventPayloads, type TransactionCreated } from '@mm/contracts';
 import {
+  capPeriods,
+  checkPerTransaction,
   depositLeg,
+  limitedFiatLeg,
   needsReview,
   magicCents,
   payoutLeg,
@@ -29,7 +32,8 @@ import {
   type TransactionState,
   type TransactionView,
 } from '@mm/transactions/domain';
-import { PaymentRails, TransactionsReadModel, type TransactionFilter, type TransactionRow } from '@mm/transactions/infrastructure';
+import { PaymentRails, TransactionLimitsRepository, TransactionsReadModel, type TransactionFilter, type TransactionRow } from '@mm/transactions/infrastructure';
+import { dec, toAmount } from '@mm/platform/money';
 import { ProjectClock, TimerService, type DueTimer } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
 import { decideAndAppend, loadState, publishPartnerEvents, runCommand, type DecideOptions, type PartnerResource, type RecordedEvent } from '@mm/platform/event-store';
@@ -57,6 +61,7 @@ export class TransactionsService implements OnModuleInit {
     private readonly quotes: QuotesPort,
     private readonly accounts: AccountsPort,
     private readonly rails: PaymentRails,
+    private readonly limits: TransactionLimitsRepository,
     private readonly clock: ProjectClock,
     private readonly timers: TimerService,
   ) {}
@@ -194,6 +199,7 @@ export class TransactionsService implements OnModuleInit {
       customerIds: [...new Set(customerIds)],
     };
     const full = { ...record, status: 'processing', subStatus: null, at } as TransactionCreated;
+    await this.checkLimits(projectId, full);
     const cardBuy = quote.source.type === 'card';
     let pulled: Extract<TransactionCommand, { type: 'CreateTransaction' }>['pulled'];
     if (!cardBuy) {
@@ -206,6 +212,30 @@ export class TransactionsService implements OnModuleInit {
     const review = needsReview(full) ? 'amount over the compliance review threshold' : undefined;
     const { state } = await this.execute(projectId, transactionId, { type: 'CreateTransaction', record, pulled, review, firstLeg, at }, { newStream: true });
     return transactionView(state);
+  }
+
+  /** Project limits on the fiat leg of a source-pinned sell, caps counted in this transaction. */
+  private async checkLimits(projectId: string, record: TransactionCreated): Promise<void> {
+    const leg = limitedFiatLeg(record);
+    if (!leg) return;
+    const limits = await this.limits.limits(projectId);
+    checkPerTransaction(limits, leg);
+    const periods = capPeriods(record.at);
+    for (const [period, cap, name] of [
+      [periods.day, limits.dailyBankPayoutCap, 'daily'],
+      [periods.month, limits.monthlyBankPayoutCap, 'monthly'],
+    ] as const) {
+      if (!cap) continue;
+      const used = await this.limits.use(projectId, period, leg.asset, leg.amount);
+      if (dec(used).gt(cap)) {
+        throw new ApiError('TransactionLimitExceeded', `${leg.amount} ${leg.asset} would take the project's ${name} bank payouts to ${toAmount(used, 18)}, over its cap of ${cap}`);
+      }
+    }
+  }
+
+  /** The gateway changed a project: its limits apply to the next transaction. */
+  async onProjectUpdated(event: RecordedEvent<'project.updated', EventPayloads['project.updated']>): Promise<void> {
+    if (event.data.changes.limits) await this.limits.apply(event.data.projectId, event.data.changes.limits);
   }
 
   /** A rail answered a leg (the sandbox provider's timer). */

@@ -1,3 +1,4 @@
 export * from './transaction.decider';
 export * from './rails';
 export * from './transaction-view';
+export * from './limits';
