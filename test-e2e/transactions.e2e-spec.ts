@@ -151,6 +151,40 @@ describe('quotes and transactions', () => {
       expect(done.legs).toEqual([expect.objectContaining({ kind: 'payout', rail: 'ach', status: 'settled', endToEndId: expect.stringMatching(/^E2E/) })]);
       expectError(await t.transaction(quote.id), 409, 'QuoteAlreadyAccepted');
     });
+
+    it('answers exactly the current partner shape: the removed fields are absent', async () => {
+      const t = await tenant('shape');
+      const bank = await t.bankUs();
+      const quote = (await walletToBank(t, bank.id, 'bankUs', 'wire', '7.00')).body;
+      const created = (await t.post('/transactions', { quoteId: quote.id })).body;
+      await t.advance(30);
+      const done = await t.until(created.id, 'completed');
+      for (const txn of [created, done]) {
+        expect(Object.keys(txn).sort()).toEqual(
+          ['createdAt', 'customerId', 'destination', 'id', 'legs', 'metadata', 'object', 'payoutOrigin', 'precursor', 'pricing', 'source', 'sourceToDestination', 'status', 'subStatus', 'updatedAt'].sort(),
+        );
+        for (const side of [txn.source, txn.destination]) expect(Object.keys(side).sort()).toEqual(['category', 'details', 'party', 'type']);
+        expect(txn.source.party).toEqual({ relationship: 'customer', customerId: t.ada.id, entityType: 'individual' });
+        expect(txn.pricing).toEqual(quote.pricing);
+      }
+      expect(done.legs[0]).toEqual({
+        id: expect.any(String),
+        kind: 'payout',
+        rail: 'wire',
+        asset: 'usd',
+        network: 'wire',
+        amount: '7.00',
+        status: 'settled',
+        txHash: null,
+        imad: expect.stringMatching(/^\d{8}\w+$/),
+        uetr: null,
+        endToEndId: null,
+        failure: null,
+        initiatedAt: expect.stringMatching(ISO),
+        settledAt: expect.stringMatching(ISO),
+      });
+      expect((await t.get(`/transactions/${done.id}`)).body).toEqual(done);
+    });
   });
 
   describe('every corridor, to completion', () => {
