@@ -153,7 +153,7 @@ withKubectl.each(OVERLAYS)('the Kubernetes overlay %s', (overlay) => {
     expect(pod.restartPolicy).toBe('OnFailure');
   });
 
-  it('lets only the gateway be reached from outside, and each service only from the gateway', () => {
+  it('lets only the gateway be reached from outside, and each service only from the gateway and the callers of its ports', () => {
     const policies = all('NetworkPolicy');
     // Everything refuses ingress unless a policy allows it.
     expect(policies.some((p) => Object.keys(p.spec.podSelector).length === 0 && p.spec.policyTypes.includes('Ingress') && !p.spec.ingress)).toBe(true);
@@ -167,12 +167,17 @@ withKubectl.each(OVERLAYS)('the Kubernetes overlay %s', (overlay) => {
         expect(rule.from?.length).toBeGreaterThan(0);
         for (const peer of rule.from) {
           expect(Object.keys(peer)).toEqual(['podSelector']);
-          expect(matches(peer.podSelector.matchLabels, gatewayPods)).toBe(true);
+          // ADR 0019: quoting and transactions call the accounts port; transactions calls the quotes port.
+          const callers = [gatewayPods, ...(PORT_CALLERS[service] ?? []).map((caller) => one('Deployment', caller).spec.template.metadata.labels)];
+          expect(callers.some((labels) => matches(peer.podSelector.matchLabels, labels))).toBe(true);
         }
       }
     }
   });
 });
+
+/** Which services call each service's internal port routes (ADR 0019). */
+const PORT_CALLERS: Record<string, string[]> = { accounts: ['quoting', 'transactions'], quoting: ['transactions'] };
 
 /** Stand-ins of the right form for the secrets, for the configuration check. */
 function placeholder(name: string): string {
