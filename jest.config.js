@@ -32,13 +32,13 @@ module.exports = {
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'] },
     // The same suite against npm run start:distributed's processes, except what is about one mode's
-    // processes (npm start's restarts and the webhook crash test; start:distributed's own multi-process
+    // processes (npm start's restarts and the webhook and transaction crash tests, the ledger invariant run; start:distributed's own multi-process
     // and tracing tests).
     {
       ...common,
       displayName: 'e2e-distributed',
       testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'],
-      testPathIgnorePatterns: ['/test-e2e/(restart|webhook-crash)\\.e2e-spec\\.ts$', '/test-e2e/distributed(-tracing)?\\.e2e-spec\\.ts$'],
+      testPathIgnorePatterns: ['/test-e2e/(restart|webhook-crash|transaction-crash|ledger-invariant)\\.e2e-spec\\.ts$', '/test-e2e/distributed(-tracing)?\\.e2e-spec\\.ts$'],
       setupFiles: ['<rootDir>/tools/jest/distributed-mode.js'],
     },
   ],

@@ -2,7 +2,9 @@
 // same PostgreSQL in the same run, as ratios (tools/bench/raw-stack.ts):
 //   reads  against Fastify + one pg primary-key select
 //   writes against one raw transaction (idempotency row, event row, read-model row, idempotency update)
-// then webhook delivery beside pg-boss (tools/bench/webhooks.ts; BENCH_ONLY=webhook for it alone).
+// then quote + transaction creation beside the same writes straight to PostgreSQL (tools/bench/transfers.ts;
+// BENCH_ONLY=quote for it alone), then webhook delivery beside pg-boss (tools/bench/webhooks.ts;
+// BENCH_ONLY=webhook for it alone).
 // The platform and the raw stack each run in a process of their own, as `npm start`
 // runs, and the load comes from this process, so neither server shares its thread
 // with the load generator. Figures, not assertions: never a timed test.
@@ -14,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
 import { freeLoopbackPort } from '@mm/runtime/platform';
+import { benchTransfers, TRANSFERS_SCENARIO } from './transfers';
 import { benchWebhooks } from './webhooks';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -23,7 +26,7 @@ const ROOT = resolve(__dirname, '..', '..');
 const DURATION_S = Number(process.env.BENCH_DURATION_SECONDS ?? 5);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 const CLIENTS = (process.env.BENCH_CLIENTS ?? '1,8,32').split(',').map(Number);
-/** Only the scenarios whose name contains this text (the references always run). */
+/** Only the scenarios whose name contains this text (their references always run). */
 const ONLY = process.env.BENCH_ONLY ?? '';
 const API_KEY = 'sk_sdbx_benchmarkKey0001';
 const API_SECRET = 'benchmark-secret-0123456789';
@@ -114,10 +117,13 @@ async function main(): Promise<void> {
     const base = `http://127.0.0.1:${platformPort}`;
     await waitForOk(`${base}/readyz`, platform);
 
-    // BENCH_ONLY=webhook runs the webhook section alone: no raw stack, no HTTP scenarios.
+    // BENCH_ONLY=webhook runs the webhook section alone, BENCH_ONLY=quote the quote + transaction one:
+    // no raw stack, no HTTP scenarios.
     const webhooksOnly = ONLY !== '' && 'webhook deliveries'.includes(ONLY);
+    const transfersOnly = ONLY !== '' && !webhooksOnly && TRANSFERS_SCENARIO.includes(ONLY);
+    const sectionOnly = webhooksOnly || transfersOnly;
     let rawBase = '';
-    if (!webhooksOnly) {
+    if (!sectionOnly) {
       const raw = startProcess('raw stack', ['tools/bench/raw-stack.ts'], { DATABASE_URL: databaseUrl });
       children.push(raw);
       rawBase = await new Promise<string>((resolveUrl, reject) => {
@@ -134,7 +140,7 @@ async function main(): Promise<void> {
     const { accessToken } = await postJson<{ accessToken: string }>(`${api}/auth/token`, {}, credentials);
     const auth = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
     const customer = await postJson<{ id: string }>(`${api}/customers`, auth, { type: 'individual', firstName: 'Bench', lastName: 'Mark' });
-    const rawCustomer = webhooksOnly ? { id: '' } : await postJson<{ id: string }>(`${rawBase}/customers`, {}, { firstName: 'Bench', lastName: 'Mark' });
+    const rawCustomer = sectionOnly ? { id: '' } : await postJson<{ id: string }>(`${rawBase}/customers`, {}, { firstName: 'Bench', lastName: 'Mark' });
     const customerBody = JSON.stringify({ type: 'individual', firstName: 'Load', lastName: 'Test' });
 
     const rawRead: Load = { url: `${rawBase}/customers/${rawCustomer.id}` };
@@ -153,9 +159,9 @@ async function main(): Promise<void> {
     const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
     process.stdout.write(
       `benchmark: ${DURATION_S}s per scenario after ${WARMUP_S}s of warm-up, ${process.env.DATABASE_URL ? 'external' : 'embedded'} PostgreSQL, ` +
-        `${webhooksOnly ? 'platform and pg-boss' : ONLY === '' ? 'platform, raw stack and pg-boss' : 'platform and raw stack'} in processes of their own\n\n`,
+        `${transfersOnly ? 'platform in a process of its own' : `${webhooksOnly ? 'platform and pg-boss' : ONLY === '' ? 'platform, raw stack and pg-boss' : 'platform and raw stack'} in processes of their own`}\n\n`,
     );
-    const httpScenarios = webhooksOnly ? [] : scenarios.filter((s) => s.name.includes(ONLY));
+    const httpScenarios = sectionOnly ? [] : scenarios.filter((s) => s.name.includes(ONLY));
     if (httpScenarios.length > 0) line(['scenario', 'clients', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio']);
     for (const clients of httpScenarios.length > 0 ? CLIENTS : []) {
       // The references are measured at each client count, right before the scenarios compared with them.
@@ -175,7 +181,9 @@ async function main(): Promise<void> {
         '"read" is Fastify with one pg primary-key select; "write" is one transaction inserting an idempotency row,\n' +
         'an event row and a read-model row, then updating the idempotency row.\n',
     );
-    // After the table: the webhook section (tools/bench/webhooks.ts), against pg-boss on the same PostgreSQL.
+    // After the table: quote + transaction creation beside the same writes straight to PostgreSQL (tools/bench/transfers.ts).
+    if (ONLY === '' || transfersOnly) await benchTransfers(api, auth, databaseUrl, { clients: CLIENTS, durationSeconds: DURATION_S, warmupSeconds: WARMUP_S });
+    // Then the webhook section (tools/bench/webhooks.ts), against pg-boss on the same PostgreSQL.
     if (ONLY === '' || webhooksOnly) await benchWebhooks(api, auth, databaseUrl);
   } finally {
     for (const child of children) await stopProcess(child);

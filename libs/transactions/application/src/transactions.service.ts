@@ -89,7 +89,7 @@ export class TransactionsService implements OnModuleInit {
   async operate(id: string, action: OperatorAction, reason: string): Promise<OperatorResult> {
     const row = await this.requireAny(id);
     const projectId = row.project_id;
-    const looked = await runCommand(this.uow, async () => {
+    const looked: 'already_completed' | 'completedByProvider' | 'providerHasNone' | undefined = await runCommand(this.uow, async () => {
       const state = await this.load(id);
       if (action === 'retry' && state.status === 'completed') return 'already_completed' as const;
       if (state.subStatus !== 'processing.payoutUnconfirmed') return undefined;
@@ -99,7 +99,7 @@ export class TransactionsService implements OnModuleInit {
       if (answer.kind === 'unreachable') throw new ApiError('unconfirmedPayoutUnverifiable', 'the payout provider cannot be reached to look the transfer up; retry later');
       const outcome: RailOutcome = answer.kind === 'holds' ? { kind: 'settled', references: answer.references } : { kind: 'failed', failure: PROVIDER_TIMEOUT };
       await this.execute(projectId, id, { type: 'ReportLeg', legId: leg.id, outcome, at: at.toISOString() });
-      return answer.kind === 'holds' ? ('completedByProvider' as const) : undefined;
+      return answer.kind === 'holds' ? ('completedByProvider' as const) : ('providerHasNone' as const);
     });
     if (looked === 'already_completed' || (looked === 'completedByProvider' && action === 'retry')) {
       return { result: looked, transaction: (await this.requireAny(id)).view };
@@ -117,7 +117,8 @@ export class TransactionsService implements OnModuleInit {
         await this.execute(projectId, id, { type: 'RetryPayout', leg, reason, at });
       } else if (action === 'refund') {
         await this.execute(projectId, id, { type: 'RefundHeld', refundLeg: refundLeg(record, next), reason, at });
-      } else if (state.subStatus !== 'failed.outboundFailed') {
+      } else if (!(looked === 'providerHasNone' && state.subStatus === 'failed.outboundFailed')) {
+        // (Unless the lookup itself just failed the unconfirmed payout: that is the mark-failed.)
         await this.execute(projectId, id, { type: 'MarkFailed', reason, at });
       }
       const result = action === 'retry' ? 'retried' : action === 'refund' ? 'refunding' : 'markedFailed';

@@ -1,0 +1,353 @@
+// "quote + transaction creation" in `npm run bench`: one operation is
+//   POST /v0.13/quotes        walletOms -> walletOms, source amount 1.00      -> 201 qt_…
+//   POST /v0.13/transactions  {quoteId}                                      -> 201 processing / processing.fundsPulled
+// from each of N clients in a closed loop (the next operation once the last has answered), every
+// client with a customer, a funded source wallet and a destination wallet of its own, so clients
+// never wait on one another's wallet. Fresh clients at each client count.
+// Beside it, in the same run on the same PostgreSQL, a raw reference: what a minimal hand-written
+// service would persist for the same work, with a `pg` Pool of N connections driven by N loops in
+// this process (nothing else runs here meanwhile), in schema bench_raw_transfers (created, then dropped):
+//   commit 1  insert the quote row (jsonb body) and its idempotency row
+//   commit 2  accept the quote, debit the balance row (`balance >= amount`), insert two ledger entries,
+//             the transaction row (jsonb body) and its idempotency row
+// The jsonb bodies are the platform's own quote and transaction responses from this run, so both sides
+// store the same bytes. The raw reference runs first at each client count, after the platform's
+// background work from the previous one (the rails settle the transfer, then the destination wallet
+// is credited) has finished; that work during and after the platform's own run is part of its cost.
+import { randomUUID } from 'node:crypto';
+import { Pool, type PoolClient } from 'pg';
+import { Agent, request } from 'undici';
+
+export const TRANSFERS_SCENARIO = 'quote + transaction creation';
+
+const AMOUNT = '1.00';
+const FUNDING = '1000000';
+/** Longest wait for the platform's transfers to be credited before the next client count. */
+const SETTLE_TIMEOUT_MS = 120_000;
+const SCHEMA = 'bench_raw_transfers';
+
+interface Figures {
+  ops: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** Operations finished in the first and in the last whole second of the measured run. */
+  firstSecond: number;
+  lastSecond: number;
+}
+
+interface Options {
+  clients: number[];
+  durationSeconds: number;
+  warmupSeconds: number;
+}
+
+const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
+
+/**
+ * Runs `op(client)` from every client in a closed loop for `seconds`; an operation counts when it
+ * finishes inside the window.
+ */
+async function closedLoop(clients: number, seconds: number, op: (client: number) => Promise<void>, firstError: { message?: string }): Promise<Figures> {
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  const latencies: number[] = [];
+  const finished: number[] = [];
+  let errors = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        try {
+          await op(client);
+        } catch (error) {
+          errors++;
+          firstError.message ??= error instanceof Error ? error.message : String(error);
+          await new Promise((r) => setTimeout(r, 10));
+          continue;
+        }
+        const t1 = performance.now();
+        if (t1 <= deadline) {
+          latencies.push(t1 - t0);
+          finished.push(t1 - started);
+        }
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const inSecond = (s: number) => finished.filter((t) => t >= s * 1000 && t < (s + 1) * 1000).length;
+  return {
+    ops: latencies.length,
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+    firstSecond: inSecond(0),
+    lastSecond: inSecond(Math.max(0, Math.floor(seconds) - 1)),
+  };
+}
+
+interface BenchClient {
+  customerId: string;
+  sourceWalletId: string;
+  destinationWalletId: string;
+  /** Transactions accepted for this client (each credits the destination AMOUNT once settled). */
+  transfers: number;
+}
+
+interface Sample {
+  quote: Record<string, unknown>;
+  transaction: Record<string, unknown>;
+}
+
+/** The platform's side: HTTP through undici with keep-alive, one connection per client. */
+class Platform {
+  private readonly agent: Agent;
+  constructor(private readonly api: string, private readonly authorization: string, connections: number) {
+    this.agent = new Agent({ keepAliveTimeout: 10_000, connections });
+  }
+
+  async call<T>(method: 'GET' | 'POST', path: string, body?: unknown, expected = method === 'POST' ? 201 : 200): Promise<T> {
+    const res = await request(`${this.api}${path}`, {
+      method,
+      headers: {
+        authorization: this.authorization,
+        ...(method === 'POST' ? { 'idempotency-key': randomUUID(), 'content-type': 'application/json' } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher: this.agent,
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== expected) throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`);
+    return JSON.parse(text) as T;
+  }
+
+  async client(i: number): Promise<BenchClient> {
+    const customer = await this.call<{ id: string }>('POST', '/customers', { type: 'individual', firstName: 'Bench', lastName: `Client${i}` });
+    const wallet = { asset: 'usdc', network: 'meridianchain' };
+    const source = await this.call<{ id: string }>('POST', `/customers/${customer.id}/wallets`, wallet);
+    const destination = await this.call<{ id: string }>('POST', `/customers/${customer.id}/wallets`, wallet);
+    await this.call('POST', `/sandbox/wallets/${source.id}/fund`, { amount: FUNDING }, 200);
+    return { customerId: customer.id, sourceWalletId: source.id, destinationWalletId: destination.id, transfers: 0 };
+  }
+
+  /** One operation: the quote, then the transaction accepting it. */
+  async transfer(c: BenchClient): Promise<Sample> {
+    const quote = await this.call<{ id: string }>('POST', '/quotes', {
+      customerId: c.customerId,
+      source: { type: 'walletOms', details: { id: c.sourceWalletId }, amount: AMOUNT },
+      destination: { type: 'walletOms', details: { id: c.destinationWalletId } },
+    });
+    const transaction = await this.call<{ status: string; subStatus: string }>('POST', '/transactions', { quoteId: quote.id });
+    c.transfers++;
+    if (transaction.status !== 'processing' || transaction.subStatus !== 'processing.fundsPulled') {
+      throw new Error(`transaction ${transaction.status}/${transaction.subStatus}, not processing/processing.fundsPulled`);
+    }
+    return { quote, transaction };
+  }
+
+  /** Until every client's destination holds every transfer made to it: the background work is done. */
+  async settled(clients: BenchClient[]): Promise<number> {
+    const started = performance.now();
+    for (const c of clients) {
+      for (;;) {
+        const { data } = await this.call<{ data: { balance: string } }>('GET', `/wallets/${c.destinationWalletId}/balance`);
+        if (Number(data.balance) >= c.transfers * Number(AMOUNT)) break;
+        if (performance.now() - started > SETTLE_TIMEOUT_MS) {
+          throw new Error(`wallet ${c.destinationWalletId} holds ${data.balance} of ${c.transfers} transfers after ${SETTLE_TIMEOUT_MS / 1000} s`);
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    return (performance.now() - started) / 1000;
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+/** The raw reference: the same writes, two commits per operation, straight to PostgreSQL. */
+class RawReference {
+  private readonly pool: Pool;
+  private readonly quoteBody: string;
+  private readonly transactionBody: string;
+  constructor(databaseUrl: string, connections: number, sample: Sample) {
+    this.pool = new Pool({ connectionString: databaseUrl, max: connections });
+    this.quoteBody = JSON.stringify(sample.quote);
+    this.transactionBody = JSON.stringify(sample.transaction);
+  }
+
+  static async create(databaseUrl: string): Promise<void> {
+    const pool = new Pool({ connectionString: databaseUrl, max: 1 });
+    try {
+      await pool.query(`
+        DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE;
+        CREATE SCHEMA ${SCHEMA};
+        CREATE TABLE ${SCHEMA}.idempotency_keys (
+          scope text NOT NULL, key text NOT NULL, request_hash text NOT NULL, response_status integer NOT NULL,
+          response_body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (scope, key));
+        CREATE TABLE ${SCHEMA}.quotes (
+          id text PRIMARY KEY, project_id text NOT NULL, customer_id text NOT NULL, body jsonb NOT NULL, status text NOT NULL,
+          transaction_id text, expires_at timestamptz NOT NULL, created_at timestamptz NOT NULL DEFAULT now(),
+          updated_at timestamptz NOT NULL DEFAULT now());
+        CREATE TABLE ${SCHEMA}.balances (
+          wallet_id text PRIMARY KEY, balance numeric(38, 6) NOT NULL CHECK (balance >= 0), updated_at timestamptz NOT NULL DEFAULT now());
+        CREATE TABLE ${SCHEMA}.ledger_entries (
+          id bigserial PRIMARY KEY, transaction_id text NOT NULL, account text NOT NULL, amount numeric(38, 6) NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now());
+        CREATE TABLE ${SCHEMA}.transactions (
+          id text PRIMARY KEY, project_id text NOT NULL, customer_id text NOT NULL, quote_id text NOT NULL UNIQUE, body jsonb NOT NULL,
+          status text NOT NULL, sub_status text, created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now());`);
+    } finally {
+      await pool.end();
+    }
+  }
+
+  static async drop(databaseUrl: string): Promise<void> {
+    const pool = new Pool({ connectionString: databaseUrl, max: 1 });
+    try {
+      await pool.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+    } finally {
+      await pool.end();
+    }
+  }
+
+  get bodyBytes(): { quote: number; transaction: number } {
+    return { quote: Buffer.byteLength(this.quoteBody), transaction: Buffer.byteLength(this.transactionBody) };
+  }
+
+  /** A funded balance row per client. */
+  async wallets(count: number): Promise<string[]> {
+    const ids = Array.from({ length: count }, () => `wal_${randomUUID().replace(/-/g, '')}`);
+    await this.pool.query(`INSERT INTO ${SCHEMA}.balances (wallet_id, balance) SELECT unnest($1::text[]), $2`, [ids, FUNDING]);
+    return ids;
+  }
+
+  private async inTransaction(work: (client: PoolClient) => Promise<void>): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await work(client);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async transfer(walletId: string): Promise<void> {
+    const quoteId = `qt_${randomUUID().replace(/-/g, '')}`;
+    const transactionId = `txn_${randomUUID().replace(/-/g, '')}`;
+    const customerId = 'cst_bench';
+    await this.inTransaction(async (db) => {
+      await db.query(
+        `INSERT INTO ${SCHEMA}.quotes (id, project_id, customer_id, body, status, expires_at) VALUES ($1, 'bench', $2, $3, 'open', now() + interval '5 minutes')`,
+        [quoteId, customerId, this.quoteBody],
+      );
+      await db.query(`INSERT INTO ${SCHEMA}.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ('bench', $1, 'hash', 201, $2)`, [
+        randomUUID(),
+        this.quoteBody,
+      ]);
+    });
+    await this.inTransaction(async (db) => {
+      const accepted = await db.query(
+        `UPDATE ${SCHEMA}.quotes SET status = 'accepted', transaction_id = $2, updated_at = now() WHERE id = $1 AND project_id = 'bench' AND status = 'open' AND expires_at > now()`,
+        [quoteId, transactionId],
+      );
+      if (accepted.rowCount !== 1) throw new Error(`quote ${quoteId} not open`);
+      const debited = await db.query(`UPDATE ${SCHEMA}.balances SET balance = balance - $1, updated_at = now() WHERE wallet_id = $2 AND balance >= $1`, [AMOUNT, walletId]);
+      if (debited.rowCount !== 1) throw new Error(`wallet ${walletId} lacks ${AMOUNT}`);
+      await db.query(`INSERT INTO ${SCHEMA}.ledger_entries (transaction_id, account, amount) VALUES ($1, $2, -$3::numeric), ($1, 'in_transit', $3::numeric)`, [
+        transactionId,
+        walletId,
+        AMOUNT,
+      ]);
+      await db.query(
+        `INSERT INTO ${SCHEMA}.transactions (id, project_id, customer_id, quote_id, body, status, sub_status) VALUES ($1, 'bench', $2, $3, $4, 'processing', 'processing.fundsPulled')`,
+        [transactionId, customerId, quoteId, this.transactionBody],
+      );
+      await db.query(`INSERT INTO ${SCHEMA}.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ('bench', $1, 'hash', 201, $2)`, [
+        randomUUID(),
+        this.transactionBody,
+      ]);
+    });
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+export async function benchTransfers(api: string, headers: Record<string, string>, databaseUrl: string, options: Options): Promise<void> {
+  const fixed = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 100 ? 1 : 0) : '-');
+  const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
+  process.stdout.write(`\n${TRANSFERS_SCENARIO}: POST /quotes (walletOms to walletOms, ${AMOUNT}) then POST /transactions, one operation, a wallet pair per client\n`);
+  line(['scenario', 'clients', 'ops/s', 'p50 ms', 'p99 ms', 'errors', '1st/last s', 'ratio']);
+  const platform = new Platform(api, headers.authorization, Math.max(...options.clients));
+  await RawReference.create(databaseUrl);
+  let bytes = { quote: 0, transaction: 0 };
+  const settleTimes: string[] = [];
+  try {
+    // Every client count's clients first, each with one operation before anything is timed (every
+    // pair works; the bodies the raw side stores), then a wait until those transfers are credited.
+    const groups: BenchClient[][] = [];
+    for (const clients of options.clients) {
+      const group: BenchClient[] = [];
+      for (let i = 0; i < clients; i++) group.push(await platform.client(i));
+      groups.push(group);
+    }
+    const samples = await Promise.all(groups.flat().map((c) => platform.transfer(c)));
+    await platform.settled(groups.flat());
+
+    for (const [g, clients] of options.clients.entries()) {
+      const benchClients = groups[g];
+      const raw = new RawReference(databaseUrl, clients, samples[0]);
+      try {
+        bytes = raw.bodyBytes;
+        const rawWallets = await raw.wallets(clients);
+        const rawError: { message?: string } = {};
+        const rawOp = (client: number) => raw.transfer(rawWallets[client]);
+        if (options.warmupSeconds > 0) await closedLoop(clients, options.warmupSeconds, rawOp, rawError);
+        const reference = await closedLoop(clients, options.durationSeconds, rawOp, rawError);
+
+        const oursError: { message?: string } = {};
+        const oursOp = async (client: number) => void (await platform.transfer(benchClients[client]));
+        if (options.warmupSeconds > 0) await closedLoop(clients, options.warmupSeconds, oursOp, oursError);
+        const ours = await closedLoop(clients, options.durationSeconds, oursOp, oursError);
+
+        const row = (name: string, f: Figures, ratio: string) =>
+          line([name, String(clients), fixed(f.rps), fixed(f.p50), fixed(f.p99), String(f.errors), `${f.firstSecond}/${f.lastSecond}`, ratio]);
+        row('raw pg (two commits)', reference, '1.00');
+        row('POST /quotes + /transactions', ours, `${(ours.rps / reference.rps).toFixed(2)} raw`);
+        for (const [side, error] of [
+          ['raw', rawError],
+          ['platform', oursError],
+        ] as const) {
+          if (error.message) process.stdout.write(`  first ${side} error: ${error.message}\n`);
+        }
+        // The rails settle each transfer after 5 s of project time, then credit its destination: wait for
+        // all of it, so the next client count (and the next section) starts on a quiet platform.
+        const transfers = benchClients.reduce((n, c) => n + c.transfers, 0);
+        settleTimes.push(`${clients} clients: ${transfers} transfers all credited ${fixed(await platform.settled(benchClients))} s after the run`);
+      } finally {
+        await raw.close();
+      }
+    }
+  } finally {
+    await platform.close();
+    await RawReference.drop(databaseUrl);
+  }
+  process.stdout.write(
+    `ops/s: operations (a quote and the transaction accepting it) finished per second over the measured run, p50/p99 their\n` +
+      `  latency, "1st/last s" how many finished in its first and in its last second. "ratio" is the platform's ops/s divided\n` +
+      `  by the raw reference's at the same client count: a pg Pool of as many connections as clients, two commits per\n` +
+      `  operation (quote + idempotency row; quote accepted, balance debited where balance >= amount, two ledger entries,\n` +
+      `  transaction + idempotency row), storing the platform's own quote (${bytes.quote} bytes) and transaction\n` +
+      `  (${bytes.transaction} bytes) responses as jsonb, in schema ${SCHEMA} (dropped afterwards).\n` +
+      `background: ${settleTimes.join('; ')}.\n`,
+  );
+}
