@@ -1,19 +1,22 @@
 // "quote + transaction creation" in `npm run bench`: one operation is
-//   POST /v0.13/quotes        walletOms -> walletOms, source amount 1.00      -> 201 qt_…
+//   POST /v0.13/quotes        walletOms -> bankUs over ACH, source amount 1.00 -> 201 qt_…
 //   POST /v0.13/transactions  {quoteId}                                      -> 201 processing / processing.fundsPulled
 // from each of N clients in a closed loop (the next operation once the last has answered), every
-// client with a customer, a funded source wallet and a destination wallet of its own, so clients
-// never wait on one another's wallet. Fresh clients at each client count.
+// client with a customer, a funded source wallet and an active bank account of its own, so clients
+// never wait on one another's wallet. Fresh clients at each client count. The ACH payout settles
+// after 60 s of project time, so the measured window is creation alone; after it the bench moves the
+// project's clock and waits for every payout to settle, and prints how long that took.
 // Beside it, in the same run on the same PostgreSQL, a raw reference: what a minimal hand-written
 // service would persist for the same work, with a `pg` Pool of N connections driven by N loops in
 // this process (nothing else runs here meanwhile), in schema bench_raw_transfers (created, then dropped):
-//   commit 1  insert the quote row (jsonb body) and its idempotency row
-//   commit 2  accept the quote, debit the balance row (`balance >= amount`), insert two ledger entries,
-//             the transaction row (jsonb body) and its idempotency row
+//   commit 1  the quote's event, its row (jsonb body) and its idempotency row
+//   commit 2  accept the quote and its event, debit the balance row (`balance >= amount`) and its event,
+//             two ledger entries, the transaction's three events, its row (jsonb body), its two
+//             statusChanged events, the payout's timer, and the idempotency row
+// (the rows the platform writes for the same work, each table in one statement)
 // The jsonb bodies are the platform's own quote and transaction responses from this run, so both sides
 // store the same bytes. The raw reference runs first at each client count, after the platform's
-// background work from the previous one (the rails settle the transfer, then the destination wallet
-// is credited) has finished; that work during and after the platform's own run is part of its cost.
+// background work from the previous one (the payouts settle, the ledger posts them) has finished.
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Agent, request } from 'undici';
@@ -22,7 +25,7 @@ export const TRANSFERS_SCENARIO = 'quote + transaction creation';
 
 const AMOUNT = '1.00';
 const FUNDING = '1000000';
-/** Longest wait for the platform's transfers to be credited before the next client count. */
+/** Longest wait for the platform's payouts to settle before the next client count. */
 const SETTLE_TIMEOUT_MS = 120_000;
 const SCHEMA = 'bench_raw_transfers';
 
@@ -91,8 +94,8 @@ async function closedLoop(clients: number, seconds: number, op: (client: number)
 interface BenchClient {
   customerId: string;
   sourceWalletId: string;
-  destinationWalletId: string;
-  /** Transactions accepted for this client (each credits the destination AMOUNT once settled). */
+  bankAccountId: string;
+  /** Transactions accepted for this client. */
   transfers: number;
 }
 
@@ -127,9 +130,19 @@ class Platform {
     const customer = await this.call<{ id: string }>('POST', '/customers', { type: 'individual', firstName: 'Bench', lastName: `Client${i}` });
     const wallet = { asset: 'usdc', network: 'meridianchain' };
     const source = await this.call<{ id: string }>('POST', `/customers/${customer.id}/wallets`, wallet);
-    const destination = await this.call<{ id: string }>('POST', `/customers/${customer.id}/wallets`, wallet);
     await this.call('POST', `/sandbox/wallets/${source.id}/fund`, { amount: FUNDING }, 200);
-    return { customerId: customer.id, sourceWalletId: source.id, destinationWalletId: destination.id, transfers: 0 };
+    const bank = await this.call<{ id: string }>('POST', '/external-accounts', {
+      owner: { kind: 'customer', customerId: customer.id },
+      type: 'bankUs',
+      bankUs: { accountNumber: '123456789012', routingNumber: '021000021' },
+    });
+    for (;;) {
+      const account = await this.call<{ status: string }>('GET', `/external-accounts/${bank.id}`);
+      if (account.status === 'active') break;
+      if (account.status !== 'pending') throw new Error(`bank account ${bank.id} is ${account.status}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return { customerId: customer.id, sourceWalletId: source.id, bankAccountId: bank.id, transfers: 0 };
   }
 
   /** One operation: the quote, then the transaction accepting it. */
@@ -137,7 +150,7 @@ class Platform {
     const quote = await this.call<{ id: string }>('POST', '/quotes', {
       customerId: c.customerId,
       source: { type: 'walletOms', details: { id: c.sourceWalletId }, amount: AMOUNT },
-      destination: { type: 'walletOms', details: { id: c.destinationWalletId } },
+      destination: { type: 'bankUs', details: { id: c.bankAccountId, network: 'ach', accountHolder: 'customer' } },
     });
     const transaction = await this.call<{ status: string; subStatus: string }>('POST', '/transactions', { quoteId: quote.id });
     c.transfers++;
@@ -147,16 +160,18 @@ class Platform {
     return { quote, transaction };
   }
 
-  /** Until every client's destination holds every transfer made to it: the background work is done. */
+  /**
+   * The ACH rail settles after 60 s of project time: the clock moves on, and this waits until no
+   * client's transaction is still processing (paid out, the ledger posted). Returns the seconds it took.
+   */
   async settled(clients: BenchClient[]): Promise<number> {
     const started = performance.now();
+    await this.call('POST', '/sandbox/clock/advance', { seconds: 61 }, 200);
     for (const c of clients) {
       for (;;) {
-        const { data } = await this.call<{ data: { balance: string } }>('GET', `/wallets/${c.destinationWalletId}/balance`);
-        if (Number(data.balance) >= c.transfers * Number(AMOUNT)) break;
-        if (performance.now() - started > SETTLE_TIMEOUT_MS) {
-          throw new Error(`wallet ${c.destinationWalletId} holds ${data.balance} of ${c.transfers} transfers after ${SETTLE_TIMEOUT_MS / 1000} s`);
-        }
+        const { data } = await this.call<{ data: unknown[] }>('GET', `/transactions?customerId=${c.customerId}&status=processing&limit=1`);
+        if (data.length === 0) break;
+        if (performance.now() - started > SETTLE_TIMEOUT_MS) throw new Error(`customer ${c.customerId} still has transactions processing after ${SETTLE_TIMEOUT_MS / 1000} s`);
         await new Promise((r) => setTimeout(r, 200));
       }
     }
@@ -197,6 +212,11 @@ class RawReference {
         CREATE TABLE ${SCHEMA}.ledger_entries (
           id bigserial PRIMARY KEY, transaction_id text NOT NULL, account text NOT NULL, amount numeric(38, 6) NOT NULL,
           created_at timestamptz NOT NULL DEFAULT now());
+        CREATE TABLE ${SCHEMA}.events (
+          global_position bigserial PRIMARY KEY, stream_id text NOT NULL, stream_version integer NOT NULL, type text NOT NULL,
+          data jsonb NOT NULL, metadata jsonb NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now(), UNIQUE (stream_id, stream_version));
+        CREATE TABLE ${SCHEMA}.timers (
+          id bigserial PRIMARY KEY, kind text NOT NULL, key text NOT NULL, payload jsonb NOT NULL, due_at timestamptz NOT NULL, UNIQUE (kind, key));
         CREATE TABLE ${SCHEMA}.transactions (
           id text PRIMARY KEY, project_id text NOT NULL, customer_id text NOT NULL, quote_id text NOT NULL UNIQUE, body jsonb NOT NULL,
           status text NOT NULL, sub_status text, created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now());`);
@@ -244,6 +264,7 @@ class RawReference {
     const transactionId = `txn_${randomUUID().replace(/-/g, '')}`;
     const customerId = 'cst_bench';
     await this.inTransaction(async (db) => {
+      await db.query(`INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata) VALUES ($1, 1, 'quote.created', $2, '{}')`, [`quote-${quoteId}`, this.quoteBody]);
       await db.query(
         `INSERT INTO ${SCHEMA}.quotes (id, project_id, customer_id, body, status, expires_at) VALUES ($1, 'bench', $2, $3, 'open', now() + interval '5 minutes')`,
         [quoteId, customerId, this.quoteBody],
@@ -259,17 +280,37 @@ class RawReference {
         [quoteId, transactionId],
       );
       if (accepted.rowCount !== 1) throw new Error(`quote ${quoteId} not open`);
+      await db.query(`INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata) VALUES ($1, 2, 'quote.accepted', $2, '{}')`, [
+        `quote-${quoteId}`,
+        JSON.stringify({ quoteId, transactionId }),
+      ]);
       const debited = await db.query(`UPDATE ${SCHEMA}.balances SET balance = balance - $1, updated_at = now() WHERE wallet_id = $2 AND balance >= $1`, [AMOUNT, walletId]);
       if (debited.rowCount !== 1) throw new Error(`wallet ${walletId} lacks ${AMOUNT}`);
+      await db.query(
+        `INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata)
+         SELECT $1, coalesce(max(stream_version), 0) + 1, 'wallet.debited', $2, '{}' FROM ${SCHEMA}.events WHERE stream_id = $1`,
+        [`wallet-${walletId}`, JSON.stringify({ walletId, transactionId, amount: AMOUNT })],
+      );
       await db.query(`INSERT INTO ${SCHEMA}.ledger_entries (transaction_id, account, amount) VALUES ($1, $2, -$3::numeric), ($1, 'in_transit', $3::numeric)`, [
         transactionId,
         walletId,
         AMOUNT,
       ]);
+      // The transaction's events (created, funds pulled, payout initiated) and its two statusChanged events.
+      await db.query(
+        `INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata) VALUES
+           ($1, 1, 'transaction.created', $2, '{}'), ($1, 2, 'transaction.fundsPulled', '{}', '{}'), ($1, 3, 'transaction.legInitiated', '{}', '{}')`,
+        [`transaction-${transactionId}`, this.transactionBody],
+      );
       await db.query(
         `INSERT INTO ${SCHEMA}.transactions (id, project_id, customer_id, quote_id, body, status, sub_status) VALUES ($1, 'bench', $2, $3, $4, 'processing', 'processing.fundsPulled')`,
         [transactionId, customerId, quoteId, this.transactionBody],
       );
+      await db.query(
+        `INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata) VALUES ($1, 1, 'partnerEvent.published', $2, '{}'), ($1, 2, 'partnerEvent.published', $2, '{}')`,
+        [`partner-${transactionId}`, this.transactionBody],
+      );
+      await db.query(`INSERT INTO ${SCHEMA}.timers (kind, key, payload, due_at) VALUES ('transaction.leg', $1, '{}', now() + interval '1 minute')`, [transactionId]);
       await db.query(`INSERT INTO ${SCHEMA}.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ('bench', $1, 'hash', 201, $2)`, [
         randomUUID(),
         this.transactionBody,
@@ -285,7 +326,7 @@ class RawReference {
 export async function benchTransfers(api: string, headers: Record<string, string>, databaseUrl: string, options: Options): Promise<void> {
   const fixed = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 100 ? 1 : 0) : '-');
   const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
-  process.stdout.write(`\n${TRANSFERS_SCENARIO}: POST /quotes (walletOms to walletOms, ${AMOUNT}) then POST /transactions, one operation, a wallet pair per client\n`);
+  process.stdout.write(`\n${TRANSFERS_SCENARIO}: POST /quotes (walletOms to bankUs over ACH, ${AMOUNT}) then POST /transactions, one operation, a wallet and a bank account per client\n`);
   line(['scenario', 'clients', 'ops/s', 'p50 ms', 'p99 ms', 'errors', '1st/last s', 'ratio']);
   const platform = new Platform(api, headers.authorization, Math.max(...options.clients));
   await RawReference.create(databaseUrl);
@@ -293,7 +334,7 @@ export async function benchTransfers(api: string, headers: Record<string, string
   const settleTimes: string[] = [];
   try {
     // Every client count's clients first, each with one operation before anything is timed (every
-    // pair works; the bodies the raw side stores), then a wait until those transfers are credited.
+    // pair works; the bodies the raw side stores), then a wait until those payouts settle.
     const groups: BenchClient[][] = [];
     for (const clients of options.clients) {
       const group: BenchClient[] = [];
@@ -329,10 +370,10 @@ export async function benchTransfers(api: string, headers: Record<string, string
         ] as const) {
           if (error.message) process.stdout.write(`  first ${side} error: ${error.message}\n`);
         }
-        // The rails settle each transfer after 5 s of project time, then credit its destination: wait for
+        // Then the payouts settle (the clock moves past the ACH delay) and the ledger posts them: wait for
         // all of it, so the next client count (and the next section) starts on a quiet platform.
         const transfers = benchClients.reduce((n, c) => n + c.transfers, 0);
-        settleTimes.push(`${clients} clients: ${transfers} transfers all credited ${fixed(await platform.settled(benchClients))} s after the run`);
+        settleTimes.push(`${clients} clients: ${transfers} payouts settled ${fixed(await platform.settled(benchClients))} s after the run`);
       } finally {
         await raw.close();
       }
@@ -344,10 +385,11 @@ export async function benchTransfers(api: string, headers: Record<string, string
   process.stdout.write(
     `ops/s: operations (a quote and the transaction accepting it) finished per second over the measured run, p50/p99 their\n` +
       `  latency, "1st/last s" how many finished in its first and in its last second. "ratio" is the platform's ops/s divided\n` +
-      `  by the raw reference's at the same client count: a pg Pool of as many connections as clients, two commits per\n` +
-      `  operation (quote + idempotency row; quote accepted, balance debited where balance >= amount, two ledger entries,\n` +
-      `  transaction + idempotency row), storing the platform's own quote (${bytes.quote} bytes) and transaction\n` +
-      `  (${bytes.transaction} bytes) responses as jsonb, in schema ${SCHEMA} (dropped afterwards).\n` +
+      `  by the raw reference's at the same client count: a pg Pool of as many connections as clients writing the rows the\n` +
+      `  platform writes, two commits per operation (the quote's event, row and idempotency row; the quote accepted and its\n` +
+      `  event, the balance debited where balance >= amount and its event, two ledger entries, the transaction's three\n` +
+      `  events, row and two statusChanged events, the payout's timer, the idempotency row), with the platform's own quote\n` +
+      `  (${bytes.quote} bytes) and transaction (${bytes.transaction} bytes) as jsonb, in schema ${SCHEMA} (dropped afterwards).\n` +
       `background: ${settleTimes.join('; ')}.\n`,
   );
 }

@@ -146,7 +146,6 @@ export interface EventPayloads {
   // quoting (spec: Quote; States / Quote)
   'quote.created': QuoteRecord;
   'quote.accepted': { quoteId: string; projectId: string; transactionId: string; at: string };
-  'quote.expired': { quoteId: string; projectId: string; at: string };
   /** The transaction that accepted it could not be made (across processes, ADR 0019): open again until it expires. */
   'quote.released': { quoteId: string; projectId: string; transactionId: string; at: string };
 

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, SANDBOX_FX_FROM_USD, SANDBOX_MAX_FUNDING, WALLET_NETWORKS, type PullFundsRequest, type PullFundsResult } from '@mm/contracts';
-import { customerBalance, sandboxFundingAccount, transactionPostingId, transitAccount, walletDecider, walletStreamId, type CustomerBalance, type WalletCommand, type WalletEvent } from '@mm/accounts/domain';
+import { ApiError, SANDBOX_FX_FROM_USD, type EventPayloads, SANDBOX_MAX_FUNDING, WALLET_NETWORKS, type PullFundsRequest, type PullFundsResult } from '@mm/contracts';
+import { customerBalance, sandboxFundingAccount, transactionPostingId, transitAccount, walletDecider, walletStreamId, type CustomerBalance, type WalletCommand, type WalletEvent, type WalletState } from '@mm/accounts/domain';
 import { AccountsReadModels, CustodianProvider, type WalletRow } from '@mm/accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
 import { decideAndAppend, runCommand, type RecordedEvent } from '@mm/platform/event-store';
+import { fold } from '@mm/platform/decider';
 import { isId, newId } from '@mm/platform/ids';
 import { dec } from '@mm/platform/money';
 import { AccountsEventStore } from './accounts-event-store';
@@ -66,11 +67,11 @@ export class WalletsService {
    * transit account, once per transaction however often it is asked; InsufficientFunds otherwise.
    */
   async pullFunds(projectId: string, request: PullFundsRequest): Promise<PullFundsResult> {
+    if (!isId('wallet', request.walletId)) throw new ApiError('InvalidWalletID', `"${String(request.walletId).slice(0, 64)}" is not a wallet id (wlt_…)`);
     return runCommand(this.uow, async () => {
-      const wallet = await this.require(projectId, request.walletId);
       const postingId = transactionPostingId(request.transactionId, 'pull');
       const decision = await this.execute(
-        wallet.id,
+        request.walletId,
         { type: 'DebitWallet', postingId, amount: request.amount, counterAccount: transitAccount(request.transactionId), reason: `transaction ${request.transactionId}`, at: request.at },
         projectId,
       );
@@ -95,10 +96,39 @@ export class WalletsService {
     return customerBalance(customerId, readings, currency, rate);
   }
 
-  private async execute(walletId: string, command: WalletCommand, projectId: string) {
-    const decision = await decideAndAppend(this.store, walletStreamId(walletId), walletDecider, command, { projectId }, (event) => this.project(event));
-    await this.partnerEvents.publish(decision.events);
-    return decision;
+  private async execute(walletId: string, command: WalletCommand, projectId: string): Promise<{ state: WalletState }> {
+    if (command.type === 'ProvisionWallet') {
+      const decision = await decideAndAppend(this.store, walletStreamId(walletId), walletDecider, command, { projectId }, (event) => this.project(event), { newStream: true });
+      await this.partnerEvents.publish(decision.events);
+      return decision;
+    }
+    return this.post(walletId, command, projectId);
+  }
+
+  /**
+   * A credit or debit. Every event of a wallet carries its balance after it, so its state is its
+   * first event and its last, however long its history; a posting already in the ledger is not
+   * applied again (the ledger's key, not a list of every posting the wallet ever had).
+   */
+  private async post(walletId: string, command: Exclude<WalletCommand, { type: 'ProvisionWallet' }>, projectId: string): Promise<{ state: WalletState }> {
+    const streamId = walletStreamId(walletId);
+    await this.store.lockStream(streamId);
+    const ends = await this.store.readStreamEnds(streamId);
+    const state = fold(walletDecider, ends as unknown as WalletEvent[]);
+    if (state.status === 'none' || state.projectId !== projectId) throw new ApiError('WalletNotFound');
+    if (await this.readModels.postingExists(command.postingId)) return { state };
+    const decided = walletDecider.decide(command, state);
+    const events = await this.store.append(
+      streamId,
+      ends[ends.length - 1].streamVersion,
+      decided.map((e) => ({ type: e.type, data: e.data, metadata: { projectId } })),
+    );
+    for (const event of events) {
+      const d = (event as RecordedEvent & WalletEvent).data as EventPayloads['wallet.credited'];
+      await this.readModels.applyPosting({ projectId, walletId, postingId: d.postingId, asset: state.asset, entries: d.entries, balance: d.balance, reason: d.reason, at: d.at });
+    }
+    await this.partnerEvents.publish(events);
+    return { state: decided.reduce(walletDecider.evolve, state) };
   }
 
   private async project(event: RecordedEvent & WalletEvent): Promise<void> {
@@ -107,12 +137,8 @@ export class WalletsService {
         const d = event.data;
         return this.readModels.insertWallet({ id: d.walletId, project_id: d.projectId, customer_id: d.customerId, asset: d.asset, network: d.network, address: d.address, at: d.createdAt });
       }
-      case 'wallet.credited':
-      case 'wallet.debited': {
-        const d = event.data;
-        const wallet = (await this.readModels.wallet(d.projectId, d.walletId))!;
-        return this.readModels.applyPosting({ projectId: d.projectId, walletId: d.walletId, postingId: d.postingId, asset: wallet.asset, entries: d.entries, balance: d.balance, reason: d.reason, at: d.at });
-      }
+      default:
+        throw new Error(`${event.type} is posted by post(), not projected here`);
     }
   }
 }

@@ -97,28 +97,36 @@ export class AccountsReadModels {
 
   /** Applies a posting: its ledger entries and the wallet's new balance. */
   async applyPosting(p: { projectId: string; walletId: string; postingId: string; asset: string; entries: LedgerEntry[]; balance: string; reason: string; at: string }): Promise<void> {
-    for (const [i, entry] of p.entries.entries()) {
-      await this.uow.query(
-        `INSERT INTO accounts.ledger_entries (posting_id, entry_no, project_id, account, asset, amount, reason, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [p.postingId, i + 1, p.projectId, entry.account, p.asset, entry.amount, p.reason, p.at],
-      );
-    }
+    await this.insertEntries(p);
     await this.uow.query(
       `UPDATE accounts.wallets SET balance = $3, balance_updated_at = $4 WHERE project_id = $1 AND id = $2`,
       [p.projectId, p.walletId, p.balance, p.at],
     );
   }
 
+  /** Whether a posting is in the ledger: each is applied once. */
+  async postingExists(postingId: string): Promise<boolean> {
+    const rows = await this.uow.query(`SELECT 1 FROM accounts.ledger_entries WHERE posting_id = $1 LIMIT 1`, [postingId]);
+    return rows.length > 0;
+  }
+
+  /** A posting's entries in one statement. */
+  private async insertEntries(p: { projectId: string; postingId: string; asset: string; entries: LedgerEntry[]; reason: string; at: string }): Promise<void> {
+    const values: unknown[] = [p.postingId, p.projectId, p.asset, p.reason, p.at];
+    const tuples = p.entries.map((entry, i) => {
+      values.push(i + 1, entry.account, entry.amount);
+      const o = 5 + i * 3;
+      return `($1, $${o + 1}::smallint, $2, $${o + 2}, $3, $${o + 3}::numeric, $4, $5::timestamptz)`;
+    });
+    await this.uow.query(
+      `INSERT INTO accounts.ledger_entries (posting_id, entry_no, project_id, account, asset, amount, reason, created_at) VALUES ${tuples.join(', ')}`,
+      values,
+    );
+  }
+
   /** A posting between ledger accounts that are not wallets (a transaction's transit, rails, conversion). */
   async applyLedgerPosting(p: { projectId: string; postingId: string; asset: string; entries: LedgerEntry[]; reason: string; at: string }): Promise<void> {
-    for (const [i, entry] of p.entries.entries()) {
-      await this.uow.query(
-        `INSERT INTO accounts.ledger_entries (posting_id, entry_no, project_id, account, asset, amount, reason, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [p.postingId, i + 1, p.projectId, entry.account, p.asset, entry.amount, p.reason, p.at],
-      );
-    }
+    await this.insertEntries(p);
   }
 
   /** The balance of a ledger account as the sum of its entries (reconciliation). */

@@ -29,7 +29,8 @@ export async function decideAndAppend<Command, E extends Event, State, Row = voi
   store: EventStore,
   streamId: string,
   decider: Decider<Command, E, State>,
-  command: Command,
+  /** The command, or how to make it from the stream's current state (read under the stream's lock). */
+  command: Command | ((state: State) => Command),
   metadata: EventMetadata,
   project?: InlineProjection<E, Row>,
   options: DecideOptions = {},
@@ -40,7 +41,7 @@ export async function decideAndAppend<Command, E extends Event, State, Row = voi
     history = await store.readStream(streamId);
   }
   const before = fold(decider, history as unknown as E[]);
-  const decided = decider.decide(command, before);
+  const decided = decider.decide(typeof command === 'function' ? (command as (state: State) => Command)(before) : command, before);
   const events = await store.append(
     streamId,
     history.length === 0 ? 'no_stream' : history.length,

@@ -121,6 +121,22 @@ export class EventStore {
     await this.uow.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7346004))`, [`${this.schema}/${streamId}`]);
   }
 
+  /**
+   * The first and the last event of a stream (one when it has one, none when it has none): enough
+   * for an aggregate whose every event carries its whole state after it, such as a wallet's balance,
+   * however long its history.
+   */
+  async readStreamEnds(streamId: string): Promise<RecordedEvent[]> {
+    const rows = await this.uow.query<EventRow>(
+      `(SELECT ${COLUMNS} FROM ${this.schema}.events WHERE stream_id = $1 ORDER BY stream_version LIMIT 1)
+       UNION
+       (SELECT ${COLUMNS} FROM ${this.schema}.events WHERE stream_id = $1 ORDER BY stream_version DESC LIMIT 1)
+       ORDER BY stream_version`,
+      [streamId],
+    );
+    return rows.map((r) => this.toRecorded(r));
+  }
+
   async readStream(streamId: string): Promise<RecordedEvent[]> {
     const rows = await this.uow.query<EventRow>(
       `SELECT ${COLUMNS} FROM ${this.schema}.events WHERE stream_id = $1 ORDER BY stream_version`,

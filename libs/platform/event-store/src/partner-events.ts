@@ -5,7 +5,7 @@
 // fans them out without knowing any resource; a resource that lands later only
 // maps its domain events to catalogue names (contracts PARTNER_EVENTS).
 import { partnerEventsFor, STATUS_CHANGED_EVENTS, type PartnerEventPublished } from '@mm/contracts';
-import type { EventStore, RecordedEvent } from './event-store';
+import type { EventStore, NewEvent, RecordedEvent } from './event-store';
 
 export interface PartnerResource {
   resourceId: string;
@@ -24,6 +24,8 @@ export const partnerStreamId = (resourceId: string) => `partner-${resourceId}`;
 
 /** Appends the partner events of these domain events, if any; joins the caller's transaction. */
 export async function publishPartnerEvents(store: EventStore, events: readonly RecordedEvent[], view: PartnerResourceView): Promise<void> {
+  // One append per resource stream, however many of its events one command published.
+  const streams = new Map<string, NewEvent[]>();
   for (const event of events) {
     if (partnerEventsFor(event.type).length === 0) continue;
     const resource = await view(event);
@@ -35,21 +37,21 @@ export async function publishPartnerEvents(store: EventStore, events: readonly R
     if (!projectId) throw new Error(`partner event of ${event.type} ${event.eventId} has no project`);
     const occurredAt = typeof resource.data.updatedAt === 'string' ? resource.data.updatedAt : typeof resource.data.createdAt === 'string' ? resource.data.createdAt : event.recordedAt;
     const previousStatus = resource.previousStatus !== undefined ? resource.previousStatus : typeof domain.previousStatus === 'string' ? domain.previousStatus : null;
-    await store.append(
-      partnerStreamId(resource.resourceId),
-      'any',
-      names.map((name) => {
-        const data: PartnerEventPublished = {
-          projectId,
-          event: name,
-          resourceId: resource.resourceId,
-          sequence: event.streamVersion,
-          ...(STATUS_CHANGED_EVENTS.includes(name) ? { previousStatus } : {}),
-          occurredAt,
-          data: resource.data,
-        };
-        return { type: 'partnerEvent.published', data, metadata: { ...event.metadata, causationId: event.eventId } };
-      }),
-    );
+    const stream = partnerStreamId(resource.resourceId);
+    const pending = streams.get(stream) ?? [];
+    streams.set(stream, pending);
+    for (const name of names) {
+      const data: PartnerEventPublished = {
+        projectId,
+        event: name,
+        resourceId: resource.resourceId,
+        sequence: event.streamVersion,
+        ...(STATUS_CHANGED_EVENTS.includes(name) ? { previousStatus } : {}),
+        occurredAt,
+        data: resource.data,
+      };
+      pending.push({ type: 'partnerEvent.published', data, metadata: { ...event.metadata, causationId: event.eventId } });
+    }
   }
+  for (const [stream, pending] of streams) await store.append(stream, 'any', pending);
 }

@@ -1,18 +1,17 @@
 // Quotes (spec: Quote, Pricing, States / Quote; API-CONTRACT: Quotes). A quote
 // resolves its instruments through the accounts port, locks its pricing, and
-// expires on its project's clock unless one transaction accepts it first.
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+// expires on its project's clock (read as expired from expiresAt on) unless one
+// transaction accepts it first.
+import { Injectable } from '@nestjs/common';
 import { AccountsPort, ApiError, type AcceptedQuote, type AcceptQuoteRequest, type QuoteRecord } from '@mm/contracts';
 import { buildSides, checkAmount, planQuote, price, quoteDecider, quoteStreamId, type QuoteCommand, type QuoteEvent, type QuoteInput, type ResolvedInstruments } from '@mm/quoting/domain';
 import { PriceProvider, QuotesReadModel, type QuoteRow } from '@mm/quoting/infrastructure';
-import { ProjectClock, TimerService, type DueTimer } from '@mm/platform/clock';
+import { ProjectClock } from '@mm/platform/clock';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
 import { isId, newId } from '@mm/platform/ids';
 import { QuotingEventStore } from './quoting-event-store';
-
-export const QUOTE_EXPIRY_TIMER = 'quote.expire';
 
 export interface CreateQuoteInput extends QuoteInput {
   sponsorGas?: boolean;
@@ -20,7 +19,7 @@ export interface CreateQuoteInput extends QuoteInput {
 }
 
 @Injectable()
-export class QuotesService implements OnModuleInit {
+export class QuotesService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly store: QuotingEventStore,
@@ -28,18 +27,17 @@ export class QuotesService implements OnModuleInit {
     private readonly accounts: AccountsPort,
     private readonly prices: PriceProvider,
     private readonly clock: ProjectClock,
-    private readonly timers: TimerService,
     private readonly config: PlatformConfig,
   ) {}
-
-  onModuleInit(): void {
-    this.timers.on(QUOTE_EXPIRY_TIMER, (timer) => this.expire(timer));
-  }
 
   async require(projectId: string, id: string): Promise<QuoteRow> {
     if (!isId('quote', id)) throw new ApiError('InvalidQuoteID', `"${id.slice(0, 64)}" is not a quote id (qt_…)`);
     const row = await this.quotes.get(projectId, id);
     if (!row) throw new ApiError('QuoteNotFound');
+    // Expiry is a matter of the project's clock: an open quote past expiresAt reads as expired.
+    if (row.status === 'open' && (await this.clock.now(projectId)).getTime() >= new Date(row.expires_at).getTime()) {
+      return { ...row, status: 'expired', updated_at: row.expires_at };
+    }
     return row;
   }
 
@@ -82,7 +80,6 @@ export class QuotesService implements OnModuleInit {
         createdAt: now.toISOString(),
       };
       const { row } = await this.execute(projectId, quoteId, { type: 'CreateQuote', quote }, { newStream: true });
-      await this.timers.schedule(projectId, QUOTE_EXPIRY_TIMER, quoteId, new Date(quote.expiresAt), { quoteId });
       return row!;
     });
   }
@@ -91,12 +88,9 @@ export class QuotesService implements OnModuleInit {
   async accept(projectId: string, request: AcceptQuoteRequest): Promise<AcceptedQuote> {
     if (!isId('quote', request.quoteId)) throw new ApiError('InvalidQuoteID', `"${String(request.quoteId).slice(0, 64)}" is not a quote id (qt_…)`);
     return runCommand(this.uow, async () => {
-      const decision = await this.execute(projectId, request.quoteId, { type: 'AcceptQuote', transactionId: request.transactionId, at: request.at });
+      const decision = await this.execute(projectId, request.quoteId, { type: 'AcceptQuote', projectId, transactionId: request.transactionId, at: request.at });
       if (decision.state.status === 'none') throw new ApiError('QuoteNotFound');
-      // Not expired by the command's own time, but its timer may have fired already: mark it now.
       const q = decision.state.quote;
-      if (q.projectId !== projectId) throw new ApiError('QuoteNotFound');
-      await this.timers.cancel(QUOTE_EXPIRY_TIMER, q.quoteId);
       return {
         quoteId: q.quoteId,
         customerId: q.customerId,
@@ -113,24 +107,11 @@ export class QuotesService implements OnModuleInit {
   /** The quotes port: the transaction that accepted the quote was refused after all; open again until it expires. */
   async release(projectId: string, request: AcceptQuoteRequest): Promise<void> {
     await runCommand(this.uow, async () => {
-      const decision = await this.execute(projectId, request.quoteId, { type: 'ReleaseQuote', transactionId: request.transactionId, at: request.at });
-      if (decision.events.length > 0 && decision.state.status === 'open') {
-        await this.timers.schedule(projectId, QUOTE_EXPIRY_TIMER, request.quoteId, new Date(decision.state.quote.expiresAt), { quoteId: request.quoteId });
-      }
+      await this.execute(projectId, request.quoteId, { type: 'ReleaseQuote', projectId, transactionId: request.transactionId, at: request.at });
     });
   }
 
-  private async expire(timer: DueTimer): Promise<void> {
-    const quoteId = String(timer.payload.quoteId);
-    await this.execute(timer.projectId, quoteId, { type: 'ExpireQuote', at: (await this.clock.now(timer.projectId)).toISOString() });
-  }
-
   private async execute(projectId: string, quoteId: string, command: QuoteCommand, options: DecideOptions = {}) {
-    // A quote of another project is no quote of this one: refuse before its stream is touched.
-    if (command.type !== 'CreateQuote') {
-      const row = await this.quotes.get(projectId, quoteId);
-      if (!row) throw new ApiError('QuoteNotFound');
-    }
     return decideAndAppend(this.store, quoteStreamId(quoteId), quoteDecider, command, { projectId }, (event) => this.project(event), options);
   }
 
@@ -140,8 +121,6 @@ export class QuotesService implements OnModuleInit {
         return this.quotes.insert(event.data, event.streamVersion);
       case 'quote.accepted':
         return this.quotes.setStatus(event.data.projectId, event.data.quoteId, 'accepted', event.data.transactionId, event.streamVersion, event.data.at);
-      case 'quote.expired':
-        return this.quotes.setStatus(event.data.projectId, event.data.quoteId, 'expired', null, event.streamVersion, event.data.at);
       case 'quote.released':
         return this.quotes.reopen(event.data.projectId, event.data.quoteId, event.streamVersion, event.data.at);
     }

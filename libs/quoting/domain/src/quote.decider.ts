@@ -1,16 +1,16 @@
 // A quote (spec: States / Quote): open with its pricing locked, then accepted
-// by exactly one transaction before it expires, or expired.
+// by exactly one transaction before it expires, or expired: past expiresAt on
+// the project's clock it reads as expired and cannot be accepted.
 import { ApiError, type EventPayloads, type QuoteRecord, type TypedEvent } from '@mm/contracts';
 import type { Decider } from '@mm/platform/decider';
 
-export type QuoteEvent = TypedEvent<'quote.created' | 'quote.accepted' | 'quote.expired' | 'quote.released'>;
+export type QuoteEvent = TypedEvent<'quote.created' | 'quote.accepted' | 'quote.released'>;
 export type QuoteStatus = 'open' | 'accepted' | 'expired';
 
 export type QuoteCommand =
   | { type: 'CreateQuote'; quote: QuoteRecord }
-  | { type: 'AcceptQuote'; transactionId: string; at: string }
-  | { type: 'ExpireQuote'; at: string }
-  | { type: 'ReleaseQuote'; transactionId: string; at: string };
+  | { type: 'AcceptQuote'; projectId: string; transactionId: string; at: string }
+  | { type: 'ReleaseQuote'; projectId: string; transactionId: string; at: string };
 
 export type QuoteState =
   | { status: 'none' }
@@ -26,8 +26,6 @@ function evolve(state: QuoteState, e: QuoteEvent): QuoteState {
       return { status: 'open', quote: e.data, transactionId: null, updatedAt: e.data.createdAt };
     case 'quote.accepted':
       return state.status === 'none' ? state : { ...state, status: 'accepted', transactionId: e.data.transactionId, updatedAt: e.data.at };
-    case 'quote.expired':
-      return state.status === 'none' ? state : { ...state, status: 'expired', updatedAt: e.data.at };
     case 'quote.released':
       return state.status === 'none' ? state : { ...state, status: 'open', transactionId: null, updatedAt: e.data.at };
   }
@@ -38,13 +36,9 @@ function decide(command: QuoteCommand, state: QuoteState): QuoteEvent[] {
     if (state.status !== 'none') return [];
     return [event('quote.created', command.quote)];
   }
-  if (state.status === 'none') throw new ApiError('QuoteNotFound');
+  // Another project's quote is no quote of this one.
+  if (state.status === 'none' || state.quote.projectId !== command.projectId) throw new ApiError('QuoteNotFound');
   const { quoteId, projectId, expiresAt } = state.quote;
-  if (command.type === 'ExpireQuote') {
-    // Only an open quote expires, and only once its time has come.
-    if (state.status !== 'open' || Date.parse(command.at) < Date.parse(expiresAt)) return [];
-    return [event('quote.expired', { quoteId, projectId, at: command.at })];
-  }
   if (command.type === 'ReleaseQuote') {
     if (state.status !== 'accepted' || state.transactionId !== command.transactionId) return [];
     return [event('quote.released', { quoteId, projectId, transactionId: command.transactionId, at: command.at })];

@@ -239,21 +239,22 @@ export class TransactionsService implements OnModuleInit {
     if (event.data.changes.limits) await this.limits.apply(event.data.projectId, event.data.changes.limits);
   }
 
-  /** A rail answered a leg (the sandbox provider's timer). */
+  /** A rail answered a leg (the sandbox provider's timer). Decided on the state read under the stream's lock. */
   private async onLegAnswer(timer: DueTimer): Promise<void> {
     const transactionId = String(timer.payload.transactionId);
     const legId = String(timer.payload.legId);
-    const loaded = await loadState(this.store, transactionStreamId(transactionId), transactionDecider);
-    const state = loaded?.state;
-    const leg = state?.legs.find((l) => l.id === legId);
-    if (!state?.record || !leg || leg.status !== 'pending') return;
     const at = await this.clock.now(timer.projectId);
-    const { outcome } = this.rails.answer(state.record, leg, at);
-    const next = nextLegId(state);
-    let nextLeg: NewLeg | undefined;
-    if (leg.kind === 'deposit' && outcome.kind === 'settled') nextLeg = payoutLeg(state.record, next);
-    if (leg.kind === 'payout' && outcome.kind === 'declined') nextLeg = refundLeg(state.record, next);
-    await this.execute(timer.projectId, transactionId, { type: 'ReportLeg', legId, outcome, nextLeg, at: at.toISOString() });
+    await this.execute(timer.projectId, transactionId, (state) => {
+      const leg = state.legs.find((l) => l.id === legId);
+      // A leg already answered (or unknown) is answered again with nothing: the decider ignores it.
+      if (!state.record || !leg || leg.status !== 'pending') return { type: 'ReportLeg', legId, outcome: { kind: 'unconfirmed' }, at: at.toISOString() };
+      const { outcome } = this.rails.answer(state.record, leg, at);
+      const next = nextLegId(state);
+      let nextLeg: NewLeg | undefined;
+      if (leg.kind === 'deposit' && outcome.kind === 'settled') nextLeg = payoutLeg(state.record, next);
+      if (leg.kind === 'payout' && outcome.kind === 'declined') nextLeg = refundLeg(state.record, next);
+      return { type: 'ReportLeg', legId, outcome, nextLeg, at: at.toISOString() };
+    });
   }
 
   /** The sandbox compliance desk decided a review. */
@@ -279,7 +280,7 @@ export class TransactionsService implements OnModuleInit {
     await this.execute(d.projectId, d.transactionId, { type: 'ConfirmRefund', legId: leg.id, at: (await this.clock.now(d.projectId)).toISOString() });
   }
 
-  private async execute(projectId: string, transactionId: string, command: TransactionCommand, options: DecideOptions = {}) {
+  private async execute(projectId: string, transactionId: string, command: TransactionCommand | ((state: TransactionState) => TransactionCommand), options: DecideOptions = {}) {
     const decision = await decideAndAppend(this.store, transactionStreamId(transactionId), transactionDecider, command, { projectId }, undefined, options);
     if (decision.events.length === 0) return decision;
     // The read model and the partner events, each event seen with the transaction as it was then.

@@ -4,3 +4,4 @@ export * from './webhook-signing-keys.repository';
 export * from './webhook-deliveries.migration';
 export * from './webhook-deliveries.repository';
 export * from './webhook-sender';
+export * from './webhook-endpoints.cache';

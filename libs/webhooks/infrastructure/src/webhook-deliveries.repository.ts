@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '@mm/platform/database';
+import { WebhookEndpointsCache } from './webhook-endpoints.cache';
 
 export type DeliveryStatus = 'queued' | 'delivered' | 'failed' | 'skipped';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['queued', 'delivered', 'failed', 'skipped'];
@@ -91,17 +92,17 @@ const DELIVERY_COLUMNS = 'id, project_id, webhook_id, event_id, event, resource_
 
 @Injectable()
 export class WebhookDeliveries {
-  constructor(private readonly uow: UnitOfWork) {}
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly endpoints: WebhookEndpointsCache,
+  ) {}
 
   /** The endpoints an event of this project fans out to: enabled ones get it queued, suspended ones skipped. */
   async subscribedEndpoints(projectId: string, event: string, allCovers: boolean): Promise<Array<{ id: string; status: 'enabled' | 'suspended' }>> {
-    return this.uow.query(
-      `SELECT id, status FROM webhooks.endpoints
-        WHERE project_id = $1 AND deleted_at IS NULL AND status IN ('enabled', 'suspended')
-          AND ($2 = 'webhook.test' OR subscriptions ? $2 OR ($3 AND subscriptions ? '*'))
-        ORDER BY id`,
-      [projectId, event, allCovers],
-    );
+    const endpoints = await this.endpoints.live(projectId);
+    return endpoints
+      .filter((e) => event === 'webhook.test' || e.subscriptions.includes(event) || (allCovers && e.subscriptions.includes('*')))
+      .map((e) => ({ id: e.id, status: e.status }));
   }
 
   /**

@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import type { WebhookEndpointStatus } from '@mm/contracts';
 import { UnitOfWork } from '@mm/platform/database';
+import { WebhookEndpointsCache } from './webhook-endpoints.cache';
 
 export interface EndpointRow {
   id: string;
@@ -28,9 +29,13 @@ const COLUMNS: Record<string, string> = {
 
 @Injectable()
 export class WebhooksReadModels {
-  constructor(private readonly uow: UnitOfWork) {}
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly cache: WebhookEndpointsCache,
+  ) {}
 
   async insertEndpoint(e: Omit<EndpointRow, 'created_at' | 'updated_at' | 'deleted_at' | 'status'> & { at: string }): Promise<EndpointRow> {
+    this.cache.changing(e.project_id);
     const [row] = await this.uow.query<EndpointRow>(
       `INSERT INTO webhooks.endpoints (id, project_id, url, subscriptions, timeout_ms, notify_threshold_secs, description, status, version, created_at, updated_at)
        VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, 'enabled', $8, $9, $9) RETURNING *`,
@@ -40,6 +45,7 @@ export class WebhooksReadModels {
   }
 
   async updateEndpoint(projectId: string, id: string, changes: Record<string, unknown>, version: number, at: string): Promise<EndpointRow | undefined> {
+    this.cache.changing(projectId);
     const sets: string[] = [];
     const values: unknown[] = [projectId, id, version, at];
     for (const [field, value] of Object.entries(changes)) {
@@ -56,6 +62,7 @@ export class WebhooksReadModels {
   }
 
   async setEndpointStatus(projectId: string, id: string, status: WebhookEndpointStatus, version: number, at: string): Promise<EndpointRow | undefined> {
+    this.cache.changing(projectId);
     const [row] = await this.uow.query<EndpointRow>(
       `UPDATE webhooks.endpoints SET status = $3, version = $4, updated_at = $5 WHERE project_id = $1 AND id = $2 RETURNING *`,
       [projectId, id, status, version, at],
@@ -69,6 +76,7 @@ export class WebhooksReadModels {
   }
 
   async markEndpointDeleted(projectId: string, id: string, version: number, at: string): Promise<void> {
+    this.cache.changing(projectId);
     await this.uow.query(`UPDATE webhooks.endpoints SET deleted_at = $3, version = $4, updated_at = $3 WHERE project_id = $1 AND id = $2`, [projectId, id, at, version]);
   }
 
