@@ -44,7 +44,6 @@ export class QuotesService {
   async create(projectId: string, input: CreateQuoteInput): Promise<QuoteRow> {
     const plan = planQuote(input);
     if (!isId('customer', input.customerId)) throw new ApiError('InvalidCustomerID', `"${input.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
-    await this.accounts.customer(projectId, input.customerId);
     const wallet = (id: string | undefined) => (id ? this.accounts.wallet(projectId, id) : undefined);
     const account = (id: string | undefined) => (id ? this.accounts.externalAccount(projectId, id) : undefined);
     const resolved: ResolvedInstruments = {
@@ -54,6 +53,9 @@ export class QuotesService {
       destinationWallet: await wallet(plan.destinationWalletId),
       destinationAccount: await account(plan.destinationAccountId),
     };
+    // A source the customer owns proves the customer exists; otherwise ask (404 for an unknown one).
+    const owner = resolved.sourceWallet?.customerId ?? resolved.sourceCard?.customerId;
+    if (owner !== input.customerId) await this.accounts.customer(projectId, input.customerId);
     const sides = buildSides(input, plan, resolved);
     const fixedAmountSide = input.source.amount !== undefined ? 'source' : 'destination';
     const amount = fixedAmountSide === 'source' ? input.source.amount! : input.destination.amount!;

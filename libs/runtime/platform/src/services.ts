@@ -20,7 +20,7 @@ import { PlatformSubscriptions1700000000000 } from '@mm/platform/event-store';
 import { QuotingModule } from '@mm/quoting/api';
 import { Quoting1700000004000 } from '@mm/quoting/infrastructure';
 import { TransactionsModule } from '@mm/transactions/api';
-import { TransactionLimits1700000005100, Transactions1700000005000 } from '@mm/transactions/infrastructure';
+import { TransactionLimitChanges1700000005200, TransactionLimits1700000005100, Transactions1700000005000 } from '@mm/transactions/infrastructure';
 import { WebhooksModule } from '@mm/webhooks/api';
 import { WebhookDeliveries1700000003100, WebhookEndpointChanges1700000003200, Webhooks1700000003000 } from '@mm/webhooks/infrastructure';
 import { PlatformIdempotency1700000000100, PlatformIdempotencyClaim1700000000110 } from '@mm/platform/http';
@@ -67,7 +67,7 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
   },
   transactions: {
     module: TransactionsModule,
-    migrations: [PlatformApiKeys1700000000300, Transactions1700000005000, TransactionLimits1700000005100],
+    migrations: [PlatformApiKeys1700000000300, Transactions1700000005000, TransactionLimits1700000005100, TransactionLimitChanges1700000005200],
     schema: 'transactions',
     // The saga's answers from the ledger (funds.returned).
     consumes: ['gateway', 'accounts'],

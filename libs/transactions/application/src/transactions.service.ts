@@ -36,7 +36,7 @@ import { PaymentRails, TransactionLimitsRepository, TransactionsReadModel, type 
 import { dec, toAmount } from '@mm/platform/money';
 import { ProjectClock, TimerService, type DueTimer } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
-import { decideAndAppend, loadState, publishPartnerEvents, runCommand, type DecideOptions, type PartnerResource, type RecordedEvent } from '@mm/platform/event-store';
+import { ConcurrencyError, decideAndAppend, loadState, publishPartnerEvents, runCommand, type DecideOptions, type PartnerResource, type RecordedEvent } from '@mm/platform/event-store';
 import { isId } from '@mm/platform/ids';
 import { TransactionsEventStore } from './transactions-event-store';
 
@@ -164,9 +164,6 @@ export class TransactionsService implements OnModuleInit {
     if (!isId('quote', quoteId)) throw new ApiError('InvalidQuoteID', `"${quoteId.slice(0, 64)}" is not a quote id (qt_…)`);
     const transactionId = transactionIdForQuote(quoteId);
     return runCommand(this.uow, async () => {
-      if (await this.readModel.get(projectId, transactionId)) {
-        throw new ApiError('QuoteAlreadyAccepted', `quote ${quoteId} was accepted by transaction ${transactionId}`);
-      }
       const at = (await this.clock.now(projectId)).toISOString();
       const quote = await this.quotes.accept(projectId, { quoteId, transactionId, at });
       try {
@@ -211,7 +208,14 @@ export class TransactionsService implements OnModuleInit {
     }
     const firstLeg = cardBuy ? depositLeg(full, `${transactionId}.1`) : payoutLeg(full, `${transactionId}.1`);
     const review = needsReview(full) ? 'amount over the compliance review threshold' : undefined;
-    const { state } = await this.execute(projectId, transactionId, { type: 'CreateTransaction', record, pulled, review, firstLeg, at }, { newStream: true });
+    let state: TransactionState;
+    try {
+      ({ state } = await this.execute(projectId, transactionId, { type: 'CreateTransaction', record, pulled, review, firstLeg, at }, { newStream: true }));
+    } catch (error) {
+      // The quote's transaction exists already (its acceptance and pull answered as repeats): a second is refused.
+      if (error instanceof ConcurrencyError) throw new ApiError('QuoteAlreadyAccepted', `quote ${quoteId} was accepted by transaction ${transactionId}`);
+      throw error;
+    }
     return transactionView(state);
   }
 

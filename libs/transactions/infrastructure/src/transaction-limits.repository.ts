@@ -1,15 +1,34 @@
 // Project limits as the transactions service knows them (from the gateway's
 // project events), and the caps' usage, counted in the command's transaction.
-import { Injectable } from '@nestjs/common';
+// Limits are read for every source-pinned sell and change rarely: kept per project in memory while the
+// database can tell this process of every change (a trigger notifies on commit).
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 import type { ProjectLimits } from '@mm/contracts';
-import { UnitOfWork } from '@mm/platform/database';
+import { createChangeNotifyTrigger, dropChangeNotifyTrigger, listenConnectionConfig, NotifiedCache, NotifiedCacheFeed, UnitOfWork } from '@mm/platform/database';
+
+export const LIMIT_CHANGES_CHANNEL = 'mm_project_limit_changes';
 
 @Injectable()
-export class TransactionLimitsRepository {
-  constructor(private readonly uow: UnitOfWork) {}
+export class TransactionLimitsRepository implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly cache = new NotifiedCache<ProjectLimits>({ maxEntries: 10_000, groupOf: (projectId) => projectId });
+  private readonly feed: NotifiedCacheFeed;
+
+  constructor(private readonly uow: UnitOfWork) {
+    this.feed = new NotifiedCacheFeed(listenConnectionConfig(uow.dataSource), LIMIT_CHANGES_CHANNEL, this.cache, new Logger('project-limits'));
+  }
+
+  onApplicationBootstrap(): Promise<void> {
+    return this.feed.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.feed.stop();
+  }
 
   /** Merges a change as the gateway does: a null clears a limit. */
   async apply(projectId: string, changes: ProjectLimits): Promise<void> {
+    this.cache.beginChange(projectId);
     await this.uow.query(
       `INSERT INTO transactions.project_limits (project_id, limits) VALUES ($1, $2::jsonb)
        ON CONFLICT (project_id) DO UPDATE SET limits = transactions.project_limits.limits || EXCLUDED.limits`,
@@ -18,8 +37,13 @@ export class TransactionLimitsRepository {
   }
 
   async limits(projectId: string): Promise<ProjectLimits> {
+    const cached = this.cache.lookup(projectId);
+    if (cached) return cached;
+    const mark = this.cache.mark();
     const [row] = await this.uow.query<{ limits: ProjectLimits }>(`SELECT limits FROM transactions.project_limits WHERE project_id = $1`, [projectId]);
-    return row?.limits ?? {};
+    const limits = row?.limits ?? {};
+    this.cache.remember(projectId, limits, mark);
+    return limits;
   }
 
   /** Adds to a period's usage (the row lock orders concurrent payouts); returns the new total. */
@@ -31,5 +55,20 @@ export class TransactionLimitsRepository {
       [projectId, period, asset, amount],
     );
     return row.amount;
+  }
+}
+
+const LIMITS_TRIGGER = { name: 'notify_project_limits_changed', table: 'transactions.project_limits' };
+
+/** Every change of a project's limits tells the processes that cache them. */
+export class TransactionLimitChanges1700000005200 implements MigrationInterface {
+  name = 'TransactionLimitChanges1700000005200';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await createChangeNotifyTrigger(runner, { ...LIMITS_TRIGGER, events: 'AFTER INSERT OR UPDATE', channel: LIMIT_CHANGES_CHANNEL, groupColumn: 'project_id' });
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await dropChangeNotifyTrigger(runner, LIMITS_TRIGGER);
   }
 }
