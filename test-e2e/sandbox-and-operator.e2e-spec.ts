@@ -209,7 +209,8 @@ describe('start-up bootstrap (API-CONTRACT: Addresses, modes, start-up)', () => 
     } finally {
       await second.stop();
     }
-  });
+    // Two start-ups: in distributed mode each is every service's process, which under CI load takes longer than 30 s.
+  }, 90_000);
 
   it('creates the configured bootstrap key pair only when it is missing', async () => {
     const first = await TestPlatform.start();
@@ -223,7 +224,7 @@ describe('start-up bootstrap (API-CONTRACT: Addresses, modes, start-up)', () => 
     } finally {
       await second.stop();
     }
-  });
+  }, 90_000);
 });
 
 describe('production mode', () => {
