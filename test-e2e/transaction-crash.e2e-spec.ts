@@ -12,7 +12,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { freeLoopbackPort } from '@mm/runtime/platform';
-import { dataDirs, newDataDir, start, stop, stopEverything, token, type Launched } from './support/platform-process';
+import { dataDirs, newDataDir, start, stop, stopEverything, token, until, type Launched } from './support/platform-process';
 
 /** The mix is the same on every run. */
 const SEED = 0x5eed_2024;
@@ -91,15 +91,6 @@ async function call(url: string, bearer: string, method: string, path: string, b
   return { status: res.status, body: await res.json().catch(() => undefined), replayed: res.headers.get('idempotent-replayed') === 'true' };
 }
 
-async function until<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: () => string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`not in time: ${what()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** The embedded PostgreSQL of a data directory, as the platform reaches it (its port is in postmaster.pid). */
 function databaseUrl(dataDir: string): string {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { freeLoopbackPort } from '@mm/runtime/platform';
-import { dataDirs, newDataDir, start, stop, stopEverything, token, type Launched } from './support/platform-process';
+import { dataDirs, newDataDir, start, stop, stopEverything, token, until, type Launched } from './support/platform-process';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const OPERATIONS = 240;
@@ -23,15 +23,6 @@ async function call(url: string, bearer: string, method: string, path: string, b
   return { status: res.status, body: await res.json().catch(() => undefined) };
 }
 
-async function until<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: () => string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`not in time: ${what()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 afterAll(async () => {
   await stopEverything();

@@ -4,3 +4,4 @@ export * from './data-source';
 export * from './errors';
 export * from './pg-listener';
 export * from './notified-cache';
+export * from './project-cache';

@@ -2,33 +2,22 @@
 // project events), and the caps' usage, counted in the command's transaction.
 // Limits are read for every source-pinned sell and change rarely: kept per project in memory while the
 // database can tell this process of every change (a trigger notifies on commit).
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import type { ProjectLimits } from '@mm/contracts';
-import { createChangeNotifyTrigger, dropChangeNotifyTrigger, listenConnectionConfig, NotifiedCache, NotifiedCacheFeed, UnitOfWork } from '@mm/platform/database';
+import { createChangeNotifyTrigger, dropChangeNotifyTrigger, ProjectCache, UnitOfWork } from '@mm/platform/database';
 
 export const LIMIT_CHANGES_CHANNEL = 'mm_project_limit_changes';
 
 @Injectable()
-export class TransactionLimitsRepository implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly cache = new NotifiedCache<ProjectLimits>({ maxEntries: 10_000, groupOf: (projectId) => projectId });
-  private readonly feed: NotifiedCacheFeed;
-
-  constructor(private readonly uow: UnitOfWork) {
-    this.feed = new NotifiedCacheFeed(listenConnectionConfig(uow.dataSource), LIMIT_CHANGES_CHANNEL, this.cache, new Logger('project-limits'));
-  }
-
-  onApplicationBootstrap(): Promise<void> {
-    return this.feed.start();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.feed.stop();
+export class TransactionLimitsRepository extends ProjectCache<ProjectLimits> {
+  constructor(uow: UnitOfWork) {
+    super(uow, LIMIT_CHANGES_CHANNEL, 'project-limits');
   }
 
   /** Merges a change as the gateway does: a null clears a limit. */
   async apply(projectId: string, changes: ProjectLimits): Promise<void> {
-    this.cache.beginChange(projectId);
+    this.changing(projectId);
     await this.uow.query(
       `INSERT INTO transactions.project_limits (project_id, limits) VALUES ($1, $2::jsonb)
        ON CONFLICT (project_id) DO UPDATE SET limits = transactions.project_limits.limits || EXCLUDED.limits`,
@@ -36,14 +25,11 @@ export class TransactionLimitsRepository implements OnApplicationBootstrap, OnAp
     );
   }
 
-  async limits(projectId: string): Promise<ProjectLimits> {
-    const cached = this.cache.lookup(projectId);
-    if (cached) return cached;
-    const mark = this.cache.mark();
-    const [row] = await this.uow.query<{ limits: ProjectLimits }>(`SELECT limits FROM transactions.project_limits WHERE project_id = $1`, [projectId]);
-    const limits = row?.limits ?? {};
-    this.cache.remember(projectId, limits, mark);
-    return limits;
+  limits(projectId: string): Promise<ProjectLimits> {
+    return this.cached(projectId, async () => {
+      const [row] = await this.uow.query<{ limits: ProjectLimits }>(`SELECT limits FROM transactions.project_limits WHERE project_id = $1`, [projectId]);
+      return row?.limits ?? {};
+    });
   }
 
   /** Adds to a period's usage (the row lock orders concurrent payouts); returns the new total. */

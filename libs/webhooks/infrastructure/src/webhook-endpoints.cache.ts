@@ -2,9 +2,9 @@
 // change rarely. They are kept per project in memory while the database can
 // tell this process of every change (NotifiedCache: a trigger notifies on
 // commit; this process marks its own changes before they commit).
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { createChangeNotifyTrigger, dropChangeNotifyTrigger, listenConnectionConfig, NotifiedCache, NotifiedCacheFeed, UnitOfWork } from '@mm/platform/database';
+import { createChangeNotifyTrigger, dropChangeNotifyTrigger, ProjectCache, UnitOfWork } from '@mm/platform/database';
 
 export const ENDPOINT_CHANGES_CHANNEL = 'mm_webhook_endpoint_changes';
 
@@ -15,39 +15,20 @@ export interface LiveEndpoint {
 }
 
 @Injectable()
-export class WebhookEndpointsCache implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly projects = new NotifiedCache<LiveEndpoint[]>({ maxEntries: 10_000, groupOf: (projectId) => projectId });
-  private readonly feed: NotifiedCacheFeed;
-
-  constructor(private readonly uow: UnitOfWork) {
-    this.feed = new NotifiedCacheFeed(listenConnectionConfig(uow.dataSource), ENDPOINT_CHANGES_CHANNEL, this.projects, new Logger('webhook-endpoints'));
-  }
-
-  onApplicationBootstrap(): Promise<void> {
-    return this.feed.start();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.feed.stop();
-  }
-
-  /** Before this process changes a project's endpoints: read afresh until the change is heard back. */
-  changing(projectId: string): void {
-    this.projects.beginChange(projectId);
+export class WebhookEndpointsCache extends ProjectCache<LiveEndpoint[]> {
+  constructor(uow: UnitOfWork) {
+    super(uow, ENDPOINT_CHANGES_CHANNEL, 'webhook-endpoints');
   }
 
   /** The project's enabled and suspended endpoints, oldest id first. */
-  async live(projectId: string): Promise<LiveEndpoint[]> {
-    const cached = this.projects.lookup(projectId);
-    if (cached) return cached;
-    const mark = this.projects.mark();
-    const rows = await this.uow.query<LiveEndpoint>(
-      `SELECT id, status, subscriptions FROM webhooks.endpoints
-        WHERE project_id = $1 AND deleted_at IS NULL AND status IN ('enabled', 'suspended') ORDER BY id`,
-      [projectId],
+  live(projectId: string): Promise<LiveEndpoint[]> {
+    return this.cached(projectId, () =>
+      this.uow.query<LiveEndpoint>(
+        `SELECT id, status, subscriptions FROM webhooks.endpoints
+          WHERE project_id = $1 AND deleted_at IS NULL AND status IN ('enabled', 'suspended') ORDER BY id`,
+        [projectId],
+      ),
     );
-    this.projects.remember(projectId, rows, mark);
-    return rows;
   }
 }
 
