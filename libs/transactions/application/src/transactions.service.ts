@@ -263,25 +263,22 @@ export class TransactionsService implements OnModuleInit {
 
   /** The sandbox compliance desk decided a review. */
   private async onReviewDecision(timer: DueTimer): Promise<void> {
-    const transactionId = String(timer.payload.transactionId);
-    const loaded = await loadState(this.store, transactionStreamId(transactionId), transactionDecider);
-    const state = loaded?.state;
-    if (!state?.record) return;
-    const record = state.record;
     const at = (await this.clock.now(timer.projectId)).toISOString();
-    const next = nextLegId(state);
-    const outcome = magicCents(record) === SANDBOX_MAGIC_CENTS.reviewRejected ? 'rejected' : 'approved';
-    const firstLeg = record.source.type === 'card' ? depositLeg(record, next) : payoutLeg(record, next);
-    await this.execute(timer.projectId, transactionId, { type: 'DecideReview', outcome, firstLeg, refundLeg: refundLeg(record, next), at });
+    await this.execute(timer.projectId, String(timer.payload.transactionId), (state) => {
+      const record = state.record!;
+      const next = nextLegId(state);
+      const outcome = magicCents(record) === SANDBOX_MAGIC_CENTS.reviewRejected ? 'rejected' : 'approved';
+      const firstLeg = record.source.type === 'card' ? depositLeg(record, next) : payoutLeg(record, next);
+      return { type: 'DecideReview', outcome, firstLeg, refundLeg: refundLeg(record, next), at };
+    });
   }
 
   /** The accounts service returned a refund's money to the source wallet. */
   async onFundsReturned(event: RecordedEvent<'funds.returned', EventPayloads['funds.returned']>): Promise<void> {
     const d = event.data;
-    const loaded = await loadState(this.store, transactionStreamId(d.transactionId), transactionDecider);
-    const leg = loaded?.state.legs.find((l) => l.kind === 'refund' && l.status === 'pending');
-    if (!leg) return;
-    await this.execute(d.projectId, d.transactionId, { type: 'ConfirmRefund', legId: leg.id, at: (await this.clock.now(d.projectId)).toISOString() });
+    const at = (await this.clock.now(d.projectId)).toISOString();
+    // The refund leg in flight; with none (a repeat), the decider confirms nothing.
+    await this.execute(d.projectId, d.transactionId, (state) => ({ type: 'ConfirmRefund', legId: state.legs.find((l) => l.kind === 'refund' && l.status === 'pending')?.id ?? '', at }));
   }
 
   private async execute(projectId: string, transactionId: string, command: TransactionCommand | ((state: TransactionState) => TransactionCommand), options: DecideOptions = {}) {

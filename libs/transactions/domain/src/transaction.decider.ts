@@ -77,8 +77,6 @@ export interface TransactionState {
   pendingError: SettlementError | null;
   /** The source wallet whose money was pulled, if any. */
   pulledFrom: { walletId: string; asset: string; amount: string } | null;
-  /** The first leg waiting for a review to clear. */
-  heldLeg: NewLeg | null;
   updatedAt: string | null;
 }
 
@@ -99,7 +97,7 @@ function evolve(state: TransactionState, e: TransactionEvent): TransactionState 
     case 'transaction.fundsPulled':
       return { ...moved, pulledFrom: { walletId: e.data.walletId, asset: e.data.asset, amount: e.data.amount } };
     case 'transaction.legInitiated':
-      return { ...moved, legs: [...state.legs, e.data.leg], heldLeg: null };
+      return { ...moved, legs: [...state.legs, e.data.leg] };
     case 'transaction.legSettled':
       return { ...moved, legs: state.legs.map((l) => (l.id === e.data.legId ? { ...l, status: 'settled', ...e.data.references, settledAt: e.data.at } : l)) };
     case 'transaction.legFailed':
@@ -296,7 +294,7 @@ function refundOrFail(
 }
 
 export const transactionDecider: Decider<TransactionCommand, TransactionEvent, TransactionState> = {
-  initialState: () => ({ status: 'none', subStatus: null, legs: [], error: null, pendingError: null, pulledFrom: null, heldLeg: null, updatedAt: null }),
+  initialState: () => ({ status: 'none', subStatus: null, legs: [], error: null, pendingError: null, pulledFrom: null, updatedAt: null }),
   evolve,
   decide,
 };
