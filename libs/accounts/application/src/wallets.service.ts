@@ -112,11 +112,14 @@ export class WalletsService {
    */
   private async post(walletId: string, command: Exclude<WalletCommand, { type: 'ProvisionWallet' }>, projectId: string): Promise<{ state: WalletState }> {
     const streamId = walletStreamId(walletId);
-    await this.store.lockStream(streamId);
-    const ends = await this.store.readStreamEnds(streamId);
+    // The lock, the wallet's ends and whether the posting is in the ledger already: one round trip.
+    const {
+      events: ends,
+      alongside: [posted],
+    } = await this.store.lockAndReadStreamEnds(streamId, [this.readModels.postingExistsStatement(command.postingId)]);
     const state = fold(walletDecider, ends as unknown as WalletEvent[]);
     if (state.status === 'none' || state.projectId !== projectId) throw new ApiError('WalletNotFound');
-    if (await this.readModels.postingExists(command.postingId)) return { state };
+    if (posted.length > 0) return { state };
     const decided = walletDecider.decide(command, state);
     const events = await this.store.append(
       streamId,

@@ -3,7 +3,7 @@
 // scoped to the project in its token).
 import { Injectable } from '@nestjs/common';
 import type { EndorsementName, EndorsementStatus, LedgerEntry } from '@mm/contracts';
-import { UnitOfWork } from '@mm/platform/database';
+import { UnitOfWork, type Statement } from '@mm/platform/database';
 
 export interface CustomerRow {
   id: string;
@@ -98,7 +98,7 @@ export class AccountsReadModels {
   /** Applies a posting: its ledger entries and the wallet's new balance. */
   async applyPosting(p: { projectId: string; walletId: string; postingId: string; asset: string; entries: LedgerEntry[]; balance: string; reason: string; at: string }): Promise<void> {
     await this.insertEntries(p);
-    await this.uow.query(
+    await this.uow.defer(
       `UPDATE accounts.wallets SET balance = $3, balance_updated_at = $4 WHERE project_id = $1 AND id = $2`,
       [p.projectId, p.walletId, p.balance, p.at],
     );
@@ -106,11 +106,16 @@ export class AccountsReadModels {
 
   /** Whether a posting is in the ledger: each is applied once. */
   async postingExists(postingId: string): Promise<boolean> {
-    const rows = await this.uow.query(`SELECT 1 FROM accounts.ledger_entries WHERE posting_id = $1 LIMIT 1`, [postingId]);
-    return rows.length > 0;
+    const { sql, params } = this.postingExistsStatement(postingId);
+    return (await this.uow.query(sql, params)).length > 0;
   }
 
-  /** A posting's entries in one statement. */
+  /** The same question as a statement to send with others: a row when the posting is in the ledger. */
+  postingExistsStatement(postingId: string): Statement {
+    return { sql: `SELECT 1 FROM accounts.ledger_entries WHERE posting_id = $1 LIMIT 1`, params: [postingId] };
+  }
+
+  /** A posting's entries in one statement, sent with the transaction's next (UnitOfWork.defer). */
   private async insertEntries(p: { projectId: string; postingId: string; asset: string; entries: LedgerEntry[]; reason: string; at: string }): Promise<void> {
     const values: unknown[] = [p.postingId, p.projectId, p.asset, p.reason, p.at];
     const tuples = p.entries.map((entry, i) => {
@@ -118,7 +123,7 @@ export class AccountsReadModels {
       const o = 5 + i * 3;
       return `($1, $${o + 1}::smallint, $2, $${o + 2}, $3, $${o + 3}::numeric, $4, $5::timestamptz)`;
     });
-    await this.uow.query(
+    await this.uow.defer(
       `INSERT INTO accounts.ledger_entries (posting_id, entry_no, project_id, account, asset, amount, reason, created_at) VALUES ${tuples.join(', ')}`,
       values,
     );

@@ -38,8 +38,9 @@ export class TimerService implements OnApplicationShutdown {
   }
 
   /** Schedules (or re-schedules, for the same kind and key) a timer, in the caller's transaction. */
+  /** Written with the transaction's next statement (UnitOfWork.defer), as is a cancel, in order. */
   async schedule(projectId: string, kind: string, key: string, dueAt: Date, payload: Record<string, unknown> = {}): Promise<void> {
-    await this.uow.query(
+    await this.uow.defer(
       `INSERT INTO platform.timers (project_id, kind, key, payload, due_at) VALUES ($1, $2, $3, $4::jsonb, $5)
        ON CONFLICT (kind, key) DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, fired_at = NULL`,
       [projectId, kind, key, JSON.stringify(payload), dueAt],
@@ -47,7 +48,7 @@ export class TimerService implements OnApplicationShutdown {
   }
 
   async cancel(kind: string, key: string): Promise<void> {
-    await this.uow.query(`DELETE FROM platform.timers WHERE kind = $1 AND key = $2 AND fired_at IS NULL`, [kind, key]);
+    await this.uow.defer(`DELETE FROM platform.timers WHERE kind = $1 AND key = $2 AND fired_at IS NULL`, [kind, key]);
   }
 
   /**

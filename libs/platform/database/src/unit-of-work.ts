@@ -7,12 +7,38 @@
 // migrations): a query runner per statement cost more CPU than the statement,
 // and every query answers its rows, whatever the command (TypeORM answers
 // [rows, count] for UPDATE and DELETE).
+//
+// A statement sent on its own is a named prepared statement: PostgreSQL parses and
+// plans it once per connection rather than on every call (a command's appends and
+// joins cost as much to plan as to run).
+//
+// Round trips are what a command costs most (ADR 0021): BEGIN travels with the
+// transaction's first statement, a write whose answer nobody needs (defer) travels
+// with the next statement or with COMMIT, in order, so every later read of the
+// transaction still sees it, and batch() sends several statements in one. Each of those is one simple-protocol query of several statements, with
+// the parameters written in as literals by pg's own escaping; in READ COMMITTED
+// every statement of it still takes its own snapshot, so a lock taken by one is
+// seen by the reads after it.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 import type { DataSource } from 'typeorm';
+import { inlineParameters } from './inline-parameters';
+
+export interface Statement {
+  sql: string;
+  params?: unknown[];
+}
+
+interface Transaction {
+  client: PoolClient;
+  /** BEGIN has been sent (with the first statement). */
+  begun: boolean;
+  /** Deferred writes, sent ahead of the next statement or COMMIT. */
+  pending: Statement[];
+}
 
 export class UnitOfWork {
-  private readonly current = new AsyncLocalStorage<PoolClient>();
+  private readonly current = new AsyncLocalStorage<Transaction>();
 
   constructor(readonly dataSource: DataSource) {}
 
@@ -28,19 +54,20 @@ export class UnitOfWork {
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.current.getStore()) return fn();
     const client = await this.pool.connect();
+    const tx: Transaction = { client, begun: false, pending: [] };
     let broken: Error | undefined;
     // pg emits 'error' on a checked-out client whose connection dies (PostgreSQL stopping, a network
     // cut); unheard, that would end the process. The statement under way fails on its own.
     const onError = (error: Error) => (broken = error);
     client.on('error', onError);
     try {
-      await client.query('BEGIN');
-      const result = await this.current.run(client, fn);
-      await client.query('COMMIT');
+      const result = await this.current.run(tx, fn);
+      // A transaction that wrote nothing has nothing to commit.
+      if (tx.begun || tx.pending.length > 0) await this.send(tx, [{ sql: 'COMMIT' }]);
       return result;
     } catch (error) {
       // A connection that cannot even roll back is not given back to the pool.
-      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      if (tx.begun) await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
       throw error;
     } finally {
       client.off('error', onError);
@@ -55,7 +82,60 @@ export class UnitOfWork {
 
   /** The statement's rows, in the current transaction when there is one. */
   async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-    const result = await (this.current.getStore() ?? this.pool).query(sql, params);
-    return result.rows as T[];
+    const tx = this.current.getStore();
+    if (!tx) return (await this.pool.query(prepared(sql, params))).rows as T[];
+    if (!tx.begun || tx.pending.length > 0) return (await this.send(tx, [{ sql, params }]))[0] as T[];
+    return (await tx.client.query(prepared(sql, params))).rows as T[];
   }
+
+  /**
+   * Several statements in one round trip, each one's rows in order. In a transaction they run in
+   * it; outside one, together in a transaction of their own.
+   */
+  async batch(statements: Statement[]): Promise<Array<Array<Record<string, unknown>>>> {
+    const tx = this.current.getStore();
+    if (!tx) return this.run(() => this.batch(statements));
+    if (statements.length === 1) return [await this.query(statements[0].sql, statements[0].params)];
+    return this.send(tx, statements);
+  }
+
+  /**
+   * A write whose answer nobody waits for (an idempotency record, a read-model row, a timer): sent
+   * ahead of the transaction's next statement, or with its COMMIT, in the order written, so it
+   * commits with the transaction or not at all and every later statement sees it. Its failure is
+   * the failure of the statement it travels with. Outside a transaction it runs at once.
+   */
+  async defer(sql: string, params: unknown[] = []): Promise<void> {
+    const tx = this.current.getStore();
+    if (!tx) {
+      await this.pool.query(sql, params);
+      return;
+    }
+    tx.pending.push({ sql, params });
+  }
+
+  /** The deferred writes and these statements as one simple-protocol query, BEGIN first if the transaction has not begun. */
+  private async send(tx: Transaction, statements: Statement[]): Promise<Array<Array<Record<string, unknown>>>> {
+    const ahead = [...(tx.begun ? [] : [{ sql: 'BEGIN' }]), ...tx.pending];
+    // Marked before sending: whatever happens to the query, the transaction may have begun.
+    tx.begun = true;
+    tx.pending = [];
+    const text = [...ahead, ...statements].map((s) => inlineParameters(s.sql, s.params ?? [])).join(';\n');
+    const answer = (await tx.client.query(text)) as unknown as QueryResult | QueryResult[];
+    const results = Array.isArray(answer) ? answer : [answer];
+    return results.slice(ahead.length).map((r) => r.rows ?? []);
+  }
+}
+
+/** At most this many statement texts are prepared by name; any beyond (none are expected) run unnamed. */
+const MAX_PREPARED = 2000;
+const statementNames = new Map<string, string>();
+
+function prepared(text: string, values: unknown[]): QueryConfig {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < MAX_PREPARED) {
+    name = `mm_${statementNames.size}`;
+    statementNames.set(text, name);
+  }
+  return { name, text, values };
 }

@@ -1,6 +1,7 @@
 // load stream -> decide -> append (ARCHITECTURE: Inside one service).
 import { fold, type Decider, type Event } from '@mm/platform/decider';
-import { DEADLOCK_DETECTED, sqlState, type UnitOfWork } from '@mm/platform/database';
+import { DEADLOCK_DETECTED, sqlState, UNIQUE_VIOLATION, type UnitOfWork } from '@mm/platform/database';
+import { EVENTS_STREAM_VERSION_UNIQUE } from './events-table.migration';
 import { ConcurrencyError, type EventMetadata, type EventStore, type RecordedEvent } from './event-store';
 
 export interface Decision<E extends Event, State, Row = void> {
@@ -37,8 +38,7 @@ export async function decideAndAppend<Command, E extends Event, State, Row = voi
 ): Promise<Decision<E, State, Row>> {
   let history: RecordedEvent[] = [];
   if (!options.newStream) {
-    await store.lockStream(streamId);
-    history = await store.readStream(streamId);
+    history = await store.lockAndReadStream(streamId);
   }
   const before = fold(decider, history as unknown as E[]);
   const decided = decider.decide(typeof command === 'function' ? (command as (state: State) => Command)(before) : command, before);
@@ -69,9 +69,13 @@ export async function loadState<E extends Event, State>(
   return { state: fold(decider, history as unknown as E[]), version: history.length };
 }
 
-/** A lost version race, or a deadlock PostgreSQL broke by aborting this transaction: running again may succeed. */
+/**
+ * A lost version race (also one of a deferred append, met by whichever statement it travelled
+ * with), or a deadlock PostgreSQL broke by aborting this transaction: running again may succeed.
+ */
 export function isRetryable(error: unknown): boolean {
-  return error instanceof ConcurrencyError || sqlState(error) === DEADLOCK_DETECTED;
+  if (error instanceof ConcurrencyError || sqlState(error) === DEADLOCK_DETECTED) return true;
+  return sqlState(error) === UNIQUE_VIOLATION && (error as { constraint?: unknown }).constraint === EVENTS_STREAM_VERSION_UNIQUE;
 }
 
 /**

@@ -2,7 +2,7 @@
 // (stream, version), read a stream, read all in a safe global order.
 import { context, propagation } from '@opentelemetry/api';
 import { newId } from '@mm/platform/ids';
-import { sqlState, UNIQUE_VIOLATION, type UnitOfWork } from '@mm/platform/database';
+import { sqlState, UNIQUE_VIOLATION, type Statement, type UnitOfWork } from '@mm/platform/database';
 
 export interface EventMetadata {
   projectId?: string;
@@ -63,6 +63,8 @@ interface EventRow {
   recorded_at: Date;
 }
 
+const LOCK_STREAM = `SELECT pg_advisory_xact_lock(hashtextextended($1, 7346004))`;
+
 const COLUMNS = 'event_id, global_position, transaction_id::text AS transaction_id, stream_id, stream_version, type, data, metadata, recorded_at';
 
 export class EventStore {
@@ -79,31 +81,11 @@ export class EventStore {
    */
   async append(streamId: string, expected: ExpectedVersion, events: NewEvent[]): Promise<RecordedEvent[]> {
     if (events.length === 0) return [];
-    // The active trace continues wherever these events are handled (W3C traceparent in metadata);
-    // with tracing off the propagator is a no-op and adds nothing.
-    const traceContext: Record<string, string> = {};
-    propagation.inject(context.active(), traceContext);
     const expectedVersion = expected === 'any' ? null : expected === 'no_stream' ? 0 : expected;
-    const values: unknown[] = [streamId, expectedVersion, this.schema];
-    const tuples = events.map((event, i) => {
-      const metadata = { ...traceContext, ...event.metadata };
-      values.push(newId('event'), event.type, JSON.stringify(event.data), JSON.stringify(metadata));
-      const o = 3 + i * 4;
-      return `($${o + 1}, ${i + 1}, $${o + 2}, $${o + 3}::jsonb, $${o + 4}::jsonb)`;
-    });
+    const { sql, values } = this.appendStatement(streamId, expectedVersion, events);
     let rows: EventRow[];
     try {
-      rows = await this.uow.query<EventRow>(
-        `WITH current AS (SELECT coalesce(max(stream_version), 0) AS version FROM ${this.schema}.events WHERE stream_id = $1),
-              appended AS (
-                INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata)
-                SELECT e.event_id, $1, current.version + e.n, e.type, e.data, e.metadata
-                  FROM current, (VALUES ${tuples.join(', ')}) AS e (event_id, n, type, data, metadata)
-                 WHERE $2::integer IS NULL OR current.version = $2::integer
-                RETURNING ${COLUMNS})
-         SELECT appended.*, pg_notify('mm_events', $3) AS notified FROM appended ORDER BY stream_version`,
-        values,
-      );
+      rows = await this.uow.query<EventRow>(sql, values);
     } catch (error) {
       if (sqlState(error) === UNIQUE_VIOLATION) throw new ConcurrencyError(streamId, expected);
       throw error;
@@ -113,12 +95,87 @@ export class EventStore {
   }
 
   /**
+   * Appends at the stream's end whatever its version, with the transaction's next statement
+   * (UnitOfWork.defer): for a stream only this transaction writes (a resource's partner events,
+   * behind its own stream's lock), whose recorded events nobody needs back.
+   */
+  async appendDeferred(streamId: string, events: NewEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const { sql, values } = this.appendStatement(streamId, null, events);
+    await this.uow.defer(sql, values);
+  }
+
+  /**
+   * One statement: the expected-version check (none when null), the insert and the NOTIFY that wakes
+   * log readers.
+   */
+  private appendStatement(streamId: string, expectedVersion: number | null, events: NewEvent[]): { sql: string; values: unknown[] } {
+    // The active trace continues wherever these events are handled (W3C traceparent in metadata);
+    // with tracing off the propagator is a no-op and adds nothing.
+    const traceContext: Record<string, string> = {};
+    propagation.inject(context.active(), traceContext);
+    const values: unknown[] = [streamId, expectedVersion, this.schema];
+    const tuples = events.map((event, i) => {
+      const metadata = { ...traceContext, ...event.metadata };
+      values.push(newId('event'), event.type, JSON.stringify(event.data), JSON.stringify(metadata));
+      const o = 3 + i * 4;
+      return `($${o + 1}, ${i + 1}, $${o + 2}, $${o + 3}::jsonb, $${o + 4}::jsonb)`;
+    });
+    const sql = `WITH current AS (SELECT coalesce(max(stream_version), 0) AS version FROM ${this.schema}.events WHERE stream_id = $1),
+              appended AS (
+                INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata)
+                SELECT e.event_id, $1, current.version + e.n, e.type, e.data, e.metadata
+                  FROM current, (VALUES ${tuples.join(', ')}) AS e (event_id, n, type, data, metadata)
+                 WHERE $2::integer IS NULL OR current.version = $2::integer
+                RETURNING ${COLUMNS})
+         SELECT appended.*, pg_notify('mm_events', $3) AS notified FROM appended ORDER BY stream_version`;
+    return { sql, values };
+  }
+
+  /**
    * Queues this transaction behind any other writing the same stream, until
    * commit. Commands on one aggregate then run one after another instead of
    * failing their version check; the check stays as the safety net.
    */
   async lockStream(streamId: string): Promise<void> {
-    await this.uow.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7346004))`, [`${this.schema}/${streamId}`]);
+    await this.uow.query(LOCK_STREAM, [this.lockKey(streamId)]);
+  }
+
+  /** lockStream then readStream, in one round trip (the read's snapshot is taken after the lock). */
+  async lockAndReadStream(streamId: string): Promise<RecordedEvent[]> {
+    const [, rows] = await this.uow.batch([
+      { sql: LOCK_STREAM, params: [this.lockKey(streamId)] },
+      { sql: this.readStreamSql, params: [streamId] },
+    ]);
+    return (rows as unknown as EventRow[]).map((r) => this.toRecorded(r));
+  }
+
+  /**
+   * lockStream then readStreamEnds, and with them any further reads the caller decides on (each
+   * one's rows after the events), in one round trip.
+   */
+  async lockAndReadStreamEnds(streamId: string, alongside: Statement[] = []): Promise<{ events: RecordedEvent[]; alongside: Array<Array<Record<string, unknown>>> }> {
+    const [, rows, ...rest] = await this.uow.batch([
+      { sql: LOCK_STREAM, params: [this.lockKey(streamId)] },
+      { sql: this.readStreamEndsSql, params: [streamId] },
+      ...alongside,
+    ]);
+    return { events: (rows as unknown as EventRow[]).map((r) => this.toRecorded(r)), alongside: rest };
+  }
+
+  private lockKey(streamId: string): string {
+    return `${this.schema}/${streamId}`;
+  }
+
+  private get readStreamEndsSql(): string {
+    return `(SELECT ${COLUMNS} FROM ${this.schema}.events WHERE stream_id = $1 ORDER BY stream_version LIMIT 1)
+       UNION
+       (SELECT ${COLUMNS} FROM ${this.schema}.events WHERE stream_id = $1 ORDER BY stream_version DESC LIMIT 1)
+       ORDER BY stream_version`;
+  }
+
+  private get readStreamSql(): string {
+    return `SELECT ${COLUMNS} FROM ${this.schema}.events WHERE stream_id = $1 ORDER BY stream_version`;
   }
 
   /**
@@ -127,21 +184,12 @@ export class EventStore {
    * however long its history.
    */
   async readStreamEnds(streamId: string): Promise<RecordedEvent[]> {
-    const rows = await this.uow.query<EventRow>(
-      `(SELECT ${COLUMNS} FROM ${this.schema}.events WHERE stream_id = $1 ORDER BY stream_version LIMIT 1)
-       UNION
-       (SELECT ${COLUMNS} FROM ${this.schema}.events WHERE stream_id = $1 ORDER BY stream_version DESC LIMIT 1)
-       ORDER BY stream_version`,
-      [streamId],
-    );
+    const rows = await this.uow.query<EventRow>(this.readStreamEndsSql, [streamId]);
     return rows.map((r) => this.toRecorded(r));
   }
 
   async readStream(streamId: string): Promise<RecordedEvent[]> {
-    const rows = await this.uow.query<EventRow>(
-      `SELECT ${COLUMNS} FROM ${this.schema}.events WHERE stream_id = $1 ORDER BY stream_version`,
-      [streamId],
-    );
+    const rows = await this.uow.query<EventRow>(this.readStreamSql, [streamId]);
     return rows.map((r) => this.toRecorded(r));
   }
 

@@ -4,6 +4,9 @@
 // skips an event that committed late with a lower global_position.
 import type { QueryRunner } from 'typeorm';
 
+/** The constraint a lost race between two appends to one stream version breaks. */
+export const EVENTS_STREAM_VERSION_UNIQUE = 'events_stream_version_unique';
+
 export async function createEventsTable(runner: QueryRunner, schema: string): Promise<void> {
   await runner.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   await runner.query(`
@@ -17,7 +20,7 @@ export async function createEventsTable(runner: QueryRunner, schema: string): Pr
       data            jsonb       NOT NULL,
       metadata        jsonb       NOT NULL DEFAULT '{}'::jsonb,
       recorded_at     timestamptz NOT NULL DEFAULT clock_timestamp(),
-      CONSTRAINT events_stream_version_unique UNIQUE (stream_id, stream_version)
+      CONSTRAINT ${EVENTS_STREAM_VERSION_UNIQUE} UNIQUE (stream_id, stream_version)
     )`);
   await runner.query(`CREATE INDEX events_read_all_idx ON ${schema}.events (transaction_id, global_position)`);
   // Rows are never updated or deleted.

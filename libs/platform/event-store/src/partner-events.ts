@@ -53,5 +53,6 @@ export async function publishPartnerEvents(store: EventStore, events: readonly R
       pending.push({ type: 'partnerEvent.published', data, metadata: { ...event.metadata, causationId: event.eventId } });
     }
   }
-  for (const [stream, pending] of streams) await store.append(stream, 'any', pending);
+  // Nobody reads them back in this transaction: they travel with its next statement.
+  for (const [stream, pending] of streams) await store.appendDeferred(stream, pending);
 }

@@ -101,7 +101,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const kept: unknown = sealed
       ? ({ sealed: this.keyRing().seal(Buffer.from(JSON.stringify(body), 'utf8'), context).toString('base64'), keyId: this.keyRing().currentId } satisfies SealedBody)
       : body;
-    await this.uow.query(
+    // Sent with COMMIT: nothing reads it back in this transaction.
+    await this.uow.defer(
       `INSERT INTO platform.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ($1, $2, $3, $4, $5::jsonb)`,
       [scope, key, hash, status, JSON.stringify(kept)],
     );

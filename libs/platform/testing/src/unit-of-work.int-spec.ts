@@ -39,4 +39,54 @@ describe('UnitOfWork', () => {
     ).rejects.toThrow();
     expect(await db.uow.run(() => db.uow.query(`SELECT 1 AS ok`))).toEqual([{ ok: 1 }]);
   });
+
+  it('reads a parameter written into a batch exactly as the same parameter bound', async () => {
+    const values = ["it's", 'back\\slash \\x00 $1 -- not a comment', '"quoted"', 'emoji 💸 and ünïcödé', '', ' E\'x\' ', '{"a":[1,"b\\\\"]}'];
+    for (const value of values) {
+      const bound = await db.uow.query<{ v: string }>(`SELECT $1::text AS v, $1::text = $2::text AS same`, [value, value]);
+      const [[inlined]] = await db.uow.batch([{ sql: `SELECT $1::text AS v, $1::text = $2::text AS same`, params: [value, value] }]);
+      expect(inlined).toEqual(bound[0]);
+      expect(inlined.v).toBe(value);
+    }
+    const [[json]] = await db.uow.batch([{ sql: `SELECT $1::jsonb AS j, $2::int + 1 AS n, $3::text[] AS a, $4::bytea AS b`, params: [JSON.stringify({ k: "v'\\" }), 41, ['x', 'y"z'], Buffer.from([0, 1, 255])] }]);
+    expect(json).toEqual({ j: { k: "v'\\" }, n: 42, a: ['x', 'y"z'], b: Buffer.from([0, 1, 255]) });
+  });
+
+  it('sends deferred writes in order ahead of the next statement or with COMMIT, all or nothing', async () => {
+    await db.uow.query(`CREATE TABLE uow_deferred (id int PRIMARY KEY, v text)`);
+    await db.uow.run(async () => {
+      await db.uow.defer(`INSERT INTO uow_deferred VALUES ($1, $2)`, [1, 'first']);
+      await db.uow.defer(`UPDATE uow_deferred SET v = $2 WHERE id = $1`, [1, 'then']);
+      // The next statement sees them: they travel ahead of it.
+      expect(await db.uow.query(`SELECT * FROM uow_deferred`)).toEqual([{ id: 1, v: 'then' }]);
+      await db.uow.defer(`UPDATE uow_deferred SET v = $2 WHERE id = $1`, [1, 'later']);
+    });
+    expect(await db.uow.query(`SELECT * FROM uow_deferred`)).toEqual([{ id: 1, v: 'later' }]);
+    // A deferred write that fails fails the transaction, and the statements before it roll back.
+    await expect(
+      db.uow.run(async () => {
+        await db.uow.query(`INSERT INTO uow_deferred VALUES (2, 'first')`);
+        await db.uow.defer(`INSERT INTO uow_deferred VALUES ($1, $2)`, [1, 'duplicate']);
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    expect(await db.uow.query(`SELECT id FROM uow_deferred ORDER BY id`)).toEqual([{ id: 1 }]);
+    // A transaction with only a deferred write still commits it.
+    await db.uow.run(() => db.uow.defer(`INSERT INTO uow_deferred VALUES ($1, $2)`, [3, 'alone']));
+    expect(await db.uow.query(`SELECT id FROM uow_deferred ORDER BY id`)).toEqual([{ id: 1 }, { id: 3 }]);
+  });
+
+  it('runs a batch statement by statement: a lock taken by one is seen by the reads after it', async () => {
+    await db.uow.query(`CREATE TABLE uow_batch (id int PRIMARY KEY, n int)`);
+    await db.uow.query(`INSERT INTO uow_batch VALUES (1, 0)`);
+    const lock = `SELECT pg_advisory_xact_lock(42)`;
+    const bump = () =>
+      db.uow.run(async () => {
+        const [, [row]] = await db.uow.batch([{ sql: lock }, { sql: `SELECT n FROM uow_batch WHERE id = $1`, params: [1] }]);
+        await new Promise((r) => setTimeout(r, 20));
+        await db.uow.query(`UPDATE uow_batch SET n = $1 WHERE id = 1`, [Number(row.n) + 1]);
+      });
+    // Read-then-write under the lock: every increment counts, none is lost to a stale read.
+    await Promise.all(Array.from({ length: 8 }, bump));
+    expect(await db.uow.query(`SELECT n FROM uow_batch`)).toEqual([{ n: 8 }]);
+  });
 });

@@ -117,7 +117,7 @@ export class QuotesService {
     return decideAndAppend(this.store, quoteStreamId(quoteId), quoteDecider, command, { projectId }, (event) => this.project(event), options);
   }
 
-  private project(event: RecordedEvent & QuoteEvent): Promise<QuoteRow> {
+  private project(event: RecordedEvent & QuoteEvent): Promise<QuoteRow | void> {
     switch (event.type) {
       case 'quote.created':
         return this.quotes.insert(event.data, event.streamVersion);

@@ -24,8 +24,9 @@ export interface TransactionFilter {
 export class TransactionsReadModel {
   constructor(private readonly uow: UnitOfWork) {}
 
+  /** Written with the transaction's next statement (UnitOfWork.defer): every later read of it sees the row. */
   async upsert(projectId: string, customerIds: string[], view: TransactionView, version: number): Promise<void> {
-    await this.uow.query(
+    await this.uow.defer(
       `INSERT INTO transactions.transactions (id, project_id, customer_ids, status, sub_status, view, version, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)
        ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, sub_status = EXCLUDED.sub_status, view = EXCLUDED.view,
