@@ -16,7 +16,8 @@ const constraints = (forTests) => [
   scope('quoting', ['quoting', 'platform', 'contracts']),
   scope('transactions', ['transactions', 'platform', 'contracts']),
   scope('webhooks', ['webhooks', 'platform', 'contracts']),
-  scope('app', ['app', 'gateway', 'accounts', 'quoting', 'transactions', 'webhooks', 'platform', 'contracts']),
+  scope('cash-in', ['cash-in', 'platform', 'contracts']),
+  scope('app', ['app', 'gateway', 'accounts', 'quoting', 'transactions', 'webhooks', 'cash-in', 'platform', 'contracts']),
   ...[
     ['pure', ['pure']],
     ['contracts', ['pure']],

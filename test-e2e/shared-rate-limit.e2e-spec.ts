@@ -11,7 +11,8 @@ let second: TestPlatform;
 beforeAll(async () => {
   first = await TestPlatform.start(env);
   second = await TestPlatform.start(env, first.running.databaseUrl);
-});
+  // Two start-ups: in distributed mode each is every service's process (six and the gateway), which under CI load takes longer than 30 s.
+}, 90_000);
 afterAll(async () => {
   await second?.stop();
   await first?.stop();

@@ -167,7 +167,7 @@ withKubectl.each(OVERLAYS)('the Kubernetes overlay %s', (overlay) => {
         expect(rule.from?.length).toBeGreaterThan(0);
         for (const peer of rule.from) {
           expect(Object.keys(peer)).toEqual(['podSelector']);
-          // ADR 0019: quoting and transactions call the accounts port; transactions calls the quotes port.
+          // ADR 0019: quoting, transactions and cash-in call the accounts port; transactions calls the quotes port.
           const callers = [gatewayPods, ...(PORT_CALLERS[service] ?? []).map((caller) => one('Deployment', caller).spec.template.metadata.labels)];
           expect(callers.some((labels) => matches(peer.podSelector.matchLabels, labels))).toBe(true);
         }
@@ -177,7 +177,7 @@ withKubectl.each(OVERLAYS)('the Kubernetes overlay %s', (overlay) => {
 });
 
 /** Which services call each service's internal port routes (ADR 0019). */
-const PORT_CALLERS: Record<string, string[]> = { accounts: ['quoting', 'transactions'], quoting: ['transactions'] };
+const PORT_CALLERS: Record<string, string[]> = { accounts: ['quoting', 'transactions', 'cash-in'], quoting: ['transactions'] };
 
 /** Stand-ins of the right form for the secrets, for the configuration check. */
 function placeholder(name: string): string {

@@ -168,12 +168,39 @@ export interface EventPayloads {
   'transaction.payoutUnconfirmed': TransactionTransition & { legId: string };
   /** An operator sent a held payout again, as a new leg. */
   'transaction.payoutRetried': TransactionTransition & { leg: TransactionLeg; reason: string };
+  /**
+   * A cash pickup's payout leg (rail `cash`) is at the retail network: the pickup code is issued and
+   * the cash waits to be collected (`processing.cashPickupReady`; spec: Events, tie 7). The leg stays
+   * pending until the network reports the cash collected (it settles) or the pickup expired (it fails
+   * with `cashPickupExpired` and the money goes back to the source wallet).
+   */
+  'transaction.cashPickupReady': TransactionTransition & { legId: string; pickupCode: string };
 
   // accounts: the ledger side of a transaction (ADR 0019)
   /** A posting between ledger accounts that are not wallets (transit, rails, conversion). */
   'ledger.posted': { projectId: string; transactionId: string; postingId: string; asset: string; entries: LedgerEntry[]; reason: string; at: string };
   /** The refund of a transaction reached its source wallet. */
   'funds.returned': { projectId: string; transactionId: string; walletId: string | null; postingId: string; amount: string; at: string };
+
+  // cash-in (spec: Cash-in, Cash location (read); States / Cash-in; ADR 0020). The deposit code is
+  // shown to partners by design (depositInstructions.code); no payload carries anything sensitive.
+  'cashIn.created': CashInCreated;
+  /** POST /cash-ins/{id}/refresh: a new code valid an hour from `at`; the previous code is void. */
+  'cashIn.codeRefreshed': { cashInId: string; projectId: string; code: string; expiresAt: string; previousExpiresAt: string; at: string };
+  /**
+   * The retail partner confirmed the deposit: the cash-in is completed (`subStatus` settled) and the
+   * transactions service auto-creates the `cashToCrypto` transaction `transactionId` from this event
+   * alone (spec: rule 3, States / Cash-in). Appended once per cash-in; consumers key on transactionId.
+   */
+  'cashIn.deposited': CashInDeposited;
+  /** The code lapsed with no deposit (terminal; no transaction). `expiredAt` is the code's expiresAt. */
+  'cashIn.expired': { cashInId: string; projectId: string; expiredAt: string };
+  /**
+   * The retail network's directory (spec: Cash location (read)): one stream per location
+   * (`cashLocation-<locId>`), appended by the cash-in service at start-up when a location is new or
+   * changed. Belongs to no project. The quoting service projects it for cash-pickup limits by state.
+   */
+  'cashLocation.published': CashLocationPublished;
 
   // every service: a partner-visible event (spec: Events / Catalog), published by the service that
   // owns the resource in the transaction of the domain event that caused it, with the resource as a
@@ -329,6 +356,8 @@ export interface TransactionLeg {
   settledAt: string | null;
   /** An operator's retry: the leg it sends again. */
   retryOf?: string;
+  /** A cash pickup's payout: the code the recipient collects the cash with, once the network issued it. */
+  pickupCode?: string | null;
 }
 
 export interface LegReferences {
@@ -365,4 +394,99 @@ export interface LegSettlement {
   network: string;
   /** A payout to a custodial wallet credits it; any other payout leaves for the rail. */
   walletId: string | null;
+}
+
+/** Cash flows a retail location supports (spec: Endpoints, `flow`): cash-in deposits, cash pickup. */
+export type CashFlow = 'cash_in' | 'cash_out';
+export const CASH_FLOWS: readonly CashFlow[] = ['cash_in', 'cash_out'];
+
+/** A retail location's street address (API-CONTRACT: Cash locations). `state` is the US state code. */
+export interface CashLocationAddress {
+  line1: string;
+  city: string;
+  state: string;
+  postalCode: string;
+  country: string;
+}
+
+export interface CashLocationPublished {
+  /** loc_ */
+  locId: string;
+  /** The retailer's own store reference; becomes `cash.locationReference` / `cashLocationReference`. */
+  cashLocationReference: string;
+  name: string;
+  /** The retail network's provider id (lowercase), e.g. `bigmart`. */
+  provider: string;
+  address: CashLocationAddress;
+  latitude: number;
+  longitude: number;
+  flows: CashFlow[];
+  /** Wall-clock time of publication (locations belong to no project, so to no project clock). */
+  publishedAt: string;
+}
+
+/** Where a cash-in's location is, as the cash-in recorded it when created. */
+export interface CashInLocation {
+  locId: string;
+  reference: string;
+  name: string;
+  provider: string;
+  /** The address's state, repeated for consumers that only need it (cash limits by state). */
+  state: string;
+  address: CashLocationAddress;
+}
+
+/**
+ * Where the crypto of a cash-in goes: exactly one of a custodial wallet of the customer (walletId),
+ * a registered walletExternal of the customer (externalAccountId), or a bare address (both null).
+ * `blockchainAddress` is always the address the crypto is sent to.
+ */
+export interface CashInDestination {
+  asset: string;
+  network: string;
+  walletId: string | null;
+  externalAccountId: string | null;
+  blockchainAddress: string;
+}
+
+export interface CashInCreated {
+  cashInId: string;
+  projectId: string;
+  customerId: string;
+  /** source.indicatedAmount in usd, or null: then the cash-in carries no estimates. */
+  indicatedAmount: string | null;
+  /** The estimate from indicatedAmount at the rate of creation (fees 0.00), or null. */
+  estimate: Pricing | null;
+  rates: { pair: string; exchangeRate: string; effectiveRate: string };
+  destination: CashInDestination;
+  location: CashInLocation;
+  sponsorGas: boolean;
+  /** Two groups of three digits separated by a space, e.g. `123 456`. */
+  code: string;
+  expiresAt: string;
+  metadata: Record<string, string>;
+  createdAt: string;
+}
+
+/**
+ * The deposit of a cash-in, with everything the transactions service needs to auto-create its
+ * transaction (spec: rule 3: `cashToCrypto`, precursor `{type: cashIn, id: cashInId}`, source type
+ * `cash`, starting `processing`), without reading the cash-in service.
+ */
+export interface CashInDeposited {
+  cashInId: string;
+  projectId: string;
+  customerId: string;
+  /** `txn_` + the cash-in TypeID's body: one transaction per cash-in, whoever creates it. */
+  transactionId: string;
+  /** The cash the retail partner confirmed. */
+  deposit: { asset: 'usd'; amount: string };
+  destination: CashInDestination;
+  /** Recalculated on the actual deposit: source usd, destination the crypto; fixedAmountSide source. */
+  pricing: Pricing;
+  location: CashInLocation;
+  /** The partner's metadata of the cash-in. */
+  metadata: Record<string, string>;
+  /** Project time of the deposit (the cash-in's completedAt). */
+  at: string;
 }

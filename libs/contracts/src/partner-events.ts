@@ -18,6 +18,11 @@ export const PARTNER_EVENTS: Partial<Record<EventType, readonly string[]>> = {
   // announces counterparties only by status.
   'counterparty.created': ['counterparty.statusChanged'],
   'counterparty.deleted': ['counterparty.statusChanged'],
+  // Cash-ins (spec: Events, ties 1 and 6): a refreshed code is the cash-in's update; a deposit completes it.
+  'cashIn.created': ['cashIn.created'],
+  'cashIn.codeRefreshed': ['cashIn.updated'],
+  'cashIn.deposited': ['cashIn.completed'],
+  'cashIn.expired': ['cashIn.expired'],
   // Transactions: every change of status or sub-status is a statusChanged (the transactions service
   // publishes only the events that change either); a review start also names its direction.
   ...Object.fromEntries(
@@ -36,6 +41,7 @@ export const PARTNER_EVENTS: Partial<Record<EventType, readonly string[]>> = {
         'transaction.refunded',
         'transaction.payoutUnconfirmed',
         'transaction.payoutRetried',
+        'transaction.cashPickupReady',
       ] as const
     ).map((type) => [type, ['transaction.statusChanged']]),
   ),

@@ -5,7 +5,7 @@
 // process the owning service's module implements it directly, joining the
 // caller's database transaction; across processes an HTTP client posts to the
 // owner's internal route, with every call idempotent on the ids it carries.
-import type { ExternalAccountDetails, ExternalAccountStatus, ExternalAccountType, InstrumentDestination } from './events';
+import type { EndorsementName, EndorsementStatus, ExternalAccountDetails, ExternalAccountStatus, ExternalAccountType, InstrumentDestination } from './events';
 
 /** Who is on one side of a quote or transaction (spec: Party). */
 export type Party =
@@ -17,6 +17,12 @@ export type Party =
 export interface CustomerView {
   id: string;
   entityType: 'individual';
+  /**
+   * The customer's endorsements, when the accounts service answers them (the cash-in service needs
+   * an active `usd` one at once). Optional: a caller that gets none falls back on what it projected
+   * from the accounts service's endorsement events.
+   */
+  endorsements?: Array<{ name: EndorsementName; status: EndorsementStatus }>;
 }
 
 export interface WalletView {

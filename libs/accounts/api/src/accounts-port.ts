@@ -21,7 +21,8 @@ export class AccountsPortAdapter extends AccountsPort {
 
   async customer(projectId: string, customerId: string): Promise<CustomerView> {
     const row = await this.customers.require(projectId, customerId);
-    return { id: row.id, entityType: 'individual' };
+    // Endorsements as of now, so that a cash-in sees an endorsement the moment it is active.
+    return { id: row.id, entityType: 'individual', endorsements: row.endorsements.map((e) => ({ name: e.name, status: e.status })) };
   }
 
   async wallet(projectId: string, walletId: string): Promise<WalletView> {

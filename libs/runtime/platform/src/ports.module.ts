@@ -64,18 +64,20 @@ function client(config: PlatformConfig, owner: ServiceName): InternalClient {
 export class PortsModule {
   /** `callers`: whether any service here calls ports at all (else nothing is wired, and no URL is needed). */
   static forServices(services: readonly ServiceName[]): DynamicModule {
-    const callers = services.some((s) => s === 'quoting' || s === 'transactions');
+    const callers = services.some((s) => s === 'quoting' || s === 'transactions' || s === 'cash-in');
     if (!callers) return { module: PortsModule };
     const local = (owner: ServiceName) => services.includes(owner);
+    // Only the transactions service calls the quotes port; the cash-in service alone needs no quoting URL.
+    const remoteQuotes = !local('quoting') && local('transactions');
     const providers: Provider[] = [
       ...(local('accounts') ? [] : [{ provide: AccountsPort, useFactory: (config: PlatformConfig) => new HttpAccountsPort(client(config, 'accounts')), inject: [PlatformConfig] }]),
-      ...(local('quoting') ? [] : [{ provide: QuotesPort, useFactory: (config: PlatformConfig) => new HttpQuotesPort(client(config, 'quoting')), inject: [PlatformConfig] }]),
+      ...(remoteQuotes ? [{ provide: QuotesPort, useFactory: (config: PlatformConfig) => new HttpQuotesPort(client(config, 'quoting')), inject: [PlatformConfig] }] : []),
     ];
     return {
       module: PortsModule,
       imports: [...(local('accounts') ? [AccountsModule] : []), ...(local('quoting') ? [QuotingModule] : [])],
       providers,
-      exports: [...(local('accounts') ? [AccountsModule] : [AccountsPort]), ...(local('quoting') ? [QuotingModule] : [QuotesPort])],
+      exports: [...(local('accounts') ? [AccountsModule] : [AccountsPort]), ...(local('quoting') ? [QuotingModule] : remoteQuotes ? [QuotesPort] : [])],
     };
   }
 }

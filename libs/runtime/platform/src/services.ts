@@ -4,6 +4,8 @@
 // process; distributed mode runs one per process.
 import type { Type } from '@nestjs/common';
 import { AccountsModule } from '@mm/accounts/api';
+import { CashInModule } from '@mm/cash-in/api';
+import { CashIn1700000006000 } from '@mm/cash-in/infrastructure';
 import { Accounts1700000002000, AccountsExternalAccounts1700000002100 } from '@mm/accounts/infrastructure';
 import type { ServiceName } from '@mm/contracts';
 import { GatewayModule } from '@mm/gateway/api';
@@ -18,7 +20,7 @@ import { PlatformClock1700000000200, PlatformClockChanges1700000000210 } from '@
 import type { MigrationClass } from '@mm/platform/database';
 import { PlatformSubscriptions1700000000000 } from '@mm/platform/event-store';
 import { QuotingModule } from '@mm/quoting/api';
-import { Quoting1700000004000 } from '@mm/quoting/infrastructure';
+import { Quoting1700000004000, QuotingCashPickup1700000004100 } from '@mm/quoting/infrastructure';
 import { TransactionsModule } from '@mm/transactions/api';
 import { TransactionLimitChanges1700000005200, TransactionLimits1700000005100, Transactions1700000005000 } from '@mm/transactions/infrastructure';
 import { WebhooksModule } from '@mm/webhooks/api';
@@ -61,23 +63,31 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
   },
   quoting: {
     module: QuotingModule,
-    migrations: [PlatformApiKeys1700000000300, Quoting1700000004000],
+    migrations: [PlatformApiKeys1700000000300, Quoting1700000004000, QuotingCashPickup1700000004100],
     schema: 'quoting',
-    consumes: ['gateway'],
+    // Cash pickup: project features (gateway), retail locations (cash_in), expired pickups' refunds (transactions).
+    consumes: ['gateway', 'cash_in', 'transactions'],
   },
   transactions: {
     module: TransactionsModule,
     migrations: [PlatformApiKeys1700000000300, Transactions1700000005000, TransactionLimits1700000005100, TransactionLimitChanges1700000005200],
     schema: 'transactions',
-    // The saga's answers from the ledger (funds.returned).
-    consumes: ['gateway', 'accounts'],
+    // The saga's answers from the ledger (funds.returned); cash-ins' deposits (cashIn.deposited).
+    consumes: ['gateway', 'accounts', 'cash_in'],
   },
   webhooks: {
     module: WebhooksModule,
     migrations: [PlatformApiKeys1700000000300, Webhooks1700000003000, WebhookDeliveries1700000003100, WebhookEndpointChanges1700000003200],
     schema: 'webhooks',
     // Every partner-visible event is fanned out from the other services' logs.
-    consumes: ['gateway', 'accounts', 'transactions'],
+    consumes: ['gateway', 'accounts', 'transactions', 'cash_in'],
+  },
+  'cash-in': {
+    module: CashInModule,
+    migrations: [PlatformApiKeys1700000000300, CashIn1700000006000],
+    schema: 'cash_in',
+    // The accounts service's endorsement.approved: a usd endorsement lets a customer make cash-ins.
+    consumes: ['gateway', 'accounts'],
   },
 };
 

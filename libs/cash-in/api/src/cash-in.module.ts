@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { CashInEventStore, CashInsService, CashLocationsService } from '@mm/cash-in/application';
+import { CashInPrices, CashInsReadModel, CashLocationsReadModel, RetailNetwork, SandboxCashInPrices, SandboxRetailNetwork } from '@mm/cash-in/infrastructure';
+import { CashInEventsController, CashInsController, CashLocationsController, SandboxCashInsController } from './cash-ins.controllers';
+
+@Module({
+  controllers: [CashInsController, SandboxCashInsController, CashLocationsController, CashInEventsController],
+  providers: [
+    CashInEventStore,
+    CashInsReadModel,
+    CashLocationsReadModel,
+    // The sandbox simulates the retail cash network and prices usdc at 1.00; production binds real adapters here.
+    { provide: RetailNetwork, useClass: SandboxRetailNetwork },
+    { provide: CashInPrices, useClass: SandboxCashInPrices },
+    CashInsService,
+    CashLocationsService,
+  ],
+})
+export class CashInModule {}

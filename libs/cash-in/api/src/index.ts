@@ -1,0 +1,2 @@
+export * from './cash-in.module';
+export * from './cash-ins.controllers';

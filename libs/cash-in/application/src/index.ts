@@ -1,0 +1,3 @@
+export * from './cash-in-event-store';
+export * from './cash-ins.service';
+export * from './cash-locations.service';
