@@ -1,8 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiExcludeController, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { type AcceptedQuote, type AcceptQuoteRequest } from '@mm/contracts';
-import { QuotesService } from '@mm/quoting/application';
+import { EventPattern, Payload } from '@nestjs/microservices';
+import { type AcceptedQuote, type AcceptQuoteRequest, type EventPayloads } from '@mm/contracts';
+import { CashPickupsService, QuotesService } from '@mm/quoting/application';
 import type { QuoteRow } from '@mm/quoting/infrastructure';
+import type { RecordedEvent } from '@mm/platform/event-store';
 import { Idempotent, InternalRoute, NoIdempotencyKey, ProjectId } from '@mm/platform/http';
 import { CreateQuoteRequest, QuoteResponse } from './quotes.dto';
 
@@ -69,5 +71,35 @@ export class QuotesInternalController {
   @HttpCode(204)
   release(@Body() body: { projectId: string } & AcceptQuoteRequest): Promise<void> {
     return this.quotes.release(body.projectId, { quoteId: body.quoteId, transactionId: body.transactionId, at: body.at });
+  }
+}
+
+/**
+ * What the quoting service projects from other services' logs for cash pickups: the gateway's
+ * project features, the cash-in service's retail locations, and the transactions service's refund
+ * of a pickup that expired uncollected.
+ */
+@Controller()
+export class QuotingEventsController {
+  constructor(private readonly cashPickups: CashPickupsService) {}
+
+  @EventPattern('project.created')
+  onProjectCreated(@Payload() event: RecordedEvent<'project.created', EventPayloads['project.created']>): Promise<void> {
+    return this.cashPickups.onProjectCreated(event);
+  }
+
+  @EventPattern('project.updated')
+  onProjectUpdated(@Payload() event: RecordedEvent<'project.updated', EventPayloads['project.updated']>): Promise<void> {
+    return this.cashPickups.onProjectUpdated(event);
+  }
+
+  @EventPattern('cashLocation.published')
+  onCashLocationPublished(@Payload() event: RecordedEvent<'cashLocation.published', EventPayloads['cashLocation.published']>): Promise<void> {
+    return this.cashPickups.onCashLocationPublished(event);
+  }
+
+  @EventPattern('transaction.refunded')
+  onTransactionRefunded(@Payload() event: RecordedEvent<'transaction.refunded', EventPayloads['transaction.refunded']>): Promise<void> {
+    return this.cashPickups.onTransactionRefunded(event);
   }
 }

@@ -15,8 +15,9 @@ export class InstrumentDetailsRequest {
   @IsOptionalNotNull() @IsString() @MaxLength(32) network?: string;
   @ApiPropertyOptional({ enum: ['customer'], description: 'bank destinations: only customer' }) @IsOptionalNotNull() @IsIn(['customer'], { message: 'accountHolder must be customer' })
   accountHolder?: 'customer';
-  @ApiPropertyOptional() @IsOptionalNotNull() @IsString() @MaxLength(64) cashLocationId?: string;
-  @ApiPropertyOptional() @IsOptionalNotNull() @IsString() @MaxLength(128) cashLocationReference?: string;
+  @ApiPropertyOptional({ example: 'loc_01m846c3h5e06945kk49eh66ba', description: 'cash destinations: the pickup location (GET /cash-locations?flow=cash_out)' })
+  @IsOptionalNotNull() @IsString() @MaxLength(64) cashLocationId?: string;
+  @ApiPropertyOptional({ example: 'BIGMART-1006', description: 'cash destinations: the location\'s cashLocationReference' }) @IsOptionalNotNull() @IsString() @MaxLength(128) cashLocationReference?: string;
 }
 
 export class QuoteSourceRequest {
@@ -45,7 +46,7 @@ export class QuoteResponse {
   @ApiProperty({ enum: ['quote'] }) object!: 'quote';
   @ApiProperty({ enum: ['open', 'accepted', 'expired'] }) status!: string;
   @ApiProperty() customerId!: string;
-  @ApiProperty({ enum: ['cryptoToCrypto', 'cryptoToFiatAccount', 'fiatAccountToCrypto'] }) sourceToDestination!: string;
+  @ApiProperty({ enum: ['cryptoToCrypto', 'cryptoToCash', 'cryptoToFiatAccount', 'fiatAccountToCrypto'] }) sourceToDestination!: string;
   @ApiProperty({ type: 'object', additionalProperties: true }) source!: Record<string, unknown>;
   @ApiProperty({ type: 'object', additionalProperties: true }) destination!: Record<string, unknown>;
   @ApiProperty() sponsorGas!: boolean;

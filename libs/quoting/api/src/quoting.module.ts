@@ -1,12 +1,20 @@
 import { Module } from '@nestjs/common';
 import { QuotesPort } from '@mm/contracts';
-import { QuotesService, QuotingEventStore } from '@mm/quoting/application';
-import { PriceProvider, QuotesReadModel, SandboxPriceProvider } from '@mm/quoting/infrastructure';
-import { QuotesController, QuotesInternalController } from './quotes.controllers';
+import { CashPickupsService, QuotesService, QuotingEventStore } from '@mm/quoting/application';
+import { CashPickupRepository, PriceProvider, QuotesReadModel, SandboxPriceProvider } from '@mm/quoting/infrastructure';
+import { QuotesController, QuotesInternalController, QuotingEventsController } from './quotes.controllers';
 
 @Module({
-  controllers: [QuotesController, QuotesInternalController],
-  providers: [QuotingEventStore, QuotesReadModel, { provide: PriceProvider, useClass: SandboxPriceProvider }, QuotesService, { provide: QuotesPort, useExisting: QuotesService }],
+  controllers: [QuotesController, QuotesInternalController, QuotingEventsController],
+  providers: [
+    QuotingEventStore,
+    QuotesReadModel,
+    CashPickupRepository,
+    { provide: PriceProvider, useClass: SandboxPriceProvider },
+    CashPickupsService,
+    QuotesService,
+    { provide: QuotesPort, useExisting: QuotesService },
+  ],
   // In one process the transactions service calls the quotes port directly.
   exports: [QuotesPort],
 })

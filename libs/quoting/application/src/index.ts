@@ -1,2 +1,3 @@
 export * from './quoting-event-store';
 export * from './quotes.service';
+export * from './cash-pickups.service';

@@ -11,6 +11,7 @@ import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
 import { isId, newId } from '@mm/platform/ids';
+import { CashPickupsService } from './cash-pickups.service';
 import { QuotingEventStore } from './quoting-event-store';
 
 export interface CreateQuoteInput extends QuoteInput {
@@ -28,6 +29,7 @@ export class QuotesService {
     private readonly prices: PriceProvider,
     private readonly clock: ProjectClock,
     private readonly config: PlatformConfig,
+    private readonly cashPickups: CashPickupsService,
   ) {}
 
   async require(projectId: string, id: string): Promise<QuoteRow> {
@@ -44,6 +46,7 @@ export class QuotesService {
   async create(projectId: string, input: CreateQuoteInput): Promise<QuoteRow> {
     const plan = planQuote(input);
     if (!isId('customer', input.customerId)) throw new ApiError('InvalidCustomerID', `"${input.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+    if (plan.cashLocation) await this.cashPickups.requireEnabled(projectId);
     const wallet = (id: string | undefined) => (id ? this.accounts.wallet(projectId, id) : undefined);
     const account = (id: string | undefined) => (id ? this.accounts.externalAccount(projectId, id) : undefined);
     const resolved: ResolvedInstruments = {
@@ -52,6 +55,7 @@ export class QuotesService {
       buyWallet: await wallet(plan.buyWalletId),
       destinationWallet: await wallet(plan.destinationWalletId),
       destinationAccount: await account(plan.destinationAccountId),
+      cashLocation: plan.cashLocation ? await this.cashPickups.location(plan.cashLocation.id, plan.cashLocation.reference) : undefined,
     };
     // A source the customer owns proves the customer exists; otherwise ask (404 for an unknown one).
     const owner = resolved.sourceWallet?.customerId ?? resolved.sourceCard?.customerId;
@@ -64,6 +68,10 @@ export class QuotesService {
     if (!rate) throw new ApiError('UnsupportedCorridor', `no price for ${sides.sourceAsset} to ${sides.destinationAsset}`);
     const sponsorGas = input.sponsorGas ?? true;
     const pricing = price({ sourceAsset: sides.sourceAsset, destinationAsset: sides.destinationAsset, amount, fixedAmountSide, sponsorGas, rate });
+    if (resolved.cashLocation) {
+      // The cash is the destination amount, whichever side was fixed (spec: Limits / Cash pickup).
+      await this.cashPickups.checkAtCreate(projectId, input.customerId, pricing.destination.amountGross, resolved.cashLocation.state, await this.clock.now(projectId));
+    }
     return runCommand(this.uow, async () => {
       const now = await this.clock.now(projectId);
       const quoteId = newId('quote');
@@ -93,6 +101,8 @@ export class QuotesService {
       const decision = await this.execute(projectId, request.quoteId, { type: 'AcceptQuote', projectId, transactionId: request.transactionId, at: request.at });
       if (decision.state.status === 'none') throw new ApiError('QuoteNotFound');
       const q = decision.state.quote;
+      // Accepted now (not a repeat for the same transaction): a cash pickup's limits decide, authoritatively.
+      if (q.sourceToDestination === 'cryptoToCash' && decision.events.length > 0) await this.cashPickups.checkAtAccept(q, request.at);
       return {
         quoteId: q.quoteId,
         customerId: q.customerId,
@@ -117,14 +127,16 @@ export class QuotesService {
     return decideAndAppend(this.store, quoteStreamId(quoteId), quoteDecider, command, { projectId }, (event) => this.project(event), options);
   }
 
-  private project(event: RecordedEvent & QuoteEvent): Promise<QuoteRow | void> {
+  private async project(event: RecordedEvent & QuoteEvent): Promise<QuoteRow | void> {
     switch (event.type) {
       case 'quote.created':
         return this.quotes.insert(event.data, event.streamVersion);
       case 'quote.accepted':
-        return this.quotes.setStatus(event.data.projectId, event.data.quoteId, 'accepted', event.data.transactionId, event.streamVersion, event.data.at);
+        await this.quotes.setStatus(event.data.projectId, event.data.quoteId, 'accepted', event.data.transactionId, event.streamVersion, event.data.at);
+        return this.cashPickups.recordAccepted(event.data);
       case 'quote.released':
-        return this.quotes.reopen(event.data.projectId, event.data.quoteId, event.streamVersion, event.data.at);
+        await this.quotes.reopen(event.data.projectId, event.data.quoteId, event.streamVersion, event.data.at);
+        return this.cashPickups.removeReleased(event.data);
     }
   }
 }

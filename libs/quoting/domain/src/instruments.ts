@@ -2,6 +2,7 @@
 // destinations pair, the card rules, and each side as partners read it. Pure:
 // the application resolves the ids this names through the accounts port first.
 import { ApiError, type Corridor, type ExternalAccountView, type Party, type QuoteSideRecord, type WalletView } from '@mm/contracts';
+import type { CashPickupLocation } from './cash-pickup';
 
 export const SOURCE_TYPES = ['walletOms', 'walletCrypto', 'card'] as const;
 export const DESTINATION_TYPES = ['walletOms', 'walletExternal', 'bankUs', 'bankIban', 'bankCanada', 'card', 'cash'] as const;
@@ -36,13 +37,15 @@ export interface QuoteInput {
 
 /** What a quote needs resolved before it can be priced. */
 export interface QuotePlan {
-  kind: 'cryptoToCrypto' | 'cryptoToFiat' | 'cardBuy' | 'cardSell';
+  kind: 'cryptoToCrypto' | 'cryptoToFiat' | 'cardBuy' | 'cardSell' | 'cashPickup';
   sourceWalletId?: string;
   sourceCardId?: string;
   /** A card buy's optional custodial wallet. */
   buyWalletId?: string;
   destinationWalletId?: string;
   destinationAccountId?: string;
+  /** A cash pickup's retail location (spec: Quote, cash destination details). */
+  cashLocation?: { id: string; reference: string };
   settlementType: 'internal' | 'external' | null;
 }
 
@@ -52,6 +55,8 @@ export interface ResolvedInstruments {
   buyWallet?: WalletView;
   destinationWallet?: WalletView;
   destinationAccount?: ExternalAccountView;
+  /** A cash pickup's location, checked (it exists, its reference matches, it pays out cash). */
+  cashLocation?: CashPickupLocation;
 }
 
 export interface PricedSides {
@@ -88,9 +93,7 @@ export function planQuote(input: QuoteInput): QuotePlan {
   if (!(DESTINATION_TYPES as readonly string[]).includes(destination.type)) {
     throw new ApiError('InvalidRequest', `destination.type must be one of ${DESTINATION_TYPES.join(', ')}`);
   }
-  if (destination.type === 'cash') {
-    throw new ApiError('UnsupportedCorridor', 'cash pickup is not enabled for this project');
-  }
+  if (destination.type === 'cash') return planCashPickup(input);
   const cardBuy = source.type === 'card';
   const cardSell = isWallet(source.type) && destination.type === 'card';
   if (!cardBuy && !cardSell && input.settlementType !== undefined) {
@@ -135,6 +138,31 @@ export function planQuote(input: QuoteInput): QuotePlan {
     throw new ApiError('InvalidRequest', 'destination.details.accountHolder must be customer: bank payouts go to the customer\'s own account');
   }
   return { kind: 'cryptoToFiat', sourceWalletId, destinationAccountId: accountId(destination.details, 'destination', false), settlementType: null };
+}
+
+/**
+ * Cash pickup (spec: rule 8): a custodial wallet's crypto paid out as cash at a retail location, the
+ * destination named only by the location's id and reference (spec: Cash location (read)).
+ */
+function planCashPickup(input: QuoteInput): QuotePlan {
+  const { source, destination } = input;
+  if (!isWallet(source.type)) throw new ApiError('UnsupportedCorridor', 'a cash pickup is paid from a custodial wallet: its source is walletOms');
+  if (input.settlementType !== undefined) throw new ApiError('InvalidRequest', 'settlementType applies to card buys and card sells only');
+  const d = destination.details;
+  const named = (['id', 'externalAccountId', 'walletId', 'address', 'accountHolder'] as const).filter((k) => d[k] !== undefined);
+  if (named.length > 0) {
+    throw new ApiError('InvalidRequest', `destination.details.${named[0]}: a cash destination is named by cashLocationId and cashLocationReference (GET /cash-locations?flow=cash_out)`);
+  }
+  if (!d.cashLocationId) throw new ApiError('InvalidRequest', 'destination.details.cashLocationId (the pickup location, loc_…) is required for a cash destination');
+  if (!d.cashLocationReference) throw new ApiError('InvalidRequest', 'destination.details.cashLocationReference is required for a cash destination');
+  if (d.asset !== undefined && d.asset !== 'usd') throw new ApiError('AssetNetworkMismatch', `destination.details.asset is ${d.asset}; cash is paid out in usd`);
+  if (d.network !== undefined && d.network !== 'cash') throw new ApiError('AssetNetworkMismatch', `destination.details.network is ${d.network}; cash is paid out on the cash network`);
+  return {
+    kind: 'cashPickup',
+    sourceWalletId: walletIdOf(source.details, 'source'),
+    cashLocation: { id: d.cashLocationId, reference: d.cashLocationReference },
+    settlementType: null,
+  };
 }
 
 function walletIdOf(details: SideDetails, side: string): string {
@@ -215,6 +243,25 @@ export function buildSides(input: QuoteInput, plan: QuotePlan, resolved: Resolve
     if (plan.kind !== 'cardBuy' && wallet.id === resolved.sourceWallet?.id) throw new ApiError('InvalidRequest', 'the destination wallet is the source wallet');
     destinationSide = walletSide('walletOms', wallet, walletParty(customerId, wallet), destination.amount);
     destinationAsset = wallet.asset;
+  } else if (plan.kind === 'cashPickup') {
+    // The customer withdraws their own crypto as cash (spec: rule 8): they are the party who collects it.
+    const location = resolved.cashLocation!;
+    destinationSide = {
+      type: 'cash',
+      category: 'cash',
+      details: {
+        asset: 'usd',
+        network: 'cash',
+        cashLocationId: location.locId,
+        cashLocationReference: location.cashLocationReference,
+        locationName: location.name,
+        locationProvider: location.provider,
+        locationState: location.state,
+      },
+      ...(destination.amount ? { amount: destination.amount } : {}),
+      party: { relationship: 'customer', customerId, entityType: 'individual' },
+    };
+    destinationAsset = 'usd';
   } else if (plan.kind === 'cardSell') {
     destinationSide = cardSide(resolved.destinationAccount!, customerId, 'destination', destination.amount);
     checkAssetNetwork(destination.details, 'destination', 'usd', 'card');
@@ -249,6 +296,7 @@ export function buildSides(input: QuoteInput, plan: QuotePlan, resolved: Resolve
       };
     }
   }
-  const sourceToDestination: Corridor = plan.kind === 'cardBuy' ? 'fiatAccountToCrypto' : plan.kind === 'cryptoToCrypto' ? 'cryptoToCrypto' : 'cryptoToFiatAccount';
+  const sourceToDestination: Corridor =
+    plan.kind === 'cardBuy' ? 'fiatAccountToCrypto' : plan.kind === 'cryptoToCrypto' ? 'cryptoToCrypto' : plan.kind === 'cashPickup' ? 'cryptoToCash' : 'cryptoToFiatAccount';
   return { sourceToDestination, source: sourceSide, destination: destinationSide, sourceAsset, destinationAsset };
 }

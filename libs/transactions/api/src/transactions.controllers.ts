@@ -4,9 +4,17 @@ import { EventPattern, Payload } from '@nestjs/microservices';
 import { ApiError, type EventPayloads } from '@mm/contracts';
 import { TransactionsService } from '@mm/transactions/application';
 import type { RecordedEvent } from '@mm/platform/event-store';
-import { AdminRoute, ApiPage, decodeCursor, Idempotent, pageLimit, ProjectId, toPage, type Page } from '@mm/platform/http';
+import { AdminRoute, ApiPage, decodeCursor, Idempotent, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
 import { isId } from '@mm/platform/ids';
-import { CompleteRefundRequest, CreateTransactionRequest, ListTransactionsQuery, OperatorActionRequest, OperatorResultResponse, TransactionResponse } from './transactions.dto';
+import {
+  CompleteRefundRequest,
+  CreateTransactionRequest,
+  ListTransactionsQuery,
+  OperatorActionRequest,
+  OperatorResultResponse,
+  SimulateCashPickupRequest,
+  TransactionResponse,
+} from './transactions.dto';
 
 @ApiTags('Transactions')
 @ApiBearerAuth('bearer')
@@ -39,6 +47,26 @@ export class TransactionsController {
   @ApiOkResponse({ type: TransactionResponse })
   async get(@ProjectId() projectId: string, @Param('id') id: string): Promise<TransactionResponse> {
     return (await this.transactions.require(projectId, id)).view as TransactionResponse;
+  }
+}
+
+@ApiTags('Sandbox')
+@ApiBearerAuth('bearer')
+@SandboxOnly()
+@Controller('transactions')
+export class SandboxTransactionsController {
+  constructor(private readonly transactions: TransactionsService) {}
+
+  @Post(':id/simulate/cash-pickup')
+  @Idempotent()
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      'The retail network reports a cash pickup waiting for collection (processing.cashPickupReady): collected completes it (completed.cashPickupCollected); expired returns the money to the source wallet, then completes it (completed.cashPickupExpired)',
+  })
+  @ApiOkResponse({ type: TransactionResponse })
+  async cashPickup(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: SimulateCashPickupRequest): Promise<TransactionResponse> {
+    return (await this.transactions.simulateCashPickup(projectId, id, body.outcome)) as TransactionResponse;
   }
 }
 
@@ -95,6 +123,11 @@ export class TransactionsEventsController {
   @EventPattern('project.updated')
   onProjectUpdated(@Payload() event: RecordedEvent<'project.updated', EventPayloads['project.updated']>): Promise<void> {
     return this.transactions.onProjectUpdated(event);
+  }
+
+  @EventPattern('cashIn.deposited')
+  onCashInDeposited(@Payload() event: RecordedEvent<'cashIn.deposited', EventPayloads['cashIn.deposited']>): Promise<void> {
+    return this.transactions.onCashInDeposited(event);
   }
 
   @EventPattern('funds.returned')

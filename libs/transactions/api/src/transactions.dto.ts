@@ -26,7 +26,7 @@ export class TransactionResponse {
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'party, type, category, details' }) source!: Record<string, unknown>;
   @ApiProperty({ type: 'object', additionalProperties: true }) destination!: Record<string, unknown>;
   @ApiProperty({ type: 'object', additionalProperties: true }) pricing!: Record<string, unknown>;
-  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: 'transfers with txHash, imad, uetr, endToEndId, failure' }) legs!: Array<Record<string, unknown>>;
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: 'transfers with txHash, imad, uetr, endToEndId, failure; a cash pickup\'s payout (rail cash) also pickupCode' }) legs!: Array<Record<string, unknown>>;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true }) payoutOrigin?: Record<string, unknown>;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'only while awaitingAction' }) hold?: Record<string, unknown>;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'SettlementError, on failure' }) error?: Record<string, unknown>;
@@ -37,6 +37,14 @@ export class TransactionResponse {
 
 export class OperatorActionRequest {
   @ApiPropertyOptional({ maxLength: 500, description: 'why: recorded with the transaction' }) @IsOptional() @IsString() @MinLength(1) @MaxLength(500) reason?: string;
+}
+
+export const CASH_PICKUP_OUTCOMES = ['collected', 'expired'] as const;
+
+export class SimulateCashPickupRequest {
+  @ApiProperty({ enum: CASH_PICKUP_OUTCOMES, description: 'collected: the recipient took the cash; expired: nobody came, the money goes back to the source wallet' })
+  @IsIn(CASH_PICKUP_OUTCOMES, { message: `outcome must be one of ${CASH_PICKUP_OUTCOMES.join(', ')}` })
+  outcome!: (typeof CASH_PICKUP_OUTCOMES)[number];
 }
 
 export class CompleteRefundRequest {

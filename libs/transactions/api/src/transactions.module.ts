@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TransactionsEventStore, TransactionsService } from '@mm/transactions/application';
 import { PaymentRails, SandboxRails, TransactionLimitsRepository, TransactionsReadModel } from '@mm/transactions/infrastructure';
-import { TransactionsAdminController, TransactionsController, TransactionsEventsController } from './transactions.controllers';
+import { SandboxTransactionsController, TransactionsAdminController, TransactionsController, TransactionsEventsController } from './transactions.controllers';
 
 @Module({
-  controllers: [TransactionsController, TransactionsAdminController, TransactionsEventsController],
+  controllers: [TransactionsController, SandboxTransactionsController, TransactionsAdminController, TransactionsEventsController],
   // The sandbox simulates every rail; production binds real adapters to PaymentRails.
   providers: [TransactionsEventStore, TransactionsReadModel, TransactionLimitsRepository, { provide: PaymentRails, useClass: SandboxRails }, TransactionsService],
 })

@@ -238,6 +238,21 @@ export class TransactionsService implements OnModuleInit {
     }
   }
 
+  /**
+   * Sandbox: the retail network reports a cash pickup (spec: rule 8; Events, tie 7). Collected, the
+   * payout leg settles and the transaction completes `completed.cashPickupCollected`; expired, the
+   * money goes back to the source wallet (`processing.returningToSender`) and, once the accounts
+   * service has credited it, the transaction completes `completed.cashPickupExpired`.
+   */
+  async simulateCashPickup(projectId: string, id: string, outcome: 'collected' | 'expired'): Promise<TransactionView> {
+    await this.require(projectId, id);
+    return runCommand(this.uow, async () => {
+      const at = (await this.clock.now(projectId)).toISOString();
+      const { state } = await this.execute(projectId, id, (current) => ({ type: 'ReportCashPickup', outcome, refundLeg: refundLeg(current.record!, nextLegId(current)), at }));
+      return transactionView(state);
+    });
+  }
+
   /** The gateway changed a project: its limits apply to the next transaction. */
   async onProjectUpdated(event: RecordedEvent<'project.updated', EventPayloads['project.updated']>): Promise<void> {
     if (event.data.changes.limits) await this.limits.apply(event.data.projectId, event.data.changes.limits);
@@ -271,6 +286,50 @@ export class TransactionsService implements OnModuleInit {
       const firstLeg = record.source.type === 'card' ? depositLeg(record, next) : payoutLeg(record, next);
       return { type: 'DecideReview', outcome, firstLeg, refundLeg: refundLeg(record, next), at };
     });
+  }
+
+  /**
+   * The cash-in service confirmed a cash deposit (spec: rule 3, States / Cash-in): the transaction
+   * it links is created here, `cashToCrypto` with precursor cashIn, skipping the quote, and starts
+   * `processing` with the cash already in: its deposit leg on the cash rail settles at once and the
+   * crypto goes out to the cash-in's destination. A redelivered event finds the stream and does nothing.
+   */
+  async onCashInDeposited(event: RecordedEvent<'cashIn.deposited', EventPayloads['cashIn.deposited']>): Promise<void> {
+    const d = event.data;
+    const customer = { relationship: 'customer', customerId: d.customerId, entityType: 'individual' } as const;
+    const destination: TransactionCreated['destination'] = d.destination.walletId
+      ? { type: 'walletOms', category: 'crypto', details: { id: d.destination.walletId, asset: d.destination.asset, network: d.destination.network, address: d.destination.blockchainAddress }, party: customer }
+      : {
+          type: 'walletExternal',
+          category: 'crypto',
+          details: { ...(d.destination.externalAccountId ? { id: d.destination.externalAccountId } : {}), asset: d.destination.asset, network: d.destination.network, address: d.destination.blockchainAddress },
+          party: d.destination.externalAccountId ? customer : { relationship: 'externalUnregistered' },
+        };
+    const record: Omit<TransactionCreated, 'status' | 'subStatus' | 'at'> = {
+      transactionId: d.transactionId,
+      projectId: d.projectId,
+      customerId: d.customerId,
+      sourceToDestination: 'cashToCrypto',
+      precursor: { type: 'cashIn', id: d.cashInId },
+      source: {
+        type: 'cash',
+        category: 'cash',
+        details: { asset: d.deposit.asset, network: 'cash', locationId: d.location.locId, locationReference: d.location.reference, locationProvider: d.location.provider },
+        party: customer,
+      },
+      destination,
+      pricing: d.pricing,
+      settlementType: null,
+      metadata: d.metadata,
+      customerIds: [d.customerId],
+    };
+    const full = { ...record, status: 'processing', subStatus: null, at: d.at } as TransactionCreated;
+    try {
+      await this.execute(d.projectId, d.transactionId, { type: 'CreateTransaction', record, firstLeg: depositLeg(full, `${d.transactionId}.1`), at: d.at }, { newStream: true });
+    } catch (error) {
+      if (error instanceof ConcurrencyError) return;
+      throw error;
+    }
   }
 
   /** The accounts service returned a refund's money to the source wallet. */

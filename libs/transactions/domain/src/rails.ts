@@ -10,6 +10,9 @@
 //   .97 the payout goes unanswered and the provider cannot be reached to ask
 //   .98 a compliance review rejects the transaction
 // Anything else settles after the rail's sandbox delay; an operator's retry always does.
+// A cash pickup's payout (rail cash) is not chosen by cents (pickups are whole
+// multiples of $20): the network issues its pickup code at once, and the
+// simulation route POST /transactions/{id}/simulate/cash-pickup decides the rest.
 import type { LegFailure, TransactionCreated } from '@mm/contracts';
 import { dec } from '@mm/platform/money';
 import type { NewLeg, RailOutcome } from './transaction.decider';
@@ -53,13 +56,15 @@ export function payoutLeg(record: TransactionCreated, id: string): NewLeg {
   const d = record.destination;
   const asset = record.pricing.destination.asset;
   const network = String(d.details.network);
+  if (d.type === 'cash') return { id, kind: 'payout', rail: 'cash', asset, network: 'cash', amount: record.pricing.destination.amountNet };
   const rail = d.category === 'crypto' ? 'crypto' : d.type === 'card' ? 'card' : network;
   return { id, kind: 'payout', rail, asset, network, amount: record.pricing.destination.amountNet };
 }
 
-/** A card buy's charge: the source amount, in on the card rail. */
+/** Money coming in: a card buy's charge on the card rail, a cash-in's deposit on the cash rail; the source amount. */
 export function depositLeg(record: TransactionCreated, id: string): NewLeg {
-  return { id, kind: 'deposit', rail: 'card', asset: record.pricing.source.asset, network: 'card', amount: record.pricing.source.amountGross };
+  const rail = record.source.type === 'cash' ? 'cash' : 'card';
+  return { id, kind: 'deposit', rail, asset: record.pricing.source.asset, network: rail, amount: record.pricing.source.amountGross };
 }
 
 /** The refund: everything pulled goes back to the source wallet. */
@@ -84,10 +89,16 @@ export function sandboxLookup(record: TransactionCreated): ProviderLookup {
   return cents === SANDBOX_MAGIC_CENTS.unconfirmedHeld ? 'holds' : cents === SANDBOX_MAGIC_CENTS.unconfirmedUnreachable ? 'unreachable' : 'none';
 }
 
-export function sandboxOutcome(record: TransactionCreated, leg: NewLeg): { outcome: Exclude<RailOutcome, { kind: 'settled' }> | { kind: 'settled' }; afterSeconds: number } {
+/** A rail's answer before the provider adds its references (a settlement's, a pickup's code). */
+export type SandboxOutcome = Exclude<RailOutcome, { kind: 'settled' } | { kind: 'pickupReady' }> | { kind: 'settled' } | { kind: 'pickupReady' };
+
+export function sandboxOutcome(record: TransactionCreated, leg: NewLeg): { outcome: SandboxOutcome; afterSeconds: number } {
   const cents = magicCents(record);
   const after = SANDBOX_SETTLEMENT_SECONDS[leg.rail] ?? 60;
   if (leg.kind === 'refund') return { outcome: { kind: 'settled' }, afterSeconds: 0 };
+  if (leg.kind === 'payout' && leg.rail === 'cash') return { outcome: { kind: 'pickupReady' }, afterSeconds: 0 };
+  // A cash-in's cash is in the till when its transaction is created: the deposit is settled already.
+  if (leg.kind === 'deposit' && leg.rail === 'cash') return { outcome: { kind: 'settled' }, afterSeconds: 0 };
   if (leg.kind === 'deposit') {
     if (cents === SANDBOX_MAGIC_CENTS.declined) return { outcome: { kind: 'declined', failure: DECLINES.card }, afterSeconds: 0 };
     if (cents === SANDBOX_MAGIC_CENTS.cardVerificationDeclined) {

@@ -2,7 +2,8 @@
 // read model stores it and every transaction.statusChanged carries it as it
 // was at that event. Only the fields of the current shape: no tracking,
 // estimatedArrival, expiresAt, projectId, rail, rates, type, completedAt,
-// cashPickup or legacy origin ids.
+// cashPickup or legacy origin ids. A cash pickup's code travels as what it is, the
+// cash rail's reference of the payout leg (`pickupCode`, as a chain's `txHash`).
 import type { TransactionLeg } from '@mm/contracts';
 import type { TransactionState } from './transaction.decider';
 
@@ -42,6 +43,8 @@ function legView(leg: TransactionLeg): Record<string, unknown> {
     failure: leg.failure,
     initiatedAt: leg.initiatedAt,
     settledAt: leg.settledAt,
+    // The cash rail's reference: the code the recipient collects a cash pickup with (null until issued).
+    ...(leg.kind === 'payout' && leg.rail === 'cash' ? { pickupCode: leg.pickupCode ?? null } : {}),
   };
 }
 

@@ -2,6 +2,7 @@
 import { ApiError, type TransactionCreated } from '@mm/contracts';
 import { fold, specFor } from '@mm/platform/decider';
 import { payoutLeg, refundLeg } from './rails';
+import { transactionView } from './transaction-view';
 import { transactionDecider, type TransactionEvent } from './transaction.decider';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -73,6 +74,81 @@ describe('transaction decider', () => {
     given(created).when({ type: 'MarkFailed', reason: 'x', at }).thenThrows(isError('TransactionNotActionable'));
   });
 
+  describe('a cash pickup (spec: rule 8; Events, tie 7)', () => {
+    const pickupRecord: typeof record = {
+      ...record,
+      transactionId: 'txn_2',
+      sourceToDestination: 'cryptoToCash',
+      precursor: { type: 'quote', id: 'qt_2' },
+      destination: {
+        type: 'cash',
+        category: 'cash',
+        details: { asset: 'usd', network: 'cash', cashLocationId: 'loc_1', cashLocationReference: 'BIGMART-1006', locationState: 'TX' },
+        party: { relationship: 'customer', customerId: 'cst_1', entityType: 'individual' },
+      },
+      pricing: { ...record.pricing, source: { ...record.pricing.source, amountGross: '40.00', amountNet: '40.00' }, destination: { ...record.pricing.destination, amountGross: '40.00', amountNet: '40.00' } },
+    };
+    const pickupFull = { ...pickupRecord, status: 'processing', subStatus: null, at } as TransactionCreated;
+    const cashLeg = payoutLeg(pickupFull, 'txn_2.1');
+    const refund = refundLeg(pickupFull, 'txn_2.2');
+    const pickupPulled = { walletId: 'wlt_1', postingId: 'txn_2:pull', asset: 'usdc', amount: '40.00' };
+    const started = transactionDecider.decide({ type: 'CreateTransaction', record: pickupRecord, pulled: pickupPulled, firstLeg: cashLeg, at }, transactionDecider.initialState());
+    const ready = transactionDecider.decide({ type: 'ReportLeg', legId: 'txn_2.1', outcome: { kind: 'pickupReady', pickupCode: '1234 5678' }, at }, fold(transactionDecider, started));
+    const waiting = [...started, ...ready];
+
+    it('pays out on the cash rail, in usd, for the destination amount', () => {
+      expect(cashLeg).toEqual({ id: 'txn_2.1', kind: 'payout', rail: 'cash', asset: 'usd', network: 'cash', amount: '40.00' });
+    });
+
+    it('is processing.cashPickupReady once the network issues the code, which the payout leg carries', () => {
+      expect(statuses(ready)).toEqual([['transaction.cashPickupReady', 'processing', 'processing.cashPickupReady']]);
+      const state = fold(transactionDecider, waiting);
+      expect(state.legs).toEqual([expect.objectContaining({ id: 'txn_2.1', status: 'pending', pickupCode: '1234 5678' })]);
+      expect(transactionView(state).legs[0]).toMatchObject({ rail: 'cash', status: 'pending', pickupCode: '1234 5678' });
+      // A second answer from the network issues nothing new.
+      given(waiting).when({ type: 'ReportLeg', legId: 'txn_2.1', outcome: { kind: 'pickupReady', pickupCode: '9999 0000' }, at }).then([]);
+    });
+
+    it('completes completed.cashPickupCollected when the cash is collected; the leg settles for the ledger', () => {
+      const collected = transactionDecider.decide({ type: 'ReportCashPickup', outcome: 'collected', refundLeg: refund, at }, fold(transactionDecider, waiting));
+      expect(statuses(collected)).toEqual([
+        ['transaction.legSettled', 'processing', 'processing.cashPickupReady'],
+        ['transaction.completed', 'completed', 'completed.cashPickupCollected'],
+      ]);
+      expect(collected[0].data).toMatchObject({ settlement: { kind: 'payout', transitAsset: 'usdc', transitAmount: '40.00', railAsset: 'usd', railAmount: '40.00', network: 'cash', walletId: null } });
+      given([...waiting, ...collected]).when({ type: 'ReportCashPickup', outcome: 'expired', refundLeg: refund, at }).thenThrows(isError('CashPickupNotReady'));
+    });
+
+    it('returns the money of an expired pickup to the wallet, then completes completed.cashPickupExpired (not failed)', () => {
+      const expired = transactionDecider.decide({ type: 'ReportCashPickup', outcome: 'expired', refundLeg: refund, at }, fold(transactionDecider, waiting));
+      expect(statuses(expired)).toEqual([
+        ['transaction.legFailed', 'processing', 'processing.cashPickupReady'],
+        ['transaction.refundInitiated', 'processing', 'processing.returningToSender'],
+      ]);
+      expect(expired[0].data).toMatchObject({ failure: { code: 'cashPickupExpired' } });
+      expect(expired[1].data).toMatchObject({ walletId: 'wlt_1', leg: { kind: 'refund', rail: 'crypto', asset: 'usdc', amount: '40.00' } });
+      const back = transactionDecider.decide({ type: 'ConfirmRefund', legId: 'txn_2.2', at }, fold(transactionDecider, [...waiting, ...expired]));
+      expect(statuses(back)).toEqual([['transaction.refunded', 'completed', 'completed.cashPickupExpired']]);
+      const done = transactionView(fold(transactionDecider, [...waiting, ...expired, ...back]));
+      expect(done).toMatchObject({ status: 'completed', subStatus: 'completed.cashPickupExpired' });
+      expect(done).not.toHaveProperty('error');
+      given([...waiting, ...expired, ...back]).when({ type: 'ReportCashPickup', outcome: 'collected', refundLeg: refund, at }).thenThrows(isError('CashPickupNotReady'));
+    });
+
+    it('refuses a pickup outcome before the code is issued, and on any other corridor', () => {
+      given(started).when({ type: 'ReportCashPickup', outcome: 'collected', refundLeg: refund, at }).thenThrows(isError('CashPickupNotReady'));
+      given(created).when({ type: 'ReportCashPickup', outcome: 'expired', refundLeg: refundLeg(full, 'txn_1.2'), at }).thenThrows(isError('CashPickupNotReady'));
+    });
+
+    it('ignores a pickup code for a leg that is not a cash payout', () => {
+      given(created).when({ type: 'ReportLeg', legId: 'txn_1.1', outcome: { kind: 'pickupReady', pickupCode: '1234 5678' }, at }).then([]);
+    });
+
+    it('shows no pickup code on legs of other rails', () => {
+      expect(transactionView(fold(transactionDecider, created)).legs[0]).not.toHaveProperty('pickupCode');
+    });
+  });
+
   it('produces only sub-statuses of the spec\'s closed set', () => {
     const closed = new Set([
       null,
@@ -85,6 +161,9 @@ describe('transaction decider', () => {
       'failed.providerDeclined',
       'failed.outboundFailed',
       'failed.inboundFailed',
+      'processing.cashPickupReady',
+      'completed.cashPickupCollected',
+      'completed.cashPickupExpired',
     ]);
     const unconfirmed = transactionDecider.decide({ type: 'ReportLeg', legId: 'txn_1.1', outcome: { kind: 'unconfirmed' }, at }, fold(transactionDecider, created));
     const timedOut = transactionDecider.decide(

@@ -2,7 +2,10 @@
 // transfers that move the money: a card charge in (deposit), the payout out,
 // and a refund back to the source. Every event that moves the status or the
 // sub-status carries both as they are after it, so each one is a
-// `transaction.statusChanged` of its own.
+// `transaction.statusChanged` of its own. A cash pickup's payout (rail cash) waits
+// at the retail network with its code issued (`processing.cashPickupReady`) until
+// the cash is collected, or the pickup expires and its money goes back to the
+// wallet; both complete it (spec: States / Transaction, sub-statuses).
 import {
   ApiError,
   type EventPayloads,
@@ -31,6 +34,7 @@ export type TransactionEvent = TypedEvent<
   | 'transaction.refunded'
   | 'transaction.payoutUnconfirmed'
   | 'transaction.payoutRetried'
+  | 'transaction.cashPickupReady'
 >;
 
 /** The first leg a new transaction starts, unless it is held for review first. */
@@ -44,7 +48,9 @@ export type RailOutcome =
   /** Failed after it was sent: returned by the bank, reverted on chain, charged back. */
   | { kind: 'failed'; failure: LegFailure }
   /** No answer in time: the service stops waiting, and the sweeper asks the provider later. */
-  | { kind: 'unconfirmed' };
+  | { kind: 'unconfirmed' }
+  /** The cash rail took a cash pickup's payout: the code is issued and the cash waits to be collected. */
+  | { kind: 'pickupReady'; pickupCode: string };
 
 export type TransactionCommand =
   | {
@@ -65,7 +71,12 @@ export type TransactionCommand =
   /** Operator: return held money to its source. */
   | { type: 'RefundHeld'; refundLeg: NewLeg; reason: string; at: string }
   /** Operator: give up on a held or unconfirmed payout; the money stays held for a refund. */
-  | { type: 'MarkFailed'; reason: string; at: string };
+  | { type: 'MarkFailed'; reason: string; at: string }
+  /**
+   * The retail network reports a cash pickup waiting for collection: the recipient collected the
+   * cash, or the pickup expired uncollected (its money goes back to the source wallet: refundLeg).
+   */
+  | { type: 'ReportCashPickup'; outcome: 'collected' | 'expired'; refundLeg: NewLeg; at: string };
 
 export interface TransactionState {
   status: TransactionStatus | 'none';
@@ -116,6 +127,8 @@ function evolve(state: TransactionState, e: TransactionEvent): TransactionState 
       return moved;
     case 'transaction.payoutRetried':
       return { ...moved, legs: [...state.legs, e.data.leg] };
+    case 'transaction.cashPickupReady':
+      return { ...moved, legs: state.legs.map((l) => (l.id === e.data.legId ? { ...l, pickupCode: e.data.pickupCode } : l)) };
     case 'transaction.refunded':
       return {
         ...moved,
@@ -172,6 +185,8 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
     if (!leg || leg.status !== 'pending') return [];
     const error = { ...(state.pendingError ?? settlementError({ code: 'refunded', message: 'The money was returned to the sender.' }, command.at, false)) };
     error.refund = { status: 'completed', amount: leg.amount, asset: leg.asset };
+    // An expired cash pickup is no failure (spec: States / Transaction): it completes, its money back home.
+    if (cashPickupExpired(state)) return [event('transaction.refunded', { ...base, status: 'completed', subStatus: 'completed.cashPickupExpired', legId: leg.id, error })];
     return [event('transaction.refunded', { ...base, status: 'failed', subStatus: 'failed.returnedToSender', legId: leg.id, error })];
   }
 
@@ -207,6 +222,29 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
     ];
   }
 
+  if (command.type === 'ReportCashPickup') {
+    const pickup = state.legs.find((l) => isCashPickupLeg(l) && l.status === 'pending');
+    if (state.subStatus !== 'processing.cashPickupReady' || !pickup) {
+      throw new ApiError(
+        'CashPickupNotReady',
+        state.record.sourceToDestination !== 'cryptoToCash'
+          ? `transaction ${transactionId} is ${state.record.sourceToDestination}, not a cash pickup`
+          : `the cash pickup is ${state.subStatus ?? state.status}: only one waiting for collection (processing.cashPickupReady) can be collected or expire`,
+      );
+    }
+    if (command.outcome === 'collected') {
+      return [
+        event('transaction.legSettled', { ...base, status: state.status, subStatus: state.subStatus, legId: pickup.id, references: {}, settlement: settlementOf(state.record, pickup) }),
+        event('transaction.completed', { ...base, status: 'completed', subStatus: 'completed.cashPickupCollected' }),
+      ];
+    }
+    // Nothing was handed out: the money goes back to the source wallet, then the pickup completes as expired.
+    return [
+      event('transaction.legFailed', { ...base, status: state.status, subStatus: state.subStatus, legId: pickup.id, failure: CASH_PICKUP_EXPIRED }),
+      ...refundOrFail(state, base, settlementError(CASH_PICKUP_EXPIRED, command.at, false), command.refundLeg, 'failed.outboundFailed'),
+    ];
+  }
+
   // ReportLeg: a rail's answer about a pending leg; a repeated or late answer changes nothing.
   const leg = state.legs.find((l) => l.id === command.legId);
   if (!leg || leg.status !== 'pending' || TERMINAL.includes(state.status)) return [];
@@ -214,6 +252,10 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
   if (outcome.kind === 'unconfirmed') {
     if (state.subStatus === 'processing.payoutUnconfirmed' || leg.kind !== 'payout') return [];
     return [event('transaction.payoutUnconfirmed', { ...base, status: 'processing', subStatus: 'processing.payoutUnconfirmed', legId: leg.id })];
+  }
+  if (outcome.kind === 'pickupReady') {
+    if (!isCashPickupLeg(leg) || state.subStatus === 'processing.cashPickupReady') return [];
+    return [event('transaction.cashPickupReady', { ...base, status: 'processing', subStatus: 'processing.cashPickupReady', legId: leg.id, pickupCode: outcome.pickupCode })];
   }
   if (outcome.kind === 'settled') {
     if (leg.kind === 'deposit') {
@@ -231,13 +273,19 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
     }
     return [
       event('transaction.legSettled', { ...base, status: state.status, subStatus: state.subStatus, legId: leg.id, references: outcome.references, settlement: settlementOf(state.record, leg) }),
-      event('transaction.completed', { ...base, status: 'completed', subStatus: null }),
+      event('transaction.completed', { ...base, status: 'completed', subStatus: isCashPickupLeg(leg) ? 'completed.cashPickupCollected' : null }),
     ];
   }
   const failed = event('transaction.legFailed', { ...base, status: state.status, subStatus: state.subStatus, legId: leg.id, failure: outcome.failure });
   if (leg.kind === 'deposit') {
     // A single-leg refusal by the card processor, or a charge that failed after it was authorised.
     const subStatus = outcome.kind === 'declined' ? 'failed.providerDeclined' : 'failed.inboundFailed';
+    return [failed, event('transaction.failed', { ...base, status: 'failed', subStatus, error: settlementError(outcome.failure, command.at, false) })];
+  }
+  if (state.record.source.type === 'cash') {
+    // A cash-in's crypto could not be delivered: the transaction fails; the cash-in stays completed
+    // (spec: States / Cash-in) and the deposited cash stays in the transaction's transit account.
+    const subStatus = outcome.kind === 'declined' ? 'failed.providerDeclined' : 'failed.outboundFailed';
     return [failed, event('transaction.failed', { ...base, status: 'failed', subStatus, error: settlementError(outcome.failure, command.at, false) })];
   }
   if (!state.pulledFrom) {
@@ -250,6 +298,18 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
   }
   // Sent and lost (returned, reverted): terminal, the money held for an operator's refund or retry.
   return [failed, event('transaction.failed', { ...base, status: 'failed', subStatus: 'failed.outboundFailed', error: settlementError(outcome.failure, command.at, true, { recovery: 'refund' }) })];
+}
+
+/** The failure of a cash pickup's payout leg that lapsed uncollected. */
+export const CASH_PICKUP_EXPIRED: LegFailure = { code: 'cashPickupExpired', message: 'The cash was not collected before the pickup expired.' };
+
+/** A cash pickup's payout: to the retail network's cash rail (spec: rule 8). */
+function isCashPickupLeg(leg: Pick<TransactionLeg, 'kind' | 'rail'>): boolean {
+  return leg.kind === 'payout' && leg.rail === 'cash';
+}
+
+function cashPickupExpired(state: TransactionState): boolean {
+  return state.legs.some((l) => isCashPickupLeg(l) && l.status === 'failed' && l.failure?.code === CASH_PICKUP_EXPIRED.code);
 }
 
 /** The service holds the money of a payout that failed: a card buy's crypto, awaiting an operator. */

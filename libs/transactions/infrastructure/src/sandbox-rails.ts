@@ -2,8 +2,9 @@
 // sandbox answers each leg as docs/sandbox.md says (magic cents), after the
 // rail's delay on the project's clock, with the reference each rail issues: a
 // transaction hash on chain, an IMAD on a wire, a UETR on SWIFT, an
-// end-to-end id on ACH, local transfers and cards.
-import { randomBytes, randomUUID } from 'node:crypto';
+// end-to-end id on ACH, local transfers and cards; the retail network issues a
+// cash pickup's code.
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { LegReferences, TransactionCreated } from '@mm/contracts';
 import { sandboxLookup, sandboxOutcome, type NewLeg, type RailOutcome } from '@mm/transactions/domain';
@@ -26,6 +27,7 @@ export abstract class PaymentRails {
 export class SandboxRails extends PaymentRails {
   answer(record: TransactionCreated, leg: NewLeg, at: Date): RailAnswer {
     const { outcome, afterSeconds } = sandboxOutcome(record, leg);
+    if (outcome.kind === 'pickupReady') return { outcome: { kind: 'pickupReady', pickupCode: pickupCode() }, afterSeconds };
     if (outcome.kind !== 'settled') return { outcome, afterSeconds };
     return { outcome: { kind: 'settled', references: this.references(leg, at) }, afterSeconds };
   }
@@ -44,4 +46,10 @@ export class SandboxRails extends PaymentRails {
     if (leg.rail === 'swift') return { uetr: randomUUID() };
     return { endToEndId: `E2E${randomBytes(8).toString('hex').toUpperCase()}` };
   }
+}
+
+/** A cash pickup's code: two groups of four random digits (`1234 5678`), what the recipient gives at the till. */
+function pickupCode(): string {
+  const group = () => String(randomInt(0, 10_000)).padStart(4, '0');
+  return `${group()} ${group()}`;
 }

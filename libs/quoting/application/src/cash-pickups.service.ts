@@ -1,0 +1,76 @@
+// Cash pickup in the quoting service (spec: rule 8; Limits / Cash pickup
+// (cash-out)). A cash pickup quote needs the project's `cashPickup` feature and a
+// retail location that pays out cash; its limits are checked when the quote is
+// created (early: a partner learns at once) and again, authoritatively, when
+// POST /transactions accepts it: there the customer's acceptances are serialised
+// and the pickup counted in the same database transaction as quote.accepted.
+// Features, locations and expiries come from other services' logs (projections).
+import { Injectable } from '@nestjs/common';
+import { ApiError, type EventPayloads, type QuoteRecord } from '@mm/contracts';
+import { cashPickupWindows, checkCashPickupAmount, checkCashPickupUsage, checkPickupLocation, type CashPickupLocation } from '@mm/quoting/domain';
+import { CashPickupRepository } from '@mm/quoting/infrastructure';
+import type { RecordedEvent } from '@mm/platform/event-store';
+import { isId } from '@mm/platform/ids';
+
+@Injectable()
+export class CashPickupsService {
+  constructor(private readonly pickups: CashPickupRepository) {}
+
+  /** Spec: rule 1: cash pickup is enabled per project (off by default). */
+  async requireEnabled(projectId: string): Promise<void> {
+    if (!(await this.pickups.cashPickupEnabled(projectId))) {
+      throw new ApiError('UnsupportedCorridor', 'cash pickup is not enabled for this project (project feature cashPickup, set by an operator)');
+    }
+  }
+
+  /** The location a cash destination names: known, the same reference, a pickup location. */
+  async location(id: string, reference: string): Promise<CashPickupLocation> {
+    if (!isId('cashLocation', id)) throw new ApiError('InvalidCashLocationID', `"${id.slice(0, 64)}" is not a cash location id (loc_…)`);
+    return checkPickupLocation(await this.pickups.location(id), id, reference);
+  }
+
+  /** At quote creation: the amount's own rules, and the caps on what the customer has used so far. */
+  async checkAtCreate(projectId: string, customerId: string, cash: string, state: string, at: Date): Promise<void> {
+    checkCashPickupAmount(cash);
+    checkCashPickupUsage(cash, state, await this.pickups.usage(projectId, customerId, cashPickupWindows(at), null));
+  }
+
+  /**
+   * At acceptance, in the transaction that appends quote.accepted (whose projection counts the
+   * pickup): the customer's lock first, so that concurrent acceptances are decided one at a time.
+   */
+  async checkAtAccept(quote: QuoteRecord, at: string): Promise<void> {
+    await this.requireEnabled(quote.projectId);
+    const cash = quote.pricing.destination.amountGross;
+    checkCashPickupAmount(cash);
+    await this.pickups.lockCustomer(quote.projectId, quote.customerId);
+    const used = await this.pickups.usage(quote.projectId, quote.customerId, cashPickupWindows(at), quote.quoteId);
+    checkCashPickupUsage(cash, String(quote.destination.details.locationState), used);
+  }
+
+  recordAccepted(data: EventPayloads['quote.accepted']): Promise<void> {
+    return this.pickups.recordAccepted(data.projectId, data.quoteId, data.transactionId, data.at);
+  }
+
+  removeReleased(data: EventPayloads['quote.released']): Promise<void> {
+    return this.pickups.removeReleased(data.projectId, data.quoteId);
+  }
+
+  async onProjectCreated(event: RecordedEvent<'project.created', EventPayloads['project.created']>): Promise<void> {
+    await this.pickups.applyFeatures(event.data.projectId, event.data.features);
+  }
+
+  async onProjectUpdated(event: RecordedEvent<'project.updated', EventPayloads['project.updated']>): Promise<void> {
+    if (event.data.changes.features) await this.pickups.applyFeatures(event.data.projectId, event.data.changes.features);
+  }
+
+  async onCashLocationPublished(event: RecordedEvent<'cashLocation.published', EventPayloads['cashLocation.published']>): Promise<void> {
+    await this.pickups.upsertLocation(event.data, event.streamVersion);
+  }
+
+  /** An expired pickup's money is back in the wallet: no cash was handed out, so it no longer counts. */
+  async onTransactionRefunded(event: RecordedEvent<'transaction.refunded', EventPayloads['transaction.refunded']>): Promise<void> {
+    if (event.data.subStatus !== 'completed.cashPickupExpired') return;
+    await this.pickups.markReturned(event.data.projectId, event.data.transactionId, event.data.at);
+  }
+}

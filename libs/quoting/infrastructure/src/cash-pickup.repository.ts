@@ -1,0 +1,97 @@
+// Cash pickup's read models in the quoting schema (spec: rule 8; Limits / Cash
+// pickup (cash-out)): projects' features and retail locations as other services'
+// logs announce them, and the accepted pickups each customer's limits count.
+// Every query of a project's data takes the project id; locations belong to no project.
+import { Injectable } from '@nestjs/common';
+import type { CashLocationPublished, ProjectFeatures } from '@mm/contracts';
+import type { CashPickupLocation, CashPickupUsage } from '@mm/quoting/domain';
+import { UnitOfWork } from '@mm/platform/database';
+
+@Injectable()
+export class CashPickupRepository {
+  constructor(private readonly uow: UnitOfWork) {}
+
+  /** Merges a project's features as the gateway does (project.created sets all, project.updated some). */
+  async applyFeatures(projectId: string, features: Partial<ProjectFeatures>): Promise<void> {
+    await this.uow.query(
+      `INSERT INTO quoting.project_features (project_id, features) VALUES ($1, $2::jsonb)
+       ON CONFLICT (project_id) DO UPDATE SET features = quoting.project_features.features || EXCLUDED.features`,
+      [projectId, JSON.stringify(features)],
+    );
+  }
+
+  /** Off until the gateway says otherwise. */
+  async cashPickupEnabled(projectId: string): Promise<boolean> {
+    const [row] = await this.uow.query<{ enabled: boolean | null }>(`SELECT (features->>'cashPickup')::boolean AS enabled FROM quoting.project_features WHERE project_id = $1`, [projectId]);
+    return row?.enabled === true;
+  }
+
+  /** The location as last published; an older version redelivered changes nothing. */
+  async upsertLocation(location: CashLocationPublished, version: number): Promise<void> {
+    await this.uow.query(
+      `INSERT INTO quoting.cash_locations (loc_id, cash_location_reference, name, provider, state, flows, location, version)
+       VALUES ($1, $2, $3, $4, $5, $6::text[], $7::jsonb, $8)
+       ON CONFLICT (loc_id) DO UPDATE SET cash_location_reference = EXCLUDED.cash_location_reference, name = EXCLUDED.name,
+         provider = EXCLUDED.provider, state = EXCLUDED.state, flows = EXCLUDED.flows, location = EXCLUDED.location, version = EXCLUDED.version
+       WHERE quoting.cash_locations.version < EXCLUDED.version`,
+      [location.locId, location.cashLocationReference, location.name, location.provider, location.address.state, location.flows, JSON.stringify(location), version],
+    );
+  }
+
+  async location(locId: string): Promise<CashPickupLocation | undefined> {
+    const [row] = await this.uow.query<{ loc_id: string; cash_location_reference: string; name: string; provider: string; state: string; flows: string[] }>(
+      `SELECT loc_id, cash_location_reference, name, provider, state, flows FROM quoting.cash_locations WHERE loc_id = $1`,
+      [locId],
+    );
+    if (!row) return undefined;
+    return { locId: row.loc_id, cashLocationReference: row.cash_location_reference, name: row.name, provider: row.provider, state: row.state, flows: row.flows as CashPickupLocation['flows'] };
+  }
+
+  /**
+   * Serialises the acceptances of one customer's pickups until this transaction ends, so that two
+   * cannot pass a cap together. (A hash collision with another customer only makes one wait.)
+   */
+  async lockCustomer(projectId: string, customerId: string): Promise<void> {
+    await this.uow.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`cash-pickup:${projectId}:${customerId}`]);
+  }
+
+  /** The customer's accepted pickups that still count, in the windows given, this quote's own excepted. */
+  async usage(
+    projectId: string,
+    customerId: string,
+    windows: { dayStart: string; dayEnd: string; monthStart: string; monthEnd: string },
+    exceptQuoteId: string | null,
+  ): Promise<CashPickupUsage> {
+    const [row] = await this.uow.query<{ day: string; month: string }>(
+      `SELECT coalesce(sum(amount) FILTER (WHERE accepted_at >= $3 AND accepted_at < $4), 0)::text AS day,
+              coalesce(sum(amount), 0)::text AS month
+         FROM quoting.cash_pickups
+        WHERE project_id = $1 AND customer_id = $2 AND returned_at IS NULL
+          AND accepted_at >= $5 AND accepted_at < $6
+          AND ($7::text IS NULL OR quote_id <> $7)`,
+      [projectId, customerId, windows.dayStart, windows.dayEnd, windows.monthStart, windows.monthEnd, exceptQuoteId],
+    );
+    return { day: row.day, month: row.month };
+  }
+
+  /** quote.accepted: a cash pickup quote's cash counts from now (other corridors' quotes add nothing). */
+  async recordAccepted(projectId: string, quoteId: string, transactionId: string, at: string): Promise<void> {
+    await this.uow.defer(
+      `INSERT INTO quoting.cash_pickups (quote_id, project_id, customer_id, transaction_id, amount, location_state, accepted_at)
+       SELECT id, project_id, customer_id, $3, (record->'pricing'->'destination'->>'amountGross')::numeric, record->'destination'->'details'->>'locationState', $4
+         FROM quoting.quotes WHERE project_id = $1 AND id = $2 AND record->>'sourceToDestination' = 'cryptoToCash'
+       ON CONFLICT (quote_id) DO UPDATE SET transaction_id = EXCLUDED.transaction_id, accepted_at = EXCLUDED.accepted_at, returned_at = NULL`,
+      [projectId, quoteId, transactionId, at],
+    );
+  }
+
+  /** quote.released: the transaction was never made, so the pickup never counted. */
+  async removeReleased(projectId: string, quoteId: string): Promise<void> {
+    await this.uow.defer(`DELETE FROM quoting.cash_pickups WHERE project_id = $1 AND quote_id = $2`, [projectId, quoteId]);
+  }
+
+  /** The pickup expired uncollected and its money went back: its cash no longer counts. */
+  async markReturned(projectId: string, transactionId: string, at: string): Promise<void> {
+    await this.uow.query(`UPDATE quoting.cash_pickups SET returned_at = $3 WHERE project_id = $1 AND transaction_id = $2 AND returned_at IS NULL`, [projectId, transactionId, at]);
+  }
+}
