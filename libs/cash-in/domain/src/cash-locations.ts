@@ -3,18 +3,10 @@
 // distance, or by reference without coordinates. Pure: the application serves
 // the network's locations; production binds a real network behind the same shape.
 // The ids are fixed TypeIDs, generated once: partners and tests may keep them.
-import { ApiError, CASH_FLOWS, type CashFlow, type CashLocationAddress } from '@mm/contracts';
+import { ApiError, CASH_FLOWS, type CashFlow, type CashLocationPublished } from '@mm/contracts';
 
-export interface CashLocation {
-  locId: string;
-  cashLocationReference: string;
-  name: string;
-  provider: string;
-  address: CashLocationAddress;
-  latitude: number;
-  longitude: number;
-  flows: CashFlow[];
-}
+/** A location of the retail network: what cashLocation.published announces, less the moment of publication. */
+export type CashLocation = Omit<CashLocationPublished, 'publishedAt'>;
 
 /** The large retailer of spec: Limits / Cash-in, whose locations take up to $1,000 per cash-in. */
 export const LARGE_RETAILER = 'bigmart';
