@@ -9,7 +9,8 @@ import { prepareValue } from 'pg/lib/utils';
 /** SQLSTATE PostgreSQL answers for a 0x00 byte in a bound text parameter. */
 const CHARACTER_NOT_IN_REPERTOIRE = '22021';
 
-function literal(value: unknown): string {
+/** One parameter as a SQL literal (its type resolved from where it stands, as a bound parameter's is). */
+export function literal(value: unknown): string {
   const prepared: unknown = prepareValue(value);
   if (prepared === null) return 'NULL';
   if (Buffer.isBuffer(prepared)) return `'\\x${prepared.toString('hex')}'`;

@@ -18,11 +18,13 @@
 // transaction still sees it, and batch() sends several statements in one. Each of those is one simple-protocol query of several statements, with
 // the parameters written in as literals by pg's own escaping; in READ COMMITTED
 // every statement of it still takes its own snapshot, so a lock taken by one is
-// seen by the reads after it.
+// seen by the reads after it. A parameterised statement in such a query is prepared
+// too, by SQL PREPARE the first time a connection meets it and EXECUTE with the
+// literals after, so batched statements are not parsed and planned on every call either.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 import type { DataSource } from 'typeorm';
-import { inlineParameters } from './inline-parameters';
+import { inlineParameters, literal } from './inline-parameters';
 
 export interface Statement {
   sql: string;
@@ -120,11 +122,68 @@ export class UnitOfWork {
     // Marked before sending: whatever happens to the query, the transaction may have begun.
     tx.begun = true;
     tx.pending = [];
-    const text = [...ahead, ...statements].map((s) => inlineParameters(s.sql, s.params ?? [])).join(';\n');
-    const answer = (await tx.client.query(text)) as unknown as QueryResult | QueryResult[];
-    const results = Array.isArray(answer) ? answer : [answer];
+    const session = await batchSession(tx.client);
+    const parts: string[] = [];
+    const preparing: string[] = [];
+    for (const s of [...ahead, ...statements]) {
+      const name = s.params && s.params.length > 0 ? batchStatementName(s.sql) : undefined;
+      if (name === undefined) {
+        parts.push(inlineParameters(s.sql, s.params ?? []));
+        continue;
+      }
+      if (!session.prepared.has(name) && !preparing.includes(name)) {
+        parts.push(`PREPARE ${name} AS ${s.sql.trim().replace(/;+$/, '')}`);
+        preparing.push(name);
+      }
+      parts.push(`EXECUTE ${name}(${s.params!.map(literal).join(', ')})`);
+    }
+    let answer: QueryResult | QueryResult[];
+    try {
+      answer = (await tx.client.query(parts.join(';\n'))) as unknown as QueryResult | QueryResult[];
+    } catch (error) {
+      // Which PREPAREs ran before the failure is unknown: the next batch on this connection asks.
+      session.synced = false;
+      throw error;
+    }
+    for (const name of preparing) session.prepared.add(name);
+    const results = (Array.isArray(answer) ? answer : [answer]).filter((r) => r.command !== 'PREPARE');
     return results.slice(ahead.length).map((r) => r.rows ?? []);
   }
+}
+
+/** The batch statements a connection has prepared (SQL PREPARE lasts as long as the session). */
+interface BatchSession {
+  prepared: Set<string>;
+  /** False after a batch failed part-way: the set is read back from the server before the next one. */
+  synced: boolean;
+}
+
+const batchSessions = new WeakMap<PoolClient, BatchSession>();
+
+async function batchSession(client: PoolClient): Promise<BatchSession> {
+  let session = batchSessions.get(client);
+  if (!session) {
+    session = { prepared: new Set(), synced: true };
+    batchSessions.set(client, session);
+  }
+  if (!session.synced) {
+    const rows = (await client.query(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'mm\\_b\\_%'`)).rows as Array<{ name: string }>;
+    session.prepared = new Set(rows.map((r) => r.name));
+    session.synced = true;
+  }
+  return session;
+}
+
+const batchNames = new Map<string, string>();
+
+/** The name a batched statement text is prepared under, on every connection; beyond the cap, none (it is inlined). */
+function batchStatementName(text: string): string | undefined {
+  let name = batchNames.get(text);
+  if (name === undefined && batchNames.size < MAX_PREPARED) {
+    name = `mm_b_${batchNames.size}`;
+    batchNames.set(text, name);
+  }
+  return name;
 }
 
 /** At most this many statement texts are prepared by name; any beyond (none are expected) run unnamed. */

@@ -89,4 +89,30 @@ describe('UnitOfWork', () => {
     await Promise.all(Array.from({ length: 8 }, bump));
     expect(await db.uow.query(`SELECT n FROM uow_batch`)).toEqual([{ n: 8 }]);
   });
+
+  it('prepares a batched statement once per connection, and after a batch that failed part-way learns which were prepared', async () => {
+    await db.uow.query(`CREATE TABLE uow_prepared (id int PRIMARY KEY, note text)`);
+    const insert = `INSERT INTO uow_prepared (id, note) VALUES ($1, $2) RETURNING id, note`;
+    const count = `SELECT count(*)::int AS n FROM uow_prepared WHERE note = $1`;
+    // Each run on one connection (a pool of 4, used one at a time), so the second finds the statements prepared.
+    const prepared = () => db.uow.query<{ name: string; statement: string }>(`SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'mm\\_b\\_%'`);
+    const first = await db.uow.run(() => db.uow.batch([{ sql: insert, params: [1, "o'k"] }, { sql: count, params: ["o'k"] }]));
+    expect(first).toEqual([[{ id: 1, note: "o'k" }], [{ n: 1 }]]);
+    await db.uow.run(async () => {
+      expect(await db.uow.batch([{ sql: insert, params: [2, 'x'] }, { sql: count, params: ["o'k"] }])).toEqual([[{ id: 2, note: 'x' }], [{ n: 1 }]]);
+      const names = await prepared();
+      expect(names.filter((p) => p.statement.includes('uow_prepared'))).toHaveLength(2);
+    });
+    // A batch that prepares a new statement, runs it, then fails (a duplicate key): the PREPARE outlives the
+    // aborted transaction, though the batch never answered...
+    const update = `UPDATE uow_prepared SET note = $2 WHERE id = $1 RETURNING note`;
+    await expect(db.uow.run(() => db.uow.batch([{ sql: update, params: [2, 'y'] }, { sql: insert, params: [1, 'dup'] }]))).rejects.toThrow(/duplicate key/);
+    // ...leaves every connection able to run it: the ones that did prepare it and the ones that did not.
+    const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => db.uow.run(() => db.uow.batch([{ sql: update, params: [2, `y${i}`] }, { sql: count, params: ['none'] }]))));
+    expect(runs.map(([[row]]) => row.note)).toEqual(Array.from({ length: 8 }, (_, i) => `y${i}`));
+    // The values are read as bound parameters would be: NULL, arrays, json and text that looks like SQL.
+    const [[row]] = await db.uow.batch([{ sql: `SELECT $1::text IS NULL AS nil, $2::text[] AS a, $3::jsonb AS j, $4::text AS t`, params: [null, ['p', 'q"r'], JSON.stringify({ k: 1 }), "'); DROP TABLE uow_prepared; --"] }, { sql: `SELECT 1 AS one` }]);
+    expect(row).toEqual({ nil: true, a: ['p', 'q"r'], j: { k: 1 }, t: "'); DROP TABLE uow_prepared; --" });
+    expect(await db.uow.query(`SELECT count(*)::int AS n FROM uow_prepared`)).toEqual([{ n: 2 }]);
+  });
 });
