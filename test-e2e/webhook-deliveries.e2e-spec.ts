@@ -145,7 +145,11 @@ describe('webhook deliveries', () => {
     });
 
     it('lists the deliveries with their filters, and shows one with its attempts', async () => {
-      const all = await t.get(`/webhooks/${hook.id}/deliveries?limit=100`);
+      // The receiver answers before the webhooks service records the attempt: wait for the records.
+      const all = await eventually(async () => {
+        const res = await t.get(`/webhooks/${hook.id}/deliveries?limit=100`);
+        return res.status !== 200 || res.body.data.every((d: { status: string }) => d.status === 'delivered') ? res : undefined;
+      });
       expect(all.status).toBe(200);
       expect(all.body.data.length).toBe(receiver.at('/families').length);
       const one = all.body.data[0];
