@@ -16,7 +16,8 @@
 // (the rows the platform writes for the same work, each table in one statement)
 // The jsonb bodies are the platform's own quote and transaction responses from this run, so both sides
 // store the same bytes. The raw reference runs first at each client count, after the platform's
-// background work from the previous one (the payouts settle, the ledger posts them) has finished.
+// background work from the previous one (the payouts settle, the ledger posts them) has finished, and
+// the first only once the log readers have read what the sections before it wrote.
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Agent, request } from 'undici';
@@ -323,6 +324,25 @@ class RawReference {
   }
 }
 
+/** Waits until no log reader's checkpoint has moved for a second (at most a minute); returns the seconds waited. */
+async function logReadersQuiet(databaseUrl: string): Promise<number> {
+  const started = performance.now();
+  const pool = new Pool({ connectionString: databaseUrl, max: 1 });
+  try {
+    const positions = async () => (await pool.query<{ p: string }>(`SELECT coalesce(sum(global_position), 0)::text AS p FROM platform.subscription_checkpoints`)).rows[0].p;
+    let last = await positions();
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const now = await positions();
+      if (now === last || performance.now() - started > 60_000) break;
+      last = now;
+    }
+  } finally {
+    await pool.end();
+  }
+  return (performance.now() - started) / 1000;
+}
+
 export async function benchTransfers(api: string, headers: Record<string, string>, databaseUrl: string, options: Options): Promise<void> {
   const fixed = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 100 ? 1 : 0) : '-');
   const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
@@ -343,6 +363,9 @@ export async function benchTransfers(api: string, headers: Record<string, string
     }
     const samples = await Promise.all(groups.flat().map((c) => platform.transfer(c)));
     await platform.settled(groups.flat());
+    // The sections before this one leave the platform's log readers a backlog (every customer the
+    // POST /customers scenario made is an event each reader goes through): measure after it is read.
+    settleTimes.push(`log readers quiet ${fixed(await logReadersQuiet(databaseUrl))} s after setup`);
 
     for (const [g, clients] of options.clients.entries()) {
       const benchClients = groups[g];
