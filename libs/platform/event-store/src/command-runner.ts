@@ -24,6 +24,12 @@ export interface DecideOptions {
    * to lock or read, and the append is refused if the stream exists after all.
    */
   newStream?: boolean;
+  /**
+   * With newStream: the append travels with the transaction's next statement instead of alone
+   * (EventStore.appendNewStreamDeferred), for a command whose projections need only the events'
+   * data and versions.
+   */
+  deferAppend?: boolean;
 }
 
 export async function decideAndAppend<Command, E extends Event, State, Row = void>(
@@ -42,11 +48,11 @@ export async function decideAndAppend<Command, E extends Event, State, Row = voi
   }
   const before = fold(decider, history as unknown as E[]);
   const decided = decider.decide(typeof command === 'function' ? (command as (state: State) => Command)(before) : command, before);
-  const events = await store.append(
-    streamId,
-    history.length === 0 ? 'no_stream' : history.length,
-    decided.map((e) => ({ type: e.type, data: e.data, metadata })),
-  );
+  const newEvents = decided.map((e) => ({ type: e.type, data: e.data, metadata }));
+  const events =
+    options.newStream && options.deferAppend
+      ? await store.appendNewStreamDeferred(streamId, newEvents)
+      : await store.append(streamId, history.length === 0 ? 'no_stream' : history.length, newEvents);
   let row: Row | undefined;
   for (const event of events) row = (await project?.(event as RecordedEvent<E['type'], E['data']> & E)) ?? row;
   return {

@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { checkpointOf, ConcurrencyError, EventStore, START } from './event-store';
 import { createEventsTable } from './events-table.migration';
 import { Subscription } from './subscription';
-import { runCommand } from './command-runner';
+import { isRetryable, runCommand } from './command-runner';
 
 describe('EventStore on PostgreSQL', () => {
   let db: TestDatabase;
@@ -222,5 +222,33 @@ describe('EventStore on PostgreSQL', () => {
       expect(counts.size).toBe(total);
       expect([...counts.values()].every((n) => n === 1)).toBe(true);
     });
+  });
+
+  it('appends a new stream with the next statement: committed with it, versions from 1, a stream that exists refused as a retryable race', async () => {
+    const answered = await db.uow.run(async () => {
+      const events = await store.appendNewStreamDeferred('fresh-1', [
+        { type: 'fresh.made', data: { n: 1 }, metadata: { projectId: 'prj_1' } },
+        { type: 'fresh.noted', data: { n: 2 } },
+      ]);
+      // Not yet sent: the next statement carries it, so the transaction's own reads see it.
+      expect((await store.readStream('fresh-1')).map((e) => e.eventId)).toEqual(events.map((e) => e.eventId));
+      return events;
+    });
+    const stored = await store.readStream('fresh-1');
+    expect(stored.map((e) => [e.streamVersion, e.type, e.data])).toEqual([[1, 'fresh.made', { n: 1 }], [2, 'fresh.noted', { n: 2 }]]);
+    expect(answered.map((e) => [e.eventId, e.streamVersion, e.metadata.projectId])).toEqual(stored.map((e) => [e.eventId, e.streamVersion, e.metadata.projectId]));
+    expect(stored[0].globalPosition).not.toBe('');
+    // Rolled back with its transaction.
+    await expect(
+      db.uow.run(async () => {
+        await store.appendNewStreamDeferred('fresh-2', [{ type: 'fresh.made', data: {} }]);
+        throw new Error('the command fails');
+      }),
+    ).rejects.toThrow('the command fails');
+    expect(await store.readStream('fresh-2')).toEqual([]);
+    // A stream that exists after all: the unique (stream, version) constraint, which the command runner retries.
+    const error = await db.uow.run(() => store.appendNewStreamDeferred('fresh-1', [{ type: 'fresh.made', data: {} }])).catch((e: unknown) => e);
+    expect(isRetryable(error)).toBe(true);
+    expect((await store.readStream('fresh-1')).length).toBe(2);
   });
 });

@@ -67,6 +67,16 @@ const LOCK_STREAM = `SELECT pg_advisory_xact_lock(hashtextextended($1, 7346004))
 
 const COLUMNS = 'event_id, global_position, transaction_id::text AS transaction_id, stream_id, stream_version, type, data, metadata, recorded_at';
 
+/**
+ * The active trace, to continue wherever the events are handled (W3C traceparent in their metadata);
+ * with tracing off the propagator is a no-op and adds nothing.
+ */
+function activeTraceContext(): Record<string, string> {
+  const traceContext: Record<string, string> = {};
+  propagation.inject(context.active(), traceContext);
+  return traceContext;
+}
+
 export class EventStore {
   constructor(private readonly uow: UnitOfWork, readonly schema: string) {
     if (!/^[a-z_]+$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
@@ -106,14 +116,38 @@ export class EventStore {
   }
 
   /**
+   * The first events of a stream whose id this command minted (a fresh TypeID), with the
+   * transaction's next statement (UnitOfWork.defer): versions 1 to n, so a stream that existed after
+   * all fails the unique (stream, version) constraint, which isRetryable retries. What the database
+   * assigns on insert is not known here: the events answered carry no globalPosition or transactionId
+   * (empty) and the caller's clock as recordedAt; use them for the stream's own projections only.
+   */
+  async appendNewStreamDeferred(streamId: string, events: NewEvent[]): Promise<RecordedEvent[]> {
+    if (events.length === 0) return [];
+    const traceContext = activeTraceContext();
+    const recordedAt = new Date().toISOString();
+    const values: unknown[] = [streamId, this.schema];
+    const recorded: RecordedEvent[] = events.map((event, i) => {
+      const eventId = newId('event');
+      const metadata = { ...traceContext, ...event.metadata };
+      values.push(eventId, event.type, JSON.stringify(event.data), JSON.stringify(metadata));
+      return { eventId, source: this.schema, globalPosition: '', transactionId: '', streamId, streamVersion: i + 1, type: event.type, data: event.data, metadata, recordedAt };
+    });
+    const tuples = events.map((_, i) => `($${3 + i * 4}, $1, ${i + 1}, $${4 + i * 4}, $${5 + i * 4}::jsonb, $${6 + i * 4}::jsonb)`);
+    await this.uow.defer(
+      `WITH appended AS (INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata) VALUES ${tuples.join(', ')} RETURNING 1)
+       SELECT pg_notify('mm_events', $2) FROM appended LIMIT 1`,
+      values,
+    );
+    return recorded;
+  }
+
+  /**
    * One statement: the expected-version check (none when null), the insert and the NOTIFY that wakes
    * log readers.
    */
   private appendStatement(streamId: string, expectedVersion: number | null, events: NewEvent[]): { sql: string; values: unknown[] } {
-    // The active trace continues wherever these events are handled (W3C traceparent in metadata);
-    // with tracing off the propagator is a no-op and adds nothing.
-    const traceContext: Record<string, string> = {};
-    propagation.inject(context.active(), traceContext);
+    const traceContext = activeTraceContext();
     const values: unknown[] = [streamId, expectedVersion, this.schema];
     const tuples = events.map((event, i) => {
       const metadata = { ...traceContext, ...event.metadata };

@@ -4,7 +4,7 @@
 // and the checkpoint commit together: one effect per event and group, however
 // many processes run the group (ARCHITECTURE: Event sourcing, precisely).
 import { Logger, type LoggerService } from '@nestjs/common';
-import { BaseRpcContext, Server, type CustomTransportStrategy } from '@nestjs/microservices';
+import { BaseRpcContext, Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
 import type { UnitOfWork } from '@mm/platform/database';
 import { Subscription, type EventStore, type RecordedEvent } from '@mm/platform/event-store';
@@ -91,6 +91,21 @@ export class PgLogTransport extends Server implements CustomTransportStrategy {
     this.subscription = subscription;
     this.listener = listener;
     this._status$.next('connected');
+  }
+
+  private readonly handlers = new Map<string, MessageHandler | null>();
+
+  /**
+   * Nest's lookup first tries JSON.parse on the pattern, which throws for every event type: remembered
+   * per type instead (handlers are all registered before the transport listens).
+   */
+  override getHandlerByPattern(pattern: string): MessageHandler | null {
+    let handler = this.handlers.get(pattern);
+    if (handler === undefined) {
+      handler = super.getHandlerByPattern(pattern);
+      this.handlers.set(pattern, handler);
+    }
+    return handler;
   }
 
   private async deliver(event: RecordedEvent): Promise<void> {

@@ -89,7 +89,8 @@ export class QuotesService {
         expiresAt: new Date(now.getTime() + this.config.MM_QUOTE_TTL_SECONDS * 1000).toISOString(),
         createdAt: now.toISOString(),
       };
-      const { row } = await this.execute(projectId, quoteId, { type: 'CreateQuote', quote }, { newStream: true });
+      // A new quote's events need no answer from the database: they travel with the quote's row.
+      const { row } = await this.execute(projectId, quoteId, { type: 'CreateQuote', quote }, { newStream: true, deferAppend: true });
       return row!;
     });
   }
