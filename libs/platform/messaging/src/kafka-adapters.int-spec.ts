@@ -87,6 +87,8 @@ describe('KafkaRelay', () => {
     await eventually(async () => {
       // Re-read: the log shows an event once no older transaction anywhere may still commit before it.
       all = await readAll();
+      // All three committed events, not an early empty read that an empty producer would match.
+      expect(all).toHaveLength(3);
       expect(producer.published()).toEqual(ids(all));
     });
     expect(producer.config).toMatchObject({ idempotent: true });
