@@ -53,13 +53,13 @@ describe('cash-ins and cash locations', () => {
     const call = (method: string, path: string, body?: unknown, idempotencyKey?: string) => platform.request(method, `/v0.13${path}`, { token, body, idempotencyKey });
     const post = (path: string, body?: unknown, idempotencyKey?: string) => call('POST', path, body, idempotencyKey);
     const get = (path: string) => call('GET', path);
-    /** A customer; with the usd endorsement, once the cash-in service has heard it is active. */
+    /** A customer; with the usd endorsement, once it is active. */
     const customer = async (lastName = 'Lovelace', endorsements = ['basic', 'usd']) => {
       const created = await post('/customers', { type: 'individual', firstName: 'Ada', lastName, endorsements });
       expect(created.status).toBe(201);
       const id = created.body.id as string;
       if (endorsements.includes('usd') && lastName !== 'Rejected') {
-        await eventually(async () => ((await platform.db.query(`SELECT 1 FROM cash_in.usd_endorsements WHERE customer_id = $1`, [id])).length > 0 ? true : undefined));
+        await eventually(async () => ((await get(`/customers/${id}`)).body.endorsements.some((e: { name: string; status: string }) => e.name === 'usd' && e.status === 'active') ? true : undefined));
       }
       return { id };
     };

@@ -17,12 +17,8 @@ export type Party =
 export interface CustomerView {
   id: string;
   entityType: 'individual';
-  /**
-   * The customer's endorsements, when the accounts service answers them (the cash-in service needs
-   * an active `usd` one at once). Optional: a caller that gets none falls back on what it projected
-   * from the accounts service's endorsement events.
-   */
-  endorsements?: Array<{ name: EndorsementName; status: EndorsementStatus }>;
+  /** The customer's endorsements as of now (a cash-in needs an active `usd` one). */
+  endorsements: Array<{ name: EndorsementName; status: EndorsementStatus }>;
 }
 
 export interface WalletView {

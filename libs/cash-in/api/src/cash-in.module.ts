@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { CashInEventStore, CashInsService, CashLocationsService } from '@mm/cash-in/application';
 import { CashInPrices, CashInsReadModel, CashLocationsReadModel, RetailNetwork, SandboxCashInPrices, SandboxRetailNetwork } from '@mm/cash-in/infrastructure';
-import { CashInEventsController, CashInsController, CashLocationsController, SandboxCashInsController } from './cash-ins.controllers';
+import { CashInsController, CashLocationsController, SandboxCashInsController } from './cash-ins.controllers';
 
 @Module({
-  controllers: [CashInsController, SandboxCashInsController, CashLocationsController, CashInEventsController],
+  controllers: [CashInsController, SandboxCashInsController, CashLocationsController],
   providers: [
     CashInEventStore,
     CashInsReadModel,

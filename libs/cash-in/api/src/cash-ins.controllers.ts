@@ -1,10 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { EventPattern, Payload } from '@nestjs/microservices';
-import type { EventPayloads } from '@mm/contracts';
 import { CashInsService, CashLocationsService } from '@mm/cash-in/application';
 import type { CashInView } from '@mm/cash-in/domain';
-import type { RecordedEvent } from '@mm/platform/event-store';
 import { ApiPage, decodeCursor, Idempotent, ListQuery, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
 import { CashInResponse, CashLocationResponse, CashLocationsQuery, CreateCashInRequest, SimulateDepositRequest } from './cash-ins.dto';
 
@@ -96,16 +93,5 @@ export class CashLocationsController {
         flows: [...r.flows],
       })),
     };
-  }
-}
-
-/** What this service learns from the others' logs. */
-@Controller()
-export class CashInEventsController {
-  constructor(private readonly cashIns: CashInsService) {}
-
-  @EventPattern('endorsement.approved')
-  onEndorsementApproved(@Payload() event: RecordedEvent<'endorsement.approved', EventPayloads['endorsement.approved']>): Promise<void> {
-    return this.cashIns.onEndorsementApproved(event);
   }
 }

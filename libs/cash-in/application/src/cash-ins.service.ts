@@ -9,7 +9,7 @@
 // (cashIn.deposited) for the transactions service to create its transaction.
 import { randomInt } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { AccountsPort, ApiError, type CashInCreated, type CashInDestination, type EventPayloads } from '@mm/contracts';
+import { AccountsPort, ApiError, type CashInCreated, type CashInDestination } from '@mm/contracts';
 import {
   addressDestination,
   cashInDecider,
@@ -78,12 +78,8 @@ export class CashInsService implements OnModuleInit {
     if (!isId('customer', request.customerId)) throw new ApiError('InvalidCustomerID', `"${request.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
     if (!isId('cashLocation', request.cash.locationId)) throw new ApiError('InvalidCashLocationID', `"${request.cash.locationId.slice(0, 64)}" is not a cash location id (loc_…)`);
     const customer = await this.accounts.customer(projectId, request.customerId);
-    // The spec: "The customer needs an active usd endorsement". From the accounts port when it says,
-    // else from the accounts service's endorsement events this service keeps.
-    const endorsed = customer.endorsements
-      ? customer.endorsements.some((e) => e.name === 'usd' && e.status === 'active')
-      : await this.readModel.hasUsd(projectId, request.customerId);
-    if (!endorsed) throw new ApiError('UsdEndorsementRequired', `customer ${request.customerId} has no active usd endorsement; request it and wait for endorsement.active`);
+    // The spec: "The customer needs an active usd endorsement", as the accounts service has it now.
+    if (!customer.endorsements.some((e) => e.name === 'usd' && e.status === 'active')) throw new ApiError('UsdEndorsementRequired', `customer ${request.customerId} has no active usd endorsement; request it and wait for endorsement.active`);
     const location = cashInLocation(this.network.locations(), request.cash.locationId, request.cash.locationReference);
     const destination = await this.destination(projectId, request.customerId, plan);
     const rate = this.rate(plan.asset);
@@ -134,11 +130,6 @@ export class CashInsService implements OnModuleInit {
       await this.timers.cancel(CODE_EXPIRY_TIMER, id);
       return cashInView(state as ExistingCashIn);
     });
-  }
-
-  /** The accounts service approved an endorsement: a usd one lets the customer make cash-ins. */
-  async onEndorsementApproved(event: RecordedEvent<'endorsement.approved', EventPayloads['endorsement.approved']>): Promise<void> {
-    if (event.data.name === 'usd') await this.readModel.approveUsd(event.data.projectId, event.data.customerId, event.data.approvedAt);
   }
 
   /** The code's timer: expired once its expiresAt has passed on the project's clock (a refresh re-arms it). */

@@ -5,6 +5,7 @@
 // that need them without asking (the quoting service's cash-pickup limits by
 // state). Replicas starting together append once: each append names the
 // version it saw, and a loser runs again and finds nothing left to do.
+import { isDeepStrictEqual } from 'node:util';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ApiError, type CashLocationPublished } from '@mm/contracts';
 import { checkProvider, parseCoordinates, parseFlow, searchLocations, type CashLocation, type LocationResult } from '@mm/cash-in/domain';
@@ -78,16 +79,5 @@ export class CashLocationsService implements OnApplicationBootstrap {
 
 function sameLocation(published: CashLocationPublished, location: CashLocation): boolean {
   const { publishedAt: _publishedAt, ...rest } = published;
-  return canonical(rest) === canonical(location);
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value as object)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
+  return isDeepStrictEqual(rest, { ...location, address: { ...location.address }, flows: [...location.flows] });
 }

@@ -54,13 +54,6 @@ export class CashIn1700000006000 implements MigrationInterface {
         location     jsonb       NOT NULL,
         published_at timestamptz NOT NULL
       )`);
-    await runner.query(`
-      CREATE TABLE cash_in.usd_endorsements (
-        project_id  text        NOT NULL,
-        customer_id text        NOT NULL,
-        approved_at timestamptz NOT NULL,
-        PRIMARY KEY (project_id, customer_id)
-      )`);
   }
 
   async down(runner: QueryRunner): Promise<void> {

@@ -110,17 +110,4 @@ export class CashInsReadModel {
       [cashInId, projectId, customerId, amount, at],
     );
   }
-
-  /** The accounts service announced the customer's usd endorsement active (it stays active). */
-  async approveUsd(projectId: string, customerId: string, at: string): Promise<void> {
-    await this.uow.query(
-      `INSERT INTO cash_in.usd_endorsements (project_id, customer_id, approved_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-      [projectId, customerId, at],
-    );
-  }
-
-  async hasUsd(projectId: string, customerId: string): Promise<boolean> {
-    const rows = await this.uow.query(`SELECT 1 FROM cash_in.usd_endorsements WHERE project_id = $1 AND customer_id = $2`, [projectId, customerId]);
-    return rows.length > 0;
-  }
 }

@@ -32,28 +32,26 @@ export class CashPickupsService {
   /** At quote creation: the amount's own rules, and the caps on what the customer has used so far. */
   async checkAtCreate(projectId: string, customerId: string, cash: string, state: string, at: Date): Promise<void> {
     checkCashPickupAmount(cash);
-    checkCashPickupUsage(cash, state, await this.pickups.usage(projectId, customerId, cashPickupWindows(at), null));
+    checkCashPickupUsage(cash, state, await this.pickups.usage(projectId, customerId, cashPickupWindows(at)));
   }
 
   /**
-   * At acceptance, in the transaction that appends quote.accepted (whose projection counts the
-   * pickup): the customer's lock first, so that concurrent acceptances are decided one at a time.
+   * At acceptance, in the transaction that appends quote.accepted: the customer's lock first, so that
+   * concurrent acceptances are decided one at a time, then the limits, then the pickup counted.
    */
-  async checkAtAccept(quote: QuoteRecord, at: string): Promise<void> {
+  async accept(quote: QuoteRecord, transactionId: string, at: string): Promise<void> {
     await this.requireEnabled(quote.projectId);
     const cash = quote.pricing.destination.amountGross;
+    const state = String(quote.destination.details.locationState);
     checkCashPickupAmount(cash);
     await this.pickups.lockCustomer(quote.projectId, quote.customerId);
-    const used = await this.pickups.usage(quote.projectId, quote.customerId, cashPickupWindows(at), quote.quoteId);
-    checkCashPickupUsage(cash, String(quote.destination.details.locationState), used);
+    checkCashPickupUsage(cash, state, await this.pickups.usage(quote.projectId, quote.customerId, cashPickupWindows(at)));
+    await this.pickups.recordAccepted({ projectId: quote.projectId, quoteId: quote.quoteId, customerId: quote.customerId, transactionId, amount: cash, state, at });
   }
 
-  recordAccepted(data: EventPayloads['quote.accepted']): Promise<void> {
-    return this.pickups.recordAccepted(data.projectId, data.quoteId, data.transactionId, data.at);
-  }
-
-  removeReleased(data: EventPayloads['quote.released']): Promise<void> {
-    return this.pickups.removeReleased(data.projectId, data.quoteId);
+  /** The transaction that accepted the quote was refused after all: the pickup never counted. */
+  release(projectId: string, quoteId: string): Promise<void> {
+    return this.pickups.removeReleased(projectId, quoteId);
   }
 
   async onProjectCreated(event: RecordedEvent<'project.created', EventPayloads['project.created']>): Promise<void> {

@@ -102,8 +102,9 @@ export class QuotesService {
       const decision = await this.execute(projectId, request.quoteId, { type: 'AcceptQuote', projectId, transactionId: request.transactionId, at: request.at });
       if (decision.state.status === 'none') throw new ApiError('QuoteNotFound');
       const q = decision.state.quote;
-      // Accepted now (not a repeat for the same transaction): a cash pickup's limits decide, authoritatively.
-      if (q.sourceToDestination === 'cryptoToCash' && decision.events.length > 0) await this.cashPickups.checkAtAccept(q, request.at);
+      // Accepted now (not a repeat for the same transaction): a cash pickup's limits decide, authoritatively,
+      // and the pickup counts from this transaction on.
+      if (q.sourceToDestination === 'cryptoToCash' && decision.events.length > 0) await this.cashPickups.accept(q, request.transactionId, request.at);
       return {
         quoteId: q.quoteId,
         customerId: q.customerId,
@@ -120,7 +121,11 @@ export class QuotesService {
   /** The quotes port: the transaction that accepted the quote was refused after all; open again until it expires. */
   async release(projectId: string, request: AcceptQuoteRequest): Promise<void> {
     await runCommand(this.uow, async () => {
-      await this.execute(projectId, request.quoteId, { type: 'ReleaseQuote', projectId, transactionId: request.transactionId, at: request.at });
+      const decision = await this.execute(projectId, request.quoteId, { type: 'ReleaseQuote', projectId, transactionId: request.transactionId, at: request.at });
+      // The transaction was never made, so a cash pickup never counted.
+      if (decision.events.length > 0 && decision.state.status !== 'none' && decision.state.quote.sourceToDestination === 'cryptoToCash') {
+        await this.cashPickups.release(projectId, request.quoteId);
+      }
     });
   }
 
@@ -128,16 +133,14 @@ export class QuotesService {
     return decideAndAppend(this.store, quoteStreamId(quoteId), quoteDecider, command, { projectId }, (event) => this.project(event), options);
   }
 
-  private async project(event: RecordedEvent & QuoteEvent): Promise<QuoteRow | void> {
+  private project(event: RecordedEvent & QuoteEvent): Promise<QuoteRow | void> {
     switch (event.type) {
       case 'quote.created':
         return this.quotes.insert(event.data, event.streamVersion);
       case 'quote.accepted':
-        await this.quotes.setStatus(event.data.projectId, event.data.quoteId, 'accepted', event.data.transactionId, event.streamVersion, event.data.at);
-        return this.cashPickups.recordAccepted(event.data);
+        return this.quotes.setStatus(event.data.projectId, event.data.quoteId, 'accepted', event.data.transactionId, event.streamVersion, event.data.at);
       case 'quote.released':
-        await this.quotes.reopen(event.data.projectId, event.data.quoteId, event.streamVersion, event.data.at);
-        return this.cashPickups.removeReleased(event.data);
+        return this.quotes.reopen(event.data.projectId, event.data.quoteId, event.streamVersion, event.data.at);
     }
   }
 }

@@ -2,10 +2,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * What the quoting service needs to price and limit cash pickups (spec: rule 8; Limits / Cash
- * pickup (cash-out)), each projected from a log: the projects' features (the gateway's project
- * events), the retail locations (the cash-in service's cashLocation.published), and the pickups
- * each customer's limits count (its own quote.accepted and quote.released, and the transactions
- * service's refund of an expired pickup).
+ * pickup (cash-out)): the projects' features (from the gateway's project events), the retail
+ * locations (from the cash-in service's cashLocation.published), and the pickups each customer's
+ * limits count (written when a transaction accepts or releases a pickup quote, and marked returned
+ * by the transactions service's refund of an expired pickup).
  */
 export class QuotingCashPickup1700000004100 implements MigrationInterface {
   name = 'QuotingCashPickup1700000004100';

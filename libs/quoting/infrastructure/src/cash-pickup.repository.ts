@@ -55,37 +55,30 @@ export class CashPickupRepository {
     await this.uow.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`cash-pickup:${projectId}:${customerId}`]);
   }
 
-  /** The customer's accepted pickups that still count, in the windows given, this quote's own excepted. */
-  async usage(
-    projectId: string,
-    customerId: string,
-    windows: { dayStart: string; dayEnd: string; monthStart: string; monthEnd: string },
-    exceptQuoteId: string | null,
-  ): Promise<CashPickupUsage> {
+  /** The customer's accepted pickups that still count, in the windows given. */
+  async usage(projectId: string, customerId: string, windows: { dayStart: string; dayEnd: string; monthStart: string; monthEnd: string }): Promise<CashPickupUsage> {
     const [row] = await this.uow.query<{ day: string; month: string }>(
       `SELECT coalesce(sum(amount) FILTER (WHERE accepted_at >= $3 AND accepted_at < $4), 0)::text AS day,
               coalesce(sum(amount), 0)::text AS month
          FROM quoting.cash_pickups
         WHERE project_id = $1 AND customer_id = $2 AND returned_at IS NULL
-          AND accepted_at >= $5 AND accepted_at < $6
-          AND ($7::text IS NULL OR quote_id <> $7)`,
-      [projectId, customerId, windows.dayStart, windows.dayEnd, windows.monthStart, windows.monthEnd, exceptQuoteId],
+          AND accepted_at >= $5 AND accepted_at < $6`,
+      [projectId, customerId, windows.dayStart, windows.dayEnd, windows.monthStart, windows.monthEnd],
     );
     return { day: row.day, month: row.month };
   }
 
-  /** quote.accepted: a cash pickup quote's cash counts from now (other corridors' quotes add nothing). */
-  async recordAccepted(projectId: string, quoteId: string, transactionId: string, at: string): Promise<void> {
+  /** An accepted cash pickup quote: its cash counts from now. */
+  async recordAccepted(p: { projectId: string; quoteId: string; customerId: string; transactionId: string; amount: string; state: string; at: string }): Promise<void> {
     await this.uow.defer(
       `INSERT INTO quoting.cash_pickups (quote_id, project_id, customer_id, transaction_id, amount, location_state, accepted_at)
-       SELECT id, project_id, customer_id, $3, (record->'pricing'->'destination'->>'amountGross')::numeric, record->'destination'->'details'->>'locationState', $4
-         FROM quoting.quotes WHERE project_id = $1 AND id = $2 AND record->>'sourceToDestination' = 'cryptoToCash'
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (quote_id) DO UPDATE SET transaction_id = EXCLUDED.transaction_id, accepted_at = EXCLUDED.accepted_at, returned_at = NULL`,
-      [projectId, quoteId, transactionId, at],
+      [p.quoteId, p.projectId, p.customerId, p.transactionId, p.amount, p.state, p.at],
     );
   }
 
-  /** quote.released: the transaction was never made, so the pickup never counted. */
+  /** A released quote: the transaction was never made, so the pickup never counted. */
   async removeReleased(projectId: string, quoteId: string): Promise<void> {
     await this.uow.defer(`DELETE FROM quoting.cash_pickups WHERE project_id = $1 AND quote_id = $2`, [projectId, quoteId]);
   }

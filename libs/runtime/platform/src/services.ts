@@ -86,8 +86,8 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
     module: CashInModule,
     migrations: [PlatformApiKeys1700000000300, CashIn1700000006000],
     schema: 'cash_in',
-    // The accounts service's endorsement.approved: a usd endorsement lets a customer make cash-ins.
-    consumes: ['gateway', 'accounts'],
+    // Alone, API keys from the gateway; it asks the accounts service (the port) for the rest.
+    consumes: ['gateway'],
   },
 };
 
