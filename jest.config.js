@@ -30,15 +30,19 @@ module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'] },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'], testEnvironment: '<rootDir>/tools/jest/e2e-environment.js' },
     // The same suite against npm run start:distributed's processes, except what is about one mode's
     // processes (npm start's restarts and the webhook and transaction crash tests, the ledger invariant run; start:distributed's own multi-process
-    // and tracing tests).
+    // and tracing tests, and the lifetime of the processes tests start). Files that need no platform of their own share one, started by this project's
+    // global setup (test-e2e/support/shared-platform.ts) only when the run has files of this project.
     {
       ...common,
       displayName: 'e2e-distributed',
+      testEnvironment: '<rootDir>/tools/jest/e2e-environment.js',
+      globalSetup: '<rootDir>/test-e2e/support/shared-platform.setup.js',
+      globalTeardown: '<rootDir>/test-e2e/support/shared-platform.teardown.js',
       testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'],
-      testPathIgnorePatterns: ['/test-e2e/(restart|webhook-crash|transaction-crash|ledger-invariant)\\.e2e-spec\\.ts$', '/test-e2e/distributed(-tracing)?\\.e2e-spec\\.ts$'],
+      testPathIgnorePatterns: ['/test-e2e/(restart|webhook-crash|transaction-crash|ledger-invariant)\\.e2e-spec\\.ts$', '/test-e2e/(distributed(-tracing)?|process-lifetime)\\.e2e-spec\\.ts$'],
       setupFiles: ['<rootDir>/tools/jest/distributed-mode.js'],
     },
   ],

@@ -1,6 +1,6 @@
 // API-CONTRACT: Customers and wallets; spec: Customer balance, Identifiers,
 // Endpoints / Customers and wallets.
-import { eventually, expectError, TestPlatform } from './support/test-platform';
+import { eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -13,9 +13,9 @@ describe('customers, wallets and balances', () => {
     (await post('/customers', { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', ...overrides })).body;
 
   beforeAll(async () => {
-    platform = await TestPlatform.start();
+    platform = await TestPlatform.shared();
     token = await platform.token();
-  });
+  }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   describe('customers', () => {

@@ -2,7 +2,7 @@
 // Endpoints / Authentication and configuration.
 import { generateKeyPairSync } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
-import { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, TestPlatform } from './support/test-platform';
+import { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 const ISSUER = 'https://auth.money-movement.local';
 const AUDIENCE = 'money-movement-api';
@@ -17,7 +17,7 @@ describe('authentication', () => {
   let platform: TestPlatform;
   beforeAll(async () => {
     platform = await TestPlatform.start({ MM_TOKEN_RATE_LIMIT: '40' });
-  });
+  }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   describe('POST /auth/token', () => {

@@ -6,7 +6,7 @@
 // (`cashIn.completed` then `transaction.statusChanged`). In both modes: the
 // cash-in service announces the deposit, the transactions service creates the
 // transaction, the accounts service credits the wallet.
-import { eventually, TestPlatform } from './support/test-platform';
+import { eventually, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const LA_QUICKSTOP = { locationId: 'loc_01m846c3h7e06945mv76kz01kg', locationReference: 'QUICKSTOP-2002' };
@@ -19,7 +19,7 @@ describe('the transaction a cash-in creates', () => {
   let receiver: WebhookReceiver;
   beforeAll(async () => {
     [platform, receiver] = await Promise.all([TestPlatform.start(), WebhookReceiver.start()]);
-  });
+  }, START_TIMEOUT_MS);
   afterAll(async () => {
     await receiver?.stop();
     await platform?.stop();

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { E2E_MODE, eventually, expectError, TestPlatform } from './support/test-platform';
+import { E2E_MODE, eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -30,26 +30,33 @@ describe('cash-ins and cash locations', () => {
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    [platform, receiver] = await Promise.all([TestPlatform.start(), WebhookReceiver.start()]);
-  });
+    [platform, receiver] = await Promise.all([TestPlatform.shared(), WebhookReceiver.start()]);
+  }, START_TIMEOUT_MS);
   afterAll(async () => {
     await receiver?.stop();
     await platform?.stop();
   });
 
-  /** What the cash-in service stored: a refused request changes none of it. */
+  /** This file's projects: on the shared platform, other files store cash-ins meanwhile. */
+  const projects: string[] = [];
+
+  /** What the cash-in service stored for this file's projects: a refused request changes none of it. */
   const stored = async () =>
     (
       await platform.db.query(
-        `SELECT (SELECT count(*) FROM cash_in.cash_ins)::int AS cash_ins, (SELECT count(*) FROM cash_in.events)::int AS events,
-                (SELECT count(*) FROM cash_in.deposits)::int AS deposits, (SELECT count(*) FROM cash_in.customer_usage)::int AS usage,
-                (SELECT count(*) FROM platform.timers WHERE kind = 'cashIn.codeExpiry')::int AS timers`,
+        `SELECT (SELECT count(*) FROM cash_in.cash_ins WHERE project_id = ANY($1))::int AS cash_ins,
+                (SELECT count(*) FROM cash_in.events WHERE metadata->>'projectId' = ANY($1))::int AS events,
+                (SELECT count(*) FROM cash_in.deposits WHERE project_id = ANY($1))::int AS deposits,
+                (SELECT count(*) FROM cash_in.customer_usage WHERE project_id = ANY($1))::int AS usage,
+                (SELECT count(*) FROM platform.timers WHERE kind = 'cashIn.codeExpiry' AND project_id = ANY($1))::int AS timers`,
+        [projects],
       )
     )[0];
 
   /** A project of its own (its own sandbox clock) and a customer whose usd endorsement is active. */
   async function tenant(name: string) {
-    const { token } = await platform.newProject(name);
+    const { projectId, token } = await platform.newProject(name);
+    projects.push(projectId);
     const call = (method: string, path: string, body?: unknown, idempotencyKey?: string) => platform.request(method, `/v0.13${path}`, { token, body, idempotencyKey });
     const post = (path: string, body?: unknown, idempotencyKey?: string) => call('POST', path, body, idempotencyKey);
     const get = (path: string) => call('GET', path);

@@ -6,7 +6,7 @@
 // both modes: the quoting service checks the limits on the locations the cash-in
 // service publishes, the transactions service runs the pickup, the accounts
 // service moves the money.
-import { ADMIN_TOKEN, eventually, expectError, TestPlatform } from './support/test-platform';
+import { ADMIN_TOKEN, eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 /** Pickup locations of the sandbox network (docs/sandbox.md, flows cash_out), by state. */
@@ -27,13 +27,13 @@ describe('cash pickup', () => {
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    [platform, receiver] = await Promise.all([TestPlatform.start(), WebhookReceiver.start()]);
+    [platform, receiver] = await Promise.all([TestPlatform.shared(), WebhookReceiver.start()]);
     // The quoting service knows the locations once it has read the cash-in service's log.
     await eventually(async () => {
       const [row] = await platform.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM quoting.cash_locations WHERE 'cash_out' = ANY(flows)`);
       return row.n > 0 ? true : undefined;
     }, 30_000);
-  });
+  }, START_TIMEOUT_MS);
   afterAll(async () => {
     await receiver?.stop();
     await platform?.stop();

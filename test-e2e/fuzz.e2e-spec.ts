@@ -5,7 +5,7 @@
 // nothing in any table.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { ADMIN_TOKEN, TestPlatform } from './support/test-platform';
+import { ADMIN_TOKEN, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { rowCounts, settledRowCounts, type RowCounts } from './support/row-counts';
 
 interface Route {
@@ -140,7 +140,7 @@ describe('fuzz: generated JSON on every route that takes a body', () => {
             } satisfies Route;
           }),
     );
-  });
+  }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   it('finds the routes in the OpenAPI document', () => {

@@ -3,7 +3,7 @@
 // rest under a key that can be rotated.
 import { randomBytes } from 'node:crypto';
 import { settledRowCounts } from './support/row-counts';
-import { BOOTSTRAP_KEY, BOOTSTRAP_SECRET, expectError, TestPlatform, type Response } from './support/test-platform';
+import { BOOTSTRAP_KEY, BOOTSTRAP_SECRET, expectError, type Response, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 const expectNoStore = (res: Response) => expect({ status: res.status, cacheControl: res.headers.get('cache-control') }).toEqual({ status: res.status, cacheControl: 'no-store' });
 
@@ -13,7 +13,7 @@ describe('gateway hardening', () => {
   beforeAll(async () => {
     platform = await TestPlatform.start({ MM_TOKEN_RATE_LIMIT: '8' });
     projectId = (await platform.admin('POST', '/projects', { body: { name: 'limits' } })).body.id;
-  });
+  }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   describe('Cache-Control: no-store on every response that carries a credential', () => {

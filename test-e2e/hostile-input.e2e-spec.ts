@@ -2,7 +2,7 @@
 // attacker would send are refused with a 4xx in the API's error body before
 // any handler or query runs, and nothing is stored.
 import { randomUUID } from 'node:crypto';
-import { BOOTSTRAP_KEY, BOOTSTRAP_SECRET, expectError, TestPlatform, type RequestOptions } from './support/test-platform';
+import { BOOTSTRAP_KEY, BOOTSTRAP_SECRET, expectError, type RequestOptions, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { rowCounts, settledRowCounts } from './support/row-counts';
 
 const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
@@ -18,7 +18,7 @@ describe('hostile input', () => {
     const customer = await platform.request('POST', '/v0.13/customers', { token, body: { type: 'individual', firstName: 'Ada', lastName: 'Lovelace' } });
     const wallet = await platform.request('POST', `/v0.13/customers/${customer.body.id}/wallets`, { token, body: { asset: 'usdc', network: 'meridianchain' } });
     walletId = wallet.body.id;
-  });
+  }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   /** The request is refused as expected and no table gained or lost a row. */

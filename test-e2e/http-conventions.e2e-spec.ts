@@ -1,19 +1,20 @@
 // ARCHITECTURE / API-CONTRACT: error body everywhere, Idempotency-Key
 // semantics, bad input never reaches a 500 and never changes state.
 import { randomUUID } from 'node:crypto';
-import { E2E_MODE, TestPlatform } from './support/test-platform';
+import { E2E_MODE, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 describe('HTTP conventions', () => {
   let platform: TestPlatform;
   let token: string;
-  const countCustomers = async () => Number((await platform.running.dataSource.query(`SELECT count(*) AS n FROM accounts.customers`))[0].n);
-  const countEvents = async () => Number((await platform.running.dataSource.query(`SELECT count(*) AS n FROM accounts.events`))[0].n);
+  // This file's project only: on the shared platform other files create customers meanwhile.
+  const countCustomers = async () => Number((await platform.db.query(`SELECT count(*) AS n FROM accounts.customers WHERE project_id = $1`, [platform.projectId]))[0].n);
+  const countEvents = async () => Number((await platform.db.query(`SELECT count(*) AS n FROM accounts.events WHERE metadata->>'projectId' = $1`, [platform.projectId]))[0].n);
   const newCustomer = { type: 'individual', firstName: 'Grace', lastName: 'Hopper' };
 
   beforeAll(async () => {
-    platform = await TestPlatform.start();
+    platform = await TestPlatform.shared();
     token = await platform.token();
-  });
+  }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   describe('Idempotency-Key', () => {

@@ -12,7 +12,7 @@ import {
   validIban,
 } from '@mm/accounts/testing';
 import { settledRowCounts } from './support/row-counts';
-import { eventually, expectError, TestPlatform, type Response } from './support/test-platform';
+import { eventually, expectError, type Response, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const EXT_ID = /^ext_[0-9a-hjkmnp-tv-z]{26}$/;
@@ -50,10 +50,10 @@ describe('external accounts', () => {
   }
 
   beforeAll(async () => {
-    platform = await TestPlatform.start();
+    platform = await TestPlatform.shared();
     token = await platform.token();
     customer = await newCustomer();
-  });
+  }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   describe('registration and the v1 instrument shape', () => {
@@ -391,10 +391,10 @@ describe('counterparties', () => {
   const get = (path: string) => platform.request('GET', `/v0.13${path}`, { token });
 
   beforeAll(async () => {
-    platform = await TestPlatform.start();
+    platform = await TestPlatform.shared();
     token = await platform.token();
     customer = (await post('/customers', { type: 'individual', firstName: 'Ada', lastName: 'Lovelace' })).body;
-  });
+  }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   it('creates an individual with a composed name; the tax id is write-only', async () => {

@@ -15,7 +15,7 @@
 // real time does not repeat exactly, so a replay may take a slightly different path.
 // Replay or explore: MM_LEDGER_SEED=<seed> MM_LEDGER_OPERATIONS=<n> npx jest --selectProjects e2e -- test-e2e/ledger-invariant.e2e-spec.ts
 import fc from 'fast-check';
-import { eventually, TestPlatform, type Response } from './support/test-platform';
+import { eventually, type Response, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 const SEED = Number(process.env.MM_LEDGER_SEED ?? 20_240_611);
 /** Operations across both projects (each one to three HTTP calls; a burst ten to twenty). */
@@ -240,7 +240,7 @@ describe('the ledger under a seeded random run of mixed operations', () => {
   let platform: TestPlatform;
   beforeAll(async () => {
     platform = await TestPlatform.start();
-  });
+  }, START_TIMEOUT_MS);
   afterAll(() => platform?.stop());
 
   it(`keeps every invariant over ${OPERATIONS} operations in ${PROJECTS} projects (seed ${SEED}; replay with MM_LEDGER_SEED=${SEED})`, async () => {

@@ -1,6 +1,6 @@
 // API-CONTRACT: Operator routes, Sandbox simulations, Addresses/modes;
 // spec: GET /risk/config.
-import { ADMIN_TOKEN, eventually, expectError, TestPlatform } from './support/test-platform';
+import { ADMIN_TOKEN, eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 describe('sandbox clock', () => {
   let platform: TestPlatform;
@@ -8,7 +8,7 @@ describe('sandbox clock', () => {
   beforeAll(async () => {
     platform = await TestPlatform.start();
     token = await platform.token();
-  });
+  }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   it('stamps the advanced time on the very next command, though offsets are kept in memory', async () => {
@@ -76,7 +76,7 @@ describe('operator routes', () => {
   let platform: TestPlatform;
   beforeAll(async () => {
     platform = await TestPlatform.start();
-  });
+  }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   it('creates, reads, lists and updates projects', async () => {
@@ -231,7 +231,7 @@ describe('production mode', () => {
   let platform: TestPlatform;
   beforeAll(async () => {
     platform = await TestPlatform.start({ MM_ENVIRONMENT: 'production', MM_BOOTSTRAP_API_KEY: 'sk_live_e2eProductionKey01', MM_BOOTSTRAP_API_SECRET: 'e2e-production-secret-0123' });
-  });
+  }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   it('hides sandbox routes and refuses sandbox keys', async () => {

@@ -6,7 +6,7 @@
 // plus Node's checking interval and a margin for a loaded machine, against the
 // minutes such connections stayed open before.
 import { connect, type Socket } from 'node:net';
-import { eventually, TestPlatform } from './support/test-platform';
+import { eventually, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 const HEADERS_MS = 800;
 const REQUEST_MS = 2500;
@@ -45,7 +45,7 @@ describe('slow clients', () => {
     token = await platform.token();
     const customer = await platform.request('POST', '/v0.13/customers', { token, body: { type: 'individual', firstName: 'Ada', lastName: 'Lovelace' } });
     customerId = customer.body.id;
-  });
+  }, START_TIMEOUT_MS);
   afterEach(() => {
     for (const drip of drips) clearInterval(drip);
     drips.clear();

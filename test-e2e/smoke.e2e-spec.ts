@@ -1,10 +1,10 @@
-import { TestPlatform } from './support/test-platform';
+import { START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 describe('smoke: token -> customer -> wallet -> fund -> balance', () => {
   let platform: TestPlatform;
   beforeAll(async () => {
-    platform = await TestPlatform.start();
-  });
+    platform = await TestPlatform.shared();
+  }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   it('moves through the first flow', async () => {

@@ -1,6 +1,6 @@
 // ARCHITECTURE: every request is scoped to the project in its token; another
 // project's ids answer 404, never data.
-import { TestPlatform } from './support/test-platform';
+import { START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 describe('tenant isolation', () => {
   let platform: TestPlatform;
@@ -10,13 +10,13 @@ describe('tenant isolation', () => {
   let walletA: { id: string };
 
   beforeAll(async () => {
-    platform = await TestPlatform.start();
+    platform = await TestPlatform.shared();
     a = await platform.newProject('tenant-a');
     b = await platform.newProject('tenant-b');
     customerA = (await platform.request('POST', '/v0.13/customers', { token: a.token, body: { type: 'individual', firstName: 'A', lastName: 'Only' } })).body;
     walletA = (await platform.request('POST', `/v0.13/customers/${customerA.id}/wallets`, { token: a.token, body: { asset: 'usdc', network: 'ethereum' } })).body;
     await platform.request('POST', `/v0.13/sandbox/wallets/${walletA.id}/fund`, { token: a.token, body: { amount: '50' } });
-  });
+  }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   it.each([

@@ -3,7 +3,7 @@
 // accepted: only tokens this issuer mints for this host, never a revoked key's.
 import type { KeyObject } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
-import { ADMIN_TOKEN, eventually, TestPlatform } from './support/test-platform';
+import { ADMIN_TOKEN, eventually, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 const ISSUER = 'https://auth.money-movement.local';
 const AUDIENCE = 'money-movement-api';
@@ -35,7 +35,7 @@ describe('bearer token verification', () => {
     // The issuer's own key, read from its database as the gateway reads it.
     await platform.token();
     signingKey = await platform.signingKey();
-  });
+  }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   it('accepts a token minted the way the issuer mints them (the control for the refusals below)', async () => {

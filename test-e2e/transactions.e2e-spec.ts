@@ -2,7 +2,7 @@
 // Events (transaction.statusChanged, underReview), rules 2, 4, 5;
 // API-CONTRACT: Quotes; docs/sandbox.md for the magic cents. Every corridor's
 // happy path and the failure rows of the state tables, over HTTP, in both modes.
-import { ADMIN_TOKEN, eventually, expectError, TestPlatform } from './support/test-platform';
+import { ADMIN_TOKEN, eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -16,8 +16,8 @@ describe('quotes and transactions', () => {
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    [platform, receiver] = await Promise.all([TestPlatform.start(), WebhookReceiver.start()]);
-  });
+    [platform, receiver] = await Promise.all([TestPlatform.shared(), WebhookReceiver.start()]);
+  }, START_TIMEOUT_MS);
   afterAll(async () => {
     await receiver?.stop();
     await platform?.stop();

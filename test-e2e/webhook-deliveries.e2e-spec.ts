@@ -7,7 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import Stripe from 'stripe';
 import { constructWebhookEvent, verifyWebhookSignature, WebhookSignatureError } from '@mm/contracts';
 import { settledRowCounts } from './support/row-counts';
-import { eventually, expectError, TestPlatform } from './support/test-platform';
+import { eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { WebhookReceiver, type ReceivedDelivery } from './support/webhook-receiver';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -31,8 +31,8 @@ describe('webhook deliveries', () => {
   const stripe = new Stripe('sk_test_unused');
 
   beforeAll(async () => {
-    [platform, receiver] = await Promise.all([TestPlatform.start(), WebhookReceiver.start()]);
-  });
+    [platform, receiver] = await Promise.all([TestPlatform.shared(), WebhookReceiver.start()]);
+  }, START_TIMEOUT_MS);
   afterAll(async () => {
     await receiver?.stop();
     await platform?.stop();

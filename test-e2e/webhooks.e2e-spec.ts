@@ -1,7 +1,7 @@
 // Spec: Webhook endpoint and delivery, Endpoints / Webhooks, Limits 5; API-CONTRACT:
 // Webhooks on the wire. Endpoint management, over HTTP in both modes.
 import { settledRowCounts } from './support/row-counts';
-import { expectError, TestPlatform } from './support/test-platform';
+import { expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -13,9 +13,9 @@ describe('webhook endpoints', () => {
   const patch = (path: string, body?: unknown) => platform.request('PATCH', `/v0.13${path}`, { token, body });
 
   beforeAll(async () => {
-    platform = await TestPlatform.start();
+    platform = await TestPlatform.shared();
     token = await platform.token();
-  });
+  }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   it('creates an endpoint with the defaults; the signing key is in the create response only', async () => {
@@ -139,7 +139,7 @@ describe('webhook endpoints in production', () => {
   beforeAll(async () => {
     platform = await TestPlatform.start({ MM_ENVIRONMENT: 'production', MM_BOOTSTRAP_API_KEY: 'sk_live_e2eBootstrapKey01' });
     token = await platform.token('sk_live_e2eBootstrapKey01');
-  });
+  }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   it.each([

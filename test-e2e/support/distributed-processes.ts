@@ -2,15 +2,24 @@
 // gateway and each service a Node process of its own, every request through the
 // gateway's port. The test reads the database through a pool of its own, and
 // learns the bootstrap key pair from the gateway's banner, as an operator would.
+//
+// Nothing a test starts may outlive it. start:distributed runs in a process
+// group of its own with its services, and its stdin is a pipe from the test's
+// process (the lifeline: it stops every service when the pipe closes, which the
+// kernel does when the test's process dies, however it dies). A start that
+// fails or takes too long kills the whole group; so does the test process's
+// exit, for anything still running then; and every file's afterAll stops what
+// the file started (stopLeftovers), even a start whose hook timed out.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Pool } from 'pg';
-import { freeLoopbackPort } from '@mm/runtime/platform';
+import { freeLoopbackPort, LIFELINE_VARIABLE } from '@mm/runtime/platform';
 
 const ROOT = resolve(__dirname, '..', '..');
-const START_TIMEOUT_MS = 90_000;
+/** Six Node processes under a loaded CI machine: generous, since each file's hook waits on it anyway. */
+export const START_TIMEOUT_MS = 150_000;
 const STOP_TIMEOUT_MS = 30_000;
 
 /** The start-up bootstrap's result, as the gateway reports it (`RunningPlatform.bootstrap`). */
@@ -39,40 +48,125 @@ export interface PlatformHandle {
 
 export { freeLoopbackPort as freePort } from '@mm/runtime/platform';
 
+/** Process groups started here and not yet gone. */
+const groups = new Set<ChildProcess>();
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // already gone
+  }
+}
+
+// The test process is going away: nothing it started may stay (no time for a clean stop here).
+process.once('exit', () => {
+  for (const child of groups) killGroup(child, 'SIGKILL');
+});
+
+/**
+ * A Node script of this repository in a process group of its own, tied to this process by its stdin.
+ * Its output is collected, and handed to onOutput as it comes.
+ */
+export function spawnTied(args: string[], env: NodeJS.ProcessEnv, onOutput?: (text: string) => void): { child: ChildProcess; output: () => string } {
+  let output = '';
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...env, [LIFELINE_VARIABLE]: 'true' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  groups.add(child);
+  child.once('exit', () => {
+    groups.delete(child);
+    // The lifeline has done its work; its handle would keep this process alive.
+    child.stdin!.destroy();
+  });
+  for (const stream of [child.stdout!, child.stderr!]) {
+    stream.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      onOutput?.(chunk.toString());
+    });
+  }
+  // Never written nor ended: the pipe is the lifeline, closed only by this process's death.
+  child.stdin!.on('error', () => undefined);
+  return { child, output: () => output };
+}
+
+/** SIGTERM (a clean stop of every service), then SIGKILL of the whole group if it hangs. */
+export async function stopTied(child: ChildProcess, timeoutMs = STOP_TIMEOUT_MS): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), timeoutMs);
+    await exited;
+    clearTimeout(timer);
+  }
+  // Whatever of the group is left (a service that ignored its parent's stop).
+  killGroup(child, 'SIGKILL');
+}
+
+/** What this file started and has not stopped: a test's afterAll may never have got a handle (its hook timed out). */
+const unstopped = new Set<() => Promise<void>>();
+
+/** Stops everything this test file started and did not stop itself; the e2e test environment calls it after the file's hooks. */
+export async function stopLeftovers(): Promise<void> {
+  const stops = [...unstopped];
+  unstopped.clear();
+  await Promise.all(stops.map((stop) => stop().catch(() => undefined)));
+}
+(globalThis as { __mmStopLeftovers?: () => Promise<void> }).__mmStopLeftovers = stopLeftovers;
+
+/** Registers a stop for stopLeftovers until `stopped` is called. */
+export function track(stop: () => Promise<void>): () => void {
+  unstopped.add(stop);
+  return () => unstopped.delete(stop);
+}
+
 /** `env` as for the platform, DATABASE_URL set. Rejects with the processes' output when start-up fails. */
-export async function startDistributedProcesses(env: Record<string, string>): Promise<PlatformHandle> {
+export async function startDistributedProcesses(env: Record<string, string>, onOutput?: (text: string) => void): Promise<PlatformHandle> {
   const port = await freeLoopbackPort();
   const dataDir = mkdtempSync(join(tmpdir(), 'mm-e2e-distributed-'));
-  let output = '';
-  const child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/distributed/start-distributed.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port), MM_DATA_DIR: dataDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { child, output } = spawnTied(
+    ['-r', './tools/register.js', 'tools/distributed/start-distributed.ts'],
+    { ...process.env, ...env, PORT: String(port), MM_DATA_DIR: dataDir },
+    onOutput,
+  );
+  const cleanUp = () => rmSync(dataDir, { recursive: true, force: true });
+  // Until stop() is called, whatever happens to the caller, this file's afterAll stops it.
+  const untrack = track(async () => {
+    await stopTied(child);
+    cleanUp();
   });
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   try {
-    await started(child, () => output);
+    await started(child, output);
   } catch (error) {
-    await stopProcess(child);
-    rmSync(dataDir, { recursive: true, force: true });
+    untrack();
+    await stopTied(child);
+    cleanUp();
     throw error;
   }
   const pool = new Pool({ connectionString: env.DATABASE_URL, max: 2 });
+  const stopAll = async () => {
+    try {
+      await stopTied(child);
+    } finally {
+      await pool.end().catch(() => undefined);
+      cleanUp();
+    }
+  };
+  untrack();
+  const untrackRunning = track(stopAll);
   return {
     url: `http://127.0.0.1:${port}`,
     databaseUrl: env.DATABASE_URL,
     dataSource: { query: async (sql, params) => (await pool.query(sql, params)).rows },
-    bootstrap: bootstrapFromBanner(output),
-    output: () => output,
+    bootstrap: bootstrapFromBanner(output()),
+    output,
     stop: async () => {
-      try {
-        await stopProcess(child);
-        if (child.exitCode !== 0) throw new Error(`start:distributed stopped with ${child.exitCode ?? child.signalCode}:\n${output}`);
-      } finally {
-        await pool.end();
-        rmSync(dataDir, { recursive: true, force: true });
-      }
+      untrackRunning();
+      await stopAll();
+      if (child.exitCode !== 0) throw new Error(`start:distributed stopped with ${child.exitCode ?? child.signalCode}:\n${output()}`);
     },
   };
 }
@@ -85,15 +179,6 @@ async function started(child: ChildProcess, output: () => string): Promise<void>
     if (Date.now() > deadline) throw new Error(`start:distributed did not start within ${START_TIMEOUT_MS / 1000} s:\n${output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** The gateway's credential lines: the key, the secret only when it was created now, the default project. */

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LIFELINE_VARIABLE } from '@mm/runtime/platform';
 
 const ROOT = join(__dirname, '..', '..');
 export const API_KEY = 'sk_sdbx_restartTestKey01';
@@ -33,9 +34,11 @@ export function start(dataDir: string, env: Record<string, string>): Promise<Lau
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MM_') && !['DATABASE_URL', 'HOST', 'PORT'].includes(key)));
   const child = spawn(process.execPath, ['-r', './tools/register.js', '-r', './apps/platform/src/instrument.ts', 'apps/platform/src/main.ts'], {
     cwd: ROOT,
-    env: { ...inherited, MM_DATA_DIR: dataDir, MM_LOG_LEVEL: 'warn', MM_BOOTSTRAP_API_KEY: API_KEY, MM_BOOTSTRAP_API_SECRET: API_SECRET, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...inherited, MM_DATA_DIR: dataDir, MM_LOG_LEVEL: 'warn', MM_BOOTSTRAP_API_KEY: API_KEY, MM_BOOTSTRAP_API_SECRET: API_SECRET, [LIFELINE_VARIABLE]: 'true', ...env },
+    // stdin: the lifeline (never written): if the test process dies, the platform stops its PostgreSQL and exits.
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  child.stdin!.on('error', () => undefined);
   children.add(child);
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -43,6 +46,7 @@ export function start(dataDir: string, env: Record<string, string>): Promise<Lau
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => {
       children.delete(child);
+      child.stdin!.destroy();
       resolve({ code, signal });
     }),
   );

@@ -5,10 +5,20 @@ import type { TestPlatform } from './test-platform';
 
 export type RowCounts = Record<string, number>;
 
-export async function rowCounts(dataSource: Queryable): Promise<RowCounts> {
-  const tables = await dataSource.query<{ schema: string; name: string }>(
+/**
+ * Rows per table. With projectId (a file on the shared platform, where other files write all the
+ * time), the project's rows only: by project_id, for an events table by the project in each event's
+ * metadata, for idempotency records by their scope; tables that belong to no project are left out then (the files with a database of
+ * their own count them).
+ */
+export async function rowCounts(dataSource: Queryable, projectId?: string): Promise<RowCounts> {
+  const tables = await dataSource.query<{ schema: string; name: string; scope: 'project_id' | 'metadata' | 'scope' | null }>(
     // Unlogged tables hold counters, not data (the rate limits count refused requests too, by design).
-    `SELECT t.table_schema AS schema, t.table_name AS name FROM information_schema.tables t
+    `SELECT t.table_schema AS schema, t.table_name AS name,
+            CASE WHEN EXISTS (SELECT 1 FROM information_schema.columns k WHERE k.table_schema = t.table_schema AND k.table_name = t.table_name AND k.column_name = 'project_id') THEN 'project_id'
+                 WHEN t.table_schema = 'platform' AND t.table_name = 'idempotency_keys' THEN 'scope'
+                 WHEN t.table_name = 'events' AND EXISTS (SELECT 1 FROM information_schema.columns k WHERE k.table_schema = t.table_schema AND k.table_name = t.table_name AND k.column_name = 'metadata') THEN 'metadata' END AS scope
+       FROM information_schema.tables t
        JOIN pg_class c ON c.relname = t.table_name JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = t.table_schema
       WHERE t.table_type = 'BASE TABLE' AND t.table_schema NOT IN ('pg_catalog', 'information_schema') AND c.relpersistence <> 'u'
         -- Webhook attempts and endpoint health record the delivery worker's own HTTP calls, made on
@@ -17,9 +27,12 @@ export async function rowCounts(dataSource: Queryable): Promise<RowCounts> {
       ORDER BY 1, 2`,
   );
   const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
+  const counted = projectId === undefined ? tables : tables.filter((t) => t.scope !== null);
+  const where = (t: (typeof tables)[number]) =>
+    projectId === undefined ? '' : ` WHERE ${t.scope === 'metadata' ? `metadata->>'projectId'` : t.scope} = $${counted.length + 1}`;
   const rows = await dataSource.query<{ name: string; n: number }>(
-    tables.map((t, i) => `SELECT $${i + 1}::text AS name, count(*)::int AS n FROM ${quote(t.schema)}.${quote(t.name)}`).join(' UNION ALL '),
-    tables.map((t) => `${t.schema}.${t.name}`),
+    counted.map((t, i) => `SELECT $${i + 1}::text AS name, count(*)::int AS n FROM ${quote(t.schema)}.${quote(t.name)}${where(t)}`).join(' UNION ALL '),
+    [...counted.map((t) => `${t.schema}.${t.name}`), ...(projectId === undefined ? [] : [projectId])],
   );
   return Object.fromEntries(rows.map((r) => [r.name, r.n]));
 }
@@ -30,13 +43,13 @@ export async function rowCounts(dataSource: Queryable): Promise<RowCounts> {
  */
 export async function settledRowCounts(platform: TestPlatform, timeoutMs = 20_000): Promise<RowCounts> {
   await platform.settle();
-  const dataSource = platform.db;
+  const count = () => rowCounts(platform.db, platform.isShared ? platform.projectId : undefined);
   const deadline = Date.now() + timeoutMs;
-  let previous = await rowCounts(dataSource);
+  let previous = await count();
   for (;;) {
     // Long enough for a handler's transaction under CI load (provisioning, fan-out) to show.
     await new Promise((r) => setTimeout(r, 250));
-    const current = await rowCounts(dataSource);
+    const current = await count();
     if (JSON.stringify(current) === JSON.stringify(previous) || Date.now() > deadline) return current;
     previous = current;
   }

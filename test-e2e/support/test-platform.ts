@@ -1,22 +1,27 @@
 // The platform as a partner meets it: started on a free port against a fresh
-// clone of the migrated test database, driven over real HTTP.
+// clone of the migrated test database, driven over real HTTP; or, in the
+// e2e-distributed run, the run's one shared multi-process platform with a
+// project of the test file's own (shared-platform.ts).
 import 'reflect-metadata';
 import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { Pool } from 'pg';
 import { SERVICES, startPlatform } from '@mm/runtime/platform';
 import { SERVICE_NAMES } from '@mm/contracts';
 import { loadConfig, signingKeyEncryptionRing } from '@mm/platform/config';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
-import { startDistributedProcesses, type PlatformHandle, type Queryable } from './distributed-processes';
+import { startDistributedProcesses, track, type PlatformHandle, type Queryable } from './distributed-processes';
 import { SensitiveValues } from './sensitive-values';
+import { distributedKafka, platformSettings, ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET } from './settings';
+import { sharedPlatformState } from './shared-platform';
+
+export { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, SIGNING_KEY_ENCRYPTION_KEYS } from './settings';
+export { START_TIMEOUT_MS } from './distributed-processes';
 
 /** platform (`npm start`'s one process) or distributed (`npm run start:distributed`'s processes): set per jest project. */
 export const E2E_MODE = process.env.MM_E2E_MODE === 'distributed' ? 'distributed' : 'platform';
-export const ADMIN_TOKEN = 'test-admin-token-0123456789';
-export const BOOTSTRAP_KEY = 'sk_sdbx_e2eBootstrapKey01';
-export const BOOTSTRAP_SECRET = 'e2e-bootstrap-secret-0123456789';
-/** Set as a deployment would: nothing generated into the working directory, and production starts too. */
-export const SIGNING_KEY_ENCRYPTION_KEYS = `e2e:${Buffer.alloc(32, 'e2e-signing-key-encryption').toString('base64')}`;
 
 export interface Response<T = any> {
   status: number;
@@ -34,33 +39,13 @@ export interface RequestOptions {
   idempotencyKey?: string | null;
 }
 
-/** KAFKA_BROKERS and a topic prefix per database; none (the PostgreSQL log transport) without a broker. */
-function distributedKafka(databaseUrl: string): Record<string, string> {
-  const brokers = process.env.KAFKA_BROKERS;
-  if (!brokers) {
-    if (!warnedNoKafka) process.stderr.write('e2e-distributed: no Kafka broker (KAFKA_BROKERS, tools/kafka-mock): events travel on the PostgreSQL log transport\n');
-    warnedNoKafka = true;
-    return {};
-  }
-  // A short session: a restarted platform's consumer rejoins its group without waiting long for the old member.
-  return { KAFKA_BROKERS: brokers, MM_KAFKA_TOPIC_PREFIX: `mm-${new URL(databaseUrl).pathname.slice(1)}`, MM_KAFKA_SESSION_TIMEOUT_MS: '3000' };
-}
-let warnedNoKafka = false;
 
-/** Whether every service's consumer group has committed every message of the topics it reads. */
-async function consumersCaughtUp(admin: Admin, prefix: string): Promise<boolean> {
-  for (const service of SERVICE_NAMES.filter((s) => s !== 'gateway')) {
-    const topics = [SERVICES[service].schema, ...SERVICES[service].consumes].map((schema) => `${prefix}.${schema}.events`);
-    const committed = await admin.fetchOffsets({ groupId: `${prefix}.${service}`, topics });
-    for (const { topic, partitions } of committed) {
-      const ends = await admin.fetchTopicOffsets(topic);
-      for (const end of ends) {
-        const at = partitions.find((p) => p.partition === end.partition)?.offset ?? '-1';
-        if (Number(at === '-1' ? end.low : at) < Number(end.high)) return false;
-      }
-    }
-  }
-  return true;
+/** Each consumer group's topics (a service's own log and the logs it reads). */
+function consumerTopics(prefix: string): Array<{ groupId: string; topics: string[] }> {
+  return SERVICE_NAMES.filter((s) => s !== 'gateway').map((service) => ({
+    groupId: `${prefix}.${service}`,
+    topics: [SERVICES[service].schema, ...SERVICES[service].consumes].map((schema) => `${prefix}.${schema}.events`),
+  }));
 }
 
 export class TestPlatform {
@@ -72,44 +57,80 @@ export class TestPlatform {
 
   private kafkaAdmin?: Promise<Admin>;
 
+  /** The project this file works in: the bootstrap project, or on the shared platform one of the file's own. */
+  projectId = '';
+  private apiKey = BOOTSTRAP_KEY;
+  private apiSecret = BOOTSTRAP_SECRET;
+  private untrack: () => void = () => undefined;
+
   private constructor(
     readonly running: PlatformHandle,
     private readonly settings: Record<string, string>,
     /** Everything the platform logged so far. */
     readonly logs: () => string,
+    /** Whether this file shares the platform with others (it then stops only its own connections). */
+    readonly isShared = false,
   ) {}
 
-  /** databaseUrl: start on an existing database (a restart) instead of a fresh clone. */
+  /**
+   * A platform of this file's own. databaseUrl: start on an existing database (a restart) instead of a
+   * fresh clone. A start still running when the file ends (its hook timed out) is stopped then.
+   */
   static async start(env: Record<string, string> = {}, databaseUrl?: string): Promise<TestPlatform> {
     const url = databaseUrl ?? (await cloneTemplateDatabase());
-    const settings = {
-      DATABASE_URL: url,
-      PORT: '0',
-      // Info and above, read back at stop(): no log line may carry a secret the test sent.
-      MM_LOG_LEVEL: 'info',
-      MM_ADMIN_TOKEN: ADMIN_TOKEN,
-      MM_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
-      MM_BOOTSTRAP_API_SECRET: BOOTSTRAP_SECRET,
-      MM_SIGNING_KEY_ENCRYPTION_KEYS: SIGNING_KEY_ENCRYPTION_KEYS,
-      ...env,
-    };
+    const settings = platformSettings(url, env);
     // The same suite in both modes (jest project e2e-distributed): every request through the gateway,
     // and events between the services over the run's Kafka broker (the Jest setup's mock), on topics
     // of this database's own, as a separate installation sharing the cluster would.
+    let platform: TestPlatform;
     if (E2E_MODE === 'distributed') {
       const distributed = { ...distributedKafka(url), ...settings };
       const handle = await startDistributedProcesses(distributed);
-      return new TestPlatform(handle, distributed, () => handle.output?.() ?? '');
+      platform = new TestPlatform(handle, distributed, () => handle.output?.() ?? '');
+    } else {
+      let logged = '';
+      const logDestination = {
+        write(line: string) {
+          logged += line;
+          // Errors still reach the test's output, as they would on stdout.
+          if (/"level":(5|6)0/.test(line)) process.stderr.write(line);
+        },
+      };
+      const starting = startPlatform(loadConfig(settings), { host: '127.0.0.1', logDestination });
+      // Stopped with the file even when the hook that awaits it has timed out.
+      const untrack = track(async () => (await starting).stop());
+      const running = await starting.catch((error: unknown) => {
+        untrack();
+        throw error;
+      });
+      platform = new TestPlatform(running, settings, () => logged);
+      platform.untrack = untrack;
     }
-    let logged = '';
-    const logDestination = {
-      write(line: string) {
-        logged += line;
-        // Errors still reach the test's output, as they would on stdout.
-        if (/"level":(5|6)0/.test(line)) process.stderr.write(line);
-      },
+    platform.projectId = platform.running.bootstrap?.projectId ?? '';
+    return platform;
+  }
+
+  /**
+   * The platform for a file that neither kills processes nor needs settings of its own: in the
+   * e2e-distributed run, the run's shared multi-process platform with a new project (and API key) of
+   * this file's own, which token() then uses; otherwise a platform of the file's own, as start().
+   */
+  static async shared(): Promise<TestPlatform> {
+    const state = E2E_MODE === 'distributed' ? await sharedPlatformState() : undefined;
+    if (!state) return TestPlatform.start();
+    const pool = new Pool({ connectionString: state.databaseUrl, max: 2 });
+    const handle: PlatformHandle = {
+      url: state.url!,
+      databaseUrl: state.databaseUrl!,
+      dataSource: { query: async (sql, params) => (await pool.query(sql, params)).rows },
+      stop: () => pool.end(),
     };
-    return new TestPlatform(await startPlatform(loadConfig(settings), { host: '127.0.0.1', logDestination }), settings, () => logged);
+    const platform = new TestPlatform(handle, state.settings!, () => readFileSync(state.logFile, 'utf8'), true);
+    platform.untrack = track(() => pool.end());
+    const file = basename(expect.getState().testPath ?? 'e2e').replace(/\.e2e-spec\.ts$/, '');
+    const project = await platform.newProject(`e2e ${file}`);
+    Object.assign(platform, { projectId: project.projectId, apiKey: project.apiKey, apiSecret: project.apiSecret });
+    return platform;
   }
 
   /** The platform's database, read as the test's own client. */
@@ -118,9 +139,10 @@ export class TestPlatform {
   }
 
   /**
-   * Returns once every event appended so far has reached its consumers. On the PostgreSQL log
-   * transport they hear of a commit at once; on Kafka, each log's relay must have published it and
-   * each consumer group committed past it.
+   * Returns once every event appended before the call has reached its consumers. On the PostgreSQL
+   * log transport they hear of a commit at once; on Kafka, each log's relay must have published it
+   * and each consumer group committed past it. A barrier, not a moment of quiet: on the shared
+   * platform other files append all the time.
    */
   async settle(timeoutMs = 10_000): Promise<void> {
     const prefix = this.settings.KAFKA_BROKERS ? this.settings.MM_KAFKA_TOPIC_PREFIX : undefined;
@@ -132,28 +154,53 @@ export class TestPlatform {
     })();
     const admin = await this.kafkaAdmin;
     const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if ((await this.relaysCaughtUp()) && (await consumersCaughtUp(admin, prefix))) return;
-      if (Date.now() > deadline) throw new Error('the events did not reach their consumers in time');
-      await new Promise((r) => setTimeout(r, 50));
+    const wait = async (what: string, done: () => Promise<boolean>) => {
+      while (!(await done())) {
+        if (Date.now() > deadline) throw new Error(`the events did not reach their consumers in time (${what})`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    // 1. Every log's relay has published what was appended before now.
+    const schemas = SERVICE_NAMES.map((s) => SERVICES[s].schema);
+    const [targets] = await this.db.query<Record<string, string>>(`SELECT ${schemas.map((schema) => `(SELECT coalesce(max(global_position), 0) FROM ${schema}.events) AS ${schema}`).join(', ')}`);
+    await wait('relays', async () => {
+      const [row] = await this.db.query<{ caught_up: boolean }>(
+        `SELECT ${schemas
+          .map(
+            (schema) => `${Number(targets[schema])} <= coalesce((SELECT global_position FROM platform.subscription_checkpoints
+              WHERE subscription = 'kafka-relay:${schema}' AND source = '${schema}'), 0)`,
+          )
+          .join(' AND ')} AS caught_up`,
+      );
+      return row.caught_up;
+    });
+    // 2. Every consumer group has committed up to each topic's end as it is now, which holds all of that.
+    const ends = new Map<string, Array<{ partition: number; high: string }>>();
+    for (const { topics } of consumerTopics(prefix)) {
+      for (const topic of topics) if (!ends.has(topic)) ends.set(topic, await admin.fetchTopicOffsets(topic));
     }
-  }
-
-  private async relaysCaughtUp(): Promise<boolean> {
-    const relayed = (schema: string) =>
-      `(SELECT coalesce(max(global_position), 0) FROM ${schema}.events) <= coalesce((SELECT global_position FROM platform.subscription_checkpoints
-          WHERE subscription = 'kafka-relay:${schema}' AND source = '${schema}'), 0)`;
-    const [row] = await this.db.query<{ caught_up: boolean }>(`SELECT ${SERVICE_NAMES.map((s) => relayed(SERVICES[s].schema)).join(' AND ')} AS caught_up`);
-    return row.caught_up;
+    await wait('consumers', async () => {
+      for (const { groupId, topics } of consumerTopics(prefix)) {
+        for (const { topic, partitions } of await admin.fetchOffsets({ groupId, topics })) {
+          for (const end of ends.get(topic)!) {
+            const at = partitions.find((p) => p.partition === end.partition)?.offset ?? '-1';
+            if (Number(end.high) > 0 && (at === '-1' || Number(at) < Number(end.high))) return false;
+          }
+        }
+      }
+      return true;
+    });
   }
 
   get url(): string {
     return this.running.url;
   }
 
+  /** Stops the platform (on the shared one, this file's connections only), then fails on any 500 or leak it saw. */
   async stop(): Promise<void> {
     await this.kafkaAdmin?.then((admin) => admin.disconnect()).catch(() => undefined);
     await this.sensitive.checkDatabase(this.db);
+    this.untrack();
     await this.running.stop();
     // The start-up banner prints the bootstrap secret by design; a test's account number may be part of it.
     this.sensitive.check('the log output', this.logs().replaceAll(BOOTSTRAP_SECRET, '[bootstrap secret]'));
@@ -187,7 +234,8 @@ export class TestPlatform {
     return { status: response.status, headers: response.headers, body, text };
   }
 
-  async token(apiKey = BOOTSTRAP_KEY, apiSecret = BOOTSTRAP_SECRET): Promise<string> {
+  /** A bearer token; by default for this file's project. */
+  async token(apiKey = this.apiKey, apiSecret = this.apiSecret): Promise<string> {
     const res = await this.request('POST', '/v0.13/auth/token', { body: { apiKey, apiSecret } });
     if (res.status !== 200) throw new Error(`token: ${res.status} ${res.text}`);
     return res.body.accessToken;

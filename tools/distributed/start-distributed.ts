@@ -12,7 +12,7 @@ import { SERVICE_NAMES, serviceUrlVariable, type ServiceName } from '@mm/contrac
 import { ConfigError, loadConfig, type PlatformConfig } from '@mm/platform/config';
 import { handleShutdownSignalsInCaller, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
 import { API_BASE_PATH } from '@mm/platform/http';
-import { describeFailure, ensureLocalAdminToken, freeLoopbackPort, transportLine } from '@mm/runtime/platform';
+import { describeFailure, ensureLocalAdminToken, freeLoopbackPort, LIFELINE_VARIABLE, stopWhenParentDies, transportLine } from '@mm/runtime/platform';
 
 const ROOT = resolve(__dirname, '..', '..');
 const READY_TIMEOUT_MS = 60_000;
@@ -24,8 +24,13 @@ interface Started {
 }
 
 function startService(name: ServiceName, env: NodeJS.ProcessEnv): ChildProcess {
-  // The service's own output goes to this terminal, each line under its name.
-  const child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/distributed/start-service.ts', name], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The service's own output goes to this terminal, each line under its name. Its stdin is a pipe from
+  // this process that is never written: if this process dies, even by SIGKILL, the service stops too.
+  const child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/distributed/start-service.ts', name], {
+    cwd: ROOT,
+    env: { ...env, [LIFELINE_VARIABLE]: 'true' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   for (const stream of [child.stdout!, child.stderr!]) {
     let partial = '';
     stream.on('data', (chunk: Buffer) => {
@@ -89,6 +94,8 @@ async function main(): Promise<void> {
     );
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+  // Started by a test (or any supervisor) that asked to take every process down with it.
+  stopWhenParentDies((reason) => stop(reason));
 
   try {
     let databaseUrl = config.DATABASE_URL;

@@ -17,7 +17,12 @@ interface State {
 }
 const state = globalThis as unknown as { __mmTestDb?: State; __mmTestKafka?: TestKafka };
 
+/**
+ * PostgreSQL with the migrated template, and the Kafka broker. Once per run, whichever global setup
+ * asks first (a project's own setup runs before the run's: see the e2e-distributed project's).
+ */
 export default async function globalSetup(): Promise<void> {
+  if (state.__mmTestDb) return;
   let adminUrl = process.env.DATABASE_URL;
   let embedded: EmbeddedDatabase | undefined;
   let dir: string | undefined;
@@ -46,8 +51,10 @@ export default async function globalSetup(): Promise<void> {
 
 export async function teardown(): Promise<void> {
   await state.__mmTestKafka?.stop();
+  state.__mmTestKafka = undefined;
   const s = state.__mmTestDb;
   if (!s) return;
+  state.__mmTestDb = undefined;
   if (s.embedded) {
     await s.embedded.stop();
     if (s.dir) rmSync(s.dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, type PlatformConfig } from '@mm/platform/confi
 import { handleShutdownSignalsInCaller } from '@mm/platform/database';
 import { API_BASE_PATH } from '@mm/platform/http';
 import { shutdownTelemetry } from '@mm/platform/telemetry';
-import { credentialLines, describeFailure, ensureLocalAdminToken, startPlatform } from '@mm/runtime/platform';
+import { credentialLines, describeFailure, ensureLocalAdminToken, startPlatform, stopWhenParentDies } from '@mm/runtime/platform';
 
 async function main(): Promise<void> {
   let config: PlatformConfig;
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const starting = startPlatform(config);
   let started = false;
   let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (signal: string) => {
     if (stopping) {
       // Impatience cuts the requests still in flight, never PostgreSQL's stop.
       process.stdout.write(`${signal}: still stopping; the process exits once PostgreSQL has stopped\n`);
@@ -51,6 +51,8 @@ async function main(): Promise<void> {
     })();
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
+  // Started by a test or supervisor that asked to take this process down with it.
+  stopWhenParentDies(stop);
   const platform = await starting;
   started = true;
   if (stopping) return;

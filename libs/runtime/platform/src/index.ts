@@ -5,3 +5,4 @@ export * from './services';
 export * from './banner';
 export * from './run-service';
 export { freeLoopbackPort } from './listen-address';
+export * from './lifeline';

@@ -5,6 +5,7 @@ import { SERVICE_NAMES, type ServiceName } from '@mm/contracts';
 import { ConfigError, loadConfig } from '@mm/platform/config';
 import { shutdownTelemetry } from '@mm/platform/telemetry';
 import { credentialLines, describeFailure, transportLine } from './banner';
+import { stopWhenParentDies } from './lifeline';
 import { startPlatform, type RunningPlatform } from './start-platform';
 
 export async function runService(name: ServiceName): Promise<RunningPlatform> {
@@ -19,18 +20,14 @@ export async function runService(name: ServiceName): Promise<RunningPlatform> {
     }
     throw error;
   }
-  let running: RunningPlatform;
-  try {
-    running = await startPlatform(config, { services: [name] });
-  } catch (error) {
-    process.stderr.write(`${name}: start-up failed: ${describeFailure(error)}\n`);
-    process.exit(1);
-  }
+  let running: RunningPlatform | undefined;
   let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     process.stdout.write(`${name}: ${signal}: stopping\n`);
+    // Still starting: nothing to stop cleanly yet, and nothing served.
+    if (!running) process.exit(1);
     void running
       .stop()
       .then(
@@ -46,6 +43,14 @@ export async function runService(name: ServiceName): Promise<RunningPlatform> {
       });
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
+  // Started by start:distributed (or a test): gone with it, even mid-start-up.
+  stopWhenParentDies(stop);
+  try {
+    running = await startPlatform(config, { services: [name] });
+  } catch (error) {
+    process.stderr.write(`${name}: start-up failed: ${describeFailure(error)}\n`);
+    process.exit(1);
+  }
   const lines = [
     `Money-movement ${name} service (${config.MM_ENVIRONMENT}) is listening at ${running.url} (pid ${process.pid})`,
     `  Events       ${transportLine(config)}`,
