@@ -8,6 +8,7 @@ import { eventually, expectError, TestPlatform } from './support/test-platform';
 
 const BILLING = { addressLine1: '1 Market St', city: 'San Francisco', state: 'CA', country: 'US', zipCode: '94105' };
 const ACCOUNT_NUMBER = '123456789012';
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 type Unusable = 'invalidate' | 'delete' | 'deleteWithCounterparty';
 
@@ -159,6 +160,124 @@ describe('stale destinations: a quote whose account stopped being usable', () =>
       expect(await ledger(transactionId)).toEqual({ steps: [], transitEmpty: true });
       // Asking again is refused again, the same way.
       expectError(await t.post('/transactions', { quoteId: quote.body.id }), 422, 'ExternalAccountNotActive');
+    });
+  });
+
+  describe('after acceptance: the leg answers with the account unusable, and nothing is paid to it', () => {
+    const payouts: Array<[string, keyof typeof corridors, Unusable, string]> = [
+      ['an ACH payout to a bank account the provider invalidated', 'bank', 'invalidate', 'externalAccountInvalid'],
+      ['an ACH payout to a deleted bank account', 'bank', 'delete', 'externalAccountDeleted'],
+      ['a card sell to a deleted card', 'cardSell', 'delete', 'externalAccountDeleted'],
+      ['a payout to a counterparty\'s external wallet, deleted with the counterparty', 'counterpartyWallet', 'deleteWithCounterparty', 'externalAccountDeleted'],
+    ];
+    it.each(payouts)('%s goes back to the source wallet: failed.returnedToSender', async (_name, corridor, how, code) => {
+      const c = corridors[corridor];
+      const t = await tenant(`stale-payout-${corridor}-${how}`);
+      const account = await c.instrument(t);
+      const quote = (await t.post('/quotes', { customerId: t.ada.id, ...c.quote(t, account.id) })).body;
+      const created = await t.post('/transactions', { quoteId: quote.id });
+      expect(created.body).toMatchObject({ status: 'processing', subStatus: 'processing.fundsPulled' });
+      expect(await t.balance(c.wallet(t))).toBe('900.00');
+      await t.spoil(account.id, how);
+
+      await t.advance(c.seconds);
+      const failed = await t.until(created.body.id, 'failed', 'failed.returnedToSender');
+      expect(failed.legs.map((l: { kind: string; status: string }) => [l.kind, l.status])).toEqual([['payout', 'failed'], ['refund', 'settled']]);
+      expect(failed.legs[0].failure).toEqual({ code, message: expect.stringContaining(account.id) });
+      expect(failed.legs[0].settledAt).toBeNull();
+      expect(failed.error).toEqual({ code, message: failed.legs[0].failure.message, occurredAt: expect.stringMatching(ISO), recoverable: false, refund: { status: 'completed', amount: '100.00', asset: 'usdc' } });
+      expect(JSON.stringify(failed)).not.toContain(ACCOUNT_NUMBER);
+      // Pulled, then returned: no payout posting, the transit account empty, the wallet whole again.
+      expect(await ledger(created.body.id)).toEqual({ steps: ['pull', 'refund'], transitEmpty: true });
+      expect(await t.balance(c.wallet(t))).toBe('1000.00');
+      // The quote stays accepted by its transaction: it cannot be used again.
+      expectError(await t.post('/transactions', { quoteId: quote.id }), 409, 'QuoteAlreadyAccepted');
+    });
+
+    const charges: Array<[string, Unusable, string]> = [
+      ['deleted', 'delete', 'externalAccountDeleted'],
+      ['invalidated', 'invalidate', 'externalAccountInvalid'],
+    ];
+    it.each(charges)('a card buy whose card was %s is never charged: failed.providerDeclined', async (_name, how, code) => {
+      const c = corridors.cardBuy;
+      const t = await tenant(`stale-charge-${how}`);
+      const card = await c.instrument(t);
+      const quote = (await t.post('/quotes', { customerId: t.ada.id, ...c.quote(t, card.id) })).body;
+      const created = await t.post('/transactions', { quoteId: quote.id });
+      expect(created.body).toMatchObject({ status: 'processing', subStatus: null, legs: [expect.objectContaining({ kind: 'deposit', status: 'pending' })] });
+      await t.spoil(card.id, how);
+
+      await t.advance(c.seconds);
+      const failed = await t.until(created.body.id, 'failed', 'failed.providerDeclined');
+      expect(failed.legs).toEqual([expect.objectContaining({ kind: 'deposit', rail: 'card', status: 'failed', failure: { code, message: expect.stringContaining(card.id) } })]);
+      expect(failed.error).toMatchObject({ code, recoverable: false });
+      expect(failed.error.refund).toBeUndefined();
+      // Nothing was charged and nothing delivered.
+      expect(await ledger(created.body.id)).toEqual({ steps: [], transitEmpty: true });
+      expect(await t.balance(t.usdc.id)).toBe('1000.00');
+    });
+
+    it('a card buy whose external wallet was invalidated is not charged either: the crypto would have nowhere to go', async () => {
+      const t = await tenant('stale-charge-destination');
+      const card = await t.card();
+      const wallet = await t.counterpartyWallet();
+      const quote = (await t.post('/quotes', { customerId: t.ada.id, source: { type: 'card', details: { externalAccountId: card.id }, amount: '100.00' }, destination: { type: 'walletExternal', details: { id: wallet.id } } })).body;
+      expect(quote.status).toBe('open');
+      const created = await t.post('/transactions', { quoteId: quote.id });
+      expect(created.status).toBe(201);
+      await t.spoil(wallet.id, 'invalidate');
+
+      await t.advance(5);
+      const failed = await t.until(created.body.id, 'failed', 'failed.providerDeclined');
+      expect(failed.legs).toEqual([expect.objectContaining({ kind: 'deposit', status: 'failed', failure: { code: 'externalAccountInvalid', message: expect.stringContaining(wallet.id) } })]);
+      expect(await ledger(created.body.id)).toEqual({ steps: [], transitEmpty: true });
+    });
+
+    it('a card buy whose external wallet was invalidated after the charge holds the money for an operator, who refunds the card', async () => {
+      const t = await tenant('stale-buy-payout');
+      const card = await t.card();
+      const wallet = await t.counterpartyWallet();
+      const quote = (await t.post('/quotes', { customerId: t.ada.id, source: { type: 'card', details: { externalAccountId: card.id }, amount: '100.00' }, destination: { type: 'walletExternal', details: { id: wallet.id } } })).body;
+      const created = await t.post('/transactions', { quoteId: quote.id });
+      await t.advance(5);
+      await t.until(created.body.id, 'processing', 'processing.fundsPulled');
+      await t.spoil(wallet.id, 'invalidate');
+
+      await t.advance(5);
+      const held = await t.until(created.body.id, 'processing', 'processing.underReview');
+      expect(held.legs.map((l: { kind: string; status: string }) => [l.kind, l.status])).toEqual([['deposit', 'settled'], ['payout', 'failed']]);
+      expect(held.legs[1].failure).toEqual({ code: 'externalAccountInvalid', message: expect.stringContaining(wallet.id) });
+      // The charge is in transit; nothing went to the wallet.
+      expect(await eventually(async () => ((await ledger(created.body.id)).steps.length > 0 ? ledger(created.body.id) : undefined))).toEqual({ steps: ['deposit'], transitEmpty: false });
+
+      // An operator's retry (which the sandbox rail would settle) meets the same check.
+      const retried = await platform.admin('POST', `/transactions/${created.body.id}/retry`, { body: { reason: 'try again' } });
+      expect(retried.body).toMatchObject({ result: 'retried', transaction: { subStatus: 'processing.payoutRetrying' } });
+      await t.advance(5);
+      const again = await eventually(async () => {
+        const txn = (await t.get(`/transactions/${created.body.id}`)).body;
+        return txn.subStatus === 'processing.underReview' && txn.legs.length === 3 ? txn : undefined;
+      }, 15_000);
+      expect(again.legs[2]).toMatchObject({ kind: 'payout', status: 'failed', failure: { code: 'externalAccountInvalid' } });
+
+      const refund = await platform.admin('POST', `/transactions/${created.body.id}/refund`, { body: { reason: 'the external wallet was closed' } });
+      expect(refund.body).toMatchObject({ result: 'refunding' });
+      const refunded = await t.until(created.body.id, 'failed', 'failed.returnedToSender');
+      expect(refunded.legs.at(-1)).toMatchObject({ kind: 'refund', rail: 'card', status: 'settled', amount: '100.00' });
+      expect(await ledger(created.body.id)).toEqual({ steps: ['deposit', 'refund'], transitEmpty: true });
+    });
+
+    it('an account still active pays out as before', async () => {
+      const t = await tenant('stale-control');
+      const bank = await t.bank();
+      const quote = (await t.post('/quotes', { customerId: t.ada.id, ...corridors.bank.quote(t, bank.id) })).body;
+      const created = await t.post('/transactions', { quoteId: quote.id });
+      await t.advance(60);
+      const done = await t.until(created.body.id, 'completed', null);
+      expect(done.legs).toEqual([expect.objectContaining({ kind: 'payout', status: 'settled' })]);
+      // The accounts service posts the payout once it hears the leg settled.
+      await eventually(async () => ((await ledger(created.body.id)).steps.includes('payout') ? true : undefined));
+      expect(await ledger(created.body.id)).toEqual({ steps: ['convert', 'payout', 'pull'], transitEmpty: true });
     });
   });
 });
