@@ -234,4 +234,36 @@ describe.each([
       await db.end();
     }
   });
+
+  it('a payout whose account cannot be checked waits for the accounts service, then refuses the account invalidated meanwhile (issue 17)', async () => {
+    const customer = (await call('POST', '/customers', { token, body: { type: 'individual', firstName: 'Ada', lastName: 'Stale', endorsements: ['basic', 'usd'] } })).body;
+    const bank = await call('POST', '/external-accounts', { token, body: { owner: { kind: 'customer', customerId: customer.id }, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } } });
+    const wallet = (await call('POST', `/customers/${customer.id}/wallets`, { token, body: { asset: 'usdc', network: 'meridianchain' } })).body;
+    expect((await call('POST', `/sandbox/wallets/${wallet.id}/fund`, { token, body: { amount: '100.00' } })).status).toBe(200);
+    await eventually(async () => ((await call('GET', `/external-accounts/${bank.body.id}`, { token })).body.status === 'active' ? true : undefined));
+    const quote = (await call('POST', '/quotes', { token, body: { customerId: customer.id, source: { type: 'walletOms', details: { id: wallet.id }, amount: '40.00' }, destination: { type: 'bankUs', details: { id: bank.body.id, network: 'ach', accountHolder: 'customer' } } } })).body;
+    const txn = (await call('POST', '/transactions', { token, body: { quoteId: quote.id } })).body;
+    expect(txn).toMatchObject({ status: 'processing', subStatus: 'processing.fundsPulled' });
+    expect((await call('POST', `/external-accounts/${bank.body.id}/simulate/invalidate`, { token, body: {} })).status).toBe(200);
+
+    // The ACH leg answers 60 s after it started on the project clock: 5 s from now, with the accounts service down.
+    expect((await call('POST', '/sandbox/clock/advance', { token, body: { seconds: 55 } })).status).toBe(200);
+    const mark = distributed.output().length;
+    process.kill(restarted?.child.pid ?? accounts.pid, 'SIGKILL');
+    // The transactions service cannot ask about the account: its timer fails, and is tried again.
+    const failures = () => distributed.output().slice(mark).match(/\[transactions\].*timer poll failed.*ServiceUnavailable/g)?.length ?? 0;
+    await eventually(async () => (failures() >= 2 ? true : undefined), 30_000);
+    const waiting = (await call('GET', `/transactions/${txn.id}`, { token })).body;
+    expect(waiting).toMatchObject({ status: 'processing', subStatus: 'processing.fundsPulled', legs: [{ kind: 'payout', status: 'pending' }] });
+
+    restarted = run('tools/distributed/start-service.ts', ['accounts'], { ...env(), PORT: accounts.port, HOST: '127.0.0.1', MM_GATEWAY_URL: base });
+    await waitFor(restarted.output, /accounts service \(sandbox\) is listening/, restarted.child);
+    // Back, it answers that the account is invalid: nothing is paid, the money goes back to the wallet.
+    const failed = await eventually(async () => {
+      const t = (await call('GET', `/transactions/${txn.id}`, { token })).body;
+      return t.status === 'failed' || t.status === 'completed' ? t : undefined;
+    }, 30_000);
+    expect(failed).toMatchObject({ subStatus: 'failed.returnedToSender', legs: [{ kind: 'payout', status: 'failed', failure: { code: 'externalAccountInvalid' } }, { kind: 'refund', status: 'settled' }] });
+    expect((await call('GET', `/wallets/${wallet.id}/balance`, { token })).body.data.balance).toBe('100.00');
+  }, 240_000);
 });

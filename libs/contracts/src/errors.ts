@@ -94,7 +94,12 @@ export const ERROR_CATALOGUE = {
   QuoteExpired: { code: 13002, status: 409, msg: 'quote expired', when: 'the quote\'s pricing expired before a transaction was created for it; create a new quote' },
   QuoteAlreadyAccepted: { code: 13003, status: 409, msg: 'quote already accepted', when: 'a transaction was already created for this quote; a quote is accepted exactly once' },
   UnsupportedCorridor: { code: 13004, status: 422, msg: 'unsupported source and destination', when: 'the pair of instruments is not one the service moves money between (a bank account is never a source; a cash destination needs the project feature `cashPickup` and a custodial wallet source)' },
-  ExternalAccountNotActive: { code: 13005, status: 422, msg: 'external account is not active', when: 'a quote or a cash-in names an external account that is pending, failed or invalid; wait for `externalAccount.verified`' },
+  ExternalAccountNotActive: {
+    code: 13005,
+    status: 422,
+    msg: 'external account is not active',
+    when: 'a quote or a cash-in names an external account that is pending, failed or invalid (wait for `externalAccount.verified`); or `POST /transactions` accepts a quote whose external account was invalidated or deleted since the quote was made (nothing moves and the quote stays open; create a new quote to an active account)',
+  },
   ExternalAccountHolderMismatch: { code: 13006, status: 422, msg: 'external account does not belong to the customer', when: 'a bank or card on a quote is not registered to the quote\'s customer (bank destinations take `accountHolder: customer` only), or a cash-in\'s external wallet is not the customer\'s own' },
   WalletNotOwned: { code: 13007, status: 422, msg: 'wallet does not belong to the customer', when: 'the source wallet of a quote, or the destination wallet of a cash-in, is not one of its customer\'s wallets' },
   AssetNetworkMismatch: { code: 13008, status: 422, msg: 'asset or network does not match the instrument', when: 'a quote side, or a cash-in destination, names an asset or network its wallet or account does not hold or support' },

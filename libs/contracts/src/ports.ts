@@ -5,7 +5,7 @@
 // process the owning service's module implements it directly, joining the
 // caller's database transaction; across processes an HTTP client posts to the
 // owner's internal route, with every call idempotent on the ids it carries.
-import type { EndorsementName, EndorsementStatus, ExternalAccountDetails, ExternalAccountStatus, ExternalAccountType, InstrumentDestination } from './events';
+import { EXTERNAL_ACCOUNT_TYPES, type EndorsementName, type EndorsementStatus, type ExternalAccountDetails, type ExternalAccountFailure, type ExternalAccountStatus, type ExternalAccountType, type InstrumentDestination } from './events';
 
 /** Who is on one side of a quote or transaction (spec: Party). */
 export type Party =
@@ -37,6 +37,8 @@ export interface ExternalAccountView {
   counterpartyName: string | null;
   type: ExternalAccountType;
   status: ExternalAccountStatus;
+  /** Why it is failed or invalid (the provider's or the screening's code); null while it is usable. */
+  failure: ExternalAccountFailure | null;
   details: ExternalAccountDetails;
   supportedDestinations: InstrumentDestination[];
 }
@@ -59,6 +61,7 @@ export interface PullFundsResult {
 export abstract class AccountsPort {
   abstract customer(projectId: string, customerId: string): Promise<CustomerView>;
   abstract wallet(projectId: string, walletId: string): Promise<WalletView>;
+  /** ExternalAccountNotFound for one this project does not have, or has deleted. */
   abstract externalAccount(projectId: string, externalAccountId: string): Promise<ExternalAccountView>;
   /** Moves the amount from the wallet to the transaction's transit account, or refuses with InsufficientFunds. */
   abstract pullFunds(projectId: string, request: PullFundsRequest): Promise<PullFundsResult>;
@@ -70,6 +73,17 @@ export interface QuoteSide {
   category: 'crypto' | 'fiat' | 'cash';
   details: Record<string, unknown>;
   party: Party;
+}
+
+/**
+ * The registered external account a quote's (or its transaction's) side names, if any: a bank
+ * account or an external wallet by `details.id`, a card by `details.externalAccountId`. Custodial
+ * wallets and cash name none.
+ */
+export function sideExternalAccountId(side: Pick<QuoteSide, 'type' | 'details'>): string | undefined {
+  if (!(EXTERNAL_ACCOUNT_TYPES as readonly string[]).includes(side.type)) return undefined;
+  const id = side.type === 'card' ? side.details.externalAccountId : side.details.id;
+  return typeof id === 'string' ? id : undefined;
 }
 
 export interface PricingSide {
@@ -113,7 +127,10 @@ export interface AcceptQuoteRequest {
 
 /** The quoting service. */
 export abstract class QuotesPort {
-  /** Accepts an open quote for this transaction, or refuses (QuoteNotFound, QuoteExpired, QuoteAlreadyAccepted). */
+  /**
+   * Accepts an open quote for this transaction, or refuses (QuoteNotFound, QuoteExpired, QuoteAlreadyAccepted,
+   * or ExternalAccountNotActive when an external account it names was invalidated or deleted since).
+   */
   abstract accept(projectId: string, request: AcceptQuoteRequest): Promise<AcceptedQuote>;
   /** Undoes an acceptance whose transaction could not be made (it was refused after the quote was accepted). */
   abstract release(projectId: string, request: AcceptQuoteRequest): Promise<void>;

@@ -43,6 +43,7 @@ export class AccountsPortAdapter extends AccountsPort {
       counterpartyName: row.counterparty_name,
       type: row.type,
       status: row.status,
+      failure: row.failure,
       details: row.details,
       supportedDestinations: row.supported_destinations,
     };

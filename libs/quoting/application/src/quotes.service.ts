@@ -3,8 +3,21 @@
 // expires on its project's clock (read as expired from expiresAt on) unless one
 // transaction accepts it first.
 import { Injectable } from '@nestjs/common';
-import { AccountsPort, ApiError, type AcceptedQuote, type AcceptQuoteRequest, type QuoteRecord } from '@mm/contracts';
-import { buildSides, checkAmount, planQuote, price, quoteDecider, quoteStreamId, type QuoteCommand, type QuoteEvent, type QuoteInput, type ResolvedInstruments } from '@mm/quoting/domain';
+import { AccountsPort, ApiError, sideExternalAccountId, type AcceptedQuote, type AcceptQuoteRequest, type QuoteRecord } from '@mm/contracts';
+import {
+  buildSides,
+  checkAmount,
+  planQuote,
+  price,
+  quoteDecider,
+  quoteStreamId,
+  requireUsableAtAcceptance,
+  type AccountStanding,
+  type QuoteCommand,
+  type QuoteEvent,
+  type QuoteInput,
+  type ResolvedInstruments,
+} from '@mm/quoting/domain';
 import { PriceProvider, QuotesReadModel, type QuoteRow } from '@mm/quoting/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { PlatformConfig } from '@mm/platform/config';
@@ -102,8 +115,10 @@ export class QuotesService {
       const decision = await this.execute(projectId, request.quoteId, { type: 'AcceptQuote', projectId, transactionId: request.transactionId, at: request.at });
       if (decision.state.status === 'none') throw new ApiError('QuoteNotFound');
       const q = decision.state.quote;
-      // Accepted now (not a repeat for the same transaction): a cash pickup's limits decide, authoritatively,
-      // and the pickup counts from this transaction on.
+      // Accepted now (not a repeat for the same transaction): the external accounts the quote names must
+      // still be usable, or the acceptance rolls back with nothing moved and the quote stays open.
+      if (decision.events.length > 0) await this.requireUsableAccounts(projectId, q);
+      // A cash pickup's limits decide, authoritatively, and the pickup counts from this transaction on.
       if (q.sourceToDestination === 'cryptoToCash' && decision.events.length > 0) await this.cashPickups.accept(q, request.transactionId, request.at);
       return {
         quoteId: q.quoteId,
@@ -127,6 +142,20 @@ export class QuotesService {
         await this.cashPickups.release(projectId, request.quoteId);
       }
     });
+  }
+
+  /** An account may be invalidated or deleted between the quote and its acceptance (issue 17): asked again now. */
+  private async requireUsableAccounts(projectId: string, quote: QuoteRecord): Promise<void> {
+    for (const side of ['source', 'destination'] as const) {
+      const id = sideExternalAccountId(quote[side]);
+      if (!id) continue;
+      const standing: AccountStanding = await this.accounts.externalAccount(projectId, id).catch((error: unknown) => {
+        // The quote resolved it when it was made: not found now means deleted since.
+        if (error instanceof ApiError && error.errorName === 'ExternalAccountNotFound') return 'deleted' as const;
+        throw error;
+      });
+      requireUsableAtAcceptance(side, id, standing);
+    }
   }
 
   private async execute(projectId: string, quoteId: string, command: QuoteCommand, options: DecideOptions = {}) {

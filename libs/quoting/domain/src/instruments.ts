@@ -197,6 +197,23 @@ function requireActive(account: ExternalAccountView, side: string): void {
   if (account.status !== 'active') throw new ApiError('ExternalAccountNotActive', `${side} external account ${account.id} is ${account.status}`);
 }
 
+/** Where an external account a quote names stands now: as the accounts service reads it, or deleted. */
+export type AccountStanding = Pick<ExternalAccountView, 'status' | 'failure'> | 'deleted';
+
+/**
+ * Accepting a quote checks its external accounts again (issue 17): one invalidated or deleted since
+ * the quote was made refuses the acceptance before any money moves. A 422, not a 404: the quote
+ * exists and stays open; only a new quote to an active account can go ahead.
+ */
+export function requireUsableAtAcceptance(side: 'source' | 'destination', id: string, standing: AccountStanding): void {
+  const fix = side === 'source' ? 'create a new quote with an active card' : 'create a new quote to an active account';
+  if (standing === 'deleted') throw new ApiError('ExternalAccountNotActive', `${side} external account ${id} was deleted; ${fix}`);
+  if (standing.status !== 'active') {
+    const why = standing.failure ? ` (${standing.failure.code})` : '';
+    throw new ApiError('ExternalAccountNotActive', `${side} external account ${id} is ${standing.status}${why}; ${fix}`);
+  }
+}
+
 function requireOwnAccount(customerId: string, account: ExternalAccountView, side: string): void {
   if (account.customerId !== customerId || account.counterpartyId !== null) {
     throw new ApiError('ExternalAccountHolderMismatch', `${side} external account ${account.id} is not registered to customer ${customerId}`);

@@ -8,11 +8,12 @@
 // service posts, and each change of status a transaction.statusChanged
 // written in the same database transaction as the leg write that caused it.
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { AccountsPort, ApiError, QuotesPort, underReviewEvent, type AcceptedQuote, type EventPayloads, type TransactionCreated } from '@mm/contracts';
+import { AccountsPort, ApiError, QuotesPort, underReviewEvent, type AcceptedQuote, type EventPayloads, type LegFailure, type TransactionCreated } from '@mm/contracts';
 import {
   capPeriods,
   checkPerTransaction,
   depositLeg,
+  legAccounts,
   limitedFiatLeg,
   needsReview,
   magicCents,
@@ -26,6 +27,8 @@ import {
   transactionIdForQuote,
   transactionStreamId,
   transactionView,
+  unusableAccountFailure,
+  type AccountStanding,
   type NewLeg,
   type TransactionCommand,
   type TransactionEvent,
@@ -258,22 +261,49 @@ export class TransactionsService implements OnModuleInit {
     if (event.data.changes.limits) await this.limits.apply(event.data.projectId, event.data.changes.limits);
   }
 
-  /** A rail answered a leg (the sandbox provider's timer). Decided on the state read under the stream's lock. */
+  /**
+   * A rail answered a leg (the sandbox provider's timer). Decided on the state read under the stream's
+   * lock. An account the leg needs that is no longer usable refuses the leg whatever the rail says; an
+   * accounts service that cannot be asked fails the timer, which fires again later.
+   */
   private async onLegAnswer(timer: DueTimer): Promise<void> {
     const transactionId = String(timer.payload.transactionId);
     const legId = String(timer.payload.legId);
     const at = await this.clock.now(timer.projectId);
+    const unusable = await this.unusableAccount(timer.projectId, transactionId, legId);
     await this.execute(timer.projectId, transactionId, (state) => {
       const leg = state.legs.find((l) => l.id === legId);
       // A leg already answered (or unknown) is answered again with nothing: the decider ignores it.
       if (!state.record || !leg || leg.status !== 'pending') return { type: 'ReportLeg', legId, outcome: { kind: 'unconfirmed' }, at: at.toISOString() };
-      const { outcome } = this.rails.answer(state.record, leg, at);
+      const { outcome }: { outcome: RailOutcome } = unusable ? { outcome: { kind: 'declined', failure: unusable } } : this.rails.answer(state.record, leg, at);
       const next = nextLegId(state);
       let nextLeg: NewLeg | undefined;
       if (leg.kind === 'deposit' && outcome.kind === 'settled') nextLeg = payoutLeg(state.record, next);
       if (leg.kind === 'payout' && outcome.kind === 'declined') nextLeg = refundLeg(state.record, next);
       return { type: 'ReportLeg', legId, outcome, nextLeg, at: at.toISOString() };
     });
+  }
+
+  /**
+   * The first external account the pending leg needs that is no longer usable (issue 17), as the leg's
+   * failure; undefined when all are usable, or when the leg is answered already. Asked before the
+   * stream's lock is taken, so that no lock waits on another service.
+   */
+  private async unusableAccount(projectId: string, transactionId: string, legId: string): Promise<LegFailure | undefined> {
+    const loaded = await loadState(this.store, transactionStreamId(transactionId), transactionDecider);
+    const leg = loaded?.state.legs.find((l) => l.id === legId);
+    if (!loaded?.state.record || !leg || leg.status !== 'pending') return undefined;
+    for (const account of legAccounts(loaded.state.record, leg)) {
+      const standing: AccountStanding = await this.accounts.externalAccount(projectId, account.id).catch((error: unknown) => {
+        // It existed when the quote was accepted: not found now means deleted since. Any other
+        // error (the accounts service down) fails the timer, and the leg is answered on a later try.
+        if (error instanceof ApiError && error.errorName === 'ExternalAccountNotFound') return 'deleted' as const;
+        throw error;
+      });
+      const failure = unusableAccountFailure(leg, account, standing);
+      if (failure) return failure;
+    }
+    return undefined;
   }
 
   /** The sandbox compliance desk decided a review. */

@@ -2,3 +2,4 @@ export * from './transaction.decider';
 export * from './rails';
 export * from './transaction-view';
 export * from './limits';
+export * from './leg-accounts';
