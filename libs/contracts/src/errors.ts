@@ -21,9 +21,9 @@ export const ERROR_CATALOGUE = {
   ProviderUnreachable: { code: 10087, status: 503, msg: 'upstream provider unreachable', when: 'the provider is down' },
 
   // Request conventions (1100-1199)
-  InvalidRequest: { code: 1100, status: 400, msg: 'invalid request', when: 'a field is missing, of the wrong type, out of range or unknown; a body nested deeper than 32 levels, with more than 1,000 keys in an object or 10,000 values, or a duplicate key; NUL or an unpaired surrogate in a string, path or query parameter' },
-  MalformedJson: { code: 1101, status: 400, msg: 'malformed JSON body', when: 'the body is not valid JSON in UTF-8, or has a prototype-poisoning key (`__proto__`, `constructor.prototype`)' },
-  UnsupportedMediaType: { code: 1102, status: 415, msg: 'unsupported media type', when: 'a body is sent with a Content-Type other than application/json, or a charset other than UTF-8' },
+  InvalidRequest: { code: 1100, status: 400, msg: 'invalid request', when: 'a field is missing, of the wrong type, out of range or unknown; a route that takes a body got none (an empty body is no body); a body nested deeper than 32 levels, with more than 1,000 keys in an object or 10,000 values, or a duplicate key; NUL or an unpaired surrogate in a string, path or query parameter' },
+  MalformedJson: { code: 1101, status: 400, msg: 'malformed JSON body', when: 'the body is not valid JSON in UTF-8, or has a prototype-poisoning key (`__proto__`, `constructor.prototype`); answered once the caller is authenticated, and never for an empty body' },
+  UnsupportedMediaType: { code: 1102, status: 415, msg: 'unsupported media type', when: 'a body is sent with a Content-Type other than application/json (or none), or a charset other than UTF-8; answered once the caller is authenticated' },
   PayloadTooLarge: { code: 1103, status: 413, msg: 'request body too large', when: 'the body exceeds the size limit' },
   NotFound: { code: 1104, status: 404, msg: 'not found', when: 'no such route, or no such resource in this project' },
   MethodNotAllowed: { code: 1105, status: 405, msg: 'method not allowed', when: 'the route exists but not with this method' },
