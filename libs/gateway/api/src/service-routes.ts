@@ -66,7 +66,13 @@ export async function routeToServices(app: NestFastifyApplication, config: Platf
           return reply;
         },
         replyOptions: {
-          rewriteRequestHeaders: (request, headers) => ({ ...headers, 'x-request-id': String(request.id) }),
+          rewriteRequestHeaders: (request, headers) => {
+            const forwarded = { ...headers, 'x-request-id': String(request.id) };
+            // A parsed body goes out whole, with the Content-Length of its JSON: the client's chunking must not
+            // travel with it, or the service refuses a request that has both (a smuggling guard).
+            if (forwarded['content-length'] !== undefined) delete forwarded['transfer-encoding'];
+            return forwarded;
+          },
           onError: (reply, { error }) => {
             logger.warn(`${service} unavailable: ${error.message}`);
             refuse(reply, new ApiError('ServiceUnavailable', `the ${service} service is unavailable; retry shortly`, { 'retry-after': '1' }));
