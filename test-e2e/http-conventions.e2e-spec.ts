@@ -1,7 +1,8 @@
 // ARCHITECTURE / API-CONTRACT: error body everywhere, Idempotency-Key
 // semantics, bad input never reaches a 500 and never changes state.
 import { randomUUID } from 'node:crypto';
-import { E2E_MODE, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
+import { request as httpRequest } from 'node:http';
+import { ADMIN_TOKEN, E2E_MODE, expectError, START_TIMEOUT_MS, TestPlatform, type Response } from './support/test-platform';
 
 describe('HTTP conventions', () => {
   let platform: TestPlatform;
@@ -97,7 +98,8 @@ describe('HTTP conventions', () => {
   describe('bad input gets a 4xx error body and changes nothing', () => {
     const cases: Array<[string, { rawBody?: string; body?: unknown; headers?: Record<string, string> }, number, string]> = [
       ['malformed JSON', { rawBody: '{"type": "individual",' }, 400, 'MalformedJson'],
-      ['an empty JSON body', { rawBody: '' , headers: { 'content-type': 'application/json' } }, 400, 'MalformedJson'],
+      // A route that takes a body: none at all is a missing body, not malformed JSON.
+      ['an empty JSON body', { rawBody: '', headers: { 'content-type': 'application/json' } }, 400, 'InvalidRequest'],
       ['a JSON array', { body: [newCustomer] }, 400, 'InvalidRequest'],
       ['JSON null', { rawBody: 'null' }, 400, 'InvalidRequest'],
       ['a string', { rawBody: '"customer"' }, 400, 'InvalidRequest'],
@@ -149,6 +151,134 @@ describe('HTTP conventions', () => {
       const res = await platform.request(method, path, { token });
       expect(res.status).toBe(status);
       expect(res.body).toMatchObject({ error, code, msg: expect.any(String), cause: expect.any(String) });
+    });
+  });
+
+  describe('a request body: an empty one is none, and authentication comes first', () => {
+    let webhookId: string;
+    const cashInId = 'ci_01h455vb4pex5vsknk084sn02q';
+
+    /**
+     * A request as a client library sends it, with exactly these headers: `Content-Length: 0`, or
+     * `Transfer-Encoding: chunked` and the given chunks (none: an empty chunked body).
+     */
+    function send(method: string, path: string, options: { headers: Record<string, string>; chunks?: Array<string | Buffer>; token?: string }): Promise<Response> {
+      const url = new URL(`${platform.url}${path}`);
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.token) headers.authorization = `Bearer ${options.token}`;
+      if (method === 'POST' || method === 'PATCH') headers['idempotency-key'] ??= randomUUID();
+      return new Promise((resolve, reject) => {
+        const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => {
+            const responseHeaders = new Headers();
+            for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
+            resolve({ status: res.statusCode!, headers: responseHeaders, text, body: text ? JSON.parse(text) : undefined });
+          });
+        });
+        req.on('error', reject);
+        for (const chunk of options.chunks ?? []) req.write(chunk);
+        req.end();
+      });
+    }
+    const lengthZero = { 'content-type': 'application/json', 'content-length': '0' };
+    const chunked = { 'content-type': 'application/json', 'transfer-encoding': 'chunked' };
+
+    beforeAll(async () => {
+      webhookId = (await platform.request('POST', '/v0.13/webhooks', { token, body: { url: 'http://127.0.0.1:9/empty-body', subscriptions: ['cashIn.created'] } })).body.id;
+    });
+
+    it.each([
+      ['Content-Length: 0', lengthZero],
+      ['an empty chunked body', chunked],
+    ])('reads as no body on the body-less POSTs and on DELETE (%s)', async (_label, headers) => {
+      const as = (method: string, path: string) => send(method, `/v0.13${path}`, { headers, token });
+      const created = await platform.request('POST', '/v0.13/webhooks', { token, body: { url: 'http://127.0.0.1:9/empty-body', subscriptions: ['*'] } });
+      const id = created.body.id;
+      const disabled = await as('POST', `/webhooks/${id}/disable`);
+      expect([disabled.status, disabled.body.status]).toEqual([200, 'disabled']);
+      const enabled = await as('POST', `/webhooks/${id}/enable`);
+      expect([enabled.status, enabled.body.status]).toEqual([200, 'enabled']);
+      const rotated = await as('POST', `/webhooks/${id}/rotate-key`);
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.signingKey).toMatch(/^whsec_/);
+      const tested = await as('POST', `/webhooks/${id}/test`);
+      expect([tested.status, tested.body.event]).toEqual([201, 'webhook.test']);
+      // The route's own answer without a body: this cash-in does not exist.
+      expectError(await as('POST', `/cash-ins/${cashInId}/refresh`), 404, 'CashInNotFound');
+      expect((await as('DELETE', `/webhooks/${id}`)).status).toBe(204);
+      expectError(await platform.request('GET', `/v0.13/webhooks/${id}`, { token }), 404, 'WebhookNotFound');
+    });
+
+    it('is the same request as none: the same Idempotency-Key replays it', async () => {
+      const key = randomUUID();
+      const first = await platform.request('POST', `/v0.13/webhooks/${webhookId}/disable`, { token, idempotencyKey: key });
+      expect(first.status).toBe(200);
+      const again = await send('POST', `/v0.13/webhooks/${webhookId}/disable`, { headers: { ...lengthZero, 'idempotency-key': key }, token });
+      expect(again.status).toBe(200);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body).toEqual(first.body);
+      const chunkedAgain = await send('POST', `/v0.13/webhooks/${webhookId}/disable`, { headers: { ...chunked, 'idempotency-key': key }, token });
+      expect([chunkedAgain.status, chunkedAgain.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+      await platform.request('POST', `/v0.13/webhooks/${webhookId}/enable`, { token });
+    });
+
+    it.each([
+      ['Content-Length: 0', lengthZero],
+      ['an empty chunked body', chunked],
+    ])('on a route that takes a body is a 400 InvalidRequest naming the missing body, and stores nothing (%s)', async (_label, headers) => {
+      const customers = await countCustomers();
+      const res = await send('POST', '/v0.13/customers', { headers, token });
+      expectError(res, 400, 'InvalidRequest');
+      expect(res.body.cause).toMatch(/no body/);
+      expect(await countCustomers()).toBe(customers);
+    });
+
+    it('a chunked JSON body is read whole', async () => {
+      const res = await send('POST', '/v0.13/customers', { headers: chunked, chunks: ['{"type":"individual",', '"firstName":"Chunked","lastName":"Body"}'], token });
+      expect([res.status, res.body.firstName]).toEqual([201, 'Chunked']);
+    });
+
+    describe('an unauthenticated request is a 401 whatever its body', () => {
+      const missing = { error: 'invalid_request', error_description: 'missing authorization token' };
+      it.each([
+        ['DELETE with an empty JSON body', 'DELETE', '/webhooks/{id}', lengthZero, undefined],
+        ['DELETE with an empty chunked JSON body', 'DELETE', '/webhooks/{id}', chunked, undefined],
+        ['a body-less POST with an empty JSON body', 'POST', '/webhooks/{id}/enable', lengthZero, undefined],
+        ['malformed JSON', 'POST', '/webhooks', { 'content-type': 'application/json' }, '{"url":'],
+        ['JSON nested too deep', 'POST', '/customers', { 'content-type': 'application/json' }, `${'['.repeat(40)}${']'.repeat(40)}`],
+        ['a duplicate key', 'POST', '/customers', { 'content-type': 'application/json' }, '{"type":"individual","type":"x"}'],
+        ['bytes that are not UTF-8', 'POST', '/customers', { 'content-type': 'application/json' }, Buffer.from('{"firstName":"\xff"}', 'latin1')],
+        ['a charset other than UTF-8', 'POST', '/customers', { 'content-type': 'application/json; charset=latin1' }, '{}'],
+        ['a text body', 'POST', '/customers', { 'content-type': 'text/plain' }, 'hello'],
+        ['a form body', 'POST', '/customers', { 'content-type': 'application/x-www-form-urlencoded' }, 'type=individual'],
+        ['a body without a Content-Type', 'POST', '/customers', {}, '{}'],
+      ])('%s', async (_label, method, path, headers, body) => {
+        const target = `/v0.13${path.replace('{id}', webhookId)}`;
+        const res = await send(method, target, { headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }, chunks: body === undefined ? [] : [body] });
+        expect({ status: res.status, ...res.body }).toMatchObject({ status: 401, ...missing, code: 1000 });
+        expect(res.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_request"/);
+      });
+
+      it('a bad token too: the token is judged before the body', async () => {
+        const res = await send('POST', '/v0.13/webhooks', { headers: { 'content-type': 'application/json' }, chunks: ['{"url":'], token: 'not-a-token' });
+        expect({ status: res.status, error: res.body.error }).toEqual({ status: 401, error: 'invalid_token' });
+      });
+
+      it('an operator route without the operator token', async () => {
+        const path = '/v0.13/admin/transactions/txn_01h455vb4pex5vsknk084sn02q/retry';
+        expectError(await send('POST', path, { headers: { 'content-type': 'application/json' }, chunks: ['{"reason":'] }), 401, 'Unauthorized');
+        // With it, the body is judged.
+        expectError(await send('POST', path, { headers: { 'content-type': 'application/json' }, chunks: ['{"reason":'], token: ADMIN_TOKEN }), 400, 'MalformedJson');
+      });
+
+      it('once authenticated, the same bodies get their own answers', async () => {
+        expectError(await send('POST', '/v0.13/webhooks', { headers: { 'content-type': 'application/json' }, chunks: ['{"url":'], token }), 400, 'MalformedJson');
+        expectError(await send('POST', '/v0.13/customers', { headers: { 'content-type': 'text/plain' }, chunks: ['hello'], token }), 415, 'UnsupportedMediaType');
+        expectError(await send('POST', '/v0.13/customers', { headers: { 'content-type': 'application/json' }, chunks: ['{"type":"individual","type":"x"}'], token }), 400, 'InvalidRequest');
+      });
     });
   });
 

@@ -1,7 +1,8 @@
 // Spec: Webhook endpoint and delivery, Endpoints / Webhooks, Limits 5; API-CONTRACT:
 // Webhooks on the wire. Endpoint management, over HTTP in both modes.
 import { settledRowCounts } from './support/row-counts';
-import { expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
+import { eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
+import { WebhookReceiver } from './support/webhook-receiver';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -87,6 +88,68 @@ describe('webhook endpoints', () => {
     expect(await settledRowCounts(platform)).toEqual(before);
   });
 
+  describe('the url is stored as deliveries call it', () => {
+    it.each([
+      ['a CR LF and a header after it', 'http://127.0.0.1:4399/a\r\nX: 1'],
+      ['a tab inside the host', 'https://exam\tple.com/x'],
+      ['a leading space', ' https://example.com/x'],
+      ['a trailing space', 'https://example.com/x '],
+      ['a trailing newline', 'https://example.com/x\n'],
+      ['a space in the path', 'https://example.com/a b'],
+      ['a no-break space', 'https://example.com/\u00a0x'],
+      ['a zero-width space in the host', 'https://exa\u200bmple.com/x'],
+      ['a DEL character', 'https://example.com/\u007fx'],
+      ['no slashes after the scheme', 'http:127.0.0.1/a'],
+      ['one slash after the scheme', 'https:/example.com/x'],
+      ['three slashes after the scheme', 'https:///example.com/x'],
+      ['a backslash before @', 'http://127.0.0.1:4399\\@example.com/x'],
+      ['a backslash in the path', 'https://example.com/a\\b'],
+      ['port 0', 'https://example.com:0/x'],
+      ['port 00', 'http://127.0.0.1:00/x'],
+    ])('refuses a url with %s, on create and on update, and stores nothing', async (_label, url) => {
+      const existing = (await post('/webhooks', { url: 'https://example.com/unchanged', subscriptions: ['*'] })).body;
+      const before = await settledRowCounts(platform);
+      expectError(await post('/webhooks', { url, subscriptions: ['*'] }), 422, 'InvalidWebhookUrl');
+      expectError(await patch(`/webhooks/${existing.id}`, { url }), 422, 'InvalidWebhookUrl');
+      expect(await settledRowCounts(platform)).toEqual(before);
+      expect((await get(`/webhooks/${existing.id}`)).body.url).toBe('https://example.com/unchanged');
+    });
+
+    it.each([
+      ['HTTPS://Example.COM/Hooks', 'https://example.com/Hooks'],
+      ['https://example.com:443/x', 'https://example.com/x'],
+      ['http://example.com:80', 'http://example.com/'],
+      ['https://example.com:08443/a/./b/../c?q=1', 'https://example.com:8443/a/c?q=1'],
+      ['https://bücher.example/x', 'https://xn--bcher-kva.example/x'],
+      ['https://example.com/ü?q=ü', 'https://example.com/%C3%BC?q=%C3%BC'],
+      ['http://0x7f.1:4399/x', 'http://127.0.0.1:4399/x'],
+      ['http://[0:0:0:0:0:0:0:1]:4399/x', 'http://[::1]:4399/x'],
+    ])('stores and shows %s as %s, on create and on update', async (url, normalised) => {
+      const created = await post('/webhooks', { url, subscriptions: ['*'] });
+      expect([created.status, created.body.url]).toEqual([201, normalised]);
+      expect((await get(`/webhooks/${created.body.id}`)).body.url).toBe(normalised);
+      const other = (await post('/webhooks', { url: 'https://example.com/other', subscriptions: ['*'] })).body;
+      expect((await patch(`/webhooks/${other.id}`, { url })).body.url).toBe(normalised);
+      const [row] = await platform.db.query(`SELECT url FROM webhooks.endpoints WHERE id = $1`, [created.body.id]);
+      expect(row.url).toBe(normalised);
+    });
+
+    it('calls the url it shows', async () => {
+      const receiver = await WebhookReceiver.start();
+      try {
+        const url = receiver.url('/a/../hook');
+        const created = await post('/webhooks', { url, subscriptions: ['*'] });
+        expect(created.body.url).toBe(receiver.url('/hook'));
+        expect((await post(`/webhooks/${created.body.id}/test`)).status).toBe(201);
+        const [delivery] = await eventually(async () => (receiver.received.length > 0 ? receiver.received : undefined));
+        expect(delivery.path).toBe('/hook');
+        expect(delivery.body.data.url).toBe(receiver.url('/hook'));
+      } finally {
+        await receiver.stop();
+      }
+    });
+  });
+
   it('updates settings, disables and enables, rotates the key', async () => {
     const created = (await post('/webhooks', { url: 'https://example.com/a', subscriptions: ['*'] })).body;
     const updated = await patch(`/webhooks/${created.id}`, { url: 'https://example.com/b', subscriptions: ['cashIn.created'], timeoutMs: 2000 });
@@ -154,11 +217,48 @@ describe('webhook endpoints in production', () => {
     'http://[fd00::1]/x',
     'http://0.0.0.0/x',
     'http://[::ffff:10.0.0.1]/x',
-  ])('refuses the non-public address %s', async (url) => {
+    'http://2130706433/x',
+    'http://0x7f.1/x',
+    'http://localhost./x',
+    'http://LOCALHOST./x',
+    'http://api.localhost./x',
+    // IPv4-mapped, in every spelling
+    'http://[::ffff:a00:1]/x',
+    'http://[::FFFF:7F00:1]/x',
+    'http://[0:0:0:0:0:ffff:127.0.0.1]/x',
+    'http://[0000:0000:0000:0000:0000:ffff:a9fe:a9fe]/latest/meta-data',
+    'http://[::ffff:0:10.0.0.1]/x',
+    // IPv4-compatible
+    'http://[::10.0.0.1]/x',
+    'http://[::127.0.0.1]/x',
+    'http://[::a9fe:a9fe]/x',
+    // NAT64
+    'http://[64:ff9b::10.0.0.1]/x',
+    'http://[64:ff9b::a9fe:a9fe]/latest/meta-data',
+    'http://[64:ff9b::7f00:1]/x',
+    'http://[64:ff9b:1::a00:1]/x',
+    // 6to4
+    'http://[2002:a00:1::]/x',
+    'http://[2002:a9fe:a9fe::1]/latest/meta-data',
+    'http://[2002:7f00:1::1]/x',
+    'http://[2002:c0a8:101::]/x',
+  ])('refuses the non-public address %s, on create and on update', async (url) => {
+    const existing = (await platform.request('POST', '/v0.13/webhooks', { token, body: { url: 'https://93.184.216.34/unchanged', subscriptions: ['*'] } })).body;
+    const before = await settledRowCounts(platform);
     expectError(await platform.request('POST', '/v0.13/webhooks', { token, body: { url, subscriptions: ['*'] } }), 422, 'InvalidWebhookUrl');
+    expectError(await platform.request('PATCH', `/v0.13/webhooks/${existing.id}`, { token, body: { url } }), 422, 'InvalidWebhookUrl');
+    expect(await settledRowCounts(platform)).toEqual(before);
   });
 
-  it('accepts a public address', async () => {
-    expect((await platform.request('POST', '/v0.13/webhooks', { token, body: { url: 'https://93.184.216.34/hooks', subscriptions: ['*'] } })).status).toBe(201);
+  it.each([
+    ['https://93.184.216.34/hooks', 'https://93.184.216.34/hooks'],
+    ['https://Example.com./hooks', 'https://example.com./hooks'],
+    ['https://[2606:4700:4700:0:0:0:0:1111]/hooks', 'https://[2606:4700:4700::1111]/hooks'],
+    // IPv6 forms of a public IPv4 address reach that public address
+    ['https://[64:ff9b::93.184.216.34]/hooks', 'https://[64:ff9b::5db8:d822]/hooks'],
+    ['https://[2002:5db8:d822::1]/hooks', 'https://[2002:5db8:d822::1]/hooks'],
+  ])('accepts the public address %s as %s', async (url, normalised) => {
+    const res = await platform.request('POST', '/v0.13/webhooks', { token, body: { url, subscriptions: ['*'] } });
+    expect([res.status, res.body.url]).toEqual([201, normalised]);
   });
 });

@@ -21,9 +21,9 @@ export const ERROR_CATALOGUE = {
   ProviderUnreachable: { code: 10087, status: 503, msg: 'upstream provider unreachable', when: 'the provider is down' },
 
   // Request conventions (1100-1199)
-  InvalidRequest: { code: 1100, status: 400, msg: 'invalid request', when: 'a field is missing, of the wrong type, out of range or unknown; a body nested deeper than 32 levels, with more than 1,000 keys in an object or 10,000 values, or a duplicate key; NUL or an unpaired surrogate in a string, path or query parameter' },
-  MalformedJson: { code: 1101, status: 400, msg: 'malformed JSON body', when: 'the body is not valid JSON in UTF-8, or has a prototype-poisoning key (`__proto__`, `constructor.prototype`)' },
-  UnsupportedMediaType: { code: 1102, status: 415, msg: 'unsupported media type', when: 'a body is sent with a Content-Type other than application/json, or a charset other than UTF-8' },
+  InvalidRequest: { code: 1100, status: 400, msg: 'invalid request', when: 'a field is missing, of the wrong type, out of range or unknown; a route that takes a body got none (an empty body is no body); a body nested deeper than 32 levels, with more than 1,000 keys in an object or 10,000 values, or a duplicate key; NUL or an unpaired surrogate in a string, path or query parameter' },
+  MalformedJson: { code: 1101, status: 400, msg: 'malformed JSON body', when: 'the body is not valid JSON in UTF-8, or has a prototype-poisoning key (`__proto__`, `constructor.prototype`); answered once the caller is authenticated, and never for an empty body' },
+  UnsupportedMediaType: { code: 1102, status: 415, msg: 'unsupported media type', when: 'a body is sent with a Content-Type other than application/json (or none), or a charset other than UTF-8; answered once the caller is authenticated' },
   PayloadTooLarge: { code: 1103, status: 413, msg: 'request body too large', when: 'the body exceeds the size limit' },
   NotFound: { code: 1104, status: 404, msg: 'not found', when: 'no such route, or no such resource in this project' },
   MethodNotAllowed: { code: 1105, status: 405, msg: 'method not allowed', when: 'the route exists but not with this method' },
@@ -81,7 +81,7 @@ export const ERROR_CATALOGUE = {
   // Webhooks (12000-12099)
   InvalidWebhookID: { code: 12000, status: 400, msg: 'invalid webhook_id', when: 'a webhook endpoint id is malformed' },
   WebhookNotFound: { code: 12001, status: 404, msg: 'webhook endpoint not found', when: 'no such webhook endpoint in this project, or it was deleted' },
-  InvalidWebhookUrl: { code: 12002, status: 422, msg: 'invalid webhook url', when: 'the url is not http(s), has credentials or a fragment, or (in production) points at a loopback, link-local or private address' },
+  InvalidWebhookUrl: { code: 12002, status: 422, msg: 'invalid webhook url', when: 'the url is not an absolute http(s) URL written with scheme://host, has credentials or a fragment, contains whitespace, a control or invisible character or a backslash, names port 0, or (in production) points at a localhost name or an address that is not public, IPv6 forms carrying such an IPv4 address included' },
   UnknownEventType: { code: 12003, status: 422, msg: 'unknown event type', when: 'a subscription names an event that is not in the catalogue; use `*` for every partner-visible event' },
   InvalidWebhookDeliveryID: { code: 12004, status: 400, msg: 'invalid delivery id', when: 'a webhook delivery id is malformed' },
   WebhookDeliveryNotFound: { code: 12005, status: 404, msg: 'webhook delivery not found', when: 'no such delivery for this webhook endpoint, or it is older than the retention window' },

@@ -5,6 +5,7 @@
 // tracing's http instrumentation sees the outgoing call). A service that is down
 // or does not answer in time is a 503 ServiceUnavailable with Retry-After, never
 // a hang and never a 500.
+import { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import httpProxy from '@fastify/http-proxy';
@@ -12,7 +13,7 @@ import { ApiError, SERVICE_ROUTES, serviceUrlVariable, type ServiceName } from '
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { BearerAuthenticator } from '@mm/platform/auth';
 import type { PlatformConfig } from '@mm/platform/config';
-import { API_BASE_PATH, sendError } from '@mm/platform/http';
+import { API_BASE_PATH, deferredBody, sendError } from '@mm/platform/http';
 
 /** Where each service listens, from MM_SERVICE_<NAME>_URL; a missing one stops start-up. */
 export function serviceUpstreams(config: PlatformConfig): Array<{ service: ServiceName; upstream: string; prefixes: string[] }> {
@@ -51,13 +52,27 @@ export async function routeToServices(app: NestFastifyApplication, config: Platf
               return reply;
             }
           }
+          // A body the parsers refused: the owning service decides first who may send anything to this
+          // route (partner, operator, or a sandbox-only route in production), then refuses the body in the
+          // same words. It gets the bytes as they came, with their own Content-Type and length.
+          const refused = deferredBody(request);
+          if (refused) {
+            request.body = Readable.from([refused.bytes]);
+            return;
+          }
           // Every partner body is a JSON object; the services refuse anything else in these words too.
           if (request.body === undefined || (request.body !== null && typeof request.body === 'object' && !Array.isArray(request.body))) return;
           refuse(reply, new ApiError('InvalidRequest', 'the body must be a JSON object'));
           return reply;
         },
         replyOptions: {
-          rewriteRequestHeaders: (request, headers) => ({ ...headers, 'x-request-id': String(request.id) }),
+          rewriteRequestHeaders: (request, headers) => {
+            const forwarded = { ...headers, 'x-request-id': String(request.id) };
+            // A parsed body goes out whole, with the Content-Length of its JSON: the client's chunking must not
+            // travel with it, or the service refuses a request that has both (a smuggling guard).
+            if (forwarded['content-length'] !== undefined) delete forwarded['transfer-encoding'];
+            return forwarded;
+          },
           onError: (reply, { error }) => {
             logger.warn(`${service} unavailable: ${error.message}`);
             refuse(reply, new ApiError('ServiceUnavailable', `the ${service} service is unavailable; retry shortly`, { 'retry-after': '1' }));

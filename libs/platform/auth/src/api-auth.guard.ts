@@ -1,12 +1,13 @@
 // One guard for every route (STYLE: every route is guarded or explicitly
 // public): partner routes need a bearer token, /admin routes the operator
-// token, sandbox-only routes answer 404 in production.
+// token, sandbox-only routes answer 404 in production. A body the parsers
+// refused is raised here, once the caller is known.
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiError } from '@mm/contracts';
 import { internalToken, PlatformConfig } from '@mm/platform/config';
-import { BEARER_ERRORS, ROUTE_ACCESS, SANDBOX_ONLY, type ApiRequest, type Caller, type RouteAccess } from '@mm/platform/http';
+import { BEARER_ERRORS, raiseBodyProblem, ROUTE_ACCESS, SANDBOX_ONLY, type ApiRequest, type Caller, type RouteAccess } from '@mm/platform/http';
 import { TokenVerifier } from './token-verifier';
 import { VerifiedTokens } from './verified-tokens';
 
@@ -48,33 +49,35 @@ export class ApiAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const targets = [context.getHandler(), context.getClass()];
     const request = context.switchToHttp().getRequest<ApiRequest>();
+    request.caller = await this.callerOf(context, request);
+    // Authentication first, then the body (ADR 0008): what the parsers refused is raised only now,
+    // so an unauthenticated request is a 401 whatever body it sent.
+    raiseBodyProblem(request);
+    return true;
+  }
+
+  private async callerOf(context: ExecutionContext, request: ApiRequest): Promise<Caller> {
+    const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(SANDBOX_ONLY, targets) && !this.config.isSandbox) {
       // Exactly what an unknown route answers: production does not reveal the simulation routes.
       throw new ApiError('NotFound', `no route ${request.method} ${request.url.split('?')[0]}`);
     }
     const access = this.reflector.getAllAndOverride<RouteAccess>(ROUTE_ACCESS, targets) ?? 'partner';
-    if (access === 'public' || access === 'publishable-key') {
-      request.caller = { kind: 'public' };
-      return true;
-    }
+    if (access === 'public' || access === 'publishable-key') return { kind: 'public' };
     if (access === 'admin') {
       const token = bearerCredential(request.headers.authorization);
       const expected = this.config.MM_ADMIN_TOKEN;
       if (!expected || !token || !sameSecret(token, expected)) {
         throw new ApiError('Unauthorized', expected ? 'operator token required' : 'operator routes are disabled: set MM_ADMIN_TOKEN');
       }
-      request.caller = { kind: 'admin' };
-      return true;
+      return { kind: 'admin' };
     }
     if (access === 'internal') {
       const token = bearerCredential(request.headers.authorization);
       if (!token || !sameSecret(token, internalToken(this.config))) throw new ApiError('Unauthorized', 'internal route: service credential required');
-      request.caller = { kind: 'internal' };
-      return true;
+      return { kind: 'internal' };
     }
-    request.caller = await this.bearer.authenticate(request.headers.authorization);
-    return true;
+    return this.bearer.authenticate(request.headers.authorization);
   }
 }

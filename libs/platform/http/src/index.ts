@@ -3,6 +3,7 @@ export * from './request-context';
 export * from './bearer-auth.error';
 export * from './error-body.filter';
 export * from './validation.pipe';
+export { deferredBody, raiseBodyProblem, type DeferredBody } from './request-input';
 export * from './idempotency.interceptor';
 export * from './idempotency.migration';
 export * from './pagination';

@@ -2,6 +2,12 @@
 // and query parameter is checked before any handler, pipe or query runs, so a
 // deep, duplicated or un-storable value is a 400 and never a stack overflow or
 // a PostgreSQL refusal (500).
+//
+// Authentication comes before the body (ADR 0008, issue 17): a body the parsers
+// refuse is kept with the request and raised by the auth guard once it has
+// decided the caller, so an unauthenticated request is a 401 whatever it sent.
+// An empty body (zero bytes, by Content-Length: 0 or an empty chunked body) is
+// no body, whatever its Content-Type says.
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
@@ -101,32 +107,74 @@ function charsetOf(contentType: string | undefined): string | undefined {
   return undefined;
 }
 
+const DEFERRED_BODY = Symbol('mm.deferredBody');
+
+/** A body the parsers refused: why, and its bytes as they came. */
+export interface DeferredBody {
+  problem: unknown;
+  bytes: Buffer;
+}
+
+type WithDeferredBody = FastifyRequest & { [DEFERRED_BODY]?: DeferredBody };
+
+/** The body the parsers refused, if they did; the request's body is then undefined. */
+export function deferredBody(request: FastifyRequest): DeferredBody | undefined {
+  return (request as WithDeferredBody)[DEFERRED_BODY];
+}
+
+/** Throws why the parsers refused the body, if they did: called once authentication has decided the caller. */
+export function raiseBodyProblem(request: FastifyRequest): void {
+  const deferred = deferredBody(request);
+  if (deferred) throw deferred.problem;
+}
+
+type Done = (error: Error | null, body?: unknown) => void;
+
+function refuseLater(request: FastifyRequest, bytes: Buffer, problem: unknown, done: Done): void {
+  (request as WithDeferredBody)[DEFERRED_BODY] = { problem, bytes };
+  done(null, undefined);
+}
+
+/** The media type of a Content-Type header, lower case, without parameters. */
+function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+}
+
 /**
  * application/json parsed our way: UTF-8 only and strictly decoded, then
  * Fastify's own parser (secure-json-parse: __proto__ and constructor poisoning
- * refused), then the checks JSON.parse does not make.
+ * refused), then the checks JSON.parse does not make. Every other media type
+ * is read (within the body limit) and refused as 415, later, like a bad body.
  */
-function installJsonParser(app: NestFastifyApplication): void {
-  const parse = app.getHttpAdapter().getInstance().getDefaultJsonParser('error', 'error');
+function installBodyParsers(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  const parse = fastify.getDefaultJsonParser('error', 'error');
   // Through Nest, which otherwise registers its own JSON (and form) parser at init.
-  app.useBodyParser('application/json', {}, (request: FastifyRequest, body: Buffer, done) => {
+  app.useBodyParser('application/json', {}, (request: FastifyRequest, body: Buffer, done: Done) => {
+    if (body.length === 0) return done(null, undefined);
     const charset = charsetOf(request.headers['content-type']);
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-      done(new ApiError('UnsupportedMediaType', `send JSON in UTF-8, not charset=${charset.slice(0, 40)}`), undefined);
-      return;
+      return refuseLater(request, body, new ApiError('UnsupportedMediaType', `send JSON in UTF-8, not charset=${charset.slice(0, 40)}`), done);
     }
     let text: string;
     try {
       text = utf8.decode(body);
     } catch {
-      done(new ApiError('MalformedJson', 'the body is not valid UTF-8'), undefined);
-      return;
+      return refuseLater(request, body, new ApiError('MalformedJson', 'the body is not valid UTF-8'), done);
     }
     parse(request, text, (error, value) => {
-      if (error) return done(error, undefined);
+      if (error) return refuseLater(request, body, error, done);
       const problem = jsonTextProblem(text);
-      done(problem ? new ApiError('InvalidRequest', problem) : null, problem ? undefined : value);
+      if (problem) return refuseLater(request, body, new ApiError('InvalidRequest', problem), done);
+      done(null, value);
     });
+  });
+  // Fastify's text/plain parser would hand handlers a string; '*' also takes a body without a Content-Type.
+  fastify.removeContentTypeParser('text/plain');
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request: FastifyRequest, body: Buffer, done: Done) => {
+    if (body.length === 0) return done(null, undefined);
+    const type = mediaTypeOf(request.headers['content-type']);
+    refuseLater(request, body, new ApiError('UnsupportedMediaType', `send the body as application/json, not ${type.slice(0, 80) || 'an untyped body'}`), done);
   });
 }
 
@@ -145,9 +193,9 @@ function parameterProblem(values: unknown, kind: string): string | undefined {
   return undefined;
 }
 
-/** Installs the JSON body parser and the path and query parameter check on every route. */
+/** Installs the body parsers and the path and query parameter check on every route. */
 export function guardRequestInput(app: NestFastifyApplication): void {
-  installJsonParser(app);
+  installBodyParsers(app);
   const logger = new Logger('http');
   app.getHttpAdapter().getInstance().addHook('onRequest', async (request, reply) => {
     const problem = parameterProblem(request.params, 'path parameter') ?? parameterProblem(request.query, 'query parameter');

@@ -1,6 +1,6 @@
 // Request validation with class-validator: unknown fields, wrong types and
-// missing fields are a 400 InvalidRequest naming each problem; a body that is
-// not a JSON object is refused before validation.
+// missing fields are a 400 InvalidRequest naming each problem; a missing body,
+// or one that is not a JSON object, is refused before validation.
 import { Injectable, ValidationPipe, type ArgumentMetadata, type Type, type ValidationError } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
@@ -44,7 +44,9 @@ export class RequestValidationPipe extends ValidationPipe {
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object) {
-      if (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) {
+      // No bytes at all (or Content-Length: 0, or an empty chunked body): say so, rather than call it malformed.
+      if (value === undefined) throw new ApiError('InvalidRequest', 'the request has no body; this route takes a JSON object');
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
         throw new ApiError('InvalidRequest', 'the body must be a JSON object');
       }
     }

@@ -1,10 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import type { WebhookEndpointStatus } from '@mm/contracts';
-import { WEBHOOK_DEFAULTS } from '@mm/webhooks/domain';
+import { MAX_URL_LENGTH, WEBHOOK_DEFAULTS } from '@mm/webhooks/domain';
 import { IsNotBlank, IsOptionalNotNull, ListQuery } from '@mm/platform/http';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '@mm/webhooks/infrastructure';
-import { MAX_URL_LENGTH } from '@mm/webhooks/application';
+
+const URL_RULES =
+  'an absolute http or https URL without credentials, fragment, whitespace, control characters or backslashes, and not port 0; ' +
+  'in production, a public host. Kept and shown in its normal form, the one deliveries call (lower-case scheme and host, IDNA, no default port)';
 
 class WebhookSettingsRequest {
   @ApiPropertyOptional({ minimum: 1, maximum: WEBHOOK_DEFAULTS.maxTimeoutMs, default: WEBHOOK_DEFAULTS.timeoutMs, description: 'from connect through response' })
@@ -20,7 +23,7 @@ class WebhookSettingsRequest {
 }
 
 export class CreateWebhookRequest extends WebhookSettingsRequest {
-  @ApiProperty({ example: 'https://example.com/webhooks', maxLength: MAX_URL_LENGTH }) @IsString() @IsNotBlank() @MaxLength(MAX_URL_LENGTH)
+  @ApiProperty({ example: 'https://example.com/webhooks', maxLength: MAX_URL_LENGTH, description: URL_RULES }) @IsString() @IsNotBlank() @MaxLength(MAX_URL_LENGTH)
   url!: string;
 
   @ApiProperty({ type: [String], example: ['*'], description: 'event names of the catalogue, or * for every partner-visible event but the compliance review events' })
@@ -29,7 +32,7 @@ export class CreateWebhookRequest extends WebhookSettingsRequest {
 }
 
 export class UpdateWebhookRequest extends WebhookSettingsRequest {
-  @ApiPropertyOptional({ maxLength: MAX_URL_LENGTH }) @IsOptionalNotNull() @IsString() @IsNotBlank() @MaxLength(MAX_URL_LENGTH)
+  @ApiPropertyOptional({ maxLength: MAX_URL_LENGTH, description: URL_RULES }) @IsOptionalNotNull() @IsString() @IsNotBlank() @MaxLength(MAX_URL_LENGTH)
   url?: string;
 
   @ApiPropertyOptional({ type: [String] }) @IsOptionalNotNull() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(200) @IsString({ each: true }) @MaxLength(100, { each: true })
@@ -39,7 +42,7 @@ export class UpdateWebhookRequest extends WebhookSettingsRequest {
 export class WebhookResponse {
   @ApiProperty({ example: 'wh_01h455vb4pex5vsknk084sn02q' }) id!: string;
   @ApiProperty({ enum: ['webhookEndpoint'] }) object!: 'webhookEndpoint';
-  @ApiProperty() url!: string;
+  @ApiProperty({ description: 'the url in its normal form, as deliveries call it' }) url!: string;
   @ApiProperty({ type: [String] }) subscriptions!: string[];
   @ApiProperty() timeoutMs!: number;
   @ApiProperty() notifyThresholdSecs!: number;

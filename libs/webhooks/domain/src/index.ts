@@ -1,3 +1,4 @@
 export * from './webhook-endpoint.decider';
 export * from './subscriptions';
 export * from './delivery-schedule';
+export * from './webhook-url';

@@ -1,7 +1,8 @@
 // API-CONTRACT: Webhooks on the wire; issue 9 (production URLs never reach a non-public address).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isNonPublicAddress, WebhookSender } from './webhook-sender';
+import { isNonPublicAddress } from '@mm/webhooks/domain';
+import { WebhookSender } from './webhook-sender';
 
 describe('webhook sender', () => {
   let server: Server;
@@ -44,8 +45,18 @@ describe('webhook sender', () => {
     expect(await sandbox.send(`http://localhost:${port}/ok`, '{}', {}, 1000)).toMatchObject({ statusCode: 200 });
   });
 
-  it('knows the non-public ranges', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1', '100.64.0.1']) expect([a, isNonPublicAddress(a)]).toEqual([a, true]);
+  it('in production, refuses a url whose host is a non-public address, in any spelling, without connecting', async () => {
+    const served = (await sandbox.send(`http://127.0.0.1:${port}/ok`, '{}', {}, 1000)).statusCode;
+    expect(served).toBe(200);
+    // An IP literal is never looked up, so the resolver's check alone would let these through.
+    for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[64:ff9b::7f00:1]', '[2002:7f00:1::1]', '[::127.0.0.1]', 'localhost.']) {
+      const refused = await production.send(`http://${host}:${port}/ok`, '{}', {}, 1000);
+      expect([host, refused.statusCode, refused.error]).toEqual([host, null, expect.stringMatching(/non-public/)]);
+    }
+  });
+
+  it('judges resolved addresses by the domain rules', () => {
+    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1', '100.64.0.1', '64:ff9b::a00:1', '2002:a00:1::1']) expect([a, isNonPublicAddress(a)]).toEqual([a, true]);
     for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700::1111']) expect([a, isNonPublicAddress(a)]).toEqual([a, false]);
   });
 });

@@ -3,44 +3,11 @@
 // before the connection opens until the response has been read; redirects are
 // not followed (a 3xx is a failure like any other). In production every address
 // a hostname resolves to must be public, so a DNS answer cannot turn a partner's
-// URL into a way into our own network.
+// URL into a way into our own network; the host itself is checked before that,
+// since an IP address is never looked up (the rules: webhooks domain, webhook-url.ts).
 import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
 import { Agent, request } from 'undici';
-
-const NON_PUBLIC = new BlockList();
-for (const [address, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  NON_PUBLIC.addSubnet(address, prefix, 'ipv4');
-}
-// IPv4-mapped addresses (::ffff:10.0.0.1) are checked against the IPv4 rules by BlockList itself.
-for (const [address, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  NON_PUBLIC.addSubnet(address, prefix, 'ipv6');
-}
-
-/** Whether an IP literal is not a public unicast address. */
-export function isNonPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  return NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
+import { isNonPublicAddress, isNonPublicHost } from '@mm/webhooks/domain';
 
 export interface SendResult {
   statusCode: number | null;
@@ -71,8 +38,10 @@ function publicOnlyLookup(hostname: string, options: LookupOptions, callback: Lo
 
 export class WebhookSender {
   private readonly agent: Agent;
+  private readonly production: boolean;
 
   constructor(options: { production: boolean; connectionsPerOrigin?: number }) {
+    this.production = options.production;
     this.agent = new Agent({
       keepAliveTimeout: 4_000,
       connections: options.connectionsPerOrigin ?? 32,
@@ -85,6 +54,9 @@ export class WebhookSender {
     const signal = AbortSignal.timeout(timeoutMs);
     const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({ ...r, durationMs: Math.round(performance.now() - started) });
     try {
+      // Registration refuses these hosts too; this is for a url stored before a rule was added.
+      const host = new URL(url).hostname;
+      if (this.production && isNonPublicHost(host)) return done({ statusCode: null, error: `ENONPUBLIC: ${host} is a non-public address`, responseBody: null });
       const response = await request(url, {
         method: 'POST',
         body,
