@@ -44,6 +44,3 @@ export function formatAmount(value: string | DecimalValue, scale = 6, minDecimal
   const decimals = trimmed.split('.')[1]?.length ?? 0;
   return decimals >= minDecimals ? trimmed : toFixed(trimmed, minDecimals);
 }
-
-/** Decimal places of an asset's smallest unit. */
-export const ASSET_SCALE: Record<string, number> = { usdc: 6, usd: 2, cad: 2 };
