@@ -3,8 +3,8 @@
 // expires on its project's clock (read as expired from expiresAt on) unless one
 // transaction accepts it first.
 import { Injectable } from '@nestjs/common';
-import { AccountsPort, ApiError, type AcceptedQuote, type AcceptQuoteRequest, type QuoteRecord } from '@mm/contracts';
-import { buildSides, checkAmount, planQuote, price, quoteDecider, quoteStreamId, type QuoteCommand, type QuoteEvent, type QuoteInput, type ResolvedInstruments } from '@mm/quoting/domain';
+import { AccountsPort, ApiError, requireAmount, type AcceptedQuote, type AcceptQuoteRequest, type QuoteRecord } from '@mm/contracts';
+import { buildSides, planQuote, price, quoteDecider, quoteStreamId, type QuoteCommand, type QuoteEvent, type QuoteInput, type ResolvedInstruments } from '@mm/quoting/domain';
 import { PriceProvider, QuotesReadModel, type QuoteRow } from '@mm/quoting/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { PlatformConfig } from '@mm/platform/config';
@@ -63,7 +63,8 @@ export class QuotesService {
     const sides = buildSides(input, plan, resolved);
     const fixedAmountSide = input.source.amount !== undefined ? 'source' : 'destination';
     const amount = fixedAmountSide === 'source' ? input.source.amount! : input.destination.amount!;
-    checkAmount(amount, fixedAmountSide === 'source' ? sides.sourceAsset : sides.destinationAsset, `${fixedAmountSide}.amount`);
+    // The side's asset is known only now: the request's validation checked all but its decimal places (ADR 0022).
+    requireAmount(amount, `${fixedAmountSide}.amount`, { asset: fixedAmountSide === 'source' ? sides.sourceAsset : sides.destinationAsset });
     const rate = this.prices.rate(sides.sourceAsset, sides.destinationAsset);
     if (!rate) throw new ApiError('UnsupportedCorridor', `no price for ${sides.sourceAsset} to ${sides.destinationAsset}`);
     const sponsorGas = input.sponsorGas ?? true;
