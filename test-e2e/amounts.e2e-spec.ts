@@ -102,8 +102,9 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
     const wallet = async () => (await post(`/customers/${customer}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body.id as string;
     const [source, target] = [await wallet(), await wallet()];
     const account = await post('/external-accounts', { owner: { kind: 'customer', customerId: customer }, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } });
-    const bank = await eventually(async () => ((await get(`/external-accounts/${account.body.id}`)).body.status === 'active' ? (account.body.id as string) : undefined));
-    await eventually(async () => ((await get(`/customers/${customer}`)).body.endorsements.some((e: { name: string; status: string }) => e.name === 'usd' && e.status === 'active') ? true : undefined));
+    // Provisioning and the endorsement's approval are asynchronous (across processes in distributed mode).
+    const bank = await eventually(async () => ((await get(`/external-accounts/${account.body.id}`)).body.status === 'active' ? (account.body.id as string) : undefined), 30_000);
+    await eventually(async () => ((await get(`/customers/${customer}`)).body.endorsements.some((e: { name: string; status: string }) => e.name === 'usd' && e.status === 'active') ? true : undefined), 30_000);
     const cashIn = (indicatedAmount?: unknown) =>
       post('/cash-ins', {
         customerId: customer,
@@ -178,7 +179,7 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
         state: async () => (await platform.admin('GET', `/projects/${limitsProject}`)).body,
       },
     ];
-  }, 60_000);
+  }, 120_000);
   afterAll(() => platform?.stop());
 
   /** The answer the rule predicts, checked; returns the problem (without the field) when refused. */
