@@ -147,11 +147,11 @@ describe('customers, wallets and balances', () => {
       for (const e of entries) expect({ total: Number(e.total), n: e.n }).toEqual({ total: 0, n: 2 });
     });
 
-    it.each([['0'], ['-5'], ['1e3'], ['1.0000001'], [10], ['abc'], ['1000000.01']])('refuses to fund the amount %p', async (amount) => {
+    it.each([['0'], ['-5'], ['1e3'], ['1.0000001'], ['1.0000000'], [10], ['abc'], ['1000000.01']])('refuses to fund the amount %p', async (amount) => {
       const customer = await createCustomer();
       const wallet = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body;
       const res = await post(`/sandbox/wallets/${wallet.id}/fund`, { amount });
-      expect(res.status).toBe(400);
+      expectError(res, 400, 'InvalidAmount', 11003);
       expect((await get(`/wallets/${wallet.id}/balance`)).body.data.balance).toBe('0.00');
     });
 

@@ -345,8 +345,9 @@ describe('cash-ins and cash locations', () => {
       ['no customerId', ({ customerId: _c, ...b }) => b, 400, 'InvalidRequest'],
       ['source.asset usdc', (b) => ({ ...b, source: { asset: 'usdc' } }), 400, 'InvalidRequest'],
       ['no source.asset', (b) => ({ ...b, source: {} }), 400, 'InvalidRequest'],
-      ['an indicated amount with 3 decimals', (b) => ({ ...b, source: { asset: 'usd', indicatedAmount: '50.001' } }), 400, 'InvalidRequest'],
-      ['an indicated amount as a number', (b) => ({ ...b, source: { asset: 'usd', indicatedAmount: 50 } }), 400, 'InvalidRequest'],
+      ['an indicated amount with 3 decimals', (b) => ({ ...b, source: { asset: 'usd', indicatedAmount: '50.001' } }), 400, 'InvalidAmount'],
+      ['an indicated amount with 3 places, the last a zero', (b) => ({ ...b, source: { asset: 'usd', indicatedAmount: '50.000' } }), 400, 'InvalidAmount'],
+      ['an indicated amount as a number', (b) => ({ ...b, source: { asset: 'usd', indicatedAmount: 50 } }), 400, 'InvalidAmount'],
       ['sponsorGas false', (b) => ({ ...b, sponsorGas: false }), 400, 'SponsorGasRequired'],
       ['sponsorGas null', (b) => ({ ...b, sponsorGas: null }), 400, 'InvalidRequest'],
       ['destination usd', (b) => ({ ...b, destination: { ...b.destination, asset: 'usd' } }), 400, 'UnsupportedAssetNetwork'],
@@ -426,8 +427,8 @@ describe('cash-ins and cash locations', () => {
       const t = await tenant('deposit');
       const created = (await t.cashIn(t.ada.id, t.adaWallet.id, LA_BIGMART, { asset: 'usd', indicatedAmount: '100.00' }, { metadata: { order: '7' } })).body;
       await t.advance(600);
-      expectError(await t.deposit(created.id, '87.505'), 400, 'InvalidRequest');
-      expectError(await t.deposit(created.id, '0'), 400, 'InvalidRequest');
+      expectError(await t.deposit(created.id, '87.505'), 400, 'InvalidAmount');
+      expectError(await t.deposit(created.id, '0'), 400, 'InvalidAmount');
       const res = await t.deposit(created.id, '87.5', created.depositInstructions.code);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({

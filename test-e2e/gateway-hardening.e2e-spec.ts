@@ -52,11 +52,11 @@ describe('gateway hardening', () => {
     const patch = (limits: Record<string, unknown>) => platform.admin('PATCH', `/projects/${projectId}`, { body: { limits } });
 
     /** A refusal with a 400 naming the problem, and the project and every table as they were. */
-    async function refused(limits: Record<string, unknown>, cause: RegExp): Promise<void> {
+    async function refused(limits: Record<string, unknown>, cause: RegExp, error: 'InvalidRequest' | 'InvalidAmount' = 'InvalidRequest'): Promise<void> {
       const project = await platform.admin('GET', `/projects/${projectId}`);
       const before = await settledRowCounts(platform);
       const res = await patch(limits);
-      expectError(res, 400, 'InvalidRequest', 1100);
+      expectError(res, 400, error, error === 'InvalidRequest' ? 1100 : 11003);
       expect(res.body.cause).toMatch(cause);
       expect(await settledRowCounts(platform)).toEqual(before);
       expect((await platform.admin('GET', `/projects/${projectId}`)).body).toEqual(project.body);
@@ -83,15 +83,17 @@ describe('gateway hardening', () => {
       await refused({ dailyBankPayoutCap: '50000', monthlyBankPayoutCap: '20000' }, /dailyBankPayoutCap 50000 must not exceed limits.monthlyBankPayoutCap 20000/);
     });
 
+    // Limits are amounts (ADR 0023): the one rule, with the decimal places of usd and cad.
     it.each([
-      ['a zero multiple', { perTransactionMultiple: '0' }, /perTransactionMultiple/],
-      ['a negative multiple', { perTransactionMultiple: '-5' }, /perTransactionMultiple/],
-      ['a zero cap', { dailyBankPayoutCap: '0' }, /dailyBankPayoutCap/],
-      ['a negative cap', { monthlyBankPayoutCap: '-1.00' }, /monthlyBankPayoutCap/],
-      ['a number instead of a decimal string', { perTransactionMax: 100 }, /perTransactionMax/],
-      ['an exponent', { perTransactionMin: '1e3' }, /perTransactionMin/],
-      ['too many decimals', { perTransactionMin: '1.001' }, /perTransactionMin/],
-    ])('refuses %s', (_case, limits, cause) => refused(limits, cause));
+      ['a zero multiple', { perTransactionMultiple: '0' }, /^limits\.perTransactionMultiple: must be greater than zero$/],
+      ['a negative multiple', { perTransactionMultiple: '-5' }, /^limits\.perTransactionMultiple: must be greater than zero$/],
+      ['a zero cap', { dailyBankPayoutCap: '0' }, /^limits\.dailyBankPayoutCap: must be greater than zero$/],
+      ['a negative cap', { monthlyBankPayoutCap: '-1.00' }, /^limits\.monthlyBankPayoutCap: must be greater than zero$/],
+      ['a number instead of a decimal string', { perTransactionMax: 100 }, /^limits\.perTransactionMax: amounts are decimal strings such as "10\.50", not a JSON number$/],
+      ['an exponent', { perTransactionMin: '1e3' }, /^limits\.perTransactionMin: amounts are decimal strings such as "10\.50": /],
+      ['too many decimals', { perTransactionMin: '1.001' }, /^limits\.perTransactionMin: usd and cad amounts have at most 2 decimal places$/],
+      ['too many places, trailing zeros', { perTransactionMin: '1.000' }, /^limits\.perTransactionMin: usd and cad amounts have at most 2 decimal places$/],
+    ])('refuses %s', (_case, limits, cause) => refused(limits, cause, 'InvalidAmount'));
   });
 });
 

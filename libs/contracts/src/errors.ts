@@ -50,7 +50,13 @@ export const ERROR_CATALOGUE = {
   InvalidWalletID: { code: 11000, status: 400, msg: 'invalid wallet_id', when: 'a wallet id is malformed' },
   WalletNotFound: { code: 11001, status: 404, msg: 'wallet not found', when: 'no such wallet in this project' },
   UnsupportedAssetNetwork: { code: 11002, status: 400, msg: 'unsupported asset and network', when: 'a custodial wallet for this asset on this network is not offered, or a cash-in names a destination asset and network the service does not deliver (usdc on meridianchain or ethereum)' },
-  InvalidAmount: { code: 11003, status: 400, msg: 'invalid amount', when: 'an amount is not a positive decimal string within the asset precision and limits' },
+  InvalidAmount: {
+    code: 11003,
+    status: 400,
+    msg: 'invalid amount',
+    when:
+      'an amount, on any route, is not a JSON string of plain decimal digits (no sign, exponent, spaces or leading zeros), is not greater than zero, is over the maximum (1000000000; 1000000 for a sandbox funding), or has more decimal places than its asset (usdc 6, usd and cad 2; trailing zeros count). `cause` names the field and the rule, for example `source.amount: usdc amounts have at most 6 decimal places`; a body whose only problems are amounts answers this, one with other problems too answers InvalidRequest naming them all',
+  },
   InsufficientFunds: { code: 11004, status: 422, msg: 'insufficient funds', when: 'a debit would take a wallet below zero' },
 
   // External accounts (11100-11199). The cause names the field, for example `bankUs.routingNumber: …`;

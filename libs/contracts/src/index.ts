@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './amounts';
 export * from './events';
 export * from './sandbox';
 export * from './partner-events';

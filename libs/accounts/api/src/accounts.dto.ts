@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { ENDORSEMENT_NAMES, type EndorsementName, type EndorsementStatus } from '@mm/contracts';
-import { IsNotBlank, IsPositiveAmount, ListQuery } from '@mm/platform/http';
+import { ENDORSEMENT_NAMES, SANDBOX_MAX_FUNDING, type EndorsementName, type EndorsementStatus } from '@mm/contracts';
+import { IsAmount, IsNotBlank, ListQuery } from '@mm/platform/http';
 
 export class CreateCustomerRequest {
   @ApiProperty({ enum: ['individual'] }) @IsIn(['individual'], { message: 'type must be individual' })
@@ -74,7 +74,7 @@ export class WalletBalanceResponse {
 }
 
 export class FundWalletRequest {
-  @ApiProperty({ example: '100.00', description: 'positive decimal string, at most 6 decimals' }) @IsPositiveAmount(6)
+  @ApiProperty({ example: '100.00', description: 'positive decimal string, at most 6 decimals' }) @IsAmount({ max: SANDBOX_MAX_FUNDING })
   amount!: string;
 }
 

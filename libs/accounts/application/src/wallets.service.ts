@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, SANDBOX_FX_FROM_USD, type EventPayloads, SANDBOX_MAX_FUNDING, WALLET_NETWORKS, type PullFundsRequest, type PullFundsResult } from '@mm/contracts';
+import { ApiError, requireAmount, SANDBOX_FX_FROM_USD, type EventPayloads, SANDBOX_MAX_FUNDING, WALLET_NETWORKS, type PullFundsRequest, type PullFundsResult } from '@mm/contracts';
 import { customerBalance, sandboxFundingAccount, transactionPostingId, transitAccount, walletDecider, walletStreamId, type CustomerBalance, type WalletCommand, type WalletEvent, type WalletState } from '@mm/accounts/domain';
 import { AccountsReadModels, CustodianProvider, type WalletRow } from '@mm/accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
@@ -7,7 +7,6 @@ import { UnitOfWork } from '@mm/platform/database';
 import { decideAndAppend, runCommand, type RecordedEvent } from '@mm/platform/event-store';
 import { fold } from '@mm/platform/decider';
 import { isId, newId } from '@mm/platform/ids';
-import { dec } from '@mm/platform/money';
 import { AccountsEventStore } from './accounts-event-store';
 import { AccountsPartnerEvents } from './accounts-partner-events';
 import { CustomersService } from './customers.service';
@@ -49,9 +48,10 @@ export class WalletsService {
 
   /** Sandbox: credit the wallet from the sandbox funding account of its asset. */
   async fund(projectId: string, walletId: string, amount: string): Promise<WalletRow> {
-    if (dec(amount).gt(SANDBOX_MAX_FUNDING)) throw new ApiError('InvalidAmount', `at most ${SANDBOX_MAX_FUNDING} per funding`);
     return runCommand(this.uow, async () => {
       const wallet = await this.require(projectId, walletId);
+      // The wallet's asset decides the decimal places; the request's validation checked the rest (ADR 0023).
+      requireAmount(amount, 'amount', { asset: wallet.asset, max: SANDBOX_MAX_FUNDING });
       const at = (await this.clock.now(projectId)).toISOString();
       await this.execute(
         walletId,

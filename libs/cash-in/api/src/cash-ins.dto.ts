@@ -4,12 +4,12 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { CASH_FLOWS } from '@mm/contracts';
-import { IsMetadata, IsOptionalNotNull, IsPositiveAmount, ListQuery } from '@mm/platform/http';
+import { IsAmount, IsMetadata, IsOptionalNotNull, ListQuery } from '@mm/platform/http';
 
 export class CashInSourceRequest {
   @ApiProperty({ enum: ['usd'] }) @IsString() @IsIn(['usd'], { message: 'source.asset must be usd' }) asset!: string;
   @ApiPropertyOptional({ example: '100.00', nullable: true, description: 'the cash the customer means to deposit, for estimates; omitted or null: no estimates' })
-  @ValidateIf((_o: object, v: unknown) => v !== undefined && v !== null) @IsPositiveAmount(2)
+  @ValidateIf((_o: object, v: unknown) => v !== undefined && v !== null) @IsAmount({ asset: 'usd' })
   indicatedAmount?: string | null;
 }
 
@@ -44,7 +44,7 @@ export class CreateCashInRequest {
 }
 
 export class SimulateDepositRequest {
-  @ApiProperty({ example: '100.00', description: 'the cash deposited, in usd (at most 2 decimals)' }) @IsPositiveAmount(2) amount!: string;
+  @ApiProperty({ example: '100.00', description: 'the cash deposited, in usd (at most 2 decimals)' }) @IsAmount({ asset: 'usd' }) amount!: string;
   @ApiPropertyOptional({ example: '123 456', description: 'the code the customer showed; when given, it must be the current one' })
   @IsOptionalNotNull() @IsString() @MaxLength(16) @Matches(/^[0-9]{3} [0-9]{3}$/, { message: 'code must be two groups of three digits separated by a space' })
   code?: string;

@@ -4,8 +4,8 @@
 // form. The application then resolves the wallet through the accounts port.
 import { keccak_256 } from '@noble/hashes/sha3';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
-import { ApiError, WALLET_NETWORKS, type CashInDestination, type ExternalAccountView, type WalletView } from '@mm/contracts';
-import { dec } from '@mm/platform/money';
+import { ApiError, requireAmount, WALLET_NETWORKS, type CashInDestination, type ExternalAccountView, type WalletView } from '@mm/contracts';
+import { CASH_ASSET } from './cash-in-pricing';
 
 export interface CashInRequest {
   customerId: string;
@@ -50,7 +50,7 @@ export function planCashIn(request: CashInRequest): CashInPlan {
     target = { kind: 'address', address: wallet.blockchainAddress! };
   }
   const indicated = request.source.indicatedAmount ?? null;
-  return { indicatedAmount: indicated === null ? null : dec(indicated).toFixed(2), asset, network, target };
+  return { indicatedAmount: indicated === null ? null : requireAmount(indicated, 'source.indicatedAmount', { asset: CASH_ASSET }).toFixed(2), asset, network, target };
 }
 
 /** A custodial wallet of the customer that holds the asset on the network. */

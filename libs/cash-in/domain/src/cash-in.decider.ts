@@ -4,10 +4,10 @@
 // code's expiresAt on, a pending cash-in is expired on the project's clock
 // whether or not its expiry timer has fired yet: reads show it expired and
 // commands refuse it, so the answer never depends on the timer's timing.
-import { ApiError, type CashInCreated, type CashInDeposited, type EventPayloads, type TypedEvent } from '@mm/contracts';
+import { ApiError, requireAmount, type CashInCreated, type CashInDeposited, type EventPayloads, type TypedEvent } from '@mm/contracts';
 import type { Decider } from '@mm/platform/decider';
 import { checkCashInCreation, checkDeposit, type CashInUsage } from './cash-in-limits';
-import { cashInPricing } from './cash-in-pricing';
+import { CASH_ASSET, cashInPricing } from './cash-in-pricing';
 import { codeExpiresAt } from './deposit-code';
 
 export type CashInEvent = TypedEvent<'cashIn.created' | 'cashIn.codeRefreshed' | 'cashIn.deposited' | 'cashIn.expired'>;
@@ -86,6 +86,7 @@ function decide(command: CashInCommand, state: CashInState): CashInEvent[] {
       return [event('cashIn.codeRefreshed', { cashInId, projectId, code: command.code, expiresAt: codeExpiresAt(command.at), previousExpiresAt: state.expiresAt, at: command.at })];
     }
     case 'DepositCash': {
+      requireAmount(command.amount, 'amount', { asset: CASH_ASSET });
       requirePending(state, command.at, 'deposited');
       if (command.code !== undefined && command.code !== state.code) {
         throw new ApiError('DepositCodeMismatch', `the code is not cash-in ${cashInId}'s current code (a refresh voids the previous one)`);

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
-import { IsNotBlank, IsPositiveAmount } from '@mm/platform/http';
+import { IsAmount, IsNotBlank } from '@mm/platform/http';
 
 export class TokenRequest {
   @ApiProperty({ example: 'sk_sdbx_…' }) @IsString() @IsNotEmpty() @MaxLength(200)
@@ -30,13 +30,16 @@ export class ProjectFeaturesDto {
   @ApiPropertyOptional() @IsOptional() @IsBoolean() bulkPayouts?: boolean;
 }
 
+/** Limits apply to the fiat leg of a sell, usd or cad: amounts of either (ADR 0023). */
+const LIMIT_AMOUNT = { asset: ['usd', 'cad'] } as const;
+
 /** Limits on bank payouts (spec: Limits / Bank payouts and others, item 2); null clears one. */
 export class ProjectLimitsDto {
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) perTransactionMin?: string | null;
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) perTransactionMax?: string | null;
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) perTransactionMultiple?: string | null;
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) dailyBankPayoutCap?: string | null;
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) monthlyBankPayoutCap?: string | null;
+  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) perTransactionMin?: string | null;
+  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) perTransactionMax?: string | null;
+  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) perTransactionMultiple?: string | null;
+  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) dailyBankPayoutCap?: string | null;
+  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) monthlyBankPayoutCap?: string | null;
 }
 
 export class CreateProjectRequest {

@@ -1,10 +1,13 @@
 // Request validation with class-validator: unknown fields, wrong types and
-// missing fields are a 400 InvalidRequest naming each problem; a missing body,
-// or one that is not a JSON object, is refused before validation.
+// missing fields are a 400 InvalidRequest naming each problem; a body whose
+// only problems are amounts is a 400 InvalidAmount (ADR 0023), as a handler
+// that checks an amount later answers; a missing body, or one that is not a
+// JSON object, is refused before validation.
 import { Injectable, ValidationPipe, type ArgumentMetadata, type Type, type ValidationError } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { ApiError } from '@mm/contracts';
+import { AMOUNT_CONSTRAINT } from './validators';
 
 function describe(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((error) => {
@@ -14,6 +17,18 @@ function describe(errors: ValidationError[], parent = ''): string[] {
     );
     return [...own, ...describe(error.children ?? [], path)];
   });
+}
+
+/** Every failed constraint, at any depth. */
+function constraintNames(errors: ValidationError[]): string[] {
+  return errors.flatMap((error) => [...Object.keys(error.constraints ?? {}), ...constraintNames(error.children ?? [])]);
+}
+
+/** InvalidAmount when every problem is an amount's (the same error a handler gives), else InvalidRequest. */
+export function validationError(errors: ValidationError[], path = ''): ApiError {
+  const names = constraintNames(errors);
+  const onlyAmounts = names.length > 0 && names.every((name) => name === AMOUNT_CONSTRAINT);
+  return new ApiError(onlyAmounts ? 'InvalidAmount' : 'InvalidRequest', summariseProblems(describe(errors, path)) || 'invalid request');
 }
 
 /** The first problems, within about `budget` characters, then how many more: 60,000 unknown keys are one line. */
@@ -38,7 +53,7 @@ export class RequestValidationPipe extends ValidationPipe {
       forbidUnknownValues: true,
       transform: true,
       validationError: { target: false, value: false },
-      exceptionFactory: (errors) => new ApiError('InvalidRequest', summariseProblems(describe(errors)) || 'invalid request'),
+      exceptionFactory: (errors) => validationError(errors),
     });
   }
 
@@ -70,6 +85,6 @@ export function validateObject<T extends object>(cls: Type<T>, value: unknown, p
     // class-transformer cannot construct some shapes (an object whose `constructor` is not a function).
     throw new ApiError('InvalidRequest', path ? `${path}: has a field of a shape it cannot have` : 'the body has a field of a shape it cannot have');
   }
-  if (errors.length > 0) throw new ApiError('InvalidRequest', summariseProblems(describe(errors, path)));
+  if (errors.length > 0) throw validationError(errors, path);
   return instance;
 }

@@ -1,18 +1,21 @@
 import { registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
-import { dec, isDecimalString } from '@mm/platform/money';
+import { amountProblem, type AmountRule } from '@mm/platform/money';
 
-/** A decimal string amount (no exponent, no float), strictly positive, with at most `scale` decimals. */
-export function IsPositiveAmount(scale = 6, options?: ValidationOptions) {
+/** The constraint name of IsAmount: a body whose only problems are amounts answers InvalidAmount (ADR 0023). */
+export const AMOUNT_CONSTRAINT = 'isAmount';
+
+/**
+ * An amount under the one rule (ADR 0023). Without an asset, every check but the decimal places:
+ * the handler checks those, with the same function and wording, once it knows the asset.
+ */
+export function IsAmount(rule: AmountRule = {}, options?: ValidationOptions) {
   return (target: object, propertyName: string) =>
     registerDecorator({
-      name: 'isPositiveAmount',
+      name: AMOUNT_CONSTRAINT,
       target: target.constructor,
       propertyName,
-      options: { message: `must be a positive decimal string with at most ${scale} decimals, for example "10.50"`, ...options },
-      validator: {
-        validate: (value: unknown) =>
-          isDecimalString(value) && dec(value).gt(0) && (value.split('.')[1]?.length ?? 0) <= scale,
-      },
+      options: { message: (args) => amountProblem(args.value, rule) ?? '', ...options },
+      validator: { validate: (value: unknown) => amountProblem(value, rule) === undefined },
     });
 }
 

@@ -5,13 +5,6 @@ import Decimal from 'decimal.js';
 const Money = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_EVEN });
 export type DecimalValue = InstanceType<typeof Money>;
 
-/** A plain positive or negative decimal string: no exponent, no leading '+', at most 18 fraction digits. */
-const DECIMAL_STRING = /^-?(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/;
-
-export function isDecimalString(value: unknown): value is string {
-  return typeof value === 'string' && DECIMAL_STRING.test(value);
-}
-
 export function dec(value: string | number | DecimalValue): DecimalValue {
   if (typeof value === 'number' && !Number.isInteger(value)) {
     throw new TypeError('money values must not come from floating-point numbers');
@@ -44,6 +37,3 @@ export function formatAmount(value: string | DecimalValue, scale = 6, minDecimal
   const decimals = trimmed.split('.')[1]?.length ?? 0;
   return decimals >= minDecimals ? trimmed : toFixed(trimmed, minDecimals);
 }
-
-/** Decimal places of an asset's smallest unit. */
-export const ASSET_SCALE: Record<string, number> = { usdc: 6, usd: 2, cad: 2 };

@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { DESTINATION_TYPES, SOURCE_TYPES } from '@mm/quoting/domain';
-import { IsMetadata, IsOptionalNotNull, IsPositiveAmount } from '@mm/platform/http';
+import { IsAmount, IsMetadata, IsOptionalNotNull } from '@mm/platform/http';
 
 export class InstrumentDetailsRequest {
   @ApiPropertyOptional({ description: 'the wallet (wlt_) or external account (ext_)' }) @IsOptionalNotNull() @IsString() @MaxLength(64) id?: string;
@@ -23,7 +23,7 @@ export class InstrumentDetailsRequest {
 export class QuoteSourceRequest {
   @ApiProperty({ enum: SOURCE_TYPES }) @IsString() @MaxLength(32) type!: string;
   @ApiProperty({ type: InstrumentDetailsRequest }) @IsObject() @ValidateNested() @Type(() => InstrumentDetailsRequest) details!: InstrumentDetailsRequest;
-  @ApiPropertyOptional({ example: '100.00', description: 'on exactly one side: that side is fixedAmountSide' }) @IsOptionalNotNull() @IsPositiveAmount(18) amount?: string;
+  @ApiPropertyOptional({ example: '100.00', description: 'on exactly one side: that side is fixedAmountSide' }) @IsOptionalNotNull() @IsAmount() amount?: string;
 }
 
 export class QuoteDestinationRequest extends QuoteSourceRequest {

@@ -3,10 +3,9 @@
 // expires on its project's clock (read as expired from expiresAt on) unless one
 // transaction accepts it first.
 import { Injectable } from '@nestjs/common';
-import { AccountsPort, ApiError, sideExternalAccountId, type AcceptedQuote, type AcceptQuoteRequest, type QuoteRecord } from '@mm/contracts';
+import { AccountsPort, ApiError, requireAmount, sideExternalAccountId, type AcceptedQuote, type AcceptQuoteRequest, type QuoteRecord } from '@mm/contracts';
 import {
   buildSides,
-  checkAmount,
   planQuote,
   price,
   quoteDecider,
@@ -76,7 +75,8 @@ export class QuotesService {
     const sides = buildSides(input, plan, resolved);
     const fixedAmountSide = input.source.amount !== undefined ? 'source' : 'destination';
     const amount = fixedAmountSide === 'source' ? input.source.amount! : input.destination.amount!;
-    checkAmount(amount, fixedAmountSide === 'source' ? sides.sourceAsset : sides.destinationAsset, `${fixedAmountSide}.amount`);
+    // The side's asset is known only now: the request's validation checked all but its decimal places (ADR 0023).
+    requireAmount(amount, `${fixedAmountSide}.amount`, { asset: fixedAmountSide === 'source' ? sides.sourceAsset : sides.destinationAsset });
     const rate = this.prices.rate(sides.sourceAsset, sides.destinationAsset);
     if (!rate) throw new ApiError('UnsupportedCorridor', `no price for ${sides.sourceAsset} to ${sides.destinationAsset}`);
     const sponsorGas = input.sponsorGas ?? true;

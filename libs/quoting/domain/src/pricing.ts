@@ -4,7 +4,7 @@
 // than the other side's asset has is refused (InexactConversion), never rounded.
 // Every fee component is 0.00 at launch.
 import { ApiError, OPERATOR, type Pricing, type PricingSide } from '@mm/contracts';
-import { ASSET_SCALE, dec, formatAmount, type DecimalValue } from '@mm/platform/money';
+import { ASSET_SCALE, assetDecimals, dec, formatAmount, type DecimalValue } from '@mm/platform/money';
 
 /** The price provider's rate for one unit of `from` in `to` (sandbox: usdc/usd 1.00, usd/cad 1.25). */
 export type RateLookup = (from: string, to: string) => string | undefined;
@@ -29,27 +29,10 @@ function side(asset: string, amount: DecimalValue): PricingSide {
   return { asset, amountGross: value, amountNet: value, feesDeducted: zeroFees(scale) };
 }
 
-/** The number of decimals of an asset's smallest unit; every priced asset has one. */
-export function assetScale(asset: string): number {
-  const scale = ASSET_SCALE[asset];
-  if (scale === undefined) throw new Error(`no scale for asset ${asset}`);
-  return scale;
-}
-
-/** Checks a partner's amount against its asset: positive, within the asset's decimals. */
-export function checkAmount(amount: string, asset: string, field: string): DecimalValue {
-  const value = dec(amount);
-  if (value.lte(0)) throw new ApiError('InvalidAmount', `${field} must be greater than zero`);
-  const scale = assetScale(asset);
-  if (value.decimalPlaces() > scale) throw new ApiError('InvalidAmount', `${field}: ${asset} amounts have at most ${scale} decimals`);
-  if (value.gt('1000000000')) throw new ApiError('InvalidAmount', `${field} must be at most 1000000000`);
-  return value;
-}
-
 export function price(input: PricingInput): Pricing {
   const rate = dec(input.rate);
-  const sourceScale = assetScale(input.sourceAsset);
-  const destinationScale = assetScale(input.destinationAsset);
+  const sourceScale = assetDecimals(input.sourceAsset);
+  const destinationScale = assetDecimals(input.destinationAsset);
   const amount = dec(input.amount);
   let source: DecimalValue;
   let destination: DecimalValue;
