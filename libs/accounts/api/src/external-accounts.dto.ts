@@ -66,7 +66,7 @@ class RegistrationCommon {
   @ApiProperty({ type: OwnerRequest }) @ValidateNested() @Type(() => OwnerRequest) @IsObject()
   owner!: OwnerRequest;
 
-  @ApiPropertyOptional({ maxLength: 200, nullable: true }) @IsOptional() @IsString() @MaxLength(200)
+  @ApiPropertyOptional({ maxLength: 200, nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(200)
   label?: string | null;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } }) @IsOptional() @IsMetadata()
@@ -96,7 +96,7 @@ export class CreateCardRequest extends RegistrationCommon {
 }
 
 export class UpdateExternalAccountRequest {
-  @ApiPropertyOptional({ maxLength: 200, nullable: true }) @IsOptional() @IsString() @MaxLength(200)
+  @ApiPropertyOptional({ maxLength: 200, nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(200)
   label?: string | null;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true }, description: 'merged; null or "" removes a key' })
@@ -173,8 +173,8 @@ class CounterpartyFieldsRequest {
   @ApiPropertyOptional({ description: 'individual' }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(100) firstName?: string;
   @ApiPropertyOptional({ description: 'individual' }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(100) lastName?: string;
   @ApiPropertyOptional({ description: 'business' }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(200) businessName?: string;
-  @ApiPropertyOptional({ format: 'email', nullable: true }) @IsOptional() @IsEmail() @MaxLength(254) email?: string | null;
-  @ApiPropertyOptional({ description: 'E.164, for example +14155550123', nullable: true }) @IsOptional() @IsString() @Matches(/^\+[1-9]\d{6,14}$/, { message: 'phone must be in E.164 form, for example +14155550123' })
+  @ApiPropertyOptional({ format: 'email', nullable: true, type: String }) @IsOptional() @IsEmail() @MaxLength(254) email?: string | null;
+  @ApiPropertyOptional({ description: 'E.164, for example +14155550123', nullable: true, type: String }) @IsOptional() @IsString() @Matches(/^\+[1-9]\d{6,14}$/, { message: 'phone must be in E.164 form, for example +14155550123' })
   phone?: string | null;
   @ApiPropertyOptional({ description: 'write-only: reads show taxIdProvided' }) @IsOptional() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 -]{2,39}$/, { message: 'taxId must be 3 to 40 letters, digits, spaces or hyphens' })
   taxId?: string;

@@ -8,7 +8,7 @@ import { IsMetadata, IsOptionalNotNull, IsPositiveAmount, ListQuery } from '@mm/
 
 export class CashInSourceRequest {
   @ApiProperty({ enum: ['usd'] }) @IsString() @IsIn(['usd'], { message: 'source.asset must be usd' }) asset!: string;
-  @ApiPropertyOptional({ example: '100.00', nullable: true, description: 'the cash the customer means to deposit, for estimates; omitted or null: no estimates' })
+  @ApiPropertyOptional({ example: '100.00', nullable: true, type: String, description: 'the cash the customer means to deposit, for estimates; omitted or null: no estimates' })
   @ValidateIf((_o: object, v: unknown) => v !== undefined && v !== null) @IsPositiveAmount(2)
   indicatedAmount?: string | null;
 }

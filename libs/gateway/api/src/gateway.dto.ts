@@ -32,11 +32,11 @@ export class ProjectFeaturesDto {
 
 /** Limits on bank payouts (spec: Limits / Bank payouts and others, item 2); null clears one. */
 export class ProjectLimitsDto {
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) perTransactionMin?: string | null;
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) perTransactionMax?: string | null;
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) perTransactionMultiple?: string | null;
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) dailyBankPayoutCap?: string | null;
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) monthlyBankPayoutCap?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) perTransactionMin?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) perTransactionMax?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) perTransactionMultiple?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) dailyBankPayoutCap?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsPositiveAmount(2) monthlyBankPayoutCap?: string | null;
 }
 
 export class CreateProjectRequest {

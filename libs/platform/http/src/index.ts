@@ -14,3 +14,4 @@ export * from './metrics';
 export * from './idempotency-coverage';
 export * from './no-store';
 export * from './internal-client';
+export * from './openapi-nullable';

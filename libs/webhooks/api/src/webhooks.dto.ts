@@ -15,7 +15,7 @@ class WebhookSettingsRequest {
   @IsOptionalNotNull() @IsInt() @Min(WEBHOOK_DEFAULTS.minNotifyThresholdSecs) @Max(WEBHOOK_DEFAULTS.maxNotifyThresholdSecs)
   notifyThresholdSecs?: number;
 
-  @ApiPropertyOptional({ maxLength: 500, nullable: true }) @IsOptional() @IsString() @MaxLength(500)
+  @ApiPropertyOptional({ maxLength: 500, nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(500)
   description?: string | null;
 }
 
