@@ -15,3 +15,4 @@ export * from './idempotency-coverage';
 export * from './no-store';
 export * from './internal-client';
 export * from './openapi-nullable';
+export * from './partner-shapes.dto';
