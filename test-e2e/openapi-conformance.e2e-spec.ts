@@ -13,6 +13,7 @@ import { WebhookReceiver } from './support/webhook-receiver';
 
 const BILLING = { addressLine1: '1 Market St', city: 'San Francisco', state: 'CA', country: 'US', zipCode: '94105' };
 const EXTERNAL_WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
+const COUNTERPARTY_WALLET = '0x8617e340b3d01fa5f11f306f4090fd50e238070d';
 /** The sandbox network's locations (docs/sandbox.md): a cash-in one and a pickup one. */
 const CASH_IN_LOCATION = { locationId: 'loc_01m846c3h7e06945mv76kz01kg', locationReference: 'QUICKSTOP-2002' };
 const PICKUP_LOCATION = { cashLocationId: 'loc_01m846c3h4e06945jf6mfht9tc', cashLocationReference: 'BIGMART-1001' };
@@ -264,13 +265,24 @@ describe('the OpenAPI document describes every response', () => {
       const crypto = await start({ source: { type: 'walletOms', details: { id: wallet.id }, amount: '12.00' }, destination: { type: 'walletExternal', details: { id: external.id } } });
       const buy = await start(cardBuy('40.00'));
       const pickup = await start({ source: { type: 'walletOms', details: { id: wallet.id } }, destination: { type: 'cash', details: { asset: 'usd', ...PICKUP_LOCATION }, amount: '60.00' } });
+      // Each kind of party: another customer's wallet, a counterparty's external wallet; and a card sell.
+      const other = await t.wallet(await t.customer('Other'));
+      const toOther = await start({ source: { type: 'walletOms', details: { id: wallet.id }, amount: '5.00' }, destination: { type: 'walletOms', details: { id: other.id } } });
+      const counterparty = await t.post('/counterparties', { customerId, entityType: 'individual', firstName: 'Grace', lastName: 'Hopper' });
+      expectStatus(counterparty, 201);
+      const theirs = await t.account('/external-accounts', {
+        owner: { kind: 'counterparty', counterpartyId: counterparty.body.id },
+        type: 'walletExternal',
+        walletExternal: { address: COUNTERPARTY_WALLET, network: 'ethereum' },
+      });
+      const toCounterparty = await start({ source: { type: 'walletOms', details: { id: wallet.id }, amount: '6.00' }, destination: { type: 'walletExternal', details: { id: theirs.id } } });
+      const sell = await start({ source: { type: 'walletOms', details: { id: wallet.id }, amount: '7.00' }, destination: { type: 'card', details: { externalAccountId: card.id } } });
       const quoteId = (await quote({ source: { type: 'walletOms', details: { id: wallet.id } }, destination: { type: 'bankUs', details: { id: bank.id, network: 'wire', accountHolder: 'customer' }, amount: '30.00' } })).id;
       expectStatus(await t.get(`/quotes/${quoteId}`), 200);
       expectStatus(await t.post('/transactions', { quoteId: UNKNOWN.transaction.replace('txn_', 'qt_') }), 404);
       await t.advance(5);
       await t.advance(5);
-      await t.until(crypto.id, 'completed');
-      await t.until(buy.id, 'completed');
+      for (const done of [crypto, buy, toOther, toCounterparty, sell]) await t.until(done.id, 'completed');
       const ready = await t.until(pickup.id, 'processing', 'processing.cashPickupReady');
       expectStatus(await t.post(`/transactions/${ready.id}/simulate/cash-pickup`, { outcome: 'collected' }), 200);
       expectStatus(await t.post(`/transactions/${ready.id}/simulate/cash-pickup`, { outcome: 'collected' }), 422);
@@ -397,6 +409,12 @@ describe('the OpenAPI document describes every response', () => {
     await eventually(async () => ((await t.get(`/transactions/${done.body.transactionId}`)).status === 200 ? true : undefined));
     await t.advance(5);
     await t.until(done.body.transactionId, 'completed');
+    // To an address given as is: the transaction's destination is an unregistered party.
+    const toAddress = await create({ asset: 'usd' }, { blockchainAddress: COUNTERPARTY_WALLET });
+    expectStatus(toAddress, 201);
+    const sentOn = await t.post(`/cash-ins/${toAddress.body.id}/simulate/deposit`, { amount: '25.00' });
+    expectStatus(sentOn, 200);
+    await eventually(async () => ((await t.get(`/transactions/${sentOn.body.transactionId}`)).status === 200 ? true : undefined));
     // Expired: the code lapses an hour later on the project clock.
     await t.advance(3700);
     await eventually(async () => ((await t.get(`/cash-ins/${bare.body.id}`)).body.status === 'expired' ? true : undefined));
