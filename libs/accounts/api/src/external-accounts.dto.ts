@@ -2,11 +2,11 @@
 // External account, Counterparty; the current v1 instrument shape). Per-type
 // objects are validated after the type check, so a mismatch is the 422 the
 // spec names rather than a complaint about the wrong object's fields.
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { EXTERNAL_ACCOUNT_TYPES, type ExternalAccountStatus, type ExternalAccountType } from '@mm/contracts';
-import { IsMetadata, IsNotBlank, IsOptionalNotNull, ListQuery } from '@mm/platform/http';
+import { IsMetadata, IsNotBlank, IsOptionalNotNull, ListQuery, oneOfModels } from '@mm/platform/http';
 
 export class OwnerRequest {
   @ApiProperty({ enum: ['customer', 'counterparty'] }) @IsIn(['customer', 'counterparty'], { message: 'kind must be customer or counterparty' })
@@ -49,6 +49,16 @@ export class WalletExternalRequest {
   @ApiPropertyOptional({ default: 'usdc' }) @IsOptional() @IsString() @MaxLength(20) asset?: string;
 }
 
+/** The card's billing address (spec: External account, create fields per type): every field but addressLine2 required and non-blank. */
+export class BillingAddressRequest {
+  @ApiProperty({ example: '1 Market St' }) addressLine1!: string;
+  @ApiPropertyOptional({ nullable: true, type: String }) addressLine2?: string | null;
+  @ApiProperty({ example: 'San Francisco' }) city!: string;
+  @ApiProperty({ example: 'CA' }) state!: string;
+  @ApiProperty({ example: 'US' }) country!: string;
+  @ApiProperty({ example: '94105' }) zipCode!: string;
+}
+
 export class CardRequest {
   @ApiProperty({ description: 'write-only; handed to the card processor and never stored', example: '4242424242424242' }) @IsString() @MaxLength(64)
   cardNumber!: string;
@@ -58,7 +68,7 @@ export class CardRequest {
   cvc?: string;
   @ApiPropertyOptional({ description: "the name on the card; the owner's name when omitted" }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(140)
   holderName?: string;
-  @ApiPropertyOptional({ description: 'addressLine1, addressLine2?, city, state, country, zipCode; here or at the top level' }) @IsOptional()
+  @ApiPropertyOptional({ type: BillingAddressRequest, description: 'here or at the top level' }) @IsOptional()
   billingAddress?: Record<string, unknown>;
 }
 
@@ -66,7 +76,7 @@ class RegistrationCommon {
   @ApiProperty({ type: OwnerRequest }) @ValidateNested() @Type(() => OwnerRequest) @IsObject()
   owner!: OwnerRequest;
 
-  @ApiPropertyOptional({ maxLength: 200, nullable: true }) @IsOptional() @IsString() @MaxLength(200)
+  @ApiPropertyOptional({ maxLength: 200, nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(200)
   label?: string | null;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } }) @IsOptional() @IsMetadata()
@@ -91,12 +101,12 @@ export class CreateCardRequest extends RegistrationCommon {
 
   @ApiProperty({ type: CardRequest }) @IsOptional() card?: unknown;
 
-  @ApiPropertyOptional({ description: 'the card billing address, when not inside card' }) @IsOptional()
+  @ApiPropertyOptional({ type: BillingAddressRequest, description: 'the card billing address, when not inside card' }) @IsOptional()
   billingAddress?: Record<string, unknown>;
 }
 
 export class UpdateExternalAccountRequest {
-  @ApiPropertyOptional({ maxLength: 200, nullable: true }) @IsOptional() @IsString() @MaxLength(200)
+  @ApiPropertyOptional({ maxLength: 200, nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(200)
   label?: string | null;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true }, description: 'merged; null or "" removes a key' })
@@ -139,6 +149,58 @@ export class FailureResponse {
   @ApiProperty() message!: string;
 }
 
+// The instrument's details by type, as a transaction shows them: never a full number.
+export class BankUsDetailsResponse {
+  @ApiProperty() holderName!: string;
+  @ApiProperty({ nullable: true, type: String }) bankName!: string | null;
+  @ApiProperty({ example: '021000021' }) routingNumber!: string;
+  @ApiProperty({ example: '9012' }) accountNumberLast4!: string;
+  @ApiProperty({ enum: ['checking', 'savings'] }) accountType!: 'checking' | 'savings';
+}
+
+export class BankIbanDetailsResponse {
+  @ApiProperty() holderName!: string;
+  @ApiProperty({ example: '3000' }) ibanLast4!: string;
+  @ApiProperty({ example: 'COBADEFFXXX' }) bic!: string;
+  @ApiProperty({ example: 'DE' }) countryCode!: string;
+  @ApiProperty({ nullable: true, type: String }) bankAddress!: string | null;
+}
+
+export class BankCanadaDetailsResponse {
+  @ApiProperty() holderName!: string;
+  @ApiProperty({ nullable: true, type: String }) bankName!: string | null;
+  @ApiProperty({ example: '001' }) institutionNumber!: string;
+  @ApiProperty({ example: '12345' }) transitNumber!: string;
+  @ApiProperty({ example: '4567' }) accountNumberLast4!: string;
+}
+
+export class BillingAddressResponse {
+  @ApiProperty() addressLine1!: string;
+  @ApiProperty({ nullable: true, type: String }) addressLine2!: string | null;
+  @ApiProperty() city!: string;
+  @ApiProperty() state!: string;
+  @ApiProperty() country!: string;
+  @ApiProperty() zipCode!: string;
+}
+
+export class CardAccountDetailsResponse {
+  @ApiProperty() holderName!: string;
+  @ApiProperty({ example: 'visa' }) brand!: string;
+  @ApiProperty({ example: '4242' }) last4!: string;
+  @ApiProperty({ type: 'integer', example: 12 }) expiryMonth!: number;
+  @ApiProperty({ type: 'integer', example: 2030 }) expiryYear!: number;
+  @ApiProperty({ type: BillingAddressResponse }) billingAddress!: BillingAddressResponse;
+}
+
+export class WalletExternalDetailsResponse {
+  @ApiProperty({ description: 'EIP-55 checksummed' }) address!: string;
+  @ApiProperty({ example: 'ethereum' }) network!: string;
+  @ApiProperty({ example: 'usdc' }) asset!: string;
+}
+
+const ACCOUNT_DETAILS = [BankUsDetailsResponse, BankIbanDetailsResponse, BankCanadaDetailsResponse, CardAccountDetailsResponse, WalletExternalDetailsResponse];
+
+@ApiExtraModels(...ACCOUNT_DETAILS)
 export class ExternalAccountResponse {
   @ApiProperty({ example: 'ext_01h455vb4pex5vsknk084sn02q' }) id!: string;
   @ApiProperty({ enum: ['externalAccount'] }) object!: 'externalAccount';
@@ -146,13 +208,7 @@ export class ExternalAccountResponse {
   @ApiProperty({ enum: ['pending', 'active', 'failed', 'invalid'] }) status!: ExternalAccountStatus;
   @ApiProperty({ type: NamedReference }) customer!: NamedReference;
   @ApiPropertyOptional({ type: OwnerResponse, description: 'only when a counterparty owns the account' }) owner?: OwnerResponse;
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
-    description:
-      'as a transaction shows it. bankUs: holderName, bankName, routingNumber, accountNumberLast4, accountType; bankIban: holderName, ibanLast4, bic, countryCode, bankAddress; ' +
-      'bankCanada: holderName, bankName, institutionNumber, transitNumber, accountNumberLast4; card: holderName, brand, last4, expiryMonth, expiryYear, billingAddress; walletExternal: address, network, asset',
-  })
+  @ApiProperty({ ...oneOfModels(...ACCOUNT_DETAILS), description: 'by type, as a transaction shows it: bankUs, bankIban, bankCanada, card or walletExternal' })
   details!: Record<string, unknown>;
   @ApiProperty({ type: [InstrumentDestinationResponse] }) supportedDestinations!: InstrumentDestinationResponse[];
   @ApiProperty({ type: FailureResponse, nullable: true }) failure!: FailureResponse | null;
@@ -173,8 +229,8 @@ class CounterpartyFieldsRequest {
   @ApiPropertyOptional({ description: 'individual' }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(100) firstName?: string;
   @ApiPropertyOptional({ description: 'individual' }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(100) lastName?: string;
   @ApiPropertyOptional({ description: 'business' }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(200) businessName?: string;
-  @ApiPropertyOptional({ format: 'email', nullable: true }) @IsOptional() @IsEmail() @MaxLength(254) email?: string | null;
-  @ApiPropertyOptional({ description: 'E.164, for example +14155550123', nullable: true }) @IsOptional() @IsString() @Matches(/^\+[1-9]\d{6,14}$/, { message: 'phone must be in E.164 form, for example +14155550123' })
+  @ApiPropertyOptional({ format: 'email', nullable: true, type: String }) @IsOptional() @IsEmail() @MaxLength(254) email?: string | null;
+  @ApiPropertyOptional({ description: 'E.164, for example +14155550123', nullable: true, type: String }) @IsOptional() @IsString() @Matches(/^\+[1-9]\d{6,14}$/, { message: 'phone must be in E.164 form, for example +14155550123' })
   phone?: string | null;
   @ApiPropertyOptional({ description: 'write-only: reads show taxIdProvided' }) @IsOptional() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 -]{2,39}$/, { message: 'taxId must be 3 to 40 letters, digits, spaces or hyphens' })
   taxId?: string;

@@ -4,11 +4,11 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { CASH_FLOWS } from '@mm/contracts';
-import { IsAmount, IsMetadata, IsOptionalNotNull, ListQuery } from '@mm/platform/http';
+import { FeesDeductedResponse, IsAmount, IsMetadata, IsOptionalNotNull, ListQuery } from '@mm/platform/http';
 
 export class CashInSourceRequest {
   @ApiProperty({ enum: ['usd'] }) @IsString() @IsIn(['usd'], { message: 'source.asset must be usd' }) asset!: string;
-  @ApiPropertyOptional({ example: '100.00', nullable: true, description: 'the cash the customer means to deposit, for estimates; omitted or null: no estimates' })
+  @ApiPropertyOptional({ example: '100.00', nullable: true, type: String, description: 'the cash the customer means to deposit, for estimates; omitted or null: no estimates' })
   @ValidateIf((_o: object, v: unknown) => v !== undefined && v !== null) @IsAmount({ asset: 'usd' })
   indicatedAmount?: string | null;
 }
@@ -50,24 +50,80 @@ export class SimulateDepositRequest {
   code?: string;
 }
 
-const AMOUNTS = { nullable: true, type: String, description: 'estimate from indicatedAmount until completed; null without one' };
+const ESTIMATE = 'estimated from indicatedAmount until completed, then from the deposit; null without either';
+
+/** A retail location's street address. */
+export class CashLocationAddressResponse {
+  @ApiProperty({ example: '1200 S Figueroa St' }) line1!: string;
+  @ApiProperty({ example: 'Los Angeles' }) city!: string;
+  @ApiProperty({ example: 'CA', description: 'US state code' }) state!: string;
+  @ApiProperty({ example: '90015' }) postalCode!: string;
+  @ApiProperty({ example: 'US' }) country!: string;
+}
+
+export class CashInSourceResponse {
+  @ApiProperty({ enum: ['usd'] }) asset!: string;
+  @ApiProperty({ nullable: true, type: String, example: '100.00', description: 'as requested; null when none was given' }) indicatedAmount!: string | null;
+  @ApiProperty({ nullable: true, type: String, example: '100.00', description: ESTIMATE }) amountGross!: string | null;
+  @ApiProperty({ nullable: true, type: String, example: '100.00', description: ESTIMATE }) amountNet!: string | null;
+  @ApiProperty({ type: FeesDeductedResponse, nullable: true, description: ESTIMATE }) feesDeducted!: FeesDeductedResponse | null;
+}
+
+export class CashInWalletResponse {
+  @ApiProperty({ nullable: true, type: String, description: 'the custodial wallet, when one was named' }) id!: string | null;
+  @ApiProperty() blockchainAddress!: string;
+  @ApiProperty({ nullable: true, type: String, description: 'the walletExternal external account, when one was named' }) externalAccount!: string | null;
+}
+
+export class CashInDestinationResponse {
+  @ApiProperty({ example: 'usdc' }) asset!: string;
+  @ApiProperty({ example: 'meridianchain' }) network!: string;
+  @ApiProperty({ nullable: true, type: String, example: '100.00', description: ESTIMATE }) amountGross!: string | null;
+  @ApiProperty({ nullable: true, type: String, example: '100.00', description: ESTIMATE }) amountNet!: string | null;
+  @ApiProperty({ type: FeesDeductedResponse, nullable: true, description: ESTIMATE }) feesDeducted!: FeesDeductedResponse | null;
+  @ApiProperty({ type: CashInWalletResponse }) wallet!: CashInWalletResponse;
+}
+
+export class CashInCashResponse {
+  @ApiProperty({ example: 'loc_01m846c3h4e06945jf6mfht9tc' }) locationId!: string;
+  @ApiProperty({ example: 'BIGMART-1001' }) locationReference!: string;
+}
+
+export class CashInLocationResponse {
+  @ApiProperty() name!: string;
+  @ApiProperty({ example: 'bigmart' }) locationProvider!: string;
+  @ApiProperty({ type: CashLocationAddressResponse }) locationAddress!: CashLocationAddressResponse;
+}
+
+export class CashInRatesResponse {
+  @ApiProperty({ example: 'usd/usdc' }) pair!: string;
+  @ApiProperty({ example: '1.00' }) exchangeRate!: string;
+  @ApiProperty({ example: '1.00' }) effectiveRate!: string;
+}
+
+export class DepositInstructionsResponse {
+  @ApiProperty({ example: '123 456', description: 'two groups of three digits' }) code!: string;
+  @ApiProperty({ format: 'date-time', description: 'an hour after issue or refresh' }) expiresAt!: string;
+  @ApiProperty() locationName!: string;
+  @ApiProperty({ type: CashLocationAddressResponse }) locationAddress!: CashLocationAddressResponse;
+}
 
 export class CashInResponse {
   @ApiProperty({ example: 'ci_01h455vb4pex5vsknk084sn02q' }) id!: string;
   @ApiProperty({ enum: ['cashIn'] }) object!: 'cashIn';
   @ApiProperty({ enum: ['fiatToCrypto'] }) type!: 'fiatToCrypto';
   @ApiProperty({ enum: ['pending', 'completed', 'expired'] }) status!: string;
-  @ApiProperty({ nullable: true, type: String, enum: ['settled'] }) subStatus!: string | null;
+  @ApiProperty({ nullable: true, type: String, enum: ['settled'], description: 'settled once completed' }) subStatus!: string | null;
   @ApiProperty() customerId!: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: `asset, indicatedAmount, amountGross, amountNet, feesDeducted (${AMOUNTS.description})` }) source!: Record<string, unknown>;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'asset, network, amountGross, amountNet, feesDeducted, wallet {id, blockchainAddress, externalAccount}' }) destination!: Record<string, unknown>;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: '{locationId, locationReference}' }) cash!: Record<string, unknown>;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: '{name, locationProvider, locationAddress {line1, city, state, postalCode, country}}' }) location!: Record<string, unknown>;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: '{pair, exchangeRate, effectiveRate}' }) rates!: Record<string, unknown>;
+  @ApiProperty({ type: CashInSourceResponse }) source!: CashInSourceResponse;
+  @ApiProperty({ type: CashInDestinationResponse }) destination!: CashInDestinationResponse;
+  @ApiProperty({ type: CashInCashResponse }) cash!: CashInCashResponse;
+  @ApiProperty({ type: CashInLocationResponse }) location!: CashInLocationResponse;
+  @ApiProperty({ type: CashInRatesResponse }) rates!: CashInRatesResponse;
   @ApiProperty({ enum: ['source'] }) fixedAmountSide!: 'source';
   @ApiProperty({ enum: [true] }) sponsorGas!: boolean;
   @ApiProperty({ example: '0.00' }) sponsorGasCost!: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: '{code ("123 456"), expiresAt, locationName, locationAddress}' }) depositInstructions!: Record<string, unknown>;
+  @ApiProperty({ type: DepositInstructionsResponse }) depositInstructions!: DepositInstructionsResponse;
   @ApiProperty({ nullable: true, type: String, description: 'the auto-created transaction, once deposited' }) transactionId!: string | null;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata!: Record<string, string>;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
@@ -89,7 +145,7 @@ export class CashLocationResponse {
   @ApiProperty({ example: 'BIGMART-1001' }) cashLocationReference!: string;
   @ApiProperty({ example: 'BigMart Supercenter #1001' }) name!: string;
   @ApiProperty({ example: 'bigmart' }) provider!: string;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, description: '{line1, city, state, postalCode, country}' }) address!: Record<string, string>;
+  @ApiProperty({ type: CashLocationAddressResponse }) address!: CashLocationAddressResponse;
   @ApiProperty({ example: 34.040713 }) latitude!: number;
   @ApiProperty({ example: -118.266556 }) longitude!: number;
   @ApiProperty({ nullable: true, type: Number, example: 1.82, description: 'km from latitude/longitude, to 0.01; null when the query gave no coordinates' }) distanceKm!: number | null;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ThrottlerGuard } from '@nestjs/throttler';
 import type { FastifyReply } from 'fastify';
 import { ApiError } from '@mm/contracts';
@@ -12,7 +12,10 @@ import { isId } from '@mm/platform/ids';
 import {
   ApiKeyPairResponse,
   CreateProjectRequest,
+  JsonWebKeySetResponse,
   ProjectResponse,
+  PublishableKeyResponse,
+  RevokedApiKeyResponse,
   RiskConfigResponse,
   TokenRequest,
   TokenResponse,
@@ -52,6 +55,7 @@ export class AuthController {
   @Get('.well-known/jwks.json')
   @Public()
   @ApiOperation({ summary: "The token issuer's public keys (JWKS)" })
+  @ApiOkResponse({ type: JsonWebKeySetResponse })
   jwks() {
     return this.signingKeys.jwks();
   }
@@ -104,6 +108,7 @@ export class AdminController {
   @Post('projects')
   @Idempotent()
   @ApiOperation({ summary: 'Create a project' })
+  @ApiCreatedResponse({ type: ProjectResponse })
   async createProject(@Body() body: CreateProjectRequest): Promise<ProjectResponse> {
     return toProject(await this.gateway.createProject(body.name, body.features));
   }
@@ -119,6 +124,7 @@ export class AdminController {
   }
 
   @Get('projects/:projectId')
+  @ApiOkResponse({ type: ProjectResponse })
   async getProject(@Param('projectId') projectId: string): Promise<ProjectResponse> {
     return toProject(await this.gateway.requireProject(this.projectId(projectId)));
   }
@@ -126,6 +132,7 @@ export class AdminController {
   @Patch('projects/:projectId')
   @Idempotent()
   @ApiOperation({ summary: 'Change features, bank payout limits or the attribution timeout' })
+  @ApiOkResponse({ type: ProjectResponse })
   async updateProject(@Param('projectId') projectId: string, @Body() body: UpdateProjectRequest): Promise<ProjectResponse> {
     const { features, limits, attributionTimeoutHours } = body;
     return toProject(await this.gateway.updateProject(this.projectId(projectId), { features, limits, attributionTimeoutHours }));
@@ -136,13 +143,15 @@ export class AdminController {
   // Its response holds the secret, which must not be stored to be replayed: a retry makes another pair.
   @NoIdempotencyKey()
   @ApiOperation({ summary: 'Create an API key pair; the secret is shown only in this response (not replayable: a retry creates another pair)' })
+  @ApiCreatedResponse({ type: ApiKeyPairResponse })
   createApiKey(@Param('projectId') projectId: string): Promise<ApiKeyPairResponse> {
     return this.gateway.createApiKey(this.projectId(projectId));
   }
 
   @Delete('api-keys/:apiKey')
   @ApiOperation({ summary: "Revoke an API key; its tokens stop working at once" })
-  async revokeApiKey(@Param('apiKey') apiKey: string) {
+  @ApiOkResponse({ type: RevokedApiKeyResponse })
+  async revokeApiKey(@Param('apiKey') apiKey: string): Promise<RevokedApiKeyResponse> {
     const revoked = await this.gateway.revokeApiKey(apiKey);
     return { object: 'apiKey', ...revoked, status: 'revoked' };
   }
@@ -151,13 +160,15 @@ export class AdminController {
   @NoStore()
   @Idempotent()
   @ApiOperation({ summary: 'Create a publishable key for GET /risk/config' })
-  createPublishableKey(@Param('projectId') projectId: string): Promise<{ publishableKey: string }> {
+  @ApiCreatedResponse({ type: PublishableKeyResponse })
+  createPublishableKey(@Param('projectId') projectId: string): Promise<PublishableKeyResponse> {
     return this.gateway.createPublishableKey(this.projectId(projectId));
   }
 
   @Delete('publishable-keys/:publishableKey')
   @HttpCode(204)
   @ApiOperation({ summary: 'Revoke a publishable key' })
+  @ApiNoContentResponse()
   async revokePublishableKey(@Param('publishableKey') publishableKey: string): Promise<void> {
     await this.gateway.revokePublishableKey(publishableKey);
   }

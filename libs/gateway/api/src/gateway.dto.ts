@@ -35,11 +35,11 @@ const LIMIT_AMOUNT = { asset: ['usd', 'cad'] } as const;
 
 /** Limits on bank payouts (spec: Limits / Bank payouts and others, item 2); null clears one. */
 export class ProjectLimitsDto {
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) perTransactionMin?: string | null;
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) perTransactionMax?: string | null;
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) perTransactionMultiple?: string | null;
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) dailyBankPayoutCap?: string | null;
-  @ApiPropertyOptional({ nullable: true }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) monthlyBankPayoutCap?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) perTransactionMin?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) perTransactionMax?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) perTransactionMultiple?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) dailyBankPayoutCap?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) monthlyBankPayoutCap?: string | null;
 }
 
 export class CreateProjectRequest {
@@ -73,6 +73,33 @@ export class ProjectResponse {
 }
 
 export class ApiKeyPairResponse {
-  @ApiProperty() apiKey!: string;
+  @ApiProperty({ example: 'sk_sdbx_…' }) apiKey!: string;
   @ApiProperty({ description: 'shown only in this response' }) apiSecret!: string;
+}
+
+export class RevokedApiKeyResponse {
+  @ApiProperty({ enum: ['apiKey'] }) object!: 'apiKey';
+  @ApiProperty() apiKey!: string;
+  @ApiProperty() projectId!: string;
+  @ApiProperty({ format: 'date-time', description: 'when it was first revoked: revoking again changes nothing' }) revokedAt!: string;
+  @ApiProperty({ enum: ['revoked'] }) status!: 'revoked';
+}
+
+export class PublishableKeyResponse {
+  @ApiProperty({ example: 'pk_sdbx_…', description: 'for the Api-Key header of GET /risk/config' }) publishableKey!: string;
+}
+
+/** One public key of the token issuer (RFC 7517): ECDSA P-256 for ES256. */
+export class PublicSigningKey {
+  @ApiProperty({ enum: ['EC'] }) kty!: 'EC';
+  @ApiProperty({ enum: ['P-256'] }) crv!: 'P-256';
+  @ApiProperty({ description: 'base64url' }) x!: string;
+  @ApiProperty({ description: 'base64url' }) y!: string;
+  @ApiProperty({ description: "the kid of the tokens' header it verifies" }) kid!: string;
+  @ApiProperty({ enum: ['ES256'] }) alg!: 'ES256';
+  @ApiProperty({ enum: ['sig'] }) use!: 'sig';
+}
+
+export class JsonWebKeySetResponse {
+  @ApiProperty({ type: [PublicSigningKey], description: 'the current key and those retired within the last two hours' }) keys!: PublicSigningKey[];
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
 import { Idempotent, ProjectId, SandboxOnly } from '@mm/platform/http';
 import { ProjectClock } from './project-clock';
@@ -12,10 +12,10 @@ export class AdvanceClockRequest {
 }
 
 export class SandboxClockResponse {
-  @ApiProperty() object!: 'sandboxClock';
-  @ApiProperty({ description: 'the project clock, ISO 8601 UTC' }) now!: string;
-  @ApiProperty({ description: 'how far the project clock is ahead of real time' }) offsetSeconds!: number;
-  @ApiProperty({ required: false, description: 'timers that fell due and fired (advance only)' }) firedTimers?: number;
+  @ApiProperty({ enum: ['sandboxClock'] }) object!: 'sandboxClock';
+  @ApiProperty({ format: 'date-time', description: 'the project clock, ISO 8601 UTC' }) now!: string;
+  @ApiProperty({ type: 'integer', description: 'how far the project clock is ahead of real time' }) offsetSeconds!: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'timers that fell due and fired (advance only)' }) firedTimers?: number;
 }
 
 @ApiTags('Sandbox')
@@ -27,6 +27,7 @@ export class SandboxClockController {
 
   @Get()
   @ApiOperation({ summary: "Read the project's sandbox clock" })
+  @ApiOkResponse({ type: SandboxClockResponse })
   async read(@ProjectId() projectId: string): Promise<SandboxClockResponse> {
     const offset = await this.clock.offsetMs(projectId);
     return { object: 'sandboxClock', now: new Date(Date.now() + offset).toISOString(), offsetSeconds: Math.floor(offset / 1000) };
@@ -36,6 +37,7 @@ export class SandboxClockController {
   @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: "Move the project's clock forward and fire every timer that falls due" })
+  @ApiOkResponse({ type: SandboxClockResponse })
   async advance(@ProjectId() projectId: string, @Body() body: AdvanceClockRequest): Promise<SandboxClockResponse> {
     const now = await this.clock.advance(projectId, body.seconds);
     const offset = await this.clock.offsetMs(projectId);

@@ -8,6 +8,7 @@ import { ErrorBodyFilter, sendError } from './error-body.filter';
 import { RequestValidationPipe } from './validation.pipe';
 import { guardRequestInput } from './request-input';
 import { applyNoStore } from './no-store';
+import { openApi31Nullables } from './openapi-nullable';
 
 export const API_BASE_PATH = 'v0.13';
 export const CONTRACT_LABEL = 'v26.09.30-0002';
@@ -64,7 +65,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'Api-Key' }, 'publishableKey')
     .build();
-  const document = SwaggerModule.createDocument(app, config);
+  const document = openApi31Nullables(SwaggerModule.createDocument(app, config));
   describeConventions(document);
   document.components = {
     ...document.components,

@@ -15,3 +15,5 @@ export * from './metrics';
 export * from './idempotency-coverage';
 export * from './no-store';
 export * from './internal-client';
+export * from './openapi-nullable';
+export * from './partner-shapes.dto';

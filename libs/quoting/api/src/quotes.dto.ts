@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { DESTINATION_TYPES, SOURCE_TYPES } from '@mm/quoting/domain';
-import { IsAmount, IsMetadata, IsOptionalNotNull } from '@mm/platform/http';
+import { InstrumentSideResponse, IsAmount, IsMetadata, IsOptionalNotNull, PricingResponse } from '@mm/platform/http';
 
 export class InstrumentDetailsRequest {
   @ApiPropertyOptional({ description: 'the wallet (wlt_) or external account (ext_)' }) @IsOptionalNotNull() @IsString() @MaxLength(64) id?: string;
@@ -41,17 +41,22 @@ export class CreateQuoteRequest {
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } }) @IsOptional() @IsMetadata() metadata?: Record<string, string>;
 }
 
+/** A quote side: the instrument, its party, and the amount on the side the caller fixed. */
+export class QuoteSideResponse extends InstrumentSideResponse {
+  @ApiPropertyOptional({ example: '100.00', description: 'on the fixed side only (pricing.fixedAmountSide)' }) amount?: string;
+}
+
 export class QuoteResponse {
   @ApiProperty({ example: 'qt_01h455vb4pex5vsknk084sn02q' }) id!: string;
   @ApiProperty({ enum: ['quote'] }) object!: 'quote';
   @ApiProperty({ enum: ['open', 'accepted', 'expired'] }) status!: string;
   @ApiProperty() customerId!: string;
   @ApiProperty({ enum: ['cryptoToCrypto', 'cryptoToCash', 'cryptoToFiatAccount', 'fiatAccountToCrypto'] }) sourceToDestination!: string;
-  @ApiProperty({ type: 'object', additionalProperties: true }) source!: Record<string, unknown>;
-  @ApiProperty({ type: 'object', additionalProperties: true }) destination!: Record<string, unknown>;
+  @ApiProperty({ type: QuoteSideResponse }) source!: Record<string, unknown>;
+  @ApiProperty({ type: QuoteSideResponse }) destination!: Record<string, unknown>;
   @ApiProperty() sponsorGas!: boolean;
   @ApiPropertyOptional({ enum: ['internal', 'external'] }) settlementType?: string;
-  @ApiProperty({ type: 'object', additionalProperties: true }) pricing!: Record<string, unknown>;
+  @ApiProperty({ type: PricingResponse }) pricing!: Record<string, unknown>;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata!: Record<string, string>;
   @ApiProperty({ nullable: true, type: String, description: 'the transaction that accepted the quote' }) transactionId!: string | null;
   @ApiProperty({ format: 'date-time' }) expiresAt!: string;

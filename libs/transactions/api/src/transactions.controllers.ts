@@ -108,6 +108,7 @@ export class TransactionsAdminController {
   @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: 'Complete a virtual account bank refund reported only as initiated (spec: Operator-only)' })
+  @ApiOkResponse({ type: OperatorResultResponse })
   async completeRefund(@Param('id') id: string, @Body() body: CompleteRefundRequest): Promise<never> {
     await this.transactions.requireAny(id);
     // Only a virtual account's bank refund can be completed this way; no transaction of this service is one.

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { ListQuery } from '@mm/platform/http';
+import { InstrumentSideResponse, ListQuery, PricingResponse } from '@mm/platform/http';
 
 export class CreateTransactionRequest {
   @ApiProperty({ example: 'qt_01h455vb4pex5vsknk084sn02q', description: 'the open quote: its pricing is the contract' }) @IsString() @MaxLength(64) quoteId!: string;
@@ -15,6 +15,71 @@ export class ListTransactionsQuery extends ListQuery {
   status?: string;
 }
 
+export class PrecursorResponse {
+  @ApiProperty({ enum: ['quote', 'depositAddress', 'virtualAccount', 'cashIn'] }) type!: string;
+  @ApiProperty({ example: 'qt_01h455vb4pex5vsknk084sn02q' }) id!: string;
+}
+
+export class LegFailureResponse {
+  @ApiProperty({ example: 'providerError', description: 'providerError, providerTimeout, a card decline code or cardVerificationDeclined' }) code!: string;
+  @ApiProperty() message!: string;
+}
+
+/** One transfer of the transaction, with the rail's own references. */
+export class TransactionLegResponse {
+  @ApiProperty() id!: string;
+  @ApiProperty({ enum: ['deposit', 'payout', 'refund'], description: 'deposit: money coming in; payout: money going out; refund: back to the source' }) kind!: string;
+  @ApiProperty({ example: 'ach', description: 'the rail: a chain, card, ach, achSameDay, wire, swift, local or cash' }) rail!: string;
+  @ApiProperty({ example: 'usd' }) asset!: string;
+  @ApiProperty({ example: 'ach' }) network!: string;
+  @ApiProperty({ example: '100.00' }) amount!: string;
+  @ApiProperty({ enum: ['pending', 'settled', 'failed'] }) status!: string;
+  @ApiProperty({ nullable: true, type: String, description: 'on-chain transfers' }) txHash!: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Fedwire' }) imad!: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'SWIFT' }) uetr!: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'ACH and local rails' }) endToEndId!: string | null;
+  @ApiProperty({ type: LegFailureResponse, nullable: true }) failure!: LegFailureResponse | null;
+  @ApiProperty({ format: 'date-time' }) initiatedAt!: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) settledAt!: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'a cash pickup\'s payout (rail cash): the code the recipient collects the cash with, once the network issued it' })
+  pickupCode?: string | null;
+}
+
+export class PayoutOriginResponse {
+  @ApiProperty({ enum: ['quote', 'depositAddress', 'virtualAccount', 'cashIn'] }) type!: string;
+  @ApiProperty() id!: string;
+  @ApiProperty({ enum: ['customer'] }) accountHolder!: string;
+  @ApiProperty({ nullable: true, type: String }) accountHolderName!: string | null;
+}
+
+export class HoldMatchResponse {
+  @ApiProperty() address!: string;
+  @ApiProperty() network!: string;
+}
+
+export class HoldResponse {
+  @ApiProperty({ enum: ['senderAttribution', 'payoutDestinationMissing'] }) code!: string;
+  @ApiProperty() message!: string;
+  @ApiPropertyOptional({ format: 'date-time', description: 'senderAttribution only' }) deadline?: string;
+  @ApiPropertyOptional({ type: HoldMatchResponse, description: 'senderAttribution only' }) match?: HoldMatchResponse;
+}
+
+export class SettlementRefundResponse {
+  @ApiProperty({ enum: ['pending', 'completed'] }) status!: string;
+  @ApiProperty({ example: '10.92' }) amount!: string;
+  @ApiProperty({ example: 'usdc' }) asset!: string;
+}
+
+/** spec: Transaction `error`. */
+export class SettlementErrorResponse {
+  @ApiProperty({ example: 'providerError' }) code!: string;
+  @ApiProperty() message!: string;
+  @ApiProperty({ format: 'date-time' }) occurredAt!: string;
+  @ApiProperty() recoverable!: boolean;
+  @ApiPropertyOptional({ example: 'refund', description: 'how the money can be recovered' }) recovery?: string;
+  @ApiPropertyOptional({ type: SettlementRefundResponse }) refund?: SettlementRefundResponse;
+}
+
 export class TransactionResponse {
   @ApiProperty({ example: 'txn_01h455vb4pex5vsknk084sn02q' }) id!: string;
   @ApiProperty({ enum: ['transaction'] }) object!: 'transaction';
@@ -22,14 +87,14 @@ export class TransactionResponse {
   @ApiProperty({ enum: TRANSACTION_STATUSES }) status!: string;
   @ApiProperty({ nullable: true, type: String, example: 'processing.fundsPulled' }) subStatus!: string | null;
   @ApiProperty() customerId!: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: '{type, id}: quote, depositAddress, virtualAccount or cashIn' }) precursor!: Record<string, unknown>;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'party, type, category, details' }) source!: Record<string, unknown>;
-  @ApiProperty({ type: 'object', additionalProperties: true }) destination!: Record<string, unknown>;
-  @ApiProperty({ type: 'object', additionalProperties: true }) pricing!: Record<string, unknown>;
-  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: 'transfers with txHash, imad, uetr, endToEndId, failure; a cash pickup\'s payout (rail cash) also pickupCode' }) legs!: Array<Record<string, unknown>>;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) payoutOrigin?: Record<string, unknown>;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'only while awaitingAction' }) hold?: Record<string, unknown>;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'SettlementError, on failure' }) error?: Record<string, unknown>;
+  @ApiProperty({ type: PrecursorResponse, description: 'the origin: a quote, deposit address, virtual account or cash-in' }) precursor!: Record<string, unknown>;
+  @ApiProperty({ type: InstrumentSideResponse }) source!: Record<string, unknown>;
+  @ApiProperty({ type: InstrumentSideResponse }) destination!: Record<string, unknown>;
+  @ApiProperty({ type: PricingResponse, description: 'all amounts live here' }) pricing!: Record<string, unknown>;
+  @ApiProperty({ type: [TransactionLegResponse], description: 'the transfers, in the order they started' }) legs!: Array<Record<string, unknown>>;
+  @ApiPropertyOptional({ type: PayoutOriginResponse, description: 'fiat payouts' }) payoutOrigin?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: HoldResponse, description: 'only while awaitingAction' }) hold?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: SettlementErrorResponse, description: 'on failure' }) error?: Record<string, unknown>;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata!: Record<string, string>;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;

@@ -18,7 +18,7 @@ class WebhookSettingsRequest {
   @IsOptionalNotNull() @IsInt() @Min(WEBHOOK_DEFAULTS.minNotifyThresholdSecs) @Max(WEBHOOK_DEFAULTS.maxNotifyThresholdSecs)
   notifyThresholdSecs?: number;
 
-  @ApiPropertyOptional({ maxLength: 500, nullable: true }) @IsOptional() @IsString() @MaxLength(500)
+  @ApiPropertyOptional({ maxLength: 500, nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(500)
   description?: string | null;
 }
 
@@ -103,7 +103,7 @@ export class WebhookDeliveryResponse {
   @ApiProperty({ description: 'the event name' }) event!: string;
   @ApiProperty() test!: boolean;
   @ApiProperty({ enum: DELIVERY_STATUSES }) status!: DeliveryStatus;
-  @ApiProperty() attemptCount!: number;
+  @ApiProperty({ type: 'integer' }) attemptCount!: number;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) nextAttemptAt!: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) lastAttemptAt!: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) deliveredAt!: string | null;
@@ -120,7 +120,26 @@ export class WebhookDeliveryAttempt {
   @ApiProperty({ nullable: true, type: String, description: 'the first 1 KiB of the answer' }) responseBody!: string | null;
 }
 
+/** spec: Events / Envelope. The five statusChanged events name themselves in eventType (with eventId and previousStatus), the others in event. */
+export class WebhookEnvelope {
+  @ApiProperty({ example: 'whd_01h455vb4pex5vsknk084sn02q', description: 'the delivery: the deduplication key' }) id!: string;
+  @ApiPropertyOptional({ example: 'cashIn.completed', description: 'the event type, except on statusChanged events' }) event?: string;
+  @ApiPropertyOptional({ example: 'transaction.statusChanged', description: 'the event type of a statusChanged event' }) eventType?: string;
+  @ApiPropertyOptional({ description: 'evt_ of a statusChanged event, shared by its deliveries to every endpoint' }) eventId?: string;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'statusChanged events: the status before' }) previousStatus?: string | null;
+  @ApiPropertyOptional({ type: 'integer', description: 'the resource stream\'s version: per resource, increasing' }) sequence?: number;
+  @ApiProperty({ format: 'date-time', description: 'delivery creation' }) createdAt!: string;
+  @ApiPropertyOptional({ format: 'date-time', description: 'when the event occurred' }) occurredAt?: string;
+  @ApiProperty({
+    type: 'object',
+    properties: { object: { type: 'string', example: 'transaction', description: 'always present: which resource, whose fields are those of its GET response' } },
+    additionalProperties: true,
+    description: 'the resource as of the event, as its GET answers it (named by object); webhook.test carries the endpoint',
+  })
+  data!: Record<string, unknown>;
+}
+
 export class WebhookDeliveryDetailResponse extends WebhookDeliveryResponse {
-  @ApiProperty({ type: Object, description: 'the envelope as posted' }) payload!: Record<string, unknown>;
+  @ApiProperty({ type: WebhookEnvelope, description: 'the envelope as posted' }) payload!: Record<string, unknown>;
   @ApiProperty({ type: [WebhookDeliveryAttempt] }) attempts!: WebhookDeliveryAttempt[];
 }

@@ -1,0 +1,134 @@
+// The partner-facing shapes more than one service answers with (spec: Pricing,
+// Party, Quote and Transaction sides), described once for the OpenAPI document:
+// the quoting and transactions services both answer them, and the gateway
+// merges their documents by schema name, so each must have one definition.
+import { type Type } from '@nestjs/common';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { OPERATOR } from '@mm/contracts';
+
+/** `oneOf` the given DTO classes, for ApiProperty (list them in ApiExtraModels of the host class too). */
+export function oneOfModels(...models: Array<Type<unknown>>): { oneOf: Array<{ $ref: string }> } {
+  return { oneOf: models.map((model) => ({ $ref: getSchemaPath(model) })) };
+}
+
+const DECIMAL = { example: '0.00', description: 'decimal string, in the side\'s asset' };
+
+export class FeesDeductedResponse {
+  @ApiProperty(DECIMAL) total!: string;
+  @ApiProperty(DECIMAL) developer!: string;
+  @ApiProperty(DECIMAL) gas!: string;
+  @ApiProperty({ ...DECIMAL, description: "the service's own fee" }) [OPERATOR]!: string;
+}
+
+export class PricingSideResponse {
+  @ApiProperty({ example: 'usdc' }) asset!: string;
+  @ApiProperty({ example: '100.00', description: 'before fees' }) amountGross!: string;
+  @ApiProperty({ example: '100.00', description: 'after fees' }) amountNet!: string;
+  @ApiProperty({ type: FeesDeductedResponse }) feesDeducted!: FeesDeductedResponse;
+}
+
+/** spec: Pricing. source.amountNet × exchangeRate = destination.amountGross. */
+export class PricingResponse {
+  @ApiProperty({ type: PricingSideResponse }) source!: PricingSideResponse;
+  @ApiProperty({ type: PricingSideResponse }) destination!: PricingSideResponse;
+  @ApiProperty({ example: 'usdc/usd' }) pair!: string;
+  @ApiProperty({ example: '1.00' }) exchangeRate!: string;
+  @ApiProperty({ example: '1.00' }) effectiveRate!: string;
+  @ApiProperty({ enum: ['source', 'destination'] }) fixedAmountSide!: 'source' | 'destination';
+  @ApiProperty() sponsorGas!: boolean;
+  @ApiProperty({ example: '0.00' }) sponsorGasCost!: string;
+}
+
+// spec: Party, one shape per relationship.
+export class CustomerPartyResponse {
+  @ApiProperty({ enum: ['customer'] }) relationship!: 'customer';
+  @ApiProperty() customerId!: string;
+  @ApiProperty({ enum: ['individual'] }) entityType!: 'individual';
+}
+
+export class OtherCustomerPartyResponse {
+  @ApiProperty({ enum: ['otherCustomer'] }) relationship!: 'otherCustomer';
+  @ApiProperty() customerId!: string;
+  @ApiProperty({ enum: ['individual'] }) entityType!: 'individual';
+}
+
+export class ExternalRegisteredPartyResponse {
+  @ApiProperty({ enum: ['externalRegistered'] }) relationship!: 'externalRegistered';
+  @ApiProperty({ nullable: true, type: String, description: 'the counterparty that owns the instrument' }) counterpartyId!: string | null;
+  @ApiProperty({ enum: ['individual', 'business'] }) entityType!: 'individual' | 'business';
+  @ApiProperty({ nullable: true, type: String }) name!: string | null;
+}
+
+export class ExternalUnregisteredPartyResponse {
+  @ApiProperty({ enum: ['externalUnregistered'] }) relationship!: 'externalUnregistered';
+}
+
+const PARTIES = [CustomerPartyResponse, OtherCustomerPartyResponse, ExternalRegisteredPartyResponse, ExternalUnregisteredPartyResponse];
+
+// A side's details, one shape per kind of instrument.
+export class WalletDetailsResponse {
+  @ApiPropertyOptional({ description: 'the wallet (wlt_) or external wallet (ext_); absent for an address given as is' }) id?: string;
+  @ApiProperty({ example: 'usdc' }) asset!: string;
+  @ApiProperty({ example: 'meridianchain' }) network!: string;
+  @ApiProperty({ description: 'on-chain address' }) address!: string;
+}
+
+export class CardDetailsResponse {
+  @ApiProperty({ description: 'the card (ext_)' }) externalAccountId!: string;
+  @ApiProperty({ enum: ['usd'] }) asset!: string;
+  @ApiProperty({ enum: ['card'] }) network!: string;
+  @ApiProperty({ example: 'visa' }) brand!: string;
+  @ApiProperty({ example: '4242' }) last4!: string;
+  @ApiPropertyOptional({ description: 'card buys: the custodial wallet named in the quote' }) walletId?: string;
+}
+
+export class BankDetailsResponse {
+  @ApiProperty({ description: 'the bank account (ext_)' }) id!: string;
+  @ApiProperty({ example: 'usd' }) asset!: string;
+  @ApiProperty({ example: 'ach', description: 'the rail: ach, achSameDay, wire, swift or local' }) network!: string;
+  @ApiProperty({ enum: ['customer'] }) accountHolder!: 'customer';
+  @ApiPropertyOptional({ example: '9012', description: 'the account number\'s or IBAN\'s last four' }) last4?: string;
+}
+
+export class CashPickupDetailsResponse {
+  @ApiProperty({ enum: ['usd'] }) asset!: string;
+  @ApiProperty({ enum: ['cash'] }) network!: string;
+  @ApiProperty({ example: 'loc_01m846c3h4e06945jf6mfht9tc' }) cashLocationId!: string;
+  @ApiProperty({ example: 'BIGMART-1001' }) cashLocationReference!: string;
+  @ApiProperty() locationName!: string;
+  @ApiProperty({ example: 'bigmart' }) locationProvider!: string;
+  @ApiProperty({ example: 'CA', description: 'US state code' }) locationState!: string;
+}
+
+export class CashDepositDetailsResponse {
+  @ApiProperty({ enum: ['usd'] }) asset!: string;
+  @ApiProperty({ enum: ['cash'] }) network!: string;
+  @ApiProperty({ example: 'loc_01m846c3h4e06945jf6mfht9tc' }) locationId!: string;
+  @ApiProperty({ example: 'BIGMART-1001' }) locationReference!: string;
+  @ApiProperty({ example: 'bigmart' }) locationProvider!: string;
+}
+
+const DETAILS = [WalletDetailsResponse, CardDetailsResponse, BankDetailsResponse, CashPickupDetailsResponse, CashDepositDetailsResponse];
+
+/** One side of a quote or transaction (spec: Transaction, source and destination). */
+@ApiExtraModels(...PARTIES, ...DETAILS)
+export class InstrumentSideResponse {
+  @ApiProperty({ enum: ['walletOms', 'walletCrypto', 'walletExternal', 'bankUs', 'bankIban', 'bankCanada', 'card', 'cash'] }) type!: string;
+  @ApiProperty({ enum: ['crypto', 'fiat', 'cash'] }) category!: 'crypto' | 'fiat' | 'cash';
+  @ApiProperty({ ...oneOfModels(...DETAILS), description: 'the instrument, by kind: wallet, card, bank account, cash pickup or cash deposit location' })
+  details!: Record<string, unknown>;
+  @ApiProperty({
+    ...oneOfModels(...PARTIES),
+    discriminator: {
+      propertyName: 'relationship',
+      mapping: {
+        customer: getSchemaPath(CustomerPartyResponse),
+        otherCustomer: getSchemaPath(OtherCustomerPartyResponse),
+        externalRegistered: getSchemaPath(ExternalRegisteredPartyResponse),
+        externalUnregistered: getSchemaPath(ExternalUnregisteredPartyResponse),
+      },
+    },
+    description: 'who is on this side (spec: Party)',
+  })
+  party!: Record<string, unknown>;
+}

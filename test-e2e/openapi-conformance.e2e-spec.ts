@@ -1,0 +1,431 @@
+// Issue 17, item 8 (ADR 0024): a client generated from the OpenAPI document
+// must type every response the server sends. Every route the document lists is
+// called for real, in both modes, and every exchange is checked against it by a
+// strict validator (support/openapi-conformance.ts): the status must be one the
+// operation documents, the body must match its schema with no field left out of
+// the document, formats included, and a body the server accepted must match the
+// request schema. Each resource is driven to the states in which its nullable
+// fields are null and in which they are not. The last test fails naming any
+// route of the document no exchange reached, so a new route cannot slip by.
+import { OpenApiConformance } from './support/openapi-conformance';
+import { ADMIN_TOKEN, E2E_MODE, eventually, TestPlatform, type RequestOptions, type Response } from './support/test-platform';
+import { WebhookReceiver } from './support/webhook-receiver';
+
+const BILLING = { addressLine1: '1 Market St', city: 'San Francisco', state: 'CA', country: 'US', zipCode: '94105' };
+const EXTERNAL_WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
+const COUNTERPARTY_WALLET = '0x8617e340b3d01fa5f11f306f4090fd50e238070d';
+/** The sandbox network's locations (docs/sandbox.md): a cash-in one and a pickup one. */
+const CASH_IN_LOCATION = { locationId: 'loc_01m846c3h7e06945mv76kz01kg', locationReference: 'QUICKSTOP-2002' };
+const PICKUP_LOCATION = { cashLocationId: 'loc_01m846c3h4e06945jf6mfht9tc', cashLocationReference: 'BIGMART-1001' };
+const UNKNOWN = { customer: 'cst_01h455vb4pex5vsknk084sn02q', transaction: 'txn_01h455vb4pex5vsknk084sn02q', project: 'prj_01h455vb4pex5vsknk084sn02q' };
+
+/** Routes no exchange can answer with success here, and why. */
+const NO_SUCCESS_POSSIBLE: Record<string, string> = {
+  'POST /v0.13/admin/transactions/{id}/complete-refund': 'completes virtual account bank refunds; this platform has no virtual accounts yet, so every call is refundNotCompletable',
+};
+
+describe('the OpenAPI document describes every response', () => {
+  let platform: TestPlatform;
+  let receiver: WebhookReceiver;
+  let conformance: OpenApiConformance;
+
+  beforeAll(async () => {
+    [platform, receiver] = await Promise.all([TestPlatform.start(), WebhookReceiver.start()]);
+    const document = await platform.request('GET', '/openapi.json');
+    expect(document.status).toBe(200);
+    conformance = new OpenApiConformance(document.body);
+  }, 120_000);
+  afterAll(async () => {
+    await receiver?.stop();
+    await platform?.stop();
+  });
+  /** Every exchange since the last check matched the document (a describe's setup included). */
+  const conforms = () => expect(conformance.take()).toEqual([]);
+
+  const call = (method: string, path: string, options: RequestOptions = {}): Promise<Response> => conformance.request(platform, method, `/v0.13${path}`, options);
+  const admin = (method: string, path: string, body?: unknown) => call(method, `/admin${path}`, { token: ADMIN_TOKEN, body });
+  const expectStatus = (res: Response, status: number) => expect({ status: res.status, body: res.status === status ? undefined : res.body }).toEqual({ status, body: undefined });
+
+  /** A project of its own (its own sandbox clock), every feature on, and a partner token for it. */
+  async function tenant(name: string) {
+    const project = await admin('POST', '/projects', { name, features: { cashPickup: true, depositAddresses: true } });
+    expectStatus(project, 201);
+    const keys = await admin('POST', `/projects/${project.body.id}/api-keys`);
+    expectStatus(keys, 201);
+    const tokenRes = await call('POST', '/auth/token', { body: keys.body });
+    expectStatus(tokenRes, 200);
+    const token = tokenRes.body.accessToken as string;
+    const as = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => call(method, path, { token, body, headers });
+    const t = {
+      projectId: project.body.id as string,
+      token,
+      get: (path: string) => as('GET', path),
+      post: (path: string, body?: unknown) => as('POST', path, body),
+      patch: (path: string, body: unknown) => as('PATCH', path, body),
+      del: (path: string) => as('DELETE', path),
+      advance: async (seconds: number) => expectStatus(await as('POST', '/sandbox/clock/advance', { seconds }), 200),
+      customer: async (lastName = 'Lovelace', extra: Record<string, unknown> = {}) => {
+        const res = await as('POST', '/customers', { type: 'individual', firstName: 'Ada', lastName, endorsements: ['basic', 'usd'], ...extra });
+        expectStatus(res, 201);
+        const id = res.body.id as string;
+        await eventually(async () => ((await as('GET', `/customers/${id}`)).body.endorsements.every((e: { status: string }) => e.status === 'active') ? true : undefined));
+        return id;
+      },
+      wallet: async (customerId: string, amount?: string) => {
+        const res = await as('POST', `/customers/${customerId}/wallets`, { asset: 'usdc', network: 'meridianchain' });
+        expectStatus(res, 201);
+        if (amount) expectStatus(await as('POST', `/sandbox/wallets/${res.body.id}/fund`, { amount }), 200);
+        return res.body as { id: string; address: string };
+      },
+      /** An external account once provisioning settled it (active, or failed for a magic number). */
+      account: async (path: string, body: Record<string, unknown>, until = 'active') => {
+        const res = await as('POST', path, body);
+        expectStatus(res, 201);
+        return eventually(async () => {
+          const a = (await as('GET', `/external-accounts/${res.body.id}`)).body;
+          return a.status === until ? (a as { id: string }) : undefined;
+        });
+      },
+      until: (id: string, status: string, subStatus?: string | null) =>
+        eventually(async () => {
+          const txn = (await as('GET', `/transactions/${id}`)).body;
+          return txn.status === status && (subStatus === undefined || txn.subStatus === subStatus) ? txn : undefined;
+        }, 20_000),
+    };
+    return t;
+  }
+  type Tenant = Awaited<ReturnType<typeof tenant>>;
+
+  it('is OpenAPI 3.1 a strict reader takes as written: valid, no 3.0 keywords, every response object described', async () => {
+    expect(conformance.document.openapi).toBe('3.1.0');
+    expect([...(await conformance.specificationProblems()), ...conformance.documentProblems()]).toEqual([]);
+    if (E2E_MODE === 'distributed') {
+      // The gateway serves the services' documents merged: each must come through as the service sends it.
+      const services = [...platform.logs().matchAll(/^\s+(accounts|quoting|transactions|webhooks|cash-in)\s+(http:\/\/127\.0\.0\.1:\d+)\s+pid/gm)];
+      expect(services.map((m) => m[1]).sort()).toEqual(['accounts', 'cash-in', 'quoting', 'transactions', 'webhooks']);
+      const differences: string[] = [];
+      for (const [, service, url] of services) {
+        const own = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, unknown>; components?: { schemas?: Record<string, unknown> } };
+        for (const [path, item] of Object.entries(own.paths)) {
+          if (JSON.stringify(conformance.document.paths[path]) !== JSON.stringify(item)) differences.push(`${service}: path ${path}`);
+        }
+        for (const [name, schema] of Object.entries(own.components?.schemas ?? {})) {
+          if (JSON.stringify(conformance.document.components?.schemas?.[name]) !== JSON.stringify(schema)) differences.push(`${service}: schema ${name}`);
+        }
+      }
+      expect(differences).toEqual([]);
+    }
+  });
+
+  it('authentication, projects and keys', async () => {
+    const created = await admin('POST', '/projects', { name: 'conformance-keys', features: { globalRemittance: true } });
+    expectStatus(created, 201);
+    const projectId = created.body.id as string;
+    expectStatus(await admin('GET', '/projects'), 200);
+    expectStatus(await admin('GET', `/projects/${projectId}`), 200);
+    expectStatus(await admin('GET', `/projects/${UNKNOWN.project}`), 404);
+    // Limits set, then each cleared: the response shows them as strings, then as null.
+    const limits = { perTransactionMin: '20.00', perTransactionMax: '500.00', perTransactionMultiple: '10.00', dailyBankPayoutCap: '1000.00', monthlyBankPayoutCap: '5000.00' };
+    expectStatus(await admin('PATCH', `/projects/${projectId}`, { limits, attributionTimeoutHours: 24 }), 200);
+    const cleared = await admin('PATCH', `/projects/${projectId}`, { limits: Object.fromEntries(Object.keys(limits).map((k) => [k, null])), features: { bulkPayouts: true } });
+    expectStatus(cleared, 200);
+    expectStatus(await admin('PATCH', `/projects/${projectId}`, { attributionTimeoutHours: 0 }), 400);
+
+    const keys = await admin('POST', `/projects/${projectId}/api-keys`);
+    expectStatus(keys, 201);
+    expectStatus(await call('POST', '/auth/token', { body: keys.body }), 200);
+    expectStatus(await call('POST', '/auth/token', { body: { apiKey: keys.body.apiKey, apiSecret: 'not-the-secret' } }), 401);
+    expectStatus(await call('GET', '/.well-known/jwks.json'), 200);
+    expectStatus(await admin('DELETE', `/api-keys/${keys.body.apiKey}`), 200);
+    expectStatus(await admin('DELETE', '/api-keys/sk_sdbx_noSuchKey000000000000'), 404);
+
+    const publishable = await admin('POST', `/projects/${projectId}/publishable-keys`);
+    expectStatus(publishable, 201);
+    expectStatus(await call('GET', '/risk/config', { headers: { 'api-key': publishable.body.publishableKey } }), 200);
+    expectStatus(await admin('DELETE', `/publishable-keys/${publishable.body.publishableKey}`), 204);
+    expectStatus(await call('GET', '/risk/config', { headers: { 'api-key': publishable.body.publishableKey } }), 401);
+    expectStatus(await call('GET', '/admin/projects'), 401);
+    conforms();
+  });
+
+  it('the sandbox clock', async () => {
+    const t = await tenant('conformance-clock');
+    expectStatus(await t.get('/sandbox/clock'), 200);
+    expectStatus(await t.post('/sandbox/clock/advance', { seconds: 5 }), 200);
+    expectStatus(await t.post('/sandbox/clock/advance', { seconds: 0 }), 400);
+    conforms();
+  });
+
+  it('customers, wallets and balances', async () => {
+    const t = await tenant('conformance-customers');
+    // With and without an email (null).
+    const withEmail = await t.customer('Lovelace', { email: 'ada@example.com' });
+    const withoutEmail = await t.customer('Byron');
+    expectStatus(await t.get('/customers'), 200);
+    expectStatus(await t.get(`/customers/${withEmail}`), 200);
+    expectStatus(await t.get(`/customers/${UNKNOWN.customer}`), 404);
+    expectStatus(await t.post(`/customers/${withoutEmail}/endorsements`, { name: 'cryptoCustody' }), 200);
+    expectStatus(await t.post('/customers', { type: 'business', firstName: 'Ada', lastName: 'Lovelace' }), 400);
+    const wallet = await t.wallet(withEmail, '125.50');
+    expectStatus(await t.get(`/wallets?customerId=${withEmail}`), 200);
+    expectStatus(await t.get(`/wallets/${wallet.id}`), 200);
+    expectStatus(await t.get(`/wallets/${wallet.id}/balance`), 200);
+    // The balance with its totalBalance, without it (the fiat component unreadable), and a provider failure.
+    expectStatus(await t.get(`/customers/${withEmail}/balance`), 200);
+    expectStatus(await t.get(`/customers/${withEmail}/balance?estimatedBalanceCurrencyCode=CAD`), 200);
+    expectStatus(await t.get(`/customers/${await t.customer('FiatUnavailable')}/balance`), 200);
+    expectStatus(await t.get(`/customers/${await t.customer('Unprovisioned')}/balance`), 404);
+    conforms();
+  });
+
+  it('external accounts of every type and counterparties, with and without their optional fields', async () => {
+    const t = await tenant('conformance-instruments');
+    const customerId = await t.customer();
+    const owner = { kind: 'customer', customerId };
+    // Labelled and not; active, failed (failure set) and owned by a counterparty (owner set).
+    const bankUs = await t.account('/external-accounts', { owner, type: 'bankUs', label: 'Payroll', metadata: { ref: '1' }, bankUs: { accountNumber: '123456789012', routingNumber: '021000021', bankName: 'Chase' } });
+    await t.account('/external-accounts', { owner, type: 'bankIban', bankIban: { iban: 'DE89370400440532013000', BIC: 'COBADEFFXXX', bankAddress: 'Frankfurt' } });
+    await t.account('/external-accounts', { owner, type: 'bankCanada', label: null, bankCanada: { institutionNumber: '001', transitNumber: '12345', accountNumber: '1234567' } });
+    await t.account('/external-accounts/cards', { owner, card: { cardNumber: '4242424242424242', expiryMonth: 12, expiryYear: 2031, cvc: '123', billingAddress: BILLING } });
+    const wallet = await t.account('/external-accounts', { owner, type: 'walletExternal', walletExternal: { address: EXTERNAL_WALLET, network: 'ethereum' } });
+    await t.account('/external-accounts', { owner, type: 'bankUs', bankUs: { accountNumber: '000123450002', routingNumber: '021000021' } }, 'failed');
+    expectStatus(await t.post('/external-accounts', { owner, type: 'bankUs', bankIban: { iban: 'DE89370400440532013000', BIC: 'COBADEFFXXX' } }), 422);
+
+    // Counterparties: an individual with every optional field, a business with none (nulls).
+    const person = await t.post('/counterparties', {
+      customerId,
+      entityType: 'individual',
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      email: 'grace@example.com',
+      phone: '+14155550123',
+      taxId: '123-45-6789',
+      address: { streetAddress: '1 Main St', city: 'Arlington', postalCode: '22201', country: 'US' },
+    });
+    expectStatus(person, 201);
+    const business = await t.post('/counterparties', { customerId, entityType: 'business', businessName: 'Acme Ltd' });
+    expectStatus(business, 201);
+    expectStatus(await t.post('/counterparties', { customerId, entityType: 'individual', firstName: 'Grace', lastName: 'Hopper', phone: '555' }), 400);
+    expectStatus(await t.get(`/counterparties?customerId=${customerId}`), 200);
+    expectStatus(await t.get(`/counterparties/${person.body.id}`), 200);
+    expectStatus(await t.patch(`/counterparties/${person.body.id}`, { email: null, phone: null, address: null }), 200);
+    expectStatus(await t.patch(`/counterparties/${business.body.id}`, { email: 'ap@acme.example', address: { city: 'Boston' } }), 200);
+    const owned = await t.account('/external-accounts', {
+      owner: { kind: 'counterparty', counterpartyId: business.body.id },
+      type: 'bankUs',
+      bankUs: { accountNumber: '223456789012', routingNumber: '021000021', accountType: 'savings' },
+    });
+
+    expectStatus(await t.get(`/external-accounts?customerId=${customerId}`), 200);
+    expectStatus(await t.get(`/external-accounts?customerId=${customerId}&counterpartyId=${business.body.id}`), 200);
+    expectStatus(await t.get(`/external-accounts/${owned.id}`), 200);
+    expectStatus(await t.patch(`/external-accounts/${bankUs.id}`, { label: null, metadata: { ref: null, note: 'x' } }), 200);
+    expectStatus(await t.patch(`/external-accounts/${wallet.id}`, { label: 'Cold storage' }), 200);
+    expectStatus(await t.patch(`/external-accounts/${wallet.id}`, { accountNumber: '1' }), 422);
+    expectStatus(await t.post(`/external-accounts/${wallet.id}/simulate/invalidate`, { code: 'account_closed' }), 200);
+    expectStatus(await t.del(`/external-accounts/${owned.id}`), 204);
+    expectStatus(await t.del(`/external-accounts/${owned.id}`), 404);
+    expectStatus(await t.del(`/counterparties/${person.body.id}`), 204);
+    expectStatus(await t.get(`/counterparties/${person.body.id}`), 404);
+    conforms();
+  });
+
+  describe('quotes and transactions', () => {
+    let t: Tenant;
+    let customerId: string;
+    let wallet: { id: string; address: string };
+    let bank: { id: string };
+    let card: { id: string };
+    let external: { id: string };
+    beforeAll(async () => {
+      t = await tenant('conformance-transactions');
+      customerId = await t.customer();
+      wallet = await t.wallet(customerId, '50000');
+      const owner = { kind: 'customer', customerId };
+      bank = await t.account('/external-accounts', { owner, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } });
+      card = await t.account('/external-accounts/cards', { owner, card: { cardNumber: '4242424242424242', expiryMonth: 12, expiryYear: 2031, cvc: '123', billingAddress: BILLING } });
+      external = await t.account('/external-accounts', { owner, type: 'walletExternal', walletExternal: { address: EXTERNAL_WALLET, network: 'ethereum' } });
+    }, 60_000);
+
+    const quote = async (body: Record<string, unknown>) => {
+      const res = await t.post('/quotes', { customerId, ...body });
+      expectStatus(res, 201);
+      return res.body as { id: string };
+    };
+    const start = async (body: Record<string, unknown>) => {
+      const res = await t.post('/transactions', { quoteId: (await quote(body)).id });
+      expectStatus(res, 201);
+      return res.body as { id: string };
+    };
+    const toBank = (amount: string, network = 'ach') => ({ source: { type: 'walletOms', details: { id: wallet.id }, amount }, destination: { type: 'bankUs', details: { id: bank.id, network, accountHolder: 'customer' } } });
+    const cardBuy = (amount: string) => ({ source: { type: 'card', details: { externalAccountId: card.id }, amount }, destination: { type: 'walletOms', details: { id: wallet.id } } });
+
+    it('every corridor, completed', async () => {
+      const payout = await start({ ...toBank('100.00'), metadata: { order: '7' } });
+      const crypto = await start({ source: { type: 'walletOms', details: { id: wallet.id }, amount: '12.00' }, destination: { type: 'walletExternal', details: { id: external.id } } });
+      const buy = await start(cardBuy('40.00'));
+      const pickup = await start({ source: { type: 'walletOms', details: { id: wallet.id } }, destination: { type: 'cash', details: { asset: 'usd', ...PICKUP_LOCATION }, amount: '60.00' } });
+      // Each kind of party: another customer's wallet, a counterparty's external wallet; and a card sell.
+      const other = await t.wallet(await t.customer('Other'));
+      const toOther = await start({ source: { type: 'walletOms', details: { id: wallet.id }, amount: '5.00' }, destination: { type: 'walletOms', details: { id: other.id } } });
+      const counterparty = await t.post('/counterparties', { customerId, entityType: 'individual', firstName: 'Grace', lastName: 'Hopper' });
+      expectStatus(counterparty, 201);
+      const theirs = await t.account('/external-accounts', {
+        owner: { kind: 'counterparty', counterpartyId: counterparty.body.id },
+        type: 'walletExternal',
+        walletExternal: { address: COUNTERPARTY_WALLET, network: 'ethereum' },
+      });
+      const toCounterparty = await start({ source: { type: 'walletOms', details: { id: wallet.id }, amount: '6.00' }, destination: { type: 'walletExternal', details: { id: theirs.id } } });
+      const sell = await start({ source: { type: 'walletOms', details: { id: wallet.id }, amount: '7.00' }, destination: { type: 'card', details: { externalAccountId: card.id } } });
+      const quoteId = (await quote({ source: { type: 'walletOms', details: { id: wallet.id } }, destination: { type: 'bankUs', details: { id: bank.id, network: 'wire', accountHolder: 'customer' }, amount: '30.00' } })).id;
+      expectStatus(await t.get(`/quotes/${quoteId}`), 200);
+      expectStatus(await t.post('/transactions', { quoteId: UNKNOWN.transaction.replace('txn_', 'qt_') }), 404);
+      await t.advance(5);
+      await t.advance(5);
+      for (const done of [crypto, buy, toOther, toCounterparty, sell]) await t.until(done.id, 'completed');
+      const ready = await t.until(pickup.id, 'processing', 'processing.cashPickupReady');
+      expectStatus(await t.post(`/transactions/${ready.id}/simulate/cash-pickup`, { outcome: 'collected' }), 200);
+      expectStatus(await t.post(`/transactions/${ready.id}/simulate/cash-pickup`, { outcome: 'collected' }), 422);
+      await t.advance(60);
+      await t.until(payout.id, 'completed', null);
+      expectStatus(await t.get(`/quotes/${quoteId}`), 200);
+      expectStatus(await t.get('/transactions'), 200);
+      expectStatus(await t.get(`/transactions?customerId=${customerId}&status=completed&limit=2`), 200);
+      expectStatus(await t.get(`/transactions/${payout.id}`), 200);
+      expectStatus(await t.get(`/transactions/${UNKNOWN.transaction}`), 404);
+      conforms();
+    });
+
+    it('failed, held and operated on', async () => {
+      // A payout refused before anything moved: returned to the sender (error.refund).
+      const refused = await start(toBank('10.91', 'wire'));
+      // A payout that failed after it was sent: held (recoverable), then refunded by an operator.
+      const sentAndFailed = await start(toBank('10.92', 'wire'));
+      // A card buy whose crypto failed after the charge: under review, then retried.
+      const heldBuy = await start(cardBuy('40.94'));
+      // Another held one marked failed.
+      const markedBuy = await start(cardBuy('41.94'));
+      // An amount under compliance review.
+      const reviewed = await start(toBank('10000.00', 'wire'));
+      await t.advance(5);
+      await t.advance(5);
+      await t.advance(30);
+      await t.until(refused.id, 'failed', 'failed.returnedToSender');
+      await t.until(sentAndFailed.id, 'failed', 'failed.outboundFailed');
+      await t.until(heldBuy.id, 'processing', 'processing.underReview');
+      await t.until(markedBuy.id, 'processing', 'processing.underReview');
+      expectStatus(await t.get(`/transactions/${reviewed.id}`), 200);
+      expectStatus(await admin('POST', `/transactions/${sentAndFailed.id}/retry`, {}), 409);
+      expectStatus(await admin('POST', `/transactions/${sentAndFailed.id}/refund`, { reason: 'customer asked' }), 200);
+      expectStatus(await admin('POST', `/transactions/${heldBuy.id}/retry`, {}), 200);
+      expectStatus(await admin('POST', `/transactions/${markedBuy.id}/mark-failed`, { reason: 'gave up' }), 200);
+      expectStatus(await admin('POST', `/transactions/${markedBuy.id}/complete-refund`, { reason: 'bank confirmed' }), 422);
+      expectStatus(await admin('POST', `/transactions/${UNKNOWN.transaction}/complete-refund`, { reason: 'x' }), 404);
+      await t.advance(60);
+      await t.until(sentAndFailed.id, 'failed', 'failed.returnedToSender');
+      await t.until(heldBuy.id, 'completed');
+      expectStatus(await t.get(`/transactions?customerId=${customerId}`), 200);
+      conforms();
+    });
+  });
+
+  it('webhooks, deliveries and attempts, and the envelope of every kind of event', async () => {
+    const t = await tenant('conformance-webhooks');
+    // With and without a description (null); the first endpoint takes every event and fails its first attempt.
+    receiver.fail('/conformance-all', 1, 500);
+    const all = await t.post('/webhooks', { url: receiver.url('/conformance-all'), subscriptions: ['*'], description: 'Ops', timeoutMs: 3000, notifyThresholdSecs: 600 });
+    expectStatus(all, 201);
+    const plain = await t.post('/webhooks', { url: receiver.url('/conformance-plain'), subscriptions: ['endorsement.updated'] });
+    expectStatus(plain, 201);
+    expectStatus(await t.post('/webhooks', { url: receiver.url('/x'), subscriptions: ['no.such.event'] }), 422);
+    const hook = all.body.id as string;
+    expectStatus(await t.get('/webhooks'), 200);
+    expectStatus(await t.get(`/webhooks/${hook}`), 200);
+    expectStatus(await t.patch(`/webhooks/${hook}`, { description: null }), 200);
+    expectStatus(await t.patch(`/webhooks/${plain.body.id}`, { description: 'Endorsements only' }), 200);
+    expectStatus(await t.post(`/webhooks/${hook}/rotate-key`), 200);
+
+    const sent = await t.post(`/webhooks/${hook}/test`);
+    expectStatus(sent, 201);
+    // The first attempt fails (its status code and body recorded); the retry 5 s later succeeds.
+    const delivery = (id: string) => t.get(`/webhooks/${hook}/deliveries/${id}`).then((r) => r.body);
+    const failedOnce = await eventually(async () => ((await delivery(sent.body.id)).attempts?.length >= 1 ? delivery(sent.body.id) : undefined), 15_000);
+    expect(failedOnce.attempts[0].statusCode).toBe(500);
+    await t.advance(5);
+    await eventually(async () => ((await delivery(sent.body.id)).status === 'delivered' ? true : undefined), 15_000);
+    expectStatus(await t.get(`/webhooks/${hook}/deliveries?status=delivered&test=true`), 200);
+    expectStatus(await t.get(`/webhooks/${hook}/deliveries/whd_01h455vb4pex5vsknk084sn02q`), 404);
+    expectStatus(await t.post(`/webhooks/${hook}/deliveries/retry`, { deliveryIds: [sent.body.id] }), 200);
+    expectStatus(await t.post(`/webhooks/${hook}/deliveries/retry`, {}), 422);
+
+    // Every kind of resource changing: each event's envelope, as the delivery shows it.
+    const customerId = await t.customer('Events');
+    const wallet = await t.wallet(customerId);
+    await t.account('/external-accounts', { owner: { kind: 'customer', customerId }, type: 'walletExternal', walletExternal: { address: EXTERNAL_WALLET, network: 'ethereum' } });
+    expectStatus(await t.post('/counterparties', { customerId, entityType: 'business', businessName: 'Acme Ltd' }), 201);
+    const cashIn = await t.post('/cash-ins', { customerId, source: { asset: 'usd' }, destination: { asset: 'usdc', network: 'meridianchain', wallet: { id: wallet.id } }, cash: CASH_IN_LOCATION });
+    expectStatus(cashIn, 201);
+    expectStatus(await t.post(`/cash-ins/${cashIn.body.id}/simulate/deposit`, { amount: '20.00' }), 200);
+    const expected = ['endorsement.updated', 'wallet.provisioned', 'externalAccount.created', 'externalAccount.statusChanged', 'counterparty.statusChanged', 'cashIn.created', 'cashIn.completed', 'transaction.statusChanged'];
+    const deliveries = await eventually(async () => {
+      const page = (await t.get(`/webhooks/${hook}/deliveries?limit=100`)).body.data as Array<{ id: string; event: string }>;
+      return expected.every((e) => page.some((d) => d.event === e)) ? page : undefined;
+    }, 20_000);
+    for (const event of new Set(deliveries.map((d) => d.event))) expectStatus(await t.get(`/webhooks/${hook}/deliveries/${deliveries.find((d) => d.event === event)!.id}`), 200);
+    expectStatus(await t.get(`/webhooks/${plain.body.id}/deliveries`), 200);
+
+    expectStatus(await t.post(`/webhooks/${hook}/disable`), 200);
+    expectStatus(await t.post(`/webhooks/${hook}/test`), 409);
+    expectStatus(await t.post(`/webhooks/${hook}/enable`), 200);
+    expectStatus(await t.del(`/webhooks/${hook}`), 204);
+    expectStatus(await t.get(`/webhooks/${hook}`), 404);
+    conforms();
+  });
+
+  it('cash-ins and cash locations', async () => {
+    const t = await tenant('conformance-cash-ins');
+    const customerId = await t.customer();
+    const wallet = await t.wallet(customerId);
+    // Locations with a distance (coordinates given) and without (null), for both flows.
+    expectStatus(await t.get('/cash-locations'), 200);
+    expectStatus(await t.get('/cash-locations?latitude=34.0522&longitude=-118.2437&limit=3'), 200);
+    expectStatus(await t.get('/cash-locations?flow=cash_out&provider=bigmart'), 200);
+    expectStatus(await t.get('/cash-locations?latitude=91&longitude=0'), 400);
+    const create = (source: Record<string, unknown>, wallet_: Record<string, unknown> = { id: wallet.id }) =>
+      t.post('/cash-ins', { customerId, source, destination: { asset: 'usdc', network: 'meridianchain', wallet: wallet_ }, cash: CASH_IN_LOCATION, metadata: { order: '9' } });
+    // With an indicated amount (estimates) and without (null amounts), and to an address.
+    const estimated = await create({ asset: 'usd', indicatedAmount: '100.00' });
+    expectStatus(estimated, 201);
+    const bare = await create({ asset: 'usd', indicatedAmount: null }, { blockchainAddress: EXTERNAL_WALLET });
+    expectStatus(bare, 201);
+    expectStatus(await create({ asset: 'eur' }), 400);
+    expectStatus(await t.get('/cash-ins'), 200);
+    expectStatus(await t.get(`/cash-ins/${estimated.body.id}`), 200);
+    expectStatus(await t.post(`/cash-ins/${bare.body.id}/refresh`), 200);
+    // Completed (subStatus settled, transactionId and completedAt set), then its auto-created transaction.
+    const done = await t.post(`/cash-ins/${estimated.body.id}/simulate/deposit`, { amount: '87.50', code: estimated.body.depositInstructions.code });
+    expectStatus(done, 200);
+    expectStatus(await t.post(`/cash-ins/${estimated.body.id}/simulate/deposit`, { amount: '1.00' }), 422);
+    await eventually(async () => ((await t.get(`/transactions/${done.body.transactionId}`)).status === 200 ? true : undefined));
+    await t.advance(5);
+    await t.until(done.body.transactionId, 'completed');
+    // To an address given as is: the transaction's destination is an unregistered party.
+    const toAddress = await create({ asset: 'usd' }, { blockchainAddress: COUNTERPARTY_WALLET });
+    expectStatus(toAddress, 201);
+    const sentOn = await t.post(`/cash-ins/${toAddress.body.id}/simulate/deposit`, { amount: '25.00' });
+    expectStatus(sentOn, 200);
+    await eventually(async () => ((await t.get(`/transactions/${sentOn.body.transactionId}`)).status === 200 ? true : undefined));
+    // Expired: the code lapses an hour later on the project clock.
+    await t.advance(3700);
+    await eventually(async () => ((await t.get(`/cash-ins/${bare.body.id}`)).body.status === 'expired' ? true : undefined));
+    expectStatus(await t.get('/cash-ins?limit=1'), 200);
+    expectStatus(await t.get('/cash-ins/ci_01h455vb4pex5vsknk084sn02q'), 404);
+    conforms();
+  });
+
+  it('every route of the document was exercised, and every one that can succeed did', () => {
+    expect(conformance.unexercised()).toEqual([]);
+    expect(conformance.withoutSuccess()).toEqual(Object.keys(NO_SUCCESS_POSSIBLE));
+    conforms();
+  });
+});
