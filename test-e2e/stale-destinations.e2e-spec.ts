@@ -17,7 +17,7 @@ describe('stale destinations: a quote whose account stopped being usable', () =>
 
   // Distributed mode starts a process per service: on a busy machine that takes longer than a test.
   beforeAll(async () => {
-    platform = await TestPlatform.start();
+    platform = await TestPlatform.shared();
   }, 180_000);
   afterAll(async () => {
     await platform?.stop();

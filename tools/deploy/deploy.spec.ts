@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { SERVICE_NAMES, serviceUrlVariable, type ServiceName } from '@mm/contracts';
+import { PORT_CALLERS, SERVICE_NAMES, serviceUrlVariable, type ServiceName } from '@mm/contracts';
 import { loadConfig } from '@mm/platform/config';
 
 const ROOT = join(__dirname, '..', '..');
@@ -167,17 +167,19 @@ withKubectl.each(OVERLAYS)('the Kubernetes overlay %s', (overlay) => {
         expect(rule.from?.length).toBeGreaterThan(0);
         for (const peer of rule.from) {
           expect(Object.keys(peer)).toEqual(['podSelector']);
-          // ADR 0019: quoting, transactions and cash-in call the accounts port; transactions calls the quotes port.
-          const callers = [gatewayPods, ...(PORT_CALLERS[service] ?? []).map((caller) => one('Deployment', caller).spec.template.metadata.labels)];
+          // ADR 0019: the callers of the service's ports, as distributed mode wires them.
+          const callers = [gatewayPods, ...PORT_CALLERS[service as ServiceName].map((caller) => one('Deployment', caller).spec.template.metadata.labels)];
           expect(callers.some((labels) => matches(peer.podSelector.matchLabels, labels))).toBe(true);
         }
+      }
+      // And every caller of its ports is admitted, or the call would hang at the network.
+      for (const caller of PORT_CALLERS[service as ServiceName]) {
+        const labels = one('Deployment', caller).spec.template.metadata.labels;
+        expect({ service, caller, admitted: rules.some((rule) => rule.from.some((peer: { podSelector: { matchLabels: Record<string, string> } }) => matches(peer.podSelector.matchLabels, labels))) }).toEqual({ service, caller, admitted: true });
       }
     }
   });
 });
-
-/** Which services call each service's internal port routes (ADR 0019). */
-const PORT_CALLERS: Record<string, string[]> = { accounts: ['quoting', 'transactions', 'cash-in'], quoting: ['transactions'] };
 
 /** Stand-ins of the right form for the secrets, for the configuration check. */
 function placeholder(name: string): string {
@@ -202,6 +204,11 @@ describe('deploy/docker-compose.yml', () => {
     expect(service.environment).toMatchObject({ SERVICE: app, KAFKA_BROKERS: 'kafka:9092' });
     expect(service.depends_on.migrate).toEqual({ condition: 'service_completed_successfully' });
     if (app === 'gateway') for (const other of SERVICES) expect(service.environment[serviceUrlVariable(other as ServiceName)]).toBe(`http://${other}:${PORT}`);
+    // Each port it calls (ADR 0019) at its owner's address; the gateway's is MM_GATEWAY_URL, which every service has.
+    for (const owner of SERVICES.filter((o) => PORT_CALLERS[o as ServiceName].includes(app as ServiceName))) {
+      expect(service.environment[serviceUrlVariable(owner as ServiceName)]).toBe(`http://${owner}:${PORT}`);
+    }
+    expect(service.environment.MM_GATEWAY_URL).toBe(`http://gateway:${PORT}`);
   });
 
   it('publishes the gateway alone', () => {

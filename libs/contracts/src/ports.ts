@@ -5,7 +5,8 @@
 // process the owning service's module implements it directly, joining the
 // caller's database transaction; across processes an HTTP client posts to the
 // owner's internal route, with every call idempotent on the ids it carries.
-import { EXTERNAL_ACCOUNT_TYPES, type EndorsementName, type EndorsementStatus, type ExternalAccountDetails, type ExternalAccountFailure, type ExternalAccountStatus, type ExternalAccountType, type InstrumentDestination } from './events';
+import { EXTERNAL_ACCOUNT_TYPES, type EndorsementName, type EndorsementStatus, type EventPayloads, type ExternalAccountDetails, type ExternalAccountFailure, type ExternalAccountStatus, type ExternalAccountType, type InstrumentDestination, type ProjectFeatures, type ProjectLimits } from './events';
+import type { ServiceName } from './services';
 
 /** Who is on one side of a quote or transaction (spec: Party). */
 export type Party =
@@ -136,8 +137,56 @@ export abstract class QuotesPort {
   abstract release(projectId: string, request: AcceptQuoteRequest): Promise<void>;
 }
 
+/** A project as the gateway, which owns it, knows it now. */
+export interface ProjectSettings {
+  projectId: string;
+  features: ProjectFeatures;
+  limits: ProjectLimits;
+}
+
+/**
+ * The gateway. Other services learn of project changes from its events, a moment after the operator's
+ * PATCH answered; a service about to refuse a request because of a project setting asks here first, so
+ * that a partner who follows the operator's 200 is never refused on a stale copy (read your writes).
+ */
+export abstract class GatewayPort {
+  /** The project's current features and limits; ProjectNotFound for an unknown one. */
+  abstract project(projectId: string): Promise<ProjectSettings>;
+}
+
+/** The transaction a confirmed cash deposit makes (spec: rule 3), created at once by the transactions service. */
+export type CashInTransactionRequest = EventPayloads['cashIn.deposited'];
+
+/** The transactions service. */
+export abstract class TransactionsPort {
+  /**
+   * Creates the cash-in's transaction (its id is the cash-in's own), or finds it made already: the cash-in
+   * announces the id only once the transaction exists, so a partner who follows it never meets a 404.
+   */
+  abstract createForCashIn(projectId: string, deposit: CashInTransactionRequest): Promise<{ transactionId: string }>;
+}
+
+/**
+ * Which services call each owner's port (ADR 0019): what distributed mode wires as HTTP clients, and what
+ * the Kubernetes NetworkPolicies admit besides the gateway.
+ */
+export const PORT_CALLERS: Record<ServiceName, readonly ServiceName[]> = {
+  gateway: ['quoting', 'transactions'],
+  accounts: ['quoting', 'transactions', 'cash-in'],
+  quoting: ['transactions'],
+  transactions: ['cash-in'],
+  webhooks: [],
+  'cash-in': [],
+};
+
 /** The internal routes behind the ports, under the base path; the gateway never forwards them. */
 export const PORT_ROUTES = {
+  gateway: {
+    project: 'internal/gateway/project',
+  },
+  transactions: {
+    createForCashIn: 'internal/transactions/cash-in',
+  },
   accounts: {
     customer: 'internal/accounts/customer',
     wallet: 'internal/accounts/wallet',

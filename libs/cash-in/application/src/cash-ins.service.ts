@@ -5,11 +5,13 @@
 // the command again with a new code). It expires by a durable timer on the
 // project's clock, and reads as expired from the code's expiresAt on. The
 // retail partner's deposit completes it once, under the customer's usage lock,
-// with the limits counted in the same transaction, and announces the deposit
-// (cashIn.deposited) for the transactions service to create its transaction.
+// with the limits counted in the same transaction, and has the transactions
+// service create its transaction (the transactions port) before announcing it:
+// cashIn.deposited remains the record the transactions service would create it
+// from, should the port's answer be lost.
 import { randomInt } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { AccountsPort, ApiError, type CashInCreated, type CashInDestination } from '@mm/contracts';
+import { AccountsPort, ApiError, TransactionsPort, type CashInCreated, type CashInDestination, type EventPayloads } from '@mm/contracts';
 import {
   addressDestination,
   cashInDecider,
@@ -51,6 +53,7 @@ export class CashInsService implements OnModuleInit {
     private readonly store: CashInEventStore,
     private readonly readModel: CashInsReadModel,
     private readonly accounts: AccountsPort,
+    private readonly transactions: TransactionsPort,
     private readonly network: RetailNetwork,
     private readonly prices: CashInPrices,
     private readonly clock: ProjectClock,
@@ -126,8 +129,11 @@ export class CashInsService implements OnModuleInit {
       await this.readModel.lockCustomer(projectId, customerId);
       const at = (await this.clock.now(projectId)).toISOString();
       const usage = await this.readModel.usage(projectId, customerId, windowStarts(at));
-      const { state } = await this.execute(projectId, id, { type: 'DepositCash', projectId, amount, code, rate, usage, at });
+      const { state, events } = await this.execute(projectId, id, { type: 'DepositCash', projectId, amount, code, rate, usage, at });
       await this.timers.cancel(CODE_EXPIRY_TIMER, id);
+      // The transaction exists before its id is announced (cashIn.completed, this response): in one
+      // process in this very database transaction; across processes committed just before this one.
+      for (const event of events) if (event.type === 'cashIn.deposited') await this.transactions.createForCashIn(projectId, event.data as EventPayloads['cashIn.deposited']);
       return cashInView(state as ExistingCashIn);
     });
   }

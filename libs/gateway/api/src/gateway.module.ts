@@ -2,10 +2,12 @@ import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { GatewayEventStore, GatewayService } from '@mm/gateway/application';
 import { GatewayReadModels, PostgresThrottlerStorage, SecretHasher, SigningKeys } from '@mm/gateway/infrastructure';
+import { GatewayPort } from '@mm/contracts';
 import { API_KEY_REGISTRY, SIGNING_KEYSET } from '@mm/platform/auth';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { AdminController, AuthController, RiskConfigController } from './gateway.controllers';
+import { GatewayInternalController, GatewayPortAdapter } from './gateway-port';
 
 @Module({
   imports: [
@@ -19,16 +21,18 @@ import { AdminController, AuthController, RiskConfigController } from './gateway
       }),
     }),
   ],
-  controllers: [AuthController, RiskConfigController, AdminController],
+  controllers: [AuthController, RiskConfigController, AdminController, GatewayInternalController],
   providers: [
     GatewayEventStore,
     GatewayReadModels,
     SecretHasher,
     SigningKeys,
     GatewayService,
+    GatewayPortAdapter,
+    { provide: GatewayPort, useExisting: GatewayPortAdapter },
     { provide: SIGNING_KEYSET, useExisting: SigningKeys },
     { provide: API_KEY_REGISTRY, useExisting: GatewayService },
   ],
-  exports: [GatewayService, SIGNING_KEYSET, API_KEY_REGISTRY],
+  exports: [GatewayService, GatewayPort, SIGNING_KEYSET, API_KEY_REGISTRY],
 })
 export class GatewayModule {}

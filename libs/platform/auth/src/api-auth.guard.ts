@@ -74,8 +74,10 @@ export class ApiAuthGuard implements CanActivate {
       return { kind: 'admin' };
     }
     if (access === 'internal') {
+      // Service to service only. The gateway serves its own on the public port, so to anyone without the
+      // service credential an internal route is what an unknown route is.
       const token = bearerCredential(request.headers.authorization);
-      if (!token || !sameSecret(token, internalToken(this.config))) throw new ApiError('Unauthorized', 'internal route: service credential required');
+      if (!token || !sameSecret(token, internalToken(this.config))) throw new ApiError('NotFound', `no route ${request.method} ${request.url.split('?')[0]}`);
       return { kind: 'internal' };
     }
     return this.bearer.authenticate(request.headers.authorization);

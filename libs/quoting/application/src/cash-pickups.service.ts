@@ -6,7 +6,7 @@
 // and the pickup counted in the same database transaction as quote.accepted.
 // Features, locations and expiries come from other services' logs (projections).
 import { Injectable } from '@nestjs/common';
-import { ApiError, type EventPayloads, type QuoteRecord } from '@mm/contracts';
+import { ApiError, GatewayPort, type EventPayloads, type QuoteRecord } from '@mm/contracts';
 import { cashPickupWindows, checkCashPickupAmount, checkCashPickupUsage, checkPickupLocation, type CashPickupLocation } from '@mm/quoting/domain';
 import { CashPickupRepository } from '@mm/quoting/infrastructure';
 import type { RecordedEvent } from '@mm/platform/event-store';
@@ -14,11 +14,23 @@ import { isId } from '@mm/platform/ids';
 
 @Injectable()
 export class CashPickupsService {
-  constructor(private readonly pickups: CashPickupRepository) {}
+  constructor(
+    private readonly pickups: CashPickupRepository,
+    private readonly gateway: GatewayPort,
+  ) {}
 
-  /** Spec: rule 1: cash pickup is enabled per project (off by default). */
+  /**
+   * Spec: rule 1: cash pickup is enabled per project (off by default). This service's copy of the
+   * features follows the gateway's events a moment behind: before refusing on it, ask the gateway, so
+   * that a request right after the operator enabled the feature is not refused (read your writes).
+   */
   async requireEnabled(projectId: string): Promise<void> {
-    if (!(await this.pickups.cashPickupEnabled(projectId))) {
+    if (await this.pickups.cashPickupEnabled(projectId)) return;
+    const settings = await this.gateway.project(projectId).catch((error: unknown) => {
+      if (error instanceof ApiError && error.errorName === 'ProjectNotFound') return undefined;
+      throw error;
+    });
+    if (!settings?.features.cashPickup) {
       throw new ApiError('UnsupportedCorridor', 'cash pickup is not enabled for this project (project feature cashPickup, set by an operator)');
     }
   }

@@ -5,22 +5,29 @@
 import { Global, Module, type DynamicModule, type Provider } from '@nestjs/common';
 import {
   AccountsPort,
+  GatewayPort,
+  PORT_CALLERS,
   PORT_ROUTES,
   QuotesPort,
   serviceUrlVariable,
+  TransactionsPort,
   type AcceptedQuote,
   type AcceptQuoteRequest,
+  type CashInTransactionRequest,
   type CustomerView,
   type ExternalAccountView,
+  type ProjectSettings,
   type PullFundsRequest,
   type PullFundsResult,
   type ServiceName,
   type WalletView,
 } from '@mm/contracts';
 import { AccountsModule } from '@mm/accounts/api';
+import { GatewayModule } from '@mm/gateway/api';
 import { internalToken, PlatformConfig } from '@mm/platform/config';
 import { InternalClient } from '@mm/platform/http';
 import { QuotingModule } from '@mm/quoting/api';
+import { TransactionsModule } from '@mm/transactions/api';
 
 class HttpAccountsPort extends AccountsPort {
   constructor(private readonly client: InternalClient) {
@@ -52,32 +59,64 @@ class HttpQuotesPort extends QuotesPort {
   }
 }
 
+class HttpGatewayPort extends GatewayPort {
+  constructor(private readonly client: InternalClient) {
+    super();
+  }
+  project(projectId: string): Promise<ProjectSettings> {
+    return this.client.call(PORT_ROUTES.gateway.project, { projectId });
+  }
+}
+
+class HttpTransactionsPort extends TransactionsPort {
+  constructor(private readonly client: InternalClient) {
+    super();
+  }
+  createForCashIn(projectId: string, deposit: CashInTransactionRequest): Promise<{ transactionId: string }> {
+    return this.client.call(PORT_ROUTES.transactions.createForCashIn, { projectId, deposit });
+  }
+}
+
 function client(config: PlatformConfig, owner: ServiceName): InternalClient {
-  const variable = serviceUrlVariable(owner) as keyof PlatformConfig;
+  // Every service knows the gateway's address already (it verifies tokens against its JWKS).
+  const variable = (owner === 'gateway' ? 'MM_GATEWAY_URL' : serviceUrlVariable(owner)) as keyof PlatformConfig;
   const url = config[variable];
   if (typeof url !== 'string') throw new Error(`${String(variable)} is not set: this service calls the ${owner} service's port`);
   return new InternalClient(url, internalToken(config), config.MM_GATEWAY_UPSTREAM_TIMEOUT_MS);
 }
 
+/** Each port: its abstract class, the owner's module that provides it in one process, and its HTTP client. */
+const PORTS = {
+  accounts: { port: AccountsPort, module: AccountsModule, remote: (c: InternalClient) => new HttpAccountsPort(c) },
+  quoting: { port: QuotesPort, module: QuotingModule, remote: (c: InternalClient) => new HttpQuotesPort(c) },
+  gateway: { port: GatewayPort, module: GatewayModule, remote: (c: InternalClient) => new HttpGatewayPort(c) },
+  transactions: { port: TransactionsPort, module: TransactionsModule, remote: (c: InternalClient) => new HttpTransactionsPort(c) },
+} as const;
+
 @Global()
 @Module({})
 export class PortsModule {
-  /** `callers`: whether any service here calls ports at all (else nothing is wired, and no URL is needed). */
+  /**
+   * The ports the services here call: the owner's own module when it runs in this process (joining the
+   * caller's database transaction), else an HTTP client of the owner's internal routes. Nothing is wired
+   * for a port nobody here calls, so no URL is needed for it.
+   */
   static forServices(services: readonly ServiceName[]): DynamicModule {
-    const callers = services.some((s) => s === 'quoting' || s === 'transactions' || s === 'cash-in');
-    if (!callers) return { module: PortsModule };
-    const local = (owner: ServiceName) => services.includes(owner);
-    // Only the transactions service calls the quotes port; the cash-in service alone needs no quoting URL.
-    const remoteQuotes = !local('quoting') && local('transactions');
-    const providers: Provider[] = [
-      ...(local('accounts') ? [] : [{ provide: AccountsPort, useFactory: (config: PlatformConfig) => new HttpAccountsPort(client(config, 'accounts')), inject: [PlatformConfig] }]),
-      ...(remoteQuotes ? [{ provide: QuotesPort, useFactory: (config: PlatformConfig) => new HttpQuotesPort(client(config, 'quoting')), inject: [PlatformConfig] }] : []),
-    ];
-    return {
-      module: PortsModule,
-      imports: [...(local('accounts') ? [AccountsModule] : []), ...(local('quoting') ? [QuotingModule] : [])],
-      providers,
-      exports: [...(local('accounts') ? [AccountsModule] : [AccountsPort]), ...(local('quoting') ? [QuotingModule] : remoteQuotes ? [QuotesPort] : [])],
-    };
+    const called = new Set((Object.keys(PORT_CALLERS) as ServiceName[]).filter((owner) => PORT_CALLERS[owner].some((caller) => services.includes(caller))));
+    const imports: DynamicModule['imports'] = [];
+    const providers: Provider[] = [];
+    const exports: DynamicModule['exports'] = [];
+    for (const owner of Object.keys(PORTS) as Array<keyof typeof PORTS>) {
+      if (!called.has(owner)) continue;
+      const { port, module, remote } = PORTS[owner];
+      if (services.includes(owner)) {
+        imports.push(module);
+        exports.push(module);
+      } else {
+        providers.push({ provide: port, useFactory: (config: PlatformConfig) => remote(client(config, owner)), inject: [PlatformConfig] });
+        exports.push(port);
+      }
+    }
+    return { module: PortsModule, imports, providers, exports };
   }
 }

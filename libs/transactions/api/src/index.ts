@@ -1,1 +1,2 @@
 export * from './transactions.module';
+export * from './transactions-port';

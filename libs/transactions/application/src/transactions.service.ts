@@ -8,7 +8,7 @@
 // service posts, and each change of status a transaction.statusChanged
 // written in the same database transaction as the leg write that caused it.
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { AccountsPort, ApiError, QuotesPort, underReviewEvent, type AcceptedQuote, type EventPayloads, type LegFailure, type TransactionCreated } from '@mm/contracts';
+import { AccountsPort, ApiError, GatewayPort, QuotesPort, underReviewEvent, type AcceptedQuote, type EventPayloads, type LegFailure, type ProjectLimits, type TransactionCreated } from '@mm/contracts';
 import {
   capPeriods,
   checkPerTransaction,
@@ -65,6 +65,7 @@ export class TransactionsService implements OnModuleInit {
     private readonly accounts: AccountsPort,
     private readonly rails: PaymentRails,
     private readonly limits: TransactionLimitsRepository,
+    private readonly gateway: GatewayPort,
     private readonly clock: ProjectClock,
     private readonly timers: TimerService,
   ) {}
@@ -222,24 +223,42 @@ export class TransactionsService implements OnModuleInit {
     return transactionView(state);
   }
 
-  /** Project limits on the fiat leg of a source-pinned sell, caps counted in this transaction. */
+  /**
+   * Project limits on the fiat leg of a source-pinned sell, caps counted in this transaction. This
+   * service's copy of the limits follows the gateway's events a moment behind: a payout it would refuse
+   * is decided again on the limits the gateway holds now, so that one the operator's last PATCH allows
+   * is not refused (read your writes). Each period's usage is counted once, whichever limits decide.
+   */
   private async checkLimits(projectId: string, record: TransactionCreated): Promise<void> {
     const leg = limitedFiatLeg(record);
     if (!leg) return;
-    const limits = await this.limits.limits(projectId);
-    checkPerTransaction(limits, leg);
     const periods = capPeriods(record.at);
-    for (const [period, cap, name] of [
-      [periods.day, limits.dailyBankPayoutCap, 'daily'],
-      [periods.month, limits.monthlyBankPayoutCap, 'monthly'],
-    ] as const) {
-      if (!cap) continue;
-      const used = await this.limits.use(projectId, period, leg.asset, leg.amount);
-      if (dec(used).gt(cap)) {
-        throw new ApiError('TransactionLimitExceeded', `${leg.amount} ${leg.asset} would take the project's ${name} bank payouts to ${toAmount(used, 18)}, over its cap of ${cap}`);
+    const totals = new Map<string, string>();
+    const decide = async (limits: ProjectLimits) => {
+      checkPerTransaction(limits, leg);
+      for (const [period, cap, name] of [
+        [periods.day, limits.dailyBankPayoutCap, 'daily'],
+        [periods.month, limits.monthlyBankPayoutCap, 'monthly'],
+      ] as const) {
+        if (!cap) continue;
+        if (!totals.has(period)) totals.set(period, await this.limits.use(projectId, period, leg.asset, leg.amount));
+        const used = totals.get(period)!;
+        if (dec(used).gt(cap)) {
+          throw new ApiError('TransactionLimitExceeded', `${leg.amount} ${leg.asset} would take the project's ${name} bank payouts to ${toAmount(used, 18)}, over its cap of ${cap}`);
+        }
       }
+    };
+    const known = await this.limits.limits(projectId);
+    try {
+      await decide(known);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.errorName === 'TransactionLimitExceeded')) throw error;
+      const { limits: current } = await this.gateway.project(projectId);
+      if (sameLimits(known, current)) throw error;
+      await decide(current);
     }
   }
+
 
   /**
    * Sandbox: the retail network reports a cash pickup (spec: rule 8; Events, tie 7). Collected, the
@@ -325,7 +344,24 @@ export class TransactionsService implements OnModuleInit {
    * crypto goes out to the cash-in's destination. A redelivered event finds the stream and does nothing.
    */
   async onCashInDeposited(event: RecordedEvent<'cashIn.deposited', EventPayloads['cashIn.deposited']>): Promise<void> {
-    const d = event.data;
+    await this.createCashInTransaction(event.data);
+  }
+
+  /**
+   * The transactions port: the cash-in service creates the transaction before it announces its id
+   * (cashIn.completed, the deposit's response), so a partner who follows either finds it. In one
+   * process this joins the cash-in's own database transaction; across processes it commits first, and
+   * cashIn.deposited, read from the cash-in log later, finds it made.
+   */
+  async createForCashIn(projectId: string, deposit: EventPayloads['cashIn.deposited']): Promise<{ transactionId: string }> {
+    if (deposit?.projectId !== projectId || !isId('transaction', String(deposit.transactionId))) {
+      throw new ApiError('InvalidRequest', 'the deposit names another project or no transaction id');
+    }
+    await runCommand(this.uow, () => this.createCashInTransaction(deposit));
+    return { transactionId: deposit.transactionId };
+  }
+
+  private async createCashInTransaction(d: EventPayloads['cashIn.deposited']): Promise<void> {
     const customer = { relationship: 'customer', customerId: d.customerId, entityType: 'individual' } as const;
     const destination: TransactionCreated['destination'] = d.destination.walletId
       ? { type: 'walletOms', category: 'crypto', details: { id: d.destination.walletId, asset: d.destination.asset, network: d.destination.network, address: d.destination.blockchainAddress }, party: customer }
@@ -415,6 +451,12 @@ export class TransactionsService implements OnModuleInit {
 }
 
 const PROVIDER_TIMEOUT = { code: 'providerTimeout', message: 'The payout provider has no record of the transfer.' };
+
+/** Whether two views of a project's limits set the same ones (an absent limit and a null one are both unset). */
+function sameLimits(a: ProjectLimits, b: ProjectLimits): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)] as Array<keyof ProjectLimits>);
+  return [...keys].every((k) => (a[k] ?? null) === (b[k] ?? null));
+}
 
 function nextLegId(state: TransactionState): string {
   return `${state.record!.transactionId}.${state.legs.length + 1}`;

@@ -3,10 +3,13 @@
 // created once however often the event is handed over (the row is unique per
 // endpoint and event). Enabled endpoints get it queued, suspended ones recorded
 // as skipped; disabled and deleted endpoints get no row. The fan-out knows the
-// catalogue, not the resources: a resource added later needs nothing here.
+// catalogue, not the resources: a resource added later needs nothing here, but
+// for the spec's ties across resources (announcement-order.ts): an event that
+// must follow another's announcement waits, held, until that has fanned out.
 import { Injectable } from '@nestjs/common';
 import { COMPLIANCE_REVIEW_EVENTS, webhookEnvelope, type EventPayloads } from '@mm/contracts';
-import { WebhookDeliveries, type NewDelivery } from '@mm/webhooks/infrastructure';
+import { announcementOf, awaitedAnnouncement } from '@mm/webhooks/domain';
+import { AnnouncementOrder, WebhookDeliveries, type NewDelivery } from '@mm/webhooks/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { newId } from '@mm/platform/ids';
@@ -28,13 +31,14 @@ export interface FanOutInput {
 export class WebhookFanOut {
   constructor(
     private readonly deliveries: WebhookDeliveries,
+    private readonly order: AnnouncementOrder,
     private readonly clock: ProjectClock,
   ) {}
 
   /** In the transport's transaction: the rows and the checkpoint commit together. */
   async onPartnerEvent(event: RecordedEvent<'partnerEvent.published', EventPayloads['partnerEvent.published']>): Promise<void> {
     const p = event.data;
-    await this.fanOut({
+    const input: FanOutInput = {
       projectId: p.projectId,
       eventId: event.eventId,
       event: p.event,
@@ -43,7 +47,21 @@ export class WebhookFanOut {
       previousStatus: p.previousStatus,
       occurredAt: p.occurredAt,
       data: p.data,
-    });
+    };
+    const awaited = awaitedAnnouncement(input.event, input.data);
+    if (awaited) {
+      await this.order.lock(input.projectId, awaited);
+      if (!(await this.order.announced(input.projectId, awaited))) {
+        await this.order.hold(input.projectId, awaited, input);
+        return;
+      }
+    }
+    const announces = announcementOf(input.event, input.resourceId);
+    if (announces) await this.order.lock(input.projectId, announces);
+    await this.fanOut(input);
+    if (announces) {
+      for (const held of await this.order.announce<FanOutInput>(input.projectId, announces)) await this.fanOut(held);
+    }
   }
 
   /** Creates the deliveries of one event; returns their ids (none for a repeat). */

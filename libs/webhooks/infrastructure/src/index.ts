@@ -5,3 +5,4 @@ export * from './webhook-deliveries.migration';
 export * from './webhook-deliveries.repository';
 export * from './webhook-sender';
 export * from './webhook-endpoints.cache';
+export * from './announcement-order.repository';
