@@ -14,24 +14,43 @@ export interface TestKafka {
   stop(): Promise<void>;
 }
 
+export interface MockBroker extends TestKafka {
+  /** host:port of the mock itself. */
+  address: string;
+}
+
 export async function startTestKafka(log: (line: string) => void): Promise<TestKafka | undefined> {
   if (process.env.KAFKA_BROKERS) {
     log('using Kafka at KAFKA_BROKERS');
     return undefined;
   }
-  // Rebuilds only when the source is newer; fails where librdkafka-dev is missing.
+  const mock = await startMockBroker(log);
+  if (!mock) return undefined;
+  process.env.KAFKA_BROKERS = mock.address;
+  log(`Kafka mock broker (librdkafka) at ${mock.address} for this run`);
+  return mock;
+}
+
+/** Builds the mock broker where needed (only when its source is newer); why it cannot be, or undefined. */
+export function buildMockBroker(): string | undefined {
   const build = spawnSync(join(dir, 'build.sh'), { encoding: 'utf8' });
-  if (build.status !== 0 || !existsSync(binary)) {
-    const why = (build.stderr || String(build.error ?? '')).trim().split('\n')[0] || `exit status ${build.status}`;
-    log(`no Kafka broker: the Kafka suites are skipped (tools/kafka-mock/build.sh, which needs a C compiler and librdkafka-dev, failed: ${why})`);
+  if (build.status === 0 && existsSync(binary)) return undefined;
+  const why = (build.stderr || String(build.error ?? '')).trim().split('\n')[0] || `exit status ${build.status}`;
+  return `tools/kafka-mock/build.sh, which needs a C compiler and librdkafka-dev, failed: ${why}`;
+}
+
+/** The librdkafka mock broker alone, or undefined (logged) where it cannot be built. */
+export async function startMockBroker(log: (line: string) => void): Promise<MockBroker | undefined> {
+  const unbuildable = buildMockBroker();
+  if (unbuildable) {
+    log(`no Kafka broker: the Kafka suites are skipped (${unbuildable})`);
     return undefined;
   }
   // stdin stays open while the run lasts: the broker exits when it closes, even if Jest is killed.
   const child = spawn(binary, [], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const brokers = await firstLine(child);
-  process.env.KAFKA_BROKERS = brokers;
-  log(`Kafka mock broker (librdkafka) at ${brokers} for this run`);
+  const address = await firstLine(child);
   return {
+    address,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
