@@ -1,14 +1,17 @@
-// Distributed mode's Kafka settings (ADR 0012): the brokers and topic prefix
-// from the configuration, the relay's client logging through the platform's
-// pino logger, and the consumer timings.
+// Distributed mode's Kafka settings (ADR 0012): the brokers, topic prefix and
+// the settings of the topics a service creates from the configuration, the
+// relay's client logging through the platform's pino logger, and the consumer
+// timings, all within what a stock broker accepts.
 import { Kafka, logLevel, type LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { PlatformConfig } from '@mm/platform/config';
-import type { KafkaEventServerOptions } from '@mm/platform/messaging';
+import type { KafkaEventServerOptions, KafkaTopicSettings } from '@mm/platform/messaging';
 
 export interface KafkaSettings {
   brokers: string[];
   topicPrefix: string;
+  /** The partitions and replication factor of the topics a service creates. */
+  topic: KafkaTopicSettings;
   /** The consumers' settings. */
   consumer: NonNullable<KafkaEventServerOptions['kafka']>;
 }
@@ -24,12 +27,17 @@ export function kafkaSettings(config: PlatformConfig): KafkaSettings | undefined
   return {
     brokers,
     topicPrefix: config.MM_KAFKA_TOPIC_PREFIX,
-    // A crashed member is noticed after the session timeout. A fetch waits at most 200 ms for
-    // new events, so an event reaches its consumers in well under a second even on brokers that
-    // answer an empty fetch only when the wait is over (librdkafka's mock cluster, in the tests).
+    topic: { numPartitions: config.MM_KAFKA_TOPIC_PARTITIONS, replicationFactor: config.MM_KAFKA_TOPIC_REPLICATION_FACTOR },
+    // A crashed member is noticed after the session timeout (6 s to 5 min, the configuration's
+    // range); one that stops leaves its group at once. A heartbeat a second is well under a third
+    // of the least session timeout, so a running member is never taken for dead, and it hears of a
+    // rebalance within a second. A rebalance waits at most a session for the members to rejoin.
+    // A fetch waits at most 200 ms for new events, so an event reaches its consumers in well under
+    // a second even on brokers that answer an empty fetch only when the wait is over (librdkafka's
+    // mock cluster, in the tests).
     consumer: {
       client: { logLevel: logLevel.WARN },
-      consumer: { sessionTimeout, rebalanceTimeout: sessionTimeout, heartbeatInterval: Math.min(1_000, Math.floor(sessionTimeout / 3)), maxWaitTimeInMs: 200 },
+      consumer: { sessionTimeout, rebalanceTimeout: sessionTimeout, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
     },
   };
 }

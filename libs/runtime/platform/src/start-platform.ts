@@ -124,6 +124,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
                 brokers: kafka.brokers,
                 clientId: `money-movement-${group}`,
                 topicPrefix: kafka.topicPrefix,
+                topic: kafka.topic,
                 kafka: kafka.consumer,
               })
             : createEventTransport({
@@ -153,6 +154,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
           source: new EventStore(uow, SERVICES[service].schema),
           kafka: kafkaClient(kafka, `money-movement-${service}-relay`, logger),
           topicPrefix: kafka.topicPrefix,
+          topic: kafka.topic,
           logger: new PinoNestLogger(logger),
         });
         await relay.start();
