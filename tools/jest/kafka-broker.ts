@@ -1,11 +1,14 @@
 // A Kafka broker for the test run (ADR 0012): KAFKA_BROKERS when it is set,
 // else the project's librdkafka mock broker (tools/kafka-mock) on a loopback
-// port, exported as KAFKA_BROKERS to the test workers. With neither, the Kafka
-// suites report themselves skipped.
+// port behind the stock-broker proxy (tools/kafka-mock/stock-broker-proxy.ts),
+// which holds every client to a stock broker's rules the mock does not
+// enforce; the proxy's address is exported as KAFKA_BROKERS to the test
+// workers. With neither, the Kafka suites report themselves skipped.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { startStockBrokerProxy } from '../kafka-mock/stock-broker-proxy';
 
 const dir = join(__dirname, '..', 'kafka-mock');
 const binary = join(dir, 'build', 'kafka-mock');
@@ -26,9 +29,20 @@ export async function startTestKafka(log: (line: string) => void): Promise<TestK
   }
   const mock = await startMockBroker(log);
   if (!mock) return undefined;
-  process.env.KAFKA_BROKERS = mock.address;
-  log(`Kafka mock broker (librdkafka) at ${mock.address} for this run`);
-  return mock;
+  try {
+    const proxy = await startStockBrokerProxy({ upstream: mock.address, log: (line) => log(line) });
+    process.env.KAFKA_BROKERS = proxy.address;
+    log(`Kafka mock broker (librdkafka) at ${proxy.address} for this run, behind the stock-broker proxy`);
+    return {
+      stop: async () => {
+        await proxy.close();
+        await mock.stop();
+      },
+    };
+  } catch (error) {
+    await mock.stop();
+    throw error;
+  }
 }
 
 /** Builds the mock broker where needed (only when its source is newer); why it cannot be, or undefined. */
