@@ -125,6 +125,31 @@ describe('the stock-broker proxy in front of the mock broker', () => {
     expect({ error: answer.readInt16BE(4), address: `${host}:${port}` }).toEqual({ error: 0, address: proxy.address });
   });
 
+  withMock("gives a member that syncs after its group is stable that generation's assignment, as a broker does (the mock refuses it)", async () => {
+    // A group of one: its leader's SyncGroup assigns it and makes the group stable; the second,
+    // with no assignments, is a follower's that comes late. JoinGroup v0 waits out the first rebalance.
+    const group = unique('late-sync');
+    const [joined] = await exchange([request(11, 0, 1, Buffer.concat([kafkaString(group), int32(6_000), kafkaString(''), kafkaString('consumer'), int32(1), kafkaString('range'), int32(0)]))]);
+    expect(joined.readInt16BE(4)).toBe(0);
+    const generation = joined.readInt32BE(6);
+    let at = 10;
+    const read = () => {
+      const value = joined.toString('utf8', at + 2, at + 2 + joined.readInt16BE(at));
+      at += 2 + Buffer.byteLength(value);
+      return value;
+    };
+    read(); // protocol
+    read(); // leader
+    const memberId = read();
+    const sync = (assignments: Buffer[]) => request(14, 0, 2, Buffer.concat([kafkaString(group), int32(generation), kafkaString(memberId), int32(assignments.length), ...assignments]));
+    const assignment = Buffer.from('partitions of the member');
+    const assigned = Buffer.concat([kafkaString(memberId), int32(assignment.length), assignment]);
+
+    for (const answer of [...(await exchange([sync([assigned])])), ...(await exchange([sync([])]))]) {
+      expect({ error: answer.readInt16BE(4), assignment: answer.subarray(10, 10 + answer.readInt32BE(6)).toString() }).toEqual({ error: 0, assignment: assignment.toString() });
+    }
+  });
+
   withMock('reads frames whole however TCP cuts or joins them', async () => {
     // Two ApiVersions v0 requests in one stream, sent a byte at a time.
     const answers = await exchange([request(18, 0, 1), request(18, 0, 2)], { byteByByte: true });
@@ -136,6 +161,12 @@ describe('the stock-broker proxy in front of the mock broker', () => {
     }
   });
 });
+
+function int32(value: number): Buffer {
+  const bytes = Buffer.alloc(4);
+  bytes.writeInt32BE(value);
+  return bytes;
+}
 
 function kafkaString(value: string): Buffer {
   const bytes = Buffer.from(value);

@@ -16,7 +16,11 @@
 //     TOPIC_ALREADY_EXISTS (36). The mock gives every topic 4 partitions,
 //     whatever was asked;
 //   - the mock's address in Metadata and FindCoordinator answers becomes the
-//     proxy's, so clients stay behind it after bootstrap (the mock has one broker).
+//     proxy's, so clients stay behind it after bootstrap (the mock has one broker);
+//   - a follower's SyncGroup that reaches the mock after the leader's gets its
+//     assignment, as from a broker whose group is stable: the mock answers it
+//     INVALID_REQUEST, which kafkajs cannot recover from, so a consumer that
+//     joined a running group a moment late would never consume.
 // Everything else passes through unchanged, byte for byte. Of the APIs it
 // reads, only the versions before each API's flexible encoding are understood
 // (they cover kafkajs 2.2.4), and ApiVersions advertises no others. A
@@ -28,13 +32,14 @@ import { createConnection, createServer, type AddressInfo, type Socket } from 'n
 /** What a stock broker accepts as a consumer's session timeout (group.min/max.session.timeout.ms). */
 export const SESSION_TIMEOUT_RANGE_MS = { min: 6_000, max: 300_000 } as const;
 
-const API = { Metadata: 3, FindCoordinator: 10, JoinGroup: 11, ApiVersions: 18, CreateTopics: 19 } as const;
+const API = { Metadata: 3, FindCoordinator: 10, JoinGroup: 11, SyncGroup: 14, ApiVersions: 18, CreateTopics: 19 } as const;
 const API_NAMES: Record<number, string> = Object.fromEntries(Object.entries(API).map(([name, key]) => [key, name]));
 /** The versions of the APIs it reads or rewrites that it understands (in Metadata v0, no topics means all). */
 const VERSIONS: Record<number, readonly [number, number]> = {
   [API.Metadata]: [1, 7],
   [API.FindCoordinator]: [0, 2],
   [API.JoinGroup]: [0, 5],
+  [API.SyncGroup]: [0, 3],
   [API.ApiVersions]: [0, 2],
   [API.CreateTopics]: [0, 4],
 };
@@ -50,6 +55,15 @@ const ERROR = {
   INVALID_REPLICATION_FACTOR: 38,
   INVALID_REQUEST: 42,
 } as const;
+/** The request a rewritten answer belongs to. */
+interface Rewrite {
+  apiKey: number;
+  apiVersion: number;
+  /** Metadata: the topics to name unknown. */
+  unknownTopics?: string[];
+  /** SyncGroup: the member's assignment in the generation its leader synced, should the mock refuse it. */
+  assignment?: () => Buffer | null | undefined;
+}
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
 const MAX_FRAME_BYTES = 100 * 1024 * 1024;
 const MOCK_TIMEOUT_MS = 10_000;
@@ -74,13 +88,15 @@ export async function startStockBrokerProxy(options: StockBrokerProxyOptions): P
   const upstream = parseAddress(options.upstream);
   const log = options.log ?? (() => undefined);
   const sockets = new Set<Socket>();
+  /** Each group's latest generation, as its leader's SyncGroup assigned it: member id to assignment. */
+  const assignments = new Map<string, { generation: number; members: Map<string, Buffer | null> }>();
   const server = createServer((client) => {
     const mock = createConnection(upstream);
     for (const socket of [client, mock]) {
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
     }
-    proxyConnection(client, mock, { upstream, self: () => self, log });
+    proxyConnection(client, mock, { upstream, self: () => self, log, assignments });
   });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -110,6 +126,7 @@ interface Context {
   upstream: Address;
   self: () => Address;
   log: (line: string) => void;
+  assignments: Map<string, { generation: number; members: Map<string, Buffer | null> }>;
 }
 
 function parseAddress(address: string): Address {
@@ -120,8 +137,8 @@ function parseAddress(address: string): Address {
 }
 
 function proxyConnection(client: Socket, mock: Socket, context: Context): void {
-  /** The requests whose answers are rewritten, by correlation id, with the topics a Metadata answer must call unknown. */
-  const rewrites = new Map<number, { apiKey: number; apiVersion: number; unknownTopics: string[] }>();
+  /** The requests whose answers are rewritten, by correlation id. */
+  const rewrites = new Map<number, Rewrite>();
   const close = (error?: unknown) => {
     if (error) context.log(`stock-broker proxy: closing a client connection: ${error instanceof Error ? error.message : String(error)}`);
     client.destroy();
@@ -130,9 +147,9 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
   const answer = (frame: Buffer) => {
     if (!client.destroyed) client.write(sized(frame));
   };
-  const forward = (frame: Buffer, request: RequestHeader, unknownTopics: string[] = []) => {
+  const forward = (frame: Buffer, request: RequestHeader, rewrite: Omit<Rewrite, 'apiKey' | 'apiVersion'> = {}) => {
     const { apiKey, apiVersion, correlationId } = request;
-    if (apiKey === API.ApiVersions || apiKey === API.Metadata || apiKey === API.FindCoordinator) rewrites.set(correlationId, { apiKey, apiVersion, unknownTopics });
+    if (apiKey in VERSIONS) rewrites.set(correlationId, { apiKey, apiVersion, ...rewrite });
     if (!mock.destroyed) mock.write(sized(frame));
   };
 
@@ -177,7 +194,23 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
             (w, topic) => w.string(topic),
           );
         if (apiVersion >= 4) rewritten.int8(0).raw(body.rest().subarray(1)); // allow_auto_topic_creation, and what follows
-        return forward(rewritten.build(), request, unknown);
+        return forward(rewritten.build(), request, { unknownTopics: unknown });
+      }
+      case API.SyncGroup: {
+        const body = new Reader(frame, request.bodyOffset);
+        const groupId = body.string() ?? '';
+        const generation = body.int32();
+        const memberId = body.string() ?? '';
+        if (apiVersion >= 3) body.string(); // group instance id
+        const assigned = body.array(() => [body.string() ?? '', body.bytes()] as const) ?? [];
+        // The leader's request carries every member's assignment.
+        if (assigned.length > 0) context.assignments.set(groupId, { generation, members: new Map(assigned) });
+        return forward(frame, request, {
+          assignment: () => {
+            const synced = context.assignments.get(groupId);
+            return synced?.generation === generation ? synced.members.get(memberId) : undefined;
+          },
+        });
       }
       case API.CreateTopics:
         return answer(await createTopics(frame, request, context));
@@ -255,7 +288,7 @@ function readRequestHeader(frame: Buffer): RequestHeader {
   return { apiKey, apiVersion, correlationId, bodyOffset: r.offset };
 }
 
-function rewriteResponse(frame: Buffer, request: { apiKey: number; apiVersion: number; unknownTopics: string[] }, self: Address): Buffer {
+function rewriteResponse(frame: Buffer, request: Rewrite, self: Address): Buffer {
   const { apiKey, apiVersion } = request;
   const r = new Reader(frame, 4);
   const w = new Writer().int32(frame.readInt32BE(0));
@@ -284,7 +317,7 @@ function rewriteResponse(frame: Buffer, request: { apiKey: number; apiVersion: n
       if (apiVersion >= 2) w.string(r.string()); // cluster_id
       w.int32(r.int32()); // controller_id
       // The topics come last (up to v7): append the unknown ones.
-      const unknown = request.unknownTopics;
+      const unknown = request.unknownTopics ?? [];
       w.int32(r.int32() + unknown.length).raw(r.rest());
       for (const topic of unknown) w.int16(ERROR.UNKNOWN_TOPIC_OR_PARTITION).string(topic).int8(0).int32(0); // not internal, no partitions
       return w.build();
@@ -299,6 +332,13 @@ function rewriteResponse(frame: Buffer, request: { apiKey: number; apiVersion: n
       r.int32();
       if (errorCode !== ERROR.NONE) return frame;
       return w.int32(nodeId).string(self.host).int32(self.port).raw(r.rest()).build();
+    }
+    case API.SyncGroup: {
+      if (apiVersion >= 1) w.int32(r.int32()); // throttle_time_ms
+      if (r.int16() !== ERROR.INVALID_REQUEST) return frame;
+      const assignment = request.assignment?.();
+      if (assignment === undefined) return frame;
+      return w.int16(ERROR.NONE).bytes(assignment).build();
     }
   }
   return frame;
@@ -445,6 +485,13 @@ class Reader {
     return this.buffer.toString('utf8', start, start + length);
   }
 
+  bytes(): Buffer | null {
+    const length = this.int32();
+    if (length < 0) return null;
+    const start = this.advance(length);
+    return Buffer.from(this.buffer.subarray(start, start + length));
+  }
+
   array<T>(item: () => T): T[] | null {
     const length = this.int32();
     if (length < 0) return null;
@@ -490,6 +537,11 @@ class Writer {
     if (value === null) return this.int16(-1);
     const bytes = Buffer.from(value, 'utf8');
     return this.int16(bytes.length).raw(bytes);
+  }
+
+  bytes(value: Buffer | null): this {
+    if (value === null) return this.int32(-1);
+    return this.int32(value.length).raw(value);
   }
 
   array<T>(items: readonly T[], write: (w: this, item: T) => unknown): this {
