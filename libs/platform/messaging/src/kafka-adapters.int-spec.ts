@@ -34,6 +34,7 @@ class RecordingProducer {
     admin: () => ({
       connect: async () => undefined,
       disconnect: async () => undefined,
+      listTopics: async () => this.created.map((t) => t.topic),
       createTopics: async ({ topics }) => {
         this.created.push(...topics.map((topic) => ({ ...topic, beforeConnect: !this.connected })));
         return true;
@@ -121,9 +122,13 @@ describe('KafkaRelay', () => {
     );
   });
 
-  it("creates its topic before its producer connects, with the partitions and replication factor it is given", async () => {
+  it('creates its topic before its producer connects, with the partitions and replication factor it is given, and leaves it alone once it exists', async () => {
     const producer = new RecordingProducer();
-    relay = new KafkaRelay({ uow: db.uow, source: store, kafka: producer.kafka, topicPrefix: 'acme', topic: { numPartitions: 12, replicationFactor: 3 }, idlePollMs: 100, logger: quiet });
+    const options = { uow: db.uow, source: store, kafka: producer.kafka, topicPrefix: 'acme', topic: { numPartitions: 12, replicationFactor: 3 }, idlePollMs: 100, logger: quiet };
+    relay = new KafkaRelay(options);
+    await relay.start();
+    await relay.stop();
+    relay = new KafkaRelay(options);
     await relay.start();
     expect(producer.created).toEqual([{ topic: 'acme.relay_log.events', numPartitions: 12, replicationFactor: 3, beforeConnect: true }]);
   });

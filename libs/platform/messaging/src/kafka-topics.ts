@@ -12,7 +12,7 @@ import type { Admin, Consumer, ConsumerConfig } from 'kafkajs';
 
 /** What topic creation needs of a kafkajs client (Nest's server holds one typed with its own copy of kafkajs' types). */
 export interface TopicsClient {
-  admin(): Pick<Admin, 'connect' | 'disconnect' | 'createTopics' | 'fetchTopicMetadata'>;
+  admin(): Pick<Admin, 'connect' | 'disconnect' | 'listTopics' | 'createTopics' | 'fetchTopicMetadata'>;
   consumer(config: ConsumerConfig): Pick<Consumer, 'connect' | 'disconnect' | 'subscribe'>;
 }
 
@@ -45,26 +45,39 @@ export async function ensureTopics(kafka: TopicsClient, topics: readonly string[
   const admin = kafka.admin();
   await admin.connect();
   try {
-    try {
-      await admin.createTopics({ topics: topics.map((topic) => ({ topic, numPartitions, replicationFactor })) });
-    } catch (error) {
-      const failures = topicErrors(error);
-      if ((error as Error).name === 'KafkaJSServerDoesNotSupportApiKey') {
-        logger.log(`the Kafka broker has no CreateTopics: ${topics.join(', ')} are created, where missing, by asking for their metadata with auto-creation allowed`);
-        await createByMetadata(kafka, topics);
-      } else if (failures.length > 0 && failures.every((type) => AUTHORIZATION_FAILURES.has(type))) {
-        // Not allowed to create topics: those an operator made serve, and a missing one fails below.
-        logger.log(`not allowed to create Kafka topics (${failures[0]}): ${topics.join(', ')} must exist`);
-      } else {
-        throw new Error(
-          `creating the Kafka topics ${topics.join(', ')} (${numPartitions} partitions, replication factor ${replicationFactor}; -1 is the broker's default) failed: ${describe(error)}`,
-          { cause: error },
-        );
-      }
-    }
+    // Only the missing ones: kafkajs logs a CreateTopics answer of TOPIC_ALREADY_EXISTS as an error.
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((topic) => !existing.has(topic));
+    if (missing.length > 0) await createTopics(kafka, admin, missing, { numPartitions, replicationFactor, logger });
     await waitForLeaders(admin, topics, options.timeoutMs ?? 30_000);
   } finally {
     await admin.disconnect();
+  }
+}
+
+async function createTopics(
+  kafka: TopicsClient,
+  admin: ReturnType<TopicsClient['admin']>,
+  topics: readonly string[],
+  { numPartitions, replicationFactor, logger }: { numPartitions: number; replicationFactor: number; logger: LoggerService },
+): Promise<void> {
+  try {
+    // Another service may create one of them at the same moment: kafkajs takes TOPIC_ALREADY_EXISTS as done.
+    await admin.createTopics({ topics: topics.map((topic) => ({ topic, numPartitions, replicationFactor })) });
+  } catch (error) {
+    const failures = topicErrors(error);
+    if ((error as Error).name === 'KafkaJSServerDoesNotSupportApiKey') {
+      logger.log(`the Kafka broker has no CreateTopics: ${topics.join(', ')} are created by asking for their metadata with auto-creation allowed`);
+      await createByMetadata(kafka, topics);
+    } else if (failures.length > 0 && failures.every((type) => AUTHORIZATION_FAILURES.has(type))) {
+      // Not allowed to create topics: an operator must have, and waiting for their leaders says if not.
+      logger.log(`not allowed to create Kafka topics (${failures[0]}): ${topics.join(', ')} must exist`);
+    } else {
+      throw new Error(
+        `creating the Kafka topics ${topics.join(', ')} (${numPartitions} partitions, replication factor ${replicationFactor}; -1 is the broker's default) failed: ${describe(error)}`,
+        { cause: error },
+      );
+    }
   }
 }
 

@@ -1,8 +1,8 @@
 // Distributed mode's Kafka settings (ADR 0012): the brokers, topic prefix and
 // the settings of the topics a service creates from the configuration, the
-// relay's client logging through the platform's pino logger, and the consumer
+// kafkajs clients logging through the platform's pino logger, and the consumer
 // timings, all within what a stock broker accepts.
-import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+import { Kafka, logLevel, type LogEntry, type logCreator } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { PlatformConfig } from '@mm/platform/config';
 import type { KafkaEventServerOptions, KafkaTopicSettings } from '@mm/platform/messaging';
@@ -17,7 +17,7 @@ export interface KafkaSettings {
 }
 
 /** The broker list and topic prefix, or undefined without KAFKA_BROKERS (the PostgreSQL log transport). */
-export function kafkaSettings(config: PlatformConfig): KafkaSettings | undefined {
+export function kafkaSettings(config: PlatformConfig, logger: Logger): KafkaSettings | undefined {
   const brokers = (config.KAFKA_BROKERS ?? '')
     .split(',')
     .map((broker) => broker.trim())
@@ -36,7 +36,7 @@ export function kafkaSettings(config: PlatformConfig): KafkaSettings | undefined
     // a second even on brokers that answer an empty fetch only when the wait is over (librdkafka's
     // mock cluster, in the tests).
     consumer: {
-      client: { logLevel: logLevel.WARN },
+      client: { logLevel: logLevel.WARN, logCreator: kafkaLog(logger) },
       consumer: { sessionTimeout, rebalanceTimeout: sessionTimeout, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
     },
   };
@@ -49,17 +49,21 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.DEBUG]: 'debug',
 };
 
-/** A kafkajs client whose warnings and errors go to the platform's log (its chatter stays out). */
+/**
+ * kafkajs' warnings and errors in the platform's log (its chatter stays out). It logs every error
+ * answer as an error; a CreateTopics one is a topic another service created a moment earlier
+ * (TOPIC_ALREADY_EXISTS) or a failure ensureTopics reports itself, so it is only debug here.
+ */
+export function kafkaLog(logger: Logger): logCreator {
+  return () =>
+    ({ level, label, log }: LogEntry) => {
+      const { message, ...fields } = log;
+      const method = level === logLevel.ERROR && message.startsWith('Response CreateTopics') ? 'debug' : (LEVELS[level] ?? 'info');
+      logger[method]({ context: 'kafka', kafka: label, ...fields }, message);
+    };
+}
+
+/** A kafkajs client logging to the platform's log. */
 export function kafkaClient(settings: KafkaSettings, clientId: string, logger: Logger): Kafka {
-  return new Kafka({
-    clientId,
-    brokers: settings.brokers,
-    logLevel: logLevel.WARN,
-    logCreator:
-      () =>
-      ({ level, label, log }: LogEntry) => {
-        const { message, ...fields } = log;
-        logger[LEVELS[level] ?? 'info']({ context: 'kafka', kafka: label, ...fields }, message);
-      },
-  });
+  return new Kafka({ clientId, brokers: settings.brokers, logLevel: logLevel.WARN, logCreator: kafkaLog(logger) });
 }

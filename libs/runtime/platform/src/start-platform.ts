@@ -61,7 +61,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   const relays: KafkaRelay[] = [];
   const host = listenHost(config, options.host);
   // Distributed mode with a broker: events between processes go over Kafka; otherwise over the shared database's logs.
-  const kafka = platformMode ? undefined : kafkaSettings(config);
+  const kafka = platformMode ? undefined : kafkaSettings(config, logger);
   const stop = async () => {
     // PostgreSQL stops even when closing what runs on it fails: no server is left behind.
     try {
