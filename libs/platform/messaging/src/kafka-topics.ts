@@ -107,7 +107,12 @@ async function waitForLeaders(admin: ReturnType<TopicsClient['admin']>, topics: 
     } catch (error) {
       waitingFor = describe(error);
     }
-    if (Date.now() > deadline) throw new Error(`the Kafka topics ${topics.join(', ')} are not ready after ${timeoutMs / 1000} s: ${waitingFor}`);
+    if (Date.now() > deadline) {
+      const existing = new Set(await admin.listTopics().catch(() => topics));
+      const missing = topics.filter((topic) => !existing.has(topic));
+      if (missing.length > 0) waitingFor = `${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist`;
+      throw new Error(`the Kafka topics ${topics.join(', ')} are not ready after ${timeoutMs / 1000} s: ${waitingFor}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

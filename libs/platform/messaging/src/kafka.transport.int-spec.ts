@@ -17,6 +17,7 @@ import { createEventsTable, EventStore, type RecordedEvent } from '@mm/platform/
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { KafkaEventServer, type KafkaEventServerOptions } from './kafka-event.server';
 import { KafkaRelay } from './kafka-relay';
+import { ensureTopics } from './kafka-topics';
 import { eventually, transportContract } from './transport.contract';
 
 const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean);
@@ -166,6 +167,29 @@ describe(brokers.length > 0 ? 'Kafka: a consumer the broker will not let join' :
     } finally {
       await app.close();
       await db.close();
+    }
+  });
+});
+
+describe(brokers.length > 0 ? 'Kafka: the topics a service creates' : 'Kafka: the topics a service creates, skipped: no Kafka broker', () => {
+  itWithKafka('are created where missing, ready to use, and a setting the broker refuses fails with its reason', async () => {
+    const kafka = new Kafka({ brokers, clientId: 'mm-contract', logLevel: logLevel.NOTHING });
+    const [topic, refused] = [`mm.${ofThisRun('created')}.events`, `mm.${ofThisRun('refused')}.events`];
+    await ensureTopics(kafka, [topic], { numPartitions: 2, logger: quiet });
+    // Again: it exists, and is left as it is.
+    await ensureTopics(kafka, [topic], { numPartitions: 2, logger: quiet });
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const [{ partitions }] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
+      expect(partitions.length).toBeGreaterThan(0);
+      expect(partitions.every((p) => p.leader >= 0)).toBe(true);
+      await expect(ensureTopics(kafka, [refused], { replicationFactor: 32_767, logger: quiet })).rejects.toThrow(
+        new RegExp(`creating the Kafka topics ${refused.replaceAll('.', '\\.')} .*INVALID_REPLICATION_FACTOR`),
+      );
+      expect(await admin.listTopics()).not.toContain(refused);
+    } finally {
+      await admin.disconnect();
     }
   });
 });
