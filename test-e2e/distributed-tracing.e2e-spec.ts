@@ -72,7 +72,7 @@ describe('tracing across the gateway and a service', () => {
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${receiverPort}/v1/traces`,
         OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
         OTEL_BSP_SCHEDULE_DELAY: '100',
-        ...(process.env.KAFKA_BROKERS ? { MM_KAFKA_TOPIC_PREFIX: `mm-tracing-${randomUUID().slice(0, 8)}`, MM_KAFKA_SESSION_TIMEOUT_MS: '3000' } : {}),
+        ...(process.env.KAFKA_BROKERS ? { MM_KAFKA_TOPIC_PREFIX: `mm-tracing-${randomUUID().slice(0, 8)}`, MM_KAFKA_SESSION_TIMEOUT_MS: '6000' } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

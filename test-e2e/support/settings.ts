@@ -32,6 +32,6 @@ export function distributedKafka(databaseUrl: string): Record<string, string> {
     warnedNoKafka = true;
     return {};
   }
-  // A short session: a restarted platform's consumer rejoins its group without waiting long for the old member.
-  return { KAFKA_BROKERS: brokers, MM_KAFKA_TOPIC_PREFIX: `mm-${new URL(databaseUrl).pathname.slice(1)}`, MM_KAFKA_SESSION_TIMEOUT_MS: '3000' };
+  // Kafka's least session timeout, which any broker accepts: a stopped platform's consumers leave their groups at once, so its successor does not wait out a session.
+  return { KAFKA_BROKERS: brokers, MM_KAFKA_TOPIC_PREFIX: `mm-${new URL(databaseUrl).pathname.slice(1)}`, MM_KAFKA_SESSION_TIMEOUT_MS: '6000' };
 }

@@ -1,11 +1,14 @@
 // A Kafka broker for the test run (ADR 0012): KAFKA_BROKERS when it is set,
 // else the project's librdkafka mock broker (tools/kafka-mock) on a loopback
-// port, exported as KAFKA_BROKERS to the test workers. With neither, the Kafka
-// suites report themselves skipped.
+// port behind the stock-broker proxy (tools/kafka-mock/stock-broker-proxy.ts),
+// which holds every client to a stock broker's rules the mock does not
+// enforce; the proxy's address is exported as KAFKA_BROKERS to the test
+// workers. With neither, the Kafka suites report themselves skipped.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { startStockBrokerProxy } from '../kafka-mock/stock-broker-proxy';
 
 const dir = join(__dirname, '..', 'kafka-mock');
 const binary = join(dir, 'build', 'kafka-mock');
@@ -14,24 +17,54 @@ export interface TestKafka {
   stop(): Promise<void>;
 }
 
+export interface MockBroker extends TestKafka {
+  /** host:port of the mock itself. */
+  address: string;
+}
+
 export async function startTestKafka(log: (line: string) => void): Promise<TestKafka | undefined> {
   if (process.env.KAFKA_BROKERS) {
     log('using Kafka at KAFKA_BROKERS');
     return undefined;
   }
-  // Rebuilds only when the source is newer; fails where librdkafka-dev is missing.
+  const mock = await startMockBroker(log);
+  if (!mock) return undefined;
+  try {
+    const proxy = await startStockBrokerProxy({ upstream: mock.address, log: (line) => log(line) });
+    process.env.KAFKA_BROKERS = proxy.address;
+    log(`Kafka mock broker (librdkafka) at ${proxy.address} for this run, behind the stock-broker proxy`);
+    return {
+      stop: async () => {
+        await proxy.close();
+        await mock.stop();
+      },
+    };
+  } catch (error) {
+    await mock.stop();
+    throw error;
+  }
+}
+
+/** Builds the mock broker where needed (only when its source is newer); why it cannot be, or undefined. */
+export function buildMockBroker(): string | undefined {
   const build = spawnSync(join(dir, 'build.sh'), { encoding: 'utf8' });
-  if (build.status !== 0 || !existsSync(binary)) {
-    const why = (build.stderr || String(build.error ?? '')).trim().split('\n')[0] || `exit status ${build.status}`;
-    log(`no Kafka broker: the Kafka suites are skipped (tools/kafka-mock/build.sh, which needs a C compiler and librdkafka-dev, failed: ${why})`);
+  if (build.status === 0 && existsSync(binary)) return undefined;
+  const why = (build.stderr || String(build.error ?? '')).trim().split('\n')[0] || `exit status ${build.status}`;
+  return `tools/kafka-mock/build.sh, which needs a C compiler and librdkafka-dev, failed: ${why}`;
+}
+
+/** The librdkafka mock broker alone, or undefined (logged) where it cannot be built. */
+export async function startMockBroker(log: (line: string) => void): Promise<MockBroker | undefined> {
+  const unbuildable = buildMockBroker();
+  if (unbuildable) {
+    log(`no Kafka broker: the Kafka suites are skipped (${unbuildable})`);
     return undefined;
   }
   // stdin stays open while the run lasts: the broker exits when it closes, even if Jest is killed.
   const child = spawn(binary, [], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const brokers = await firstLine(child);
-  process.env.KAFKA_BROKERS = brokers;
-  log(`Kafka mock broker (librdkafka) at ${brokers} for this run`);
+  const address = await firstLine(child);
   return {
+    address,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

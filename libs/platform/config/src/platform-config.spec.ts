@@ -18,14 +18,30 @@ describe('loadConfig', () => {
     expect(loadConfig({ MM_SECRET_HASH_KEY: 'k'.repeat(32) }).MM_SECRET_HASH_KEY).toBe('k'.repeat(32));
   });
 
-  it('takes Kafka brokers as host:port pairs, a topic prefix Kafka allows, and a session timeout of at least a second', () => {
+  it('takes Kafka brokers as host:port pairs and a topic prefix Kafka allows', () => {
     const config = loadConfig({ KAFKA_BROKERS: 'kafka-0.kafka:9092, kafka-1.kafka:9092', MM_KAFKA_TOPIC_PREFIX: 'acme.sandbox', MM_KAFKA_SESSION_TIMEOUT_MS: '6000' });
     expect([config.KAFKA_BROKERS, config.MM_KAFKA_TOPIC_PREFIX, config.MM_KAFKA_SESSION_TIMEOUT_MS]).toEqual(['kafka-0.kafka:9092, kafka-1.kafka:9092', 'acme.sandbox', 6000]);
     expect(loadConfig({})).toMatchObject({ MM_KAFKA_TOPIC_PREFIX: 'mm', MM_KAFKA_SESSION_TIMEOUT_MS: 10_000 });
     expect(() => loadConfig({ KAFKA_BROKERS: 'kafka' })).toThrow(/KAFKA_BROKERS must be host:port/);
     expect(() => loadConfig({ KAFKA_BROKERS: 'kafka:9092,' })).toThrow(/KAFKA_BROKERS/);
     expect(() => loadConfig({ MM_KAFKA_TOPIC_PREFIX: 'mm/prod' })).toThrow(/MM_KAFKA_TOPIC_PREFIX/);
-    expect(() => loadConfig({ MM_KAFKA_SESSION_TIMEOUT_MS: '500' })).toThrow(/MM_KAFKA_SESSION_TIMEOUT_MS/);
+  });
+
+  it("takes only a session timeout every stock Kafka broker accepts (6 s to 5 min: group.min/max.session.timeout.ms)", () => {
+    expect(loadConfig({ MM_KAFKA_SESSION_TIMEOUT_MS: '6000' }).MM_KAFKA_SESSION_TIMEOUT_MS).toBe(6000);
+    expect(loadConfig({ MM_KAFKA_SESSION_TIMEOUT_MS: '300000' }).MM_KAFKA_SESSION_TIMEOUT_MS).toBe(300_000);
+    expect(() => loadConfig({ MM_KAFKA_SESSION_TIMEOUT_MS: '3000' })).toThrow(/MM_KAFKA_SESSION_TIMEOUT_MS must be at least 6000/);
+    expect(() => loadConfig({ MM_KAFKA_SESSION_TIMEOUT_MS: '300001' })).toThrow(/MM_KAFKA_SESSION_TIMEOUT_MS must be at most 300000/);
+    expect(() => loadConfig({ MM_KAFKA_SESSION_TIMEOUT_MS: '6s' })).toThrow(/MM_KAFKA_SESSION_TIMEOUT_MS/);
+  });
+
+  it('takes the partitions and replication factor of the topics it creates: -1 for the broker default, else at least 1', () => {
+    expect(loadConfig({})).toMatchObject({ MM_KAFKA_TOPIC_PARTITIONS: 6, MM_KAFKA_TOPIC_REPLICATION_FACTOR: -1 });
+    expect(loadConfig({ MM_KAFKA_TOPIC_PARTITIONS: '-1', MM_KAFKA_TOPIC_REPLICATION_FACTOR: '3' })).toMatchObject({ MM_KAFKA_TOPIC_PARTITIONS: -1, MM_KAFKA_TOPIC_REPLICATION_FACTOR: 3 });
+    for (const bad of ['0', '-2', 'many', '1.5']) {
+      expect(() => loadConfig({ MM_KAFKA_TOPIC_PARTITIONS: bad })).toThrow(/MM_KAFKA_TOPIC_PARTITIONS/);
+      expect(() => loadConfig({ MM_KAFKA_TOPIC_REPLICATION_FACTOR: bad })).toThrow(/MM_KAFKA_TOPIC_REPLICATION_FACTOR/);
+    }
   });
 
   it('requires the bootstrap key pair together', () => {

@@ -2,7 +2,7 @@
 // validated at start-up). A missing or bad variable stops the process with a
 // message that names it.
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, NotEquals, ValidateBy, validateSync } from 'class-validator';
 import { isIP } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { KeyRing, REQUIRED, SIGNING_KEY_ENCRYPTION_KEYS } from './key-ring';
@@ -13,6 +13,9 @@ const isListenHost = (value: unknown) =>
   typeof value === 'string' && (/^[\d.]+$/.test(value) ? isIP(value) === 4 : isIP(value) !== 0 || HOST_NAME.test(value));
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+
+const PARTITIONS = "MM_KAFKA_TOPIC_PARTITIONS must be -1 (the broker's default) or 1 to 10000";
+const REPLICATION = "MM_KAFKA_TOPIC_REPLICATION_FACTOR must be -1 (the broker's default) or 1 to 32767";
 
 export class PlatformConfig {
   /** HTTP port; 0 picks a free port (tests). */
@@ -116,9 +119,28 @@ export class PlatformConfig {
   @Matches(/^[A-Za-z0-9._-]{1,100}$/, { message: 'MM_KAFKA_TOPIC_PREFIX must be 1 to 100 letters, digits, dots, underscores or hyphens' })
   MM_KAFKA_TOPIC_PREFIX = 'mm';
 
-  /** Distributed mode on Kafka: how long a consumer may go silent before its group hands its partitions on (a crashed process is noticed after this). */
-  @Transform(toInt) @IsInt() @Min(1000) @Max(300_000)
+  /**
+   * Distributed mode on Kafka: how long a consumer may go silent before its group hands its partitions on
+   * (a crashed process is noticed after this). What every stock broker accepts: group.min.session.timeout.ms
+   * is 6 s by default, group.max.session.timeout.ms 5 minutes (30 since Kafka 2.3).
+   */
+  @Transform(toInt)
+  @IsInt({ message: 'MM_KAFKA_SESSION_TIMEOUT_MS must be a whole number of milliseconds' })
+  @Min(6_000, { message: "MM_KAFKA_SESSION_TIMEOUT_MS must be at least 6000: a Kafka broker's least session timeout (group.min.session.timeout.ms) is 6000 by default" })
+  @Max(300_000, { message: 'MM_KAFKA_SESSION_TIMEOUT_MS must be at most 300000, which every Kafka broker allows by default (group.max.session.timeout.ms)' })
   MM_KAFKA_SESSION_TIMEOUT_MS = 10_000;
+
+  /** Distributed mode on Kafka: the partitions of each topic a service creates; -1, the broker's num.partitions. Never change it once a topic exists. */
+  @Transform(toInt)
+  @IsInt({ message: 'MM_KAFKA_TOPIC_PARTITIONS must be a whole number' })
+  @Min(-1, { message: PARTITIONS }) @Max(10_000, { message: PARTITIONS }) @NotEquals(0, { message: PARTITIONS })
+  MM_KAFKA_TOPIC_PARTITIONS = 6;
+
+  /** Distributed mode on Kafka: the replicas of each partition of a topic a service creates; -1, the broker's default.replication.factor. */
+  @Transform(toInt)
+  @IsInt({ message: 'MM_KAFKA_TOPIC_REPLICATION_FACTOR must be a whole number' })
+  @Min(-1, { message: REPLICATION }) @Max(32_767, { message: REPLICATION }) @NotEquals(0, { message: REPLICATION })
+  MM_KAFKA_TOPIC_REPLICATION_FACTOR = -1;
 
   /** Distributed mode, every service but the gateway: the gateway's address, for its public keyset (JWKS). */
   @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_GATEWAY_URL must be an http(s) URL' })

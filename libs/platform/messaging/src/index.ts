@@ -2,6 +2,7 @@ export * from './pg-log.transport';
 export * from './kafka-event.server';
 export * from './kafka-relay';
 export * from './kafka-message';
+export * from './kafka-topics';
 export * from './handle-once';
 export * from './event-transport.factory';
 export { EVENTS_CHANNEL } from './events-notify.listener';

@@ -4,32 +4,53 @@
 import { Controller, Inject, Module, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventPattern, Payload, type MicroserviceOptions } from '@nestjs/microservices';
-import type { Kafka, Producer, ProducerConfig, ProducerRecord } from 'kafkajs';
+import type { ITopicConfig, Kafka, Producer, ProducerConfig, ProducerRecord } from 'kafkajs';
 import { UnitOfWork } from '@mm/platform/database';
 import { createEventsTable, EventStore, type RecordedEvent } from '@mm/platform/event-store';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { KafkaEventServer } from './kafka-event.server';
 import { toKafkaMessage } from './kafka-message';
 import { KafkaRelay } from './kafka-relay';
+import type { TopicsClient } from './kafka-topics';
 import { eventually } from './transport.contract';
 
 const ids = (events: RecordedEvent[]) => events.map((e) => e.eventId);
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
-/** Stands in for a kafkajs producer: records every send attempt, and can refuse some. */
+/** Stands in for a kafkajs producer: records every send attempt, and can refuse some; and for the admin client that creates its topic. */
 class RecordingProducer {
   config?: ProducerConfig;
   readonly attempts: Array<{ record: ProducerRecord; failed: boolean }> = [];
+  /** The topics the relay asked to create, before its producer connected or after. */
+  readonly created: Array<ITopicConfig & { beforeConnect: boolean }> = [];
+  private connected = false;
   refuse: (record: ProducerRecord) => boolean = () => false;
 
-  readonly kafka = {
+  readonly kafka: Pick<Kafka, 'producer'> & TopicsClient = {
     producer: (config?: ProducerConfig) => {
       this.config = config;
       return this as unknown as Producer;
     },
-  } as Pick<Kafka, 'producer'>;
+    admin: () => ({
+      connect: async () => undefined,
+      disconnect: async () => undefined,
+      listTopics: async () => this.created.map((t) => t.topic),
+      createTopics: async ({ topics }) => {
+        this.created.push(...topics.map((topic) => ({ ...topic, beforeConnect: !this.connected })));
+        return true;
+      },
+      fetchTopicMetadata: async (options?: { topics: string[] }) => ({
+        topics: (options?.topics ?? []).map((name) => ({ name, partitions: [{ partitionErrorCode: 0, partitionId: 0, leader: 1, replicas: [1], isr: [1] }] })),
+      }),
+    }),
+    consumer: () => {
+      throw new Error('a broker with CreateTopics needs no consumer to create topics');
+    },
+  };
 
-  async connect(): Promise<void> {}
+  async connect(): Promise<void> {
+    this.connected = true;
+  }
   async disconnect(): Promise<void> {}
 
   async send(record: ProducerRecord): Promise<[]> {
@@ -91,7 +112,7 @@ describe('KafkaRelay', () => {
       expect(all).toHaveLength(3);
       expect(producer.published()).toEqual(ids(all));
     });
-    expect(producer.config).toMatchObject({ idempotent: true });
+    expect(producer.config).toMatchObject({ idempotent: true, allowAutoTopicCreation: false });
     expect(new Set(producer.attempts.map((a) => a.record.topic))).toEqual(new Set(['mm.relay_log.events']));
     expect(producer.attempts.map((a) => a.record)).toEqual(
       all.map((event) => {
@@ -99,6 +120,17 @@ describe('KafkaRelay', () => {
         return { topic, acks: -1, messages: [message] };
       }),
     );
+  });
+
+  it('creates its topic before its producer connects, with the partitions and replication factor it is given, and leaves it alone once it exists', async () => {
+    const producer = new RecordingProducer();
+    const options = { uow: db.uow, source: store, kafka: producer.kafka, topicPrefix: 'acme', topic: { numPartitions: 12, replicationFactor: 3 }, idlePollMs: 100, logger: quiet };
+    relay = new KafkaRelay(options);
+    await relay.start();
+    await relay.stop();
+    relay = new KafkaRelay(options);
+    await relay.start();
+    expect(producer.created).toEqual([{ topic: 'acme.relay_log.events', numPartitions: 12, replicationFactor: 3, beforeConnect: true }]);
   });
 
   it('keeps its checkpoint when a send fails and sends again from there (at-least-once)', async () => {

@@ -4,13 +4,17 @@
 // that type. Each handler call is wrapped in handleOnce, so a message Kafka
 // delivers again (retry, rebalance, a crash before the offset commit) has
 // exactly one effect per consumer group; the handler's uow.query(...) calls
-// join handleOnce's transaction.
+// join handleOnce's transaction. It creates the topics it subscribes to, where
+// missing, before subscribing (kafka-topics.ts); its clients never ask the
+// broker to create one. A consumer that cannot join its group (a session
+// timeout the broker refuses) fails the server's start, not silently later.
 import { ServerKafka, type KafkaContext, type KafkaOptions, type ReadPacket } from '@nestjs/microservices';
-import type { Consumer } from 'kafkajs';
+import { Partitioners, type Consumer } from 'kafkajs';
 import type { UnitOfWork } from '@mm/platform/database';
 import { inEventSpan } from './event-span';
 import { handleOnce } from './handle-once';
 import { DEFAULT_TOPIC_PREFIX, eventsTopic, isRecordedEvent, traceHeaders } from './kafka-message';
+import { ensureTopics, type KafkaTopicSettings } from './kafka-topics';
 
 type NestKafkaOptions = NonNullable<KafkaOptions['options']>;
 
@@ -24,6 +28,8 @@ export interface KafkaEventServerOptions {
   sources: ReadonlyArray<string | { readonly schema: string }>;
   brokers: string[];
   clientId: string;
+  /** Partitions and replication factor of the topics it creates. */
+  topic?: KafkaTopicSettings;
   /** Further settings of Nest's Kafka server: client ssl/sasl, consumer, run, ... */
   kafka?: Omit<NestKafkaOptions, 'client' | 'consumer' | 'postfixId'> & {
     client?: Partial<NestKafkaOptions['client']>;
@@ -34,6 +40,7 @@ export interface KafkaEventServerOptions {
 export class KafkaEventServer extends ServerKafka {
   private readonly uow: UnitOfWork;
   private readonly group: string;
+  private readonly topicSettings?: KafkaTopicSettings;
   readonly topics: string[];
 
   constructor(options: KafkaEventServerOptions) {
@@ -42,7 +49,10 @@ export class KafkaEventServer extends ServerKafka {
     super({
       ...kafka,
       client: { ...kafka.client, brokers: options.brokers, clientId: options.clientId },
-      consumer: { ...kafka.consumer, groupId: `${prefix}.${options.group}` },
+      consumer: { ...kafka.consumer, groupId: `${prefix}.${options.group}`, allowAutoTopicCreation: false },
+      // Nest's server makes a producer too (for replies, which events have none); kafkajs 2's
+      // default partitioner is named so it does not warn that it changed.
+      producer: { createPartitioner: Partitioners.DefaultPartitioner, ...kafka.producer, allowAutoTopicCreation: false },
       // A new group starts from the oldest retained event, not from "now".
       subscribe: { fromBeginning: true, ...kafka.subscribe },
       // Nest appends "-server" to the client and group ids by default.
@@ -50,14 +60,27 @@ export class KafkaEventServer extends ServerKafka {
     });
     this.uow = options.uow;
     this.group = options.group;
+    this.topicSettings = options.topic;
     this.topics = [...new Set(options.sources.map((s) => eventsTopic(typeof s === 'string' ? s : s.schema, prefix)))];
   }
 
   /** Nest would subscribe to a topic per pattern; the patterns here are event types, inside the services' topics. */
   override async bindEvents(consumer: Consumer): Promise<void> {
     if (this.topics.length === 0) return;
+    await ensureTopics(this.client!, this.topics, { ...this.topicSettings, logger: this.logger });
     await consumer.subscribe({ ...this.options.subscribe, topics: this.topics });
-    await consumer.run({ ...this.options.run, eachMessage: (payload) => this.handleMessage(payload) });
+    // kafkajs' run() resolves even when joining the group failed for good (a crash it will not
+    // restart from, such as INVALID_SESSION_TIMEOUT): such a server would start and never consume.
+    let crash: Error | undefined;
+    const stopListening = consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (!payload.restart) crash = payload.error;
+    });
+    try {
+      await consumer.run({ ...this.options.run, eachMessage: (payload) => this.handleMessage(payload) });
+    } finally {
+      stopListening();
+    }
+    if (crash) throw new Error(`the Kafka consumer of group ${this.groupId} could not join it: ${crash.message}`, { cause: crash });
   }
 
   override async handleEvent(topic: string, packet: ReadPacket, context: KafkaContext): Promise<void> {

@@ -4,20 +4,25 @@
 // before the next. The send runs inside the relay subscription's
 // transaction, so if it fails the checkpoint stays and the events are sent
 // again later: at-least-once, and consumers deduplicate by event id (handleOnce).
+// It creates its topic before the first send (kafka-topics.ts); the broker's
+// auto-creation is never asked for.
 import { Logger, type LoggerService, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import type { UnitOfWork } from '@mm/platform/database';
 import { Subscription, type EventStore, type RecordedEvent } from '@mm/platform/event-store';
 import { EventsNotifyListener, listenConnectionConfig } from './events-notify.listener';
-import { toKafkaMessage } from './kafka-message';
+import { eventsTopic, toKafkaMessage } from './kafka-message';
+import { ensureTopics, type KafkaTopicSettings, type TopicsClient } from './kafka-topics';
 import { logSubscriptionErrors } from './subscription-errors';
 
 export interface KafkaRelayOptions {
   uow: UnitOfWork;
   source: EventStore;
-  kafka: Pick<Kafka, 'producer'>;
+  kafka: Pick<Kafka, 'producer'> & TopicsClient;
   /** The topics' prefix: `<prefix>.<schema>.events`; `mm` by default. */
   topicPrefix?: string;
+  /** Its topic's partitions and replication factor, should the relay create it. */
+  topic?: KafkaTopicSettings;
   idlePollMs?: number;
   batchSize?: number;
   logger?: LoggerService;
@@ -38,8 +43,11 @@ export class KafkaRelay implements OnApplicationBootstrap, OnApplicationShutdown
 
   async start(): Promise<void> {
     if (this.subscription) return;
-    const { uow, source, batchSize, idlePollMs } = this.options;
-    const producer = this.options.kafka.producer({
+    const { uow, source, batchSize, idlePollMs, kafka, topic } = this.options;
+    await ensureTopics(kafka, [eventsTopic(source.schema, this.options.topicPrefix)], { ...topic, logger: this.logger });
+    const producer = kafka.producer({
+      // Its topic exists now: nothing it does may have the broker create one with the broker's defaults.
+      allowAutoTopicCreation: false,
       idempotent: true,
       maxInFlightRequests: 1,
       // The send holds the relay's transaction open, and an open transaction holds back

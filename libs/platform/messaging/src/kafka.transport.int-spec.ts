@@ -1,7 +1,10 @@
 // The transport contract on a real Kafka: the relay publishes the log, and
 // KafkaEventServer consumes it. KAFKA_BROKERS=host:port[,host:port] names the
 // broker; the Jest global setup sets it to the project's librdkafka mock broker
-// (tools/kafka-mock) when it is unset and the mock is built.
+// (tools/kafka-mock), behind the stock-broker proxy, when it is unset and the
+// mock is built. Either way nothing here relies on the broker creating topics
+// or on a session timeout a stock broker refuses, and every topic is this
+// run's own, as on a broker other runs share.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -13,14 +16,15 @@ import { UnitOfWork } from '@mm/platform/database';
 import { createEventsTable, EventStore, type RecordedEvent } from '@mm/platform/event-store';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { KafkaEventServer, type KafkaEventServerOptions } from './kafka-event.server';
-import { eventsTopic } from './kafka-message';
 import { KafkaRelay } from './kafka-relay';
+import { ensureTopics } from './kafka-topics';
 import { eventually, transportContract } from './transport.contract';
 
 const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean);
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
-// Quick to notice a rebalance (Kafka's least session timeout is 6 s), and short fetch
-// waits: the mock broker answers an empty fetch only after the whole wait.
+// Kafka's least session timeout (6 s) with a heartbeat well under a third of it, so a
+// rebalance is noticed quickly, and short fetch waits: the mock broker answers an empty
+// fetch only after the whole wait.
 const consumerSettings: KafkaEventServerOptions['kafka'] = {
   client: { logLevel: logLevel.NOTHING },
   consumer: { sessionTimeout: 6_000, rebalanceTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100 },
@@ -31,32 +35,26 @@ if (brokers.length === 0) {
 }
 const itWithKafka = brokers.length > 0 ? it : it.skip;
 
-/** A service's events table, its relay to Kafka, and its topic with several partitions. */
+/** A name of this run's own: on a long-lived broker, an older run's events must not reach this run's consumers. */
+const ofThisRun = (name: string) => `${name}_${Array.from(randomBytes(8), (b) => String.fromCharCode(97 + (b % 26))).join('')}`;
+
+/** A service's events table and its relay to Kafka, which creates its topic with several partitions. */
 async function relayedLog(db: TestDatabase, schema: string): Promise<{ store: EventStore; relay: KafkaRelay }> {
   const runner = db.dataSource.createQueryRunner();
   await createEventsTable(runner, schema);
   await runner.release();
   const store = new EventStore(db.uow, schema);
   const kafka = new Kafka({ brokers, clientId: 'mm-contract', logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    // Several partitions, so per-stream order rests on the stream key, not on a single partition.
-    await admin.createTopics({ topics: [{ topic: eventsTopic(schema), numPartitions: 3 }], waitForLeaders: true });
-  } catch (error) {
-    // The mock broker has no CreateTopics; it creates the topic (4 partitions) when first asked for it.
-    if ((error as Error).name !== 'KafkaJSServerDoesNotSupportApiKey') throw error;
-  } finally {
-    await admin.disconnect();
-  }
-  const relay = new KafkaRelay({ uow: db.uow, source: store, kafka, idlePollMs: 100, logger: quiet });
+  // Several partitions, so per-stream order rests on the stream key, not on a single partition
+  // (the mock broker gives every topic 4, whatever is asked).
+  const relay = new KafkaRelay({ uow: db.uow, source: store, kafka, topic: { numPartitions: 3 }, idlePollMs: 100, logger: quiet });
   await relay.start();
   return { store, relay };
 }
 
 transportContract(brokers.length > 0 ? 'Kafka (relay + KafkaEventServer)' : 'Kafka, skipped: no Kafka broker', async () => {
   const db = await createTestDatabase();
-  const { store, relay } = await relayedLog(db, 'contract_kafka');
+  const { store, relay } = await relayedLog(db, ofThisRun('contract_kafka'));
   return {
     uow: db.uow,
     append: (streamId, events) => db.uow.run(() => store.append(streamId, 'any', events)),
@@ -79,7 +77,7 @@ describe(brokers.length > 0 ? 'Kafka: a consumer crash' : 'Kafka: a consumer cra
     if (brokers.length === 0) return;
     db = await createTestDatabase();
     // A topic of its own per run: on a long-lived broker, an older run's crash marker must not kill this run's consumer.
-    ({ store, relay } = await relayedLog(db, `crash_kafka_${Array.from(randomBytes(8), (b) => String.fromCharCode(97 + (b % 26))).join('')}`));
+    ({ store, relay } = await relayedLog(db, ofThisRun('crash_kafka')));
     await db.uow.query(`CREATE TABLE crash_effects (server text NOT NULL, event_id text NOT NULL)`);
   }, TIMEOUT);
   afterAll(async () => {
@@ -145,4 +143,53 @@ describe(brokers.length > 0 ? 'Kafka: a consumer crash' : 'Kafka: a consumer cra
       await next.close();
     }
   }, TIMEOUT);
+});
+
+describe(brokers.length > 0 ? 'Kafka: a consumer the broker will not let join' : 'Kafka: a consumer the broker will not let join, skipped: no Kafka broker', () => {
+  itWithKafka('fails its start, instead of starting and never consuming (a 3 s session, which a stock broker refuses)', async () => {
+    const db = await createTestDatabase();
+    @Module({})
+    class NoHandlers {}
+    const app = await NestFactory.createMicroservice<MicroserviceOptions>(NoHandlers, {
+      strategy: new KafkaEventServer({
+        uow: db.uow,
+        group: ofThisRun('refused'),
+        sources: [ofThisRun('refused_log')],
+        brokers,
+        clientId: 'mm-contract',
+        kafka: { ...consumerSettings, consumer: { ...consumerSettings?.consumer, sessionTimeout: 3_000, rebalanceTimeout: 3_000 } },
+      }),
+      logger: false,
+      abortOnError: false,
+    });
+    try {
+      await expect(app.listen()).rejects.toThrow(/could not join it: The session timeout is not within the range allowed by the broker/);
+    } finally {
+      await app.close();
+      await db.close();
+    }
+  });
+});
+
+describe(brokers.length > 0 ? 'Kafka: the topics a service creates' : 'Kafka: the topics a service creates, skipped: no Kafka broker', () => {
+  itWithKafka('are created where missing, ready to use, and a setting the broker refuses fails with its reason', async () => {
+    const kafka = new Kafka({ brokers, clientId: 'mm-contract', logLevel: logLevel.NOTHING });
+    const [topic, refused] = [`mm.${ofThisRun('created')}.events`, `mm.${ofThisRun('refused')}.events`];
+    await ensureTopics(kafka, [topic], { numPartitions: 2, logger: quiet });
+    // Again: it exists, and is left as it is.
+    await ensureTopics(kafka, [topic], { numPartitions: 2, logger: quiet });
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const [{ partitions }] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
+      expect(partitions.length).toBeGreaterThan(0);
+      expect(partitions.every((p) => p.leader >= 0)).toBe(true);
+      await expect(ensureTopics(kafka, [refused], { replicationFactor: 32_767, logger: quiet })).rejects.toThrow(
+        new RegExp(`creating the Kafka topics ${refused.replaceAll('.', '\\.')} .*INVALID_REPLICATION_FACTOR`),
+      );
+      expect(await admin.listTopics()).not.toContain(refused);
+    } finally {
+      await admin.disconnect();
+    }
+  });
 });

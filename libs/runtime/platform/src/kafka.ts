@@ -1,20 +1,23 @@
-// Distributed mode's Kafka settings (ADR 0012): the brokers and topic prefix
-// from the configuration, the relay's client logging through the platform's
-// pino logger, and the consumer timings.
-import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+// Distributed mode's Kafka settings (ADR 0012): the brokers, topic prefix and
+// the settings of the topics a service creates from the configuration, the
+// kafkajs clients logging through the platform's pino logger, and the consumer
+// timings, all within what a stock broker accepts.
+import { Kafka, logLevel, type LogEntry, type logCreator } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { PlatformConfig } from '@mm/platform/config';
-import type { KafkaEventServerOptions } from '@mm/platform/messaging';
+import type { KafkaEventServerOptions, KafkaTopicSettings } from '@mm/platform/messaging';
 
 export interface KafkaSettings {
   brokers: string[];
   topicPrefix: string;
+  /** The partitions and replication factor of the topics a service creates. */
+  topic: KafkaTopicSettings;
   /** The consumers' settings. */
   consumer: NonNullable<KafkaEventServerOptions['kafka']>;
 }
 
 /** The broker list and topic prefix, or undefined without KAFKA_BROKERS (the PostgreSQL log transport). */
-export function kafkaSettings(config: PlatformConfig): KafkaSettings | undefined {
+export function kafkaSettings(config: PlatformConfig, logger: Logger): KafkaSettings | undefined {
   const brokers = (config.KAFKA_BROKERS ?? '')
     .split(',')
     .map((broker) => broker.trim())
@@ -24,12 +27,17 @@ export function kafkaSettings(config: PlatformConfig): KafkaSettings | undefined
   return {
     brokers,
     topicPrefix: config.MM_KAFKA_TOPIC_PREFIX,
-    // A crashed member is noticed after the session timeout. A fetch waits at most 200 ms for
-    // new events, so an event reaches its consumers in well under a second even on brokers that
-    // answer an empty fetch only when the wait is over (librdkafka's mock cluster, in the tests).
+    topic: { numPartitions: config.MM_KAFKA_TOPIC_PARTITIONS, replicationFactor: config.MM_KAFKA_TOPIC_REPLICATION_FACTOR },
+    // A crashed member is noticed after the session timeout (6 s to 5 min, the configuration's
+    // range); one that stops leaves its group at once. A heartbeat a second is well under a third
+    // of the least session timeout, so a running member is never taken for dead, and it hears of a
+    // rebalance within a second. A rebalance waits at most a session for the members to rejoin.
+    // A fetch waits at most 200 ms for new events, so an event reaches its consumers in well under
+    // a second even on brokers that answer an empty fetch only when the wait is over (librdkafka's
+    // mock cluster, in the tests).
     consumer: {
-      client: { logLevel: logLevel.WARN },
-      consumer: { sessionTimeout, rebalanceTimeout: sessionTimeout, heartbeatInterval: Math.min(1_000, Math.floor(sessionTimeout / 3)), maxWaitTimeInMs: 200 },
+      client: { logLevel: logLevel.WARN, logCreator: kafkaLog(logger) },
+      consumer: { sessionTimeout, rebalanceTimeout: sessionTimeout, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
     },
   };
 }
@@ -41,17 +49,21 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.DEBUG]: 'debug',
 };
 
-/** A kafkajs client whose warnings and errors go to the platform's log (its chatter stays out). */
+/**
+ * kafkajs' warnings and errors in the platform's log (its chatter stays out). It logs every error
+ * answer as an error; a CreateTopics one is a topic another service created a moment earlier
+ * (TOPIC_ALREADY_EXISTS) or a failure ensureTopics reports itself, so it is only debug here.
+ */
+export function kafkaLog(logger: Logger): logCreator {
+  return () =>
+    ({ level, label, log }: LogEntry) => {
+      const { message, ...fields } = log;
+      const method = level === logLevel.ERROR && message.startsWith('Response CreateTopics') ? 'debug' : (LEVELS[level] ?? 'info');
+      logger[method]({ context: 'kafka', kafka: label, ...fields }, message);
+    };
+}
+
+/** A kafkajs client logging to the platform's log. */
 export function kafkaClient(settings: KafkaSettings, clientId: string, logger: Logger): Kafka {
-  return new Kafka({
-    clientId,
-    brokers: settings.brokers,
-    logLevel: logLevel.WARN,
-    logCreator:
-      () =>
-      ({ level, label, log }: LogEntry) => {
-        const { message, ...fields } = log;
-        logger[LEVELS[level] ?? 'info']({ context: 'kafka', kafka: label, ...fields }, message);
-      },
-  });
+  return new Kafka({ clientId, brokers: settings.brokers, logLevel: logLevel.WARN, logCreator: kafkaLog(logger) });
 }

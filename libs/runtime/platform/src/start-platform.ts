@@ -61,7 +61,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   const relays: KafkaRelay[] = [];
   const host = listenHost(config, options.host);
   // Distributed mode with a broker: events between processes go over Kafka; otherwise over the shared database's logs.
-  const kafka = platformMode ? undefined : kafkaSettings(config);
+  const kafka = platformMode ? undefined : kafkaSettings(config, logger);
   const stop = async () => {
     // PostgreSQL stops even when closing what runs on it fails: no server is left behind.
     try {
@@ -124,6 +124,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
                 brokers: kafka.brokers,
                 clientId: `money-movement-${group}`,
                 topicPrefix: kafka.topicPrefix,
+                topic: kafka.topic,
                 kafka: kafka.consumer,
               })
             : createEventTransport({
@@ -153,6 +154,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
           source: new EventStore(uow, SERVICES[service].schema),
           kafka: kafkaClient(kafka, `money-movement-${service}-relay`, logger),
           topicPrefix: kafka.topicPrefix,
+          topic: kafka.topic,
           logger: new PinoNestLogger(logger),
         });
         await relay.start();

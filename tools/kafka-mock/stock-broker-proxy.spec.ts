@@ -1,0 +1,220 @@
+// The stock-broker proxy (ADR 0012) in front of a mock broker of its own: the
+// rules of a stock Kafka broker it holds clients to, seen through kafkajs as
+// the platform uses it. Skipped where the mock cannot be built.
+import { randomUUID } from 'node:crypto';
+import { createConnection } from 'node:net';
+import { Kafka, logLevel, type Admin, type Consumer } from 'kafkajs';
+import { buildMockBroker, startMockBroker, type MockBroker } from '../jest/kafka-broker';
+import { startStockBrokerProxy, type StockBrokerProxy } from './stock-broker-proxy';
+
+jest.setTimeout(60_000);
+
+const unbuildable = buildMockBroker();
+if (unbuildable) process.stderr.write(`stock-broker-proxy.spec: skipped: no mock broker (${unbuildable})\n`);
+const withMock = unbuildable ? it.skip : it;
+
+let mock: MockBroker | undefined;
+let proxy: StockBrokerProxy;
+let kafka: Kafka;
+let admin: Admin;
+const refusals: string[] = [];
+const consumers: Consumer[] = [];
+
+beforeAll(async () => {
+  if (unbuildable) return;
+  mock = await startMockBroker((line) => process.stderr.write(`stock-broker-proxy.spec: ${line}\n`));
+  if (!mock) throw new Error('the mock broker did not start');
+  proxy = await startStockBrokerProxy({ upstream: mock.address, log: (line) => refusals.push(line) });
+  kafka = new Kafka({ brokers: [proxy.address], clientId: 'stock-broker-proxy-spec', logLevel: logLevel.NOTHING, retry: { retries: 2 } });
+  admin = kafka.admin();
+  await admin.connect();
+});
+afterAll(async () => {
+  for (const consumer of consumers) await consumer.disconnect();
+  await admin?.disconnect();
+  await proxy?.close();
+  await mock?.stop();
+});
+
+const unique = (what: string) => `${what}-${randomUUID().slice(0, 8)}`;
+
+/** A consumer of a new group on the topic; resolves once kafkajs' run() has (it crashes inside when refused). */
+async function joinGroup(sessionTimeout: number, topic: string): Promise<{ crash?: { error: Error; restart: boolean }; joined: boolean; brokers: Set<string> }> {
+  const consumer = kafka.consumer({ groupId: unique('group'), sessionTimeout, rebalanceTimeout: sessionTimeout, heartbeatInterval: 1_000 });
+  consumers.push(consumer);
+  const seen: { crash?: { error: Error; restart: boolean }; joined: boolean; brokers: Set<string> } = { joined: false, brokers: new Set() };
+  consumer.on(consumer.events.CRASH, ({ payload }) => (seen.crash = { error: payload.error, restart: payload.restart }));
+  consumer.on(consumer.events.GROUP_JOIN, () => (seen.joined = true));
+  consumer.on(consumer.events.REQUEST, ({ payload }) => seen.brokers.add(payload.broker));
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await consumer.run({ eachMessage: async () => undefined });
+  return seen;
+}
+
+describe('the stock-broker proxy in front of the mock broker', () => {
+  withMock('refuses a session timeout outside 6 s to 5 min with INVALID_SESSION_TIMEOUT, and takes 6 s', async () => {
+    const topic = unique('sessions');
+    await admin.createTopics({ topics: [{ topic }] });
+
+    for (const sessionTimeout of [3_000, 300_001]) {
+      const refused = await joinGroup(sessionTimeout, topic);
+      expect(refused.joined).toBe(false);
+      expect(refused.crash).toMatchObject({ error: { type: 'INVALID_SESSION_TIMEOUT' }, restart: false });
+    }
+    expect(refusals).toEqual([expect.stringContaining('session timeout 3000 ms is outside [6000, 300000]'), expect.stringContaining('session timeout 300001 ms')]);
+
+    const accepted = await joinGroup(6_000, topic);
+    expect(accepted.crash).toBeUndefined();
+    expect(accepted.joined).toBe(true);
+    // Every request went to the proxy: the coordinator and the brokers it names are the proxy's address.
+    expect([...accepted.brokers]).toEqual([proxy.address]);
+  });
+
+  withMock('never creates a topic on a metadata request, even from a client that allows it', async () => {
+    const topic = unique('never-created');
+    await expect(admin.fetchTopicMetadata({ topics: [topic] })).rejects.toMatchObject({ type: 'UNKNOWN_TOPIC_OR_PARTITION' });
+    const producer = kafka.producer({ allowAutoTopicCreation: true, retry: { retries: 1 } });
+    await producer.connect();
+    try {
+      await expect(producer.send({ topic, messages: [{ value: 'x' }] })).rejects.toThrow(/does not host this topic-partition/);
+    } finally {
+      await producer.disconnect();
+    }
+    // A request naming it beside an existing topic answers for both, and still creates nothing.
+    const existing = unique('existing');
+    await admin.createTopics({ topics: [{ topic: existing }] });
+    await expect(admin.fetchTopicMetadata({ topics: [existing, topic] })).rejects.toMatchObject({ type: 'UNKNOWN_TOPIC_OR_PARTITION' });
+    expect(await admin.listTopics()).toContain(existing);
+    expect(await admin.listTopics()).not.toContain(topic);
+  });
+
+  withMock('creates topics with CreateTopics: TOPIC_ALREADY_EXISTS for one that exists, a refusal for more replicas than brokers', async () => {
+    const topic = unique('created');
+    expect(await admin.createTopics({ topics: [{ topic, numPartitions: 4 }], waitForLeaders: true })).toBe(true);
+    const [metadata] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
+    expect(metadata.partitions.length).toBeGreaterThan(0);
+    expect(metadata.partitions.every((p) => p.leader >= 0)).toBe(true);
+
+    // kafkajs reports "all of them existed already" (TOPIC_ALREADY_EXISTS) as false.
+    expect(await admin.createTopics({ topics: [{ topic }] })).toBe(false);
+    await expect(admin.createTopics({ topics: [{ topic: unique('replicated'), replicationFactor: 3 }] })).rejects.toMatchObject({
+      errors: [expect.objectContaining({ type: 'INVALID_REPLICATION_FACTOR' })],
+    });
+
+    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    await producer.connect();
+    try {
+      const [sent] = await producer.send({ topic, messages: [{ key: 'k', value: 'v' }] });
+      expect(sent.errorCode).toBe(0);
+    } finally {
+      await producer.disconnect();
+    }
+  });
+
+  withMock('names itself as the broker, so clients stay behind it after bootstrap', async () => {
+    const { brokers } = await admin.describeCluster();
+    expect(brokers.map((b) => `${b.host}:${b.port}`)).toEqual([proxy.address]);
+  });
+
+  withMock('names itself as the group coordinator too', async () => {
+    // kafkajs finds the coordinator's address among the brokers Metadata names; other clients use FindCoordinator's.
+    const [answer] = await exchange([request(10, 0, 7, kafkaString(unique('group')))]);
+    const host = answer.toString('utf8', 12, 12 + answer.readInt16BE(10));
+    const port = answer.readInt32BE(12 + host.length);
+    expect({ error: answer.readInt16BE(4), address: `${host}:${port}` }).toEqual({ error: 0, address: proxy.address });
+  });
+
+  withMock("gives a member that syncs after its group is stable that generation's assignment, as a broker does (the mock refuses it)", async () => {
+    // A group of one: its leader's SyncGroup assigns it and makes the group stable; the second,
+    // with no assignments, is a follower's that comes late. JoinGroup v0 waits out the first rebalance.
+    const group = unique('late-sync');
+    const [joined] = await exchange([request(11, 0, 1, Buffer.concat([kafkaString(group), int32(6_000), kafkaString(''), kafkaString('consumer'), int32(1), kafkaString('range'), int32(0)]))]);
+    expect(joined.readInt16BE(4)).toBe(0);
+    const generation = joined.readInt32BE(6);
+    let at = 10;
+    const read = () => {
+      const value = joined.toString('utf8', at + 2, at + 2 + joined.readInt16BE(at));
+      at += 2 + Buffer.byteLength(value);
+      return value;
+    };
+    read(); // protocol
+    read(); // leader
+    const memberId = read();
+    const sync = (assignments: Buffer[]) => request(14, 0, 2, Buffer.concat([kafkaString(group), int32(generation), kafkaString(memberId), int32(assignments.length), ...assignments]));
+    const assignment = Buffer.from('partitions of the member');
+    const assigned = Buffer.concat([kafkaString(memberId), int32(assignment.length), assignment]);
+
+    for (const answer of [...(await exchange([sync([assigned])])), ...(await exchange([sync([])]))]) {
+      expect({ error: answer.readInt16BE(4), assignment: answer.subarray(10, 10 + answer.readInt32BE(6)).toString() }).toEqual({ error: 0, assignment: assignment.toString() });
+    }
+  });
+
+  withMock('reads frames whole however TCP cuts or joins them', async () => {
+    // Two ApiVersions v0 requests in one stream, sent a byte at a time.
+    const answers = await exchange([request(18, 0, 1), request(18, 0, 2)], { byteByByte: true });
+    expect(answers.map((a) => a.readInt32BE(0))).toEqual([1, 2]);
+    // CreateTopics (19) is advertised: the proxy rewrote the mock's answer.
+    for (const answer of answers) {
+      const apiKeys = Array.from({ length: answer.readInt32BE(6) }, (_, i) => answer.readInt16BE(10 + i * 6));
+      expect(apiKeys).toContain(19);
+    }
+  });
+});
+
+function int32(value: number): Buffer {
+  const bytes = Buffer.alloc(4);
+  bytes.writeInt32BE(value);
+  return bytes;
+}
+
+function kafkaString(value: string): Buffer {
+  const bytes = Buffer.from(value);
+  const length = Buffer.alloc(2);
+  length.writeInt16BE(bytes.length);
+  return Buffer.concat([length, bytes]);
+}
+
+/** A request frame: size, api key, version, correlation id, client id, body. */
+function request(apiKey: number, apiVersion: number, correlationId: number, body: Buffer = Buffer.alloc(0)): Buffer {
+  const header = Buffer.alloc(8);
+  header.writeInt16BE(apiKey, 0);
+  header.writeInt16BE(apiVersion, 2);
+  header.writeInt32BE(correlationId, 4);
+  const frame = Buffer.concat([header, kafkaString('raw'), body]);
+  const size = Buffer.alloc(4);
+  size.writeInt32BE(frame.length);
+  return Buffer.concat([size, frame]);
+}
+
+/** Sends the frames on one connection to the proxy and resolves with as many answers (without their size). */
+async function exchange(frames: Buffer[], options: { byteByByte?: boolean } = {}): Promise<Buffer[]> {
+  const [host, port] = proxy.address.split(':');
+  const socket = createConnection({ host, port: Number(port) });
+  const answers: Buffer[] = [];
+  let received: Buffer = Buffer.alloc(0);
+  const done = new Promise<void>((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('data', (chunk) => {
+      received = Buffer.concat([received, chunk]);
+      while (received.length >= 4 && received.length >= 4 + received.readInt32BE(0)) {
+        answers.push(received.subarray(4, 4 + received.readInt32BE(0)));
+        received = received.subarray(4 + answers[answers.length - 1].length);
+      }
+      if (answers.length === frames.length) resolve();
+    });
+  });
+  const bytes = Buffer.concat(frames);
+  if (options.byteByByte) {
+    for (const byte of bytes) {
+      socket.write(Buffer.from([byte]));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } else socket.write(bytes);
+  try {
+    await done;
+  } finally {
+    socket.destroy();
+  }
+  return answers;
+}

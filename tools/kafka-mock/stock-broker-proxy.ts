@@ -1,0 +1,561 @@
+// A Kafka-protocol proxy in front of the test broker (librdkafka's mock
+// cluster, tools/kafka-mock) that holds clients to the rules of a stock Apache
+// Kafka broker which the mock does not enforce (ADR 0012), so the tests prove
+// the platform keeps to them instead of trusting that it does:
+//   - JoinGroup with a session timeout outside [6000, 300000] ms is answered
+//     INVALID_SESSION_TIMEOUT (26), as group.min.session.timeout.ms and
+//     group.max.session.timeout.ms (300000 before Kafka 2.3) make a broker do;
+//   - Metadata never creates a topic, as on a broker with
+//     auto.create.topics.enable=false: the mock (librdkafka 2.0) speaks
+//     Metadata up to v2, which has no allow_auto_topic_creation and creates
+//     every topic it is asked about, so the proxy asks only about the topics
+//     that exist and answers UNKNOWN_TOPIC_OR_PARTITION (3) for the others;
+//   - CreateTopics, which the mock lacks, is answered here and advertised in
+//     ApiVersions: a topic is created on the mock by asking it for the topic's
+//     metadata, on a connection of the proxy's own; an existing one is
+//     TOPIC_ALREADY_EXISTS (36). The mock gives every topic 4 partitions,
+//     whatever was asked;
+//   - the mock's address in Metadata and FindCoordinator answers becomes the
+//     proxy's, so clients stay behind it after bootstrap (the mock has one broker);
+//   - a follower's SyncGroup that reaches the mock after the leader's gets its
+//     assignment, as from a broker whose group is stable: the mock answers it
+//     INVALID_REQUEST, which kafkajs cannot recover from, so a consumer that
+//     joined a running group a moment late would never consume.
+// Everything else passes through unchanged, byte for byte. Of the APIs it
+// reads, only the versions before each API's flexible encoding are understood
+// (they cover kafkajs 2.2.4), and ApiVersions advertises no others. A
+// connection's requests reach the mock in the order they were sent; answers
+// the proxy makes itself may overtake the mock's, and clients match answers
+// by correlation id.
+import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
+
+/** What a stock broker accepts as a consumer's session timeout (group.min/max.session.timeout.ms). */
+export const SESSION_TIMEOUT_RANGE_MS = { min: 6_000, max: 300_000 } as const;
+
+const API = { Metadata: 3, FindCoordinator: 10, JoinGroup: 11, SyncGroup: 14, ApiVersions: 18, CreateTopics: 19 } as const;
+const API_NAMES: Record<number, string> = Object.fromEntries(Object.entries(API).map(([name, key]) => [key, name]));
+/** The versions of the APIs it reads or rewrites that it understands (in Metadata v0, no topics means all). */
+const VERSIONS: Record<number, readonly [number, number]> = {
+  [API.Metadata]: [1, 7],
+  [API.FindCoordinator]: [0, 2],
+  [API.JoinGroup]: [0, 5],
+  [API.SyncGroup]: [0, 3],
+  [API.ApiVersions]: [0, 2],
+  [API.CreateTopics]: [0, 4],
+};
+const ERROR = {
+  NONE: 0,
+  UNKNOWN_TOPIC_OR_PARTITION: 3,
+  LEADER_NOT_AVAILABLE: 5,
+  INVALID_TOPIC_EXCEPTION: 17,
+  INVALID_SESSION_TIMEOUT: 26,
+  UNSUPPORTED_VERSION: 35,
+  TOPIC_ALREADY_EXISTS: 36,
+  INVALID_PARTITIONS: 37,
+  INVALID_REPLICATION_FACTOR: 38,
+  INVALID_REQUEST: 42,
+} as const;
+/** The request a rewritten answer belongs to. */
+interface Rewrite {
+  apiKey: number;
+  apiVersion: number;
+  /** Metadata: the topics to name unknown. */
+  unknownTopics?: string[];
+  /** SyncGroup: the member's assignment in the generation its leader synced, should the mock refuse it. */
+  assignment?: () => Buffer | null | undefined;
+}
+const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
+const MAX_FRAME_BYTES = 100 * 1024 * 1024;
+const MOCK_TIMEOUT_MS = 10_000;
+
+export interface StockBrokerProxyOptions {
+  /** The mock broker, host:port. */
+  upstream: string;
+  /** Where to listen: 127.0.0.1 and a free port by default. */
+  host?: string;
+  port?: number;
+  /** One line per refusal (a session timeout out of range, a request it cannot read). */
+  log?: (line: string) => void;
+}
+
+export interface StockBrokerProxy {
+  /** host:port, for KAFKA_BROKERS. */
+  readonly address: string;
+  close(): Promise<void>;
+}
+
+export async function startStockBrokerProxy(options: StockBrokerProxyOptions): Promise<StockBrokerProxy> {
+  const upstream = parseAddress(options.upstream);
+  const log = options.log ?? (() => undefined);
+  const sockets = new Set<Socket>();
+  /** Each group's latest generation, as its leader's SyncGroup assigned it: member id to assignment. */
+  const assignments = new Map<string, { generation: number; members: Map<string, Buffer | null> }>();
+  const server = createServer((client) => {
+    const mock = createConnection(upstream);
+    for (const socket of [client, mock]) {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    }
+    proxyConnection(client, mock, { upstream, self: () => self, log, assignments });
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const self = { host, port: (server.address() as AddressInfo).port };
+  return {
+    address: `${self.host}:${self.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}
+
+interface Address {
+  host: string;
+  port: number;
+}
+
+interface Context {
+  upstream: Address;
+  self: () => Address;
+  log: (line: string) => void;
+  assignments: Map<string, { generation: number; members: Map<string, Buffer | null> }>;
+}
+
+function parseAddress(address: string): Address {
+  const colon = address.lastIndexOf(':');
+  const port = Number(address.slice(colon + 1));
+  if (colon < 1 || !Number.isInteger(port)) throw new Error(`not host:port: ${address}`);
+  return { host: address.slice(0, colon), port };
+}
+
+function proxyConnection(client: Socket, mock: Socket, context: Context): void {
+  /** The requests whose answers are rewritten, by correlation id. */
+  const rewrites = new Map<number, Rewrite>();
+  const close = (error?: unknown) => {
+    if (error) context.log(`stock-broker proxy: closing a client connection: ${error instanceof Error ? error.message : String(error)}`);
+    client.destroy();
+    mock.destroy();
+  };
+  const answer = (frame: Buffer) => {
+    if (!client.destroyed) client.write(sized(frame));
+  };
+  const forward = (frame: Buffer, request: RequestHeader, rewrite: Omit<Rewrite, 'apiKey' | 'apiVersion'> = {}) => {
+    const { apiKey, apiVersion, correlationId } = request;
+    if (apiKey in VERSIONS) rewrites.set(correlationId, { apiKey, apiVersion, ...rewrite });
+    if (!mock.destroyed) mock.write(sized(frame));
+  };
+
+  /** Forwards, rewrites or answers one request; resolves once it has gone to the mock or been answered. */
+  const onRequest = async (frame: Buffer): Promise<void> => {
+    const request = readRequestHeader(frame);
+    const { apiKey, apiVersion, correlationId } = request;
+    const range = VERSIONS[apiKey];
+    if (range && (apiVersion < range[0] || apiVersion > range[1])) {
+      // A broker answers an ApiVersions it cannot read in version 0, naming the versions it can.
+      if (apiKey === API.ApiVersions) return answer(apiVersionsUnsupported(correlationId));
+      throw new Error(`${API_NAMES[apiKey]} v${apiVersion} is not a version this proxy reads (${range[0]} to ${range[1]})`);
+    }
+    switch (apiKey) {
+      case API.JoinGroup: {
+        const body = new Reader(frame, request.bodyOffset);
+        const groupId = body.string();
+        const sessionTimeout = body.int32();
+        if (sessionTimeout < SESSION_TIMEOUT_RANGE_MS.min || sessionTimeout > SESSION_TIMEOUT_RANGE_MS.max) {
+          if (apiVersion >= 1) body.int32(); // rebalance timeout
+          const memberId = body.string() ?? '';
+          context.log(
+            `stock-broker proxy: JoinGroup of group ${groupId} refused: session timeout ${sessionTimeout} ms is outside [${SESSION_TIMEOUT_RANGE_MS.min}, ${SESSION_TIMEOUT_RANGE_MS.max}] (INVALID_SESSION_TIMEOUT)`,
+          );
+          return answer(joinGroupRefusal(correlationId, apiVersion, memberId));
+        }
+        return forward(frame, request);
+      }
+      case API.Metadata: {
+        const body = new Reader(frame, request.bodyOffset);
+        const topics = body.array(() => body.string() ?? '');
+        // No topics named (null: all of them) creates none.
+        if (!topics || topics.length === 0) return forward(frame, request);
+        const existing = (await mockMetadata(context.upstream, null)).topics;
+        const unknown = topics.filter((topic) => !existing.has(topic));
+        if (unknown.length === 0) return forward(frame, request);
+        // Asked only about the topics that exist, the mock creates none; the answer names the others unknown.
+        const rewritten = new Writer()
+          .raw(frame.subarray(0, request.bodyOffset))
+          .array(
+            topics.filter((topic) => !unknown.includes(topic)),
+            (w, topic) => w.string(topic),
+          );
+        if (apiVersion >= 4) rewritten.int8(0).raw(body.rest().subarray(1)); // allow_auto_topic_creation, and what follows
+        return forward(rewritten.build(), request, { unknownTopics: unknown });
+      }
+      case API.SyncGroup: {
+        const body = new Reader(frame, request.bodyOffset);
+        const groupId = body.string() ?? '';
+        const generation = body.int32();
+        const memberId = body.string() ?? '';
+        if (apiVersion >= 3) body.string(); // group instance id
+        const assigned = body.array(() => [body.string() ?? '', body.bytes()] as const) ?? [];
+        // The leader's request carries every member's assignment.
+        if (assigned.length > 0) context.assignments.set(groupId, { generation, members: new Map(assigned) });
+        return forward(frame, request, {
+          assignment: () => {
+            const synced = context.assignments.get(groupId);
+            return synced?.generation === generation ? synced.members.get(memberId) : undefined;
+          },
+        });
+      }
+      case API.CreateTopics:
+        return answer(await createTopics(frame, request, context));
+      default:
+        return forward(frame, request);
+    }
+  };
+
+  // One request at a time per connection, so they reach the mock in the client's order.
+  let queue = Promise.resolve();
+  client.on(
+    'data',
+    frames((frame) => {
+      queue = queue.then(() => onRequest(frame)).catch(close);
+    }, close),
+  );
+  mock.on(
+    'data',
+    frames((frame) => {
+      const correlationId = frame.readInt32BE(0);
+      const request = rewrites.get(correlationId);
+      if (request) {
+        rewrites.delete(correlationId);
+        frame = rewriteResponse(frame, request, context.self());
+      }
+      answer(frame);
+    }, close),
+  );
+  client.on('close', () => mock.destroy());
+  mock.on('close', () => client.destroy());
+  // A reset on either side closes both; the client sees its connection drop, as with a broker.
+  client.on('error', () => close());
+  mock.on('error', () => close());
+}
+
+/** Cuts a TCP stream into Kafka frames (int32 size, then that many bytes), however the chunks fall. */
+function frames(onFrame: (frame: Buffer) => void, onError: (error: unknown) => void): (chunk: Buffer) => void {
+  let buffered: Buffer = Buffer.alloc(0);
+  return (chunk) => {
+    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+    try {
+      while (buffered.length >= 4) {
+        const size = buffered.readInt32BE(0);
+        if (size < 0 || size > MAX_FRAME_BYTES) throw new Error(`a frame of ${size} bytes`);
+        if (buffered.length < 4 + size) break;
+        const frame = buffered.subarray(4, 4 + size);
+        buffered = buffered.subarray(4 + size);
+        onFrame(frame);
+      }
+    } catch (error) {
+      onError(error);
+    }
+  };
+}
+
+function sized(frame: Buffer): Buffer {
+  const size = Buffer.alloc(4);
+  size.writeInt32BE(frame.length);
+  return Buffer.concat([size, frame]);
+}
+
+interface RequestHeader {
+  apiKey: number;
+  apiVersion: number;
+  correlationId: number;
+  bodyOffset: number;
+}
+
+function readRequestHeader(frame: Buffer): RequestHeader {
+  const r = new Reader(frame);
+  const apiKey = r.int16();
+  const apiVersion = r.int16();
+  const correlationId = r.int32();
+  r.string(); // client id
+  return { apiKey, apiVersion, correlationId, bodyOffset: r.offset };
+}
+
+function rewriteResponse(frame: Buffer, request: Rewrite, self: Address): Buffer {
+  const { apiKey, apiVersion } = request;
+  const r = new Reader(frame, 4);
+  const w = new Writer().int32(frame.readInt32BE(0));
+  switch (apiKey) {
+    case API.ApiVersions: {
+      const errorCode = r.int16();
+      if (errorCode !== ERROR.NONE) return frame;
+      const advertised = r.array(() => ({ apiKey: r.int16(), min: r.int16(), max: r.int16() })) ?? [];
+      const apis = advertised.flatMap((api) => {
+        const range = VERSIONS[api.apiKey];
+        if (api.apiKey === API.CreateTopics) return [];
+        if (!range) return [api];
+        const min = Math.max(api.min, range[0]);
+        const max = Math.min(api.max, range[1]);
+        return min <= max ? [{ apiKey: api.apiKey, min, max }] : [];
+      });
+      apis.push({ apiKey: API.CreateTopics, min: VERSIONS[API.CreateTopics][0], max: VERSIONS[API.CreateTopics][1] });
+      w.int16(errorCode).array(apis, (a, api) => a.int16(api.apiKey).int16(api.min).int16(api.max));
+      return w.raw(r.rest()).build(); // throttle_time_ms from v1
+    }
+    case API.Metadata: {
+      if (apiVersion >= 3) w.int32(r.int32()); // throttle_time_ms
+      const brokers = r.array(() => ({ nodeId: r.int32(), host: r.string(), port: r.int32(), rack: r.string() })) ?? [];
+      if (brokers.length > 1) throw new Error(`the mock names ${brokers.length} brokers; this proxy fronts a cluster of one`);
+      w.array(brokers, (a, b) => a.int32(b.nodeId).string(self.host).int32(self.port).string(b.rack));
+      if (apiVersion >= 2) w.string(r.string()); // cluster_id
+      w.int32(r.int32()); // controller_id
+      // The topics come last (up to v7): append the unknown ones.
+      const unknown = request.unknownTopics ?? [];
+      w.int32(r.int32() + unknown.length).raw(r.rest());
+      for (const topic of unknown) w.int16(ERROR.UNKNOWN_TOPIC_OR_PARTITION).string(topic).int8(0).int32(0); // not internal, no partitions
+      return w.build();
+    }
+    case API.FindCoordinator: {
+      if (apiVersion >= 1) w.int32(r.int32()); // throttle_time_ms
+      const errorCode = r.int16();
+      w.int16(errorCode);
+      if (apiVersion >= 1) w.string(r.string()); // error_message
+      const nodeId = r.int32();
+      r.string();
+      r.int32();
+      if (errorCode !== ERROR.NONE) return frame;
+      return w.int32(nodeId).string(self.host).int32(self.port).raw(r.rest()).build();
+    }
+    case API.SyncGroup: {
+      if (apiVersion >= 1) w.int32(r.int32()); // throttle_time_ms
+      if (r.int16() !== ERROR.INVALID_REQUEST) return frame;
+      const assignment = request.assignment?.();
+      if (assignment === undefined) return frame;
+      return w.int16(ERROR.NONE).bytes(assignment).build();
+    }
+  }
+  return frame;
+}
+
+function apiVersionsUnsupported(correlationId: number): Buffer {
+  const [min, max] = VERSIONS[API.ApiVersions];
+  return new Writer()
+    .int32(correlationId)
+    .int16(ERROR.UNSUPPORTED_VERSION)
+    .array([API.ApiVersions], (a, key) => a.int16(key).int16(min).int16(max))
+    .build();
+}
+
+/** A JoinGroup answer (v0 to v5) with an error and no member. */
+function joinGroupRefusal(correlationId: number, apiVersion: number, memberId: string): Buffer {
+  const w = new Writer().int32(correlationId);
+  if (apiVersion >= 2) w.int32(0); // throttle_time_ms
+  return w.int16(ERROR.INVALID_SESSION_TIMEOUT).int32(-1).string('').string('').string(memberId).int32(0).build();
+}
+
+interface TopicRequest {
+  name: string;
+  numPartitions: number;
+  replicationFactor: number;
+  assignments: number;
+}
+
+/** CreateTopics (v0 to v4), done on the mock with Metadata requests of the proxy's own. */
+async function createTopics(frame: Buffer, request: RequestHeader, context: Context): Promise<Buffer> {
+  const { apiVersion, correlationId } = request;
+  const r = new Reader(frame, request.bodyOffset);
+  const topics: TopicRequest[] =
+    r.array(() => {
+      const topic = { name: r.string() ?? '', numPartitions: r.int32(), replicationFactor: r.int16() };
+      const assignments = r.array(() => [r.int32(), r.array(() => r.int32())])?.length ?? 0;
+      r.array(() => [r.string(), r.string()]); // configs: the mock's topics have none
+      return { ...topic, assignments };
+    }) ?? [];
+  r.int32(); // timeout_ms
+  const validateOnly = apiVersion >= 1 && r.int8() !== 0;
+
+  const known = await mockMetadata(context.upstream, null);
+  const results = new Map<string, { code: number; message: string | null }>();
+  const toCreate: string[] = [];
+  for (const topic of topics) {
+    const refusal = refuseTopic(topic, known.brokers);
+    if (refusal) results.set(topic.name, refusal);
+    else if (known.topics.has(topic.name)) results.set(topic.name, { code: ERROR.TOPIC_ALREADY_EXISTS, message: `Topic '${topic.name}' already exists.` });
+    else {
+      results.set(topic.name, { code: ERROR.NONE, message: null });
+      if (!validateOnly) toCreate.push(topic.name);
+    }
+  }
+  if (toCreate.length > 0) {
+    const created = await mockMetadata(context.upstream, toCreate);
+    for (const name of toCreate) {
+      const code = created.topics.get(name);
+      if (code !== ERROR.NONE && code !== ERROR.LEADER_NOT_AVAILABLE) results.set(name, { code: code ?? ERROR.INVALID_REQUEST, message: 'the mock broker did not create it' });
+    }
+  }
+
+  const w = new Writer().int32(correlationId);
+  if (apiVersion >= 2) w.int32(0); // throttle_time_ms
+  w.array([...results], (a, [name, { code, message }]) => {
+    a.string(name).int16(code);
+    if (apiVersion >= 1) a.string(message);
+  });
+  return w.build();
+}
+
+function refuseTopic(topic: TopicRequest, brokers: number): { code: number; message: string } | undefined {
+  if (!TOPIC_NAME.test(topic.name) || topic.name === '.' || topic.name === '..') return { code: ERROR.INVALID_TOPIC_EXCEPTION, message: `'${topic.name}' is not a valid topic name` };
+  if (topic.assignments > 0) return { code: ERROR.INVALID_REQUEST, message: 'replica assignments are not supported by the test broker' };
+  if (topic.numPartitions !== -1 && topic.numPartitions < 1) return { code: ERROR.INVALID_PARTITIONS, message: 'Number of partitions must be larger than 0.' };
+  if (topic.replicationFactor !== -1 && (topic.replicationFactor < 1 || topic.replicationFactor > brokers)) {
+    return { code: ERROR.INVALID_REPLICATION_FACTOR, message: `Replication factor: ${topic.replicationFactor} larger than available brokers: ${brokers}.` };
+  }
+  return undefined;
+}
+
+/**
+ * Metadata v1 from the mock on a connection of its own: its broker count and each topic's error code.
+ * Named topics that do not exist are created (the mock auto-creates on every Metadata request
+ * before v4); null names every existing topic and creates none.
+ */
+function mockMetadata(upstream: Address, topics: string[] | null): Promise<{ brokers: number; topics: Map<string, number> }> {
+  const request = new Writer().int16(API.Metadata).int16(1).int32(1).string('stock-broker-proxy');
+  if (topics) request.array(topics, (w, topic) => w.string(topic));
+  else request.int32(-1);
+  return new Promise((resolve, reject) => {
+    const socket = createConnection(upstream);
+    const fail = (error: unknown) => {
+      socket.destroy();
+      reject(error instanceof Error ? error : new Error(String(error)));
+    };
+    socket.setTimeout(MOCK_TIMEOUT_MS, () => fail(new Error(`the mock broker did not answer Metadata within ${MOCK_TIMEOUT_MS} ms`)));
+    socket.on('error', fail);
+    socket.on(
+      'data',
+      frames((frame) => {
+        socket.destroy();
+        const r = new Reader(frame, 4);
+        const brokers = r.array(() => [r.int32(), r.string(), r.int32(), r.string()])?.length ?? 0;
+        r.int32(); // controller_id
+        const codes = new Map<string, number>();
+        r.array(() => {
+          const code = r.int16();
+          const name = r.string() ?? '';
+          r.int8(); // is_internal
+          r.array(() => [r.int16(), r.int32(), r.int32(), r.array(() => r.int32()), r.array(() => r.int32())]);
+          codes.set(name, code);
+        });
+        resolve({ brokers, topics: codes });
+      }, fail),
+    );
+    socket.write(sized(request.build()));
+  });
+}
+
+/** Reads Kafka's non-flexible encodings: big-endian integers, int16-length strings, int32-length arrays. */
+class Reader {
+  constructor(
+    private readonly buffer: Buffer,
+    public offset = 0,
+  ) {}
+
+  int8(): number {
+    return this.buffer.readInt8(this.advance(1));
+  }
+
+  int16(): number {
+    return this.buffer.readInt16BE(this.advance(2));
+  }
+
+  int32(): number {
+    return this.buffer.readInt32BE(this.advance(4));
+  }
+
+  string(): string | null {
+    const length = this.int16();
+    if (length < 0) return null;
+    const start = this.advance(length);
+    return this.buffer.toString('utf8', start, start + length);
+  }
+
+  bytes(): Buffer | null {
+    const length = this.int32();
+    if (length < 0) return null;
+    const start = this.advance(length);
+    return Buffer.from(this.buffer.subarray(start, start + length));
+  }
+
+  array<T>(item: () => T): T[] | null {
+    const length = this.int32();
+    if (length < 0) return null;
+    const items: T[] = [];
+    for (let i = 0; i < length; i++) items.push(item());
+    return items;
+  }
+
+  rest(): Buffer {
+    return this.buffer.subarray(this.offset);
+  }
+
+  private advance(bytes: number): number {
+    const at = this.offset;
+    if (at + bytes > this.buffer.length) throw new Error('a frame ends early');
+    this.offset += bytes;
+    return at;
+  }
+}
+
+class Writer {
+  private readonly parts: Buffer[] = [];
+
+  int8(value: number): this {
+    const b = Buffer.alloc(1);
+    b.writeInt8(value);
+    return this.raw(b);
+  }
+
+  int16(value: number): this {
+    const b = Buffer.alloc(2);
+    b.writeInt16BE(value);
+    return this.raw(b);
+  }
+
+  int32(value: number): this {
+    const b = Buffer.alloc(4);
+    b.writeInt32BE(value);
+    return this.raw(b);
+  }
+
+  string(value: string | null): this {
+    if (value === null) return this.int16(-1);
+    const bytes = Buffer.from(value, 'utf8');
+    return this.int16(bytes.length).raw(bytes);
+  }
+
+  bytes(value: Buffer | null): this {
+    if (value === null) return this.int32(-1);
+    return this.int32(value.length).raw(value);
+  }
+
+  array<T>(items: readonly T[], write: (w: this, item: T) => unknown): this {
+    this.int32(items.length);
+    for (const item of items) write(this, item);
+    return this;
+  }
+
+  raw(bytes: Buffer): this {
+    this.parts.push(bytes);
+    return this;
+  }
+
+  build(): Buffer {
+    return Buffer.concat(this.parts);
+  }
+}
