@@ -3,15 +3,15 @@
 // an event one process appends is handled in another under the same trace, over
 // Kafka (the run's broker) when there is one. The processes export over
 // OTLP/HTTP (JSON) to a receiver of this test's own.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
 import { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, eventually, SIGNING_KEY_ENCRYPTION_KEYS } from './support/test-platform';
-import { freePort } from './support/distributed-processes';
+import { freePort, spawnTied, stopTied } from './support/distributed-processes';
 
 jest.setTimeout(90_000);
 
@@ -33,7 +33,7 @@ describe('tracing across the gateway and a service', () => {
   const spans: Span[] = [];
   let receiver: Server;
   let child: ChildProcess;
-  let output = '';
+  let output: () => string = () => '';
   let dataDir: string;
   let base: string;
 
@@ -57,9 +57,8 @@ describe('tracing across the gateway and a service', () => {
     const receiverPort = typeof address === 'object' && address ? address.port : 0;
     dataDir = mkdtempSync(join(tmpdir(), 'mm-tracing-'));
     const port = await freePort();
-    child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/distributed/start-distributed.ts'], {
-      cwd: resolve(__dirname, '..'),
-      env: {
+    // Gone with this test process, however it ends (distributed-processes.ts).
+    ({ child, output } = spawnTied(['-r', './tools/register.js', 'tools/distributed/start-distributed.ts'], {
         ...process.env,
         DATABASE_URL: await cloneTemplateDatabase(),
         PORT: String(port),
@@ -73,23 +72,15 @@ describe('tracing across the gateway and a service', () => {
         OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
         OTEL_BSP_SCHEDULE_DELAY: '100',
         ...(process.env.KAFKA_BROKERS ? { MM_KAFKA_TOPIC_PREFIX: `mm-tracing-${randomUUID().slice(0, 8)}`, MM_KAFKA_SESSION_TIMEOUT_MS: '6000' } : {}),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await eventually(async () => (/distributed \(sandbox\): \d+ processes/.test(output) ? true : undefined), 60_000).catch(() => {
-      throw new Error(`start:distributed did not start:\n${output}`);
+    }));
+    await eventually(async () => (/distributed \(sandbox\): \d+ processes/.test(output()) ? true : undefined), 60_000).catch(() => {
+      throw new Error(`start:distributed did not start:\n${output()}`);
     });
     base = `http://127.0.0.1:${port}/v0.13`;
   });
 
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    if (child) await stopTied(child);
     await new Promise((done) => receiver.close(done));
     rmSync(dataDir, { recursive: true, force: true });
   });

@@ -4,26 +4,21 @@
 // PostgreSQL log transport over one database (a schema per service).
 // ARCHITECTURE: Distributed mode; issue 6 "Done means" (a service killed while
 // requests flow).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
 import { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, eventually, SIGNING_KEY_ENCRYPTION_KEYS } from './support/test-platform';
-import { freePort } from './support/distributed-processes';
+import { freePort, spawnTied, stopTied } from './support/distributed-processes';
 
-const ROOT = resolve(__dirname, '..');
 jest.setTimeout(120_000);
 
-/** A script of the project as its npm script runs it, its output collected. */
+/** A script of the project as its npm script runs it, its output collected; gone with this test process, however it ends. */
 function run(script: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
-  let output = '';
-  const child = spawn(process.execPath, ['-r', './tools/register.js', script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return { child, output: () => output };
+  return spawnTied(['-r', './tools/register.js', script, ...args], { ...process.env, ...env });
 }
 
 async function waitFor(output: () => string, pattern: RegExp, child: ChildProcess, timeoutMs = 60_000): Promise<RegExpExecArray> {
@@ -37,11 +32,7 @@ async function waitFor(output: () => string, pattern: RegExp, child: ChildProces
 }
 
 async function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  if (child) await stopTied(child, 20_000);
 }
 
 const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? '';
