@@ -2,7 +2,7 @@
 // Endpoints / Authentication and configuration.
 import { generateKeyPairSync } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
-import { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
+import { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, GATEWAY_ALONE, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 const ISSUER = 'https://auth.money-movement.local';
 const AUDIENCE = 'money-movement-api';
@@ -126,7 +126,7 @@ describe('authentication', () => {
   });
 
   it('rate limits the token endpoint per client IP with 429 and Retry-After', async () => {
-    const limited = await TestPlatform.start({ MM_TOKEN_RATE_LIMIT: '3', MM_TOKEN_RATE_WINDOW_SECONDS: '60' });
+    const limited = await TestPlatform.start({ MM_TOKEN_RATE_LIMIT: '3', MM_TOKEN_RATE_WINDOW_SECONDS: '60' }, undefined, GATEWAY_ALONE);
     try {
       const statuses: number[] = [];
       let last;
@@ -147,7 +147,7 @@ describe('authentication', () => {
   });
 
   it('answers 503 temporarily_unavailable when the signing keyset cannot be read', async () => {
-    const fresh = await TestPlatform.start();
+    const fresh = await TestPlatform.start({}, undefined, { services: ['accounts'] });
     try {
       const token = await fresh.token();
       // The keyset's table disappears before this instance has cached any public key.

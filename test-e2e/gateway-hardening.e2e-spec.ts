@@ -3,7 +3,7 @@
 // rest under a key that can be rotated.
 import { randomBytes } from 'node:crypto';
 import { settledRowCounts } from './support/row-counts';
-import { BOOTSTRAP_KEY, BOOTSTRAP_SECRET, expectError, type Response, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
+import { BOOTSTRAP_KEY, BOOTSTRAP_SECRET, expectError, GATEWAY_ALONE, type Response, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 const expectNoStore = (res: Response) => expect({ status: res.status, cacheControl: res.headers.get('cache-control') }).toEqual({ status: res.status, cacheControl: 'no-store' });
 
@@ -102,7 +102,7 @@ describe('the signing key at rest', () => {
   const [k1, k2] = [ring('k1'), ring('k2')];
 
   it('is stored encrypted, and tokens keep verifying across a rotation of the encryption key', async () => {
-    const first = await TestPlatform.start({ MM_SIGNING_KEY_ENCRYPTION_KEYS: k1 });
+    const first = await TestPlatform.start({ MM_SIGNING_KEY_ENCRYPTION_KEYS: k1 }, undefined, GATEWAY_ALONE);
     const databaseUrl = first.running.databaseUrl;
     let token: string;
     try {
@@ -114,7 +114,7 @@ describe('the signing key at rest', () => {
       await first.stop();
     }
 
-    const rotated = await TestPlatform.start({ MM_SIGNING_KEY_ENCRYPTION_KEYS: `${k2},${k1}` }, databaseUrl);
+    const rotated = await TestPlatform.start({ MM_SIGNING_KEY_ENCRYPTION_KEYS: `${k2},${k1}` }, databaseUrl, { services: ['accounts'] });
     try {
       expect((await rotated.request('GET', '/v0.13/customers', { token })).status).toBe(200);
       expect((await rotated.request('GET', '/v0.13/customers', { token: await rotated.token() })).status).toBe(200);
@@ -123,10 +123,10 @@ describe('the signing key at rest', () => {
       await rotated.stop();
     }
 
-    await expect(TestPlatform.start({ MM_SIGNING_KEY_ENCRYPTION_KEYS: k1 }, databaseUrl)).rejects.toThrow(
+    await expect(TestPlatform.start({ MM_SIGNING_KEY_ENCRYPTION_KEYS: k1 }, databaseUrl, GATEWAY_ALONE)).rejects.toThrow(
       /token signing key sig_\w+ is encrypted under key "k2", which MM_SIGNING_KEY_ENCRYPTION_KEYS does not hold/,
     );
-    await expect(TestPlatform.start({ MM_SIGNING_KEY_ENCRYPTION_KEYS: ring('k2') }, databaseUrl)).rejects.toThrow(/does not decrypt under key "k2"/);
+    await expect(TestPlatform.start({ MM_SIGNING_KEY_ENCRYPTION_KEYS: ring('k2') }, databaseUrl, GATEWAY_ALONE)).rejects.toThrow(/does not decrypt under key "k2"/);
     // Four starts: in distributed mode each is a set of processes (about 20 s alone, more beside other suites).
   }, 90_000);
 });

@@ -314,7 +314,7 @@ describe('HTTP conventions', () => {
     });
 
     it('leaves per-route metrics out, and off the request path, when MM_HTTP_METRICS is false', async () => {
-      const quiet = await TestPlatform.start({ MM_HTTP_METRICS: 'false' });
+      const quiet = await TestPlatform.start({ MM_HTTP_METRICS: 'false' }, undefined, { services: ['accounts'] });
       try {
         await quiet.request('GET', '/v0.13/customers', { token: await quiet.token() });
         const res = await quiet.request('GET', '/metrics');

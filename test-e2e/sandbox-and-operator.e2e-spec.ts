@@ -1,6 +1,6 @@
 // API-CONTRACT: Operator routes, Sandbox simulations, Addresses/modes;
 // spec: GET /risk/config.
-import { ADMIN_TOKEN, eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
+import { ADMIN_TOKEN, eventually, expectError, GATEWAY_ALONE, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 describe('sandbox clock', () => {
   let platform: TestPlatform;
@@ -23,7 +23,7 @@ describe('sandbox clock', () => {
 
   it('moves the clock for another process on the same database too', async () => {
     const { token: own } = await platform.newProject('clock-elsewhere');
-    const other = await TestPlatform.start({}, platform.running.databaseUrl);
+    const other = await TestPlatform.start({}, platform.running.databaseUrl, { services: ['accounts'] });
     try {
       const before = Date.parse((await other.request('GET', '/v0.13/sandbox/clock', { token: own })).body.now);
       expect((await platform.request('POST', '/v0.13/sandbox/clock/advance', { token: own, body: { seconds: 86400 } })).status).toBe(200);
@@ -193,14 +193,14 @@ describe('operator routes', () => {
 describe('start-up bootstrap (API-CONTRACT: Addresses, modes, start-up)', () => {
   it('creates a default project and key pair on an empty database once, showing the secret only then', async () => {
     const noBootstrap = { MM_BOOTSTRAP_API_KEY: '', MM_BOOTSTRAP_API_SECRET: '' };
-    const first = await TestPlatform.start(noBootstrap);
+    const first = await TestPlatform.start(noBootstrap, undefined, GATEWAY_ALONE);
     const url = first.running.databaseUrl;
     const created = first.running.bootstrap!;
     expect(created).toMatchObject({ created: true, apiKey: expect.stringMatching(/^sk_sdbx_/), apiSecret: expect.any(String) });
     expect(await first.token(created.apiKey, created.apiSecret)).toEqual(expect.any(String));
     await first.stop();
 
-    const second = await TestPlatform.start(noBootstrap, url);
+    const second = await TestPlatform.start(noBootstrap, url, GATEWAY_ALONE);
     try {
       expect(second.running.bootstrap).toEqual({ projectId: created.projectId, apiKey: created.apiKey, created: false });
       const projects = await second.admin('GET', '/projects');
@@ -213,11 +213,11 @@ describe('start-up bootstrap (API-CONTRACT: Addresses, modes, start-up)', () => 
   }, 90_000);
 
   it('creates the configured bootstrap key pair only when it is missing', async () => {
-    const first = await TestPlatform.start();
+    const first = await TestPlatform.start({}, undefined, GATEWAY_ALONE);
     const url = first.running.databaseUrl;
     expect(first.running.bootstrap).toMatchObject({ created: true });
     await first.stop();
-    const second = await TestPlatform.start({}, url);
+    const second = await TestPlatform.start({}, url, GATEWAY_ALONE);
     try {
       expect(second.running.bootstrap).toMatchObject({ created: false });
       expect(await second.token()).toEqual(expect.any(String));

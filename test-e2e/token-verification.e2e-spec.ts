@@ -81,7 +81,7 @@ describe('bearer token verification', () => {
 
   it('tells another process on the same database of a revocation, which then refuses the token too', async () => {
     const { apiKey, token } = await platform.newProject('revoked-elsewhere');
-    const other = await TestPlatform.start({}, platform.running.databaseUrl);
+    const other = await TestPlatform.start({}, platform.running.databaseUrl, { services: ['accounts'] });
     try {
       // The other process verifies and remembers the token ...
       for (let i = 0; i < 3; i++) expect((await other.request('GET', '/v0.13/customers', { token })).status).toBe(200);

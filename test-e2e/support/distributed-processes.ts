@@ -123,12 +123,15 @@ export function track(stop: () => Promise<void>): () => void {
   return () => unstopped.delete(stop);
 }
 
-/** `env` as for the platform, DATABASE_URL set. Rejects with the processes' output when start-up fails. */
-export async function startDistributedProcesses(env: Record<string, string>, onOutput?: (text: string) => void): Promise<PlatformHandle> {
+/**
+ * `env` as for the platform, DATABASE_URL set; `services`: only these besides the gateway (all when
+ * omitted). Rejects with the processes' output when start-up fails.
+ */
+export async function startDistributedProcesses(env: Record<string, string>, onOutput?: (text: string) => void, services?: readonly string[]): Promise<PlatformHandle> {
   const port = await freeLoopbackPort();
   const dataDir = mkdtempSync(join(tmpdir(), 'mm-e2e-distributed-'));
   const { child, output } = spawnTied(
-    ['-r', './tools/register.js', 'tools/distributed/start-distributed.ts'],
+    ['-r', './tools/register.js', 'tools/distributed/start-distributed.ts', ...(services ? ['gateway', ...services] : [])],
     { ...process.env, ...env, PORT: String(port), MM_DATA_DIR: dataDir },
     onOutput,
   );

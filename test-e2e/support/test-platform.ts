@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { Pool } from 'pg';
 import { SERVICES, startPlatform } from '@mm/runtime/platform';
-import { SERVICE_NAMES } from '@mm/contracts';
+import { SERVICE_NAMES, type ServiceName } from '@mm/contracts';
 import { loadConfig, signingKeyEncryptionRing } from '@mm/platform/config';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
 import { startDistributedProcesses, track, type PlatformHandle, type Queryable } from './distributed-processes';
@@ -19,6 +19,9 @@ import { sharedPlatformState } from './shared-platform';
 
 export { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, SIGNING_KEY_ENCRYPTION_KEYS } from './settings';
 export { START_TIMEOUT_MS } from './distributed-processes';
+
+/** For a test about the gateway alone (tokens, bootstrap, its keys): in distributed mode no service process is started. */
+export const GATEWAY_ALONE: { services: ServiceName[] } = { services: [] };
 
 /** platform (`npm start`'s one process) or distributed (`npm run start:distributed`'s processes): set per jest project. */
 export const E2E_MODE = process.env.MM_E2E_MODE === 'distributed' ? 'distributed' : 'platform';
@@ -41,8 +44,8 @@ export interface RequestOptions {
 
 
 /** Each consumer group's topics (a service's own log and the logs it reads). */
-function consumerTopics(prefix: string): Array<{ groupId: string; topics: string[] }> {
-  return SERVICE_NAMES.filter((s) => s !== 'gateway').map((service) => ({
+function consumerTopics(prefix: string, services: readonly ServiceName[]): Array<{ groupId: string; topics: string[] }> {
+  return services.filter((s) => s !== 'gateway').map((service) => ({
     groupId: `${prefix}.${service}`,
     topics: [SERVICES[service].schema, ...SERVICES[service].consumes].map((schema) => `${prefix}.${schema}.events`),
   }));
@@ -62,6 +65,8 @@ export class TestPlatform {
   private apiKey = BOOTSTRAP_KEY;
   private apiSecret = BOOTSTRAP_SECRET;
   private untrack: () => void = () => undefined;
+  /** The services running (distributed mode may run a few): settle() waits on their consumers only. */
+  private services: readonly ServiceName[] = SERVICE_NAMES;
 
   private constructor(
     readonly running: PlatformHandle,
@@ -74,9 +79,11 @@ export class TestPlatform {
 
   /**
    * A platform of this file's own. databaseUrl: start on an existing database (a restart) instead of a
-   * fresh clone. A start still running when the file ends (its hook timed out) is stopped then.
+   * fresh clone. services: in distributed mode, only these processes besides the gateway, for a test
+   * about start-up that reaches no other (platform mode runs every service in its one process anyway).
+   * A start still running when the file ends (its hook timed out) is stopped then.
    */
-  static async start(env: Record<string, string> = {}, databaseUrl?: string): Promise<TestPlatform> {
+  static async start(env: Record<string, string> = {}, databaseUrl?: string, { services }: { services?: ServiceName[] } = {}): Promise<TestPlatform> {
     const url = databaseUrl ?? (await cloneTemplateDatabase());
     const settings = platformSettings(url, env);
     // The same suite in both modes (jest project e2e-distributed): every request through the gateway,
@@ -85,8 +92,9 @@ export class TestPlatform {
     let platform: TestPlatform;
     if (E2E_MODE === 'distributed') {
       const distributed = { ...distributedKafka(url), ...settings };
-      const handle = await startDistributedProcesses(distributed);
+      const handle = await startDistributedProcesses(distributed, undefined, services);
       platform = new TestPlatform(handle, distributed, () => handle.output?.() ?? '');
+      if (services) platform.services = ['gateway', ...services];
     } else {
       let logged = '';
       const logDestination = {
@@ -161,7 +169,7 @@ export class TestPlatform {
       }
     };
     // 1. Every log's relay has published what was appended before now.
-    const schemas = SERVICE_NAMES.map((s) => SERVICES[s].schema);
+    const schemas = this.services.map((s) => SERVICES[s].schema);
     const [targets] = await this.db.query<Record<string, string>>(`SELECT ${schemas.map((schema) => `(SELECT coalesce(max(global_position), 0) FROM ${schema}.events) AS ${schema}`).join(', ')}`);
     await wait('relays', async () => {
       const [row] = await this.db.query<{ caught_up: boolean }>(
@@ -176,11 +184,11 @@ export class TestPlatform {
     });
     // 2. Every consumer group has committed up to each topic's end as it is now, which holds all of that.
     const ends = new Map<string, Array<{ partition: number; high: string }>>();
-    for (const { topics } of consumerTopics(prefix)) {
+    for (const { topics } of consumerTopics(prefix, this.services)) {
       for (const topic of topics) if (!ends.has(topic)) ends.set(topic, await admin.fetchTopicOffsets(topic));
     }
     await wait('consumers', async () => {
-      for (const { groupId, topics } of consumerTopics(prefix)) {
+      for (const { groupId, topics } of consumerTopics(prefix, this.services)) {
         for (const { topic, partitions } of await admin.fetchOffsets({ groupId, topics })) {
           for (const end of ends.get(topic)!) {
             const at = partitions.find((p) => p.partition === end.partition)?.offset ?? '-1';

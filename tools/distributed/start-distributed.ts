@@ -5,10 +5,12 @@
 // Ctrl-C stops every process, then PostgreSQL. A service that dies is reported
 // and left down (the gateway answers 503 for its routes) until it is started
 // again with `npm run start:service -- <name>` and the variables printed here.
+// `npm run start:distributed -- accounts quoting` starts the gateway and just
+// those services; the others' routes answer 503 as if they were down.
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { SERVICE_NAMES, serviceUrlVariable, type ServiceName } from '@mm/contracts';
+import { isServiceName, SERVICE_NAMES, serviceUrlVariable, type ServiceName } from '@mm/contracts';
 import { ConfigError, loadConfig, type PlatformConfig } from '@mm/platform/config';
 import { handleShutdownSignalsInCaller, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
 import { API_BASE_PATH } from '@mm/platform/http';
@@ -65,7 +67,18 @@ async function stopAll(started: Started[], embedded: EmbeddedDatabase | undefine
   await embedded?.stop();
 }
 
+/** The services named on the command line (the gateway always), or every one. */
+function chosenServices(args: string[]): ServiceName[] {
+  const unknown = args.filter((a) => !isServiceName(a));
+  if (unknown.length > 0) {
+    process.stderr.write(`usage: npm run start:distributed [-- <service> ...]; no service ${unknown.join(', ')} (the services are ${SERVICE_NAMES.join(', ')})\n`);
+    process.exit(2);
+  }
+  return args.length === 0 ? [...SERVICE_NAMES] : SERVICE_NAMES.filter((s) => s === 'gateway' || args.includes(s));
+}
+
 async function main(): Promise<void> {
+  const chosen = chosenServices(process.argv.slice(2));
   let config: PlatformConfig;
   try {
     config = loadConfig();
@@ -121,6 +134,8 @@ async function main(): Promise<void> {
       serviceUrls[serviceUrlVariable(name)] = `http://127.0.0.1:${ports.get(name)}`;
     }
     for (const [name, port] of ports) {
+      // A service not chosen keeps its address, where nothing listens: the gateway answers 503 for it.
+      if (!chosen.includes(name)) continue;
       const child = startService(name, { ...common, ...serviceUrls, PORT: String(port), HOST: '127.0.0.1' });
       started.push({ name, url: serviceUrls[serviceUrlVariable(name)], child });
     }
