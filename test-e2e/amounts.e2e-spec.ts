@@ -92,8 +92,8 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
   let get: (path: string) => Promise<Response>;
 
   beforeAll(async () => {
-    platform = await TestPlatform.start();
-    const { token } = await platform.newProject('amounts');
+    platform = await TestPlatform.shared();
+    const { projectId, token } = await platform.newProject('amounts');
     const limitsProject = (await platform.admin('POST', '/projects', { body: { name: 'amount-limits' } })).body.id as string;
     const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
     post = (path, body) => call('POST', path, body);
@@ -117,7 +117,8 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
     // A well-formed code that is not the current one: an accepted amount answers DepositCodeMismatch and the
     // cash-in stays pending, so every run meets the same cash-in. A real deposit is in the table below.
     const wrongCode = pending.depositInstructions.code === '000 000' ? '111 111' : '000 000';
-    const count = async (sql: string) => (await platform.db.query<{ n: number }>(sql))[0].n;
+    // This project's rows ($1): on the shared platform other files write meanwhile.
+    const count = async (sql: string) => (await platform.db.query<{ n: number }>(sql, [projectId]))[0].n;
     const balance = async () => (await get(`/wallets/${source}/balance`)).body.data.balance as string;
 
     routes = [
@@ -128,7 +129,7 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
         rule: { of: 'usdc', decimals: 6, max: MAX, nullable: false },
         send: (v) => post('/quotes', { customerId: customer, source: { type: 'walletOms', details: { id: source }, amount: v }, destination: { type: 'walletOms', details: { id: target } } }),
         accepted: [201],
-        state: () => count(`SELECT ((SELECT count(*) FROM quoting.quotes) + (SELECT count(*) FROM quoting.events))::int AS n`),
+        state: () => count(`SELECT ((SELECT count(*) FROM quoting.quotes WHERE project_id = $1) + (SELECT count(*) FROM quoting.events WHERE metadata->>'projectId' = $1))::int AS n`),
       },
       {
         key: 'quoteDestination',
@@ -138,7 +139,7 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
         send: (v) =>
           post('/quotes', { customerId: customer, source: { type: 'walletOms', details: { id: source } }, destination: { type: 'bankUs', details: { id: bank, network: 'ach', accountHolder: 'customer' }, amount: v } }),
         accepted: [201],
-        state: () => count(`SELECT ((SELECT count(*) FROM quoting.quotes) + (SELECT count(*) FROM quoting.events))::int AS n`),
+        state: () => count(`SELECT ((SELECT count(*) FROM quoting.quotes WHERE project_id = $1) + (SELECT count(*) FROM quoting.events WHERE metadata->>'projectId' = $1))::int AS n`),
       },
       {
         key: 'fund',
@@ -148,7 +149,7 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
         send: (v) => post(`/sandbox/wallets/${source}/fund`, { amount: v }),
         sendWithout: () => post(`/sandbox/wallets/${source}/fund`, {}),
         accepted: [200],
-        state: async () => [await balance(), await count(`SELECT count(*)::int AS n FROM accounts.ledger_entries`)],
+        state: async () => [await balance(), await count(`SELECT count(*)::int AS n FROM accounts.ledger_entries WHERE project_id = $1`)],
       },
       {
         key: 'cashIn',
@@ -157,7 +158,7 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
         rule: { of: 'usd', decimals: 2, max: MAX, nullable: true },
         send: (v) => cashIn(v),
         accepted: [201, 'CashInBelowMinimum', 'CashInAboveMaximum'],
-        state: () => count(`SELECT ((SELECT count(*) FROM cash_in.cash_ins) + (SELECT count(*) FROM cash_in.events))::int AS n`),
+        state: () => count(`SELECT ((SELECT count(*) FROM cash_in.cash_ins WHERE project_id = $1) + (SELECT count(*) FROM cash_in.events WHERE metadata->>'projectId' = $1))::int AS n`),
       },
       {
         key: 'deposit',
@@ -167,7 +168,7 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
         send: (v) => post(`/cash-ins/${pending.id}/simulate/deposit`, { amount: v, code: wrongCode }),
         sendWithout: () => post(`/cash-ins/${pending.id}/simulate/deposit`, { code: wrongCode }),
         accepted: ['DepositCodeMismatch'],
-        state: async () => [(await get(`/cash-ins/${pending.id}`)).body.status, await count(`SELECT ((SELECT count(*) FROM cash_in.deposits) + (SELECT count(*) FROM cash_in.events))::int AS n`)],
+        state: async () => [(await get(`/cash-ins/${pending.id}`)).body.status, await count(`SELECT ((SELECT count(*) FROM cash_in.deposits WHERE project_id = $1) + (SELECT count(*) FROM cash_in.events WHERE metadata->>'projectId' = $1))::int AS n`)],
       },
       {
         key: 'limits',
@@ -232,7 +233,7 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
       }),
       { numRuns: 30 },
     );
-    expect(await rowCounts(platform.db)).toEqual(before);
+    expect(await rowCounts(platform)).toEqual(before);
   }, 120_000);
 
   const route = (key: AmountRoute['key']) => routes.find((r) => r.key === key)!;

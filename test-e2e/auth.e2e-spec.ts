@@ -16,7 +16,7 @@ function bearerError(res: { status: number; headers: Headers; body: any }, statu
 describe('authentication', () => {
   let platform: TestPlatform;
   beforeAll(async () => {
-    platform = await TestPlatform.start({ MM_TOKEN_RATE_LIMIT: '40' });
+    platform = await TestPlatform.shared();
   }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 

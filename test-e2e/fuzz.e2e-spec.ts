@@ -168,7 +168,7 @@ describe('fuzz: generated JSON on every route that takes a body', () => {
             return;
           }
           expect(JSON.parse(body)).toMatchObject({ error: expect.any(String), code: expect.any(Number), msg: expect.any(String), cause: expect.any(String) });
-          const after = await rowCounts(platform.db);
+          const after = await rowCounts(platform);
           if (JSON.stringify(after) !== JSON.stringify(baseline)) {
             const changed = Object.keys(after).filter((t) => after[t] !== baseline[t]);
             throw new Error(`a ${res.status} stored rows in ${changed.join(', ')}: ${what}`);

@@ -30,7 +30,7 @@ describe('the OpenAPI document describes every response', () => {
   let conformance: OpenApiConformance;
 
   beforeAll(async () => {
-    [platform, receiver] = await Promise.all([TestPlatform.start(), WebhookReceiver.start()]);
+    [platform, receiver] = await Promise.all([TestPlatform.shared(), WebhookReceiver.start()]);
     const document = await platform.request('GET', '/openapi.json');
     expect(document.status).toBe(200);
     conformance = new OpenApiConformance(document.body);

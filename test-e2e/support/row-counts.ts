@@ -6,12 +6,12 @@ import type { TestPlatform } from './test-platform';
 export type RowCounts = Record<string, number>;
 
 /**
- * Rows per table. With projectId (a file on the shared platform, where other files write all the
- * time), the project's rows only: by project_id, for an events table by the project in each event's
- * metadata, for idempotency records by their scope; tables that belong to no project are left out then (the files with a database of
- * their own count them).
+ * Rows per table. With projectIds (a file on the shared platform, where other files write all the
+ * time), those projects' rows only: by project_id, for an events table by the project in each
+ * event's metadata, for idempotency records by their scope; tables that belong to no project are left
+ * out then (the files with a database of their own count them).
  */
-export async function rowCounts(dataSource: Queryable, projectId?: string): Promise<RowCounts> {
+async function countRows(dataSource: Queryable, projectIds?: readonly string[]): Promise<RowCounts> {
   const tables = await dataSource.query<{ schema: string; name: string; scope: 'project_id' | 'metadata' | 'scope' | null }>(
     // Unlogged tables hold counters, not data (the rate limits count refused requests too, by design).
     `SELECT t.table_schema AS schema, t.table_name AS name,
@@ -27,14 +27,19 @@ export async function rowCounts(dataSource: Queryable, projectId?: string): Prom
       ORDER BY 1, 2`,
   );
   const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
-  const counted = projectId === undefined ? tables : tables.filter((t) => t.scope !== null);
+  const counted = projectIds === undefined ? tables : tables.filter((t) => t.scope !== null);
   const where = (t: (typeof tables)[number]) =>
-    projectId === undefined ? '' : ` WHERE ${t.scope === 'metadata' ? `metadata->>'projectId'` : t.scope} = $${counted.length + 1}`;
+    projectIds === undefined ? '' : ` WHERE ${t.scope === 'metadata' ? `metadata->>'projectId'` : t.scope} = ANY($${counted.length + 1})`;
   const rows = await dataSource.query<{ name: string; n: number }>(
     counted.map((t, i) => `SELECT $${i + 1}::text AS name, count(*)::int AS n FROM ${quote(t.schema)}.${quote(t.name)}${where(t)}`).join(' UNION ALL '),
-    [...counted.map((t) => `${t.schema}.${t.name}`), ...(projectId === undefined ? [] : [projectId])],
+    [...counted.map((t) => `${t.schema}.${t.name}`), ...(projectIds === undefined ? [] : [projectIds])],
   );
   return Object.fromEntries(rows.map((r) => [r.name, r.n]));
+}
+
+/** The platform's rows per table: on the shared platform, those of the projects this file made. */
+export function rowCounts(platform: TestPlatform): Promise<RowCounts> {
+  return countRows(platform.db, platform.isShared ? platform.projects : undefined);
 }
 
 /**
@@ -43,7 +48,7 @@ export async function rowCounts(dataSource: Queryable, projectId?: string): Prom
  */
 export async function settledRowCounts(platform: TestPlatform, timeoutMs = 20_000): Promise<RowCounts> {
   await platform.settle();
-  const count = () => rowCounts(platform.db, platform.isShared ? platform.projectId : undefined);
+  const count = () => rowCounts(platform);
   const deadline = Date.now() + timeoutMs;
   let previous = await count();
   for (;;) {

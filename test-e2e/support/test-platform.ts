@@ -62,6 +62,8 @@ export class TestPlatform {
 
   /** The project this file works in: the bootstrap project, or on the shared platform one of the file's own. */
   projectId = '';
+  /** Every project this file made (through newProject or the operator's POST /projects), its own first. */
+  readonly projects: string[] = [];
   private apiKey = BOOTSTRAP_KEY;
   private apiSecret = BOOTSTRAP_SECRET;
   private untrack: () => void = () => undefined;
@@ -261,8 +263,10 @@ export class TestPlatform {
     return { kid: row.kid, privateKey: createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }) };
   }
 
-  admin<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Response<T>> {
-    return this.request<T>(method, `/v0.13/admin${path}`, { token: ADMIN_TOKEN, ...options });
+  async admin<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Response<T>> {
+    const res = await this.request<T>(method, `/v0.13/admin${path}`, { token: ADMIN_TOKEN, ...options });
+    if (method === 'POST' && path === '/projects' && res.status === 201) this.projects.push((res.body as { id: string }).id);
+    return res;
   }
 
   /** A new project with its own key pair and a token for it. */
