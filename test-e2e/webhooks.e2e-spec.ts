@@ -200,7 +200,8 @@ describe('webhook endpoints in production', () => {
   let token: string;
 
   beforeAll(async () => {
-    platform = await TestPlatform.start({ MM_ENVIRONMENT: 'production', MM_BOOTSTRAP_API_KEY: 'sk_live_e2eBootstrapKey01' });
+    // Webhook endpoints are all this is about: in distributed mode, the gateway and the webhooks service.
+    platform = await TestPlatform.start({ MM_ENVIRONMENT: 'production', MM_BOOTSTRAP_API_KEY: 'sk_live_e2eBootstrapKey01' }, undefined, { services: ['webhooks'] });
     token = await platform.token('sk_live_e2eBootstrapKey01');
   }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
