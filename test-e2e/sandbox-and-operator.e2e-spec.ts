@@ -1,6 +1,6 @@
 // API-CONTRACT: Operator routes, Sandbox simulations, Addresses/modes;
 // spec: GET /risk/config.
-import { ADMIN_TOKEN, eventually, expectError, GATEWAY_ALONE, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
+import { ADMIN_TOKEN, eventually, expectError, GATEWAY_ALONE, type Response, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 describe('sandbox clock', () => {
   let platform: TestPlatform;
@@ -75,9 +75,21 @@ describe('sandbox clock', () => {
 describe('operator routes', () => {
   let platform: TestPlatform;
   beforeAll(async () => {
-    platform = await TestPlatform.start();
+    platform = await TestPlatform.shared();
   }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
+
+  /** Every project, page by page (on the shared platform other files' projects come first). */
+  async function allProjects(): Promise<Array<{ id: string; name: string }>> {
+    const all: Array<{ id: string; name: string }> = [];
+    for (let cursor: string | null = null; ; ) {
+      const page: Response = await platform.admin('GET', `/projects?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status).toBe(200);
+      all.push(...page.body.data);
+      if (!page.body.hasMore) return all;
+      cursor = page.body.nextCursor;
+    }
+  }
 
   it('creates, reads, lists and updates projects', async () => {
     const created = await platform.admin('POST', '/projects', { body: { name: 'acme', features: { cashPickup: true } } });
@@ -90,8 +102,7 @@ describe('operator routes', () => {
       limits: {},
     });
     expect((await platform.admin('GET', `/projects/${created.body.id}`)).body).toEqual(created.body);
-    const list = await platform.admin('GET', '/projects');
-    expect(list.body.data.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['acme', 'default']));
+    expect((await allProjects()).map((p) => p.name)).toEqual(expect.arrayContaining(['acme', 'default']));
     const patched = await platform.admin('PATCH', `/projects/${created.body.id}`, {
       body: { features: { depositAddresses: true }, limits: { perTransactionMax: '5000.00', dailyBankPayoutCap: '20000' }, attributionTimeoutHours: 24 },
     });
@@ -104,8 +115,7 @@ describe('operator routes', () => {
   });
 
   it('names the start-up project default', async () => {
-    const list = await platform.admin('GET', '/projects');
-    expect(list.body.data.filter((p: { name: string }) => p.name === 'default')).toHaveLength(1);
+    expect((await allProjects()).filter((p) => p.name === 'default')).toHaveLength(1);
   });
 
   it('shows an API secret once and lets the pair obtain a token', async () => {
