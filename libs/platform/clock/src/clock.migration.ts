@@ -46,3 +46,31 @@ export class PlatformClockChanges1700000000210 implements MigrationInterface {
     await dropChangeNotifyTrigger(runner, CLOCK_TRIGGER);
   }
 }
+
+/**
+ * Each change of a clock carries a number, sent with its notification, that every process
+ * acknowledges (NotifiedCacheFeed): an advance is answered once all have heard it.
+ */
+export class PlatformClockAcknowledged1700000000230 implements MigrationInterface {
+  name = 'PlatformClockAcknowledged1700000000230';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE platform.sandbox_clocks ADD COLUMN change_no bigint NOT NULL DEFAULT 0`);
+    await runner.query(`
+      CREATE OR REPLACE FUNCTION platform.${CLOCK_TRIGGER.name}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('${CLOCK_CHANGES_CHANNEL}', NEW.project_id || ' ' || NEW.change_no);
+        RETURN NULL;
+      END $$`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`
+      CREATE OR REPLACE FUNCTION platform.${CLOCK_TRIGGER.name}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('${CLOCK_CHANGES_CHANNEL}', NEW.project_id);
+        RETURN NULL;
+      END $$`);
+    await runner.query(`ALTER TABLE platform.sandbox_clocks DROP COLUMN change_no`);
+  }
+}

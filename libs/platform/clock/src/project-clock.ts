@@ -4,8 +4,11 @@
 // a project by hours without waiting and without touching other projects.
 // Offsets are read once and then kept in memory, told of every change by the
 // database (NotifiedCache): every command reads the clock, and it rarely moves.
+// An advance is answered only once every process has heard it (the feed's
+// acknowledgements), so the next request, to whichever service, runs on the
+// advanced clock: read your writes, however far apart the processes.
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { listenConnectionConfig, NotifiedCache, NotifiedCacheFeed, UnitOfWork } from '@mm/platform/database';
+import { changeHeardEverywhere, listenConnectionConfig, NotifiedCache, NotifiedCacheFeed, UnitOfWork } from '@mm/platform/database';
 
 export const CLOCK_CHANGES_CHANNEL = 'mm_clock_changes';
 
@@ -13,9 +16,10 @@ export const CLOCK_CHANGES_CHANNEL = 'mm_clock_changes';
 export class ProjectClock implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly offsets = new NotifiedCache<number>({ maxEntries: 10_000, groupOf: (projectId) => projectId });
   private readonly feed: NotifiedCacheFeed;
+  private readonly logger = new Logger('clock');
 
   constructor(private readonly uow: UnitOfWork) {
-    this.feed = new NotifiedCacheFeed(listenConnectionConfig(uow.dataSource), CLOCK_CHANGES_CHANNEL, this.offsets, new Logger('clock'));
+    this.feed = new NotifiedCacheFeed(listenConnectionConfig(uow.dataSource), CLOCK_CHANGES_CHANNEL, this.offsets, this.logger, 1000, true);
   }
 
   onApplicationBootstrap(): Promise<void> {
@@ -43,16 +47,20 @@ export class ProjectClock implements OnApplicationBootstrap, OnApplicationShutdo
     return new Date(Date.now() + (await this.offsetMs(projectId)));
   }
 
-  /** Moves the project's clock forward and returns the new time. */
+  /**
+   * Moves the project's clock forward and returns the new time. The command that calls it returns once
+   * every process has heard the change (after its commit).
+   */
   async advance(projectId: string, seconds: number): Promise<Date> {
     // Until this commits and the change is heard back, this project's offset is read afresh.
     this.offsets.beginChange(projectId);
-    const [row] = await this.uow.query<{ offset_ms: string }>(
-      `INSERT INTO platform.sandbox_clocks (project_id, offset_ms) VALUES ($1, $2)
-       ON CONFLICT (project_id) DO UPDATE SET offset_ms = platform.sandbox_clocks.offset_ms + EXCLUDED.offset_ms
-       RETURNING offset_ms`,
+    const [row] = await this.uow.query<{ offset_ms: string; change_no: string }>(
+      `INSERT INTO platform.sandbox_clocks (project_id, offset_ms, change_no) VALUES ($1, $2, nextval('platform.cache_change_no'))
+       ON CONFLICT (project_id) DO UPDATE SET offset_ms = platform.sandbox_clocks.offset_ms + EXCLUDED.offset_ms, change_no = EXCLUDED.change_no
+       RETURNING offset_ms, change_no::text`,
       [projectId, Math.round(seconds * 1000)],
     );
+    await this.uow.afterCommit(() => changeHeardEverywhere((sql, params) => this.uow.query(sql, params), CLOCK_CHANGES_CHANNEL, row.change_no, this.logger));
     return new Date(Date.now() + Number(row.offset_ms));
   }
 }

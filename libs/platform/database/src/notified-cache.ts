@@ -8,9 +8,16 @@
 //   was heard is not remembered (the generation check);
 // - a process that is itself changing a group marks it first (beginChange), so
 //   until its own change is heard back, after commit, that group is read afresh.
-// Other processes see a change once its notification arrives (milliseconds).
+// Other processes see a change once its notification arrives (milliseconds). Where
+// a change must be seen everywhere before its author is answered (read your
+// writes across processes: the sandbox clock), the feed acknowledges: each
+// notification carries a change number, every live listener records the last it
+// heard (platform.cache_listeners), and the author waits for all of them
+// (changeHeardEverywhere).
+import { randomUUID } from 'node:crypto';
 import type { LoggerService } from '@nestjs/common';
 import type { ClientConfig } from 'pg';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { PgListener } from './pg-listener';
 
 export interface NotifiedCacheOptions<V> {
@@ -89,23 +96,38 @@ export class NotifiedCache<V> {
   }
 }
 
+/** How often a listener that acknowledges says it is alive; one silent for three times this is not waited for. */
+const ALIVE_EVERY_MS = 5_000;
+
 /** Keeps a NotifiedCache told of changes: LISTEN on the channel, retried until it is up. */
 export class NotifiedCacheFeed {
   private readonly listener: PgListener;
   private retry?: NodeJS.Timeout;
+  private alive?: NodeJS.Timeout;
   private stopped = false;
+  private readonly listenerId = randomUUID();
 
   constructor(
     config: ClientConfig,
-    channel: string,
+    private readonly channel: string,
     private readonly cache: Pick<NotifiedCache<unknown>, 'changed' | 'setLive'>,
     private readonly logger: LoggerService,
     private readonly retryMs = 1000,
+    /** Notifications are `<group> <change number>` and each is acknowledged (changeHeardEverywhere). */
+    private readonly acknowledge = false,
   ) {
     this.listener = new PgListener(
       config,
       [channel],
-      { onNotification: (_channel, group) => cache.changed(group), onLost: () => cache.setLive(false), onResumed: () => cache.setLive(true) },
+      {
+        onNotification: (_channel, payload) => this.heard(payload),
+        onLost: () => cache.setLive(false),
+        onResumed: () => {
+          cache.setLive(true);
+          // What was missed meanwhile was dropped with the cache: everything up to now is heard.
+          void this.register();
+        },
+      },
       logger,
       retryMs,
     );
@@ -115,6 +137,11 @@ export class NotifiedCacheFeed {
     try {
       await this.listener.start();
       this.cache.setLive(true);
+      await this.register();
+      if (this.acknowledge && !this.alive) {
+        this.alive = setInterval(() => void this.ack(`UPDATE platform.cache_listeners SET alive_at = now() WHERE listener_id = $1`, [this.listenerId]), ALIVE_EVERY_MS);
+        this.alive.unref();
+      }
     } catch (error) {
       // Without the feed every value is read afresh: slower, never wrong.
       if (this.stopped) return;
@@ -126,8 +153,88 @@ export class NotifiedCacheFeed {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retry);
+    clearInterval(this.alive);
     this.cache.setLive(false);
+    await this.ack(`DELETE FROM platform.cache_listeners WHERE listener_id = $1`, [this.listenerId]);
     await this.listener.stop();
+  }
+
+  private heard(payload: string): void {
+    if (!this.acknowledge) return this.cache.changed(payload);
+    const space = payload.lastIndexOf(' ');
+    this.cache.changed(space < 0 ? payload : payload.slice(0, space));
+    if (space < 0) return;
+    // Only once the cache has dropped the group: the author waits for this before it answers.
+    void this.ack(`UPDATE platform.cache_listeners SET heard = greatest(heard, $2), alive_at = now() WHERE listener_id = $1`, [this.listenerId, payload.slice(space + 1)]);
+  }
+
+  /** Listed as a listener that has heard every change numbered so far (its cache holds nothing older). */
+  private async register(): Promise<void> {
+    if (!this.acknowledge) return;
+    await this.ack(
+      `INSERT INTO platform.cache_listeners (listener_id, channel, heard, alive_at)
+       SELECT $1, $2, CASE WHEN is_called THEN last_value ELSE 0 END, now() FROM platform.cache_change_no
+       ON CONFLICT (listener_id) DO UPDATE SET heard = greatest(platform.cache_listeners.heard, EXCLUDED.heard), alive_at = now()`,
+      [this.listenerId, this.channel],
+    );
+  }
+
+  private async ack(sql: string, params: unknown[]): Promise<void> {
+    if (!this.acknowledge) return;
+    try {
+      await this.listener.query(sql, params);
+    } catch (error) {
+      // Unacknowledged, the author waits its limit, then goes on: slower, never wrong here.
+      this.logger.warn(`cache feed acknowledgement failed (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+}
+
+/**
+ * The author's side of an acknowledged feed: resolves once every live listener of the channel has heard
+ * change `changeNo` (or after limitMs, with a warning: a listener that cannot answer does not hold the author forever).
+ */
+export async function changeHeardEverywhere(
+  query: <T>(sql: string, params: unknown[]) => Promise<T[]>,
+  channel: string,
+  changeNo: string,
+  logger: LoggerService,
+  limitMs = 5_000,
+): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const [row] = await query<{ behind: number }>(
+      `SELECT count(*)::int AS behind FROM platform.cache_listeners
+        WHERE channel = $1 AND heard < $2 AND alive_at > now() - make_interval(secs => $3)`,
+      [channel, changeNo, (3 * ALIVE_EVERY_MS) / 1000],
+    );
+    if (row.behind === 0) return;
+    if (Date.now() > deadline) {
+      logger.warn(`${row.behind} listener(s) of ${channel} had not heard change ${changeNo} after ${limitMs / 1000} s; going on`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** The listeners that acknowledge, and the numbers changes carry. */
+export class CacheListeners1700000000220 implements MigrationInterface {
+  name = 'CacheListeners1700000000220';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`CREATE SEQUENCE platform.cache_change_no`);
+    await runner.query(`
+      CREATE TABLE platform.cache_listeners (
+        listener_id  text        PRIMARY KEY,
+        channel      text        NOT NULL,
+        heard        bigint      NOT NULL,
+        alive_at     timestamptz NOT NULL
+      )`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TABLE platform.cache_listeners`);
+    await runner.query(`DROP SEQUENCE platform.cache_change_no`);
   }
 }
 

@@ -35,6 +35,14 @@ export class PgListener {
     return this.client !== undefined;
   }
 
+  /** A statement on the LISTEN connection itself (an acknowledgement that must follow what was heard); false while it is down. */
+  async query(sql: string, params: unknown[] = []): Promise<boolean> {
+    const client = this.client;
+    if (!client) return false;
+    await client.query(sql, params);
+    return true;
+  }
+
   /** Resolves once LISTEN is in place; rejects if the first connection fails. */
   async start(): Promise<void> {
     this.stopped = false;

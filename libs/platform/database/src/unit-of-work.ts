@@ -37,6 +37,8 @@ interface Transaction {
   begun: boolean;
   /** Deferred writes, sent ahead of the next statement or COMMIT. */
   pending: Statement[];
+  /** Run once the transaction has committed, before run() returns (afterCommit). */
+  committed: Array<() => Promise<void>>;
 }
 
 export class UnitOfWork {
@@ -56,17 +58,17 @@ export class UnitOfWork {
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.current.getStore()) return fn();
     const client = await this.pool.connect();
-    const tx: Transaction = { client, begun: false, pending: [] };
+    const tx: Transaction = { client, begun: false, pending: [], committed: [] };
     let broken: Error | undefined;
     // pg emits 'error' on a checked-out client whose connection dies (PostgreSQL stopping, a network
     // cut); unheard, that would end the process. The statement under way fails on its own.
     const onError = (error: Error) => (broken = error);
     client.on('error', onError);
+    let result: T;
     try {
-      const result = await this.current.run(tx, fn);
+      result = await this.current.run(tx, fn);
       // A transaction that wrote nothing has nothing to commit.
       if (tx.begun || tx.pending.length > 0) await this.send(tx, [{ sql: 'COMMIT' }]);
-      return result;
     } catch (error) {
       // A connection that cannot even roll back is not given back to the pool.
       if (tx.begun) await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
@@ -75,6 +77,20 @@ export class UnitOfWork {
       client.off('error', onError);
       client.release(broken);
     }
+    // Committed, the connection given back: what waits on the commit runs before the caller goes on.
+    for (const then of tx.committed) await then();
+    return result;
+  }
+
+  /**
+   * Runs fn once the current transaction has committed (and not at all if it rolls back), before the
+   * outermost run() returns: for what must follow the commit before the caller is answered. Outside a
+   * transaction, at once.
+   */
+  async afterCommit(fn: () => Promise<void>): Promise<void> {
+    const tx = this.current.getStore();
+    if (!tx) return fn();
+    tx.committed.push(fn);
   }
 
   /** Runs fn outside any caller transaction, in a transaction of its own. */

@@ -16,8 +16,8 @@ import {
   GatewaySigningKeyEncryption1700000001600,
 } from '@mm/gateway/infrastructure';
 import { PlatformApiKeys1700000000300 } from '@mm/platform/auth';
-import { PlatformClock1700000000200, PlatformClockChanges1700000000210 } from '@mm/platform/clock';
-import type { MigrationClass } from '@mm/platform/database';
+import { PlatformClock1700000000200, PlatformClockAcknowledged1700000000230, PlatformClockChanges1700000000210 } from '@mm/platform/clock';
+import { CacheListeners1700000000220, type MigrationClass } from '@mm/platform/database';
 import { PlatformSubscriptions1700000000000 } from '@mm/platform/event-store';
 import { QuotingModule } from '@mm/quoting/api';
 import { Quoting1700000004000, QuotingCashPickup1700000004100 } from '@mm/quoting/infrastructure';
@@ -34,6 +34,8 @@ export const BASE_MIGRATIONS: MigrationClass[] = [
   PlatformIdempotencyClaim1700000000110,
   PlatformClock1700000000200,
   PlatformClockChanges1700000000210,
+  CacheListeners1700000000220,
+  PlatformClockAcknowledged1700000000230,
 ];
 
 export interface ServiceDefinition {
