@@ -271,6 +271,31 @@ describe('webhook deliveries', () => {
       expect(receiver.at('/flaky')).toHaveLength(4);
     });
 
+    it('records an attempt, and schedules the next, on the clock the database holds, even where the process has not yet heard of an advance', async () => {
+      const t = await tenant('unheard');
+      receiver.fail('/unheard', 3, 503);
+      const hook = await t.endpoint('/unheard');
+      const sent = (await t.post(`/webhooks/${hook.id}/test`)).body;
+      await attemptsReach(t, hook.id, sent.id, 1);
+      // The clock moves 5 s on, and no process is told: with triggers off for this one write, no
+      // notification goes out. Every process's copy of the clock is now stale, as one that has not
+      // yet heard an advance would be; the claim, in PostgreSQL, finds the retry due all the same.
+      const [project] = await platform.db.query<{ project_id: string }>(`SELECT project_id FROM webhooks.deliveries WHERE id = $1`, [sent.id]);
+      await platform.db.query(
+        `BEGIN; SET LOCAL session_replication_role = replica;
+         INSERT INTO platform.sandbox_clocks (project_id, offset_ms) VALUES ('${project.project_id}', 5000)
+           ON CONFLICT (project_id) DO UPDATE SET offset_ms = platform.sandbox_clocks.offset_ms + 5000;
+         COMMIT;`,
+      );
+      await attemptsReach(t, hook.id, sent.id, 2);
+      const d = await delivery(t, hook.id, sent.id);
+      const [first, second] = d.attempts.map((a: { attemptedAt: string }) => Date.parse(a.attemptedAt));
+      // Made when the database's clock said it was due, and recorded at that time.
+      expect((second - first) / 1000).toBeGreaterThanOrEqual(SCHEDULE[1]);
+      // The next one is 10 s after the record, on the same clock.
+      expect((Date.parse(d.nextAttemptAt) - second) / 1000).toBeGreaterThanOrEqual(SCHEDULE[2]);
+    });
+
     it('fails a delivery after 10 attempts over about three days, suspends the endpoint, records skipped rows, and replays them after enable', async () => {
       const t = await tenant('dead');
       receiver.fail('/dead', Infinity, 410);

@@ -9,7 +9,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { signWebhookPayload } from '@mm/contracts';
 import { isDelivered, MAX_ATTEMPTS, retryDelaySecs, shouldSuspend } from '@mm/webhooks/domain';
 import { DELIVERIES_CHANNEL, WebhookDeliveries, WebhookSender, WebhookSigningKeys, type ClaimedDelivery, type RecordedAttempt, type SendResult } from '@mm/webhooks/infrastructure';
-import { CLOCK_CHANGES_CHANNEL, ProjectClock, TimerService, type DueTimer } from '@mm/platform/clock';
+import { CLOCK_CHANGES_CHANNEL, TimerService, type DueTimer } from '@mm/platform/clock';
 import { PlatformConfig } from '@mm/platform/config';
 import { listenConnectionConfig, PgListener, UnitOfWork } from '@mm/platform/database';
 import { DOWN_NOTICE_TIMER, WebhookEndpointsService } from './webhook-endpoints.service';
@@ -48,7 +48,6 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     private readonly deliveries: WebhookDeliveries,
     private readonly signingKeys: WebhookSigningKeys,
     private readonly endpoints: WebhookEndpointsService,
-    private readonly clock: ProjectClock,
     private readonly timers: TimerService,
     private readonly config: PlatformConfig,
   ) {
@@ -125,7 +124,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    const attemptedAt = (await this.clock.now(delivery.project_id)).toISOString();
+    // The time the claim found it due, on the project's clock in PostgreSQL (one source of "now").
+    const attemptedAt = new Date(delivery.claimed_at).toISOString();
     let result: SendResult;
     if (!delivery.key_sealed || !delivery.encryption_key_id) {
       result = { statusCode: null, error: 'the endpoint has no signing key', responseBody: null, durationMs: 0 };
@@ -164,15 +164,14 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     await this.uow.run(async () => {
       const attempts: RecordedAttempt[] = [];
       for (const { delivery, attemptedAt, result } of outcomes) {
-        const now = (await this.clock.now(delivery.project_id)).toISOString();
         const attempt = delivery.attempt_count + 1;
         const delay = retryDelaySecs(attempt);
-        const next: Pick<RecordedAttempt, 'status' | 'nextAttemptAt'> = isDelivered(result.statusCode ?? undefined)
-          ? { status: 'delivered', nextAttemptAt: null }
+        const next: Pick<RecordedAttempt, 'status' | 'retryAfterSecs'> = isDelivered(result.statusCode ?? undefined)
+          ? { status: 'delivered', retryAfterSecs: null }
           : delay === undefined || attempt >= MAX_ATTEMPTS
-            ? { status: 'failed', nextAttemptAt: null }
-            : { status: 'queued', nextAttemptAt: new Date(Date.parse(now) + delay * 1000).toISOString() };
-        attempts.push({ id: delivery.id, leaseToken: delivery.lease_token, attempt, attemptedAt, ...result, ...next, at: now });
+            ? { status: 'failed', retryAfterSecs: null }
+            : { status: 'queued', retryAfterSecs: delay };
+        attempts.push({ id: delivery.id, leaseToken: delivery.lease_token, attempt, attemptedAt, ...result, ...next });
       }
       const current = await this.deliveries.recordAttempts(attempts);
       for (const a of attempts) {
@@ -225,9 +224,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   private async onDownNotice(timer: DueTimer): Promise<void> {
     const downSince = await this.deliveries.downSince(timer.key);
     if (!downSince || downSince.toISOString() !== timer.payload.downSince) return; // recovered, or another episode
-    const at = (await this.clock.now(timer.projectId)).toISOString();
     if (await this.endpoints.notifyDown(timer.projectId, timer.key, downSince.toISOString())) {
-      await this.deliveries.markNotified(timer.key, at);
+      await this.deliveries.markNotified(timer.projectId, timer.key);
       this.logger.warn(`webhook endpoint ${timer.key} (project ${timer.projectId}) down: every attempt has failed since ${downSince.toISOString()}`);
     }
   }

@@ -53,6 +53,8 @@ export interface ClaimedDelivery {
   lease_token: string;
   encryption_key_id: string | null;
   key_sealed: Buffer | null;
+  /** The project's time when the claim found it due, read in PostgreSQL: the attempt's attemptedAt. */
+  claimed_at: Date;
 }
 
 /** One attempt's record and the delivery's next state. */
@@ -66,8 +68,8 @@ export interface RecordedAttempt {
   error: string | null;
   responseBody: string | null;
   status: DeliveryStatus;
-  nextAttemptAt: string | null;
-  at: string;
+  /** Seconds after the record (project time) before the next attempt; null when none follows. */
+  retryAfterSecs: number | null;
 }
 
 export interface NewDelivery {
@@ -148,7 +150,7 @@ export class WebhookDeliveries {
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     return this.uow.query<ClaimedDelivery>(
       `WITH due AS (
-         SELECT d.id, e.timeout_ms FROM webhooks.deliveries d
+         SELECT d.id, e.timeout_ms, ${PROJECT_NOW('c')} AS project_now FROM webhooks.deliveries d
            JOIN webhooks.endpoints e ON e.id = d.webhook_id
            LEFT JOIN platform.sandbox_clocks c ON c.project_id = d.project_id
           WHERE d.status = 'queued' AND e.status = 'enabled' AND e.deleted_at IS NULL
@@ -163,7 +165,7 @@ export class WebhookDeliveries {
          LEFT JOIN webhooks.signing_keys k ON k.webhook_id = e.id AND k.retired_at IS NULL
         WHERE d.id = due.id AND e.id = d.webhook_id
        RETURNING d.id, d.project_id, d.webhook_id, d.body, d.attempt_count, e.url, e.timeout_ms, e.notify_threshold_secs,
-                 d.lease_token::text AS lease_token, k.encryption_key_id, k.key_sealed`,
+                 d.lease_token::text AS lease_token, k.encryption_key_id, k.key_sealed, due.project_now AS claimed_at`,
       [limit, leaseMs, randomUUID()],
     );
   }
@@ -180,14 +182,22 @@ export class WebhookDeliveries {
        SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[])`,
       [column('id'), column('attempt'), column('attemptedAt'), column('durationMs'), column('statusCode'), column('error'), column('responseBody')],
     );
+    // The record's time and the next attempt's are read here, in PostgreSQL, on the project's clock as
+    // it stands now: never a process's copy of it, which may not have heard the latest advance.
     const updated = await this.uow.query<{ id: string }>(
-      `UPDATE webhooks.deliveries d
-          SET status = v.status, attempt_count = d.attempt_count + 1, next_attempt_at = v.next_attempt_at, lease_until = NULL, lease_token = NULL,
+      `WITH v AS (
+         SELECT v.*, ${PROJECT_NOW('c')} AS at
+           FROM unnest($1::text[], $2::uuid[], $3::text[], $4::float8[], $5::timestamptz[]) AS v (id, lease_token, status, retry_after_secs, attempted_at)
+           JOIN webhooks.deliveries d0 ON d0.id = v.id
+           LEFT JOIN platform.sandbox_clocks c ON c.project_id = d0.project_id)
+       UPDATE webhooks.deliveries d
+          SET status = v.status, attempt_count = d.attempt_count + 1, next_attempt_at = v.at + make_interval(secs => v.retry_after_secs),
+              lease_until = NULL, lease_token = NULL,
               last_attempt_at = v.attempted_at, delivered_at = CASE WHEN v.status = 'delivered' THEN v.at ELSE d.delivered_at END, updated_at = v.at
-         FROM unnest($1::text[], $2::uuid[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[]) AS v (id, lease_token, status, next_attempt_at, attempted_at, at)
+         FROM v
         WHERE d.id = v.id AND d.lease_token = v.lease_token
        RETURNING d.id`,
-      [column('id'), column('leaseToken'), column('status'), column('nextAttemptAt'), column('attemptedAt'), column('at')],
+      [column('id'), column('leaseToken'), column('status'), column('retryAfterSecs'), column('attemptedAt')],
     );
     return new Set(updated.map((r) => r.id));
   }
@@ -279,8 +289,12 @@ export class WebhookDeliveries {
     return row?.down_since ? new Date(row.down_since) : undefined;
   }
 
-  async markNotified(webhookId: string, at: string): Promise<void> {
-    await this.uow.query(`UPDATE webhooks.endpoint_health SET notified_at = $2 WHERE webhook_id = $1`, [webhookId, at]);
+  /** Noted at the project's time in PostgreSQL. */
+  async markNotified(projectId: string, webhookId: string): Promise<void> {
+    await this.uow.query(
+      `UPDATE webhooks.endpoint_health SET notified_at = ${PROJECT_NOW('c')} FROM (SELECT $1::text AS project_id) p LEFT JOIN platform.sandbox_clocks c ON c.project_id = p.project_id WHERE webhook_id = $2`,
+      [projectId, webhookId],
+    );
   }
 
   /** `enable` resets the down clock. */
