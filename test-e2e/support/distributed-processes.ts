@@ -132,7 +132,8 @@ export async function startDistributedProcesses(env: Record<string, string>, onO
   const dataDir = mkdtempSync(join(tmpdir(), 'mm-e2e-distributed-'));
   const { child, output } = spawnTied(
     ['-r', './tools/register.js', 'tools/distributed/start-distributed.ts', ...(services ? ['gateway', ...services] : [])],
-    { ...process.env, ...env, PORT: String(port), MM_DATA_DIR: dataDir },
+    // Each service's readiness is given most of the hook's time, so a slow start names the service.
+    { MM_READY_TIMEOUT_SECS: String(START_TIMEOUT_MS / 1000 - 30), ...process.env, ...env, PORT: String(port), MM_DATA_DIR: dataDir },
     onOutput,
   );
   const cleanUp = () => rmSync(dataDir, { recursive: true, force: true });
@@ -175,7 +176,8 @@ export async function startDistributedProcesses(env: Record<string, string>, onO
 }
 
 async function started(child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
+  // Before the hook's own limit, so the failure carries the processes' output.
+  const deadline = Date.now() + START_TIMEOUT_MS - 10_000;
   for (;;) {
     if (/Money-movement platform, distributed \(\w+\): \d+ processes/.test(output())) return;
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`start:distributed failed (${child.exitCode ?? child.signalCode}):\n${output()}`);

@@ -17,7 +17,6 @@ import { API_BASE_PATH } from '@mm/platform/http';
 import { describeFailure, ensureLocalAdminToken, freeLoopbackPort, LIFELINE_VARIABLE, stopWhenParentDies, transportLine } from '@mm/runtime/platform';
 
 const ROOT = resolve(__dirname, '..', '..');
-const READY_TIMEOUT_MS = 60_000;
 
 interface Started {
   name: ServiceName;
@@ -44,14 +43,14 @@ function startService(name: ServiceName, env: NodeJS.ProcessEnv): ChildProcess {
   return child;
 }
 
-async function waitReady(name: ServiceName, url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
+async function waitReady(name: ServiceName, url: string, child: ChildProcess, timeoutSecs: number): Promise<void> {
+  const deadline = Date.now() + timeoutSecs * 1000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the ${name} service exited during start-up (${child.exitCode ?? child.signalCode})`);
     if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`the ${name} service was not ready within ${READY_TIMEOUT_MS / 1000} s`);
+  throw new Error(`the ${name} service was not ready within ${timeoutSecs} s (MM_READY_TIMEOUT_SECS)`);
 }
 
 async function stopAll(started: Started[], embedded: EmbeddedDatabase | undefined): Promise<void> {
@@ -141,7 +140,7 @@ async function main(): Promise<void> {
     }
     const gateway = startService('gateway', { ...common, ...serviceUrls, PORT: String(config.PORT), HOST: host });
     started.push({ name: 'gateway', url: gatewayUrl, child: gateway });
-    await Promise.all(started.map((s) => waitReady(s.name, s.url, s.child)));
+    await Promise.all(started.map((s) => waitReady(s.name, s.url, s.child, config.MM_READY_TIMEOUT_SECS)));
     for (const s of started) {
       s.child.on('exit', (code, signal) => {
         if (!stopping) process.stdout.write(`the ${s.name} service (pid ${s.child.pid}) exited (${code ?? signal}); its routes answer 503 until it is started again\n`);

@@ -35,6 +35,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ MM_KAFKA_SESSION_TIMEOUT_MS: '6s' })).toThrow(/MM_KAFKA_SESSION_TIMEOUT_MS/);
   });
 
+  it('takes how long start:distributed waits for each service to be ready, in whole seconds', () => {
+    expect(loadConfig({}).MM_READY_TIMEOUT_SECS).toBe(120);
+    expect(loadConfig({ MM_READY_TIMEOUT_SECS: '300' }).MM_READY_TIMEOUT_SECS).toBe(300);
+    for (const bad of ['0', '-5', '2m', '1.5', '3601']) expect(() => loadConfig({ MM_READY_TIMEOUT_SECS: bad })).toThrow(/MM_READY_TIMEOUT_SECS/);
+  });
+
   it('takes the partitions and replication factor of the topics it creates: -1 for the broker default, else at least 1', () => {
     expect(loadConfig({})).toMatchObject({ MM_KAFKA_TOPIC_PARTITIONS: 6, MM_KAFKA_TOPIC_REPLICATION_FACTOR: -1 });
     expect(loadConfig({ MM_KAFKA_TOPIC_PARTITIONS: '-1', MM_KAFKA_TOPIC_REPLICATION_FACTOR: '3' })).toMatchObject({ MM_KAFKA_TOPIC_PARTITIONS: -1, MM_KAFKA_TOPIC_REPLICATION_FACTOR: 3 });

@@ -130,6 +130,16 @@ export class PlatformConfig {
   @Max(300_000, { message: 'MM_KAFKA_SESSION_TIMEOUT_MS must be at most 300000, which every Kafka broker allows by default (group.max.session.timeout.ms)' })
   MM_KAFKA_SESSION_TIMEOUT_MS = 10_000;
 
+  /**
+   * `npm run start:distributed`: how long each service may take to answer /readyz before start-up is
+   * abandoned (every process stopped, the one not ready named). A busy machine needs more than an idle one.
+   */
+  @Transform(toInt)
+  @IsInt({ message: 'MM_READY_TIMEOUT_SECS must be a whole number of seconds' })
+  @Min(1, { message: 'MM_READY_TIMEOUT_SECS must be at least 1' })
+  @Max(3600, { message: 'MM_READY_TIMEOUT_SECS must be at most 3600' })
+  MM_READY_TIMEOUT_SECS = 120;
+
   /** Distributed mode on Kafka: the partitions of each topic a service creates; -1, the broker's num.partitions. Never change it once a topic exists. */
   @Transform(toInt)
   @IsInt({ message: 'MM_KAFKA_TOPIC_PARTITIONS must be a whole number' })
