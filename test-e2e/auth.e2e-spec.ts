@@ -144,7 +144,7 @@ describe('authentication', () => {
     } finally {
       await limited.stop();
     }
-  });
+  }, START_TIMEOUT_MS);
 
   it('answers 503 temporarily_unavailable when the signing keyset cannot be read', async () => {
     const fresh = await TestPlatform.start({}, undefined, { services: ['accounts'] });
@@ -158,5 +158,5 @@ describe('authentication', () => {
     } finally {
       await fresh.stop();
     }
-  });
+  }, START_TIMEOUT_MS);
 });

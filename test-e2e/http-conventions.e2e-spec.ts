@@ -324,6 +324,6 @@ describe('HTTP conventions', () => {
       } finally {
         await quiet.stop();
       }
-    });
+    }, START_TIMEOUT_MS);
   });
 });

@@ -34,7 +34,7 @@ describe('sandbox clock', () => {
     } finally {
       await other.stop();
     }
-  });
+  }, START_TIMEOUT_MS);
 
   it('reads and advances the project clock; new resources carry the advanced time', async () => {
     const before = await platform.request('GET', '/v0.13/sandbox/clock', { token });

@@ -95,5 +95,5 @@ describe('bearer token verification', () => {
     } finally {
       await other.stop();
     }
-  });
+  }, START_TIMEOUT_MS);
 });

@@ -15,6 +15,9 @@ import { BearerAuthenticator } from '@mm/platform/auth';
 import type { PlatformConfig } from '@mm/platform/config';
 import { API_BASE_PATH, deferredBody, sendError } from '@mm/platform/http';
 
+/** How long an idle connection to a service is kept. */
+const UPSTREAM_IDLE_MS = 4_000;
+
 /** Where each service listens, from MM_SERVICE_<NAME>_URL; a missing one stops start-up. */
 export function serviceUpstreams(config: PlatformConfig): Array<{ service: ServiceName; upstream: string; prefixes: string[] }> {
   return Object.entries(SERVICE_ROUTES).map(([service, prefixes]) => {
@@ -39,7 +42,10 @@ export async function routeToServices(app: NestFastifyApplication, config: Platf
         // Bodies are parsed here first, by the same parser every service uses (hostile JSON stops
         // at the door), and forwarded as the JSON they parsed to.
         proxyPayloads: false,
-        http: { requestOptions: { timeout: config.MM_GATEWAY_UPSTREAM_TIMEOUT_MS } },
+        // An idle connection to a service is closed after 4 s, well inside the service's keep-alive: kept
+        // as long as the service allows, it races the service's close on a busy machine, and the request
+        // sent on it fails (a spurious 503).
+        http: { requestOptions: { timeout: config.MM_GATEWAY_UPSTREAM_TIMEOUT_MS }, agentOptions: { timeout: UPSTREAM_IDLE_MS } },
         preHandler: async (request, reply) => {
           // A bearer token is checked here too, where revocations are heard at once; the service checks
           // it again (reached directly, it refuses the same), and decides about requests without one.
