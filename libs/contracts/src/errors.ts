@@ -132,7 +132,7 @@ export const ERROR_CATALOGUE = {
   CashInNotPending: { code: 14002, status: 422, msg: 'cash-in is not pending', when: 'refresh or deposit of a cash-in that is completed (a cash-in is single-use) or expired (its code lapsed; create a new cash-in)' },
   DepositCodeMismatch: { code: 14003, status: 422, msg: 'deposit code does not match', when: 'the sandbox deposit names a code that is not the cash-in\'s current one (a refresh voids the previous code)' },
   UsdEndorsementRequired: { code: 14004, status: 422, msg: 'customer needs an active usd endorsement', when: 'a cash-in for a customer whose `usd` endorsement is not active (requested, pending or rejected); request it and wait for `endorsement.active`' },
-  SponsorGasRequired: { code: 14005, status: 400, msg: 'sponsorGas must be true', when: 'a cash-in with `sponsorGas: false`; cash-ins only accept sponsored gas (spec: Limits, item 4)' },
+  SponsorGasRequired: { code: 14005, status: 400, msg: 'sponsorGas must be true', when: 'a cash-in with `sponsorGas: false`; cash-ins only accept sponsored gas' },
   InvalidCashLocationID: { code: 14010, status: 400, msg: 'invalid cash location id', when: 'a cash location id (`cash.locationId` of a cash-in, `cashLocationId` of a cash pickup quote) is malformed' },
   CashLocationNotFound: { code: 14011, status: 404, msg: 'cash location not found', when: 'no retail location with this id (GET /cash-locations lists them), for a cash-in or a cash pickup quote' },
   CashLocationReferenceMismatch: { code: 14012, status: 422, msg: 'cash location reference does not match', when: '`cash.locationReference` is not the `cashLocationReference` of `cash.locationId` (a cash-in), or a cash pickup quote\'s `cashLocationReference` is not that of its `cashLocationId`' },
