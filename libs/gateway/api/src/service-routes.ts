@@ -93,18 +93,20 @@ export async function routeToServices(app: NestFastifyApplication, config: Platf
  * The API reference through the gateway is the whole API: its own document with
  * the paths and schemas of every service's /openapi.json merged in. Fetched on
  * request and kept a minute; a service that cannot be reached is left out until
- * it can.
+ * it can, or kept as last fetched. Nothing decides on it (routes are
+ * SERVICE_ROUTES), and a service's document changes only when that service is
+ * deployed again: a minute behind a deploy is what it can be (ADR 0025).
  */
-export function serviceDocuments(config: PlatformConfig): (own: OpenAPIObject) => Promise<OpenAPIObject> {
+export function serviceDocuments(config: PlatformConfig, now: () => number = Date.now): (own: OpenAPIObject) => Promise<OpenAPIObject> {
   const upstreams = serviceUpstreams(config);
   const cache = new Map<string, { document: OpenAPIObject; at: number }>();
   const fetchDocument = async (upstream: string): Promise<OpenAPIObject | undefined> => {
     const cached = cache.get(upstream);
-    if (cached && Date.now() - cached.at < 60_000) return cached.document;
+    if (cached && now() - cached.at < 60_000) return cached.document;
     const document = await fetch(`${upstream}/openapi.json`, { signal: AbortSignal.timeout(2000) })
       .then((r) => (r.ok ? (r.json() as Promise<OpenAPIObject>) : undefined))
       .catch(() => undefined);
-    if (document) cache.set(upstream, { document, at: Date.now() });
+    if (document) cache.set(upstream, { document, at: now() });
     return document ?? cached?.document;
   };
   return async (own) => {

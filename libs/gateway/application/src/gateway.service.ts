@@ -6,7 +6,7 @@ import { sign } from 'jsonwebtoken';
 import { ApiError, type ProjectChanges, type ProjectFeatures } from '@mm/contracts';
 import { projectDecider, projectStreamId, NO_FEATURES, DEFAULT_ATTRIBUTION_TIMEOUT_HOURS, type ProjectCommand } from '@mm/gateway/domain';
 import { GatewayReadModels, SecretHasher, SigningKeys, type ProjectRow } from '@mm/gateway/infrastructure';
-import { TOKEN_ALGORITHM, TOKEN_AUDIENCE, TOKEN_ISSUER, TOKEN_LIFETIME_SECONDS, VerifiedTokens, type ApiKeyRegistry } from '@mm/platform/auth';
+import { revokeEverywhere, TOKEN_ALGORITHM, TOKEN_AUDIENCE, TOKEN_ISSUER, TOKEN_LIFETIME_SECONDS, VerifiedTokens, type ApiKeyRegistry } from '@mm/platform/auth';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { decideAndAppend, runCommand } from '@mm/platform/event-store';
@@ -101,10 +101,9 @@ export class GatewayService implements ApiKeyRegistry {
       const row = await this.readModels.apiKey(apiKey);
       if (!row) throw new ApiError('ApiKeyNotFound');
       const at = new Date().toISOString();
-      // Until this commits and the revocation is heard back, the key's tokens are checked in full.
-      this.verifiedTokens.beginChange(apiKey);
       const { events } = await this.execute(row.project_id, { type: 'RevokeApiKey', apiKey, at });
-      if (events.length > 0) await this.readModels.revokeApiKey(apiKey, at);
+      // Answered once no process answers from a token of the key verified before (docs: "stop working at once").
+      if (events.length > 0) await revokeEverywhere(this.uow, this.verifiedTokens, apiKey, () => this.readModels.revokeApiKey(apiKey, at));
       const after = (await this.readModels.apiKey(apiKey))!;
       return { apiKey, projectId: row.project_id, revokedAt: new Date(after.revoked_at ?? at).toISOString() };
     });

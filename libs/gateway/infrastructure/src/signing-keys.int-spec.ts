@@ -1,10 +1,13 @@
 // The token signing key at rest (ADR 0010), on a real PostgreSQL: sealed
 // under the configured key, re-sealed by start-up after a rotation, and a key
-// the configuration cannot open stops start-up with the reason.
+// the configuration cannot open stops start-up with the reason. And the public
+// keys each process keeps by kid (ADR 0025): gateways starting together make
+// one key, so none meets a kid it has not loaded.
 import 'reflect-metadata';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { sign, verify } from 'jsonwebtoken';
 import { loadConfig } from '@mm/platform/config';
+import { createDataSource, UnitOfWork } from '@mm/platform/database';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { SigningKeys } from './signing-keys.repository';
 
@@ -18,8 +21,8 @@ beforeEach(async () => {
 afterEach(() => db.close());
 
 /** One process's view of the keys, as start-up leaves it. */
-async function started(ring: string): Promise<SigningKeys> {
-  const keys = new SigningKeys(db.uow, loadConfig({ DATABASE_URL: db.url, MM_SIGNING_KEY_ENCRYPTION_KEYS: ring, MM_ENVIRONMENT: 'production' }));
+async function started(ring: string, uow = db.uow): Promise<SigningKeys> {
+  const keys = new SigningKeys(uow, loadConfig({ DATABASE_URL: db.url, MM_SIGNING_KEY_ENCRYPTION_KEYS: ring, MM_ENVIRONMENT: 'production' }));
   await keys.onModuleInit();
   return keys;
 }
@@ -102,5 +105,33 @@ describe('signing keys at rest', () => {
     await (await started(k1)).activeKey();
     await db.uow.query(`UPDATE gateway.signing_keys SET kid = 'sig_other'`);
     await expect(started(k1)).rejects.toThrow(/token signing key sig_other does not decrypt/);
+  });
+});
+
+describe('public keys kept by kid in several gateway processes', () => {
+  it('makes one signing key when gateways sign their first tokens together, so each verifies the other at once', async () => {
+    const otherSource = createDataSource({ url: db.url, migrations: [], poolSize: 2 });
+    await otherSource.initialize();
+    try {
+      // Many rounds: two processes that each found no key made one each, and a process that had loaded its
+      // own a moment before refused the other's tokens (an unknown kid reloads at most every 5 s).
+      for (let round = 1; round <= 10; round++) {
+        await db.uow.query(`DELETE FROM gateway.signing_keys`);
+        const here = await started(k1);
+        const there = await started(k1, new UnitOfWork(otherSource));
+        // Both have asked for keys before any existed: nothing is kept while there is nothing to keep.
+        expect(await here.publicKey('sig_none')).toBeUndefined();
+        expect(await there.publicKey('sig_none')).toBeUndefined();
+        const [fromHere, fromThere] = await Promise.all([tokenFrom(here), tokenFrom(there)]);
+        expect({ round, keys: (await rows()).length }).toEqual({ round, keys: 1 });
+        expect({ round, hereVerifiesThere: await verifies(here, fromThere), thereVerifiesHere: await verifies(there, fromHere) }).toEqual({
+          round,
+          hereVerifiesThere: true,
+          thereVerifiesHere: true,
+        });
+      }
+    } finally {
+      await otherSource.destroy();
+    }
   });
 });

@@ -61,28 +61,36 @@ export class SigningKeys implements SigningKeyset, OnModuleInit {
     });
   }
 
-  /** The key new tokens are signed with; created on first use. */
+  /**
+   * The key new tokens are signed with; created on first use, by one process at a time: gateways signing
+   * their first tokens together make one key, so none meets a kid its public keys lack (ADR 0025).
+   */
   async activeKey(): Promise<{ kid: string; privateKey: KeyObject }> {
     if (this.active) return this.active;
-    const current = () =>
-      this.uow.query<PrivateKeyRow>(
-        `SELECT ${PRIVATE_KEY_COLUMNS} FROM gateway.signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1`,
-      );
-    let [row] = await current();
-    if (!row) {
-      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-      const kid = `sig_${randomBytes(12).toString('hex')}`;
-      const jwk = { ...publicKey.export({ format: 'jwk' }), kid, alg: 'ES256', use: 'sig' };
-      const ring = this.keyRing();
-      await this.uow.runDetached(() =>
-        this.uow.query(
-          `INSERT INTO gateway.signing_keys (kid, private_key_sealed, encryption_key_id, public_jwk) VALUES ($1, $2, $3, $4::jsonb)`,
+    const current = async () =>
+      (
+        await this.uow.query<PrivateKeyRow>(
+          `SELECT ${PRIVATE_KEY_COLUMNS} FROM gateway.signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1`,
+        )
+      )[0] as PrivateKeyRow | undefined;
+    const row =
+      (await current()) ??
+      (await this.uow.runDetached(async () => {
+        await this.uow.query(`SELECT pg_advisory_xact_lock(7346005)`);
+        const made = await current();
+        if (made) return made;
+        const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+        const kid = `sig_${randomBytes(12).toString('hex')}`;
+        const jwk = { ...publicKey.export({ format: 'jwk' }), kid, alg: 'ES256', use: 'sig' };
+        const ring = this.keyRing();
+        const [inserted] = await this.uow.query<PrivateKeyRow>(
+          `INSERT INTO gateway.signing_keys (kid, private_key_sealed, encryption_key_id, public_jwk) VALUES ($1, $2, $3, $4::jsonb)
+           RETURNING ${PRIVATE_KEY_COLUMNS}`,
           [kid, ring.seal(privateKey.export({ type: 'pkcs8', format: 'der' }), kid), ring.currentId, JSON.stringify(jwk)],
-        ),
-      );
-      this.logger.log(`created token signing key ${kid}`);
-      [row] = await current();
-    }
+        );
+        this.logger.log(`created token signing key ${kid}`);
+        return inserted;
+      }));
     this.active = { kid: row.kid, privateKey: createPrivateKey({ key: this.open(row), format: 'der', type: 'pkcs8' }) };
     return this.active;
   }

@@ -8,7 +8,8 @@ import { EventPattern, Payload } from '@nestjs/microservices';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import type { EventPayloads } from '@mm/contracts';
 import { createChangeNotifyTrigger, UnitOfWork } from '@mm/platform/database';
-import { API_KEY_REVOCATIONS_CHANNEL } from './revocation-feed';
+import { API_KEY_REVOCATIONS_CHANNEL, revokeEverywhere } from './revocation-feed';
+import { VerifiedTokens } from './verified-tokens';
 import type { ApiKeyRegistry } from './token-claims';
 
 @Injectable()
@@ -29,10 +30,13 @@ export class ApiKeyDirectory implements ApiKeyRegistry {
   }
 }
 
-/** The gateway's key events, as the event transport delivers them (at least once: both writes are idempotent). */
+/**
+ * The gateway's key events, as the event transport delivers them (at least once: both writes are idempotent).
+ * A revocation is handled once every process of the service has dropped the key's tokens.
+ */
 @Controller()
 export class ApiKeyEventsController {
-  constructor(private readonly uow: UnitOfWork) {}
+  constructor(private readonly uow: UnitOfWork, private readonly tokens: VerifiedTokens) {}
 
   @EventPattern('apiKey.created')
   async onCreated(@Payload() event: { data: EventPayloads['apiKey.created'] }): Promise<void> {
@@ -44,10 +48,12 @@ export class ApiKeyEventsController {
 
   @EventPattern('apiKey.revoked')
   async onRevoked(@Payload() event: { data: EventPayloads['apiKey.revoked'] }): Promise<void> {
-    await this.uow.query(
-      `INSERT INTO platform.api_keys (api_key, project_id, revoked_at) VALUES ($1, $2, $3)
-       ON CONFLICT (api_key) DO UPDATE SET revoked_at = coalesce(platform.api_keys.revoked_at, EXCLUDED.revoked_at)`,
-      [event.data.apiKey, event.data.projectId, event.data.revokedAt],
+    await revokeEverywhere(this.uow, this.tokens, event.data.apiKey, () =>
+      this.uow.query(
+        `INSERT INTO platform.api_keys (api_key, project_id, revoked_at) VALUES ($1, $2, $3)
+         ON CONFLICT (api_key) DO UPDATE SET revoked_at = coalesce(platform.api_keys.revoked_at, EXCLUDED.revoked_at)`,
+        [event.data.apiKey, event.data.projectId, event.data.revokedAt],
+      ),
     );
   }
 }

@@ -2,7 +2,9 @@
 // Both are done once per token; the result is then remembered, keyed by the
 // token's SHA-256, until the token expires or a minute passes, whichever is
 // first. Revocation still takes effect at once: the cache is a NotifiedCache
-// grouped by API key, told of every revocation by the database (RevocationFeed).
+// grouped by API key, told of every revocation by the database (RevocationFeed),
+// and a revocation is answered once every process has dropped the key's tokens
+// (revokeEverywhere).
 import { createHash } from 'node:crypto';
 import { NotifiedCache } from '@mm/platform/database';
 import type { Caller } from '@mm/platform/http';

@@ -42,6 +42,20 @@ describe('a project clock kept in memory by several processes', () => {
     }
   });
 
+  it('is read advanced by every process even when a change numbered after it was heard first', async () => {
+    // An advance numbered first commits last: another advance, numbered after it, committed and was heard
+    // meanwhile. Its author must still wait until every process has heard its own change.
+    for (let round = 1; round <= 25; round++) {
+      const slow = `prj_slow${round}`;
+      const before = await there.offsetMs(slow);
+      await db.uow.run(async () => {
+        await here.advance(slow, 3600);
+        await db.uow.runDetached(() => here.advance(`prj_fast${round}`, 60));
+      });
+      expect({ round, offset: await there.offsetMs(slow) }).toEqual({ round, offset: before + 3_600_000 });
+    }
+  });
+
   it('does not wait for a process that has gone without saying so', async () => {
     // A listener that stopped answering long ago (a crashed process) is not waited for.
     await db.uow.query(`INSERT INTO platform.cache_listeners (listener_id, channel, heard, alive_at) VALUES ('gone', 'mm_clock_changes', 0, now() - interval '1 hour')`);

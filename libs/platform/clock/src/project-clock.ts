@@ -8,7 +8,7 @@
 // acknowledgements), so the next request, to whichever service, runs on the
 // advanced clock: read your writes, however far apart the processes.
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { changeHeardEverywhere, listenConnectionConfig, NotifiedCache, NotifiedCacheFeed, UnitOfWork } from '@mm/platform/database';
+import { changeEverywhere, listenConnectionConfig, NotifiedCache, NotifiedCacheFeed, UnitOfWork } from '@mm/platform/database';
 
 export const CLOCK_CHANGES_CHANNEL = 'mm_clock_changes';
 
@@ -52,15 +52,16 @@ export class ProjectClock implements OnApplicationBootstrap, OnApplicationShutdo
    * every process has heard the change (after its commit).
    */
   async advance(projectId: string, seconds: number): Promise<Date> {
-    // Until this commits and the change is heard back, this project's offset is read afresh.
-    this.offsets.beginChange(projectId);
-    const [row] = await this.uow.query<{ offset_ms: string; change_no: string }>(
-      `INSERT INTO platform.sandbox_clocks (project_id, offset_ms, change_no) VALUES ($1, $2, nextval('platform.cache_change_no'))
-       ON CONFLICT (project_id) DO UPDATE SET offset_ms = platform.sandbox_clocks.offset_ms + EXCLUDED.offset_ms, change_no = EXCLUDED.change_no
-       RETURNING offset_ms, change_no::text`,
-      [projectId, Math.round(seconds * 1000)],
+    // Until this commits and the change is heard back, this project's offset is read afresh. The number the
+    // row's notification carries (change_no) is acknowledged like any; the answer waits for a later one.
+    const [row] = await changeEverywhere(this.uow, { channel: CLOCK_CHANGES_CHANNEL, cache: this.offsets, logger: this.logger }, projectId, () =>
+      this.uow.query<{ offset_ms: string }>(
+        `INSERT INTO platform.sandbox_clocks (project_id, offset_ms, change_no) VALUES ($1, $2, nextval('platform.cache_change_no'))
+         ON CONFLICT (project_id) DO UPDATE SET offset_ms = platform.sandbox_clocks.offset_ms + EXCLUDED.offset_ms, change_no = EXCLUDED.change_no
+         RETURNING offset_ms`,
+        [projectId, Math.round(seconds * 1000)],
+      ),
     );
-    await this.uow.afterCommit(() => changeHeardEverywhere((sql, params) => this.uow.query(sql, params), CLOCK_CHANGES_CHANNEL, row.change_no, this.logger));
     return new Date(Date.now() + Number(row.offset_ms));
   }
 }

@@ -10,15 +10,20 @@
 //   until its own change is heard back, after commit, that group is read afresh.
 // Other processes see a change once its notification arrives (milliseconds). Where
 // a change must be seen everywhere before its author is answered (read your
-// writes across processes: the sandbox clock), the feed acknowledges: each
-// notification carries a change number, every live listener records the last it
-// heard (platform.cache_listeners), and the author waits for all of them
-// (changeHeardEverywhere).
+// writes across processes: the sandbox clock, project limits, webhook endpoints,
+// API key revocations; ADR 0025), the feed acknowledges: once its change has
+// committed, the author notifies the group again with a number taken from
+// platform.cache_change_no only then, every live listener records the highest
+// number it has heard (platform.cache_listeners), and the author waits until
+// each has heard its number or a later one (changeHeardEverywhere). A listener
+// hears notifications in the order their transactions committed, so one that has
+// heard a number taken after the change committed has heard the change.
 import { randomUUID } from 'node:crypto';
 import type { LoggerService } from '@nestjs/common';
 import type { ClientConfig } from 'pg';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { PgListener } from './pg-listener';
+import type { UnitOfWork } from './unit-of-work';
 
 export interface NotifiedCacheOptions<V> {
   maxEntries: number;
@@ -105,6 +110,7 @@ export class NotifiedCacheFeed {
   private retry?: NodeJS.Timeout;
   private alive?: NodeJS.Timeout;
   private stopped = false;
+  private listenStarted = false;
   private readonly listenerId = randomUUID();
 
   constructor(
@@ -113,7 +119,7 @@ export class NotifiedCacheFeed {
     private readonly cache: Pick<NotifiedCache<unknown>, 'changed' | 'setLive'>,
     private readonly logger: LoggerService,
     private readonly retryMs = 1000,
-    /** Notifications are `<group> <change number>` and each is acknowledged (changeHeardEverywhere). */
+    /** A notification may carry a number after its group (`<group> <number>`: changeHeardEverywhere's), and each number heard is acknowledged. */
     private readonly acknowledge = false,
   ) {
     this.listener = new PgListener(
@@ -122,11 +128,8 @@ export class NotifiedCacheFeed {
       {
         onNotification: (_channel, payload) => this.heard(payload),
         onLost: () => cache.setLive(false),
-        onResumed: () => {
-          cache.setLive(true);
-          // What was missed meanwhile was dropped with the cache: everything up to now is heard.
-          void this.register();
-        },
+        // What was missed meanwhile is dropped with the cache: everything up to now is heard.
+        onResumed: () => void this.resume(),
       },
       logger,
       retryMs,
@@ -135,9 +138,13 @@ export class NotifiedCacheFeed {
 
   async start(): Promise<void> {
     try {
-      await this.listener.start();
+      if (!this.listenStarted) {
+        await this.listener.start();
+        this.listenStarted = true;
+      }
+      // Listed before it answers anything: an author may not wait for a listener it does not know of.
+      if (!(await this.register())) throw new Error('not registered as a listener');
       this.cache.setLive(true);
-      await this.register();
       if (this.acknowledge && !this.alive) {
         this.alive = setInterval(() => void this.ack(`UPDATE platform.cache_listeners SET alive_at = now() WHERE listener_id = $1`, [this.listenerId]), ALIVE_EVERY_MS);
         this.alive.unref();
@@ -168,15 +175,32 @@ export class NotifiedCacheFeed {
     void this.ack(`UPDATE platform.cache_listeners SET heard = greatest(heard, $2), alive_at = now() WHERE listener_id = $1`, [this.listenerId, payload.slice(space + 1)]);
   }
 
-  /** Listed as a listener that has heard every change numbered so far (its cache holds nothing older). */
-  private async register(): Promise<void> {
-    if (!this.acknowledge) return;
-    await this.ack(
-      `INSERT INTO platform.cache_listeners (listener_id, channel, heard, alive_at)
-       SELECT $1, $2, CASE WHEN is_called THEN last_value ELSE 0 END, now() FROM platform.cache_change_no
-       ON CONFLICT (listener_id) DO UPDATE SET heard = greatest(platform.cache_listeners.heard, EXCLUDED.heard), alive_at = now()`,
-      [this.listenerId, this.channel],
-    );
+  /** LISTEN is back: listed again as having heard everything so far, then trusted (its cache starts empty). */
+  private async resume(): Promise<void> {
+    if (this.stopped || !this.listener.listening) return;
+    if (await this.register()) return this.cache.setLive(true);
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => void this.resume(), this.retryMs);
+  }
+
+  /**
+   * Listed as a listener that has heard every change numbered so far. Done while nothing is answered from
+   * the cache (it is emptied when it goes live), so whatever it remembers later was read after every
+   * change numbered so far had committed. Whether it worked; always, for a feed that does not acknowledge.
+   */
+  private async register(): Promise<boolean> {
+    if (!this.acknowledge) return true;
+    try {
+      return await this.listener.query(
+        `INSERT INTO platform.cache_listeners (listener_id, channel, heard, alive_at)
+         SELECT $1, $2, CASE WHEN is_called THEN last_value ELSE 0 END, now() FROM platform.cache_change_no
+         ON CONFLICT (listener_id) DO UPDATE SET heard = greatest(platform.cache_listeners.heard, EXCLUDED.heard), alive_at = now()`,
+        [this.listenerId, this.channel],
+      );
+    } catch (error) {
+      this.logger.warn(`cache feed could not list itself as a listener (${error instanceof Error ? error.message : String(error)})`);
+      return false;
+    }
   }
 
   private async ack(sql: string, params: unknown[]): Promise<void> {
@@ -191,16 +215,23 @@ export class NotifiedCacheFeed {
 }
 
 /**
- * The author's side of an acknowledged feed: resolves once every live listener of the channel has heard
- * change `changeNo` (or after limitMs, with a warning: a listener that cannot answer does not hold the author forever).
+ * The author's side of an acknowledged feed, once its change to `group` has committed: notifies the group
+ * again with a number taken now, and resolves once every live listener of the channel has heard that number
+ * or a later one, so has dropped the group (or after limitMs, with a warning: a listener that cannot answer
+ * does not hold the author forever). A number taken before the commit would not do: a change numbered after
+ * it could commit first and be heard first.
  */
 export async function changeHeardEverywhere(
   query: <T>(sql: string, params: unknown[]) => Promise<T[]>,
   channel: string,
-  changeNo: string,
+  group: string,
   logger: LoggerService,
   limitMs = 5_000,
 ): Promise<void> {
+  const [{ change_no: changeNo }] = await query<{ change_no: string }>(
+    `SELECT n::text AS change_no, pg_notify($1, $2 || ' ' || n) FROM nextval('platform.cache_change_no') AS n`,
+    [channel, group],
+  );
   const deadline = Date.now() + limitMs;
   for (;;) {
     const [row] = await query<{ behind: number }>(
@@ -215,6 +246,24 @@ export async function changeHeardEverywhere(
     }
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/**
+ * A change to `group` made by `write`, for caches told by an acknowledged feed: this process reads the group
+ * afresh until its change is heard back, and once the change has committed (after the caller's transaction,
+ * whose run() returns only then; at once outside one) every live listener has dropped the group: read your
+ * writes across processes.
+ */
+export async function changeEverywhere<T>(
+  uow: Pick<UnitOfWork, 'afterCommit' | 'query'>,
+  feed: { channel: string; cache?: Pick<NotifiedCache<unknown>, 'beginChange'>; logger: LoggerService },
+  group: string,
+  write: () => Promise<T>,
+): Promise<T> {
+  feed.cache?.beginChange(group);
+  const result = await write();
+  await uow.afterCommit(() => changeHeardEverywhere((sql, params) => uow.query(sql, params), feed.channel, group, feed.logger));
+  return result;
 }
 
 /** The listeners that acknowledge, and the numbers changes carry. */

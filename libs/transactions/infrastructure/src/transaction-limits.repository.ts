@@ -1,7 +1,8 @@
 // Project limits as the transactions service knows them (from the gateway's
 // project events), and the caps' usage, counted in the command's transaction.
 // Limits are read for every source-pinned sell and change rarely: kept per project in memory while the
-// database can tell this process of every change (a trigger notifies on commit).
+// database can tell this process of every change (a trigger notifies on commit). Applying an event
+// returns once every process has dropped its copy (ProjectCache.change; ADR 0025).
 import { Injectable } from '@nestjs/common';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import type { ProjectLimits } from '@mm/contracts';
@@ -15,13 +16,17 @@ export class TransactionLimitsRepository extends ProjectCache<ProjectLimits> {
     super(uow, LIMIT_CHANGES_CHANNEL, 'project-limits');
   }
 
-  /** Merges a change as the gateway does: a null clears a limit. */
+  /**
+   * Merges a change as the gateway does: a null clears a limit. Once the event's transaction has committed,
+   * every process of this service decides on the new limits.
+   */
   async apply(projectId: string, changes: ProjectLimits): Promise<void> {
-    this.changing(projectId);
-    await this.uow.query(
-      `INSERT INTO transactions.project_limits (project_id, limits) VALUES ($1, $2::jsonb)
-       ON CONFLICT (project_id) DO UPDATE SET limits = transactions.project_limits.limits || EXCLUDED.limits`,
-      [projectId, JSON.stringify(changes)],
+    await this.change(projectId, () =>
+      this.uow.query(
+        `INSERT INTO transactions.project_limits (project_id, limits) VALUES ($1, $2::jsonb)
+         ON CONFLICT (project_id) DO UPDATE SET limits = transactions.project_limits.limits || EXCLUDED.limits`,
+        [projectId, JSON.stringify(changes)],
+      ),
     );
   }
 

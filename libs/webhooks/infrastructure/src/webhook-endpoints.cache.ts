@@ -1,7 +1,9 @@
 // The fan-out reads a project's live endpoints for every partner event; they
 // change rarely. They are kept per project in memory while the database can
 // tell this process of every change (NotifiedCache: a trigger notifies on
-// commit; this process marks its own changes before they commit).
+// commit). An endpoint command is answered once every process has dropped its
+// copy (ProjectCache.change), so an event after the answer fans out as the
+// command left the endpoints, whichever process fans it out (ADR 0025).
 import { Injectable } from '@nestjs/common';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { createChangeNotifyTrigger, dropChangeNotifyTrigger, ProjectCache, UnitOfWork } from '@mm/platform/database';

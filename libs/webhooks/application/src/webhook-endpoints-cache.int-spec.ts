@@ -1,0 +1,86 @@
+// Read your writes across processes (issue 24, ADR 0025): once an endpoint
+// command has been answered, the fan-out of every process reads the project's
+// endpoints as the command left them, though each keeps them in memory
+// (WebhookEndpointsCache). Two sets of objects with connections and feeds of
+// their own stand for two processes on one database: one answers the commands,
+// the other fans out.
+import { randomBytes } from 'node:crypto';
+import { ProjectClock, TimerService } from '@mm/platform/clock';
+import { loadConfig } from '@mm/platform/config';
+import { createDataSource, UnitOfWork } from '@mm/platform/database';
+import { newId } from '@mm/platform/ids';
+import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
+import { WebhookDeliveries, WebhookEndpointsCache, WebhooksReadModels, WebhookSigningKeys } from '@mm/webhooks/infrastructure';
+import type { DataSource } from 'typeorm';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhooksEventStore } from './webhooks-event-store';
+
+describe("a project's webhook endpoints kept in memory by several processes", () => {
+  let db: TestDatabase;
+  let otherSource: DataSource;
+  let hereCache: WebhookEndpointsCache;
+  let thereCache: WebhookEndpointsCache;
+  let endpoints: WebhookEndpointsService;
+  let there: WebhookDeliveries;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    otherSource = createDataSource({ url: db.url, migrations: [], poolSize: 2 });
+    await otherSource.initialize();
+    const config = loadConfig({ DATABASE_URL: db.url, MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}` });
+    hereCache = new WebhookEndpointsCache(db.uow);
+    thereCache = new WebhookEndpointsCache(new UnitOfWork(otherSource));
+    await hereCache.onApplicationBootstrap();
+    await thereCache.onApplicationBootstrap();
+    endpoints = new WebhookEndpointsService(
+      db.uow,
+      new WebhooksEventStore(db.uow),
+      new WebhooksReadModels(db.uow, hereCache),
+      new WebhookSigningKeys(db.uow, config),
+      new ProjectClock(db.uow),
+      config,
+      new WebhookDeliveries(db.uow, hereCache),
+      new TimerService(db.uow),
+    );
+    there = new WebhookDeliveries(new UnitOfWork(otherSource), thereCache);
+  });
+  afterAll(async () => {
+    await thereCache.onApplicationShutdown();
+    await hereCache.onApplicationShutdown();
+    await otherSource.destroy();
+    await db.close();
+  });
+
+  /** What the other process's fan-out would queue a transaction.statusChanged for, read twice so it is held in memory. */
+  async function fannedOutThere(projectId: string): Promise<Array<{ id: string; status: string }>> {
+    const first = await there.subscribedEndpoints(projectId, 'transaction.statusChanged', true);
+    expect(await there.subscribedEndpoints(projectId, 'transaction.statusChanged', true)).toEqual(first);
+    return first;
+  }
+
+  it('fans out as the last answered command left the endpoints, in every process', async () => {
+    // Many rounds: without acknowledgements the other process's notification often arrives after the answer.
+    for (let round = 1; round <= 15; round++) {
+      const projectId = newId('project');
+      expect(await fannedOutThere(projectId)).toEqual([]);
+
+      const { endpoint } = await endpoints.create(projectId, { url: 'https://partner.example/hooks', subscriptions: ['transaction.statusChanged'] });
+      expect({ round, step: 'created', endpoints: await fannedOutThere(projectId) }).toEqual({ round, step: 'created', endpoints: [{ id: endpoint.id, status: 'enabled' }] });
+
+      await endpoints.update(projectId, endpoint.id, { subscriptions: ['cashIn.created'] });
+      expect({ round, step: 'unsubscribed', endpoints: await fannedOutThere(projectId) }).toEqual({ round, step: 'unsubscribed', endpoints: [] });
+
+      await endpoints.update(projectId, endpoint.id, { subscriptions: ['*'] });
+      expect({ round, step: 'subscribed', endpoints: await fannedOutThere(projectId) }).toEqual({ round, step: 'subscribed', endpoints: [{ id: endpoint.id, status: 'enabled' }] });
+
+      await endpoints.disable(projectId, endpoint.id);
+      expect({ round, step: 'disabled', endpoints: await fannedOutThere(projectId) }).toEqual({ round, step: 'disabled', endpoints: [] });
+
+      await endpoints.enable(projectId, endpoint.id);
+      expect({ round, step: 'enabled', endpoints: await fannedOutThere(projectId) }).toEqual({ round, step: 'enabled', endpoints: [{ id: endpoint.id, status: 'enabled' }] });
+
+      await endpoints.delete(projectId, endpoint.id);
+      expect({ round, step: 'deleted', endpoints: await fannedOutThere(projectId) }).toEqual({ round, step: 'deleted', endpoints: [] });
+    }
+  });
+});
