@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
-import { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, eventually, SIGNING_KEY_ENCRYPTION_KEYS } from './support/test-platform';
+import { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, eventually, SIGNING_KEY_ENCRYPTION_KEYS, START_TIMEOUT_MS } from './support/test-platform';
 import { freePort, spawnTied, stopTied } from './support/distributed-processes';
 
 jest.setTimeout(120_000);
@@ -65,6 +65,8 @@ describe.each([
     DATABASE_URL: databaseUrl,
     MM_DATA_DIR: dataDir,
     MM_LOG_LEVEL: 'warn',
+    // A slow start names the service that was not ready, before the hook's own limit.
+    MM_READY_TIMEOUT_SECS: String(START_TIMEOUT_MS / 1000 - 30),
     MM_ADMIN_TOKEN: ADMIN_TOKEN,
     MM_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
     MM_BOOTSTRAP_API_SECRET: BOOTSTRAP_SECRET,
@@ -107,7 +109,7 @@ describe.each([
     const [, url, accountsPort, pid] = await waitFor(distributed.output, /accounts\s+(http:\/\/127\.0\.0\.1:(\d+))\s+pid (\d+)/, distributed.child);
     accounts = { url, port: accountsPort, pid: Number(pid) };
     token = await newToken();
-  });
+  }, START_TIMEOUT_MS);
 
   afterAll(async () => {
     await stop(restarted?.child);
