@@ -7,9 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { GatewayReadModels, SecretHasher, SigningKeys } from '@mm/gateway/infrastructure';
 import { BearerAuthenticator, RevocationFeed, TokenVerifier, VerifiedTokens } from '@mm/platform/auth';
 import { loadConfig, type PlatformConfig } from '@mm/platform/config';
-import { createDataSource, UnitOfWork } from '@mm/platform/database';
-import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import type { DataSource } from 'typeorm';
+import { UnitOfWork } from '@mm/platform/database';
+import { anotherProcess, createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { GatewayEventStore } from './gateway-event-store';
 import { GatewayService } from './gateway.service';
 
@@ -24,24 +23,23 @@ function gateway(uow: UnitOfWork, config: PlatformConfig) {
 
 describe('API key revocations heard by several gateway processes', () => {
   let db: TestDatabase;
-  let otherSource: DataSource;
+  let other: TestDatabase;
   let here: ReturnType<typeof gateway>;
   let there: ReturnType<typeof gateway>;
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    otherSource = createDataSource({ url: db.url, migrations: [], poolSize: 2 });
-    await otherSource.initialize();
+    other = await anotherProcess(db);
     const config = loadConfig({ DATABASE_URL: db.url, MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}` });
     here = gateway(db.uow, config);
-    there = gateway(new UnitOfWork(otherSource), config);
+    there = gateway(other.uow, config);
     await here.feed.onApplicationBootstrap();
     await there.feed.onApplicationBootstrap();
   });
   afterAll(async () => {
     await there.feed.onApplicationShutdown();
     await here.feed.onApplicationShutdown();
-    await otherSource.destroy();
+    await other.close();
     await db.close();
   });
 

@@ -4,23 +4,20 @@
 // together keep the same one. Two hashers with connections of their own stand
 // for two processes on one database.
 import { loadConfig } from '@mm/platform/config';
-import { createDataSource, UnitOfWork } from '@mm/platform/database';
-import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import type { DataSource } from 'typeorm';
+import { anotherProcess, createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { SecretHasher } from './secret-hasher';
 
 describe('the secret hash key kept in memory by several gateway processes', () => {
   let db: TestDatabase;
-  let otherSource: DataSource;
+  let other: TestDatabase;
   const config = loadConfig({});
 
   beforeAll(async () => {
     db = await createTestDatabase(4);
-    otherSource = createDataSource({ url: db.url, migrations: [], poolSize: 2 });
-    await otherSource.initialize();
+    other = await anotherProcess(db);
   });
   afterAll(async () => {
-    await otherSource.destroy();
+    await other.close();
     await db.close();
   });
 
@@ -28,12 +25,12 @@ describe('the secret hash key kept in memory by several gateway processes', () =
     for (let round = 1; round <= 10; round++) {
       await db.uow.query(`DELETE FROM gateway.settings WHERE name = 'secret_hash_key'`);
       const here = new SecretHasher(db.uow, config);
-      const there = new SecretHasher(new UnitOfWork(otherSource), config);
+      const there = new SecretHasher(other.uow, config);
       const [fromHere, fromThere] = await Promise.all([here.hash('a secret'), there.hash('a secret')]);
       expect({ round, same: fromHere === fromThere }).toEqual({ round, same: true });
       expect(await here.matches('a secret', fromThere)).toBe(true);
       // Written once: a later process reads the key the first ones kept.
-      expect(await new SecretHasher(new UnitOfWork(otherSource), config).hash('a secret')).toBe(fromHere);
+      expect(await new SecretHasher(other.uow, config).hash('a secret')).toBe(fromHere);
     }
   });
 });

@@ -7,8 +7,7 @@ import 'reflect-metadata';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { sign, verify } from 'jsonwebtoken';
 import { loadConfig } from '@mm/platform/config';
-import { createDataSource, UnitOfWork } from '@mm/platform/database';
-import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
+import { anotherProcess, createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { SigningKeys } from './signing-keys.repository';
 
 const k1 = `k1:${randomBytes(32).toString('base64')}`;
@@ -110,15 +109,14 @@ describe('signing keys at rest', () => {
 
 describe('public keys kept by kid in several gateway processes', () => {
   it('makes one signing key when gateways sign their first tokens together, so each verifies the other at once', async () => {
-    const otherSource = createDataSource({ url: db.url, migrations: [], poolSize: 2 });
-    await otherSource.initialize();
+    const other = await anotherProcess(db);
     try {
       // Many rounds: two processes that each found no key made one each, and a process that had loaded its
       // own a moment before refused the other's tokens (an unknown kid reloads at most every 5 s).
       for (let round = 1; round <= 10; round++) {
         await db.uow.query(`DELETE FROM gateway.signing_keys`);
         const here = await started(k1);
-        const there = await started(k1, new UnitOfWork(otherSource));
+        const there = await started(k1, other.uow);
         // Both have asked for keys before any existed: nothing is kept while there is nothing to keep.
         expect(await here.publicKey('sig_none')).toBeUndefined();
         expect(await there.publicKey('sig_none')).toBeUndefined();
@@ -131,7 +129,7 @@ describe('public keys kept by kid in several gateway processes', () => {
         });
       }
     } finally {
-      await otherSource.destroy();
+      await other.close();
     }
   });
 });

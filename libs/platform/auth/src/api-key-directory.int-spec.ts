@@ -7,10 +7,9 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
 import { loadConfig } from '@mm/platform/config';
-import { createDataSource, UnitOfWork } from '@mm/platform/database';
+import { UnitOfWork } from '@mm/platform/database';
 import { newId } from '@mm/platform/ids';
-import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import type { DataSource } from 'typeorm';
+import { anotherProcess, createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { BearerAuthenticator } from './api-auth.guard';
 import { ApiKeyDirectory, ApiKeyEventsController, PlatformApiKeys1700000000300 } from './api-key-directory';
 import { RevocationFeed } from './revocation-feed';
@@ -24,7 +23,7 @@ const keyset = { publicKey: async (kid: string) => (kid === 'sig_test' ? publicK
 
 describe("API key revocations heard by several processes of a service that projects the gateway's key events", () => {
   let db: TestDatabase;
-  let otherSource: DataSource;
+  let other: TestDatabase;
   const config = loadConfig({ MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}` });
   const serviceProcess = (uow: UnitOfWork) => {
     const tokens = new VerifiedTokens();
@@ -39,17 +38,16 @@ describe("API key revocations heard by several processes of a service that proje
     const runner = db.dataSource.createQueryRunner();
     await new PlatformApiKeys1700000000300().up(runner);
     await runner.release();
-    otherSource = createDataSource({ url: db.url, migrations: [], poolSize: 2 });
-    await otherSource.initialize();
+    other = await anotherProcess(db);
     here = serviceProcess(db.uow);
-    there = serviceProcess(new UnitOfWork(otherSource));
+    there = serviceProcess(other.uow);
     await here.feed.onApplicationBootstrap();
     await there.feed.onApplicationBootstrap();
   });
   afterAll(async () => {
     await there.feed.onApplicationShutdown();
     await here.feed.onApplicationShutdown();
-    await otherSource.destroy();
+    await other.close();
     await db.close();
   });
 

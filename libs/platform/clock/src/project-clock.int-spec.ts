@@ -2,30 +2,27 @@
 // clock has been answered, every process reads the advanced clock, though each
 // keeps offsets in memory. Two ProjectClocks with connections and feeds of their
 // own stand for two processes on one database.
-import { createDataSource, UnitOfWork } from '@mm/platform/database';
-import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import type { DataSource } from 'typeorm';
+import { anotherProcess, createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { ProjectClock } from './project-clock';
 
 describe('a project clock kept in memory by several processes', () => {
   let db: TestDatabase;
-  let otherSource: DataSource;
+  let other: TestDatabase;
   let here: ProjectClock;
   let there: ProjectClock;
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    otherSource = createDataSource({ url: db.url, migrations: [], poolSize: 2 });
-    await otherSource.initialize();
+    other = await anotherProcess(db);
     here = new ProjectClock(db.uow);
-    there = new ProjectClock(new UnitOfWork(otherSource));
+    there = new ProjectClock(other.uow);
     await here.onApplicationBootstrap();
     await there.onApplicationBootstrap();
   });
   afterAll(async () => {
     await there.onApplicationShutdown();
     await here.onApplicationShutdown();
-    await otherSource.destroy();
+    await other.close();
     await db.close();
   });
 

@@ -57,3 +57,20 @@ export async function createTestDatabase(poolSize = 10): Promise<TestDatabase> {
     },
   };
 }
+
+/**
+ * Connections of their own to the same database: what a second process of a service would have.
+ * Two caches built on `db.uow` and on this one stand for two processes (their feeds listen apart).
+ */
+export async function anotherProcess(db: Pick<TestDatabase, 'url'>, poolSize = 2): Promise<TestDatabase> {
+  const dataSource = createDataSource({ url: db.url, migrations: [], poolSize });
+  await dataSource.initialize();
+  return {
+    url: db.url,
+    dataSource,
+    uow: new UnitOfWork(dataSource),
+    close: async () => {
+      if (dataSource.isInitialized) await dataSource.destroy();
+    },
+  };
+}

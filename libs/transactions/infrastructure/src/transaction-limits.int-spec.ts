@@ -3,31 +3,28 @@
 // committed), every process of the service decides on the new limits, though
 // each keeps them in memory. Two repositories with connections and feeds of
 // their own stand for two processes on one database.
-import { createDataSource, UnitOfWork } from '@mm/platform/database';
 import { newId } from '@mm/platform/ids';
-import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import type { DataSource } from 'typeorm';
+import { anotherProcess, createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { TransactionLimitsRepository } from './transaction-limits.repository';
 
 describe('project limits kept in memory by several processes of the transactions service', () => {
   let db: TestDatabase;
-  let otherSource: DataSource;
+  let other: TestDatabase;
   let here: TransactionLimitsRepository;
   let there: TransactionLimitsRepository;
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    otherSource = createDataSource({ url: db.url, migrations: [], poolSize: 2 });
-    await otherSource.initialize();
+    other = await anotherProcess(db);
     here = new TransactionLimitsRepository(db.uow);
-    there = new TransactionLimitsRepository(new UnitOfWork(otherSource));
+    there = new TransactionLimitsRepository(other.uow);
     await here.onApplicationBootstrap();
     await there.onApplicationBootstrap();
   });
   afterAll(async () => {
     await there.onApplicationShutdown();
     await here.onApplicationShutdown();
-    await otherSource.destroy();
+    await other.close();
     await db.close();
   });
 

@@ -7,17 +7,15 @@
 import { randomBytes } from 'node:crypto';
 import { ProjectClock, TimerService } from '@mm/platform/clock';
 import { loadConfig } from '@mm/platform/config';
-import { createDataSource, UnitOfWork } from '@mm/platform/database';
 import { newId } from '@mm/platform/ids';
-import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
+import { anotherProcess, createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { WebhookDeliveries, WebhookEndpointsCache, WebhooksReadModels, WebhookSigningKeys } from '@mm/webhooks/infrastructure';
-import type { DataSource } from 'typeorm';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhooksEventStore } from './webhooks-event-store';
 
 describe("a project's webhook endpoints kept in memory by several processes", () => {
   let db: TestDatabase;
-  let otherSource: DataSource;
+  let other: TestDatabase;
   let hereCache: WebhookEndpointsCache;
   let thereCache: WebhookEndpointsCache;
   let endpoints: WebhookEndpointsService;
@@ -25,11 +23,10 @@ describe("a project's webhook endpoints kept in memory by several processes", ()
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    otherSource = createDataSource({ url: db.url, migrations: [], poolSize: 2 });
-    await otherSource.initialize();
+    other = await anotherProcess(db);
     const config = loadConfig({ DATABASE_URL: db.url, MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}` });
     hereCache = new WebhookEndpointsCache(db.uow);
-    thereCache = new WebhookEndpointsCache(new UnitOfWork(otherSource));
+    thereCache = new WebhookEndpointsCache(other.uow);
     await hereCache.onApplicationBootstrap();
     await thereCache.onApplicationBootstrap();
     endpoints = new WebhookEndpointsService(
@@ -42,12 +39,12 @@ describe("a project's webhook endpoints kept in memory by several processes", ()
       new WebhookDeliveries(db.uow, hereCache),
       new TimerService(db.uow),
     );
-    there = new WebhookDeliveries(new UnitOfWork(otherSource), thereCache);
+    there = new WebhookDeliveries(other.uow, thereCache);
   });
   afterAll(async () => {
     await thereCache.onApplicationShutdown();
     await hereCache.onApplicationShutdown();
-    await otherSource.destroy();
+    await other.close();
     await db.close();
   });
 
