@@ -34,10 +34,10 @@ function logLines(output: string): LogLine[] {
 /** The process the caller talks to: the gateway in distributed mode. */
 const FRONT = E2E_MODE === 'distributed' ? 'gateway' : 'platform';
 
-/** The gateway's route for a request: a partner path is the prefix it forwards; its own routes and unknown paths as they are. */
+/** The gateway's route for a request: a path under a prefix it forwards is the prefix's wildcard; the rest as they are. */
 function gatewayRoute(route: string | null): string | null {
   if (route === null || route === '/v0.13/auth/token') return route;
-  return route.replace(/^(\/v0\.13\/[\w-]+).*$/, '$1/*');
+  return route.replace(/^(\/v0\.13\/[\w-]+)\/.+$/, '$1/*');
 }
 
 const isAccessLine = (line: LogLine) => typeof line.fields.method === 'string' && typeof line.fields.status === 'number' && 'route' in line.fields;
@@ -116,7 +116,7 @@ describe('request ids', () => {
         const lines = logLines(platform.logs()).filter((line) => line.fields.requestId === sent && isAccessLine(line));
         return lines.length >= 3 ? lines.map((line) => `${line.process} ${line.fields.route}`).sort() : undefined;
       });
-      expect(routes).toEqual(['accounts /v0.13/internal/accounts/wallet', 'gateway /v0.13/quotes/*', 'quoting /v0.13/quotes']);
+      expect(routes).toEqual(['accounts /v0.13/internal/accounts/wallet', 'gateway /v0.13/quotes', 'quoting /v0.13/quotes']);
     });
 
     it('is a new one when the caller sent one that is not valid, which is never echoed nor logged', async () => {
