@@ -78,7 +78,7 @@ describe('what start-up prints and a clean stop logs', () => {
   it('start:distributed: the database URL without its password in the banner, and no warning on Ctrl-C', async () => {
     const port = await freePort();
     // Kafka when the run has a broker (as CI does), on topics of this test's own.
-    const kafka = process.env.KAFKA_BROKERS ? { KAFKA_BROKERS: process.env.KAFKA_BROKERS, MM_KAFKA_TOPIC_PREFIX: `mm-startup-${port}`, MM_KAFKA_SESSION_TIMEOUT_MS: '6000' } : {};
+    const kafka: Record<string, string> = process.env.KAFKA_BROKERS ? { KAFKA_BROKERS: process.env.KAFKA_BROKERS, MM_KAFKA_TOPIC_PREFIX: `mm-startup-${port}`, MM_KAFKA_SESSION_TIMEOUT_MS: '6000' } : {};
     started = spawnTied(
       ['-r', './tools/register.js', 'tools/distributed/start-distributed.ts'],
       freshEnvironment({ MM_DATA_DIR: dataDir, PORT: String(port), MM_READY_TIMEOUT_SECS: String(START_TIMEOUT_MS / 1000 - 30), ...kafka }),
