@@ -5,10 +5,11 @@
 // makes it (SIGINT to the whole foreground process group, PostgreSQL included),
 // logs no warning in either mode.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, spawnTied, stopTied } from './support/distributed-processes';
+import { isAlive, postmasterPid, waitUntilGone } from './support/platform-process';
 import { START_TIMEOUT_MS } from './support/test-platform';
 
 jest.setTimeout(START_TIMEOUT_MS + 60_000);
@@ -49,6 +50,12 @@ describe('what start-up prints and a clean stop logs', () => {
   afterEach(async () => {
     if (started) await stopTied(started.child);
     started = undefined;
+    // The embedded PostgreSQL runs in a process group of its own: one its platform could not stop goes too.
+    const postmaster = existsSync(join(dataDir, 'pg', 'postmaster.pid')) ? postmasterPid(dataDir) : 0;
+    if (postmaster > 0 && isAlive(postmaster)) {
+      process.kill(postmaster, 'SIGINT');
+      if (!(await waitUntilGone(postmaster, 20_000))) process.kill(postmaster, 'SIGQUIT');
+    }
     rmSync(dataDir, { recursive: true, force: true });
   });
 
