@@ -44,7 +44,7 @@ describe('authentication', () => {
     ])('answers 401 Unauthorized with cause signature for %s', async (_label, body) => {
       const res = await platform.request('POST', '/v0.13/auth/token', { body });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: 'Unauthorized', code: 1000, msg: 'unauthorized access', cause: 'signature', status: 401 });
+      expect(res.body).toEqual({ error: 'Unauthorized', code: 1000, msg: 'unauthorized access', cause: 'signature', status: 401, requestId: res.headers.get('x-request-id') });
     });
 
     it('answers 400 when a field is missing or of the wrong type', async () => {

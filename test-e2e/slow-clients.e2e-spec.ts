@@ -107,7 +107,9 @@ describe('slow clients', () => {
     expect(response.status).toBe(status);
     expect(response.headers['content-type']).toBe('application/json');
     expect(response.headers.connection).toBe('close');
-    expect(response.body).toEqual({ error, code, msg: expect.any(String), cause: expect.any(String), status });
+    // A request Node could not parse still gets an id (issue 18 item 4), in the header and the body.
+    expect(response.headers['x-request-id']).toMatch(/^req_[0-9a-z]{26}$/);
+    expect(response.body).toEqual({ error, code, msg: expect.any(String), cause: expect.any(String), status, requestId: response.headers['x-request-id'] });
   }
 
   /** Normal requests from 127.0.0.1: each answered 200 within the header timeout. */

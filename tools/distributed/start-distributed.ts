@@ -9,7 +9,7 @@
 // those services; the others' routes answer 503 as if they were down.
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { isServiceName, SERVICE_NAMES, serviceUrlVariable, type ServiceName } from '@mm/contracts';
 import { ConfigError, loadConfig, type PlatformConfig } from '@mm/platform/config';
 import { handleShutdownSignalsInCaller, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
@@ -66,6 +66,22 @@ async function stopAll(started: Started[], embedded: EmbeddedDatabase | undefine
   await embedded?.stop();
 }
 
+/** The database URL as the banner shows it: the password left out, or a placeholder in its place. */
+function withoutPassword(url: string, placeholder?: string): string {
+  if (!URL.canParse(url)) return '<DATABASE_URL>';
+  const parsed = new URL(url);
+  if (!parsed.password) return url;
+  parsed.password = '';
+  const bare = parsed.toString();
+  return placeholder ? bare.replace(`//${parsed.username}@`, `//${parsed.username}:${placeholder}@`) : bare;
+}
+
+/** Where the left-out password is: the embedded database's file, or the DATABASE_URL this was started with. */
+function passwordHint(url: string, file: string | undefined): string {
+  if (!URL.canParse(url) || !new URL(url).password) return '';
+  return file ? `   (password in ${file})` : '   (password: as in DATABASE_URL)';
+}
+
 /** The services named on the command line (the gateway always), or every one. */
 function chosenServices(args: string[]): ServiceName[] {
   const unknown = args.filter((a) => !isServiceName(a));
@@ -119,6 +135,8 @@ async function main(): Promise<void> {
     const gatewayUrl = `http://127.0.0.1:${config.PORT}`;
     const common: NodeJS.ProcessEnv = {
       ...process.env,
+      // The services write to a pipe to this process: human-readable lines when this one writes to a terminal.
+      MM_LOG_FORMAT: config.MM_LOG_FORMAT === 'auto' && process.stdout.isTTY ? 'pretty' : config.MM_LOG_FORMAT,
       DATABASE_URL: databaseUrl,
       MM_ADMIN_TOKEN: config.MM_ADMIN_TOKEN,
       MM_DATA_DIR: config.MM_DATA_DIR,
@@ -157,7 +175,8 @@ async function main(): Promise<void> {
       ...started.map((s) => `  ${s.name.padEnd(12)} ${s.url}   pid ${s.child.pid}`),
       local ? `  Admin token  ${production ? `from ${adminTokenFrom} (not printed in production)` : config.MM_ADMIN_TOKEN}` : undefined,
       local ? `  Data         ${config.MM_DATA_DIR}` : undefined,
-      `  A service again: DATABASE_URL=<the database> MM_GATEWAY_URL=${gatewayUrl} PORT=<its port> npm run start:service -- <name>`,
+      `  Database     ${withoutPassword(databaseUrl)}${passwordHint(databaseUrl, local ? join(config.MM_DATA_DIR, 'pg-password') : undefined)}`,
+      `  A service again: DATABASE_URL=${withoutPassword(databaseUrl, '<password>')} MM_GATEWAY_URL=${gatewayUrl} PORT=<its port> npm run start:service -- <name>`,
       '',
     ];
     process.stdout.write(lines.filter((l) => l !== undefined).join('\n') + '\n');

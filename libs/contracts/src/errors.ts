@@ -169,6 +169,8 @@ export interface ErrorBody {
   status?: number;
   /** RFC 6750 reason on bearer-token failures. */
   error_description?: string;
+  /** The request's id, as in its X-Request-Id response header (set where the response is sent). */
+  requestId?: string;
 }
 
 /**

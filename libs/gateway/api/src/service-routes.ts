@@ -13,7 +13,7 @@ import { ApiError, SERVICE_ROUTES, serviceUrlVariable, type ServiceName } from '
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { BearerAuthenticator } from '@mm/platform/auth';
 import type { PlatformConfig } from '@mm/platform/config';
-import { API_BASE_PATH, deferredBody, sendError } from '@mm/platform/http';
+import { API_BASE_PATH, deferredBody, REQUEST_ID_HEADER, sendError, type ApiRequest } from '@mm/platform/http';
 
 /** How long an idle connection to a service is kept. */
 const UPSTREAM_IDLE_MS = 4_000;
@@ -52,7 +52,8 @@ export async function routeToServices(app: NestFastifyApplication, config: Platf
           // Operator paths carry the operator token, which the owning service checks.
           if (request.headers.authorization !== undefined && !prefix.startsWith('/admin')) {
             try {
-              await bearer.authenticate(request.headers.authorization);
+              // Its project goes on the gateway's access line.
+              (request as ApiRequest).caller = await bearer.authenticate(request.headers.authorization);
             } catch (error) {
               refuse(reply, error);
               return reply;
@@ -73,7 +74,9 @@ export async function routeToServices(app: NestFastifyApplication, config: Platf
         },
         replyOptions: {
           rewriteRequestHeaders: (request, headers) => {
-            const forwarded = { ...headers, 'x-request-id': String(request.id) };
+            // The id this request has here (the caller's when valid, else the gateway's own): the service takes it as
+            // its own, so its log lines, its error bodies and the response's X-Request-Id all carry the same id.
+            const forwarded = { ...headers, [REQUEST_ID_HEADER]: String(request.id) };
             // A parsed body goes out whole, with the Content-Length of its JSON: the client's chunking must not
             // travel with it, or the service refuses a request that has both (a smuggling guard).
             if (forwarded['content-length'] !== undefined) delete forwarded['transfer-encoding'];

@@ -107,6 +107,10 @@ export class PlatformConfig {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   MM_LOG_LEVEL = 'info';
 
+  /** Log lines as JSON, or human-readable (pino-pretty); auto: human-readable when standard output is a terminal. */
+  @IsIn(['auto', 'json', 'pretty'])
+  MM_LOG_FORMAT: 'auto' | 'json' | 'pretty' = 'auto';
+
   /** Per-route request counts and latencies on GET /metrics (process metrics are always there). */
   @IsIn(['true', 'false'])
   MM_HTTP_METRICS: 'true' | 'false' = 'true';

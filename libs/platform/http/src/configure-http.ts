@@ -58,8 +58,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setDescription(
       'Move money between USDC and fiat. Every path is under /v0.13. Exchange an API key pair at POST /auth/token ' +
         'for a bearer token; send Idempotency-Key on every POST and PATCH. Bodies are JSON objects; an empty body is no body, ' +
-        'and credentials are checked before the body. Errors use the body {error, code, msg, cause, status?}; ' +
-        'the catalogue of codes is under x-error-catalogue.',
+        'and credentials are checked before the body. Errors use the body {error, code, msg, cause, status?, requestId}; ' +
+        'the catalogue of codes is under x-error-catalogue. Every response carries X-Request-Id: the X-Request-Id the ' +
+        'request sent when it is 1 to 128 letters, digits or - . _ ~ : + = @ /, else a new id.',
     )
     .setVersion(CONTRACT_LABEL)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
@@ -81,6 +82,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           cause: { type: 'string' },
           status: { type: 'integer' },
           error_description: { type: 'string', description: 'bearer-token failures only (RFC 6750)' },
+          requestId: { type: 'string', description: "the request's id, as in the X-Request-Id response header: quote it when asking about a request" },
         },
       },
     },

@@ -7,6 +7,7 @@ import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { FastifyHttpOptions } from 'fastify';
 import { ApiError, type ErrorName } from '@mm/contracts';
+import { newRequestId } from './request-id';
 
 /** The configuration variables it reads (PlatformConfig has them). */
 export interface ConnectionLimits {
@@ -76,11 +77,13 @@ export function refuseInApiBody(error: Error & { code?: string; reason?: string 
   if (socket.writable && !inFlight?.headersSent) {
     const name = REFUSALS[error.code ?? ''] ?? 'InvalidRequest';
     const refusal = new ApiError(name, name === 'InvalidRequest' ? `malformed HTTP request: ${error.reason ?? error.code ?? error.message}` : undefined);
-    const body = JSON.stringify(refusal.toBody());
+    // A request Node could not parse has no id yet, nor a header to take it from: it gets a new one.
+    const requestId = newRequestId();
+    const body = JSON.stringify({ ...refusal.toBody(), requestId });
     const status = refusal.definition.status;
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Connection: close\r\n\r\n${body}`,
+        `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();

@@ -1,4 +1,5 @@
-// Every failure leaves as the spec's error body {error, code, msg, cause, status?}:
+// Every failure leaves as the spec's error body {error, code, msg, cause, status?},
+// with the request's id in requestId (ADR 0026):
 // domain errors, validation, unknown routes, body-parser and framework errors.
 // Anything unexpected is a 500 with no internals in the body, and is logged.
 import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } from '@nestjs/common';
@@ -6,6 +7,7 @@ import type { FastifyReply } from 'fastify';
 import { ApiError, ERROR_CATALOGUE, type ErrorBody, type ErrorName } from '@mm/contracts';
 import { ConcurrencyError } from '@mm/platform/event-store';
 import { BearerAuthError } from './bearer-auth.error';
+import { REQUEST_ID_HEADER } from './request-id';
 
 export interface ErrorResponse {
   status: number;
@@ -102,10 +104,16 @@ function describeError(exception: unknown): ErrorResponse {
 
 export function sendError(reply: FastifyReply, exception: unknown, logger: Logger): void {
   const response = toErrorResponse(exception);
+  // The request's id (ADR 0026): Fastify gives every request one before any hook or handler runs.
+  const requestId = String(reply.request.id);
   if (response.status >= 500 && !(exception instanceof BearerAuthError) && !(exception instanceof ApiError)) {
     logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
   }
-  void reply.status(response.status).headers(response.headers).type('application/json').send(response.body);
+  void reply
+    .status(response.status)
+    .headers({ ...response.headers, [REQUEST_ID_HEADER]: requestId })
+    .type('application/json')
+    .send({ ...response.body, requestId });
 }
 
 @Catch()

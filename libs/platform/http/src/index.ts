@@ -2,6 +2,7 @@ export * from './route-metadata';
 export * from './request-context';
 export * from './bearer-auth.error';
 export * from './error-body.filter';
+export * from './request-id';
 export * from './validation.pipe';
 export { deferredBody, raiseBodyProblem, type DeferredBody } from './request-input';
 export * from './idempotency.interceptor';

@@ -5,6 +5,12 @@
 // with the same ids is safe.
 import { ApiError, ERROR_CATALOGUE, type ErrorName } from '@mm/contracts';
 import { API_BASE_PATH } from './configure-http';
+import { currentRequestId, REQUEST_ID_HEADER } from './request-id';
+
+function requestIdHeader(): Record<string, string> {
+  const id = currentRequestId();
+  return id ? { [REQUEST_ID_HEADER]: id } : {};
+}
 
 export class InternalClient {
   constructor(
@@ -19,7 +25,8 @@ export class InternalClient {
     try {
       response = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.token}` },
+        // The caller's request id travels on, so the owner's log lines and error bodies carry it too.
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.token}`, ...requestIdHeader() },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
       });

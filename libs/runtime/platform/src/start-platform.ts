@@ -6,7 +6,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController, type FastifyBaseLogger } from 'fastify';
-import type { Bindings, ChildLoggerOptions, DestinationStream } from 'pino';
+import type { DestinationStream } from 'pino';
 import type { DataSource } from 'typeorm';
 import { SERVICE_NAMES, type ServiceName } from '@mm/contracts';
 import { routeToServices, serviceDocuments } from '@mm/gateway/api';
@@ -16,10 +16,20 @@ import type { PlatformConfig } from '@mm/platform/config';
 import { drainPool, openDatabase, startEmbeddedPostgres, UnitOfWork, type EmbeddedDatabase } from '@mm/platform/database';
 import { EventStore } from '@mm/platform/event-store';
 import { createEventTransport, KafkaRelay } from '@mm/platform/messaging';
-import { ApiFastifyAdapter, capConnections, configureHttpApp, connectionOptions, frameworkErrors, HttpMetrics, serveOpenApi } from '@mm/platform/http';
+import {
+  ApiFastifyAdapter,
+  capConnections,
+  configureHttpApp,
+  connectionOptions,
+  frameworkErrors,
+  genRequestId,
+  HttpMetrics,
+  serveOpenApi,
+  traceRequests,
+} from '@mm/platform/http';
 import { listenFailure, listenHost, reachableUrl } from './listen-address';
 import { kafkaClient, kafkaSettings } from './kafka';
-import { createRootLogger, PinoNestLogger } from './logger';
+import { createRootLogger, frameworkLevel, PinoNestLogger } from './logger';
 import { PlatformModule } from './platform.module';
 import { migrationsFor, SERVICES } from './services';
 
@@ -45,7 +55,7 @@ export interface StartOptions {
 export async function startPlatform(config: PlatformConfig, options: StartOptions = {}): Promise<RunningPlatform> {
   const services = options.services ?? SERVICE_NAMES;
   const platformMode = SERVICE_NAMES.every((s) => services.includes(s));
-  const logger = createRootLogger(config.MM_LOG_LEVEL, options.logDestination);
+  const logger = createRootLogger(config.MM_LOG_LEVEL, options.logDestination, config.MM_LOG_FORMAT);
   let embedded: EmbeddedDatabase | undefined;
   let url = config.DATABASE_URL;
   if (!url && !platformMode) throw new Error(`DATABASE_URL is not set: a service run alone (${services.join(', ')}) needs the database of the distributed run`);
@@ -78,13 +88,15 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   };
   try {
     dataSource = await openDatabase({ url, migrations: migrationsFor(services), applicationName: `money-movement-${platformMode ? 'platform' : services.join('-')}` });
-    const requestLogging = config.MM_LOG_LEVEL === 'debug' || config.MM_LOG_LEVEL === 'trace';
     const adapter = new ApiFastifyAdapter({
-      loggerInstance: logger,
-      // Access logs only when debugging: they are one line per request.
-      logController: new LogController({ disableRequestLogging: !requestLogging }),
-      // A child logger per request costs every request; without request logging the root one serves.
-      childLoggerFactory: (parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) => (requestLogging ? parent.child(bindings, options) : parent),
+      loggerInstance: logger.child({}, { level: frameworkLevel(config.MM_LOG_LEVEL) }),
+      // Every request's id (ADR 0026): the caller's X-Request-Id when valid, else a new one.
+      genReqId: genRequestId,
+      // The access line is ours (traceRequests): one line per request, not Fastify's two.
+      logController: new LogController({ disableRequestLogging: true }),
+      // No child logger per request (it would cost every request): the request's id reaches every line
+      // through the logger's mixin, from the request's async context.
+      childLoggerFactory: (parent: FastifyBaseLogger) => parent,
       bodyLimit: config.MM_BODY_LIMIT_BYTES,
       trustProxy: config.MM_TRUST_PROXY === 'true',
       frameworkErrors,
@@ -93,6 +105,8 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
       ...connectionOptions(config),
     });
     capConnections(adapter.getHttpServer(), config);
+    // Before any route or plugin, so that every response carries the id, refusals included.
+    traceRequests(adapter.getInstance(), logger);
     app = await NestFactory.create<NestFastifyApplication>(PlatformModule.forRoot(config, dataSource, services), adapter, {
       logger: new PinoNestLogger(logger),
       bufferLogs: false,
