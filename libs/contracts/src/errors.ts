@@ -88,7 +88,7 @@ export const ERROR_CATALOGUE = {
   InvalidWebhookID: { code: 12000, status: 400, msg: 'invalid webhook_id', when: 'a webhook endpoint id is malformed' },
   WebhookNotFound: { code: 12001, status: 404, msg: 'webhook endpoint not found', when: 'no such webhook endpoint in this project, or it was deleted' },
   InvalidWebhookUrl: { code: 12002, status: 422, msg: 'invalid webhook url', when: 'the url is not an absolute http(s) URL written with scheme://host, has credentials or a fragment, contains whitespace, a control or invisible character or a backslash, names port 0, or (in production) points at a localhost name or an address that is not public, IPv6 forms carrying such an IPv4 address included' },
-  UnknownEventType: { code: 12003, status: 422, msg: 'unknown event type', when: 'a subscription names an event that is not in the catalogue; use `*` for every partner-visible event' },
+  UnknownEventType: { code: 12003, status: 422, msg: 'unknown event type', when: 'a subscription names an event that is not in the catalogue of this version (events.md), or an event of a resource this version does not offer yet (virtual accounts, deposit addresses); `cause` names it and where the valid names are listed; use `*` for every partner-visible event' },
   InvalidWebhookDeliveryID: { code: 12004, status: 400, msg: 'invalid delivery id', when: 'a webhook delivery id is malformed' },
   WebhookDeliveryNotFound: { code: 12005, status: 404, msg: 'webhook delivery not found', when: 'no such delivery for this webhook endpoint, or it is older than the retention window' },
   WebhookNotEnabled: { code: 12006, status: 409, msg: 'webhook endpoint is not enabled', when: 'test or retry on a disabled or suspended endpoint; enable it first' },
