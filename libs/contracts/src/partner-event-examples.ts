@@ -17,6 +17,9 @@ const ID = {
   cashInTransaction: 'txn_01m87bvejefvptagetfzjztj0j',
   payoutTransaction: 'txn_01m87bvejefvptagf4chphn1n5',
   quote: 'qt_01m87bvejefvptagf4chphn1n5',
+  cardBuy: 'txn_01m87cbt0xfvptagkq2b3h7d5w',
+  cardBuyQuote: 'qt_01m87cbt0xfvptagkq2b3h7d5w',
+  card: 'ext_01m87cbr1bfvptagm4v9x8e6ra',
   webhook: 'wh_01m87bvejhfvptagfjksv1pw27',
   delivery: 'whd_01m87bvejhfvptagftmmfq3bsy',
   event: 'evt_01m87bvejhfvptagg0v52webye',
@@ -131,8 +134,8 @@ const pricing = (from: string, to: string, amount: string): Data => ({
   sponsorGasCost: '0.00',
 });
 
-const leg = (n: number, fields: Data): Data => ({
-  id: `${ID.cashInTransaction}.${n}`,
+const leg = (transaction: string, n: number, fields: Data): Data => ({
+  id: `${transaction}.${n}`,
   txHash: null,
   imad: null,
   uetr: null,
@@ -160,8 +163,8 @@ const cashInTransaction = (status: string, subStatus: string | null, updatedAt: 
   destination: { party: PARTY, type: 'walletOms', category: 'crypto', details: { id: ID.wallet, asset: 'usdc', network: 'meridianchain', address: WALLET_ADDRESS } },
   pricing: pricing('usd', 'usdc', '100.00'),
   legs: [
-    leg(1, { kind: 'deposit', rail: 'cash', asset: 'usd', network: 'cash', amount: '100.00', status: 'settled', endToEndId: 'E2E0947627519A7B069', initiatedAt: '2026-03-02T15:52:31.000Z', settledAt: '2026-03-02T15:52:31.400Z' }),
-    leg(2, {
+    leg(ID.cashInTransaction, 1, { kind: 'deposit', rail: 'cash', asset: 'usd', network: 'cash', amount: '100.00', status: 'settled', endToEndId: 'E2E0947627519A7B069', initiatedAt: '2026-03-02T15:52:31.000Z', settledAt: '2026-03-02T15:52:31.400Z' }),
+    leg(ID.cashInTransaction, 2, {
       kind: 'payout',
       rail: 'crypto',
       asset: 'usdc',
@@ -177,6 +180,36 @@ const cashInTransaction = (status: string, subStatus: string | null, updatedAt: 
   createdAt: '2026-03-02T15:52:31.000Z',
   updatedAt,
 });
+
+/** A card buy whose crypto failed on chain after the charge settled: the money is held for review (fiatAccountToCrypto). */
+const cardBuyTransaction: Data = {
+  id: ID.cardBuy,
+  object: 'transaction',
+  sourceToDestination: 'fiatAccountToCrypto',
+  status: 'processing',
+  subStatus: 'processing.underReview',
+  customerId: ID.customer,
+  precursor: { type: 'quote', id: ID.cardBuyQuote },
+  source: { party: PARTY, type: 'card', category: 'fiat', details: { externalAccountId: ID.card, asset: 'usd', network: 'card', brand: 'visa', last4: '4242' } },
+  destination: { party: PARTY, type: 'walletOms', category: 'crypto', details: { id: ID.wallet, asset: 'usdc', network: 'meridianchain', address: WALLET_ADDRESS } },
+  pricing: pricing('usd', 'usdc', '40.00'),
+  legs: [
+    leg(ID.cardBuy, 1, { kind: 'deposit', rail: 'card', asset: 'usd', network: 'card', amount: '40.00', status: 'settled', endToEndId: 'E2E54B625B1A342CB87', initiatedAt: '2026-03-02T17:00:00.000Z', settledAt: '2026-03-02T17:00:05.000Z' }),
+    leg(ID.cardBuy, 2, {
+      kind: 'payout',
+      rail: 'crypto',
+      asset: 'usdc',
+      network: 'meridianchain',
+      amount: '40.00',
+      status: 'failed',
+      failure: { code: 'providerError', message: 'The transfer was reverted on chain.' },
+      initiatedAt: '2026-03-02T17:00:05.000Z',
+    }),
+  ],
+  metadata: {},
+  createdAt: '2026-03-02T17:00:00.000Z',
+  updatedAt: '2026-03-02T17:00:10.000Z',
+};
 
 /** A wire payout from the customer's wallet held for review before anything moved (cryptoToFiatAccount). */
 const payoutTransaction: Data = {
@@ -229,6 +262,7 @@ interface Example {
   /** The resource's version after the change; none for webhook.test. */
   sequence?: number;
   previousStatus?: string | null;
+  changedFields?: string[];
 }
 
 const EXAMPLES: Record<string, Example> = {
@@ -245,7 +279,7 @@ const EXAMPLES: Record<string, Example> = {
   },
   'externalAccount.deleted': { data: bankAccount('active', { updatedAt: '2026-03-09T10:00:00.000Z' }), sequence: 5 },
   'externalAccount.statusChanged': { data: bankAccount('active'), sequence: 2, previousStatus: 'pending' },
-  'externalAccount.updated': { data: bankAccount('active', { label: 'Main account', updatedAt: '2026-03-05T09:30:00.000Z' }), sequence: 4 },
+  'externalAccount.updated': { data: bankAccount('active', { label: 'Main account', updatedAt: '2026-03-05T09:30:00.000Z' }), sequence: 4, changedFields: ['label'] },
   'counterparty.statusChanged': { data: counterparty('active', '2026-03-02T15:06:00.000Z'), sequence: 1, previousStatus: null },
   'endorsement.updated': {
     data: customer(
@@ -268,7 +302,7 @@ const EXAMPLES: Record<string, Example> = {
     sequence: 5,
   },
   'wallet.provisioned': { data: wallet, sequence: 1 },
-  'transaction.fiatToCrypto.underReview': { data: cashInTransaction('processing', 'processing.underReview', '2026-03-02T15:52:31.400Z'), sequence: 2 },
+  'transaction.fiatToCrypto.underReview': { data: cardBuyTransaction, sequence: 6 },
   'transaction.cryptoToFiat.underReview': { data: payoutTransaction, sequence: 1 },
   'transaction.cryptoToCrypto.underReview': { data: cryptoTransaction, sequence: 1 },
   'webhook.test': { data: webhookEndpoint },
@@ -285,6 +319,7 @@ export function partnerEventExample(name: string): WebhookEnvelope {
     eventId: ID.event,
     sequence: example.sequence,
     previousStatus: example.previousStatus,
+    changedFields: example.changedFields,
     createdAt: new Date(Date.parse(occurredAt) + 180).toISOString(),
     occurredAt,
     data: example.data,

@@ -95,6 +95,8 @@ export interface PartnerEventDefinition {
   when: string;
   /** Excluded from `*`: delivered only to endpoints that name it (the compliance review events). */
   namedOnly?: boolean;
+  /** The envelope's `changedFields` names which of these changed. */
+  changedFields?: readonly string[];
 }
 
 const UNDER_REVIEW_WHEN = (corridors: string) =>
@@ -113,14 +115,14 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
     resource: 'transaction',
     when: 'a transaction is created (`previousStatus` null) and whenever its `status` or `subStatus` changes afterwards, in any corridor or rail, refunds and cash pickups included; `previousStatus` is the status before (equal to `data.status` when only the subStatus moved)',
   },
-  { name: 'cashIn.created', resource: 'cashIn', when: '`POST /cash-ins` issued a deposit code: the cash-in is `pending`, its code in `depositInstructions`' },
+  { name: 'cashIn.created', resource: 'cashIn', when: 'a cash-in is created (`POST /cash-ins`) with its deposit code: it is `pending`, the code in `depositInstructions`' },
   {
     name: 'cashIn.completed',
     resource: 'cashIn',
     when: 'the cash was deposited and converted: the cash-in is `completed` and `transactionId` names the transaction it created, which already answers `GET /transactions/{transactionId}`. Emitted before that transaction\'s first `transaction.statusChanged`',
   },
   { name: 'cashIn.expired', resource: 'cashIn', when: 'the deposit code lapsed (an hour after issue or refresh) with no deposit: the cash-in is `expired`' },
-  { name: 'cashIn.updated', resource: 'cashIn', when: '`POST /cash-ins/{cashInId}/refresh` replaced the deposit code: new `depositInstructions`, valid an hour; the previous code is void' },
+  { name: 'cashIn.updated', resource: 'cashIn', when: 'the deposit code is refreshed (`POST /cash-ins/{cashInId}/refresh`): new `depositInstructions`, valid an hour; the previous code is void' },
   ...planned('virtualAccount', ['created', 'provisioned', 'active', 'frozen', 'closed', 'deleted', 'failed', 'statusChanged', 'updated'].map((e) => `virtualAccount.${e}`)),
   ...planned('virtualAccount', ['pending', 'settled', 'failed', 'returned'].map((e) => `virtualAccount.deposit.${e}`)),
   ...planned('virtualAccount', ['initiated', 'pending', 'settled', 'failed'].map((e) => `virtualAccount.cryptoTransfer.${e}`)),
@@ -135,7 +137,7 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
   {
     name: 'externalAccount.created',
     resource: 'externalAccount',
-    when: '`POST /external-accounts` or `POST /external-accounts/cards` registered the account: `pending` while it is validated',
+    when: 'an account is registered (`POST /external-accounts`, `POST /external-accounts/cards`): it is `pending` while it is validated',
   },
   { name: 'externalAccount.verified', resource: 'externalAccount', when: 'validation succeeded: the account is `active` and usable on quotes (right after its `externalAccount.statusChanged` to `active`)' },
   {
@@ -143,7 +145,7 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
     resource: 'externalAccount',
     when: 'validation failed: the account is `failed`, the reason in `failure` (right after its `externalAccount.statusChanged` to `failed`, and followed by an `externalAccount.updated`)',
   },
-  { name: 'externalAccount.deleted', resource: 'externalAccount', when: '`DELETE /external-accounts/{externalAccountId}`: `data` is the account as it was when deleted; it answers 404 from then on' },
+  { name: 'externalAccount.deleted', resource: 'externalAccount', when: 'the account is deleted (`DELETE /external-accounts/{externalAccountId}`): `data` is the account as it was then; it answers 404 from then on' },
   {
     name: 'externalAccount.statusChanged',
     resource: 'externalAccount',
@@ -152,27 +154,28 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
   {
     name: 'externalAccount.updated',
     resource: 'externalAccount',
-    when: '`PATCH /external-accounts/{externalAccountId}` changed its `label` or `metadata`, or its `failure` changed (a failed validation, an invalidation with a new reason)',
+    changedFields: ['label', 'metadata', 'failure'],
+    when: 'its `label` or `metadata` changed (`PATCH /external-accounts/{externalAccountId}`), or its `failure` did (a failed validation, an invalidation for a new reason); `changedFields` names which',
   },
   {
     name: 'counterparty.statusChanged',
     resource: 'counterparty',
-    when: '`POST /counterparties` created the counterparty (`previousStatus` null, `data.status` `active`), or `DELETE /counterparties/{counterpartyId}` deleted it (`previousStatus` `active`, `data.status` `deleted`; it answers 404 from then on)',
+    when: 'a counterparty is created (`POST /counterparties`: `previousStatus` null, `data.status` `active`) or deleted (`DELETE /counterparties/{counterpartyId}`: `previousStatus` `active`, `data.status` `deleted`; it answers 404 from then on)',
   },
   {
     name: 'endorsement.updated',
     resource: 'customer',
-    when: 'an endorsement of the customer was requested (at `POST /customers` or `POST /customers/{customerId}/endorsements`), approved or rejected: `data` is the customer, every endorsement with its status',
+    when: 'an endorsement of the customer is requested (at `POST /customers` or `POST /customers/{customerId}/endorsements`), approved or rejected: `data` is the customer, every endorsement with its status',
   },
-  { name: 'endorsement.active', resource: 'customer', when: 'an endorsement was approved and is now `active` (right after that approval\'s `endorsement.updated`, with the same `sequence`)' },
-  { name: 'wallet.provisioned', resource: 'wallet', when: '`POST /customers/{customerId}/wallets` created a custodial wallet, with its on-chain `address`' },
+  { name: 'endorsement.active', resource: 'customer', when: 'an endorsement is approved and becomes `active` (right after that approval\'s `endorsement.updated`, with the same `sequence`)' },
+  { name: 'wallet.provisioned', resource: 'wallet', when: 'a custodial wallet is created (`POST /customers/{customerId}/wallets`), with its on-chain `address`' },
   { name: 'transaction.fiatToCrypto.underReview', resource: 'transaction', namedOnly: true, when: UNDER_REVIEW_WHEN('into crypto (`cashToCrypto`, `fiatAccountToCrypto`: card buys)') },
   { name: 'transaction.cryptoToFiat.underReview', resource: 'transaction', namedOnly: true, when: UNDER_REVIEW_WHEN('out of crypto into fiat (`cryptoToFiatAccount`, `cryptoToCash`)') },
   { name: 'transaction.cryptoToCrypto.underReview', resource: 'transaction', namedOnly: true, when: UNDER_REVIEW_WHEN('between crypto wallets (`cryptoToCrypto`)') },
   {
     name: 'webhook.test',
     resource: 'webhookEndpoint',
-    when: '`POST /webhooks/{webhookId}/test`: sent to that endpoint only, whatever it subscribes to; `data` is the endpoint as `GET /webhooks/{webhookId}` shows it, and there is no `sequence`',
+    when: 'a test is asked for (`POST /webhooks/{webhookId}/test`): sent to that endpoint only, whatever it subscribes to; `data` is the endpoint as `GET /webhooks/{webhookId}` shows it, and there is no `sequence`',
   },
 ];
 
@@ -222,6 +225,8 @@ export interface WebhookEnvelope<Data = Record<string, unknown>> {
   sequence?: number;
   createdAt: string;
   occurredAt?: string;
+  /** `*.updated` events that name their change: the fields that changed. */
+  changedFields?: string[];
   data: Data;
 }
 
@@ -231,6 +236,7 @@ export interface EnvelopeInput {
   eventId: string;
   sequence?: number;
   previousStatus?: string | null;
+  changedFields?: string[];
   createdAt: string;
   occurredAt?: string;
   data: Record<string, unknown>;
@@ -245,6 +251,7 @@ export function webhookEnvelope(input: EnvelopeInput): WebhookEnvelope {
     ...(input.sequence !== undefined ? { sequence: input.sequence } : {}),
     createdAt: input.createdAt,
     ...(input.occurredAt !== undefined ? { occurredAt: input.occurredAt } : {}),
+    ...(input.changedFields !== undefined ? { changedFields: input.changedFields } : {}),
     data: input.data,
   };
 }

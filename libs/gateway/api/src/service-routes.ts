@@ -13,7 +13,7 @@ import { ApiError, SERVICE_ROUTES, serviceUrlVariable, type ServiceName } from '
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { BearerAuthenticator } from '@mm/platform/auth';
 import type { PlatformConfig } from '@mm/platform/config';
-import { API_BASE_PATH, deferredBody, sendError } from '@mm/platform/http';
+import { API_BASE_PATH, deferredBody, describeWebhooks, sendError } from '@mm/platform/http';
 
 /** Where each service listens, from MM_SERVICE_<NAME>_URL; a missing one stops start-up. */
 export function serviceUpstreams(config: PlatformConfig): Array<{ service: ServiceName; upstream: string; prefixes: string[] }> {
@@ -87,7 +87,7 @@ export async function routeToServices(app: NestFastifyApplication, config: Platf
  * The API reference through the gateway is the whole API: its own document with
  * the paths and schemas of every service's /openapi.json merged in. Fetched on
  * request and kept a minute; a service that cannot be reached is left out until
- * it can.
+ * it can. Its `webhooks` are those of every resource the merged document has.
  */
 export function serviceDocuments(config: PlatformConfig): (own: OpenAPIObject) => Promise<OpenAPIObject> {
   const upstreams = serviceUpstreams(config);
@@ -109,6 +109,7 @@ export function serviceDocuments(config: PlatformConfig): (own: OpenAPIObject) =
       Object.assign(merged.paths, document.paths);
       Object.assign(merged.components!.schemas!, document.components?.schemas);
     }
-    return merged;
+    // The events of every resource the merged document now describes.
+    return describeWebhooks(merged);
   };
 }

@@ -9,6 +9,7 @@ import { RequestValidationPipe } from './validation.pipe';
 import { guardRequestInput } from './request-input';
 import { applyNoStore } from './no-store';
 import { openApi31Nullables } from './openapi-nullable';
+import { describeWebhooks } from './openapi-webhooks';
 
 export const API_BASE_PATH = 'v0.13';
 export const CONTRACT_LABEL = 'v26.09.30-0002';
@@ -59,7 +60,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'Move money between USDC and fiat. Every path is under /v0.13. Exchange an API key pair at POST /auth/token ' +
         'for a bearer token; send Idempotency-Key on every POST and PATCH. Bodies are JSON objects; an empty body is no body, ' +
         'and credentials are checked before the body. Errors use the body {error, code, msg, cause, status?}; ' +
-        'the catalogue of codes is under x-error-catalogue.',
+        'the catalogue of codes is under x-error-catalogue. The events posted to webhook endpoints are under webhooks, one per event.',
     )
     .setVersion(CONTRACT_LABEL)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
@@ -88,7 +89,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   (document as OpenAPIObject & { 'x-error-catalogue': unknown })['x-error-catalogue'] = Object.entries(ERROR_CATALOGUE).map(
     ([error, d]) => ({ error, code: d.code, status: d.status, msg: d.msg, when: d.when }),
   );
-  return document;
+  return describeWebhooks(document);
 }
 
 /**

@@ -17,3 +17,4 @@ export * from './no-store';
 export * from './internal-client';
 export * from './openapi-nullable';
 export * from './partner-shapes.dto';
+export * from './openapi-webhooks';
