@@ -8,12 +8,12 @@ import { ErrorBodyFilter, sendError } from './error-body.filter';
 import { RequestValidationPipe } from './validation.pipe';
 import { guardRequestInput } from './request-input';
 import { applyNoStore } from './no-store';
+import { API_BASE_PATH, OUTSIDE_BASE_PATH } from './base-path';
 import { openApi31Nullables } from './openapi-nullable';
 import { describeWebhooks } from './openapi-webhooks';
 
-export const API_BASE_PATH = 'v0.13';
+export { API_BASE_PATH };
 export const CONTRACT_LABEL = 'v26.09.30-0002';
-const OUTSIDE_BASE_PATH = ['healthz', 'readyz', 'openapi.json', 'docs', 'metrics'];
 
 /**
  * Fastify adapter whose error handler is ours: Nest would rewrap body-parser
