@@ -13,7 +13,7 @@ export interface ErrorDefinition {
 
 export const ERROR_CATALOGUE = {
   // Spec-numbered
-  Unauthorized: { code: 1000, status: 401, msg: 'unauthorized access', when: 'bad or missing credentials' },
+  Unauthorized: { code: 1000, status: 401, msg: 'unauthorized access', when: 'bad or missing credentials; from POST /auth/token, `cause` is `signature` and `error_description` says what to fix (a key of the other environment, an invalid key or secret, a revoked key)' },
   InvalidCustomerID: { code: 10000, status: 400, msg: 'invalid customer_id', when: 'a customer id is malformed' },
   CustomerNotFound: { code: 10001, status: 404, msg: 'customer not found', when: 'no such customer in this project' },
   Provider: { code: 10002, status: 502, msg: 'invalid provider balance response', when: 'the balance provider returned an invalid balance' },
@@ -21,7 +21,7 @@ export const ERROR_CATALOGUE = {
   ProviderUnreachable: { code: 10087, status: 503, msg: 'upstream provider unreachable', when: 'the provider is down' },
 
   // Request conventions (1100-1199)
-  InvalidRequest: { code: 1100, status: 400, msg: 'invalid request', when: 'a field is missing, of the wrong type, out of range or unknown; a route that takes a body got none (an empty body is no body); a body nested deeper than 32 levels, with more than 1,000 keys in an object or 10,000 values, or a duplicate key; NUL or an unpaired surrogate in a string, path or query parameter' },
+  InvalidRequest: { code: 1100, status: 400, msg: 'invalid request', when: 'a field is missing (`cause` says `<field>: is required`), of the wrong type, out of range or unknown; a route that takes a body got none (an empty body is no body); a body nested deeper than 32 levels, with more than 1,000 keys in an object or 10,000 values, or a duplicate key; NUL or an unpaired surrogate in a string, path or query parameter' },
   MalformedJson: { code: 1101, status: 400, msg: 'malformed JSON body', when: 'the body is not valid JSON in UTF-8, or has a prototype-poisoning key (`__proto__`, `constructor.prototype`); answered once the caller is authenticated, and never for an empty body' },
   UnsupportedMediaType: { code: 1102, status: 415, msg: 'unsupported media type', when: 'a body is sent with a Content-Type other than application/json (or none), or a charset other than UTF-8; answered once the caller is authenticated' },
   PayloadTooLarge: { code: 1103, status: 413, msg: 'request body too large', when: 'the body exceeds the size limit' },
@@ -167,7 +167,7 @@ export interface ErrorBody {
   msg: string;
   cause: string;
   status?: number;
-  /** RFC 6750 reason on bearer-token failures. */
+  /** The reason in words: on bearer-token failures (RFC 6750) and on the token endpoint's refusals. */
   error_description?: string;
 }
 
@@ -176,7 +176,13 @@ export interface ErrorBody {
  * HTTP edge maps it to the catalogue's status and body.
  */
 export class ApiError extends Error {
-  constructor(readonly errorName: ErrorName, readonly causeText?: string, readonly headers: Record<string, string> = {}) {
+  constructor(
+    readonly errorName: ErrorName,
+    readonly causeText?: string,
+    readonly headers: Record<string, string> = {},
+    /** `error_description`: the reason in words, where `cause` is a fixed token (the token endpoint's `signature`). */
+    readonly description?: string,
+  ) {
     super(`${errorName}: ${causeText ?? ERROR_CATALOGUE[errorName].msg}`);
   }
 
@@ -186,6 +192,6 @@ export class ApiError extends Error {
 
   toBody(): ErrorBody {
     const d = this.definition;
-    return { error: this.errorName, code: d.code, msg: d.msg, cause: this.causeText ?? d.msg, status: d.status };
+    return { error: this.errorName, code: d.code, msg: d.msg, cause: this.causeText ?? d.msg, status: d.status, ...(this.description !== undefined ? { error_description: this.description } : {}) };
   }
 }

@@ -81,7 +81,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           msg: { type: 'string' },
           cause: { type: 'string' },
           status: { type: 'integer' },
-          error_description: { type: 'string', description: 'bearer-token failures only (RFC 6750)' },
+          error_description: { type: 'string', description: 'the reason in words, on bearer-token failures (RFC 6750) and on the token endpoint\'s refusals' },
         },
       },
     },
