@@ -31,6 +31,12 @@ export const ERROR_CATALOGUE = {
   IdempotencyKeyInvalid: { code: 1111, status: 400, msg: 'invalid Idempotency-Key header', when: 'the key is empty, longer than 255 characters or not printable ASCII' },
   IdempotencyKeyReused: { code: 1112, status: 422, msg: 'Idempotency-Key reused with a different request', when: 'the same key was used with a different method, path or body' },
   IdempotencyKeyInFlight: { code: 1113, status: 409, msg: 'a request with this Idempotency-Key is in progress', when: 'a request with the same key has not finished yet; retry later' },
+  IdempotentReplayUnavailable: {
+    code: 1114,
+    status: 409,
+    msg: 'the response to this Idempotency-Key cannot be replayed',
+    when: 'a retry, with the same key, of a request that succeeded and whose response showed a secret that is kept only as a hash (operator route POST /admin/projects/{id}/api-keys): `cause` names what it made; nothing new is made',
+  },
   RateLimited: { code: 1120, status: 429, msg: 'rate limit exceeded', when: 'too many requests; see Retry-After' },
   Conflict: { code: 1130, status: 409, msg: 'conflicting concurrent update', when: 'the resource changed under the request too many times; retry' },
   Forbidden: { code: 1140, status: 403, msg: 'forbidden', when: 'the credential is valid but not allowed here' },

@@ -95,7 +95,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 /**
  * What every operation shares, stated once: the error body as the default
  * response, and the Idempotency-Key header on POST and PATCH (required on
- * partner routes, honoured on operator routes, absent on the token exchange).
+ * partner and operator routes alike, spec rule 6; absent on the token exchange).
  */
 function describeConventions(document: OpenAPIObject): void {
   for (const [path, item] of Object.entries(document.paths)) {
@@ -111,8 +111,8 @@ function describeConventions(document: OpenAPIObject): void {
           {
             name: 'Idempotency-Key',
             in: 'header',
-            required: !path.includes('/admin/'),
-            description: 'Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409.',
+            required: true,
+            description: 'Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400.',
             schema: { type: 'string', minLength: 1, maxLength: 255 },
           },
         ];
