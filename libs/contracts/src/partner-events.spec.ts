@@ -33,17 +33,4 @@ describe('the envelope (spec: Events / Envelope)', () => {
       data: base.data,
     });
   });
-
-  it('gives the statusChanged events eventType, eventId and previousStatus instead of event', () => {
-    expect(webhookEnvelope({ ...base, event: 'externalAccount.statusChanged', sequence: 2, previousStatus: 'pending' })).toEqual({
-      id: base.deliveryId,
-      eventType: 'externalAccount.statusChanged',
-      eventId: base.eventId,
-      previousStatus: 'pending',
-      sequence: 2,
-      createdAt: base.createdAt,
-      occurredAt: base.occurredAt,
-      data: base.data,
-    });
-  });
 });
