@@ -274,7 +274,7 @@ const EXAMPLES: Record<string, Example> = {
   'externalAccount.created': { data: bankAccount('pending'), sequence: 1 },
   'externalAccount.verified': { data: bankAccount('active'), sequence: 3 },
   'externalAccount.declined': {
-    data: bankAccount('failed', { failure: { code: 'account_not_found', message: 'the bank has no account with this number' }, supportedDestinations: [] }),
+    data: bankAccount('failed', { failure: { code: 'provider_rejected', message: 'the bank rejected the account: it could not be found or cannot receive payments' } }),
     sequence: 3,
   },
   'externalAccount.deleted': { data: bankAccount('active', { updatedAt: '2026-03-09T10:00:00.000Z' }), sequence: 5 },
