@@ -37,14 +37,18 @@ describe('authentication', () => {
       expect(res.status).toBe(200);
     });
 
+    // Issue 18 item 5: the spec's cause stays `signature`; error_description says what to fix, and says
+    // the same for an unknown key as for a wrong secret, so nobody learns which keys exist.
+    const badPair = 'invalid API key or secret: the pair does not match an active key; check the secret (shown once, when the key pair was created) or create a new pair';
     it.each([
-      ['a wrong secret', { apiKey: BOOTSTRAP_KEY, apiSecret: 'not-the-secret-at-all' }],
-      ['an unknown key', { apiKey: 'sk_sdbx_unknownKey000000000', apiSecret: BOOTSTRAP_SECRET }],
-      ['a production key on the sandbox host', { apiKey: 'sk_live_e2eBootstrapKey01', apiSecret: BOOTSTRAP_SECRET }],
-    ])('answers 401 Unauthorized with cause signature for %s', async (_label, body) => {
+      ['a wrong secret', { apiKey: BOOTSTRAP_KEY, apiSecret: 'not-the-secret-at-all' }, badPair],
+      ['an unknown key', { apiKey: 'sk_sdbx_unknownKey000000000', apiSecret: BOOTSTRAP_SECRET }, badPair],
+      ['a production key on the sandbox host', { apiKey: 'sk_live_e2eBootstrapKey01', apiSecret: BOOTSTRAP_SECRET }, 'a production API key cannot be used on the sandbox host; use a key starting with sk_sdbx_'],
+      ['something that is not an API key', { apiKey: 'pk_sdbx_e2eBootstrapKey01', apiSecret: BOOTSTRAP_SECRET }, 'not an API key of this host: keys here start with sk_sdbx_'],
+    ])('answers 401 Unauthorized with cause signature, and says what to fix, for %s', async (_label, body, description) => {
       const res = await platform.request('POST', '/v0.13/auth/token', { body });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: 'Unauthorized', code: 1000, msg: 'unauthorized access', cause: 'signature', status: 401, requestId: res.headers.get('x-request-id') });
+      expect(res.body).toEqual({ error: 'Unauthorized', code: 1000, msg: 'unauthorized access', cause: 'signature', status: 401, error_description: description, requestId: res.headers.get('x-request-id') });
     });
 
     it('answers 400 when a field is missing or of the wrong type', async () => {
@@ -64,6 +68,9 @@ describe('authentication', () => {
       expect(revoked.body).toMatchObject({ apiKey, status: 'revoked' });
       const again = await platform.request('POST', '/v0.13/auth/token', { body: { apiKey, apiSecret } });
       expect(again.status).toBe(401);
+      // Only a caller holding the right secret is told the key was revoked.
+      expect(again.body).toMatchObject({ cause: 'signature', error_description: 'this API key was revoked; create a new key pair' });
+      expect((await platform.request('POST', '/v0.13/auth/token', { body: { apiKey, apiSecret: `${apiSecret}x` } })).body.error_description).toBe(badPair);
       bearerError(await platform.request('GET', '/v0.13/customers', { token }), 401, 'invalid_token', 'invalid token');
     });
 

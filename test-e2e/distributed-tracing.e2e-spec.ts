@@ -111,8 +111,10 @@ describe('tracing across the gateway and a service', () => {
 
   it("handles an event in another process under the trace of the request that appended it", async () => {
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-    const project = (await fetch(`${base}/admin/projects`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'traced' }) }).then((r) => r.json())) as { id: string };
-    const created = await fetch(`${base}/admin/projects/${project.id}/api-keys`, { method: 'POST', headers: { authorization: admin.authorization } });
+    const project = (await fetch(`${base}/admin/projects`, { method: 'POST', headers: { ...admin, 'idempotency-key': randomUUID() }, body: JSON.stringify({ name: 'traced' }) }).then((r) => r.json())) as {
+      id: string;
+    };
+    const created = await fetch(`${base}/admin/projects/${project.id}/api-keys`, { method: 'POST', headers: { authorization: admin.authorization, 'idempotency-key': randomUUID() } });
     expect(created.status).toBe(201);
 
     // The gateway appends apiKey.created; the accounts process handles it (its API key projection).

@@ -86,8 +86,10 @@ describe.each([
   /** A new project with a key pair, made through the gateway's operator routes. */
   async function newKeyPair(name: string): Promise<{ apiKey: string; apiSecret: string }> {
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-    const project = (await fetch(`${base}/v0.13/admin/projects`, { method: 'POST', headers: admin, body: JSON.stringify({ name }) }).then((r) => r.json())) as { id: string };
-    return (await fetch(`${base}/v0.13/admin/projects/${project.id}/api-keys`, { method: 'POST', headers: { authorization: admin.authorization } }).then((r) => r.json())) as {
+    const project = (await fetch(`${base}/v0.13/admin/projects`, { method: 'POST', headers: { ...admin, 'idempotency-key': randomUUID() }, body: JSON.stringify({ name }) }).then((r) => r.json())) as {
+      id: string;
+    };
+    return (await fetch(`${base}/v0.13/admin/projects/${project.id}/api-keys`, { method: 'POST', headers: { authorization: admin.authorization, 'idempotency-key': randomUUID() } }).then((r) => r.json())) as {
       apiKey: string;
       apiSecret: string;
     };

@@ -126,6 +126,24 @@ describe('HTTP conventions', () => {
       expect(await countEvents()).toBe(events);
     });
 
+    it.each([
+      ['POST', '/v0.13/customers', { type: 'individual', firstName: 'Ada' }, 'lastName: is required'],
+      ['POST', '/v0.13/customers', { type: 'individual' }, 'firstName: is required; lastName: is required'],
+      ['POST', '/v0.13/webhooks', { url: 'https://example.com/hooks' }, 'subscriptions: is required'],
+      ['POST', '/v0.13/cash-ins', {}, 'customerId: is required; source: is required; destination: is required; cash: is required'],
+      ['POST', '/v0.13/auth/token', { apiKey: 'sk_sdbx_someKey' }, 'apiSecret: is required'],
+    ])('a missing required field is one "is required", not a message per rule (%s %s %j)', async (method, path, body, cause) => {
+      const res = await platform.request(method, path, { token: path.endsWith('/auth/token') ? undefined : token, body });
+      expect({ status: res.status, error: res.body.error, cause: res.body.cause }).toEqual({ status: 400, error: 'InvalidRequest', cause });
+    });
+
+    it('beside a missing field, one that is present but wrong keeps every rule it breaks', async () => {
+      const res = await platform.request('POST', '/v0.13/customers', { token, body: { type: 'individual', lastName: 7 } });
+      expect(res.body.cause).toBe(
+        'firstName: is required; lastName: must be shorter than or equal to 100 characters; lastName: must contain a visible character, not only whitespace; lastName: must be a string',
+      );
+    });
+
     it('names the offending fields in cause', async () => {
       const res = await platform.request('POST', '/v0.13/customers', { token, body: { type: 'individual', firstName: 7, extra: true } });
       expect(res.body.cause).toMatch(/firstName/);
@@ -279,6 +297,23 @@ describe('HTTP conventions', () => {
         expectError(await send('POST', '/v0.13/customers', { headers: { 'content-type': 'text/plain' }, chunks: ['hello'], token }), 415, 'UnsupportedMediaType');
         expectError(await send('POST', '/v0.13/customers', { headers: { 'content-type': 'application/json' }, chunks: ['{"type":"individual","type":"x"}'], token }), 400, 'InvalidRequest');
       });
+    });
+  });
+
+  describe('a path under another version prefix, or none', () => {
+    it.each([
+      ['GET', '/v1/customers', 'GET /v0.13/customers'],
+      ['GET', '/v0.12/customers?limit=1', 'GET /v0.13/customers'],
+      ['POST', '/v1/webhooks', 'POST /v0.13/webhooks'],
+      ['GET', '/customers', 'GET /v0.13/customers'],
+    ])('%s %s is a 404 saying the API lives under /v0.13, with or without a token', async (method, path, meant) => {
+      for (const as of [token, undefined]) {
+        const res = await platform.request(method, path, { token: as, body: method === 'POST' ? { url: 'https://example.com', subscriptions: ['*'] } : undefined });
+        expect({ status: res.status, body: res.body }).toEqual({
+          status: 404,
+          body: { error: 'NotFound', code: 1104, msg: 'not found', cause: `no route ${method} ${path.split('?')[0]}: this API lives under /v0.13 (${meant})`, status: 404 },
+        });
+      }
     });
   });
 

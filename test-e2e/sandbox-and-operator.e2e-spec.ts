@@ -134,6 +134,59 @@ describe('operator routes', () => {
     expect(await platform.token(pair.body.apiKey, pair.body.apiSecret)).toEqual(expect.any(String));
   });
 
+  // Issue 18 item 5: spec rule 6 and API-CONTRACT (Idempotency) hold on operator routes too, and the
+  // OpenAPI document and docs/running.md say so.
+  describe('Idempotency-Key on every operator POST and PATCH', () => {
+    let projectId: string;
+    beforeAll(async () => {
+      projectId = (await platform.admin('POST', '/projects', { body: { name: 'idempotent-operator' } })).body.id;
+    });
+    const counts = async () => {
+      const [row] = await platform.db.query(
+        `SELECT (SELECT count(*) FROM gateway.projects WHERE name = $3)::int AS projects, (SELECT count(*) FROM gateway.api_keys WHERE project_id = $1)::int AS keys,
+                (SELECT count(*) FROM gateway.publishable_keys WHERE project_id = $1)::int AS publishable, (SELECT count(*) FROM gateway.events WHERE stream_id = $2)::int AS events`,
+        [projectId, `project-${projectId}`, `no-key-${projectId}`],
+      );
+      return row;
+    };
+
+    it.each([
+      ['POST', '/projects', { name: 'no-key-{projectId}' }],
+      ['PATCH', '/projects/{projectId}', { attributionTimeoutHours: 12 }],
+      ['POST', '/projects/{projectId}/api-keys', undefined],
+      ['POST', '/projects/{projectId}/publishable-keys', undefined],
+    ])('%s %s without one is a 400 and changes nothing', async (method, path, body) => {
+      const before = await counts();
+      const res = await platform.admin(method, path.replace('{projectId}', projectId), { body: body && JSON.parse(JSON.stringify(body).replace('{projectId}', projectId)), idempotencyKey: null });
+      expectError(res, 400, 'IdempotencyKeyRequired', 1110);
+      expect(await counts()).toEqual(before);
+    });
+
+    it('makes no second API key pair for a retry with the same key: the secret is shown once, so the retry is refused naming the key', async () => {
+      const key = `operator-api-key-${projectId}`;
+      const first = await platform.admin('POST', `/projects/${projectId}/api-keys`, { idempotencyKey: key });
+      expect(first.status).toBe(201);
+      const before = await counts();
+      const again = await platform.admin('POST', `/projects/${projectId}/api-keys`, { idempotencyKey: key });
+      expectError(again, 409, 'IdempotentReplayUnavailable', 1114);
+      expect(again.body.cause).toContain(first.body.apiKey);
+      expect(JSON.stringify(again.body)).not.toContain(first.body.apiSecret);
+      expect(await counts()).toEqual(before);
+      expect(await platform.token(first.body.apiKey, first.body.apiSecret)).toEqual(expect.any(String));
+    });
+
+    it('is documented as required on every operator POST and PATCH', async () => {
+      const document = (await platform.request('GET', '/openapi.json')).body;
+      const operations = Object.entries(document.paths as Record<string, Record<string, { parameters?: Array<{ name: string; required?: boolean }> }>>).flatMap(([path, item]) =>
+        Object.entries(item)
+          .filter(([method]) => path.includes('/admin/') && (method === 'post' || method === 'patch'))
+          .map(([method, operation]) => `${method.toUpperCase()} ${path}: ${operation.parameters?.find((p) => p.name === 'Idempotency-Key')?.required === true ? 'required' : 'not required'}`),
+      );
+      expect(operations.length).toBeGreaterThanOrEqual(8);
+      expect(operations.filter((o) => !o.endsWith(': required'))).toEqual([]);
+    });
+  });
+
   it('refuses bad operator input and unknown projects', async () => {
     expectError(await platform.admin('POST', '/projects', { body: { name: '' } }), 400, 'InvalidRequest');
     expectError(await platform.admin('POST', '/projects', { body: { name: 'x', features: { cashPickup: 'yes' } } }), 400, 'InvalidRequest');

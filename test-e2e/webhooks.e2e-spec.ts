@@ -59,7 +59,7 @@ describe('webhook endpoints', () => {
   it('takes every catalogue event, * and the compliance events by name; refuses unknown names', async () => {
     const res = await post('/webhooks', {
       url: 'http://127.0.0.1:9/receiver',
-      subscriptions: ['transaction.statusChanged', 'transaction.cryptoToFiat.underReview', 'deposit_address.ach_payout.returned', 'webhook.test'],
+      subscriptions: ['transaction.statusChanged', 'transaction.cryptoToFiat.underReview', 'cashIn.expired', 'webhook.test'],
       timeoutMs: 10000,
       notifyThresholdSecs: 600,
       description: 'ops',
@@ -70,6 +70,31 @@ describe('webhook endpoints', () => {
     expectError(await post('/webhooks', { url: 'https://example.com', subscriptions: ['transaction.created'] }), 422, 'UnknownEventType');
     expect(await settledRowCounts(platform)).toEqual(before);
   });
+
+  it('refuses an unknown event naming where the valid names are listed, and the events of the resource it seems to mean', async () => {
+    const res = await post('/webhooks', { url: 'https://example.com', subscriptions: ['*', 'transaction.created'] });
+    expectError(res, 422, 'UnknownEventType');
+    expect(res.body.cause).toBe(
+      'subscriptions: "transaction.created" is not an event of this version. The transaction events are transaction.statusChanged, transaction.fiatToCrypto.underReview, ' +
+        'transaction.cryptoToFiat.underReview, transaction.cryptoToCrypto.underReview. Subscribe to "*" or to names of this version: the event catalogue ' +
+        '(the Events page of the documentation, and `webhooks` in GET /openapi.json) lists them',
+    );
+  });
+
+  it.each([['virtualAccount.created'], ['virtualAccount.deposit.settled'], ['depositAddress.statusChanged'], ['deposit_address.ach_payout.returned']])(
+    'refuses %s: its resource is not offered by this version, so it could never fire (create and PATCH alike)',
+    async (name) => {
+      const before = await settledRowCounts(platform);
+      const created = await post('/webhooks', { url: 'https://example.com/planned', subscriptions: ['cashIn.created', name] });
+      expectError(created, 422, 'UnknownEventType');
+      expect(created.body.cause).toMatch(new RegExp(`^subscriptions: "${name.replace(/\./g, '\\.')}" is an event of (virtual accounts|deposit addresses), which this version does not offer yet\\.`));
+      expect(await settledRowCounts(platform)).toEqual(before);
+      const endpoint = await post('/webhooks', { url: 'https://example.com/planned', subscriptions: ['cashIn.created'] });
+      expect(endpoint.status).toBe(201);
+      expectError(await patch(`/webhooks/${endpoint.body.id}`, { subscriptions: [name] }), 422, 'UnknownEventType');
+      expect((await get(`/webhooks/${endpoint.body.id}`)).body.subscriptions).toEqual(['cashIn.created']);
+    },
+  );
 
   it.each([
     [{ url: 'ftp://example.com/x', subscriptions: ['*'] }, 422, 'InvalidWebhookUrl'],

@@ -124,11 +124,11 @@ export class OpenApiConformance {
     );
   }
 
-  /** Every schema of the document (components, parameters, bodies), each with its pointer. */
+  /** Every schema of the document (components, parameters, bodies, webhooks), each with its pointer. */
   private *allSchemas(): Generator<[Schema, string]> {
     for (const [name, schema] of Object.entries(this.document.components?.schemas ?? {})) yield* subschemas(schema, `#/components/schemas/${escapePointer(name)}`);
-    for (const { method, template, operation } of this.operationList()) {
-      const at = `#/paths/${escapePointer(template)}/${method}`;
+    for (const { method, template, operation, root } of [...this.operationList(), ...this.webhookList()]) {
+      const at = `#/${root}/${escapePointer(template)}/${method}`;
       for (const [i, parameter] of (operation.parameters ?? []).entries()) yield* subschemas(parameter.schema, `${at}/parameters/${i}/schema`);
       for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) yield* subschemas((media as Schema).schema, `${at}/requestBody/content/${escapePointer(type)}/schema`);
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
@@ -137,12 +137,57 @@ export class OpenApiConformance {
     }
   }
 
-  private operationList(): Array<{ method: string; template: string; operation: Schema }> {
+  private operationList(): Array<{ method: string; template: string; operation: Schema; root: string }> {
     return Object.entries(this.document.paths).flatMap(([template, item]) =>
       Object.entries(item)
         .filter(([method]) => HTTP_METHODS.includes(method))
-        .map(([method, operation]) => ({ method, template, operation })),
+        .map(([method, operation]) => ({ method, template, operation, root: 'paths' })),
     );
+  }
+
+  /** The operations of the document's `webhooks` (OpenAPI 3.1), keyed by event name. */
+  private webhookList(): Array<{ method: string; template: string; operation: Schema; root: string }> {
+    return Object.entries((this.document.webhooks ?? {}) as Record<string, Record<string, Schema>>).flatMap(([name, item]) =>
+      Object.entries(item)
+        .filter(([method]) => HTTP_METHODS.includes(method))
+        .map(([method, operation]) => ({ method, template: name, operation, root: 'webhooks' })),
+    );
+  }
+
+  /** The schema of the body posted for an event, from `webhooks`. */
+  private webhookSchema(event: string): Schema | undefined {
+    return (this.document.webhooks as Record<string, { post?: Schema }> | undefined)?.[event]?.post?.requestBody?.content?.['application/json']?.schema;
+  }
+
+  /**
+   * What `webhooks` must be: one POST per event of this version (and no other), each with a body
+   * schema that compiles and an example that matches it.
+   */
+  webhookProblems(events: readonly string[]): string[] {
+    const problems: string[] = [];
+    const described = Object.keys(this.document.webhooks ?? {});
+    for (const event of events) if (!described.includes(event)) problems.push(`webhooks: no entry for ${event}`);
+    for (const name of described) if (!events.includes(name)) problems.push(`webhooks: ${name} is not an event of this version`);
+    for (const { template: event, operation } of this.webhookList()) {
+      const media = operation.requestBody?.content?.['application/json'];
+      if (!media?.schema) {
+        problems.push(`webhooks ${event}: no body schema`);
+        continue;
+      }
+      if (media.example === undefined) problems.push(`webhooks ${event}: no example`);
+      else problems.push(...this.checkWebhook(media.example).map((p) => `example: ${p}`));
+    }
+    return problems;
+  }
+
+  /** A body as posted to a webhook endpoint, against the schema `webhooks` gives its event. */
+  checkWebhook(body: any): string[] {
+    const event = body?.event ?? body?.eventType;
+    const schema = typeof event === 'string' ? this.webhookSchema(event) : undefined;
+    if (!schema) return [`webhook ${String(event)}: webhooks describes no such event`];
+    const validate = this.validator(`webhook ${event}`, schema);
+    if (typeof validate === 'string') return [`webhook ${event}: ${validate}`];
+    return validate(body) ? [] : [`webhook ${event} (${body.id}): ${describeErrors(validate.errors)}`];
   }
 
   /** Every (method, path) the document lists, as `METHOD /path`. */

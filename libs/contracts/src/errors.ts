@@ -13,7 +13,7 @@ export interface ErrorDefinition {
 
 export const ERROR_CATALOGUE = {
   // Spec-numbered
-  Unauthorized: { code: 1000, status: 401, msg: 'unauthorized access', when: 'bad or missing credentials' },
+  Unauthorized: { code: 1000, status: 401, msg: 'unauthorized access', when: 'bad or missing credentials; from POST /auth/token, `cause` is `signature` and `error_description` says what to fix (a key of the other environment, an invalid key or secret, a revoked key)' },
   InvalidCustomerID: { code: 10000, status: 400, msg: 'invalid customer_id', when: 'a customer id is malformed' },
   CustomerNotFound: { code: 10001, status: 404, msg: 'customer not found', when: 'no such customer in this project' },
   Provider: { code: 10002, status: 502, msg: 'invalid provider balance response', when: 'the balance provider returned an invalid balance' },
@@ -21,16 +21,22 @@ export const ERROR_CATALOGUE = {
   ProviderUnreachable: { code: 10087, status: 503, msg: 'upstream provider unreachable', when: 'the provider is down' },
 
   // Request conventions (1100-1199)
-  InvalidRequest: { code: 1100, status: 400, msg: 'invalid request', when: 'a field is missing, of the wrong type, out of range or unknown; a route that takes a body got none (an empty body is no body); a body nested deeper than 32 levels, with more than 1,000 keys in an object or 10,000 values, or a duplicate key; NUL or an unpaired surrogate in a string, path or query parameter' },
+  InvalidRequest: { code: 1100, status: 400, msg: 'invalid request', when: 'a field is missing (`cause` says `<field>: is required`), of the wrong type, out of range or unknown; a route that takes a body got none (an empty body is no body); a body nested deeper than 32 levels, with more than 1,000 keys in an object or 10,000 values, or a duplicate key; NUL or an unpaired surrogate in a string, path or query parameter' },
   MalformedJson: { code: 1101, status: 400, msg: 'malformed JSON body', when: 'the body is not valid JSON in UTF-8, or has a prototype-poisoning key (`__proto__`, `constructor.prototype`); answered once the caller is authenticated, and never for an empty body' },
   UnsupportedMediaType: { code: 1102, status: 415, msg: 'unsupported media type', when: 'a body is sent with a Content-Type other than application/json (or none), or a charset other than UTF-8; answered once the caller is authenticated' },
   PayloadTooLarge: { code: 1103, status: 413, msg: 'request body too large', when: 'the body exceeds the size limit' },
-  NotFound: { code: 1104, status: 404, msg: 'not found', when: 'no such route, or no such resource in this project' },
+  NotFound: { code: 1104, status: 404, msg: 'not found', when: 'no such route, or no such resource in this project; for a path outside /v0.13 (another version, or none) `cause` says the API lives under /v0.13 and names the path meant' },
   MethodNotAllowed: { code: 1105, status: 405, msg: 'method not allowed', when: 'the route exists but not with this method' },
   IdempotencyKeyRequired: { code: 1110, status: 400, msg: 'Idempotency-Key header required', when: 'a POST or PATCH without an Idempotency-Key header' },
   IdempotencyKeyInvalid: { code: 1111, status: 400, msg: 'invalid Idempotency-Key header', when: 'the key is empty, longer than 255 characters or not printable ASCII' },
   IdempotencyKeyReused: { code: 1112, status: 422, msg: 'Idempotency-Key reused with a different request', when: 'the same key was used with a different method, path or body' },
   IdempotencyKeyInFlight: { code: 1113, status: 409, msg: 'a request with this Idempotency-Key is in progress', when: 'a request with the same key has not finished yet; retry later' },
+  IdempotentReplayUnavailable: {
+    code: 1114,
+    status: 409,
+    msg: 'the response to this Idempotency-Key cannot be replayed',
+    when: 'a retry, with the same key, of a request that succeeded and whose response showed a secret that is kept only as a hash (operator route POST /admin/projects/{id}/api-keys): `cause` names what it made; nothing new is made',
+  },
   RateLimited: { code: 1120, status: 429, msg: 'rate limit exceeded', when: 'too many requests; see Retry-After' },
   Conflict: { code: 1130, status: 409, msg: 'conflicting concurrent update', when: 'the resource changed under the request too many times; retry' },
   Forbidden: { code: 1140, status: 403, msg: 'forbidden', when: 'the credential is valid but not allowed here' },
@@ -88,7 +94,7 @@ export const ERROR_CATALOGUE = {
   InvalidWebhookID: { code: 12000, status: 400, msg: 'invalid webhook_id', when: 'a webhook endpoint id is malformed' },
   WebhookNotFound: { code: 12001, status: 404, msg: 'webhook endpoint not found', when: 'no such webhook endpoint in this project, or it was deleted' },
   InvalidWebhookUrl: { code: 12002, status: 422, msg: 'invalid webhook url', when: 'the url is not an absolute http(s) URL written with scheme://host, has credentials or a fragment, contains whitespace, a control or invisible character or a backslash, names port 0, or (in production) points at a localhost name or an address that is not public, IPv6 forms carrying such an IPv4 address included' },
-  UnknownEventType: { code: 12003, status: 422, msg: 'unknown event type', when: 'a subscription names an event that is not in the catalogue; use `*` for every partner-visible event' },
+  UnknownEventType: { code: 12003, status: 422, msg: 'unknown event type', when: 'a subscription names an event that is not in the catalogue of this version (events.md), or an event of a resource this version does not offer yet (virtual accounts, deposit addresses); `cause` names it and where the valid names are listed; use `*` for every partner-visible event' },
   InvalidWebhookDeliveryID: { code: 12004, status: 400, msg: 'invalid delivery id', when: 'a webhook delivery id is malformed' },
   WebhookDeliveryNotFound: { code: 12005, status: 404, msg: 'webhook delivery not found', when: 'no such delivery for this webhook endpoint, or it is older than the retention window' },
   WebhookNotEnabled: { code: 12006, status: 409, msg: 'webhook endpoint is not enabled', when: 'test or retry on a disabled or suspended endpoint; enable it first' },
@@ -167,7 +173,7 @@ export interface ErrorBody {
   msg: string;
   cause: string;
   status?: number;
-  /** RFC 6750 reason on bearer-token failures. */
+  /** The reason in words: on bearer-token failures (RFC 6750) and on the token endpoint's refusals. */
   error_description?: string;
   /** The request's id, as in its X-Request-Id response header (set where the response is sent). */
   requestId?: string;
@@ -178,7 +184,13 @@ export interface ErrorBody {
  * HTTP edge maps it to the catalogue's status and body.
  */
 export class ApiError extends Error {
-  constructor(readonly errorName: ErrorName, readonly causeText?: string, readonly headers: Record<string, string> = {}) {
+  constructor(
+    readonly errorName: ErrorName,
+    readonly causeText?: string,
+    readonly headers: Record<string, string> = {},
+    /** `error_description`: the reason in words, where `cause` is a fixed token (the token endpoint's `signature`). */
+    readonly description?: string,
+  ) {
     super(`${errorName}: ${causeText ?? ERROR_CATALOGUE[errorName].msg}`);
   }
 
@@ -188,6 +200,6 @@ export class ApiError extends Error {
 
   toBody(): ErrorBody {
     const d = this.definition;
-    return { error: this.errorName, code: d.code, msg: d.msg, cause: this.causeText ?? d.msg, status: d.status };
+    return { error: this.errorName, code: d.code, msg: d.msg, cause: this.causeText ?? d.msg, status: d.status, ...(this.description !== undefined ? { error_description: this.description } : {}) };
   }
 }

@@ -217,6 +217,8 @@ export interface PartnerEventPublished {
   sequence: number;
   /** Only for the five `*.statusChanged` events. */
   previousStatus?: string | null;
+  /** Only for `*.updated` events whose change names its fields (spec: Events / Catalog): which fields changed. */
+  changedFields?: string[];
   /** Project time of the change. */
   occurredAt: string;
   /** The full resource, in the partner-facing shape of the current version. */

@@ -6,3 +6,4 @@ export * from './partner-events';
 export * from './services';
 export * from './webhook-signature';
 export * from './ports';
+export * from './partner-event-examples';

@@ -59,37 +59,139 @@ export function partnerEventsFor(type: string): readonly string[] {
   return PARTNER_EVENTS[type as EventType] ?? [];
 }
 
+/** A resource partner events carry in `data` (spec: Events / Catalog). */
+export interface PartnerEventResource {
+  /** Its `data.object`, and what the documentation calls it. */
+  object: string;
+  title: string;
+  /** The OpenAPI component schema of `data`: the resource as its GET answers it. */
+  schema: string;
+  /** The route that answers the resource as `data` shows it. */
+  read: string;
+  /** Whether this version offers the resource: only then can its events be subscribed to. */
+  available: boolean;
+}
+
+export const PARTNER_EVENT_RESOURCES = {
+  transaction: { object: 'transaction', title: 'Transactions', schema: 'TransactionResponse', read: 'GET /transactions/{transactionId}', available: true },
+  cashIn: { object: 'cashIn', title: 'Cash-ins', schema: 'CashInResponse', read: 'GET /cash-ins/{cashInId}', available: true },
+  externalAccount: { object: 'externalAccount', title: 'External accounts', schema: 'ExternalAccountResponse', read: 'GET /external-accounts/{externalAccountId}', available: true },
+  counterparty: { object: 'counterparty', title: 'Counterparties', schema: 'CounterpartyResponse', read: 'GET /counterparties/{counterpartyId}', available: true },
+  customer: { object: 'customer', title: 'Endorsements (the customer)', schema: 'CustomerResponse', read: 'GET /customers/{customerId}', available: true },
+  wallet: { object: 'wallet', title: 'Wallets', schema: 'WalletResponse', read: 'GET /wallets/{walletId}', available: true },
+  webhookEndpoint: { object: 'webhookEndpoint', title: 'Test', schema: 'WebhookResponse', read: 'GET /webhooks/{webhookId}', available: true },
+  // Not built yet (spec: Virtual accounts, Deposit addresses): their events join the catalogue with them.
+  virtualAccount: { object: 'virtualAccount', title: 'Virtual accounts', schema: 'VirtualAccountResponse', read: 'GET /virtual-accounts/{virtualAccountId}', available: false },
+  depositAddress: { object: 'depositAddress', title: 'Deposit addresses', schema: 'DepositAddressResponse', read: 'GET /deposit-addresses/{depositAddressId}', available: false },
+} as const satisfies Record<string, PartnerEventResource>;
+
+export type PartnerEventResourceName = keyof typeof PARTNER_EVENT_RESOURCES;
+
+/** One event of the catalogue: its name, the resource in its `data`, and when it fires. */
+export interface PartnerEventDefinition {
+  name: string;
+  resource: PartnerEventResourceName;
+  /** When it fires, in words, for partners. */
+  when: string;
+  /** Excluded from `*`: delivered only to endpoints that name it (the compliance review events). */
+  namedOnly?: boolean;
+  /** The envelope's `changedFields` names which of these changed. */
+  changedFields?: readonly string[];
+}
+
+const UNDER_REVIEW_WHEN = (corridors: string) =>
+  `a transaction ${corridors} is held for compliance review: it stays \`processing\` with subStatus \`processing.underReview\`, announced by a \`transaction.statusChanged\` with the same \`sequence\`. Not covered by \`*\`: only endpoints that name this event receive it`;
+
+const planned = (resource: 'virtualAccount' | 'depositAddress', names: string[]): PartnerEventDefinition[] =>
+  names.map((name) => ({ name, resource, when: `planned: ${PARTNER_EVENT_RESOURCES[resource].title.toLowerCase()} are not offered by this version` }));
+
 /**
- * Every partner-visible event of the spec's catalogue (spec: Events / Catalog). Subscriptions name
- * these or `*`; events of resources not built yet are still valid subscriptions.
+ * Every partner-visible event of the spec's catalogue (spec: Events / Catalog), in its order, with
+ * when it fires here. docs/events.md and the OpenAPI document's `webhooks` are generated from it.
  */
-export const PARTNER_EVENT_CATALOGUE: readonly string[] = [
-  'transaction.statusChanged',
-  'cashIn.created',
-  'cashIn.completed',
-  'cashIn.expired',
-  'cashIn.updated',
-  ...['created', 'provisioned', 'active', 'frozen', 'closed', 'deleted', 'failed', 'statusChanged', 'updated'].map((e) => `virtualAccount.${e}`),
-  ...['pending', 'settled', 'failed', 'returned'].map((e) => `virtualAccount.deposit.${e}`),
-  ...['initiated', 'pending', 'settled', 'failed'].map((e) => `virtualAccount.cryptoTransfer.${e}`),
-  ...['initiated', 'pending', 'settled', 'failed'].map((e) => `virtualAccount.fiatTransfer.${e}`),
-  ...['created', 'active', 'frozen', 'closed', 'failed', 'statusChanged', 'updated'].map((e) => `depositAddress.${e}`),
-  ...['pending', 'settled', 'failed', 'needs_attribution'].map((e) => `deposit_address.crypto_deposit.${e}`),
-  ...['ach_payout', 'wire_payout', 'intl_wire_payout'].flatMap((leg) => ['initiated', 'pending', 'settled', 'failed', 'returned'].map((e) => `deposit_address.${leg}.${e}`)),
-  ...['initiated', 'pending', 'settled', 'failed'].map((e) => `deposit_address.crypto_payout.${e}`),
-  ...['created', 'verified', 'declined', 'deleted', 'statusChanged', 'updated'].map((e) => `externalAccount.${e}`),
-  'counterparty.statusChanged',
-  'endorsement.updated',
-  'endorsement.active',
-  'wallet.provisioned',
-  'transaction.fiatToCrypto.underReview',
-  'transaction.cryptoToFiat.underReview',
-  'transaction.cryptoToCrypto.underReview',
-  'webhook.test',
+export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
+  {
+    name: 'transaction.statusChanged',
+    resource: 'transaction',
+    when: 'a transaction is created (`previousStatus` null) and whenever its `status` or `subStatus` changes afterwards, in any corridor or rail, refunds and cash pickups included; `previousStatus` is the status before (equal to `data.status` when only the subStatus moved)',
+  },
+  { name: 'cashIn.created', resource: 'cashIn', when: 'a cash-in is created (`POST /cash-ins`) with its deposit code: it is `pending`, the code in `depositInstructions`' },
+  {
+    name: 'cashIn.completed',
+    resource: 'cashIn',
+    when: 'the cash was deposited and converted: the cash-in is `completed` and `transactionId` names the transaction it created, which already answers `GET /transactions/{transactionId}`. Emitted before that transaction\'s first `transaction.statusChanged`',
+  },
+  { name: 'cashIn.expired', resource: 'cashIn', when: 'the deposit code lapsed (an hour after issue or refresh) with no deposit: the cash-in is `expired`' },
+  { name: 'cashIn.updated', resource: 'cashIn', when: 'the deposit code is refreshed (`POST /cash-ins/{cashInId}/refresh`): new `depositInstructions`, valid an hour; the previous code is void' },
+  ...planned('virtualAccount', ['created', 'provisioned', 'active', 'frozen', 'closed', 'deleted', 'failed', 'statusChanged', 'updated'].map((e) => `virtualAccount.${e}`)),
+  ...planned('virtualAccount', ['pending', 'settled', 'failed', 'returned'].map((e) => `virtualAccount.deposit.${e}`)),
+  ...planned('virtualAccount', ['initiated', 'pending', 'settled', 'failed'].map((e) => `virtualAccount.cryptoTransfer.${e}`)),
+  ...planned('virtualAccount', ['initiated', 'pending', 'settled', 'failed'].map((e) => `virtualAccount.fiatTransfer.${e}`)),
+  ...planned('depositAddress', ['created', 'active', 'frozen', 'closed', 'failed', 'statusChanged', 'updated'].map((e) => `depositAddress.${e}`)),
+  ...planned('depositAddress', ['pending', 'settled', 'failed', 'needs_attribution'].map((e) => `deposit_address.crypto_deposit.${e}`)),
+  ...planned(
+    'depositAddress',
+    ['ach_payout', 'wire_payout', 'intl_wire_payout'].flatMap((leg) => ['initiated', 'pending', 'settled', 'failed', 'returned'].map((e) => `deposit_address.${leg}.${e}`)),
+  ),
+  ...planned('depositAddress', ['initiated', 'pending', 'settled', 'failed'].map((e) => `deposit_address.crypto_payout.${e}`)),
+  {
+    name: 'externalAccount.created',
+    resource: 'externalAccount',
+    when: 'an account is registered (`POST /external-accounts`, `POST /external-accounts/cards`): it is `pending` while it is validated',
+  },
+  { name: 'externalAccount.verified', resource: 'externalAccount', when: 'validation succeeded: the account is `active` and usable on quotes (right after its `externalAccount.statusChanged` to `active`)' },
+  {
+    name: 'externalAccount.declined',
+    resource: 'externalAccount',
+    when: 'validation failed: the account is `failed`, the reason in `failure` (right after its `externalAccount.statusChanged` to `failed`, and followed by an `externalAccount.updated`)',
+  },
+  { name: 'externalAccount.deleted', resource: 'externalAccount', when: 'the account is deleted (`DELETE /external-accounts/{externalAccountId}`): `data` is the account as it was then; it answers 404 from then on' },
+  {
+    name: 'externalAccount.statusChanged',
+    resource: 'externalAccount',
+    when: 'the account\'s `status` changed: from `pending` to `active` or `failed` when validation ends, or to `invalid` when the bank or network reports it unusable; `previousStatus` is the status before',
+  },
+  {
+    name: 'externalAccount.updated',
+    resource: 'externalAccount',
+    changedFields: ['label', 'metadata', 'failure'],
+    when: 'its `label` or `metadata` changed (`PATCH /external-accounts/{externalAccountId}`), or its `failure` did (a failed validation, an invalidation for a new reason); `changedFields` names which',
+  },
+  {
+    name: 'counterparty.statusChanged',
+    resource: 'counterparty',
+    when: 'a counterparty is created (`POST /counterparties`: `previousStatus` null, `data.status` `active`) or deleted (`DELETE /counterparties/{counterpartyId}`: `previousStatus` `active`, `data.status` `deleted`; it answers 404 from then on)',
+  },
+  {
+    name: 'endorsement.updated',
+    resource: 'customer',
+    when: 'an endorsement of the customer is requested (at `POST /customers` or `POST /customers/{customerId}/endorsements`), approved or rejected: `data` is the customer, every endorsement with its status',
+  },
+  { name: 'endorsement.active', resource: 'customer', when: 'an endorsement is approved and becomes `active` (right after that approval\'s `endorsement.updated`, with the same `sequence`)' },
+  { name: 'wallet.provisioned', resource: 'wallet', when: 'a custodial wallet is created (`POST /customers/{customerId}/wallets`), with its on-chain `address`' },
+  { name: 'transaction.fiatToCrypto.underReview', resource: 'transaction', namedOnly: true, when: UNDER_REVIEW_WHEN('into crypto (`cashToCrypto`, `fiatAccountToCrypto`: card buys)') },
+  { name: 'transaction.cryptoToFiat.underReview', resource: 'transaction', namedOnly: true, when: UNDER_REVIEW_WHEN('out of crypto into fiat (`cryptoToFiatAccount`, `cryptoToCash`)') },
+  { name: 'transaction.cryptoToCrypto.underReview', resource: 'transaction', namedOnly: true, when: UNDER_REVIEW_WHEN('between crypto wallets (`cryptoToCrypto`)') },
+  {
+    name: 'webhook.test',
+    resource: 'webhookEndpoint',
+    when: 'a test is asked for (`POST /webhooks/{webhookId}/test`): sent to that endpoint only, whatever it subscribes to; `data` is the endpoint as `GET /webhooks/{webhookId}` shows it, and there is no `sequence`',
+  },
 ];
 
+/** The events of this version: subscriptions name these or `*` (events of resources not offered yet are refused). */
+export const PARTNER_EVENT_CATALOGUE: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => PARTNER_EVENT_RESOURCES[e.resource].available).map((e) => e.name);
+
+/** Events of the spec's catalogue whose resources this version does not offer yet. */
+export const PLANNED_PARTNER_EVENTS: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => !PARTNER_EVENT_RESOURCES[e.resource].available).map((e) => e.name);
+
+/** The definition of a catalogue event, planned ones included. */
+export function partnerEventDefinition(name: string): PartnerEventDefinition | undefined {
+  return PARTNER_EVENT_DEFINITIONS.find((e) => e.name === name);
+}
+
 /** Compliance review events: partner-visible, but only to endpoints that name them (not `*`). */
-export const COMPLIANCE_REVIEW_EVENTS: readonly string[] = ['transaction.fiatToCrypto.underReview', 'transaction.cryptoToFiat.underReview', 'transaction.cryptoToCrypto.underReview'];
+export const COMPLIANCE_REVIEW_EVENTS: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => e.namedOnly).map((e) => e.name);
 
 /** The five events that carry `eventType`, `eventId` and `previousStatus` instead of `event` (spec: Events / Envelope). */
 export const STATUS_CHANGED_EVENTS: readonly string[] = [
@@ -100,6 +202,16 @@ export const STATUS_CHANGED_EVENTS: readonly string[] = [
   'counterparty.statusChanged',
 ];
 
+/**
+ * What `sequence` means (spec: Events / Envelope, Delivery and verification 1), in the words the
+ * documentation and the OpenAPI document use.
+ */
+export const SEQUENCE_MEANING =
+  "The version of the resource in `data` (its `data.id`) after the change this event announces. It increases with every change of that resource and has gaps: " +
+  'not every version is announced, so the next event of a resource may skip numbers. Events that announce the same change carry the same `sequence` and the same `data` ' +
+  '(`endorsement.updated` and `endorsement.active`; a `transaction.statusChanged` and its `underReview` event). Deliveries can arrive out of order and more than once: ' +
+  'keep a resource\'s `data` only when its `sequence` is greater than that of the copy you hold. `webhook.test` has no `sequence`.';
+
 /** What a webhook delivery posts (spec: Events / Envelope). A handler reads `event ?? eventType`. */
 export interface WebhookEnvelope<Data = Record<string, unknown>> {
   /** whd_: one per event and endpoint, stable across retries; the deduplication key. */
@@ -109,10 +221,12 @@ export interface WebhookEnvelope<Data = Record<string, unknown>> {
   /** evt_: shared across the fan-out to all endpoints (statusChanged events only). */
   eventId?: string;
   previousStatus?: string | null;
-  /** Per-resource and monotonic: apply an event only when it is newer than the last one seen. */
+  /** The resource's version after the change (SEQUENCE_MEANING): increasing, with gaps. */
   sequence?: number;
   createdAt: string;
   occurredAt?: string;
+  /** `*.updated` events that name their change: the fields that changed. */
+  changedFields?: string[];
   data: Data;
 }
 
@@ -122,6 +236,7 @@ export interface EnvelopeInput {
   eventId: string;
   sequence?: number;
   previousStatus?: string | null;
+  changedFields?: string[];
   createdAt: string;
   occurredAt?: string;
   data: Record<string, unknown>;
@@ -136,6 +251,7 @@ export function webhookEnvelope(input: EnvelopeInput): WebhookEnvelope {
     ...(input.sequence !== undefined ? { sequence: input.sequence } : {}),
     createdAt: input.createdAt,
     ...(input.occurredAt !== undefined ? { occurredAt: input.occurredAt } : {}),
+    ...(input.changedFields !== undefined ? { changedFields: input.changedFields } : {}),
     data: input.data,
   };
 }

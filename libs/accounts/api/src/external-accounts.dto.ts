@@ -271,7 +271,7 @@ export class CounterpartyResponse {
   @ApiProperty({ nullable: true, type: String }) phone!: string | null;
   @ApiProperty({ description: 'whether a tax id is on file; the tax id itself is write-only' }) taxIdProvided!: boolean;
   @ApiProperty({ type: CounterpartyAddressResponse, nullable: true }) address!: CounterpartyAddressResponse | null;
-  @ApiProperty({ enum: ['active'] }) status!: 'active';
+  @ApiProperty({ enum: ['active', 'deleted'], description: 'active; deleted only in the counterparty.statusChanged event of its deletion (a deleted counterparty answers 404)' }) status!: 'active' | 'deleted';
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }

@@ -7,7 +7,7 @@ import { ApiError } from '@mm/contracts';
 import { GatewayService } from '@mm/gateway/application';
 import { SigningKeys, GatewayReadModels, type ProjectRow } from '@mm/gateway/infrastructure';
 import { PlatformConfig } from '@mm/platform/config';
-import { AdminRoute, ApiPage, decodeCursor, Idempotent, ListQuery, NoIdempotencyKey, NoStore, OptionalIdempotencyKey, pageLimit, Public, PublishableKeyRoute, toPage, type Page } from '@mm/platform/http';
+import { AdminRoute, ApiPage, decodeCursor, Idempotent, ListQuery, NoIdempotencyKey, NoStore, pageLimit, Public, PublishableKeyRoute, ShownOnce, toPage, type Page } from '@mm/platform/http';
 import { isId } from '@mm/platform/ids';
 import {
   ApiKeyPairResponse,
@@ -95,7 +95,6 @@ export class RiskConfigController {
 @ApiTags('Operator')
 @ApiBearerAuth('bearer')
 @AdminRoute()
-@OptionalIdempotencyKey()
 @Controller('admin')
 export class AdminController {
   constructor(private readonly gateway: GatewayService, private readonly readModels: GatewayReadModels) {}
@@ -140,9 +139,14 @@ export class AdminController {
 
   @Post('projects/:projectId/api-keys')
   @NoStore()
-  // Its response holds the secret, which must not be stored to be replayed: a retry makes another pair.
-  @NoIdempotencyKey()
-  @ApiOperation({ summary: 'Create an API key pair; the secret is shown only in this response (not replayable: a retry creates another pair)' })
+  // The secret is kept only as a hash (spec: Authentication 1), so the response cannot be replayed:
+  // a retry with the same Idempotency-Key is refused naming the key made, and makes no second pair.
+  @Idempotent()
+  @ShownOnce('apiSecret')
+  @ApiOperation({
+    summary:
+      'Create an API key pair; the secret is shown only in this response. A retry with the same Idempotency-Key makes no second pair: it is refused (409 IdempotentReplayUnavailable) naming the key made',
+  })
   @ApiCreatedResponse({ type: ApiKeyPairResponse })
   createApiKey(@Param('projectId') projectId: string): Promise<ApiKeyPairResponse> {
     return this.gateway.createApiKey(this.projectId(projectId));

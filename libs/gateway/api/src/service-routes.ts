@@ -13,7 +13,7 @@ import { ApiError, SERVICE_ROUTES, serviceUrlVariable, type ServiceName } from '
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { BearerAuthenticator } from '@mm/platform/auth';
 import type { PlatformConfig } from '@mm/platform/config';
-import { API_BASE_PATH, deferredBody, REQUEST_ID_HEADER, sendError, type ApiRequest } from '@mm/platform/http';
+import { API_BASE_PATH, deferredBody, describeWebhooks, REQUEST_ID_HEADER, sendError, type ApiRequest } from '@mm/platform/http';
 
 /** How long an idle connection to a service is kept. */
 const UPSTREAM_IDLE_MS = 4_000;
@@ -96,9 +96,9 @@ export async function routeToServices(app: NestFastifyApplication, config: Platf
  * The API reference through the gateway is the whole API: its own document with
  * the paths and schemas of every service's /openapi.json merged in. Fetched on
  * request and kept a minute; a service that cannot be reached is left out until
- * it can, or kept as last fetched. Nothing decides on it (routes are
- * SERVICE_ROUTES), and a service's document changes only when that service is
- * deployed again: a minute behind a deploy is what it can be (ADR 0025).
+ * it can, or kept as last fetched. Its `webhooks` are those of every resource the merged document has.
+ * Nothing decides on it (routes are SERVICE_ROUTES), and a service's document changes only when that
+ * service is deployed again: a minute behind a deploy is what it can be (ADR 0025).
  */
 export function serviceDocuments(config: PlatformConfig, now: () => number = Date.now): (own: OpenAPIObject) => Promise<OpenAPIObject> {
   const upstreams = serviceUpstreams(config);
@@ -120,6 +120,7 @@ export function serviceDocuments(config: PlatformConfig, now: () => number = Dat
       Object.assign(merged.paths, document.paths);
       Object.assign(merged.components!.schemas!, document.components?.schemas);
     }
-    return merged;
+    // The events of every resource the merged document now describes.
+    return describeWebhooks(merged);
   };
 }

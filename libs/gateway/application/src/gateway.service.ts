@@ -131,13 +131,29 @@ export class GatewayService implements ApiKeyRegistry {
     });
   }
 
-  /** POST /auth/token: any failure is the same 401, so a caller learns nothing about which part was wrong. */
+  /**
+   * POST /auth/token. Every refusal is the spec's 401 with `cause` `signature` (spec: Errors), and
+   * `error_description` says what to fix without telling a caller who lacks the secret whether the
+   * key exists (ADR 0027): a key of the other mode is known by its prefix alone, an unknown key and a
+   * wrong secret get the same words, and only a caller who holds the right secret learns that its
+   * key was revoked.
+   */
   async issueToken(apiKey: string, apiSecret: string): Promise<IssuedToken> {
-    const refuse = () => new ApiError('Unauthorized', 'signature');
-    if (!apiKey.startsWith(`sk_${this.config.keyMode}_`)) throw refuse();
+    const refuse = (description: string) => new ApiError('Unauthorized', 'signature', {}, description);
+    if (!apiKey.startsWith(`sk_${this.config.keyMode}_`)) {
+      const other = /^sk_(?:[a-z]+_)?(sdbx|live)_/.exec(apiKey)?.[1];
+      throw refuse(
+        other && other !== this.config.keyMode
+          ? `a ${other === 'live' ? 'production' : 'sandbox'} API key cannot be used on the ${this.config.MM_ENVIRONMENT} host; use a key starting with sk_${this.config.keyMode}_`
+          : `not an API key of this host: keys here start with sk_${this.config.keyMode}_`,
+      );
+    }
     const row = await this.readModels.apiKey(apiKey);
     const secretOk = row ? await this.hasher.matches(apiSecret, row.secret_hash) : await this.hasher.hash(apiSecret).then(() => false);
-    if (!row || !secretOk || row.revoked_at || row.mode !== this.config.keyMode) throw refuse();
+    if (!row || !secretOk || row.mode !== this.config.keyMode) {
+      throw refuse('invalid API key or secret: the pair does not match an active key; check the secret (shown once, when the key pair was created) or create a new pair');
+    }
+    if (row.revoked_at) throw refuse('this API key was revoked; create a new key pair');
     const { kid, privateKey } = await this.signingKeys.activeKey();
     const issuedAt = Math.floor(Date.now() / 1000);
     const accessToken = sign({ projectId: row.project_id, mode: row.mode }, privateKey, {

@@ -32,7 +32,7 @@ export async function publishPartnerEvents(store: EventStore, events: readonly R
     if (!resource) continue;
     const names = resource.events ?? partnerEventsFor(event.type);
     if (names.length === 0) continue;
-    const domain = event.data as { previousStatus?: unknown; projectId?: string };
+    const domain = event.data as { previousStatus?: unknown; projectId?: string; changedFields?: unknown };
     const projectId = event.metadata.projectId ?? domain.projectId;
     if (!projectId) throw new Error(`partner event of ${event.type} ${event.eventId} has no project`);
     const occurredAt = typeof resource.data.updatedAt === 'string' ? resource.data.updatedAt : typeof resource.data.createdAt === 'string' ? resource.data.createdAt : event.recordedAt;
@@ -47,6 +47,7 @@ export async function publishPartnerEvents(store: EventStore, events: readonly R
         resourceId: resource.resourceId,
         sequence: event.streamVersion,
         ...(STATUS_CHANGED_EVENTS.includes(name) ? { previousStatus } : {}),
+        ...(name.endsWith('.updated') && Array.isArray(domain.changedFields) ? { changedFields: domain.changedFields.map(String) } : {}),
         occurredAt,
         data: resource.data,
       };

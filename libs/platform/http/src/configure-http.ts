@@ -8,11 +8,12 @@ import { ErrorBodyFilter, sendError } from './error-body.filter';
 import { RequestValidationPipe } from './validation.pipe';
 import { guardRequestInput } from './request-input';
 import { applyNoStore } from './no-store';
+import { API_BASE_PATH, OUTSIDE_BASE_PATH } from './base-path';
 import { openApi31Nullables } from './openapi-nullable';
+import { describeWebhooks } from './openapi-webhooks';
 
-export const API_BASE_PATH = 'v0.13';
+export { API_BASE_PATH };
 export const CONTRACT_LABEL = 'v26.09.30-0002';
-const OUTSIDE_BASE_PATH = ['healthz', 'readyz', 'openapi.json', 'docs', 'metrics'];
 
 /**
  * Fastify adapter whose error handler is ours: Nest would rewrap body-parser
@@ -60,7 +61,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'for a bearer token; send Idempotency-Key on every POST and PATCH. Bodies are JSON objects; an empty body is no body, ' +
         'and credentials are checked before the body. Errors use the body {error, code, msg, cause, status?, requestId}; ' +
         'the catalogue of codes is under x-error-catalogue. Every response carries X-Request-Id: the X-Request-Id the ' +
-        'request sent when it is 1 to 128 letters, digits or - . _ ~ : + = @ /, else a new id.',
+        'request sent when it is 1 to 128 letters, digits or - . _ ~ : + = @ /, else a new id. ' +
+        'The events posted to webhook endpoints are under webhooks, one per event.',
     )
     .setVersion(CONTRACT_LABEL)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
@@ -81,7 +83,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           msg: { type: 'string' },
           cause: { type: 'string' },
           status: { type: 'integer' },
-          error_description: { type: 'string', description: 'bearer-token failures only (RFC 6750)' },
+          error_description: { type: 'string', description: 'the reason in words, on bearer-token failures (RFC 6750) and on the token endpoint\'s refusals' },
           requestId: { type: 'string', description: "the request's id, as in the X-Request-Id response header: quote it when asking about a request" },
         },
       },
@@ -90,13 +92,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   (document as OpenAPIObject & { 'x-error-catalogue': unknown })['x-error-catalogue'] = Object.entries(ERROR_CATALOGUE).map(
     ([error, d]) => ({ error, code: d.code, status: d.status, msg: d.msg, when: d.when }),
   );
-  return document;
+  return describeWebhooks(document);
 }
 
 /**
  * What every operation shares, stated once: the error body as the default
  * response, and the Idempotency-Key header on POST and PATCH (required on
- * partner routes, honoured on operator routes, absent on the token exchange).
+ * partner and operator routes alike, spec rule 6; absent on the token exchange).
  */
 function describeConventions(document: OpenAPIObject): void {
   for (const [path, item] of Object.entries(document.paths)) {
@@ -112,8 +114,8 @@ function describeConventions(document: OpenAPIObject): void {
           {
             name: 'Idempotency-Key',
             in: 'header',
-            required: !path.includes('/admin/'),
-            description: 'Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409.',
+            required: true,
+            description: 'Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400.',
             schema: { type: 'string', minLength: 1, maxLength: 255 },
           },
         ];

@@ -6,6 +6,7 @@ import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } fro
 import type { FastifyReply } from 'fastify';
 import { ApiError, ERROR_CATALOGUE, type ErrorBody, type ErrorName } from '@mm/contracts';
 import { ConcurrencyError } from '@mm/platform/event-store';
+import { API_BASE_PATH, OUTSIDE_BASE_PATH } from './base-path';
 import { BearerAuthError } from './bearer-auth.error';
 import { REQUEST_ID_HEADER } from './request-id';
 
@@ -52,6 +53,25 @@ export function boundText(text: string, max = MAX_CAUSE_LENGTH): string {
   return `${text.slice(0, end)}… (${text.length - end} more characters)`;
 }
 
+const BASE_PATH = `/${API_BASE_PATH}`;
+/** A first path segment that names a version: v1, V2, v0.12, v0.13.1. */
+const VERSION_SEGMENT = /^\/v\d+(\.\d+)*(?=\/|$)/i;
+
+/**
+ * The cause of a 404 for a path no route serves (the framework says "Cannot GET /v1/customers"). A
+ * path outside the base path is most likely a client configured with another version or none: the
+ * cause says where the API lives, and the path it probably meant.
+ */
+export function noRouteCause(frameworkMessage: string): string {
+  const cause = frameworkMessage.replace(/^Cannot /, 'no route ');
+  const match = /^no route ([A-Z]+) (\S+)$/.exec(cause);
+  if (!match) return cause;
+  const path = match[2].split('?')[0];
+  if (path === BASE_PATH || path.startsWith(`${BASE_PATH}/`) || OUTSIDE_BASE_PATH.some((p) => path === `/${p}` || path.startsWith(`/${p}/`))) return cause;
+  const meant = VERSION_SEGMENT.test(path) ? path.replace(VERSION_SEGMENT, BASE_PATH) : `${BASE_PATH}${path === '/' ? '' : path}`;
+  return `no route ${match[1]} ${path}: this API lives under ${BASE_PATH} (${match[1]} ${meant || BASE_PATH})`;
+}
+
 /** Maps any thrown value to the status, body and headers the partner sees. */
 export function toErrorResponse(exception: unknown): ErrorResponse {
   const response = describeError(exception);
@@ -88,7 +108,7 @@ function describeError(exception: unknown): ErrorResponse {
     const response = exception.getResponse();
     const message = typeof response === 'object' && response && 'message' in response ? (response as { message: unknown }).message : exception.message;
     const cause = Array.isArray(message) ? message.join('; ') : String(message);
-    if (name) return named(name, status === 404 ? cause.replace(/^Cannot /, 'no route ') : cause);
+    if (name) return named(name, status === 404 ? noRouteCause(cause) : cause);
     return { status, body: { error: 'HttpError', code: ERROR_CATALOGUE.InternalError.code, msg: cause, cause, status }, headers: {} };
   }
   const fastifyError = exception as { code?: string; statusCode?: number; message?: string } | null;

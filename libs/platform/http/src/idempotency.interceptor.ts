@@ -17,7 +17,7 @@ import { lazyKeyRing, PlatformConfig, type KeyRing } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { isRetryable } from '@mm/platform/event-store';
 import type { ApiRequest } from './request-context';
-import { IDEMPOTENCY, IDEMPOTENCY_SEALED, type IdempotencyMode } from './route-metadata';
+import { IDEMPOTENCY, IDEMPOTENCY_SEALED, IDEMPOTENCY_SHOWN_ONCE, type IdempotencyMode } from './route-metadata';
 
 const MAX_ATTEMPTS = 5;
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
@@ -68,10 +68,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const header = request.headers['idempotency-key'];
     const key = Array.isArray(header) ? header[0] : header;
-    if (key === undefined) {
-      if (mode === 'optional') return from(this.withRetry(() => lastValueFrom(next.handle(), { defaultValue: undefined })));
-      throw new ApiError('IdempotencyKeyRequired', 'send an Idempotency-Key header with every POST and PATCH');
-    }
+    if (key === undefined) throw new ApiError('IdempotencyKeyRequired', 'send an Idempotency-Key header with every POST and PATCH');
     if (!KEY_FORMAT.test(key)) throw new ApiError('IdempotencyKeyInvalid', 'the key must be 1 to 255 printable ASCII characters');
     const scope = request.caller?.projectId ?? request.caller?.kind ?? 'anonymous';
     const path = request.url.split('?')[0];
@@ -79,16 +76,31 @@ export class IdempotencyInterceptor implements NestInterceptor {
     // The status Nest will send: the route's @HttpCode, else 201 for POST and 200 otherwise.
     const status = this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
     const sealed = this.reflector.get<boolean>(IDEMPOTENCY_SEALED, context.getHandler()) === true;
-    return from(this.withRetry(() => this.once(scope, key, hash, status, reply, sealed, () => lastValueFrom(next.handle(), { defaultValue: undefined }))));
+    const shownOnce = this.reflector.get<string[] | undefined>(IDEMPOTENCY_SHOWN_ONCE, context.getHandler());
+    return from(this.withRetry(() => this.once(scope, key, hash, status, reply, { sealed, shownOnce }, () => lastValueFrom(next.handle(), { defaultValue: undefined }))));
   }
 
-  private async once(scope: string, key: string, hash: string, status: number, reply: FastifyReply, sealed: boolean, run: () => Promise<unknown>): Promise<unknown> {
+  private async once(
+    scope: string,
+    key: string,
+    hash: string,
+    status: number,
+    reply: FastifyReply,
+    { sealed, shownOnce }: { sealed: boolean; shownOnce?: string[] },
+    run: () => Promise<unknown>,
+  ): Promise<unknown> {
     const context = `idempotent response ${scope} ${key}`;
     const [stored] = await this.uow.query<Claim>(`SELECT * FROM platform.claim_idempotency_key($1, $2)`, [scope, key]);
     if (!stored.locked) throw new ApiError('IdempotencyKeyInFlight', 'a request with this Idempotency-Key has not finished; retry shortly');
     if (stored.request_hash !== null) {
       if (stored.request_hash !== hash) {
         throw new ApiError('IdempotencyKeyReused', 'this Idempotency-Key was used with a different request; use a new key');
+      }
+      if (shownOnce) {
+        throw new ApiError(
+          'IdempotentReplayUnavailable',
+          `this Idempotency-Key already made ${JSON.stringify(stored.response_body)}; its ${shownOnce.join(' and ')} ${shownOnce.length === 1 ? 'was' : 'were'} shown only in that response and ${shownOnce.length === 1 ? 'is' : 'are'} not kept. If lost, revoke it and send the request again with a new Idempotency-Key`,
+        );
       }
       void reply.status(stored.response_status!).header('idempotent-replayed', 'true');
       if (!sealed) return stored.response_body;
@@ -98,7 +110,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const result = await run();
     // The body as it will be serialised (class instances become plain JSON).
     const body = result === undefined ? null : JSON.parse(JSON.stringify(result));
-    const kept: unknown = sealed
+    const kept: unknown = shownOnce
+      ? Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([field]) => !shownOnce.includes(field)))
+      : sealed
       ? ({ sealed: this.keyRing().seal(Buffer.from(JSON.stringify(body), 'utf8'), context).toString('base64'), keyId: this.keyRing().currentId } satisfies SealedBody)
       : body;
     // Sent with COMMIT: nothing reads it back in this transaction.

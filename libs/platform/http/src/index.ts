@@ -18,3 +18,4 @@ export * from './no-store';
 export * from './internal-client';
 export * from './openapi-nullable';
 export * from './partner-shapes.dto';
+export * from './openapi-webhooks';

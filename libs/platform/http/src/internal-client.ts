@@ -4,7 +4,7 @@
 // reached is ServiceUnavailable, so the caller's request fails whole and a retry
 // with the same ids is safe.
 import { ApiError, ERROR_CATALOGUE, type ErrorName } from '@mm/contracts';
-import { API_BASE_PATH } from './configure-http';
+import { API_BASE_PATH } from './base-path';
 import { currentRequestId, REQUEST_ID_HEADER } from './request-id';
 
 function requestIdHeader(): Record<string, string> {

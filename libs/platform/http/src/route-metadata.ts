@@ -13,15 +13,25 @@ export const InternalRoute = () => SetMetadata(ROUTE_ACCESS, 'internal' satisfie
 export const PublishableKeyRoute = () => SetMetadata(ROUTE_ACCESS, 'publishable-key' satisfies RouteAccess);
 
 export const IDEMPOTENCY = 'mm:idempotency';
-export type IdempotencyMode = 'required' | 'optional' | 'none';
-/** A POST that creates nothing (the token exchange) takes no Idempotency-Key. */
+export type IdempotencyMode = 'required' | 'none';
+/**
+ * A POST that creates nothing (the token exchange) takes no Idempotency-Key; nor do the routes one
+ * service calls on another. Every other POST and PATCH, partner or operator, requires one (spec rule 6).
+ */
 export const NoIdempotencyKey = () => SetMetadata(IDEMPOTENCY, 'none' satisfies IdempotencyMode);
-/** Operator routes honour a key when given one. */
-export const OptionalIdempotencyKey = () => SetMetadata(IDEMPOTENCY, 'optional' satisfies IdempotencyMode);
 
 export const SANDBOX_ONLY = 'mm:sandbox-only';
 /** Simulation routes: 404 in production. */
 export const SandboxOnly = () => SetMetadata(SANDBOX_ONLY, true);
+
+export const IDEMPOTENCY_SHOWN_ONCE = 'mm:idempotency-shown-once';
+/**
+ * The response carries a secret the platform keeps only as a hash (an API secret; spec: Authentication
+ * 1), so it can be neither stored for a replay nor sent twice: the idempotency record keeps the response
+ * without these fields, and a retry with the same key is refused (409 IdempotentReplayUnavailable)
+ * naming what the first request made, instead of making a second one (ADR 0027).
+ */
+export const ShownOnce = (...secretFields: string[]) => SetMetadata(IDEMPOTENCY_SHOWN_ONCE, secretFields);
 
 export const IDEMPOTENCY_SEALED = 'mm:idempotency-sealed';
 /**

@@ -1,5 +1,6 @@
 // Request validation with class-validator: unknown fields, wrong types and
-// missing fields are a 400 InvalidRequest naming each problem; a body whose
+// missing fields are a 400 InvalidRequest naming each problem (a missing field
+// once, as "is required"); a body whose
 // only problems are amounts is a 400 InvalidAmount (ADR 0023), as a handler
 // that checks an amount later answers; a missing body, or one that is not a
 // JSON object, is refused before validation.
@@ -9,12 +10,22 @@ import { validateSync } from 'class-validator';
 import { ApiError } from '@mm/contracts';
 import { AMOUNT_CONSTRAINT } from './validators';
 
+/** A constraint's own sentence, without the property name class-validator starts it with. */
+const sentence = (error: ValidationError, message: string) => message.replace(new RegExp(`^${error.property} `), '');
+
+/**
+ * One line per problem. A required field that is absent is one problem, "is required" (or its own
+ * rule's words when they start so, as an amount's do), not one line per rule it would have broken;
+ * a field that is present keeps every rule it breaks.
+ */
 function describe(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((error) => {
     const path = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) =>
-      message.startsWith('property ') ? `${path}: unknown field` : `${path}: ${message.replace(new RegExp(`^${error.property} `), '')}`,
-    );
+    const messages = Object.values(error.constraints ?? {});
+    if ('value' in error && error.value === undefined && messages.length > 0 && !messages.some((m) => m.startsWith('property '))) {
+      return [`${path}: ${messages.map((m) => sentence(error, m)).find((m) => m.startsWith('is required')) ?? 'is required'}`];
+    }
+    const own = messages.map((message) => (message.startsWith('property ') ? `${path}: unknown field` : `${path}: ${sentence(error, message)}`));
     return [...own, ...describe(error.children ?? [], path)];
   });
 }
@@ -52,7 +63,8 @@ export class RequestValidationPipe extends ValidationPipe {
       forbidNonWhitelisted: true,
       forbidUnknownValues: true,
       transform: true,
-      validationError: { target: false, value: false },
+      // The value only tells describe() that a field is absent; no value leaves this file.
+      validationError: { target: false, value: true },
       exceptionFactory: (errors) => validationError(errors),
     });
   }
@@ -80,7 +92,7 @@ export function validateObject<T extends object>(cls: Type<T>, value: unknown, p
   let errors: ValidationError[];
   try {
     instance = plainToInstance(cls, value);
-    errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true, validationError: { target: false, value: false } });
+    errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true, validationError: { target: false, value: true } });
   } catch {
     // class-transformer cannot construct some shapes (an object whose `constructor` is not a function).
     throw new ApiError('InvalidRequest', path ? `${path}: has a field of a shape it cannot have` : 'the body has a field of a shape it cannot have');

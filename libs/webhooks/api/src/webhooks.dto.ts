@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import type { WebhookEndpointStatus } from '@mm/contracts';
+import { SEQUENCE_MEANING, type WebhookEndpointStatus } from '@mm/contracts';
 import { MAX_URL_LENGTH, WEBHOOK_DEFAULTS } from '@mm/webhooks/domain';
 import { IsNotBlank, IsOptionalNotNull, ListQuery } from '@mm/platform/http';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '@mm/webhooks/infrastructure';
@@ -127,14 +127,15 @@ export class WebhookEnvelope {
   @ApiPropertyOptional({ example: 'transaction.statusChanged', description: 'the event type of a statusChanged event' }) eventType?: string;
   @ApiPropertyOptional({ description: 'evt_ of a statusChanged event, shared by its deliveries to every endpoint' }) eventId?: string;
   @ApiPropertyOptional({ nullable: true, type: String, description: 'statusChanged events: the status before' }) previousStatus?: string | null;
-  @ApiPropertyOptional({ type: 'integer', description: 'the resource stream\'s version: per resource, increasing' }) sequence?: number;
+  @ApiPropertyOptional({ type: 'integer', description: SEQUENCE_MEANING }) sequence?: number;
   @ApiProperty({ format: 'date-time', description: 'delivery creation' }) createdAt!: string;
   @ApiPropertyOptional({ format: 'date-time', description: 'when the event occurred' }) occurredAt?: string;
+  @ApiPropertyOptional({ type: [String], description: 'externalAccount.updated: the fields of data the change changed' }) changedFields?: string[];
   @ApiProperty({
     type: 'object',
     properties: { object: { type: 'string', example: 'transaction', description: 'always present: which resource, whose fields are those of its GET response' } },
     additionalProperties: true,
-    description: 'the resource as of the event, as its GET answers it (named by object); webhook.test carries the endpoint',
+    description: 'the resource as of the event, as its GET answers it (named by object); webhook.test carries the endpoint. Each event\'s data is described under webhooks',
   })
   data!: Record<string, unknown>;
 }

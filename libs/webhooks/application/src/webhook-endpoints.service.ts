@@ -4,7 +4,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@mm/contracts';
 import {
-  unknownSubscriptions,
+  subscriptionsProblem,
   WEBHOOK_DEFAULTS,
   webhookEndpointDecider,
   webhookEndpointStreamId,
@@ -132,8 +132,8 @@ export class WebhookEndpointsService {
     const settings: WebhookEndpointInput = { ...input };
     if (input.url !== undefined) settings.url = checkWebhookUrl(input.url, this.config.MM_ENVIRONMENT === 'production');
     if (input.subscriptions !== undefined) {
-      const unknown = unknownSubscriptions(input.subscriptions);
-      if (unknown.length > 0) throw new ApiError('UnknownEventType', `subscriptions: ${unknown.slice(0, 5).map((n) => JSON.stringify(n.slice(0, 80))).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in the event catalogue`);
+      const problem = subscriptionsProblem(input.subscriptions);
+      if (problem) throw new ApiError('UnknownEventType', problem);
       settings.subscriptions = [...new Set(input.subscriptions)];
     }
     return settings;

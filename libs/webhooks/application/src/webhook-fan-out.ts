@@ -21,6 +21,7 @@ export interface FanOutInput {
   resourceId: string | null;
   sequence?: number;
   previousStatus?: string | null;
+  changedFields?: string[];
   occurredAt: string;
   data: Record<string, unknown>;
   /** Only this endpoint (POST /webhooks/{id}/test); else every subscribed one. */
@@ -45,6 +46,7 @@ export class WebhookFanOut {
       resourceId: p.resourceId,
       sequence: p.sequence,
       previousStatus: p.previousStatus,
+      changedFields: p.changedFields,
       occurredAt: p.occurredAt,
       data: p.data,
     };
@@ -79,6 +81,7 @@ export class WebhookFanOut {
         eventId: input.eventId,
         sequence: input.sequence,
         previousStatus: input.previousStatus,
+        changedFields: input.changedFields,
         createdAt,
         occurredAt: input.occurredAt,
         data: input.data,

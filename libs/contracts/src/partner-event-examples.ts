@@ -1,0 +1,340 @@
+// An example delivery of every event of this version (spec: Events / Envelope,
+// Catalog), for docs/events.md and the OpenAPI document's `webhooks`. Each `data`
+// is the resource in the shape its GET answers (ids with the spec's prefixes);
+// the e2e conformance test validates every example against the component schema
+// the document generates from the response DTOs, so an example cannot drift
+// from what is delivered.
+import { PARTNER_EVENT_DEFINITIONS, PARTNER_EVENT_RESOURCES, webhookEnvelope, type PartnerEventResourceName, type WebhookEnvelope } from './partner-events';
+
+type Data = Record<string, unknown>;
+
+const ID = {
+  customer: 'cst_01m87bvej7fvptagdz8mbmk0hq',
+  wallet: 'wlt_01m87bvejefvptage182s8me01',
+  bank: 'ext_01m87bvejefvptagedyyfkvtc2',
+  counterparty: 'cpty_01m87bvejefvptageh9mtnr1nv',
+  cashIn: 'ci_01m87bvejefvptagetfzjztj0j',
+  cashInTransaction: 'txn_01m87bvejefvptagetfzjztj0j',
+  payoutTransaction: 'txn_01m87bvejefvptagf4chphn1n5',
+  quote: 'qt_01m87bvejefvptagf4chphn1n5',
+  cardBuy: 'txn_01m87cbt0xfvptagkq2b3h7d5w',
+  cardBuyQuote: 'qt_01m87cbt0xfvptagkq2b3h7d5w',
+  card: 'ext_01m87cbr1bfvptagm4v9x8e6ra',
+  webhook: 'wh_01m87bvejhfvptagfjksv1pw27',
+  delivery: 'whd_01m87bvejhfvptagftmmfq3bsy',
+  event: 'evt_01m87bvejhfvptagg0v52webye',
+  location: 'loc_01m846c3h7e06945mv76kz01kg',
+};
+const WALLET_ADDRESS = '0xb98a27f6f3fb176614929cac1fb8161bd2f35ba9';
+const ZERO_FEES = { total: '0.00', developer: '0.00', gas: '0.00', meridian: '0.00' };
+const PARTY = { relationship: 'customer', customerId: ID.customer, entityType: 'individual' };
+const LOCATION_ADDRESS = { line1: '611 W 6th St', city: 'Los Angeles', state: 'CA', postalCode: '90017', country: 'US' };
+
+const customer = (endorsements: Array<[string, string]>, updatedAt: string): Data => ({
+  id: ID.customer,
+  object: 'customer',
+  type: 'individual',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  email: 'ada@example.com',
+  endorsements: endorsements.map(([name, status]) => ({ name, status })),
+  createdAt: '2026-03-02T15:04:05.120Z',
+  updatedAt,
+});
+
+const wallet: Data = {
+  id: ID.wallet,
+  object: 'wallet',
+  customerId: ID.customer,
+  asset: 'usdc',
+  network: 'meridianchain',
+  address: WALLET_ADDRESS,
+  createdAt: '2026-03-02T15:04:09.310Z',
+};
+
+const bankAccount = (status: string, changes: Data = {}): Data => ({
+  id: ID.bank,
+  object: 'externalAccount',
+  type: 'bankUs',
+  status,
+  customer: { id: ID.customer, name: 'Ada Lovelace' },
+  details: { holderName: 'Ada Lovelace', bankName: 'Chase', routingNumber: '021000021', accountNumberLast4: '9012', accountType: 'checking' },
+  supportedDestinations: [
+    { asset: 'usd', network: 'ach' },
+    { asset: 'usd', network: 'achSameDay' },
+    { asset: 'usd', network: 'wire' },
+  ],
+  failure: null,
+  label: 'Payroll',
+  metadata: {},
+  createdAt: '2026-03-02T15:05:00.400Z',
+  updatedAt: status === 'pending' ? '2026-03-02T15:05:00.400Z' : '2026-03-02T15:05:00.620Z',
+  ...changes,
+});
+
+const counterparty = (status: string, updatedAt: string): Data => ({
+  id: ID.counterparty,
+  object: 'counterparty',
+  customerId: ID.customer,
+  entityType: 'business',
+  name: 'Acme Ltd',
+  firstName: null,
+  lastName: null,
+  businessName: 'Acme Ltd',
+  email: 'ap@acme.example',
+  phone: null,
+  taxIdProvided: false,
+  address: null,
+  status,
+  createdAt: '2026-03-02T15:06:00.000Z',
+  updatedAt,
+});
+
+const cashIn = (state: 'pending' | 'refreshed' | 'completed' | 'expired'): Data => {
+  const deposited = state === 'completed';
+  const amounts = { amountGross: '100.00', amountNet: '100.00', feesDeducted: ZERO_FEES };
+  const updatedAt = { pending: '2026-03-02T15:10:00.000Z', refreshed: '2026-03-02T15:40:00.000Z', completed: '2026-03-02T15:52:31.000Z', expired: '2026-03-02T16:40:00.000Z' }[state];
+  return {
+    id: ID.cashIn,
+    object: 'cashIn',
+    type: 'fiatToCrypto',
+    status: state === 'refreshed' ? 'pending' : state,
+    subStatus: deposited ? 'settled' : null,
+    customerId: ID.customer,
+    source: { asset: 'usd', indicatedAmount: '100.00', ...amounts },
+    destination: { asset: 'usdc', network: 'meridianchain', ...amounts, wallet: { id: ID.wallet, blockchainAddress: WALLET_ADDRESS, externalAccount: null } },
+    cash: { locationId: ID.location, locationReference: 'QUICKSTOP-2002' },
+    location: { name: 'QuickStop Market #2002', locationProvider: 'quickstop', locationAddress: LOCATION_ADDRESS },
+    rates: { pair: 'usd/usdc', exchangeRate: '1.00', effectiveRate: '1.00' },
+    fixedAmountSide: 'source',
+    sponsorGas: true,
+    sponsorGasCost: '0.00',
+    depositInstructions: {
+      code: state === 'pending' ? '947 181' : '312 164',
+      expiresAt: state === 'pending' ? '2026-03-02T16:10:00.000Z' : '2026-03-02T16:40:00.000Z',
+      locationName: 'QuickStop Market #2002',
+      locationAddress: LOCATION_ADDRESS,
+    },
+    transactionId: deposited ? ID.cashInTransaction : null,
+    metadata: { order: '7731' },
+    createdAt: '2026-03-02T15:10:00.000Z',
+    updatedAt,
+    completedAt: deposited ? updatedAt : null,
+  };
+};
+
+const pricing = (from: string, to: string, amount: string): Data => ({
+  source: { asset: from, amountGross: amount, amountNet: amount, feesDeducted: ZERO_FEES },
+  destination: { asset: to, amountGross: amount, amountNet: amount, feesDeducted: ZERO_FEES },
+  pair: `${from}/${to}`,
+  exchangeRate: '1.00',
+  effectiveRate: '1.00',
+  fixedAmountSide: 'source',
+  sponsorGas: true,
+  sponsorGasCost: '0.00',
+});
+
+const leg = (transaction: string, n: number, fields: Data): Data => ({
+  id: `${transaction}.${n}`,
+  txHash: null,
+  imad: null,
+  uetr: null,
+  endToEndId: null,
+  failure: null,
+  settledAt: null,
+  ...fields,
+});
+
+/** The transaction a completed cash-in created (cashToCrypto), at its status then. */
+const cashInTransaction = (status: string, subStatus: string | null, updatedAt: string): Data => ({
+  id: ID.cashInTransaction,
+  object: 'transaction',
+  sourceToDestination: 'cashToCrypto',
+  status,
+  subStatus,
+  customerId: ID.customer,
+  precursor: { type: 'cashIn', id: ID.cashIn },
+  source: {
+    party: PARTY,
+    type: 'cash',
+    category: 'cash',
+    details: { asset: 'usd', network: 'cash', locationId: ID.location, locationReference: 'QUICKSTOP-2002', locationProvider: 'quickstop' },
+  },
+  destination: { party: PARTY, type: 'walletOms', category: 'crypto', details: { id: ID.wallet, asset: 'usdc', network: 'meridianchain', address: WALLET_ADDRESS } },
+  pricing: pricing('usd', 'usdc', '100.00'),
+  legs: [
+    leg(ID.cashInTransaction, 1, { kind: 'deposit', rail: 'cash', asset: 'usd', network: 'cash', amount: '100.00', status: 'settled', endToEndId: 'E2E0947627519A7B069', initiatedAt: '2026-03-02T15:52:31.000Z', settledAt: '2026-03-02T15:52:31.400Z' }),
+    leg(ID.cashInTransaction, 2, {
+      kind: 'payout',
+      rail: 'crypto',
+      asset: 'usdc',
+      network: 'meridianchain',
+      amount: '100.00',
+      ...(status === 'completed'
+        ? { status: 'settled', txHash: '0x7ac4443165777c549f542f5a6ebad38e9c66e1d00aaceb53cdc2ddc9bf962687', settledAt: updatedAt }
+        : { status: 'pending' }),
+      initiatedAt: '2026-03-02T15:52:31.400Z',
+    }),
+  ],
+  metadata: {},
+  createdAt: '2026-03-02T15:52:31.000Z',
+  updatedAt,
+});
+
+/** A card buy whose crypto failed on chain after the charge settled: the money is held for review (fiatAccountToCrypto). */
+const cardBuyTransaction: Data = {
+  id: ID.cardBuy,
+  object: 'transaction',
+  sourceToDestination: 'fiatAccountToCrypto',
+  status: 'processing',
+  subStatus: 'processing.underReview',
+  customerId: ID.customer,
+  precursor: { type: 'quote', id: ID.cardBuyQuote },
+  source: { party: PARTY, type: 'card', category: 'fiat', details: { externalAccountId: ID.card, asset: 'usd', network: 'card', brand: 'visa', last4: '4242' } },
+  destination: { party: PARTY, type: 'walletOms', category: 'crypto', details: { id: ID.wallet, asset: 'usdc', network: 'meridianchain', address: WALLET_ADDRESS } },
+  pricing: pricing('usd', 'usdc', '40.00'),
+  legs: [
+    leg(ID.cardBuy, 1, { kind: 'deposit', rail: 'card', asset: 'usd', network: 'card', amount: '40.00', status: 'settled', endToEndId: 'E2E54B625B1A342CB87', initiatedAt: '2026-03-02T17:00:00.000Z', settledAt: '2026-03-02T17:00:05.000Z' }),
+    leg(ID.cardBuy, 2, {
+      kind: 'payout',
+      rail: 'crypto',
+      asset: 'usdc',
+      network: 'meridianchain',
+      amount: '40.00',
+      status: 'failed',
+      failure: { code: 'providerError', message: 'The transfer was reverted on chain.' },
+      initiatedAt: '2026-03-02T17:00:05.000Z',
+    }),
+  ],
+  metadata: {},
+  createdAt: '2026-03-02T17:00:00.000Z',
+  updatedAt: '2026-03-02T17:00:10.000Z',
+};
+
+/** A wire payout from the customer's wallet held for review before anything moved (cryptoToFiatAccount). */
+const payoutTransaction: Data = {
+  id: ID.payoutTransaction,
+  object: 'transaction',
+  sourceToDestination: 'cryptoToFiatAccount',
+  status: 'processing',
+  subStatus: 'processing.underReview',
+  customerId: ID.customer,
+  precursor: { type: 'quote', id: ID.quote },
+  source: { party: PARTY, type: 'walletOms', category: 'crypto', details: { id: ID.wallet, asset: 'usdc', network: 'meridianchain', address: WALLET_ADDRESS } },
+  destination: { party: PARTY, type: 'bankUs', category: 'fiat', details: { id: ID.bank, asset: 'usd', network: 'wire', accountHolder: 'customer', last4: '9012' } },
+  pricing: pricing('usdc', 'usd', '10000.00'),
+  legs: [],
+  payoutOrigin: { type: 'quote', id: ID.quote, accountHolder: 'customer', accountHolderName: null },
+  metadata: {},
+  createdAt: '2026-03-02T16:00:00.000Z',
+  updatedAt: '2026-03-02T16:00:00.000Z',
+};
+
+/** A transfer to the customer's own external wallet, held for review (cryptoToCrypto): no payoutOrigin, which fiat payouts carry. */
+const { payoutOrigin: _fiatOnly, ...cryptoBase } = payoutTransaction;
+const cryptoTransaction: Data = {
+  ...cryptoBase,
+  sourceToDestination: 'cryptoToCrypto',
+  destination: {
+    party: PARTY,
+    type: 'walletExternal',
+    category: 'crypto',
+    details: { id: 'ext_01m87bvejhfvptagg0v52webye', asset: 'usdc', network: 'ethereum', address: '0x52908400098527886E0F7030069857D2E4169EE7' },
+  },
+  pricing: pricing('usdc', 'usdc', '10000.00'),
+};
+
+const webhookEndpoint: Data = {
+  id: ID.webhook,
+  object: 'webhookEndpoint',
+  url: 'https://example.com/webhooks',
+  subscriptions: ['*'],
+  timeoutMs: 5000,
+  notifyThresholdSecs: 3600,
+  description: 'Ops',
+  status: 'enabled',
+  createdAt: '2026-03-02T15:00:00.000Z',
+  updatedAt: '2026-03-02T15:00:00.000Z',
+};
+
+interface Example {
+  data: Data;
+  /** The resource's version after the change; none for webhook.test. */
+  sequence?: number;
+  previousStatus?: string | null;
+  changedFields?: string[];
+}
+
+const EXAMPLES: Record<string, Example> = {
+  'transaction.statusChanged': { data: cashInTransaction('completed', null, '2026-03-02T15:52:36.900Z'), sequence: 6, previousStatus: 'processing' },
+  'cashIn.created': { data: cashIn('pending'), sequence: 1 },
+  'cashIn.completed': { data: cashIn('completed'), sequence: 3 },
+  'cashIn.expired': { data: cashIn('expired'), sequence: 3 },
+  'cashIn.updated': { data: cashIn('refreshed'), sequence: 2 },
+  'externalAccount.created': { data: bankAccount('pending'), sequence: 1 },
+  'externalAccount.verified': { data: bankAccount('active'), sequence: 3 },
+  'externalAccount.declined': {
+    data: bankAccount('failed', { failure: { code: 'provider_rejected', message: 'the bank rejected the account: it could not be found or cannot receive payments' } }),
+    sequence: 3,
+  },
+  'externalAccount.deleted': { data: bankAccount('active', { updatedAt: '2026-03-09T10:00:00.000Z' }), sequence: 5 },
+  'externalAccount.statusChanged': { data: bankAccount('active'), sequence: 2, previousStatus: 'pending' },
+  'externalAccount.updated': { data: bankAccount('active', { label: 'Main account', updatedAt: '2026-03-05T09:30:00.000Z' }), sequence: 4, changedFields: ['label'] },
+  'counterparty.statusChanged': { data: counterparty('active', '2026-03-02T15:06:00.000Z'), sequence: 1, previousStatus: null },
+  'endorsement.updated': {
+    data: customer(
+      [
+        ['basic', 'active'],
+        ['usd', 'pending'],
+      ],
+      '2026-03-02T15:04:06.300Z',
+    ),
+    sequence: 4,
+  },
+  'endorsement.active': {
+    data: customer(
+      [
+        ['basic', 'active'],
+        ['usd', 'active'],
+      ],
+      '2026-03-02T15:04:06.700Z',
+    ),
+    sequence: 5,
+  },
+  'wallet.provisioned': { data: wallet, sequence: 1 },
+  'transaction.fiatToCrypto.underReview': { data: cardBuyTransaction, sequence: 6 },
+  'transaction.cryptoToFiat.underReview': { data: payoutTransaction, sequence: 1 },
+  'transaction.cryptoToCrypto.underReview': { data: cryptoTransaction, sequence: 1 },
+  'webhook.test': { data: webhookEndpoint },
+};
+
+/** The example delivery of an event of this version, as posted. */
+export function partnerEventExample(name: string): WebhookEnvelope {
+  const example = EXAMPLES[name];
+  if (!example) throw new Error(`no example for partner event ${name}`);
+  const occurredAt = String(example.data.updatedAt ?? example.data.createdAt);
+  return webhookEnvelope({
+    deliveryId: ID.delivery,
+    event: name,
+    eventId: ID.event,
+    sequence: example.sequence,
+    previousStatus: example.previousStatus,
+    changedFields: example.changedFields,
+    createdAt: new Date(Date.parse(occurredAt) + 180).toISOString(),
+    occurredAt,
+    data: example.data,
+  });
+}
+
+/** Every event of this version has an example whose data is its resource. */
+export function partnerEventExampleProblems(): string[] {
+  const problems: string[] = [];
+  for (const definition of PARTNER_EVENT_DEFINITIONS) {
+    const resource = PARTNER_EVENT_RESOURCES[definition.resource as PartnerEventResourceName];
+    if (!resource.available) continue;
+    const example = EXAMPLES[definition.name];
+    if (!example) problems.push(`${definition.name}: no example`);
+    else if (example.data.object !== resource.object) problems.push(`${definition.name}: data.object is ${String(example.data.object)}, not ${resource.object}`);
+  }
+  return problems;
+}

@@ -1,0 +1,33 @@
+// Spec: Events (subscriptions), Events / Catalog; ADR 0027: only events of the
+// resources this version offers can be subscribed to, and a refusal says which
+// names are valid, or where they are listed.
+import { PARTNER_EVENT_CATALOGUE, PLANNED_PARTNER_EVENTS } from '@mm/contracts';
+import { subscriptionsProblem, unknownSubscriptions } from './subscriptions';
+
+describe('subscriptions of this version', () => {
+  it('accepts every event of the resources this version offers, and *', () => {
+    expect(unknownSubscriptions(['*', ...PARTNER_EVENT_CATALOGUE])).toEqual([]);
+    expect(subscriptionsProblem(['*', 'transaction.statusChanged', 'transaction.cryptoToFiat.underReview', 'webhook.test'])).toBeUndefined();
+  });
+
+  it('refuses the events of resources not offered yet: virtual accounts and deposit addresses', () => {
+    expect(PLANNED_PARTNER_EVENTS).toEqual(expect.arrayContaining(['virtualAccount.created', 'virtualAccount.deposit.settled', 'depositAddress.statusChanged', 'deposit_address.ach_payout.returned']));
+    expect(unknownSubscriptions(['virtualAccount.created', 'deposit_address.ach_payout.returned', 'cashIn.created'])).toEqual(['virtualAccount.created', 'deposit_address.ach_payout.returned']);
+    expect(subscriptionsProblem(['virtualAccount.created'])).toMatch(/^subscriptions: "virtualAccount\.created" is an event of virtual accounts, which this version does not offer yet\./);
+    expect(subscriptionsProblem(['depositAddress.active'])).toMatch(/"depositAddress\.active" is an event of deposit addresses, which this version does not offer yet/);
+  });
+
+  it('says where the valid names are listed, and names the events of the resource a wrong name is about', () => {
+    const problem = subscriptionsProblem(['transaction.created'])!;
+    expect(problem).toContain('"transaction.created" is not an event of this version');
+    expect(problem).toContain('The transaction events are transaction.statusChanged, transaction.fiatToCrypto.underReview, transaction.cryptoToFiat.underReview, transaction.cryptoToCrypto.underReview.');
+    expect(problem).toContain('the Events page of the documentation, and `webhooks` in GET /openapi.json');
+    expect(subscriptionsProblem(['cashin.created'])).toContain('The cashIn events are cashIn.created, cashIn.completed, cashIn.expired, cashIn.updated.');
+    expect(subscriptionsProblem(['no.such.event'])).toMatch(/^subscriptions: "no\.such\.event" is not an event of this version\. Subscribe to "\*" or to names of this version: .*Events page/);
+  });
+
+  it('names at most three refused names, each once', () => {
+    const problem = subscriptionsProblem(['a', 'b', 'a', 'c', 'd', 'e'])!;
+    expect(problem).toMatch(/^subscriptions: "a" is not an event of this version; "b" .*; "c" .*; and 2 more\./);
+  });
+});
