@@ -207,6 +207,26 @@ describe('the platform process on its embedded PostgreSQL', () => {
   }, 60_000);
 });
 
+test('a first start on a port in use makes no key pair: the next start shows the secret, and it works', async () => {
+  const dataDir = newDataDir();
+  const generated = { MM_BOOTSTRAP_API_KEY: '', MM_BOOTSTRAP_API_SECRET: '' };
+  const taken = await listenOn(await freeLoopbackPort());
+  const takenPort = (taken.address() as { port: number }).port;
+  try {
+    const failed = await failedStart(dataDir, { ...generated, PORT: String(takenPort) });
+    expect(failed.output).toContain(`start-up failed: HTTP port ${takenPort} (PORT) is already in use`);
+  } finally {
+    taken.close();
+  }
+  const platform = await start(dataDir, { ...generated, PORT: '0' });
+  const apiKey = /^ {2}API key {6}(\S+)$/m.exec(platform.output())?.[1];
+  const apiSecret = /^ {2}API secret {3}(\S+) {3}\(shown this once: keep it now\)$/m.exec(platform.output())?.[1];
+  expect({ apiKey, apiSecret }).toEqual({ apiKey: expect.stringMatching(/^sk_sdbx_/), apiSecret: expect.any(String) });
+  const res = await fetch(`${platform.url}/v0.13/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey, apiSecret }) });
+  expect(res.status).toBe(200);
+  await expectCleanStop(platform);
+}, 90_000);
+
 test('production start-up prints neither the API secret nor the operator token, only where they come from', async () => {
   const dataDir = newDataDir();
   const secret = `live-secret-${randomBytes(12).toString('hex')}`;

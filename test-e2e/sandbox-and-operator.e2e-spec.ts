@@ -1,6 +1,20 @@
 // API-CONTRACT: Operator routes, Sandbox simulations, Addresses/modes;
 // spec: GET /risk/config.
+import { createServer, type Server } from 'node:net';
+import { cloneTemplateDatabase } from '@mm/platform/testing';
+import { freeLoopbackPort } from '@mm/runtime/platform';
 import { ADMIN_TOKEN, eventually, expectError, GATEWAY_ALONE, type Response, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
+
+/** A port something else listens on, on every interface. */
+async function occupiedPort(): Promise<{ port: number; server: Server }> {
+  const port = await freeLoopbackPort();
+  const server = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '0.0.0.0', () => resolve());
+  });
+  return { port, server };
+}
 
 describe('sandbox clock', () => {
   let platform: TestPlatform;
@@ -273,6 +287,27 @@ describe('start-up bootstrap (API-CONTRACT: Addresses, modes, start-up)', () => 
       await second.stop();
     }
     // Two start-ups: in distributed mode each is every service's process, which under CI load takes longer than 30 s.
+  }, 90_000);
+
+  it('makes the first key pair only on a start that succeeds: after a first start on a port in use, the next shows its secret', async () => {
+    const noBootstrap = { MM_BOOTSTRAP_API_KEY: '', MM_BOOTSTRAP_API_SECRET: '' };
+    const databaseUrl = await cloneTemplateDatabase();
+    const taken = await occupiedPort();
+    try {
+      await expect(TestPlatform.start({ ...noBootstrap, PORT: String(taken.port) }, databaseUrl, GATEWAY_ALONE)).rejects.toThrow(`HTTP port ${taken.port} (PORT) is already in use`);
+    } finally {
+      await new Promise((resolve) => taken.server.close(resolve));
+    }
+    const next = await TestPlatform.start(noBootstrap, databaseUrl, GATEWAY_ALONE);
+    try {
+      const created = next.running.bootstrap!;
+      expect(created).toMatchObject({ created: true, apiKey: expect.stringMatching(/^sk_sdbx_/), apiSecret: expect.any(String) });
+      expect(await next.token(created.apiKey, created.apiSecret)).toEqual(expect.any(String));
+      const projects = await next.admin('GET', '/projects');
+      expect(projects.body.data).toEqual([expect.objectContaining({ id: created.projectId, name: 'default' })]);
+    } finally {
+      await next.stop();
+    }
   }, 90_000);
 
   it('creates the configured bootstrap key pair only when it is missing', async () => {

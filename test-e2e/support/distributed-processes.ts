@@ -128,7 +128,8 @@ export function track(stop: () => Promise<void>): () => void {
  * omitted). Rejects with the processes' output when start-up fails.
  */
 export async function startDistributedProcesses(env: Record<string, string>, onOutput?: (text: string) => void, services?: readonly string[]): Promise<PlatformHandle> {
-  const port = await freeLoopbackPort();
+  // The gateway's port: the one env names (a test of a port in use), else a free one.
+  const port = env.PORT && env.PORT !== '0' ? Number(env.PORT) : await freeLoopbackPort();
   const dataDir = mkdtempSync(join(tmpdir(), 'mm-e2e-distributed-'));
   const { child, output } = spawnTied(
     ['-r', './tools/register.js', 'tools/distributed/start-distributed.ts', ...(services ? ['gateway', ...services] : [])],

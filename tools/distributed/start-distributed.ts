@@ -24,7 +24,7 @@ interface Started {
   child: ChildProcess;
 }
 
-function startService(name: ServiceName, env: NodeJS.ProcessEnv): ChildProcess {
+function startService(name: ServiceName, env: NodeJS.ProcessEnv, onLine: (line: string) => void = () => undefined): ChildProcess {
   // The service's own output goes to this terminal, each line under its name. Its stdin is a pipe from
   // this process that is never written: if this process dies, even by SIGKILL, the service stops too.
   const child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/distributed/start-service.ts', name], {
@@ -37,7 +37,10 @@ function startService(name: ServiceName, env: NodeJS.ProcessEnv): ChildProcess {
     stream.on('data', (chunk: Buffer) => {
       const lines = (partial + chunk.toString()).split('\n');
       partial = lines.pop() ?? '';
-      for (const line of lines) process.stdout.write(`[${name}] ${line}\n`);
+      for (const line of lines) {
+        process.stdout.write(`[${name}] ${line}\n`);
+        onLine(line);
+      }
     });
   }
   return child;
@@ -47,7 +50,8 @@ async function waitReady(name: ServiceName, url: string, child: ChildProcess, ti
   const deadline = Date.now() + timeoutSecs * 1000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the ${name} service exited during start-up (${child.exitCode ?? child.signalCode})`);
-    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return;
+    // Bounded: a probe left hanging (the port held by something that drops connections) would hide the service's exit.
+    if (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false)) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`the ${name} service was not ready within ${timeoutSecs} s (MM_READY_TIMEOUT_SECS)`);
@@ -108,6 +112,8 @@ async function main(): Promise<void> {
   const adminTokenFrom = ensureLocalAdminToken(config);
   let embedded: EmbeddedDatabase | undefined;
   const started: Started[] = [];
+  /** The gateway's credential lines: repeated should start-up fail after it made the first key pair. */
+  const gatewayCredentials: string[] = [];
   let stopping = false;
   const stop = (signal: string, code = 0) => {
     if (stopping) return;
@@ -156,7 +162,9 @@ async function main(): Promise<void> {
       const child = startService(name, { ...common, ...serviceUrls, PORT: String(port), HOST: '127.0.0.1' });
       started.push({ name, url: serviceUrls[serviceUrlVariable(name)], child });
     }
-    const gateway = startService('gateway', { ...common, ...serviceUrls, PORT: String(config.PORT), HOST: host });
+    const gateway = startService('gateway', { ...common, ...serviceUrls, PORT: String(config.PORT), HOST: host }, (line) => {
+      if (/^ {2}(API key|API secret|Project) {2}/.test(line)) gatewayCredentials.push(line);
+    });
     started.push({ name: 'gateway', url: gatewayUrl, child: gateway });
     await Promise.all(started.map((s) => waitReady(s.name, s.url, s.child, config.MM_READY_TIMEOUT_SECS)));
     for (const s of started) {
@@ -182,6 +190,11 @@ async function main(): Promise<void> {
     process.stdout.write(lines.filter((l) => l !== undefined).join('\n') + '\n');
   } catch (error) {
     process.stderr.write(`start-up failed: ${describeFailure(error)}\n`);
+    // The gateway was up and made the first key pair before another process failed: the database keeps
+    // it, and its secret is never shown again, so it is repeated here rather than left in the lines above.
+    if (gatewayCredentials.some((line) => /shown this once/.test(line))) {
+      process.stderr.write(['The gateway made the first key pair before start-up failed; keep it, it is not shown again:', ...gatewayCredentials].join('\n') + '\n');
+    }
     stop('start-up failed', 1);
   }
 }

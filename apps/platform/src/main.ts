@@ -55,9 +55,13 @@ async function main(): Promise<void> {
   stopWhenParentDies(stop);
   const platform = await starting;
   started = true;
-  if (stopping) return;
-
   const { bootstrap } = platform;
+  if (stopping) {
+    // Stopped while starting, after the first key pair was made: its secret is shown now or never.
+    if (bootstrap?.apiSecret) process.stdout.write(['Stopped during start-up; the key pair it made:', ...credentialLines(config, bootstrap)].filter((l) => l !== undefined).join('\n') + '\n');
+    return;
+  }
+
   const production = config.MM_ENVIRONMENT === 'production';
   const lines = [
     '',

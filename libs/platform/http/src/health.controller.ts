@@ -1,14 +1,34 @@
-import { Controller, Get, HttpCode } from '@nestjs/common';
+import { Controller, Get, HttpCode, Injectable } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { ApiError } from '@mm/contracts';
 import { UnitOfWork } from '@mm/platform/database';
 import { Public } from './route-metadata';
 
+/**
+ * Whether this process has finished starting. Listening is not the last step: the start-up bootstrap
+ * follows it (a key pair is made only once the port is bound), so a process is ready only after that.
+ */
+@Injectable()
+export class StartupState {
+  private done = false;
+
+  get started(): boolean {
+    return this.done;
+  }
+
+  markStarted(): void {
+    this.done = true;
+  }
+}
+
 @ApiExcludeController()
 @Public()
 @Controller()
 export class HealthController {
-  constructor(private readonly uow: UnitOfWork) {}
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly startup: StartupState,
+  ) {}
 
   /** Liveness: the process answers. */
   @Get('healthz')
@@ -17,9 +37,10 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Readiness: the database answers. */
+  /** Readiness: start-up has finished and the database answers. */
   @Get('readyz')
   async readyz() {
+    if (!this.startup.started) throw new ApiError('ServiceUnavailable', 'still starting');
     try {
       await this.uow.dataSource.query('SELECT 1');
     } catch {

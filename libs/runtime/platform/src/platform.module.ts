@@ -7,7 +7,7 @@ import type { ServiceName } from '@mm/contracts';
 import { API_KEY_REGISTRY, ApiAuthGuard, ApiKeyDirectory, ApiKeyEventsController, BearerAuthenticator, JwksKeyset, RevocationFeed, SIGNING_KEYSET, TokenVerifier } from '@mm/platform/auth';
 import { SandboxClockController } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
-import { API_BASE_PATH, HealthController, HttpMetrics, IdempotencyCoverage, MetricsController } from '@mm/platform/http';
+import { API_BASE_PATH, HealthController, HttpMetrics, IdempotencyCoverage, MetricsController, StartupState } from '@mm/platform/http';
 import { CoreModule } from './core.module';
 import { PortsModule } from './ports.module';
 import { SERVICES } from './services';
@@ -41,6 +41,7 @@ export class PlatformModule {
         RevocationFeed,
         // One registry per application: two platforms in one process (tests) do not share counters.
         HttpMetrics,
+        StartupState,
         { provide: APP_GUARD, useClass: ApiAuthGuard },
         // IdempotencyInterceptor is applied per route by @Idempotent() (POST and PATCH only); this checks it is everywhere it must be.
         IdempotencyCoverage,

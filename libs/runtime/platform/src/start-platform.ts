@@ -1,7 +1,7 @@
 // Starts an application: every service (platform mode) or one (distributed
 // mode). PostgreSQL (embedded unless DATABASE_URL is set, platform mode only),
-// migrations, the Nest application on Fastify, the event transport, start-up
-// bootstrap (with the gateway), listening. The apps, the e2e tests and the
+// migrations, the Nest application on Fastify, the event transport, listening,
+// then start-up bootstrap (with the gateway). The apps, the e2e tests and the
 // benchmark all start this way.
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -25,6 +25,7 @@ import {
   genRequestId,
   HttpMetrics,
   serveOpenApi,
+  StartupState,
   traceRequests,
 } from '@mm/platform/http';
 import { listenFailure, listenHost, reachableUrl } from './listen-address';
@@ -158,7 +159,6 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     // Alone, the gateway forwards every other partner path to the service that owns it. After init,
     // so the proxy's routes answer errors with the API's error handler, which init installs.
     if (!platformMode && services.includes('gateway')) await routeToServices(app, config);
-    if (services.includes('gateway')) bootstrap = await app.get(GatewayService).bootstrap();
     await app.startAllMicroservices();
     if (kafka) {
       // Each service publishes its own log to its topic, in commit order (the events table is the outbox).
@@ -179,6 +179,10 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     await app.listen({ port: config.PORT, host }).catch((error: unknown) => {
       throw listenFailure(error, host, config.PORT);
     });
+    // The last step, once nothing else can fail: a first start that fails (a port in use) must not
+    // have made a key pair whose secret it never showed, since the next start would not show it either.
+    if (services.includes('gateway')) bootstrap = await app.get(GatewayService).bootstrap();
+    app.get(StartupState).markStarted();
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;
