@@ -11,6 +11,8 @@ describe('customers, wallets and balances', () => {
   const get = (path: string) => platform.request('GET', `/v0.13${path}`, { token });
   const createCustomer = async (overrides: Record<string, unknown> = {}) =>
     (await post('/customers', { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', ...overrides })).body;
+  /** A customer who may hold custodial wallets: cryptoCustody active (docs/endorsements.md). */
+  const custodian = (overrides: Record<string, unknown> = {}) => platform.endorsedCustomer(token, overrides, ['cryptoCustody']);
 
   beforeAll(async () => {
     platform = await TestPlatform.shared();
@@ -89,7 +91,7 @@ describe('customers, wallets and balances', () => {
 
   describe('wallets', () => {
     it('creates a custodial wallet with an on-chain address', async () => {
-      const customer = await createCustomer();
+      const customer = await custodian();
       const res = await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
@@ -116,12 +118,32 @@ describe('customers, wallets and balances', () => {
       }
     });
 
+    it('needs an active cryptoCustody endorsement: 422 CryptoCustodyEndorsementRequired until it is active', async () => {
+      const customer = await createCustomer({ endorsements: ['basic', 'usd'] });
+      const refused = await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' });
+      expectError(refused, 422, 'CryptoCustodyEndorsementRequired', 10110);
+      expect(refused.body.cause).toBe(
+        `a custodial wallet needs an active cryptoCustody endorsement, and customer ${customer.id}'s cryptoCustody endorsement was never requested: request it (POST /customers/${customer.id}/endorsements) and wait for endorsement.active`,
+      );
+      expect((await get(`/wallets?customerId=${customer.id}`)).body.data).toEqual([]);
+      // Once the endorsement the refusal names is active, the same request makes the wallet.
+      await post(`/customers/${customer.id}/endorsements`, { name: 'cryptoCustody' });
+      await eventually(async () => ((await get(`/customers/${customer.id}`)).body.endorsements.some((e: { name: string; status: string }) => e.name === 'cryptoCustody' && e.status === 'active') ? true : undefined));
+      expect((await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).status).toBe(201);
+
+      const rejected = await createCustomer({ lastName: 'Rejected', endorsements: ['cryptoCustody'] });
+      await eventually(async () => ((await get(`/customers/${rejected.id}`)).body.endorsements[0].status === 'rejected' ? true : undefined));
+      const refusedRejected = await post(`/customers/${rejected.id}/wallets`, { asset: 'usdc', network: 'meridianchain' });
+      expectError(refusedRejected, 422, 'CryptoCustodyEndorsementRequired', 10110);
+      expect(refusedRejected.body.cause).toContain(`customer ${rejected.id}'s cryptoCustody endorsement is rejected`);
+    });
+
     it('refuses a wallet for a customer that does not exist', async () => {
       expectError(await post('/customers/cst_01h455vb4pex5vsknk084sn02q/wallets', { asset: 'usdc', network: 'ethereum' }), 404, 'CustomerNotFound', 10001);
     });
 
     it('lists wallets by customer', async () => {
-      const customer = await createCustomer();
+      const customer = await custodian();
       const a = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body;
       const b = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'ethereum' })).body;
       const res = await get(`/wallets?customerId=${customer.id}`);
@@ -130,7 +152,7 @@ describe('customers, wallets and balances', () => {
     });
 
     it('funds a wallet in the sandbox through a balanced ledger posting', async () => {
-      const customer = await createCustomer();
+      const customer = await custodian();
       const wallet = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body;
       expect((await get(`/wallets/${wallet.id}/balance`)).body.data).toEqual({ walletId: wallet.id, asset: 'usdc', network: 'meridianchain', balance: '0.00', updatedAt: expect.stringMatching(ISO) });
       const funded = await post(`/sandbox/wallets/${wallet.id}/fund`, { amount: '100.25' });
@@ -148,7 +170,7 @@ describe('customers, wallets and balances', () => {
     });
 
     it.each([['0'], ['-5'], ['1e3'], ['1.0000001'], ['1.0000000'], [10], ['abc'], ['1000000.01']])('refuses to fund the amount %p', async (amount) => {
-      const customer = await createCustomer();
+      const customer = await custodian();
       const wallet = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body;
       const res = await post(`/sandbox/wallets/${wallet.id}/fund`, { amount });
       expectError(res, 400, 'InvalidAmount', 11003);
@@ -156,7 +178,7 @@ describe('customers, wallets and balances', () => {
     });
 
     it('keeps every concurrent funding of one wallet', async () => {
-      const customer = await createCustomer();
+      const customer = await custodian();
       const wallet = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body;
       const results = await Promise.all(Array.from({ length: 8 }, () => post(`/sandbox/wallets/${wallet.id}/fund`, { amount: '1.10' })));
       expect(results.map((r) => r.status)).toEqual(Array(8).fill(200));
@@ -166,7 +188,7 @@ describe('customers, wallets and balances', () => {
 
   describe('GET /customers/{id}/balance (spec: Customer balance)', () => {
     it('totals custodial wallets in USD with every field', async () => {
-      const customer = await createCustomer();
+      const customer = await custodian();
       const w1 = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body;
       const w2 = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'ethereum' })).body;
       await post(`/sandbox/wallets/${w1.id}/fund`, { amount: '10.10' });
@@ -193,7 +215,7 @@ describe('customers, wallets and balances', () => {
     });
 
     it('values the balance in CAD without a totalBalance', async () => {
-      const customer = await createCustomer();
+      const customer = await custodian();
       const wallet = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body;
       await post(`/sandbox/wallets/${wallet.id}/fund`, { amount: '10' });
       const res = await get(`/customers/${customer.id}/balance?estimatedBalanceCurrencyCode=CAD`);

@@ -29,11 +29,11 @@ describe('the transaction a cash-in creates', () => {
     const { token } = await platform.newProject(name);
     const post = (path: string, body?: unknown) => platform.request('POST', `/v0.13${path}`, { token, body });
     const get = (path: string) => platform.request('GET', `/v0.13${path}`, { token });
-    const created = await post('/customers', { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', endorsements: ['basic', 'usd'] });
+    const created = await post('/customers', { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', endorsements: ['basic', 'cryptoCustody', 'usd'] });
     expect(created.status).toBe(201);
     const customerId = created.body.id as string;
-    // The sandbox approves the usd endorsement a moment after it is requested.
-    await eventually(async () => ((await get(`/customers/${customerId}`)).body.endorsements.some((e: { name: string; status: string }) => e.name === 'usd' && e.status === 'active') ? true : undefined));
+    // The sandbox approves the endorsements a moment after they are requested.
+    await eventually(async () => ((await get(`/customers/${customerId}`)).body.endorsements.every((e: { status: string }) => e.status === 'active') ? true : undefined));
     const wallet = (await post(`/customers/${customerId}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body as { id: string; address: string };
     const balance = async () => (await get(`/wallets/${wallet.id}/balance`)).body.data.balance as string;
     /** A cash-in into the wallet (or to a bare address), deposited with `amount`: the completed cash-in. */

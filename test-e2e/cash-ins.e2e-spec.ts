@@ -60,13 +60,13 @@ describe('cash-ins and cash locations', () => {
     const call = (method: string, path: string, body?: unknown, idempotencyKey?: string) => platform.request(method, `/v0.13${path}`, { token, body, idempotencyKey });
     const post = (path: string, body?: unknown, idempotencyKey?: string) => call('POST', path, body, idempotencyKey);
     const get = (path: string) => call('GET', path);
-    /** A customer; with the usd endorsement, once it is active. */
-    const customer = async (lastName = 'Lovelace', endorsements = ['basic', 'usd']) => {
+    /** A customer, once the endorsements it asks for are active (a wallet needs cryptoCustody, a cash-in usd). */
+    const customer = async (lastName = 'Lovelace', endorsements = ['basic', 'cryptoCustody', 'usd']) => {
       const created = await post('/customers', { type: 'individual', firstName: 'Ada', lastName, endorsements });
       expect(created.status).toBe(201);
       const id = created.body.id as string;
-      if (endorsements.includes('usd') && lastName !== 'Rejected') {
-        await eventually(async () => ((await get(`/customers/${id}`)).body.endorsements.some((e: { name: string; status: string }) => e.name === 'usd' && e.status === 'active') ? true : undefined));
+      if (lastName !== 'Rejected') {
+        await eventually(async () => ((await get(`/customers/${id}`)).body.endorsements.every((e: { status: string }) => e.status === 'active') ? true : undefined));
       }
       return { id };
     };
@@ -331,11 +331,14 @@ describe('cash-ins and cash locations', () => {
     });
 
     it('needs an active usd endorsement', async () => {
-      const basic = await t.customer('Basic', ['basic']);
+      const basic = await t.customer('Basic', ['basic', 'cryptoCustody']);
       expectError(await t.cashIn(basic.id, (await t.wallet(basic.id)).id), 422, 'UsdEndorsementRequired');
       const rejected = await t.customer('Rejected', ['basic', 'usd']);
       await eventually(async () => ((await t.get(`/customers/${rejected.id}`)).body.endorsements.some((e: { name: string; status: string }) => e.name === 'usd' && e.status === 'rejected') ? true : undefined));
-      expectError(await t.cashIn(rejected.id, (await t.wallet(rejected.id)).id), 422, 'UsdEndorsementRequired');
+      // Every endorsement of this customer is rejected, so it holds no wallet: the cash-in goes to an address.
+      const toAddress = await t.post('/cash-ins', { customerId: rejected.id, source: { asset: 'usd' }, destination: { asset: 'usdc', network: 'meridianchain', wallet: { blockchainAddress: ADDRESS } }, cash: LA_QUICKSTOP });
+      expectError(toAddress, 422, 'UsdEndorsementRequired');
+      expect(toAddress.body.cause).toContain(`a cash-in needs an active usd endorsement, and customer ${rejected.id}'s usd endorsement is rejected`);
     });
 
     const valid = () => ({ customerId: t.ada.id, source: { asset: 'usd', indicatedAmount: '50.00' }, destination: { asset: 'usdc', network: 'meridianchain', wallet: { id: t.adaWallet.id } }, cash: LA_QUICKSTOP });

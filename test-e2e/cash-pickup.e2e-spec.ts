@@ -55,11 +55,11 @@ describe('cash pickup', () => {
       });
     await featureKnown(cashPickup);
     const customer = async () => {
-      const c = await post('/customers', { type: 'individual', firstName: 'Grace', lastName: 'Hopper', endorsements: ['basic', 'usd'] });
-      expect(c.status).toBe(201);
-      const w = (await post(`/customers/${c.body.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body as { id: string; address: string };
+      // Its wallet needs cryptoCustody, a cash pickup usd (docs/endorsements.md): both active first.
+      const c = await platform.endorsedCustomer(token, { firstName: 'Grace', lastName: 'Hopper' }, ['basic', 'cryptoCustody', 'usd']);
+      const w = (await post(`/customers/${c.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body as { id: string; address: string };
       expect((await post(`/sandbox/wallets/${w.id}/fund`, { amount: funding })).status).toBe(200);
-      return { id: c.body.id as string, wallet: w };
+      return { id: c.id as string, wallet: w };
     };
     const grace = await customer();
     const t = {

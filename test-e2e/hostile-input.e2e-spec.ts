@@ -15,8 +15,8 @@ describe('hostile input', () => {
   beforeAll(async () => {
     platform = await TestPlatform.shared();
     token = await platform.token();
-    const customer = await platform.request('POST', '/v0.13/customers', { token, body: { type: 'individual', firstName: 'Ada', lastName: 'Lovelace' } });
-    const wallet = await platform.request('POST', `/v0.13/customers/${customer.body.id}/wallets`, { token, body: { asset: 'usdc', network: 'meridianchain' } });
+    const customer = await platform.endorsedCustomer(token, {}, ['cryptoCustody']);
+    const wallet = await platform.request('POST', `/v0.13/customers/${customer.id}/wallets`, { token, body: { asset: 'usdc', network: 'meridianchain' } });
     walletId = wallet.body.id;
   }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());

@@ -69,7 +69,7 @@ describe('the OpenAPI document describes every response', () => {
       del: (path: string) => as('DELETE', path),
       advance: async (seconds: number) => expectStatus(await as('POST', '/sandbox/clock/advance', { seconds }), 200),
       customer: async (lastName = 'Lovelace', extra: Record<string, unknown> = {}) => {
-        const res = await as('POST', '/customers', { type: 'individual', firstName: 'Ada', lastName, endorsements: ['basic', 'usd'], ...extra });
+        const res = await as('POST', '/customers', { type: 'individual', firstName: 'Ada', lastName, endorsements: ['basic', 'cryptoCustody', 'usd'], ...extra });
         expectStatus(res, 201);
         const id = res.body.id as string;
         await eventually(async () => ((await as('GET', `/customers/${id}`)).body.endorsements.every((e: { status: string }) => e.status === 'active') ? true : undefined));

@@ -22,12 +22,12 @@ describe('read your writes across services', () => {
   }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
-  /** A project of its own with a customer (usd endorsement active) and a funded wallet. */
+  /** A project of its own with a customer (every endorsement active) and a funded wallet. */
   async function tenant(name: string) {
     const { projectId, token } = await platform.newProject(name);
     const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
-    const customer = (await call('POST', '/customers', { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', endorsements: ['basic', 'usd'] })).body;
-    await eventually(async () => ((await call('GET', `/customers/${customer.id}`)).body.endorsements.some((e: { name: string; status: string }) => e.name === 'usd' && e.status === 'active') ? true : undefined));
+    const customer = (await call('POST', '/customers', { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', endorsements: ['basic', 'cryptoCustody', 'usd'] })).body;
+    await eventually(async () => ((await call('GET', `/customers/${customer.id}`)).body.endorsements.every((e: { status: string }) => e.status === 'active') ? true : undefined));
     const wallet = (await call('POST', `/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body;
     expect((await call('POST', `/sandbox/wallets/${wallet.id}/fund`, { amount: '1000' })).status).toBe(200);
     return { projectId, call, customer, wallet };

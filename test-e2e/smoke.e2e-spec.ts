@@ -1,6 +1,6 @@
 import { START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
-describe('smoke: token -> customer -> wallet -> fund -> balance', () => {
+describe('smoke: token -> customer (endorsed) -> wallet -> fund -> balance', () => {
   let platform: TestPlatform;
   beforeAll(async () => {
     platform = await TestPlatform.shared();
@@ -9,8 +9,8 @@ describe('smoke: token -> customer -> wallet -> fund -> balance', () => {
 
   it('moves through the first flow', async () => {
     const token = await platform.token();
-    const customer = await platform.request('POST', '/v0.13/customers', { token, body: { type: 'individual', firstName: 'Ada', lastName: 'Lovelace' } });
-    expect(customer.status).toBe(201);
+    // Custody of crypto needs the cryptoCustody endorsement, which the sandbox approves a moment after it is asked for.
+    const customer = { body: await platform.endorsedCustomer(token, {}, ['cryptoCustody']) };
     const wallet = await platform.request('POST', `/v0.13/customers/${customer.body.id}/wallets`, { token, body: { asset: 'usdc', network: 'meridianchain' } });
     expect(wallet.status).toBe(201);
     const funded = await platform.request('POST', `/v0.13/sandbox/wallets/${wallet.body.id}/fund`, { token, body: { amount: '25.50' } });

@@ -29,7 +29,7 @@ describe('stale destinations: a quote whose account stopped being usable', () =>
     const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
     const post = (path: string, body?: unknown) => call('POST', path, body);
     const get = (path: string) => call('GET', path);
-    const ada = (await post('/customers', { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', endorsements: ['basic', 'usd'] })).body as { id: string };
+    const ada = (await platform.endorsedCustomer(token)) as { id: string };
     const fundedWallet = async (network: string) => {
       const w = (await post(`/customers/${ada.id}/wallets`, { asset: 'usdc', network })).body as { id: string };
       expect((await post(`/sandbox/wallets/${w.id}/fund`, { amount: '1000' })).status).toBe(200);

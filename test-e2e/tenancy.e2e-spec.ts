@@ -13,7 +13,7 @@ describe('tenant isolation', () => {
     platform = await TestPlatform.shared();
     a = await platform.newProject('tenant-a');
     b = await platform.newProject('tenant-b');
-    customerA = (await platform.request('POST', '/v0.13/customers', { token: a.token, body: { type: 'individual', firstName: 'A', lastName: 'Only' } })).body;
+    customerA = await platform.endorsedCustomer(a.token, { firstName: 'A', lastName: 'Only' }, ['cryptoCustody']);
     walletA = (await platform.request('POST', `/v0.13/customers/${customerA.id}/wallets`, { token: a.token, body: { asset: 'usdc', network: 'ethereum' } })).body;
     await platform.request('POST', `/v0.13/sandbox/wallets/${walletA.id}/fund`, { token: a.token, body: { amount: '50' } });
   }, START_TIMEOUT_MS);

@@ -116,17 +116,28 @@ test('SIGKILL while transfers are in flight: after a restart and retries with th
     return res.body;
   };
 
+  /** A customer who may hold wallets: its cryptoCustody endorsement active (the sandbox approves it a moment later). */
+  const custodian = async (firstName: string, lastName: string) => {
+    const customer = await post('/customers', { type: 'individual', firstName, lastName, endorsements: ['cryptoCustody'] });
+    await until(
+      async () => ((await call(platform.url, bearer, 'GET', `/customers/${customer.id}`)).body.endorsements[0].status === 'active' ? true : undefined),
+      30_000,
+      () => `customer ${customer.id}'s cryptoCustody endorsement active`,
+    );
+    return customer;
+  };
+
   // Senders with a funded source wallet each; receivers with destination wallets.
   const senders: Array<{ customerId: string; walletId: string }> = [];
   for (let i = 0; i < SENDERS; i++) {
-    const customer = await post('/customers', { type: 'individual', firstName: 'Sender', lastName: `Crash${i}` });
+    const customer = await custodian('Sender', `Crash${i}`);
     const wallet = await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' });
     await post(`/sandbox/wallets/${wallet.id}/fund`, { amount: FUNDING });
     senders.push({ customerId: customer.id, walletId: wallet.id });
   }
   const destinations: string[] = [];
   for (let i = 0; i < RECEIVERS; i++) {
-    const customer = await post('/customers', { type: 'individual', firstName: 'Receiver', lastName: `Crash${i}` });
+    const customer = await custodian('Receiver', `Crash${i}`);
     for (let w = 0; w < WALLETS_PER_RECEIVER; w++) destinations.push((await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).id);
   }
   const totalFunded = units(FUNDING) * BigInt(SENDERS);

@@ -29,7 +29,8 @@ describe('quotes and transactions', () => {
     const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
     const post = (path: string, body?: unknown) => call('POST', path, body);
     const get = (path: string) => call('GET', path);
-    const customer = async (lastName = 'Lovelace') => (await post('/customers', { type: 'individual', firstName: 'Ada', lastName, endorsements: ['basic', 'usd'] })).body as { id: string };
+    /** A customer whose endorsements are active: its wallets need cryptoCustody, its payouts usd or basic. */
+    const customer = async (lastName = 'Lovelace') => (await platform.endorsedCustomer(token, { lastName })) as { id: string };
     const wallet = async (customerId: string, amount?: string, network = 'meridianchain') => {
       const w = (await post(`/customers/${customerId}/wallets`, { asset: 'usdc', network })).body as { id: string; address: string };
       if (amount) expect((await post(`/sandbox/wallets/${w.id}/fund`, { amount })).status).toBe(200);
@@ -588,7 +589,7 @@ describe('quotes and transactions', () => {
       const t = await tenant('limits-unused');
       // The tenant helper's project has no limits; this one gets them.
       const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
-      const ada = (await call('POST', '/customers', { type: 'individual', firstName: 'Ada', lastName: 'Limits' })).body;
+      const ada = await platform.endorsedCustomer(token, { lastName: 'Limits' });
       const w = (await call('POST', `/customers/${ada.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body;
       await call('POST', `/sandbox/wallets/${w.id}/fund`, { amount: '5000' });
       const bankRes = await call('POST', '/external-accounts', { owner: { kind: 'customer', customerId: ada.id }, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } });

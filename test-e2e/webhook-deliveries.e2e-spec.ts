@@ -82,7 +82,9 @@ describe('webhook deliveries', () => {
     beforeAll(async () => {
       t = await tenant('families');
       hook = await t.endpoint('/families');
-      customer = (await t.post('/customers', { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', endorsements: ['usd'] })).body;
+      customer = (await t.post('/customers', { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', endorsements: ['cryptoCustody'] })).body;
+      // A custodial wallet needs the cryptoCustody endorsement active (docs/endorsements.md).
+      await eventually(async () => ((await t.get(`/customers/${customer.id}`)).body.endorsements[0].status === 'active' ? true : undefined));
       wallet = (await t.post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'ethereum' })).body;
       counterparty = (await t.post('/counterparties', { customerId: customer.id, entityType: 'business', businessName: 'Acme Ltd' })).body;
       ext = (await t.post('/external-accounts', { owner: { kind: 'customer', customerId: customer.id }, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } })).body;
@@ -124,7 +126,7 @@ describe('webhook deliveries', () => {
       const [cp] = named('counterparty.statusChanged');
       expect(cp).toMatchObject({ eventType: 'counterparty.statusChanged', previousStatus: null, data: { id: counterparty.id, object: 'counterparty', status: 'active' } });
       expect(named('wallet.provisioned')[0].data).toEqual((await t.get(`/wallets/${wallet.id}`)).body);
-      expect(named('endorsement.active')[0].data).toMatchObject({ id: customer.id, endorsements: [{ name: 'usd', status: 'active' }] });
+      expect(named('endorsement.active')[0].data).toMatchObject({ id: customer.id, endorsements: [{ name: 'cryptoCustody', status: 'active' }] });
       expect(named('endorsement.updated').map((e) => e.data.endorsements[0].status)).toEqual(['pending', 'active']);
     });
 

@@ -10,7 +10,7 @@ import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { Pool } from 'pg';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { SERVICES, startPlatform } from '@mm/runtime/platform';
-import { SERVICE_NAMES, type ServiceName } from '@mm/contracts';
+import { ENDORSEMENT_NAMES, SERVICE_NAMES, type EndorsementName, type ServiceName } from '@mm/contracts';
 import { loadConfig, signingKeyEncryptionRing } from '@mm/platform/config';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
 import { startDistributedProcesses, track, type PlatformHandle, type Queryable } from './distributed-processes';
@@ -276,6 +276,20 @@ export class TestPlatform {
     const res = await this.request<T>(method, `/v0.13/admin${path}`, { token: ADMIN_TOKEN, ...options });
     if (method === 'POST' && path === '/projects' && res.status === 201) this.projects.push((res.body as { id: string }).id);
     return res;
+  }
+
+  /**
+   * A customer whose endorsements are active (docs/endorsements.md: custodial wallets need cryptoCustody,
+   * cash, cards and USD payouts usd, other currencies' payouts basic): POST /customers asking for them,
+   * then waiting for the sandbox, which approves them asynchronously. `fields` over Ada Lovelace's.
+   */
+  async endorsedCustomer(token: string, fields: Record<string, unknown> = {}, endorsements: readonly EndorsementName[] = ENDORSEMENT_NAMES): Promise<any> {
+    const created = await this.request('POST', '/v0.13/customers', { token, body: { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', ...fields, endorsements } });
+    if (created.status !== 201) throw new Error(`POST /customers: ${created.status} ${created.text}`);
+    return eventually(async () => {
+      const customer = (await this.request('GET', `/v0.13/customers/${created.body.id}`, { token })).body;
+      return customer.endorsements.every((e: { status: string }) => e.status === 'active') ? customer : undefined;
+    }, 30_000);
   }
 
   /** A new project with its own key pair and a token for it. */

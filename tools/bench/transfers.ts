@@ -128,7 +128,14 @@ class Platform {
   }
 
   async client(i: number): Promise<BenchClient> {
-    const customer = await this.call<{ id: string }>('POST', '/customers', { type: 'individual', firstName: 'Bench', lastName: `Client${i}` });
+    // A wallet needs cryptoCustody, a USD bank payout usd (docs/endorsements.md); the sandbox approves them a moment later.
+    const customer = await this.call<{ id: string }>('POST', '/customers', { type: 'individual', firstName: 'Bench', lastName: `Client${i}`, endorsements: ['cryptoCustody', 'usd'] });
+    for (;;) {
+      const { endorsements } = await this.call<{ endorsements: Array<{ status: string }> }>('GET', `/customers/${customer.id}`);
+      if (endorsements.every((e) => e.status === 'active')) break;
+      if (endorsements.some((e) => e.status === 'rejected')) throw new Error(`customer ${customer.id}'s endorsements were rejected`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const wallet = { asset: 'usdc', network: 'meridianchain' };
     const source = await this.call<{ id: string }>('POST', `/customers/${customer.id}/wallets`, wallet);
     await this.call('POST', `/sandbox/wallets/${source.id}/fund`, { amount: FUNDING }, 200);

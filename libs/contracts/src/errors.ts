@@ -53,6 +53,12 @@ export const ERROR_CATALOGUE = {
 
   // Accounts (10100-10199, 11000-11099)
   UnsupportedCurrency: { code: 10100, status: 400, msg: 'unsupported currency', when: 'estimatedBalanceCurrencyCode is not a supported ISO 4217 code' },
+  // Endorsements (docs/endorsements.md): the operation needs one the customer does not hold active (never
+  // requested, pending or rejected); request it and wait for `endorsement.active`. The usd one keeps the code
+  // cash-in gave it first.
+  UsdEndorsementRequired: { code: 14004, status: 422, msg: 'customer needs an active usd endorsement', when: 'a cash-in, a cash pickup quote, a card buy or sell quote, or a quote paying out US dollars to a bank account, for a customer whose `usd` endorsement is not active' },
+  CryptoCustodyEndorsementRequired: { code: 10110, status: 422, msg: 'customer needs an active cryptoCustody endorsement', when: 'POST /customers/{id}/wallets (a custodial wallet) for a customer whose `cryptoCustody` endorsement is not active' },
+  BasicEndorsementRequired: { code: 10111, status: 422, msg: 'customer needs an active basic endorsement', when: 'a quote paying out a currency other than US dollars to a bank account (CAD on the Canadian local rail) for a customer whose `basic` endorsement is not active' },
   InvalidWalletID: { code: 11000, status: 400, msg: 'invalid wallet_id', when: 'a wallet id is malformed' },
   WalletNotFound: { code: 11001, status: 404, msg: 'wallet not found', when: 'no such wallet in this project' },
   UnsupportedAssetNetwork: { code: 11002, status: 400, msg: 'unsupported asset and network', when: 'a custodial wallet for this asset on this network is not offered, or a cash-in names a destination asset and network the service does not deliver (usdc on meridianchain or ethereum)' },
@@ -137,7 +143,6 @@ export const ERROR_CATALOGUE = {
   CashInNotFound: { code: 14001, status: 404, msg: 'cash-in not found', when: 'no such cash-in in this project' },
   CashInNotPending: { code: 14002, status: 422, msg: 'cash-in is not pending', when: 'refresh or deposit of a cash-in that is completed (a cash-in is single-use) or expired (its code lapsed; create a new cash-in)' },
   DepositCodeMismatch: { code: 14003, status: 422, msg: 'deposit code does not match', when: 'the sandbox deposit names a code that is not the cash-in\'s current one (a refresh voids the previous code)' },
-  UsdEndorsementRequired: { code: 14004, status: 422, msg: 'customer needs an active usd endorsement', when: 'a cash-in for a customer whose `usd` endorsement is not active (requested, pending or rejected); request it and wait for `endorsement.active`' },
   SponsorGasRequired: { code: 14005, status: 400, msg: 'sponsorGas must be true', when: 'a cash-in with `sponsorGas: false`; cash-ins only accept sponsored gas' },
   InvalidCashLocationID: { code: 14010, status: 400, msg: 'invalid cash location id', when: 'a cash location id (`cash.locationId` of a cash-in, `cashLocationId` of a cash pickup quote) is malformed' },
   CashLocationNotFound: { code: 14011, status: 404, msg: 'cash location not found', when: 'no retail location with this id (GET /cash-locations lists them), for a cash-in or a cash pickup quote' },

@@ -7,3 +7,4 @@ export * from './services';
 export * from './webhook-signature';
 export * from './ports';
 export * from './partner-event-examples';
+export * from './endorsements';

@@ -73,7 +73,7 @@ export class CustomersController {
 
   @Post(':id/wallets')
   @Idempotent()
-  @ApiOperation({ summary: 'Create a custodial wallet' })
+  @ApiOperation({ summary: 'Create a custodial wallet', description: 'The customer needs an active cryptoCustody endorsement (else 422 CryptoCustodyEndorsementRequired).' })
   @ApiCreatedResponse({ type: WalletResponse })
   async createWallet(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: CreateWalletRequest): Promise<WalletResponse> {
     return toWallet(await this.wallets.create(projectId, id, body.asset, body.network));

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, requireAmount, SANDBOX_FX_FROM_USD, type EventPayloads, SANDBOX_MAX_FUNDING, WALLET_NETWORKS, type PullFundsRequest, type PullFundsResult } from '@mm/contracts';
+import { ApiError, OPERATION_ENDORSEMENTS, requireAmount, requireEndorsement, SANDBOX_FX_FROM_USD, type EventPayloads, SANDBOX_MAX_FUNDING, WALLET_NETWORKS, type PullFundsRequest, type PullFundsResult } from '@mm/contracts';
 import { customerBalance, sandboxFundingAccount, transactionPostingId, transitAccount, walletDecider, walletStreamId, type CustomerBalance, type WalletCommand, type WalletEvent, type WalletState } from '@mm/accounts/domain';
 import { AccountsReadModels, CustodianProvider, type WalletRow } from '@mm/accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
@@ -38,7 +38,9 @@ export class WalletsService {
     }
     const walletId = newId('wallet');
     return runCommand(this.uow, async () => {
-      await this.customers.require(projectId, customerId);
+      const customer = await this.customers.require(projectId, customerId);
+      // Custody of crypto needs the customer's cryptoCustody endorsement (docs/endorsements.md).
+      requireEndorsement(customer, OPERATION_ENDORSEMENTS.custodialWallet, 'a custodial wallet');
       const address = await this.custodian.provisionAddress(asset, network);
       const at = (await this.clock.now(projectId)).toISOString();
       await this.execute(walletId, { type: 'ProvisionWallet', walletId, projectId, customerId, asset, network, address, at }, projectId);

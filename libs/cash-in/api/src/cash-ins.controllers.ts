@@ -16,7 +16,7 @@ export class CashInsController {
 
   @Post()
   @Idempotent()
-  @ApiOperation({ summary: 'Create a cash-in: a one-time deposit code valid one hour at a retail location; it starts pending' })
+  @ApiOperation({ summary: 'Create a cash-in: a one-time deposit code valid one hour at a retail location; it starts pending', description: 'The customer needs an active usd endorsement (else 422 UsdEndorsementRequired).' })
   @ApiCreatedResponse({ type: CashInResponse })
   async create(@ProjectId() projectId: string, @Body() body: CreateCashInRequest): Promise<CashInResponse> {
     return toResponse(await this.cashIns.create(projectId, body));

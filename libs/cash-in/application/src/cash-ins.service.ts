@@ -11,7 +11,7 @@
 // from, should the port's answer be lost.
 import { randomInt } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { AccountsPort, ApiError, TransactionsPort, type CashInCreated, type CashInDestination, type EventPayloads } from '@mm/contracts';
+import { AccountsPort, ApiError, OPERATION_ENDORSEMENTS, requireEndorsement, TransactionsPort, type CashInCreated, type CashInDestination, type EventPayloads } from '@mm/contracts';
 import {
   addressDestination,
   cashInDecider,
@@ -82,7 +82,7 @@ export class CashInsService implements OnModuleInit {
     if (!isId('cashLocation', request.cash.locationId)) throw new ApiError('InvalidCashLocationID', `"${request.cash.locationId.slice(0, 64)}" is not a cash location id (loc_…)`);
     const customer = await this.accounts.customer(projectId, request.customerId);
     // The spec: "The customer needs an active usd endorsement", as the accounts service has it now.
-    if (!customer.endorsements.some((e) => e.name === 'usd' && e.status === 'active')) throw new ApiError('UsdEndorsementRequired', `customer ${request.customerId} has no active usd endorsement; request it and wait for endorsement.active`);
+    requireEndorsement(customer, OPERATION_ENDORSEMENTS.cashIn, 'a cash-in');
     const location = cashInLocation(this.network.locations(), request.cash.locationId, request.cash.locationReference);
     const destination = await this.destination(projectId, request.customerId, plan);
     const rate = this.rate(plan.asset);

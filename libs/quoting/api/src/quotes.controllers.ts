@@ -37,7 +37,11 @@ export class QuotesController {
 
   @Post()
   @Idempotent()
-  @ApiOperation({ summary: 'Create a quote: pricing is locked until expiresAt' })
+  @ApiOperation({
+    summary: 'Create a quote: pricing is locked until expiresAt',
+    description:
+      'The customer needs an active usd endorsement for a card, a cash pickup or a bank payout in USD, and an active basic endorsement for a bank payout in CAD (else 422 UsdEndorsementRequired or BasicEndorsementRequired).',
+  })
   @ApiCreatedResponse({ type: QuoteResponse })
   async create(@ProjectId() projectId: string, @Body() body: CreateQuoteRequest): Promise<QuoteResponse> {
     return toQuote(await this.quotes.create(projectId, body));

@@ -3,12 +3,13 @@
 // expires on its project's clock (read as expired from expiresAt on) unless one
 // transaction accepts it first.
 import { Injectable } from '@nestjs/common';
-import { AccountsPort, ApiError, requireAmount, sideExternalAccountId, type AcceptedQuote, type AcceptQuoteRequest, type QuoteRecord } from '@mm/contracts';
+import { AccountsPort, ApiError, requireAmount, requireEndorsement, sideExternalAccountId, type AcceptedQuote, type AcceptQuoteRequest, type QuoteRecord } from '@mm/contracts';
 import {
   buildSides,
   planQuote,
   price,
   quoteDecider,
+  quoteEndorsement,
   quoteStreamId,
   requireUsableAtAcceptance,
   type AccountStanding,
@@ -71,7 +72,7 @@ export class QuotesService {
     };
     // A source the customer owns proves the customer exists; otherwise ask (404 for an unknown one).
     const owner = resolved.sourceWallet?.customerId ?? resolved.sourceCard?.customerId;
-    if (owner !== input.customerId) await this.accounts.customer(projectId, input.customerId);
+    const customer = owner !== input.customerId ? await this.accounts.customer(projectId, input.customerId) : undefined;
     const sides = buildSides(input, plan, resolved);
     const fixedAmountSide = input.source.amount !== undefined ? 'source' : 'destination';
     const amount = fixedAmountSide === 'source' ? input.source.amount! : input.destination.amount!;
@@ -79,6 +80,10 @@ export class QuotesService {
     requireAmount(amount, `${fixedAmountSide}.amount`, { asset: fixedAmountSide === 'source' ? sides.sourceAsset : sides.destinationAsset });
     const rate = this.prices.rate(sides.sourceAsset, sides.destinationAsset);
     if (!rate) throw new ApiError('UnsupportedCorridor', `no price for ${sides.sourceAsset} to ${sides.destinationAsset}`);
+    // A fiat or cash side needs its currency's endorsement, as the accounts service has it now (docs/endorsements.md):
+    // once the request is valid, before its amount is priced and held to limits.
+    const endorsement = quoteEndorsement(sides);
+    if (endorsement) requireEndorsement(customer ?? (await this.accounts.customer(projectId, input.customerId)), endorsement.name, endorsement.operation);
     const sponsorGas = input.sponsorGas ?? true;
     const pricing = price({ sourceAsset: sides.sourceAsset, destinationAsset: sides.destinationAsset, amount, fixedAmountSide, sponsorGas, rate });
     if (resolved.cashLocation) {

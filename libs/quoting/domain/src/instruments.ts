@@ -1,7 +1,7 @@
 // The instruments of a quote (spec: Quote; rules 2, 4, 5): which sources and
 // destinations pair, the card rules, and each side as partners read it. Pure:
 // the application resolves the ids this names through the accounts port first.
-import { ApiError, type Corridor, type ExternalAccountView, type Party, type QuoteSideRecord, type WalletView } from '@mm/contracts';
+import { ApiError, fiatEndorsement, OPERATION_ENDORSEMENTS, type Corridor, type EndorsementName, type ExternalAccountView, type Party, type QuoteSideRecord, type WalletView } from '@mm/contracts';
 import type { CashPickupLocation } from './cash-pickup';
 
 export const SOURCE_TYPES = ['walletOms', 'walletCrypto', 'card'] as const;
@@ -316,4 +316,23 @@ export function buildSides(input: QuoteInput, plan: QuotePlan, resolved: Resolve
   const sourceToDestination: Corridor =
     plan.kind === 'cardBuy' ? 'fiatAccountToCrypto' : plan.kind === 'cryptoToCrypto' ? 'cryptoToCrypto' : plan.kind === 'cashPickup' ? 'cryptoToCash' : 'cryptoToFiatAccount';
   return { sourceToDestination, source: sourceSide, destination: destinationSide, sourceAsset, destinationAsset };
+}
+
+/**
+ * The endorsement a quote's customer needs, and for what (docs/endorsements.md): a fiat or cash side needs
+ * its currency's (usd for cash, cards and USD bank payouts; basic for a CAD payout); crypto between wallets
+ * needs none beyond the custody its wallets needed.
+ */
+export function quoteEndorsement(sides: Pick<PricedSides, 'sourceToDestination' | 'destination' | 'destinationAsset'>): { name: EndorsementName; operation: string } | undefined {
+  switch (sides.sourceToDestination) {
+    case 'cryptoToCash':
+      return { name: OPERATION_ENDORSEMENTS.cashPickup, operation: 'a cash pickup' };
+    case 'fiatAccountToCrypto':
+      return { name: OPERATION_ENDORSEMENTS.card, operation: 'a card buy' };
+    case 'cryptoToFiatAccount':
+      if (sides.destination.type === 'card') return { name: OPERATION_ENDORSEMENTS.card, operation: 'a card sell' };
+      return { name: fiatEndorsement(sides.destinationAsset), operation: `a ${sides.destinationAsset.toUpperCase()} bank payout` };
+    default:
+      return undefined;
+  }
 }
