@@ -189,7 +189,7 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
     const res = await route.send(v);
     const what = `${route.name} ${JSON.stringify(v)?.slice(0, 80)} -> ${res.status} ${res.text.slice(0, 300)}`;
     if (problem !== undefined) {
-      expect({ what, status: res.status, body: res.body }).toEqual({ what, status: 400, body: { error: 'InvalidAmount', code: 11003, msg: 'invalid amount', cause: `${route.field}: ${problem}`, status: 400 } });
+      expect({ what, status: res.status, body: res.body }).toEqual({ what, status: 400, body: { error: 'InvalidAmount', code: 11003, msg: 'invalid amount', cause: `${route.field}: ${problem}`, status: 400, requestId: res.headers.get('x-request-id') } });
       expect({ what, state: await route.state() }).toEqual({ what, state: before });
       return problem;
     }

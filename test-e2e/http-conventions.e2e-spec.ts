@@ -311,7 +311,7 @@ describe('HTTP conventions', () => {
         const res = await platform.request(method, path, { token: as, body: method === 'POST' ? { url: 'https://example.com', subscriptions: ['*'] } : undefined });
         expect({ status: res.status, body: res.body }).toEqual({
           status: 404,
-          body: { error: 'NotFound', code: 1104, msg: 'not found', cause: `no route ${method} ${path.split('?')[0]}: this API lives under /v0.13 (${meant})`, status: 404 },
+          body: { error: 'NotFound', code: 1104, msg: 'not found', cause: `no route ${method} ${path.split('?')[0]}: this API lives under /v0.13 (${meant})`, status: 404, requestId: res.headers.get('x-request-id') },
         });
       }
     });

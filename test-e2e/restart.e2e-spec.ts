@@ -8,6 +8,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { freeLoopbackPort } from '@mm/runtime/platform';
+import { START_TIMEOUT_MS } from './support/distributed-processes';
 import { API_SECRET, children, dataDirs, isAlive, newDataDir, postmasterPid, start, stop, stopEverything, token, waitUntilGone, type Launched } from './support/platform-process';
 
 function listenOn(port: number): Promise<Server> {
@@ -87,7 +88,7 @@ afterEach(stopEverything, 60_000);
 afterAll(async () => {
   await stopEverything();
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+}, START_TIMEOUT_MS);
 
 describe('the platform process on its embedded PostgreSQL', () => {
   const dataDir = newDataDir();
@@ -107,7 +108,7 @@ describe('the platform process on its embedded PostgreSQL', () => {
     expect(await refusesConnections('127.0.0.2', port)).toBe(true);
     customers.push(await createCustomer(platform.url, await token(platform.url)));
     await expectCleanStop(platform);
-  }, 60_000);
+  }, START_TIMEOUT_MS);
 
   test('stopped with SIGTERM and started again at once, five times: exits after its PostgreSQL, data intact', async () => {
     for (let round = 0; round < 5; round++) {
@@ -118,7 +119,7 @@ describe('the platform process on its embedded PostgreSQL', () => {
       expect(isAlive(postgres)).toBe(false);
       expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
     }
-  }, 90_000);
+  }, 2 * START_TIMEOUT_MS);
 
   test('still exits when its PostgreSQL stopped first, as Ctrl-C in a terminal signals both, and starts again', async () => {
     const platform = await start(dataDir, { PORT: String(port) });
@@ -133,7 +134,7 @@ describe('the platform process on its embedded PostgreSQL', () => {
     const next = await start(dataDir, { PORT: String(port) });
     await expectIntactAndWritable(next.url, customers);
     await expectCleanStop(next);
-  }, 60_000);
+  }, START_TIMEOUT_MS);
 
   test('killed with SIGKILL and started again at once, five times: the orphaned PostgreSQL is stopped, data intact', async () => {
     for (let round = 0; round < 5; round++) {
@@ -153,7 +154,7 @@ describe('the platform process on its embedded PostgreSQL', () => {
     const last = await start(dataDir, { PORT: String(port) });
     await expectIntactAndWritable(last.url, customers);
     await expectCleanStop(last);
-  }, 90_000);
+  }, 5 * START_TIMEOUT_MS);
 
   test('a data directory in use by a running platform is refused, naming the directory and that process', async () => {
     const running = await start(dataDir, { PORT: String(port) });
@@ -162,7 +163,7 @@ describe('the platform process on its embedded PostgreSQL', () => {
     expect(second.output).toContain(`data directory ${dataDir} is in use by another running platform process (pid ${running.child.pid})`);
     expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
     await expectCleanStop(running);
-  }, 60_000);
+  }, START_TIMEOUT_MS);
 
   test('a postmaster.pid whose process is gone, or is not PostgreSQL, is cleared', async () => {
     const gone = spawn('true');
@@ -176,7 +177,7 @@ describe('the platform process on its embedded PostgreSQL', () => {
     }
     expect(isAlive(unrelated.pid!)).toBe(true);
     unrelated.kill();
-  }, 60_000);
+  }, START_TIMEOUT_MS);
 
   test('PostgreSQL failing to start is reported with its own log lines, never "undefined"', async () => {
     const conf = join(dataDir, 'pg', 'postgresql.auto.conf');
@@ -191,7 +192,7 @@ describe('the platform process on its embedded PostgreSQL', () => {
     } finally {
       writeFileSync(conf, original);
     }
-  }, 60_000);
+  }, START_TIMEOUT_MS);
 
   test('an HTTP port in use is named, and start-up leaves no PostgreSQL running', async () => {
     const taken = await listenOn(await freeLoopbackPort());
@@ -204,7 +205,7 @@ describe('the platform process on its embedded PostgreSQL', () => {
     } finally {
       taken.close();
     }
-  }, 60_000);
+  }, START_TIMEOUT_MS);
 });
 
 test('a first start on a port in use makes no key pair: the next start shows the secret, and it works', async () => {
@@ -225,7 +226,7 @@ test('a first start on a port in use makes no key pair: the next start shows the
   const res = await fetch(`${platform.url}/v0.13/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey, apiSecret }) });
   expect(res.status).toBe(200);
   await expectCleanStop(platform);
-}, 90_000);
+}, 2 * START_TIMEOUT_MS);
 
 test('production start-up prints neither the API secret nor the operator token, only where they come from', async () => {
   const dataDir = newDataDir();
@@ -245,4 +246,4 @@ test('production start-up prints neither the API secret nor the operator token, 
   expect(output).toContain(`Admin token  from ${join(dataDir, 'admin-token')}`);
   await expectCleanStop(platform);
   expect(platform.output()).not.toContain(secret);
-}, 60_000);
+}, START_TIMEOUT_MS);

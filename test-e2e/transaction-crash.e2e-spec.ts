@@ -12,6 +12,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { freeLoopbackPort } from '@mm/runtime/platform';
+import { START_TIMEOUT_MS } from './support/distributed-processes';
 import { dataDirs, newDataDir, start, stop, stopEverything, token, until, type Launched } from './support/platform-process';
 
 /** The mix is the same on every run. */
@@ -102,7 +103,7 @@ function databaseUrl(dataDir: string): string {
 afterAll(async () => {
   await stopEverything();
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+}, START_TIMEOUT_MS);
 
 test('SIGKILL while transfers are in flight: after a restart and retries with the same keys, each transfer ends once and the ledger balances', async () => {
   const random = prng(SEED);
@@ -424,4 +425,4 @@ test('SIGKILL while transfers are in flight: after a restart and retries with th
     await db.end();
   }
   await stop(platform, 'SIGTERM');
-}, 120_000);
+}, 2 * START_TIMEOUT_MS);

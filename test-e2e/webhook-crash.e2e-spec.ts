@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { freeLoopbackPort } from '@mm/runtime/platform';
+import { START_TIMEOUT_MS } from './support/distributed-processes';
 import { dataDirs, newDataDir, start, stop, stopEverything, token, until, type Launched } from './support/platform-process';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -27,7 +28,7 @@ async function call(url: string, bearer: string, method: string, path: string, b
 afterAll(async () => {
   await stopEverything();
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+}, START_TIMEOUT_MS);
 
 test('SIGKILL while deliveries are in flight: after a restart every event is delivered, none lost, one of each after dedupe', async () => {
   const receiver = await WebhookReceiver.start();
@@ -119,4 +120,4 @@ test('SIGKILL while deliveries are in flight: after a restart every event is del
   } finally {
     await receiver.stop();
   }
-}, 180_000);
+}, 2 * START_TIMEOUT_MS);
