@@ -202,6 +202,19 @@ export interface EventPayloads {
    */
   'cashLocation.published': CashLocationPublished;
 
+  // deposit-addresses (spec: Deposit address; API-CONTRACT: Deposit addresses; ADR 0030). The service's
+  // own lifecycle events are its business; these three are what the transactions service acts on.
+  /**
+   * An on-chain deposit reached a deposit address: the transactions service makes its
+   * `cryptoToFiatAccount` transaction (precursor depositAddress) from this event alone, once per
+   * transactionId, however often it is delivered.
+   */
+  'depositAddress.depositReceived': DepositAddressDepositReceived;
+  /** A held deposit's sender was registered (a walletExternal of the customer or a counterparty): its hold is cleared. */
+  'depositAddress.senderAttributed': DepositAddressSenderAttributed;
+  /** The address has a usable destination again: every deposit held for a missing destination pays out to it. */
+  'depositAddress.destinationRestored': DepositAddressDestinationRestored;
+
   // every service: a partner-visible event (spec: Events / Catalog), published by the service that
   // owns the resource in the transaction of the domain event that caused it, with the resource as a
   // read shows it then. The webhooks service fans these out without knowing any resource.
@@ -490,5 +503,79 @@ export interface CashInDeposited {
   /** The partner's metadata of the cash-in. */
   metadata: Record<string, string>;
   /** Project time of the deposit (the cash-in's completedAt). */
+  at: string;
+}
+
+/** How a deposit address pays out (API-CONTRACT: Deposit addresses): the rail, and ACH's optional fields. */
+export interface PayoutInstruction {
+  /** One of the destination account's payout networks: ach, achSameDay, wire, swift, local. */
+  rail: string;
+  secCode?: string;
+  companyDiscretionaryData?: string;
+}
+
+/**
+ * Where a deposit's money goes and at what price: the bank account's side as a quote's destination is
+ * (type of the external account, category fiat, details {id, asset, network: the rail, accountHolder,
+ * last4?}, party), the payout instruction, and the pricing of the deposit's amount to it (source usdc,
+ * fixed on the source side, exactly as a quote would price it).
+ */
+export interface DepositPayoutTarget {
+  destination: QuoteSideRecord;
+  payout: PayoutInstruction;
+  pricing: Pricing;
+}
+
+/**
+ * What becomes of a deposit when it arrives: paid out (after compliance review when the amount calls for
+ * it), held for sender attribution, held for a destination (the address is inactiveActionRequired), or
+ * returned to the sender (the address is frozen or closed).
+ */
+export type DepositDisposition = 'payout' | 'awaitingSenderAttribution' | 'payoutDestinationMissing' | 'returnToSender';
+
+export interface DepositAddressDepositReceived {
+  depositAddressId: string;
+  projectId: string;
+  customerId: string;
+  /** The deposit's transaction (a fresh txn_ id the deposit-addresses service records with the deposit). */
+  transactionId: string;
+  /** The on-chain transfer into the address. */
+  deposit: { asset: string; network: string; amount: string; address: string; senderAddress: string; txHash: string };
+  /** Who sent it: the customer (its own registered walletExternal), a registered counterparty, or unregistered. */
+  sender: Party;
+  /** The registered walletExternal the sender address is, when it is one. */
+  senderExternalAccountId: string | null;
+  disposition: DepositDisposition;
+  /** The address's destination now; while it is inactiveActionRequired, the last one it had (the deposit waits for a new one). */
+  target: DepositPayoutTarget;
+  /** Where a return goes: the address's returnDestination wallet, else the sender. Same asset and network as the deposit. */
+  returnTo: { address: string; network: string; externalAccountId: string | null };
+  /** The senderAttribution hold's deadline (project time), set when the disposition is awaitingSenderAttribution. */
+  attributionDeadline: string | null;
+  /** The address's metadata when the deposit arrived (the partner's own keys). */
+  metadata: Record<string, string>;
+  /** Project time of the deposit. */
+  at: string;
+}
+
+export interface DepositAddressSenderAttributed {
+  depositAddressId: string;
+  projectId: string;
+  transactionId: string;
+  /** The registered walletExternal the sender turned out to be, and who holds it. */
+  externalAccountId: string;
+  sender: Party;
+  /** The address's destination as of now (it may have been re-pointed since the deposit). */
+  target: DepositPayoutTarget;
+  /** The address is inactiveActionRequired now: the deposit goes on to wait for a destination. */
+  destinationMissing: boolean;
+  at: string;
+}
+
+export interface DepositAddressDestinationRestored {
+  depositAddressId: string;
+  projectId: string;
+  /** Each deposit held for a missing destination, with its payout to the new destination. */
+  releases: Array<{ transactionId: string; target: DepositPayoutTarget }>;
   at: string;
 }

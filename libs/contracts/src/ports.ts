@@ -5,7 +5,7 @@
 // process the owning service's module implements it directly, joining the
 // caller's database transaction; across processes an HTTP client posts to the
 // owner's internal route, with every call idempotent on the ids it carries.
-import { EXTERNAL_ACCOUNT_TYPES, type EndorsementName, type EndorsementStatus, type EventPayloads, type ExternalAccountDetails, type ExternalAccountFailure, type ExternalAccountStatus, type ExternalAccountType, type InstrumentDestination, type ProjectFeatures, type ProjectLimits } from './events';
+import { EXTERNAL_ACCOUNT_TYPES, type EndorsementName, type EndorsementStatus, type DepositAddressDepositReceived, type EventPayloads, type ExternalAccountDetails, type ExternalAccountFailure, type ExternalAccountStatus, type ExternalAccountType, type InstrumentDestination, type ProjectFeatures, type ProjectLimits } from './events';
 import type { ServiceName } from './services';
 
 /** Who is on one side of a quote or transaction (spec: Party). */
@@ -142,6 +142,8 @@ export interface ProjectSettings {
   projectId: string;
   features: ProjectFeatures;
   limits: ProjectLimits;
+  /** Hours a deposit waits for its sender to be registered (spec: the attribution timeout; default 72). */
+  attributionTimeoutHours: number;
 }
 
 /**
@@ -164,6 +166,11 @@ export abstract class TransactionsPort {
    * announces the id only once the transaction exists, so a partner who follows it never meets a 404.
    */
   abstract createForCashIn(projectId: string, deposit: CashInTransactionRequest): Promise<{ transactionId: string }>;
+  /**
+   * Creates a deposit address deposit's transaction, or finds it made: the deposit-addresses service
+   * answers the simulated deposit with the transaction id only once it exists.
+   */
+  abstract createForDepositAddress(projectId: string, deposit: DepositAddressDepositReceived): Promise<{ transactionId: string }>;
 }
 
 /**
@@ -186,6 +193,7 @@ export const PORT_ROUTES = {
   },
   transactions: {
     createForCashIn: 'internal/transactions/cash-in',
+    createForDepositAddress: 'internal/transactions/deposit-address',
   },
   accounts: {
     customer: 'internal/accounts/customer',

@@ -18,7 +18,7 @@ export class GatewayPortAdapter extends GatewayPort {
   async project(projectId: string): Promise<ProjectSettings> {
     if (!isId('project', projectId)) throw new ApiError('ProjectNotFound');
     const row = await this.gateway.requireProject(projectId);
-    return { projectId: row.id, features: row.features, limits: row.limits };
+    return { projectId: row.id, features: row.features, limits: row.limits, attributionTimeoutHours: row.attribution_timeout_hours };
   }
 }
 

@@ -14,6 +14,7 @@ import {
   type AcceptedQuote,
   type AcceptQuoteRequest,
   type CashInTransactionRequest,
+  type DepositAddressDepositReceived,
   type CustomerView,
   type ExternalAccountView,
   type ProjectSettings,
@@ -74,6 +75,9 @@ class HttpTransactionsPort extends TransactionsPort {
   }
   createForCashIn(projectId: string, deposit: CashInTransactionRequest): Promise<{ transactionId: string }> {
     return this.client.call(PORT_ROUTES.transactions.createForCashIn, { projectId, deposit });
+  }
+  createForDepositAddress(projectId: string, deposit: DepositAddressDepositReceived): Promise<{ transactionId: string }> {
+    return this.client.call(PORT_ROUTES.transactions.createForDepositAddress, { projectId, deposit });
   }
 }
 

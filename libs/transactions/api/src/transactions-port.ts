@@ -4,7 +4,7 @@
 // its transaction); across processes they post to TransactionsInternalController.
 import { Body, Controller, HttpCode, Injectable, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { TransactionsPort, type CashInTransactionRequest } from '@mm/contracts';
+import { TransactionsPort, type CashInTransactionRequest, type DepositAddressDepositReceived } from '@mm/contracts';
 import { TransactionsService } from '@mm/transactions/application';
 import { InternalRoute, NoIdempotencyKey } from '@mm/platform/http';
 
@@ -16,6 +16,10 @@ export class TransactionsPortAdapter extends TransactionsPort {
 
   createForCashIn(projectId: string, deposit: CashInTransactionRequest): Promise<{ transactionId: string }> {
     return this.transactions.createForCashIn(projectId, deposit);
+  }
+
+  createForDepositAddress(projectId: string, deposit: DepositAddressDepositReceived): Promise<{ transactionId: string }> {
+    return this.transactions.createForDepositAddress(projectId, deposit);
   }
 }
 
@@ -30,5 +34,13 @@ export class TransactionsInternalController {
   @HttpCode(200)
   createForCashIn(@Body() body: { projectId: string; deposit: CashInTransactionRequest }): Promise<{ transactionId: string }> {
     return this.port.createForCashIn(String(body.projectId), body.deposit);
+  }
+
+  @Post('deposit-address')
+  @InternalRoute()
+  @NoIdempotencyKey()
+  @HttpCode(200)
+  createForDepositAddress(@Body() body: { projectId: string; deposit: DepositAddressDepositReceived }): Promise<{ transactionId: string }> {
+    return this.port.createForDepositAddress(String(body.projectId), body.deposit);
   }
 }

@@ -361,6 +361,19 @@ export class TransactionsService implements OnModuleInit {
     return { transactionId: deposit.transactionId };
   }
 
+  /** The transactions port: a deposit address deposit's transaction (issue 19; filled in below). */
+  async createForDepositAddress(projectId: string, deposit: EventPayloads['depositAddress.depositReceived']): Promise<{ transactionId: string }> {
+    if (deposit?.projectId !== projectId || !isId('transaction', String(deposit.transactionId))) {
+      throw new ApiError('InvalidRequest', 'the deposit names another project or no transaction id');
+    }
+    await runCommand(this.uow, () => this.createDepositAddressTransaction(deposit));
+    return { transactionId: deposit.transactionId };
+  }
+
+  private async createDepositAddressTransaction(_d: EventPayloads['depositAddress.depositReceived']): Promise<void> {
+    throw new ApiError('InvalidRequest', 'deposit address transactions are not built yet');
+  }
+
   private async createCashInTransaction(d: EventPayloads['cashIn.deposited']): Promise<void> {
     const customer = { relationship: 'customer', customerId: d.customerId, entityType: 'individual' } as const;
     const destination: TransactionCreated['destination'] = d.destination.walletId
