@@ -155,14 +155,16 @@ export interface EventPayloads {
   'transaction.fundsPulled': TransactionTransition & { walletId: string; postingId: string; asset: string; amount: string };
   'transaction.legInitiated': TransactionTransition & { leg: TransactionLeg };
   'transaction.legSettled': TransactionTransition & { legId: string; references: LegReferences; settlement: LegSettlement };
-  'transaction.legFailed': TransactionTransition & { legId: string; failure: LegFailure };
+  /** afterSending: the transfer left and came back (returned by the bank, reverted on chain), rather than refused. */
+  'transaction.legFailed': TransactionTransition & { legId: string; failure: LegFailure; afterSending?: boolean };
   'transaction.reviewStarted': TransactionTransition & { reason: string };
   'transaction.reviewCleared': TransactionTransition & { outcome: 'approved' | 'rejected' };
   'transaction.completed': TransactionTransition;
   'transaction.failed': TransactionTransition & { error: SettlementError };
   /** The money goes back to the source: the refund leg is in flight. */
   /** walletId: the source wallet credited back; null for a card buy, refunded to the card. */
-  'transaction.refundInitiated': TransactionTransition & { leg: TransactionLeg; walletId: string | null; error: SettlementError };
+  /** finalSubStatus: where the refund ends (failed.returnedToSender unless given; failed.attributionTimeout for a lapsed attribution). */
+  'transaction.refundInitiated': TransactionTransition & { leg: TransactionLeg; walletId: string | null; error: SettlementError; finalSubStatus?: string };
   'transaction.refunded': TransactionTransition & { legId: string; error: SettlementError };
   /** The service stopped waiting for the payout's answer; the sweeper asks the provider about it. */
   'transaction.payoutUnconfirmed': TransactionTransition & { legId: string };
@@ -175,6 +177,17 @@ export interface EventPayloads {
    * with `cashPickupExpired` and the money goes back to the source wallet).
    */
   'transaction.cashPickupReady': TransactionTransition & { legId: string; pickupCode: string };
+  /** The transaction waits on the partner (spec: `awaitingAction` with its `hold`): sender attribution or a payout destination. */
+  'transaction.held': TransactionTransition & { hold: TransactionHold };
+  /**
+   * The hold is cleared: the sender was attributed (the source's party and registered account with it),
+   * or a destination was set (the transaction's destination and pricing with it).
+   */
+  'transaction.holdReleased': TransactionTransition & {
+    code: TransactionHold['code'];
+    sender?: { party: Party; externalAccountId: string };
+    target?: DepositPayoutTarget;
+  };
 
   // accounts: the ledger side of a transaction (ADR 0019)
   /** A posting between ledger accounts that are not wallets (transit, rails, conversion). */
@@ -350,6 +363,20 @@ export interface TransactionCreated extends TransactionTransition {
   metadata: Record<string, string>;
   /** The customers on either side, for `GET /transactions?customerId=`. */
   customerIds: string[];
+  /** A deposit's transaction: the payout instruction, and where a return of the crypto goes. */
+  payout?: PayoutInstruction;
+  returnTo?: { address: string; network: string; externalAccountId: string | null };
+}
+
+/** spec: Transaction `hold`, present only while `awaitingAction`. */
+export interface TransactionHold {
+  code: 'senderAttribution' | 'payoutDestinationMissing';
+  /** A fixed sentence naming no provider. */
+  message: string;
+  /** senderAttribution only: when the attribution timeout ends the wait. */
+  deadline?: string;
+  /** senderAttribution only: the sending wallet to register. */
+  match?: { address: string; network: string };
 }
 
 /** One transfer of a transaction (spec: Transaction, legs). */

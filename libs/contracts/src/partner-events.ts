@@ -42,6 +42,8 @@ export const PARTNER_EVENTS: Partial<Record<EventType, readonly string[]>> = {
         'transaction.payoutUnconfirmed',
         'transaction.payoutRetried',
         'transaction.cashPickupReady',
+        'transaction.held',
+        'transaction.holdReleased',
       ] as const
     ).map((type) => [type, ['transaction.statusChanged']]),
   ),
@@ -105,6 +107,70 @@ const UNDER_REVIEW_WHEN = (corridors: string) =>
 const planned = (resource: 'virtualAccount' | 'depositAddress', names: string[]): PartnerEventDefinition[] =>
   names.map((name) => ({ name, resource, when: `planned: ${PARTNER_EVENT_RESOURCES[resource].title.toLowerCase()} are not offered by this version` }));
 
+/** The payout families of a deposit address's bank payouts, by the rail of the payout (docs/events.md). */
+export const DEPOSIT_ADDRESS_PAYOUT_FAMILIES: Record<string, string> = {
+  ach: 'deposit_address.ach_payout',
+  achSameDay: 'deposit_address.ach_payout',
+  local: 'deposit_address.ach_payout',
+  wire: 'deposit_address.wire_payout',
+  swift: 'deposit_address.intl_wire_payout',
+};
+
+const LEG_DATA = 'Its `data` is the deposit\'s transaction (precursor `depositAddress`) as it is after this step, with its `sequence`';
+
+/**
+ * The legs of a deposit address deposit's transaction (spec: Events / Catalog, deposit address legs; tie 5):
+ * each is announced with the transaction as `data`, in the same database transaction as its leg write.
+ */
+const DEPOSIT_ADDRESS_LEG_DEFINITIONS: PartnerEventDefinition[] = [
+  { name: 'deposit_address.crypto_deposit.pending', resource: 'transaction', when: `an on-chain deposit reached a deposit address and its transaction was created (the crypto deposit leg is recorded). ${LEG_DATA}` },
+  { name: 'deposit_address.crypto_deposit.settled', resource: 'transaction', when: `the on-chain deposit is final: the crypto is held for the payout (the deposit leg is \`settled\`). ${LEG_DATA}` },
+  {
+    name: 'deposit_address.crypto_deposit.failed',
+    resource: 'transaction',
+    when: 'an on-chain deposit failed after it was seen (reverted on chain). The sandbox does not simulate this: its deposits are final when recorded',
+  },
+  {
+    name: 'deposit_address.crypto_deposit.needs_attribution',
+    resource: 'transaction',
+    when: `the deposit's sender is not registered for the customer on an address that requires it: the transaction is \`awaitingAction\` (\`awaitingAction.awaitingSenderAttribution\`) with \`hold.match\` naming the wallet to register before \`hold.deadline\`. ${LEG_DATA}`,
+  },
+  ...['ach_payout', 'wire_payout', 'intl_wire_payout'].flatMap((family): PartnerEventDefinition[] => {
+    const rails = Object.entries(DEPOSIT_ADDRESS_PAYOUT_FAMILIES)
+      .filter(([, f]) => f === `deposit_address.${family}`)
+      .map(([rail]) => `\`${rail}\``)
+      .join(', ');
+    const payout = `the bank payout of a deposit (payout rail ${rails})`;
+    return [
+      { name: `deposit_address.${family}.initiated`, resource: 'transaction', when: `${payout} is initiated, or an operator sends it again (a new payout leg). ${LEG_DATA}` },
+      { name: `deposit_address.${family}.pending`, resource: 'transaction', when: `${payout} was handed to the bank and is in flight; sent with \`.initiated\`, same \`sequence\`. ${LEG_DATA}` },
+      { name: `deposit_address.${family}.settled`, resource: 'transaction', when: `${payout} settled: the money reached the bank account and the transaction is \`completed\`. ${LEG_DATA}` },
+      {
+        name: `deposit_address.${family}.failed`,
+        resource: 'transaction',
+        when: `${payout} was refused before anything was sent (by the provider, or because the destination account is no longer usable): the money stays held, \`processing.underReview\`, for an operator's retry or refund. ${LEG_DATA}`,
+      },
+      {
+        name: `deposit_address.${family}.returned`,
+        resource: 'transaction',
+        when: `${payout} was sent and came back (returned by the receiving bank, or the provider had no record of it): the money stays held, \`processing.underReview\`, for an operator's retry or refund. ${LEG_DATA}`,
+      },
+    ];
+  }),
+  {
+    name: 'deposit_address.crypto_payout.initiated',
+    resource: 'transaction',
+    when: `the deposit's crypto is being returned on chain (to the address's \`returnDestination\`, else the sender): the address was frozen or closed, the sender was never attributed, a review rejected it, or an operator refunded it. ${LEG_DATA}`,
+  },
+  { name: 'deposit_address.crypto_payout.pending', resource: 'transaction', when: `the return is in flight on chain; sent with \`.initiated\`, same \`sequence\`. ${LEG_DATA}` },
+  {
+    name: 'deposit_address.crypto_payout.settled',
+    resource: 'transaction',
+    when: `the return reached the sending wallet: the transaction is \`failed\` (\`failed.returnedToSender\`, or \`failed.attributionTimeout\`). ${LEG_DATA}`,
+  },
+  { name: 'deposit_address.crypto_payout.failed', resource: 'transaction', when: 'a return failed on chain. The sandbox does not simulate this: its returns settle' },
+];
+
 /**
  * Every partner-visible event of the spec's catalogue (spec: Events / Catalog), in its order, with
  * when it fires here. docs/events.md and the OpenAPI document's `webhooks` are generated from it.
@@ -128,12 +194,7 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
   ...planned('virtualAccount', ['initiated', 'pending', 'settled', 'failed'].map((e) => `virtualAccount.cryptoTransfer.${e}`)),
   ...planned('virtualAccount', ['initiated', 'pending', 'settled', 'failed'].map((e) => `virtualAccount.fiatTransfer.${e}`)),
   ...planned('depositAddress', ['created', 'active', 'frozen', 'closed', 'failed', 'statusChanged', 'updated'].map((e) => `depositAddress.${e}`)),
-  ...planned('depositAddress', ['pending', 'settled', 'failed', 'needs_attribution'].map((e) => `deposit_address.crypto_deposit.${e}`)),
-  ...planned(
-    'depositAddress',
-    ['ach_payout', 'wire_payout', 'intl_wire_payout'].flatMap((leg) => ['initiated', 'pending', 'settled', 'failed', 'returned'].map((e) => `deposit_address.${leg}.${e}`)),
-  ),
-  ...planned('depositAddress', ['initiated', 'pending', 'settled', 'failed'].map((e) => `deposit_address.crypto_payout.${e}`)),
+  ...DEPOSIT_ADDRESS_LEG_DEFINITIONS,
   {
     name: 'externalAccount.created',
     resource: 'externalAccount',

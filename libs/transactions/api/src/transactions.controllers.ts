@@ -131,6 +131,21 @@ export class TransactionsEventsController {
     return this.transactions.onCashInDeposited(event);
   }
 
+  @EventPattern('depositAddress.depositReceived')
+  onDepositReceived(@Payload() event: RecordedEvent<'depositAddress.depositReceived', EventPayloads['depositAddress.depositReceived']>): Promise<void> {
+    return this.transactions.onDepositReceived(event);
+  }
+
+  @EventPattern('depositAddress.senderAttributed')
+  onSenderAttributed(@Payload() event: RecordedEvent<'depositAddress.senderAttributed', EventPayloads['depositAddress.senderAttributed']>): Promise<void> {
+    return this.transactions.onSenderAttributed(event);
+  }
+
+  @EventPattern('depositAddress.destinationRestored')
+  onDestinationRestored(@Payload() event: RecordedEvent<'depositAddress.destinationRestored', EventPayloads['depositAddress.destinationRestored']>): Promise<void> {
+    return this.transactions.onDestinationRestored(event);
+  }
+
   @EventPattern('funds.returned')
   onFundsReturned(@Payload() event: RecordedEvent<'funds.returned', EventPayloads['funds.returned']>): Promise<void> {
     return this.transactions.onFundsReturned(event);

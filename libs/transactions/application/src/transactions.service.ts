@@ -12,7 +12,14 @@ import { AccountsPort, ApiError, GatewayPort, QuotesPort, underReviewEvent, type
 import {
   capPeriods,
   checkPerTransaction,
+  cryptoDepositLeg,
+  depositAddressLegEvents,
   depositLeg,
+  depositNext,
+  depositTransactionRecord,
+  destinationMissing,
+  payoutNext,
+  withTarget,
   legAccounts,
   limitedFiatLeg,
   needsReview,
@@ -46,6 +53,8 @@ import { TransactionsEventStore } from './transactions-event-store';
 export const LEG_TIMER = 'transaction.leg';
 export const REVIEW_TIMER = 'transaction.review';
 export const SWEEP_TIMER = 'transaction.unconfirmedSweep';
+/** A deposit held for its sender's attribution fails at the hold's deadline (key: the transaction id). */
+export const ATTRIBUTION_TIMER = 'transaction.attributionTimeout';
 
 export type OperatorAction = 'retry' | 'refund' | 'markFailed';
 
@@ -74,6 +83,7 @@ export class TransactionsService implements OnModuleInit {
     this.timers.on(LEG_TIMER, (timer) => this.onLegAnswer(timer));
     this.timers.on(REVIEW_TIMER, (timer) => this.onReviewDecision(timer));
     this.timers.on(SWEEP_TIMER, (timer) => this.onSweep(timer));
+    this.timers.on(ATTRIBUTION_TIMER, (timer) => this.onAttributionTimeout(timer));
   }
 
   /** Operator routes (spec: Operator-only): any project's transaction, by id. */
@@ -361,7 +371,11 @@ export class TransactionsService implements OnModuleInit {
     return { transactionId: deposit.transactionId };
   }
 
-  /** The transactions port: a deposit address deposit's transaction (issue 19; filled in below). */
+  /**
+   * The transactions port: the deposit-addresses service has the transaction of a deposit made before it
+   * answers the deposit with its id. In one process this joins its database transaction; across
+   * processes it commits first, and depositAddress.depositReceived, read later, finds it made.
+   */
   async createForDepositAddress(projectId: string, deposit: EventPayloads['depositAddress.depositReceived']): Promise<{ transactionId: string }> {
     if (deposit?.projectId !== projectId || !isId('transaction', String(deposit.transactionId))) {
       throw new ApiError('InvalidRequest', 'the deposit names another project or no transaction id');
@@ -370,8 +384,55 @@ export class TransactionsService implements OnModuleInit {
     return { transactionId: deposit.transactionId };
   }
 
-  private async createDepositAddressTransaction(_d: EventPayloads['depositAddress.depositReceived']): Promise<void> {
-    throw new ApiError('InvalidRequest', 'deposit address transactions are not built yet');
+  /** A deposit reached a deposit address (spec: rule 3): its transaction, once, however often this arrives. */
+  async onDepositReceived(event: RecordedEvent<'depositAddress.depositReceived', EventPayloads['depositAddress.depositReceived']>): Promise<void> {
+    await this.createDepositAddressTransaction(event.data);
+  }
+
+  private async createDepositAddressTransaction(d: EventPayloads['depositAddress.depositReceived']): Promise<void> {
+    const record = depositTransactionRecord(d);
+    const full = { ...record, status: 'processing', subStatus: null, at: d.at } as TransactionCreated;
+    const next = depositNext(full, d, `${d.transactionId}.2`);
+    try {
+      await this.execute(d.projectId, d.transactionId, { type: 'CreateFromDeposit', record, depositLeg: cryptoDepositLeg(d), txHash: d.deposit.txHash, next, at: d.at }, { newStream: true });
+    } catch (error) {
+      if (error instanceof ConcurrencyError) return;
+      throw error;
+    }
+  }
+
+  /** The held deposit's sender was registered: the hold is cleared and the payout goes on (or waits for a destination). */
+  async onSenderAttributed(event: RecordedEvent<'depositAddress.senderAttributed', EventPayloads['depositAddress.senderAttributed']>): Promise<void> {
+    const d = event.data;
+    if (!(await this.exists(d.transactionId))) return;
+    await this.execute(d.projectId, d.transactionId, (state) => {
+      const record = withTarget(state.record!, d.target);
+      const next = d.destinationMissing ? destinationMissing() : payoutNext(record, nextLegId(state));
+      return { type: 'ReleaseHold', code: 'senderAttribution', sender: { party: d.sender, externalAccountId: d.externalAccountId }, target: d.target, next, at: d.at };
+    });
+    await this.timers.cancel(ATTRIBUTION_TIMER, d.transactionId);
+  }
+
+  /** The address has a usable destination again: every deposit held for one pays out to it. */
+  async onDestinationRestored(event: RecordedEvent<'depositAddress.destinationRestored', EventPayloads['depositAddress.destinationRestored']>): Promise<void> {
+    const d = event.data;
+    for (const release of d.releases) {
+      if (!(await this.exists(release.transactionId))) continue;
+      await this.execute(d.projectId, release.transactionId, (state) => {
+        const record = withTarget(state.record!, release.target);
+        return { type: 'ReleaseHold', code: 'payoutDestinationMissing', target: release.target, next: payoutNext(record, nextLegId(state)), at: d.at };
+      });
+    }
+  }
+
+  /** The attribution deadline passed with the sender unregistered: the crypto goes back, failed.attributionTimeout. */
+  private async onAttributionTimeout(timer: DueTimer): Promise<void> {
+    const at = (await this.clock.now(timer.projectId)).toISOString();
+    await this.execute(timer.projectId, String(timer.payload.transactionId), (state) => ({ type: 'ExpireAttribution', refundLeg: refundLeg(state.record!, nextLegId(state)), at }));
+  }
+
+  private async exists(transactionId: string): Promise<boolean> {
+    return (await loadState(this.store, transactionStreamId(transactionId), transactionDecider)) !== undefined;
   }
 
   private async createCashInTransaction(d: EventPayloads['cashIn.deposited']): Promise<void> {
@@ -428,9 +489,14 @@ export class TransactionsService implements OnModuleInit {
     for (const event of decision.events) {
       const previous = state;
       state = transactionDecider.evolve(state, event as unknown as TransactionEvent);
-      if (previous.status === state.status && previous.subStatus === state.subStatus) continue;
-      const names = ['transaction.statusChanged'];
-      if (event.type === 'transaction.reviewStarted') names.push(underReviewEvent(state.record!.sourceToDestination));
+      const names: string[] = [];
+      if (previous.status !== state.status || previous.subStatus !== state.subStatus) {
+        names.push('transaction.statusChanged');
+        if (event.type === 'transaction.reviewStarted') names.push(underReviewEvent(state.record!.sourceToDestination));
+      }
+      // A deposit address deposit's legs are announced too, with the same sequence (tie 5).
+      names.push(...depositAddressLegEvents(previous, event as unknown as TransactionEvent, state));
+      if (names.length === 0) continue;
       views.set(event.eventId, {
         resourceId: transactionId,
         data: transactionView(state) as unknown as Record<string, unknown>,
@@ -451,10 +517,14 @@ export class TransactionsService implements OnModuleInit {
       if (event.type === 'transaction.payoutUnconfirmed') {
         await this.timers.schedule(projectId, SWEEP_TIMER, event.data.legId, new Date(now.getTime() + UNCONFIRMED_SWEEP_SECONDS * 1000), { transactionId: event.data.transactionId, legId: event.data.legId });
       }
-      if (event.type === 'transaction.legInitiated' || event.type === 'transaction.payoutRetried') {
+      // A leg settled in the command that started it (a deposit's crypto, final when reported) has no rail to ask.
+      if ((event.type === 'transaction.legInitiated' || event.type === 'transaction.payoutRetried') && state.legs.find((l) => l.id === event.data.leg.id)?.status === 'pending') {
         const leg = event.data.leg;
         const { afterSeconds } = this.rails.answer(state.record!, leg, now);
         await this.timers.schedule(projectId, LEG_TIMER, leg.id, new Date(now.getTime() + afterSeconds * 1000), { transactionId: event.data.transactionId, legId: leg.id });
+      }
+      if (event.type === 'transaction.held' && event.data.hold.deadline) {
+        await this.timers.schedule(projectId, ATTRIBUTION_TIMER, event.data.transactionId, new Date(event.data.hold.deadline), { transactionId: event.data.transactionId });
       }
       if (event.type === 'transaction.reviewStarted' && !state.legs.some((l) => l.status === 'failed')) {
         await this.timers.schedule(projectId, REVIEW_TIMER, event.data.transactionId, new Date(now.getTime() + SANDBOX_REVIEW_SECONDS * 1000), { transactionId: event.data.transactionId });

@@ -25,7 +25,8 @@ export const EXTERNAL_ACCOUNT_FAILURES = { invalid: 'externalAccountInvalid', de
  * transactions: other flows have rows of their own for a destination that goes away.
  */
 export function legAccounts(record: TransactionCreated, leg: Pick<NewLeg, 'kind'>): LegAccount[] {
-  if (record.precursor.type !== 'quote') return [];
+  // A deposit address's payout needs its bank account as a quote's does (its failure holds the money for review).
+  if (record.precursor.type !== 'quote' && record.precursor.type !== 'depositAddress') return [];
   const named = (side: LegAccount['side']): LegAccount[] => {
     const id = sideExternalAccountId(record[side]);
     return id ? [{ side, id }] : [];

@@ -67,6 +67,7 @@ export function transactionView(state: TransactionState): TransactionView {
     ...(fiatPayout
       ? { payoutOrigin: { type: r.precursor.type, id: r.precursor.id, accountHolder: 'customer', accountHolderName: null } }
       : {}),
+    ...(state.status === 'awaitingAction' && state.hold ? { hold: { ...state.hold } } : {}),
     ...(state.error && state.status === 'failed' ? { error: { ...state.error } } : {}),
     metadata: r.metadata,
     createdAt: r.at,

@@ -8,7 +8,10 @@
 // wallet; both complete it (spec: States / Transaction, sub-statuses).
 import {
   ApiError,
+  type DepositPayoutTarget,
   type EventPayloads,
+  type Party,
+  type TransactionHold,
   type LegFailure,
   type LegSettlement,
   type LegReferences,
@@ -35,6 +38,8 @@ export type TransactionEvent = TypedEvent<
   | 'transaction.payoutUnconfirmed'
   | 'transaction.payoutRetried'
   | 'transaction.cashPickupReady'
+  | 'transaction.held'
+  | 'transaction.holdReleased'
 >;
 
 /** The first leg a new transaction starts, unless it is held for review first. */
@@ -76,7 +81,38 @@ export type TransactionCommand =
    * The retail network reports a cash pickup waiting for collection: the recipient collected the
    * cash, or the pickup expired uncollected (its money goes back to the source wallet: refundLeg).
    */
-  | { type: 'ReportCashPickup'; outcome: 'collected' | 'expired'; refundLeg: NewLeg; at: string };
+  | { type: 'ReportCashPickup'; outcome: 'collected' | 'expired'; refundLeg: NewLeg; at: string }
+  /**
+   * A deposit reached a deposit address (spec: rule 3; Deposit address): the transaction starts with its
+   * crypto deposit leg settled at once (the chain's transfer is final when reported), then pays out
+   * (after review when the amount calls for it), waits on a hold, or returns the crypto to the sender.
+   */
+  | {
+      type: 'CreateFromDeposit';
+      record: Omit<TransactionCreated, 'status' | 'subStatus' | 'at'>;
+      depositLeg: NewLeg;
+      txHash: string;
+      next: DepositNext;
+      at: string;
+    }
+  /** The hold is cleared: the sender attributed, or a destination set. What follows is decided by the caller. */
+  | {
+      type: 'ReleaseHold';
+      code: TransactionHold['code'];
+      sender?: { party: Party; externalAccountId: string };
+      target?: DepositPayoutTarget;
+      next: DepositNext;
+      at: string;
+    }
+  /** The sender was not attributed before the hold's deadline: the crypto goes back (failed.attributionTimeout). */
+  | { type: 'ExpireAttribution'; refundLeg: NewLeg; at: string };
+
+/** What a deposit's transaction does once its deposit is in, or once a hold is cleared. */
+export type DepositNext =
+  | { kind: 'payout'; leg: NewLeg }
+  | { kind: 'review'; reason: string }
+  | { kind: 'hold'; hold: TransactionHold }
+  | { kind: 'return'; refundLeg: NewLeg; failure: LegFailure };
 
 export interface TransactionState {
   status: TransactionStatus | 'none';
@@ -88,6 +124,10 @@ export interface TransactionState {
   pendingError: SettlementError | null;
   /** The source wallet whose money was pulled, if any. */
   pulledFrom: { walletId: string; asset: string; amount: string } | null;
+  /** While awaitingAction: why (spec: Transaction `hold`). */
+  hold: TransactionHold | null;
+  /** Where the refund in flight ends (failed.returnedToSender unless it says otherwise). */
+  refundEndsIn: string | null;
   updatedAt: string | null;
 }
 
@@ -101,7 +141,8 @@ function pendingLeg(leg: NewLeg, at: string): TransactionLeg {
 
 function evolve(state: TransactionState, e: TransactionEvent): TransactionState {
   const d = e.data;
-  const moved = { ...state, status: d.status, subStatus: d.subStatus, updatedAt: d.at };
+  // A hold lasts while the transaction is awaitingAction (spec: Transaction `hold`).
+  const moved = { ...state, status: d.status, subStatus: d.subStatus, updatedAt: d.at, hold: d.status === 'awaitingAction' ? state.hold : null };
   switch (e.type) {
     case 'transaction.created':
       return { ...moved, record: e.data };
@@ -122,7 +163,16 @@ function evolve(state: TransactionState, e: TransactionEvent): TransactionState 
     case 'transaction.failed':
       return { ...moved, error: e.data.error, pendingError: null };
     case 'transaction.refundInitiated':
-      return { ...moved, legs: [...state.legs, e.data.leg], pendingError: e.data.error };
+      return { ...moved, legs: [...state.legs, e.data.leg], pendingError: e.data.error, refundEndsIn: e.data.finalSubStatus ?? null };
+    case 'transaction.held':
+      return { ...moved, hold: e.data.hold };
+    case 'transaction.holdReleased': {
+      const r = state.record!;
+      const { sender, target } = e.data;
+      const source = sender ? { ...r.source, party: sender.party, details: { ...r.source.details, id: sender.externalAccountId } } : r.source;
+      const record = target ? { ...r, source, destination: target.destination, pricing: target.pricing, payout: target.payout } : { ...r, source };
+      return { ...moved, hold: null, record };
+    }
     case 'transaction.payoutUnconfirmed':
       return moved;
     case 'transaction.payoutRetried':
@@ -135,6 +185,7 @@ function evolve(state: TransactionState, e: TransactionEvent): TransactionState 
         legs: state.legs.map((l) => (l.id === e.data.legId ? { ...l, status: 'settled', settledAt: e.data.at } : l)),
         error: e.data.error,
         pendingError: null,
+        refundEndsIn: null,
       };
   }
 }
@@ -160,9 +211,34 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
     events.push(event('transaction.legInitiated', { ...base, status: 'processing', subStatus, leg: pendingLeg(command.firstLeg, at) }));
     return events;
   }
+  if (command.type === 'CreateFromDeposit') {
+    if (state.status !== 'none') return [];
+    const { at, record } = command;
+    const base = { transactionId: record.transactionId, projectId: record.projectId, at };
+    const leg = pendingLeg(command.depositLeg, at);
+    const created: TransactionState = { ...transactionDecider.initialState(), status: 'processing', record: { ...record, status: 'processing', subStatus: null, at }, legs: [leg] };
+    return [
+      event('transaction.created', { ...record, status: 'processing', subStatus: null, at }),
+      event('transaction.legInitiated', { ...base, status: 'processing', subStatus: null, leg }),
+      event('transaction.legSettled', { ...base, status: 'processing', subStatus: null, legId: leg.id, references: { txHash: command.txHash }, settlement: settlementOf(created.record!, leg) }),
+      ...afterDeposit(created, base, command.next),
+    ];
+  }
   if (state.status === 'none' || !state.record) throw new ApiError('TransactionNotFound');
   const { transactionId, projectId } = state.record;
   const base = { transactionId, projectId, at: command.at };
+
+  if (command.type === 'ReleaseHold') {
+    // A hold already cleared (or never placed: a late or repeated release) changes nothing.
+    if (state.status !== 'awaitingAction' || state.hold?.code !== command.code) return [];
+    const released = event('transaction.holdReleased', { ...base, status: 'processing', subStatus: null, code: command.code, sender: command.sender, target: command.target });
+    return [released, ...afterDeposit(evolve(state, released), base, command.next)];
+  }
+  if (command.type === 'ExpireAttribution') {
+    if (state.status !== 'awaitingAction' || state.hold?.code !== 'senderAttribution') return [];
+    const failure = { code: 'attributionTimeout', message: 'The sender was not registered before the attribution deadline; the crypto goes back to the sender.' };
+    return [returnDeposit(state, base, command.refundLeg, settlementError(failure, command.at, false), 'failed.attributionTimeout')];
+  }
 
   if (command.type === 'DecideReview') {
     if (state.subStatus !== 'processing.underReview' || state.legs.some((l) => l.status === 'pending')) return [];
@@ -187,7 +263,7 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
     error.refund = { status: 'completed', amount: leg.amount, asset: leg.asset };
     // An expired cash pickup is no failure (spec: States / Transaction): it completes, its money back home.
     if (cashPickupExpired(state)) return [event('transaction.refunded', { ...base, status: 'completed', subStatus: 'completed.cashPickupExpired', legId: leg.id, error })];
-    return [event('transaction.refunded', { ...base, status: 'failed', subStatus: 'failed.returnedToSender', legId: leg.id, error })];
+    return [event('transaction.refunded', { ...base, status: 'failed', subStatus: state.refundEndsIn ?? 'failed.returnedToSender', legId: leg.id, error })];
   }
 
   if (command.type === 'RetryPayout') {
@@ -276,7 +352,7 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
       event('transaction.completed', { ...base, status: 'completed', subStatus: isCashPickupLeg(leg) ? 'completed.cashPickupCollected' : null }),
     ];
   }
-  const failed = event('transaction.legFailed', { ...base, status: state.status, subStatus: state.subStatus, legId: leg.id, failure: outcome.failure });
+  const failed = event('transaction.legFailed', { ...base, status: state.status, subStatus: state.subStatus, legId: leg.id, failure: outcome.failure, afterSending: outcome.kind === 'failed' });
   if (leg.kind === 'deposit') {
     // A single-leg refusal by the card processor, or a charge that failed after it was authorised.
     const subStatus = outcome.kind === 'declined' ? 'failed.providerDeclined' : 'failed.inboundFailed';
@@ -338,6 +414,7 @@ function refundOrFail(
   refundLeg: NewLeg | undefined,
   failedSubStatus: string,
 ): TransactionEvent[] {
+  if (isDepositAddressDeposit(state) && refundLeg) return [returnDeposit(state, base, refundLeg, error, 'failed.returnedToSender')];
   if (state.pulledFrom && refundLeg) {
     return [
       event('transaction.refundInitiated', {
@@ -353,8 +430,45 @@ function refundOrFail(
   return [event('transaction.failed', { ...base, status: 'failed', subStatus: failedSubStatus, error })];
 }
 
+/** A deposit address deposit's transaction: its crypto came in on chain, and can go back there. */
+function isDepositAddressDeposit(state: TransactionState): boolean {
+  return state.record?.precursor.type === 'depositAddress';
+}
+
+/** The crypto of a deposit goes back on chain (to the return destination or the sender); it ends in finalSubStatus. */
+function returnDeposit(state: TransactionState, base: { transactionId: string; projectId: string; at: string }, refundLeg: NewLeg, error: SettlementError, finalSubStatus: string): TransactionEvent {
+  return event('transaction.refundInitiated', {
+    ...base,
+    status: 'processing',
+    subStatus: 'processing.returningToSender',
+    leg: pendingLeg(refundLeg, base.at),
+    walletId: null,
+    error: { ...error, recoverable: false, recovery: undefined, refund: { status: 'pending', amount: refundLeg.amount, asset: refundLeg.asset } },
+    finalSubStatus,
+  });
+}
+
+/** A deposit's transaction with its money in: pay out, go to review, wait on a hold, or return the crypto. */
+function afterDeposit(state: TransactionState, base: { transactionId: string; projectId: string; at: string }, next: DepositNext): TransactionEvent[] {
+  switch (next.kind) {
+    case 'payout':
+      return [event('transaction.legInitiated', { ...base, status: 'processing', subStatus: null, leg: pendingLeg(next.leg, base.at) })];
+    case 'review':
+      return [event('transaction.reviewStarted', { ...base, status: 'processing', subStatus: 'processing.underReview', reason: next.reason })];
+    case 'hold':
+      return [event('transaction.held', { ...base, status: 'awaitingAction', subStatus: HOLD_SUB_STATUS[next.hold.code], hold: next.hold })];
+    case 'return':
+      return [returnDeposit(state, base, next.refundLeg, settlementError(next.failure, base.at, false), 'failed.returnedToSender')];
+  }
+}
+
+const HOLD_SUB_STATUS: Record<TransactionHold['code'], string> = {
+  senderAttribution: 'awaitingAction.awaitingSenderAttribution',
+  payoutDestinationMissing: 'awaitingAction.payoutDestinationMissing',
+};
+
 export const transactionDecider: Decider<TransactionCommand, TransactionEvent, TransactionState> = {
-  initialState: () => ({ status: 'none', subStatus: null, legs: [], error: null, pendingError: null, pulledFrom: null, updatedAt: null }),
+  initialState: () => ({ status: 'none', subStatus: null, legs: [], error: null, pendingError: null, pulledFrom: null, hold: null, refundEndsIn: null, updatedAt: null }),
   evolve,
   decide,
 };
