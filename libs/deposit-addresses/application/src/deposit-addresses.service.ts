@@ -161,7 +161,8 @@ export class DepositAddressesService implements OnModuleInit {
         createdAt: at,
       };
       const { state } = await this.execute(projectId, depositAddressId, { type: 'CreateDepositAddress', record }, { newStream: true });
-      await this.timers.schedule(projectId, PROVISIONING_TIMER, depositAddressId, new Date(Date.parse(at) + this.custodian.provisioningDelaySeconds * 1000), { depositAddressId });
+      const delay = this.custodian.provisioningDelaySeconds({ depositAddressId, asset: record.expectedSourceAsset, network: record.expectedSourceNetwork, label: record.label });
+      await this.timers.schedule(projectId, PROVISIONING_TIMER, depositAddressId, new Date(Date.parse(at) + delay * 1000), { depositAddressId });
       return depositAddressView(state as ExistingDepositAddress);
     });
   }

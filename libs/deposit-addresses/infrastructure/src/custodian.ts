@@ -1,8 +1,8 @@
 // The custodian that provisions deposit addresses, and the price of usdc in the
 // currencies payouts are made in, behind ports (ARCHITECTURE: external parties
 // sit behind provider ports). The sandbox custodian answers on the project's
-// clock, a few seconds after the address is created, and fails an address whose
-// label is the documented magic value (docs/sandbox.md).
+// clock, a few seconds after the address is created (an hour for one magic
+// label), and fails an address whose label is another (docs/sandbox.md).
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { SANDBOX_FX_FROM_USD } from '@mm/contracts';
@@ -16,20 +16,25 @@ export interface ProvisioningRequest {
 }
 
 export abstract class DepositAddressCustodian {
-  /** Seconds of project time the custodian takes to answer a provisioning request. */
-  abstract readonly provisioningDelaySeconds: number;
+  /** Seconds of project time the custodian takes to answer this provisioning request. */
+  abstract provisioningDelaySeconds(request: ProvisioningRequest): number;
   abstract provision(request: ProvisioningRequest): Promise<ProvisioningOutcome>;
 }
 
 /** A label that makes the sandbox custodian refuse to provision the address. */
 export const PROVISIONING_FAILURE_LABEL = 'ProvisioningFails';
+/** A label that makes the sandbox custodian take an hour of project time to answer. */
+export const PROVISIONING_SLOW_LABEL = 'ProvisioningSlow';
 
 /** How long the sandbox custodian takes, in project time. */
 export const SANDBOX_PROVISIONING_SECONDS = 2;
+export const SANDBOX_SLOW_PROVISIONING_SECONDS = 3600;
 
 @Injectable()
 export class SandboxDepositAddressCustodian extends DepositAddressCustodian {
-  readonly provisioningDelaySeconds = SANDBOX_PROVISIONING_SECONDS;
+  provisioningDelaySeconds(request: ProvisioningRequest): number {
+    return request.label === PROVISIONING_SLOW_LABEL ? SANDBOX_SLOW_PROVISIONING_SECONDS : SANDBOX_PROVISIONING_SECONDS;
+  }
 
   async provision(request: ProvisioningRequest): Promise<ProvisioningOutcome> {
     if (request.label === PROVISIONING_FAILURE_LABEL) {
