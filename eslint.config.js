@@ -17,7 +17,8 @@ const constraints = (forTests) => [
   scope('transactions', ['transactions', 'platform', 'contracts']),
   scope('webhooks', ['webhooks', 'platform', 'contracts']),
   scope('cash-in', ['cash-in', 'platform', 'contracts']),
-  scope('app', ['app', 'gateway', 'accounts', 'quoting', 'transactions', 'webhooks', 'cash-in', 'platform', 'contracts']),
+  scope('deposit-addresses', ['deposit-addresses', 'platform', 'contracts']),
+  scope('app', ['app', 'gateway', 'accounts', 'quoting', 'transactions', 'webhooks', 'cash-in', 'deposit-addresses', 'platform', 'contracts']),
   ...[
     ['pure', ['pure']],
     ['contracts', ['pure']],

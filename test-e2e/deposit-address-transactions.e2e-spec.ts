@@ -155,7 +155,7 @@ describe('deposit address deposits: the transaction each one makes', () => {
     expect(all.filter((x) => x.precursor?.id === t.da.id)).toHaveLength(1);
   }, 120_000);
 
-  it('pays out on the address's wire rail (wire_payout events)', async () => {
+  it('pays out on the wire rail the address names (wire_payout events)', async () => {
     const t = await tenant({ payout: { rail: 'wire' } });
     const txn = await t.deposit('30.00');
     expect(txn.legs[1]).toMatchObject({ kind: 'payout', rail: 'wire', status: 'pending' });

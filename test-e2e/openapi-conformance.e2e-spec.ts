@@ -107,8 +107,8 @@ describe('the OpenAPI document describes every response', () => {
     expect(conformance.webhookProblems(PARTNER_EVENT_CATALOGUE)).toEqual([]);
     if (E2E_MODE === 'distributed') {
       // The gateway serves the services' documents merged: each must come through as the service sends it.
-      const services = [...platform.logs().matchAll(/^\s+(accounts|quoting|transactions|webhooks|cash-in)\s+(http:\/\/127\.0\.0\.1:\d+)\s+pid/gm)];
-      expect(services.map((m) => m[1]).sort()).toEqual(['accounts', 'cash-in', 'quoting', 'transactions', 'webhooks']);
+      const services = [...platform.logs().matchAll(/^\s+(accounts|quoting|transactions|webhooks|cash-in|deposit-addresses)\s+(http:\/\/127\.0\.0\.1:\d+)\s+pid/gm)];
+      expect(services.map((m) => m[1]).sort()).toEqual(['accounts', 'cash-in', 'deposit-addresses', 'quoting', 'transactions', 'webhooks']);
       const differences: string[] = [];
       for (const [, service, url] of services) {
         const own = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, unknown>; components?: { schemas?: Record<string, unknown> } };
@@ -397,6 +397,19 @@ describe('the OpenAPI document describes every response', () => {
     await start({ source: { type: 'card', details: { externalAccountId: card.id }, amount: '40.94' }, destination: { type: 'walletOms', details: { id: wallet.id } } });
     await t.advance(5);
     await t.advance(5);
+    // A deposit address through its life: created, provisioned (active), updated, frozen, closed; and
+    // one whose provisioning fails.
+    const depositAddress = await t.post('/deposit-addresses', { customerId, expectedSourceAsset: 'usdc', expectedSourceNetwork: 'meridianchain', destination: { externalAccountId: bank.id }, payout: { rail: 'ach' } });
+    expectStatus(depositAddress, 201);
+    const failing = await t.post('/deposit-addresses', { customerId, expectedSourceAsset: 'usdc', expectedSourceNetwork: 'meridianchain', destination: { externalAccountId: bank.id }, payout: { rail: 'ach' }, label: 'ProvisioningFails' });
+    expectStatus(failing, 201);
+    const addressStatus = async (id: string, status: string) =>
+      eventually(async () => ((await t.get(`/deposit-addresses/${id}`)).body.status === status ? true : undefined), 20_000);
+    await addressStatus(depositAddress.body.id, 'active');
+    await addressStatus(failing.body.id, 'failed');
+    expectStatus(await t.patch(`/deposit-addresses/${depositAddress.body.id}`, { label: 'Inlet' }), 200);
+    expectStatus(await t.post(`/deposit-addresses/${depositAddress.body.id}/simulate/freeze`), 200);
+    expectStatus(await t.post(`/deposit-addresses/${depositAddress.body.id}/simulate/close`), 200);
     // The pending cash-in's code lapses an hour later.
     await t.advance(3700);
 
@@ -469,6 +482,60 @@ describe('the OpenAPI document describes every response', () => {
     await eventually(async () => ((await t.get(`/cash-ins/${bare.body.id}`)).body.status === 'expired' ? true : undefined));
     expectStatus(await t.get('/cash-ins?limit=1'), 200);
     expectStatus(await t.get('/cash-ins/ci_01h455vb4pex5vsknk084sn02q'), 404);
+    conforms();
+  });
+
+  it('deposit addresses', async () => {
+    const t = await tenant('conformance-deposit-addresses');
+    const customerId = await t.customer();
+    const owner = { kind: 'customer', customerId };
+    const bank = await t.account('/external-accounts', { owner, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } });
+    const iban = await t.account('/external-accounts', { owner, type: 'bankIban', bankIban: { iban: 'DE89370400440532013000', BIC: 'COBADEFFXXX' } });
+    const canada = await t.account('/external-accounts', { owner, type: 'bankCanada', bankCanada: { institutionNumber: '001', transitNumber: '12345', accountNumber: '1234567' } });
+    const back = await t.account('/external-accounts', { owner, type: 'walletExternal', walletExternal: { address: EXTERNAL_WALLET, network: 'meridianchain' } });
+    const counterparty = await t.post('/counterparties', { customerId, entityType: 'individual', firstName: 'Grace', lastName: 'Hopper' });
+    expectStatus(counterparty, 201);
+    const theirs = await t.account('/external-accounts', { owner: { kind: 'counterparty', counterpartyId: counterparty.body.id }, type: 'bankUs', bankUs: { accountNumber: '223456789012', routingNumber: '021000021' } });
+    const base = { customerId, expectedSourceAsset: 'usdc', expectedSourceNetwork: 'meridianchain' };
+    const status = async (id: string, wanted: string) =>
+      eventually(async () => ((await t.get(`/deposit-addresses/${id}`)).body.status === wanted ? true : undefined), 20_000);
+    // Every optional field set (and depositInstructions null while pending), then none; each kind of bank account.
+    const full = await t.post('/deposit-addresses', {
+      ...base,
+      destination: { externalAccountId: theirs.id },
+      payout: { rail: 'ach', secCode: 'PPD', companyDiscretionaryData: 'REF 1' },
+      returnDestination: { externalAccountId: back.id },
+      requiresCounterpartyWalletRegistration: true,
+      sponsorGas: true,
+      label: 'Full',
+      metadata: { ref: '1' },
+    });
+    expectStatus(full, 201);
+    const plain = await t.post('/deposit-addresses', { ...base, destination: { externalAccountId: bank.id }, payout: { rail: 'wire' } });
+    expectStatus(plain, 201);
+    expectStatus(await t.post('/deposit-addresses', { ...base, destination: { externalAccountId: iban.id }, payout: { rail: 'swift' } }), 201);
+    expectStatus(await t.post('/deposit-addresses', { ...base, destination: { externalAccountId: canada.id }, payout: { rail: 'local' } }), 201);
+    expectStatus(await t.post('/deposit-addresses', { ...base, destination: { externalAccountId: back.id }, payout: { rail: 'ach' } }), 422);
+    await status(plain.body.id, 'active');
+    await status(full.body.id, 'active');
+    expectStatus(await t.get('/deposit-addresses'), 200);
+    expectStatus(await t.get(`/deposit-addresses?customerId=${customerId}&limit=2`), 200);
+    expectStatus(await t.get(`/deposit-addresses/${full.body.id}`), 200);
+    expectStatus(await t.get('/deposit-addresses/da_01h455vb4pex5vsknk084sn02q'), 404);
+    expectStatus(await t.patch(`/deposit-addresses/${full.body.id}`, { label: null, returnDestination: null, metadata: { ref: null } }), 200);
+    expectStatus(await t.patch(`/deposit-addresses/${plain.body.id}`, { payout: { rail: 'ach' }, label: 'Plain' }), 200);
+    expectStatus(await t.post(`/deposit-addresses/${plain.body.id}/simulate/crypto-deposit`, { amount: '10.00', senderAddress: COUNTERPARTY_WALLET }), 201);
+    expectStatus(await t.post(`/deposit-addresses/${plain.body.id}/simulate/crypto-deposit`, { amount: '10.001' }), 422);
+    // The destination deleted: inactiveActionRequired, with its hold; re-pointed: active again.
+    expectStatus(await t.del(`/external-accounts/${bank.id}`), 204);
+    await status(plain.body.id, 'inactiveActionRequired');
+    expectStatus(await t.get(`/deposit-addresses/${plain.body.id}`), 200);
+    expectStatus(await t.patch(`/deposit-addresses/${plain.body.id}`, { destination: { externalAccountId: iban.id }, payout: { rail: 'swift' } }), 200);
+    expectStatus(await t.post(`/deposit-addresses/${plain.body.id}/simulate/freeze`), 200);
+    expectStatus(await t.post(`/deposit-addresses/${plain.body.id}/simulate/freeze`), 422);
+    expectStatus(await t.post(`/deposit-addresses/${plain.body.id}/simulate/unfreeze`), 200);
+    expectStatus(await t.post(`/deposit-addresses/${plain.body.id}/simulate/close`), 200);
+    expectStatus(await t.post(`/deposit-addresses/${plain.body.id}/simulate/unfreeze`), 422);
     conforms();
   });
 

@@ -14,6 +14,7 @@ const projects = [
   ['apps/transactions', 'transactions-app', 'scope:app', 'type:app'],
   ['apps/webhooks', 'webhooks-app', 'scope:app', 'type:app'],
   ['apps/cash-in', 'cash-in-app', 'scope:app', 'type:app'],
+  ['apps/deposit-addresses', 'deposit-addresses-app', 'scope:app', 'type:app'],
   // Composition of every service into one process: what apps, e2e tests and the benchmark start.
   ['libs/runtime/platform', 'runtime-platform', 'scope:app', 'type:runtime', '@mm/runtime/platform'],
   ['test-e2e', 'e2e', 'scope:app', 'type:e2e'],
@@ -45,6 +46,9 @@ const projects = [
   ]),
   ...['domain', 'application', 'api', 'infrastructure'].map((t) => [
     `libs/cash-in/${t}`, `cash-in-${t}`, 'scope:cash-in', `type:${t === 'infrastructure' ? 'infra' : t}`, `@mm/cash-in/${t}`,
+  ]),
+  ...['domain', 'application', 'api', 'infrastructure'].map((t) => [
+    `libs/deposit-addresses/${t}`, `deposit-addresses-${t}`, 'scope:deposit-addresses', `type:${t === 'infrastructure' ? 'infra' : t}`, `@mm/deposit-addresses/${t}`,
   ]),
 ];
 

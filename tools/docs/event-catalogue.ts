@@ -5,6 +5,7 @@
 // Regenerate with `npm run docs:events`; a unit test fails when it is stale.
 import {
   COMPLIANCE_REVIEW_EVENTS,
+  isOffered,
   PARTNER_EVENT_DEFINITIONS,
   PARTNER_EVENT_RESOURCES,
   partnerEventExample,
@@ -40,8 +41,11 @@ function section(definition: PartnerEventDefinition): string[] {
 
 export function renderEventCatalogue(): string {
   const resources = Object.entries(PARTNER_EVENT_RESOURCES);
-  const available = PARTNER_EVENT_DEFINITIONS.filter((e) => PARTNER_EVENT_RESOURCES[e.resource].available);
-  const planned = resources.filter(([, r]) => !r.available);
+  const available = PARTNER_EVENT_DEFINITIONS.filter(isOffered);
+  // Resources not offered yet, and offered ones with events this version does not send yet.
+  const planned = resources
+    .map(([key, r]) => ({ r, events: PARTNER_EVENT_DEFINITIONS.filter((e) => e.resource === key && !isOffered(e)) }))
+    .filter(({ events }) => events.length > 0);
   const byResource = resources.filter(([, r]) => r.available).map(([key, r]) => ({ r, events: available.filter((e) => e.resource === key) }));
   return [
     '# Events',
@@ -81,7 +85,7 @@ export function renderEventCatalogue(): string {
     '| `sequence` | integer | the resource\'s version: see below. Absent on `webhook.test` only |',
     '| `createdAt` | timestamp | when the delivery was created |',
     '| `occurredAt` | timestamp | when the change happened, on the project\'s clock |',
-    `| \`changedFields\` | array of strings | ${PARTNER_EVENT_DEFINITIONS.filter((e) => e.changedFields && PARTNER_EVENT_RESOURCES[e.resource].available).map((e) => code(e.name)).join(', ')} only: which fields of \`data\` the change changed |`,
+    `| \`changedFields\` | array of strings | ${available.filter((e) => e.changedFields).map((e) => code(e.name)).join(', ')} only: which fields of \`data\` the change changed |`,
     '| `data` | object | the whole resource as it was just after the change, in the shape its `GET` answers; its `object` says which resource it is. Branch on `data.status`, and use `data.subStatus` for detail only |',
     '',
     `The ${STATUS_CHANGED_EVENTS.length} \`*.statusChanged\` events of the specification are ${STATUS_CHANGED_EVENTS.map(code).join(', ')}; this version`,
@@ -97,10 +101,11 @@ export function renderEventCatalogue(): string {
     ...byResource.flatMap(({ r, events }) => [`## ${r.title}`, '', ...events.flatMap(section)]),
     '## Not in this version',
     '',
-    'The specification\'s catalogue also names the events of resources this version does not offer yet. They',
-    'cannot be subscribed to (422 `UnknownEventType`) and join the catalogue above when their resources do:',
+    'The specification\'s catalogue also names events this version does not send yet: those of resources it',
+    'does not offer yet, and some of resources it offers. They cannot be subscribed to (422 `UnknownEventType`)',
+    'and join the catalogue above when they are sent:',
     '',
-    ...planned.map(([key, r]) => `- ${r.title}: ${PARTNER_EVENT_DEFINITIONS.filter((e) => e.resource === key).map((e) => code(e.name)).join(', ')}.`),
+    ...planned.map(({ r, events }) => `- ${r.title}: ${events.map((e) => code(e.name)).join(', ')}.`),
     '',
   ].join('\n');
 }

@@ -40,6 +40,7 @@ export const ERROR_CATALOGUE = {
   RateLimited: { code: 1120, status: 429, msg: 'rate limit exceeded', when: 'too many requests; see Retry-After' },
   Conflict: { code: 1130, status: 409, msg: 'conflicting concurrent update', when: 'the resource changed under the request too many times; retry' },
   Forbidden: { code: 1140, status: 403, msg: 'forbidden', when: 'the credential is valid but not allowed here' },
+  FeatureNotEnabled: { code: 1141, status: 403, msg: 'feature not enabled for this project', when: 'a request that needs a project feature the operator has not enabled: creating a deposit address needs `depositAddresses` (operator route PATCH /admin/projects/{projectId} `{features: {depositAddresses: true}}`)' },
   InvalidCursor: { code: 1150, status: 400, msg: 'invalid cursor', when: 'the list cursor is not one this API issued' },
   RequestTimeout: { code: 1160, status: 408, msg: 'request not received in time', when: 'the headers or the whole request did not arrive within the server timeouts; the connection is closed' },
   HeadersTooLarge: { code: 1161, status: 431, msg: 'request headers too large', when: 'the request line and headers exceed 16 KB; the connection is closed' },
@@ -56,12 +57,12 @@ export const ERROR_CATALOGUE = {
   // Endorsements (docs/endorsements.md): the operation needs one the customer does not hold active (never
   // requested, pending or rejected); request it and wait for `endorsement.active`. The usd one keeps the code
   // cash-in gave it first.
-  UsdEndorsementRequired: { code: 14004, status: 422, msg: 'customer needs an active usd endorsement', when: 'a cash-in, a cash pickup quote, a card buy or sell quote, or a quote paying out US dollars to a bank account, for a customer whose `usd` endorsement is not active' },
+  UsdEndorsementRequired: { code: 14004, status: 422, msg: 'customer needs an active usd endorsement', when: 'a cash-in, a cash pickup quote, a card buy or sell quote, a quote paying out US dollars to a bank account, or a deposit address paying out US dollars (created, or re-pointed by PATCH), for a customer whose `usd` endorsement is not active' },
   CryptoCustodyEndorsementRequired: { code: 10110, status: 422, msg: 'customer needs an active cryptoCustody endorsement', when: 'POST /customers/{id}/wallets (a custodial wallet) for a customer whose `cryptoCustody` endorsement is not active' },
-  BasicEndorsementRequired: { code: 10111, status: 422, msg: 'customer needs an active basic endorsement', when: 'a quote paying out a currency other than US dollars to a bank account (CAD on the Canadian local rail) for a customer whose `basic` endorsement is not active' },
+  BasicEndorsementRequired: { code: 10111, status: 422, msg: 'customer needs an active basic endorsement', when: 'a quote or a deposit address paying out a currency other than US dollars to a bank account (CAD on the Canadian local rail) for a customer whose `basic` endorsement is not active' },
   InvalidWalletID: { code: 11000, status: 400, msg: 'invalid wallet_id', when: 'a wallet id is malformed' },
   WalletNotFound: { code: 11001, status: 404, msg: 'wallet not found', when: 'no such wallet in this project' },
-  UnsupportedAssetNetwork: { code: 11002, status: 400, msg: 'unsupported asset and network', when: 'a custodial wallet for this asset on this network is not offered, or a cash-in names a destination asset and network the service does not deliver (usdc on meridianchain or ethereum)' },
+  UnsupportedAssetNetwork: { code: 11002, status: 400, msg: 'unsupported asset and network', when: 'a custodial wallet for this asset on this network is not offered, a cash-in names a destination asset and network the service does not deliver, or a deposit address expects a source asset and network it does not take (usdc on meridianchain or ethereum, for both)' },
   InvalidAmount: {
     code: 11003,
     status: 400,
@@ -85,7 +86,7 @@ export const ERROR_CATALOGUE = {
   CountryCodeMismatch: { code: 11109, status: 422, msg: 'countryCode does not match the IBAN', when: '`bankIban.countryCode` contradicts the country of the IBAN' },
   InvalidInstitutionNumber: { code: 11110, status: 422, msg: 'invalid institution number', when: 'a Canadian institution number is not 3 digits' },
   InvalidTransitNumber: { code: 11111, status: 422, msg: 'invalid transit number', when: 'a Canadian transit number is not 5 digits' },
-  InvalidWalletAddress: { code: 11112, status: 422, msg: 'invalid wallet address', when: 'a `walletExternal` address, or a cash-in\'s `destination.wallet.blockchainAddress`, is not valid on its network (EVM: 0x and 40 hex digits, EIP-55 checksum when mixed case)' },
+  InvalidWalletAddress: { code: 11112, status: 422, msg: 'invalid wallet address', when: 'a `walletExternal` address, a cash-in\'s `destination.wallet.blockchainAddress` or a simulated deposit\'s `senderAddress` is not valid on its network (EVM: 0x and 40 hex digits, EIP-55 checksum when mixed case)' },
   InvalidCardNumber: { code: 11113, status: 422, msg: 'invalid card number', when: 'a card number has a non-digit, an unsupported brand, the wrong length for its brand, or fails the Luhn check' },
   InvalidCardExpiry: { code: 11114, status: 422, msg: 'invalid card expiry', when: 'the expiry month or year is out of range, or the card has expired' },
   ExternalAccountFieldImmutable: { code: 11115, status: 422, msg: 'field cannot be changed', when: 'PATCH of an external account names a field other than `label` and `metadata`; register a new account to change financial details' },
@@ -116,14 +117,14 @@ export const ERROR_CATALOGUE = {
     code: 13005,
     status: 422,
     msg: 'external account is not active',
-    when: 'a quote or a cash-in names an external account that is pending, failed or invalid (wait for `externalAccount.verified`); or `POST /transactions` accepts a quote whose external account was invalidated or deleted since the quote was made (nothing moves and the quote stays open; create a new quote to an active account)',
+    when: 'a quote, a cash-in or a deposit address (its destination or return wallet, at creation or PATCH) names an external account that is pending, failed or invalid (wait for `externalAccount.verified`); or `POST /transactions` accepts a quote whose external account was invalidated or deleted since the quote was made (nothing moves and the quote stays open; create a new quote to an active account)',
   },
-  ExternalAccountHolderMismatch: { code: 13006, status: 422, msg: 'external account does not belong to the customer', when: 'a bank or card on a quote is not registered to the quote\'s customer (bank destinations take `accountHolder: customer` only), or a cash-in\'s external wallet is not the customer\'s own' },
+  ExternalAccountHolderMismatch: { code: 13006, status: 422, msg: 'external account does not belong to the customer', when: 'a bank or card on a quote is not registered to the quote\'s customer (bank destinations take `accountHolder: customer` only), a cash-in\'s external wallet is not the customer\'s own, or a deposit address names an account of another customer (its destination and return wallet must be the customer\'s own or one of its counterparties\')' },
   WalletNotOwned: { code: 13007, status: 422, msg: 'wallet does not belong to the customer', when: 'the source wallet of a quote, or the destination wallet of a cash-in, is not one of its customer\'s wallets' },
-  AssetNetworkMismatch: { code: 13008, status: 422, msg: 'asset or network does not match the instrument', when: 'a quote side, or a cash-in destination, names an asset or network its wallet or account does not hold or support' },
-  InexactConversion: { code: 13009, status: 422, msg: 'amount does not convert exactly', when: 'at the quoted rate the fixed amount gives the other side more decimals than its asset has; fix the other side\'s amount or round this one' },
+  AssetNetworkMismatch: { code: 13008, status: 422, msg: 'asset or network does not match the instrument', when: 'a quote side, or a cash-in destination, names an asset or network its wallet or account does not hold or support; or a deposit address\'s return wallet is not on the asset and network the address expects' },
+  InexactConversion: { code: 13009, status: 422, msg: 'amount does not convert exactly', when: 'at the quoted rate the fixed amount gives the other side more decimals than its asset has; fix the other side\'s amount or round this one. A simulated deposit to a deposit address whose amount does not pay out in whole cents (of USD, or of CAD at 1.25), and a PATCH that would re-point held deposits to an account they cannot be paid to exactly, are refused the same way' },
   external_sell_unsupported: { code: 13010, status: 422, msg: 'external card sell unsupported', when: 'a card sell with `settlementType: external`; card sells settle internally' },
-  external_account_rail_mismatch: { code: 13011, status: 422, msg: 'external account does not match the rail', when: 'the external account of a side is not of the side\'s type (a bank for a card, a card for a bank; a cash-in delivers only to a `walletExternal`), or does not support the requested network' },
+  external_account_rail_mismatch: { code: 13011, status: 422, msg: 'external account does not match the rail', when: 'the external account of a side is not of the side\'s type (a bank for a card, a card for a bank; a cash-in delivers only to a `walletExternal`), or does not support the requested network; a deposit address\'s destination that is not a bank account (`bankUs`, `bankIban`, `bankCanada`) or whose `payout.rail` the account does not take, or a return destination that is not a `walletExternal`' },
   external_account_required: { code: 13012, status: 422, msg: 'external account required', when: 'a card, bank or external wallet side without its external account id (`externalAccountId` for cards, `id` otherwise)' },
   external_custody_not_allowed: { code: 13013, status: 422, msg: 'external custody not allowed', when: 'a card buy with `settlementType: internal` (the service custodies the crypto) whose destination is an external wallet' },
   source_wallet_address_not_allowed: { code: 13014, status: 422, msg: 'source wallet address not allowed', when: 'a card quote whose source names a raw wallet `address`; name a custodial wallet by `walletId`' },
@@ -167,6 +168,17 @@ export const ERROR_CATALOGUE = {
   CashPickupDailyLimitExceeded: { code: 14103, status: 422, msg: 'daily cash pickup limit exceeded', when: 'the customer\'s cash pickups of the UTC day at any location (accepted ones; a pickup that expired uncollected no longer counts) and this one would pass the daily maximum of this pickup\'s location: $1,000.00 in California and New Mexico, $2,000.00 in every other state (checked when the quote is created, and again when POST /transactions accepts it)' },
   CashPickupMonthlyLimitExceeded: { code: 14104, status: 422, msg: 'monthly cash pickup limit exceeded', when: 'the customer\'s cash pickups of the UTC calendar month (accepted ones; a pickup that expired uncollected no longer counts) and this one would pass $60,000.00 (checked when the quote is created, and again when POST /transactions accepts it)' },
   CashPickupNotReady: { code: 14110, status: 422, msg: 'cash pickup is not ready for collection', when: 'POST /transactions/{id}/simulate/cash-pickup on a transaction that is not a cash pickup waiting for collection (`processing.cashPickupReady`): another corridor, or a pickup already collected or expired' },
+
+  // Deposit addresses (15000-15099; spec: Deposit address, States / Deposit address; API-CONTRACT: Deposit addresses; ADR 0030)
+  InvalidDepositAddressID: { code: 15000, status: 400, msg: 'invalid deposit_address_id', when: 'a deposit address id is malformed' },
+  DepositAddressNotFound: { code: 15001, status: 404, msg: 'deposit address not found', when: 'no such deposit address in this project' },
+  DepositAddressNotProvisioned: { code: 15002, status: 422, msg: 'deposit address has no on-chain address', when: 'a simulated deposit to a deposit address that is `pending` (not provisioned yet: wait for `depositAddress.active`) or `failed` (its provisioning failed; it never takes deposits)' },
+  DepositAddressTransitionNotAllowed: {
+    code: 15003,
+    status: 422,
+    msg: 'not allowed in the deposit address\'s status',
+    when: 'a sandbox simulation that does not apply to the address\'s status (freeze one that is not `active` or `inactiveActionRequired`, unfreeze one that is not `frozen`, close one that is `pending`, `failed` or `closed`), or a PATCH of a `failed` address',
+  },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorName = keyof typeof ERROR_CATALOGUE;

@@ -215,8 +215,33 @@ export interface EventPayloads {
    */
   'cashLocation.published': CashLocationPublished;
 
-  // deposit-addresses (spec: Deposit address; API-CONTRACT: Deposit addresses; ADR 0030). The service's
-  // own lifecycle events are its business; these three are what the transactions service acts on.
+  // deposit-addresses (spec: Deposit address; States / Deposit address; API-CONTRACT: Deposit addresses;
+  // ADR 0030). One stream per address (`depositAddress-<da_id>`): its lifecycle, each event carrying the
+  // status before and after it.
+  /** POST /deposit-addresses: pending, no deposit instructions yet; the simulated custodian provisions it. */
+  'depositAddress.created': DepositAddressCreated;
+  /** The custodian provisioned the on-chain address: active (or inactiveActionRequired, its destination lost meanwhile). */
+  'depositAddress.provisioned': DepositAddressStatusChange & { depositInstructions: DepositInstructions };
+  /** The custodian could not provision it: failed, terminal; it never takes deposits. */
+  'depositAddress.provisioningFailed': DepositAddressStatusChange & { failure: { code: string; message: string } };
+  /** The custodian locked the address: deposits to it go back to their sender. */
+  'depositAddress.frozen': DepositAddressStatusChange;
+  /** The custodian unlocked it: active again, or inactiveActionRequired when its destination was lost meanwhile. */
+  'depositAddress.unfrozen': DepositAddressStatusChange;
+  /** The custodian closed it for good: deposits to it go back to their sender. */
+  'depositAddress.closed': DepositAddressStatusChange;
+  /**
+   * The destination bank account was deleted or turned invalid (the accounts service's events): an active
+   * address is inactiveActionRequired from now on; one pending or frozen keeps its status and takes it up
+   * when provisioned or unfrozen. `status` equals `previousStatus` then.
+   */
+  'depositAddress.destinationLost': DepositAddressStatusChange & { externalAccountId: string; reason: 'deleted' | 'invalid' };
+  /** PATCH /deposit-addresses/{id}: what changed, each with its new value (returnDestination null: removed). */
+  'depositAddress.updated': DepositAddressUpdated;
+  /** A PATCH re-pointed an inactiveActionRequired address at an active bank account: active again. */
+  'depositAddress.reactivated': DepositAddressStatusChange;
+  // What the transactions service acts on: a deposit's own stream (`depositAddressDeposit-<txn_id>`)
+  // holds its arrival and its attribution; the address's stream its destination's restoration.
   /**
    * An on-chain deposit reached a deposit address: the transactions service makes its
    * `cryptoToFiatAccount` transaction (precursor depositAddress) from this event alone, once per
@@ -604,5 +629,78 @@ export interface DepositAddressDestinationRestored {
   projectId: string;
   /** Each deposit held for a missing destination, with its payout to the new destination. */
   releases: Array<{ transactionId: string; target: DepositPayoutTarget }>;
+  at: string;
+}
+
+/** spec: Deposit address, States: statuses seen. */
+export type DepositAddressStatus = 'pending' | 'active' | 'inactiveActionRequired' | 'frozen' | 'closed' | 'failed';
+
+/** Where deposits to an address are sent on chain, once provisioned. */
+export interface DepositInstructions {
+  address: string;
+  asset: string;
+  network: string;
+}
+
+/**
+ * A registered external account as a deposit address names it (the v1 instrument
+ * `{type, id, asset, network, owner, details}`): the destination bank account (asset and network: the
+ * payout's currency and rail) or the return wallet; `owner` the customer or the counterparty that holds
+ * it; `details` as a read of the account shows them.
+ */
+export interface DepositAddressInstrument {
+  type: ExternalAccountType;
+  id: string;
+  asset: string;
+  network: string;
+  owner: { kind: 'customer' | 'counterparty'; id: string; name: string };
+  details: ExternalAccountDetails;
+}
+
+/** The destination as the address keeps it: the instrument, who receives the payout, and the rails the account takes. */
+export interface DepositAddressDestination {
+  instrument: DepositAddressInstrument;
+  party: Party;
+  supportedDestinations: InstrumentDestination[];
+}
+
+export interface DepositAddressCreated {
+  depositAddressId: string;
+  projectId: string;
+  customerId: string;
+  /** The customer's name when the address was made: the payout's origin (payoutOrigin.accountHolderName). */
+  customerName: string;
+  expectedSourceAsset: string;
+  expectedSourceNetwork: string;
+  destination: DepositAddressDestination;
+  payout: PayoutInstruction;
+  returnDestination: DepositAddressInstrument | null;
+  /** As the request gave them; null when it did not (the response then leaves the field out). */
+  requiresCounterpartyWalletRegistration: boolean | null;
+  sponsorGas: boolean | null;
+  label: string | null;
+  metadata: Record<string, string>;
+  createdAt: string;
+}
+
+export interface DepositAddressStatusChange {
+  depositAddressId: string;
+  projectId: string;
+  previousStatus: DepositAddressStatus;
+  status: DepositAddressStatus;
+  at: string;
+}
+
+export type DepositAddressField = 'destination' | 'payout' | 'returnDestination' | 'label' | 'metadata';
+
+export interface DepositAddressUpdated {
+  depositAddressId: string;
+  projectId: string;
+  changedFields: DepositAddressField[];
+  destination?: DepositAddressDestination;
+  payout?: PayoutInstruction;
+  returnDestination?: DepositAddressInstrument | null;
+  label?: string | null;
+  metadata?: Record<string, string>;
   at: string;
 }

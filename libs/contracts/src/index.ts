@@ -8,3 +8,4 @@ export * from './webhook-signature';
 export * from './ports';
 export * from './partner-event-examples';
 export * from './endorsements';
+export * from './pricing';

@@ -4,7 +4,7 @@
 // the e2e conformance test validates every example against the component schema
 // the document generates from the response DTOs, so an example cannot drift
 // from what is delivered.
-import { PARTNER_EVENT_DEFINITIONS, PARTNER_EVENT_RESOURCES, webhookEnvelope, type PartnerEventResourceName, type WebhookEnvelope } from './partner-events';
+import { isOffered, PARTNER_EVENT_DEFINITIONS, PARTNER_EVENT_RESOURCES, webhookEnvelope, type PartnerEventResourceName, type WebhookEnvelope } from './partner-events';
 
 type Data = Record<string, unknown>;
 
@@ -24,7 +24,10 @@ const ID = {
   delivery: 'whd_01m87bvejhfvptagftmmfq3bsy',
   event: 'evt_01m87bvejhfvptagg0v52webye',
   location: 'loc_01m846c3h7e06945mv76kz01kg',
+  depositAddress: 'da_01m87d2b4afvptagq1x5w8kc3m',
+  secondBank: 'ext_01m87d6f9kfvptagrc3n0yt7hd',
 };
+const DEPOSIT_ADDRESS = '0x3f5ce5fbfe3e9af3971dd833d26ba9b5c936f0be';
 const WALLET_ADDRESS = '0xb98a27f6f3fb176614929cac1fb8161bd2f35ba9';
 const ZERO_FEES = { total: '0.00', developer: '0.00', gas: '0.00', meridian: '0.00' };
 const PARTY = { relationship: 'customer', customerId: ID.customer, entityType: 'individual' };
@@ -71,6 +74,50 @@ const bankAccount = (status: string, changes: Data = {}): Data => ({
   updatedAt: status === 'pending' ? '2026-03-02T15:05:00.400Z' : '2026-03-02T15:05:00.620Z',
   ...changes,
 });
+
+type DepositAddressState = 'pending' | 'active' | 'frozen' | 'closed' | 'failed' | 'inactiveActionRequired' | 'repointed';
+
+/** A deposit address through its life: created 16:00, provisioned 2 s later, then changed. */
+const depositAddress = (state: DepositAddressState): Data => {
+  const status = state === 'repointed' ? 'active' : state;
+  const updatedAt: Record<DepositAddressState, string> = {
+    pending: '2026-03-02T16:00:00.000Z',
+    active: '2026-03-02T16:00:02.110Z',
+    failed: '2026-03-02T16:00:02.110Z',
+    frozen: '2026-03-03T09:00:00.000Z',
+    closed: '2026-03-04T09:00:00.000Z',
+    inactiveActionRequired: '2026-03-05T11:20:00.000Z',
+    repointed: '2026-03-05T11:45:00.000Z',
+  };
+  const repointed = state === 'repointed';
+  return {
+    id: ID.depositAddress,
+    object: 'depositAddress',
+    customerId: ID.customer,
+    expectedSourceAsset: 'usdc',
+    expectedSourceNetwork: 'meridianchain',
+    destination: {
+      type: 'bankUs',
+      id: repointed ? ID.secondBank : ID.bank,
+      asset: 'usd',
+      network: 'ach',
+      owner: { kind: 'customer', id: ID.customer, name: 'Ada Lovelace' },
+      details: { holderName: 'Ada Lovelace', bankName: 'Chase', routingNumber: '021000021', accountNumberLast4: repointed ? '4410' : '9012', accountType: 'checking' },
+    },
+    payout: { rail: 'ach', secCode: 'PPD' },
+    requiresCounterpartyWalletRegistration: true,
+    ...(status === 'inactiveActionRequired'
+      ? { hold: { code: 'payoutDestinationMissing', message: 'The payout destination was deleted or is no longer valid: point the address at an active bank account to resume payouts.' } }
+      : {}),
+    status,
+    depositInstructions: state === 'pending' || state === 'failed' ? null : { address: DEPOSIT_ADDRESS, asset: 'usdc', network: 'meridianchain' },
+    payoutOrigin: { type: 'depositAddress', id: ID.depositAddress, accountHolder: 'customer', accountHolderName: 'Ada Lovelace' },
+    label: 'Payroll inlet',
+    metadata: { account: 'A-1001' },
+    createdAt: '2026-03-02T16:00:00.000Z',
+    updatedAt: updatedAt[state],
+  };
+};
 
 const counterparty = (status: string, updatedAt: string): Data => ({
   id: ID.counterparty,
@@ -271,6 +318,13 @@ const EXAMPLES: Record<string, Example> = {
   'cashIn.completed': { data: cashIn('completed'), sequence: 3 },
   'cashIn.expired': { data: cashIn('expired'), sequence: 3 },
   'cashIn.updated': { data: cashIn('refreshed'), sequence: 2 },
+  'depositAddress.created': { data: depositAddress('pending'), sequence: 1 },
+  'depositAddress.active': { data: depositAddress('active'), sequence: 2 },
+  'depositAddress.frozen': { data: depositAddress('frozen'), sequence: 3 },
+  'depositAddress.closed': { data: depositAddress('closed'), sequence: 4 },
+  'depositAddress.failed': { data: depositAddress('failed'), sequence: 2 },
+  'depositAddress.statusChanged': { data: depositAddress('inactiveActionRequired'), sequence: 3, previousStatus: 'active' },
+  'depositAddress.updated': { data: depositAddress('repointed'), sequence: 4, changedFields: ['destination'] },
   'externalAccount.created': { data: bankAccount('pending'), sequence: 1 },
   'externalAccount.verified': { data: bankAccount('active'), sequence: 3 },
   'externalAccount.declined': {
@@ -331,7 +385,7 @@ export function partnerEventExampleProblems(): string[] {
   const problems: string[] = [];
   for (const definition of PARTNER_EVENT_DEFINITIONS) {
     const resource = PARTNER_EVENT_RESOURCES[definition.resource as PartnerEventResourceName];
-    if (!resource.available) continue;
+    if (!isOffered(definition)) continue;
     const example = EXAMPLES[definition.name];
     if (!example) problems.push(`${definition.name}: no example`);
     else if (example.data.object !== resource.object) problems.push(`${definition.name}: data.object is ${String(example.data.object)}, not ${resource.object}`);

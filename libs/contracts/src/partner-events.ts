@@ -23,6 +23,18 @@ export const PARTNER_EVENTS: Partial<Record<EventType, readonly string[]>> = {
   'cashIn.codeRefreshed': ['cashIn.updated'],
   'cashIn.deposited': ['cashIn.completed'],
   'cashIn.expired': ['cashIn.expired'],
+  // Deposit addresses (spec: Events, tie 3): every change of status is a statusChanged, beside the event
+  // that names the new status where the catalogue has one; a PATCH is an update. A lost destination
+  // announces itself only when the status moved (the service then names the events itself).
+  'depositAddress.created': ['depositAddress.created'],
+  'depositAddress.provisioned': ['depositAddress.statusChanged', 'depositAddress.active'],
+  'depositAddress.provisioningFailed': ['depositAddress.statusChanged', 'depositAddress.failed'],
+  'depositAddress.frozen': ['depositAddress.statusChanged', 'depositAddress.frozen'],
+  'depositAddress.unfrozen': ['depositAddress.statusChanged'],
+  'depositAddress.closed': ['depositAddress.statusChanged', 'depositAddress.closed'],
+  'depositAddress.destinationLost': ['depositAddress.statusChanged'],
+  'depositAddress.updated': ['depositAddress.updated'],
+  'depositAddress.reactivated': ['depositAddress.statusChanged'],
   // Transactions: every change of status or sub-status is a statusChanged (the transactions service
   // publishes only the events that change either); a review start also names its direction.
   ...Object.fromEntries(
@@ -82,9 +94,9 @@ export const PARTNER_EVENT_RESOURCES = {
   customer: { object: 'customer', title: 'Endorsements (the customer)', schema: 'CustomerResponse', read: 'GET /customers/{customerId}', available: true },
   wallet: { object: 'wallet', title: 'Wallets', schema: 'WalletResponse', read: 'GET /wallets/{walletId}', available: true },
   webhookEndpoint: { object: 'webhookEndpoint', title: 'Test', schema: 'WebhookResponse', read: 'GET /webhooks/{webhookId}', available: true },
-  // Not built yet (spec: Virtual accounts, Deposit addresses): their events join the catalogue with them.
+  depositAddress: { object: 'depositAddress', title: 'Deposit addresses', schema: 'DepositAddressResponse', read: 'GET /deposit-addresses/{depositAddressId}', available: true },
+  // Not built yet (spec: Virtual accounts): their events join the catalogue with them.
   virtualAccount: { object: 'virtualAccount', title: 'Virtual accounts', schema: 'VirtualAccountResponse', read: 'GET /virtual-accounts/{virtualAccountId}', available: false },
-  depositAddress: { object: 'depositAddress', title: 'Deposit addresses', schema: 'DepositAddressResponse', read: 'GET /deposit-addresses/{depositAddressId}', available: false },
 } as const satisfies Record<string, PartnerEventResource>;
 
 export type PartnerEventResourceName = keyof typeof PARTNER_EVENT_RESOURCES;
@@ -99,13 +111,18 @@ export interface PartnerEventDefinition {
   namedOnly?: boolean;
   /** The envelope's `changedFields` names which of these changed. */
   changedFields?: readonly string[];
+  /** Not sent by this version although its resource is offered: not in the catalogue, not subscribable. */
+  planned?: boolean;
 }
 
 const UNDER_REVIEW_WHEN = (corridors: string) =>
   `a transaction ${corridors} is held for compliance review: it stays \`processing\` with subStatus \`processing.underReview\`, announced by a \`transaction.statusChanged\` with the same \`sequence\`. Not covered by \`*\`: only endpoints that name this event receive it`;
 
-const planned = (resource: 'virtualAccount' | 'depositAddress', names: string[]): PartnerEventDefinition[] =>
-  names.map((name) => ({ name, resource, when: `planned: ${PARTNER_EVENT_RESOURCES[resource].title.toLowerCase()} are not offered by this version` }));
+const planned = (resource: 'virtualAccount', names: string[]): PartnerEventDefinition[] =>
+  names.map((name) => ({ name, resource, planned: true, when: `planned: ${PARTNER_EVENT_RESOURCES[resource].title.toLowerCase()} are not offered by this version` }));
+
+const DEPOSIT_ADDRESS_STATUS_CHANGED_WHEN =
+  "the address's `status` changed; `previousStatus` is the status before. From `pending` to `active` when the custodian provisioned it (or to `failed` when it could not); from `active` to `inactiveActionRequired` when its destination bank account was deleted or turned `invalid`, and back to `active` when a PATCH points it at an active bank account; to `frozen` when the custodian locks it and back when it unlocks it; to `closed` when the custodian closes it";
 
 /** The payout families of a deposit address's bank payouts, by the rail of the payout (docs/events.md). */
 export const DEPOSIT_ADDRESS_PAYOUT_FAMILIES: Record<string, string> = {
@@ -193,7 +210,34 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
   ...planned('virtualAccount', ['pending', 'settled', 'failed', 'returned'].map((e) => `virtualAccount.deposit.${e}`)),
   ...planned('virtualAccount', ['initiated', 'pending', 'settled', 'failed'].map((e) => `virtualAccount.cryptoTransfer.${e}`)),
   ...planned('virtualAccount', ['initiated', 'pending', 'settled', 'failed'].map((e) => `virtualAccount.fiatTransfer.${e}`)),
-  ...planned('depositAddress', ['created', 'active', 'frozen', 'closed', 'failed', 'statusChanged', 'updated'].map((e) => `depositAddress.${e}`)),
+  { name: 'depositAddress.created', resource: 'depositAddress', when: 'a deposit address is created (`POST /deposit-addresses`): it is `pending` and `depositInstructions` is null until the custodian provisions it' },
+  {
+    name: 'depositAddress.active',
+    resource: 'depositAddress',
+    when: 'the custodian provisioned the address: it is `active` and `depositInstructions` holds the on-chain address to send to (right after its `depositAddress.statusChanged`, with the same `sequence`)',
+  },
+  {
+    name: 'depositAddress.frozen',
+    resource: 'depositAddress',
+    when: 'the custodian locked the address: it is `frozen`, and what is sent to it goes back to the sender (right after its `depositAddress.statusChanged`)',
+  },
+  {
+    name: 'depositAddress.closed',
+    resource: 'depositAddress',
+    when: 'the custodian closed the address for good: it is `closed`, and what is sent to it goes back to the sender (right after its `depositAddress.statusChanged`)',
+  },
+  {
+    name: 'depositAddress.failed',
+    resource: 'depositAddress',
+    when: 'the custodian could not provision the address: it is `failed`, has no `depositInstructions` and never takes deposits (right after its `depositAddress.statusChanged`)',
+  },
+  { name: 'depositAddress.statusChanged', resource: 'depositAddress', when: DEPOSIT_ADDRESS_STATUS_CHANGED_WHEN },
+  {
+    name: 'depositAddress.updated',
+    resource: 'depositAddress',
+    changedFields: ['destination', 'payout', 'returnDestination', 'label', 'metadata'],
+    when: 'a PATCH changed the address (`PATCH /deposit-addresses/{depositAddressId}`); `changedFields` names which of its destination, payout, return destination, label and metadata changed (a PATCH that changes nothing sends nothing)',
+  },
   ...DEPOSIT_ADDRESS_LEG_DEFINITIONS,
   {
     name: 'externalAccount.created',
@@ -241,10 +285,15 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
 ];
 
 /** The events of this version: subscriptions name these or `*` (events of resources not offered yet are refused). */
-export const PARTNER_EVENT_CATALOGUE: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => PARTNER_EVENT_RESOURCES[e.resource].available).map((e) => e.name);
+export const PARTNER_EVENT_CATALOGUE: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => isOffered(e)).map((e) => e.name);
 
-/** Events of the spec's catalogue whose resources this version does not offer yet. */
-export const PLANNED_PARTNER_EVENTS: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => !PARTNER_EVENT_RESOURCES[e.resource].available).map((e) => e.name);
+/** Events of the spec's catalogue this version does not send yet (their resource is not offered, or they are planned). */
+export const PLANNED_PARTNER_EVENTS: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => !isOffered(e)).map((e) => e.name);
+
+/** Whether this version sends the event: its resource is offered and the event is not planned. */
+export function isOffered(definition: PartnerEventDefinition): boolean {
+  return PARTNER_EVENT_RESOURCES[definition.resource].available && definition.planned !== true;
+}
 
 /** The definition of a catalogue event, planned ones included. */
 export function partnerEventDefinition(name: string): PartnerEventDefinition | undefined {

@@ -18,6 +18,8 @@ export type Party =
 export interface CustomerView {
   id: string;
   entityType: 'individual';
+  /** First and last name, as the customer was registered. */
+  name: string;
   /** The customer's endorsements as of now (a cash-in needs an active `usd` one). */
   endorsements: Array<{ name: EndorsementName; status: EndorsementStatus }>;
 }
@@ -33,6 +35,8 @@ export interface WalletView {
 export interface ExternalAccountView {
   id: string;
   customerId: string;
+  /** The customer's name (the holder when no counterparty owns the account). */
+  customerName: string;
   counterpartyId: string | null;
   counterpartyEntityType: 'individual' | 'business' | null;
   counterpartyName: string | null;
@@ -66,6 +70,11 @@ export abstract class AccountsPort {
   abstract externalAccount(projectId: string, externalAccountId: string): Promise<ExternalAccountView>;
   /** Moves the amount from the wallet to the transaction's transit account, or refuses with InsufficientFunds. */
   abstract pullFunds(projectId: string, request: PullFundsRequest): Promise<PullFundsResult>;
+  /**
+   * The active walletExternal registered for the customer or one of its counterparties at this address
+   * (compared case-insensitively) on this network, or null: who sent a deposit (ADR 0030).
+   */
+  abstract registeredWallet(projectId: string, customerId: string, network: string, address: string): Promise<ExternalAccountView | null>;
 }
 
 /** One side of a quote as the transaction takes it over. */
@@ -178,12 +187,13 @@ export abstract class TransactionsPort {
  * the Kubernetes NetworkPolicies admit besides the gateway.
  */
 export const PORT_CALLERS: Record<ServiceName, readonly ServiceName[]> = {
-  gateway: ['quoting', 'transactions'],
-  accounts: ['quoting', 'transactions', 'cash-in'],
+  gateway: ['quoting', 'transactions', 'deposit-addresses'],
+  accounts: ['quoting', 'transactions', 'cash-in', 'deposit-addresses'],
   quoting: ['transactions'],
-  transactions: ['cash-in'],
+  transactions: ['cash-in', 'deposit-addresses'],
   webhooks: [],
   'cash-in': [],
+  'deposit-addresses': [],
 };
 
 /** The internal routes behind the ports, under the base path; the gateway never forwards them. */
@@ -200,6 +210,7 @@ export const PORT_ROUTES = {
     wallet: 'internal/accounts/wallet',
     externalAccount: 'internal/accounts/external-account',
     pullFunds: 'internal/accounts/pull-funds',
+    registeredWallet: 'internal/accounts/registered-wallet',
   },
   quoting: {
     accept: 'internal/quoting/accept',

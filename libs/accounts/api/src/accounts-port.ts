@@ -1,11 +1,11 @@
-// The accounts port (ADR 0019): what quoting and transactions ask of accounts
-// at once. In one process the other services call this class; across
+// The accounts port (ADR 0019): what quoting, transactions, cash-in and deposit
+// addresses ask of accounts at once. In one process the other services call this class; across
 // processes they post to AccountsInternalController.
 import { Body, Controller, HttpCode, Injectable, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { AccountsPort, ApiError, type CustomerView, type ExternalAccountView, type PullFundsRequest, type PullFundsResult, type WalletView } from '@mm/contracts';
 import { CustomersService, WalletsService } from '@mm/accounts/application';
-import { ExternalAccountsReadModels } from '@mm/accounts/infrastructure';
+import { ExternalAccountsReadModels, type ExternalAccountRow } from '@mm/accounts/infrastructure';
 import { isId } from '@mm/platform/ids';
 import { InternalRoute, NoIdempotencyKey } from '@mm/platform/http';
 
@@ -22,7 +22,7 @@ export class AccountsPortAdapter extends AccountsPort {
   async customer(projectId: string, customerId: string): Promise<CustomerView> {
     const row = await this.customers.require(projectId, customerId);
     // Endorsements as of now, so that a cash-in sees an endorsement the moment it is active.
-    return { id: row.id, entityType: 'individual', endorsements: row.endorsements.map((e) => ({ name: e.name, status: e.status })) };
+    return { id: row.id, entityType: 'individual', name: `${row.first_name} ${row.last_name}`, endorsements: row.endorsements.map((e) => ({ name: e.name, status: e.status })) };
   }
 
   async wallet(projectId: string, walletId: string): Promise<WalletView> {
@@ -34,10 +34,20 @@ export class AccountsPortAdapter extends AccountsPort {
     if (!isId('externalAccount', externalAccountId)) throw new ApiError('InvalidExternalAccountID', `"${String(externalAccountId).slice(0, 64)}" is not an external account id (ext_…)`);
     const row = await this.externalAccounts.externalAccount(projectId, externalAccountId);
     if (!row) throw new ApiError('ExternalAccountNotFound');
+    return this.view(projectId, row);
+  }
+
+  async registeredWallet(projectId: string, customerId: string, network: string, address: string): Promise<ExternalAccountView | null> {
+    const row = await this.externalAccounts.registeredWallet(projectId, String(customerId), String(network), String(address));
+    return row ? this.view(projectId, row) : null;
+  }
+
+  private async view(projectId: string, row: ExternalAccountRow): Promise<ExternalAccountView> {
     const counterparty = row.counterparty_id ? await this.externalAccounts.counterparty(projectId, row.counterparty_id, { includeDeleted: true }) : undefined;
     return {
       id: row.id,
       customerId: row.customer_id,
+      customerName: row.customer_name,
       counterpartyId: row.counterparty_id,
       counterpartyEntityType: counterparty?.entity_type ?? null,
       counterpartyName: row.counterparty_name,
@@ -81,6 +91,15 @@ export class AccountsInternalController {
   @HttpCode(200)
   externalAccount(@Body() body: { projectId: string; externalAccountId: string }): Promise<ExternalAccountView> {
     return this.port.externalAccount(body.projectId, body.externalAccountId);
+  }
+
+  @Post('registered-wallet')
+  @InternalRoute()
+  @NoIdempotencyKey()
+  @HttpCode(200)
+  async registeredWallet(@Body() body: { projectId: string; customerId: string; network: string; address: string }): Promise<{ wallet: ExternalAccountView | null }> {
+    // Wrapped: a bare null is no JSON body a client can tell from an empty answer.
+    return { wallet: await this.port.registeredWallet(body.projectId, body.customerId, body.network, body.address) };
   }
 
   @Post('pull-funds')

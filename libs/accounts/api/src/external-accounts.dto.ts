@@ -6,7 +6,7 @@ import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagge
 import { Type } from 'class-transformer';
 import { IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { EXTERNAL_ACCOUNT_TYPES, type ExternalAccountStatus, type ExternalAccountType } from '@mm/contracts';
-import { IsMetadata, IsNotBlank, IsOptionalNotNull, ListQuery, oneOfModels } from '@mm/platform/http';
+import { BankCanadaDetailsResponse, BankIbanDetailsResponse, BankUsDetailsResponse, IsMetadata, IsNotBlank, IsOptionalNotNull, ListQuery, oneOfModels, WalletExternalDetailsResponse } from '@mm/platform/http';
 
 export class OwnerRequest {
   @ApiProperty({ enum: ['customer', 'counterparty'] }) @IsIn(['customer', 'counterparty'], { message: 'kind must be customer or counterparty' })
@@ -150,30 +150,6 @@ export class FailureResponse {
 }
 
 // The instrument's details by type, as a transaction shows them: never a full number.
-export class BankUsDetailsResponse {
-  @ApiProperty() holderName!: string;
-  @ApiProperty({ nullable: true, type: String }) bankName!: string | null;
-  @ApiProperty({ example: '021000021' }) routingNumber!: string;
-  @ApiProperty({ example: '9012' }) accountNumberLast4!: string;
-  @ApiProperty({ enum: ['checking', 'savings'] }) accountType!: 'checking' | 'savings';
-}
-
-export class BankIbanDetailsResponse {
-  @ApiProperty() holderName!: string;
-  @ApiProperty({ example: '3000' }) ibanLast4!: string;
-  @ApiProperty({ example: 'COBADEFFXXX' }) bic!: string;
-  @ApiProperty({ example: 'DE' }) countryCode!: string;
-  @ApiProperty({ nullable: true, type: String }) bankAddress!: string | null;
-}
-
-export class BankCanadaDetailsResponse {
-  @ApiProperty() holderName!: string;
-  @ApiProperty({ nullable: true, type: String }) bankName!: string | null;
-  @ApiProperty({ example: '001' }) institutionNumber!: string;
-  @ApiProperty({ example: '12345' }) transitNumber!: string;
-  @ApiProperty({ example: '4567' }) accountNumberLast4!: string;
-}
-
 export class BillingAddressResponse {
   @ApiProperty() addressLine1!: string;
   @ApiProperty({ nullable: true, type: String }) addressLine2!: string | null;
@@ -190,12 +166,6 @@ export class CardAccountDetailsResponse {
   @ApiProperty({ type: 'integer', example: 12 }) expiryMonth!: number;
   @ApiProperty({ type: 'integer', example: 2030 }) expiryYear!: number;
   @ApiProperty({ type: BillingAddressResponse }) billingAddress!: BillingAddressResponse;
-}
-
-export class WalletExternalDetailsResponse {
-  @ApiProperty({ description: 'EIP-55 checksummed' }) address!: string;
-  @ApiProperty({ example: 'ethereum' }) network!: string;
-  @ApiProperty({ example: 'usdc' }) asset!: string;
 }
 
 const ACCOUNT_DETAILS = [BankUsDetailsResponse, BankIbanDetailsResponse, BankCanadaDetailsResponse, CardAccountDetailsResponse, WalletExternalDetailsResponse];

@@ -148,6 +148,21 @@ export class ExternalAccountsReadModels {
     );
   }
 
+  /**
+   * The active external wallet registered for the customer (its own, or one of its counterparties') at
+   * this address on this network; addresses compare case-insensitively (EVM: the checksum is only case).
+   */
+  async registeredWallet(projectId: string, customerId: string, network: string, address: string): Promise<ExternalAccountRow | undefined> {
+    const [row] = await this.uow.query<ExternalAccountRow>(
+      `${SELECT_EXTERNAL_ACCOUNT}
+        WHERE e.project_id = $1 AND e.customer_id = $2 AND e.type = 'walletExternal' AND e.status = 'active' AND e.deleted_at IS NULL
+          AND e.details->>'network' = $3 AND lower(e.details->>'address') = lower($4)
+        ORDER BY e.id LIMIT 1`,
+      [projectId, customerId, network, address],
+    );
+    return row;
+  }
+
   /** Accounts of a counterparty that are active, or pending and so about to be. */
   async liveAccountsOfCounterparty(projectId: string, counterpartyId: string): Promise<Array<{ id: string; status: ExternalAccountStatus }>> {
     return this.uow.query(

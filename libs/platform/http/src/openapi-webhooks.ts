@@ -5,7 +5,7 @@
 // document describes the events of the resources it describes: a service's own
 // document those of its resources, the platform's and the gateway's all of them.
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { PARTNER_EVENT_DEFINITIONS, PARTNER_EVENT_RESOURCES, partnerEventExample, SEQUENCE_MEANING, STATUS_CHANGED_EVENTS, type PartnerEventDefinition } from '@mm/contracts';
+import { isOffered, PARTNER_EVENT_DEFINITIONS, PARTNER_EVENT_RESOURCES, partnerEventExample, SEQUENCE_MEANING, STATUS_CHANGED_EVENTS, type PartnerEventDefinition } from '@mm/contracts';
 import { idPattern } from '@mm/platform/ids';
 
 type Schema = Record<string, unknown>;
@@ -48,7 +48,7 @@ export function describeWebhooks(document: OpenAPIObject): OpenAPIObject {
   const webhooks: Record<string, unknown> = {};
   for (const definition of PARTNER_EVENT_DEFINITIONS) {
     const resource = PARTNER_EVENT_RESOURCES[definition.resource];
-    if (!resource.available || !schemas[resource.schema]) continue;
+    if (!isOffered(definition) || !schemas[resource.schema]) continue;
     webhooks[definition.name] = {
       post: {
         summary: definition.name,

@@ -86,7 +86,7 @@ export class BankDetailsResponse {
   @ApiProperty({ description: 'the bank account (ext_)' }) id!: string;
   @ApiProperty({ example: 'usd' }) asset!: string;
   @ApiProperty({ example: 'ach', description: 'the rail: ach, achSameDay, wire, swift or local' }) network!: string;
-  @ApiProperty({ enum: ['customer'] }) accountHolder!: 'customer';
+  @ApiProperty({ enum: ['customer', 'counterparty'], description: 'who holds the account: the customer, or (a deposit address\'s payout) one of its counterparties' }) accountHolder!: 'customer' | 'counterparty';
   @ApiPropertyOptional({ example: '9012', description: 'the account number\'s or IBAN\'s last four' }) last4?: string;
 }
 
@@ -131,4 +131,36 @@ export class InstrumentSideResponse {
     description: 'who is on this side (spec: Party)',
   })
   party!: Record<string, unknown>;
+}
+
+// An external account's details by type, as a read of the account shows them (never a full number):
+// the external accounts service answers them, and a deposit address names its accounts with them.
+export class BankUsDetailsResponse {
+  @ApiProperty() holderName!: string;
+  @ApiProperty({ nullable: true, type: String }) bankName!: string | null;
+  @ApiProperty({ example: '021000021' }) routingNumber!: string;
+  @ApiProperty({ example: '9012' }) accountNumberLast4!: string;
+  @ApiProperty({ enum: ['checking', 'savings'] }) accountType!: 'checking' | 'savings';
+}
+
+export class BankIbanDetailsResponse {
+  @ApiProperty() holderName!: string;
+  @ApiProperty({ example: '3000' }) ibanLast4!: string;
+  @ApiProperty({ example: 'COBADEFFXXX' }) bic!: string;
+  @ApiProperty({ example: 'DE' }) countryCode!: string;
+  @ApiProperty({ nullable: true, type: String }) bankAddress!: string | null;
+}
+
+export class BankCanadaDetailsResponse {
+  @ApiProperty() holderName!: string;
+  @ApiProperty({ nullable: true, type: String }) bankName!: string | null;
+  @ApiProperty({ example: '001' }) institutionNumber!: string;
+  @ApiProperty({ example: '12345' }) transitNumber!: string;
+  @ApiProperty({ example: '4567' }) accountNumberLast4!: string;
+}
+
+export class WalletExternalDetailsResponse {
+  @ApiProperty({ description: 'EIP-55 checksummed' }) address!: string;
+  @ApiProperty({ example: 'ethereum' }) network!: string;
+  @ApiProperty({ example: 'usdc' }) asset!: string;
 }

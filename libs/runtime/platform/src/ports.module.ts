@@ -46,6 +46,10 @@ class HttpAccountsPort extends AccountsPort {
   pullFunds(projectId: string, request: PullFundsRequest): Promise<PullFundsResult> {
     return this.client.call(PORT_ROUTES.accounts.pullFunds, { projectId, ...request });
   }
+  async registeredWallet(projectId: string, customerId: string, network: string, address: string): Promise<ExternalAccountView | null> {
+    const answer = await this.client.call<{ wallet: ExternalAccountView | null }>(PORT_ROUTES.accounts.registeredWallet, { projectId, customerId, network, address });
+    return answer.wallet;
+  }
 }
 
 class HttpQuotesPort extends QuotesPort {

@@ -8,6 +8,8 @@ import { CashInModule } from '@mm/cash-in/api';
 import { CashIn1700000006000 } from '@mm/cash-in/infrastructure';
 import { Accounts1700000002000, AccountsExternalAccounts1700000002100 } from '@mm/accounts/infrastructure';
 import type { ServiceName } from '@mm/contracts';
+import { DepositAddressesModule } from '@mm/deposit-addresses/api';
+import { DepositAddresses1700000007000 } from '@mm/deposit-addresses/infrastructure';
 import { GatewayModule } from '@mm/gateway/api';
 import {
   Gateway1700000001000,
@@ -74,15 +76,16 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
     module: TransactionsModule,
     migrations: [PlatformApiKeys1700000000300, Transactions1700000005000, TransactionLimits1700000005100, TransactionLimitChanges1700000005200],
     schema: 'transactions',
-    // The saga's answers from the ledger (funds.returned); cash-ins' deposits (cashIn.deposited).
-    consumes: ['gateway', 'accounts', 'cash_in'],
+    // The saga's answers from the ledger (funds.returned); cash-ins' deposits (cashIn.deposited); deposit
+    // addresses' deposits, attributions and restored destinations.
+    consumes: ['gateway', 'accounts', 'cash_in', 'deposit_addresses'],
   },
   webhooks: {
     module: WebhooksModule,
     migrations: [PlatformApiKeys1700000000300, Webhooks1700000003000, WebhookDeliveries1700000003100, WebhookEndpointChanges1700000003200, WebhookAnnouncementOrder1700000003300],
     schema: 'webhooks',
     // Every partner-visible event is fanned out from the other services' logs.
-    consumes: ['gateway', 'accounts', 'transactions', 'cash_in'],
+    consumes: ['gateway', 'accounts', 'transactions', 'cash_in', 'deposit_addresses'],
   },
   'cash-in': {
     module: CashInModule,
@@ -90,6 +93,14 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
     schema: 'cash_in',
     // Alone, API keys from the gateway; it asks the accounts service (the port) for the rest.
     consumes: ['gateway'],
+  },
+  'deposit-addresses': {
+    module: DepositAddressesModule,
+    migrations: [PlatformApiKeys1700000000300, DepositAddresses1700000007000],
+    schema: 'deposit_addresses',
+    // API keys (gateway); lost destinations and registered senders' wallets (accounts). It asks the
+    // gateway (features, attribution timeout), the accounts service and the transactions service through ports.
+    consumes: ['gateway', 'accounts'],
   },
 };
 

@@ -10,11 +10,19 @@ describe('subscriptions of this version', () => {
     expect(subscriptionsProblem(['*', 'transaction.statusChanged', 'transaction.cryptoToFiat.underReview', 'webhook.test'])).toBeUndefined();
   });
 
-  it('refuses the events of resources not offered yet: virtual accounts and deposit addresses', () => {
-    expect(PLANNED_PARTNER_EVENTS).toEqual(expect.arrayContaining(['virtualAccount.created', 'virtualAccount.deposit.settled', 'depositAddress.statusChanged', 'deposit_address.ach_payout.returned']));
-    expect(unknownSubscriptions(['virtualAccount.created', 'deposit_address.ach_payout.returned', 'cashIn.created'])).toEqual(['virtualAccount.created', 'deposit_address.ach_payout.returned']);
+  it('refuses the events of resources not offered yet (virtual accounts), and planned events of offered ones', () => {
+    expect(PLANNED_PARTNER_EVENTS).toEqual(expect.arrayContaining(['virtualAccount.created', 'virtualAccount.deposit.settled']));
+    expect(unknownSubscriptions(['virtualAccount.created', 'cashIn.created'])).toEqual(['virtualAccount.created']);
     expect(subscriptionsProblem(['virtualAccount.created'])).toMatch(/^subscriptions: "virtualAccount\.created" is an event of virtual accounts, which this version does not offer yet\./);
-    expect(subscriptionsProblem(['depositAddress.active'])).toMatch(/"depositAddress\.active" is an event of deposit addresses, which this version does not offer yet/);
+    for (const name of PLANNED_PARTNER_EVENTS.filter((e) => e.startsWith('deposit_address.'))) {
+      expect(subscriptionsProblem([name])).toContain(`"${name}" is an event of deposit addresses this version does not send yet`);
+    }
+  });
+
+  it('accepts the events of deposit addresses (issue 19)', () => {
+    const lifecycle = ['created', 'active', 'frozen', 'closed', 'failed', 'statusChanged', 'updated'].map((e) => `depositAddress.${e}`);
+    expect(unknownSubscriptions(lifecycle)).toEqual([]);
+    expect(PLANNED_PARTNER_EVENTS.filter((e) => lifecycle.includes(e))).toEqual([]);
   });
 
   it('says where the valid names are listed, and names the events of the resource a wrong name is about', () => {

@@ -1,9 +1,9 @@
 // What an endpoint subscribes to (spec: Events): names of the catalogue, or `*`
 // for every partner-visible event except the compliance review events, which
 // must be named. `webhook.test` reaches every endpoint whatever it subscribes to.
-// Only events of resources this version offers can be named (ADR 0027): an
-// endpoint subscribed to a virtual account event would wait for an event that
-// cannot come, and nothing would tell its owner.
+// Only events this version sends can be named (ADR 0027): an endpoint subscribed
+// to a virtual account event would wait for an event that cannot come, and
+// nothing would tell its owner.
 import { COMPLIANCE_REVIEW_EVENTS, PARTNER_EVENT_CATALOGUE, PARTNER_EVENT_RESOURCES, partnerEventDefinition } from '@mm/contracts';
 
 export const ALL_EVENTS = '*';
@@ -21,7 +21,11 @@ export function unknownSubscriptions(subscriptions: readonly string[]): string[]
 function refusal(name: string): string {
   const shown = JSON.stringify(name.length > 50 ? `${name.slice(0, 50)}…` : name);
   const planned = partnerEventDefinition(name);
-  if (planned) return `${shown} is an event of ${PARTNER_EVENT_RESOURCES[planned.resource].title.toLowerCase()}, which this version does not offer yet`;
+  if (planned) {
+    const resource = PARTNER_EVENT_RESOURCES[planned.resource];
+    if (resource.available) return `${shown} is an event of ${resource.title.toLowerCase()} this version does not send yet`;
+    return `${shown} is an event of ${resource.title.toLowerCase()}, which this version does not offer yet`;
+  }
   return `${shown} is not an event of this version`;
 }
 

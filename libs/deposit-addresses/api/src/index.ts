@@ -1,0 +1,2 @@
+export * from './deposit-addresses.module';
+export * from './deposit-addresses.controllers';

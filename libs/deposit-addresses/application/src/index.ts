@@ -1,0 +1,2 @@
+export * from './deposit-addresses-event-store';
+export * from './deposit-addresses.service';

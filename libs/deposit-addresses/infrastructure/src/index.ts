@@ -1,0 +1,3 @@
+export * from './custodian';
+export * from './deposit-addresses.migration';
+export * from './deposit-addresses.repository';
