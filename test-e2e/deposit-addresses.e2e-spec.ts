@@ -537,12 +537,17 @@ describe('deposit addresses', () => {
       expect((await t.get('/deposit-addresses')).body).toEqual(listed);
     });
 
-    it('a customer without the usd endorsement cannot have USD payouts', async () => {
+    it('a customer without the usd endorsement cannot have USD payouts, nor one without basic CAD payouts', async () => {
       const basicOnly = await t.customer({ firstName: 'Basic', lastName: 'Only' }, ['basic']);
       const theirBank = await t.bankUs(basicOnly.id);
+      const usdOnly = await t.customer({ firstName: 'Usd', lastName: 'Only' }, ['usd']);
+      const theirCanadian = await t.bankCanada(usdOnly.id);
       const before = await stored();
       expectError(await t.create(basic(basicOnly.id, theirBank.id)), 422, 'UsdEndorsementRequired');
+      expectError(await t.create(basic(usdOnly.id, theirCanadian.id, { payout: { rail: 'local' } })), 422, 'BasicEndorsementRequired');
       expect(await stored()).toEqual(before);
+      // Paid in USD over swift, the same Canadian account is open to the usd endorsement.
+      expect((await t.create(basic(usdOnly.id, theirCanadian.id, { payout: { rail: 'swift' } }))).status).toBe(201);
     });
 
     it('PATCH with bad input changes nothing', async () => {

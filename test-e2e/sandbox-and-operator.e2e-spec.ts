@@ -336,6 +336,11 @@ describe('production mode', () => {
     const token = await platform.token('sk_live_e2eProductionKey01', 'e2e-production-secret-0123');
     expect((await platform.request('GET', '/v0.13/sandbox/clock', { token })).status).toBe(404);
     expect((await platform.request('POST', '/v0.13/sandbox/clock/advance', { token, body: { seconds: 5 } })).status).toBe(404);
+    // The deposit address simulations (issue 19): no such route, whatever the address, while the resource's own routes answer.
+    expect((await platform.request('GET', '/v0.13/deposit-addresses', { token })).status).toBe(200);
+    for (const what of ['crypto-deposit', 'freeze', 'unfreeze', 'close']) {
+      expectError(await platform.request('POST', `/v0.13/deposit-addresses/da_01h455vb4pex5vsknk084sn02q/simulate/${what}`, { token, body: { amount: '1.00' } }), 404, 'NotFound');
+    }
     const sandboxKey = await platform.request('POST', '/v0.13/auth/token', { body: { apiKey: 'sk_sdbx_e2eBootstrapKey01', apiSecret: 'e2e-bootstrap-secret-0123456789' } });
     expect(sandboxKey.status).toBe(401);
   });

@@ -81,13 +81,15 @@ describe('webhook endpoints', () => {
     );
   });
 
-  it.each([['virtualAccount.created'], ['virtualAccount.deposit.settled'], ['depositAddress.statusChanged'], ['deposit_address.ach_payout.returned']])(
-    'refuses %s: its resource is not offered by this version, so it could never fire (create and PATCH alike)',
+  it.each([['virtualAccount.created'], ['virtualAccount.deposit.settled'], ['deposit_address.ach_payout.returned']])(
+    'refuses %s: this version does not send it, so it could never fire (create and PATCH alike)',
     async (name) => {
       const before = await settledRowCounts(platform);
       const created = await post('/webhooks', { url: 'https://example.com/planned', subscriptions: ['cashIn.created', name] });
       expectError(created, 422, 'UnknownEventType');
-      expect(created.body.cause).toMatch(new RegExp(`^subscriptions: "${name.replace(/\./g, '\\.')}" is an event of (virtual accounts|deposit addresses), which this version does not offer yet\\.`));
+      expect(created.body.cause).toMatch(
+        new RegExp(`^subscriptions: "${name.replace(/\./g, '\\.')}" is an event of (virtual accounts, which this version does not offer yet|deposit addresses this version does not send yet)\\.`),
+      );
       expect(await settledRowCounts(platform)).toEqual(before);
       const endpoint = await post('/webhooks', { url: 'https://example.com/planned', subscriptions: ['cashIn.created'] });
       expect(endpoint.status).toBe(201);
@@ -95,6 +97,13 @@ describe('webhook endpoints', () => {
       expect((await get(`/webhooks/${endpoint.body.id}`)).body.subscriptions).toEqual(['cashIn.created']);
     },
   );
+
+  it('takes the events of deposit addresses (issue 19)', async () => {
+    const names = ['created', 'active', 'frozen', 'closed', 'failed', 'statusChanged', 'updated'].map((e) => `depositAddress.${e}`);
+    const created = await post('/webhooks', { url: 'https://example.com/deposit-addresses', subscriptions: names });
+    expect(created.status).toBe(201);
+    expect(created.body.subscriptions).toEqual(names);
+  });
 
   it.each([
     [{ url: 'ftp://example.com/x', subscriptions: ['*'] }, 422, 'InvalidWebhookUrl'],

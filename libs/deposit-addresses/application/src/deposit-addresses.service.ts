@@ -201,10 +201,7 @@ export class DepositAddressesService implements OnModuleInit {
       const held = repointed ? await this.readModel.held(id) : [];
       const releases = repointed ? this.releases(state, destination, effectivePayout, held, at) : [];
       const { state: after } = await this.execute(projectId, id, { type: 'UpdateDepositAddress', projectId, changes, releases, at });
-      await this.readModel.setHeld(
-        releases.map((r) => r.transactionId),
-        null,
-      );
+      await this.readModel.setHeld(releases.map((r) => r.transactionId), null);
       return depositAddressView(after as ExistingDepositAddress);
     });
   }
