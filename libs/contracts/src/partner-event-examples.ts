@@ -26,6 +26,7 @@ const ID = {
   location: 'loc_01m846c3h7e06945mv76kz01kg',
   depositAddress: 'da_01m87d2b4afvptagq1x5w8kc3m',
   secondBank: 'ext_01m87d6f9kfvptagrc3n0yt7hd',
+  depositTransaction: 'txn_01m87d9q2cfvptags0b8e4ww6z',
 };
 const DEPOSIT_ADDRESS = '0x3f5ce5fbfe3e9af3971dd833d26ba9b5c936f0be';
 const WALLET_ADDRESS = '0xb98a27f6f3fb176614929cac1fb8161bd2f35ba9';
@@ -291,6 +292,132 @@ const cryptoTransaction: Data = {
   pricing: pricing('usdc', 'usdc', '10000.00'),
 };
 
+/** The steps of a deposit address deposit's transaction that its deposit_address.* events announce. */
+type DepositStep = 'depositPending' | 'depositSettled' | 'needsAttribution' | 'payoutPending' | 'payoutSettled' | 'payoutFailed' | 'payoutReturned' | 'returnPending' | 'returnSettled' | 'depositFailed' | 'returnFailed';
+
+const SENDER = '0x52908400098527886e0f7030069857d2e4169ee7';
+const DEPOSIT_AT = '2026-03-03T09:00:00.000Z';
+const DEPOSIT_SETTLED_AT = '2026-03-03T09:00:00.000Z';
+const PAYOUT_AT = '2026-03-03T09:01:00.000Z';
+
+/** A deposit of 250.00 usdc to a deposit address paying out over ACH (cryptoToFiatAccount, precursor depositAddress), at one step. */
+function depositTransaction(step: DepositStep): Data {
+  const t = ID.depositTransaction;
+  const depositFailed = step === 'depositFailed';
+  const deposit = leg(t, 1, {
+    kind: 'deposit',
+    rail: 'crypto',
+    asset: 'usdc',
+    network: 'ethereum',
+    amount: '250.00',
+    txHash: '0x9f2c1e7d4b3a5968c7e1d2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3',
+    initiatedAt: DEPOSIT_AT,
+    ...(step === 'depositPending' ? { status: 'pending' } : depositFailed ? { status: 'failed', failure: { code: 'providerError', message: 'The deposit was reverted on chain.' } } : { status: 'settled', settledAt: DEPOSIT_SETTLED_AT }),
+  });
+  const paid = ['payoutPending', 'payoutSettled', 'payoutFailed', 'payoutReturned'].includes(step);
+  const payoutStatus: Data =
+    step === 'payoutSettled'
+      ? { status: 'settled', endToEndId: 'E2E7B1C94D20A6F35E8', settledAt: PAYOUT_AT }
+      : step === 'payoutFailed'
+        ? { status: 'failed', failure: { code: 'providerError', message: 'The payout provider refused the transfer.' } }
+        : step === 'payoutReturned'
+          ? { status: 'failed', failure: { code: 'providerError', message: 'The receiving institution returned the payment.' } }
+          : { status: 'pending' };
+  const payout = leg(t, 2, { kind: 'payout', rail: 'ach', asset: 'usd', network: 'ach', amount: '250.00', initiatedAt: DEPOSIT_SETTLED_AT, ...payoutStatus });
+  const returning = ['returnPending', 'returnSettled', 'returnFailed'].includes(step);
+  const refund = leg(t, 2, {
+    kind: 'refund',
+    rail: 'crypto',
+    asset: 'usdc',
+    network: 'ethereum',
+    amount: '250.00',
+    initiatedAt: PAYOUT_AT,
+    ...(step === 'returnSettled' ? { status: 'settled', settledAt: PAYOUT_AT } : step === 'returnFailed' ? { status: 'failed', failure: { code: 'providerError', message: 'The return was reverted on chain.' } } : { status: 'pending' }),
+  });
+  const [status, subStatus]: [string, string | null] =
+    step === 'needsAttribution'
+      ? ['awaitingAction', 'awaitingAction.awaitingSenderAttribution']
+      : step === 'payoutSettled'
+        ? ['completed', null]
+        : step === 'payoutFailed' || step === 'payoutReturned'
+          ? ['processing', 'processing.underReview']
+          : step === 'returnPending' || step === 'returnFailed'
+            ? ['processing', 'processing.returningToSender']
+            : step === 'returnSettled'
+              ? ['failed', 'failed.attributionTimeout']
+              : depositFailed
+                ? ['failed', 'failed.inboundFailed']
+                : ['processing', null];
+  const updatedAt = paid || returning ? PAYOUT_AT : DEPOSIT_AT;
+  return {
+    id: t,
+    object: 'transaction',
+    sourceToDestination: 'cryptoToFiatAccount',
+    status,
+    subStatus,
+    customerId: ID.customer,
+    precursor: { type: 'depositAddress', id: ID.depositAddress },
+    source: { party: { relationship: 'externalUnregistered' }, type: 'walletExternal', category: 'crypto', details: { asset: 'usdc', network: 'ethereum', address: SENDER } },
+    destination: { party: PARTY, type: 'bankUs', category: 'fiat', details: { id: ID.bank, asset: 'usd', network: 'ach', accountHolder: 'customer', last4: '9012' } },
+    pricing: pricing('usdc', 'usd', '250.00'),
+    legs: [deposit, ...(paid ? [payout] : []), ...(returning ? [refund] : [])],
+    payoutOrigin: { type: 'depositAddress', id: ID.depositAddress, accountHolder: 'customer', accountHolderName: null },
+    ...(step === 'needsAttribution'
+      ? {
+          hold: {
+            code: 'senderAttribution',
+            message: 'The sender of this deposit is not registered for the customer. Register the sending wallet as an external account of the customer or one of its counterparties to release it.',
+            deadline: '2026-03-06T09:00:00.000Z',
+            match: { address: SENDER, network: 'ethereum' },
+          },
+        }
+      : {}),
+    ...(step === 'returnSettled'
+      ? {
+          error: {
+            code: 'attributionTimeout',
+            message: 'The sender was not registered before the attribution deadline; the crypto goes back to the sender.',
+            occurredAt: PAYOUT_AT,
+            recoverable: false,
+            refund: { status: 'completed', amount: '250.00', asset: 'usdc' },
+          },
+        }
+      : {}),
+    ...(depositFailed ? { error: { code: 'providerError', message: 'The deposit was reverted on chain.', occurredAt: DEPOSIT_AT, recoverable: false } } : {}),
+    metadata: {},
+    createdAt: DEPOSIT_AT,
+    updatedAt,
+  };
+}
+
+const DEPOSIT_LEG_EXAMPLES: Record<string, Example> = {
+  'deposit_address.crypto_deposit.pending': { data: depositTransaction('depositPending'), sequence: 2 },
+  'deposit_address.crypto_deposit.settled': { data: depositTransaction('depositSettled'), sequence: 3 },
+  'deposit_address.crypto_deposit.failed': { data: depositTransaction('depositFailed'), sequence: 3 },
+  'deposit_address.crypto_deposit.needs_attribution': { data: depositTransaction('needsAttribution'), sequence: 4 },
+  ...Object.fromEntries(
+    ['ach_payout', 'wire_payout', 'intl_wire_payout'].flatMap((family) => {
+      const [rail, network] = family === 'ach_payout' ? ['ach', 'ach'] : family === 'wire_payout' ? ['wire', 'wire'] : ['swift', 'swift'];
+      const on = (step: DepositStep, sequence: number): Example => {
+        const data = depositTransaction(step);
+        const legs = (data.legs as Data[]).map((l) => (l.kind === 'payout' ? { ...l, rail, network } : l));
+        return { data: { ...data, legs, destination: { ...(data.destination as Data), details: { ...((data.destination as Data).details as Data), network } } }, sequence };
+      };
+      return [
+        [`deposit_address.${family}.initiated`, on('payoutPending', 4)],
+        [`deposit_address.${family}.pending`, on('payoutPending', 4)],
+        [`deposit_address.${family}.settled`, on('payoutSettled', 5)],
+        [`deposit_address.${family}.failed`, on('payoutFailed', 5)],
+        [`deposit_address.${family}.returned`, on('payoutReturned', 5)],
+      ];
+    }),
+  ),
+  'deposit_address.crypto_payout.initiated': { data: depositTransaction('returnPending'), sequence: 5 },
+  'deposit_address.crypto_payout.pending': { data: depositTransaction('returnPending'), sequence: 5 },
+  'deposit_address.crypto_payout.settled': { data: depositTransaction('returnSettled'), sequence: 6 },
+  'deposit_address.crypto_payout.failed': { data: depositTransaction('returnFailed'), sequence: 6 },
+};
+
 const webhookEndpoint: Data = {
   id: ID.webhook,
   object: 'webhookEndpoint',
@@ -360,6 +487,7 @@ const EXAMPLES: Record<string, Example> = {
   'transaction.cryptoToFiat.underReview': { data: payoutTransaction, sequence: 1 },
   'transaction.cryptoToCrypto.underReview': { data: cryptoTransaction, sequence: 1 },
   'webhook.test': { data: webhookEndpoint },
+  ...DEPOSIT_LEG_EXAMPLES,
 };
 
 /** The example delivery of an event of this version, as posted. */

@@ -489,13 +489,13 @@ export class TransactionsService implements OnModuleInit {
     for (const event of decision.events) {
       const previous = state;
       state = transactionDecider.evolve(state, event as unknown as TransactionEvent);
-      const names: string[] = [];
+      // A deposit address deposit's leg is announced too, with the same sequence (tie 5), before the
+      // change of status it caused.
+      const names = depositAddressLegEvents(previous, event as unknown as TransactionEvent, state);
       if (previous.status !== state.status || previous.subStatus !== state.subStatus) {
         names.push('transaction.statusChanged');
         if (event.type === 'transaction.reviewStarted') names.push(underReviewEvent(state.record!.sourceToDestination));
       }
-      // A deposit address deposit's legs are announced too, with the same sequence (tie 5).
-      names.push(...depositAddressLegEvents(previous, event as unknown as TransactionEvent, state));
       if (names.length === 0) continue;
       views.set(event.eventId, {
         resourceId: transactionId,
