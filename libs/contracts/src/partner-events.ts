@@ -111,6 +111,8 @@ export interface PartnerEventDefinition {
   namedOnly?: boolean;
   /** The envelope's `changedFields` names which of these changed. */
   changedFields?: readonly string[];
+  /** The sandbox never produces it (it simulates no such failure); partners may still subscribe to it. */
+  notInSandbox?: boolean;
   /** Not sent by this version although its resource is offered: not in the catalogue, not subscribable. */
   planned?: boolean;
 }
@@ -145,6 +147,7 @@ const DEPOSIT_ADDRESS_LEG_DEFINITIONS: PartnerEventDefinition[] = [
   {
     name: 'deposit_address.crypto_deposit.failed',
     resource: 'transaction',
+    notInSandbox: true,
     when: 'an on-chain deposit failed after it was seen (reverted on chain). The sandbox does not simulate this: its deposits are final when recorded',
   },
   {
@@ -185,7 +188,7 @@ const DEPOSIT_ADDRESS_LEG_DEFINITIONS: PartnerEventDefinition[] = [
     resource: 'transaction',
     when: `the return reached the sending wallet: the transaction is \`failed\` (\`failed.returnedToSender\`, or \`failed.attributionTimeout\`). ${LEG_DATA}`,
   },
-  { name: 'deposit_address.crypto_payout.failed', resource: 'transaction', when: 'a return failed on chain. The sandbox does not simulate this: its returns settle' },
+  { name: 'deposit_address.crypto_payout.failed', resource: 'transaction', notInSandbox: true, when: 'a return failed on chain. The sandbox does not simulate this: its returns settle' },
 ];
 
 /**
@@ -286,6 +289,9 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
 
 /** The events of this version: subscriptions name these or `*` (events of resources not offered yet are refused). */
 export const PARTNER_EVENT_CATALOGUE: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => isOffered(e)).map((e) => e.name);
+
+/** The events of this version the sandbox produces: every one but the failures it does not simulate. */
+export const SANDBOX_PARTNER_EVENTS: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => isOffered(e) && !e.notInSandbox).map((e) => e.name);
 
 /** Events of the spec's catalogue this version does not send yet (their resource is not offered, or they are planned). */
 export const PLANNED_PARTNER_EVENTS: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => !isOffered(e)).map((e) => e.name);
