@@ -159,7 +159,7 @@ describe('the guides run as written', () => {
   afterAll(() => platform?.stop());
 
   it('has a guide for each flow, and every guide is listed in the guides README', () => {
-    expect(GUIDE_FILES).toEqual(['card-buy-and-sell.md', 'cash-in.md', 'cash-pickup.md', 'failures-and-refunds.md', 'pay-out-to-a-bank-account.md', 'sandbox-clock.md', 'webhooks.md']);
+    expect(GUIDE_FILES).toEqual(['card-buy-and-sell.md', 'cash-in.md', 'cash-pickup.md', 'deposit-address.md', 'failures-and-refunds.md', 'pay-out-to-a-bank-account.md', 'sandbox-clock.md', 'webhooks.md']);
     const index = readFileSync(join(GUIDES, 'README.md'), 'utf8');
     for (const file of GUIDE_FILES) expect(index).toContain(`](${file})`);
   });
