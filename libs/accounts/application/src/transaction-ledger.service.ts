@@ -39,7 +39,7 @@ export class TransactionLedgerService {
       at,
     });
     if (s.kind === 'deposit') {
-      await this.post(move(`deposit:${event.data.legId}`, s.railAsset, s.railAmount, railAccount(s.railAsset, s.network), transit, `${s.network === 'cash' ? 'cash deposit' : 'card charge'} of transaction ${transactionId}`));
+      await this.post(move(`deposit:${event.data.legId}`, s.railAsset, s.railAmount, railAccount(s.railAsset, s.network), transit, `${s.network === 'cash' ? 'cash deposit' : s.network === 'card' ? 'card charge' : 'on-chain deposit'} of transaction ${transactionId}`));
       return;
     }
     // The money in transit leaves in its own asset, or through the conversion desk into the rail's.
