@@ -9,3 +9,4 @@ export * from './ports';
 export * from './partner-event-examples';
 export * from './endorsements';
 export * from './pricing';
+export * from './evm-address';

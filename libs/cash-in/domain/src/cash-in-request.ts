@@ -2,9 +2,7 @@
 // 4), checked before anything is looked up: usd in, usdc out on a network the
 // service delivers to, sponsored gas only, and exactly one destination wallet
 // form. The application then resolves the wallet through the accounts port.
-import { keccak_256 } from '@noble/hashes/sha3';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
-import { ApiError, requireAmount, WALLET_NETWORKS, type CashInDestination, type ExternalAccountView, type WalletView } from '@mm/contracts';
+import { ApiError, evmAddressProblem, requireAmount, WALLET_NETWORKS, type CashInDestination, type ExternalAccountView, type WalletView } from '@mm/contracts';
 import { CASH_ASSET } from './cash-in-pricing';
 
 export interface CashInRequest {
@@ -80,17 +78,3 @@ export function addressDestination(plan: CashInPlan, address: string): CashInDes
   return { asset: plan.asset, network: plan.network, walletId: null, externalAccountId: null, blockchainAddress: address };
 }
 
-/** EIP-55: a hex digit is upper case where the Keccak-256 of the lower-case address has a nibble of 8 or more. */
-function toChecksumAddress(value: string): string {
-  const lower = value.slice(2).toLowerCase();
-  const hash = bytesToHex(keccak_256(utf8ToBytes(lower)));
-  return `0x${[...lower].map((c, i) => (parseInt(hash[i], 16) >= 8 ? c.toUpperCase() : c)).join('')}`;
-}
-
-/** Both networks are EVM chains: 0x and 40 hex digits; mixed case must be the EIP-55 checksum. */
-export function evmAddressProblem(value: string): string | undefined {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) return 'must be 0x followed by 40 hexadecimal digits';
-  const body = value.slice(2);
-  if (body === body.toLowerCase() || body === body.toUpperCase()) return undefined;
-  return toChecksumAddress(value) === value ? undefined : 'does not match its EIP-55 checksum; check the address for a typo';
-}

@@ -23,6 +23,7 @@ import {
   type ExternalAccountView,
   type PayoutInstruction,
 } from '@mm/contracts';
+import { evmAddressProblem, toChecksumAddress } from '@mm/contracts';
 import {
   attributeSender,
   bankDestination,
@@ -32,7 +33,6 @@ import {
   depositAddressView,
   depositStreamId,
   dispositionOf,
-  evmAddressProblem,
   paidOn,
   payoutEndorsement,
   payoutInstruction,
@@ -40,7 +40,6 @@ import {
   receiveDeposit,
   requireProvisioned,
   returnWallet,
-  toChecksumAddress,
   type DepositAddressChanges,
   type DepositAddressCommand,
   type DepositAddressEvent,

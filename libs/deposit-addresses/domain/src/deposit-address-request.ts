@@ -5,8 +5,6 @@
 // bank account of the customer or of one of its counterparties, paid on a rail
 // it takes; a return destination an active external wallet of theirs on the
 // asset and network the address expects.
-import { keccak_256 } from '@noble/hashes/sha3';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import {
   ApiError,
   fiatEndorsement,
@@ -145,17 +143,3 @@ export function payoutEndorsement(destination: DepositAddressDestination): { nam
   return { name: fiatEndorsement(asset), operation: `a deposit address paying out ${asset.toUpperCase()} to a bank account` };
 }
 
-/** EIP-55: a hex digit is upper case where the Keccak-256 of the lower-case address has a nibble of 8 or more. */
-export function toChecksumAddress(value: string): string {
-  const lower = value.slice(2).toLowerCase();
-  const hash = bytesToHex(keccak_256(utf8ToBytes(lower)));
-  return `0x${[...lower].map((c, i) => (parseInt(hash[i], 16) >= 8 ? c.toUpperCase() : c)).join('')}`;
-}
-
-/** Both networks are EVM chains: 0x and 40 hex digits; mixed case must be the EIP-55 checksum. */
-export function evmAddressProblem(value: string): string | undefined {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) return 'must be 0x followed by 40 hexadecimal digits';
-  const body = value.slice(2);
-  if (body === body.toLowerCase() || body === body.toUpperCase()) return undefined;
-  return toChecksumAddress(value) === value ? undefined : 'does not match its EIP-55 checksum; check the address for a typo';
-}
