@@ -3,7 +3,8 @@
 //   reads  against Fastify + one pg primary-key select
 //   writes against one raw transaction (idempotency row, event row, read-model row, idempotency update)
 // then quote + transaction creation beside the same writes straight to PostgreSQL (tools/bench/transfers.ts;
-// BENCH_ONLY=quote for it alone), then webhook delivery beside pg-boss (tools/bench/webhooks.ts;
+// BENCH_ONLY=quote for it alone), then deposit to transaction beside the same rows straight to PostgreSQL
+// (tools/bench/deposits.ts; BENCH_ONLY=deposit for it alone), then webhook delivery beside pg-boss (tools/bench/webhooks.ts;
 // BENCH_ONLY=webhook for it alone).
 // The platform and the raw stack each run in a process of their own, as `npm start`
 // runs, and the load comes from this process, so neither server shares its thread
@@ -16,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
 import { freeLoopbackPort } from '@mm/runtime/platform';
+import { benchDeposits, DEPOSITS_SCENARIO } from './deposits';
 import { benchTransfers, TRANSFERS_SCENARIO } from './transfers';
 import { benchWebhooks } from './webhooks';
 
@@ -101,6 +103,7 @@ async function main(): Promise<void> {
       databaseUrl = embedded.url;
     }
     const platformPort = await freeLoopbackPort();
+    const adminToken = `bench-admin-${randomUUID()}`;
     const platform = startProcess('platform', [...(process.env.BENCH_PLATFORM_NODE_ARGS ?? '').split(' ').filter(Boolean), '-r', './apps/platform/src/instrument.ts', 'apps/platform/src/main.ts'], {
       DATABASE_URL: databaseUrl,
       // Its local files (the signing-key encryption key) go with this run's database, not into ./.data.
@@ -108,7 +111,7 @@ async function main(): Promise<void> {
       PORT: String(platformPort),
       HOST: '127.0.0.1',
       MM_LOG_LEVEL: 'error',
-      MM_ADMIN_TOKEN: `bench-admin-${randomUUID()}`,
+      MM_ADMIN_TOKEN: adminToken,
       MM_TOKEN_RATE_LIMIT: '100000000',
       MM_BOOTSTRAP_API_KEY: API_KEY,
       MM_BOOTSTRAP_API_SECRET: API_SECRET,
@@ -117,11 +120,12 @@ async function main(): Promise<void> {
     const base = `http://127.0.0.1:${platformPort}`;
     await waitForOk(`${base}/readyz`, platform);
 
-    // BENCH_ONLY=webhook runs the webhook section alone, BENCH_ONLY=quote the quote + transaction one:
-    // no raw stack, no HTTP scenarios.
+    // BENCH_ONLY=webhook runs the webhook section alone, BENCH_ONLY=quote the quote + transaction one,
+    // BENCH_ONLY=deposit the deposit to transaction one: no raw stack, no HTTP scenarios.
     const webhooksOnly = ONLY !== '' && 'webhook deliveries'.includes(ONLY);
     const transfersOnly = ONLY !== '' && !webhooksOnly && TRANSFERS_SCENARIO.includes(ONLY);
-    const sectionOnly = webhooksOnly || transfersOnly;
+    const depositsOnly = ONLY !== '' && !webhooksOnly && !transfersOnly && DEPOSITS_SCENARIO.includes(ONLY);
+    const sectionOnly = webhooksOnly || transfersOnly || depositsOnly;
     let rawBase = '';
     if (!sectionOnly) {
       const raw = startProcess('raw stack', ['tools/bench/raw-stack.ts'], { DATABASE_URL: databaseUrl });
@@ -159,7 +163,7 @@ async function main(): Promise<void> {
     const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
     process.stdout.write(
       `benchmark: ${DURATION_S}s per scenario after ${WARMUP_S}s of warm-up, ${process.env.DATABASE_URL ? 'external' : 'embedded'} PostgreSQL, ` +
-        `${transfersOnly ? 'platform in a process of its own' : `${webhooksOnly ? 'platform and pg-boss' : ONLY === '' ? 'platform, raw stack and pg-boss' : 'platform and raw stack'} in processes of their own`}\n\n`,
+        `${transfersOnly || depositsOnly ? 'platform in a process of its own' : `${webhooksOnly ? 'platform and pg-boss' : ONLY === '' ? 'platform, raw stack and pg-boss' : 'platform and raw stack'} in processes of their own`}\n\n`,
     );
     const httpScenarios = sectionOnly ? [] : scenarios.filter((s) => s.name.includes(ONLY));
     if (httpScenarios.length > 0) line(['scenario', 'clients', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio']);
@@ -183,6 +187,8 @@ async function main(): Promise<void> {
     );
     // After the table: quote + transaction creation beside the same writes straight to PostgreSQL (tools/bench/transfers.ts).
     if (ONLY === '' || transfersOnly) await benchTransfers(api, auth, databaseUrl, { clients: CLIENTS, durationSeconds: DURATION_S, warmupSeconds: WARMUP_S });
+    // Then deposit to transaction beside the same rows straight to PostgreSQL (tools/bench/deposits.ts).
+    if (ONLY === '' || depositsOnly) await benchDeposits(api, adminToken, databaseUrl, { clients: CLIENTS, durationSeconds: DURATION_S, warmupSeconds: WARMUP_S });
     // Then the webhook section (tools/bench/webhooks.ts), against pg-boss on the same PostgreSQL.
     if (ONLY === '' || webhooksOnly) await benchWebhooks(api, auth, databaseUrl);
   } finally {

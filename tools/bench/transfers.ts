@@ -30,7 +30,7 @@ const FUNDING = '1000000';
 const SETTLE_TIMEOUT_MS = 120_000;
 const SCHEMA = 'bench_raw_transfers';
 
-interface Figures {
+export interface Figures {
   ops: number;
   rps: number;
   p50: number;
@@ -53,7 +53,7 @@ const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? NaN :
  * Runs `op(client)` from every client in a closed loop for `seconds`; an operation counts when it
  * finishes inside the window.
  */
-async function closedLoop(clients: number, seconds: number, op: (client: number) => Promise<void>, firstError: { message?: string }): Promise<Figures> {
+export async function closedLoop(clients: number, seconds: number, op: (client: number) => Promise<void>, firstError: { message?: string }): Promise<Figures> {
   const started = performance.now();
   const deadline = started + seconds * 1000;
   const latencies: number[] = [];
@@ -332,7 +332,7 @@ class RawReference {
 }
 
 /** Waits until no log reader's checkpoint has moved for a second (at most a minute); returns the seconds waited. */
-async function logReadersQuiet(databaseUrl: string): Promise<number> {
+export async function logReadersQuiet(databaseUrl: string): Promise<number> {
   const started = performance.now();
   const pool = new Pool({ connectionString: databaseUrl, max: 1 });
   try {
