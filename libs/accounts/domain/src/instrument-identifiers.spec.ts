@@ -155,7 +155,7 @@ describe('EVM addresses (EIP-55)', () => {
         const body = flipped.slice(2);
         fc.pre(body !== body.toLowerCase() && body !== body.toUpperCase());
         expect(evmAddressProblem(address)).toBeUndefined();
-        expect(evmAddressProblem(flipped)).toBe('checksum does not match (EIP-55); check the address for a typo');
+        expect(evmAddressProblem(flipped)).toBe('does not match its EIP-55 checksum; check the address for a typo');
       }),
     ));
 });

@@ -2,8 +2,6 @@
 // rule 9: banks are identified by standard identifiers only). Each returns a
 // problem worded for a partner developer, or undefined; none repeats the value
 // it was given (it may be sensitive), and none throws, whatever the input.
-import { keccak_256 } from '@noble/hashes/sha3';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import cardValidator from 'card-validator';
 import type * as IbanTools from 'ibantools' with { 'resolution-mode': 'import' };
 
@@ -89,20 +87,8 @@ export function canadianAccountNumberProblem(value: string): Problem | undefined
   return digits(value, 7, 12);
 }
 
-/** EIP-55: a hex digit of the address is upper case where the Keccak-256 of the lower-case address has a nibble of 8 or more. */
-export function toChecksumAddress(value: string): string {
-  const lower = value.slice(2).toLowerCase();
-  const hash = bytesToHex(keccak_256(utf8ToBytes(lower)));
-  return `0x${[...lower].map((c, i) => (parseInt(hash[i], 16) >= 8 ? c.toUpperCase() : c)).join('')}`;
-}
-
-export function evmAddressProblem(value: string): Problem | undefined {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) return 'must be 0x followed by 40 hexadecimal digits';
-  const body = value.slice(2);
-  // All one case carries no checksum; mixed case must be the EIP-55 form.
-  if (body === body.toLowerCase() || body === body.toUpperCase()) return undefined;
-  return toChecksumAddress(value) === value ? undefined : 'checksum does not match (EIP-55); check the address for a typo';
-}
+// EVM addresses: one rule for every service (the contracts' EIP-55 check).
+export { evmAddressProblem, toChecksumAddress } from '@mm/contracts';
 
 export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'discover' | 'dinersClub' | 'jcb' | 'unionPay' | 'maestro';
 
