@@ -24,10 +24,16 @@ import { ADMIN_TOKEN, platformSettings } from './support/settings';
 const SEED = 0x19_da_c4a5;
 const DEPOSITS = 100;
 const ADDRESSES = 10;
-const CONCURRENCY = 8;
-/** The deposit-addresses process is killed once this many deposits have been answered, the transactions process once this many. */
-const KILL_DEPOSIT_ADDRESSES_AFTER = 30;
-const KILL_TRANSACTIONS_AFTER = 60;
+/** Two addresses per customer: deposits to one customer's addresses are decided one at a time (under its lock), so several customers keep several in the middle of it when a process dies. */
+const CUSTOMERS = 5;
+const customerOf = (address: number) => Math.floor(address / 2);
+const CONCURRENCY = 12;
+/** Which process is killed once how many deposits have been answered: each started again at once, alone. */
+const KILLS: ReadonlyArray<[number, 'deposit-addresses' | 'transactions']> = [
+  [30, 'deposit-addresses'],
+  [60, 'transactions'],
+  [85, 'deposit-addresses'],
+];
 /** The sender the registration-only address waits for is registered once this many have been answered. */
 const REGISTER_AFTER = 45;
 /** Every this many answered deposits the project's clock moves on this many seconds, so payouts settle while deposits arrive. */
@@ -146,16 +152,20 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
   bearer = (await ok('POST', '/auth/token', { apiKey: keys.apiKey, apiSecret: keys.apiSecret }, 200)).accessToken;
   const advance = (seconds: number) => ok('POST', '/sandbox/clock/advance', { seconds }, 200);
 
-  // An endorsed customer, three active bank accounts, ten active addresses.
-  const customer = await ok('POST', '/customers', { type: 'individual', firstName: 'Ada', lastName: 'Crash', endorsements: ['basic', 'cryptoCustody', 'usd'] });
+  // Endorsed customers, an active bank account each, two active addresses each.
+  const customers: string[] = [];
+  for (let c = 0; c < CUSTOMERS; c++) {
+    customers.push((await ok('POST', '/customers', { type: 'individual', firstName: 'Ada', lastName: `Crash${c}`, endorsements: ['basic', 'cryptoCustody', 'usd'] })).id);
+  }
   await until(
-    async () => ((await call('GET', `/customers/${customer.id}`)).body?.endorsements?.every((e: { status: string }) => e.status === 'active') ? true : undefined),
+    async () =>
+      (await Promise.all(customers.map((id) => call('GET', `/customers/${id}`)))).every((r) => r.body?.endorsements?.every((e: { status: string }) => e.status === 'active')) ? true : undefined,
     30_000,
-    () => `customer ${customer.id}'s endorsements active`,
+    () => `the customers' endorsements active`,
   );
   const banks: string[] = [];
-  for (const accountNumber of ['123456789012', '223456789012', '323456789012']) {
-    banks.push((await ok('POST', '/external-accounts', { owner: { kind: 'customer', customerId: customer.id }, type: 'bankUs', bankUs: { accountNumber, routingNumber: '021000021' } })).id);
+  for (let c = 0; c < CUSTOMERS; c++) {
+    banks.push((await ok('POST', '/external-accounts', { owner: { kind: 'customer', customerId: customers[c] }, type: 'bankUs', bankUs: { accountNumber: `${c + 1}23456789012`, routingNumber: '021000021' } })).id);
   }
   await until(
     async () => ((await Promise.all(banks.map((id) => call('GET', `/external-accounts/${id}`)))).every((r) => r.body?.status === 'active') ? true : undefined),
@@ -165,10 +175,10 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
   const addresses: string[] = [];
   for (let i = 0; i < ADDRESSES; i++) {
     const address = await ok('POST', '/deposit-addresses', {
-      customerId: customer.id,
+      customerId: customers[customerOf(i)],
       expectedSourceAsset: 'usdc',
       expectedSourceNetwork: NETWORK,
-      destination: { externalAccountId: banks[i % banks.length] },
+      destination: { externalAccountId: banks[customerOf(i)] },
       payout: { rail: rail(i) },
       label: `crash ${i}`,
       ...(i === REGISTRATION_ONLY ? { requiresCounterpartyWalletRegistration: true } : {}),
@@ -198,9 +208,13 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
   });
 
   /** A service killed outright, then started again alone on its port, as the banner says; resolves once it listens. */
-  const killAndRestart = async (name: string): Promise<{ signal: string | null }> => {
+  const outputs: Record<string, Array<() => string>> = {};
+  /** The processes killed and not listening again yet. */
+  const down = new Set<string>();
+  const killAndRestart = async (name: string): Promise<void> => {
     const service = services.get(name)!;
     process.kill(service.pid, 'SIGKILL');
+    down.add(name);
     const dataDir = mkdtempSync(join(tmpdir(), `mm-da-crash-${name}-`));
     dirs.push(dataDir);
     const again = spawnTied(['-r', './tools/register.js', 'tools/distributed/start-service.ts', name], {
@@ -214,6 +228,9 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
     });
     restarted.push(again.child);
     track(() => stopTied(again.child));
+    // The next kill of this service is of this process.
+    services.set(name, { ...service, pid: again.child.pid! });
+    (outputs[name] ??= []).push(again.output);
     await until(
       () => {
         if (again.child.exitCode !== null) throw new Error(`the ${name} service exited on its restart:\n${again.output()}`);
@@ -222,7 +239,7 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
       START_TIMEOUT_MS - 30_000,
       () => `the ${name} service listening again:\n${again.output()}`,
     );
-    return { signal: 'SIGKILL' };
+    down.delete(name);
   };
 
   const problems: string[] = [];
@@ -248,7 +265,7 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
         problems.push(`deposit ${d.n}: answered ${res.status} ${JSON.stringify(res.body)}`);
         return;
       }
-      d.lost.push(`${res.status} ${res.body?.error ?? ''}`.trim());
+      d.lost.push(`${res.status} ${res.body?.error ?? ''} while ${[...down].join(' and ') || 'nothing'} down`);
       if (Date.now() > deadline) {
         problems.push(`deposit ${d.n}: never answered (${d.lost.join(', ')})`);
         return;
@@ -264,7 +281,7 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
   const restarts: Array<Promise<unknown>> = [];
   let registration: Promise<string> | undefined;
   const register = async () => {
-    const counterparty = await ok('POST', '/counterparties', { customerId: customer.id, entityType: 'individual', firstName: 'Grace', lastName: 'Hopper' });
+    const counterparty = await ok('POST', '/counterparties', { customerId: customers[customerOf(REGISTRATION_ONLY)], entityType: 'individual', firstName: 'Grace', lastName: 'Hopper' });
     return (await ok('POST', '/external-accounts', { owner: { kind: 'counterparty', counterpartyId: counterparty.id }, type: 'walletExternal', walletExternal: { address: REGISTERED_LATER, network: NETWORK } })).id as string;
   };
   const worker = async () => {
@@ -273,8 +290,7 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
       await send(d);
       if (!d.transactionId) continue;
       answered++;
-      if (answered === KILL_DEPOSIT_ADDRESSES_AFTER) restarts.push(killAndRestart('deposit-addresses'));
-      if (answered === KILL_TRANSACTIONS_AFTER) restarts.push(killAndRestart('transactions'));
+      for (const [after, name] of KILLS) if (answered === after) restarts.push(killAndRestart(name));
       if (answered === REGISTER_AFTER) registration = register();
       if (answered % NUDGE_EVERY === 0) await advance(NUDGE_SECONDS);
     }
@@ -285,10 +301,14 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
   const walletId = await registration;
   process.stdout.write(`deposit-address-crash: ${DEPOSITS} deposits answered in ${((Date.now() - started) / 1000).toFixed(1)} s, ${deposits.filter((d) => d.lost.length).length} after lost answers\n`);
   expect(problems).toEqual([]);
-  expect(restarts).toHaveLength(2);
+  expect(restarts).toHaveLength(KILLS.length);
   expect(walletId).toEqual(expect.stringMatching(/^ext_/));
   // The kills really were in the middle of it: some deposits had their answer lost and were sent again.
   expect(deposits.filter((d) => d.lost.length > 0).length).toBeGreaterThan(0);
+  // Deposits went on while the transactions process was down: the deposit-addresses service answered
+  // them, and their transactions were made from its log once the transactions process was back.
+  const handedOver = outputs['deposit-addresses'].map((output) => output().match(/the transactions service did not take it at once/g)?.length ?? 0).reduce((a, b) => a + b, 0);
+  expect(handedOver).toBeGreaterThan(0);
   // Every deposit was answered with a transaction, each its own.
   expect(deposits.filter((d) => !d.transactionId).map((d) => d.n)).toEqual([]);
   expect(new Set(deposits.map((d) => d.transactionId)).size).toBe(DEPOSITS);
@@ -299,14 +319,17 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
     underReview: ['processing', 'processing.underReview'],
     awaitingSenderAttribution: ['awaitingAction', 'awaitingAction.awaitingSenderAttribution'],
   };
+  /** Every transaction of every customer, page by page. */
   const listed = async (): Promise<Map<string, any>> => {
     const all = new Map<string, any>();
-    for (let cursor: string | null = null; ; ) {
-      const page = await call('GET', `/transactions?customerId=${customer.id}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
-      expect(page.status).toBe(200);
-      for (const t of page.body.data) all.set(t.id, t);
-      cursor = page.body.nextCursor;
-      if (!page.body.hasMore) break;
+    for (const customerId of customers) {
+      for (let cursor: string | null = null; ; ) {
+        const page = await call('GET', `/transactions?customerId=${customerId}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(page.status).toBe(200);
+        for (const t of page.body.data) all.set(t.id, t);
+        cursor = page.body.nextCursor;
+        if (!page.body.hasMore) break;
+      }
     }
     return all;
   };
@@ -345,6 +368,7 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
       n: d.n,
       status: res.status,
       outcome: [t.status, t.subStatus],
+      customer: t.customerId,
       precursor: t.precursor,
       amount: t.pricing.source.amountGross,
       deposit: t.legs.filter((l: any) => l.kind === 'deposit').map((l: any) => [l.amount, l.status]),
@@ -354,6 +378,7 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
       n: d.n,
       status: 200,
       outcome: final[d.expected],
+      customer: customers[customerOf(d.address)],
       precursor: { type: 'depositAddress', id: addresses[d.address] },
       amount: d.amount,
       deposit: [[d.amount, 'settled']],
@@ -448,7 +473,7 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
   process.stdout.write(
     `deposit-address-crash: ${completed.length} completed, ${deposits.filter((d) => d.expected === 'underReview').length} held for review, ${deposits.filter((d) => d.expected === 'awaitingSenderAttribution').length} held for their sender; lost answers: ${deposits
       .filter((d) => d.lost.length)
-      .map((d) => `#${d.n} ${d.lost.join(',')}${d.replayed ? ' (replayed)' : ''}`)
-      .join('; ')}\n`,
+      .map((d) => `#${d.n} ${d.lost.length} × ${[...new Set(d.lost)].join(',')}${d.replayed ? ' (replayed)' : ''}`)
+      .join('; ')}; ${handedOver} made from the log\n`,
   );
 }, 3 * START_TIMEOUT_MS);
