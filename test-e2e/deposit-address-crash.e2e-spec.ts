@@ -1,0 +1,479 @@
+// Issue 19, "Done means": the crash test of deposit addresses. Spec: Deposit address (deposits make
+// transactions on their own, one each), Transaction (holds; failed payouts of this flow held for review),
+// rule 6 (Idempotency-Key); docs/sandbox.md (the cents of the deposit choose the payout's outcome);
+// ARCHITECTURE: a crash leaves either everything or nothing, the double-entry ledger. The platform runs as
+// `npm run start:distributed` does (events on the PostgreSQL log transport); 100 deposits reach 10
+// addresses from concurrent clients while the deposit-addresses process and then the transactions
+// process are killed outright (SIGKILL) and started again alone (`npm run start:service`). A deposit
+// whose answer was lost is sent again with the same Idempotency-Key and body until it is answered.
+// Afterwards every deposit has exactly one transaction, each ends as its amount and sender say
+// (completed, held for review, or held for its sender), no payout was sent or posted twice, and the
+// ledger read straight from the database balances: the crypto in, the fiat out, the held money in transit.
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serviceUrlVariable } from '@mm/contracts';
+import { cloneTemplateDatabase } from '@mm/platform/testing';
+import { spawnTied, startDistributedProcesses, START_TIMEOUT_MS, stopTied, track, type PlatformHandle } from './support/distributed-processes';
+import { until } from './support/platform-process';
+import { ADMIN_TOKEN, platformSettings } from './support/settings';
+
+/** The mix is the same on every run. */
+const SEED = 0x19_da_c4a5;
+const DEPOSITS = 100;
+const ADDRESSES = 10;
+/** Two addresses per customer: deposits to one customer's addresses are decided one at a time (under its lock), so several customers keep several in the middle of it when a process dies. */
+const CUSTOMERS = 5;
+const customerOf = (address: number) => Math.floor(address / 2);
+const CONCURRENCY = 12;
+/** Which process is killed once how many deposits have been answered: each started again at once, alone. */
+const KILLS: ReadonlyArray<[number, 'deposit-addresses' | 'transactions']> = [
+  [30, 'deposit-addresses'],
+  [60, 'transactions'],
+  [85, 'deposit-addresses'],
+];
+/** The sender the registration-only address waits for is registered once this many have been answered. */
+const REGISTER_AFTER = 45;
+/** Every this many answered deposits the project's clock moves on this many seconds, so payouts settle while deposits arrive. */
+const NUDGE_EVERY = 10;
+const NUDGE_SECONDS = 20;
+const NETWORK = 'ethereum';
+/** Senders on the registration-only address: one registered during the run, one never. */
+const REGISTERED_LATER = '0x5151515151515151515151515151515151515151';
+const NEVER_REGISTERED = '0x7777777777777777777777777777777777777777';
+const SENDERS = ['0x1111111111111111111111111111111111111111', '0x2222222222222222222222222222222222222222', '0x3333333333333333333333333333333333333333'];
+/** Addresses 0 to 5 pay on ach, 6 to 8 on wire, 9 on ach and only for registered senders. */
+const rail = (i: number) => (i >= 6 && i <= 8 ? 'wire' : 'ach');
+const REGISTRATION_ONLY = 9;
+
+/** mulberry32: a small seeded PRNG. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** An amount with at most 18 decimals as a whole number of 10^-18 units (no floats near money). */
+function units(amount: string | null | undefined): bigint {
+  if (amount === null || amount === undefined) return 0n;
+  const match = /^(-?)(\d+)(?:\.(\d{1,18}))?$/.exec(amount);
+  if (!match) throw new Error(`not an amount: ${amount}`);
+  const value = BigInt(match[2]) * 10n ** 18n + BigInt((match[3] ?? '').padEnd(18, '0'));
+  return match[1] ? -value : value;
+}
+
+/** What a deposit's amount and sender say becomes of it. */
+type Outcome = 'completed' | 'underReview' | 'awaitingSenderAttribution';
+
+interface Deposit {
+  n: number;
+  address: number;
+  sender: string;
+  amount: string;
+  expected: Outcome;
+  key: string;
+  transactionId?: string;
+  /** Each answer that was lost (the connection, a 5xx) or told to wait (409 in flight), before the 201. */
+  lost: string[];
+  replayed?: boolean;
+}
+
+interface Answer {
+  status: number;
+  body: any;
+  replayed: boolean;
+}
+
+interface Service {
+  name: string;
+  url: string;
+  port: string;
+  pid: number;
+}
+
+/** Each process's line in start:distributed's banner: name, URL, pid. */
+function bannerServices(output: string): Map<string, Service> {
+  const services = new Map<string, Service>();
+  for (const [, name, url, port, pid] of output.matchAll(/^ {2}([a-z-]+) +(http:\/\/127\.0\.0\.1:(\d+)) +pid (\d+)$/gm)) services.set(name, { name, url, port, pid: Number(pid) });
+  return services;
+}
+
+let platform: PlatformHandle | undefined;
+const restarted: ChildProcess[] = [];
+const dirs: string[] = [];
+
+afterAll(async () => {
+  for (const child of restarted) await stopTied(child);
+  await platform?.stop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}, START_TIMEOUT_MS);
+
+test('SIGKILL of the deposit-addresses and transactions processes while deposits arrive: one transaction per deposit, each terminal or visibly held, no payout twice, the ledger balanced', async () => {
+  const random = prng(SEED);
+  const databaseUrl = await cloneTemplateDatabase();
+  // The PostgreSQL log transport, whatever broker the run has; warnings only (the kills are expected).
+  const settings = platformSettings(databaseUrl, { KAFKA_BROKERS: '', MM_LOG_LEVEL: 'warn' });
+  platform = await startDistributedProcesses(settings);
+  const base = platform.url;
+  const services = bannerServices(platform.output!());
+  expect([...services.keys()].sort()).toEqual(['accounts', 'cash-in', 'deposit-addresses', 'gateway', 'quoting', 'transactions', 'webhooks']);
+  const serviceUrls = Object.fromEntries([...services.values()].filter((s) => s.name !== 'gateway').map((s) => [serviceUrlVariable(s.name as never), s.url]));
+
+  const call = async (method: string, path: string, body?: unknown, options: { token?: string; key?: string } = {}): Promise<Answer> => {
+    const res = await fetch(`${base}/v0.13${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${options.token ?? bearer}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(method === 'POST' || method === 'PATCH' ? { 'idempotency-key': options.key ?? randomUUID() } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json().catch(() => undefined), replayed: res.headers.get('idempotent-replayed') === 'true' };
+  };
+  const ok = async (method: string, path: string, body?: unknown, status = method === 'POST' ? 201 : 200, token?: string) => {
+    const res = await call(method, path, body, { token });
+    expect({ method, path, status: res.status, body: res.body }).toEqual({ method, path, status, body: expect.anything() });
+    return res.body;
+  };
+
+  // A project of its own with deposit addresses enabled, and a key pair for it.
+  let bearer = ADMIN_TOKEN;
+  const project = await ok('POST', '/admin/projects', { name: 'deposit-address-crash' });
+  await ok('PATCH', `/admin/projects/${project.id}`, { features: { depositAddresses: true } }, 200);
+  const keys = await ok('POST', `/admin/projects/${project.id}/api-keys`);
+  bearer = (await ok('POST', '/auth/token', { apiKey: keys.apiKey, apiSecret: keys.apiSecret }, 200)).accessToken;
+  const advance = (seconds: number) => ok('POST', '/sandbox/clock/advance', { seconds }, 200);
+
+  // Endorsed customers, an active bank account each, two active addresses each.
+  const customers: string[] = [];
+  for (let c = 0; c < CUSTOMERS; c++) {
+    customers.push((await ok('POST', '/customers', { type: 'individual', firstName: 'Ada', lastName: `Crash${c}`, endorsements: ['basic', 'cryptoCustody', 'usd'] })).id);
+  }
+  await until(
+    async () =>
+      (await Promise.all(customers.map((id) => call('GET', `/customers/${id}`)))).every((r) => r.body?.endorsements?.every((e: { status: string }) => e.status === 'active')) ? true : undefined,
+    30_000,
+    () => `the customers' endorsements active`,
+  );
+  const banks: string[] = [];
+  for (let c = 0; c < CUSTOMERS; c++) {
+    banks.push((await ok('POST', '/external-accounts', { owner: { kind: 'customer', customerId: customers[c] }, type: 'bankUs', bankUs: { accountNumber: `${c + 1}23456789012`, routingNumber: '021000021' } })).id);
+  }
+  await until(
+    async () => ((await Promise.all(banks.map((id) => call('GET', `/external-accounts/${id}`)))).every((r) => r.body?.status === 'active') ? true : undefined),
+    30_000,
+    () => 'bank accounts active',
+  );
+  const addresses: string[] = [];
+  for (let i = 0; i < ADDRESSES; i++) {
+    const address = await ok('POST', '/deposit-addresses', {
+      customerId: customers[customerOf(i)],
+      expectedSourceAsset: 'usdc',
+      expectedSourceNetwork: NETWORK,
+      destination: { externalAccountId: banks[customerOf(i)] },
+      payout: { rail: rail(i) },
+      label: `crash ${i}`,
+      ...(i === REGISTRATION_ONLY ? { requiresCounterpartyWalletRegistration: true } : {}),
+    });
+    addresses.push(address.id);
+  }
+  // The simulated custodian provisions them a few seconds of project time later.
+  await until(
+    async () => {
+      await advance(5);
+      return (await Promise.all(addresses.map((id) => call('GET', `/deposit-addresses/${id}`)))).every((r) => r.body?.status === 'active') ? true : undefined;
+    },
+    30_000,
+    () => 'deposit addresses active',
+  );
+
+  // The seeded mix: one in ten refused by the bank (.91), one in ten returned after it was sent (.94), the
+  // rest paid; on the registration-only address, a third from a sender nobody registers.
+  const deposits: Deposit[] = Array.from({ length: DEPOSITS }, (_, n) => {
+    const address = n % ADDRESSES;
+    const whole = 1 + Math.floor(random() * 500);
+    const pick = random();
+    const cents = pick < 0.1 ? 91 : pick < 0.2 ? 94 : Math.floor(random() * 90);
+    const sender = address === REGISTRATION_ONLY ? (random() < 1 / 3 ? NEVER_REGISTERED : REGISTERED_LATER) : SENDERS[Math.floor(random() * SENDERS.length)];
+    const expected: Outcome = sender === NEVER_REGISTERED ? 'awaitingSenderAttribution' : cents >= 90 ? 'underReview' : 'completed';
+    return { n, address, sender, amount: `${whole}.${String(cents).padStart(2, '0')}`, expected, key: `da-crash-${SEED}-${n}-${randomUUID()}`, lost: [] };
+  });
+
+  /** A service killed outright, then started again alone on its port, as the banner says; resolves once it listens. */
+  const outputs: Record<string, Array<() => string>> = {};
+  /** The processes killed and not listening again yet. */
+  const down = new Set<string>();
+  const killAndRestart = async (name: string): Promise<void> => {
+    const service = services.get(name)!;
+    process.kill(service.pid, 'SIGKILL');
+    down.add(name);
+    const dataDir = mkdtempSync(join(tmpdir(), `mm-da-crash-${name}-`));
+    dirs.push(dataDir);
+    const again = spawnTied(['-r', './tools/register.js', 'tools/distributed/start-service.ts', name], {
+      ...process.env,
+      ...settings,
+      ...serviceUrls,
+      MM_DATA_DIR: dataDir,
+      MM_GATEWAY_URL: base,
+      PORT: service.port,
+      HOST: '127.0.0.1',
+    });
+    restarted.push(again.child);
+    track(() => stopTied(again.child));
+    // The next kill of this service is of this process.
+    services.set(name, { ...service, pid: again.child.pid! });
+    (outputs[name] ??= []).push(again.output);
+    await until(
+      () => {
+        if (again.child.exitCode !== null) throw new Error(`the ${name} service exited on its restart:\n${again.output()}`);
+        return new RegExp(`${name} service \\(sandbox\\) is listening`).test(again.output()) ? true : undefined;
+      },
+      START_TIMEOUT_MS - 30_000,
+      () => `the ${name} service listening again:\n${again.output()}`,
+    );
+    down.delete(name);
+  };
+
+  const problems: string[] = [];
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  /**
+   * Sends a deposit until it is answered: an answer lost to a dead process (the connection, a 5xx from
+   * the gateway) or a key still locked by a dying request (409) is sent again with the same key and body.
+   */
+  const send = async (d: Deposit): Promise<void> => {
+    for (;;) {
+      let res: Answer;
+      try {
+        res = await call('POST', `/deposit-addresses/${addresses[d.address]}/simulate/crypto-deposit`, { amount: d.amount, senderAddress: d.sender }, { key: d.key });
+      } catch (error) {
+        res = { status: 0, body: { error: (error as Error).message }, replayed: false };
+      }
+      if (res.status === 201) {
+        d.transactionId = res.body.transactionId;
+        d.replayed = res.replayed;
+        return;
+      }
+      if (res.status !== 0 && res.status < 500 && !(res.status === 409 && res.body?.error === 'IdempotencyKeyInFlight')) {
+        problems.push(`deposit ${d.n}: answered ${res.status} ${JSON.stringify(res.body)}`);
+        return;
+      }
+      d.lost.push(`${res.status} ${res.body?.error ?? ''} while ${[...down].join(' and ') || 'nothing'} down`);
+      if (Date.now() > deadline) {
+        problems.push(`deposit ${d.n}: never answered (${d.lost.join(', ')})`);
+        return;
+      }
+      // A retry a little later: the process is coming back.
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+
+  // The deposits, concurrently; the kills, the registration and the clock's nudges at their counts.
+  let answered = 0;
+  let next = 0;
+  const restarts: Array<Promise<unknown>> = [];
+  let registration: Promise<string> | undefined;
+  const register = async () => {
+    const counterparty = await ok('POST', '/counterparties', { customerId: customers[customerOf(REGISTRATION_ONLY)], entityType: 'individual', firstName: 'Grace', lastName: 'Hopper' });
+    return (await ok('POST', '/external-accounts', { owner: { kind: 'counterparty', counterpartyId: counterparty.id }, type: 'walletExternal', walletExternal: { address: REGISTERED_LATER, network: NETWORK } })).id as string;
+  };
+  const worker = async () => {
+    while (next < DEPOSITS) {
+      const d = deposits[next++];
+      await send(d);
+      if (!d.transactionId) continue;
+      answered++;
+      for (const [after, name] of KILLS) if (answered === after) restarts.push(killAndRestart(name));
+      if (answered === REGISTER_AFTER) registration = register();
+      if (answered % NUDGE_EVERY === 0) await advance(NUDGE_SECONDS);
+    }
+  };
+  const started = Date.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await Promise.all(restarts);
+  const walletId = await registration;
+  process.stdout.write(`deposit-address-crash: ${DEPOSITS} deposits answered in ${((Date.now() - started) / 1000).toFixed(1)} s, ${deposits.filter((d) => d.lost.length).length} after lost answers\n`);
+  expect(problems).toEqual([]);
+  expect(restarts).toHaveLength(KILLS.length);
+  expect(walletId).toEqual(expect.stringMatching(/^ext_/));
+  // The kills really were in the middle of it: some deposits had their answer lost and were sent again.
+  expect(deposits.filter((d) => d.lost.length > 0).length).toBeGreaterThan(0);
+  // Deposits went on while the transactions process was down: the deposit-addresses service answered
+  // them, and their transactions were made from its log once the transactions process was back.
+  const handedOver = outputs['deposit-addresses'].map((output) => output().match(/the transactions service did not take it at once/g)?.length ?? 0).reduce((a, b) => a + b, 0);
+  expect(handedOver).toBeGreaterThan(0);
+  // Every deposit was answered with a transaction, each its own.
+  expect(deposits.filter((d) => !d.transactionId).map((d) => d.n)).toEqual([]);
+  expect(new Set(deposits.map((d) => d.transactionId)).size).toBe(DEPOSITS);
+
+  // The clock goes on past every rail until each transaction is where its amount and sender put it.
+  const final: Record<Outcome, [string, string | null]> = {
+    completed: ['completed', null],
+    underReview: ['processing', 'processing.underReview'],
+    awaitingSenderAttribution: ['awaitingAction', 'awaitingAction.awaitingSenderAttribution'],
+  };
+  /** Every transaction of every customer, page by page. */
+  const listed = async (): Promise<Map<string, any>> => {
+    const all = new Map<string, any>();
+    for (const customerId of customers) {
+      for (let cursor: string | null = null; ; ) {
+        const page = await call('GET', `/transactions?customerId=${customerId}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(page.status).toBe(200);
+        for (const t of page.body.data) all.set(t.id, t);
+        cursor = page.body.nextCursor;
+        if (!page.body.hasMore) break;
+      }
+    }
+    return all;
+  };
+  let views = new Map<string, any>();
+  const where = (d: Deposit) => {
+    const v = views.get(d.transactionId!);
+    return v ? [v.status, v.subStatus ?? null] : ['missing', null];
+  };
+  const settled = (d: Deposit) => {
+    const [status, subStatus] = where(d);
+    const v = views.get(d.transactionId!);
+    // Held for review only once its payout has failed (a large amount's review never applies here).
+    return status === final[d.expected][0] && subStatus === final[d.expected][1] && (d.expected !== 'underReview' || v.legs.some((l: any) => l.kind === 'payout' && l.status === 'failed'));
+  };
+  await until(
+    async () => {
+      await advance(61);
+      views = await listed();
+      return deposits.every(settled) ? true : undefined;
+    },
+    120_000,
+    () =>
+      `not where they should be: ${deposits
+        .filter((d) => !settled(d))
+        .map((d) => `#${d.n} ${d.amount} ${d.expected}: ${where(d).join(' ')}`)
+        .join('; ')}`,
+  );
+
+  // Each deposit made exactly one transaction, and nothing else was made.
+  expect([...views.keys()].sort()).toEqual(deposits.map((d) => d.transactionId!).sort());
+  for (const d of deposits) {
+    const res = await call('GET', `/transactions/${d.transactionId}`);
+    const t = res.body;
+    const payouts = t.legs.filter((l: any) => l.kind === 'payout');
+    expect({
+      n: d.n,
+      status: res.status,
+      outcome: [t.status, t.subStatus],
+      customer: t.customerId,
+      precursor: t.precursor,
+      amount: t.pricing.source.amountGross,
+      deposit: t.legs.filter((l: any) => l.kind === 'deposit').map((l: any) => [l.amount, l.status]),
+      payouts: payouts.map((l: any) => [l.rail, l.amount, l.status]),
+      hold: t.hold?.code ?? null,
+    }).toEqual({
+      n: d.n,
+      status: 200,
+      outcome: final[d.expected],
+      customer: customers[customerOf(d.address)],
+      precursor: { type: 'depositAddress', id: addresses[d.address] },
+      amount: d.amount,
+      deposit: [[d.amount, 'settled']],
+      payouts: d.expected === 'awaitingSenderAttribution' ? [] : [[rail(d.address), d.amount, d.expected === 'completed' ? 'settled' : 'failed']],
+      hold: d.expected === 'awaitingSenderAttribution' ? 'senderAttribution' : null,
+    });
+  }
+
+  const db = platform.dataSource;
+  // The deposit-addresses service recorded each deposit once, to the address it was sent to.
+  const recorded = await db.query<{ transaction_id: string; deposit_address_id: string; amount: string; sender_address: string; held: string | null }>(
+    `SELECT transaction_id, deposit_address_id, amount::text AS amount, sender_address, held FROM deposit_addresses.deposits`,
+  );
+  expect(recorded.map((r) => r.transaction_id).sort()).toEqual(deposits.map((d) => d.transactionId!).sort());
+  const byTransaction = new Map(recorded.map((r) => [r.transaction_id, r]));
+  for (const d of deposits) {
+    const r = byTransaction.get(d.transactionId!)!;
+    expect({ n: d.n, address: r.deposit_address_id, amount: units(r.amount), sender: r.sender_address.toLowerCase(), held: r.held }).toEqual({
+      n: d.n,
+      address: addresses[d.address],
+      amount: units(d.amount),
+      sender: d.sender,
+      held: d.expected === 'awaitingSenderAttribution' ? 'attribution' : null,
+    });
+  }
+  const received = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deposit_addresses.events WHERE type = 'depositAddress.depositReceived'`);
+  expect(received[0].n).toBe(DEPOSITS);
+
+  // The transactions service made each transaction once, and started at most one payout per transaction
+  // (no operator retried any), each settled or failed once.
+  const created = await db.query<{ stream_id: string; n: number }>(`SELECT stream_id, count(*)::int AS n FROM transactions.events WHERE type = 'transaction.created' GROUP BY stream_id`);
+  expect(created.map((r) => [r.stream_id, r.n]).sort()).toEqual(deposits.map((d) => [`transaction-${d.transactionId}`, 1]).sort());
+  const payoutsStarted = await db.query<{ stream_id: string; n: number }>(
+    `SELECT stream_id, count(*)::int AS n FROM transactions.events WHERE type = 'transaction.legInitiated' AND data->'leg'->>'kind' = 'payout' GROUP BY stream_id HAVING count(*) > 1`,
+  );
+  expect(payoutsStarted).toEqual([]);
+  const legEnds = await db.query<{ leg: string; n: number }>(
+    `SELECT data->>'legId' AS leg, count(*)::int AS n FROM transactions.events WHERE type IN ('transaction.legSettled', 'transaction.legFailed') GROUP BY 1 HAVING count(*) > 1`,
+  );
+  expect(legEnds).toEqual([]);
+
+  // The ledger, once the accounts service has posted every deposit and every settled payout.
+  const completed = deposits.filter((d) => d.expected === 'completed');
+  await until(
+    async () => {
+      const [counts] = await db.query<{ deposits: number; payouts: number }>(
+        `SELECT count(DISTINCT posting_id) FILTER (WHERE posting_id LIKE '%:deposit:%')::int AS deposits,
+                count(DISTINCT posting_id) FILTER (WHERE posting_id LIKE '%:payout:%')::int AS payouts
+           FROM accounts.ledger_entries`,
+      );
+      return counts.deposits === DEPOSITS && counts.payouts === completed.length ? true : undefined;
+    },
+    30_000,
+    () => 'every deposit and settled payout posted',
+  );
+  // Every posting sums to zero in each asset.
+  expect(await db.query(`SELECT posting_id, asset, sum(amount)::text AS total FROM accounts.ledger_entries GROUP BY posting_id, asset HAVING sum(amount) <> 0`)).toEqual([]);
+  // Each transaction's postings: its deposit once; a completed one's conversion and payout once each; nothing else.
+  const postings = await db.query<{ posting_id: string; entries: number }>(`SELECT posting_id, count(*)::int AS entries FROM accounts.ledger_entries GROUP BY posting_id`);
+  const steps = new Map<string, string[]>();
+  for (const p of postings) {
+    const [transactionId, step] = p.posting_id.split(':');
+    steps.set(transactionId, [...(steps.get(transactionId) ?? []), `${step}/${p.entries}`].sort());
+  }
+  expect([...steps.keys()].sort()).toEqual(deposits.map((d) => d.transactionId!).sort());
+  for (const d of deposits) {
+    expect({ n: d.n, expected: d.expected, steps: steps.get(d.transactionId!) }).toEqual({
+      n: d.n,
+      expected: d.expected,
+      steps: d.expected === 'completed' ? ['convert/2', 'deposit/2', 'payout/2'] : ['deposit/2'],
+    });
+  }
+  // Each transit account: empty once paid out, exactly the deposit while held.
+  const transit = new Map(
+    (await db.query<{ account: string; total: string }>(`SELECT account, sum(amount)::text AS total FROM accounts.ledger_entries WHERE account LIKE 'transit:%' GROUP BY account`)).map((r) => [r.account, units(r.total)]),
+  );
+  for (const d of deposits) {
+    expect({ n: d.n, expected: d.expected, transit: transit.get(`transit:${d.transactionId}`) }).toEqual({ n: d.n, expected: d.expected, transit: d.expected === 'completed' ? 0n : units(d.amount) });
+  }
+  // The chain gave what was deposited; each bank rail took what was paid on it, once; the conversion desk nets to nothing.
+  const sum = (xs: Deposit[]) => xs.reduce((total, d) => total + units(d.amount), 0n);
+  const accounts = Object.fromEntries(
+    (await db.query<{ account: string; total: string }>(`SELECT account, sum(amount)::text AS total FROM accounts.ledger_entries WHERE account NOT LIKE 'transit:%' GROUP BY account`)).map((r) => [r.account, units(r.total)]),
+  );
+  expect(accounts).toEqual({
+    [`rail:usdc:${NETWORK}`]: -sum(deposits),
+    'rail:usd:ach': sum(completed.filter((d) => rail(d.address) === 'ach')),
+    'rail:usd:wire': sum(completed.filter((d) => rail(d.address) === 'wire')),
+    'conversion:usdc': sum(completed),
+    'conversion:usd': -sum(completed),
+  });
+  process.stdout.write(
+    `deposit-address-crash: ${completed.length} completed, ${deposits.filter((d) => d.expected === 'underReview').length} held for review, ${deposits.filter((d) => d.expected === 'awaitingSenderAttribution').length} held for their sender; lost answers: ${deposits
+      .filter((d) => d.lost.length)
+      .map((d) => `#${d.n} ${d.lost.length} × ${[...new Set(d.lost)].join(',')}${d.replayed ? ' (replayed)' : ''}`)
+      .join('; ')}; ${handedOver} made from the log\n`,
+  );
+}, 3 * START_TIMEOUT_MS);
