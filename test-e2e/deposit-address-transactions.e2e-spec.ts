@@ -83,6 +83,8 @@ describe('deposit address deposits: the transaction each one makes', () => {
       eventually(async () => {
         const deliveries = [...(await get(`/webhooks/${hook.body.id}/deliveries?limit=100`)).body.data].reverse() as Array<{ id: string }>;
         const received = receiver.at(`/${name}`).map((r) => r.body);
+        // Deliveries run concurrently: only once every delivery made so far has arrived is the list complete.
+        if (!deliveries.every((d) => received.some((b) => b.id === d.id))) return undefined;
         const mine = deliveries.map((d) => received.find((b) => b.id === d.id)).filter((b) => b && b.data?.id === transactionId);
         const names = mine.map((b) => (b.eventType === 'transaction.statusChanged' ? `statusChanged:${b.data.subStatus ?? b.data.status}` : b.event));
         return until(names) ? { names, bodies: mine } : undefined;
@@ -235,10 +237,15 @@ describe('deposit address deposits: the transaction each one makes', () => {
 
   it('holds amounts at the review threshold for compliance review and announces transaction.cryptoToFiat.underReview', async () => {
     const t = await tenant();
+    const reviews = await t.post('/webhooks', { url: receiver.url(`/reviews-${t.projectId}`), subscriptions: ['transaction.cryptoToFiat.underReview'] });
+    expect(reviews.status).toBe(201);
     const txn = await t.deposit('10000.00');
     expect([txn.status, txn.subStatus]).toEqual(['processing', 'processing.underReview']);
     const { names } = await t.events(txn.id, (n) => n.includes('statusChanged:processing.underReview'));
     expect(names).not.toContain('transaction.cryptoToFiat.underReview'); // named only: '*' does not cover it
+    // An endpoint that names it hears the hold start, with the transaction held.
+    const told = await eventually(async () => receiver.at(`/reviews-${t.projectId}`).find((r) => r.body.data?.id === txn.id)?.body, 30_000);
+    expect(told).toMatchObject({ event: 'transaction.cryptoToFiat.underReview', data: { status: 'processing', subStatus: 'processing.underReview', precursor: { type: 'depositAddress' } } });
     await t.advance(61);
     const paying = await t.transaction(txn.id, (x) => x.legs.some((l: Txn) => l.kind === 'payout'));
     expect(paying.subStatus).toBeNull();
