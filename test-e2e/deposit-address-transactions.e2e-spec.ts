@@ -25,6 +25,9 @@ describe('deposit address deposits: the transaction each one makes', () => {
     await platform?.stop();
   });
 
+  const sequences = (bodies: Array<{ sequence: number }>) => bodies.map((b) => b.sequence);
+  const nonDecreasing = (xs: number[]) => xs.every((x, i) => i === 0 || x >= xs[i - 1]);
+
   let tenants = 0;
   /** A project of its own (its own clock) with the feature on, an endorsed customer, a bank account and an active address. */
   async function tenant(address: Record<string, unknown> = {}) {
@@ -99,15 +102,21 @@ describe('deposit address deposits: the transaction each one makes', () => {
       );
       return { transit: Number(transit?.total ?? 0) === 0 ? '0' : transit!.total!, unbalanced: unbalanced.length, rails: Object.fromEntries(rails.map((r) => [r.account, Number(r.total).toFixed(2)])) };
     };
-    /** The ledger once the accounts service has posted what the transaction's last legs moved (it hears of them by event). */
-    const settledLedger = (transactionId: string) => eventually(async () => {
-      const l = await ledger(transactionId);
-      return l.transit === '0' ? l : undefined;
-    }, 30_000);
+    /**
+     * The ledger once the accounts service has posted what the transaction's last legs moved (it hears of them
+     * by event); and the transaction's webhooks, every one delivered, in an order whose `sequence` never goes back.
+     */
+    const settledLedger = async (transactionId: string) => {
+      const settled = await eventually(async () => {
+        const l = await ledger(transactionId);
+        return l.transit === '0' ? l : undefined;
+      }, 30_000);
+      const { bodies } = await events(transactionId, (n) => n.length > 0);
+      expect(nonDecreasing(sequences(bodies))).toBe(true);
+      return settled;
+    };
     return { projectId, token, customer, settledLedger, post, patch, get, admin, advance, bank, destination, da, deposit, transaction, events, ledger };
   }
-  const sequences = (bodies: Array<{ sequence: number }>) => bodies.map((b) => b.sequence);
-  const nonDecreasing = (xs: number[]) => xs.every((x, i) => i === 0 || x >= xs[i - 1]);
 
   it('pays a deposit out to the bank account on its own: processing with the crypto in, then completed, each leg announced in order', async () => {
     const t = await tenant();
