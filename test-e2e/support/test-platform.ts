@@ -161,9 +161,31 @@ export class TestPlatform {
    * and each consumer group committed past it. A barrier, not a moment of quiet: on the shared
    * platform other files append all the time.
    */
+  /**
+   * On the PostgreSQL log transport: waits (at most timeoutMs, then goes on) until every log reader's
+   * checkpoint has passed what its source log held when called. A reader's checkpoint moves past every
+   * event it reads, handled or not, so this is "every event appended before now has been seen".
+   */
+  private async settleLogReaders(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const readers = await this.db.query<{ source: string }>(`SELECT DISTINCT source FROM platform.subscription_checkpoints WHERE subscription NOT LIKE 'kafka-relay:%'`);
+    const sources = readers.map((r) => r.source).filter((source) => /^[a-z_]+$/.test(source));
+    if (sources.length === 0) return;
+    const [targets] = await this.db.query<Record<string, string>>(`SELECT ${sources.map((schema) => `(SELECT coalesce(max(global_position), 0) FROM ${schema}.events) AS ${schema}`).join(', ')}`);
+    while (Date.now() < deadline) {
+      const behind = await this.db.query(
+        `SELECT 1 FROM platform.subscription_checkpoints c
+          WHERE c.subscription NOT LIKE 'kafka-relay:%' AND c.global_position < (($1::jsonb) ->> c.source)::bigint LIMIT 1`,
+        [JSON.stringify(targets)],
+      );
+      if (behind.length === 0) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   async settle(timeoutMs = 10_000): Promise<void> {
     const prefix = this.settings.KAFKA_BROKERS ? this.settings.MM_KAFKA_TOPIC_PREFIX : undefined;
-    if (!prefix) return;
+    if (!prefix) return this.settleLogReaders(timeoutMs);
     this.kafkaAdmin ??= (async () => {
       const admin = new Kafka({ clientId: 'mm-e2e-settle', brokers: this.settings.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING }).admin();
       await admin.connect();
