@@ -1,4 +1,5 @@
 import type { Corridor, Party, Pricing } from './ports';
+import type { VirtualAccountEventPayloads } from './virtual-accounts';
 
 // One typed map from event type to payload (STYLE: events are the record).
 // Past-tense names; a payload that changes shape gets a new versioned type.
@@ -14,7 +15,7 @@ export interface LedgerEntry {
   amount: string;
 }
 
-export interface EventPayloads {
+export interface EventPayloads extends VirtualAccountEventPayloads {
   // gateway
   'project.created': { projectId: string; name: string; features: ProjectFeatures; createdAt: string };
   'project.updated': { projectId: string; changes: ProjectChanges; updatedAt: string };
@@ -390,7 +391,8 @@ export interface TransactionCreated extends TransactionTransition {
   customerIds: string[];
   /** A deposit's transaction: the payout instruction, and where a return of the crypto goes. */
   payout?: PayoutInstruction;
-  returnTo?: { address: string; network: string; externalAccountId: string | null };
+  /** Where a return goes: a deposit address's wallet (address, network), or a virtual account's bank account (address null, network: the rail). */
+  returnTo?: { address: string | null; network: string; externalAccountId: string | null };
 }
 
 /** spec: Transaction `hold`, present only while `awaitingAction`. */
@@ -432,6 +434,8 @@ export interface LegReferences {
   imad?: string;
   uetr?: string;
   endToEndId?: string;
+  /** An incoming international wire's instruction id (spec: Transaction legs). */
+  instructionId?: string;
 }
 
 export interface LegFailure {

@@ -10,3 +10,4 @@ export * from './partner-event-examples';
 export * from './endorsements';
 export * from './pricing';
 export * from './evm-address';
+export * from './virtual-accounts';

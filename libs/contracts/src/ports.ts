@@ -7,6 +7,7 @@
 // owner's internal route, with every call idempotent on the ids it carries.
 import { EXTERNAL_ACCOUNT_TYPES, type EndorsementName, type EndorsementStatus, type DepositAddressDepositReceived, type EventPayloads, type ExternalAccountDetails, type ExternalAccountFailure, type ExternalAccountStatus, type ExternalAccountType, type InstrumentDestination, type ProjectFeatures, type ProjectLimits } from './events';
 import type { ServiceName } from './services';
+import type { VirtualAccountDepositReceived } from './virtual-accounts';
 
 /** Who is on one side of a quote or transaction (spec: Party). */
 export type Party =
@@ -180,6 +181,17 @@ export abstract class TransactionsPort {
    * answers the simulated deposit with the transaction id only once it exists.
    */
   abstract createForDepositAddress(projectId: string, deposit: DepositAddressDepositReceived): Promise<{ transactionId: string }>;
+  /**
+   * Creates a virtual account deposit's transaction, or finds it made: the virtual-accounts service
+   * answers the simulated inbound transfer with the transaction id only once it exists.
+   */
+  abstract createForVirtualAccount(projectId: string, deposit: VirtualAccountDepositReceived): Promise<{ transactionId: string }>;
+  /**
+   * Of these transactions, those that still hold money or may still move it: not yet made, processing,
+   * awaitingAction, or failed with the money held for an operator (failed.outboundFailed). A virtual
+   * account with any is not deleted (VirtualAccountNotEmpty).
+   */
+  abstract unfinishedTransactions(projectId: string, transactionIds: string[]): Promise<string[]>;
 }
 
 /**
@@ -204,6 +216,8 @@ export const PORT_ROUTES = {
   transactions: {
     createForCashIn: 'internal/transactions/cash-in',
     createForDepositAddress: 'internal/transactions/deposit-address',
+    createForVirtualAccount: 'internal/transactions/virtual-account',
+    unfinishedTransactions: 'internal/transactions/unfinished',
   },
   accounts: {
     customer: 'internal/accounts/customer',

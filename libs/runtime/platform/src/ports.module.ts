@@ -15,6 +15,7 @@ import {
   type AcceptQuoteRequest,
   type CashInTransactionRequest,
   type DepositAddressDepositReceived,
+  type VirtualAccountDepositReceived,
   type CustomerView,
   type ExternalAccountView,
   type ProjectSettings,
@@ -82,6 +83,12 @@ class HttpTransactionsPort extends TransactionsPort {
   }
   createForDepositAddress(projectId: string, deposit: DepositAddressDepositReceived): Promise<{ transactionId: string }> {
     return this.client.call(PORT_ROUTES.transactions.createForDepositAddress, { projectId, deposit });
+  }
+  createForVirtualAccount(projectId: string, deposit: VirtualAccountDepositReceived): Promise<{ transactionId: string }> {
+    return this.client.call(PORT_ROUTES.transactions.createForVirtualAccount, { projectId, deposit });
+  }
+  unfinishedTransactions(projectId: string, transactionIds: string[]): Promise<string[]> {
+    return this.client.call(PORT_ROUTES.transactions.unfinishedTransactions, { projectId, transactionIds });
   }
 }
 

@@ -4,7 +4,7 @@
 // its transaction); across processes they post to TransactionsInternalController.
 import { Body, Controller, HttpCode, Injectable, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { TransactionsPort, type CashInTransactionRequest, type DepositAddressDepositReceived } from '@mm/contracts';
+import { TransactionsPort, type CashInTransactionRequest, type DepositAddressDepositReceived, type VirtualAccountDepositReceived } from '@mm/contracts';
 import { TransactionsService } from '@mm/transactions/application';
 import { InternalRoute, NoIdempotencyKey } from '@mm/platform/http';
 
@@ -20,6 +20,14 @@ export class TransactionsPortAdapter extends TransactionsPort {
 
   createForDepositAddress(projectId: string, deposit: DepositAddressDepositReceived): Promise<{ transactionId: string }> {
     return this.transactions.createForDepositAddress(projectId, deposit);
+  }
+
+  createForVirtualAccount(projectId: string, deposit: VirtualAccountDepositReceived): Promise<{ transactionId: string }> {
+    return this.transactions.createForVirtualAccount(projectId, deposit);
+  }
+
+  unfinishedTransactions(projectId: string, transactionIds: string[]): Promise<string[]> {
+    return this.transactions.unfinishedTransactions(projectId, transactionIds);
   }
 }
 
@@ -42,5 +50,21 @@ export class TransactionsInternalController {
   @HttpCode(200)
   createForDepositAddress(@Body() body: { projectId: string; deposit: DepositAddressDepositReceived }): Promise<{ transactionId: string }> {
     return this.port.createForDepositAddress(String(body.projectId), body.deposit);
+  }
+
+  @Post('virtual-account')
+  @InternalRoute()
+  @NoIdempotencyKey()
+  @HttpCode(200)
+  createForVirtualAccount(@Body() body: { projectId: string; deposit: VirtualAccountDepositReceived }): Promise<{ transactionId: string }> {
+    return this.port.createForVirtualAccount(String(body.projectId), body.deposit);
+  }
+
+  @Post('unfinished')
+  @InternalRoute()
+  @NoIdempotencyKey()
+  @HttpCode(200)
+  unfinishedTransactions(@Body() body: { projectId: string; transactionIds: string[] }): Promise<string[]> {
+    return this.port.unfinishedTransactions(String(body.projectId), Array.isArray(body.transactionIds) ? body.transactionIds.map(String) : []);
   }
 }

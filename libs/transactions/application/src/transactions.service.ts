@@ -384,6 +384,38 @@ export class TransactionsService implements OnModuleInit {
     return { transactionId: deposit.transactionId };
   }
 
+  /**
+   * The transactions port: the virtual-accounts service has the transaction of an inbound transfer made
+   * before it answers with its id. In one process this joins its database transaction; across processes
+   * it commits first, and virtualAccount.depositReceived, read later, finds it made.
+   */
+  async createForVirtualAccount(projectId: string, deposit: EventPayloads['virtualAccount.depositReceived']): Promise<{ transactionId: string }> {
+    if (deposit?.projectId !== projectId || !isId('transaction', String(deposit.transactionId))) {
+      throw new ApiError('InvalidRequest', 'the deposit names another project or no transaction id');
+    }
+    await runCommand(this.uow, () => this.createVirtualAccountTransaction(deposit));
+    return { transactionId: deposit.transactionId };
+  }
+
+  /** An inbound transfer reached a virtual account (spec: rule 3): its transaction, once, however often this arrives. */
+  async onVirtualAccountDeposit(event: RecordedEvent<'virtualAccount.depositReceived', EventPayloads['virtualAccount.depositReceived']>): Promise<void> {
+    await this.createVirtualAccountTransaction(event.data);
+  }
+
+  /**
+   * The transactions port: which of these still hold money or may still move it (a virtual account is not
+   * deleted while any does): not made yet, processing, awaitingAction, or failed with the money held for
+   * an operator's refund (failed.outboundFailed).
+   */
+  async unfinishedTransactions(projectId: string, transactionIds: string[]): Promise<string[]> {
+    const ids = [...new Set(transactionIds.filter((id) => isId('transaction', id)))];
+    const rows = new Map((await this.readModel.statuses(projectId, ids)).map((r) => [r.id, r]));
+    return ids.filter((id) => {
+      const row = rows.get(id);
+      return !row || row.status === 'processing' || row.status === 'awaitingAction' || row.sub_status === 'failed.outboundFailed';
+    });
+  }
+
   /** A deposit reached a deposit address (spec: rule 3): its transaction, once, however often this arrives. */
   async onDepositReceived(event: RecordedEvent<'depositAddress.depositReceived', EventPayloads['depositAddress.depositReceived']>): Promise<void> {
     await this.createDepositAddressTransaction(event.data);
@@ -433,6 +465,10 @@ export class TransactionsService implements OnModuleInit {
 
   private async exists(transactionId: string): Promise<boolean> {
     return (await loadState(this.store, transactionStreamId(transactionId), transactionDecider)) !== undefined;
+  }
+
+  private async createVirtualAccountTransaction(d: EventPayloads['virtualAccount.depositReceived']): Promise<void> {
+    throw new ApiError('InvalidRequest', `virtual account deposits are being built (${d.transactionId})`);
   }
 
   private async createCashInTransaction(d: EventPayloads['cashIn.deposited']): Promise<void> {

@@ -58,4 +58,10 @@ export class TransactionsReadModel {
       [projectId, filter.customerId ?? null, filter.status ?? null, filter.before ?? null, filter.limit],
     );
   }
+
+  /** The statuses of these transactions of the project (those not made yet are absent). */
+  async statuses(projectId: string, ids: string[]): Promise<Array<Pick<TransactionRow, 'id' | 'status' | 'sub_status'>>> {
+    if (ids.length === 0) return [];
+    return this.uow.query(`SELECT id, status, sub_status FROM transactions.transactions WHERE project_id = $1 AND id = ANY($2::text[])`, [projectId, ids]);
+  }
 }
