@@ -9,16 +9,10 @@
 // Afterwards every deposit has exactly one transaction, each ends as its amount and sender say
 // (completed, held for review, or held for its sender), no payout was sent or posted twice, and the
 // ledger read straight from the database balances: the crypto in, the fiat out, the held money in transit.
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { serviceUrlVariable } from '@mm/contracts';
-import { cloneTemplateDatabase } from '@mm/platform/testing';
-import { spawnTied, startDistributedProcesses, START_TIMEOUT_MS, stopTied, track, type PlatformHandle } from './support/distributed-processes';
+import { CrashRun, prng, units, type Sent } from './support/crash-run';
+import { START_TIMEOUT_MS } from './support/distributed-processes';
 import { until } from './support/platform-process';
-import { ADMIN_TOKEN, platformSettings } from './support/settings';
 
 /** The mix is the same on every run. */
 const SEED = 0x19_da_c4a5;
@@ -48,109 +42,32 @@ const SENDERS = ['0x1111111111111111111111111111111111111111', '0x22222222222222
 const rail = (i: number) => (i >= 6 && i <= 8 ? 'wire' : 'ach');
 const REGISTRATION_ONLY = 9;
 
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** An amount with at most 18 decimals as a whole number of 10^-18 units (no floats near money). */
-function units(amount: string | null | undefined): bigint {
-  if (amount === null || amount === undefined) return 0n;
-  const match = /^(-?)(\d+)(?:\.(\d{1,18}))?$/.exec(amount);
-  if (!match) throw new Error(`not an amount: ${amount}`);
-  const value = BigInt(match[2]) * 10n ** 18n + BigInt((match[3] ?? '').padEnd(18, '0'));
-  return match[1] ? -value : value;
-}
-
 /** What a deposit's amount and sender say becomes of it. */
 type Outcome = 'completed' | 'underReview' | 'awaitingSenderAttribution';
 
-interface Deposit {
-  n: number;
+interface Deposit extends Sent {
   address: number;
   sender: string;
   amount: string;
   expected: Outcome;
-  key: string;
-  transactionId?: string;
-  /** Each answer that was lost (the connection, a 5xx) or told to wait (409 in flight), before the 201. */
-  lost: string[];
-  replayed?: boolean;
 }
 
-interface Answer {
-  status: number;
-  body: any;
-  replayed: boolean;
-}
-
-interface Service {
-  name: string;
-  url: string;
-  port: string;
-  pid: number;
-}
-
-/** Each process's line in start:distributed's banner: name, URL, pid. */
-function bannerServices(output: string): Map<string, Service> {
-  const services = new Map<string, Service>();
-  for (const [, name, url, port, pid] of output.matchAll(/^ {2}([a-z-]+) +(http:\/\/127\.0\.0\.1:(\d+)) +pid (\d+)$/gm)) services.set(name, { name, url, port, pid: Number(pid) });
-  return services;
-}
-
-let platform: PlatformHandle | undefined;
-const restarted: ChildProcess[] = [];
-const dirs: string[] = [];
+let run: CrashRun | undefined;
 
 afterAll(async () => {
-  for (const child of restarted) await stopTied(child);
-  await platform?.stop();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  await run?.stop();
 }, START_TIMEOUT_MS);
 
 test('SIGKILL of the deposit-addresses and transactions processes while deposits arrive: one transaction per deposit, each terminal or visibly held, no payout twice, the ledger balanced', async () => {
   const random = prng(SEED);
-  const databaseUrl = await cloneTemplateDatabase();
-  // The PostgreSQL log transport, whatever broker the run has; warnings only (the kills are expected).
-  const settings = platformSettings(databaseUrl, { KAFKA_BROKERS: '', MM_LOG_LEVEL: 'warn' });
-  platform = await startDistributedProcesses(settings);
-  const base = platform.url;
-  const services = bannerServices(platform.output!());
-  expect([...services.keys()].sort()).toEqual(['accounts', 'cash-in', 'deposit-addresses', 'gateway', 'quoting', 'transactions', 'webhooks']);
-  const serviceUrls = Object.fromEntries([...services.values()].filter((s) => s.name !== 'gateway').map((s) => [serviceUrlVariable(s.name as never), s.url]));
-
-  const call = async (method: string, path: string, body?: unknown, options: { token?: string; key?: string } = {}): Promise<Answer> => {
-    const res = await fetch(`${base}/v0.13${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${options.token ?? bearer}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(method === 'POST' || method === 'PATCH' ? { 'idempotency-key': options.key ?? randomUUID() } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: await res.json().catch(() => undefined), replayed: res.headers.get('idempotent-replayed') === 'true' };
-  };
-  const ok = async (method: string, path: string, body?: unknown, status = method === 'POST' ? 201 : 200, token?: string) => {
-    const res = await call(method, path, body, { token });
-    expect({ method, path, status: res.status, body: res.body }).toEqual({ method, path, status, body: expect.anything() });
-    return res.body;
-  };
+  const crash = (run = await CrashRun.start('mm-da-crash'));
+  const call = crash.call.bind(crash);
+  const ok = crash.ok.bind(crash);
+  expect([...crash.services.keys()]).toEqual(expect.arrayContaining(['deposit-addresses', 'gateway', 'transactions']));
 
   // A project of its own with deposit addresses enabled, and a key pair for it.
-  let bearer = ADMIN_TOKEN;
-  const project = await ok('POST', '/admin/projects', { name: 'deposit-address-crash' });
-  await ok('PATCH', `/admin/projects/${project.id}`, { features: { depositAddresses: true } }, 200);
-  const keys = await ok('POST', `/admin/projects/${project.id}/api-keys`);
-  bearer = (await ok('POST', '/auth/token', { apiKey: keys.apiKey, apiSecret: keys.apiSecret }, 200)).accessToken;
-  const advance = (seconds: number) => ok('POST', '/sandbox/clock/advance', { seconds }, 200);
+  await crash.project('deposit-address-crash', { depositAddresses: true });
+  const advance = (seconds: number) => crash.advance(seconds);
 
   // Endorsed customers, an active bank account each, two active addresses each.
   const customers: string[] = [];
@@ -207,73 +124,9 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
     return { n, address, sender, amount: `${whole}.${String(cents).padStart(2, '0')}`, expected, key: `da-crash-${SEED}-${n}-${randomUUID()}`, lost: [] };
   });
 
-  /** A service killed outright, then started again alone on its port, as the banner says; resolves once it listens. */
-  const outputs: Record<string, Array<() => string>> = {};
-  /** The processes killed and not listening again yet. */
-  const down = new Set<string>();
-  const killAndRestart = async (name: string): Promise<void> => {
-    const service = services.get(name)!;
-    process.kill(service.pid, 'SIGKILL');
-    down.add(name);
-    const dataDir = mkdtempSync(join(tmpdir(), `mm-da-crash-${name}-`));
-    dirs.push(dataDir);
-    const again = spawnTied(['-r', './tools/register.js', 'tools/distributed/start-service.ts', name], {
-      ...process.env,
-      ...settings,
-      ...serviceUrls,
-      MM_DATA_DIR: dataDir,
-      MM_GATEWAY_URL: base,
-      PORT: service.port,
-      HOST: '127.0.0.1',
-    });
-    restarted.push(again.child);
-    track(() => stopTied(again.child));
-    // The next kill of this service is of this process.
-    services.set(name, { ...service, pid: again.child.pid! });
-    (outputs[name] ??= []).push(again.output);
-    await until(
-      () => {
-        if (again.child.exitCode !== null) throw new Error(`the ${name} service exited on its restart:\n${again.output()}`);
-        return new RegExp(`${name} service \\(sandbox\\) is listening`).test(again.output()) ? true : undefined;
-      },
-      START_TIMEOUT_MS - 30_000,
-      () => `the ${name} service listening again:\n${again.output()}`,
-    );
-    down.delete(name);
-  };
-
-  const problems: string[] = [];
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  /**
-   * Sends a deposit until it is answered: an answer lost to a dead process (the connection, a 5xx from
-   * the gateway) or a key still locked by a dying request (409) is sent again with the same key and body.
-   */
-  const send = async (d: Deposit): Promise<void> => {
-    for (;;) {
-      let res: Answer;
-      try {
-        res = await call('POST', `/deposit-addresses/${addresses[d.address]}/simulate/crypto-deposit`, { amount: d.amount, senderAddress: d.sender }, { key: d.key });
-      } catch (error) {
-        res = { status: 0, body: { error: (error as Error).message }, replayed: false };
-      }
-      if (res.status === 201) {
-        d.transactionId = res.body.transactionId;
-        d.replayed = res.replayed;
-        return;
-      }
-      if (res.status !== 0 && res.status < 500 && !(res.status === 409 && res.body?.error === 'IdempotencyKeyInFlight')) {
-        problems.push(`deposit ${d.n}: answered ${res.status} ${JSON.stringify(res.body)}`);
-        return;
-      }
-      d.lost.push(`${res.status} ${res.body?.error ?? ''} while ${[...down].join(' and ') || 'nothing'} down`);
-      if (Date.now() > deadline) {
-        problems.push(`deposit ${d.n}: never answered (${d.lost.join(', ')})`);
-        return;
-      }
-      // A retry a little later: the process is coming back.
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  };
+  /** Sends a deposit until it is answered (the same key and body after a lost answer). */
+  const send = (d: Deposit) => crash.send('deposit', d, `/deposit-addresses/${addresses[d.address]}/simulate/crypto-deposit`, { amount: d.amount, senderAddress: d.sender });
+  const killAndRestart = (name: string) => crash.killAndRestart(name);
 
   // The deposits, concurrently; the kills, the registration and the clock's nudges at their counts.
   let answered = 0;
@@ -300,14 +153,14 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
   await Promise.all(restarts);
   const walletId = await registration;
   process.stdout.write(`deposit-address-crash: ${DEPOSITS} deposits answered in ${((Date.now() - started) / 1000).toFixed(1)} s, ${deposits.filter((d) => d.lost.length).length} after lost answers\n`);
-  expect(problems).toEqual([]);
+  expect(crash.problems).toEqual([]);
   expect(restarts).toHaveLength(KILLS.length);
   expect(walletId).toEqual(expect.stringMatching(/^ext_/));
   // The kills really were in the middle of it: some deposits had their answer lost and were sent again.
   expect(deposits.filter((d) => d.lost.length > 0).length).toBeGreaterThan(0);
   // Deposits went on while the transactions process was down: the deposit-addresses service answered
   // them, and their transactions were made from its log once the transactions process was back.
-  const handedOver = outputs['deposit-addresses'].map((output) => output().match(/the transactions service did not take it at once/g)?.length ?? 0).reduce((a, b) => a + b, 0);
+  const handedOver = crash.restartedLines('deposit-addresses', /the transactions service did not take it at once/);
   expect(handedOver).toBeGreaterThan(0);
   // Every deposit was answered with a transaction, each its own.
   expect(deposits.filter((d) => !d.transactionId).map((d) => d.n)).toEqual([]);
@@ -387,7 +240,7 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
     });
   }
 
-  const db = platform.dataSource;
+  const db = crash.db;
   // The deposit-addresses service recorded each deposit once, to the address it was sent to.
   const recorded = await db.query<{ transaction_id: string; deposit_address_id: string; amount: string; sender_address: string; held: string | null }>(
     `SELECT transaction_id, deposit_address_id, amount::text AS amount, sender_address, held FROM deposit_addresses.deposits`,

@@ -117,13 +117,13 @@ export async function stopEverything(): Promise<void> {
 }
 
 
-/** Polls check until it answers (every 100 ms); fails naming what is missing. */
-export async function until<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: () => string): Promise<T> {
+/** Polls check until it answers (every 100 ms, or `intervalMs`); fails naming what is missing. */
+export async function until<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: () => string, intervalMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`not in time: ${what()}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
