@@ -551,7 +551,7 @@ function virtualAccountTransaction(step: VirtualAccountStep): Data {
     subStatus,
     customerId: ID.customer,
     precursor: { type: 'virtualAccount', id: ID.virtualAccount },
-    source: { party: { relationship: 'externalUnregistered' }, type: 'virtualAccount', category: 'fiat', details: { id: ID.virtualAccount, asset: 'usd', network: 'ach', senderName: 'Acme Payroll' } },
+    source: { party: { relationship: 'externalUnregistered' }, type: 'virtualAccount', category: 'fiat', details: { id: ID.virtualAccount, asset: 'usd', network: 'ach', senderName: 'Acme Payroll', reference: '021000021234567' } },
     destination,
     pricing: pricing('usd', bank ? 'usd' : 'usdc', '250.00'),
     legs: [deposit, ...(delivered ? [delivery] : []), ...(refunding ? [refund] : [])],

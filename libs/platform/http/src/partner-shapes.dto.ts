@@ -108,14 +108,23 @@ export class CashDepositDetailsResponse {
   @ApiProperty({ example: 'bigmart' }) locationProvider!: string;
 }
 
-const DETAILS = [WalletDetailsResponse, CardDetailsResponse, BankDetailsResponse, CashPickupDetailsResponse, CashDepositDetailsResponse];
+export class VirtualAccountDetailsResponse {
+  @ApiProperty({ description: 'the virtual account (va_) the bank credited' }) id!: string;
+  @ApiProperty({ enum: ['usd'] }) asset!: string;
+  @ApiProperty({ enum: ['ach', 'wire', 'internationalWire'], description: 'the rail the transfer came by' }) network!: string;
+  @ApiPropertyOptional({ description: 'the sender, as the bank reported it' }) senderName?: string;
+  @ApiProperty({ description: "the bank's reference of the inbound transfer: an ACH trace number, a wire's IMAD, or an international wire's instruction id" }) reference!: string;
+}
+
+const DETAILS = [WalletDetailsResponse, CardDetailsResponse, BankDetailsResponse, CashPickupDetailsResponse, CashDepositDetailsResponse, VirtualAccountDetailsResponse];
 
 /** One side of a quote or transaction (spec: Transaction, source and destination). */
 @ApiExtraModels(...PARTIES, ...DETAILS)
 export class InstrumentSideResponse {
-  @ApiProperty({ enum: ['walletOms', 'walletCrypto', 'walletExternal', 'bankUs', 'bankIban', 'bankCanada', 'card', 'cash'] }) type!: string;
+  @ApiProperty({ enum: ['walletOms', 'walletCrypto', 'walletExternal', 'bankUs', 'bankIban', 'bankCanada', 'card', 'cash', 'virtualAccount'], description: 'virtualAccount: the source of an inbound bank transfer to a virtual account' })
+  type!: string;
   @ApiProperty({ enum: ['crypto', 'fiat', 'cash'] }) category!: 'crypto' | 'fiat' | 'cash';
-  @ApiProperty({ ...oneOfModels(...DETAILS), description: 'the instrument, by kind: wallet, card, bank account, cash pickup or cash deposit location' })
+  @ApiProperty({ ...oneOfModels(...DETAILS), description: 'the instrument, by kind: wallet, card, bank account, cash pickup or cash deposit location, or virtual account' })
   details!: Record<string, unknown>;
   @ApiProperty({
     ...oneOfModels(...PARTIES),
