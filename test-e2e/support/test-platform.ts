@@ -183,7 +183,8 @@ export class TestPlatform {
     }
   }
 
-  async settle(timeoutMs = 10_000): Promise<void> {
+  /** (A generous deadline: on a busy 2-core machine nine relays and their consumers share the processor.) */
+  async settle(timeoutMs = 30_000): Promise<void> {
     const prefix = this.settings.KAFKA_BROKERS ? this.settings.MM_KAFKA_TOPIC_PREFIX : undefined;
     if (!prefix) return this.settleLogReaders(timeoutMs);
     this.kafkaAdmin ??= (async () => {

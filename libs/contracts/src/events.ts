@@ -165,8 +165,16 @@ export interface EventPayloads extends VirtualAccountEventPayloads {
   /** The money goes back to the source: the refund leg is in flight. */
   /** walletId: the source wallet credited back; null for a card buy, refunded to the card. */
   /** finalSubStatus: where the refund ends (failed.returnedToSender unless given; failed.attributionTimeout for a lapsed attribution). */
-  'transaction.refundInitiated': TransactionTransition & { leg: TransactionLeg; walletId: string | null; error: SettlementError; finalSubStatus?: string };
+  /** retained: what an operator's partial refund of a virtual account deposit does not send back (the leg carries what is). */
+  'transaction.refundInitiated': TransactionTransition & { leg: TransactionLeg; walletId: string | null; error: SettlementError; finalSubStatus?: string; retained?: string };
   'transaction.refunded': TransactionTransition & { legId: string; error: SettlementError };
+  /** A virtual account's bank refund: the bank took the refund and has it in flight (the refund stays pending). */
+  'transaction.refundAccepted': TransactionTransition & { legId: string };
+  /**
+   * A virtual account's bank refund that the bank reported only as initiated: the service stopped waiting and
+   * holds it for an operator (processing.underReview), who completes it (complete-refund) once the bank confirms.
+   */
+  'transaction.refundUnconfirmed': TransactionTransition & { legId: string };
   /** The service stopped waiting for the payout's answer; the sweeper asks the provider about it. */
   'transaction.payoutUnconfirmed': TransactionTransition & { legId: string };
   /** An operator sent a held payout again, as a new leg. */
@@ -427,6 +435,8 @@ export interface TransactionLeg {
   retryOf?: string;
   /** A cash pickup's payout: the code the recipient collects the cash with, once the network issued it. */
   pickupCode?: string | null;
+  /** An incoming wire's instruction id (a virtual account deposit by internationalWire). */
+  instructionId?: string | null;
 }
 
 export interface LegReferences {

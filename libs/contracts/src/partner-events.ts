@@ -66,6 +66,8 @@ export const PARTNER_EVENTS: Partial<Record<EventType, readonly string[]>> = {
         'transaction.failed',
         'transaction.refundInitiated',
         'transaction.refunded',
+        'transaction.refundAccepted',
+        'transaction.refundUnconfirmed',
         'transaction.payoutUnconfirmed',
         'transaction.payoutRetried',
         'transaction.cashPickupReady',
@@ -134,9 +136,6 @@ export interface PartnerEventDefinition {
 const UNDER_REVIEW_WHEN = (corridors: string) =>
   `a transaction ${corridors} is held for compliance review: it stays \`processing\` with subStatus \`processing.underReview\`, announced by a \`transaction.statusChanged\` with the same \`sequence\`. Not covered by \`*\`: only endpoints that name this event receive it`;
 
-const planned = (resource: 'virtualAccount', names: string[]): PartnerEventDefinition[] =>
-  names.map((name) => ({ name, resource, planned: true, when: 'planned: this version does not send it yet' }));
-
 const DEPOSIT_ADDRESS_STATUS_CHANGED_WHEN =
   "the address's `status` changed; `previousStatus` is the status before. From `pending` to `active` when the custodian provisioned it (or to `failed` when it could not); from `active` to `inactiveActionRequired` when its destination bank account was deleted or turned `invalid`, and back to `active` when a PATCH points it at an active bank account; to `frozen` when the custodian locks it and back when it unlocks it; to `closed` when the custodian closes it";
 
@@ -150,6 +149,44 @@ export const DEPOSIT_ADDRESS_PAYOUT_FAMILIES: Record<string, string> = {
 };
 
 const LEG_DATA = 'Its `data` is the deposit\'s transaction (precursor `depositAddress`) as it is after this step, with its `sequence`';
+
+const VA_LEG_DATA = 'Its `data` is the deposit\'s transaction (precursor `virtualAccount`, `sourceToDestination` `fiatAccountToCrypto`) as it is after this step, with its `sequence`';
+
+/**
+ * The legs of a virtual account deposit's transaction (spec: Events / Catalog, virtual account legs; ties 4
+ * and 5): each is announced with the transaction as `data`, in the same database transaction as its leg write,
+ * before the `transaction.statusChanged` the same write causes.
+ */
+const VIRTUAL_ACCOUNT_LEG_DEFINITIONS: PartnerEventDefinition[] = [
+  { name: 'virtualAccount.deposit.pending', resource: 'transaction', when: `an inbound bank transfer reached a virtual account and its transaction was created: the bank deposit leg is \`pending\` until the bank settles it. ${VA_LEG_DATA}` },
+  { name: 'virtualAccount.deposit.settled', resource: 'transaction', when: `the bank settled the inbound transfer: the dollars are held for the delivery (the deposit leg is \`settled\`). ${VA_LEG_DATA}` },
+  { name: 'virtualAccount.deposit.failed', resource: 'transaction', when: `the bank refused the inbound transfer before crediting it: nothing arrived and the transaction is \`failed\` (\`failed.providerDeclined\`). ${VA_LEG_DATA}` },
+  {
+    name: 'virtualAccount.deposit.returned',
+    resource: 'transaction',
+    when: `the bank sent the inbound transfer back to the sender: the account was frozen, closed or deleted (\`failed.returnedToSender\`), or the transfer was returned after it arrived (\`failed.inboundFailed\`). Nothing was credited. ${VA_LEG_DATA}`,
+  },
+  { name: 'virtualAccount.cryptoTransfer.initiated', resource: 'transaction', when: `the USDC for a deposit is sent to the account's wallet destination, or an operator sends it again (a new payout leg). ${VA_LEG_DATA}` },
+  { name: 'virtualAccount.cryptoTransfer.pending', resource: 'transaction', when: `the USDC transfer is in flight on chain; sent with \`.initiated\`, same \`sequence\`. ${VA_LEG_DATA}` },
+  { name: 'virtualAccount.cryptoTransfer.settled', resource: 'transaction', when: `the USDC reached the destination wallet: the transaction is \`completed\`. ${VA_LEG_DATA}` },
+  {
+    name: 'virtualAccount.cryptoTransfer.failed',
+    resource: 'transaction',
+    when: `the USDC transfer was refused, reverted, or never confirmed by the provider: the money is held for an operator (\`processing.underReview\`), who retries, refunds or marks it failed. ${VA_LEG_DATA}`,
+  },
+  {
+    name: 'virtualAccount.fiatTransfer.initiated',
+    resource: 'transaction',
+    when: `a bank transfer leaves for the account's bank destination (a payout, or an operator's retry), or a refund of the deposit is initiated to the return destination or the sender; \`error.refund.amount\` is the refund's amount, partial or zero when the operator gave one. ${VA_LEG_DATA}`,
+  },
+  {
+    name: 'virtualAccount.fiatTransfer.pending',
+    resource: 'transaction',
+    when: `the bank has the transfer in flight: sent with \`.initiated\` for a payout; for a refund, once the bank accepted it (a refund the bank reported only as initiated never sends this). ${VA_LEG_DATA}`,
+  },
+  { name: 'virtualAccount.fiatTransfer.settled', resource: 'transaction', when: `the bank transfer arrived: a payout completes the transaction; a refund ends it \`failed.returnedToSender\` (also when an operator completes a refund with complete-refund). ${VA_LEG_DATA}` },
+  { name: 'virtualAccount.fiatTransfer.failed', resource: 'transaction', when: `the bank payout was refused, returned, or never confirmed: the money is held for an operator (\`processing.underReview\`). ${VA_LEG_DATA}` },
+];
 
 /**
  * The legs of a deposit address deposit's transaction (spec: Events / Catalog, deposit address legs; tie 5):
@@ -267,9 +304,7 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
   { name: 'cashIn.expired', resource: 'cashIn', when: 'the deposit code lapsed (an hour after issue or refresh) with no deposit: the cash-in is `expired`' },
   { name: 'cashIn.updated', resource: 'cashIn', when: 'the deposit code is refreshed (`POST /cash-ins/{cashInId}/refresh`): new `depositInstructions`, valid an hour; the previous code is void' },
   ...VIRTUAL_ACCOUNT_LIFECYCLE_DEFINITIONS,
-  ...planned('virtualAccount', ['pending', 'settled', 'failed', 'returned'].map((e) => `virtualAccount.deposit.${e}`)),
-  ...planned('virtualAccount', ['initiated', 'pending', 'settled', 'failed'].map((e) => `virtualAccount.cryptoTransfer.${e}`)),
-  ...planned('virtualAccount', ['initiated', 'pending', 'settled', 'failed'].map((e) => `virtualAccount.fiatTransfer.${e}`)),
+  ...VIRTUAL_ACCOUNT_LEG_DEFINITIONS,
   { name: 'depositAddress.created', resource: 'depositAddress', when: 'a deposit address is created (`POST /deposit-addresses`): it is `pending` and `depositInstructions` is null until the custodian provisions it' },
   {
     name: 'depositAddress.active',

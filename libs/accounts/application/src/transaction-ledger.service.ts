@@ -9,7 +9,7 @@ import type { EventPayloads } from '@mm/contracts';
 import { conversionAccount, railAccount, transactionLedgerDecider, transactionLedgerStreamId, transactionPostingId, transitAccount, type TransactionLedgerCommand } from '@mm/accounts/domain';
 import { AccountsReadModels } from '@mm/accounts/infrastructure';
 import { decideAndAppend, type RecordedEvent } from '@mm/platform/event-store';
-import { toAmount } from '@mm/platform/money';
+import { dec, toAmount } from '@mm/platform/money';
 import { AccountsEventStore } from './accounts-event-store';
 import { WalletsService } from './wallets.service';
 
@@ -39,7 +39,7 @@ export class TransactionLedgerService {
       at,
     });
     if (s.kind === 'deposit') {
-      await this.post(move(`deposit:${event.data.legId}`, s.railAsset, s.railAmount, railAccount(s.railAsset, s.network), transit, `${s.network === 'cash' ? 'cash deposit' : s.network === 'card' ? 'card charge' : 'on-chain deposit'} of transaction ${transactionId}`));
+      await this.post(move(`deposit:${event.data.legId}`, s.railAsset, s.railAmount, railAccount(s.railAsset, s.network), transit, `${depositLabel(s.network)} of transaction ${transactionId}`));
       return;
     }
     // The money in transit leaves in its own asset, or through the conversion desk into the rail's.
@@ -61,8 +61,25 @@ export class TransactionLedgerService {
     const step = `refund:${leg.id}`;
     const postingId = transactionPostingId(transactionId, step);
     const reason = `refund of transaction ${transactionId}`;
+    if (event.data.retained && dec(event.data.retained).gt(0)) {
+      // An operator's partial refund of a virtual account deposit: what is not returned stays with the service, traceably.
+      await this.post({
+        projectId,
+        transactionId,
+        postingId: transactionPostingId(transactionId, `retained:${leg.id}`),
+        asset: leg.asset,
+        entries: [
+          { account: transitAccount(transactionId), amount: toAmount(`-${event.data.retained}`, 18) },
+          { account: retainedAccount(leg.asset), amount: toAmount(event.data.retained, 18) },
+        ],
+        reason: `kept on the partial refund of transaction ${transactionId}`,
+        at,
+      });
+    }
     if (walletId) {
       await this.wallets.creditFromLedger(projectId, walletId, postingId, leg.amount, transitAccount(transactionId), reason, at);
+    } else if (dec(leg.amount).isZero()) {
+      // A refund of nothing moves nothing: no posting, though the refund is still announced.
     } else {
       // A card buy's charge goes back to the card.
       await this.post({
@@ -91,3 +108,14 @@ export class TransactionLedgerService {
     });
   }
 }
+
+/** What the ledger calls a deposit, by the rail it came on. */
+function depositLabel(network: string): string {
+  if (network === 'cash') return 'cash deposit';
+  if (network === 'card') return 'card charge';
+  if (['ach', 'wire', 'internationalWire'].includes(network)) return 'bank deposit';
+  return 'on-chain deposit';
+}
+
+/** Money an operator's partial refund kept, by asset. */
+const retainedAccount = (asset: string) => `retained:${asset}`;

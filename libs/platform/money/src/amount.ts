@@ -26,6 +26,8 @@ export interface AmountRule {
   asset?: string | readonly string[];
   /** The field's own maximum, when lower than AMOUNT_MAX. */
   max?: string;
+  /** Zero is an amount here (an operator's refund that returns nothing). */
+  allowZero?: boolean;
 }
 
 // Linear: one optional group, no nested quantifiers, and only ever run on at most AMOUNT_MAX_LENGTH characters.
@@ -68,7 +70,8 @@ export function amountProblem(value: unknown, rule: AmountRule = {}): string | u
     return `amounts are decimal strings such as ${AMOUNT_EXAMPLE}: digits, optionally a point and more digits; no sign, exponent, spaces or leading zeros`;
   }
   const amount = dec(value);
-  if (negative || amount.isZero()) return 'must be greater than zero';
+  if (negative) return rule.allowZero ? 'must be zero or more' : 'must be greater than zero';
+  if (amount.isZero() && !rule.allowZero) return 'must be greater than zero';
   const max = rule.max ?? AMOUNT_MAX;
   if (amount.gt(max)) return `must be at most ${max}`;
   const allowed = places(rule);

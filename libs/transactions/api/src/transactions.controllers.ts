@@ -11,6 +11,7 @@ import {
   CreateTransactionRequest,
   ListTransactionsQuery,
   OperatorActionRequest,
+  OperatorRefundRequest,
   OperatorResultResponse,
   SimulateCashPickupRequest,
   TransactionResponse,
@@ -83,16 +84,19 @@ export class TransactionsAdminController {
   @ApiOperation({ summary: 'Send a payout held after it failed again (processing.payoutRetrying); a completed transaction answers already_completed' })
   @ApiOkResponse({ type: OperatorResultResponse })
   retry(@Param('id') id: string, @Body() body: OperatorActionRequest): Promise<OperatorResultResponse> {
-    return this.transactions.operate(id, 'retry', body.reason ?? 'operator retry');
+    return this.transactions.operate(id, 'retry', body.reason ?? 'operator retry') as Promise<OperatorResultResponse>;
   }
 
   @Post(':id/refund')
   @Idempotent()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Return held money to its source: processing.returningToSender, then failed.returnedToSender' })
+  @ApiOperation({
+    summary:
+      'Return held money to its source: processing.returningToSender, then failed.returnedToSender. A virtual account deposit goes back over a bank rail to the account\'s return destination (else the sender), all of it or the amount given',
+  })
   @ApiOkResponse({ type: OperatorResultResponse })
-  refund(@Param('id') id: string, @Body() body: OperatorActionRequest): Promise<OperatorResultResponse> {
-    return this.transactions.operate(id, 'refund', body.reason ?? 'operator refund');
+  refund(@Param('id') id: string, @Body() body: OperatorRefundRequest): Promise<OperatorResultResponse> {
+    return this.transactions.operate(id, 'refund', body.reason ?? 'operator refund', body.amount) as Promise<OperatorResultResponse>;
   }
 
   @Post(':id/mark-failed')
@@ -101,18 +105,19 @@ export class TransactionsAdminController {
   @ApiOperation({ summary: 'Give up on a held or unconfirmed payout: failed.outboundFailed, the money held for a refund' })
   @ApiOkResponse({ type: OperatorResultResponse })
   markFailed(@Param('id') id: string, @Body() body: OperatorActionRequest): Promise<OperatorResultResponse> {
-    return this.transactions.operate(id, 'markFailed', body.reason ?? 'operator marked failed');
+    return this.transactions.operate(id, 'markFailed', body.reason ?? 'operator marked failed') as Promise<OperatorResultResponse>;
   }
 
   @Post(':id/complete-refund')
   @Idempotent()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Complete a virtual account bank refund reported only as initiated (spec: Operator-only)' })
+  @ApiOperation({
+    summary:
+      'Complete a virtual account bank refund the bank reported only as initiated (or still has in flight): the refund settles, the review clears, the transaction ends failed.returnedToSender. A refund completed already answers already_completed; any other payment 422 refundNotCompletable',
+  })
   @ApiOkResponse({ type: OperatorResultResponse })
-  async completeRefund(@Param('id') id: string, @Body() body: CompleteRefundRequest): Promise<never> {
-    await this.transactions.requireAny(id);
-    // Only a virtual account's bank refund can be completed this way; no transaction of this service is one.
-    throw new ApiError('refundNotCompletable', `transaction ${id} has no virtual account bank refund to complete (${body.reason.slice(0, 100)})`);
+  completeRefund(@Param('id') id: string, @Body() body: CompleteRefundRequest): Promise<OperatorResultResponse> {
+    return this.transactions.completeRefund(id, body.reason) as Promise<OperatorResultResponse>;
   }
 }
 
@@ -144,6 +149,11 @@ export class TransactionsEventsController {
   @EventPattern('depositAddress.destinationRestored')
   onDestinationRestored(@Payload() event: RecordedEvent<'depositAddress.destinationRestored', EventPayloads['depositAddress.destinationRestored']>): Promise<void> {
     return this.transactions.onDestinationRestored(event);
+  }
+
+  @EventPattern('virtualAccount.depositReceived')
+  onVirtualAccountDeposit(@Payload() event: RecordedEvent<'virtualAccount.depositReceived', EventPayloads['virtualAccount.depositReceived']>): Promise<void> {
+    return this.transactions.onVirtualAccountDeposit(event);
   }
 
   @EventPattern('funds.returned')

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { InstrumentSideResponse, ListQuery, PricingResponse } from '@mm/platform/http';
+import { InstrumentSideResponse, IsAmount, ListQuery, PricingResponse } from '@mm/platform/http';
 
 export class CreateTransactionRequest {
   @ApiProperty({ example: 'qt_01h455vb4pex5vsknk084sn02q', description: 'the open quote: its pricing is the contract' }) @IsString() @MaxLength(64) quoteId!: string;
@@ -29,7 +29,7 @@ export class LegFailureResponse {
 export class TransactionLegResponse {
   @ApiProperty() id!: string;
   @ApiProperty({ enum: ['deposit', 'payout', 'refund'], description: 'deposit: money coming in; payout: money going out; refund: back to the source' }) kind!: string;
-  @ApiProperty({ example: 'ach', description: 'the rail: a chain, card, ach, achSameDay, wire, swift, local or cash' }) rail!: string;
+  @ApiProperty({ example: 'ach', description: 'the rail: crypto, card, ach, achSameDay, wire, swift, local, cash, or internationalWire (an inbound transfer to a virtual account)' }) rail!: string;
   @ApiProperty({ example: 'usd' }) asset!: string;
   @ApiProperty({ example: 'ach' }) network!: string;
   @ApiProperty({ example: '100.00' }) amount!: string;
@@ -43,6 +43,8 @@ export class TransactionLegResponse {
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) settledAt!: string | null;
   @ApiPropertyOptional({ nullable: true, type: String, description: 'a cash pickup\'s payout (rail cash): the code the recipient collects the cash with, once the network issued it' })
   pickupCode?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'an incoming wire to a virtual account (rail wire or internationalWire): the instruction id of an international wire, once the bank settled it (null otherwise)' })
+  instructionId?: string | null;
 }
 
 export class PayoutOriginResponse {
@@ -104,6 +106,17 @@ export class OperatorActionRequest {
   @ApiPropertyOptional({ maxLength: 500, description: 'why: recorded with the transaction' }) @IsOptional() @IsString() @MinLength(1) @MaxLength(500) reason?: string;
 }
 
+export class OperatorRefundRequest extends OperatorActionRequest {
+  @ApiPropertyOptional({
+    example: '25.00',
+    description:
+      'a virtual account deposit only: how much of the held amount goes back (a usd amount, 0.00 up to all of it; all of it when left out). What is not returned stays with the service, posted to its retained account',
+  })
+  @IsOptional()
+  @IsAmount({ asset: 'usd', allowZero: true })
+  amount?: string;
+}
+
 export const CASH_PICKUP_OUTCOMES = ['collected', 'expired'] as const;
 
 export class SimulateCashPickupRequest {
@@ -117,6 +130,7 @@ export class CompleteRefundRequest {
 }
 
 export class OperatorResultResponse {
-  @ApiProperty({ enum: ['retried', 'refunding', 'markedFailed', 'already_completed', 'completedByProvider'] }) result!: 'retried' | 'refunding' | 'markedFailed' | 'already_completed' | 'completedByProvider';
+  @ApiProperty({ enum: ['retried', 'refunding', 'markedFailed', 'already_completed', 'completedByProvider', 'refundCompleted'] })
+  result!: 'retried' | 'refunding' | 'markedFailed' | 'already_completed' | 'completedByProvider' | 'refundCompleted';
   @ApiProperty({ type: TransactionResponse }) transaction!: TransactionResponse;
 }

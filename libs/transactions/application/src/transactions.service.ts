@@ -14,6 +14,14 @@ import {
   checkPerTransaction,
   cryptoDepositLeg,
   depositAddressLegEvents,
+  virtualAccountLegEvents,
+  virtualAccountTransactionRecord,
+  bankDepositLeg,
+  bankRefundLeg,
+  inboundReferences,
+  isVirtualAccountTransaction,
+  sandboxRefundSteps,
+  VIRTUAL_ACCOUNT_INACTIVE,
   depositLeg,
   depositNext,
   depositTransactionRecord,
@@ -55,12 +63,14 @@ export const REVIEW_TIMER = 'transaction.review';
 export const SWEEP_TIMER = 'transaction.unconfirmedSweep';
 /** A deposit held for its sender's attribution fails at the hold's deadline (key: the transaction id). */
 export const ATTRIBUTION_TIMER = 'transaction.attributionTimeout';
+/** A virtual account's bank refund: the bank's acceptance, settlement, or silence (key: the leg id and the step). */
+export const REFUND_TIMER = 'transaction.bankRefund';
 
 export type OperatorAction = 'retry' | 'refund' | 'markFailed';
 
 export interface OperatorResult {
   /** already_completed is not an error (spec: Errors): the retry had nothing to do. */
-  result: 'retried' | 'refunding' | 'markedFailed' | 'already_completed' | 'completedByProvider';
+  result: 'retried' | 'refunding' | 'markedFailed' | 'already_completed' | 'completedByProvider' | 'refundCompleted';
   transaction: TransactionView;
 }
 
@@ -84,6 +94,7 @@ export class TransactionsService implements OnModuleInit {
     this.timers.on(REVIEW_TIMER, (timer) => this.onReviewDecision(timer));
     this.timers.on(SWEEP_TIMER, (timer) => this.onSweep(timer));
     this.timers.on(ATTRIBUTION_TIMER, (timer) => this.onAttributionTimeout(timer));
+    this.timers.on(REFUND_TIMER, (timer) => this.onBankRefund(timer));
   }
 
   /** Operator routes (spec: Operator-only): any project's transaction, by id. */
@@ -100,8 +111,11 @@ export class TransactionsService implements OnModuleInit {
    * sent twice; one it has none of fails with providerTimeout; a provider that cannot be reached
    * is error 10369 and changes nothing.
    */
-  async operate(id: string, action: OperatorAction, reason: string): Promise<OperatorResult> {
+  async operate(id: string, action: OperatorAction, reason: string, amount?: string): Promise<OperatorResult> {
     const row = await this.requireAny(id);
+    if (amount !== undefined && (action !== 'refund' || row.view.precursor.type !== 'virtualAccount')) {
+      throw new ApiError('InvalidRequest', 'amount: only a refund of a virtual account deposit may return part of the money; other refunds return all of it');
+    }
     const projectId = row.project_id;
     const looked: 'already_completed' | 'completedByProvider' | 'providerHasNone' | undefined = await runCommand(this.uow, async () => {
       const state = await this.load(id);
@@ -130,7 +144,16 @@ export class TransactionsService implements OnModuleInit {
         const leg = { ...payoutLeg(record, next), retryOf: failedLeg?.id };
         await this.execute(projectId, id, { type: 'RetryPayout', leg, reason, at });
       } else if (action === 'refund') {
-        await this.execute(projectId, id, { type: 'RefundHeld', refundLeg: refundLeg(record, next), reason, at });
+        if (isVirtualAccountTransaction(record)) {
+          const held = record.pricing.source.amountGross;
+          const refunded = amount ?? held;
+          if (dec(refunded).gt(held)) throw new ApiError('InvalidRequest', `amount: ${refunded} is more than the ${held} ${record.pricing.source.asset} held for this transaction`);
+          const retained = dec(held).minus(refunded);
+          const refundAmount = toAmount(refunded, 2);
+          await this.execute(projectId, id, { type: 'RefundHeld', refundLeg: bankRefundLeg(record, next, refundAmount), reason, retained: retained.gt(0) ? toAmount(retained.toString(), 2) : undefined, at });
+        } else {
+          await this.execute(projectId, id, { type: 'RefundHeld', refundLeg: refundLeg(record, next), reason, at });
+        }
       } else if (!(looked === 'providerHasNone' && state.subStatus === 'failed.outboundFailed')) {
         // (Unless the lookup itself just failed the unconfirmed payout: that is the mark-failed.)
         await this.execute(projectId, id, { type: 'MarkFailed', reason, at });
@@ -138,6 +161,31 @@ export class TransactionsService implements OnModuleInit {
       const result = action === 'retry' ? 'retried' : action === 'refund' ? 'refunding' : 'markedFailed';
       return { result, transaction: (await this.requireAny(id)).view };
     });
+  }
+
+  /**
+   * Operator: a virtual account's bank refund the bank reported only as initiated (or that is still in flight)
+   * is complete (spec: Operator-only, complete-refund): the refund leg settles, the review clears, and the
+   * transaction ends failed.returnedToSender. A refund completed already answers already_completed; any other
+   * payment is refundNotCompletable (10368).
+   */
+  async completeRefund(id: string, reason: string): Promise<OperatorResult> {
+    const row = await this.requireAny(id);
+    return runCommand(this.uow, async () => {
+      const at = (await this.clock.now(row.project_id)).toISOString();
+      const decision = await this.execute(row.project_id, id, { type: 'CompleteRefund', reason, at });
+      return { result: decision.events.length === 0 ? 'already_completed' : 'refundCompleted', transaction: transactionView(decision.state) };
+    });
+  }
+
+  /** The sandbox bank's answers about a virtual account's refund: accepted (in flight), settled, or silence past the window. */
+  private async onBankRefund(timer: DueTimer): Promise<void> {
+    const transactionId = String(timer.payload.transactionId);
+    const legId = String(timer.payload.legId);
+    const step = String(timer.payload.step);
+    const at = (await this.clock.now(timer.projectId)).toISOString();
+    const outcome: RailOutcome = step === 'accepted' ? { kind: 'refundAccepted' } : step === 'unconfirmed' ? { kind: 'refundUnconfirmed' } : { kind: 'settled', references: {} };
+    await this.execute(timer.projectId, transactionId, { type: 'ReportLeg', legId, outcome, at });
   }
 
   /** The sweeper: asks the provider about a payout the service stopped waiting for. */
@@ -304,12 +352,19 @@ export class TransactionsService implements OnModuleInit {
       const leg = state.legs.find((l) => l.id === legId);
       // A leg already answered (or unknown) is answered again with nothing: the decider ignores it.
       if (!state.record || !leg || leg.status !== 'pending') return { type: 'ReportLeg', legId, outcome: { kind: 'unconfirmed' }, at: at.toISOString() };
-      const { outcome }: { outcome: RailOutcome } = unusable ? { outcome: { kind: 'declined', failure: unusable } } : this.rails.answer(state.record, leg, at);
+      let { outcome }: { outcome: RailOutcome } = unusable ? { outcome: { kind: 'declined', failure: unusable } } : this.rails.answer(state.record, leg, at);
       const next = nextLegId(state);
       let nextLeg: NewLeg | undefined;
-      if (leg.kind === 'deposit' && outcome.kind === 'settled') nextLeg = payoutLeg(state.record, next);
+      let review: string | undefined;
+      const inbound = isVirtualAccountTransaction(state.record);
+      if (leg.kind === 'deposit' && outcome.kind === 'settled') {
+        // A virtual account's deposit carries the bank's own reference for the transfer.
+        if (inbound) outcome = { kind: 'settled', references: inboundReferences(state.record, outcome.references) };
+        if (inbound && needsReview(state.record)) review = 'amount over the compliance review threshold';
+        else nextLeg = payoutLeg(state.record, next);
+      }
       if (leg.kind === 'payout' && outcome.kind === 'declined') nextLeg = refundLeg(state.record, next);
-      return { type: 'ReportLeg', legId, outcome, nextLeg, at: at.toISOString() };
+      return { type: 'ReportLeg', legId, outcome, nextLeg, review, at: at.toISOString() };
     });
   }
 
@@ -343,7 +398,8 @@ export class TransactionsService implements OnModuleInit {
       const next = nextLegId(state);
       const outcome = magicCents(record) === SANDBOX_MAGIC_CENTS.reviewRejected ? 'rejected' : 'approved';
       const firstLeg = record.source.type === 'card' ? depositLeg(record, next) : payoutLeg(record, next);
-      return { type: 'DecideReview', outcome, firstLeg, refundLeg: refundLeg(record, next), at };
+      const back = isVirtualAccountTransaction(record) ? bankRefundLeg(record, next) : refundLeg(record, next);
+      return { type: 'DecideReview', outcome, firstLeg, refundLeg: back, at };
     });
   }
 
@@ -467,8 +523,20 @@ export class TransactionsService implements OnModuleInit {
     return (await loadState(this.store, transactionStreamId(transactionId), transactionDecider)) !== undefined;
   }
 
+  /**
+   * An inbound transfer's transaction (spec: rule 3; Virtual account): created `processing` with its bank
+   * deposit leg pending (the bank settles it on its rail), or, for an account that takes no deposits now,
+   * failed at once with the deposit returned to the sender. Once per transactionId.
+   */
   private async createVirtualAccountTransaction(d: EventPayloads['virtualAccount.depositReceived']): Promise<void> {
-    throw new ApiError('InvalidRequest', `virtual account deposits are being built (${d.transactionId})`);
+    const record = virtualAccountTransactionRecord(d);
+    const returned = d.disposition === 'returnToSender' ? VIRTUAL_ACCOUNT_INACTIVE : undefined;
+    try {
+      await this.execute(d.projectId, d.transactionId, { type: 'CreateTransaction', record, firstLeg: bankDepositLeg(d), returned, at: d.at }, { newStream: true });
+    } catch (error) {
+      if (error instanceof ConcurrencyError) return;
+      throw error;
+    }
   }
 
   private async createCashInTransaction(d: EventPayloads['cashIn.deposited']): Promise<void> {
@@ -512,8 +580,13 @@ export class TransactionsService implements OnModuleInit {
   async onFundsReturned(event: RecordedEvent<'funds.returned', EventPayloads['funds.returned']>): Promise<void> {
     const d = event.data;
     const at = (await this.clock.now(d.projectId)).toISOString();
-    // The refund leg in flight; with none (a repeat), the decider confirms nothing.
-    await this.execute(d.projectId, d.transactionId, (state) => ({ type: 'ConfirmRefund', legId: state.legs.find((l) => l.kind === 'refund' && l.status === 'pending')?.id ?? '', at }));
+    // The refund leg in flight; with none (a repeat), the decider confirms nothing. A virtual account's refund
+    // leaves over a bank rail: the bank, not the ledger's posting, says when it arrived.
+    await this.execute(d.projectId, d.transactionId, (state) => ({
+      type: 'ConfirmRefund',
+      legId: isVirtualAccountTransaction(state.record) ? '' : (state.legs.find((l) => l.kind === 'refund' && l.status === 'pending')?.id ?? ''),
+      at,
+    }));
   }
 
   private async execute(projectId: string, transactionId: string, command: TransactionCommand | ((state: TransactionState) => TransactionCommand), options: DecideOptions = {}) {
@@ -527,7 +600,7 @@ export class TransactionsService implements OnModuleInit {
       state = transactionDecider.evolve(state, event as unknown as TransactionEvent);
       // A deposit address deposit's leg is announced too, with the same sequence (tie 5), before the
       // change of status it caused.
-      const names = depositAddressLegEvents(previous, event as unknown as TransactionEvent, state);
+      const names = [...depositAddressLegEvents(previous, event as unknown as TransactionEvent, state), ...virtualAccountLegEvents(previous, event as unknown as TransactionEvent, state)];
       if (previous.status !== state.status || previous.subStatus !== state.subStatus) {
         names.push('transaction.statusChanged');
         if (event.type === 'transaction.reviewStarted') names.push(underReviewEvent(state.record!.sourceToDestination));
@@ -558,6 +631,17 @@ export class TransactionsService implements OnModuleInit {
         const leg = event.data.leg;
         const { afterSeconds } = this.rails.answer(state.record!, leg, now);
         await this.timers.schedule(projectId, LEG_TIMER, leg.id, new Date(now.getTime() + afterSeconds * 1000), { transactionId: event.data.transactionId, legId: leg.id });
+      }
+      if (event.type === 'transaction.refundInitiated' && isVirtualAccountTransaction(state.record)) {
+        const steps = sandboxRefundSteps(state.record!, event.data.leg);
+        const leg = event.data.leg;
+        const payload = (step: string) => ({ transactionId: event.data.transactionId, legId: leg.id, step });
+        if ('unconfirmed' in steps) {
+          await this.timers.schedule(projectId, REFUND_TIMER, `${leg.id}:unconfirmed`, new Date(now.getTime() + steps.unconfirmed * 1000), payload('unconfirmed'));
+        } else {
+          await this.timers.schedule(projectId, REFUND_TIMER, `${leg.id}:accepted`, new Date(now.getTime() + steps.accepted * 1000), payload('accepted'));
+          await this.timers.schedule(projectId, REFUND_TIMER, `${leg.id}:settled`, new Date(now.getTime() + steps.settled * 1000), payload('settled'));
+        }
       }
       if (event.type === 'transaction.held' && event.data.hold.deadline) {
         await this.timers.schedule(projectId, ATTRIBUTION_TIMER, event.data.transactionId, new Date(event.data.hold.deadline), { transactionId: event.data.transactionId });

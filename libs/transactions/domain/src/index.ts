@@ -5,3 +5,5 @@ export * from './limits';
 export * from './leg-accounts';
 export * from './deposit-address-legs';
 export * from './deposit-transactions';
+export * from './virtual-account-transactions';
+export * from './virtual-account-legs';

@@ -9,6 +9,8 @@
 //   .96 the payout goes unanswered; the provider has none (providerTimeout)
 //   .97 the payout goes unanswered and the provider cannot be reached to ask
 //   .98 a compliance review rejects the transaction
+//   .99 (virtual account deposits) the delivery fails after it was sent, and a refund of it is
+//       reported by the bank only as initiated (an operator completes it: complete-refund)
 // Anything else settles after the rail's sandbox delay; an operator's retry always does.
 // A cash pickup's payout (rail cash) is not chosen by cents (pickups are whole
 // multiples of $20): the network issues its pickup code at once, and the
@@ -26,6 +28,7 @@ export const SANDBOX_MAGIC_CENTS = {
   unconfirmedNone: 96,
   unconfirmedUnreachable: 97,
   reviewRejected: 98,
+  refundInitiatedOnly: 99,
 } as const;
 
 /** Seconds of project time the service waits for a payout's answer before it stops (processing.payoutUnconfirmed). */
@@ -35,7 +38,7 @@ export const PAYOUT_CONFIRMATION_SECONDS = 300;
 export const UNCONFIRMED_SWEEP_SECONDS = 600;
 
 /** Seconds of project time a sandbox rail takes to settle. */
-export const SANDBOX_SETTLEMENT_SECONDS: Record<string, number> = { crypto: 5, card: 5, achSameDay: 30, wire: 30, ach: 60, local: 60, swift: 60 };
+export const SANDBOX_SETTLEMENT_SECONDS: Record<string, number> = { crypto: 5, card: 5, achSameDay: 30, wire: 30, ach: 60, local: 60, swift: 60, internationalWire: 60 };
 
 /** Seconds of project time the sandbox compliance desk takes to decide a review. */
 export const SANDBOX_REVIEW_SECONDS = 60;
@@ -92,13 +95,21 @@ export function sandboxLookup(record: TransactionCreated): ProviderLookup {
 /** A rail's answer before the provider adds its references (a settlement's, a pickup's code). */
 export type SandboxOutcome = Exclude<RailOutcome, { kind: 'settled' } | { kind: 'pickupReady' }> | { kind: 'settled' } | { kind: 'pickupReady' };
 
-export function sandboxOutcome(record: TransactionCreated, leg: NewLeg): { outcome: SandboxOutcome; afterSeconds: number } {
+export function sandboxOutcome(record: Pick<TransactionCreated, 'pricing'> & Partial<Pick<TransactionCreated, 'precursor'>>, leg: NewLeg): { outcome: SandboxOutcome; afterSeconds: number } {
   const cents = magicCents(record);
   const after = SANDBOX_SETTLEMENT_SECONDS[leg.rail] ?? 60;
   if (leg.kind === 'refund') return { outcome: { kind: 'settled' }, afterSeconds: 0 };
   if (leg.kind === 'payout' && leg.rail === 'cash') return { outcome: { kind: 'pickupReady' }, afterSeconds: 0 };
   // A cash-in's cash is in the till when its transaction is created: the deposit is settled already.
   if (leg.kind === 'deposit' && leg.rail === 'cash') return { outcome: { kind: 'settled' }, afterSeconds: 0 };
+  if (leg.kind === 'deposit' && leg.rail !== 'card') {
+    // A virtual account's inbound bank transfer: refused by the bank, or returned after it arrived.
+    if (cents === SANDBOX_MAGIC_CENTS.declined) return { outcome: { kind: 'declined', failure: { code: 'providerError', message: 'The bank refused the inbound transfer.' } }, afterSeconds: 0 };
+    if (cents === SANDBOX_MAGIC_CENTS.failedAfterSending) {
+      return { outcome: { kind: 'failed', failure: { code: 'providerError', message: 'The inbound transfer was returned to the sender by the bank.' } }, afterSeconds: after };
+    }
+    return { outcome: { kind: 'settled' }, afterSeconds: after };
+  }
   if (leg.kind === 'deposit') {
     if (cents === SANDBOX_MAGIC_CENTS.declined) return { outcome: { kind: 'declined', failure: DECLINES.card }, afterSeconds: 0 };
     if (cents === SANDBOX_MAGIC_CENTS.cardVerificationDeclined) {
@@ -112,9 +123,20 @@ export function sandboxOutcome(record: TransactionCreated, leg: NewLeg): { outco
   if (leg.retryOf) return { outcome: { kind: 'settled' }, afterSeconds: after };
   if (cents === SANDBOX_MAGIC_CENTS.declined) return { outcome: { kind: 'declined', failure: DECLINES.payout }, afterSeconds: 0 };
   if ((UNCONFIRMED as readonly number[]).includes(cents)) return { outcome: { kind: 'unconfirmed' }, afterSeconds: PAYOUT_CONFIRMATION_SECONDS };
-  if (cents === SANDBOX_MAGIC_CENTS.failedAfterSending || cents === SANDBOX_MAGIC_CENTS.payoutFailedAfterSending) {
+  const refundSticks = cents === SANDBOX_MAGIC_CENTS.refundInitiatedOnly && record.precursor?.type === 'virtualAccount';
+  if (cents === SANDBOX_MAGIC_CENTS.failedAfterSending || cents === SANDBOX_MAGIC_CENTS.payoutFailedAfterSending || refundSticks) {
     const message = leg.rail === 'crypto' ? 'The transfer was reverted on chain.' : 'The receiving institution returned the payment.';
     return { outcome: { kind: 'failed', failure: { code: 'providerError', message } }, afterSeconds: after };
   }
   return { outcome: { kind: 'settled' }, afterSeconds: after };
+}
+
+/**
+ * A virtual account's bank refund in the sandbox: the bank accepts it at once and settles it after its rail's
+ * delay; for .99 it reports the refund only as initiated, and the service stops waiting after the payout
+ * confirmation window (the refund then waits for an operator's complete-refund).
+ */
+export function sandboxRefundSteps(record: Pick<TransactionCreated, 'pricing'>, leg: Pick<NewLeg, 'rail'>): { accepted: number; settled: number } | { unconfirmed: number } {
+  if (magicCents(record) === SANDBOX_MAGIC_CENTS.refundInitiatedOnly) return { unconfirmed: PAYOUT_CONFIRMATION_SECONDS };
+  return { accepted: 0, settled: SANDBOX_SETTLEMENT_SECONDS[leg.rail] ?? 60 };
 }

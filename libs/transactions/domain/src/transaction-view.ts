@@ -45,6 +45,8 @@ function legView(leg: TransactionLeg): Record<string, unknown> {
     settledAt: leg.settledAt,
     // The cash rail's reference: the code the recipient collects a cash pickup with (null until issued).
     ...(leg.kind === 'payout' && leg.rail === 'cash' ? { pickupCode: leg.pickupCode ?? null } : {}),
+    // An incoming wire (a virtual account deposit) carries the bank's instruction id (spec: Transaction legs).
+    ...(leg.kind === 'deposit' && (leg.rail === 'wire' || leg.rail === 'internationalWire') ? { instructionId: leg.instructionId ?? null } : {}),
   };
 }
 

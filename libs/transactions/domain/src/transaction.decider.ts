@@ -40,6 +40,8 @@ export type TransactionEvent = TypedEvent<
   | 'transaction.cashPickupReady'
   | 'transaction.held'
   | 'transaction.holdReleased'
+  | 'transaction.refundAccepted'
+  | 'transaction.refundUnconfirmed'
 >;
 
 /** The first leg a new transaction starts, unless it is held for review first. */
@@ -48,6 +50,9 @@ export type NewLeg = Omit<TransactionLeg, 'status' | 'txHash' | 'imad' | 'uetr' 
 /** What a rail reported about a leg (the sandbox provider, or a real one). */
 export type RailOutcome =
   | { kind: 'settled'; references: LegReferences }
+  /** A virtual account's bank refund: the bank took it (in flight), or reported it only as initiated and went quiet. */
+  | { kind: 'refundAccepted' }
+  | { kind: 'refundUnconfirmed' }
   /** Refused before anything moved. */
   | { kind: 'declined'; failure: LegFailure }
   /** Failed after it was sent: returned by the bank, reverted on chain, charged back. */
@@ -66,15 +71,20 @@ export type TransactionCommand =
       /** Held for compliance review before the first leg. */
       review?: string;
       firstLeg: NewLeg;
+      /** A virtual account deposit the bank sent straight back (the account takes no deposits): the first leg fails so. */
+      returned?: LegFailure;
       at: string;
     }
-  | { type: 'ReportLeg'; legId: string; outcome: RailOutcome; nextLeg?: NewLeg; at: string }
+  /** review: a virtual account deposit that settled goes to compliance review before its delivery (instead of nextLeg). */
+  | { type: 'ReportLeg'; legId: string; outcome: RailOutcome; nextLeg?: NewLeg; review?: string; at: string }
+  /** Operator: a virtual account's bank refund the bank reported only as initiated is complete (spec: Operator-only, complete-refund). */
+  | { type: 'CompleteRefund'; reason: string; at: string }
   | { type: 'DecideReview'; outcome: 'approved' | 'rejected'; firstLeg: NewLeg; refundLeg?: NewLeg; at: string }
   | { type: 'ConfirmRefund'; legId: string; at: string }
   /** Operator: send a held payout again. */
   | { type: 'RetryPayout'; leg: NewLeg; reason: string; at: string }
   /** Operator: return held money to its source. */
-  | { type: 'RefundHeld'; refundLeg: NewLeg; reason: string; at: string }
+  | { type: 'RefundHeld'; refundLeg: NewLeg; reason: string; retained?: string; at: string }
   /** Operator: give up on a held or unconfirmed payout; the money stays held for a refund. */
   | { type: 'MarkFailed'; reason: string; at: string }
   /**
@@ -174,6 +184,8 @@ function evolve(state: TransactionState, e: TransactionEvent): TransactionState 
       return { ...moved, hold: null, record };
     }
     case 'transaction.payoutUnconfirmed':
+    case 'transaction.refundAccepted':
+    case 'transaction.refundUnconfirmed':
       return moved;
     case 'transaction.payoutRetried':
       return { ...moved, legs: [...state.legs, e.data.leg] };
@@ -209,6 +221,12 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
     }
     const subStatus = command.pulled ? 'processing.fundsPulled' : null;
     events.push(event('transaction.legInitiated', { ...base, status: 'processing', subStatus, leg: pendingLeg(command.firstLeg, at) }));
+    if (command.returned) {
+      events.push(
+        event('transaction.legFailed', { ...base, status: 'processing', subStatus, legId: command.firstLeg.id, failure: command.returned, afterSending: true }),
+        event('transaction.failed', { ...base, status: 'failed', subStatus: 'failed.returnedToSender', error: settlementError(command.returned, at, false) }),
+      );
+    }
     return events;
   }
   if (command.type === 'CreateFromDeposit') {
@@ -266,6 +284,17 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
     return [event('transaction.refunded', { ...base, status: 'failed', subStatus: state.refundEndsIn ?? 'failed.returnedToSender', legId: leg.id, error })];
   }
 
+  if (command.type === 'CompleteRefund') {
+    const refund = [...state.legs].reverse().find((l) => l.kind === 'refund');
+    if (state.record.precursor.type !== 'virtualAccount' || !refund) {
+      throw new ApiError('refundNotCompletable', `transaction ${transactionId} has no virtual account bank refund to complete: only a refund of a virtual account deposit can be completed this way`);
+    }
+    if (refund.status === 'settled') return [];
+    const error = { ...(state.pendingError ?? state.error ?? settlementError({ code: 'refunded', message: 'The money was returned to the sender.' }, command.at, false)) };
+    error.refund = { status: 'completed', amount: refund.amount, asset: refund.asset };
+    return [event('transaction.refunded', { ...base, status: 'failed', subStatus: state.refundEndsIn ?? 'failed.returnedToSender', legId: refund.id, error })];
+  }
+
   if (command.type === 'RetryPayout') {
     if (!heldAfterFailedPayout(state)) throw new ApiError('TransactionNotActionable', `retry applies to a payout held for review after it failed; the transaction is ${state.subStatus ?? state.status}`);
     return [event('transaction.payoutRetried', { ...base, status: 'processing', subStatus: 'processing.payoutRetrying', leg: pendingLeg(command.leg, command.at), reason: command.reason })];
@@ -283,6 +312,7 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
         leg: pendingLeg(command.refundLeg, command.at),
         walletId: state.pulledFrom?.walletId ?? null,
         error: { ...error, recoverable: false, recovery: undefined, refund: { status: 'pending', amount: command.refundLeg.amount, asset: command.refundLeg.asset } },
+        ...(command.retained ? { retained: command.retained } : {}),
       }),
     ];
   }
@@ -325,6 +355,19 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
   const leg = state.legs.find((l) => l.id === command.legId);
   if (!leg || leg.status !== 'pending' || TERMINAL.includes(state.status)) return [];
   const outcome = command.outcome;
+  if (outcome.kind === 'refundAccepted' || outcome.kind === 'refundUnconfirmed') {
+    if (leg.kind !== 'refund') return [];
+    if (outcome.kind === 'refundAccepted') return [event('transaction.refundAccepted', { ...base, status: state.status, subStatus: state.subStatus, legId: leg.id })];
+    if (state.subStatus === 'processing.underReview') return [];
+    return [event('transaction.refundUnconfirmed', { ...base, status: 'processing', subStatus: 'processing.underReview', legId: leg.id })];
+  }
+  if (leg.kind === 'refund') {
+    // A bank refund's settlement (the sandbox bank): as the ledger's confirmation is for the other refunds.
+    if (outcome.kind !== 'settled') return [];
+    const error = { ...(state.pendingError ?? settlementError({ code: 'refunded', message: 'The money was returned to the sender.' }, command.at, false)) };
+    error.refund = { status: 'completed', amount: leg.amount, asset: leg.asset };
+    return [event('transaction.refunded', { ...base, status: 'failed', subStatus: state.refundEndsIn ?? 'failed.returnedToSender', legId: leg.id, error })];
+  }
   if (outcome.kind === 'unconfirmed') {
     if (state.subStatus === 'processing.payoutUnconfirmed' || leg.kind !== 'payout') return [];
     return [event('transaction.payoutUnconfirmed', { ...base, status: 'processing', subStatus: 'processing.payoutUnconfirmed', legId: leg.id })];
@@ -335,17 +378,21 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
   }
   if (outcome.kind === 'settled') {
     if (leg.kind === 'deposit') {
-      // The card charge is final: the customer's money is taken; the crypto goes out next.
+      // The card charge is final: the customer's money is taken; the crypto goes out next. A virtual
+      // account's bank deposit is in: the money is held for its delivery (after review when it calls for one).
+      const inbound = state.record.precursor.type === 'virtualAccount';
+      const subStatus = inbound ? null : 'processing.fundsPulled';
       const settled = event('transaction.legSettled', {
         ...base,
         status: 'processing',
-        subStatus: 'processing.fundsPulled',
+        subStatus,
         legId: leg.id,
         references: outcome.references,
         settlement: settlementOf(state.record, leg),
       });
+      if (command.review) return [settled, event('transaction.reviewStarted', { ...base, status: 'processing', subStatus: 'processing.underReview', reason: command.review })];
       if (!command.nextLeg) return [settled];
-      return [settled, event('transaction.legInitiated', { ...base, status: 'processing', subStatus: 'processing.fundsPulled', leg: pendingLeg(command.nextLeg, command.at) })];
+      return [settled, event('transaction.legInitiated', { ...base, status: 'processing', subStatus, leg: pendingLeg(command.nextLeg, command.at) })];
     }
     return [
       event('transaction.legSettled', { ...base, status: state.status, subStatus: state.subStatus, legId: leg.id, references: outcome.references, settlement: settlementOf(state.record, leg) }),
@@ -414,7 +461,7 @@ function refundOrFail(
   refundLeg: NewLeg | undefined,
   failedSubStatus: string,
 ): TransactionEvent[] {
-  if (isDepositAddressDeposit(state) && refundLeg) return [returnDeposit(state, base, refundLeg, error, 'failed.returnedToSender')];
+  if (isAutoDeposit(state) && refundLeg) return [returnDeposit(state, base, refundLeg, error, 'failed.returnedToSender')];
   if (state.pulledFrom && refundLeg) {
     return [
       event('transaction.refundInitiated', {
@@ -430,9 +477,9 @@ function refundOrFail(
   return [event('transaction.failed', { ...base, status: 'failed', subStatus: failedSubStatus, error })];
 }
 
-/** A deposit address deposit's transaction: its crypto came in on chain, and can go back there. */
-function isDepositAddressDeposit(state: TransactionState): boolean {
-  return state.record?.precursor.type === 'depositAddress';
+/** A deposit address or virtual account deposit's transaction: its money came in by itself, and goes back where it came from. */
+function isAutoDeposit(state: TransactionState): boolean {
+  return state.record?.precursor.type === 'depositAddress' || state.record?.precursor.type === 'virtualAccount';
 }
 
 /** The crypto of a deposit goes back on chain (to the return destination or the sender); it ends in finalSubStatus. */
