@@ -28,7 +28,7 @@ const ID = {
   secondBank: 'ext_01m87d6f9kfvptagrc3n0yt7hd',
   depositTransaction: 'txn_01m87d9q2cfvptags0b8e4ww6z',
   virtualAccount: 'va_01m87f3k8dfvptagv2n4p6r8ts',
-  virtualAccountTransaction: 'txn_01m87f6w1cfvptagv5d9q3m2xa',
+  inboundTransaction: 'txn_01m87f6w2hfvptagw9d3k5m7pq',
 };
 const DEPOSIT_ADDRESS = '0x3f5ce5fbfe3e9af3971dd833d26ba9b5c936f0be';
 const WALLET_ADDRESS = '0xb98a27f6f3fb176614929cac1fb8161bd2f35ba9';
@@ -446,6 +446,90 @@ function depositTransaction(step: DepositStep): Data {
   };
 }
 
+/** The steps of a virtual account deposit's transaction that its virtualAccount.* leg events announce. */
+type InboundStep = 'depositPending' | 'depositSettled' | 'depositFailed' | 'depositReturned' | 'cryptoPending' | 'cryptoSettled' | 'cryptoFailed' | 'fiatPending' | 'fiatSettled' | 'fiatFailed';
+
+const INBOUND_AT = '2026-03-04T14:00:00.000Z';
+const INBOUND_SETTLED_AT = '2026-03-04T14:01:01.000Z';
+const DELIVERED_AT = '2026-03-04T14:01:07.000Z';
+
+/** An ACH transfer of 250.00 US dollars to a virtual account (fiatAccountToCrypto, precursor virtualAccount), at one step. */
+function inboundTransaction(step: InboundStep): Data {
+  const t = ID.inboundTransaction;
+  const toBank = step.startsWith('fiat');
+  const depositStatus: Data =
+    step === 'depositPending'
+      ? { status: 'pending' }
+      : step === 'depositFailed'
+        ? { status: 'failed', failure: { code: 'providerError', message: 'The bank refused the inbound transfer.' } }
+        : step === 'depositReturned'
+          ? { status: 'failed', failure: { code: 'virtualAccountInactive', message: 'The virtual account is frozen, closed or deleted: the bank returned the transfer to the sender.' } }
+          : { status: 'settled', settledAt: INBOUND_SETTLED_AT };
+  const deposit = leg(t, 1, { kind: 'deposit', rail: 'ach', asset: 'usd', network: 'ach', amount: '250.00', endToEndId: '021000089000123', initiatedAt: INBOUND_AT, ...depositStatus });
+  const delivered = step.startsWith('crypto') || toBank;
+  const outcome = step.endsWith('Settled') ? 'settled' : step.endsWith('Failed') ? 'failed' : 'pending';
+  const payout = leg(t, 2, {
+    kind: 'payout',
+    ...(toBank ? { rail: 'wire', asset: 'usd', network: 'wire' } : { rail: 'crypto', asset: 'usdc', network: 'meridianchain' }),
+    amount: '250.00',
+    initiatedAt: INBOUND_SETTLED_AT,
+    ...(outcome === 'settled'
+      ? { status: 'settled', settledAt: DELIVERED_AT, ...(toBank ? { imad: '20260304MRDNQF01000456' } : { txHash: '0x4e1f0c2a9b8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f' }) }
+      : outcome === 'failed'
+        ? { status: 'failed', failure: { code: 'providerError', message: toBank ? 'The payout provider refused the transfer.' : 'The transfer was refused on chain.' } }
+        : { status: 'pending' }),
+  });
+  const [status, subStatus]: [string, string | null] =
+    step === 'depositFailed'
+      ? ['failed', 'failed.providerDeclined']
+      : step === 'depositReturned'
+        ? ['failed', 'failed.returnedToSender']
+        : outcome === 'settled' && delivered
+          ? ['completed', null]
+          : outcome === 'failed' && delivered
+            ? ['processing', 'processing.underReview']
+            : ['processing', null];
+  const failedDeposit = step === 'depositFailed' || step === 'depositReturned';
+  return {
+    id: t,
+    object: 'transaction',
+    sourceToDestination: 'fiatAccountToCrypto',
+    status,
+    subStatus,
+    customerId: ID.customer,
+    precursor: { type: 'virtualAccount', id: ID.virtualAccount },
+    source: { party: { relationship: 'externalUnregistered' }, type: 'virtualAccount', category: 'fiat', details: { id: ID.virtualAccount, asset: 'usd', network: 'ach', senderName: 'ACME PAYROLL', reference: '021000089000123' } },
+    destination: toBank
+      ? { party: PARTY, type: 'bankUs', category: 'fiat', details: { id: ID.bank, asset: 'usd', network: 'wire', accountHolder: 'customer', last4: '9012' } }
+      : { party: PARTY, type: 'walletOms', category: 'crypto', details: { id: ID.wallet, asset: 'usdc', network: 'meridianchain', address: WALLET_ADDRESS } },
+    pricing: pricing('usd', toBank ? 'usd' : 'usdc', '250.00'),
+    legs: [deposit, ...(delivered ? [payout] : [])],
+    payoutOrigin: { type: 'virtualAccount', id: ID.virtualAccount, accountHolder: 'customer', accountHolderName: null },
+    ...(failedDeposit
+      ? { error: { code: step === 'depositReturned' ? 'virtualAccountInactive' : 'providerError', message: String((depositStatus.failure as Data).message), occurredAt: INBOUND_AT, recoverable: false } }
+      : {}),
+    metadata: {},
+    createdAt: INBOUND_AT,
+    updatedAt: step === 'depositPending' || failedDeposit ? INBOUND_AT : outcome === 'pending' && !delivered ? INBOUND_SETTLED_AT : delivered && outcome !== 'pending' ? DELIVERED_AT : INBOUND_SETTLED_AT,
+  };
+}
+
+/** The virtualAccount.* leg events of a virtual account deposit's transaction, each with the transaction at its step. */
+const INBOUND_LEG_EXAMPLES: Record<string, Example> = {
+  'virtualAccount.deposit.pending': { data: inboundTransaction('depositPending'), sequence: 1 },
+  'virtualAccount.deposit.settled': { data: inboundTransaction('depositSettled'), sequence: 2 },
+  'virtualAccount.deposit.failed': { data: inboundTransaction('depositFailed'), sequence: 2 },
+  'virtualAccount.deposit.returned': { data: inboundTransaction('depositReturned'), sequence: 2 },
+  'virtualAccount.cryptoTransfer.initiated': { data: inboundTransaction('cryptoPending'), sequence: 3 },
+  'virtualAccount.cryptoTransfer.pending': { data: inboundTransaction('cryptoPending'), sequence: 3 },
+  'virtualAccount.cryptoTransfer.settled': { data: inboundTransaction('cryptoSettled'), sequence: 4 },
+  'virtualAccount.cryptoTransfer.failed': { data: inboundTransaction('cryptoFailed'), sequence: 4 },
+  'virtualAccount.fiatTransfer.initiated': { data: inboundTransaction('fiatPending'), sequence: 3 },
+  'virtualAccount.fiatTransfer.pending': { data: inboundTransaction('fiatPending'), sequence: 3 },
+  'virtualAccount.fiatTransfer.settled': { data: inboundTransaction('fiatSettled'), sequence: 4 },
+  'virtualAccount.fiatTransfer.failed': { data: inboundTransaction('fiatFailed'), sequence: 4 },
+};
+
 const DEPOSIT_LEG_EXAMPLES: Record<string, Example> = {
   'deposit_address.crypto_deposit.pending': { data: depositTransaction('depositPending'), sequence: 2 },
   'deposit_address.crypto_deposit.settled': { data: depositTransaction('depositSettled'), sequence: 3 },
@@ -472,123 +556,6 @@ const DEPOSIT_LEG_EXAMPLES: Record<string, Example> = {
   'deposit_address.crypto_payout.pending': { data: depositTransaction('returnPending'), sequence: 5 },
   'deposit_address.crypto_payout.settled': { data: depositTransaction('returnSettled'), sequence: 6 },
   'deposit_address.crypto_payout.failed': { data: depositTransaction('returnFailed'), sequence: 6 },
-};
-
-type VirtualAccountStep =
-  | 'depositPending'
-  | 'depositSettled'
-  | 'depositFailed'
-  | 'depositReturned'
-  | 'cryptoPending'
-  | 'cryptoSettled'
-  | 'cryptoFailed'
-  | 'fiatPending'
-  | 'fiatSettled'
-  | 'fiatFailed'
-  | 'refundPending'
-  | 'refundSettled';
-
-const VA_DEPOSIT_AT = '2026-03-04T15:00:00.000Z';
-const VA_SETTLED_AT = '2026-03-04T15:01:00.000Z';
-const VA_DELIVERED_AT = '2026-03-04T15:01:05.000Z';
-
-/**
- * An ACH transfer of 250.00 usd to a virtual account (fiatAccountToCrypto, precursor virtualAccount), at one
- * step: delivered as USDC to the customer's wallet, or (fiat steps) paid on to its bank account, or held
- * after a failed delivery and refunded to the return bank account.
- */
-function virtualAccountTransaction(step: VirtualAccountStep): Data {
-  const t = ID.virtualAccountTransaction;
-  const bank = step === 'fiatPending' || step === 'fiatSettled' || step === 'fiatFailed';
-  const deposit = leg(t, 1, {
-    kind: 'deposit',
-    rail: 'ach',
-    asset: 'usd',
-    network: 'ach',
-    amount: '250.00',
-    initiatedAt: VA_DEPOSIT_AT,
-    ...(step === 'depositPending'
-      ? { status: 'pending' }
-      : step === 'depositFailed'
-        ? { status: 'failed', failure: { code: 'providerError', message: 'The bank refused the inbound transfer.' } }
-        : step === 'depositReturned'
-          ? { status: 'failed', failure: { code: 'providerError', message: 'The bank returned the inbound transfer to its sender.' } }
-          : { status: 'settled', endToEndId: '021000021234567', settledAt: VA_SETTLED_AT }),
-  });
-  const delivered = !['depositPending', 'depositSettled', 'depositFailed', 'depositReturned'].includes(step);
-  const deliveryStatus: Data =
-    step === 'cryptoSettled' || step === 'fiatSettled'
-      ? { status: 'settled', settledAt: VA_DELIVERED_AT, ...(bank ? { endToEndId: 'E2E7B1C94D20A6F35E8' } : { txHash: '0x4e3a2b1c0d9f8e7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a' }) }
-      : step === 'cryptoFailed' || step === 'fiatFailed' || step === 'refundPending' || step === 'refundSettled'
-        ? { status: 'failed', failure: { code: 'providerError', message: 'The payout provider refused the transfer.' } }
-        : { status: 'pending' };
-  const delivery = leg(t, 2, bank ? { kind: 'payout', rail: 'ach', asset: 'usd', network: 'ach', amount: '250.00', initiatedAt: VA_SETTLED_AT, ...deliveryStatus } : { kind: 'payout', rail: 'crypto', asset: 'usdc', network: 'ethereum', amount: '250.00', initiatedAt: VA_SETTLED_AT, ...deliveryStatus });
-  const refunding = step === 'refundPending' || step === 'refundSettled';
-  const refund = leg(t, 3, { kind: 'refund', rail: 'ach', asset: 'usd', network: 'ach', amount: '250.00', initiatedAt: VA_DELIVERED_AT, ...(step === 'refundSettled' ? { status: 'settled', settledAt: VA_DELIVERED_AT } : { status: 'pending' }) });
-  const [status, subStatus]: [string, string | null] =
-    step === 'cryptoSettled' || step === 'fiatSettled'
-      ? ['completed', null]
-      : step === 'cryptoFailed' || step === 'fiatFailed'
-        ? ['processing', 'processing.underReview']
-        : step === 'refundPending'
-          ? ['processing', 'processing.returningToSender']
-          : step === 'refundSettled'
-            ? ['failed', 'failed.returnedToSender']
-            : step === 'depositFailed'
-              ? ['failed', 'failed.providerDeclined']
-              : step === 'depositReturned'
-                ? ['failed', 'failed.inboundFailed']
-                : ['processing', null];
-  const destination = bank
-    ? { party: PARTY, type: 'bankUs', category: 'fiat', details: { id: ID.bank, asset: 'usd', network: 'ach', accountHolder: 'customer', last4: '9012' } }
-    : { party: PARTY, type: 'walletOms', category: 'crypto', details: { id: ID.wallet, asset: 'usdc', network: 'ethereum', address: WALLET_ADDRESS } };
-  const failedAt = step === 'depositFailed' ? VA_DEPOSIT_AT : VA_SETTLED_AT;
-  return {
-    id: t,
-    object: 'transaction',
-    sourceToDestination: 'fiatAccountToCrypto',
-    status,
-    subStatus,
-    customerId: ID.customer,
-    precursor: { type: 'virtualAccount', id: ID.virtualAccount },
-    source: { party: { relationship: 'externalUnregistered' }, type: 'virtualAccount', category: 'fiat', details: { id: ID.virtualAccount, asset: 'usd', network: 'ach', senderName: 'Acme Payroll', reference: '021000021234567' } },
-    destination,
-    pricing: pricing('usd', bank ? 'usd' : 'usdc', '250.00'),
-    legs: [deposit, ...(delivered ? [delivery] : []), ...(refunding ? [refund] : [])],
-    ...(bank ? { payoutOrigin: { type: 'virtualAccount', id: ID.virtualAccount, accountHolder: 'customer', accountHolderName: null } } : {}),
-    ...(step === 'depositFailed' || step === 'depositReturned'
-      ? { error: { code: 'providerError', message: String((deposit.failure as Data).message), occurredAt: failedAt, recoverable: false } }
-      : {}),
-    ...(step === 'refundSettled'
-      ? {
-          error: {
-            code: 'providerError',
-            message: 'The delivery failed and an operator refunded the deposit to the return bank account.',
-            occurredAt: VA_DELIVERED_AT,
-            recoverable: false,
-            refund: { status: 'completed', amount: '250.00', asset: 'usd' },
-          },
-        }
-      : {}),
-    metadata: {},
-    createdAt: VA_DEPOSIT_AT,
-    updatedAt: step === 'depositPending' ? VA_DEPOSIT_AT : delivered ? VA_DELIVERED_AT : VA_SETTLED_AT,
-  };
-}
-
-const VIRTUAL_ACCOUNT_LEG_EXAMPLES: Record<string, Example> = {
-  'virtualAccount.deposit.pending': { data: virtualAccountTransaction('depositPending'), sequence: 1 },
-  'virtualAccount.deposit.settled': { data: virtualAccountTransaction('depositSettled'), sequence: 2 },
-  'virtualAccount.deposit.failed': { data: virtualAccountTransaction('depositFailed'), sequence: 2 },
-  'virtualAccount.deposit.returned': { data: virtualAccountTransaction('depositReturned'), sequence: 2 },
-  'virtualAccount.cryptoTransfer.initiated': { data: virtualAccountTransaction('cryptoPending'), sequence: 2 },
-  'virtualAccount.cryptoTransfer.pending': { data: virtualAccountTransaction('cryptoPending'), sequence: 2 },
-  'virtualAccount.cryptoTransfer.settled': { data: virtualAccountTransaction('cryptoSettled'), sequence: 3 },
-  'virtualAccount.cryptoTransfer.failed': { data: virtualAccountTransaction('cryptoFailed'), sequence: 3 },
-  'virtualAccount.fiatTransfer.initiated': { data: virtualAccountTransaction('fiatPending'), sequence: 2 },
-  'virtualAccount.fiatTransfer.pending': { data: virtualAccountTransaction('fiatPending'), sequence: 2 },
-  'virtualAccount.fiatTransfer.settled': { data: virtualAccountTransaction('fiatSettled'), sequence: 3 },
-  'virtualAccount.fiatTransfer.failed': { data: virtualAccountTransaction('fiatFailed'), sequence: 3 },
 };
 
 const webhookEndpoint: Data = {
@@ -670,7 +637,7 @@ const EXAMPLES: Record<string, Example> = {
   'transaction.cryptoToCrypto.underReview': { data: cryptoTransaction, sequence: 1 },
   'webhook.test': { data: webhookEndpoint },
   ...DEPOSIT_LEG_EXAMPLES,
-  ...VIRTUAL_ACCOUNT_LEG_EXAMPLES,
+  ...INBOUND_LEG_EXAMPLES,
 };
 
 /** The example delivery of an event of this version, as posted. */
