@@ -18,7 +18,8 @@ const constraints = (forTests) => [
   scope('webhooks', ['webhooks', 'platform', 'contracts']),
   scope('cash-in', ['cash-in', 'platform', 'contracts']),
   scope('deposit-addresses', ['deposit-addresses', 'platform', 'contracts']),
-  scope('app', ['app', 'gateway', 'accounts', 'quoting', 'transactions', 'webhooks', 'cash-in', 'deposit-addresses', 'platform', 'contracts']),
+  scope('virtual-accounts', ['virtual-accounts', 'platform', 'contracts']),
+  scope('app', ['app', 'gateway', 'accounts', 'quoting', 'transactions', 'webhooks', 'cash-in', 'deposit-addresses', 'virtual-accounts', 'platform', 'contracts']),
   ...[
     ['pure', ['pure']],
     ['contracts', ['pure']],

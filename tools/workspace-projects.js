@@ -15,6 +15,7 @@ const projects = [
   ['apps/webhooks', 'webhooks-app', 'scope:app', 'type:app'],
   ['apps/cash-in', 'cash-in-app', 'scope:app', 'type:app'],
   ['apps/deposit-addresses', 'deposit-addresses-app', 'scope:app', 'type:app'],
+  ['apps/virtual-accounts', 'virtual-accounts-app', 'scope:app', 'type:app'],
   // Composition of every service into one process: what apps, e2e tests and the benchmark start.
   ['libs/runtime/platform', 'runtime-platform', 'scope:app', 'type:runtime', '@mm/runtime/platform'],
   ['test-e2e', 'e2e', 'scope:app', 'type:e2e'],
@@ -49,6 +50,9 @@ const projects = [
   ]),
   ...['domain', 'application', 'api', 'infrastructure'].map((t) => [
     `libs/deposit-addresses/${t}`, `deposit-addresses-${t}`, 'scope:deposit-addresses', `type:${t === 'infrastructure' ? 'infra' : t}`, `@mm/deposit-addresses/${t}`,
+  ]),
+  ...['domain', 'application', 'api', 'infrastructure'].map((t) => [
+    `libs/virtual-accounts/${t}`, `virtual-accounts-${t}`, 'scope:virtual-accounts', `type:${t === 'infrastructure' ? 'infra' : t}`, `@mm/virtual-accounts/${t}`,
   ]),
 ];
 

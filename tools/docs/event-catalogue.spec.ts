@@ -38,7 +38,7 @@ describe('event catalogue', () => {
       expect(example.event ?? example.eventType).toBe(name);
       expect(example.id).toMatch(new RegExp(`^whd_${TYPEID}$`));
       const ids = JSON.stringify(example).match(/"[a-z]+_[0-9a-z]{26}"/g) ?? [];
-      for (const id of ids) expect(id).toMatch(new RegExp(`^"(cst|wlt|qt|txn|ci|loc|da|ext|cpty|wh|whd|evt)_${TYPEID}"$`));
+      for (const id of ids) expect(id).toMatch(new RegExp(`^"(cst|wlt|qt|txn|ci|loc|da|va|ext|cpty|wh|whd|evt)_${TYPEID}"$`));
       if (name !== 'webhook.test') expect(example.sequence).toEqual(expect.any(Number));
     }
   });

@@ -19,6 +19,13 @@ export const ERROR_CATALOGUE = {
   Provider: { code: 10002, status: 502, msg: 'invalid provider balance response', when: 'the balance provider returned an invalid balance' },
   ProviderUserAccountNotFound: { code: 10029, status: 404, msg: 'provider account not provisioned for this customer', when: 'the customer has no provider account' },
   ProviderUnreachable: { code: 10087, status: 503, msg: 'upstream provider unreachable', when: 'the provider is down' },
+  // The spec numbers 10240 for the virtual account payout flow and leaves its name and text to the release.
+  VirtualAccountPayoutUnsupported: {
+    code: 10240,
+    status: 422,
+    msg: 'the destination cannot take this payout',
+    when: 'a virtual account\'s bank destination (or its return destination) names a payout the bank account cannot take: a `payout.rail` (or `returnPayout.rail`) that is not among the account\'s rails (its `supportedDestinations`: `ach`, `achSameDay`, `wire` for `bankUs`), ACH fields (`secCode`, `companyDiscretionaryData`) on a rail that is not ACH, or a `payout` on a wallet destination',
+  },
 
   // Request conventions (1100-1199)
   InvalidRequest: { code: 1100, status: 400, msg: 'invalid request', when: 'a field is missing (`cause` says `<field>: is required`), of the wrong type, out of range or unknown; a route that takes a body got none (an empty body is no body); a body nested deeper than 32 levels, with more than 1,000 keys in an object or 10,000 values, or a duplicate key; NUL or an unpaired surrogate in a string, path or query parameter' },
@@ -179,6 +186,19 @@ export const ERROR_CATALOGUE = {
     msg: 'not allowed in the deposit address\'s status',
     when: 'a sandbox simulation that does not apply to the address\'s status (freeze one that is not `active` or `inactiveActionRequired`, unfreeze one that is not `frozen`, close one that is `pending`, `failed` or `closed`), or a PATCH of a `failed` address',
   },
+
+  // Virtual accounts (15100-15199; spec: Virtual account, States / Virtual account; API-CONTRACT: Virtual accounts; ADR 0032)
+  InvalidVirtualAccountID: { code: 15100, status: 400, msg: 'invalid virtual_account_id', when: 'a virtual account id is malformed' },
+  VirtualAccountNotFound: { code: 15101, status: 404, msg: 'virtual account not found', when: 'no such virtual account in this project' },
+  VirtualAccountNotProvisioned: { code: 15102, status: 422, msg: 'virtual account has no bank account', when: 'a simulated inbound transfer to a virtual account that is `pending` (not provisioned yet: wait for `virtualAccount.active`) or `failed` (it has no bank account that takes deposits)' },
+  VirtualAccountTransitionNotAllowed: {
+    code: 15103,
+    status: 422,
+    msg: 'not allowed in the virtual account\'s status',
+    when: 'a sandbox simulation that does not apply to the account\'s status (freeze one that is not `active`, unfreeze one that is not `frozen`, close one that is not `active` or `frozen`), a DELETE of an account that is `pending` or `failed`, or a PATCH or simulation of one that is `deleting`, `deleted` or `failed`',
+  },
+  VirtualAccountNotEmpty: { code: 15104, status: 409, msg: 'virtual account still moves money', when: 'DELETE of a virtual account with a deposit whose transaction is not finished (processing, awaitingAction, or failed with the money held for a refund); the cause names them. Nothing changes: delete again once they end' },
+  VirtualAccountCloseUnavailable: { code: 15105, status: 503, msg: 'the bank cannot close the virtual account now', when: 'DELETE of a virtual account whose bank cannot close it at the moment: the account is back in the status it had, and the `Retry-After` header says how many seconds to wait before asking again' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorName = keyof typeof ERROR_CATALOGUE;

@@ -27,6 +27,7 @@ const ID = {
   depositAddress: 'da_01m87d2b4afvptagq1x5w8kc3m',
   secondBank: 'ext_01m87d6f9kfvptagrc3n0yt7hd',
   depositTransaction: 'txn_01m87d9q2cfvptags0b8e4ww6z',
+  virtualAccount: 'va_01m87f3k8dfvptagv2n4p6r8ts',
 };
 const DEPOSIT_ADDRESS = '0x3f5ce5fbfe3e9af3971dd833d26ba9b5c936f0be';
 const WALLET_ADDRESS = '0xb98a27f6f3fb176614929cac1fb8161bd2f35ba9';
@@ -116,6 +117,60 @@ const depositAddress = (state: DepositAddressState): Data => {
     label: 'Payroll inlet',
     metadata: { account: 'A-1001' },
     createdAt: '2026-03-02T16:00:00.000Z',
+    updatedAt: updatedAt[state],
+  };
+};
+
+type VirtualAccountState = 'pending' | 'provisioned' | 'frozen' | 'closed' | 'failed' | 'relabelled' | 'deleting' | 'deleted';
+
+/** A virtual account through its life: created 17:00, provisioned 2 s later, then changed and deleted. */
+const virtualAccount = (state: VirtualAccountState): Data => {
+  const status = state === 'provisioned' || state === 'relabelled' ? 'active' : state;
+  const updatedAt: Record<VirtualAccountState, string> = {
+    pending: '2026-03-02T17:00:00.000Z',
+    provisioned: '2026-03-02T17:00:02.040Z',
+    failed: '2026-03-02T17:00:02.040Z',
+    frozen: '2026-03-03T09:00:00.000Z',
+    closed: '2026-03-04T09:00:00.000Z',
+    relabelled: '2026-03-05T10:00:00.000Z',
+    deleting: '2026-03-06T10:00:00.000Z',
+    deleted: '2026-03-06T10:00:03.120Z',
+  };
+  const provisioned = state !== 'pending' && state !== 'failed';
+  return {
+    id: ID.virtualAccount,
+    object: 'virtualAccount',
+    customerId: ID.customer,
+    destination: {
+      type: 'walletOms',
+      id: ID.wallet,
+      asset: 'usdc',
+      network: 'meridianchain',
+      owner: { kind: 'customer', id: ID.customer, name: 'Ada Lovelace' },
+      details: { address: WALLET_ADDRESS },
+    },
+    returnDestination: {
+      type: 'bankUs',
+      id: ID.bank,
+      asset: 'usd',
+      network: 'ach',
+      owner: { kind: 'customer', id: ID.customer, name: 'Ada Lovelace' },
+      details: { holderName: 'Ada Lovelace', bankName: 'Chase', routingNumber: '021000021', accountNumberLast4: '9012', accountType: 'checking' },
+    },
+    returnPayout: { rail: 'ach' },
+    accountHolder: 'customer',
+    type: 'bankUs',
+    status,
+    bankDetails: provisioned ? { bankName: 'Meridian Sandbox Bank', accountHolderName: 'Ada Lovelace', accountNumber: '4815162342', routingNumber: '026009593', bic: 'MRDNUS33XXX' } : null,
+    supportedSources: [
+      { asset: 'usd', rail: 'ach' },
+      { asset: 'usd', rail: 'wire' },
+      { asset: 'usd', rail: 'internationalWire' },
+    ],
+    ...(state === 'deleting' || state === 'deleted' ? { deletionRequestedAt: updatedAt.deleting } : {}),
+    label: state === 'relabelled' || state === 'deleting' || state === 'deleted' ? 'Payroll (main)' : 'Payroll',
+    metadata: { account: 'A-1001' },
+    createdAt: '2026-03-02T17:00:00.000Z',
     updatedAt: updatedAt[state],
   };
 };
@@ -452,6 +507,15 @@ const EXAMPLES: Record<string, Example> = {
   'depositAddress.failed': { data: depositAddress('failed'), sequence: 2 },
   'depositAddress.statusChanged': { data: depositAddress('inactiveActionRequired'), sequence: 3, previousStatus: 'active' },
   'depositAddress.updated': { data: depositAddress('repointed'), sequence: 4, changedFields: ['destination'] },
+  'virtualAccount.created': { data: virtualAccount('pending'), sequence: 1 },
+  'virtualAccount.provisioned': { data: virtualAccount('provisioned'), sequence: 2 },
+  'virtualAccount.active': { data: virtualAccount('provisioned'), sequence: 2 },
+  'virtualAccount.frozen': { data: virtualAccount('frozen'), sequence: 3 },
+  'virtualAccount.closed': { data: virtualAccount('closed'), sequence: 4 },
+  'virtualAccount.deleted': { data: virtualAccount('deleted'), sequence: 7 },
+  'virtualAccount.failed': { data: virtualAccount('failed'), sequence: 2 },
+  'virtualAccount.statusChanged': { data: virtualAccount('deleting'), sequence: 6, previousStatus: 'active' },
+  'virtualAccount.updated': { data: virtualAccount('relabelled'), sequence: 5, changedFields: ['label'] },
   'externalAccount.created': { data: bankAccount('pending'), sequence: 1 },
   'externalAccount.verified': { data: bankAccount('active'), sequence: 3 },
   'externalAccount.declined': {

@@ -35,6 +35,21 @@ export const PARTNER_EVENTS: Partial<Record<EventType, readonly string[]>> = {
   'depositAddress.destinationLost': ['depositAddress.statusChanged'],
   'depositAddress.updated': ['depositAddress.updated'],
   'depositAddress.reactivated': ['depositAddress.statusChanged'],
+  // Virtual accounts (spec: Events, tie 3): every change of status is a statusChanged, beside the event
+  // that names the new status where the catalogue has one (provisioned also announces its bank details);
+  // a PATCH is an update. A delete is announced by status: to deleting, then to deleted (with
+  // virtualAccount.deleted), back to the status before, or to failed.
+  'virtualAccount.created': ['virtualAccount.created'],
+  'virtualAccount.provisioned': ['virtualAccount.provisioned', 'virtualAccount.statusChanged', 'virtualAccount.active'],
+  'virtualAccount.provisioningFailed': ['virtualAccount.statusChanged', 'virtualAccount.failed'],
+  'virtualAccount.frozen': ['virtualAccount.statusChanged', 'virtualAccount.frozen'],
+  'virtualAccount.unfrozen': ['virtualAccount.statusChanged', 'virtualAccount.active'],
+  'virtualAccount.closed': ['virtualAccount.statusChanged', 'virtualAccount.closed'],
+  'virtualAccount.updated': ['virtualAccount.updated'],
+  'virtualAccount.deletionRequested': ['virtualAccount.statusChanged'],
+  'virtualAccount.deletionRestored': ['virtualAccount.statusChanged'],
+  'virtualAccount.deleted': ['virtualAccount.statusChanged', 'virtualAccount.deleted'],
+  'virtualAccount.closeRefused': ['virtualAccount.statusChanged'],
   // Transactions: every change of status or sub-status is a statusChanged (the transactions service
   // publishes only the events that change either); a review start also names its direction.
   ...Object.fromEntries(
@@ -97,8 +112,7 @@ export const PARTNER_EVENT_RESOURCES = {
   wallet: { object: 'wallet', title: 'Wallets', schema: 'WalletResponse', read: 'GET /wallets/{walletId}', available: true },
   webhookEndpoint: { object: 'webhookEndpoint', title: 'Test', schema: 'WebhookResponse', read: 'GET /webhooks/{webhookId}', available: true },
   depositAddress: { object: 'depositAddress', title: 'Deposit addresses', schema: 'DepositAddressResponse', read: 'GET /deposit-addresses/{depositAddressId}', available: true },
-  // Not built yet (spec: Virtual accounts): their events join the catalogue with them.
-  virtualAccount: { object: 'virtualAccount', title: 'Virtual accounts', schema: 'VirtualAccountResponse', read: 'GET /virtual-accounts/{virtualAccountId}', available: false },
+  virtualAccount: { object: 'virtualAccount', title: 'Virtual accounts', schema: 'VirtualAccountResponse', read: 'GET /virtual-accounts/{virtualAccountId}', available: true },
 } as const satisfies Record<string, PartnerEventResource>;
 
 export type PartnerEventResourceName = keyof typeof PARTNER_EVENT_RESOURCES;
@@ -121,9 +135,6 @@ export interface PartnerEventDefinition {
 
 const UNDER_REVIEW_WHEN = (corridors: string) =>
   `a transaction ${corridors} is held for compliance review: it stays \`processing\` with subStatus \`processing.underReview\`, announced by a \`transaction.statusChanged\` with the same \`sequence\`. Not covered by \`*\`: only endpoints that name this event receive it`;
-
-const planned = (resource: 'virtualAccount', names: string[]): PartnerEventDefinition[] =>
-  names.map((name) => ({ name, resource, planned: true, when: `planned: ${PARTNER_EVENT_RESOURCES[resource].title.toLowerCase()} are not offered by this version` }));
 
 const DEPOSIT_ADDRESS_STATUS_CHANGED_WHEN =
   "the address's `status` changed; `previousStatus` is the status before. From `pending` to `active` when the custodian provisioned it (or to `failed` when it could not); from `active` to `inactiveActionRequired` when its destination bank account was deleted or turned `invalid`, and back to `active` when a PATCH points it at an active bank account; to `frozen` when the custodian locks it and back when it unlocks it; to `closed` when the custodian closes it";
@@ -231,6 +242,49 @@ const DEPOSIT_ADDRESS_LEG_DEFINITIONS: PartnerEventDefinition[] = [
   { name: 'deposit_address.crypto_payout.failed', resource: 'transaction', notInSandbox: true, when: 'a return failed on chain. The sandbox does not simulate this: its returns settle' },
 ];
 
+const VIRTUAL_ACCOUNT_STATUS_CHANGED_WHEN =
+  "the account's `status` changed; `previousStatus` is the status before. From `pending` to `active` when the bank provisioned it (or to `failed` when it could not); " +
+  'to `frozen` when the bank freezes it and back to `active` when it unfreezes it; to `closed` when the bank closes it; to `deleting` when a DELETE is accepted, then to `deleted` ' +
+  'when the bank closed the account, to `failed` when the bank refused to close it, or back to the status it had when the bank could not close it then (the DELETE answered 503)';
+
+/** The lifecycle of a virtual account (spec: Events / Catalog, virtual account lifecycle; tie 3): `data` is the account. */
+const VIRTUAL_ACCOUNT_LIFECYCLE_DEFINITIONS: PartnerEventDefinition[] = [
+  { name: 'virtualAccount.created', resource: 'virtualAccount', when: 'a virtual account is created (`POST /virtual-accounts`): it is `pending` and `bankDetails` is null until the bank provisions it' },
+  {
+    name: 'virtualAccount.provisioned',
+    resource: 'virtualAccount',
+    when: 'the bank opened the account: `bankDetails` holds its bank name, holder name, account and routing numbers and `bic` (followed by its `virtualAccount.statusChanged` and `virtualAccount.active`, with the same `sequence`)',
+  },
+  { name: 'virtualAccount.active', resource: 'virtualAccount', when: 'the account is `active` and takes deposits: once provisioned, and again when the bank unfreezes it (right after its `virtualAccount.statusChanged`, with the same `sequence`)' },
+  {
+    name: 'virtualAccount.frozen',
+    resource: 'virtualAccount',
+    when: 'the bank froze the account: it is `frozen` and deposits are suspended: a transfer to it goes back to the sender (right after its `virtualAccount.statusChanged`)',
+  },
+  {
+    name: 'virtualAccount.closed',
+    resource: 'virtualAccount',
+    when: 'the bank closed the account: it is `closed`, and a transfer to it goes back to the sender (right after its `virtualAccount.statusChanged`)',
+  },
+  {
+    name: 'virtualAccount.deleted',
+    resource: 'virtualAccount',
+    when: 'a delete is finalised: the bank closed the account and it is `deleted`; a transfer to it goes back to the sender (right after its `virtualAccount.statusChanged` from `deleting`)',
+  },
+  {
+    name: 'virtualAccount.failed',
+    resource: 'virtualAccount',
+    when: 'the bank could not provision the account: it is `failed`, `bankDetails` is null and it never takes deposits (right after its `virtualAccount.statusChanged`)',
+  },
+  { name: 'virtualAccount.statusChanged', resource: 'virtualAccount', when: VIRTUAL_ACCOUNT_STATUS_CHANGED_WHEN },
+  {
+    name: 'virtualAccount.updated',
+    resource: 'virtualAccount',
+    changedFields: ['destination', 'returnDestination', 'returnPayout', 'label', 'metadata'],
+    when: 'a PATCH changed the account (`PATCH /virtual-accounts/{virtualAccountId}`); `changedFields` names which of its destination, return destination, return payout, label and metadata changed (a PATCH that changes nothing sends nothing)',
+  },
+];
+
 /**
  * Every partner-visible event of the spec's catalogue (spec: Events / Catalog), in its order, with
  * when it fires here. docs/events.md and the OpenAPI document's `webhooks` are generated from it.
@@ -249,7 +303,7 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
   },
   { name: 'cashIn.expired', resource: 'cashIn', when: 'the deposit code lapsed (an hour after issue or refresh) with no deposit: the cash-in is `expired`' },
   { name: 'cashIn.updated', resource: 'cashIn', when: 'the deposit code is refreshed (`POST /cash-ins/{cashInId}/refresh`): new `depositInstructions`, valid an hour; the previous code is void' },
-  ...planned('virtualAccount', ['created', 'provisioned', 'active', 'frozen', 'closed', 'deleted', 'failed', 'statusChanged', 'updated'].map((e) => `virtualAccount.${e}`)),
+  ...VIRTUAL_ACCOUNT_LIFECYCLE_DEFINITIONS,
   ...VIRTUAL_ACCOUNT_LEG_DEFINITIONS,
   { name: 'depositAddress.created', resource: 'depositAddress', when: 'a deposit address is created (`POST /deposit-addresses`): it is `pending` and `depositInstructions` is null until the custodian provisions it' },
   {

@@ -200,12 +200,13 @@ export abstract class TransactionsPort {
  */
 export const PORT_CALLERS: Record<ServiceName, readonly ServiceName[]> = {
   gateway: ['quoting', 'transactions', 'deposit-addresses'],
-  accounts: ['quoting', 'transactions', 'cash-in', 'deposit-addresses'],
+  accounts: ['quoting', 'transactions', 'cash-in', 'deposit-addresses', 'virtual-accounts'],
   quoting: ['transactions'],
-  transactions: ['cash-in', 'deposit-addresses'],
+  transactions: ['cash-in', 'deposit-addresses', 'virtual-accounts'],
   webhooks: [],
   'cash-in': [],
   'deposit-addresses': [],
+  'virtual-accounts': [],
 };
 
 /** The internal routes behind the ports, under the base path; the gateway never forwards them. */

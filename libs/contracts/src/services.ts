@@ -2,7 +2,7 @@
 // (ARCHITECTURE: Services). The gateway routes by this table; a service added
 // later adds its row here, its app under apps/, and its Kubernetes objects.
 
-export const SERVICE_NAMES = ['gateway', 'accounts', 'quoting', 'transactions', 'webhooks', 'cash-in', 'deposit-addresses'] as const;
+export const SERVICE_NAMES = ['gateway', 'accounts', 'quoting', 'transactions', 'webhooks', 'cash-in', 'deposit-addresses', 'virtual-accounts'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /** Path prefixes under the base path that the gateway forwards, by owning service. */
@@ -13,6 +13,7 @@ export const SERVICE_ROUTES: Record<Exclude<ServiceName, 'gateway'>, string[]> =
   webhooks: ['/webhooks'],
   'cash-in': ['/cash-ins', '/cash-locations'],
   'deposit-addresses': ['/deposit-addresses'],
+  'virtual-accounts': ['/virtual-accounts'],
 };
 
 /** The environment variable that tells the gateway where a service listens. */

@@ -184,6 +184,10 @@ export class PlatformConfig {
   @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_DEPOSIT_ADDRESSES_URL must be an http(s) URL' })
   MM_SERVICE_DEPOSIT_ADDRESSES_URL?: string;
 
+  /** Distributed mode, the gateway: where the virtual-accounts service listens. */
+  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_VIRTUAL_ACCOUNTS_URL must be an http(s) URL' })
+  MM_SERVICE_VIRTUAL_ACCOUNTS_URL?: string;
+
   /**
    * Distributed mode: the credential services present on each other's internal routes (ADR 0019).
    * When unset it is derived from DATABASE_URL, which every service of one deployment shares.
@@ -224,7 +228,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const known = Object.keys(new PlatformConfig());
   const input: Record<string, string> = {};
   // Optional variables have no default, so they are not own keys of a fresh instance.
-  const optional = ['HOST', 'DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_BOOTSTRAP_API_KEY', 'MM_BOOTSTRAP_API_SECRET', 'MM_SECRET_HASH_KEY', 'MM_SIGNING_KEY_ENCRYPTION_KEYS', 'MM_RISK_CLIENT_ID', 'KAFKA_BROKERS', 'MM_GATEWAY_URL', 'MM_SERVICE_ACCOUNTS_URL', 'MM_SERVICE_WEBHOOKS_URL', 'MM_SERVICE_QUOTING_URL', 'MM_SERVICE_TRANSACTIONS_URL', 'MM_SERVICE_CASH_IN_URL', 'MM_SERVICE_DEPOSIT_ADDRESSES_URL', 'MM_INTERNAL_TOKEN'];
+  const optional = ['HOST', 'DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_BOOTSTRAP_API_KEY', 'MM_BOOTSTRAP_API_SECRET', 'MM_SECRET_HASH_KEY', 'MM_SIGNING_KEY_ENCRYPTION_KEYS', 'MM_RISK_CLIENT_ID', 'KAFKA_BROKERS', 'MM_GATEWAY_URL', 'MM_SERVICE_ACCOUNTS_URL', 'MM_SERVICE_WEBHOOKS_URL', 'MM_SERVICE_QUOTING_URL', 'MM_SERVICE_TRANSACTIONS_URL', 'MM_SERVICE_CASH_IN_URL', 'MM_SERVICE_DEPOSIT_ADDRESSES_URL', 'MM_SERVICE_VIRTUAL_ACCOUNTS_URL', 'MM_INTERNAL_TOKEN'];
   for (const key of [...known, ...optional]) {
     const value = env[key];
     if (value !== undefined && value !== '') input[key] = value;

@@ -11,6 +11,8 @@ import type { ServiceName } from '@mm/contracts';
 import { DepositAddressesModule } from '@mm/deposit-addresses/api';
 import { DepositAddresses1700000007000 } from '@mm/deposit-addresses/infrastructure';
 import { GatewayModule } from '@mm/gateway/api';
+import { VirtualAccountsModule } from '@mm/virtual-accounts/api';
+import { VirtualAccounts1700000008000 } from '@mm/virtual-accounts/infrastructure';
 import {
   Gateway1700000001000,
   GatewayApiKeyRevocations1700000001500,
@@ -77,15 +79,15 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
     migrations: [PlatformApiKeys1700000000300, Transactions1700000005000, TransactionLimits1700000005100, TransactionLimitChanges1700000005200],
     schema: 'transactions',
     // The saga's answers from the ledger (funds.returned); cash-ins' deposits (cashIn.deposited); deposit
-    // addresses' deposits, attributions and restored destinations.
-    consumes: ['gateway', 'accounts', 'cash_in', 'deposit_addresses'],
+    // addresses' deposits, attributions and restored destinations; virtual accounts' inbound transfers.
+    consumes: ['gateway', 'accounts', 'cash_in', 'deposit_addresses', 'virtual_accounts'],
   },
   webhooks: {
     module: WebhooksModule,
     migrations: [PlatformApiKeys1700000000300, Webhooks1700000003000, WebhookDeliveries1700000003100, WebhookEndpointChanges1700000003200, WebhookAnnouncementOrder1700000003300],
     schema: 'webhooks',
     // Every partner-visible event is fanned out from the other services' logs.
-    consumes: ['gateway', 'accounts', 'transactions', 'cash_in', 'deposit_addresses'],
+    consumes: ['gateway', 'accounts', 'transactions', 'cash_in', 'deposit_addresses', 'virtual_accounts'],
   },
   'cash-in': {
     module: CashInModule,
@@ -101,6 +103,14 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
     // API keys (gateway); lost destinations and registered senders' wallets (accounts). It asks the
     // gateway (features, attribution timeout), the accounts service and the transactions service through ports.
     consumes: ['gateway', 'accounts'],
+  },
+  'virtual-accounts': {
+    module: VirtualAccountsModule,
+    migrations: [PlatformApiKeys1700000000300, VirtualAccounts1700000008000],
+    schema: 'virtual_accounts',
+    // API keys (gateway). It asks the accounts service (customers, wallets, external accounts) and the
+    // transactions service (a deposit's transaction, a delete's unfinished ones) through ports.
+    consumes: ['gateway'],
   },
 };
 

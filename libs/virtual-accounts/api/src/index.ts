@@ -1,0 +1,2 @@
+export * from './virtual-accounts.module';
+export * from './virtual-accounts.controllers';

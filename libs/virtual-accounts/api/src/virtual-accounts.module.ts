@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { VirtualAccountsEventStore, VirtualAccountsService } from '@mm/virtual-accounts/application';
+import { SandboxVirtualAccountBank, SandboxVirtualAccountPrices, VirtualAccountBank, VirtualAccountPrices, VirtualAccountsReadModel } from '@mm/virtual-accounts/infrastructure';
+import { SandboxVirtualAccountsController, VirtualAccountsController } from './virtual-accounts.controllers';
+
+@Module({
+  controllers: [VirtualAccountsController, SandboxVirtualAccountsController],
+  providers: [
+    VirtualAccountsEventStore,
+    VirtualAccountsReadModel,
+    // The sandbox simulates the bank partner and prices dollars as quotes do; production binds real adapters here.
+    { provide: VirtualAccountBank, useClass: SandboxVirtualAccountBank },
+    { provide: VirtualAccountPrices, useClass: SandboxVirtualAccountPrices },
+    VirtualAccountsService,
+  ],
+})
+export class VirtualAccountsModule {}

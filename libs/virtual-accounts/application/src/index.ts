@@ -1,0 +1,2 @@
+export * from './virtual-accounts-event-store';
+export * from './virtual-accounts.service';

@@ -1,0 +1,258 @@
+// A virtual account (spec: Virtual account; States / Virtual account; Events,
+// tie 3; ADR 0032). Created `pending`; the bank provisions it (`active`, with
+// its bank details) or cannot (`failed`, terminal). The bank may freeze it
+// (`frozen`) and unfreeze it, or close it (`closed`). A DELETE of an account the
+// bank holds (active, frozen or closed) makes it `deleting`; the bank's close
+// makes it `deleted` (terminal), its refusal `failed` (terminal), and a
+// temporary "not now" puts back the status it had. A sweeper finalises a delete
+// whose close the bank made but whose answer never came.
+import {
+  ApiError,
+  VIRTUAL_ACCOUNT_DELETABLE,
+  type EventPayloads,
+  type TypedEvent,
+  type VirtualAccountBankDetails,
+  type VirtualAccountCreated,
+  type VirtualAccountDestination,
+  type VirtualAccountField,
+  type VirtualAccountReturnDestination,
+  type VirtualAccountStatus,
+  type VirtualAccountStatusChange,
+} from '@mm/contracts';
+import type { Decider } from '@mm/platform/decider';
+
+export type VirtualAccountEvent = TypedEvent<
+  | 'virtualAccount.created'
+  | 'virtualAccount.provisioned'
+  | 'virtualAccount.provisioningFailed'
+  | 'virtualAccount.frozen'
+  | 'virtualAccount.unfrozen'
+  | 'virtualAccount.closed'
+  | 'virtualAccount.updated'
+  | 'virtualAccount.deletionRequested'
+  | 'virtualAccount.deletionRestored'
+  | 'virtualAccount.deleted'
+  | 'virtualAccount.closeRefused'
+>;
+
+/** What a PATCH asks for, resolved: each given field with its new value (returnDestination and label null: removed). */
+export interface VirtualAccountChanges {
+  destination?: VirtualAccountDestination;
+  returnDestination?: VirtualAccountReturnDestination | null;
+  label?: string | null;
+  /** Merged into the metadata: a key set to null or "" is removed. */
+  metadata?: Record<string, string | null>;
+}
+
+export type ProvisioningOutcome = { bankDetails: VirtualAccountBankDetails } | { failure: { code: string; message: string } };
+
+export type VirtualAccountCommand =
+  | { type: 'CreateVirtualAccount'; record: VirtualAccountCreated }
+  | { type: 'CompleteProvisioning'; projectId: string; outcome: ProvisioningOutcome; at: string }
+  | { type: 'FreezeVirtualAccount'; projectId: string; at: string }
+  | { type: 'UnfreezeVirtualAccount'; projectId: string; at: string }
+  | { type: 'CloseVirtualAccount'; projectId: string; at: string }
+  | { type: 'UpdateVirtualAccount'; projectId: string; changes: VirtualAccountChanges; at: string }
+  | { type: 'RequestDeletion'; projectId: string; at: string }
+  | { type: 'RestoreAfterDeletion'; projectId: string; reason: string; at: string }
+  | { type: 'CompleteDeletion'; projectId: string; by: 'bank' | 'sweeper'; at: string }
+  | { type: 'RefuseClose'; projectId: string; failure: { code: string; message: string }; at: string };
+
+export interface ExistingVirtualAccount {
+  status: VirtualAccountStatus;
+  record: VirtualAccountCreated;
+  destination: VirtualAccountDestination;
+  returnDestination: VirtualAccountReturnDestination | null;
+  label: string | null;
+  metadata: Record<string, string>;
+  bankDetails: VirtualAccountBankDetails | null;
+  /** Set while a delete is in flight, and after it ends (deleted, or failed by the bank's refusal). */
+  deletionRequestedAt: string | null;
+  /** The status a delete started from: restored when the bank cannot close the account now. */
+  statusBeforeDeletion: VirtualAccountStatus | null;
+  updatedAt: string;
+}
+
+export type VirtualAccountState = { status: 'none' } | ExistingVirtualAccount;
+
+/** Stripe's metadata limit, as external accounts and deposit addresses have it. */
+export const METADATA_MAX_KEYS = 50;
+
+function event<T extends VirtualAccountEvent['type']>(type: T, data: EventPayloads[T]): VirtualAccountEvent {
+  return { type, data } as VirtualAccountEvent;
+}
+
+function evolve(state: VirtualAccountState, e: VirtualAccountEvent): VirtualAccountState {
+  if (e.type === 'virtualAccount.created') {
+    const r = e.data;
+    return {
+      status: 'pending',
+      record: r,
+      destination: r.destination,
+      returnDestination: r.returnDestination,
+      label: r.label,
+      metadata: r.metadata,
+      bankDetails: null,
+      deletionRequestedAt: null,
+      statusBeforeDeletion: null,
+      updatedAt: r.createdAt,
+    };
+  }
+  if (state.status === 'none') return state;
+  switch (e.type) {
+    case 'virtualAccount.provisioned':
+      return { ...state, status: e.data.status, bankDetails: e.data.bankDetails, updatedAt: e.data.at };
+    case 'virtualAccount.provisioningFailed':
+    case 'virtualAccount.frozen':
+    case 'virtualAccount.unfrozen':
+    case 'virtualAccount.closed':
+    case 'virtualAccount.deleted':
+    case 'virtualAccount.closeRefused':
+      return { ...state, status: e.data.status, updatedAt: e.data.at };
+    case 'virtualAccount.deletionRequested':
+      return { ...state, status: e.data.status, deletionRequestedAt: e.data.deletionRequestedAt, statusBeforeDeletion: e.data.previousStatus, updatedAt: e.data.at };
+    case 'virtualAccount.deletionRestored':
+      return { ...state, status: e.data.status, deletionRequestedAt: null, statusBeforeDeletion: null, updatedAt: e.data.at };
+    case 'virtualAccount.updated': {
+      const d = e.data;
+      return {
+        ...state,
+        destination: d.destination ?? state.destination,
+        returnDestination: d.returnDestination !== undefined ? d.returnDestination : state.returnDestination,
+        label: d.label !== undefined ? d.label : state.label,
+        metadata: d.metadata ?? state.metadata,
+        updatedAt: d.at,
+      };
+    }
+  }
+}
+
+function refuse(state: ExistingVirtualAccount, action: string): never {
+  throw new ApiError('VirtualAccountTransitionNotAllowed', `virtual account ${state.record.virtualAccountId} is ${state.status}: it cannot be ${action}`);
+}
+
+function change(state: ExistingVirtualAccount, status: VirtualAccountStatus, at: string): VirtualAccountStatusChange {
+  return { virtualAccountId: state.record.virtualAccountId, projectId: state.record.projectId, previousStatus: state.status, status, at };
+}
+
+/** Merges a metadata patch: a key set to null or "" is removed (as Stripe does, and external accounts here). */
+export function mergeMetadata(current: Record<string, string>, patch: Record<string, string | null>): Record<string, string> {
+  const merged: Record<string, string> = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null || value === '') delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
+}
+
+/** Same keys, same values, compared deeply (instruments and payouts are plain data). */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/** A destination compared as partners see it: the instrument and its payout. */
+const sameDestination = (a: VirtualAccountDestination, b: VirtualAccountDestination) => same(a.instrument, b.instrument) && same(a.payout, b.payout);
+
+function decideUpdate(state: ExistingVirtualAccount, command: Extract<VirtualAccountCommand, { type: 'UpdateVirtualAccount' }>): VirtualAccountEvent[] {
+  if (state.status === 'failed' || state.status === 'deleting' || state.status === 'deleted') refuse(state, 'changed');
+  const { changes, at } = command;
+  const { virtualAccountId, projectId } = state.record;
+  const changedFields: VirtualAccountField[] = [];
+  const data: EventPayloads['virtualAccount.updated'] = { virtualAccountId, projectId, changedFields, at };
+  if (changes.destination !== undefined && !sameDestination(changes.destination, state.destination)) {
+    changedFields.push('destination');
+    data.destination = changes.destination;
+  }
+  if (changes.returnDestination !== undefined) {
+    const before = state.returnDestination;
+    const after = changes.returnDestination;
+    if ((before?.instrument.id ?? null) !== (after?.instrument.id ?? null)) changedFields.push('returnDestination');
+    if ((before?.rail ?? null) !== (after?.rail ?? null)) changedFields.push('returnPayout');
+    if (changedFields.includes('returnDestination') || changedFields.includes('returnPayout')) data.returnDestination = after;
+  }
+  if (changes.label !== undefined && changes.label !== state.label) {
+    changedFields.push('label');
+    data.label = changes.label;
+  }
+  if (changes.metadata !== undefined) {
+    const metadata = mergeMetadata(state.metadata, changes.metadata);
+    if (Object.keys(metadata).length > METADATA_MAX_KEYS) throw new ApiError('InvalidRequest', `metadata: at most ${METADATA_MAX_KEYS} keys`);
+    if (!same(metadata, state.metadata)) {
+      changedFields.push('metadata');
+      data.metadata = metadata;
+    }
+  }
+  return changedFields.length === 0 ? [] : [event('virtualAccount.updated', data)];
+}
+
+/** The commands the bank's answers and the sweeper give: they apply to a delete in flight only, and are no-ops otherwise. */
+function decideDeletionOutcome(state: ExistingVirtualAccount, command: VirtualAccountCommand): VirtualAccountEvent[] {
+  if (state.status !== 'deleting') return [];
+  switch (command.type) {
+    case 'RestoreAfterDeletion':
+      return [event('virtualAccount.deletionRestored', { ...change(state, state.statusBeforeDeletion ?? 'active', command.at), reason: command.reason })];
+    case 'CompleteDeletion':
+      return [event('virtualAccount.deleted', { ...change(state, 'deleted', command.at), by: command.by })];
+    case 'RefuseClose':
+      return [event('virtualAccount.closeRefused', { ...change(state, 'failed', command.at), failure: command.failure })];
+    default:
+      return [];
+  }
+}
+
+function decide(command: VirtualAccountCommand, state: VirtualAccountState): VirtualAccountEvent[] {
+  if (command.type === 'CreateVirtualAccount') {
+    if (state.status !== 'none') return [];
+    return [event('virtualAccount.created', command.record)];
+  }
+  // Another project's account is no account of this one.
+  if (state.status === 'none' || state.record.projectId !== command.projectId) {
+    if (command.type === 'CompleteProvisioning' || command.type === 'RestoreAfterDeletion' || command.type === 'CompleteDeletion' || command.type === 'RefuseClose') return [];
+    throw new ApiError('VirtualAccountNotFound');
+  }
+  const at = command.at;
+  switch (command.type) {
+    case 'CompleteProvisioning': {
+      // The bank answers once; a repeated timer changes nothing.
+      if (state.status !== 'pending') return [];
+      const { outcome } = command;
+      if ('failure' in outcome) return [event('virtualAccount.provisioningFailed', { ...change(state, 'failed', at), failure: outcome.failure })];
+      return [event('virtualAccount.provisioned', { ...change(state, 'active', at), bankDetails: outcome.bankDetails })];
+    }
+    case 'FreezeVirtualAccount':
+      if (state.status !== 'active') refuse(state, 'frozen (only an active account can be)');
+      return [event('virtualAccount.frozen', change(state, 'frozen', at))];
+    case 'UnfreezeVirtualAccount':
+      if (state.status !== 'frozen') refuse(state, 'unfrozen (only a frozen account can be)');
+      return [event('virtualAccount.unfrozen', change(state, 'active', at))];
+    case 'CloseVirtualAccount':
+      if (state.status !== 'active' && state.status !== 'frozen') refuse(state, 'closed (only an active or frozen account can be)');
+      return [event('virtualAccount.closed', change(state, 'closed', at))];
+    case 'UpdateVirtualAccount':
+      return decideUpdate(state, command);
+    case 'RequestDeletion':
+      // A delete already in flight or done: nothing more to ask (the DELETE answers the account as it is).
+      if (state.status === 'deleting' || state.status === 'deleted') return [];
+      if (!VIRTUAL_ACCOUNT_DELETABLE.includes(state.status)) {
+        refuse(state, `deleted (only an account the bank holds can be: ${VIRTUAL_ACCOUNT_DELETABLE.join(', ')})`);
+      }
+      return [event('virtualAccount.deletionRequested', { ...change(state, 'deleting', at), deletionRequestedAt: at })];
+    case 'RestoreAfterDeletion':
+    case 'CompleteDeletion':
+    case 'RefuseClose':
+      return decideDeletionOutcome(state, command);
+  }
+}
+
+export const virtualAccountDecider: Decider<VirtualAccountCommand, VirtualAccountEvent, VirtualAccountState> = {
+  initialState: () => ({ status: 'none' }),
+  evolve,
+  decide,
+};
+
+export const virtualAccountStreamId = (virtualAccountId: string) => `virtualAccount-${virtualAccountId}`;

@@ -1,0 +1,3 @@
+export * from './bank';
+export * from './virtual-accounts.migration';
+export * from './virtual-accounts.repository';
