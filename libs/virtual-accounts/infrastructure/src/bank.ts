@@ -55,6 +55,8 @@ export abstract class VirtualAccountBank {
 
 /** A label that makes the sandbox bank refuse to open the account. */
 export const PROVISIONING_FAILURE_LABEL = 'ProvisioningFails';
+/** A label that makes the sandbox bank take an hour of project time to open the account. */
+export const PROVISIONING_SLOW_LABEL = 'ProvisioningSlow';
 /** The sandbox bank cannot close the account now: the DELETE answers 503 with Retry-After. */
 export const CLOSE_UNAVAILABLE_LABEL = 'CloseUnavailable';
 /** The sandbox bank takes the close, then refuses it when it answers: the account is failed. */
@@ -64,6 +66,7 @@ export const CLOSE_ANSWER_LOST_LABEL = 'CloseAnswerLost';
 
 /** How long the sandbox bank takes, in project time. */
 export const SANDBOX_OPEN_SECONDS = 2;
+export const SANDBOX_SLOW_OPEN_SECONDS = 3600;
 export const SANDBOX_CLOSE_SECONDS = 3;
 /** Retry-After of a close the bank cannot take now. */
 export const CLOSE_RETRY_AFTER_SECONDS = 60;
@@ -122,8 +125,8 @@ export class SandboxVirtualAccountBank extends VirtualAccountBank implements OnM
     this.answer = handler;
   }
 
-  provisioningDelaySeconds(): number {
-    return SANDBOX_OPEN_SECONDS;
+  provisioningDelaySeconds(request: OpenAccountRequest): number {
+    return request.label === PROVISIONING_SLOW_LABEL ? SANDBOX_SLOW_OPEN_SECONDS : SANDBOX_OPEN_SECONDS;
   }
 
   async open(request: OpenAccountRequest): Promise<ProvisioningOutcome> {
