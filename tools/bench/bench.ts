@@ -4,8 +4,9 @@
 //   writes against one raw transaction (idempotency row, event row, read-model row, idempotency update)
 // then quote + transaction creation beside the same writes straight to PostgreSQL (tools/bench/transfers.ts;
 // BENCH_ONLY=quote for it alone), then deposit to transaction beside the same rows straight to PostgreSQL
-// (tools/bench/deposits.ts; BENCH_ONLY=deposit for it alone), then webhook delivery beside pg-boss (tools/bench/webhooks.ts;
-// BENCH_ONLY=webhook for it alone).
+// (tools/bench/deposits.ts; BENCH_ONLY=deposit for it alone), then inbound transfer to transaction beside the same
+// rows straight to PostgreSQL (tools/bench/inbound-transfers.ts; BENCH_ONLY=inbound for it alone), then webhook
+// delivery beside pg-boss (tools/bench/webhooks.ts; BENCH_ONLY=webhook for it alone).
 // The platform and the raw stack each run in a process of their own, as `npm start`
 // runs, and the load comes from this process, so neither server shares its thread
 // with the load generator. Figures, not assertions: never a timed test.
@@ -18,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
 import { freeLoopbackPort } from '@mm/runtime/platform';
 import { benchDeposits, DEPOSITS_SCENARIO } from './deposits';
+import { benchInboundTransfers, INBOUND_SCENARIO } from './inbound-transfers';
 import { benchTransfers, TRANSFERS_SCENARIO } from './transfers';
 import { benchWebhooks } from './webhooks';
 
@@ -121,11 +123,13 @@ async function main(): Promise<void> {
     await waitForOk(`${base}/readyz`, platform);
 
     // BENCH_ONLY=webhook runs the webhook section alone, BENCH_ONLY=quote the quote + transaction one,
-    // BENCH_ONLY=deposit the deposit to transaction one: no raw stack, no HTTP scenarios.
+    // BENCH_ONLY=deposit the deposit to transaction one, BENCH_ONLY=inbound the inbound transfer to transaction
+    // one: no raw stack, no HTTP scenarios.
     const webhooksOnly = ONLY !== '' && 'webhook deliveries'.includes(ONLY);
     const transfersOnly = ONLY !== '' && !webhooksOnly && TRANSFERS_SCENARIO.includes(ONLY);
     const depositsOnly = ONLY !== '' && !webhooksOnly && !transfersOnly && DEPOSITS_SCENARIO.includes(ONLY);
-    const sectionOnly = webhooksOnly || transfersOnly || depositsOnly;
+    const inboundOnly = ONLY !== '' && !webhooksOnly && !transfersOnly && !depositsOnly && INBOUND_SCENARIO.includes(ONLY);
+    const sectionOnly = webhooksOnly || transfersOnly || depositsOnly || inboundOnly;
     let rawBase = '';
     if (!sectionOnly) {
       const raw = startProcess('raw stack', ['tools/bench/raw-stack.ts'], { DATABASE_URL: databaseUrl });
@@ -163,7 +167,7 @@ async function main(): Promise<void> {
     const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
     process.stdout.write(
       `benchmark: ${DURATION_S}s per scenario after ${WARMUP_S}s of warm-up, ${process.env.DATABASE_URL ? 'external' : 'embedded'} PostgreSQL, ` +
-        `${transfersOnly || depositsOnly ? 'platform in a process of its own' : `${webhooksOnly ? 'platform and pg-boss' : ONLY === '' ? 'platform, raw stack and pg-boss' : 'platform and raw stack'} in processes of their own`}\n\n`,
+        `${transfersOnly || depositsOnly || inboundOnly ? 'platform in a process of its own' : `${webhooksOnly ? 'platform and pg-boss' : ONLY === '' ? 'platform, raw stack and pg-boss' : 'platform and raw stack'} in processes of their own`}\n\n`,
     );
     const httpScenarios = sectionOnly ? [] : scenarios.filter((s) => s.name.includes(ONLY));
     if (httpScenarios.length > 0) line(['scenario', 'clients', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio']);
@@ -189,6 +193,8 @@ async function main(): Promise<void> {
     if (ONLY === '' || transfersOnly) await benchTransfers(api, auth, databaseUrl, { clients: CLIENTS, durationSeconds: DURATION_S, warmupSeconds: WARMUP_S });
     // Then deposit to transaction beside the same rows straight to PostgreSQL (tools/bench/deposits.ts).
     if (ONLY === '' || depositsOnly) await benchDeposits(api, adminToken, databaseUrl, { clients: CLIENTS, durationSeconds: DURATION_S, warmupSeconds: WARMUP_S });
+    // Then inbound transfer to transaction beside the same rows straight to PostgreSQL (tools/bench/inbound-transfers.ts).
+    if (ONLY === '' || inboundOnly) await benchInboundTransfers(api, adminToken, databaseUrl, { clients: CLIENTS, durationSeconds: DURATION_S, warmupSeconds: WARMUP_S });
     // Then the webhook section (tools/bench/webhooks.ts), against pg-boss on the same PostgreSQL.
     if (ONLY === '' || webhooksOnly) await benchWebhooks(api, auth, databaseUrl);
   } finally {

@@ -85,10 +85,10 @@ export class Platform {
     return JSON.parse(text) as T;
   }
 
-  /** A project of the bench's own (its own clock), with deposit addresses enabled by the operator. */
-  async project(adminToken: string): Promise<void> {
+  /** A project of the bench's own (its own clock), with deposit addresses enabled by the operator (or the features given). */
+  async project(adminToken: string, name = 'bench deposits', features: Record<string, boolean> = { depositAddresses: true }): Promise<void> {
     const admin = `Bearer ${adminToken}`;
-    const project = await this.call<{ id: string }>('POST', '/admin/projects', { name: 'bench deposits', features: { depositAddresses: true } }, 201, admin);
+    const project = await this.call<{ id: string }>('POST', '/admin/projects', { name, features }, 201, admin);
     const keys = await this.call<{ apiKey: string; apiSecret: string }>('POST', `/admin/projects/${project.id}/api-keys`, undefined, 201, admin);
     const { accessToken } = await this.call<{ accessToken: string }>('POST', '/auth/token', keys, 200, '');
     this.authorization = `Bearer ${accessToken}`;

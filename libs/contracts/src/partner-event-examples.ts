@@ -28,7 +28,7 @@ const ID = {
   secondBank: 'ext_01m87d6f9kfvptagrc3n0yt7hd',
   depositTransaction: 'txn_01m87d9q2cfvptags0b8e4ww6z',
   virtualAccount: 'va_01m87f3k8dfvptagv2n4p6r8ts',
-  inboundTransaction: 'txn_01m87f6w2hfvptagw9d3k5m7pq',
+  inboundTransaction: 'txn_01m87f7w3bfvptagx5c7e9g1jk',
 };
 const DEPOSIT_ADDRESS = '0x3f5ce5fbfe3e9af3971dd833d26ba9b5c936f0be';
 const WALLET_ADDRESS = '0xb98a27f6f3fb176614929cac1fb8161bd2f35ba9';
@@ -446,90 +446,6 @@ function depositTransaction(step: DepositStep): Data {
   };
 }
 
-/** The steps of a virtual account deposit's transaction that its virtualAccount.* leg events announce. */
-type InboundStep = 'depositPending' | 'depositSettled' | 'depositFailed' | 'depositReturned' | 'cryptoPending' | 'cryptoSettled' | 'cryptoFailed' | 'fiatPending' | 'fiatSettled' | 'fiatFailed';
-
-const INBOUND_AT = '2026-03-04T14:00:00.000Z';
-const INBOUND_SETTLED_AT = '2026-03-04T14:01:01.000Z';
-const DELIVERED_AT = '2026-03-04T14:01:07.000Z';
-
-/** An ACH transfer of 250.00 US dollars to a virtual account (fiatAccountToCrypto, precursor virtualAccount), at one step. */
-function inboundTransaction(step: InboundStep): Data {
-  const t = ID.inboundTransaction;
-  const toBank = step.startsWith('fiat');
-  const depositStatus: Data =
-    step === 'depositPending'
-      ? { status: 'pending' }
-      : step === 'depositFailed'
-        ? { status: 'failed', failure: { code: 'providerError', message: 'The bank refused the inbound transfer.' } }
-        : step === 'depositReturned'
-          ? { status: 'failed', failure: { code: 'virtualAccountInactive', message: 'The virtual account is frozen, closed or deleted: the bank returned the transfer to the sender.' } }
-          : { status: 'settled', settledAt: INBOUND_SETTLED_AT };
-  const deposit = leg(t, 1, { kind: 'deposit', rail: 'ach', asset: 'usd', network: 'ach', amount: '250.00', endToEndId: '021000089000123', initiatedAt: INBOUND_AT, ...depositStatus });
-  const delivered = step.startsWith('crypto') || toBank;
-  const outcome = step.endsWith('Settled') ? 'settled' : step.endsWith('Failed') ? 'failed' : 'pending';
-  const payout = leg(t, 2, {
-    kind: 'payout',
-    ...(toBank ? { rail: 'wire', asset: 'usd', network: 'wire' } : { rail: 'crypto', asset: 'usdc', network: 'meridianchain' }),
-    amount: '250.00',
-    initiatedAt: INBOUND_SETTLED_AT,
-    ...(outcome === 'settled'
-      ? { status: 'settled', settledAt: DELIVERED_AT, ...(toBank ? { imad: '20260304MRDNQF01000456' } : { txHash: '0x4e1f0c2a9b8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f' }) }
-      : outcome === 'failed'
-        ? { status: 'failed', failure: { code: 'providerError', message: toBank ? 'The payout provider refused the transfer.' : 'The transfer was refused on chain.' } }
-        : { status: 'pending' }),
-  });
-  const [status, subStatus]: [string, string | null] =
-    step === 'depositFailed'
-      ? ['failed', 'failed.providerDeclined']
-      : step === 'depositReturned'
-        ? ['failed', 'failed.returnedToSender']
-        : outcome === 'settled' && delivered
-          ? ['completed', null]
-          : outcome === 'failed' && delivered
-            ? ['processing', 'processing.underReview']
-            : ['processing', null];
-  const failedDeposit = step === 'depositFailed' || step === 'depositReturned';
-  return {
-    id: t,
-    object: 'transaction',
-    sourceToDestination: 'fiatAccountToCrypto',
-    status,
-    subStatus,
-    customerId: ID.customer,
-    precursor: { type: 'virtualAccount', id: ID.virtualAccount },
-    source: { party: { relationship: 'externalUnregistered' }, type: 'virtualAccount', category: 'fiat', details: { id: ID.virtualAccount, asset: 'usd', network: 'ach', senderName: 'ACME PAYROLL', reference: '021000089000123' } },
-    destination: toBank
-      ? { party: PARTY, type: 'bankUs', category: 'fiat', details: { id: ID.bank, asset: 'usd', network: 'wire', accountHolder: 'customer', last4: '9012' } }
-      : { party: PARTY, type: 'walletOms', category: 'crypto', details: { id: ID.wallet, asset: 'usdc', network: 'meridianchain', address: WALLET_ADDRESS } },
-    pricing: pricing('usd', toBank ? 'usd' : 'usdc', '250.00'),
-    legs: [deposit, ...(delivered ? [payout] : [])],
-    payoutOrigin: { type: 'virtualAccount', id: ID.virtualAccount, accountHolder: 'customer', accountHolderName: null },
-    ...(failedDeposit
-      ? { error: { code: step === 'depositReturned' ? 'virtualAccountInactive' : 'providerError', message: String((depositStatus.failure as Data).message), occurredAt: INBOUND_AT, recoverable: false } }
-      : {}),
-    metadata: {},
-    createdAt: INBOUND_AT,
-    updatedAt: step === 'depositPending' || failedDeposit ? INBOUND_AT : outcome === 'pending' && !delivered ? INBOUND_SETTLED_AT : delivered && outcome !== 'pending' ? DELIVERED_AT : INBOUND_SETTLED_AT,
-  };
-}
-
-/** The virtualAccount.* leg events of a virtual account deposit's transaction, each with the transaction at its step. */
-const INBOUND_LEG_EXAMPLES: Record<string, Example> = {
-  'virtualAccount.deposit.pending': { data: inboundTransaction('depositPending'), sequence: 1 },
-  'virtualAccount.deposit.settled': { data: inboundTransaction('depositSettled'), sequence: 2 },
-  'virtualAccount.deposit.failed': { data: inboundTransaction('depositFailed'), sequence: 2 },
-  'virtualAccount.deposit.returned': { data: inboundTransaction('depositReturned'), sequence: 2 },
-  'virtualAccount.cryptoTransfer.initiated': { data: inboundTransaction('cryptoPending'), sequence: 3 },
-  'virtualAccount.cryptoTransfer.pending': { data: inboundTransaction('cryptoPending'), sequence: 3 },
-  'virtualAccount.cryptoTransfer.settled': { data: inboundTransaction('cryptoSettled'), sequence: 4 },
-  'virtualAccount.cryptoTransfer.failed': { data: inboundTransaction('cryptoFailed'), sequence: 4 },
-  'virtualAccount.fiatTransfer.initiated': { data: inboundTransaction('fiatPending'), sequence: 3 },
-  'virtualAccount.fiatTransfer.pending': { data: inboundTransaction('fiatPending'), sequence: 3 },
-  'virtualAccount.fiatTransfer.settled': { data: inboundTransaction('fiatSettled'), sequence: 4 },
-  'virtualAccount.fiatTransfer.failed': { data: inboundTransaction('fiatFailed'), sequence: 4 },
-};
-
 const DEPOSIT_LEG_EXAMPLES: Record<string, Example> = {
   'deposit_address.crypto_deposit.pending': { data: depositTransaction('depositPending'), sequence: 2 },
   'deposit_address.crypto_deposit.settled': { data: depositTransaction('depositSettled'), sequence: 3 },
@@ -556,6 +472,113 @@ const DEPOSIT_LEG_EXAMPLES: Record<string, Example> = {
   'deposit_address.crypto_payout.pending': { data: depositTransaction('returnPending'), sequence: 5 },
   'deposit_address.crypto_payout.settled': { data: depositTransaction('returnSettled'), sequence: 6 },
   'deposit_address.crypto_payout.failed': { data: depositTransaction('returnFailed'), sequence: 6 },
+};
+
+/** The steps of a virtual account deposit's transaction that its virtualAccount.* leg events announce. */
+type InboundStep = 'depositPending' | 'depositSettled' | 'depositFailed' | 'depositReturned' | 'cryptoPending' | 'cryptoSettled' | 'cryptoFailed' | 'bankPayoutPending' | 'bankPayoutSettled' | 'bankPayoutFailed' | 'refundInitiated' | 'refundPending' | 'refundSettled';
+
+const INBOUND_AT = '2026-03-03T10:00:00.000Z';
+const INBOUND_SETTLED_AT = '2026-03-03T10:01:00.000Z';
+const DELIVERY_AT = '2026-03-03T10:01:05.000Z';
+
+/** An ACH transfer of 500.00 usd to a virtual account delivering USDC to the customer's wallet (or, for the fiat transfer steps, paying a bank account over wire) (fiatAccountToCrypto, precursor virtualAccount), at one step. */
+function inboundTransaction(step: InboundStep): Data {
+  const t = ID.inboundTransaction;
+  const bankDestination = step.startsWith('bankPayout');
+  const deposit = leg(t, 1, {
+    kind: 'deposit',
+    rail: 'ach',
+    asset: 'usd',
+    network: 'ach',
+    amount: '500.00',
+    initiatedAt: INBOUND_AT,
+    ...(step === 'depositPending'
+      ? { status: 'pending' }
+      : step === 'depositFailed'
+        ? { status: 'failed', failure: { code: 'providerDeclined', message: 'The bank declined the inbound transfer.' } }
+        : step === 'depositReturned'
+          ? { status: 'failed', failure: { code: 'virtualAccountInactive', message: 'The virtual account is frozen, closed or deleted: the bank returned the transfer to the sender.' } }
+          : { status: 'settled', settledAt: INBOUND_SETTLED_AT, endToEndId: '656919975076510' }),
+  });
+  const outcome = (settled: boolean, failed: boolean, failure: string, reference: Data): Data =>
+    settled ? { status: 'settled', settledAt: DELIVERY_AT, ...reference } : failed ? { status: 'failed', failure: { code: 'providerError', message: failure } } : { status: 'pending' };
+  const crypto = leg(t, 2, {
+    kind: 'payout',
+    rail: 'crypto',
+    asset: 'usdc',
+    network: 'meridianchain',
+    amount: '500.00',
+    initiatedAt: INBOUND_SETTLED_AT,
+    ...outcome(step === 'cryptoSettled', step === 'cryptoFailed', 'The transfer was reverted on chain.', { txHash: '0x2b7d4e9a1c3f5e7a9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e' }),
+  });
+  const payout = leg(t, 2, {
+    kind: 'payout',
+    rail: 'wire',
+    asset: 'usd',
+    network: 'wire',
+    amount: '500.00',
+    initiatedAt: INBOUND_SETTLED_AT,
+    ...outcome(step === 'bankPayoutSettled', step === 'bankPayoutFailed', 'The payout provider refused the transfer.', { imad: '20260303MMQFMP9C000042' }),
+  });
+  const refunding = step.startsWith('refund');
+  const refund = leg(t, 3, {
+    kind: 'refund',
+    rail: 'ach',
+    asset: 'usd',
+    network: 'ach',
+    amount: '500.00',
+    initiatedAt: DELIVERY_AT,
+    ...(step === 'refundSettled' ? { status: 'settled', settledAt: DELIVERY_AT, endToEndId: '656919975076511' } : { status: 'pending' }),
+  });
+  const legs = [deposit, ...(step.startsWith('crypto') || refunding ? [refunding ? { ...crypto, status: 'failed', failure: { code: 'providerError', message: 'The transfer was reverted on chain.' } } : crypto] : []), ...(bankDestination ? [payout] : []), ...(refunding ? [refund] : [])];
+  const [status, subStatus]: [string, string | null] =
+    step === 'cryptoSettled' || step === 'bankPayoutSettled'
+      ? ['completed', null]
+      : step === 'cryptoFailed' || step === 'bankPayoutFailed' || step === 'refundInitiated' || step === 'refundPending'
+        ? ['processing', 'processing.underReview']
+        : step === 'refundSettled'
+          ? ['failed', 'failed.returnedToSender']
+          : step === 'depositFailed'
+            ? ['failed', 'failed.providerDeclined']
+            : step === 'depositReturned'
+              ? ['failed', 'failed.returnedToSender']
+              : ['processing', null];
+  const destination = bankDestination
+    ? { party: PARTY, type: 'bankUs', category: 'fiat', details: { id: ID.bank, asset: 'usd', network: 'wire', accountHolder: 'customer', last4: '9012' } }
+    : { party: PARTY, type: 'walletOms', category: 'crypto', details: { id: ID.wallet, asset: 'usdc', network: 'meridianchain', address: WALLET_ADDRESS } };
+  const updatedAt = step === 'depositPending' || step === 'depositFailed' || step === 'depositReturned' ? INBOUND_AT : step === 'depositSettled' ? INBOUND_SETTLED_AT : DELIVERY_AT;
+  return {
+    id: t,
+    object: 'transaction',
+    sourceToDestination: 'fiatAccountToCrypto',
+    status,
+    subStatus,
+    customerId: ID.customer,
+    precursor: { type: 'virtualAccount', id: ID.virtualAccount },
+    source: { party: { relationship: 'externalUnregistered' }, type: 'virtualAccount', category: 'fiat', details: { id: ID.virtualAccount, asset: 'usd', network: 'ach', senderName: 'ACME PAYROLL', reference: '656919975076510' } },
+    destination,
+    pricing: pricing('usd', bankDestination ? 'usd' : 'usdc', '500.00'),
+    legs,
+    ...(step === 'refundSettled' ? { error: { code: 'providerError', message: 'The transfer was reverted on chain.', occurredAt: DELIVERY_AT, recoverable: false, refund: { status: 'completed', amount: '500.00', asset: 'usd' } } } : {}),
+    metadata: {},
+    createdAt: INBOUND_AT,
+    updatedAt,
+  };
+}
+
+const INBOUND_LEG_EXAMPLES: Record<string, Example> = {
+  'virtualAccount.deposit.pending': { data: inboundTransaction('depositPending'), sequence: 2 },
+  'virtualAccount.deposit.settled': { data: inboundTransaction('depositSettled'), sequence: 3 },
+  'virtualAccount.deposit.failed': { data: inboundTransaction('depositFailed'), sequence: 3 },
+  'virtualAccount.deposit.returned': { data: inboundTransaction('depositReturned'), sequence: 2 },
+  'virtualAccount.cryptoTransfer.initiated': { data: inboundTransaction('cryptoPending'), sequence: 4 },
+  'virtualAccount.cryptoTransfer.pending': { data: inboundTransaction('cryptoPending'), sequence: 4 },
+  'virtualAccount.cryptoTransfer.settled': { data: inboundTransaction('cryptoSettled'), sequence: 5 },
+  'virtualAccount.cryptoTransfer.failed': { data: inboundTransaction('cryptoFailed'), sequence: 5 },
+  'virtualAccount.fiatTransfer.initiated': { data: inboundTransaction('refundInitiated'), sequence: 6 },
+  'virtualAccount.fiatTransfer.pending': { data: inboundTransaction('refundPending'), sequence: 7 },
+  'virtualAccount.fiatTransfer.settled': { data: inboundTransaction('bankPayoutSettled'), sequence: 5 },
+  'virtualAccount.fiatTransfer.failed': { data: inboundTransaction('bankPayoutFailed'), sequence: 5 },
 };
 
 const webhookEndpoint: Data = {
