@@ -125,7 +125,16 @@ describe('virtual account deposits: the transaction each inbound transfer makes'
       expect(nonDecreasing(sequences(bodies))).toBe(true);
       return settled;
     };
-    return { projectId, token, customer, walletId, returnAccount, destination, va, post, get, admin, advance, transfer, transaction, events, ledger, settledLedger };
+    /**
+     * The bank settles the deposit (ACH), then the delivery answers: the delivery is scheduled when the
+     * settlement is handled, so the clock moves on again only once it has been.
+     */
+    const deliver = async (id: string, rail = ACH) => {
+      await advance(rail);
+      await transaction(id, (x) => x.legs.length >= 2 || x.subStatus === 'processing.underReview');
+      await advance(CRYPTO);
+    };
+    return { projectId, token, customer, walletId, returnAccount, destination, va, post, get, admin, advance, deliver, transfer, transaction, events, ledger, settledLedger };
   }
 
   it('turns an ACH transfer into USDC in the customer wallet: the bank deposit settles, the crypto goes out, each leg announced in order', async () => {
@@ -177,6 +186,7 @@ describe('virtual account deposits: the transaction each inbound transfer makes'
     const wire = await t.transfer('40.00', { rail: 'wire' });
     expect(wire.legs[0]).toMatchObject({ kind: 'deposit', rail: 'wire', status: 'pending' });
     await t.advance(WIRE);
+    await t.transaction(wire.id, (x) => x.legs.length === 2);
     await t.advance(WIRE);
     const done = await t.transaction(wire.id, (x) => x.status === 'completed');
     expect(done.legs[0]).toMatchObject({ rail: 'wire', status: 'settled', imad: expect.any(String) });
@@ -218,8 +228,7 @@ describe('virtual account deposits: the transaction each inbound transfer makes'
   it('holds a failed delivery (.94) for review with the money kept; the operator refund goes to the return destination as a fiat transfer', async () => {
     const t = await tenant({ destination: 'walletExternal', returnDestination: true });
     const txn = await t.transfer('25.94');
-    await t.advance(ACH);
-    await t.advance(CRYPTO);
+    await t.deliver(txn.id);
     const held = await t.transaction(txn.id, (x) => x.subStatus === 'processing.underReview');
     expect(held.legs[1]).toMatchObject({ kind: 'payout', status: 'failed', failure: { code: 'providerError' } });
     expect((await t.settledLedger(txn.id, '25.94')).transit).toMatch(/^25\.94/);
@@ -255,8 +264,7 @@ describe('virtual account deposits: the transaction each inbound transfer makes'
       ['0.00', '25.94'],
     ]) {
       const txn = await t.transfer('25.94');
-      await t.advance(ACH);
-      await t.advance(CRYPTO);
+      await t.deliver(txn.id);
       await t.transaction(txn.id, (x) => x.subStatus === 'processing.underReview');
       const refund = await t.admin(`/transactions/${txn.id}/refund`, { reason: 'the bank kept its fee', amount });
       expect(refund.status).toBe(200);
@@ -270,8 +278,7 @@ describe('virtual account deposits: the transaction each inbound transfer makes'
     }
     // More than is held, or an amount on another kind of transaction, is refused and changes nothing.
     const txn = await t.transfer('25.94');
-    await t.advance(ACH);
-    await t.advance(CRYPTO);
+    await t.deliver(txn.id);
     await t.transaction(txn.id, (x) => x.subStatus === 'processing.underReview');
     const tooMuch = await t.admin(`/transactions/${txn.id}/refund`, { reason: 'x', amount: '26.00' });
     expect(tooMuch.status).toBe(400);
@@ -283,8 +290,7 @@ describe('virtual account deposits: the transaction each inbound transfer makes'
   it('a refund the bank reported only as initiated (.99) waits for the operator: complete-refund ends it returnedToSender, once', async () => {
     const t = await tenant({ returnDestination: true });
     const txn = await t.transfer('30.99');
-    await t.advance(ACH);
-    await t.advance(CRYPTO);
+    await t.deliver(txn.id);
     await t.transaction(txn.id, (x) => x.subStatus === 'processing.underReview');
     expect((await t.admin(`/transactions/${txn.id}/refund`, { reason: 'send it back' })).status).toBe(200);
     await t.advance(ACH);

@@ -51,7 +51,7 @@ import {
   type TransactionView,
 } from '@mm/transactions/domain';
 import { PaymentRails, TransactionLimitsRepository, TransactionsReadModel, type TransactionFilter, type TransactionRow } from '@mm/transactions/infrastructure';
-import { dec, toAmount } from '@mm/platform/money';
+import { dec, formatAmount, toAmount } from '@mm/platform/money';
 import { ProjectClock, TimerService, type DueTimer } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
 import { ConcurrencyError, decideAndAppend, loadState, publishPartnerEvents, runCommand, type DecideOptions, type PartnerResource, type RecordedEvent } from '@mm/platform/event-store';
@@ -149,8 +149,9 @@ export class TransactionsService implements OnModuleInit {
           const refunded = amount ?? held;
           if (dec(refunded).gt(held)) throw new ApiError('InvalidRequest', `amount: ${refunded} is more than the ${held} ${record.pricing.source.asset} held for this transaction`);
           const retained = dec(held).minus(refunded);
-          const refundAmount = toAmount(refunded, 2);
-          await this.execute(projectId, id, { type: 'RefundHeld', refundLeg: bankRefundLeg(record, next, refundAmount), reason, retained: retained.gt(0) ? toAmount(retained.toString(), 2) : undefined, at });
+          // Shown as the deposit's own amount is: two decimal places, "0.00" for nothing.
+          const refundAmount = formatAmount(refunded, 2);
+          await this.execute(projectId, id, { type: 'RefundHeld', refundLeg: bankRefundLeg(record, next, refundAmount), reason, retained: retained.gt(0) ? formatAmount(retained, 2) : undefined, at });
         } else {
           await this.execute(projectId, id, { type: 'RefundHeld', refundLeg: refundLeg(record, next), reason, at });
         }
