@@ -106,7 +106,7 @@ describe('the OpenAPI document describes every response', () => {
     if (E2E_MODE === 'distributed') {
       // The gateway serves the services' documents merged: each must come through as the service sends it.
       const services = [...platform.logs().matchAll(/^\s+(accounts|quoting|transactions|webhooks|cash-in|deposit-addresses|virtual-accounts)\s+(http:\/\/127\.0\.0\.1:\d+)\s+pid/gm)];
-      expect(services.map((m) => m[1]).sort()).toEqual(['accounts', 'cash-in', 'deposit-addresses', 'quoting', 'transactions', 'webhooks']);
+      expect(services.map((m) => m[1]).sort()).toEqual(['accounts', 'cash-in', 'deposit-addresses', 'quoting', 'transactions', 'virtual-accounts', 'webhooks']);
       const differences: string[] = [];
       for (const [, service, url] of services) {
         const own = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, unknown>; components?: { schemas?: Record<string, unknown> } };
@@ -454,6 +454,24 @@ describe('the OpenAPI document describes every response', () => {
     expectStatus(await t.post(`/deposit-addresses/${depositAddress.body.id}/simulate/close`), 200);
     // Each settled transfer's delivery is scheduled once its settlement is handled: only then may the clock move on.
     for (const id of delivered) await eventually(async () => ((await t.get(`/transactions/${id}`)).body.legs.length >= 2 || (await t.get(`/transactions/${id}`)).body.status === 'failed' ? true : undefined), 20_000);
+    // A virtual account through its life: created, provisioned (active), updated, frozen, unfrozen, closed,
+    // deleted; and one whose provisioning fails.
+    const lifecycleAccount = async (fields: Record<string, unknown> = {}) => {
+      const res = await t.post('/virtual-accounts', { customerId, source: { asset: 'usd', network: 'ach' }, destination: { type: 'walletOms', walletId: wallet.id }, accountHolder: 'customer', type: 'bankUs', ...fields });
+      expectStatus(res, 201);
+      return res.body.id as string;
+    };
+    const accountStatus = async (id: string, status: string) =>
+      eventually(async () => ((await t.get(`/virtual-accounts/${id}`)).body.status === status ? true : undefined), 20_000);
+    const [payroll, refused] = [await lifecycleAccount({ returnDestination: { externalAccountId: bank.id }, returnPayout: { rail: 'ach' } }), await lifecycleAccount({ label: 'ProvisioningFails' })];
+    await accountStatus(payroll, 'active');
+    await accountStatus(refused, 'failed');
+    expectStatus(await t.patch(`/virtual-accounts/${payroll}`, { label: 'Payroll' }), 200);
+    expectStatus(await t.post(`/virtual-accounts/${payroll}/simulate/freeze`), 200);
+    expectStatus(await t.post(`/virtual-accounts/${payroll}/simulate/unfreeze`), 200);
+    expectStatus(await t.post(`/virtual-accounts/${payroll}/simulate/close`), 200);
+    expectStatus(await t.del(`/virtual-accounts/${payroll}`), 202);
+    await accountStatus(payroll, 'deleted');
     // The pending cash-in's code lapses an hour later.
     await t.advance(3700);
     // A failed delivery refunded by the operator, and the refund completed by the operator while in flight.
@@ -589,6 +607,63 @@ describe('the OpenAPI document describes every response', () => {
     expectStatus(await t.post(`/deposit-addresses/${plain.body.id}/simulate/unfreeze`), 200);
     expectStatus(await t.post(`/deposit-addresses/${plain.body.id}/simulate/close`), 200);
     expectStatus(await t.post(`/deposit-addresses/${plain.body.id}/simulate/unfreeze`), 422);
+    conforms();
+  });
+
+  it('virtual accounts', async () => {
+    const t = await tenant('conformance-virtual-accounts');
+    const customerId = await t.customer();
+    const owner = { kind: 'customer', customerId };
+    const bank = await t.account('/external-accounts', { owner, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } });
+    const external = await t.account('/external-accounts', { owner, type: 'walletExternal', walletExternal: { address: EXTERNAL_WALLET, network: 'meridianchain' } });
+    const wallet = await t.wallet(customerId);
+    const counterparty = await t.post('/counterparties', { customerId, entityType: 'individual', firstName: 'Grace', lastName: 'Hopper' });
+    expectStatus(counterparty, 201);
+    const theirs = await t.account('/external-accounts', { owner: { kind: 'counterparty', counterpartyId: counterparty.body.id }, type: 'bankUs', bankUs: { accountNumber: '223456789012', routingNumber: '021000021' } });
+    const base = { customerId, source: { asset: 'usd', network: 'wire' }, accountHolder: 'customer', type: 'bankUs' };
+    const status = async (id: string, wanted: string) =>
+      eventually(async () => ((await t.get(`/virtual-accounts/${id}`)).body.status === wanted ? true : undefined), 20_000);
+    // Every optional field set (bankDetails null while pending), then none; each kind of destination.
+    const full = await t.post('/virtual-accounts', {
+      ...base,
+      destination: { type: 'bankUs', externalAccountId: theirs.id, payout: { rail: 'ach', secCode: 'PPD', companyDiscretionaryData: 'REF 1' } },
+      returnDestination: { externalAccountId: bank.id },
+      returnPayout: { rail: 'wire' },
+      sponsorGas: true,
+      label: 'Full',
+      metadata: { ref: '1' },
+    });
+    expectStatus(full, 201);
+    const plain = await t.post('/virtual-accounts', { ...base, destination: { type: 'walletExternal', externalAccountId: external.id } });
+    expectStatus(plain, 201);
+    const custodial = await t.post('/virtual-accounts', { ...base, destination: { type: 'walletOms', walletId: wallet.id }, label: 'CloseUnavailable' });
+    expectStatus(custodial, 201);
+    expectStatus(await t.post('/virtual-accounts', { ...base, destination: { type: 'bankUs', externalAccountId: bank.id, payout: { rail: 'swift' } } }), 422);
+    expectStatus(await t.post(`/virtual-accounts/${plain.body.id}/simulate/inbound-transfer`, { amount: '10.00' }), 422);
+    await status(full.body.id, 'active');
+    await status(plain.body.id, 'active');
+    await status(custodial.body.id, 'active');
+    expectStatus(await t.get('/virtual-accounts'), 200);
+    expectStatus(await t.get(`/virtual-accounts?customerId=${customerId}&limit=2`), 200);
+    expectStatus(await t.get(`/virtual-accounts/${full.body.id}`), 200);
+    expectStatus(await t.get('/virtual-accounts/va_01h455vb4pex5vsknk084sn02q'), 404);
+    expectStatus(await t.patch(`/virtual-accounts/${full.body.id}`, { label: null, returnDestination: null, metadata: { ref: null } }), 200);
+    expectStatus(await t.patch(`/virtual-accounts/${plain.body.id}`, { label: 'Plain', returnDestination: { externalAccountId: bank.id }, returnPayout: { rail: 'ach' } }), 200);
+    expectStatus(await t.post(`/virtual-accounts/${plain.body.id}/simulate/freeze`), 200);
+    expectStatus(await t.post(`/virtual-accounts/${plain.body.id}/simulate/freeze`), 422);
+    expectStatus(await t.post(`/virtual-accounts/${plain.body.id}/simulate/unfreeze`), 200);
+    expectStatus(await t.post(`/virtual-accounts/${plain.body.id}/simulate/close`), 200);
+    expectStatus(await t.post(`/virtual-accounts/${plain.body.id}/simulate/unfreeze`), 422);
+    expectStatus(await t.post(`/virtual-accounts/${full.body.id}/simulate/inbound-transfer`, { amount: '10.00', rail: 'wire', senderName: 'Acme' }), 201);
+    expectStatus(await t.post(`/virtual-accounts/${full.body.id}/simulate/inbound-transfer`, { amount: '10.001' }), 400);
+    // The delete: the bank cannot close now (CloseUnavailable, 503), accepted (202: deleting, then
+    // deleted); a pending account cannot be deleted (422).
+    expectStatus(await t.del(`/virtual-accounts/${custodial.body.id}`), 503);
+    expectStatus(await t.del(`/virtual-accounts/${plain.body.id}`), 202);
+    await status(plain.body.id, 'deleted');
+    expectStatus(await t.get(`/virtual-accounts/${plain.body.id}`), 200);
+    const pending = await t.post('/virtual-accounts', { ...base, destination: { type: 'walletOms', walletId: wallet.id }, label: 'ProvisioningSlow' });
+    expectStatus(await t.del(`/virtual-accounts/${pending.body.id}`), 422);
     conforms();
   });
 

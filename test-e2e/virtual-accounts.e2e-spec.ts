@@ -498,6 +498,38 @@ describe('virtual accounts', () => {
       ]);
     });
 
+    it('the close request never reaches the bank (CloseRequestLost, as when the service stops before asking): 202 deleting; the sweeper finds no close at the bank, asks again, and the bank closes it', async () => {
+      const account = await t.active(toWallet(ada.id, wallet.id, { label: 'CloseRequestLost' }));
+      const res = await t.remove(account.id);
+      expect(res.status).toBe(202);
+      expect(res.body.status).toBe('deleting');
+      const [bank] = await platform.db.query(`SELECT status, close_request FROM virtual_accounts.bank_accounts WHERE virtual_account_id = $1`, [account.id]);
+      expect(bank).toEqual({ status: 'open', close_request: null });
+      expect((await t.post('/sandbox/clock/advance', { seconds: 600 })).status).toBe(200);
+      const deleted = await t.until(account.id, 'deleted');
+      expect(deleted.deletionRequestedAt).toBe(res.body.deletionRequestedAt);
+      const [event] = await platform.db.query(`SELECT data FROM virtual_accounts.events WHERE stream_id = $1 AND type = 'virtualAccount.deleted'`, [`virtualAccount-${account.id}`]);
+      expect(event.data).toMatchObject({ by: 'bank' });
+    });
+
+    it('409 VirtualAccountNotEmpty while a transfer\'s transaction still moves money, nothing changed; accepted once it ended', async () => {
+      const account = await t.active(toWallet(ada.id, wallet.id));
+      const transfer = await t.transfer(account.id, { amount: '40.00' });
+      expect(transfer.status).toBe(201);
+      const before = await stored();
+      const refused = await t.remove(account.id);
+      expectError(refused, 409, 'VirtualAccountNotEmpty', 15104);
+      expect(refused.body.cause).toContain(transfer.body.transactionId);
+      expect(await stored()).toEqual(before);
+      expect((await t.get(`/virtual-accounts/${account.id}`)).body).toEqual(account);
+      // The bank settles the ACH deposit a minute of project time later, and the USDC is delivered.
+      expect((await t.post('/sandbox/clock/advance', { seconds: 120 })).status).toBe(200);
+      await eventually(async () => ((await t.get(`/transactions/${transfer.body.transactionId}`)).body.status === 'completed' ? true : undefined), 30_000);
+      const res = await t.remove(account.id);
+      expect(res.status).toBe(202);
+      await t.until(account.id, 'deleted');
+    });
+
     it("another project's account, or an unknown one, is not found; nothing changes", async () => {
       const other = await tenant('va-delete-foreign');
       const theirs = await other.customer();

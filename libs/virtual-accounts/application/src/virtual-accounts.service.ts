@@ -365,9 +365,18 @@ export class VirtualAccountsService implements OnModuleInit {
       await this.execute(projectId, id, { type: 'RefuseClose', projectId, failure: { code: 'bank_refused', message: 'the bank refused to close the deposit account' }, at });
       return;
     }
-    if (report?.close !== 'requested' && (await this.bank.requestClose(projectId, id, state.label)) === 'unavailable') {
-      await this.execute(projectId, id, { type: 'RestoreAfterDeletion', projectId, reason: 'the bank cannot close the account now', at });
-      return;
+    if (report?.close !== 'requested') {
+      let answer: 'accepted' | 'unavailable' | 'unreached';
+      try {
+        answer = await this.bank.requestClose(projectId, id, state.label);
+      } catch (error) {
+        this.logger.warn(`virtual account ${id}: the delete sweeper did not reach the bank (${error instanceof Error ? error.message : String(error)}); it asks again at its next look`);
+        answer = 'unreached';
+      }
+      if (answer === 'unavailable') {
+        await this.execute(projectId, id, { type: 'RestoreAfterDeletion', projectId, reason: 'the bank cannot close the account now', at });
+        return;
+      }
     }
     await this.scheduleSweep(projectId, id, at);
   }

@@ -63,6 +63,11 @@ export const CLOSE_UNAVAILABLE_LABEL = 'CloseUnavailable';
 export const CLOSE_REFUSED_LABEL = 'CloseRefused';
 /** The sandbox bank closes the account but its answer never arrives: the sweeper finds it closed. */
 export const CLOSE_ANSWER_LOST_LABEL = 'CloseAnswerLost';
+/**
+ * The first close request never reaches the sandbox bank (as when the service stops between recording the
+ * delete and asking the bank): the sweeper finds no close at the bank and asks again.
+ */
+export const CLOSE_REQUEST_LOST_LABEL = 'CloseRequestLost';
 
 /** How long the sandbox bank takes, in project time. */
 export const SANDBOX_OPEN_SECONDS = 2;
@@ -103,6 +108,7 @@ interface BankAccountRow {
   status: 'open' | 'closed';
   close_request: 'requested' | 'closed' | 'refused' | null;
   close_label: string | null;
+  lost_close_requests: number;
 }
 
 @Injectable()
@@ -152,11 +158,15 @@ export class SandboxVirtualAccountBank extends VirtualAccountBank implements OnM
 
   async requestClose(projectId: string, virtualAccountId: string, label: string | null): Promise<CloseRequestAnswer> {
     if (label === CLOSE_UNAVAILABLE_LABEL) return 'unavailable';
-    return this.uow.run(async () => {
+    const answer = await this.uow.run(async (): Promise<CloseRequestAnswer | 'lost'> => {
       const row = await this.row(virtualAccountId, true);
       if (!row) return 'unavailable';
       // A close already taken (or done) is taken again: the bank answers it once.
       if (row.close_request !== null && row.close_request !== 'refused') return 'accepted';
+      if (label === CLOSE_REQUEST_LOST_LABEL && row.lost_close_requests === 0) {
+        await this.uow.query(`UPDATE virtual_accounts.bank_accounts SET lost_close_requests = lost_close_requests + 1 WHERE virtual_account_id = $1`, [virtualAccountId]);
+        return 'lost';
+      }
       await this.uow.query(`UPDATE virtual_accounts.bank_accounts SET close_request = 'requested', close_label = $2, close_requested_at = now() WHERE virtual_account_id = $1`, [
         virtualAccountId,
         label,
@@ -165,6 +175,8 @@ export class SandboxVirtualAccountBank extends VirtualAccountBank implements OnM
       await this.timers.schedule(projectId, BANK_CLOSE_TIMER, virtualAccountId, new Date(now.getTime() + SANDBOX_CLOSE_SECONDS * 1000), { virtualAccountId });
       return 'accepted';
     });
+    if (answer === 'lost') throw new Error('the close request did not reach the bank');
+    return answer;
   }
 
   async account(virtualAccountId: string): Promise<BankAccountReport | undefined> {

@@ -51,6 +51,8 @@ export class VirtualAccounts1700000008000 implements MigrationInterface {
         status             text        NOT NULL CHECK (status IN ('open', 'closed')),
         close_request      text        CHECK (close_request IN ('requested', 'closed', 'refused')),
         close_label        text,
+        -- The sandbox's lost requests (label CloseRequestLost): how many never reached it.
+        lost_close_requests integer    NOT NULL DEFAULT 0,
         opened_at          timestamptz NOT NULL,
         close_requested_at timestamptz,
         closed_at          timestamptz
