@@ -24,9 +24,7 @@ const PICKUP_LOCATION = { cashLocationId: 'loc_01m846c3h4e06945jf6mfht9tc', cash
 const UNKNOWN = { customer: 'cst_01h455vb4pex5vsknk084sn02q', transaction: 'txn_01h455vb4pex5vsknk084sn02q', project: 'prj_01h455vb4pex5vsknk084sn02q' };
 
 /** Routes no exchange can answer with success here, and why. */
-const NO_SUCCESS_POSSIBLE: Record<string, string> = {
-  'POST /v0.13/admin/transactions/{id}/complete-refund': 'completes virtual account bank refunds; this platform has no virtual accounts yet, so every call is refundNotCompletable',
-};
+const NO_SUCCESS_POSSIBLE: Record<string, string> = {};
 
 describe('the OpenAPI document describes every response', () => {
   let platform: TestPlatform;
@@ -430,21 +428,42 @@ describe('the OpenAPI document describes every response', () => {
       await deposit(swift, amount);
     }
     await deposit(attributed, '28.00');
+    // Virtual accounts' inbound transfers: delivered to a wallet and to a bank account, refused (.91),
+    // returned (.92), and whose delivery fails (.94).
+    const virtualAccount = async (destination: Record<string, unknown>) => {
+      const created = await t.post('/virtual-accounts', { customerId, source: { asset: 'usd', network: 'ach' }, destination, accountHolder: 'customer', type: 'bankUs' });
+      expectStatus(created, 201);
+      await eventually(async () => {
+        await t.advance(5);
+        return (await t.get(`/virtual-accounts/${created.body.id}`)).body.status === 'active' ? true : undefined;
+      }, 20_000);
+      return created.body.id as string;
+    };
+    const [toWallet, toBank] = [await virtualAccount({ type: 'walletOms', walletId: wallet.id }), await virtualAccount({ type: 'bankUs', externalAccountId: bank.id, payout: { rail: 'wire' } })];
+    const inbound = async (id: string, amount: string) => {
+      const res = await t.post(`/virtual-accounts/${id}/simulate/inbound-transfer`, { amount });
+      expectStatus(res, 201);
+      return res.body.transactionId as string;
+    };
+    const delivered: string[] = [];
+    for (const amount of ['25.00', '25.91', '25.92', '25.94']) delivered.push(await inbound(toWallet, amount), await inbound(toBank, amount));
     await t.advance(61);
     expectStatus(await t.post(`/deposit-addresses/${depositAddress.body.id}/simulate/freeze`), 200);
     // A deposit to a frozen address goes back to its sender (the crypto payout legs).
     await deposit(depositAddress.body.id, '29.00');
     expectStatus(await t.post(`/deposit-addresses/${depositAddress.body.id}/simulate/close`), 200);
+    // Each settled transfer's delivery is scheduled once its settlement is handled: only then may the clock move on.
+    for (const id of delivered) await eventually(async () => ((await t.get(`/transactions/${id}`)).body.legs.length >= 2 || (await t.get(`/transactions/${id}`)).body.status === 'failed' ? true : undefined), 20_000);
     // A virtual account through its life: created, provisioned (active), updated, frozen, unfrozen, closed,
     // deleted; and one whose provisioning fails.
-    const virtualAccount = async (fields: Record<string, unknown> = {}) => {
+    const lifecycleAccount = async (fields: Record<string, unknown> = {}) => {
       const res = await t.post('/virtual-accounts', { customerId, source: { asset: 'usd', network: 'ach' }, destination: { type: 'walletOms', walletId: wallet.id }, accountHolder: 'customer', type: 'bankUs', ...fields });
       expectStatus(res, 201);
       return res.body.id as string;
     };
     const accountStatus = async (id: string, status: string) =>
       eventually(async () => ((await t.get(`/virtual-accounts/${id}`)).body.status === status ? true : undefined), 20_000);
-    const [payroll, refused] = [await virtualAccount({ returnDestination: { externalAccountId: bank.id }, returnPayout: { rail: 'ach' } }), await virtualAccount({ label: 'ProvisioningFails' })];
+    const [payroll, refused] = [await lifecycleAccount({ returnDestination: { externalAccountId: bank.id }, returnPayout: { rail: 'ach' } }), await lifecycleAccount({ label: 'ProvisioningFails' })];
     await accountStatus(payroll, 'active');
     await accountStatus(refused, 'failed');
     expectStatus(await t.patch(`/virtual-accounts/${payroll}`, { label: 'Payroll' }), 200);
@@ -455,6 +474,11 @@ describe('the OpenAPI document describes every response', () => {
     await accountStatus(payroll, 'deleted');
     // The pending cash-in's code lapses an hour later.
     await t.advance(3700);
+    // A failed delivery refunded by the operator, and the refund completed by the operator while in flight.
+    const failedDelivery = delivered[6];
+    await eventually(async () => ((await t.get(`/transactions/${failedDelivery}`)).body.subStatus === 'processing.underReview' ? true : undefined), 20_000);
+    expectStatus(await platform.admin('POST', `/transactions/${failedDelivery}/refund`, { body: { reason: 'back to the sender' } }), 200);
+    expectStatus(await platform.admin('POST', `/transactions/${failedDelivery}/complete-refund`, { body: { reason: 'the bank confirmed it' } }), 200);
 
     const listed = async () => {
       const found: Array<{ id: string; event: string }> = [];

@@ -108,12 +108,14 @@ export class CashDepositDetailsResponse {
   @ApiProperty({ example: 'bigmart' }) locationProvider!: string;
 }
 
+/** The source of a virtual account deposit's transaction: the virtual account the bank credited. */
 export class VirtualAccountDetailsResponse {
-  @ApiProperty({ description: 'the virtual account (va_) the bank credited' }) id!: string;
+  @ApiProperty({ example: 'va_01m87f3k8dfvptagv2n4p6r8ts', description: 'the virtual account (va_)' }) id!: string;
   @ApiProperty({ enum: ['usd'] }) asset!: string;
   @ApiProperty({ enum: ['ach', 'wire', 'internationalWire'], description: 'the rail the transfer came by' }) network!: string;
-  @ApiPropertyOptional({ description: 'the sender, as the bank reported it' }) senderName?: string;
-  @ApiProperty({ description: "the bank's reference of the inbound transfer: an ACH trace number, a wire's IMAD, or an international wire's instruction id" }) reference!: string;
+  @ApiPropertyOptional({ example: 'ACME PAYROLL', description: 'the sender as the bank named it, when it did' }) senderName?: string;
+  @ApiProperty({ example: '021000089000123', description: "the bank's reference of the transfer: an ACH trace number, a wire's IMAD or an international wire's instruction id" })
+  reference!: string;
 }
 
 const DETAILS = [WalletDetailsResponse, CardDetailsResponse, BankDetailsResponse, CashPickupDetailsResponse, CashDepositDetailsResponse, VirtualAccountDetailsResponse];
@@ -121,10 +123,9 @@ const DETAILS = [WalletDetailsResponse, CardDetailsResponse, BankDetailsResponse
 /** One side of a quote or transaction (spec: Transaction, source and destination). */
 @ApiExtraModels(...PARTIES, ...DETAILS)
 export class InstrumentSideResponse {
-  @ApiProperty({ enum: ['walletOms', 'walletCrypto', 'walletExternal', 'bankUs', 'bankIban', 'bankCanada', 'card', 'cash', 'virtualAccount'], description: 'virtualAccount: the source of an inbound bank transfer to a virtual account' })
-  type!: string;
+  @ApiProperty({ enum: ['walletOms', 'walletCrypto', 'walletExternal', 'bankUs', 'bankIban', 'bankCanada', 'card', 'cash', 'virtualAccount'] }) type!: string;
   @ApiProperty({ enum: ['crypto', 'fiat', 'cash'] }) category!: 'crypto' | 'fiat' | 'cash';
-  @ApiProperty({ ...oneOfModels(...DETAILS), description: 'the instrument, by kind: wallet, card, bank account, cash pickup or cash deposit location, or virtual account' })
+  @ApiProperty({ ...oneOfModels(...DETAILS), description: 'the instrument, by kind: wallet, card, bank account, cash pickup or cash deposit location, or the virtual account an inbound transfer reached' })
   details!: Record<string, unknown>;
   @ApiProperty({
     ...oneOfModels(...PARTIES),
