@@ -10,7 +10,7 @@
 // (completed, held for review, or held for its sender), no payout was sent or posted twice, and the
 // ledger read straight from the database balances: the crypto in, the fiat out, the held money in transit.
 import { randomUUID } from 'node:crypto';
-import { CrashRun, prng, units, type Sent } from './support/crash-run';
+import { crashRun, prng, units, type Sent } from './support/crash-run';
 import { START_TIMEOUT_MS } from './support/distributed-processes';
 import { until } from './support/platform-process';
 
@@ -52,17 +52,12 @@ interface Deposit extends Sent {
   expected: Outcome;
 }
 
-let run: CrashRun | undefined;
-
-afterAll(async () => {
-  await run?.stop();
-}, START_TIMEOUT_MS);
+const startCrashRun = crashRun('mm-da-crash');
 
 test('SIGKILL of the deposit-addresses and transactions processes while deposits arrive: one transaction per deposit, each terminal or visibly held, no payout twice, the ledger balanced', async () => {
   const random = prng(SEED);
-  const crash = (run = await CrashRun.start('mm-da-crash'));
-  const call = crash.call.bind(crash);
-  const ok = crash.ok.bind(crash);
+  const crash = await startCrashRun();
+  const { call, ok } = crash;
   expect([...crash.services.keys()]).toEqual(expect.arrayContaining(['deposit-addresses', 'gateway', 'transactions']));
 
   // A project of its own with deposit addresses enabled, and a key pair for it.
@@ -172,44 +167,7 @@ test('SIGKILL of the deposit-addresses and transactions processes while deposits
     underReview: ['processing', 'processing.underReview'],
     awaitingSenderAttribution: ['awaitingAction', 'awaitingAction.awaitingSenderAttribution'],
   };
-  /** Every transaction of every customer, page by page. */
-  const listed = async (): Promise<Map<string, any>> => {
-    const all = new Map<string, any>();
-    for (const customerId of customers) {
-      for (let cursor: string | null = null; ; ) {
-        const page = await call('GET', `/transactions?customerId=${customerId}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
-        expect(page.status).toBe(200);
-        for (const t of page.body.data) all.set(t.id, t);
-        cursor = page.body.nextCursor;
-        if (!page.body.hasMore) break;
-      }
-    }
-    return all;
-  };
-  let views = new Map<string, any>();
-  const where = (d: Deposit) => {
-    const v = views.get(d.transactionId!);
-    return v ? [v.status, v.subStatus ?? null] : ['missing', null];
-  };
-  const settled = (d: Deposit) => {
-    const [status, subStatus] = where(d);
-    const v = views.get(d.transactionId!);
-    // Held for review only once its payout has failed (a large amount's review never applies here).
-    return status === final[d.expected][0] && subStatus === final[d.expected][1] && (d.expected !== 'underReview' || v.legs.some((l: any) => l.kind === 'payout' && l.status === 'failed'));
-  };
-  await until(
-    async () => {
-      await advance(61);
-      views = await listed();
-      return deposits.every(settled) ? true : undefined;
-    },
-    120_000,
-    () =>
-      `not where they should be: ${deposits
-        .filter((d) => !settled(d))
-        .map((d) => `#${d.n} ${d.amount} ${d.expected}: ${where(d).join(' ')}`)
-        .join('; ')}`,
-  );
+  const views = await crash.settle(deposits, customers, final, 61);
 
   // Each deposit made exactly one transaction, and nothing else was made.
   expect([...views.keys()].sort()).toEqual(deposits.map((d) => d.transactionId!).sort());

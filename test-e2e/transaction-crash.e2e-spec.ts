@@ -12,6 +12,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { freeLoopbackPort } from '@mm/runtime/platform';
+import { prng, units } from './support/crash-run';
 import { START_TIMEOUT_MS } from './support/distributed-processes';
 import { dataDirs, newDataDir, start, stop, stopEverything, token, until, type Launched } from './support/platform-process';
 
@@ -33,26 +34,6 @@ const WALLETS_PER_RECEIVER = 2;
 /** Each sender's source wallet: more than its transfers can take (at most 60 × 40.99). */
 const FUNDING = '5000.00';
 const TERMINAL = ['completed', 'failed'];
-
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** An amount with at most 18 decimals as a whole number of 10^-18 units (no floats near money). */
-function units(amount: string): bigint {
-  const match = /^(-?)(\d+)(?:\.(\d{1,18}))?$/.exec(amount);
-  if (!match) throw new Error(`not an amount: ${amount}`);
-  const value = BigInt(match[2]) * 10n ** 18n + BigInt((match[3] ?? '').padEnd(18, '0'));
-  return match[1] ? -value : value;
-}
 
 type Outcome = 'completed' | 'returnedToSender' | 'outboundFailed';
 

@@ -12,7 +12,7 @@
 // wallet got exactly what completed, the ledger read straight from the database balances with the held
 // money in transit, and the delete ended `deleted` or with the account as it was, never `deleting`.
 import { randomUUID } from 'node:crypto';
-import { CrashRun, prng, units, type Sent } from './support/crash-run';
+import { crashRun, prng, units, type Sent } from './support/crash-run';
 import { START_TIMEOUT_MS } from './support/distributed-processes';
 import { until } from './support/platform-process';
 import { ADMIN_TOKEN } from './support/settings';
@@ -50,17 +50,12 @@ interface Transfer extends Sent {
   expected: Outcome;
 }
 
-let run: CrashRun | undefined;
-
-afterAll(async () => {
-  await run?.stop();
-}, START_TIMEOUT_MS);
+const startCrashRun = crashRun('mm-va-crash');
 
 test('SIGKILL of the virtual-accounts and transactions processes while transfers arrive: one transaction per transfer, each terminal or visibly held, nothing credited or refunded twice, the ledger balanced, the delete in flight ended', async () => {
   const random = prng(SEED);
-  const crash = (run = await CrashRun.start('mm-va-crash'));
-  const call = crash.call.bind(crash);
-  const ok = crash.ok.bind(crash);
+  const crash = await startCrashRun();
+  const { call, ok } = crash;
   expect([...crash.services.keys()]).toEqual(expect.arrayContaining(['gateway', 'transactions', 'virtual-accounts']));
   await crash.project('virtual-account-crash');
 
@@ -238,42 +233,7 @@ test('SIGKILL of the virtual-accounts and transactions processes while transfers
     underReview: ['processing', 'processing.underReview'],
     refunded: ['failed', 'failed.returnedToSender'],
   };
-  /** Every transaction of the customer, page by page. */
-  const listed = async (): Promise<Map<string, any>> => {
-    const all = new Map<string, any>();
-    for (let cursor: string | null = null; ; ) {
-      const page = await call('GET', `/transactions?customerId=${customer}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
-      expect(page.status).toBe(200);
-      for (const t of page.body.data) all.set(t.id, t);
-      cursor = page.body.nextCursor;
-      if (!page.body.hasMore) break;
-    }
-    return all;
-  };
-  let views = new Map<string, any>();
-  const where = (t: Transfer) => {
-    const v = views.get(t.transactionId!);
-    return v ? [v.status, v.subStatus ?? null] : ['missing', null];
-  };
-  const settled = (t: Transfer) => {
-    const [status, subStatus] = where(t);
-    const v = views.get(t.transactionId!);
-    // Held for review only once its delivery has failed (no amount here is large enough for a compliance review).
-    return status === final[t.expected][0] && subStatus === final[t.expected][1] && (t.expected !== 'underReview' || v.legs.some((l: any) => l.kind === 'payout' && l.status === 'failed'));
-  };
-  await until(
-    async () => {
-      await crash.advance(61);
-      views = await listed();
-      return transfers.every(settled) ? true : undefined;
-    },
-    120_000,
-    () =>
-      `not where they should be: ${transfers
-        .filter((t) => !settled(t))
-        .map((t) => `#${t.n} ${t.amount} ${t.expected}: ${where(t).join(' ')}`)
-        .join('; ')}`,
-  );
+  const views = await crash.settle(transfers, [customer], final, 61);
   // None is left in plain processing once the clock passed every rail.
   expect([...views.values()].filter((v) => v.status === 'processing' && v.subStatus !== 'processing.underReview').map((v) => v.id)).toEqual([]);
 

@@ -121,7 +121,7 @@ export class CrashRun {
   }
 
   /** One request through the gateway; POST and PATCH carry `key` (a new one when none is given). Throws when the connection fails. */
-  async call(method: string, path: string, body?: unknown, options: { token?: string; key?: string } = {}): Promise<Answer> {
+  readonly call = async (method: string, path: string, body?: unknown, options: { token?: string; key?: string } = {}): Promise<Answer> => {
     const res = await fetch(`${this.platform.url}/v0.13${path}`, {
       method,
       headers: {
@@ -132,14 +132,14 @@ export class CrashRun {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: await res.json().catch(() => undefined), replayed: res.headers.get('idempotent-replayed') === 'true' };
-  }
+  };
 
   /** A request that must answer `status`; its body. */
-  async ok(method: string, path: string, body?: unknown, status = method === 'POST' ? 201 : 200, token?: string): Promise<any> {
+  readonly ok = async (method: string, path: string, body?: unknown, status = method === 'POST' ? 201 : 200, token?: string): Promise<any> => {
     const res = await this.call(method, path, body, { token });
     expect({ method, path, status: res.status, body: res.body }).toEqual({ method, path, status, body: expect.anything() });
     return res.body;
-  }
+  };
 
   /** A project of its own with these features, and a token of a key pair of it for every later request. */
   async project(name: string, features: Record<string, boolean> = {}): Promise<string> {
@@ -189,6 +189,59 @@ export class CrashRun {
     }
   }
 
+  /** Every transaction of these customers, page by page, by id. */
+  async transactions(customerIds: readonly string[]): Promise<Map<string, any>> {
+    const all = new Map<string, any>();
+    for (const customerId of customerIds) {
+      for (let cursor: string | null = null; ; ) {
+        const page = await this.call('GET', `/transactions?customerId=${customerId}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(page.status).toBe(200);
+        for (const t of page.body.data) all.set(t.id, t);
+        cursor = page.body.nextCursor;
+        if (!page.body.hasMore) break;
+      }
+    }
+    return all;
+  }
+
+  /**
+   * The clock moves on `seconds` at a time until each item's transaction has the status and subStatus
+   * `final` gives its expected outcome (one held for review only once its payout failed: no amount here
+   * is large enough for a compliance review); answers the transactions as listed then.
+   */
+  async settle<O extends string>(
+    items: ReadonlyArray<Sent & { amount: string; expected: O }>,
+    customerIds: readonly string[],
+    final: Record<O, [string, string | null]>,
+    seconds: number,
+  ): Promise<Map<string, any>> {
+    let views = new Map<string, any>();
+    const where = (item: Sent) => {
+      const v = views.get(item.transactionId!);
+      return v ? [v.status, v.subStatus ?? null] : ['missing', null];
+    };
+    const settled = (item: Sent & { expected: O }) => {
+      const [status, subStatus] = where(item);
+      const [wanted, wantedSub] = final[item.expected];
+      const v = views.get(item.transactionId!);
+      return status === wanted && subStatus === wantedSub && (wantedSub !== 'processing.underReview' || v.legs.some((l: any) => l.kind === 'payout' && l.status === 'failed'));
+    };
+    await until(
+      async () => {
+        await this.advance(seconds);
+        views = await this.transactions(customerIds);
+        return items.every(settled) ? true : undefined;
+      },
+      120_000,
+      () =>
+        `not where they should be: ${items
+          .filter((item) => !settled(item))
+          .map((item) => `#${item.n} ${item.amount} ${item.expected}: ${where(item).join(' ')}`)
+          .join('; ')}`,
+    );
+    return views;
+  }
+
   /** A service killed outright, then started again alone on its port, as the banner says; resolves once it listens. */
   async killAndRestart(name: string): Promise<void> {
     const service = this.services.get(name)!;
@@ -225,4 +278,13 @@ export class CrashRun {
   restartedLines(name: string, pattern: RegExp): number {
     return (this.outputs[name] ?? []).map((output) => output().match(new RegExp(pattern.source, 'g'))?.length ?? 0).reduce((a, b) => a + b, 0);
   }
+}
+
+/** A crash test file's run: the function starts it (once), and the file's afterAll stops it. */
+export function crashRun(prefix: string): () => Promise<CrashRun> {
+  let run: CrashRun | undefined;
+  afterAll(async () => {
+    await run?.stop();
+  }, START_TIMEOUT_MS);
+  return async () => (run ??= await CrashRun.start(prefix));
 }
