@@ -477,8 +477,8 @@ describe('the OpenAPI document describes every response', () => {
     // A failed delivery refunded by the operator, and the refund completed by the operator while in flight.
     const failedDelivery = delivered[6];
     await eventually(async () => ((await t.get(`/transactions/${failedDelivery}`)).body.subStatus === 'processing.underReview' ? true : undefined), 20_000);
-    expectStatus(await platform.admin('POST', `/transactions/${failedDelivery}/refund`, { body: { reason: 'back to the sender' } }), 200);
-    expectStatus(await platform.admin('POST', `/transactions/${failedDelivery}/complete-refund`, { body: { reason: 'the bank confirmed it' } }), 200);
+    expectStatus(await admin('POST', `/transactions/${failedDelivery}/refund`, { reason: 'back to the sender' }), 200);
+    expectStatus(await admin('POST', `/transactions/${failedDelivery}/complete-refund`, { reason: 'the bank confirmed it' }), 200);
 
     const listed = async () => {
       const found: Array<{ id: string; event: string }> = [];
