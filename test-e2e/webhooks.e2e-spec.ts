@@ -81,22 +81,16 @@ describe('webhook endpoints', () => {
     );
   });
 
-  it.each([['virtualAccount.created'], ['virtualAccount.deposit.settled']])(
-    'refuses %s: this version does not send it, so it could never fire (create and PATCH alike)',
-    async (name) => {
-      const before = await settledRowCounts(platform);
-      const created = await post('/webhooks', { url: 'https://example.com/planned', subscriptions: ['cashIn.created', name] });
-      expectError(created, 422, 'UnknownEventType');
-      expect(created.body.cause).toMatch(
-        new RegExp(`^subscriptions: "${name.replace(/\./g, '\\.')}" is an event of virtual accounts, which this version does not offer yet\\.`),
-      );
-      expect(await settledRowCounts(platform)).toEqual(before);
-      const endpoint = await post('/webhooks', { url: 'https://example.com/planned', subscriptions: ['cashIn.created'] });
-      expect(endpoint.status).toBe(201);
-      expectError(await patch(`/webhooks/${endpoint.body.id}`, { subscriptions: [name] }), 422, 'UnknownEventType');
-      expect((await get(`/webhooks/${endpoint.body.id}`)).body.subscriptions).toEqual(['cashIn.created']);
-    },
-  );
+  it('takes the events of virtual accounts, their lifecycle and their legs (issue 20), on create and PATCH', async () => {
+    const lifecycle = ['created', 'provisioned', 'active', 'frozen', 'closed', 'deleted', 'failed', 'statusChanged', 'updated'].map((e) => `virtualAccount.${e}`);
+    const legs = ['virtualAccount.deposit.settled', 'virtualAccount.deposit.returned', 'virtualAccount.cryptoTransfer.failed', 'virtualAccount.fiatTransfer.pending'];
+    const created = await post('/webhooks', { url: 'https://example.com/virtual-accounts', subscriptions: lifecycle });
+    expect(created.status).toBe(201);
+    expect(created.body.subscriptions).toEqual(lifecycle);
+    const patched = await patch(`/webhooks/${created.body.id}`, { subscriptions: legs });
+    expect(patched.status).toBe(200);
+    expect(patched.body.subscriptions).toEqual(legs);
+  });
 
   it('takes the events of deposit addresses (issue 19)', async () => {
     const names = ['created', 'active', 'frozen', 'closed', 'failed', 'statusChanged', 'updated'].map((e) => `depositAddress.${e}`);
