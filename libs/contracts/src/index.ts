@@ -11,3 +11,4 @@ export * from './endorsements';
 export * from './pricing';
 export * from './evm-address';
 export * from './virtual-accounts';
+export * from './payout-rules';

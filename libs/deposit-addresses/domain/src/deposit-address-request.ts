@@ -7,36 +7,28 @@
 // asset and network the address expects.
 import {
   ApiError,
+  accountOwner,
+  accountParty,
+  payoutInstruction as checkedPayout,
+  requireAccountActive,
+  requireAccountOwned,
+  type PayoutInput,
   fiatEndorsement,
   WALLET_NETWORKS,
   type DepositAddressDestination,
   type DepositAddressInstrument,
   type EndorsementName,
   type ExternalAccountView,
-  type Party,
   type PayoutInstruction,
 } from '@mm/contracts';
+
+export { ACH_RAILS, SEC_CODES, accountParty, type PayoutInput } from '@mm/contracts';
 
 /** What an address may expect to receive: the assets and networks custodial wallets hold (usdc on meridianchain and ethereum). */
 export const DEPOSIT_ADDRESS_SOURCES = WALLET_NETWORKS;
 
 /** Bank accounts only: a deposit address pays out to a bank (spec: Deposit address, destination). */
 export const DESTINATION_TYPES = ['bankUs', 'bankIban', 'bankCanada'] as const;
-
-/** The rails that carry ACH's optional fields. */
-export const ACH_RAILS = ['ach', 'achSameDay'];
-
-/** NACHA standard entry class codes a payout (a credit) may carry. */
-export const SEC_CODES = ['PPD', 'CCD', 'CTX', 'WEB', 'TEL'] as const;
-
-/** NACHA's company discretionary data: at most 20 characters, alphanumeric and the usual punctuation. */
-const COMPANY_DISCRETIONARY_DATA = /^[A-Za-z0-9 .,&/()'#-]{1,20}$/;
-
-export interface PayoutInput {
-  rail: string;
-  secCode?: string;
-  companyDiscretionaryData?: string;
-}
 
 /** Refuses (UnsupportedAssetNetwork) a source the service does not take on deposit addresses. */
 export function checkExpectedSource(asset: string, network: string): void {
@@ -47,51 +39,7 @@ export function checkExpectedSource(asset: string, network: string): void {
 
 /** The payout instruction as kept: the ACH fields only on ACH rails, in their formats. */
 export function payoutInstruction(input: PayoutInput, field = 'payout'): PayoutInstruction {
-  const ach = ACH_RAILS.includes(input.rail);
-  for (const name of ['secCode', 'companyDiscretionaryData'] as const) {
-    if (input[name] !== undefined && !ach) {
-      throw new ApiError('InvalidRequest', `${field}.${name} applies to ACH payouts only (rail ach or achSameDay), not to ${input.rail}`);
-    }
-  }
-  if (input.secCode !== undefined && !(SEC_CODES as readonly string[]).includes(input.secCode)) {
-    throw new ApiError('InvalidRequest', `${field}.secCode must be one of ${SEC_CODES.join(', ')}`);
-  }
-  if (input.companyDiscretionaryData !== undefined && !COMPANY_DISCRETIONARY_DATA.test(input.companyDiscretionaryData)) {
-    throw new ApiError('InvalidRequest', `${field}.companyDiscretionaryData must be 1 to 20 letters, digits, spaces or . , & / ( ) ' # -`);
-  }
-  return {
-    rail: input.rail,
-    ...(input.secCode !== undefined ? { secCode: input.secCode } : {}),
-    ...(input.companyDiscretionaryData !== undefined ? { companyDiscretionaryData: input.companyDiscretionaryData } : {}),
-  };
-}
-
-function requireOwned(customerId: string, account: ExternalAccountView, field: string): void {
-  if (account.customerId !== customerId) {
-    throw new ApiError('ExternalAccountHolderMismatch', `${field} external account ${account.id} is registered to another customer, not to ${customerId} or one of its counterparties`);
-  }
-}
-
-function requireActive(account: ExternalAccountView, field: string): void {
-  if (account.status !== 'active') {
-    const why = account.failure ? ` (${account.failure.code})` : '';
-    throw new ApiError('ExternalAccountNotActive', `${field} external account ${account.id} is ${account.status}${why}; name an active account`);
-  }
-}
-
-/** The customer, or the counterparty that owns the account. */
-function ownerOf(account: ExternalAccountView): DepositAddressInstrument['owner'] {
-  return account.counterpartyId
-    ? { kind: 'counterparty', id: account.counterpartyId, name: account.counterpartyName ?? '' }
-    : { kind: 'customer', id: account.customerId, name: account.customerName };
-}
-
-/** Who receives what is paid to the account (spec: Party). */
-export function accountParty(account: ExternalAccountView): Party {
-  if (account.counterpartyId) {
-    return { relationship: 'externalRegistered', counterpartyId: account.counterpartyId, entityType: account.counterpartyEntityType ?? 'individual', name: account.counterpartyName };
-  }
-  return { relationship: 'customer', customerId: account.customerId, entityType: 'individual' };
+  return checkedPayout(input, field, 'InvalidRequest');
 }
 
 /**
@@ -103,10 +51,10 @@ export function bankDestination(customerId: string, account: ExternalAccountView
   if (!(DESTINATION_TYPES as readonly string[]).includes(account.type)) {
     throw new ApiError('external_account_rail_mismatch', `${field} external account ${account.id} is a ${account.type}: a deposit address pays out to a bank account (${DESTINATION_TYPES.join(', ')})`);
   }
-  requireOwned(customerId, account, field);
-  requireActive(account, field);
+  requireAccountOwned(customerId, account, field);
+  requireAccountActive(account, field);
   const destination: DepositAddressDestination = {
-    instrument: { type: account.type, id: account.id, asset: '', network: '', owner: ownerOf(account), details: account.details },
+    instrument: { type: account.type, id: account.id, asset: '', network: '', owner: accountOwner(account), details: account.details },
     party: accountParty(account),
     supportedDestinations: account.supportedDestinations.map((d) => ({ asset: d.asset, network: d.network })),
   };
@@ -128,13 +76,13 @@ export function returnWallet(customerId: string, account: ExternalAccountView, a
   if (account.type !== 'walletExternal') {
     throw new ApiError('external_account_rail_mismatch', `${field} external account ${account.id} is a ${account.type}: returns go to a walletExternal`);
   }
-  requireOwned(customerId, account, field);
-  requireActive(account, field);
+  requireAccountOwned(customerId, account, field);
+  requireAccountActive(account, field);
   const details = account.details as { address: string; network: string; asset: string };
   if (details.asset !== asset || details.network !== network) {
     throw new ApiError('AssetNetworkMismatch', `${field} external wallet ${account.id} takes ${details.asset} on ${details.network}; the address receives ${asset} on ${network}`);
   }
-  return { type: 'walletExternal', id: account.id, asset, network, owner: ownerOf(account), details: account.details };
+  return { type: 'walletExternal', id: account.id, asset, network, owner: accountOwner(account), details: account.details };
 }
 
 /** The endorsement the payout needs, as a quote paying out to the same account would (docs/endorsements.md). */

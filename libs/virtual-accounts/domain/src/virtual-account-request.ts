@@ -7,15 +7,21 @@
 // bankUs account of theirs, on one of its rails.
 import {
   ApiError,
+  accountOwner,
+  accountParty,
+  payoutInstruction as checkedPayout,
+  requireAccountActive,
+  requireAccountOwned,
+  type PayoutInput,
   INBOUND_RAILS,
   type ExternalAccountView,
-  type Party,
   type PayoutInstruction,
   type VirtualAccountDestination,
-  type VirtualAccountInstrument,
   type VirtualAccountReturnDestination,
   type WalletView,
 } from '@mm/contracts';
+
+export { ACH_RAILS, SEC_CODES, accountParty, type PayoutInput } from '@mm/contracts';
 
 /** What a virtual account receives (API-CONTRACT): US dollars, on each of these rails. */
 export const SUPPORTED_SOURCES: ReadonlyArray<{ asset: 'usd'; rail: string }> = INBOUND_RAILS.map((rail) => ({ asset: 'usd' as const, rail }));
@@ -23,56 +29,9 @@ export const SUPPORTED_SOURCES: ReadonlyArray<{ asset: 'usd'; rail: string }> = 
 /** What a wallet destination receives: usdc, on the wallet's network. */
 export const WALLET_ASSET = 'usdc';
 
-/** The rails that carry ACH's optional fields. */
-export const ACH_RAILS = ['ach', 'achSameDay'];
-
-/** NACHA standard entry class codes a payout (a credit) may carry. */
-export const SEC_CODES = ['PPD', 'CCD', 'CTX', 'WEB', 'TEL'] as const;
-
-/** NACHA's company discretionary data: at most 20 characters, alphanumeric and the usual punctuation. */
-const COMPANY_DISCRETIONARY_DATA = /^[A-Za-z0-9 .,&/()'#-]{1,20}$/;
-
-export interface PayoutInput {
-  rail: string;
-  secCode?: string;
-  companyDiscretionaryData?: string;
-}
-
-/**
- * The payout instruction as kept: ACH's fields only on ACH rails (VirtualAccountPayoutUnsupported, the
- * payout flow's error), each in its format (InvalidRequest).
- */
+/** The payout instruction as kept: the ACH fields only on ACH rails, in their formats. */
 export function payoutInstruction(input: PayoutInput, field = 'destination.payout'): PayoutInstruction {
-  const ach = ACH_RAILS.includes(input.rail);
-  for (const name of ['secCode', 'companyDiscretionaryData'] as const) {
-    if (input[name] !== undefined && !ach) {
-      throw new ApiError('VirtualAccountPayoutUnsupported', `${field}.${name} applies to ACH payouts only (rail ach or achSameDay), not to ${input.rail}`);
-    }
-  }
-  if (input.secCode !== undefined && !(SEC_CODES as readonly string[]).includes(input.secCode)) {
-    throw new ApiError('InvalidRequest', `${field}.secCode must be one of ${SEC_CODES.join(', ')}`);
-  }
-  if (input.companyDiscretionaryData !== undefined && !COMPANY_DISCRETIONARY_DATA.test(input.companyDiscretionaryData)) {
-    throw new ApiError('InvalidRequest', `${field}.companyDiscretionaryData must be 1 to 20 letters, digits, spaces or . , & / ( ) ' # -`);
-  }
-  return {
-    rail: input.rail,
-    ...(input.secCode !== undefined ? { secCode: input.secCode } : {}),
-    ...(input.companyDiscretionaryData !== undefined ? { companyDiscretionaryData: input.companyDiscretionaryData } : {}),
-  };
-}
-
-function requireOwned(customerId: string, account: ExternalAccountView, field: string): void {
-  if (account.customerId !== customerId) {
-    throw new ApiError('ExternalAccountHolderMismatch', `${field} external account ${account.id} is registered to another customer, not to ${customerId} or one of its counterparties`);
-  }
-}
-
-function requireActive(account: ExternalAccountView, field: string): void {
-  if (account.status !== 'active') {
-    const why = account.failure ? ` (${account.failure.code})` : '';
-    throw new ApiError('ExternalAccountNotActive', `${field} external account ${account.id} is ${account.status}${why}; name an active account`);
-  }
+  return checkedPayout(input, field, 'VirtualAccountPayoutUnsupported');
 }
 
 function requireType(account: ExternalAccountView, type: string, field: string, what: string): void {
@@ -81,32 +40,17 @@ function requireType(account: ExternalAccountView, type: string, field: string, 
   }
 }
 
-/** The customer, or the counterparty that holds the account. */
-function ownerOf(account: ExternalAccountView): VirtualAccountInstrument['owner'] {
-  return account.counterpartyId
-    ? { kind: 'counterparty', id: account.counterpartyId, name: account.counterpartyName ?? '' }
-    : { kind: 'customer', id: account.customerId, name: account.customerName };
-}
-
-/** Who receives what is paid to the account (spec: Party). */
-export function accountParty(account: ExternalAccountView): Party {
-  if (account.counterpartyId) {
-    return { relationship: 'externalRegistered', counterpartyId: account.counterpartyId, entityType: account.counterpartyEntityType ?? 'individual', name: account.counterpartyName };
-  }
-  return { relationship: 'customer', customerId: account.customerId, entityType: 'individual' };
-}
-
 /** An active walletExternal of the customer or a counterparty, holding usdc. */
 export function walletExternalDestination(customerId: string, account: ExternalAccountView, field = 'destination'): VirtualAccountDestination {
   requireType(account, 'walletExternal', field, 'a walletExternal destination names an external wallet');
-  requireOwned(customerId, account, field);
-  requireActive(account, field);
+  requireAccountOwned(customerId, account, field);
+  requireAccountActive(account, field);
   const details = account.details as { address: string; network: string; asset: string };
   if (details.asset !== WALLET_ASSET) {
     throw new ApiError('AssetNetworkMismatch', `${field} external wallet ${account.id} holds ${details.asset}; a virtual account delivers ${WALLET_ASSET}`);
   }
   return {
-    instrument: { type: 'walletExternal', id: account.id, asset: details.asset, network: details.network, owner: ownerOf(account), details: { ...account.details } },
+    instrument: { type: 'walletExternal', id: account.id, asset: details.asset, network: details.network, owner: accountOwner(account), details: { ...account.details } },
     party: accountParty(account),
     payout: null,
     supportedDestinations: [],
@@ -142,10 +86,10 @@ function railOf(account: { id: string; supportedDestinations: ReadonlyArray<{ as
 /** An active bankUs account of the customer or a counterparty, paid on `payout`'s rail. */
 export function bankDestination(customerId: string, account: ExternalAccountView, payout: PayoutInstruction, field = 'destination'): VirtualAccountDestination {
   requireType(account, 'bankUs', field, 'a bankUs destination names a US bank account');
-  requireOwned(customerId, account, field);
-  requireActive(account, field);
+  requireAccountOwned(customerId, account, field);
+  requireAccountActive(account, field);
   const destination: VirtualAccountDestination = {
-    instrument: { type: 'bankUs', id: account.id, asset: '', network: '', owner: ownerOf(account), details: { ...account.details } },
+    instrument: { type: 'bankUs', id: account.id, asset: '', network: '', owner: accountOwner(account), details: { ...account.details } },
     party: accountParty(account),
     payout,
     supportedDestinations: account.supportedDestinations.map((d) => ({ asset: d.asset, network: d.network })),
@@ -162,11 +106,11 @@ export function paidOn(destination: VirtualAccountDestination, payout: PayoutIns
 /** Where refunds go: an active bankUs account of the customer or a counterparty, on a rail it takes. */
 export function returnBank(customerId: string, account: ExternalAccountView, rail: string, field = 'returnDestination'): VirtualAccountReturnDestination {
   requireType(account, 'bankUs', field, 'refunds of US dollars go to a bankUs account');
-  requireOwned(customerId, account, field);
-  requireActive(account, field);
+  requireAccountOwned(customerId, account, field);
+  requireAccountActive(account, field);
   const supported = railOf(account, rail, 'returnPayout.rail');
   return {
-    instrument: { type: 'bankUs', id: account.id, asset: supported.asset, network: supported.network, owner: ownerOf(account), details: { ...account.details } },
+    instrument: { type: 'bankUs', id: account.id, asset: supported.asset, network: supported.network, owner: accountOwner(account), details: { ...account.details } },
     rail,
     supportedDestinations: account.supportedDestinations.map((d) => ({ asset: d.asset, network: d.network })),
   };
