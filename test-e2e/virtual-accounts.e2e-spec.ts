@@ -340,7 +340,7 @@ describe('virtual accounts', () => {
       expectError(await t.simulate(id, 'unfreeze'), 422, 'VirtualAccountTransitionNotAllowed');
       expect((await t.simulate(id, 'close')).body.status).toBe('closed');
       for (const what of ['freeze', 'unfreeze', 'close'] as const) expectError(await t.simulate(id, what), 422, 'VirtualAccountTransitionNotAllowed');
-      const events = await t.deliveries(hook, id, 7);
+      const events = await t.deliveries(hook, id, 8);
       expect(timeline(events)).toEqual([
         [2, 'virtualAccount.active', 'active', null],
         [2, 'virtualAccount.statusChanged', 'active', 'pending'],
