@@ -97,12 +97,20 @@ describe('virtual accounts', () => {
       }, 20_000);
     };
     const owner = (customerId: string, counterpartyId?: string) => (counterpartyId ? { kind: 'counterparty', counterpartyId } : { kind: 'customer', customerId });
-    /** The account as the bank left it: its bank details remembered for the log check. */
+    /** Moves this project's sandbox clock on: the bank's answers are timers on it. */
+    const tick = async (seconds = 1) => expect((await post('/sandbox/clock/advance', { seconds })).status).toBe(200);
+    /**
+     * The account once the bank has brought it to `status`: its bank details remembered for the log check.
+     * The bank answers on the project's clock (seconds of it), so the clock moves on a second at a time
+     * while the account is not there yet, instead of the test waiting for real seconds to pass.
+     */
     const until = (id: string, status: string) =>
       eventually(async () => {
         const a = (await get(`/virtual-accounts/${id}`)).body;
         if (a.bankDetails?.accountNumber) accountNumbers.add(a.bankDetails.accountNumber);
-        return a.status === status ? a : undefined;
+        if (a.status === status) return a;
+        await tick();
+        return undefined;
       }, WITHIN_MS);
     return {
       projectId,
@@ -127,6 +135,7 @@ describe('virtual accounts', () => {
       },
       create: (body: Record<string, unknown>, idempotencyKey?: string) => post('/virtual-accounts', body, idempotencyKey),
       until,
+      tick,
       /** Created and provisioned. */
       active: async (body: Record<string, unknown>) => {
         const res = await post('/virtual-accounts', body);
@@ -483,7 +492,9 @@ describe('virtual accounts', () => {
       // The bank closed it (its own record), and nothing told the service.
       await eventually(async () => {
         const [row] = await platform.db.query(`SELECT status FROM virtual_accounts.bank_accounts WHERE virtual_account_id = $1`, [account.id]);
-        return row?.status === 'closed' ? row : undefined;
+        if (row?.status === 'closed') return row;
+        await t.tick();
+        return undefined;
       }, WITHIN_MS);
       expect((await t.get(`/virtual-accounts/${account.id}`)).body.status).toBe('deleting');
       expect((await t.post('/sandbox/clock/advance', { seconds: 600 })).status).toBe(200);
@@ -524,7 +535,12 @@ describe('virtual accounts', () => {
       expect((await t.get(`/virtual-accounts/${account.id}`)).body).toEqual(account);
       // The bank settles the ACH deposit a minute of project time later, and the USDC is delivered.
       expect((await t.post('/sandbox/clock/advance', { seconds: 120 })).status).toBe(200);
-      await eventually(async () => ((await t.get(`/transactions/${transfer.body.transactionId}`)).body.status === 'completed' ? true : undefined), 30_000);
+      // (The delivery is scheduled when the settlement is handled: the clock moves on until it is done.)
+      await eventually(async () => {
+        if ((await t.get(`/transactions/${transfer.body.transactionId}`)).body.status === 'completed') return true;
+        await t.tick(5);
+        return undefined;
+      }, 30_000);
       const res = await t.remove(account.id);
       expect(res.status).toBe(202);
       await t.until(account.id, 'deleted');
