@@ -24,10 +24,9 @@ const common = {
 module.exports = {
   globalSetup: '<rootDir>/tools/jest/global-setup.js',
   globalTeardown: '<rootDir>/tools/jest/global-teardown.js',
-  // Three workers on two cores: the e2e files spend much of their time waiting on other processes (the
-  // multi-process platform, receivers, restarts), and a third keeps both cores busy meanwhile (ci12: 77% of
-  // the two cores used with two workers).
-  maxWorkers: 3,
+  maxWorkers: 2,
+  // The files that need no shared multi-process platform first, so that no worker waits for it (tools/jest/sequencer.js).
+  testSequencer: '<rootDir>/tools/jest/sequencer.js',
   reporters: ['default', '<rootDir>/tools/jest/summary-reporter.js'],
   testTimeout: 30000,
   projects: [

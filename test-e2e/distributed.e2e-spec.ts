@@ -108,7 +108,8 @@ describe.each([
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     distributed = run('tools/distributed/start-distributed.ts', [], { ...env(), PORT: String(port) });
-    const [, url, accountsPort, pid] = await waitFor(distributed.output, /accounts\s+(http:\/\/127\.0\.0\.1:(\d+))\s+pid (\d+)/, distributed.child);
+    // (Nine processes starting at once on a busy machine: the hook's own bound, less the token's share.)
+    const [, url, accountsPort, pid] = await waitFor(distributed.output, /accounts\s+(http:\/\/127\.0\.0\.1:(\d+))\s+pid (\d+)/, distributed.child, START_TIMEOUT_MS - 15_000);
     accounts = { url, port: accountsPort, pid: Number(pid) };
     token = await newToken();
   }, START_TIMEOUT_MS);
