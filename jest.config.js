@@ -28,7 +28,9 @@ module.exports = {
   // The files that need no shared multi-process platform first, so that no worker waits for it (tools/jest/sequencer.js).
   testSequencer: '<rootDir>/tools/jest/sequencer.js',
   reporters: ['default', '<rootDir>/tools/jest/summary-reporter.js'],
-  testTimeout: 30000,
+  // Above settle()'s own 30 s bound (test-e2e/support/test-platform.ts), so that a wait for the log readers
+  // fails with its reason, not as a test timeout.
+  testTimeout: 60000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'] },
