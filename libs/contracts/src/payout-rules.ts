@@ -3,7 +3,8 @@
 // an external account of the customer (or one of its counterparties) that is active, and who holds it.
 import { ApiError, type ErrorName } from './errors';
 import type { PayoutInstruction } from './events';
-import type { ExternalAccountView, Party } from './ports';
+import { isId } from '@mm/platform/ids';
+import type { AccountsPort, ExternalAccountView, Party } from './ports';
 
 /** The rails that carry ACH's optional fields. */
 export const ACH_RAILS = ['ach', 'achSameDay'];
@@ -72,4 +73,21 @@ export function accountParty(account: ExternalAccountView): Party {
     return { relationship: 'externalRegistered', counterpartyId: account.counterpartyId, entityType: account.counterpartyEntityType ?? 'individual', name: account.counterpartyName };
   }
   return { relationship: 'customer', customerId: account.customerId, entityType: 'individual' };
+}
+
+/**
+ * The external account a request names in `<field>.externalAccountId`, read through the accounts port:
+ * InvalidExternalAccountID for a malformed id, ExternalAccountNotFound (naming the field) for one this
+ * project does not have or has deleted.
+ */
+export async function namedExternalAccount(accounts: AccountsPort, projectId: string, externalAccountId: string, field: string): Promise<ExternalAccountView> {
+  if (!isId('externalAccount', externalAccountId)) throw new ApiError('InvalidExternalAccountID', `${field}.externalAccountId: "${externalAccountId.slice(0, 64)}" is not an external account id (ext_…)`);
+  try {
+    return await accounts.externalAccount(projectId, externalAccountId);
+  } catch (error) {
+    if (error instanceof ApiError && error.errorName === 'ExternalAccountNotFound') {
+      throw new ApiError('ExternalAccountNotFound', `${field}.externalAccountId: no external account ${externalAccountId} in this project (or it was deleted)`);
+    }
+    throw error;
+  }
 }

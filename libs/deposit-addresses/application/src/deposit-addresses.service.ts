@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import {
   AccountsPort,
+  namedExternalAccount,
   ApiError,
   GatewayPort,
   requireEndorsement,
@@ -381,17 +382,10 @@ export class DepositAddressesService implements OnModuleInit {
     await this.execute(timer.projectId, id, { type: 'CompleteProvisioning', projectId: timer.projectId, outcome, at });
   }
 
-  private async account(projectId: string, externalAccountId: string, field: string): Promise<ExternalAccountView> {
-    if (!isId('externalAccount', externalAccountId)) throw new ApiError('InvalidExternalAccountID', `${field}.externalAccountId: "${externalAccountId.slice(0, 64)}" is not an external account id (ext_…)`);
-    try {
-      return await this.accounts.externalAccount(projectId, externalAccountId);
-    } catch (error) {
-      if (error instanceof ApiError && error.errorName === 'ExternalAccountNotFound') {
-        throw new ApiError('ExternalAccountNotFound', `${field}.externalAccountId: no external account ${externalAccountId} in this project (or it was deleted)`);
-      }
-      throw error;
-    }
+  private account(projectId: string, externalAccountId: string, field: string): Promise<ExternalAccountView> {
+    return namedExternalAccount(this.accounts, projectId, externalAccountId, field);
   }
+
 
   private async row(projectId: string, id: string): Promise<DepositAddressRow> {
     if (!isId('depositAddress', id)) throw new ApiError('InvalidDepositAddressID', `"${id.slice(0, 64)}" is not a deposit address id (da_…)`);

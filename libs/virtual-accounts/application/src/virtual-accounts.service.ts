@@ -12,6 +12,7 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import {
   AccountsPort,
+  namedExternalAccount,
   ApiError,
   INBOUND_RAILS,
   requireAmount,
@@ -415,17 +416,10 @@ export class VirtualAccountsService implements OnModuleInit {
     }
   }
 
-  private async account(projectId: string, externalAccountId: string, field: string): Promise<ExternalAccountView> {
-    if (!isId('externalAccount', externalAccountId)) throw new ApiError('InvalidExternalAccountID', `${field}.externalAccountId: "${externalAccountId.slice(0, 64)}" is not an external account id (ext_…)`);
-    try {
-      return await this.accounts.externalAccount(projectId, externalAccountId);
-    } catch (error) {
-      if (error instanceof ApiError && error.errorName === 'ExternalAccountNotFound') {
-        throw new ApiError('ExternalAccountNotFound', `${field}.externalAccountId: no external account ${externalAccountId} in this project (or it was deleted)`);
-      }
-      throw error;
-    }
+  private account(projectId: string, externalAccountId: string, field: string): Promise<ExternalAccountView> {
+    return namedExternalAccount(this.accounts, projectId, externalAccountId, field);
   }
+
 
   private async row(projectId: string, id: string): Promise<VirtualAccountRow> {
     if (!isId('virtualAccount', id)) throw new ApiError('InvalidVirtualAccountID', `"${id.slice(0, 64)}" is not a virtual account id (va_…)`);
