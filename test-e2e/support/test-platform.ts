@@ -181,6 +181,23 @@ export class TestPlatform {
       if (behind.length === 0) return;
       await new Promise((r) => setTimeout(r, 50));
     }
+    // Goes on, but says why: a reader reads only what committed before the oldest transaction still open
+    // anywhere on the server (the log's ordering rule), so an open transaction of any database holds it.
+    const lagging = await this.db.query(
+      `SELECT subscription, source, global_position FROM platform.subscription_checkpoints c
+        WHERE c.subscription NOT LIKE 'kafka-relay:%' AND c.global_position < (($1::jsonb) ->> c.source)::bigint`,
+      [JSON.stringify(targets)],
+    );
+    process.stderr.write(`[test] settle: log readers still behind after ${timeoutMs} ms: ${JSON.stringify(lagging)}; ${await this.oldestOpenTransactions()}\n`);
+  }
+
+  /** The transactions open longest on the whole server: each holds back every log reader of every database. */
+  private async oldestOpenTransactions(): Promise<string> {
+    const open = await this.db.query(
+      `SELECT datname, application_name, state, backend_xid::text, round(extract(epoch FROM now() - xact_start)) AS seconds, left(query, 120) AS query
+         FROM pg_stat_activity WHERE backend_xid IS NOT NULL ORDER BY xact_start LIMIT 5`,
+    );
+    return `oldest open transactions: ${JSON.stringify(open)}`;
   }
 
   /** (A generous deadline: on a busy 2-core machine nine relays and their consumers share the processor.) */
@@ -196,7 +213,7 @@ export class TestPlatform {
     const deadline = Date.now() + timeoutMs;
     const wait = async (what: string, done: () => Promise<boolean>) => {
       while (!(await done())) {
-        if (Date.now() > deadline) throw new Error(`the events did not reach their consumers in time (${what})`);
+        if (Date.now() > deadline) throw new Error(`the events did not reach their consumers in time (${what}); ${await this.oldestOpenTransactions()}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     };
