@@ -8,7 +8,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { signWebhookPayload } from '@mm/contracts';
 import { isDelivered, MAX_ATTEMPTS, retryDelaySecs, shouldSuspend } from '@mm/webhooks/domain';
-import { DELIVERIES_CHANNEL, WebhookDeliveries, WebhookSender, WebhookSigningKeys, type ClaimedDelivery, type RecordedAttempt, type SendResult } from '@mm/webhooks/infrastructure';
+import { DELIVERIES_CHANNEL, PartnerEvents, WebhookDeliveries, WebhookSender, WebhookSigningKeys, type ClaimedDelivery, type RecordedAttempt, type SendResult } from '@mm/webhooks/infrastructure';
 import { CLOCK_CHANGES_CHANNEL, TimerService, type DueTimer } from '@mm/platform/clock';
 import { PlatformConfig } from '@mm/platform/config';
 import { listenConnectionConfig, PgListener, UnitOfWork } from '@mm/platform/database';
@@ -46,6 +46,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   constructor(
     private readonly uow: UnitOfWork,
     private readonly deliveries: WebhookDeliveries,
+    private readonly events: PartnerEvents,
     private readonly signingKeys: WebhookSigningKeys,
     private readonly endpoints: WebhookEndpointsService,
     private readonly timers: TimerService,
@@ -133,7 +134,10 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
       const key = this.signingKeys.open(delivery.webhook_id, delivery.encryption_key_id, delivery.key_sealed);
       // The signature's timestamp is wall time: receivers check it against their own clocks.
       const signature = signWebhookPayload(key, delivery.body, Math.floor(Date.now() / 1000));
-      result = await this.sender.send(delivery.url, delivery.body, { 'webhook-signature': signature, 'webhook-id': delivery.id }, delivery.timeout_ms);
+      // The event's id travels beside the delivery's: a delivery asked for again (POST /webhooks/{id}/deliveries)
+      // has a new whd_ but the event's evt_, which the envelope carries only for statusChanged events.
+      const headers = { 'webhook-signature': signature, 'webhook-id': delivery.id, 'webhook-event-id': delivery.event_id };
+      result = await this.sender.send(delivery.url, delivery.body, headers, delivery.timeout_ms);
     }
     // Recorded with the others that finished meanwhile, in one transaction (group commit); the
     // delivery stays leased until then, so no other process takes it.
@@ -230,13 +234,20 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     }
   }
 
+  /** Deliveries and the Events API's events: the same window (ADR 0034). */
   private async purge(): Promise<void> {
-    try {
-      let purged = 0;
-      for (let batch = await this.deliveries.purge(this.config.MM_WEBHOOK_RETENTION_DAYS); batch > 0 && this.running; batch = await this.deliveries.purge(this.config.MM_WEBHOOK_RETENTION_DAYS)) purged += batch;
-      if (purged > 0) this.logger.log(`purged ${purged} deliveries older than ${this.config.MM_WEBHOOK_RETENTION_DAYS} days`);
-    } catch (error) {
-      this.logger.error(`purging delivery history failed: ${String(error)}`);
+    const days = this.config.MM_WEBHOOK_RETENTION_DAYS;
+    for (const [what, purge] of [
+      ['deliveries', () => this.deliveries.purge(days)],
+      ['events', () => this.events.purge(days)],
+    ] as const) {
+      try {
+        let purged = 0;
+        for (let batch = await purge(); batch > 0 && this.running; batch = await purge()) purged += batch;
+        if (purged > 0) this.logger.log(`purged ${purged} ${what} older than ${days} days`);
+      } catch (error) {
+        this.logger.error(`purging ${what} failed: ${String(error)}`);
+      }
     }
   }
 }

@@ -6,10 +6,13 @@
 // catalogue, not the resources: a resource added later needs nothing here, but
 // for the spec's ties across resources (announcement-order.ts): an event that
 // must follow another's announcement waits, held, until that has fanned out.
+// Every partner event is also recorded once for the Events API (ADR 0034), in
+// the same transaction, whether or not an endpoint takes it: its envelope as the
+// deliveries carry it, with the event's evt_ as its id.
 import { Injectable } from '@nestjs/common';
 import { COMPLIANCE_REVIEW_EVENTS, webhookEnvelope, type EventPayloads } from '@mm/contracts';
 import { announcementOf, awaitedAnnouncement } from '@mm/webhooks/domain';
-import { AnnouncementOrder, WebhookDeliveries, type NewDelivery } from '@mm/webhooks/infrastructure';
+import { AnnouncementOrder, PartnerEvents, WebhookDeliveries, type NewDelivery } from '@mm/webhooks/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { newId } from '@mm/platform/ids';
@@ -32,6 +35,7 @@ export interface FanOutInput {
 export class WebhookFanOut {
   constructor(
     private readonly deliveries: WebhookDeliveries,
+    private readonly events: PartnerEvents,
     private readonly order: AnnouncementOrder,
     private readonly clock: ProjectClock,
   ) {}
@@ -66,27 +70,36 @@ export class WebhookFanOut {
     }
   }
 
-  /** Creates the deliveries of one event; returns their ids (none for a repeat). */
+  /**
+   * Creates the deliveries of one event; returns their ids (none for a repeat). A partner event (not a
+   * test send, which has `webhookId`) is recorded for the Events API too, once.
+   */
   async fanOut(input: FanOutInput): Promise<string[]> {
     const endpoints = input.webhookId
       ? [{ id: input.webhookId, status: 'enabled' as const }]
       : await this.deliveries.subscribedEndpoints(input.projectId, input.event, !COMPLIANCE_REVIEW_EVENTS.includes(input.event));
-    if (endpoints.length === 0) return [];
+    if (endpoints.length === 0 && input.webhookId) return [];
     const createdAt = (await this.clock.now(input.projectId)).toISOString();
+    const envelope = (deliveryId: string) =>
+      JSON.stringify(
+        webhookEnvelope({
+          deliveryId,
+          event: input.event,
+          eventId: input.eventId,
+          sequence: input.sequence,
+          previousStatus: input.previousStatus,
+          changedFields: input.changedFields,
+          createdAt,
+          occurredAt: input.occurredAt,
+          data: input.data,
+        }),
+      );
+    if (!input.webhookId) {
+      await this.events.record({ eventId: input.eventId, projectId: input.projectId, event: input.event, resourceId: input.resourceId, createdAt, body: envelope(input.eventId) });
+    }
     const rows: NewDelivery[] = endpoints.map((endpoint) => {
       const id = newId('webhookDelivery');
-      const envelope = webhookEnvelope({
-        deliveryId: id,
-        event: input.event,
-        eventId: input.eventId,
-        sequence: input.sequence,
-        previousStatus: input.previousStatus,
-        changedFields: input.changedFields,
-        createdAt,
-        occurredAt: input.occurredAt,
-        data: input.data,
-      });
-      return { id, webhookId: endpoint.id, status: endpoint.status === 'enabled' ? 'queued' : 'skipped', body: JSON.stringify(envelope) };
+      return { id, webhookId: endpoint.id, status: endpoint.status === 'enabled' ? 'queued' : 'skipped', body: envelope(id) };
     });
     return this.deliveries.insert(rows, {
       projectId: input.projectId,

@@ -6,3 +6,5 @@ export * from './webhook-deliveries.repository';
 export * from './webhook-sender';
 export * from './webhook-endpoints.cache';
 export * from './announcement-order.repository';
+export * from './partner-events.migration';
+export * from './partner-events.repository';

@@ -1,5 +1,5 @@
-// The delivery queue and history (ADR 0018). A delivery row is created once per
-// (event, endpoint); the worker claims due rows FOR UPDATE SKIP LOCKED and leases
+// The delivery queue and history (ADR 0018). The fan-out creates a delivery row
+// once per (event, endpoint); a partner may ask for more (ADR 0034). The worker claims due rows FOR UPDATE SKIP LOCKED and leases
 // them for one attempt, so a process that dies mid-attempt only delays the row
 // until its lease runs out. Every query takes the project or the endpoint id.
 import { randomUUID } from 'node:crypto';
@@ -45,6 +45,8 @@ export interface ClaimedDelivery {
   id: string;
   project_id: string;
   webhook_id: string;
+  /** evt_: sent in the Webhook-Event-Id header. */
+  event_id: string;
   body: string;
   attempt_count: number;
   url: string;
@@ -120,7 +122,7 @@ export class WebhookDeliveries {
       `INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at)
        SELECT d.id, $1, d.webhook_id, $2, $3, $4, $5, d.body, d.status, CASE WHEN d.status = 'queued' THEN $6::timestamptz END, $6, $6
          FROM unnest($7::text[], $8::text[], $9::text[], $10::text[]) AS d (id, webhook_id, body, status)
-       ON CONFLICT (webhook_id, event_id) DO NOTHING
+       ON CONFLICT (webhook_id, event_id) WHERE NOT requested DO NOTHING
        RETURNING id, status`,
       [
         common.projectId,
@@ -137,6 +139,30 @@ export class WebhookDeliveries {
     );
     if (rows.some((r) => r.status === 'queued')) await this.notifyQueued();
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * Deliveries a partner asked for (POST /webhooks/{id}/deliveries): new rows to one endpoint, queued
+   * now, whatever it already received of these events. Returns them, in the order given.
+   */
+  async insertRequested(
+    projectId: string,
+    webhookId: string,
+    deliveries: Array<{ id: string; eventId: string; event: string; resourceId: string | null; body: string }>,
+    createdAt: string,
+  ): Promise<DeliveryRow[]> {
+    if (deliveries.length === 0) return [];
+    const column = <K extends keyof (typeof deliveries)[number]>(key: K) => deliveries.map((d) => d[key]);
+    const rows = await this.uow.query<DeliveryRow>(
+      `INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, requested, created_at, updated_at)
+       SELECT d.id, $1, $2, d.event_id, d.event, d.resource_id, false, d.body, 'queued', $3, true, $3, $3
+         FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS d (id, event_id, event, resource_id, body, n)
+        ORDER BY d.n
+       RETURNING ${DELIVERY_COLUMNS}`,
+      [projectId, webhookId, createdAt, column('id'), column('eventId'), column('event'), column('resourceId'), column('body')],
+    );
+    await this.notifyQueued();
+    return deliveries.map((d) => rows.find((r) => r.id === d.id)!);
   }
 
   async notifyQueued(): Promise<void> {
@@ -164,7 +190,7 @@ export class WebhookDeliveries {
          FROM due, webhooks.endpoints e
          LEFT JOIN webhooks.signing_keys k ON k.webhook_id = e.id AND k.retired_at IS NULL
         WHERE d.id = due.id AND e.id = d.webhook_id
-       RETURNING d.id, d.project_id, d.webhook_id, d.body, d.attempt_count, e.url, e.timeout_ms, e.notify_threshold_secs,
+       RETURNING d.id, d.project_id, d.webhook_id, d.event_id, d.body, d.attempt_count, e.url, e.timeout_ms, e.notify_threshold_secs,
                  d.lease_token::text AS lease_token, k.encryption_key_id, k.key_sealed, due.project_now AS claimed_at`,
       [limit, leaseMs, randomUUID()],
     );
