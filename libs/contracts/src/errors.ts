@@ -113,6 +113,14 @@ export const ERROR_CATALOGUE = {
   WebhookDeliveryNotFound: { code: 12005, status: 404, msg: 'webhook delivery not found', when: 'no such delivery for this webhook endpoint, or it is older than the retention window' },
   WebhookNotEnabled: { code: 12006, status: 409, msg: 'webhook endpoint is not enabled', when: 'test or retry on a disabled or suspended endpoint; enable it first' },
   InvalidDeliveryRetry: { code: 12007, status: 422, msg: 'invalid retry selection', when: 'a retry names neither `deliveryIds` nor `status`, names both, or gives a range whose createdAfter is not before createdBefore' },
+  // The Events API (ADR 0034): every partner event of the project, for the retention window.
+  InvalidEventID: { code: 12010, status: 400, msg: 'invalid event id', when: 'an event id (`evt_…`), in the path of GET /events/{eventId} or among the `eventIds` of POST /webhooks/{id}/deliveries, is malformed; `cause` names it' },
+  EventNotFound: {
+    code: 12011,
+    status: 404,
+    msg: 'event not found',
+    when: 'no such event in this project: another project\'s, older than the retention window, a test send, or a compliance `underReview` event that no endpoint of the project names. POST /webhooks/{id}/deliveries names every such id in `cause` and creates nothing',
+  },
 
   // Quotes (13000-13099; spec: Quote, Errors / 422 card validation)
   InvalidQuoteID: { code: 13000, status: 400, msg: 'invalid quote_id', when: 'a quote id is malformed' },

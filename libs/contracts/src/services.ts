@@ -10,7 +10,7 @@ export const SERVICE_ROUTES: Record<Exclude<ServiceName, 'gateway'>, string[]> =
   accounts: ['/customers', '/wallets', '/external-accounts', '/counterparties', '/sandbox/wallets', '/sandbox/clock'],
   quoting: ['/quotes'],
   transactions: ['/transactions', '/admin/transactions'],
-  webhooks: ['/webhooks'],
+  webhooks: ['/webhooks', '/events'],
   'cash-in': ['/cash-ins', '/cash-locations'],
   'deposit-addresses': ['/deposit-addresses'],
   'virtual-accounts': ['/virtual-accounts'],

@@ -56,6 +56,7 @@ export function describeWebhooks(document: OpenAPIObject): OpenAPIObject {
         tags: ['Webhook events'],
         parameters: [
           { name: 'Webhook-Id', in: 'header', required: true, description: 'the delivery id (whd_), as in the body', schema: { type: 'string' } },
+          { name: 'Webhook-Event-Id', in: 'header', required: true, description: 'the event id (evt_), the same in every delivery of the event and in GET /events', schema: { type: 'string', pattern: idPattern('event') } },
           {
             name: 'Webhook-Signature',
             in: 'header',

@@ -2,8 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { ApiError, type EventPayloads } from '@mm/contracts';
-import { WebhookDeliveriesService, WebhookEndpointsService, WebhookFanOut } from '@mm/webhooks/application';
-import { WebhooksReadModels, type AttemptRow, type DeliveryRow, type EndpointRow } from '@mm/webhooks/infrastructure';
+import { PartnerEventsService, WebhookDeliveriesService, WebhookEndpointsService, WebhookFanOut } from '@mm/webhooks/application';
+import { WebhooksReadModels, type AttemptRow, type DeliveryRow, type EndpointRow, type PartnerEventRow } from '@mm/webhooks/infrastructure';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { ApiPage, decodeCursor, Idempotent, ListQuery, NoStore, pageLimit, ProjectId, SealedReplay, toPage, type Page } from '@mm/platform/http';
 import {
@@ -17,6 +17,7 @@ import {
   WebhookResponse,
   WebhookWithKeyResponse,
 } from './webhooks.dto';
+import { ListEventsQuery, PartnerEventResponse, ResendEventsRequest, ResendEventsResponse } from './events.dto';
 
 function toWebhook(row: EndpointRow): WebhookResponse {
   return {
@@ -188,12 +189,56 @@ export class WebhooksController {
     return { requeued: ids.length, deliveryIds: ids };
   }
 
+  @Post(':id/deliveries')
+  @Idempotent()
+  @ApiOperation({
+    summary: 'Send these events (GET /events) to this endpoint again: new deliveries, queued now, with the events\' evt_ ids; events it does not subscribe to are skipped and named',
+  })
+  @ApiCreatedResponse({ type: ResendEventsResponse })
+  async resendEvents(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: ResendEventsRequest): Promise<ResendEventsResponse> {
+    const { deliveries, notSubscribed } = await this.deliveries.resend(projectId, id, body.eventIds);
+    return { deliveries: deliveries.map(toDelivery), notSubscribed };
+  }
+
   @Get(':id/deliveries/:deliveryId')
   @ApiOperation({ summary: 'A delivery with its envelope and every HTTP attempt' })
   @ApiOkResponse({ type: WebhookDeliveryDetailResponse })
   async getDelivery(@ProjectId() projectId: string, @Param('id') id: string, @Param('deliveryId') deliveryId: string): Promise<WebhookDeliveryDetailResponse> {
     const { delivery, attempts } = await this.deliveries.get(projectId, id, deliveryId);
     return toDeliveryDetail(delivery, attempts);
+  }
+}
+
+function toEvent(row: PartnerEventRow): PartnerEventResponse {
+  const { id: _evt, ...envelope } = JSON.parse(row.body) as Record<string, unknown>;
+  return { id: row.event_id, object: 'event', ...envelope } as PartnerEventResponse;
+}
+
+/** The Events API (ADR 0034): every partner event of the project, as the webhooks delivered it. */
+@ApiTags('Events')
+@ApiBearerAuth('bearer')
+@Controller('events')
+export class EventsController {
+  constructor(private readonly events: PartnerEventsService) {}
+
+  @Get()
+  @ApiOperation({
+    summary:
+      'List the partner events of the retention window, newest first (the order they were recorded), whether or not an endpoint received them; filters type, resourceId, createdAfter (inclusive), createdBefore (exclusive)',
+  })
+  @ApiPage(PartnerEventResponse)
+  async list(@ProjectId() projectId: string, @Query() query: ListEventsQuery): Promise<Page<PartnerEventResponse>> {
+    const limit = pageLimit(query);
+    const filter = { type: query.type, resourceId: query.resourceId, createdAfter: query.createdAfter, createdBefore: query.createdBefore };
+    const page = toPage(await this.events.list(projectId, filter, decodeCursor(query.cursor), limit), limit, (r) => r.event_id);
+    return { ...page, data: page.data.map(toEvent) };
+  }
+
+  @Get(':eventId')
+  @ApiOperation({ summary: 'An event: its envelope as delivered, with the evt_ id' })
+  @ApiOkResponse({ type: PartnerEventResponse })
+  async get(@ProjectId() projectId: string, @Param('eventId') eventId: string): Promise<PartnerEventResponse> {
+    return toEvent(await this.events.get(projectId, eventId));
   }
 }
 

@@ -4,3 +4,4 @@ export * from './webhook-endpoints.service';
 export * from './webhook-fan-out';
 export * from './webhook-delivery-worker';
 export * from './webhook-deliveries.service';
+export * from './partner-events.service';

@@ -1,14 +1,15 @@
 // Delivery history, replay and test sends (spec: Endpoints / Webhooks). History
 // stays readable for the retention window after an endpoint is deleted, so whd_
-// links keep resolving; retry and test need an enabled endpoint.
+// links keep resolving; retry, test and resend need an enabled endpoint.
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@mm/contracts';
-import { TEST_EVENT } from '@mm/webhooks/domain';
+import { subscribesTo, TEST_EVENT } from '@mm/webhooks/domain';
 import { WebhookDeliveries, type AttemptRow, type DeliveryFilter, type DeliveryRow, type DeliveryStatus, type EndpointRow } from '@mm/webhooks/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { isId, newId } from '@mm/platform/ids';
+import { PartnerEventsService, redeliveredBody } from './partner-events.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookFanOut } from './webhook-fan-out';
 
@@ -21,6 +22,7 @@ export class WebhookDeliveriesService {
     private readonly deliveries: WebhookDeliveries,
     private readonly endpoints: WebhookEndpointsService,
     private readonly fanOut: WebhookFanOut,
+    private readonly events: PartnerEventsService,
     private readonly clock: ProjectClock,
     private readonly config: PlatformConfig,
   ) {}
@@ -55,6 +57,29 @@ export class WebhookDeliveriesService {
         throw new ApiError('InvalidDeliveryRetry', 'createdAfter must be before createdBefore');
       }
       return this.deliveries.requeue(endpoint.id, 'deliveryIds' in selection ? { ids: [...new Set(selection.deliveryIds)] } : selection, at, this.config.MM_WEBHOOK_RETENTION_DAYS);
+    });
+  }
+
+  /**
+   * New deliveries of these events to this endpoint (ADR 0034), queued now, in the order the events
+   * were recorded, each with a new whd_ id and the event's evt_. Events the endpoint does not
+   * subscribe to now are skipped and named, so that a partner can send it every event it missed
+   * without knowing the subscription rules; an id the project has no event for refuses the whole request.
+   */
+  async resend(projectId: string, webhookId: string, eventIds: string[]): Promise<{ deliveries: DeliveryRow[]; notSubscribed: string[] }> {
+    return this.uow.run(async () => {
+      const endpoint = await this.enabledEndpoint(projectId, webhookId);
+      const events = await this.events.require(projectId, 'eventIds', eventIds);
+      const wanted = events.filter((e) => subscribesTo(endpoint.subscriptions, e.event));
+      const at = (await this.clock.now(projectId)).toISOString();
+      const rows = wanted.map((e) => {
+        const id = newId('webhookDelivery');
+        return { id, eventId: e.event_id, event: e.event, resourceId: e.resource_id, body: redeliveredBody(e, id, at) };
+      });
+      return {
+        deliveries: await this.deliveries.insertRequested(projectId, endpoint.id, rows, at),
+        notSubscribed: events.filter((e) => !wanted.includes(e)).map((e) => e.event_id),
+      };
     });
   }
 
