@@ -507,6 +507,23 @@ describe('the OpenAPI document describes every response', () => {
     expect(received.flatMap((body) => conformance.checkWebhook(body))).toEqual([]);
     expect(receiver.at('/conformance-plain').flatMap((r) => conformance.checkWebhook(r.body))).toEqual([]);
 
+    // The Events API (ADR 0034): every event above, listed, each kind read, some sent again.
+    const events: Array<{ id: string; event?: string; eventType?: string; createdAt: string }> = [];
+    for (let cursor = ''; ; ) {
+      const page = await t.get(`/events?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      expectStatus(page, 200);
+      events.push(...page.body.data);
+      if (!page.body.hasMore) break;
+      cursor = page.body.nextCursor;
+    }
+    for (const name of new Set(events.map((e) => e.event ?? e.eventType))) expectStatus(await t.get(`/events/${events.find((e) => (e.event ?? e.eventType) === name)!.id}`), 200);
+    expectStatus(await t.get(`/events?type=transaction.statusChanged&resourceId=${customerId}&createdAfter=${events[events.length - 1].createdAt}&createdBefore=${events[0].createdAt}`), 200);
+    expectStatus(await t.get('/events?type=no.such.event'), 400);
+    expectStatus(await t.get('/events/evt_01h455vb4pex5vsknk084sn02q'), 404);
+    expectStatus(await t.post(`/webhooks/${hook}/deliveries`, { eventIds: events.slice(0, 3).map((e) => e.id) }), 201);
+    expectStatus(await t.post(`/webhooks/${plain.body.id}/deliveries`, { eventIds: events.slice(0, 3).map((e) => e.id) }), 201);
+    expectStatus(await t.post(`/webhooks/${hook}/deliveries`, { eventIds: ['evt_01h455vb4pex5vsknk084sn02q'] }), 404);
+
     expectStatus(await t.post(`/webhooks/${hook}/disable`), 200);
     expectStatus(await t.post(`/webhooks/${hook}/test`), 409);
     expectStatus(await t.post(`/webhooks/${hook}/enable`), 200);
