@@ -328,7 +328,7 @@ const payoutTransaction: Data = {
   destination: { party: PARTY, type: 'bankUs', category: 'fiat', details: { id: ID.bank, asset: 'usd', network: 'wire', accountHolder: 'customer', last4: '9012' } },
   pricing: pricing('usdc', 'usd', '10000.00'),
   legs: [],
-  payoutOrigin: { type: 'quote', id: ID.quote, accountHolder: 'customer', accountHolderName: null },
+  payoutOrigin: { type: 'quote', id: ID.quote, accountHolder: 'customer', accountHolderName: 'Ada Lovelace' },
   metadata: {},
   createdAt: '2026-03-02T16:00:00.000Z',
   updatedAt: '2026-03-02T16:00:00.000Z',
@@ -417,7 +417,7 @@ function depositTransaction(step: DepositStep): Data {
     destination: { party: PARTY, type: 'bankUs', category: 'fiat', details: { id: ID.bank, asset: 'usd', network: 'ach', accountHolder: 'customer', last4: '9012' } },
     pricing: pricing('usdc', 'usd', '250.00'),
     legs: [deposit, ...(paid ? [payout] : []), ...(returning ? [refund] : [])],
-    payoutOrigin: { type: 'depositAddress', id: ID.depositAddress, accountHolder: 'customer', accountHolderName: null },
+    payoutOrigin: { type: 'depositAddress', id: ID.depositAddress, accountHolder: 'customer', accountHolderName: 'Ada Lovelace' },
     ...(step === 'needsAttribution'
       ? {
           hold: {
