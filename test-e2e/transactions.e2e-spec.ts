@@ -206,7 +206,7 @@ describe('quotes and transactions', () => {
       await t.advance(60);
       const done = await t.until(txn.id, 'completed', null);
       expect(done.legs[0]).toMatchObject({ kind: 'payout', rail: network, asset, network, status: 'settled', [reference]: expect.any(String) });
-      expect(done.payoutOrigin).toEqual({ type: 'quote', id: quote.body.id, accountHolder: 'customer', accountHolderName: null });
+      expect(done.payoutOrigin).toEqual({ type: 'quote', id: quote.body.id, accountHolder: 'customer', accountHolderName: 'Ada Lovelace' });
       expect(await t.balance(t.adaWallet.id)).toBe('960.00');
     });
 
