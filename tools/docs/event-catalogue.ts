@@ -86,7 +86,7 @@ export function renderEventCatalogue(): string {
     '| `sequence` | integer | the resource\'s version: see below. Absent on `webhook.test` only |',
     '| `createdAt` | timestamp | when the delivery was created |',
     '| `occurredAt` | timestamp | when the change happened, on the project\'s clock |',
-    `| \`changedFields\` | array of strings | ${available.filter((e) => e.changedFields).map((e) => code(e.name)).join(', ')} only: which fields of \`data\` the change changed |`,
+    `| \`changedFields\` | array of strings | every \`*.updated\` event (${available.filter((e) => e.changedFields).map((e) => code(e.name)).join(', ')}), and only those: which fields of \`data\` the change changed (one it removed is named although \`data\` no longer shows it). It sits in the envelope beside \`data\`, never inside it |`,
     '| `data` | object | the whole resource as it was just after the change, in the shape its `GET` answers; its `object` says which resource it is. Branch on `data.status`, and use `data.subStatus` for detail only |',
     '',
     `The ${STATUS_CHANGED_EVENTS.length} \`*.statusChanged\` events of the specification are ${STATUS_CHANGED_EVENTS.map(code).join(', ')}; this version`,

@@ -365,6 +365,11 @@ export interface QuoteRecord {
   metadata: Record<string, string>;
   expiresAt: string;
   createdAt: string;
+  /**
+   * The quote owner's name when the quote was made (not shown on the quote): a fiat payout's origin holder
+   * (payoutOrigin.accountHolderName on its transaction). Absent on quotes recorded before it was kept.
+   */
+  customerName?: string | null;
 }
 
 /** A quote side as the partner sees it: the instrument type, its details, the amount when fixed, and the party. */
@@ -397,6 +402,11 @@ export interface TransactionCreated extends TransactionTransition {
   metadata: Record<string, string>;
   /** The customers on either side, for `GET /transactions?customerId=`. */
   customerIds: string[];
+  /**
+   * The customer's name when the transaction was made: who a fiat payout comes from
+   * (payoutOrigin.accountHolderName). Null or absent where it was not known, or not kept yet.
+   */
+  customerName?: string | null;
   /** A deposit's transaction: the payout instruction, and where a return of the crypto goes. */
   payout?: PayoutInstruction;
   /** Where a return goes: a deposit address's wallet (address, network), or a virtual account's bank account (address null, network: the rail). */
@@ -620,6 +630,8 @@ export interface DepositAddressDepositReceived {
   attributionDeadline: string | null;
   /** The address's metadata when the deposit arrived (the partner's own keys). */
   metadata: Record<string, string>;
+  /** The customer's name as the address keeps it: the payout's origin holder. Absent on deposits recorded before it was sent. */
+  customerName?: string;
   /** Project time of the deposit. */
   at: string;
 }

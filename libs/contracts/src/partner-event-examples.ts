@@ -328,7 +328,7 @@ const payoutTransaction: Data = {
   destination: { party: PARTY, type: 'bankUs', category: 'fiat', details: { id: ID.bank, asset: 'usd', network: 'wire', accountHolder: 'customer', last4: '9012' } },
   pricing: pricing('usdc', 'usd', '10000.00'),
   legs: [],
-  payoutOrigin: { type: 'quote', id: ID.quote, accountHolder: 'customer', accountHolderName: null },
+  payoutOrigin: { type: 'quote', id: ID.quote, accountHolder: 'customer', accountHolderName: 'Ada Lovelace' },
   metadata: {},
   createdAt: '2026-03-02T16:00:00.000Z',
   updatedAt: '2026-03-02T16:00:00.000Z',
@@ -417,7 +417,7 @@ function depositTransaction(step: DepositStep): Data {
     destination: { party: PARTY, type: 'bankUs', category: 'fiat', details: { id: ID.bank, asset: 'usd', network: 'ach', accountHolder: 'customer', last4: '9012' } },
     pricing: pricing('usdc', 'usd', '250.00'),
     legs: [deposit, ...(paid ? [payout] : []), ...(returning ? [refund] : [])],
-    payoutOrigin: { type: 'depositAddress', id: ID.depositAddress, accountHolder: 'customer', accountHolderName: null },
+    payoutOrigin: { type: 'depositAddress', id: ID.depositAddress, accountHolder: 'customer', accountHolderName: 'Ada Lovelace' },
     ...(step === 'needsAttribution'
       ? {
           hold: {
@@ -607,7 +607,7 @@ const EXAMPLES: Record<string, Example> = {
   'cashIn.created': { data: cashIn('pending'), sequence: 1 },
   'cashIn.completed': { data: cashIn('completed'), sequence: 3 },
   'cashIn.expired': { data: cashIn('expired'), sequence: 3 },
-  'cashIn.updated': { data: cashIn('refreshed'), sequence: 2 },
+  'cashIn.updated': { data: cashIn('refreshed'), sequence: 2, changedFields: ['depositInstructions'] },
   'depositAddress.created': { data: depositAddress('pending'), sequence: 1 },
   'depositAddress.active': { data: depositAddress('active'), sequence: 2 },
   'depositAddress.frozen': { data: depositAddress('frozen'), sequence: 3 },
@@ -643,6 +643,7 @@ const EXAMPLES: Record<string, Example> = {
       '2026-03-02T15:04:06.300Z',
     ),
     sequence: 4,
+    changedFields: ['endorsements'],
   },
   'endorsement.active': {
     data: customer(
@@ -690,6 +691,12 @@ export function partnerEventExampleProblems(): string[] {
     const example = EXAMPLES[definition.name];
     if (!example) problems.push(`${definition.name}: no example`);
     else if (example.data.object !== resource.object) problems.push(`${definition.name}: data.object is ${String(example.data.object)}, not ${resource.object}`);
+    // Every `*.updated` envelope names what changed: its catalogue entry says which fields can, its example some.
+    if (definition.name.endsWith('.updated') && !definition.changedFields?.length) problems.push(`${definition.name}: an update that lists no changedFields`);
+    if (example && (example.changedFields !== undefined) !== definition.name.endsWith('.updated')) problems.push(`${definition.name}: changedFields belong to *.updated events, and every one has them`);
+    for (const field of example?.changedFields ?? []) {
+      if (!definition.changedFields?.includes(field)) problems.push(`${definition.name}: its example names ${field}, which its catalogue entry does not list`);
+    }
   }
   return problems;
 }

@@ -125,7 +125,7 @@ export interface PartnerEventDefinition {
   when: string;
   /** Excluded from `*`: delivered only to endpoints that name it (the compliance review events). */
   namedOnly?: boolean;
-  /** The envelope's `changedFields` names which of these changed. */
+  /** The envelope's `changedFields` names which of these changed; every `*.updated` event lists them. */
   changedFields?: readonly string[];
   /** The sandbox never produces it (it simulates no such failure); partners may still subscribe to it. */
   notInSandbox?: boolean;
@@ -293,7 +293,9 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
   {
     name: 'transaction.statusChanged',
     resource: 'transaction',
-    when: 'a transaction is created (`previousStatus` null) and whenever its `status` or `subStatus` changes afterwards, in any corridor or rail, refunds and cash pickups included; `previousStatus` is the status before (equal to `data.status` when only the subStatus moved)',
+    when:
+      'a transaction is created (`previousStatus` null) and whenever its `status` or `subStatus` changes afterwards, in any corridor or rail, refunds and cash pickups included; `previousStatus` is the status before (equal to `data.status` when only the subStatus moved). ' +
+      '`data` is the transaction with everything done at that step: the first one shows a new transaction as the response to `POST /transactions` does, its first leg included',
   },
   { name: 'cashIn.created', resource: 'cashIn', when: 'a cash-in is created (`POST /cash-ins`) with its deposit code: it is `pending`, the code in `depositInstructions`' },
   {
@@ -302,7 +304,12 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
     when: 'the cash was deposited and converted: the cash-in is `completed` and `transactionId` names the transaction it created, which already answers `GET /transactions/{transactionId}`. Emitted before that transaction\'s first `transaction.statusChanged`',
   },
   { name: 'cashIn.expired', resource: 'cashIn', when: 'the deposit code lapsed (an hour after issue or refresh) with no deposit: the cash-in is `expired`' },
-  { name: 'cashIn.updated', resource: 'cashIn', when: 'the deposit code is refreshed (`POST /cash-ins/{cashInId}/refresh`): new `depositInstructions`, valid an hour; the previous code is void' },
+  {
+    name: 'cashIn.updated',
+    resource: 'cashIn',
+    changedFields: ['depositInstructions'],
+    when: 'the deposit code is refreshed (`POST /cash-ins/{cashInId}/refresh`): new `depositInstructions`, valid an hour; the previous code is void; `changedFields` is `["depositInstructions"]`',
+  },
   ...VIRTUAL_ACCOUNT_LIFECYCLE_DEFINITIONS,
   ...VIRTUAL_ACCOUNT_LEG_DEFINITIONS,
   { name: 'depositAddress.created', resource: 'depositAddress', when: 'a deposit address is created (`POST /deposit-addresses`): it is `pending` and `depositInstructions` is null until the custodian provisions it' },
@@ -349,13 +356,14 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
   {
     name: 'externalAccount.statusChanged',
     resource: 'externalAccount',
-    when: 'the account\'s `status` changed: from `pending` to `active` or `failed` when validation ends, or to `invalid` when the bank or network reports it unusable; `previousStatus` is the status before',
+    when:
+      'the account\'s `status` changed: from `pending` to `active` or `failed` when validation ends, or to `invalid` when the bank or network reports it unusable or when a card\'s expiry month ends on the project\'s clock (`failure.code` `card_expired`); `previousStatus` is the status before',
   },
   {
     name: 'externalAccount.updated',
     resource: 'externalAccount',
     changedFields: ['label', 'metadata', 'failure'],
-    when: 'its `label` or `metadata` changed (`PATCH /external-accounts/{externalAccountId}`), or its `failure` did (a failed validation, an invalidation for a new reason); `changedFields` names which',
+    when: 'its `label` or `metadata` changed (`PATCH /external-accounts/{externalAccountId}`), or its `failure` did (a failed validation, an invalidation for a new reason, a card that expired); `changedFields` names which',
   },
   {
     name: 'counterparty.statusChanged',
@@ -365,7 +373,8 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
   {
     name: 'endorsement.updated',
     resource: 'customer',
-    when: 'an endorsement of the customer is requested (at `POST /customers` or `POST /customers/{customerId}/endorsements`), approved or rejected: `data` is the customer, every endorsement with its status',
+    changedFields: ['endorsements'],
+    when: 'an endorsement of the customer is requested (at `POST /customers` or `POST /customers/{customerId}/endorsements`), approved or rejected: `data` is the customer, every endorsement with its status; `changedFields` is `["endorsements"]`',
   },
   { name: 'endorsement.active', resource: 'customer', when: 'an endorsement is approved and becomes `active` (right after that approval\'s `endorsement.updated`, with the same `sequence`)' },
   { name: 'wallet.provisioned', resource: 'wallet', when: 'a custodial wallet is created (`POST /customers/{customerId}/wallets`), with its on-chain `address`' },

@@ -127,6 +127,8 @@ export interface AcceptedQuote {
   pricing: Pricing;
   settlementType: 'internal' | 'external' | null;
   metadata: Record<string, string>;
+  /** The quote owner's name, the holder of a fiat payout's origin; null when the quote did not keep it. */
+  customerName: string | null;
 }
 
 export interface AcceptQuoteRequest {

@@ -51,6 +51,8 @@ export interface VirtualAccountDepositReceived {
   returnTo: VirtualAccountReturnTo;
   /** The account's metadata when the deposit arrived (the partner's own keys). */
   metadata: Record<string, string>;
+  /** The customer's name as the account keeps it: a bank payout's origin holder. Absent on deposits recorded before it was sent. */
+  customerName?: string;
   /** Project time of the deposit. */
   at: string;
 }

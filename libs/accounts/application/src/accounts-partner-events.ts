@@ -31,13 +31,14 @@ export class AccountsPartnerEvents {
 
   private async resource(event: RecordedEvent): Promise<PartnerResource | undefined> {
     const d = event.data as { projectId: string; customerId?: string; walletId?: string; externalAccountId?: string; counterpartyId?: string };
-    const of = async (id: string | undefined, read: (projectId: string, id: string) => Promise<Shape | undefined>, previousStatus?: string | null) => {
+    const of = async (id: string | undefined, read: (projectId: string, id: string) => Promise<Shape | undefined>, previousStatus?: string | null, changedFields?: string[]) => {
       const data = id ? await read(d.projectId, id) : undefined;
-      return data && id ? { resourceId: id, data, ...(previousStatus !== undefined ? { previousStatus } : {}) } : undefined;
+      return data && id ? { resourceId: id, data, ...(previousStatus !== undefined ? { previousStatus } : {}), ...(changedFields ? { changedFields } : {}) } : undefined;
     };
     switch (event.type.slice(0, event.type.indexOf('.'))) {
       case 'endorsement':
-        return of(d.customerId, (p, id) => this.views.customer(p, id));
+        // An endorsement requested, approved or rejected changes the customer's `endorsements` (endorsement.updated).
+        return of(d.customerId, (p, id) => this.views.customer(p, id), undefined, ['endorsements']);
       case 'wallet':
         return of(d.walletId, (p, id) => this.views.wallet(p, id));
       case 'externalAccount':

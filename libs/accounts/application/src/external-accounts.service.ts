@@ -2,10 +2,13 @@
 // counterparties"). Registration checks the owner and every identifier, hands
 // the full number to the provider (which returns a token) and records the
 // account `pending`; provisioning follows asynchronously
-// (ExternalAccountProvisioner), bounded by a timer on the project clock.
+// (ExternalAccountProvisioner), bounded by a timer on the project clock. A card
+// has a second timer, at the end of its expiry month on the project clock
+// (CardExpiry): it lapses then, whether or not anything reads it.
 import { Injectable } from '@nestjs/common';
 import { ApiError, EXTERNAL_ACCOUNT_PROVISIONING_TIMEOUT_SECONDS, type ExternalAccountFailure } from '@mm/contracts';
 import {
+  cardExpiresAt,
   describeInstrument,
   externalAccountDecider,
   externalAccountStreamId,
@@ -13,7 +16,7 @@ import {
   type ExternalAccountEvent,
   type InstrumentInput,
 } from '@mm/accounts/domain';
-import { ExternalAccountsReadModels, InstrumentProvider, type ExternalAccountRow } from '@mm/accounts/infrastructure';
+import { CARD_EXPIRY_TIMER, ExternalAccountsReadModels, InstrumentProvider, type ExternalAccountRow } from '@mm/accounts/infrastructure';
 import { ProjectClock, TimerService } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
 import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
@@ -33,6 +36,7 @@ export interface RegisterExternalAccountInput {
 }
 
 export const PROVISIONING_TIMEOUT_TIMER = 'externalAccount.provisioningTimeout';
+export { CARD_EXPIRY_TIMER };
 
 @Injectable()
 export class ExternalAccountsService {
@@ -86,6 +90,10 @@ export class ExternalAccountsService {
         { newStream: true },
       );
       await this.timers.schedule(projectId, PROVISIONING_TIMEOUT_TIMER, externalAccountId, deadline, { externalAccountId });
+      if (instrument.details && 'expiryMonth' in instrument.details) {
+        const expiresAt = cardExpiresAt({ month: instrument.details.expiryMonth, year: instrument.details.expiryYear });
+        await this.timers.schedule(projectId, CARD_EXPIRY_TIMER, externalAccountId, expiresAt, { externalAccountId });
+      }
       return row!;
     });
   }
@@ -105,6 +113,7 @@ export class ExternalAccountsService {
       const at = (await this.clock.now(projectId)).toISOString();
       await this.execute(projectId, id, { type: 'DeleteExternalAccount', at });
       await this.timers.cancel(PROVISIONING_TIMEOUT_TIMER, id);
+      await this.timers.cancel(CARD_EXPIRY_TIMER, id);
     });
   }
 
@@ -115,6 +124,14 @@ export class ExternalAccountsService {
       const command: ExternalAccountCommand = verdict.active ? { type: 'CompleteProvisioning', at } : { type: 'FailProvisioning', failure: verdict.failure, at };
       await this.execute(projectId, id, command);
       await this.timers.cancel(PROVISIONING_TIMEOUT_TIMER, id);
+    });
+  }
+
+  /** The card expiry timer: a card still usable when its expiry month ended becomes invalid (card_expired). */
+  async expireCard(projectId: string, id: string): Promise<void> {
+    await runCommand(this.uow, async () => {
+      const at = (await this.clock.now(projectId)).toISOString();
+      await this.execute(projectId, id, { type: 'ExpireCard', at });
     });
   }
 

@@ -5,5 +5,6 @@ export * from './endorsement-reviewer';
 export * from './counterparties.service';
 export * from './external-accounts.service';
 export * from './external-account-provisioner';
+export * from './card-expiry';
 export * from './accounts-partner-events';
 export * from './transaction-ledger.service';

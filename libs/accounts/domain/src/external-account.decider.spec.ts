@@ -1,7 +1,7 @@
 // Spec: States/External account, and Events operation to event tie 2.
 import { ApiError, type ExternalAccountFailure } from '@mm/contracts';
 import { specFor } from '@mm/platform/decider';
-import { externalAccountDecider, mergeMetadata, type ExternalAccountEvent } from './external-account.decider';
+import { CARD_EXPIRED, cardExpiresAt, externalAccountDecider, mergeMetadata, type ExternalAccountEvent } from './external-account.decider';
 
 const given = specFor(externalAccountDecider);
 const at = '2026-01-01T00:00:00.000Z';
@@ -68,6 +68,49 @@ describe('external account decider', () => {
     given([created, deleted]).when({ type: 'UpdateExternalAccount', label: 'x', at }).thenThrows(isError('ExternalAccountNotFound'));
     given([created, deleted]).when({ type: 'DeleteExternalAccount', at }).thenThrows(isError('ExternalAccountNotFound'));
     given([]).when({ type: 'DeleteExternalAccount', at }).thenThrows(isError('ExternalAccountNotFound'));
+  });
+
+  describe('a card lapses when its expiry month ends (issue 26 item 1)', () => {
+    const billingAddress = { addressLine1: '1 Market St', addressLine2: null, city: 'San Francisco', state: 'CA', country: 'US', zipCode: '94105' };
+    const card: ExternalAccountEvent = {
+      type: 'externalAccount.created',
+      data: {
+        ...registration,
+        type: 'card',
+        details: { holderName: 'Ada Lovelace', brand: 'mastercard', last4: '4444', expiryMonth: 12, expiryYear: 2026, billingAddress },
+        supportedDestinations: [{ asset: 'usd', network: 'card' }],
+        screenedNames: [],
+        createdAt: at,
+      },
+    };
+    const expired = { code: CARD_EXPIRED, message: 'the card expired at the end of 12/2026' };
+    const lapsed = '2027-01-01T00:00:00.000Z';
+
+    it('is valid through the last day of its month (UTC): it lapses at the first instant of the next', () => {
+      expect(cardExpiresAt({ month: 12, year: 2026 }).toISOString()).toBe('2027-01-01T00:00:00.000Z');
+      expect(cardExpiresAt({ month: 2, year: 2028 }).toISOString()).toBe('2028-03-01T00:00:00.000Z');
+    });
+
+    it('active -> invalid with card_expired: statusChanged, then updated naming failure', () =>
+      given([card, ...activated])
+        .when({ type: 'ExpireCard', at: lapsed })
+        .then([
+          { type: 'externalAccount.statusChanged', data: { ...ids, status: 'invalid', previousStatus: 'active', failure: expired, at: lapsed } },
+          { type: 'externalAccount.updated', data: { ...ids, changedFields: ['failure'], failure: expired, at: lapsed } },
+        ]));
+
+    it('a card still pending lapses too', () =>
+      given([card]).when({ type: 'ExpireCard', at: lapsed }).then([expect.objectContaining({ type: 'externalAccount.statusChanged', data: expect.objectContaining({ previousStatus: 'pending', status: 'invalid' }) }), expect.objectContaining({ type: 'externalAccount.updated' })]));
+
+    it('changes nothing before its month ended, a second time, or on a card failed, invalid or deleted', () => {
+      given([card, ...activated]).when({ type: 'ExpireCard', at: '2026-12-31T23:59:59.999Z' }).then([]);
+      given([card, ...activated, statusChanged('invalid', 'active', expired)]).when({ type: 'ExpireCard', at: lapsed }).then([]);
+      given([card, statusChanged('failed', 'pending', failure)]).when({ type: 'ExpireCard', at: lapsed }).then([]);
+      given([card, ...activated, statusChanged('invalid', 'active', { code: 'account_closed', message: 'closed' })]).when({ type: 'ExpireCard', at: lapsed }).then([]);
+      given([card, ...activated, deleted]).when({ type: 'ExpireCard', at: lapsed }).then([]);
+    });
+
+    it('never applies to an account that is not a card', () => given([created, ...activated]).when({ type: 'ExpireCard', at: lapsed }).then([]));
   });
 
   it('merges metadata: null or "" removes a key', () => {

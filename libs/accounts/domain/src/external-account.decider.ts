@@ -1,7 +1,9 @@
 // An external account (spec: External account; States/External account;
 // Events, operation to event tie 2). Created `pending`; `active` when
 // provisioning completes, `failed` when the provider rejects, screening hits or
-// provisioning times out; `invalid` from any status; deleted softly. Only
+// provisioning times out; `invalid` from any status, and a card that is still
+// usable when its expiry month ends becomes `invalid` with `card_expired`;
+// deleted softly. Only
 // `label` and `metadata` change after creation: financial details are immutable.
 import { ApiError, type EventPayloads, type ExternalAccountFailure, type ExternalAccountStatus, type TypedEvent } from '@mm/contracts';
 import type { Decider } from '@mm/platform/decider';
@@ -23,6 +25,8 @@ export type ExternalAccountCommand =
   | { type: 'CompleteProvisioning'; at: string }
   | { type: 'FailProvisioning'; failure: ExternalAccountFailure; at: string }
   | { type: 'InvalidateExternalAccount'; failure: ExternalAccountFailure; at: string }
+  /** The card's expiry month ended on the project clock (the card expiry timer). */
+  | { type: 'ExpireCard'; at: string }
   | { type: 'UpdateExternalAccount'; label?: string | null; metadata?: Record<string, string | null>; at: string }
   | { type: 'DeleteExternalAccount'; at: string };
 
@@ -32,11 +36,26 @@ export type ExternalAccountState =
       status: ExternalAccountStatus;
       externalAccountId: string;
       projectId: string;
+      /** A card's expiry (month 1 to 12, year); null for other instruments. */
+      cardExpiry: { month: number; year: number } | null;
       label: string | null;
       metadata: Record<string, string>;
       failure: ExternalAccountFailure | null;
       deleted: boolean;
     };
+
+type CardDetails = Extract<EventPayloads['externalAccount.created']['details'], { expiryMonth: number }>;
+
+/** The failure code of a card whose expiry month has ended. */
+export const CARD_EXPIRED = 'card_expired';
+
+/**
+ * When a card lapses: it is valid through the last day of its expiry month (UTC), so it expires at the first
+ * instant of the next month.
+ */
+export function cardExpiresAt(expiry: { month: number; year: number }): Date {
+  return new Date(Date.UTC(expiry.year, expiry.month, 1));
+}
 
 /** Stripe's metadata limits: enough for partners' references, bounded for storage. */
 export const METADATA_MAX_KEYS = 50;
@@ -44,7 +63,8 @@ export const METADATA_MAX_KEYS = 50;
 function evolve(state: ExternalAccountState, event: ExternalAccountEvent): ExternalAccountState {
   if (event.type === 'externalAccount.created') {
     const d = event.data;
-    return { status: 'pending', externalAccountId: d.externalAccountId, projectId: d.projectId, label: d.label, metadata: d.metadata, failure: null, deleted: false };
+    const cardExpiry = d.type === 'card' ? { month: (d.details as CardDetails).expiryMonth, year: (d.details as CardDetails).expiryYear } : null;
+    return { status: 'pending', externalAccountId: d.externalAccountId, projectId: d.projectId, cardExpiry, label: d.label, metadata: d.metadata, failure: null, deleted: false };
   }
   if (state.status === 'none') return state;
   switch (event.type) {
@@ -120,6 +140,18 @@ function decide(command: ExternalAccountCommand, state: ExternalAccountState): E
           ? []
           : [event('externalAccount.updated', { externalAccountId, projectId, changedFields: ['failure'], failure: command.failure, at })]),
       ];
+    case 'ExpireCard': {
+      // Only a card still usable (or still being provisioned) lapses; one already failed, invalid or
+      // deleted keeps the reason it has. A timer fired early (before its month ended) changes nothing.
+      const expiry = state.cardExpiry;
+      if (!expiry || state.deleted || (state.status !== 'active' && state.status !== 'pending')) return [];
+      if (Date.parse(at) < cardExpiresAt(expiry).getTime()) return [];
+      const failure = { code: CARD_EXPIRED, message: `the card expired at the end of ${String(expiry.month).padStart(2, '0')}/${expiry.year}` };
+      return [
+        event('externalAccount.statusChanged', { externalAccountId, projectId, status: 'invalid', previousStatus: state.status, failure, at }),
+        event('externalAccount.updated', { externalAccountId, projectId, changedFields: ['failure'], failure, at }),
+      ];
+    }
     case 'UpdateExternalAccount': {
       if (state.deleted) throw new ApiError('ExternalAccountNotFound');
       const changedFields: Array<'label' | 'metadata'> = [];

@@ -180,7 +180,12 @@ export class CashInsService implements OnModuleInit {
     let state: CashInState = decision.before;
     for (const event of decision.events) {
       state = cashInDecider.evolve(state, event as unknown as CashInEvent);
-      views.set(event.eventId, { resourceId: cashInId, data: cashInView(state as ExistingCashIn) as unknown as Record<string, unknown> });
+      views.set(event.eventId, {
+        resourceId: cashInId,
+        data: cashInView(state as ExistingCashIn) as unknown as Record<string, unknown>,
+        // A refresh is the cash-in's update (cashIn.updated): a new code, valid an hour from now.
+        ...(event.type === 'cashIn.codeRefreshed' ? { changedFields: ['depositInstructions'] } : {}),
+      });
     }
     const final = decision.state as ExistingCashIn;
     await this.readModel.upsert(projectId, cashInView(final), decision.version);

@@ -250,6 +250,7 @@ describe('deposits (ADR 0030: what becomes of a deposit)', () => {
       depositAddressId: ID,
       projectId: 'prj_1',
       customerId: CUSTOMER,
+      customerName: 'Ada Lovelace',
       transactionId: TXN,
       deposit: { asset: 'usdc', network: 'meridianchain', amount: '125.50', address: INSTRUCTIONS.address, senderAddress: SENDER, txHash: '0xabc' },
       sender: { relationship: 'externalUnregistered' },

@@ -108,6 +108,7 @@ export function receiveDeposit(current: DepositAddressState, command: ReceiveDep
       : { address: command.senderAddress, network, externalAccountId: sender?.id ?? null },
     attributionDeadline,
     metadata: { ...state.metadata },
+    customerName: state.record.customerName,
     at: command.at,
   };
 }

@@ -15,6 +15,8 @@ export interface PartnerResource {
   previousStatus?: string | null;
   /** The catalogue names to publish, when they depend on the resource (a review event named by corridor). */
   events?: readonly string[];
+  /** For `*.updated`: the fields of `data` the change changed, when the domain event does not name them itself. */
+  changedFields?: readonly string[];
 }
 
 /** Reads the resource a domain event changed, in the command's transaction (after its projection). */
@@ -37,6 +39,8 @@ export async function publishPartnerEvents(store: EventStore, events: readonly R
     if (!projectId) throw new Error(`partner event of ${event.type} ${event.eventId} has no project`);
     const occurredAt = typeof resource.data.updatedAt === 'string' ? resource.data.updatedAt : typeof resource.data.createdAt === 'string' ? resource.data.createdAt : event.recordedAt;
     const previousStatus = resource.previousStatus !== undefined ? resource.previousStatus : typeof domain.previousStatus === 'string' ? domain.previousStatus : null;
+    // Every `*.updated` envelope names what changed (spec: Events / Catalog): as the domain event says, or the resource.
+    const changedFields = Array.isArray(domain.changedFields) ? domain.changedFields.map(String) : resource.changedFields ? [...resource.changedFields] : undefined;
     const stream = partnerStreamId(resource.resourceId);
     const pending = streams.get(stream) ?? [];
     streams.set(stream, pending);
@@ -47,7 +51,7 @@ export async function publishPartnerEvents(store: EventStore, events: readonly R
         resourceId: resource.resourceId,
         sequence: event.streamVersion,
         ...(STATUS_CHANGED_EVENTS.includes(name) ? { previousStatus } : {}),
-        ...(name.endsWith('.updated') && Array.isArray(domain.changedFields) ? { changedFields: domain.changedFields.map(String) } : {}),
+        ...(name.endsWith('.updated') && changedFields ? { changedFields } : {}),
         occurredAt,
         data: resource.data,
       };

@@ -83,7 +83,12 @@ export class QuotesService {
     // A fiat or cash side needs its currency's endorsement, as the accounts service has it now (docs/endorsements.md):
     // once the request is valid, before its amount is priced and held to limits.
     const endorsement = quoteEndorsement(sides);
-    if (endorsement) requireEndorsement(customer ?? (await this.accounts.customer(projectId, input.customerId)), endorsement.name, endorsement.operation);
+    const holder = endorsement ? (customer ?? (await this.accounts.customer(projectId, input.customerId))) : customer;
+    if (endorsement) requireEndorsement(holder!, endorsement.name, endorsement.operation);
+    // Who a fiat payout comes from (its transaction's payoutOrigin): the customer, by name, as the accounts
+    // service has it now; an account of the customer's own names them too.
+    const ownAccount = [resolved.sourceCard, resolved.destinationAccount].find((a) => a?.customerId === input.customerId && a.counterpartyId === null);
+    const customerName = holder?.name ?? ownAccount?.customerName ?? null;
     const sponsorGas = input.sponsorGas ?? true;
     const pricing = price({ sourceAsset: sides.sourceAsset, destinationAsset: sides.destinationAsset, amount, fixedAmountSide, sponsorGas, rate });
     if (resolved.cashLocation) {
@@ -106,6 +111,7 @@ export class QuotesService {
         metadata: input.metadata ?? {},
         expiresAt: new Date(now.getTime() + this.config.MM_QUOTE_TTL_SECONDS * 1000).toISOString(),
         createdAt: now.toISOString(),
+        customerName,
       };
       // A new quote's events need no answer from the database: they travel with the quote's row.
       const { row } = await this.execute(projectId, quoteId, { type: 'CreateQuote', quote }, { newStream: true, deferAppend: true });
@@ -134,6 +140,7 @@ export class QuotesService {
         pricing: q.pricing,
         settlementType: q.settlementType,
         metadata: q.metadata,
+        customerName: q.customerName ?? null,
       };
     });
   }

@@ -118,15 +118,16 @@ export function planQuote(input: QuoteInput): QuotePlan {
       settlementType,
     };
   }
-  const sourceWalletId = walletIdOf(source.details, 'source');
   if (cardSell) {
     if ((input.settlementType ?? 'internal') === 'external') throw new ApiError('external_sell_unsupported', 'card sells settle internally: omit settlementType or send internal');
+    // The card rules (spec: Errors, card validation) apply to any card quote whose source names a raw address.
     if (source.details.address !== undefined) throw new ApiError('source_wallet_address_not_allowed', 'source.details.address: name the custodial wallet by id');
     if (destination.details.walletId !== undefined || destination.details.address !== undefined || destination.details.id?.startsWith('wlt_')) {
       throw new ApiError('invalid_wallet_target', 'a card sell pays out to the card: its destination names the card by externalAccountId, never a wallet');
     }
-    return { kind: 'cardSell', sourceWalletId, destinationAccountId: accountId(destination.details, 'destination', true), settlementType: 'internal' };
+    return { kind: 'cardSell', sourceWalletId: walletIdOf(source.details, 'source'), destinationAccountId: accountId(destination.details, 'destination', true), settlementType: 'internal' };
   }
+  const sourceWalletId = walletIdOf(source.details, 'source');
   if (destination.type === 'walletOms') return { kind: 'cryptoToCrypto', sourceWalletId, destinationWalletId: walletIdOf(destination.details, 'destination'), settlementType: null };
   if (destination.type === 'walletExternal') return { kind: 'cryptoToCrypto', sourceWalletId, destinationAccountId: accountId(destination.details, 'destination', false), settlementType: null };
   // A bank destination: the network picks the rail, and only the customer may hold the account.

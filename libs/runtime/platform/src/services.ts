@@ -6,7 +6,7 @@ import type { Type } from '@nestjs/common';
 import { AccountsModule } from '@mm/accounts/api';
 import { CashInModule } from '@mm/cash-in/api';
 import { CashIn1700000006000 } from '@mm/cash-in/infrastructure';
-import { Accounts1700000002000, AccountsExternalAccounts1700000002100 } from '@mm/accounts/infrastructure';
+import { Accounts1700000002000, AccountsCardExpiryTimers1700000002360, AccountsExternalAccounts1700000002100 } from '@mm/accounts/infrastructure';
 import type { ServiceName } from '@mm/contracts';
 import { DepositAddressesModule } from '@mm/deposit-addresses/api';
 import { DepositAddresses1700000007000 } from '@mm/deposit-addresses/infrastructure';
@@ -62,7 +62,7 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
   accounts: {
     module: AccountsModule,
     // Alone, it learns of API keys from the gateway's events (platform.api_keys).
-    migrations: [PlatformApiKeys1700000000300, Accounts1700000002000, AccountsExternalAccounts1700000002100],
+    migrations: [PlatformApiKeys1700000000300, Accounts1700000002000, AccountsExternalAccounts1700000002100, AccountsCardExpiryTimers1700000002360],
     schema: 'accounts',
     // The ledger side of the transaction saga reacts to the transactions service's legs.
     consumes: ['gateway', 'transactions'],

@@ -51,7 +51,7 @@ export class PayoutOriginResponse {
   @ApiProperty({ enum: ['quote', 'depositAddress', 'virtualAccount', 'cashIn'] }) type!: string;
   @ApiProperty() id!: string;
   @ApiProperty({ enum: ['customer'] }) accountHolder!: string;
-  @ApiProperty({ nullable: true, type: String }) accountHolderName!: string | null;
+  @ApiProperty({ nullable: true, type: String, description: "the customer's name, as it was when the transaction was made; null only on transactions made before it was kept" }) accountHolderName!: string | null;
 }
 
 export class HoldMatchResponse {

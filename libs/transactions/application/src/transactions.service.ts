@@ -258,6 +258,7 @@ export class TransactionsService implements OnModuleInit {
       settlementType: quote.settlementType,
       metadata: quote.metadata,
       customerIds: [...new Set(customerIds)],
+      customerName: quote.customerName ?? null,
     };
     const full = { ...record, status: 'processing', subStatus: null, at } as TransactionCreated;
     await this.checkLimits(projectId, full);
@@ -593,29 +594,9 @@ export class TransactionsService implements OnModuleInit {
   private async execute(projectId: string, transactionId: string, command: TransactionCommand | ((state: TransactionState) => TransactionCommand), options: DecideOptions = {}) {
     const decision = await decideAndAppend(this.store, transactionStreamId(transactionId), transactionDecider, command, { projectId }, undefined, options);
     if (decision.events.length === 0) return decision;
-    // The read model and the partner events, each event seen with the transaction as it was then.
-    const views = new Map<string, PartnerResource>();
-    let state: TransactionState = decision.before;
-    for (const event of decision.events) {
-      const previous = state;
-      state = transactionDecider.evolve(state, event as unknown as TransactionEvent);
-      // A deposit address deposit's leg is announced too, with the same sequence (tie 5), before the
-      // change of status it caused.
-      const names = [...depositAddressLegEvents(previous, event as unknown as TransactionEvent, state), ...virtualAccountLegEvents(previous, event as unknown as TransactionEvent, state)];
-      if (previous.status !== state.status || previous.subStatus !== state.subStatus) {
-        names.push('transaction.statusChanged');
-        if (event.type === 'transaction.reviewStarted') names.push(underReviewEvent(state.record!.sourceToDestination));
-      }
-      if (names.length === 0) continue;
-      views.set(event.eventId, {
-        resourceId: transactionId,
-        data: transactionView(state) as unknown as Record<string, unknown>,
-        previousStatus: previous.status === 'none' ? null : previous.status,
-        events: names,
-      });
-    }
+    const announcements = announce(transactionId, decision.before, decision.events as unknown as Array<RecordedEvent & TransactionEvent>);
     await this.readModel.upsert(projectId, decision.state.record!.customerIds, transactionView(decision.state), decision.version);
-    await publishPartnerEvents(this.store, decision.events, async (event) => views.get(event.eventId));
+    await publishPartnerEvents(this.store, decision.events, async (event) => announcements.get(event.eventId));
     await this.scheduleRails(projectId, decision.state, decision.events as unknown as Array<RecordedEvent & TransactionEvent>);
     return decision;
   }
@@ -652,6 +633,42 @@ export class TransactionsService implements OnModuleInit {
       }
     }
   }
+}
+
+/**
+ * The partner events of one command's transaction events (spec: Events; tie 5). Every change of status or
+ * sub-status is a transaction.statusChanged, and each leg of a deposit address or virtual account deposit is
+ * announced by its own event, before the statusChanged it caused. Each announcement carries the transaction
+ * as it stands once the command has done everything it did at that step: the events after it that announce
+ * nothing (the first leg started with the transaction, the next leg started with a settlement) are part of
+ * it, so it is published with the last of them, that version its `sequence`. The command's last
+ * announcement is therefore exactly what a GET answers once it commits (issue 26 item 3).
+ */
+export function announce(transactionId: string, before: TransactionState, events: ReadonlyArray<RecordedEvent & TransactionEvent>): Map<string, PartnerResource> {
+  const announcements = new Map<string, PartnerResource>();
+  let state = before;
+  let open: { events: string[]; previousStatus: string | null } | undefined;
+  let last: { eventId: string; state: TransactionState } | undefined;
+  const close = () => {
+    if (open && last) announcements.set(last.eventId, { resourceId: transactionId, data: transactionView(last.state) as unknown as Record<string, unknown>, ...open });
+    open = undefined;
+  };
+  for (const event of events) {
+    const previous = state;
+    state = transactionDecider.evolve(state, event);
+    const names = [...depositAddressLegEvents(previous, event, state), ...virtualAccountLegEvents(previous, event, state)];
+    if (previous.status !== state.status || previous.subStatus !== state.subStatus) {
+      names.push('transaction.statusChanged');
+      if (event.type === 'transaction.reviewStarted') names.push(underReviewEvent(state.record!.sourceToDestination));
+    }
+    if (names.length > 0) {
+      close();
+      open = { events: names, previousStatus: previous.status === 'none' ? null : previous.status };
+    }
+    last = { eventId: event.eventId, state };
+  }
+  close();
+  return announcements;
 }
 
 const PROVIDER_TIMEOUT = { code: 'providerTimeout', message: 'The payout provider has no record of the transfer.' };

@@ -34,6 +34,7 @@ export function depositTransactionRecord(d: DepositAddressDepositReceived): Omit
     settlementType: null,
     metadata: d.metadata,
     customerIds: [...new Set(customerIds)],
+    customerName: d.customerName ?? null,
     payout: d.target.payout,
     returnTo: d.returnTo,
   };

@@ -67,7 +67,7 @@ export function transactionView(state: TransactionState): TransactionView {
     pricing: r.pricing as unknown as Record<string, unknown>,
     legs: state.legs.map(legView),
     ...(fiatPayout
-      ? { payoutOrigin: { type: r.precursor.type, id: r.precursor.id, accountHolder: 'customer', accountHolderName: null } }
+      ? { payoutOrigin: { type: r.precursor.type, id: r.precursor.id, accountHolder: 'customer', accountHolderName: r.customerName ?? null } }
       : {}),
     ...(state.status === 'awaitingAction' && state.hold ? { hold: { ...state.hold } } : {}),
     ...(state.error && state.status === 'failed' ? { error: { ...state.error } } : {}),

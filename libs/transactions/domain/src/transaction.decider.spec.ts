@@ -38,9 +38,9 @@ const isError = (name: string) => (e: unknown) => e instanceof ApiError && e.err
 const statuses = (events: TransactionEvent[]) => events.map((e) => [e.type, e.data.status, e.data.subStatus]);
 
 describe('transaction decider', () => {
-  it('starts processing, the funds pulled, the payout pending', () => {
+  it('starts processing with the funds pulled (before it was made), the payout pending', () => {
     expect(statuses(created)).toEqual([
-      ['transaction.created', 'processing', null],
+      ['transaction.created', 'processing', 'processing.fundsPulled'],
       ['transaction.fundsPulled', 'processing', 'processing.fundsPulled'],
       ['transaction.legInitiated', 'processing', 'processing.fundsPulled'],
     ]);

@@ -213,13 +213,15 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
     if (state.status !== 'none') throw new ApiError('QuoteAlreadyAccepted', `transaction ${command.record.transactionId} already exists for quote ${command.record.precursor.id}`);
     const { at } = command;
     const base = { transactionId: command.record.transactionId, projectId: command.record.projectId, at };
-    const events: TransactionEvent[] = [event('transaction.created', { ...command.record, status: 'processing', subStatus: null, at })];
-    if (command.pulled) events.push(event('transaction.fundsPulled', { ...base, status: 'processing', subStatus: 'processing.fundsPulled', ...command.pulled }));
+    // A wallet's money is pulled before its transaction is made (ADR 0019): it starts processing.fundsPulled,
+    // so its first transaction.statusChanged shows it as the POST answers it.
+    const subStatus = command.pulled ? 'processing.fundsPulled' : null;
+    const events: TransactionEvent[] = [event('transaction.created', { ...command.record, status: 'processing', subStatus, at })];
+    if (command.pulled) events.push(event('transaction.fundsPulled', { ...base, status: 'processing', subStatus, ...command.pulled }));
     if (command.review) {
       events.push(event('transaction.reviewStarted', { ...base, status: 'processing', subStatus: 'processing.underReview', reason: command.review }));
       return events;
     }
-    const subStatus = command.pulled ? 'processing.fundsPulled' : null;
     events.push(event('transaction.legInitiated', { ...base, status: 'processing', subStatus, leg: pendingLeg(command.firstLeg, at) }));
     if (command.returned) {
       events.push(

@@ -35,6 +35,7 @@ export function virtualAccountTransactionRecord(d: VirtualAccountDepositReceived
     settlementType: null,
     metadata: d.metadata,
     customerIds: [...new Set([d.customerId, ...destinationCustomer])],
+    customerName: d.customerName ?? null,
     ...(d.target.payout ? { payout: d.target.payout } : {}),
     returnTo: { address: null, network: d.returnTo.rail, externalAccountId: d.returnTo.externalAccountId },
   };

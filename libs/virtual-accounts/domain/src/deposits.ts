@@ -97,6 +97,7 @@ export function receiveTransfer(current: VirtualAccountState, command: ReceiveTr
     target: depositTarget(state, amount, command.rate),
     returnTo: returnDestination ? { externalAccountId: returnDestination.instrument.id, rail: returnDestination.rail } : { externalAccountId: null, rail: command.rail },
     metadata: { ...state.metadata },
+    customerName: state.record.customerName,
     at: command.at,
   };
 }

@@ -229,6 +229,7 @@ describe('inbound transfers', () => {
       virtualAccountId: ID,
       projectId: 'prj_1',
       customerId: CUSTOMER,
+      customerName: 'Ada Lovelace',
       transactionId: transfer.transactionId,
       deposit: { asset: 'usd', rail: 'wire', amount: '250.50', senderName: 'ACME PAYROLL', reference: transfer.reference },
       disposition: 'deliver',

@@ -130,7 +130,7 @@ export class WebhookEnvelope {
   @ApiPropertyOptional({ type: 'integer', description: SEQUENCE_MEANING }) sequence?: number;
   @ApiProperty({ format: 'date-time', description: 'delivery creation' }) createdAt!: string;
   @ApiPropertyOptional({ format: 'date-time', description: 'when the event occurred' }) occurredAt?: string;
-  @ApiPropertyOptional({ type: [String], description: 'externalAccount.updated: the fields of data the change changed' }) changedFields?: string[];
+  @ApiPropertyOptional({ type: [String], description: 'every *.updated event, and only those: the fields of data the change changed (beside data, not inside it)' }) changedFields?: string[];
   @ApiProperty({
     type: 'object',
     properties: { object: { type: 'string', example: 'transaction', description: 'always present: which resource, whose fields are those of its GET response' } },
