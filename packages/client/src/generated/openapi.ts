@@ -12434,7 +12434,7 @@ export interface components {
              * @default checking
              * @enum {string}
              */
-            accountType: "checking" | "savings";
+            accountType?: "checking" | "savings";
             bankName?: string;
         };
         BillingAddressRequest: {
@@ -12783,7 +12783,7 @@ export interface components {
              * @description only true is accepted on cash-ins
              * @default true
              */
-            sponsorGas: boolean;
+            sponsorGas?: boolean;
             metadata?: {
                 [key: string]: string;
             };
@@ -12831,7 +12831,7 @@ export interface components {
             /** @description hold deposits from senders that are not a registered walletExternal of the customer or a counterparty until one is registered */
             requiresCounterpartyWalletRegistration?: boolean;
             /** @default true */
-            sponsorGas: boolean;
+            sponsorGas?: boolean;
             label?: string;
             metadata?: {
                 [key: string]: string;
@@ -12868,7 +12868,7 @@ export interface components {
             source: components["schemas"]["QuoteSourceRequest"];
             destination: components["schemas"]["QuoteDestinationRequest"];
             /** @default true */
-            sponsorGas: boolean;
+            sponsorGas?: boolean;
             /**
              * @description card rail only; default external for card buys, internal for card sells
              * @enum {string}
@@ -12916,9 +12916,9 @@ export interface components {
              * @description from connect through response
              * @default 5000
              */
-            timeoutMs: number;
+            timeoutMs?: number;
             /** @default 3600 */
-            notifyThresholdSecs: number;
+            notifyThresholdSecs?: number;
             description?: string | null;
             /**
              * @description an absolute http or https URL without credentials, fragment, whitespace, control characters or backslashes, and not port 0; in production, a public host. Kept and shown in its normal form, the one deliveries call (lower-case scheme and host, IDNA, no default port)
@@ -13279,7 +13279,7 @@ export interface components {
              * @description the failure code to record
              * @default account_closed
              */
-            code: string;
+            code?: string;
         };
         JsonWebKeySetResponse: {
             /** @description the current key and those retired within the last two hours */
@@ -13611,7 +13611,7 @@ export interface components {
              * @default ach
              * @enum {string}
              */
-            rail: "ach" | "wire" | "internationalWire";
+            rail?: "ach" | "wire" | "internationalWire";
             /** @description the sender's name as the bank reports it */
             senderName?: string;
         };
@@ -13767,9 +13767,9 @@ export interface components {
              * @description from connect through response
              * @default 5000
              */
-            timeoutMs: number;
+            timeoutMs?: number;
             /** @default 3600 */
-            notifyThresholdSecs: number;
+            notifyThresholdSecs?: number;
             description?: string | null;
             /** @description an absolute http or https URL without credentials, fragment, whitespace, control characters or backslashes, and not port 0; in production, a public host. Kept and shown in its normal form, the one deliveries call (lower-case scheme and host, IDNA, no default port) */
             url?: string;
@@ -14029,7 +14029,7 @@ export interface components {
             /** @example ethereum */
             network: string;
             /** @default usdc */
-            asset: string;
+            asset?: string;
         };
         WalletOmsDetailsResponse: {
             /** @description the custodial wallet's on-chain address */
