@@ -3,6 +3,19 @@
 // method. Requests go through openapi-fetch (the generated paths, path and query
 // serialisation) over a fetch that adds the bearer token and retries where it
 // is safe (transport.ts); refusals are thrown as ApiError.
+//
+// Idempotency-Keys (ADR 0035). A request that creates something or moves money
+// carries a key derived from its operation, ids and body: a repeat of it (the
+// client's retry, or the caller's job run again after a crash) is answered with
+// the first response for 24 hours instead of running twice. A request whose
+// repeat with the same body is a new intent, and does no harm when it does run
+// twice, gets a new key per call instead (kept across the client's retries of
+// that call): PATCH and the state changes (enable, disable, freeze, unfreeze,
+// close, invalidate), a quote (it only prices: a new one after the first
+// expired must not be the expired one again), a cash-in code, a key rotation, a
+// test delivery or a requeue, and the sandbox's clock, funding and incoming
+// deposits. The caller's own key, when given, is sent as is.
+import { randomUUID } from 'node:crypto';
 import createClient from 'openapi-fetch';
 import { ApiError } from './errors';
 import { deriveIdempotencyKey } from './idempotency';
@@ -34,10 +47,11 @@ export interface MoneyMovementOptions {
 /** Options of a call that changes something (POST and PATCH). */
 export interface WriteOptions {
   /**
-   * The Idempotency-Key to send. Without one the client derives it from the operation, its path and its
-   * body, so the same request always carries the same key and a repeat within 24 hours is answered with
-   * the first response (header Idempotent-Replayed: true) instead of running again. Pass a key of your own
-   * to do the same thing twice on purpose (advance the sandbox clock twice by the same amount, say).
+   * The Idempotency-Key to send, as is. Without one, a request that creates something or moves money
+   * carries a key derived from its operation, ids and body, so that a repeat of it within 24 hours (a retry,
+   * or your job run again) is answered with the first response instead of running twice; pass a key of your
+   * own to make the same thing twice on purpose (two customers with the very same fields, say). Other
+   * requests get a new key per call.
    */
   idempotencyKey?: string;
 }
@@ -49,6 +63,11 @@ interface SendInit {
   query?: object;
   body?: unknown;
   idempotencyKey?: string;
+  /**
+   * A new key for each call (kept across the client's own retries of it) instead of one derived from the
+   * request: for requests whose repeat is a new intent and does no harm done twice (module header).
+   */
+  keyPerCall?: boolean;
   headers?: Record<string, string>;
   /** Sent without the bearer token (the token issuer's keys, the publishable-key route). */
   anonymous?: boolean;
@@ -96,7 +115,7 @@ export class MoneyMovement {
   async #send<P extends ApiPath, M extends HttpMethod>(method: M, path: P, init: SendInit = {}): Promise<ResponseBody<P, M>> {
     const header: Record<string, string> = { ...init.headers };
     if (method === 'post' || method === 'patch') {
-      header['Idempotency-Key'] = init.idempotencyKey ?? deriveIdempotencyKey(method, fillPath(path, init.path), init.body);
+      header['Idempotency-Key'] = init.idempotencyKey ?? (init.keyPerCall ? `mm_call_${randomUUID()}` : deriveIdempotencyKey(method, fillPath(path, init.path), init.body));
     }
     // One generic call for every operation: the methods below are what is typed, by path and method.
     const request = this.#client.request as unknown as (
@@ -168,7 +187,7 @@ export class MoneyMovement {
     get: (externalAccountId: string) => this.#send('get', '/v0.13/external-accounts/{id}', { path: { id: externalAccountId } }),
     /** PATCH /external-accounts/{id}: label and metadata. */
     update: (externalAccountId: string, body: RequestBody<'/v0.13/external-accounts/{id}', 'patch'>, options?: WriteOptions) =>
-      this.#send('patch', '/v0.13/external-accounts/{id}', { path: { id: externalAccountId }, body, ...options }),
+      this.#send('patch', '/v0.13/external-accounts/{id}', { path: { id: externalAccountId }, body, keyPerCall: true, ...options }),
     /** DELETE /external-accounts/{id} */
     delete: (externalAccountId: string) => this.#send('delete', '/v0.13/external-accounts/{id}', { path: { id: externalAccountId } }),
   };
@@ -182,14 +201,14 @@ export class MoneyMovement {
     get: (counterpartyId: string) => this.#send('get', '/v0.13/counterparties/{id}', { path: { id: counterpartyId } }),
     /** PATCH /counterparties/{id} */
     update: (counterpartyId: string, body: RequestBody<'/v0.13/counterparties/{id}', 'patch'>, options?: WriteOptions) =>
-      this.#send('patch', '/v0.13/counterparties/{id}', { path: { id: counterpartyId }, body, ...options }),
+      this.#send('patch', '/v0.13/counterparties/{id}', { path: { id: counterpartyId }, body, keyPerCall: true, ...options }),
     /** DELETE /counterparties/{id} */
     delete: (counterpartyId: string) => this.#send('delete', '/v0.13/counterparties/{id}', { path: { id: counterpartyId } }),
   };
 
   readonly quotes = {
     /** POST /quotes: pricing locked until expiresAt. */
-    create: (body: RequestBody<'/v0.13/quotes', 'post'>, options?: WriteOptions) => this.#send('post', '/v0.13/quotes', { body, ...options }),
+    create: (body: RequestBody<'/v0.13/quotes', 'post'>, options?: WriteOptions) => this.#send('post', '/v0.13/quotes', { body, keyPerCall: true, ...options }),
     /** GET /quotes/{id} */
     get: (quoteId: string) => this.#send('get', '/v0.13/quotes/{id}', { path: { id: quoteId } }),
   };
@@ -212,17 +231,17 @@ export class MoneyMovement {
     get: (webhookId: string) => this.#send('get', '/v0.13/webhooks/{id}', { path: { id: webhookId } }),
     /** PATCH /webhooks/{id} */
     update: (webhookId: string, body: RequestBody<'/v0.13/webhooks/{id}', 'patch'>, options?: WriteOptions) =>
-      this.#send('patch', '/v0.13/webhooks/{id}', { path: { id: webhookId }, body, ...options }),
+      this.#send('patch', '/v0.13/webhooks/{id}', { path: { id: webhookId }, body, keyPerCall: true, ...options }),
     /** DELETE /webhooks/{id}: gone from reads; its deliveries stay readable for the retention window. */
     delete: (webhookId: string) => this.#send('delete', '/v0.13/webhooks/{id}', { path: { id: webhookId } }),
     /** POST /webhooks/{id}/enable */
-    enable: (webhookId: string, options?: WriteOptions) => this.#send('post', '/v0.13/webhooks/{id}/enable', { path: { id: webhookId }, ...options }),
+    enable: (webhookId: string, options?: WriteOptions) => this.#send('post', '/v0.13/webhooks/{id}/enable', { path: { id: webhookId }, keyPerCall: true, ...options }),
     /** POST /webhooks/{id}/disable */
-    disable: (webhookId: string, options?: WriteOptions) => this.#send('post', '/v0.13/webhooks/{id}/disable', { path: { id: webhookId }, ...options }),
+    disable: (webhookId: string, options?: WriteOptions) => this.#send('post', '/v0.13/webhooks/{id}/disable', { path: { id: webhookId }, keyPerCall: true, ...options }),
     /** POST /webhooks/{id}/rotate-key: a new signing key, shown this once; the old one stops verifying at once. */
-    rotateKey: (webhookId: string, options?: WriteOptions) => this.#send('post', '/v0.13/webhooks/{id}/rotate-key', { path: { id: webhookId }, ...options }),
+    rotateKey: (webhookId: string, options?: WriteOptions) => this.#send('post', '/v0.13/webhooks/{id}/rotate-key', { path: { id: webhookId }, keyPerCall: true, ...options }),
     /** POST /webhooks/{id}/test: a `webhook.test` delivery to this endpoint. */
-    test: (webhookId: string, options?: WriteOptions) => this.#send('post', '/v0.13/webhooks/{id}/test', { path: { id: webhookId }, ...options }),
+    test: (webhookId: string, options?: WriteOptions) => this.#send('post', '/v0.13/webhooks/{id}/test', { path: { id: webhookId }, keyPerCall: true, ...options }),
     deliveries: {
       /** GET /webhooks/{id}/deliveries: newest first; filters status, eventId, test, createdAfter, createdBefore. */
       list: (webhookId: string, query?: ListQuery<'/v0.13/webhooks/{id}/deliveries'>) => this.#list('/v0.13/webhooks/{id}/deliveries', query, { id: webhookId }),
@@ -230,7 +249,7 @@ export class MoneyMovement {
       get: (webhookId: string, deliveryId: string) => this.#send('get', '/v0.13/webhooks/{id}/deliveries/{deliveryId}', { path: { id: webhookId, deliveryId } }),
       /** POST /webhooks/{id}/deliveries/retry: requeues by ids, or by status and creation range. */
       retry: (webhookId: string, body: RequestBody<'/v0.13/webhooks/{id}/deliveries/retry', 'post'>, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/webhooks/{id}/deliveries/retry', { path: { id: webhookId }, body, ...options }),
+        this.#send('post', '/v0.13/webhooks/{id}/deliveries/retry', { path: { id: webhookId }, body, keyPerCall: true, ...options }),
     },
     /**
      * A delivery's envelope, once its Webhook-Signature is this endpoint's signing key's and recent (300 s by
@@ -243,13 +262,13 @@ export class MoneyMovement {
 
   readonly cashIns = {
     /** POST /cash-ins: a one-time deposit code, valid one hour. */
-    create: (body: RequestBody<'/v0.13/cash-ins', 'post'>, options?: WriteOptions) => this.#send('post', '/v0.13/cash-ins', { body, ...options }),
+    create: (body: RequestBody<'/v0.13/cash-ins', 'post'>, options?: WriteOptions) => this.#send('post', '/v0.13/cash-ins', { body, keyPerCall: true, ...options }),
     /** GET /cash-ins */
     list: (query?: ListQuery<'/v0.13/cash-ins'>) => this.#list('/v0.13/cash-ins', query),
     /** GET /cash-ins/{id} */
     get: (cashInId: string) => this.#send('get', '/v0.13/cash-ins/{id}', { path: { id: cashInId } }),
     /** POST /cash-ins/{id}/refresh: a new code, valid one hour from now. */
-    refresh: (cashInId: string, options?: WriteOptions) => this.#send('post', '/v0.13/cash-ins/{id}/refresh', { path: { id: cashInId }, ...options }),
+    refresh: (cashInId: string, options?: WriteOptions) => this.#send('post', '/v0.13/cash-ins/{id}/refresh', { path: { id: cashInId }, keyPerCall: true, ...options }),
   };
 
   readonly cashLocations = {
@@ -266,7 +285,7 @@ export class MoneyMovement {
     get: (depositAddressId: string) => this.#send('get', '/v0.13/deposit-addresses/{id}', { path: { id: depositAddressId } }),
     /** PATCH /deposit-addresses/{id} */
     update: (depositAddressId: string, body: RequestBody<'/v0.13/deposit-addresses/{id}', 'patch'>, options?: WriteOptions) =>
-      this.#send('patch', '/v0.13/deposit-addresses/{id}', { path: { id: depositAddressId }, body, ...options }),
+      this.#send('patch', '/v0.13/deposit-addresses/{id}', { path: { id: depositAddressId }, body, keyPerCall: true, ...options }),
   };
 
   readonly virtualAccounts = {
@@ -278,7 +297,7 @@ export class MoneyMovement {
     get: (virtualAccountId: string) => this.#send('get', '/v0.13/virtual-accounts/{id}', { path: { id: virtualAccountId } }),
     /** PATCH /virtual-accounts/{id} */
     update: (virtualAccountId: string, body: RequestBody<'/v0.13/virtual-accounts/{id}', 'patch'>, options?: WriteOptions) =>
-      this.#send('patch', '/v0.13/virtual-accounts/{id}', { path: { id: virtualAccountId }, body, ...options }),
+      this.#send('patch', '/v0.13/virtual-accounts/{id}', { path: { id: virtualAccountId }, body, keyPerCall: true, ...options }),
     /** DELETE /virtual-accounts/{id}: accepted (202), the account deleting until the bank closes it. */
     delete: (virtualAccountId: string) => this.#send('delete', '/v0.13/virtual-accounts/{id}', { path: { id: virtualAccountId } }),
   };
@@ -293,18 +312,18 @@ export class MoneyMovement {
     clock: {
       /** GET /sandbox/clock: the project's clock. */
       get: () => this.#send('get', '/v0.13/sandbox/clock'),
-      /** POST /sandbox/clock/advance: fires every timer that falls due. To advance by the same amount twice, pass a key of your own. */
-      advance: (body: RequestBody<'/v0.13/sandbox/clock/advance', 'post'>, options?: WriteOptions) => this.#send('post', '/v0.13/sandbox/clock/advance', { body, ...options }),
+      /** POST /sandbox/clock/advance: fires every timer that falls due. */
+      advance: (body: RequestBody<'/v0.13/sandbox/clock/advance', 'post'>, options?: WriteOptions) => this.#send('post', '/v0.13/sandbox/clock/advance', { body, keyPerCall: true, ...options }),
     },
     wallets: {
       /** POST /sandbox/wallets/{id}/fund: credits the wallet from the sandbox funding account. */
       fund: (walletId: string, body: RequestBody<'/v0.13/sandbox/wallets/{id}/fund', 'post'>, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/sandbox/wallets/{id}/fund', { path: { id: walletId }, body, ...options }),
+        this.#send('post', '/v0.13/sandbox/wallets/{id}/fund', { path: { id: walletId }, body, keyPerCall: true, ...options }),
     },
     externalAccounts: {
       /** POST /external-accounts/{id}/simulate/invalidate: the provider reports the account unusable. */
       invalidate: (externalAccountId: string, body: RequestBody<'/v0.13/external-accounts/{id}/simulate/invalidate', 'post'>, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/external-accounts/{id}/simulate/invalidate', { path: { id: externalAccountId }, body, ...options }),
+        this.#send('post', '/v0.13/external-accounts/{id}/simulate/invalidate', { path: { id: externalAccountId }, body, keyPerCall: true, ...options }),
     },
     transactions: {
       /** POST /transactions/{id}/simulate/cash-pickup: the recipient collects the cash, or the pickup lapses. */
@@ -319,30 +338,30 @@ export class MoneyMovement {
     depositAddresses: {
       /** POST /deposit-addresses/{id}/simulate/crypto-deposit: an on-chain deposit arrives. */
       cryptoDeposit: (depositAddressId: string, body: RequestBody<'/v0.13/deposit-addresses/{id}/simulate/crypto-deposit', 'post'>, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/deposit-addresses/{id}/simulate/crypto-deposit', { path: { id: depositAddressId }, body, ...options }),
+        this.#send('post', '/v0.13/deposit-addresses/{id}/simulate/crypto-deposit', { path: { id: depositAddressId }, body, keyPerCall: true, ...options }),
       /** POST /deposit-addresses/{id}/simulate/freeze */
       freeze: (depositAddressId: string, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/deposit-addresses/{id}/simulate/freeze', { path: { id: depositAddressId }, ...options }),
+        this.#send('post', '/v0.13/deposit-addresses/{id}/simulate/freeze', { path: { id: depositAddressId }, keyPerCall: true, ...options }),
       /** POST /deposit-addresses/{id}/simulate/unfreeze */
       unfreeze: (depositAddressId: string, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/deposit-addresses/{id}/simulate/unfreeze', { path: { id: depositAddressId }, ...options }),
+        this.#send('post', '/v0.13/deposit-addresses/{id}/simulate/unfreeze', { path: { id: depositAddressId }, keyPerCall: true, ...options }),
       /** POST /deposit-addresses/{id}/simulate/close */
       close: (depositAddressId: string, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/deposit-addresses/{id}/simulate/close', { path: { id: depositAddressId }, ...options }),
+        this.#send('post', '/v0.13/deposit-addresses/{id}/simulate/close', { path: { id: depositAddressId }, keyPerCall: true, ...options }),
     },
     virtualAccounts: {
       /** POST /virtual-accounts/{id}/simulate/inbound-transfer: a bank transfer reaches the account. */
       inboundTransfer: (virtualAccountId: string, body: RequestBody<'/v0.13/virtual-accounts/{id}/simulate/inbound-transfer', 'post'>, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/virtual-accounts/{id}/simulate/inbound-transfer', { path: { id: virtualAccountId }, body, ...options }),
+        this.#send('post', '/v0.13/virtual-accounts/{id}/simulate/inbound-transfer', { path: { id: virtualAccountId }, body, keyPerCall: true, ...options }),
       /** POST /virtual-accounts/{id}/simulate/freeze */
       freeze: (virtualAccountId: string, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/virtual-accounts/{id}/simulate/freeze', { path: { id: virtualAccountId }, ...options }),
+        this.#send('post', '/v0.13/virtual-accounts/{id}/simulate/freeze', { path: { id: virtualAccountId }, keyPerCall: true, ...options }),
       /** POST /virtual-accounts/{id}/simulate/unfreeze */
       unfreeze: (virtualAccountId: string, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/virtual-accounts/{id}/simulate/unfreeze', { path: { id: virtualAccountId }, ...options }),
+        this.#send('post', '/v0.13/virtual-accounts/{id}/simulate/unfreeze', { path: { id: virtualAccountId }, keyPerCall: true, ...options }),
       /** POST /virtual-accounts/{id}/simulate/close */
       close: (virtualAccountId: string, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/virtual-accounts/{id}/simulate/close', { path: { id: virtualAccountId }, ...options }),
+        this.#send('post', '/v0.13/virtual-accounts/{id}/simulate/close', { path: { id: virtualAccountId }, keyPerCall: true, ...options }),
     },
   };
 }

@@ -4,5 +4,6 @@ export { ApiError, WebhookVerificationError, type ErrorBody, type WebhookVerific
 export { canonicalJson, deriveIdempotencyKey } from './idempotency';
 export { CursorList } from './pagination';
 export type { Fetch } from './transport';
+export { waitFor, type WaitForOptions } from './wait-for';
 export { DEFAULT_TOLERANCE_SECONDS, eventTypeOf, verifyWebhook, type VerifyOptions } from './webhooks';
 export type * from './types';

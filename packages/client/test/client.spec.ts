@@ -122,19 +122,38 @@ describe('Idempotency-Key', () => {
     );
   });
 
-  it('is the caller\'s when given, and sent on PATCH too, never on GET or DELETE', async () => {
+  it('is the caller\'s when given, and never sent on GET or DELETE', async () => {
     api.on(() => ({ body: {} }));
     const mm = client();
-    await mm.sandbox.clock.advance({ seconds: 60 }, { idempotencyKey: 'advance-1' });
-    await mm.webhooks.update('wh_1', { description: 'x' });
+    await mm.customers.create({ type: 'individual', firstName: 'Ada', lastName: 'Lovelace' }, { idempotencyKey: 'customer-42' });
+    await mm.webhooks.update('wh_1', { description: 'x' }, { idempotencyKey: 'describe-wh_1' });
     await mm.webhooks.get('wh_1');
     await mm.webhooks.delete('wh_1');
     expect(api.calls.map((r) => [r.method, header(r, 'idempotency-key')])).toEqual([
-      ['POST', 'advance-1'],
-      ['PATCH', deriveIdempotencyKey('PATCH', '/v0.13/webhooks/wh_1', { description: 'x' })],
+      ['POST', 'customer-42'],
+      ['PATCH', 'describe-wh_1'],
       ['GET', undefined],
       ['DELETE', undefined],
     ]);
+  });
+
+  it('is new for each call of a request whose repeat is a new intent (a change, a quote, the sandbox clock), and the same across that call\'s retries', async () => {
+    api.on((_, n) => (n === 1 ? { ...errorBody(503, 'ServiceUnavailable', 1503), headers: { 'retry-after': '0' } } : { status: 201, body: {} }));
+    const mm = client();
+    const quote = { customerId: 'cst_1', source: { type: 'walletOms' as const, details: { id: 'wlt_1' }, amount: '10.00' }, destination: { type: 'bankUs' as const, details: { id: 'ext_1', network: 'ach' } } };
+    await mm.quotes.create(quote);
+    await mm.quotes.create(quote);
+    await mm.webhooks.update('wh_1', { description: 'x' });
+    await mm.webhooks.update('wh_1', { description: 'x' });
+    await mm.webhooks.disable('wh_1');
+    await mm.webhooks.disable('wh_1');
+    await mm.sandbox.clock.advance({ seconds: 60 });
+    await mm.sandbox.clock.advance({ seconds: 60 });
+    const keys = api.calls.map((r) => header(r, 'idempotency-key') as string);
+    // The first quote was sent twice (a 503, then its retry): one key; every other call a key of its own.
+    expect(keys[1]).toBe(keys[0]);
+    expect(new Set(keys.slice(1)).size).toBe(8);
+    for (const key of keys) expect(key).toMatch(/^mm_call_[0-9a-f-]{36}$/);
   });
 });
 
