@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
-import { ApiError, deriveIdempotencyKey, MoneyMovement, type MoneyMovementOptions } from '../src';
+import { ApiError, deriveIdempotencyKey, MoneyMovement, waitFor, type MoneyMovementOptions } from '../src';
 import { API_KEY, API_SECRET, errorBody, LocalApi, type Received } from './local-api';
 
 let api: LocalApi;
@@ -327,5 +327,20 @@ describe('the client', () => {
     expect(operations.filter((o) => reached(o.method, o.path).length === 0).map((o) => `${o.method} ${o.path}`)).toEqual([]);
     // One method each: the token endpoint is also where the client gets its own token.
     expect(operations.filter((o) => reached(o.method, o.path).length > (o.path.endsWith('/auth/token') ? 2 : 1)).map((o) => `${o.method} ${o.path}`)).toEqual([]);
+  });
+});
+
+describe('waitFor', () => {
+  it('reads until done and answers what it read then', async () => {
+    api.on((_, n) => ({ body: { id: 'ext_1', status: n < 3 ? 'pending' : 'active' } }));
+    const mm = client();
+    await expect(waitFor(() => mm.externalAccounts.get('ext_1'), (a) => a.status === 'active', { intervalMs: 10 })).resolves.toEqual({ id: 'ext_1', status: 'active' });
+    expect(api.calls).toHaveLength(3);
+  });
+
+  it('gives up after timeoutMs, saying what it last read', async () => {
+    api.on(() => ({ body: { id: 'ext_1', status: 'pending' } }));
+    const mm = client();
+    await expect(waitFor(() => mm.externalAccounts.get('ext_1'), (a) => a.status === 'active', { timeoutMs: 100, intervalMs: 10 })).rejects.toThrow(/not done after 100 ms; last read: \{"id":"ext_1","status":"pending"\}/);
   });
 });
