@@ -20,7 +20,7 @@ import createClient from 'openapi-fetch';
 import { ApiError } from './errors';
 import { deriveIdempotencyKey } from './idempotency';
 import { CursorList } from './pagination';
-import { authorizedFetch, TokenSource, type Fetch, type RetryOptions } from './transport';
+import { authorizedFetch, retryingFetch, TokenSource, type Fetch, type RetryOptions } from './transport';
 import type { ApiPath, HttpMethod, ListItem, ListQuery, Page, paths, QueryParams, RequestBody, ResponseBody, WebhookEvent } from './types';
 import { verifyWebhook, type VerifyOptions } from './webhooks';
 
@@ -108,7 +108,7 @@ export class MoneyMovement {
     const retry: RetryOptions = { maxRetries: options.maxRetries ?? 3, maxRetryDelaySeconds: options.maxRetryDelaySeconds ?? 30 };
     this.#tokens = new TokenSource(options, `${root}/${API_VERSION}/auth/token`, fetch, retry);
     this.#authorized = authorizedFetch(this.#tokens, fetch, retry);
-    this.#anonymous = fetch;
+    this.#anonymous = retryingFetch(fetch, retry);
     this.#client = createClient<paths>({ baseUrl: root });
   }
 

@@ -198,3 +198,8 @@ export function authorizedFetch(tokens: TokenSource, fetch: Fetch, retry: RetryO
     }
   };
 }
+
+/** The fetch of requests sent without a token (the issuer's keys, the publishable-key route): retried as any other. */
+export function retryingFetch(fetch: Fetch, retry: RetryOptions): Fetch {
+  return (request: Request) => withRetries(repeatable(request.method, request.headers.has('idempotency-key')), retry, () => fetch(request.clone()));
+}

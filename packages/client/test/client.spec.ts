@@ -303,6 +303,19 @@ describe('the client', () => {
     expect(() => new MoneyMovement({ apiKey: API_KEY, apiSecret: '', baseUrl: api.baseUrl })).toThrow('MoneyMovement needs apiSecret');
   });
 
+  it('sends the publishable-key route and the issuer\'s keys without a token, retried all the same', async () => {
+    api.on((_, n) => (n === 1 ? { ...errorBody(503, 'RiskConfigUnavailable', 1200), headers: { 'retry-after': '0' } } : { body: { provider: 'x' } }));
+    const mm = client();
+    await mm.risk.config('pk_sdbx_1');
+    await mm.auth.jwks();
+    expect(api.calls.map((r) => [r.path, header(r, 'api-key'), header(r, 'authorization')])).toEqual([
+      ['/v0.13/risk/config', 'pk_sdbx_1', undefined],
+      ['/v0.13/risk/config', 'pk_sdbx_1', undefined],
+      ['/v0.13/.well-known/jwks.json', undefined, undefined],
+    ]);
+    expect(api.tokenRequests).toHaveLength(0);
+  });
+
   it('has one method for every partner operation of the OpenAPI document', async () => {
     api.on((request) => ({ body: request.method === 'GET' ? { data: [], hasMore: false, nextCursor: null } : {} }));
     const mm = client();
