@@ -19,7 +19,9 @@ const constraints = (forTests) => [
   scope('cash-in', ['cash-in', 'platform', 'contracts']),
   scope('deposit-addresses', ['deposit-addresses', 'platform', 'contracts']),
   scope('virtual-accounts', ['virtual-accounts', 'platform', 'contracts']),
-  scope('app', ['app', 'gateway', 'accounts', 'quoting', 'transactions', 'webhooks', 'cash-in', 'deposit-addresses', 'virtual-accounts', 'platform', 'contracts']),
+  // The partner client package stands alone: it is published, and imports nothing of the workspace.
+  scope('client', []),
+  scope('app', ['app', 'client', 'gateway', 'accounts', 'quoting', 'transactions', 'webhooks', 'cash-in', 'deposit-addresses', 'virtual-accounts', 'platform', 'contracts']),
   ...[
     ['pure', ['pure']],
     ['contracts', ['pure']],
@@ -31,8 +33,9 @@ const constraints = (forTests) => [
     ['testing', ['platform', 'pure', 'contracts']],
     ['runtime', ['runtime', 'api', 'application', 'infra', 'platform', 'pure', 'contracts']],
     ['app', ['runtime', 'platform', 'pure', 'contracts']],
-    ['e2e', ['runtime', 'platform', 'testing', 'pure', 'contracts']],
-    ['tools', ['runtime', 'platform', 'testing', 'pure', 'contracts']],
+    ['client', []],
+    ['e2e', ['runtime', 'platform', 'testing', 'pure', 'contracts', 'client']],
+    ['tools', ['runtime', 'platform', 'testing', 'pure', 'contracts', 'client']],
   ].map(([name, allowed]) => type(name, forTests ? [...allowed, 'testing'] : allowed)),
 ];
 const boundaries = (forTests) => [
@@ -41,7 +44,8 @@ const boundaries = (forTests) => [
 ];
 
 module.exports = [
-  { ignores: ['node_modules/**', 'dist/**', '.data/**', '.nx/**', 'coverage/**', '**/*.js'] },
+  // packages/*/src/generated: written by `npm run client:generate` from the OpenAPI document.
+  { ignores: ['node_modules/**', '**/dist/**', '.data/**', '.nx/**', 'coverage/**', '**/*.js', 'packages/*/src/generated/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

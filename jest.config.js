@@ -32,7 +32,7 @@ module.exports = {
   // fails with its reason, not as a test timeout.
   testTimeout: 60000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,packages,tools}/**/*.spec.ts'], testPathIgnorePatterns: ['/node_modules/', '/dist/'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'], testEnvironment: '<rootDir>/tools/jest/e2e-environment.js' },
     // The same suite against npm run start:distributed's processes, except what is about one mode's

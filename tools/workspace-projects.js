@@ -21,6 +21,8 @@ const projects = [
   ['test-e2e', 'e2e', 'scope:app', 'type:e2e'],
   ['tools', 'tools', 'scope:app', 'type:tools'],
   ['libs/contracts', 'contracts', 'scope:contracts', 'type:contracts', '@mm/contracts'],
+  // The partner client package (published as @meridian/money-movement): it imports nothing of the workspace.
+  ['packages/client', 'client', 'scope:client', 'type:client', '@meridian/money-movement'],
   // Framework-free building blocks a domain may use.
   ...['ids', 'money', 'decider'].map((n) => [
     `libs/platform/${n}`, `platform-${n}`, 'scope:platform', 'type:pure', `@mm/platform/${n}`,

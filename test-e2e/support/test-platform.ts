@@ -293,6 +293,21 @@ export class TestPlatform {
     return { status: response.status, headers: response.headers as unknown as Headers, body, text };
   }
 
+  /**
+   * A fetch for clients that send their own requests (the client package): over this file's connections,
+   * and held to the same checks as request(): a 500 or a sensitive value in an answer fails the file.
+   */
+  readonly fetch = async (request: Request): Promise<globalThis.Response> => {
+    const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.text();
+    const response = await undiciFetch(request.url, { method: request.method, headers: [...request.headers], body: body || undefined, dispatcher: this.http });
+    const text = await response.text();
+    const where = `${request.method} ${new URL(request.url).pathname}`;
+    if (response.status === 500) this.internalErrors.push(`${where}: ${text}`);
+    if (body) this.sensitive.collectRaw(body);
+    this.sensitive.check(`the response to ${where}`, text);
+    return new globalThis.Response(text === '' ? null : text, { status: response.status, headers: [...response.headers] });
+  };
+
   /** A bearer token; by default for this file's project. */
   async token(apiKey = this.apiKey, apiSecret = this.apiSecret): Promise<string> {
     const res = await this.request('POST', '/v0.13/auth/token', { body: { apiKey, apiSecret } });
