@@ -98,6 +98,19 @@ describe('the client package against the platform', () => {
     expect((refusal as WebhookVerificationError).reason).toBe('badSignature');
   });
 
+  it('lists a transaction\'s events through the Events API and sends one to an endpoint again', async () => {
+    const [transaction] = await mm.transactions.list({ customerId: customer.id, status: 'completed', limit: 1 }).toArray(1);
+    const events = await waitFor(() => mm.events.list({ resourceId: transaction.id }).toArray(), (list) => list.some((e) => e.data.status === 'completed'), WITHIN);
+    const completed = events.find((e) => e.data.status === 'completed')!;
+    expect(completed).toMatchObject({ object: 'event', eventType: 'transaction.statusChanged', data: { id: transaction.id } });
+    expect(await mm.events.get(completed.id)).toEqual(completed);
+    const endpoint = (await mm.webhooks.list().toArray()).find((w) => w.url === receiver.url(HOOK))!;
+    const resent = await mm.webhooks.deliveries.resend(endpoint.id, { eventIds: [completed.id] });
+    expect(resent.deliveries).toHaveLength(1);
+    const again = await deliveries((d) => d.body?.id === resent.deliveries[0].id);
+    expect(mm.webhooks.verify(again.rawBody, again.headers['webhook-signature'], signingKey)).toMatchObject({ eventId: completed.id, data: { id: transaction.id, status: 'completed' } });
+  });
+
   it('throws the API\'s refusals as ApiError, with the request id of the response', async () => {
     const unknown = 'cst_01h455vb4pex5vsknk084sn02q';
     const error = await mm.customers.get(unknown).catch((e: unknown) => e);

@@ -247,6 +247,9 @@ export class MoneyMovement {
       list: (webhookId: string, query?: ListQuery<'/v0.13/webhooks/{id}/deliveries'>) => this.#list('/v0.13/webhooks/{id}/deliveries', query, { id: webhookId }),
       /** GET /webhooks/{id}/deliveries/{deliveryId}: with the envelope and every HTTP attempt. */
       get: (webhookId: string, deliveryId: string) => this.#send('get', '/v0.13/webhooks/{id}/deliveries/{deliveryId}', { path: { id: webhookId, deliveryId } }),
+      /** POST /webhooks/{id}/deliveries: sends these events (from events.list) to this endpoint again, as new deliveries with the events' evt_ ids. */
+      resend: (webhookId: string, body: RequestBody<'/v0.13/webhooks/{id}/deliveries', 'post'>, options?: WriteOptions) =>
+        this.#send('post', '/v0.13/webhooks/{id}/deliveries', { path: { id: webhookId }, body, keyPerCall: true, ...options }),
       /** POST /webhooks/{id}/deliveries/retry: requeues by ids, or by status and creation range. */
       retry: (webhookId: string, body: RequestBody<'/v0.13/webhooks/{id}/deliveries/retry', 'post'>, options?: WriteOptions) =>
         this.#send('post', '/v0.13/webhooks/{id}/deliveries/retry', { path: { id: webhookId }, body, keyPerCall: true, ...options }),
@@ -258,6 +261,14 @@ export class MoneyMovement {
      */
     verify: (rawBody: string | Uint8Array, signatureHeader: string | readonly string[] | null | undefined, signingKey: string, options?: VerifyOptions): WebhookEvent =>
       verifyWebhook(rawBody, signatureHeader, signingKey, options),
+  };
+
+  /** The partner events of the retention window, whether or not an endpoint received them: how a partner catches up. */
+  readonly events = {
+    /** GET /events: newest first; filters type, resourceId, createdAfter, createdBefore. */
+    list: (query?: ListQuery<'/v0.13/events'>) => this.#list('/v0.13/events', query),
+    /** GET /events/{eventId}: the envelope as delivered, with its evt_ id. */
+    get: (eventId: string) => this.#send('get', '/v0.13/events/{eventId}', { path: { eventId } }),
   };
 
   readonly cashIns = {

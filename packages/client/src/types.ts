@@ -52,6 +52,8 @@ export type CashIn = Schemas['CashInResponse'];
 export type CashLocation = Schemas['CashLocationResponse'];
 export type DepositAddress = Schemas['DepositAddressResponse'];
 export type VirtualAccount = Schemas['VirtualAccountResponse'];
+/** A partner event as GET /events lists it: the envelope as delivered, with its evt_ id. */
+export type PartnerEvent = Schemas['PartnerEventResponse'];
 
 /** The name of every event a webhook endpoint can receive. */
 export type WebhookEventType = keyof webhooks;

@@ -531,6 +531,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0.13/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the partner events of the retention window, newest first (the order they were recorded), whether or not an endpoint received them; filters type, resourceId, createdAfter (inclusive), createdBefore (exclusive) */
+        get: operations["EventsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An event: its envelope as delivered, with the evt_ id */
+        get: operations["EventsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0.13/external-accounts": {
         parameters: {
             query?: never;
@@ -966,7 +1000,8 @@ export interface paths {
         /** List the endpoint's deliveries, newest first; deleted endpoints' history too, for the retention window */
         get: operations["WebhooksController_listDeliveries"];
         put?: never;
-        post?: never;
+        /** Send these events (GET /events) to this endpoint again: new deliveries, queued now, with the events' evt_ ids; events it does not subscribe to are skipped and named */
+        post: operations["WebhooksController_resendEvents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1096,6 +1131,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -1252,6 +1289,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -1408,6 +1447,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -1556,7 +1597,7 @@ export interface webhooks {
         put?: never;
         /**
          * cashIn.updated
-         * @description Fires when the deposit code is refreshed (`POST /cash-ins/{cashInId}/refresh`): new `depositInstructions`, valid an hour; the previous code is void. Covered by the subscription `*`. `data`: the cashIn, as GET /cash-ins/{cashInId} answers it.
+         * @description Fires when the deposit code is refreshed (`POST /cash-ins/{cashInId}/refresh`): new `depositInstructions`, valid an hour; the previous code is void; `changedFields` is `["depositInstructions"]`. Covered by the subscription `*`. `data`: the cashIn, as GET /cash-ins/{cashInId} answers it.
          */
         post: {
             parameters: {
@@ -1564,6 +1605,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -1579,6 +1622,9 @@ export interface webhooks {
                      *       "sequence": 2,
                      *       "createdAt": "2026-03-02T15:40:00.180Z",
                      *       "occurredAt": "2026-03-02T15:40:00.000Z",
+                     *       "changedFields": [
+                     *         "depositInstructions"
+                     *       ],
                      *       "data": {
                      *         "id": "ci_01m87bvejefvptagetfzjztj0j",
                      *         "object": "cashIn",
@@ -1680,6 +1726,8 @@ export interface webhooks {
                          * @description when the change happened (project time)
                          */
                         occurredAt: string;
+                        /** @description the fields of `data` this change changed */
+                        changedFields: "depositInstructions"[];
                         /** @description the cashIn at the time of the event, as GET /cash-ins/{cashInId} answers it; branch on its status */
                         data: components["schemas"]["CashInResponse"];
                     };
@@ -1720,6 +1768,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -1820,6 +1870,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -1945,6 +1997,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -2070,6 +2124,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -2191,6 +2247,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -2312,6 +2370,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -2437,6 +2497,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -2572,6 +2634,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -2702,6 +2766,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -2827,7 +2893,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -2895,6 +2961,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -3017,7 +3085,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -3085,6 +3153,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -3207,7 +3277,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -3275,6 +3345,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -3400,7 +3472,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -3468,6 +3540,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -3590,7 +3664,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -3658,6 +3732,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -3767,7 +3843,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "error": {
                      *           "code": "providerError",
@@ -3841,6 +3917,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -3947,7 +4025,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "hold": {
                      *           "code": "senderAttribution",
@@ -4024,6 +4102,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -4130,7 +4210,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -4198,6 +4278,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -4304,7 +4386,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -4372,6 +4454,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -4497,7 +4581,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -4565,6 +4649,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -4687,7 +4773,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -4755,6 +4841,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -4877,7 +4965,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -4945,6 +5033,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -5067,7 +5157,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "error": {
                      *           "code": "attributionTimeout",
@@ -5146,6 +5236,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -5271,7 +5363,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -5339,6 +5431,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -5461,7 +5555,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -5529,6 +5623,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -5651,7 +5747,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -5719,6 +5815,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -5844,7 +5942,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -5912,6 +6010,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -6034,7 +6134,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -6102,6 +6202,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -6227,7 +6329,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -6295,6 +6397,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -6417,7 +6521,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -6485,6 +6589,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -6607,7 +6713,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -6675,6 +6781,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -6800,7 +6908,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -6868,6 +6976,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -6990,7 +7100,7 @@ export interface webhooks {
                      *           "type": "depositAddress",
                      *           "id": "da_01m87d2b4afvptagq1x5w8kc3m",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-03T09:00:00.000Z",
@@ -7058,6 +7168,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -7147,7 +7259,7 @@ export interface webhooks {
         put?: never;
         /**
          * endorsement.updated
-         * @description Fires when an endorsement of the customer is requested (at `POST /customers` or `POST /customers/{customerId}/endorsements`), approved or rejected: `data` is the customer, every endorsement with its status. Covered by the subscription `*`. `data`: the customer, as GET /customers/{customerId} answers it.
+         * @description Fires when an endorsement of the customer is requested (at `POST /customers` or `POST /customers/{customerId}/endorsements`), approved or rejected: `data` is the customer, every endorsement with its status; `changedFields` is `["endorsements"]`. Covered by the subscription `*`. `data`: the customer, as GET /customers/{customerId} answers it.
          */
         post: {
             parameters: {
@@ -7155,6 +7267,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -7170,6 +7284,9 @@ export interface webhooks {
                      *       "sequence": 4,
                      *       "createdAt": "2026-03-02T15:04:06.480Z",
                      *       "occurredAt": "2026-03-02T15:04:06.300Z",
+                     *       "changedFields": [
+                     *         "endorsements"
+                     *       ],
                      *       "data": {
                      *         "id": "cst_01m87bvej7fvptagdz8mbmk0hq",
                      *         "object": "customer",
@@ -7212,6 +7329,8 @@ export interface webhooks {
                          * @description when the change happened (project time)
                          */
                         occurredAt: string;
+                        /** @description the fields of `data` this change changed */
+                        changedFields: "endorsements"[];
                         /** @description the customer at the time of the event, as GET /customers/{customerId} answers it; branch on its status */
                         data: components["schemas"]["CustomerResponse"];
                     };
@@ -7252,6 +7371,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -7365,6 +7486,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -7481,6 +7604,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -7586,7 +7711,7 @@ export interface webhooks {
         put?: never;
         /**
          * externalAccount.statusChanged
-         * @description Fires when the account's `status` changed: from `pending` to `active` or `failed` when validation ends, or to `invalid` when the bank or network reports it unusable; `previousStatus` is the status before. Covered by the subscription `*`. `data`: the externalAccount, as GET /external-accounts/{externalAccountId} answers it.
+         * @description Fires when the account's `status` changed: from `pending` to `active` or `failed` when validation ends, or to `invalid` when the bank or network reports it unusable or when a card's expiry month ends on the project's clock (`failure.code` `card_expired`); `previousStatus` is the status before. Covered by the subscription `*`. `data`: the externalAccount, as GET /external-accounts/{externalAccountId} answers it.
          */
         post: {
             parameters: {
@@ -7594,6 +7719,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -7705,7 +7832,7 @@ export interface webhooks {
         put?: never;
         /**
          * externalAccount.updated
-         * @description Fires when its `label` or `metadata` changed (`PATCH /external-accounts/{externalAccountId}`), or its `failure` did (a failed validation, an invalidation for a new reason); `changedFields` names which. Covered by the subscription `*`. `data`: the externalAccount, as GET /external-accounts/{externalAccountId} answers it.
+         * @description Fires when its `label` or `metadata` changed (`PATCH /external-accounts/{externalAccountId}`), or its `failure` did (a failed validation, an invalidation for a new reason, a card that expired); `changedFields` names which. Covered by the subscription `*`. `data`: the externalAccount, as GET /external-accounts/{externalAccountId} answers it.
          */
         post: {
             parameters: {
@@ -7713,6 +7840,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -7831,6 +7960,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -7944,6 +8075,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -8097,6 +8230,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -8189,7 +8324,7 @@ export interface webhooks {
                      *           "type": "quote",
                      *           "id": "qt_01m87bvejefvptagf4chphn1n5",
                      *           "accountHolder": "customer",
-                     *           "accountHolderName": null
+                     *           "accountHolderName": "Ada Lovelace"
                      *         },
                      *         "metadata": {},
                      *         "createdAt": "2026-03-02T16:00:00.000Z",
@@ -8257,6 +8392,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -8439,7 +8576,7 @@ export interface webhooks {
         put?: never;
         /**
          * transaction.statusChanged
-         * @description Fires when a transaction is created (`previousStatus` null) and whenever its `status` or `subStatus` changes afterwards, in any corridor or rail, refunds and cash pickups included; `previousStatus` is the status before (equal to `data.status` when only the subStatus moved). Covered by the subscription `*`. `data`: the transaction, as GET /transactions/{transactionId} answers it.
+         * @description Fires when a transaction is created (`previousStatus` null) and whenever its `status` or `subStatus` changes afterwards, in any corridor or rail, refunds and cash pickups included; `previousStatus` is the status before (equal to `data.status` when only the subStatus moved). `data` is the transaction with everything done at that step: the first one shows a new transaction as the response to `POST /transactions` does, its first leg included. Covered by the subscription `*`. `data`: the transaction, as GET /transactions/{transactionId} answers it.
          */
         post: {
             parameters: {
@@ -8447,6 +8584,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -8640,6 +8779,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -8787,6 +8928,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -8934,6 +9077,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -9075,6 +9220,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -9263,6 +9410,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -9448,6 +9597,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -9633,6 +9784,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -9818,6 +9971,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -9966,6 +10121,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -10138,6 +10295,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -10307,6 +10466,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -10479,6 +10640,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -10648,6 +10811,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -10789,6 +10954,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -10978,6 +11145,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -11182,6 +11351,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -11386,6 +11557,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -11572,6 +11745,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -11719,6 +11894,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -11866,6 +12043,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -12020,6 +12199,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -12172,6 +12353,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -12258,6 +12441,8 @@ export interface webhooks {
                 header: {
                     /** @description the delivery id (whd_), as in the body */
                     "Webhook-Id": string;
+                    /** @description the event id (evt_), the same in every delivery of the event and in GET /events */
+                    "Webhook-Event-Id": string;
                     /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the UTF-8 bytes of the endpoint's signing key>; made afresh on every attempt */
                     "Webhook-Signature": string;
                 };
@@ -13339,12 +13524,60 @@ export interface components {
             id: string;
             name: string;
         };
+        PartnerEventResponse: {
+            /**
+             * @description evt_: the event, the same in every delivery of it
+             * @example evt_01h455vb4pex5vsknk084sn02q
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description the event type, except on statusChanged events
+             * @example cashIn.completed
+             */
+            event?: string;
+            /**
+             * @description the event type of a statusChanged event
+             * @example transaction.statusChanged
+             */
+            eventType?: string;
+            /** @description statusChanged events: the evt_ again, as their deliveries carry it */
+            eventId?: string;
+            /** @description statusChanged events: the status before */
+            previousStatus?: string | null;
+            /** @description The version of the resource in `data` (its `data.id`) after the change this event announces. It increases with every change of that resource and has gaps: not every version is announced, so the next event of a resource may skip numbers. Events that announce the same change carry the same `sequence` and the same `data` (`endorsement.updated` and `endorsement.active`; a `transaction.statusChanged` and its `underReview` event). Deliveries can arrive out of order and more than once: keep a resource's `data` only when its `sequence` is greater than that of the copy you hold. `webhook.test` has no `sequence`. */
+            sequence?: number;
+            /**
+             * Format: date-time
+             * @description when the event was recorded: the creation time of the deliveries made for it then
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description when the event occurred
+             */
+            occurredAt: string;
+            /** @description externalAccount.updated and the other updates that name their change: the fields of data it changed */
+            changedFields?: string[];
+            /** @description the resource as of the event, as its GET answered it then (named by object). Each event's data is described under webhooks */
+            data: {
+                /**
+                 * @description which resource, whose fields are those of its GET response
+                 * @example transaction
+                 */
+                object?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        };
         PayoutOriginResponse: {
             /** @enum {string} */
             type: "quote" | "depositAddress" | "virtualAccount" | "cashIn";
             id: string;
             /** @enum {string} */
             accountHolder: "customer";
+            /** @description the customer's name, as it was when the transaction was made; null only on transactions made before it was kept */
             accountHolderName: string | null;
         };
         PrecursorResponse: {
@@ -13503,6 +13736,21 @@ export interface components {
         RequestEndorsementRequest: {
             /** @enum {string} */
             name: "basic" | "cryptoCustody" | "usd";
+        };
+        ResendEventsRequest: {
+            /**
+             * @description evt_ ids, from GET /events
+             * @example [
+             *       "evt_01h455vb4pex5vsknk084sn02q"
+             *     ]
+             */
+            eventIds: string[];
+        };
+        ResendEventsResponse: {
+            /** @description the new deliveries, queued, in the order the events occurred */
+            deliveries: components["schemas"]["WebhookDeliveryResponse"][];
+            /** @description the events given that the endpoint does not subscribe to: not sent */
+            notSubscribed: string[];
         };
         RetryDeliveriesRequest: {
             /** @description whd_ ids; or give status and a range */
@@ -14144,7 +14392,7 @@ export interface components {
              * @description when the event occurred
              */
             occurredAt?: string;
-            /** @description externalAccount.updated: the fields of data the change changed */
+            /** @description every *.updated event, and only those: the fields of data the change changed (beside data, not inside it) */
             changedFields?: string[];
             /** @description the resource as of the event, as its GET answers it (named by object); webhook.test carries the endpoint. Each event's data is described under webhooks */
             data: {
@@ -15547,6 +15795,81 @@ export interface operations {
             };
         };
     };
+    EventsController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                /** @description one event type: `event`, or `eventType` of a statusChanged event */
+                type?: "transaction.statusChanged" | "cashIn.created" | "cashIn.completed" | "cashIn.expired" | "cashIn.updated" | "virtualAccount.created" | "virtualAccount.provisioned" | "virtualAccount.active" | "virtualAccount.frozen" | "virtualAccount.closed" | "virtualAccount.deleted" | "virtualAccount.failed" | "virtualAccount.statusChanged" | "virtualAccount.updated" | "virtualAccount.deposit.pending" | "virtualAccount.deposit.settled" | "virtualAccount.deposit.failed" | "virtualAccount.deposit.returned" | "virtualAccount.cryptoTransfer.initiated" | "virtualAccount.cryptoTransfer.pending" | "virtualAccount.cryptoTransfer.settled" | "virtualAccount.cryptoTransfer.failed" | "virtualAccount.fiatTransfer.initiated" | "virtualAccount.fiatTransfer.pending" | "virtualAccount.fiatTransfer.settled" | "virtualAccount.fiatTransfer.failed" | "depositAddress.created" | "depositAddress.active" | "depositAddress.frozen" | "depositAddress.closed" | "depositAddress.failed" | "depositAddress.statusChanged" | "depositAddress.updated" | "deposit_address.crypto_deposit.pending" | "deposit_address.crypto_deposit.settled" | "deposit_address.crypto_deposit.failed" | "deposit_address.crypto_deposit.needs_attribution" | "deposit_address.ach_payout.initiated" | "deposit_address.ach_payout.pending" | "deposit_address.ach_payout.settled" | "deposit_address.ach_payout.failed" | "deposit_address.ach_payout.returned" | "deposit_address.wire_payout.initiated" | "deposit_address.wire_payout.pending" | "deposit_address.wire_payout.settled" | "deposit_address.wire_payout.failed" | "deposit_address.wire_payout.returned" | "deposit_address.intl_wire_payout.initiated" | "deposit_address.intl_wire_payout.pending" | "deposit_address.intl_wire_payout.settled" | "deposit_address.intl_wire_payout.failed" | "deposit_address.intl_wire_payout.returned" | "deposit_address.crypto_payout.initiated" | "deposit_address.crypto_payout.pending" | "deposit_address.crypto_payout.settled" | "deposit_address.crypto_payout.failed" | "externalAccount.created" | "externalAccount.verified" | "externalAccount.declined" | "externalAccount.deleted" | "externalAccount.statusChanged" | "externalAccount.updated" | "counterparty.statusChanged" | "endorsement.updated" | "endorsement.active" | "wallet.provisioned" | "transaction.fiatToCrypto.underReview" | "transaction.cryptoToFiat.underReview" | "transaction.cryptoToCrypto.underReview";
+                /** @description the events of one resource: the id of their `data` */
+                resourceId?: string;
+                /** @description recorded at or after (ISO 8601) */
+                createdAfter?: string;
+                /** @description recorded before (ISO 8601) */
+                createdBefore?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PartnerEventResponse"][];
+                        hasMore: boolean;
+                        /** @description pass as cursor for the next page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    EventsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerEventResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     ExternalAccountsController_list: {
         parameters: {
             query: {
@@ -16735,6 +17058,43 @@ export interface operations {
                         /** @description pass as cursor for the next page */
                         nextCursor: string | null;
                     };
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhooksController_resendEvents: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResendEventsRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendEventsResponse"];
                 };
             };
             /** @description Error: see x-error-catalogue */
