@@ -32,6 +32,9 @@ module.exports = {
   // fails with its reason, not as a test timeout.
   testTimeout: 60000,
   projects: [
+    // The image, the Compose stack and the manifests in a container engine (tools/containers): first in the run,
+    // since its builds are long and mostly wait on the engine; skipped, saying why, where there is no engine.
+    { ...common, displayName: 'containers', testMatch: ['<rootDir>/tools/containers/**/*.container-spec.ts'] },
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,packages,tools}/**/*.spec.ts'], testPathIgnorePatterns: ['/node_modules/', '/dist/'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'], testEnvironment: '<rootDir>/tools/jest/e2e-environment.js' },

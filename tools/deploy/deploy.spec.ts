@@ -188,21 +188,25 @@ function placeholder(name: string): string {
   return 'x'.repeat(40);
 }
 
-describe('deploy/docker-compose.yml', () => {
-  const compose = parse(readFileSync(join(ROOT, 'deploy', 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, any> };
+describe('deploy/docker-compose.yml (and docker-compose.kafka.yml layered on it)', () => {
+  const read = (file: string) => parse(readFileSync(join(ROOT, 'deploy', file), 'utf8'), { merge: true }) as { services: Record<string, any> };
+  const compose = read('docker-compose.yml');
+  const kafka = read('docker-compose.kafka.yml');
 
-  it('runs PostgreSQL, Kafka in KRaft mode and the migrations before the services', () => {
-    expect(compose.services.postgres.image).toMatch(/^postgres:/);
-    expect(compose.services.kafka.environment.KAFKA_PROCESS_ROLES).toBe('broker,controller');
+  it('runs PostgreSQL and the migrations before the services; the Kafka file adds a broker in KRaft mode', () => {
+    expect(compose.services.postgres.image).toMatch(/^\$\{POSTGRES_IMAGE:-postgres:[^}]+\}$/);
     expect(compose.services.migrate.command).toEqual(['npm', 'run', 'migrate']);
+    expect(compose.services.kafka).toBeUndefined();
+    expect(kafka.services.kafka.environment.KAFKA_PROCESS_ROLES).toBe('broker,controller');
   });
 
-  it.each(APPS)('runs %s from the one image, after the migrations, on Kafka', (app) => {
+  it.each(APPS)('runs %s from the one image, after the migrations, over PostgreSQL or on Kafka with the Kafka file', (app) => {
     const service = compose.services[app];
     expect(service).toBeDefined();
     expect(service.build).toEqual({ context: '..', dockerfile: 'deploy/Dockerfile' });
-    expect(service.environment).toMatchObject({ SERVICE: app, KAFKA_BROKERS: 'kafka:9092' });
+    expect(service.environment).toMatchObject({ SERVICE: app, KAFKA_BROKERS: '' });
     expect(service.depends_on.migrate).toEqual({ condition: 'service_completed_successfully' });
+    expect(kafka.services[app]).toEqual({ environment: { KAFKA_BROKERS: 'kafka:9092' }, depends_on: { kafka: { condition: 'service_healthy' } } });
     if (app === 'gateway') for (const other of SERVICES) expect(service.environment[serviceUrlVariable(other as ServiceName)]).toBe(`http://${other}:${PORT}`);
     // Each port it calls (ADR 0019) at its owner's address; the gateway's is MM_GATEWAY_URL, which every service has.
     for (const owner of SERVICES.filter((o) => PORT_CALLERS[o as ServiceName].includes(app as ServiceName))) {
@@ -211,8 +215,9 @@ describe('deploy/docker-compose.yml', () => {
     expect(service.environment.MM_GATEWAY_URL).toBe(`http://gateway:${PORT}`);
   });
 
-  it('publishes the gateway alone', () => {
+  it('publishes the gateway alone, on 127.0.0.1', () => {
     expect(Object.keys(compose.services).filter((name) => compose.services[name].ports)).toEqual(['gateway']);
+    expect(compose.services.gateway.ports).toEqual(['127.0.0.1:${PORT:-3000}:3000']);
   });
 });
 
@@ -229,7 +234,7 @@ describe('deploy/Dockerfile', () => {
   });
 
   it('installs production dependencies only, runs as a non-root user, checks its health and takes the service as an argument', () => {
-    expect(instructions).toContainEqual(expect.stringMatching(/^RUN npm ci --omit=dev/));
+    expect(instructions).toContainEqual(expect.stringMatching(/^RUN .*npm ci --omit=dev/));
     const users = instructions.filter((line) => line.startsWith('USER '));
     expect(users.length).toBeGreaterThan(0);
     expect(users.at(-1)).not.toMatch(/^USER (root|0)\b/);

@@ -1,12 +1,12 @@
 // The order Jest runs test files in (jest.config.js testSequencer). The e2e-distributed files share one
 // multi-process platform that the project's global setup starts in the background (nine processes: tens of
 // seconds on two cores); a file that needs it before it is up waits with its worker idle. So the files that
-// need no shared platform come first, each group in Jest's own order (slowest or largest first), and the
+// need no shared platform come first (after the container tests, whose image builds mostly wait on the engine), each group in Jest's own order (slowest or largest first), and the
 // shared platform is up by the time its files start: e2e (one process per file), then e2e-distributed, then
 // integration and unit files, short ones that fill the workers at the end of the run.
 const Sequencer = require('@jest/test-sequencer').default;
 
-const GROUPS = ['e2e', 'e2e-distributed', 'integration', 'unit'];
+const GROUPS = ['containers', 'e2e', 'e2e-distributed', 'integration', 'unit'];
 
 class PlatformFirstSequencer extends Sequencer {
   sort(tests) {

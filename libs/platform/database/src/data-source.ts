@@ -26,7 +26,9 @@ export function createDataSource(options: DataSourceOptions): DataSource {
 
 /** Opens the pool and applies pending migrations (they run on start). */
 export async function openDatabase(options: DataSourceOptions): Promise<DataSource> {
-  const dataSource = createDataSource(options);
+  // The lock below keeps one connection for the whole run and the migrations need another: a pool of
+  // one would wait on itself for ever (npm run migrate asked for one).
+  const dataSource = createDataSource({ ...options, poolSize: Math.max(options.poolSize ?? 20, 2) });
   await dataSource.initialize();
   // Several processes may start at once against one database: one migrates, the
   // others wait. A session lock, so it is held on one dedicated connection.

@@ -1,0 +1,25 @@
+// openDatabase against a real PostgreSQL: the migrations run under a session lock held on a connection
+// of its own, whatever pool size the caller asks for (the migrate step asks for the smallest).
+import { cloneTemplateDatabase } from '@mm/platform/testing';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { openDatabase } from './data-source';
+
+class CreatesATable1900000000000 implements MigrationInterface {
+  name = 'CreatesATable1900000000000';
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`CREATE TABLE public.open_database_probe (id int)`);
+  }
+  async down(): Promise<void> {}
+}
+
+describe('openDatabase', () => {
+  it('applies pending migrations with a pool of one connection (the lock takes another of its own)', async () => {
+    const url = await cloneTemplateDatabase();
+    const dataSource = await openDatabase({ url, migrations: [CreatesATable1900000000000], poolSize: 1 });
+    try {
+      expect(await dataSource.query(`SELECT count(*)::int AS n FROM public.open_database_probe`)).toEqual([{ n: 0 }]);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+});

@@ -1,0 +1,135 @@
+// The container engine the container tests use: podman (what tools/containers/setup installs) or Docker,
+// whichever answers; Compose through docker-compose or `docker compose` against the engine's API socket.
+// The images are built from the working tree once per run; their layers stay cached in the engine.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export const ROOT = join(__dirname, '..', '..');
+
+export type Engine = { available: true; command: 'podman' | 'docker' } | { available: false; command: 'podman' | 'docker'; reason: string };
+
+/** podman or docker, whichever is installed and answers; or why there is none. */
+export function containerEngine(): Engine {
+  if (process.env.MM_CONTAINER_TESTS === '0') return { available: false, command: 'podman', reason: 'MM_CONTAINER_TESTS=0' };
+  const tried: string[] = [];
+  for (const command of ['podman', 'docker'] as const) {
+    try {
+      execFileSync(command, ['info', '--format', '{{.Host.Arch}}'], { stdio: 'pipe', timeout: 30_000 });
+      return { available: true, command };
+    } catch (error) {
+      tried.push(`${command}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not installed' : 'does not answer'}`);
+    }
+  }
+  return { available: false, command: 'podman', reason: `no container engine (${tried.join('; ')}); tools/containers/setup installs one` };
+}
+
+/** Podman's Docker-compatible API (tools/containers/setup starts it), for Compose, when DOCKER_HOST names none. */
+export function composeEnvironment(engine: Engine & { available: true }): NodeJS.ProcessEnv {
+  const socket = '/run/podman/podman.sock';
+  if (engine.command !== 'podman' || process.env.DOCKER_HOST || !existsSync(socket)) return process.env;
+  return { ...process.env, DOCKER_HOST: `unix://${socket}` };
+}
+
+/** The Compose program and its leading arguments, talking to the engine's Docker-compatible API. */
+export function composeCommand(engine: Engine & { available: true }): string[] {
+  const onPath = (name: string) => (process.env.PATH ?? '').split(':').some((dir) => existsSync(join(dir, name)));
+  if (onPath('docker-compose')) return ['docker-compose'];
+  if (engine.command === 'docker') return ['docker', 'compose'];
+  return ['podman-compose'];
+}
+
+export interface RunResult {
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command from the repository root; rejects with its output when it fails. */
+export function run(command: string | string[], args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<RunResult> {
+  const [program, ...lead] = Array.isArray(command) ? command : [command];
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, [...lead, ...args], { cwd: ROOT, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 5 * 60_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve({ stdout, stderr });
+      else reject(new Error(`${[program, ...lead, ...args].join(' ')} exited with ${code ?? signal}:\n${(stderr || stdout).slice(-4000)}`));
+    });
+  });
+}
+
+/**
+ * Runs the health checks of a Compose project's containers every 2 s until stopped: podman runs them from
+ * systemd timers, and where there is no systemd (a CI machine, a container) nothing runs them, so a
+ * `depends_on: condition: service_healthy` would wait for ever. Docker runs them itself: nothing to do.
+ */
+export function pumpHealthchecks(engine: Engine & { available: true }, project: string): () => void {
+  if (engine.command !== 'podman') return () => undefined;
+  let running = true;
+  void (async () => {
+    while (running) {
+      const listed = await run('podman', ['ps', '--filter', `label=com.docker.compose.project=${project}`, '--format', '{{.Names}} {{.Status}}']).catch(() => ({ stdout: '' }));
+      const starting = listed.stdout
+        .split('\n')
+        .filter((line) => /\((starting|unhealthy)\)/.test(line))
+        .map((line) => line.split(' ')[0]);
+      await Promise.all(starting.map((name) => run('podman', ['healthcheck', 'run', name]).catch(() => undefined)));
+      await new Promise((r) => setTimeout(r, 2_000));
+    }
+  })();
+  return () => {
+    running = false;
+  };
+}
+
+const exists = async (engine: Engine, image: string) =>
+  run(engine.command, ['image', 'exists', image]).then(
+    () => true,
+    () => false,
+  );
+
+/**
+ * The platform's image and PostgreSQL's, built from this tree (layers cached between runs). The base is
+ * MM_BASE_IMAGE (tools/containers/setup makes one with no registry) or each Dockerfile's registry default;
+ * PostgreSQL is MM_POSTGRES_IMAGE when given. A network that inspects TLS gets the machine's CA bundle as
+ * a build secret, kept out of the image.
+ */
+export async function ensureImages(engine: Engine & { available: true }): Promise<{ platform: string; postgres: string; built: string[] }> {
+  const base = process.env.MM_BASE_IMAGE ?? ((await exists(engine, 'localhost/debian:bookworm')) ? 'localhost/debian:bookworm' : undefined);
+  const baseArgs = base ? ['--build-arg', `BASE_IMAGE=${base}`] : [];
+  const caBundle = process.env.SSL_CERT_FILE ?? process.env.NODE_EXTRA_CA_CERTS;
+  const secret = caBundle && existsSync(caBundle) ? ['--secret', `id=build_ca,src=${caBundle}`] : [];
+  const format = engine.command === 'podman' ? ['--format', 'docker'] : [];
+  const platform = process.env.MM_IMAGE ?? 'localhost/money-movement:test';
+  const built: string[] = [];
+  const build = async (args: string[], what: string) => {
+    const at = Date.now();
+    await run(engine.command, ['build', ...format, ...args], { timeoutMs: 15 * 60_000 });
+    built.push(`${what} ${Math.round((Date.now() - at) / 1000)} s`);
+  };
+  const ignore = engine.command === 'podman' ? ['--ignorefile', 'deploy/Dockerfile.dockerignore'] : [];
+  await build([...baseArgs, ...secret, ...ignore, '-f', 'deploy/Dockerfile', '-t', platform, '.'], 'platform');
+  let postgres = process.env.MM_POSTGRES_IMAGE;
+  if (!postgres) {
+    postgres = 'localhost/mm-postgres:15';
+    await build([...baseArgs, '-t', postgres, 'deploy/postgres'], 'postgres');
+  }
+  return { platform, postgres, built };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
