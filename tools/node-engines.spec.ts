@@ -41,11 +41,13 @@ describe('the Node versions the project runs on', () => {
     expect(stated).toEqual([declared]);
   });
 
-  it('takes in the Node line the Docker image is built on', () => {
+  it('takes in the Node the Docker image is built on, from either kind of base', () => {
     const dockerfile = readFileSync(join(ROOT, 'deploy', 'Dockerfile'), 'utf8');
-    const line = /^ARG NODE_VERSION=(\d+)$/m.exec(dockerfile)?.[1];
-    expect(line).toBeDefined();
-    // The image takes the line's latest patch release, which must be one the range admits.
+    // The official Node image's line (its latest patch release), and the exact release installed on a plain Debian base.
+    const line = /^ARG BASE_IMAGE=node:(\d+)-/m.exec(dockerfile)?.[1];
+    const release = /^ARG NODE_VERSION=(\d+\.\d+\.\d+)$/m.exec(dockerfile)?.[1];
+    expect([line, release]).toEqual([expect.any(String), expect.any(String)]);
     expect(intersects(`^${line}`, declared)).toBe(true);
+    expect(intersects(release!, declared)).toBe(true);
   });
 });

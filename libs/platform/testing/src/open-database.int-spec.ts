@@ -1,8 +1,8 @@
 // openDatabase against a real PostgreSQL: the migrations run under a session lock held on a connection
 // of its own, whatever pool size the caller asks for (the migrate step asks for the smallest).
-import { cloneTemplateDatabase } from '@mm/platform/testing';
+import { openDatabase } from '@mm/platform/database';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { openDatabase } from './data-source';
+import { cloneTemplateDatabase } from './test-database';
 
 class CreatesATable1900000000000 implements MigrationInterface {
   name = 'CreatesATable1900000000000';
