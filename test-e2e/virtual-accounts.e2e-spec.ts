@@ -616,6 +616,7 @@ describe('virtual accounts', () => {
           virtualAccountId: account.id,
           projectId: t.projectId,
           customerId: ada.id,
+          customerName: 'Ada Lovelace',
           transactionId: res.body.transactionId,
           deposit: { asset: 'usd', rail: 'ach', amount: '125.50', senderName: 'ACME PAYROLL', reference: res.body.reference },
           disposition: 'deliver',

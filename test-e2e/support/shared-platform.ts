@@ -14,9 +14,16 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cloneTemplateDatabase } from '@mm/platform/testing';
+import { cloneTemplateDatabase, containerEngine, containersMode, ensureImages } from '@mm/platform/testing';
 import { START_TIMEOUT_MS, startDistributedProcesses, type PlatformHandle } from './distributed-processes';
 import { distributedKafka, platformSettings } from './settings';
+
+/** The platform's image, built from this tree (its layers cached by the engine between runs). */
+async function platformImage(): Promise<string> {
+  const engine = containerEngine();
+  if (!engine.available) throw new Error(`MM_E2E_CONTAINERS=1 needs a container engine: ${engine.reason}`);
+  return (await ensureImages(engine)).platform;
+}
 
 export const SHARED_STATE_VARIABLE = 'MM_E2E_SHARED_STATE';
 
@@ -51,7 +58,9 @@ export async function startSharedPlatform(): Promise<void> {
     const databaseUrl = await cloneTemplateDatabase();
     // Many files take tokens from the one loopback address at once: the token limit is other files' to test.
     const settings = platformSettings(databaseUrl, { ...distributedKafka(databaseUrl), MM_TOKEN_RATE_LIMIT: '1000000' });
-    const handle = await startDistributedProcesses(settings, (text) => appendFileSync(logFile, text));
+    // Containers mode (MM_E2E_CONTAINERS=1): every service a container of the image built from this tree.
+    const image: Record<string, string> = containersMode() ? { MM_SERVICE_IMAGE: await platformImage() } : {};
+    const handle = await startDistributedProcesses({ ...settings, ...image }, (text) => appendFileSync(logFile, text));
     write(stateFile, { status: 'ready', url: handle.url, databaseUrl, settings, logFile });
     return handle;
   })().catch((error: unknown) => {

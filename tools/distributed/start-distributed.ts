@@ -24,10 +24,31 @@ interface Started {
   child: ChildProcess;
 }
 
+/** What a service started in a container is given: the platform's settings, never the rest of this environment. */
+const CONTAINER_VARIABLES = /^(MM_|KAFKA_|OTEL_|DATABASE_URL$|HOST$|PORT$|NODE_ENV$)/;
+
+/**
+ * A service as a process of this machine, or, with MM_SERVICE_IMAGE, as a container of that image (the
+ * e2e suite's containers mode, docs/kubernetes.md) run by MM_CONTAINER_ENGINE (podman unless set) on the
+ * host's network, so it listens on the same loopback port and reaches the same database and broker.
+ */
+function serviceCommand(name: ServiceName, env: NodeJS.ProcessEnv): { command: string; args: string[] } {
+  const image = env.MM_SERVICE_IMAGE;
+  if (!image) return { command: process.execPath, args: ['-r', './tools/register.js', 'tools/distributed/start-service.ts', name] };
+  const passed = Object.keys(env).filter((key) => CONTAINER_VARIABLES.test(key) && key !== 'MM_DATA_DIR' && key !== 'MM_SERVICE_IMAGE' && key !== 'MM_CONTAINER_ENGINE');
+  return {
+    command: env.MM_CONTAINER_ENGINE ?? 'podman',
+    // -i: the lifeline (stdin) reaches the service; --rm: nothing is left once it stops. Only the names go on the
+    // command line: the engine reads each value from its own environment, so no secret shows in a process list.
+    args: ['run', '--rm', '-i', '--network', 'host', '--name', `mm-${name}-${env.PORT}`, '-e', `SERVICE=${name}`, '-e', `${LIFELINE_VARIABLE}=true`, ...passed.flatMap((key) => ['-e', key]), image],
+  };
+}
+
 function startService(name: ServiceName, env: NodeJS.ProcessEnv, onLine: (line: string) => void = () => undefined): ChildProcess {
   // The service's own output goes to this terminal, each line under its name. Its stdin is a pipe from
   // this process that is never written: if this process dies, even by SIGKILL, the service stops too.
-  const child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/distributed/start-service.ts', name], {
+  const { command, args } = serviceCommand(name, env);
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...env, [LIFELINE_VARIABLE]: 'true' },
     stdio: ['pipe', 'pipe', 'pipe'],

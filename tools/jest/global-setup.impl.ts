@@ -8,9 +8,11 @@ import { Client } from 'pg';
 import { openDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
 import { platformMigrations } from '@mm/runtime/platform';
 import { startTestKafka, type TestKafka } from './kafka-broker';
+import { containersMode, startPostgresContainer, type PostgresContainer } from '@mm/platform/testing';
 
 interface State {
   embedded?: EmbeddedDatabase;
+  container?: PostgresContainer;
   dir?: string;
   adminUrl: string;
   template: string;
@@ -26,7 +28,11 @@ export default async function globalSetup(): Promise<void> {
   let adminUrl = process.env.DATABASE_URL;
   let embedded: EmbeddedDatabase | undefined;
   let dir: string | undefined;
-  if (!adminUrl) {
+  let container: PostgresContainer | undefined;
+  if (!adminUrl && containersMode()) {
+    container = await startPostgresContainer((line) => process.stdout.write(`\n[test] ${line}\n`));
+    adminUrl = container.adminUrl;
+  } else if (!adminUrl) {
     dir = mkdtempSync(join(tmpdir(), 'mm-test-pg-'));
     embedded = await startEmbeddedPostgres({ dataDir: dir, database: 'postgres', ephemeral: true, onNotice: (line) => process.stdout.write(`[test] ${line}\n`) });
     adminUrl = embedded.adminUrl;
@@ -45,7 +51,7 @@ export default async function globalSetup(): Promise<void> {
   await dataSource.destroy();
   process.env.MM_TEST_ADMIN_URL = adminUrl;
   process.env.MM_TEST_TEMPLATE_DB = template;
-  state.__mmTestDb = { embedded, dir, adminUrl, template };
+  state.__mmTestDb = { embedded, container, dir, adminUrl, template };
   state.__mmTestKafka = await startTestKafka((line) => process.stdout.write(`[test] ${line}\n`));
 }
 
@@ -55,6 +61,10 @@ export async function teardown(): Promise<void> {
   const s = state.__mmTestDb;
   if (!s) return;
   state.__mmTestDb = undefined;
+  if (s.container) {
+    await s.container.stop();
+    return;
+  }
   if (s.embedded) {
     await s.embedded.stop();
     if (s.dir) rmSync(s.dir, { recursive: true, force: true });

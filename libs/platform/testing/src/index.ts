@@ -1,2 +1,4 @@
 export * from './test-database';
 export * from './guides';
+export * from './container-engine';
+export * from './postgres-container';

@@ -1,4 +1,4 @@
-// The container engine the container tests use: podman (what tools/containers/setup installs) or Docker,
+// The container engine the container tests and the e2e suite's containers mode use: podman (what tools/containers/setup installs) or Docker,
 // whichever answers; Compose through docker-compose or `docker compose` against the engine's API socket.
 // The images are built from the working tree once per run; their layers stay cached in the engine.
 import { execFileSync, spawn } from 'node:child_process';
@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
-export const ROOT = join(__dirname, '..', '..');
+export const ROOT = join(__dirname, '..', '..', '..', '..');
 
 export type Engine = { available: true; command: 'podman' | 'docker' } | { available: false; command: 'podman' | 'docker'; reason: string };
 
@@ -100,7 +100,7 @@ const exists = async (engine: Engine, image: string) =>
  * PostgreSQL is MM_POSTGRES_IMAGE when given. A network that inspects TLS gets the machine's CA bundle as
  * a build secret, kept out of the image.
  */
-export async function ensureImages(engine: Engine & { available: true }): Promise<{ platform: string; postgres: string; built: string[] }> {
+export async function ensureImages(engine: Engine & { available: true }, which: { platform?: boolean } = {}): Promise<{ platform: string; postgres: string; built: string[] }> {
   const base = process.env.MM_BASE_IMAGE ?? ((await exists(engine, 'localhost/debian:bookworm')) ? 'localhost/debian:bookworm' : undefined);
   const baseArgs = base ? ['--build-arg', `BASE_IMAGE=${base}`] : [];
   const caBundle = process.env.SSL_CERT_FILE ?? process.env.NODE_EXTRA_CA_CERTS;
@@ -114,7 +114,7 @@ export async function ensureImages(engine: Engine & { available: true }): Promis
     built.push(`${what} ${Math.round((Date.now() - at) / 1000)} s`);
   };
   const ignore = engine.command === 'podman' ? ['--ignorefile', 'deploy/Dockerfile.dockerignore'] : [];
-  await build([...baseArgs, ...secret, ...ignore, '-f', 'deploy/Dockerfile', '-t', platform, '.'], 'platform');
+  if (which.platform !== false) await build([...baseArgs, ...secret, ...ignore, '-f', 'deploy/Dockerfile', '-t', platform, '.'], 'platform');
   let postgres = process.env.MM_POSTGRES_IMAGE;
   if (!postgres) {
     postgres = 'localhost/mm-postgres:15';
