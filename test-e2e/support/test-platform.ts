@@ -188,7 +188,15 @@ export class TestPlatform {
         WHERE c.subscription NOT LIKE 'kafka-relay:%' AND c.global_position < (($1::jsonb) ->> c.source)::bigint`,
       [JSON.stringify(targets)],
     );
-    process.stderr.write(`[test] settle: log readers still behind after ${timeoutMs} ms: ${JSON.stringify(lagging)}; ${await this.oldestOpenTransactions()}\n`);
+    // And what this database's sessions are doing: a reader's batch that holds its lock without having written
+    // (waiting on a lock, or on the process) shows here, not among the transactions above.
+    const sessions = await this.db.query(
+      `SELECT application_name, state, wait_event_type, wait_event, round(extract(epoch FROM now() - xact_start)) AS xact_seconds, left(query, 160) AS query
+         FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL ORDER BY xact_start LIMIT 8`,
+    );
+    process.stderr.write(
+      `[test] settle: log readers still behind after ${timeoutMs} ms: ${JSON.stringify(lagging)}; ${await this.oldestOpenTransactions()}; this database's open sessions: ${JSON.stringify(sessions)}\n`,
+    );
   }
 
   /** The transactions open longest on the whole server: each holds back every log reader of every database. */
