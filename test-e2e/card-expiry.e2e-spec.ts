@@ -94,6 +94,8 @@ describe('cards lapse at the end of their expiry month', () => {
     await t.advance(YEAR_SECONDS);
     await t.advance(YEAR_SECONDS);
     await eventually(async () => ((await t.get(`/external-accounts/${card.id}`)).body.status === 'invalid' ? true : undefined), 30_000);
+    // Both announcements reach the receiver (deliveries are sent after the fan-out), and no third after them.
+    await eventually(async () => (t.deliveries(card.id).filter((d) => d.body.data.status === 'invalid').length >= 2 ? true : undefined), 30_000);
     await platform.settle();
     const invalidations = t.deliveries(card.id).filter((d) => d.body.data.status === 'invalid');
     expect(invalidations.map(name)).toEqual(['externalAccount.statusChanged', 'externalAccount.updated']);
