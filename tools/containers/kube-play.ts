@@ -12,9 +12,9 @@
 // - no Kafka: KAFKA_BROKERS is emptied, so the events go through PostgreSQL (the platform's other transport);
 // - PostgreSQL, which the manifests expect to be provided, is a pod of the Debian image deploy/postgres builds.
 // What podman ignores (PodDisruptionBudgets, autoscalers, NetworkPolicies, the ServiceAccount, the Namespace,
-// pod-level security settings, update strategies) stays checked against the Kubernetes schemas only.
+// runAsNonRoot, the seccomp profile's type, update strategies) stays checked against the Kubernetes schemas only.
 //
-//   node -r ./tools/register.js tools/containers/kube-play.ts [sandbox|production]
+//   npm run kube:play -- [sandbox|production]
 // builds nothing: it plays localhost/money-movement:local (MM_IMAGE) and localhost/mm-postgres:15
 // (MM_POSTGRES_IMAGE), waits for every pod's readiness probe, prints the gateway's address, and takes
 // everything down on Ctrl-C. MM_ADMIN_TOKEN, MM_SECRET_HASH_KEY and MM_SIGNING_KEY_ENCRYPTION_KEYS, when
