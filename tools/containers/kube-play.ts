@@ -101,11 +101,9 @@ export async function play(options: PlayOptions): Promise<Played> {
     MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
   };
   for (const [key, value] of Object.entries(options.secrets ?? {})) if (value) secrets[key] = value;
-  const files: string[] = [];
   const write = (name: string, objects: unknown[]) => {
     const file = join(dir, name);
     writeFileSync(file, objects.map((o) => stringify(o)).join('---\n'), { mode: 0o600 });
-    files.push(file);
     return file;
   };
 
@@ -132,12 +130,10 @@ export async function play(options: PlayOptions): Promise<Played> {
       // podman 4.3 publishes each containerPort on the host's port of the same number (a Kubernetes
       // containerPort publishes nothing): left out, the pods are reached on their own addresses.
       delete container.ports;
-      for (const env of container.env ?? []) {
-        const ref = env.valueFrom?.secretKeyRef;
-        if (ref) {
-          secretName.add(ref.name);
-          ref.name = secret;
-        }
+      for (const ref of [...(container.env ?? []).map((e: any) => e.valueFrom?.secretKeyRef), ...(container.envFrom ?? []).map((e: any) => e.secretRef)]) {
+        if (!ref) continue;
+        secretName.add(ref.name);
+        ref.name = secret;
       }
     }
     return spec;
