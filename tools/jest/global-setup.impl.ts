@@ -8,7 +8,7 @@ import { Client } from 'pg';
 import { openDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
 import { platformMigrations } from '@mm/runtime/platform';
 import { startTestKafka, type TestKafka } from './kafka-broker';
-import { containersMode, startPostgresContainer, type PostgresContainer } from '@mm/platform/testing';
+import { containersMode, imagesMemo, startPostgresContainer, type PostgresContainer } from '@mm/platform/testing';
 
 interface State {
   embedded?: EmbeddedDatabase;
@@ -61,6 +61,7 @@ export async function teardown(): Promise<void> {
   const s = state.__mmTestDb;
   if (!s) return;
   state.__mmTestDb = undefined;
+  rmSync(imagesMemo(s.template), { force: true });
   if (s.container) {
     await s.container.stop();
     return;

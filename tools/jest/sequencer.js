@@ -6,13 +6,16 @@
 // integration and unit files, short ones that fill the workers at the end of the run.
 const Sequencer = require('@jest/test-sequencer').default;
 
-const GROUPS = ['containers', 'e2e', 'e2e-distributed', 'integration', 'unit'];
+const GROUPS = ['containers', 'e2e', 'containers-after-e2e', 'e2e-distributed', 'integration', 'unit'];
+// The manifests' play reuses the image the Compose test builds, and two stacks of nine processes at once would
+// only slow each other on two cores: it follows the e2e files, by when the Compose test is long done.
+const AFTER_E2E = /tools\/containers\/kube\.container-spec\.ts$/;
 
 class PlatformFirstSequencer extends Sequencer {
   sort(tests) {
     const sorted = super.sort(tests);
     const group = (test) => {
-      const name = test.context.config.displayName?.name ?? '';
+      const name = AFTER_E2E.test(test.path) ? 'containers-after-e2e' : (test.context.config.displayName?.name ?? '');
       const index = GROUPS.indexOf(name);
       return index === -1 ? GROUPS.length : index;
     };

@@ -2,7 +2,8 @@
 // whichever answers; Compose through docker-compose or `docker compose` against the engine's API socket.
 // The images are built from the working tree once per run; their layers stay cached in the engine.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -101,6 +102,29 @@ const exists = async (engine: Engine, image: string) =>
  * a build secret, kept out of the image.
  */
 export async function ensureImages(engine: Engine & { available: true }, which: { platform?: boolean } = {}): Promise<{ platform: string; postgres: string; built: string[] }> {
+  // Once per test run: the tree does not change during a run, and even a build that is all cache reads the
+  // whole context again (about 20 s here). The run's template database names the run (its global setup).
+  // Two files of the run asking at once: the second waits for the first's build, then finds its note.
+  const memo = process.env.MM_TEST_TEMPLATE_DB && which.platform !== false ? imagesMemo(process.env.MM_TEST_TEMPLATE_DB) : undefined;
+  const lock = memo && `${memo}.lock`;
+  for (const since = Date.now(); memo && lock; ) {
+    if (existsSync(memo)) return { ...(JSON.parse(readFileSync(memo, 'utf8')) as { platform: string; postgres: string }), built: ['none: built earlier in this run'] };
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() - since > 20 * 60_000) throw new Error(`waited 20 minutes for another test file's image build (${lock})`);
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
+  try {
+    return await buildImages(engine, which, memo);
+  } finally {
+    if (lock) rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+async function buildImages(engine: Engine & { available: true }, which: { platform?: boolean }, memo: string | undefined): Promise<{ platform: string; postgres: string; built: string[] }> {
   const base = process.env.MM_BASE_IMAGE ?? ((await exists(engine, 'localhost/debian:bookworm')) ? 'localhost/debian:bookworm' : undefined);
   const baseArgs = base ? ['--build-arg', `BASE_IMAGE=${base}`] : [];
   const caBundle = process.env.SSL_CERT_FILE ?? process.env.NODE_EXTRA_CA_CERTS;
@@ -120,7 +144,13 @@ export async function ensureImages(engine: Engine & { available: true }, which: 
     postgres = 'localhost/mm-postgres:15';
     await build([...baseArgs, '-t', postgres, 'deploy/postgres'], 'postgres');
   }
+  if (memo) writeFileSync(memo, JSON.stringify({ platform, postgres }));
   return { platform, postgres, built };
+}
+
+/** Where a test run notes the images it built (removed by the run's global teardown). */
+export function imagesMemo(run: string): string {
+  return join(tmpdir(), `mm-images-${run}.json`);
 }
 
 export function freePort(): Promise<number> {
