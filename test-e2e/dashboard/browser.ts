@@ -30,7 +30,7 @@ export async function launchBrowser(): Promise<Browser> {
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 export interface Axe {
-  run(context: Document, options: unknown): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }> }>;
+  run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }> }>;
 }
 
 /** A page of its own context (its own sessionStorage), watched for console and page errors. */
@@ -45,7 +45,8 @@ export class WatchedPage {
     private readonly base: string,
   ) {
     page.on('console', (message) => {
-      if (message.type() === 'error' && !this.expected.some((e) => e.test(message.text()))) this.errors.push(`console: ${message.text()}`);
+      const text = `${message.text()} (${message.location().url || 'no location'})`;
+      if (message.type() === 'error' && !this.expected.some((e) => e.test(text))) this.errors.push(`console: ${text}`);
     });
     page.on('pageerror', (error) => this.errors.push(`page error: ${error.message}`));
   }
@@ -62,25 +63,37 @@ export class WatchedPage {
   /** Opens a view of the dashboard (the part after #) and waits until it has loaded. */
   async visit(hash: string): Promise<void> {
     const url = `${this.base}/dashboard/#${hash}`;
-    if (this.page.url().startsWith(`${this.base}/dashboard/`)) await this.page.evaluate((h) => (location.hash = h), hash);
+    if (this.page.url().startsWith(`${this.base}/dashboard/`)) await this.page.evaluate((h) => ((globalThis as any).location.hash = h), hash);
     else await this.page.goto(url);
     await this.loaded();
   }
 
   /** Nothing on the page says it is still loading. */
   async loaded(): Promise<void> {
-    await this.page.waitForFunction(() => document.querySelector('#app')?.childElementCount && !document.querySelector('[aria-busy="true"][role="status"]'));
+    await this.page.waitForFunction(() => {
+      const document = (globalThis as any).document;
+      return document.querySelector('#app')?.childElementCount > 0 && !document.querySelector('[aria-busy="true"][role="status"]');
+    });
   }
 
   /** axe over the page as it is: no serious or critical violation. */
   async checkAccessibility(): Promise<void> {
     // Through the DevTools protocol, which the page's Content-Security-Policy does not govern.
     await this.page.evaluate(AXE_SOURCE);
-    const results = await this.page.evaluate(() => (window as unknown as { axe: Axe }).axe.run(document, { resultTypes: ['violations'] }));
+    const results = await this.page.evaluate(() => (globalThis as unknown as { axe: Axe }).axe.run((globalThis as any).document, { resultTypes: ['violations'] }));
     const serious = results.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
     expect({ hash: new URL(this.page.url()).hash, serious }).toEqual({ hash: new URL(this.page.url()).hash, serious: [] });
+  }
+
+  /** Waits until the element marked data-testid=testId shows this status (data-status), reading it as the page changes. */
+  async waitForStatus(testId: string, status: string, timeout = 30_000): Promise<void> {
+    await this.page.waitForFunction(
+      ([id, expected]) => (globalThis as any).document.querySelector(`[data-testid="${id}"] [data-status]`)?.getAttribute('data-status') === expected,
+      [testId, status] as const,
+      { timeout },
+    );
   }
 
   /** The screenshot (kept as an artifact), then the errors the page had: none is allowed. */

@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { del, get, patch, post, type Schemas } from '../api';
 import { useAction, useResource } from '../hooks';
+import { refreshAll } from '../live';
 import { Amount, Empty, Loaded, ProblemNote, ReasonAction, ShownOnce, Status, Time } from '../ui';
 
 type OperatorAction = 'retry' | 'refund' | 'mark-failed' | 'complete-refund';
@@ -29,10 +30,19 @@ async function operate(id: string, action: OperatorAction, reason: string): Prom
 
 export function HeldQueue() {
   const queue = useResource(() => get('/v0.13/admin/transactions/held', { query: { limit: 100 } }), []);
+  // What the last action did: kept here, since a resolved transaction leaves the queue.
+  const [outcome, setOutcome] = useState<string>();
+  const act = async (id: string, action: OperatorAction, reason: string) => {
+    const text = await operate(id, action, reason);
+    setOutcome(`${id}: ${text}`);
+    refreshAll();
+    return text;
+  };
   return (
     <section aria-labelledby="held-title">
       <h2 id="held-title">Held transactions</h2>
       <p>Transactions waiting on an operator: under review, payout unconfirmed, or awaiting action, in every project.</p>
+      <p role="status">{outcome}</p>
       <Loaded resource={queue} label="held transactions">
         {(page) =>
           page.data.length === 0 ? (
@@ -79,7 +89,7 @@ export function HeldQueue() {
                     </dl>
                     <div class="actions">
                       {ACTIONS.map(({ action, label }) => (
-                        <ReasonAction key={action} label={label} required={action === 'complete-refund'} onConfirm={(reason) => operate(t.id, action, reason)} />
+                        <ReasonAction key={action} label={label} required={action === 'complete-refund'} onConfirm={(reason) => act(t.id, action, reason)} />
                       ))}
                     </div>
                   </article>
