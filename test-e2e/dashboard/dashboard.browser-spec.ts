@@ -144,6 +144,15 @@ describeWithBrowser('the dashboard in a browser', () => {
     await w.waitForStatus('delivery-status', 'delivered');
     await expect(attempts.textContent()).resolves.toMatch(/200.*\d+ ms.*ok/);
     expect(receiver.at('/dashboard-hook')).toHaveLength(2);
+
+    // A new signing key is shown once, then gone from the page.
+    await w.page.getByRole('link', { name: 'Back to the endpoint' }).click();
+    await w.page.getByRole('button', { name: 'Rotate signing key' }).click();
+    const shown = w.page.getByRole('article', { name: 'New signing key' });
+    await expect(shown.textContent()).resolves.toMatch(/whsec_/);
+    await w.checkAccessibility();
+    await shown.getByRole('button', { name: 'I have kept it' }).click();
+    await shown.waitFor({ state: 'detached' });
   });
 
   it('lets the operator resolve a held payout from the queue, giving a reason', async () => {
@@ -162,6 +171,14 @@ describeWithBrowser('the dashboard in a browser', () => {
     await expect(item.textContent()).resolves.toContain('processing.payoutUnconfirmed');
     await w.checkAccessibility();
 
+    // A refusal is shown in the API's words (the browser logs the 422 it got, which this test expects).
+    w.expectConsoleError(/status of 422/);
+    await item.getByRole('button', { name: 'Complete refund' }).click();
+    await item.getByLabel('Reason for “Complete refund”').fill('not a bank refund');
+    await item.getByRole('button', { name: 'Confirm complete refund' }).click();
+    await item.getByRole('alert').filter({ hasText: 'refundNotCompletable' }).waitFor();
+    await item.getByRole('button', { name: 'Cancel' }).click();
+
     await item.getByRole('button', { name: 'Retry' }).click();
     await item.getByLabel('Reason for “Retry”').fill('the provider has it');
     await w.checkAccessibility();
@@ -170,5 +187,72 @@ describeWithBrowser('the dashboard in a browser', () => {
     await w.page.getByRole('status').filter({ hasText: `${held.id}: completedByProvider` }).waitFor();
     await item.waitFor({ state: 'detached' });
     expect((await api('GET', `/transactions/${held.id}`)).body.status).toBe('completed');
+  });
+
+  it('opens every partner view at a phone width without a serious accessibility violation or a page wider than the screen, by keyboard too, and funds a wallet from the sandbox form', async () => {
+    const customer = await platform.endorsedCustomer(project.token, { firstName: 'Katherine', lastName: 'Johnson' }, ['cryptoCustody']);
+    const wallet = await api('POST', `/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' });
+    const w = await partnerPage({ width: 390, height: 844 });
+    for (const view of ['/transactions', '/customers', `/customers/${customer.id}`, '/quotes', '/cash-ins', `/external-accounts?customerId=${customer.id}`, '/webhooks', '/events', '/sandbox']) {
+      await w.visit(view);
+      await w.checkAccessibility();
+      const widths = await w.page.evaluate(() => ({ page: (globalThis as any).document.documentElement.scrollWidth, screen: (globalThis as any).innerWidth }));
+      expect({ view, ...widths, fits: widths.page <= widths.screen }).toEqual({ view, ...widths, fits: true });
+    }
+    // A reload keeps the session (this tab's sessionStorage); the first Tab reaches the skip link, which takes
+    // the keyboard to the view.
+    await w.page.reload();
+    await w.loaded();
+    await w.page.keyboard.press('Tab');
+    await expect(w.page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).resolves.toBe('Skip to content');
+    await w.page.keyboard.press('Enter');
+    await expect(w.page.evaluate(() => (globalThis as any).document.activeElement?.id)).resolves.toBe('content');
+
+    const fund = w.page.getByRole('form', { name: 'Fund a wallet' });
+    await fund.getByLabel('Wallet id').fill(wallet.body.id);
+    await fund.getByLabel('Amount (decimal, in the wallet asset)').fill('12.34');
+    await fund.getByRole('button', { name: 'Send' }).click();
+    await fund.getByRole('status').filter({ hasText: 'Done' }).waitFor();
+    expect((await api('GET', `/wallets/${wallet.body.id}/balance`)).body.data.balance).toBe('12.34');
+  });
+
+  it('lets the operator edit a project and issue and revoke an API key, the secret shown once', async () => {
+    const w = (page = await WatchedPage.open(browser, platform.url));
+    await w.visit('/');
+    await w.page.getByLabel('Operator (operator token)').check();
+    await w.page.getByLabel('Operator token', { exact: true }).fill(ADMIN_TOKEN);
+    await w.page.getByRole('button', { name: 'Sign in' }).click();
+    await w.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
+    await w.page.getByRole('link', { name: project.projectId }).click();
+    await w.page.getByRole('heading', { name: `Project ${project.projectId}` }).waitFor();
+    await w.loaded();
+    await w.checkAccessibility();
+
+    const settings = w.page.getByRole('form', { name: 'Project settings' });
+    await settings.getByRole('switch', { name: 'cashPickup' }).check();
+    await settings.getByLabel('Daily bank payout cap').fill('5000.00');
+    await settings.getByLabel('Attribution timeout (hours)').fill('2');
+    await settings.getByRole('button', { name: 'Save project' }).click();
+    await eventually(async () => {
+      const read = (await platform.admin('GET', `/projects/${project.projectId}`)).body;
+      return read.attributionTimeoutHours === 2 ? read : undefined;
+    }).then((read) => expect({ cashPickup: read.features.cashPickup, cap: read.limits.dailyBankPayoutCap }).toEqual({ cashPickup: true, cap: '5000.00' }));
+
+    await w.page.getByRole('button', { name: 'Issue a key pair' }).click();
+    const secret = w.page.getByRole('article', { name: /^Secret of sk_/ });
+    await secret.waitFor();
+    const apiKey = (await secret.getAttribute('aria-label'))!.replace('Secret of ', '');
+    const apiSecret = (await secret.locator('pre').textContent())!.trim();
+    expect((await platform.request('POST', '/v0.13/auth/token', { body: { apiKey, apiSecret } })).status).toBe(200);
+    await secret.getByRole('button', { name: 'I have kept it' }).click();
+    await secret.waitFor({ state: 'detached' });
+    await expect(w.page.content()).resolves.not.toContain(apiSecret);
+
+    const revoke = w.page.getByRole('form', { name: 'Revoke an API key' });
+    await revoke.getByLabel('API key to revoke').fill(apiKey);
+    await revoke.getByRole('button', { name: 'Revoke' }).click();
+    await revoke.getByRole('status').filter({ hasText: apiKey }).waitFor();
+    expect((await platform.request('POST', '/v0.13/auth/token', { body: { apiKey, apiSecret } })).status).toBe(401);
+    await w.checkAccessibility();
   });
 });

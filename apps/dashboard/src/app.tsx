@@ -1,7 +1,7 @@
 // The page: sign-in, then the partner's or the operator's view, one route per view after the # (ids and
 // filters only). Every view reads through api.ts and refreshes with live.ts.
 import type { ComponentChildren } from 'preact';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { startLive } from './live';
 import { useRoute } from './hooks';
 import { signOut, useSession, type Session } from './session';
@@ -79,11 +79,14 @@ function NotFound() {
 function Shell({ session, route }: { session: Session; route: string[] }) {
   const nav = session.kind === 'partner' ? PARTNER_NAV : OPERATOR_NAV;
   const current = route[0] ?? nav[0][0];
+  const first = useRef(true);
   useEffect(() => {
     const title = nav.find(([path]) => path === current)?.[1];
     document.title = `${title ? `${title} · ` : ''}Money-movement dashboard`;
-    // Focus moves to the new view's content for keyboard and screen-reader users.
-    document.getElementById('content')?.focus({ preventScroll: true });
+    // After a move to another view, focus goes to its content (for keyboard and screen-reader users); on the
+    // page's first load it stays at the top, where the skip link is.
+    if (!first.current) document.getElementById('content')?.focus({ preventScroll: true });
+    first.current = false;
   }, [route.join('/')]);
   return (
     <>

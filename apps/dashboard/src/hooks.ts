@@ -11,9 +11,18 @@ export interface Resource<T> {
   reload(): void;
 }
 
-export function useResource<T>(load: () => Promise<T>, deps: unknown[], { live = true }: { live?: boolean } = {}): Resource<T> {
+/**
+ * live: read again when an event arrives (the default). pollMs: also read again this often, for what changes
+ * without an event of its own (a webhook delivery's attempts, the operator's queue).
+ */
+export function useResource<T>(load: () => Promise<T>, deps: unknown[], { live = true, pollMs }: { live?: boolean; pollMs?: number } = {}): Resource<T> {
   const liveVersion = useLiveVersion();
   const [own, setOwn] = useState(0);
+  useEffect(() => {
+    if (!pollMs) return;
+    const timer = setInterval(() => document.visibilityState !== 'hidden' && setOwn((n) => n + 1), pollMs);
+    return () => clearInterval(timer);
+  }, [pollMs]);
   const [state, setState] = useState<{ data?: T; error?: ApiProblem; loading: boolean; key: string }>({ loading: true, key: '' });
   const key = JSON.stringify(deps);
   const latest = useRef(0);

@@ -1,7 +1,7 @@
 // Live pages: one poll for the whole page. A partner's newest event (GET /events?limit=1) is read every
 // LIVE_POLL_MS; when it changes, every view on screen reads its data again, so a transfer is seen moving
 // without reloading. The operator has no Events API (events belong to a project): the operator's views read
-// again every OPERATOR_POLL_MS. Nothing is polled while the tab is hidden.
+// again every OPERATOR_POLL_MS. Views whose data changes without an event poll on their own (hooks.ts). Nothing is polled while the tab is hidden.
 import { useEffect, useState } from 'preact/hooks';
 import { get } from './api';
 import { currentSession } from './session';

@@ -47,7 +47,7 @@ export function CustomersList() {
           customers.length === 0 ? (
             <Empty>No customer matches.</Empty>
           ) : (
-            <div class="overflow-auto">
+            <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
               <table class="striped">
                 <thead>
                   <tr>
@@ -129,7 +129,7 @@ export function CustomerDetail({ id }: { id: string }) {
           rows.length === 0 ? (
             <Empty>No wallet yet.</Empty>
           ) : (
-            <div class="overflow-auto">
+            <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
               <table>
                 <thead>
                   <tr>
@@ -240,7 +240,7 @@ export function CashIns() {
           page.data.length === 0 ? (
             <Empty>No cash-in yet.</Empty>
           ) : (
-            <div class="overflow-auto">
+            <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
               <table class="striped">
                 <thead>
                   <tr>
@@ -320,7 +320,7 @@ export function ExternalAccounts() {
             !page || page.data.length === 0 ? (
               <Empty>No external account.</Empty>
             ) : (
-              <div class="overflow-auto">
+              <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
                 <table class="striped">
                   <thead>
                     <tr>

@@ -128,7 +128,7 @@ export function Projects() {
       </form>
       <Loaded resource={list} label="projects">
         {(page) => (
-          <div class="overflow-auto">
+          <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
             <table class="striped">
               <thead>
                 <tr>

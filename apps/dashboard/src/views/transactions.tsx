@@ -70,7 +70,7 @@ export function TransactionsList() {
 
 export function TransactionTable({ rows }: { rows: Transaction[] }) {
   return (
-    <div class="overflow-auto">
+    <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
       <table class="striped">
         <thead>
           <tr>
@@ -170,7 +170,7 @@ export function TransactionDetail({ id }: { id: string }) {
               )}
             </dl>
             <h3>Pricing</h3>
-            <div class="overflow-auto">
+            <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
               <table>
                 <thead>
                   <tr>
@@ -244,7 +244,7 @@ function Legs({ legs }: { legs: Transaction['legs'] }) {
       ] as Array<[string, string | null | undefined]>
     ).filter(([, v]) => v);
   return (
-    <div class="overflow-auto">
+    <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
       <table>
         <thead>
           <tr>

@@ -6,6 +6,8 @@ import { navigate, routeQuery, useAction, useResource } from '../hooks';
 import { Empty, IdLink, Loaded, ProblemNote, ShownOnce, Status, Time } from '../ui';
 
 const DELIVERY_STATUSES = ['queued', 'delivered', 'failed', 'skipped'] as const;
+/** Deliveries change without a partner event of their own: their pages read them again this often. */
+const DELIVERY_POLL_MS = 2_000;
 
 export function WebhooksList() {
   const list = useResource(() => get('/v0.13/webhooks', { query: { limit: 100 } }), []);
@@ -17,7 +19,7 @@ export function WebhooksList() {
           page.data.length === 0 ? (
             <Empty>No endpoint yet: create one with POST /webhooks.</Empty>
           ) : (
-            <div class="overflow-auto">
+            <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
               <table class="striped">
                 <thead>
                   <tr>
@@ -59,7 +61,7 @@ export function WebhooksList() {
 export function WebhookDetail({ id }: { id: string }) {
   const status = routeQuery().get('status') ?? '';
   const endpoint = useResource(() => get('/v0.13/webhooks/{id}', { params: { id } }), [id]);
-  const deliveries = useResource(() => get('/v0.13/webhooks/{id}/deliveries', { params: { id }, query: { limit: 50, status: status || undefined } }), [id, status]);
+  const deliveries = useResource(() => get('/v0.13/webhooks/{id}/deliveries', { params: { id }, query: { limit: 50, status: status || undefined } }), [id, status], { pollMs: DELIVERY_POLL_MS });
   const [selected, setSelected] = useState<string[]>([]);
   const [newKey, setNewKey] = useState<string>();
   const action = useAction(async (what: 'enable' | 'disable' | 'test' | 'rotate-key' | 'retry') => {
@@ -142,7 +144,7 @@ export function WebhookDetail({ id }: { id: string }) {
           page.data.length === 0 ? (
             <Empty>No delivery.</Empty>
           ) : (
-            <div class="overflow-auto">
+            <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
               <table class="striped">
                 <thead>
                   <tr>
@@ -196,7 +198,7 @@ export function WebhookDetail({ id }: { id: string }) {
 }
 
 export function DeliveryDetail({ webhookId, deliveryId }: { webhookId: string; deliveryId: string }) {
-  const delivery = useResource(() => get('/v0.13/webhooks/{id}/deliveries/{deliveryId}', { params: { id: webhookId, deliveryId } }), [webhookId, deliveryId]);
+  const delivery = useResource(() => get('/v0.13/webhooks/{id}/deliveries/{deliveryId}', { params: { id: webhookId, deliveryId } }), [webhookId, deliveryId], { pollMs: DELIVERY_POLL_MS });
   const retry = useAction(() => post('/v0.13/webhooks/{id}/deliveries/retry', { params: { id: webhookId }, body: { deliveryIds: [deliveryId] } }));
   return (
     <section aria-labelledby="delivery-title">
@@ -238,7 +240,7 @@ export function DeliveryDetail({ webhookId, deliveryId }: { webhookId: string; d
             {d.attempts.length === 0 ? (
               <Empty>No attempt yet.</Empty>
             ) : (
-              <div class="overflow-auto">
+              <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
                 <table>
                   <thead>
                     <tr>
@@ -320,7 +322,7 @@ export function EventsList() {
           page.data.length === 0 ? (
             <Empty>No event in the retention window.</Empty>
           ) : (
-            <div class="overflow-auto">
+            <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
               <table class="striped">
                 <thead>
                   <tr>
