@@ -102,7 +102,7 @@ export function WebhookDetail({ id }: { id: string }) {
               <dt>Timeout</dt>
               <dd>{w.timeoutMs} ms</dd>
             </dl>
-            <div role="group" aria-label="Endpoint actions" class="actions">
+            <div class="actions">
               <button type="button" disabled={action.busy} onClick={() => void action.act('test')}>
                 Send a test
               </button>
