@@ -60,7 +60,7 @@ export class WatchedPage {
     this.expected.push(pattern);
   }
 
-  /** Opens a view of the dashboard (the part after #) and waits until it has loaded. */
+  /** Opens a view of the dashboard (the part after #) and waits until it has loaded; the tests check it with axe. */
   async visit(hash: string): Promise<void> {
     const url = `${this.base}/dashboard/#${hash}`;
     if (this.page.url().startsWith(`${this.base}/dashboard/`)) await this.page.evaluate((h) => ((globalThis as any).location.hash = h), hash);
@@ -96,12 +96,15 @@ export class WatchedPage {
     );
   }
 
-  /** The screenshot (kept as an artifact), then the errors the page had: none is allowed. */
+  /** axe over the page as the test left it, the screenshot (kept as an artifact), then the errors the page had: none is allowed. */
   async close(name: string): Promise<void> {
+    let inaccessible: unknown;
+    if (this.errors.length === 0 && !this.page.isClosed()) await this.checkAccessibility().catch((error: unknown) => (inaccessible = error));
     mkdirSync(SCREENSHOTS, { recursive: true });
     const file = `${name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase().slice(0, 100)}.png`;
     await this.page.screenshot({ path: join(SCREENSHOTS, file), fullPage: true }).catch((error: unknown) => this.errors.push(`screenshot: ${String(error)}`));
     await this.context.close();
     expect(this.errors).toEqual([]);
+    if (inaccessible) throw inaccessible;
   }
 }

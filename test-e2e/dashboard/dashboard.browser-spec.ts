@@ -218,6 +218,7 @@ describeWithBrowser('the dashboard in a browser', () => {
     await fund.getByLabel('Amount (decimal, in the wallet asset)').fill('12.34');
     await fund.getByRole('button', { name: 'Send' }).click();
     await fund.getByRole('status').filter({ hasText: 'Done' }).waitFor();
+    await w.checkAccessibility();
     expect((await api('GET', `/wallets/${wallet.body.id}/balance`)).body.data.balance).toBe('12.34');
   });
 

@@ -132,7 +132,7 @@ export function ShownOnce({ label, value, onDone }: { label: string; value: stri
       <p>
         <strong>{label}</strong>: shown this once, keep it now.
       </p>
-      <pre>
+      <pre tabIndex={0} aria-label={label}>
         <code>{value}</code>
       </pre>
       <button type="button" onClick={onDone}>

@@ -70,12 +70,12 @@ function SimulationForm({ title, fields, run }: { title: string; fields: Array<{
         </button>
         {action.error && <ProblemNote problem={action.error} />}
         {action.result !== undefined && (
-          <details open>
-            <summary role="status">Done</summary>
-            <pre>
+          <>
+            <p role="status">Done: the API answered</p>
+            <pre tabIndex={0} aria-label={`${title}: the answer`}>
               <code>{JSON.stringify(action.result, null, 2)}</code>
             </pre>
-          </details>
+          </>
         )}
       </form>
     </article>

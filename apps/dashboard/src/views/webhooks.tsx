@@ -271,7 +271,7 @@ export function DeliveryDetail({ webhookId, deliveryId }: { webhookId: string; d
             )}
             <details>
               <summary>Payload</summary>
-              <pre>
+              <pre tabIndex={0} aria-label="The delivery's payload">
                 <code>{JSON.stringify(d.payload, null, 2)}</code>
               </pre>
             </details>
