@@ -4,7 +4,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { ApiProblem } from './api';
 import { formatAmount, formatLocalTime, formatUtc } from './format';
-import type { Resource } from './hooks';
+import { routeQuery, type Resource } from './hooks';
 
 export function ProblemNote({ problem, title = 'The request was refused' }: { problem: ApiProblem; title?: string }) {
   return (
@@ -139,5 +139,26 @@ export function ShownOnce({ label, value, onDone }: { label: string; value: stri
         I have kept it
       </button>
     </article>
+  );
+}
+
+/** Older and newest pages of a cursor list: the cursor travels in the address, beside the view's filters. */
+export function Pager({ page }: { page: { hasMore: boolean; nextCursor?: string | null } }) {
+  const query = routeQuery();
+  const cursor = query.get('cursor');
+  if (!page.hasMore && !cursor) return null;
+  const base = location.hash.split('?')[0] || '#/';
+  const at = (next?: string | null) => {
+    const q = new URLSearchParams(query);
+    if (next) q.set('cursor', next);
+    else q.delete('cursor');
+    const text = q.toString();
+    return `${base}${text ? `?${text}` : ''}`;
+  };
+  return (
+    <nav aria-label="Pages" class="pager">
+      {cursor && <a href={at()}>Newest</a>}
+      {page.hasMore && page.nextCursor && <a href={at(page.nextCursor)}>Older</a>}
+    </nav>
   );
 }

@@ -3,28 +3,29 @@
 import { useState } from 'preact/hooks';
 import { ApiProblem, get, post, type Schemas } from '../api';
 import { navigate, routeQuery, useAction, useResource } from '../hooks';
-import { Amount, Empty, IdLink, Loaded, ProblemNote, Status, Time } from '../ui';
+import { Amount, Empty, IdLink, Loaded, Pager, ProblemNote, Status, Time } from '../ui';
 
 type Customer = Schemas['CustomerResponse'];
 const name = (c: Customer) => [c.firstName, c.lastName].filter(Boolean).join(' ') || '(no name)';
 
 export function CustomersList() {
   const search = routeQuery().get('q') ?? '';
+  const cursor = routeQuery().get('cursor') ?? '';
   const [text, setText] = useState(search);
   const byId = /^cst_/.test(search.trim());
   const list = useResource(async () => {
     if (byId) {
       try {
-        return [await get('/v0.13/customers/{id}', { params: { id: search.trim() } })];
+        return { customers: [await get('/v0.13/customers/{id}', { params: { id: search.trim() } })], page: { hasMore: false } };
       } catch (error) {
-        if (error instanceof ApiProblem && error.status === 404) return [];
+        if (error instanceof ApiProblem && error.status === 404) return { customers: [], page: { hasMore: false } };
         throw error;
       }
     }
-    const page = await get('/v0.13/customers', { query: { limit: 100 } });
+    const page = await get('/v0.13/customers', { query: { limit: 100, cursor: cursor || undefined } });
     const words = search.trim().toLowerCase();
-    return page.data.filter((c) => !words || name(c).toLowerCase().includes(words) || c.id.includes(words));
-  }, [search]);
+    return { customers: page.data.filter((c) => !words || name(c).toLowerCase().includes(words) || c.id.includes(words)), page };
+  }, [search, cursor]);
   return (
     <section aria-labelledby="customers-title">
       <h2 id="customers-title">Customers</h2>
@@ -43,10 +44,14 @@ export function CustomersList() {
         </fieldset>
       </form>
       <Loaded resource={list} label="customers">
-        {(customers) =>
+        {({ customers, page }) =>
           customers.length === 0 ? (
-            <Empty>No customer matches.</Empty>
+            <>
+              <Empty>No customer matches.</Empty>
+              <Pager page={page} />
+            </>
           ) : (
+            <>
             <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
               <table class="striped">
                 <thead>
@@ -75,6 +80,8 @@ export function CustomersList() {
                 </tbody>
               </table>
             </div>
+            <Pager page={page} />
+            </>
           )
         }
       </Loaded>
@@ -231,7 +238,8 @@ export function QuoteLookup({ id }: { id?: string }) {
 }
 
 export function CashIns() {
-  const list = useResource(() => get('/v0.13/cash-ins', { query: { limit: 100 } }), []);
+  const cursor = routeQuery().get('cursor') ?? '';
+  const list = useResource(() => get('/v0.13/cash-ins', { query: { limit: 100, cursor: cursor || undefined } }), [cursor]);
   return (
     <section aria-labelledby="cash-ins-title">
       <h2 id="cash-ins-title">Cash-ins</h2>
@@ -240,6 +248,7 @@ export function CashIns() {
           page.data.length === 0 ? (
             <Empty>No cash-in yet.</Empty>
           ) : (
+            <>
             <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
               <table class="striped">
                 <thead>
@@ -276,6 +285,8 @@ export function CashIns() {
                 </tbody>
               </table>
             </div>
+            <Pager page={page} />
+            </>
           )
         }
       </Loaded>

@@ -3,9 +3,9 @@
 // attribution timeout) edited; API keys issued (the secret shown once) and revoked.
 import { useState } from 'preact/hooks';
 import { del, get, patch, post, type Schemas } from '../api';
-import { useAction, useResource } from '../hooks';
+import { routeQuery, useAction, useResource } from '../hooks';
 import { refreshAll } from '../live';
-import { Amount, Empty, Loaded, ProblemNote, ReasonAction, ShownOnce, Status, Time } from '../ui';
+import { Amount, Empty, Loaded, Pager, ProblemNote, ReasonAction, ShownOnce, Status, Time } from '../ui';
 
 type OperatorAction = 'retry' | 'refund' | 'mark-failed' | 'complete-refund';
 const ACTIONS: Array<{ action: OperatorAction; label: string }> = [
@@ -29,7 +29,8 @@ async function operate(id: string, action: OperatorAction, reason: string): Prom
 }
 
 export function HeldQueue() {
-  const queue = useResource(() => get('/v0.13/admin/transactions/held', { query: { limit: 100 } }), []);
+  const cursor = routeQuery().get('cursor') ?? '';
+  const queue = useResource(() => get('/v0.13/admin/transactions/held', { query: { limit: 100, cursor: cursor || undefined } }), [cursor]);
   // What the last action did: kept here, since a resolved transaction leaves the queue.
   const [outcome, setOutcome] = useState<string>();
   const act = async (id: string, action: OperatorAction, reason: string) => {
@@ -99,12 +100,14 @@ export function HeldQueue() {
           )
         }
       </Loaded>
+      {queue.data && <Pager page={queue.data} />}
     </section>
   );
 }
 
 export function Projects() {
-  const list = useResource(() => get('/v0.13/admin/projects', { query: { limit: 100 } }), [], { live: false });
+  const cursor = routeQuery().get('cursor') ?? '';
+  const list = useResource(() => get('/v0.13/admin/projects', { query: { limit: 100, cursor: cursor || undefined } }), [cursor], { live: false });
   const [name, setName] = useState('');
   const create = useAction(() => post('/v0.13/admin/projects', { body: { name: name.trim() } }));
   return (
@@ -158,6 +161,7 @@ export function Projects() {
           </div>
         )}
       </Loaded>
+      {list.data && <Pager page={list.data} />}
     </section>
   );
 }

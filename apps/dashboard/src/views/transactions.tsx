@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { get, type Schemas } from '../api';
 import { navigate, routeQuery, useResource } from '../hooks';
-import { Amount, Empty, IdLink, Loaded, Status, Time } from '../ui';
+import { Amount, Empty, IdLink, Loaded, Pager, Status, Time } from '../ui';
 
 type Transaction = Schemas['TransactionResponse'];
 const STATUSES = ['processing', 'awaitingAction', 'completed', 'failed'] as const;
@@ -14,10 +14,10 @@ export function TransactionsList() {
   const [customerId, setCustomerId] = useState(query.get('customerId') ?? '');
   const [from, setFrom] = useState(query.get('from') ?? '');
   const [to, setTo] = useState(query.get('to') ?? '');
-  const applied = { status: query.get('status') ?? '', customerId: query.get('customerId') ?? '', from: query.get('from') ?? '', to: query.get('to') ?? '' };
+  const applied = { status: query.get('status') ?? '', customerId: query.get('customerId') ?? '', from: query.get('from') ?? '', to: query.get('to') ?? '', cursor: query.get('cursor') ?? '' };
   const list = useResource(
-    () => get('/v0.13/transactions', { query: { limit: 100, status: applied.status || undefined, customerId: applied.customerId || undefined } }),
-    [applied.status, applied.customerId],
+    () => get('/v0.13/transactions', { query: { limit: 100, status: applied.status || undefined, customerId: applied.customerId || undefined, cursor: applied.cursor || undefined } }),
+    [applied.status, applied.customerId, applied.cursor],
   );
   // The API filters by status and customer; the dates (the viewer's days) are applied to what it answered.
   const inRange = (t: Transaction) => (!applied.from || new Date(t.createdAt) >= new Date(`${applied.from}T00:00:00`)) && (!applied.to || new Date(t.createdAt) < new Date(new Date(`${applied.to}T00:00:00`).getTime() + 86_400_000));
@@ -61,7 +61,12 @@ export function TransactionsList() {
       <Loaded resource={list} label="transactions">
         {(page) => {
           const rows = page.data.filter(inRange);
-          return rows.length === 0 ? <Empty>No transactions match.</Empty> : <TransactionTable rows={rows} />;
+          return (
+            <>
+              {rows.length === 0 ? <Empty>No transactions match.</Empty> : <TransactionTable rows={rows} />}
+              <Pager page={page} />
+            </>
+          );
         }}
       </Loaded>
     </section>

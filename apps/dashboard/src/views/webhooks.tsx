@@ -3,14 +3,15 @@
 import { useState } from 'preact/hooks';
 import { get, post } from '../api';
 import { navigate, routeQuery, useAction, useResource } from '../hooks';
-import { Empty, IdLink, Loaded, ProblemNote, ShownOnce, Status, Time } from '../ui';
+import { Empty, IdLink, Loaded, Pager, ProblemNote, ShownOnce, Status, Time } from '../ui';
 
 const DELIVERY_STATUSES = ['queued', 'delivered', 'failed', 'skipped'] as const;
 /** Deliveries change without a partner event of their own: their pages read them again this often. */
 const DELIVERY_POLL_MS = 2_000;
 
 export function WebhooksList() {
-  const list = useResource(() => get('/v0.13/webhooks', { query: { limit: 100 } }), []);
+  const cursor = routeQuery().get('cursor') ?? '';
+  const list = useResource(() => get('/v0.13/webhooks', { query: { limit: 100, cursor: cursor || undefined } }), [cursor]);
   return (
     <section aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">Webhook endpoints</h2>
@@ -54,14 +55,16 @@ export function WebhooksList() {
           )
         }
       </Loaded>
+      {list.data && <Pager page={list.data} />}
     </section>
   );
 }
 
 export function WebhookDetail({ id }: { id: string }) {
   const status = routeQuery().get('status') ?? '';
+  const cursor = routeQuery().get('cursor') ?? '';
   const endpoint = useResource(() => get('/v0.13/webhooks/{id}', { params: { id } }), [id]);
-  const deliveries = useResource(() => get('/v0.13/webhooks/{id}/deliveries', { params: { id }, query: { limit: 50, status: status || undefined } }), [id, status], { pollMs: DELIVERY_POLL_MS });
+  const deliveries = useResource(() => get('/v0.13/webhooks/{id}/deliveries', { params: { id }, query: { limit: 50, status: status || undefined, cursor: cursor || undefined } }), [id, status, cursor], { pollMs: DELIVERY_POLL_MS });
   const [selected, setSelected] = useState<string[]>([]);
   const [newKey, setNewKey] = useState<string>();
   const action = useAction(async (what: 'enable' | 'disable' | 'test' | 'rotate-key' | 'retry') => {
@@ -193,6 +196,7 @@ export function WebhookDetail({ id }: { id: string }) {
           )
         }
       </Loaded>
+      {deliveries.data && <Pager page={deliveries.data} />}
     </section>
   );
 }
@@ -284,7 +288,8 @@ export function DeliveryDetail({ webhookId, deliveryId }: { webhookId: string; d
 
 export function EventsList() {
   const type = routeQuery().get('type') ?? '';
-  const events = useResource(() => get('/v0.13/events', { query: { limit: 50, type: type || undefined } }), [type]);
+  const cursor = routeQuery().get('cursor') ?? '';
+  const events = useResource(() => get('/v0.13/events', { query: { limit: 50, type: type || undefined, cursor: cursor || undefined } }), [type, cursor]);
   const endpoints = useResource(() => get('/v0.13/webhooks', { query: { limit: 100 } }), [], { live: false });
   const [endpoint, setEndpoint] = useState('');
   const resend = useAction((eventId: string) => post('/v0.13/webhooks/{id}/deliveries', { params: { id: endpoint }, body: { eventIds: [eventId] } }));
@@ -363,6 +368,7 @@ export function EventsList() {
           )
         }
       </Loaded>
+      {events.data && <Pager page={events.data} />}
     </section>
   );
 }
