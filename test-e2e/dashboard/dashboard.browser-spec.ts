@@ -119,7 +119,7 @@ describeWithBrowser('the dashboard in a browser', () => {
     await w.checkAccessibility();
   });
 
-  it('shows a failed webhook attempt with its status code, duration and response, and retries the delivery from the page', async () => {
+  it('shows a failed webhook attempt with its status code, duration and response, retries the delivery and re-delivers an event from the page', async () => {
     // The endpoint's server fails until the test mends it (the platform's own retries fail too meanwhile).
     receiver.fail('/dashboard-hook', Infinity, 500);
     const endpoint = await api('POST', '/webhooks', { url: receiver.url('/dashboard-hook'), subscriptions: ['cashIn.completed'] });
@@ -158,6 +158,19 @@ describeWithBrowser('the dashboard in a browser', () => {
     await w.checkAccessibility();
     await shown.getByRole('button', { name: 'I have kept it' }).click();
     await shown.waitFor({ state: 'detached' });
+    // An event of the Events list (an endorsement's, here) sent again, to an endpoint that takes every event.
+    await platform.endorsedCustomer(project.token, { firstName: 'Mary', lastName: 'Jackson' }, ['basic']);
+    const everything = await api('POST', '/webhooks', { url: receiver.url('/dashboard-all'), subscriptions: ['*'] });
+    expect(everything.status).toBe(201);
+    await w.visit('/events');
+    await w.page.getByRole('combobox', { name: 'Re-deliver to' }).selectOption(everything.body.id);
+    const newest = w.page.getByRole('button', { name: /^Re-deliver evt_/ }).first();
+    await newest.click();
+    const queued = await w.page.getByRole('status').filter({ hasText: 'Queued again as whd_' }).textContent();
+    const resent = /whd_\w+/.exec(queued ?? '')![0];
+    // The envelope's id is the delivery's.
+    await eventually(async () => receiver.at('/dashboard-all').find((d) => d.body?.id === resent), 30_000);
+    await w.checkAccessibility();
   });
 
   it('lets the operator resolve a held payout from the queue, giving a reason', async () => {
