@@ -21,6 +21,8 @@ const constraints = (forTests) => [
   scope('virtual-accounts', ['virtual-accounts', 'platform', 'contracts']),
   // The partner client package stands alone: it is published, and imports nothing of the workspace.
   scope('client', []),
+  // The dashboard runs in a browser: it reads the API over HTTP, typed by the client package's generated types.
+  scope('dashboard', ['client']),
   scope('app', ['app', 'client', 'gateway', 'accounts', 'quoting', 'transactions', 'webhooks', 'cash-in', 'deposit-addresses', 'virtual-accounts', 'platform', 'contracts']),
   ...[
     ['pure', ['pure']],
@@ -34,6 +36,7 @@ const constraints = (forTests) => [
     ['runtime', ['runtime', 'api', 'application', 'infra', 'platform', 'pure', 'contracts']],
     ['app', ['runtime', 'platform', 'pure', 'contracts']],
     ['client', []],
+    ['dashboard', ['client']],
     ['e2e', ['runtime', 'platform', 'testing', 'pure', 'contracts', 'client']],
     ['tools', ['runtime', 'platform', 'testing', 'pure', 'contracts', 'client']],
   ].map(([name, allowed]) => type(name, forTests ? [...allowed, 'testing'] : allowed)),
@@ -48,7 +51,7 @@ module.exports = [
   { ignores: ['node_modules/**', '**/dist/**', '.data/**', '.nx/**', 'coverage/**', '**/*.js', 'packages/*/src/generated/**'] },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     plugins: { '@nx': nx },
     rules: {
       '@nx/enforce-module-boundaries': boundaries(false),

@@ -37,6 +37,15 @@ module.exports = {
     { ...common, displayName: 'containers', testMatch: ['<rootDir>/tools/containers/**/*.container-spec.ts'] },
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,packages,tools}/**/*.spec.ts'], testPathIgnorePatterns: ['/node_modules/', '/dist/'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'] },
+    // The dashboard in Chromium (test-e2e/dashboard, ADR 0038): one platform for the run's browser tests; built from
+    // the current sources first; skipped, saying why, where there is no Chromium.
+    {
+      ...common,
+      displayName: 'browser',
+      testMatch: ['<rootDir>/test-e2e/dashboard/**/*.browser-spec.ts'],
+      testEnvironment: '<rootDir>/tools/jest/e2e-environment.js',
+      globalSetup: '<rootDir>/tools/jest/browser-setup.js',
+    },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'], testEnvironment: '<rootDir>/tools/jest/e2e-environment.js' },
     // The same suite against npm run start:distributed's processes, except what is about one mode's
     // processes (npm start's restarts and the webhook and transaction crash tests, the ledger invariant run; start:distributed's own multi-process,

@@ -319,6 +319,9 @@ describe('the OpenAPI document describes every response', () => {
       await t.until(heldBuy.id, 'processing', 'processing.underReview');
       await t.until(markedBuy.id, 'processing', 'processing.underReview');
       expectStatus(await t.get(`/transactions/${reviewed.id}`), 200);
+      // The operator's queue, with the held ones in it.
+      expectStatus(await admin('GET', '/transactions/held?limit=100'), 200);
+      expectStatus(await admin('GET', '/transactions/held?projectId=nope'), 400);
       expectStatus(await admin('POST', `/transactions/${sentAndFailed.id}/retry`, {}), 409);
       expectStatus(await admin('POST', `/transactions/${sentAndFailed.id}/refund`, { reason: 'customer asked' }), 200);
       expectStatus(await admin('POST', `/transactions/${heldBuy.id}/retry`, {}), 200);

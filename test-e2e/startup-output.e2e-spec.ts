@@ -1,7 +1,7 @@
 // Issue 18 item 4: what a person who runs the platform sees. `npm start` prints
 // the banner and little else (Nest's narration of modules and routes is debug
 // detail); start:distributed's banner shows the database URL, without its
-// password, that start:service needs; and a clean stop, as Ctrl-C at a terminal
+// password, that start:service needs; both say where the dashboard is (issue 22) beside the API; and a clean stop, as Ctrl-C at a terminal
 // makes it (SIGINT to the whole foreground process group, PostgreSQL included),
 // logs no warning in either mode.
 import type { ChildProcess } from 'node:child_process';
@@ -75,6 +75,11 @@ describe('what start-up prints and a clean stop logs', () => {
     // Requests, then a stop while the platform is in use.
     const url = /API {10}(http:\/\/\S+)\/v0\.13/.exec(output())![1];
     for (let i = 0; i < 5; i++) expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    // The dashboard's address beside the API's, on the same origin, and served there.
+    expect(output()).toMatch(/^ {2}Reference {4}.*\n {2}Dashboard {4}http:\/\/\S+\/dashboard\//m);
+    const dashboard = /^ {2}Dashboard {4}(http:\/\/\S+\/dashboard\/)/m.exec(output())![1];
+    expect(dashboard).toBe(`${url}/dashboard/`);
+    expect((await fetch(dashboard)).status).toBe(200);
     const stopAt = output().length;
     expect(await interrupt(child)).toBe(0);
     const stopping = output().slice(stopAt);
@@ -100,6 +105,9 @@ describe('what start-up prints and a clean stop logs', () => {
 
     const base = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 5; i++) expect((await fetch(`${base}/v0.13/customers`)).status).toBe(401);
+    // The gateway serves the dashboard, and the banner says where.
+    expect(output()).toMatch(new RegExp(`^ {2}Dashboard {4}${base.replace(/[.]/g, '\\.')}/dashboard/`, 'm'));
+    expect((await fetch(`${base}/dashboard/`)).status).toBe(200);
     const stopAt = output().length;
     expect(await interrupt(child)).toBe(0);
     const stopping = output().slice(stopAt);

@@ -19,6 +19,8 @@ const projects = [
   // Composition of every service into one process: what apps, e2e tests and the benchmark start.
   ['libs/runtime/platform', 'runtime-platform', 'scope:app', 'type:runtime', '@mm/runtime/platform'],
   ['test-e2e', 'e2e', 'scope:app', 'type:e2e'],
+  // The dashboard (a browser app the gateway serves): it may use the client package's generated types only.
+  ['apps/dashboard', 'dashboard', 'scope:dashboard', 'type:dashboard'],
   ['tools', 'tools', 'scope:app', 'type:tools'],
   ['libs/contracts', 'contracts', 'scope:contracts', 'type:contracts', '@mm/contracts'],
   // The partner client package (published as @meridian/money-movement): it imports nothing of the workspace.
@@ -65,7 +67,7 @@ for (const [dir, name, scope, type, alias] of projects) {
     name,
     $schema: path.relative(dir, 'node_modules/nx/schemas/project-schema.json'),
     sourceRoot: dir === 'test-e2e' || dir === 'tools' ? dir : `${dir}/src`,
-    projectType: type === 'type:app' ? 'application' : 'library',
+    projectType: type === 'type:app' || type === 'type:dashboard' ? 'application' : 'library',
     tags: [scope, type],
   };
   fs.mkdirSync(path.join(root, projectJson.sourceRoot), { recursive: true });

@@ -12,8 +12,8 @@ import { loadConfig } from '@mm/platform/config';
 
 const ROOT = join(__dirname, '..', '..');
 const OVERLAYS = ['sandbox', 'production'] as const;
-/** Every app but platform mode's is a service of the distributed run. */
-const APPS = readdirSync(join(ROOT, 'apps')).filter((name) => name !== 'platform');
+/** Every app but platform mode's is a service of the distributed run; the dashboard is a page the gateway serves (ADR 0038). */
+const APPS = readdirSync(join(ROOT, 'apps')).filter((name) => name !== 'platform' && name !== 'dashboard');
 const SERVICES = APPS.filter((name) => name !== 'gateway');
 const SECRET_VARIABLES = ['DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_SECRET_HASH_KEY', 'MM_SIGNING_KEY_ENCRYPTION_KEYS', 'MM_BOOTSTRAP_API_SECRET'];
 const PORT = 3000;

@@ -14,7 +14,7 @@ import { isServiceName, SERVICE_NAMES, serviceUrlVariable, type ServiceName } fr
 import { ConfigError, loadConfig, type PlatformConfig } from '@mm/platform/config';
 import { handleShutdownSignalsInCaller, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
 import { API_BASE_PATH } from '@mm/platform/http';
-import { describeFailure, ensureLocalAdminToken, freeLoopbackPort, LIFELINE_VARIABLE, stopWhenParentDies, transportLine } from '@mm/runtime/platform';
+import { dashboardLine, describeFailure, ensureLocalAdminToken, freeLoopbackPort, LIFELINE_VARIABLE, stopWhenParentDies, transportLine } from '@mm/runtime/platform';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -200,6 +200,7 @@ async function main(): Promise<void> {
       `Money-movement platform, distributed (${config.MM_ENVIRONMENT}): ${started.length} processes`,
       `  API          ${gatewayUrl}/${API_BASE_PATH}   (through the gateway)`,
       `  Reference    ${gatewayUrl}/docs`,
+      dashboardLine(gatewayUrl),
       `  Events       ${transportLine(config)}`,
       ...started.map((s) => `  ${s.name.padEnd(12)} ${s.url}   pid ${s.child.pid}`),
       local ? `  Admin token  ${production ? `from ${adminTokenFrom} (not printed in production)` : config.MM_ADMIN_TOKEN}` : undefined,

@@ -1,12 +1,13 @@
 // The order Jest runs test files in (jest.config.js testSequencer). The e2e-distributed files share one
 // multi-process platform that the project's global setup starts in the background (nine processes: tens of
 // seconds on two cores); a file that needs it before it is up waits with its worker idle. So the files that
-// need no shared platform come first (after the container tests, whose image builds mostly wait on the engine), each group in Jest's own order (slowest or largest first), and the
+// need no shared platform come first (after the container tests, whose image builds mostly wait on the engine, and the
+// dashboard's one long browser file), each group in Jest's own order (slowest or largest first), and the
 // shared platform is up by the time its files start: e2e (one process per file), then e2e-distributed, then
 // integration and unit files, short ones that fill the workers at the end of the run.
 const Sequencer = require('@jest/test-sequencer').default;
 
-const GROUPS = ['containers', 'e2e', 'containers-after-e2e', 'e2e-distributed', 'integration', 'unit'];
+const GROUPS = ['containers', 'browser', 'e2e', 'containers-after-e2e', 'e2e-distributed', 'integration', 'unit'];
 // The manifests' play reuses the image the Compose test builds, and two stacks of nine processes at once would
 // only slow each other on two cores: it follows the e2e files, by when the Compose test is long done.
 const AFTER_E2E = /tools\/containers\/kube\.container-spec\.ts$/;

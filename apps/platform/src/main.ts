@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, type PlatformConfig } from '@mm/platform/confi
 import { handleShutdownSignalsInCaller } from '@mm/platform/database';
 import { API_BASE_PATH } from '@mm/platform/http';
 import { shutdownTelemetry } from '@mm/platform/telemetry';
-import { credentialLines, describeFailure, ensureLocalAdminToken, startPlatform, stopWhenParentDies } from '@mm/runtime/platform';
+import { credentialLines, dashboardLine, describeFailure, ensureLocalAdminToken, startPlatform, stopWhenParentDies } from '@mm/runtime/platform';
 
 async function main(): Promise<void> {
   let config: PlatformConfig;
@@ -68,6 +68,7 @@ async function main(): Promise<void> {
     `Money-movement platform (${config.MM_ENVIRONMENT}) is listening`,
     `  API          ${platform.url}/${API_BASE_PATH}`,
     `  Reference    ${platform.url}/docs   (OpenAPI: ${platform.url}/openapi.json)`,
+    dashboardLine(platform.url),
     ...credentialLines(config, bootstrap),
     local ? `  Admin token  ${production ? `from ${adminTokenFrom} (not printed in production)` : config.MM_ADMIN_TOKEN}` : undefined,
     local ? `  Data         ${config.MM_DATA_DIR}` : undefined,

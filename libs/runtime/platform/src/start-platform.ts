@@ -28,6 +28,7 @@ import {
   StartupState,
   traceRequests,
 } from '@mm/platform/http';
+import { serveDashboard } from './dashboard';
 import { listenFailure, listenHost, reachableUrl } from './listen-address';
 import { kafkaClient, kafkaSettings } from './kafka';
 import { createRootLogger, frameworkLevel, PinoNestLogger } from './logger';
@@ -159,6 +160,8 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     // Alone, the gateway forwards every other partner path to the service that owns it. After init,
     // so the proxy's routes answer errors with the API's error handler, which init installs.
     if (!platformMode && services.includes('gateway')) await routeToServices(app, config);
+    // The dashboard is served where partners reach the API: the one process, or the gateway.
+    if (services.includes('gateway')) await serveDashboard(app);
     await app.startAllMicroservices();
     if (kafka) {
       // Each service publishes its own log to its topic, in commit order (the events table is the outbox).

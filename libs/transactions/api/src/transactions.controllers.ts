@@ -9,6 +9,8 @@ import { isId } from '@mm/platform/ids';
 import {
   CompleteRefundRequest,
   CreateTransactionRequest,
+  HeldTransactionResponse,
+  ListHeldTransactionsQuery,
   ListTransactionsQuery,
   OperatorActionRequest,
   OperatorRefundRequest,
@@ -77,6 +79,22 @@ export class SandboxTransactionsController {
 @Controller('admin/transactions')
 export class TransactionsAdminController {
   constructor(private readonly transactions: TransactionsService) {}
+
+  @Get('held')
+  @ApiOperation({
+    summary:
+      'The operator queue: transactions of every project that wait on an operator (processing.underReview, processing.payoutUnconfirmed, or awaitingAction), newest first; projectId narrows it to one project',
+  })
+  @ApiPage(HeldTransactionResponse)
+  async held(@Query() query: ListHeldTransactionsQuery): Promise<Page<HeldTransactionResponse>> {
+    if (query.projectId !== undefined && !isId('project', query.projectId)) {
+      throw new ApiError('InvalidRequest', `projectId: "${query.projectId.slice(0, 64)}" is not a project id (prj_…)`);
+    }
+    const limit = pageLimit(query);
+    const rows = await this.transactions.held({ projectId: query.projectId, before: decodeCursor(query.cursor), limit: limit + 1 });
+    const page = toPage(rows, limit, (r) => r.id);
+    return { ...page, data: page.data.map((r) => ({ object: 'heldTransaction' as const, projectId: r.project_id, transaction: r.view as TransactionResponse })) };
+  }
 
   @Post(':id/retry')
   @Idempotent()

@@ -129,6 +129,17 @@ export class CompleteRefundRequest {
   @ApiProperty({ maxLength: 500 }) @IsString() @MinLength(1) @MaxLength(500) reason!: string;
 }
 
+export class ListHeldTransactionsQuery extends ListQuery {
+  @ApiPropertyOptional({ description: 'only this project\'s held transactions' }) @IsOptional() @IsString() @MaxLength(64) projectId?: string;
+}
+
+/** A transaction in the operator's queue, with the project it belongs to. */
+export class HeldTransactionResponse {
+  @ApiProperty({ enum: ['heldTransaction'] }) object!: 'heldTransaction';
+  @ApiProperty({ example: 'prj_01h455vb4pex5vsknk084sn02q' }) projectId!: string;
+  @ApiProperty({ type: TransactionResponse }) transaction!: TransactionResponse;
+}
+
 export class OperatorResultResponse {
   @ApiProperty({ enum: ['retried', 'refunding', 'markedFailed', 'already_completed', 'completedByProvider', 'refundCompleted'] })
   result!: 'retried' | 'refunding' | 'markedFailed' | 'already_completed' | 'completedByProvider' | 'refundCompleted';

@@ -219,6 +219,11 @@ export class TransactionsService implements OnModuleInit {
     return row;
   }
 
+  /** The operator's queue of held transactions, across projects. */
+  held(filter: { projectId?: string; before?: string; limit: number }): Promise<TransactionRow[]> {
+    return this.readModel.held(filter);
+  }
+
   list(projectId: string, filter: TransactionFilter): Promise<TransactionRow[]> {
     return this.readModel.list(projectId, filter);
   }

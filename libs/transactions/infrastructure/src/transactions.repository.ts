@@ -20,6 +20,9 @@ export interface TransactionFilter {
   limit: number;
 }
 
+/** Sub-statuses in which a transaction waits on an operator (besides every awaitingAction one). */
+export const HELD_SUB_STATUSES = ['processing.underReview', 'processing.payoutUnconfirmed'];
+
 @Injectable()
 export class TransactionsReadModel {
   constructor(private readonly uow: UnitOfWork) {}
@@ -56,6 +59,21 @@ export class TransactionsReadModel {
           AND ($4::text IS NULL OR id < $4)
         ORDER BY id DESC LIMIT $5`,
       [projectId, filter.customerId ?? null, filter.status ?? null, filter.before ?? null, filter.limit],
+    );
+  }
+
+  /**
+   * Operator queue: every project's transactions that wait on an operator (HELD_WHERE), newest first.
+   * Across projects on purpose: only operator routes call it.
+   */
+  async held(filter: { projectId?: string; before?: string; limit: number }): Promise<TransactionRow[]> {
+    return this.uow.query<TransactionRow>(
+      `SELECT id, project_id, status, sub_status, view, version FROM transactions.transactions
+        WHERE (sub_status = ANY($1::text[]) OR status = 'awaitingAction')
+          AND ($2::text IS NULL OR project_id = $2)
+          AND ($3::text IS NULL OR id < $3)
+        ORDER BY id DESC LIMIT $4`,
+      [HELD_SUB_STATUSES, filter.projectId ?? null, filter.before ?? null, filter.limit],
     );
   }
 

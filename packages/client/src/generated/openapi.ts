@@ -123,6 +123,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0.13/admin/transactions/held": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The operator queue: transactions of every project that wait on an operator (processing.underReview, processing.payoutUnconfirmed, or awaitingAction), newest first; projectId narrows it to one project */
+        get: operations["TransactionsAdminController_held"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0.13/admin/transactions/{id}/complete-refund": {
         parameters: {
             query?: never;
@@ -13397,6 +13414,13 @@ export interface components {
              */
             amount: string;
         };
+        HeldTransactionResponse: {
+            /** @enum {string} */
+            object: "heldTransaction";
+            /** @example prj_01h455vb4pex5vsknk084sn02q */
+            projectId: string;
+            transaction: components["schemas"]["TransactionResponse"];
+        };
         HoldMatchResponse: {
             address: string;
             network: string;
@@ -14731,6 +14755,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    TransactionsAdminController_held: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                /** @description only this project's held transactions */
+                projectId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["HeldTransactionResponse"][];
+                        hasMore: boolean;
+                        /** @description pass as cursor for the next page */
+                        nextCursor: string | null;
+                    };
+                };
             };
             /** @description Error: see x-error-catalogue */
             default: {
