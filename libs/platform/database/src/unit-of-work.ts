@@ -39,6 +39,8 @@ interface Transaction {
   pending: Statement[];
   /** Run once the transaction has committed, before run() returns (afterCommit). */
   committed: Array<() => Promise<void>>;
+  /** Savepoints open now (savepoint()), for their names. */
+  savepoints: number;
 }
 
 export class UnitOfWork {
@@ -58,7 +60,7 @@ export class UnitOfWork {
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.current.getStore()) return fn();
     const client = await this.pool.connect();
-    const tx: Transaction = { client, begun: false, pending: [], committed: [] };
+    const tx: Transaction = { client, begun: false, pending: [], committed: [], savepoints: 0 };
     let broken: Error | undefined;
     // pg emits 'error' on a checked-out client whose connection dies (PostgreSQL stopping, a network
     // cut); unheard, that would end the process. The statement under way fails on its own.
@@ -91,6 +93,43 @@ export class UnitOfWork {
     const tx = this.current.getStore();
     if (!tx) return fn();
     tx.committed.push(fn);
+  }
+
+  /**
+   * Runs fn so that its failure undoes only its own statements: the caller's transaction goes on, as
+   * if fn had never run (a statement that failed in fn does not abort the rest). For a step whose
+   * failure the caller expects and handles, such as creating a stream another transaction may be
+   * creating at the same moment. SAVEPOINT and RELEASE travel with the next statements (defer), so a
+   * step that succeeds costs no round trip; one that fails costs one (ROLLBACK TO SAVEPOINT), and its
+   * deferred writes and afterCommit callbacks are dropped with it. Outside a transaction, fn runs in
+   * one of its own.
+   */
+  async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    const tx = this.current.getStore();
+    if (!tx) return this.run(fn);
+    const name = `mm_sp_${++tx.savepoints}`;
+    const mark: Statement = { sql: `SAVEPOINT ${name}` };
+    tx.pending.push(mark);
+    const callbacks = tx.committed.length;
+    try {
+      const result = await fn();
+      tx.pending.push({ sql: `RELEASE SAVEPOINT ${name}` });
+      return result;
+    } catch (error) {
+      tx.committed.length = callbacks;
+      const unsent = tx.pending.indexOf(mark);
+      if (unsent >= 0) {
+        // Nothing of fn reached the database: forget what it queued.
+        tx.pending.length = unsent;
+      } else {
+        // The SAVEPOINT went out, so everything still queued was queued by fn.
+        tx.pending = [];
+        await tx.client.query(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
+      }
+      throw error;
+    } finally {
+      tx.savepoints--;
+    }
   }
 
   /** Runs fn outside any caller transaction, in a transaction of its own. */
