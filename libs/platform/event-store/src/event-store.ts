@@ -247,6 +247,31 @@ export class EventStore {
   }
 
   /**
+   * readAll as one statement to send with others (UnitOfWork.batch): the events after a subscription's
+   * checkpoint, read from the checkpoint row itself, and none unless this transaction holds (or now
+   * takes) the advisory lock `lockKey` names (a subscription's lock on this source). Rows for recorded().
+   */
+  readAfterCheckpointStatement(subscription: string, lockKey: string, limit: number): Statement {
+    // The checkpoint and the lock as uncorrelated scalar subqueries: each runs once, before the scan,
+    // so the row comparison is an index condition as readAll's is. No checkpoint row: no events.
+    const checkpoint = (column: string) => `(SELECT c.${column} FROM platform.subscription_checkpoints c WHERE c.subscription = $1 AND c.source = $2)`;
+    return {
+      sql: `SELECT ${COLUMNS} FROM ${this.schema}.events e
+             WHERE (e.transaction_id, e.global_position) > (${checkpoint('transaction_id')}, ${checkpoint('global_position')})
+               AND e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+               AND (SELECT pg_try_advisory_xact_lock(hashtextextended($3, 7346003)))
+             ORDER BY e.transaction_id, e.global_position
+             LIMIT $4`,
+      params: [subscription, this.schema, lockKey, limit],
+    };
+  }
+
+  /** Rows of readAfterCheckpointStatement as events. */
+  recorded(rows: Array<Record<string, unknown>>): RecordedEvent[] {
+    return (rows as unknown as EventRow[]).map((r) => this.toRecorded(r));
+  }
+
+  /**
    * True when every committed event is readable through readAll. Transaction
    * ids are cluster-wide, so any transaction still running anywhere in the
    * PostgreSQL cluster can briefly hold the read horizon back.
