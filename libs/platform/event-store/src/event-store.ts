@@ -123,6 +123,18 @@ export class EventStore {
    * (empty) and the caller's clock as recordedAt; use them for the stream's own projections only.
    */
   async appendNewStreamDeferred(streamId: string, events: NewEvent[]): Promise<RecordedEvent[]> {
+    return this.appendAfterDeferred(streamId, 0, events);
+  }
+
+  /**
+   * The next events of a stream this transaction holds the lock of (lockAndReadStream, or
+   * lockAndReadStreamEnds) and read at `version` under it, with the transaction's next statement
+   * (UnitOfWork.defer), as appendNewStreamDeferred: versions version + 1 onwards. Only for a stream
+   * every writer of which takes its lock first, so that nothing can append between the read and this
+   * insert; should one do so after all, the unique (stream, version) constraint refuses the insert and
+   * isRetryable retries the command.
+   */
+  async appendAfterDeferred(streamId: string, version: number, events: NewEvent[]): Promise<RecordedEvent[]> {
     if (events.length === 0) return [];
     const traceContext = activeTraceContext();
     const recordedAt = new Date().toISOString();
@@ -131,9 +143,12 @@ export class EventStore {
       const eventId = newId('event');
       const metadata = { ...traceContext, ...event.metadata };
       values.push(eventId, event.type, JSON.stringify(event.data), JSON.stringify(metadata));
-      return { eventId, source: this.schema, globalPosition: '', transactionId: '', streamId, streamVersion: i + 1, type: event.type, data: event.data, metadata, recordedAt };
+      return { eventId, source: this.schema, globalPosition: '', transactionId: '', streamId, streamVersion: version + i + 1, type: event.type, data: event.data, metadata, recordedAt };
     });
-    const tuples = events.map((_, i) => `($${3 + i * 4}, $1, ${i + 1}, $${4 + i * 4}, $${5 + i * 4}::jsonb, $${6 + i * 4}::jsonb)`);
+    // The version a parameter: one statement text per number of events, whatever the stream's version.
+    values.push(version);
+    const at = values.length;
+    const tuples = events.map((_, i) => `($${3 + i * 4}, $1, $${at}::integer + ${i + 1}, $${4 + i * 4}, $${5 + i * 4}::jsonb, $${6 + i * 4}::jsonb)`);
     await this.uow.defer(
       `WITH appended AS (INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata) VALUES ${tuples.join(', ')} RETURNING 1)
        SELECT pg_notify('mm_events', $2) FROM appended LIMIT 1`,
