@@ -99,10 +99,10 @@ export class UnitOfWork {
    * Runs fn so that its failure undoes only its own statements: the caller's transaction goes on, as
    * if fn had never run (a statement that failed in fn does not abort the rest). For a step whose
    * failure the caller expects and handles, such as creating a stream another transaction may be
-   * creating at the same moment. SAVEPOINT and RELEASE travel with the next statements (defer), so a
-   * step that succeeds costs no round trip; one that fails costs one (ROLLBACK TO SAVEPOINT), and its
-   * deferred writes and afterCommit callbacks are dropped with it. Outside a transaction, fn runs in
-   * one of its own.
+   * creating at the same moment. SAVEPOINT, RELEASE and, when fn fails, ROLLBACK TO SAVEPOINT travel
+   * with the next statements (defer), so the step costs no round trip of its own either way; a failed
+   * step's deferred writes and afterCommit callbacks are dropped with it. Outside a transaction, fn
+   * runs in one of its own.
    */
   async savepoint<T>(fn: () => Promise<T>): Promise<T> {
     const tx = this.current.getStore();
@@ -122,9 +122,15 @@ export class UnitOfWork {
         // Nothing of fn reached the database: forget what it queued.
         tx.pending.length = unsent;
       } else {
-        // The SAVEPOINT went out, so everything still queued was queued by fn.
+        // The SAVEPOINT went out, so everything still queued was queued by fn. The rollback to it travels
+        // with the next statement (PostgreSQL runs a ROLLBACK TO even in a transaction a failed statement
+        // aborted, and what follows it in the same query after it), unless this connection must first
+        // ask which statements a failed batch prepared, which an aborted transaction cannot answer.
+        // One statement per entry: the answers of a batch are matched to its entries one for one.
         tx.pending = [];
-        await tx.client.query(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
+        const rollback = [{ sql: `ROLLBACK TO SAVEPOINT ${name}` }, { sql: `RELEASE SAVEPOINT ${name}` }];
+        if (batchSessions.get(tx.client)?.synced === false) await tx.client.query(rollback.map((r) => r.sql).join('; '));
+        else tx.pending.push(...rollback);
       }
       throw error;
     } finally {
@@ -197,7 +203,7 @@ export class UnitOfWork {
       answer = (await tx.client.query(parts.join(';\n'))) as unknown as QueryResult | QueryResult[];
     } catch (error) {
       // Which PREPAREs ran before the failure is unknown: the next batch on this connection asks.
-      session.synced = false;
+      if (preparing.length > 0) session.synced = false;
       throw error;
     }
     for (const name of preparing) session.prepared.add(name);

@@ -130,6 +130,10 @@ describe('UnitOfWork', () => {
           await db.uow.query(`INSERT INTO uow_savepoint VALUES (1, 'duplicate')`);
         }),
       ).rejects.toThrow(/duplicate key/);
+      // The next statement answers its own rows, whatever travelled ahead of it.
+      expect(await db.uow.query(`SELECT v FROM uow_savepoint WHERE id = 1`)).toEqual([{ v: 'deferred before' }]);
+      // A step whose failed batch prepared a statement: the connection asks which after the rollback.
+      await expect(db.uow.savepoint(() => db.uow.batch([{ sql: `INSERT INTO uow_savepoint VALUES ($1, $2)`, params: [6, 'new text'] }, { sql: `INSERT INTO uow_savepoint VALUES ($1, 'dup')`, params: [1] }]))).rejects.toThrow(/duplicate key/);
       // A step that fails before reaching the database: what it queued is forgotten.
       await expect(
         db.uow.savepoint(async () => {

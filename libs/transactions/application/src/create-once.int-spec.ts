@@ -120,4 +120,17 @@ describe('a transaction made once from another service\'s event', () => {
     const [{ rows }] = await db.uow.query<{ rows: number }>(`SELECT count(*)::int AS rows FROM transactions.transactions WHERE id = $1`, [deposit.transactionId]);
     expect(rows).toBe(1);
   });
+
+  it('makes the next deposit\'s transaction in the same batch after a deposit whose transaction the port had made', async () => {
+    const made = inboundTransfer(projectId);
+    const next = inboundTransfer(projectId);
+    await transactions.createForVirtualAccount(projectId, made);
+    // One batch of the log reader: the first event finds its transaction made, the second makes its own.
+    await db.uow.run(async () => {
+      await transactions.onVirtualAccountDeposit({ data: made } as RecordedEvent<'virtualAccount.depositReceived', VirtualAccountDepositReceived>);
+      await transactions.onVirtualAccountDeposit({ data: next } as RecordedEvent<'virtualAccount.depositReceived', VirtualAccountDepositReceived>);
+    });
+    const rows = await db.uow.query<{ id: string }>(`SELECT id FROM transactions.transactions WHERE id = ANY($1::text[]) ORDER BY id`, [[made.transactionId, next.transactionId]]);
+    expect(rows.map((r) => r.id).sort()).toEqual([made.transactionId, next.transactionId].sort());
+  });
 });
