@@ -21,6 +21,7 @@ import { freeLoopbackPort } from '@mm/runtime/platform';
 import { benchDeposits, DEPOSITS_SCENARIO } from './deposits';
 import { benchInboundTransfers, INBOUND_SCENARIO } from './inbound-transfers';
 import { benchTransfers, TRANSFERS_SCENARIO } from './transfers';
+import { watchCpu } from './cpu';
 import { benchWebhooks } from './webhooks';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -121,6 +122,9 @@ async function main(): Promise<void> {
     children.push(platform);
     const base = `http://127.0.0.1:${platformPort}`;
     await waitForOk(`${base}/readyz`, platform);
+    // CPU per operation beside the ratios (tools/bench/cpu.ts): the platform's process and the cluster's
+    // backends (an external cluster's when BENCH_PG_DATA_DIR names its data directory).
+    watchCpu(platform.pid, embedded ? join(dataDir, 'pg') : process.env.BENCH_PG_DATA_DIR);
 
     // BENCH_ONLY=webhook runs the webhook section alone, BENCH_ONLY=quote the quote + transaction one,
     // BENCH_ONLY=deposit the deposit to transaction one, BENCH_ONLY=inbound the inbound transfer to transaction

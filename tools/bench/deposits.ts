@@ -33,7 +33,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Agent, request } from 'undici';
-import { closedLoop, logReadersQuiet, type Figures } from './transfers';
+import { closedLoop, cpuLine, logReadersQuiet, type Figures } from './transfers';
 
 export const DEPOSITS_SCENARIO = 'deposit to transaction';
 
@@ -383,6 +383,7 @@ export async function benchDeposits(api: string, adminToken: string, databaseUrl
           line([name, String(clients), fixed(f.rps), fixed(f.p50), fixed(f.p99), String(f.errors), `${f.firstSecond}/${f.lastSecond}`, ratio]);
         row('raw pg (two commits)', reference, '1.00');
         row('deposit + GET transaction', ours, `${(ours.rps / reference.rps).toFixed(2)} raw`);
+        process.stdout.write(cpuLine(reference, ours));
         ratios.push(`${clients}: ${(ours.rps / reference.rps).toFixed(2)}`);
         for (const [side, error] of [
           ['raw', rawError],

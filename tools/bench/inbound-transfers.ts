@@ -34,7 +34,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Platform } from './deposits';
-import { closedLoop, logReadersQuiet, type Figures } from './transfers';
+import { closedLoop, cpuLine, logReadersQuiet, type Figures } from './transfers';
 
 export const INBOUND_SCENARIO = 'inbound transfer to transaction';
 
@@ -353,6 +353,7 @@ export async function benchInboundTransfers(api: string, adminToken: string, dat
           line([name, String(clients), fixed(f.rps), fixed(f.p50), fixed(f.p99), String(f.errors), `${f.firstSecond}/${f.lastSecond}`, ratio]);
         row('raw pg (two commits)', reference, '1.00');
         row('transfer + GET transaction', ours, `${(ours.rps / reference.rps).toFixed(2)} raw`);
+        process.stdout.write(cpuLine(reference, ours));
         ratios.push(`${clients}: ${(ours.rps / reference.rps).toFixed(2)}`);
         for (const [side, error] of [
           ['raw', rawError],

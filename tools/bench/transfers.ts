@@ -21,6 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Agent, request } from 'undici';
+import { cpuNow, cpuPerOp, cpuText, type CpuTimes } from './cpu';
 
 export const TRANSFERS_SCENARIO = 'quote + transaction creation';
 
@@ -39,6 +40,13 @@ export interface Figures {
   /** Operations finished in the first and in the last whole second of the measured run. */
   firstSecond: number;
   lastSecond: number;
+  /** CPU ms per operation of the processes doing the work (tools/bench/cpu.ts), where readable. */
+  cpu?: Partial<CpuTimes>;
+}
+
+/** The CPU line under a scenario's rows: what one operation cost each process, on each side. */
+export function cpuLine(reference: Figures, ours: Figures): string {
+  return `  cpu per operation: raw ${cpuText(reference.cpu, ['bench', 'postgres'])}; platform ${cpuText(ours.cpu, ['platform', 'postgres'])}\n`;
 }
 
 interface Options {
@@ -54,6 +62,7 @@ const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? NaN :
  * finishes inside the window.
  */
 export async function closedLoop(clients: number, seconds: number, op: (client: number) => Promise<void>, firstError: { message?: string }): Promise<Figures> {
+  const cpuBefore = cpuNow();
   const started = performance.now();
   const deadline = started + seconds * 1000;
   const latencies: number[] = [];
@@ -89,6 +98,7 @@ export async function closedLoop(clients: number, seconds: number, op: (client: 
     errors,
     firstSecond: inSecond(0),
     lastSecond: inSecond(Math.max(0, Math.floor(seconds) - 1)),
+    cpu: cpuPerOp(cpuBefore, cpuNow(), latencies.length),
   };
 }
 
@@ -394,6 +404,7 @@ export async function benchTransfers(api: string, headers: Record<string, string
           line([name, String(clients), fixed(f.rps), fixed(f.p50), fixed(f.p99), String(f.errors), `${f.firstSecond}/${f.lastSecond}`, ratio]);
         row('raw pg (two commits)', reference, '1.00');
         row('POST /quotes + /transactions', ours, `${(ours.rps / reference.rps).toFixed(2)} raw`);
+        process.stdout.write(cpuLine(reference, ours));
         for (const [side, error] of [
           ['raw', rawError],
           ['platform', oursError],

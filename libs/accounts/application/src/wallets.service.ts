@@ -123,7 +123,9 @@ export class WalletsService {
     if (state.status === 'none' || state.projectId !== projectId) throw new ApiError('WalletNotFound');
     if (posted.length > 0) return { state };
     const decided = walletDecider.decide(command, state);
-    const events = await this.store.append(
+    // Under the wallet's lock, which every posting takes (its provisioning is the stream's first event):
+    // the append travels with the next statement, the ledger entries and the balance after it.
+    const events = await this.store.appendAfterDeferred(
       streamId,
       ends[ends.length - 1].streamVersion,
       decided.map((e) => ({ type: e.type, data: e.data, metadata: { projectId } })),

@@ -39,6 +39,8 @@ interface Transaction {
   pending: Statement[];
   /** Run once the transaction has committed, before run() returns (afterCommit). */
   committed: Array<() => Promise<void>>;
+  /** Savepoints open now (savepoint()), for their names. */
+  savepoints: number;
 }
 
 export class UnitOfWork {
@@ -58,7 +60,7 @@ export class UnitOfWork {
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.current.getStore()) return fn();
     const client = await this.pool.connect();
-    const tx: Transaction = { client, begun: false, pending: [], committed: [] };
+    const tx: Transaction = { client, begun: false, pending: [], committed: [], savepoints: 0 };
     let broken: Error | undefined;
     // pg emits 'error' on a checked-out client whose connection dies (PostgreSQL stopping, a network
     // cut); unheard, that would end the process. The statement under way fails on its own.
@@ -91,6 +93,49 @@ export class UnitOfWork {
     const tx = this.current.getStore();
     if (!tx) return fn();
     tx.committed.push(fn);
+  }
+
+  /**
+   * Runs fn so that its failure undoes only its own statements: the caller's transaction goes on, as
+   * if fn had never run (a statement that failed in fn does not abort the rest). For a step whose
+   * failure the caller expects and handles, such as creating a stream another transaction may be
+   * creating at the same moment. SAVEPOINT, RELEASE and, when fn fails, ROLLBACK TO SAVEPOINT travel
+   * with the next statements (defer), so the step costs no round trip of its own either way; a failed
+   * step's deferred writes and afterCommit callbacks are dropped with it. Outside a transaction, fn
+   * runs in one of its own.
+   */
+  async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    const tx = this.current.getStore();
+    if (!tx) return this.run(fn);
+    const name = `mm_sp_${++tx.savepoints}`;
+    const mark: Statement = { sql: `SAVEPOINT ${name}` };
+    tx.pending.push(mark);
+    const callbacks = tx.committed.length;
+    try {
+      const result = await fn();
+      tx.pending.push({ sql: `RELEASE SAVEPOINT ${name}` });
+      return result;
+    } catch (error) {
+      tx.committed.length = callbacks;
+      const unsent = tx.pending.indexOf(mark);
+      if (unsent >= 0) {
+        // Nothing of fn reached the database: forget what it queued.
+        tx.pending.length = unsent;
+      } else {
+        // The SAVEPOINT went out, so everything still queued was queued by fn. The rollback to it travels
+        // with the next statement (PostgreSQL runs a ROLLBACK TO even in a transaction a failed statement
+        // aborted, and what follows it in the same query after it), unless this connection must first
+        // ask which statements a failed batch prepared, which an aborted transaction cannot answer.
+        // One statement per entry: the answers of a batch are matched to its entries one for one.
+        tx.pending = [];
+        const rollback = [{ sql: `ROLLBACK TO SAVEPOINT ${name}` }, { sql: `RELEASE SAVEPOINT ${name}` }];
+        if (batchSessions.get(tx.client)?.synced === false) await tx.client.query(rollback.map((r) => r.sql).join('; '));
+        else tx.pending.push(...rollback);
+      }
+      throw error;
+    } finally {
+      tx.savepoints--;
+    }
   }
 
   /** Runs fn outside any caller transaction, in a transaction of its own. */
@@ -158,7 +203,7 @@ export class UnitOfWork {
       answer = (await tx.client.query(parts.join(';\n'))) as unknown as QueryResult | QueryResult[];
     } catch (error) {
       // Which PREPAREs ran before the failure is unknown: the next batch on this connection asks.
-      session.synced = false;
+      if (preparing.length > 0) session.synced = false;
       throw error;
     }
     for (const name of preparing) session.prepared.add(name);

@@ -25,9 +25,10 @@ export interface DecideOptions {
    */
   newStream?: boolean;
   /**
-   * With newStream: the append travels with the transaction's next statement instead of alone
-   * (EventStore.appendNewStreamDeferred), for a command whose projections need only the events'
-   * data and versions.
+   * The append travels with the transaction's next statement instead of alone, for a command whose
+   * projections need only the events' data and versions: with newStream, as the stream's first events
+   * (EventStore.appendNewStreamDeferred); else after the history read under the stream's lock
+   * (EventStore.appendAfterDeferred), for a stream every writer of which takes that lock.
    */
   deferAppend?: boolean;
 }
@@ -49,10 +50,9 @@ export async function decideAndAppend<Command, E extends Event, State, Row = voi
   const before = fold(decider, history as unknown as E[]);
   const decided = decider.decide(typeof command === 'function' ? (command as (state: State) => Command)(before) : command, before);
   const newEvents = decided.map((e) => ({ type: e.type, data: e.data, metadata }));
-  const events =
-    options.newStream && options.deferAppend
-      ? await store.appendNewStreamDeferred(streamId, newEvents)
-      : await store.append(streamId, history.length === 0 ? 'no_stream' : history.length, newEvents);
+  const events = options.deferAppend
+    ? await store.appendAfterDeferred(streamId, history.length, newEvents)
+    : await store.append(streamId, history.length === 0 ? 'no_stream' : history.length, newEvents);
   let row: Row | undefined;
   for (const event of events) row = (await project?.(event as RecordedEvent<E['type'], E['data']> & E)) ?? row;
   return {

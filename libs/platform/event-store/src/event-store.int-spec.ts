@@ -251,4 +251,24 @@ describe('EventStore on PostgreSQL', () => {
     expect(isRetryable(error)).toBe(true);
     expect((await store.readStream('fresh-1')).length).toBe(2);
   });
+
+  it('appends after a stream read under its lock with the next statement, at the versions after it; a writer that moved it first is retried', async () => {
+    await store.append('locked-1', 'no_stream', [{ type: 'locked.opened', data: {} }]);
+    // Eight commands on the stream at once, each locking and reading it, then appending after what it read.
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        runCommand(db.uow, async () => {
+          const history = await store.lockAndReadStream('locked-1');
+          await store.appendAfterDeferred('locked-1', history.length, [{ type: 'locked.noted', data: { i } }]);
+        }),
+      ),
+    );
+    const stored = await store.readStream('locked-1');
+    expect(stored.map((e) => e.streamVersion)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(stored.slice(1).map((e) => (e.data as { i: number }).i).sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    // A version read without the lock and overtaken: the unique (stream, version) constraint, which the command runner retries.
+    const error = await db.uow.run(() => store.appendAfterDeferred('locked-1', 3, [{ type: 'locked.noted', data: {} }])).catch((e: unknown) => e);
+    expect(isRetryable(error)).toBe(true);
+    expect(await store.readStream('locked-1')).toHaveLength(9);
+  });
 });

@@ -123,6 +123,18 @@ export class EventStore {
    * (empty) and the caller's clock as recordedAt; use them for the stream's own projections only.
    */
   async appendNewStreamDeferred(streamId: string, events: NewEvent[]): Promise<RecordedEvent[]> {
+    return this.appendAfterDeferred(streamId, 0, events);
+  }
+
+  /**
+   * The next events of a stream this transaction holds the lock of (lockAndReadStream, or
+   * lockAndReadStreamEnds) and read at `version` under it, with the transaction's next statement
+   * (UnitOfWork.defer), as appendNewStreamDeferred: versions version + 1 onwards. Only for a stream
+   * every writer of which takes its lock first, so that nothing can append between the read and this
+   * insert; should one do so after all, the unique (stream, version) constraint refuses the insert and
+   * isRetryable retries the command.
+   */
+  async appendAfterDeferred(streamId: string, version: number, events: NewEvent[]): Promise<RecordedEvent[]> {
     if (events.length === 0) return [];
     const traceContext = activeTraceContext();
     const recordedAt = new Date().toISOString();
@@ -131,9 +143,12 @@ export class EventStore {
       const eventId = newId('event');
       const metadata = { ...traceContext, ...event.metadata };
       values.push(eventId, event.type, JSON.stringify(event.data), JSON.stringify(metadata));
-      return { eventId, source: this.schema, globalPosition: '', transactionId: '', streamId, streamVersion: i + 1, type: event.type, data: event.data, metadata, recordedAt };
+      return { eventId, source: this.schema, globalPosition: '', transactionId: '', streamId, streamVersion: version + i + 1, type: event.type, data: event.data, metadata, recordedAt };
     });
-    const tuples = events.map((_, i) => `($${3 + i * 4}, $1, ${i + 1}, $${4 + i * 4}, $${5 + i * 4}::jsonb, $${6 + i * 4}::jsonb)`);
+    // The version a parameter: one statement text per number of events, whatever the stream's version.
+    values.push(version);
+    const at = values.length;
+    const tuples = events.map((_, i) => `($${3 + i * 4}, $1, $${at}::integer + ${i + 1}, $${4 + i * 4}, $${5 + i * 4}::jsonb, $${6 + i * 4}::jsonb)`);
     await this.uow.defer(
       `WITH appended AS (INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata) VALUES ${tuples.join(', ')} RETURNING 1)
        SELECT pg_notify('mm_events', $2) FROM appended LIMIT 1`,
@@ -244,6 +259,31 @@ export class EventStore {
       [after.transactionId, after.globalPosition, limit],
     );
     return rows.map((r) => this.toRecorded(r));
+  }
+
+  /**
+   * readAll as one statement to send with others (UnitOfWork.batch): the events after a subscription's
+   * checkpoint, read from the checkpoint row itself, and none unless this transaction holds (or now
+   * takes) the advisory lock `lockKey` names (a subscription's lock on this source). Rows for recorded().
+   */
+  readAfterCheckpointStatement(subscription: string, lockKey: string, limit: number): Statement {
+    // The checkpoint and the lock as uncorrelated scalar subqueries: each runs once, before the scan,
+    // so the row comparison is an index condition as readAll's is. No checkpoint row: no events.
+    const checkpoint = (column: string) => `(SELECT c.${column} FROM platform.subscription_checkpoints c WHERE c.subscription = $1 AND c.source = $2)`;
+    return {
+      sql: `SELECT ${COLUMNS} FROM ${this.schema}.events e
+             WHERE (e.transaction_id, e.global_position) > (${checkpoint('transaction_id')}, ${checkpoint('global_position')})
+               AND e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+               AND (SELECT pg_try_advisory_xact_lock(hashtextextended($3, 7346003)))
+             ORDER BY e.transaction_id, e.global_position
+             LIMIT $4`,
+      params: [subscription, this.schema, lockKey, limit],
+    };
+  }
+
+  /** Rows of readAfterCheckpointStatement as events. */
+  recorded(rows: Array<Record<string, unknown>>): RecordedEvent[] {
+    return (rows as unknown as EventRow[]).map((r) => this.toRecorded(r));
   }
 
   /**

@@ -160,25 +160,24 @@ export class Subscription {
       this.ensured.add(store.schema);
     }
     return this.uow.run(async () => {
-      const [{ locked }] = await this.uow.query<{ locked: boolean }>(
-        `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7346003)) AS locked`,
-        [`${this.name}\n${store.schema}`],
-      );
+      // One round trip: the lock (BEGIN travels with it), whether the checkpoint row is there, and the
+      // events after it, read only under the lock (each statement its own snapshot, taken after the lock).
+      const lockKey = `${this.name}\n${store.schema}`;
+      const [[{ locked, present }], rows] = await this.uow.batch([
+        {
+          sql: `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7346003)) AS locked,
+                       EXISTS (SELECT 1 FROM platform.subscription_checkpoints WHERE subscription = $2 AND source = $3) AS present`,
+          params: [lockKey, this.name, store.schema],
+        },
+        store.readAfterCheckpointStatement(this.name, lockKey, this.options.batchSize ?? 100),
+      ]);
       if (!locked) return 0; // another instance holds this source
-      const [row] = await this.uow.query<{ transaction_id: string; global_position: string }>(
-        `SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
-           FROM platform.subscription_checkpoints WHERE subscription = $1 AND source = $2`,
-        [this.name, store.schema],
-      );
-      if (!row) {
+      if (!present) {
         // Deleted behind our back (a rebuild by hand): the next poll recreates it at the start.
         this.ensured.delete(store.schema);
         return 0;
       }
-      const events = await store.readAll(
-        { transactionId: row.transaction_id, globalPosition: row.global_position },
-        this.options.batchSize ?? 100,
-      );
+      const events = store.recorded(rows);
       for (const event of events) {
         try {
           await this.handler(event);
@@ -189,7 +188,8 @@ export class Subscription {
       }
       const last = events[events.length - 1];
       if (last) {
-        await this.uow.query(
+        // With the COMMIT (UnitOfWork.defer): nothing waits on its answer.
+        await this.uow.defer(
           `UPDATE platform.subscription_checkpoints
               SET transaction_id = $3::xid8, global_position = $4, updated_at = now()
             WHERE subscription = $1 AND source = $2`,

@@ -115,4 +115,42 @@ describe('UnitOfWork', () => {
     expect(row).toEqual({ nil: true, a: ['p', 'q"r'], j: { k: 1 }, t: "'); DROP TABLE uow_prepared; --" });
     expect(await db.uow.query(`SELECT count(*)::int AS n FROM uow_prepared`)).toEqual([{ n: 2 }]);
   });
+
+  it('undoes only a failed savepoint step: the transaction goes on with what came before it, and without what the step queued', async () => {
+    await db.uow.query(`CREATE TABLE uow_savepoint (id int PRIMARY KEY, v text)`);
+    const afterCommit: string[] = [];
+    await db.uow.run(async () => {
+      await db.uow.query(`INSERT INTO uow_savepoint VALUES (1, 'before')`);
+      await db.uow.defer(`UPDATE uow_savepoint SET v = 'deferred before' WHERE id = 1`);
+      // A step that fails in the database: a duplicate key, which would abort the whole transaction.
+      await expect(
+        db.uow.savepoint(async () => {
+          await db.uow.defer(`INSERT INTO uow_savepoint VALUES (2, 'step')`);
+          await db.uow.afterCommit(async () => void afterCommit.push('step'));
+          await db.uow.query(`INSERT INTO uow_savepoint VALUES (1, 'duplicate')`);
+        }),
+      ).rejects.toThrow(/duplicate key/);
+      // The next statement answers its own rows, whatever travelled ahead of it.
+      expect(await db.uow.query(`SELECT v FROM uow_savepoint WHERE id = 1`)).toEqual([{ v: 'deferred before' }]);
+      // A step whose failed batch prepared a statement: the connection asks which after the rollback.
+      await expect(db.uow.savepoint(() => db.uow.batch([{ sql: `INSERT INTO uow_savepoint VALUES ($1, $2)`, params: [6, 'new text'] }, { sql: `INSERT INTO uow_savepoint VALUES ($1, 'dup')`, params: [1] }]))).rejects.toThrow(/duplicate key/);
+      // A step that fails before reaching the database: what it queued is forgotten.
+      await expect(
+        db.uow.savepoint(async () => {
+          await db.uow.defer(`INSERT INTO uow_savepoint VALUES (3, 'never')`);
+          throw new Error('refused');
+        }),
+      ).rejects.toThrow('refused');
+      // A step that succeeds stays.
+      expect(await db.uow.savepoint(() => db.uow.query(`INSERT INTO uow_savepoint VALUES (4, 'kept') RETURNING id`))).toEqual([{ id: 4 }]);
+      await db.uow.afterCommit(async () => void afterCommit.push('transaction'));
+      await db.uow.query(`INSERT INTO uow_savepoint VALUES (5, 'after')`);
+    });
+    expect(await db.uow.query(`SELECT id, v FROM uow_savepoint ORDER BY id`)).toEqual([
+      { id: 1, v: 'deferred before' },
+      { id: 4, v: 'kept' },
+      { id: 5, v: 'after' },
+    ]);
+    expect(afterCommit).toEqual(['transaction']);
+  });
 });

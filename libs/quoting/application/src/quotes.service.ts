@@ -170,8 +170,13 @@ export class QuotesService {
     }
   }
 
+  /**
+   * Every append to a quote's stream is deferred (it travels with the transaction's next statement): a
+   * new quote's as its first events, the others after its history read under the stream's lock, which
+   * every command on a quote takes; the projections need only the events' data and versions.
+   */
   private async execute(projectId: string, quoteId: string, command: QuoteCommand, options: DecideOptions = {}) {
-    return decideAndAppend(this.store, quoteStreamId(quoteId), quoteDecider, command, { projectId }, (event) => this.project(event), options);
+    return decideAndAppend(this.store, quoteStreamId(quoteId), quoteDecider, command, { projectId }, (event) => this.project(event), { ...options, deferAppend: true });
   }
 
   private project(event: RecordedEvent & QuoteEvent): Promise<QuoteRow | void> {

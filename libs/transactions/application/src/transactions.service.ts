@@ -489,7 +489,7 @@ export class TransactionsService implements OnModuleInit {
     const full = { ...record, status: 'processing', subStatus: null, at: d.at } as TransactionCreated;
     const next = depositNext(full, d, `${d.transactionId}.2`);
     try {
-      await this.execute(d.projectId, d.transactionId, { type: 'CreateFromDeposit', record, depositLeg: cryptoDepositLeg(d), txHash: d.deposit.txHash, next, at: d.at }, { newStream: true });
+      await this.createOnce(() => this.execute(d.projectId, d.transactionId, { type: 'CreateFromDeposit', record, depositLeg: cryptoDepositLeg(d), txHash: d.deposit.txHash, next, at: d.at }, { newStream: true }));
     } catch (error) {
       if (error instanceof ConcurrencyError) return;
       throw error;
@@ -539,7 +539,7 @@ export class TransactionsService implements OnModuleInit {
     const record = virtualAccountTransactionRecord(d);
     const returned = d.disposition === 'returnToSender' ? VIRTUAL_ACCOUNT_INACTIVE : undefined;
     try {
-      await this.execute(d.projectId, d.transactionId, { type: 'CreateTransaction', record, firstLeg: bankDepositLeg(d), returned, at: d.at }, { newStream: true });
+      await this.createOnce(() => this.execute(d.projectId, d.transactionId, { type: 'CreateTransaction', record, firstLeg: bankDepositLeg(d), returned, at: d.at }, { newStream: true }));
     } catch (error) {
       if (error instanceof ConcurrencyError) return;
       throw error;
@@ -576,7 +576,7 @@ export class TransactionsService implements OnModuleInit {
     };
     const full = { ...record, status: 'processing', subStatus: null, at: d.at } as TransactionCreated;
     try {
-      await this.execute(d.projectId, d.transactionId, { type: 'CreateTransaction', record, firstLeg: depositLeg(full, `${d.transactionId}.1`), at: d.at }, { newStream: true });
+      await this.createOnce(() => this.execute(d.projectId, d.transactionId, { type: 'CreateTransaction', record, firstLeg: depositLeg(full, `${d.transactionId}.1`), at: d.at }, { newStream: true }));
     } catch (error) {
       if (error instanceof ConcurrencyError) return;
       throw error;
@@ -594,6 +594,18 @@ export class TransactionsService implements OnModuleInit {
       legId: isVirtualAccountTransaction(state.record) ? '' : (state.legs.find((l) => l.kind === 'refund' && l.status === 'pending')?.id ?? ''),
       at,
     }));
+  }
+
+  /**
+   * A transaction made from another service's event, which the port may be making at the same moment
+   * (it runs after that service's commit, while the log reader may already read the event): whichever
+   * appends second fails, a ConcurrencyError its caller ignores. Under a savepoint, so that the failure
+   * (a unique violation aborts a transaction) undoes only this step: the log reader's batch, which
+   * holds the other events of the batch and the checkpoint, goes on instead of rolling back and being
+   * read again.
+   */
+  private createOnce(create: () => Promise<unknown>): Promise<unknown> {
+    return this.uow.savepoint(create);
   }
 
   private async execute(projectId: string, transactionId: string, command: TransactionCommand | ((state: TransactionState) => TransactionCommand), options: DecideOptions = {}) {

@@ -12,7 +12,7 @@
 import { Injectable } from '@nestjs/common';
 import { COMPLIANCE_REVIEW_EVENTS, webhookEnvelope, type EventPayloads } from '@mm/contracts';
 import { announcementOf, awaitedAnnouncement } from '@mm/webhooks/domain';
-import { AnnouncementOrder, PartnerEvents, WebhookDeliveries, type NewDelivery } from '@mm/webhooks/infrastructure';
+import { AnnouncementOrder, PartnerEvents, WebhookDeliveries, type DeliveryRow, type NewDelivery } from '@mm/webhooks/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { newId } from '@mm/platform/ids';
@@ -71,10 +71,10 @@ export class WebhookFanOut {
   }
 
   /**
-   * Creates the deliveries of one event; returns their ids (none for a repeat). A partner event (not a
+   * Creates the deliveries of one event; returns them (none for a repeat). A partner event (not a
    * test send, which has `webhookId`) is recorded for the Events API too, once.
    */
-  async fanOut(input: FanOutInput): Promise<string[]> {
+  async fanOut(input: FanOutInput): Promise<DeliveryRow[]> {
     const endpoints = input.webhookId
       ? [{ id: input.webhookId, status: 'enabled' as const }]
       : await this.deliveries.subscribedEndpoints(input.projectId, input.event, !COMPLIANCE_REVIEW_EVENTS.includes(input.event));

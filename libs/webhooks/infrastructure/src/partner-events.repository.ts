@@ -47,9 +47,13 @@ const VISIBLE = `(e.event <> ALL($2::text[]) OR EXISTS (
 export class PartnerEvents {
   constructor(private readonly uow: UnitOfWork) {}
 
-  /** Once per event: a repeat (the transport hands an event over again) changes nothing. */
+  /**
+   * Once per event: a repeat (the transport hands an event over again) changes nothing. Written with
+   * the transaction's next statement (UnitOfWork.defer): nothing waits on its answer, and a conflict
+   * does nothing rather than fail.
+   */
   async record(event: NewPartnerEvent): Promise<void> {
-    await this.uow.query(
+    await this.uow.defer(
       `INSERT INTO webhooks.partner_events (event_id, project_id, event, resource_id, created_at, body) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (event_id) DO NOTHING`,
       [event.eventId, event.projectId, event.event, event.resourceId, event.createdAt, event.body],

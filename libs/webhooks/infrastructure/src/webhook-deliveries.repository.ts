@@ -111,19 +111,23 @@ export class WebhookDeliveries {
 
   /**
    * One row per endpoint, once: a redelivered event finds its rows and adds none. Notifies the
-   * worker (on commit) when any row is queued. Returns the rows inserted now.
+   * worker (on commit) when any row is queued, in the same statement (PostgreSQL delivers one
+   * notification per channel and payload per transaction, however many rows ask). Returns the rows
+   * inserted now.
    */
   async insert(
     deliveries: NewDelivery[],
     common: { projectId: string; eventId: string; event: string; resourceId: string | null; test: boolean; createdAt: string },
-  ): Promise<string[]> {
+  ): Promise<DeliveryRow[]> {
     if (deliveries.length === 0) return [];
-    const rows = await this.uow.query<{ id: string; status: string }>(
-      `INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at)
-       SELECT d.id, $1, d.webhook_id, $2, $3, $4, $5, d.body, d.status, CASE WHEN d.status = 'queued' THEN $6::timestamptz END, $6, $6
-         FROM unnest($7::text[], $8::text[], $9::text[], $10::text[]) AS d (id, webhook_id, body, status)
-       ON CONFLICT (webhook_id, event_id) WHERE NOT requested DO NOTHING
-       RETURNING id, status`,
+    const rows = await this.uow.query<DeliveryRow & { notified?: unknown }>(
+      `WITH inserted AS (
+         INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at)
+         SELECT d.id, $1, d.webhook_id, $2, $3, $4, $5, d.body, d.status, CASE WHEN d.status = 'queued' THEN $6::timestamptz END, $6, $6
+           FROM unnest($7::text[], $8::text[], $9::text[], $10::text[]) AS d (id, webhook_id, body, status)
+         ON CONFLICT (webhook_id, event_id) WHERE NOT requested DO NOTHING
+         RETURNING ${DELIVERY_COLUMNS})
+       SELECT inserted.*, CASE WHEN inserted.status = 'queued' THEN pg_notify('${DELIVERIES_CHANNEL}', '') END AS notified FROM inserted`,
       [
         common.projectId,
         common.eventId,
@@ -137,8 +141,7 @@ export class WebhookDeliveries {
         deliveries.map((d) => d.status),
       ],
     );
-    if (rows.some((r) => r.status === 'queued')) await this.notifyQueued();
-    return rows.map((r) => r.id);
+    return rows.map(({ notified: _notified, ...row }) => row);
   }
 
   /**
