@@ -86,3 +86,24 @@ export function cpuText(per: Partial<CpuTimes> | undefined, sides: Array<keyof C
   const parts = sides.filter((s) => per[s] !== undefined).map((s) => `${s} ${per[s]!.toFixed(1)}`);
   return parts.length > 0 ? `${parts.join(' + ')} ms` : '-';
 }
+
+/**
+ * BENCH_PROFILE_CMD: a shell command started as each measured window of the platform's side begins and
+ * sent SIGINT as it ends (its exit awaited), for a profiler that samples the whole machine only while the
+ * platform is under load, for example `perf record -a -g -e cpu-clock -o /tmp/perf.data` with the platform
+ * started under --perf-basic-prof (BENCH_PLATFORM_NODE_ARGS). BENCH_SCENARIO and BENCH_WINDOW_CLIENTS
+ * tell it which window it is. Returns the function that ends it.
+ */
+export function profileWindow(scenario: string, clients: number): () => Promise<void> {
+  const command = process.env.BENCH_PROFILE_CMD;
+  if (!command) return async () => undefined;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { spawn } = require('node:child_process') as typeof import('node:child_process');
+  const child = spawn('sh', ['-c', `exec ${command}`], { stdio: 'inherit', env: { ...process.env, BENCH_SCENARIO: scenario, BENCH_WINDOW_CLIENTS: String(clients) } });
+  return () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGINT');
+    });
+}

@@ -377,7 +377,7 @@ export async function benchDeposits(api: string, adminToken: string, databaseUrl
         const oursError: { message?: string } = {};
         const oursOp = async (client: number) => void (await platform.deposit(benchClients[client]));
         if (options.warmupSeconds > 0) await closedLoop(clients, options.warmupSeconds, oursOp, oursError);
-        const ours = await closedLoop(clients, options.durationSeconds, oursOp, oursError);
+        const ours = await closedLoop(clients, options.durationSeconds, oursOp, oursError, DEPOSITS_SCENARIO);
 
         const row = (name: string, f: Figures, ratio: string) =>
           line([name, String(clients), fixed(f.rps), fixed(f.p50), fixed(f.p99), String(f.errors), `${f.firstSecond}/${f.lastSecond}`, ratio]);

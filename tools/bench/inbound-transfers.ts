@@ -347,7 +347,7 @@ export async function benchInboundTransfers(api: string, adminToken: string, dat
         const oursError: { message?: string } = {};
         const oursOp = async (client: number) => void (await platform.transfer(benchClients[client]));
         if (options.warmupSeconds > 0) await closedLoop(clients, options.warmupSeconds, oursOp, oursError);
-        const ours = await closedLoop(clients, options.durationSeconds, oursOp, oursError);
+        const ours = await closedLoop(clients, options.durationSeconds, oursOp, oursError, INBOUND_SCENARIO);
 
         const row = (name: string, f: Figures, ratio: string) =>
           line([name, String(clients), fixed(f.rps), fixed(f.p50), fixed(f.p99), String(f.errors), `${f.firstSecond}/${f.lastSecond}`, ratio]);

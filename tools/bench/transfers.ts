@@ -21,7 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Agent, request } from 'undici';
-import { cpuNow, cpuPerOp, cpuText, type CpuTimes } from './cpu';
+import { cpuNow, cpuPerOp, cpuText, profileWindow, type CpuTimes } from './cpu';
 
 export const TRANSFERS_SCENARIO = 'quote + transaction creation';
 
@@ -61,7 +61,15 @@ const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? NaN :
  * Runs `op(client)` from every client in a closed loop for `seconds`; an operation counts when it
  * finishes inside the window.
  */
-export async function closedLoop(clients: number, seconds: number, op: (client: number) => Promise<void>, firstError: { message?: string }): Promise<Figures> {
+export async function closedLoop(
+  clients: number,
+  seconds: number,
+  op: (client: number) => Promise<void>,
+  firstError: { message?: string },
+  /** The platform's measured window of this scenario: BENCH_PROFILE_CMD runs through it (tools/bench/cpu.ts). */
+  profiled?: string,
+): Promise<Figures> {
+  const endProfile = profiled ? profileWindow(profiled, clients) : async () => undefined;
   const cpuBefore = cpuNow();
   const started = performance.now();
   const deadline = started + seconds * 1000;
@@ -88,6 +96,8 @@ export async function closedLoop(clients: number, seconds: number, op: (client: 
       }
     }),
   );
+  const cpuAfter = cpuNow();
+  await endProfile();
   latencies.sort((a, b) => a - b);
   const inSecond = (s: number) => finished.filter((t) => t >= s * 1000 && t < (s + 1) * 1000).length;
   return {
@@ -98,7 +108,7 @@ export async function closedLoop(clients: number, seconds: number, op: (client: 
     errors,
     firstSecond: inSecond(0),
     lastSecond: inSecond(Math.max(0, Math.floor(seconds) - 1)),
-    cpu: cpuPerOp(cpuBefore, cpuNow(), latencies.length),
+    cpu: cpuPerOp(cpuBefore, cpuAfter, latencies.length),
   };
 }
 
@@ -398,7 +408,7 @@ export async function benchTransfers(api: string, headers: Record<string, string
         const oursError: { message?: string } = {};
         const oursOp = async (client: number) => void (await platform.transfer(benchClients[client]));
         if (options.warmupSeconds > 0) await closedLoop(clients, options.warmupSeconds, oursOp, oursError);
-        const ours = await closedLoop(clients, options.durationSeconds, oursOp, oursError);
+        const ours = await closedLoop(clients, options.durationSeconds, oursOp, oursError, TRANSFERS_SCENARIO);
 
         const row = (name: string, f: Figures, ratio: string) =>
           line([name, String(clients), fixed(f.rps), fixed(f.p50), fixed(f.p99), String(f.errors), `${f.firstSecond}/${f.lastSecond}`, ratio]);
