@@ -8,35 +8,54 @@
 // and every query answers its rows, whatever the command (TypeORM answers
 // [rows, count] for UPDATE and DELETE).
 //
-// A statement sent on its own is a named prepared statement: PostgreSQL parses and
+// Every parameterised statement is a named prepared statement: PostgreSQL parses and
 // plans it once per connection rather than on every call (a command's appends and
 // joins cost as much to plan as to run).
 //
-// Round trips are what a command costs most (ADR 0021): BEGIN travels with the
+// Round trips are what a command costs most (ADR 0021, 0041): BEGIN travels with the
 // transaction's first statement, a write whose answer nobody needs (defer) travels
 // with the next statement or with COMMIT, in order, so every later read of the
-// transaction still sees it, and batch() sends several statements in one. Each of those is one simple-protocol query of several statements, with
-// the parameters written in as literals by pg's own escaping; in READ COMMITTED
-// every statement of it still takes its own snapshot, so a lock taken by one is
-// seen by the reads after it. A parameterised statement in such a query is prepared
-// too, by SQL PREPARE the first time a connection meets it and EXECUTE with the
-// literals after, so batched statements are not parsed and planned on every call either.
+// transaction still sees it, statements issued in the same tick (Promise.all) travel
+// together, and batch() sends several statements at once. Statements that travel
+// together go in one round trip (statement-batch.ts): one write of their
+// extended-protocol messages with a single Sync, their parameters bound, never written
+// into the SQL. In READ COMMITTED every statement takes its own snapshot, so a lock
+// taken by one is seen by the reads after it; a failed statement fails the rest.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 import type { DataSource } from 'typeorm';
-import { inlineParameters, literal } from './inline-parameters';
+import { sendStatements, type Statement } from './statement-batch';
 
-export interface Statement {
-  sql: string;
-  params?: unknown[];
+export type { Statement } from './statement-batch';
+
+type Rows = Array<Record<string, unknown>>;
+
+/** A statement on its way to the database in the current transaction, in the order it was written. */
+interface Outgoing extends Statement {
+  /** Given the statement's rows: a query or batch waits on them; a deferred write has none. */
+  answer?: (rows: Rows) => void;
+  /** Told the error when the statement's batch fails or the transaction is refused. */
+  fail?: (error: unknown) => void;
+  /** A lead's check (lead()). */
+  check?: (rows: Rows) => void;
 }
 
 interface Transaction {
   client: PoolClient;
   /** BEGIN has been sent (with the first statement). */
   begun: boolean;
-  /** Deferred writes, sent ahead of the next statement or COMMIT. */
-  pending: Statement[];
+  /** Statements not sent yet, in order: deferred writes, a lead, and the queries of this tick. */
+  outbox: Outgoing[];
+  /** A send of the outbox is due once this tick's other statements have joined it. */
+  flushDue: boolean;
+  /** Leads not yet answered. */
+  unchecked: number;
+  /** A lead's check refused the transaction: every later statement fails with this, and it never commits. */
+  refusal?: { error: unknown };
+  /** A batch that carried a lead failed before the lead was answered: the transaction cannot commit. */
+  leadLost?: { error: unknown };
+  /** The last send, which a caller with nothing to send but an answer to wait for waits on. */
+  lastSend?: Promise<void>;
   /** Run once the transaction has committed, before run() returns (afterCommit). */
   committed: Array<() => Promise<void>>;
   /** Savepoints open now (savepoint()), for their names. */
@@ -60,7 +79,7 @@ export class UnitOfWork {
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.current.getStore()) return fn();
     const client = await this.pool.connect();
-    const tx: Transaction = { client, begun: false, pending: [], committed: [], savepoints: 0 };
+    const tx: Transaction = { client, begun: false, outbox: [], flushDue: false, unchecked: 0, committed: [], savepoints: 0 };
     let broken: Error | undefined;
     // pg emits 'error' on a checked-out client whose connection dies (PostgreSQL stopping, a network
     // cut); unheard, that would end the process. The statement under way fails on its own.
@@ -69,8 +88,10 @@ export class UnitOfWork {
     let result: T;
     try {
       result = await this.current.run(tx, fn);
+      if (tx.refusal) throw tx.refusal.error;
+      if (tx.leadLost) throw tx.leadLost.error;
       // A transaction that wrote nothing has nothing to commit.
-      if (tx.begun || tx.pending.length > 0) await this.send(tx, [{ sql: 'COMMIT' }]);
+      if (tx.begun || tx.outbox.length > 0) await this.transmit(tx, [...tx.outbox.splice(0), { sql: 'COMMIT' }]);
     } catch (error) {
       // A connection that cannot even roll back is not given back to the pool.
       if (tx.begun) await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
@@ -82,6 +103,46 @@ export class UnitOfWork {
     // Committed, the connection given back: what waits on the commit runs before the caller goes on.
     for (const then of tx.committed) await then();
     return result;
+  }
+
+  /**
+   * A statement that guards the current transaction (an idempotency claim): instead of a round trip of its
+   * own it travels ahead of the transaction's first statement (with BEGIN), and `check` is given its rows
+   * as soon as that batch answers, before any statement that travelled with it or after it answers its
+   * caller. A check that throws refuses the transaction: the statements that travelled with the lead and
+   * every one after fail with the check's error, and the transaction never commits. A lead still unsent at
+   * COMMIT travels with it and is not checked: the caller's own record in the same commit must make a
+   * commit the lead would have refused fail instead (the idempotency record's unique key), so that a commit
+   * that succeeds proves the lead's claim. settleLead() sends it before the caller acts outside this
+   * database. Returns whether its check has run, for a caller that must know after a failure (a batch that
+   * failed leaves it unanswered).
+   */
+  lead(sql: string, params: unknown[], check: (rows: Rows) => void): { readonly answered: boolean } {
+    const tx = this.current.getStore();
+    if (!tx) throw new Error('lead() needs a transaction');
+    const state = { answered: false };
+    tx.unchecked++;
+    tx.outbox.unshift({
+      sql,
+      params,
+      check: (rows) => {
+        state.answered = true;
+        tx.unchecked--;
+        check(rows);
+      },
+    });
+    return state;
+  }
+
+  /**
+   * Sends the current transaction's unanswered lead now and checks it: for a caller about to act where the
+   * transaction cannot undo it (another service's port across processes).
+   */
+  async settleLead(): Promise<void> {
+    const tx = this.current.getStore();
+    if (!tx) return;
+    if (tx.unchecked > 0) await this.enqueue(tx, []);
+    if (tx.leadLost) throw tx.leadLost.error;
   }
 
   /**
@@ -108,29 +169,27 @@ export class UnitOfWork {
     const tx = this.current.getStore();
     if (!tx) return this.run(fn);
     const name = `mm_sp_${++tx.savepoints}`;
-    const mark: Statement = { sql: `SAVEPOINT ${name}` };
-    tx.pending.push(mark);
+    const mark: Outgoing = { sql: `SAVEPOINT ${name}` };
+    tx.outbox.push(mark);
     const callbacks = tx.committed.length;
     try {
       const result = await fn();
-      tx.pending.push({ sql: `RELEASE SAVEPOINT ${name}` });
+      tx.outbox.push({ sql: `RELEASE SAVEPOINT ${name}` });
       return result;
     } catch (error) {
       tx.committed.length = callbacks;
-      const unsent = tx.pending.indexOf(mark);
+      // A refused transaction is not resumed: it only rolls back.
+      if (tx.refusal) throw error;
+      const unsent = tx.outbox.indexOf(mark);
       if (unsent >= 0) {
         // Nothing of fn reached the database: forget what it queued.
-        tx.pending.length = unsent;
+        for (const dropped of tx.outbox.splice(unsent)) dropped.fail?.(error);
       } else {
         // The SAVEPOINT went out, so everything still queued was queued by fn. The rollback to it travels
         // with the next statement (PostgreSQL runs a ROLLBACK TO even in a transaction a failed statement
-        // aborted, and what follows it in the same query after it), unless this connection must first
-        // ask which statements a failed batch prepared, which an aborted transaction cannot answer.
-        // One statement per entry: the answers of a batch are matched to its entries one for one.
-        tx.pending = [];
-        const rollback = [{ sql: `ROLLBACK TO SAVEPOINT ${name}` }, { sql: `RELEASE SAVEPOINT ${name}` }];
-        if (batchSessions.get(tx.client)?.synced === false) await tx.client.query(rollback.map((r) => r.sql).join('; '));
-        else tx.pending.push(...rollback);
+        // aborted, and the statements pipelined after it then run as usual).
+        for (const dropped of tx.outbox.splice(0)) dropped.fail?.(error);
+        tx.outbox.push({ sql: `ROLLBACK TO SAVEPOINT ${name}` }, { sql: `RELEASE SAVEPOINT ${name}` });
       }
       throw error;
     } finally {
@@ -143,23 +202,36 @@ export class UnitOfWork {
     return this.current.exit(() => this.run(fn));
   }
 
-  /** The statement's rows, in the current transaction when there is one. */
+  /**
+   * The statement's rows, in the current transaction when there is one. Statements a transaction's code
+   * issues in the same tick (Promise.all of several reads) travel in one round trip, in the order issued.
+   */
   async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
     const tx = this.current.getStore();
     if (!tx) return (await this.pool.query(prepared(sql, params))).rows as T[];
-    if (!tx.begun || tx.pending.length > 0) return (await this.send(tx, [{ sql, params }]))[0] as T[];
-    return (await tx.client.query(prepared(sql, params))).rows as T[];
+    return (await this.enqueue(tx, [{ sql, params }]))[0] as T[];
   }
 
   /**
    * Several statements in one round trip, each one's rows in order. In a transaction they run in
-   * it; outside one, together in a transaction of their own.
+   * it; outside one, as one implicit transaction of their own (a multi-statement query), all or nothing.
    */
-  async batch(statements: Statement[]): Promise<Array<Array<Record<string, unknown>>>> {
+  async batch(statements: Statement[]): Promise<Rows[]> {
     const tx = this.current.getStore();
-    if (!tx) return this.run(() => this.batch(statements));
+    if (tx) return this.enqueue(tx, statements);
     if (statements.length === 1) return [await this.query(statements[0].sql, statements[0].params)];
-    return this.send(tx, statements);
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      return (await sendStatements(client, statements)).map((r) => r.rows ?? []);
+    } catch (error) {
+      // A statement that failed leaves the connection idle (its implicit transaction ended at the Sync),
+      // unless the connection itself is gone.
+      if (!(error instanceof Error && 'code' in error)) broken = error as Error;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
   }
 
   /**
@@ -174,77 +246,100 @@ export class UnitOfWork {
       await this.pool.query(sql, params);
       return;
     }
-    tx.pending.push({ sql, params });
+    if (tx.refusal) throw tx.refusal.error;
+    tx.outbox.push({ sql, params });
   }
 
-  /** The deferred writes and these statements as one simple-protocol query, BEGIN first if the transaction has not begun. */
-  private async send(tx: Transaction, statements: Statement[]): Promise<Array<Array<Record<string, unknown>>>> {
-    const ahead = [...(tx.begun ? [] : [{ sql: 'BEGIN' }]), ...tx.pending];
-    // Marked before sending: whatever happens to the query, the transaction may have begun.
-    tx.begun = true;
-    tx.pending = [];
-    const session = await batchSession(tx.client);
-    const parts: string[] = [];
-    const preparing: string[] = [];
-    for (const s of [...ahead, ...statements]) {
-      const name = s.params && s.params.length > 0 ? batchStatementName(s.sql) : undefined;
-      if (name === undefined) {
-        parts.push(inlineParameters(s.sql, s.params ?? []));
-        continue;
+  /** Queues statements whose rows a caller waits for; the outbox goes out once this tick has queued its others. */
+  private enqueue(tx: Transaction, statements: Statement[]): Promise<Rows[]> {
+    if (tx.refusal) return Promise.reject(tx.refusal.error);
+    return new Promise<Rows[]>((resolve, reject) => {
+      const rows: Rows[] = new Array(statements.length);
+      let left = statements.length;
+      if (left === 0) {
+        // Nothing of its own to send: it waits for the outbox (the lead) to be answered.
+        tx.outbox.push({ sql: '', answer: () => resolve(rows), fail: reject });
       }
-      if (!session.prepared.has(name) && !preparing.includes(name)) {
-        parts.push(`PREPARE ${name} AS ${s.sql.trim().replace(/;+$/, '')}`);
-        preparing.push(name);
+      statements.forEach((statement, i) =>
+        tx.outbox.push({
+          ...statement,
+          answer: (r) => {
+            rows[i] = r;
+            if (--left === 0) resolve(rows);
+          },
+          fail: reject,
+        }),
+      );
+      if (!tx.flushDue) {
+        tx.flushDue = true;
+        // After the microtasks of this tick: the other branches of a Promise.all have queued theirs by then.
+        process.nextTick(() => {
+          tx.flushDue = false;
+          // Only when someone waits on an answer: deferred writes wait for the next statement or COMMIT.
+          if (tx.outbox.some((o) => o.answer)) void this.transmit(tx, tx.outbox.splice(0)).catch(() => undefined);
+        });
       }
-      parts.push(`EXECUTE ${name}(${s.params!.map(literal).join(', ')})`);
-    }
-    let answer: QueryResult | QueryResult[];
+    });
+  }
+
+  /**
+   * Sends these statements (BEGIN first if the transaction has not begun) in one round trip, runs the
+   * leads' checks on their rows in order, then answers each statement's caller. A single statement with
+   * nothing ahead of it goes as a named prepared statement; anything more as one simple-protocol query.
+   * A caller with nothing to send (settleLead) is answered once the sends before it have been.
+   */
+  private transmit(tx: Transaction, entries: Outgoing[]): Promise<void> {
+    const before = tx.lastSend;
+    const send = this.send(tx, entries, before);
+    tx.lastSend = send.catch(() => undefined);
+    return send;
+  }
+
+  private async send(tx: Transaction, entries: Outgoing[], before: Promise<void> | undefined): Promise<void> {
+    const sent = entries.filter((e) => e.sql !== '');
     try {
-      answer = (await tx.client.query(parts.join(';\n'))) as unknown as QueryResult | QueryResult[];
+      if (tx.refusal) throw tx.refusal.error;
+      let results: QueryResult[] = [];
+      if (sent.length === 0) {
+        await before;
+      } else if (tx.begun && sent.length === 1 && !sent[0].check && sent[0].sql !== 'COMMIT') {
+        results = [await tx.client.query(prepared(sent[0].sql, sent[0].params ?? []))];
+      } else {
+        const ahead = tx.begun ? [] : [{ sql: 'BEGIN' }];
+        // Marked before sending: whatever happens to the query, the transaction may have begun.
+        tx.begun = true;
+        try {
+          results = (await sendStatements(tx.client, [...ahead, ...sent])).slice(ahead.length);
+        } catch (error) {
+          if (sent.some((e) => e.check)) tx.leadLost ??= { error };
+          throw error;
+        }
+      }
+      // The leads first: a refusal answers nobody's statement, and refuses the rest of the transaction. (A
+      // commit that succeeded proved its lead: see lead().)
+      const committing = sent[sent.length - 1]?.sql === 'COMMIT';
+      for (const [i, e] of sent.entries()) {
+        if (!e.check || committing) continue;
+        try {
+          e.check(results[i].rows ?? []);
+        } catch (error) {
+          tx.refusal = { error };
+          throw error;
+        }
+      }
+      // (Refused by the check of a batch sent before this one.)
+      if (tx.refusal) throw (tx.refusal as { error: unknown }).error;
+      // PostgreSQL answers COMMIT of a transaction a failed statement aborted with ROLLBACK, and no error.
+      if (committing && results[results.length - 1]?.command === 'ROLLBACK') {
+        throw new Error('the transaction was rolled back: one of its statements had failed');
+      }
+      sent.forEach((e, i) => e.answer?.(results[i].rows ?? []));
+      for (const e of entries) if (e.sql === '') e.answer?.([]);
     } catch (error) {
-      // Which PREPAREs ran before the failure is unknown: the next batch on this connection asks.
-      if (preparing.length > 0) session.synced = false;
+      for (const e of entries) e.fail?.(error);
       throw error;
     }
-    for (const name of preparing) session.prepared.add(name);
-    const results = (Array.isArray(answer) ? answer : [answer]).filter((r) => r.command !== 'PREPARE');
-    return results.slice(ahead.length).map((r) => r.rows ?? []);
   }
-}
-
-/** The batch statements a connection has prepared (SQL PREPARE lasts as long as the session). */
-interface BatchSession {
-  prepared: Set<string>;
-  /** False after a batch failed part-way: the set is read back from the server before the next one. */
-  synced: boolean;
-}
-
-const batchSessions = new WeakMap<PoolClient, BatchSession>();
-
-async function batchSession(client: PoolClient): Promise<BatchSession> {
-  let session = batchSessions.get(client);
-  if (!session) {
-    session = { prepared: new Set(), synced: true };
-    batchSessions.set(client, session);
-  }
-  if (!session.synced) {
-    const rows = (await client.query(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'mm\\_b\\_%'`)).rows as Array<{ name: string }>;
-    session.prepared = new Set(rows.map((r) => r.name));
-    session.synced = true;
-  }
-  return session;
-}
-
-const batchNames = new Map<string, string>();
-
-/** The name a batched statement text is prepared under, on every connection; beyond the cap, none (it is inlined). */
-function batchStatementName(text: string): string | undefined {
-  let name = batchNames.get(text);
-  if (name === undefined && batchNames.size < MAX_PREPARED) {
-    name = `mm_b_${batchNames.size}`;
-    batchNames.set(text, name);
-  }
-  return name;
 }
 
 /** At most this many statement texts are prepared by name; any beyond (none are expected) run unnamed. */

@@ -1,6 +1,38 @@
 // UnitOfWork (libs/platform/database) on a real PostgreSQL. Here rather than beside it: the
 // database lib cannot import this testing lib, which builds on it.
+import { Socket } from 'node:net';
+import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from './test-database';
+
+/**
+ * The round trips fn makes, each the statements that went out in one write to PostgreSQL (pipelined ones
+ * together): the texts of the queries issued since the previous write, at each write to a socket.
+ */
+async function roundTrips<T>(fn: () => Promise<T>): Promise<{ result: T; trips: string[][] }> {
+  const trips: string[][] = [];
+  let issued: string[] = [];
+  const original = Client.prototype.query;
+  Client.prototype.query = function (this: Client, ...args: unknown[]) {
+    // A text, a query config, or a batch of statements (the UnitOfWork's own).
+    const config = args[0] as string | { text?: string; statements?: Array<{ sql: string }> };
+    issued.push(...(typeof config === 'string' ? [config] : config.text !== undefined ? [config.text] : (config.statements ?? []).map((s) => s.sql)));
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  const written = (write: (...a: unknown[]) => unknown) =>
+    function (this: Socket, ...args: unknown[]) {
+      if (issued.length > 0) trips.push(issued);
+      issued = [];
+      return write.apply(this, args);
+    };
+  const { _write: write, _writev: writev } = Socket.prototype as unknown as Record<'_write' | '_writev', (...a: unknown[]) => unknown>;
+  Object.assign(Socket.prototype, { _write: written(write), _writev: written(writev) });
+  try {
+    return { result: await fn(), trips };
+  } finally {
+    Client.prototype.query = original;
+    Object.assign(Socket.prototype, { _write: write, _writev: writev });
+  }
+}
 
 describe('UnitOfWork', () => {
   let db: TestDatabase;
@@ -90,27 +122,33 @@ describe('UnitOfWork', () => {
     expect(await db.uow.query(`SELECT n FROM uow_batch`)).toEqual([{ n: 8 }]);
   });
 
-  it('prepares a batched statement once per connection, and after a batch that failed part-way learns which were prepared', async () => {
+  it('prepares a statement once per connection, and runs it on every connection after a batch that failed part-way', async () => {
     await db.uow.query(`CREATE TABLE uow_prepared (id int PRIMARY KEY, note text)`);
     const insert = `INSERT INTO uow_prepared (id, note) VALUES ($1, $2) RETURNING id, note`;
     const count = `SELECT count(*)::int AS n FROM uow_prepared WHERE note = $1`;
-    // Each run on one connection (a pool of 4, used one at a time), so the second finds the statements prepared.
-    const prepared = () => db.uow.query<{ name: string; statement: string }>(`SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'mm\\_b\\_%'`);
+    const prepared = () => db.uow.query<{ name: string; statement: string }>(`SELECT name, statement FROM pg_prepared_statements`);
     const first = await db.uow.run(() => db.uow.batch([{ sql: insert, params: [1, "o'k"] }, { sql: count, params: ["o'k"] }]));
     expect(first).toEqual([[{ id: 1, note: "o'k" }], [{ n: 1 }]]);
     await db.uow.run(async () => {
       expect(await db.uow.batch([{ sql: insert, params: [2, 'x'] }, { sql: count, params: ["o'k"] }])).toEqual([[{ id: 2, note: 'x' }], [{ n: 1 }]]);
+      // Once each on this connection, whatever the number of runs.
       const names = await prepared();
-      expect(names.filter((p) => p.statement.includes('uow_prepared'))).toHaveLength(2);
+      expect(names.filter((p) => /^(INSERT|SELECT).*uow_prepared/.test(p.statement))).toHaveLength(2);
     });
-    // A batch that prepares a new statement, runs it, then fails (a duplicate key): the PREPARE outlives the
-    // aborted transaction, though the batch never answered...
+    // A batch that prepares a new statement, runs it, then fails (a duplicate key) and one whose new statement
+    // comes after the failure, so is never prepared...
     const update = `UPDATE uow_prepared SET note = $2 WHERE id = $1 RETURNING note`;
-    await expect(db.uow.run(() => db.uow.batch([{ sql: update, params: [2, 'y'] }, { sql: insert, params: [1, 'dup'] }]))).rejects.toThrow(/duplicate key/);
-    // ...leaves every connection able to run it: the ones that did prepare it and the ones that did not.
-    const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => db.uow.run(() => db.uow.batch([{ sql: update, params: [2, `y${i}`] }, { sql: count, params: ['none'] }]))));
+    const other = `SELECT note FROM uow_prepared WHERE id = $1`;
+    await expect(db.uow.run(() => db.uow.batch([{ sql: update, params: [2, 'y'] }, { sql: insert, params: [1, 'dup'] }, { sql: other, params: [1] }]))).rejects.toThrow(/duplicate key/);
+    // ...leave every connection able to run both: the ones that did prepare them and the ones that did not.
+    const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => db.uow.run(() => db.uow.batch([{ sql: update, params: [2, `y${i}`] }, { sql: other, params: [1] }]))));
     expect(runs.map(([[row]]) => row.note)).toEqual(Array.from({ length: 8 }, (_, i) => `y${i}`));
-    // The values are read as bound parameters would be: NULL, arrays, json and text that looks like SQL.
+    // A new statement that is parsed, then fails as it runs: prepared or not, it runs everywhere after.
+    const failing = `INSERT INTO uow_prepared (id, note) VALUES ($1, $2)`;
+    await expect(db.uow.run(() => db.uow.batch([{ sql: failing, params: [1, 'dup'] }, { sql: count, params: ['x'] }]))).rejects.toThrow(/duplicate key/);
+    await Promise.all(Array.from({ length: 8 }, (_, i) => db.uow.run(() => db.uow.batch([{ sql: failing, params: [100 + i, 'n'] }, { sql: count, params: ['n'] }]))));
+    await db.uow.query(`DELETE FROM uow_prepared WHERE id >= 100`);
+    // Values are bound, never written into the text: NULL, arrays, json and text that looks like SQL.
     const [[row]] = await db.uow.batch([{ sql: `SELECT $1::text IS NULL AS nil, $2::text[] AS a, $3::jsonb AS j, $4::text AS t`, params: [null, ['p', 'q"r'], JSON.stringify({ k: 1 }), "'); DROP TABLE uow_prepared; --"] }, { sql: `SELECT 1 AS one` }]);
     expect(row).toEqual({ nil: true, a: ['p', 'q"r'], j: { k: 1 }, t: "'); DROP TABLE uow_prepared; --" });
     expect(await db.uow.query(`SELECT count(*)::int AS n FROM uow_prepared`)).toEqual([{ n: 2 }]);
@@ -152,5 +190,137 @@ describe('UnitOfWork', () => {
       { id: 5, v: 'after' },
     ]);
     expect(afterCommit).toEqual(['transaction']);
+  });
+
+  it('sends the statements a transaction issues in the same tick in one round trip, each caller answered its own rows', async () => {
+    await db.uow.query(`CREATE TABLE uow_together (id int PRIMARY KEY, v text)`);
+    await db.uow.query(`INSERT INTO uow_together VALUES (1, 'a'), (2, 'b')`);
+    const { result, trips } = await roundTrips(() =>
+      db.uow.run(async () => {
+        await db.uow.defer(`UPDATE uow_together SET v = 'deferred' WHERE id = 2`);
+        return Promise.all([
+          db.uow.query(`SELECT v FROM uow_together WHERE id = $1`, [1]),
+          db.uow.batch([{ sql: `SELECT v FROM uow_together WHERE id = $1`, params: [2] }, { sql: `SELECT count(*)::int AS n FROM uow_together` }]),
+          db.uow.query(`SELECT $1::text AS echo`, ['third']),
+        ]);
+      }),
+    );
+    // The deferred write went first, so the reads after it see it.
+    expect(result).toEqual([[{ v: 'a' }], [[{ v: 'deferred' }], [{ n: 2 }]], [{ echo: 'third' }]]);
+    // BEGIN with the deferred write and the three callers' four statements; then COMMIT.
+    expect(trips).toHaveLength(2);
+    expect(trips[0]).toHaveLength(6);
+    expect(trips[1]).toEqual(['COMMIT']);
+  });
+
+  it('fails every statement that travelled together when one of them fails, and commits nothing', async () => {
+    await db.uow.query(`CREATE TABLE uow_together_fail (id int PRIMARY KEY)`);
+    let outcomes: string[] = [];
+    await expect(
+      db.uow.run(async () => {
+        const all = await Promise.allSettled([db.uow.query(`INSERT INTO uow_together_fail VALUES (1)`), db.uow.query(`INSERT INTO uow_together_fail VALUES (1)`)]);
+        outcomes = all.map((o) => (o.status === 'rejected' ? String(o.reason) : 'answered'));
+      }),
+    ).rejects.toThrow(/rolled back/);
+    expect(outcomes).toEqual([expect.stringMatching(/duplicate key/), expect.stringMatching(/duplicate key/)]);
+    expect(await db.uow.query(`SELECT * FROM uow_together_fail`)).toEqual([]);
+    // A caller that swallowed its statement's failure does not commit what came before it either.
+    await expect(
+      db.uow.run(async () => {
+        await db.uow.query(`INSERT INTO uow_together_fail VALUES (2)`);
+        await db.uow.query(`INSERT INTO uow_together_fail VALUES (2)`).catch(() => undefined);
+      }),
+    ).rejects.toThrow(/rolled back/);
+    expect(await db.uow.query(`SELECT * FROM uow_together_fail`)).toEqual([]);
+  });
+
+  it('sends a lead with the first statement and judges it before that statement answers: a refusal fails the statement and the commit', async () => {
+    await db.uow.query(`CREATE TABLE uow_lead (id int PRIMARY KEY)`);
+    const seen: unknown[] = [];
+    const refused = new Error('claimed already');
+    const { trips } = await roundTrips(() =>
+      expect(
+        db.uow.run(async () => {
+          db.uow.lead(`SELECT $1::int AS claim`, [7], (rows) => {
+            seen.push(rows);
+            throw refused;
+          });
+          const inserted = db.uow.query(`INSERT INTO uow_lead VALUES (1) RETURNING id`);
+          await expect(inserted).rejects.toBe(refused);
+          // Swallowed by a careless caller: every later statement fails alike, and nothing commits.
+          await expect(db.uow.query(`SELECT 1`)).rejects.toBe(refused);
+        }),
+      ).rejects.toBe(refused),
+    );
+    expect(seen).toEqual([[{ claim: 7 }]]);
+    // BEGIN, the lead and the insert together; then the rollback.
+    expect(trips).toEqual([['BEGIN', 'SELECT $1::int AS claim', 'INSERT INTO uow_lead VALUES (1) RETURNING id'], ['ROLLBACK']]);
+    expect(await db.uow.query(`SELECT * FROM uow_lead`)).toEqual([]);
+  });
+
+  it('commits with a lead that passed, in no more round trips than without it', async () => {
+    await db.uow.query(`CREATE TABLE uow_lead_ok (id int PRIMARY KEY)`);
+    const { result: state, trips } = await roundTrips(() =>
+      db.uow.run(async () => {
+        const lead = db.uow.lead(`SELECT 1 AS ok`, [], ([row]) => expect(row).toEqual({ ok: 1 }));
+        expect(lead.answered).toBe(false);
+        await db.uow.query(`INSERT INTO uow_lead_ok VALUES (1)`);
+        expect(lead.answered).toBe(true);
+        return lead;
+      }),
+    );
+    expect(state.answered).toBe(true);
+    expect(trips).toHaveLength(2);
+    expect(await db.uow.query(`SELECT * FROM uow_lead_ok`)).toEqual([{ id: 1 }]);
+  });
+
+  it('sends a lead still unsent at COMMIT with it, unjudged: the commit itself must refuse what the lead would', async () => {
+    await db.uow.query(`CREATE TABLE uow_lead_commit (key text PRIMARY KEY)`);
+    await db.uow.query(`INSERT INTO uow_lead_commit VALUES ('taken')`);
+    const checks: unknown[] = [];
+    // The caller's own unique record makes the second commit fail: nothing is written twice.
+    const write = (key: string) =>
+      roundTrips(() =>
+        db.uow.run(async () => {
+          db.uow.lead(`SELECT 1`, [], (rows) => void checks.push(rows));
+          await db.uow.defer(`INSERT INTO uow_lead_commit VALUES ($1)`, [key]);
+        }),
+      );
+    const { trips } = await write('fresh');
+    expect(trips).toHaveLength(1);
+    await expect(write('taken')).rejects.toThrow(/duplicate key/);
+    expect(checks).toEqual([]);
+    expect(await db.uow.query(`SELECT key FROM uow_lead_commit ORDER BY key`)).toEqual([{ key: 'fresh' }, { key: 'taken' }]);
+  });
+
+  it('settles a lead before the caller acts outside the database', async () => {
+    const order: string[] = [];
+    await db.uow.run(async () => {
+      db.uow.lead(`SELECT 1`, [], () => void order.push('judged'));
+      await db.uow.settleLead();
+      order.push('acted');
+      await db.uow.settleLead();
+    });
+    expect(order).toEqual(['judged', 'acted']);
+    const refused = new Error('no');
+    await expect(
+      db.uow.run(async () => {
+        db.uow.lead(`SELECT 1`, [], () => {
+          throw refused;
+        });
+        await db.uow.settleLead();
+        order.push('acted anyway');
+      }),
+    ).rejects.toBe(refused);
+    expect(order).toEqual(['judged', 'acted']);
+  });
+
+  it('runs a batch outside a transaction as one implicit transaction: one round trip, all or nothing', async () => {
+    await db.uow.query(`CREATE TABLE uow_implicit (id int PRIMARY KEY)`);
+    const { result, trips } = await roundTrips(() => db.uow.batch([{ sql: `INSERT INTO uow_implicit VALUES ($1) RETURNING id`, params: [1] }, { sql: `SELECT count(*)::int AS n FROM uow_implicit` }]));
+    expect(result).toEqual([[{ id: 1 }], [{ n: 1 }]]);
+    expect(trips).toEqual([['INSERT INTO uow_implicit VALUES ($1) RETURNING id', 'SELECT count(*)::int AS n FROM uow_implicit']]);
+    await expect(db.uow.batch([{ sql: `INSERT INTO uow_implicit VALUES ($1)`, params: [2] }, { sql: `INSERT INTO uow_implicit VALUES ($1)`, params: [1] }])).rejects.toThrow(/duplicate key/);
+    expect(await db.uow.query(`SELECT id FROM uow_implicit`)).toEqual([{ id: 1 }]);
   });
 });

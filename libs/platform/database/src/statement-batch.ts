@@ -1,0 +1,196 @@
+// Several statements in one round trip on one pg connection (UnitOfWork, ADR 0041):
+// each statement's Parse (the first time this connection meets its text), Bind,
+// Describe and Execute, then a single Sync, written in one write. PostgreSQL runs
+// them in order and answers all of them in one flush, as it does a multi-statement
+// query; but every value is bound as an extended-protocol parameter (never written
+// into the SQL text) and every parameterised statement is prepared once per
+// connection, so neither side parses or plans a statement again or lexes its values
+// as literals. Inside a transaction a failed statement aborts it; outside one, the
+// statements up to the Sync are one implicit transaction: all or nothing.
+//
+// It is a pg "submittable", the extension point pg-cursor and pg-query-stream use:
+// the client sends it when the connection is free and hands it the messages of its
+// answer, in order.
+import type { PoolClient, QueryResult } from 'pg';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const Result = require('pg/lib/result') as new (rowMode?: string, types?: unknown) => QueryResult & {
+  addFields(fields: unknown[]): void;
+  parseRow(fields: unknown[]): Record<string, unknown>;
+  addRow(row: Record<string, unknown>): void;
+  addCommandComplete(message: unknown): void;
+};
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { prepareValue } = require('pg/lib/utils') as { prepareValue: (value: unknown) => unknown };
+
+export interface Statement {
+  sql: string;
+  params?: unknown[];
+}
+
+/** The pg connection calls a submittable makes (pg/lib/connection). */
+interface Connection {
+  parse(message: { name: string; text: string; types: unknown[] }): void;
+  bind(message: { portal: string; statement: string; values: unknown[] }): void;
+  describe(message: { type: 'P'; name: string }): void;
+  close(message: { type: 'S'; name: string }): void;
+  execute(message: { portal: string; rows: number }): void;
+  sync(): void;
+  stream: { cork?: () => void; uncork?: () => void };
+}
+
+/** The named statements a connection has prepared, as far as this process knows. */
+interface Prepared {
+  names: Set<string>;
+  /**
+   * Names a failed batch was parsing from its failed statement on: PostgreSQL may or may not have prepared
+   * them. The next batch that needs one closes it first (closing a statement that does not exist is no
+   * error), then parses it again.
+   */
+  uncertain: Set<string>;
+}
+
+const preparedOn = new WeakMap<PoolClient, Prepared>();
+
+/** At most this many statement texts get a name; any beyond (none are expected) are parsed each time. */
+const MAX_NAMED = 2000;
+const names = new Map<string, string>();
+
+function nameOf(text: string): string {
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_NAMED) {
+    name = `mm_s_${names.size}`;
+    names.set(text, name);
+  }
+  return name ?? '';
+}
+
+class StatementBatch {
+  private readonly results: QueryResult[] = [];
+  private current?: InstanceType<typeof Result>;
+  private rowError?: unknown;
+  /** What this batch parses, by the index of its statement: prepared once that statement has answered. */
+  private readonly parsing: Array<{ index: number; name: string }> = [];
+  readonly done: Promise<QueryResult[]>;
+  private resolve!: (results: QueryResult[]) => void;
+  private reject!: (error: unknown) => void;
+
+  constructor(
+    private readonly statements: Statement[],
+    private readonly prepared: Prepared,
+    private readonly types: unknown,
+  ) {
+    this.done = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  /** pg: send the batch. An error returned here is answered before anything was written. */
+  submit(connection: Connection): Error | null {
+    let plan: Array<{ name: string; text: string; values: unknown[]; parse: boolean }>;
+    try {
+      // Every value mapped first, as pg maps a bound parameter: a value that cannot be sent fails the
+      // batch before any of it is written.
+      plan = this.statements.map((s, index) => {
+        const values = (s.params ?? []).map((v) => prepareValue(v));
+        const name = values.length > 0 ? nameOf(s.sql) : '';
+        const parse = name === '' || (!this.prepared.names.has(name) && !this.parsing.some((p) => p.name === name));
+        if (parse && name !== '') this.parsing.push({ index, name });
+        return { name, text: s.sql, values, parse };
+      });
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+    connection.stream.cork?.();
+    try {
+      for (const p of plan) {
+        if (p.parse && this.prepared.uncertain.has(p.name)) connection.close({ type: 'S', name: p.name });
+        if (p.parse) connection.parse({ name: p.name, text: p.text, types: [] });
+        connection.bind({ portal: '', statement: p.name, values: p.values });
+        connection.describe({ type: 'P', name: '' });
+        connection.execute({ portal: '', rows: 0 });
+      }
+      connection.sync();
+    } finally {
+      connection.stream.uncork?.();
+    }
+    return null;
+  }
+
+  handleRowDescription(message: { fields: unknown[] }): void {
+    this.current = new Result(undefined, this.types);
+    this.current.addFields(message.fields);
+  }
+
+  handleDataRow(message: { fields: unknown[] }): void {
+    if (this.rowError) return;
+    try {
+      this.current!.addRow(this.current!.parseRow(message.fields));
+    } catch (error) {
+      this.rowError = error;
+    }
+  }
+
+  handleCommandComplete(message: unknown): void {
+    const result = this.current ?? new Result(undefined, this.types);
+    result.addCommandComplete(message);
+    this.results.push(result);
+    this.current = undefined;
+  }
+
+  handleEmptyQuery(): void {
+    this.results.push(new Result(undefined, this.types));
+  }
+
+  /** pg: an ErrorResponse (or the connection lost); nothing more of this batch arrives. */
+  handleError(error: unknown): void {
+    // The statements that answered were parsed; the failed one may have been; the rest were not (PostgreSQL
+    // skips everything after an error up to the Sync).
+    const failed = this.results.length;
+    for (const { index, name } of this.parsing) this.settle(name, index < failed ? 'prepared' : 'uncertain');
+    this.reject(error);
+  }
+
+  handleReadyForQuery(): void {
+    for (const { name } of this.parsing) this.settle(name, 'prepared');
+    if (this.rowError) return this.reject(this.rowError);
+    this.resolve(this.results);
+  }
+
+  private settle(name: string, state: 'prepared' | 'uncertain'): void {
+    if (state === 'prepared') {
+      this.prepared.names.add(name);
+      this.prepared.uncertain.delete(name);
+    } else {
+      this.prepared.names.delete(name);
+      this.prepared.uncertain.add(name);
+    }
+  }
+
+  handlePortalSuspended(): void {
+    // Every Execute asks for all rows: never suspended.
+  }
+
+  handleCopyInResponse(): void {
+    // No statement here copies.
+  }
+
+  handleCopyData(): void {
+    // No statement here copies.
+  }
+}
+
+/**
+ * Sends the statements in one round trip on the client and answers each one's result, in order. Fails with
+ * the first statement's failure; in a transaction that aborts it, outside one nothing of the batch stays.
+ */
+export function sendStatements(client: PoolClient, statements: Statement[]): Promise<QueryResult[]> {
+  let prepared = preparedOn.get(client);
+  if (!prepared) {
+    prepared = { names: new Set(), uncertain: new Set() };
+    preparedOn.set(client, prepared);
+  }
+  const batch = new StatementBatch(statements, prepared, (client as unknown as { _types?: unknown })._types);
+  client.query(batch as never);
+  return batch.done;
+}
