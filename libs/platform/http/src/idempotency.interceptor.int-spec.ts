@@ -17,7 +17,7 @@ import type { ApiRequest } from './request-context';
 import { SealedReplay } from './route-metadata';
 
 let db: TestDatabase;
-const behaviour = { failNext: false, conflictsBeforeSuccess: 0, delayMs: 0 };
+const behaviour = { failNext: false, conflictsBeforeSuccess: 0, delayMs: 0, refuseBeforeStatement: false, swallow: false };
 
 /** Stands in for the bearer guard: the project comes from a test header. */
 @Injectable()
@@ -35,8 +35,12 @@ class ThingsController {
 
   @Post()
   async create(@Body() body: { name: string }) {
+    if (behaviour.refuseBeforeStatement) throw new ApiError('InvalidRequest', 'refused before any statement');
     const id = randomUUID();
-    await this.uow.query(`INSERT INTO idem_things (id, name) VALUES ($1, $2)`, [id, body.name]);
+    const insert = this.uow.query(`INSERT INTO idem_things (id, name) VALUES ($1, $2)`, [id, body.name]);
+    // A careless handler that swallows its statement's failure (the claim's refusal among them).
+    if (behaviour.swallow) await insert.catch(() => undefined);
+    else await insert;
     if (behaviour.delayMs) await new Promise((r) => setTimeout(r, behaviour.delayMs));
     if (behaviour.conflictsBeforeSuccess > 0) {
       behaviour.conflictsBeforeSuccess--;
@@ -46,6 +50,20 @@ class ThingsController {
       behaviour.failNext = false;
       throw new ApiError('InvalidRequest', 'refused after writing');
     }
+    return { id, name: body.name };
+  }
+}
+
+/** A command whose only write is deferred: its claim travels with the COMMIT. */
+@Controller('deferred-things')
+class DeferredThingsController {
+  constructor(private readonly uow: UnitOfWork) {}
+
+  @Post()
+  async create(@Body() body: { name: string }) {
+    const id = randomUUID();
+    await this.uow.defer(`INSERT INTO idem_things (id, name) VALUES ($1, $2)`, [id, body.name]);
+    if (behaviour.delayMs) await new Promise((r) => setTimeout(r, behaviour.delayMs));
     return { id, name: body.name };
   }
 }
@@ -60,7 +78,7 @@ class SecretsController {
 }
 
 @Module({
-  controllers: [ThingsController, SecretsController],
+  controllers: [ThingsController, DeferredThingsController, SecretsController],
   providers: [
     { provide: UnitOfWork, useFactory: () => db.uow },
     { provide: PlatformConfig, useValue: loadConfig({ MM_SIGNING_KEY_ENCRYPTION_KEYS: `t1:${Buffer.alloc(32, 7).toString('base64')}` }) },
@@ -89,7 +107,7 @@ describe('IdempotencyInterceptor on PostgreSQL', () => {
     await app.close();
     await db.close();
   });
-  beforeEach(() => Object.assign(behaviour, { failNext: false, conflictsBeforeSuccess: 0, delayMs: 0 }));
+  beforeEach(() => Object.assign(behaviour, { failNext: false, conflictsBeforeSuccess: 0, delayMs: 0, refuseBeforeStatement: false, swallow: false }));
 
   it('refuses a POST without a key and runs nothing', async () => {
     const res = await post({ name: 'no-key' }, undefined);
@@ -156,5 +174,47 @@ describe('IdempotencyInterceptor on PostgreSQL', () => {
     const [row] = await db.uow.query<{ body: string }>(`SELECT response_body::text AS body FROM platform.idempotency_keys WHERE scope = 'prj_s' AND key = $1`, [key]);
     expect(row.body).not.toContain(first.json().secret);
     expect(row.body).not.toContain('whsec_');
+  });
+
+  it('replays a stored response even when the command would now refuse before its first statement', async () => {
+    const key = randomUUID();
+    const first = await post({ name: 'stored' }, key);
+    expect(first.statusCode).toBe(201);
+    behaviour.refuseBeforeStatement = true;
+    const again = await post({ name: 'stored' }, key);
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+    // Another body under the same key is still refused as reused, not as the command's own refusal.
+    expect((await post({ name: 'other' }, key)).statusCode).toBe(422);
+    // A key never used: the command's own refusal, and nothing stored.
+    const fresh = await post({ name: 'stored' }, randomUUID());
+    expect(fresh.statusCode).toBe(400);
+    expect(fresh.json()).toMatchObject({ error: 'InvalidRequest' });
+    expect(await rows('stored')).toBe(1);
+  });
+
+  it('gives concurrent duplicates one effect when the claim travels with the COMMIT', async () => {
+    behaviour.delayMs = 30;
+    const key = randomUUID();
+    const send = () => app.inject({ method: 'POST', url: '/deferred-things', payload: { name: 'deferred-dup' }, headers: { 'idempotency-key': key, 'x-project': 'prj_a' } });
+    const responses = await Promise.all(Array.from({ length: 8 }, send));
+    const ok = responses.filter((r) => r.statusCode === 201);
+    expect(responses.every((r) => r.statusCode === 201 || r.statusCode === 409)).toBe(true);
+    // Whoever answered 201 answered the one effect's body.
+    expect(new Set(ok.map((r) => r.json().id)).size).toBe(1);
+    expect(await rows('deferred-dup')).toBe(1);
+    const replay = await send();
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.json()).toEqual(ok[0].json());
+  });
+
+  it('commits no second effect when a command swallows the refusal of its claim', async () => {
+    behaviour.delayMs = 50;
+    behaviour.swallow = true;
+    const key = randomUUID();
+    const responses = await Promise.all(Array.from({ length: 6 }, () => post({ name: 'swallowed' }, key)));
+    expect(responses.filter((r) => r.statusCode === 201).length).toBeGreaterThanOrEqual(1);
+    expect(await rows('swallowed')).toBe(1);
   });
 });

@@ -90,49 +90,94 @@ export class IdempotencyInterceptor implements NestInterceptor {
     run: () => Promise<unknown>,
   ): Promise<unknown> {
     const context = `idempotent response ${scope} ${key}`;
-    const [stored] = await this.uow.query<Claim>(`SELECT * FROM platform.claim_idempotency_key($1, $2)`, [scope, key]);
-    if (!stored.locked) throw new ApiError('IdempotencyKeyInFlight', 'a request with this Idempotency-Key has not finished; retry shortly');
-    if (stored.request_hash !== null) {
+    const judge = (stored: Claim) => {
+      if (!stored.locked) throw new ClaimAnswer(new ApiError('IdempotencyKeyInFlight', 'a request with this Idempotency-Key has not finished; retry shortly'));
+      if (stored.request_hash === null) return;
       if (stored.request_hash !== hash) {
-        throw new ApiError('IdempotencyKeyReused', 'this Idempotency-Key was used with a different request; use a new key');
+        throw new ClaimAnswer(new ApiError('IdempotencyKeyReused', 'this Idempotency-Key was used with a different request; use a new key'));
       }
       if (shownOnce) {
-        throw new ApiError(
-          'IdempotentReplayUnavailable',
-          `this Idempotency-Key already made ${JSON.stringify(stored.response_body)}; its ${shownOnce.join(' and ')} ${shownOnce.length === 1 ? 'was' : 'were'} shown only in that response and ${shownOnce.length === 1 ? 'is' : 'are'} not kept. If lost, revoke it and send the request again with a new Idempotency-Key`,
+        throw new ClaimAnswer(
+          new ApiError(
+            'IdempotentReplayUnavailable',
+            `this Idempotency-Key already made ${JSON.stringify(stored.response_body)}; its ${shownOnce.join(' and ')} ${shownOnce.length === 1 ? 'was' : 'were'} shown only in that response and ${shownOnce.length === 1 ? 'is' : 'are'} not kept. If lost, revoke it and send the request again with a new Idempotency-Key`,
+          ),
         );
       }
+      throw new ClaimAnswer(undefined, stored);
+    };
+    const replay = (stored: Claim) => {
       void reply.status(stored.response_status!).header('idempotent-replayed', 'true');
       if (!sealed) return stored.response_body;
       const { sealed: ciphertext, keyId } = stored.response_body as SealedBody;
       return JSON.parse(this.keyRing().open(keyId, Buffer.from(ciphertext, 'base64'), context, context).toString('utf8'));
+    };
+    let claim: { readonly answered: boolean } = { answered: false };
+    try {
+      return await this.uow.run(async () => {
+        // The claim travels with the command's first statement (UnitOfWork.lead): it is judged before that
+        // statement answers, and nothing commits before it is.
+        claim = this.uow.lead(`SELECT * FROM platform.claim_idempotency_key($1, $2)`, [scope, key], ([stored]) => judge(stored as unknown as Claim));
+        const result = await run();
+        // The body as it will be serialised (class instances become plain JSON).
+        const body = result === undefined ? null : JSON.parse(JSON.stringify(result));
+        const kept: unknown = shownOnce
+          ? Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([field]) => !shownOnce.includes(field)))
+          : sealed
+          ? ({ sealed: this.keyRing().seal(Buffer.from(JSON.stringify(body), 'utf8'), context).toString('base64'), keyId: this.keyRing().currentId } satisfies SealedBody)
+          : body;
+        // Sent with COMMIT: nothing reads it back in this transaction.
+        await this.uow.defer(
+          `INSERT INTO platform.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ($1, $2, $3, $4, $5::jsonb)`,
+          [scope, key, hash, status, JSON.stringify(kept)],
+        );
+        return body;
+      });
+    } catch (error) {
+      if (error instanceof ClaimAnswer) {
+        if (error.refusal) throw error.refusal;
+        return replay(error.stored!);
+      }
+      // The command failed before its claim was answered (refused before its first statement, or in the
+      // batch that carried it): whether the key was taken decides the answer, asked now on its own.
+      if (!claim.answered && !isRetryable(error)) {
+        const [stored] = await this.uow.run(() => this.uow.query<Claim>(`SELECT * FROM platform.claim_idempotency_key($1, $2)`, [scope, key]));
+        try {
+          judge(stored);
+        } catch (answer) {
+          if (!(answer instanceof ClaimAnswer)) throw answer;
+          if (answer.refusal) throw answer.refusal;
+          return replay(answer.stored!);
+        }
+      }
+      throw error;
     }
-    const result = await run();
-    // The body as it will be serialised (class instances become plain JSON).
-    const body = result === undefined ? null : JSON.parse(JSON.stringify(result));
-    const kept: unknown = shownOnce
-      ? Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([field]) => !shownOnce.includes(field)))
-      : sealed
-      ? ({ sealed: this.keyRing().seal(Buffer.from(JSON.stringify(body), 'utf8'), context).toString('base64'), keyId: this.keyRing().currentId } satisfies SealedBody)
-      : body;
-    // Sent with COMMIT: nothing reads it back in this transaction.
-    await this.uow.defer(
-      `INSERT INTO platform.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ($1, $2, $3, $4, $5::jsonb)`,
-      [scope, key, hash, status, JSON.stringify(kept)],
-    );
-    return body;
   }
 
   /** One transaction per attempt; a lost stream-version race re-runs the whole request. */
   private async withRetry<T>(fn: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.uow.run(fn);
+        return await fn();
       } catch (error) {
         if (!isRetryable(error) || attempt >= MAX_ATTEMPTS) throw error;
         await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
       }
     }
+  }
+}
+
+/**
+ * What the claim of a key decided, thrown from its check so that the command stops there: a refusal to
+ * answer (in flight, reused, shown once), or the stored response to replay. Not an ApiError, so that no
+ * command's handling of its own refusals mistakes it for one.
+ */
+class ClaimAnswer extends Error {
+  constructor(
+    readonly refusal?: ApiError,
+    readonly stored?: Claim,
+  ) {
+    super('the Idempotency-Key was claimed already');
   }
 }
 

@@ -17,9 +17,15 @@ export class InternalClient {
     private readonly baseUrl: string,
     private readonly token: string,
     private readonly timeoutMs: number,
+    /**
+     * Run before each call leaves the process: the caller's transaction sends its unanswered lead (an
+     * idempotency claim, UnitOfWork.settleLead), so that no other service acts on a request this one refuses.
+     */
+    private readonly beforeCall: () => Promise<void> = async () => undefined,
   ) {}
 
   async call<T>(route: string, body: unknown): Promise<T> {
+    await this.beforeCall();
     const url = `${this.baseUrl.replace(/\/+$/, '')}/${API_BASE_PATH}/${route}`;
     let response: Response;
     try {

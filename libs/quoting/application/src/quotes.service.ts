@@ -62,17 +62,28 @@ export class QuotesService {
     if (plan.cashLocation) await this.cashPickups.requireEnabled(projectId);
     const wallet = (id: string | undefined) => (id ? this.accounts.wallet(projectId, id) : undefined);
     const account = (id: string | undefined) => (id ? this.accounts.externalAccount(projectId, id) : undefined);
+    // Every lookup at once, the customer's too (one round trip in one process, calls side by side across
+    // processes); their refusals are then taken in the order they would have come one after another.
+    const [sourceWallet, sourceCard, buyWallet, destinationWallet, destinationAccount, cashLocation, asked] = await Promise.allSettled([
+      wallet(plan.sourceWalletId),
+      account(plan.sourceCardId),
+      wallet(plan.buyWalletId),
+      wallet(plan.destinationWalletId),
+      account(plan.destinationAccountId),
+      plan.cashLocation ? this.cashPickups.location(plan.cashLocation.id, plan.cashLocation.reference) : undefined,
+      this.accounts.customer(projectId, input.customerId),
+    ]);
     const resolved: ResolvedInstruments = {
-      sourceWallet: await wallet(plan.sourceWalletId),
-      sourceCard: await account(plan.sourceCardId),
-      buyWallet: await wallet(plan.buyWalletId),
-      destinationWallet: await wallet(plan.destinationWalletId),
-      destinationAccount: await account(plan.destinationAccountId),
-      cashLocation: plan.cashLocation ? await this.cashPickups.location(plan.cashLocation.id, plan.cashLocation.reference) : undefined,
+      sourceWallet: settledValue(sourceWallet),
+      sourceCard: settledValue(sourceCard),
+      buyWallet: settledValue(buyWallet),
+      destinationWallet: settledValue(destinationWallet),
+      destinationAccount: settledValue(destinationAccount),
+      cashLocation: settledValue(cashLocation),
     };
-    // A source the customer owns proves the customer exists; otherwise ask (404 for an unknown one).
+    // A source the customer owns proves the customer exists; otherwise the customer's lookup decides (404 for an unknown one).
     const owner = resolved.sourceWallet?.customerId ?? resolved.sourceCard?.customerId;
-    const customer = owner !== input.customerId ? await this.accounts.customer(projectId, input.customerId) : undefined;
+    const customer = owner !== input.customerId ? settledValue(asked) : undefined;
     const sides = buildSides(input, plan, resolved);
     const fixedAmountSide = input.source.amount !== undefined ? 'source' : 'destination';
     const amount = fixedAmountSide === 'source' ? input.source.amount! : input.destination.amount!;
@@ -83,7 +94,7 @@ export class QuotesService {
     // A fiat or cash side needs its currency's endorsement, as the accounts service has it now (docs/endorsements.md):
     // once the request is valid, before its amount is priced and held to limits.
     const endorsement = quoteEndorsement(sides);
-    const holder = endorsement ? (customer ?? (await this.accounts.customer(projectId, input.customerId))) : customer;
+    const holder = endorsement ? (customer ?? settledValue(asked)) : customer;
     if (endorsement) requireEndorsement(holder!, endorsement.name, endorsement.operation);
     // Who a fiat payout comes from (its transaction's payoutOrigin): the customer, by name, as the accounts
     // service has it now; an account of the customer's own names them too.
@@ -189,4 +200,10 @@ export class QuotesService {
         return this.quotes.reopen(event.data.projectId, event.data.quoteId, event.streamVersion, event.data.at);
     }
   }
+}
+
+/** A lookup's value, or its refusal thrown. */
+function settledValue<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
 }

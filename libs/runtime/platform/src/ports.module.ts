@@ -27,6 +27,7 @@ import {
 import { AccountsModule } from '@mm/accounts/api';
 import { GatewayModule } from '@mm/gateway/api';
 import { internalToken, PlatformConfig } from '@mm/platform/config';
+import { UnitOfWork } from '@mm/platform/database';
 import { InternalClient } from '@mm/platform/http';
 import { QuotingModule } from '@mm/quoting/api';
 import { TransactionsModule } from '@mm/transactions/api';
@@ -92,12 +93,12 @@ class HttpTransactionsPort extends TransactionsPort {
   }
 }
 
-function client(config: PlatformConfig, owner: ServiceName): InternalClient {
+function client(config: PlatformConfig, uow: UnitOfWork, owner: ServiceName): InternalClient {
   // Every service knows the gateway's address already (it verifies tokens against its JWKS).
   const variable = (owner === 'gateway' ? 'MM_GATEWAY_URL' : serviceUrlVariable(owner)) as keyof PlatformConfig;
   const url = config[variable];
   if (typeof url !== 'string') throw new Error(`${String(variable)} is not set: this service calls the ${owner} service's port`);
-  return new InternalClient(url, internalToken(config), config.MM_GATEWAY_UPSTREAM_TIMEOUT_MS);
+  return new InternalClient(url, internalToken(config), config.MM_GATEWAY_UPSTREAM_TIMEOUT_MS, () => uow.settleLead());
 }
 
 /** Each port: its abstract class, the owner's module that provides it in one process, and its HTTP client. */
@@ -128,7 +129,7 @@ export class PortsModule {
         imports.push(module);
         exports.push(module);
       } else {
-        providers.push({ provide: port, useFactory: (config: PlatformConfig) => remote(client(config, owner)), inject: [PlatformConfig] });
+        providers.push({ provide: port, useFactory: (config: PlatformConfig, uow: UnitOfWork) => remote(client(config, uow, owner)), inject: [PlatformConfig, UnitOfWork] });
         exports.push(port);
       }
     }
