@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import type { QueryRunner } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { checkpointOf, ConcurrencyError, EventStore, START } from './event-store';
@@ -205,6 +206,46 @@ describe('EventStore on PostgreSQL', () => {
       await sub.drain();
       expect(handled[0]).toBe('order.placed');
       expect(handled).toContain('order.paid');
+    });
+
+    it('reads several logs in one transaction of two round trips, and a handler failing on one log holds back that log alone', async () => {
+      const runner: QueryRunner = db.dataSource.createQueryRunner();
+      await createEventsTable(runner, 'test_es_other');
+      await runner.release();
+      const other = new EventStore(db.uow, 'test_es_other');
+      await other.append('other-1', 'no_stream', [{ type: 'other.happened', data: {} }, { type: 'other.happened', data: {} }]);
+      let fail = true;
+      const handled: string[] = [];
+      const sub = new Subscription(db.uow, 'two-logs', [store, other], async (e) => {
+        if (fail && e.source === 'test_es') throw new Error('handler down');
+        handled.push(`${e.source} ${e.type}`);
+      });
+      await settled();
+      while (!(await other.allVisible())) await new Promise((r) => setTimeout(r, 25));
+      // The failing log's events roll back under their savepoint; the other log's are handled and checkpointed,
+      // in two round trips: the locks and both logs' events (with BEGIN), then the checkpoint with the COMMIT
+      // (after the one that makes the subscription's checkpoint rows, its first time).
+      const queries: unknown[] = [];
+      const query = Client.prototype.query;
+      Client.prototype.query = function (this: Client, ...args: unknown[]) {
+        queries.push(args[0]);
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      try {
+        await expect(sub.pollOnce()).rejects.toThrow('handler down');
+      } finally {
+        Client.prototype.query = query;
+      }
+      expect(queries).toHaveLength(3);
+      expect(handled).toEqual(['test_es_other other.happened', 'test_es_other other.happened']);
+      expect(await sub.checkpoint(store)).toEqual(START);
+      expect((await sub.checkpoint(other)).globalPosition).not.toBe(START.globalPosition);
+      // Nothing of the other log again; the failed one once it mends.
+      fail = false;
+      handled.length = 0;
+      await sub.drain();
+      expect(handled.every((h) => h.startsWith('test_es '))).toBe(true);
+      expect(handled.length).toBe((await readSettled()).length);
     });
 
     it('never lets two instances of one subscription handle the same event', async () => {

@@ -63,8 +63,7 @@ export class Subscription {
     if (all) this.lastFullPoll = Date.now();
     this.allDirty = false;
     this.dirty.clear();
-    for (const store of targets) {
-      const count = await this.pollSource(store);
+    for (const [store, count] of await this.pollSources(targets)) {
       handled += count;
       if (count >= batchSize) {
         more = true;
@@ -151,52 +150,79 @@ export class Subscription {
     }
   }
 
-  private async pollSource(store: EventStore): Promise<number> {
-    if (!this.ensured.has(store.schema)) {
-      await this.uow.query(
-        `INSERT INTO platform.subscription_checkpoints (subscription, source) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
-        [this.name, store.schema],
+  /**
+   * One transaction for the logs polled together, in two round trips: every log's lock (BEGIN travels
+   * with them), whether its checkpoint row is there, and its events after the checkpoint, in one batch;
+   * then the checkpoints' updates with the COMMIT. Each log's events are handled under a savepoint of
+   * their own, so a handler failing on one log rolls back that log's work alone, and the others move on.
+   * Returns how many events of each log were handled.
+   */
+  private async pollSources(stores: EventStore[]): Promise<Map<EventStore, number>> {
+    const handled = new Map<EventStore, number>();
+    const missing = stores.filter((store) => !this.ensured.has(store.schema));
+    if (missing.length > 0) {
+      await this.uow.batch(
+        missing.map((store) => ({
+          sql: `INSERT INTO platform.subscription_checkpoints (subscription, source) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+          params: [this.name, store.schema],
+        })),
       );
-      this.ensured.add(store.schema);
+      for (const store of missing) this.ensured.add(store.schema);
     }
-    return this.uow.run(async () => {
-      // One round trip: the lock (BEGIN travels with it), whether the checkpoint row is there, and the
-      // events after it, read only under the lock (each statement its own snapshot, taken after the lock).
-      const lockKey = `${this.name}\n${store.schema}`;
-      const [[{ locked, present }], rows] = await this.uow.batch([
-        {
-          sql: `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7346003)) AS locked,
-                       EXISTS (SELECT 1 FROM platform.subscription_checkpoints WHERE subscription = $2 AND source = $3) AS present`,
-          params: [lockKey, this.name, store.schema],
-        },
-        store.readAfterCheckpointStatement(this.name, lockKey, this.options.batchSize ?? 100),
-      ]);
-      if (!locked) return 0; // another instance holds this source
-      if (!present) {
-        // Deleted behind our back (a rebuild by hand): the next poll recreates it at the start.
-        this.ensured.delete(store.schema);
-        return 0;
-      }
-      const events = store.recorded(rows);
-      for (const event of events) {
+    if (stores.length === 0) return handled;
+    let failure: unknown;
+    await this.uow.run(async () => {
+      // Each log's lock, whether its checkpoint row is there, and its events after it, read only under the
+      // lock (each statement its own snapshot, taken after the lock).
+      const lockKey = (store: EventStore) => `${this.name}\n${store.schema}`;
+      const answers = await this.uow.batch(
+        stores.flatMap((store) => [
+          {
+            sql: `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7346003)) AS locked,
+                         EXISTS (SELECT 1 FROM platform.subscription_checkpoints WHERE subscription = $2 AND source = $3) AS present`,
+            params: [lockKey(store), this.name, store.schema],
+          },
+          store.readAfterCheckpointStatement(this.name, lockKey(store), this.options.batchSize ?? 100),
+        ]),
+      );
+      for (const [i, store] of stores.entries()) {
+        const [{ locked, present }] = answers[2 * i] as Array<{ locked: boolean; present: boolean }>;
+        if (!locked) continue; // another instance holds this source
+        if (!present) {
+          // Deleted behind our back (a rebuild by hand): the next poll recreates it at the start.
+          this.ensured.delete(store.schema);
+          continue;
+        }
+        const events = store.recorded(answers[2 * i + 1]);
+        const last = events[events.length - 1];
+        if (!last) continue;
         try {
-          await this.handler(event);
+          await this.uow.savepoint(async () => {
+            for (const event of events) {
+              try {
+                await this.handler(event);
+              } catch (error) {
+                this.options.onError?.(error, event);
+                throw error;
+              }
+            }
+            // With the COMMIT (UnitOfWork.defer): nothing waits on its answer.
+            await this.uow.defer(
+              `UPDATE platform.subscription_checkpoints
+                  SET transaction_id = $3::xid8, global_position = $4, updated_at = now()
+                WHERE subscription = $1 AND source = $2`,
+              [this.name, store.schema, last.transactionId, last.globalPosition],
+            );
+          });
+          handled.set(store, events.length);
         } catch (error) {
-          this.options.onError?.(error, event);
-          throw error;
+          // This log is read again from its checkpoint at the next poll; the others' work commits.
+          failure ??= error;
         }
       }
-      const last = events[events.length - 1];
-      if (last) {
-        // With the COMMIT (UnitOfWork.defer): nothing waits on its answer.
-        await this.uow.defer(
-          `UPDATE platform.subscription_checkpoints
-              SET transaction_id = $3::xid8, global_position = $4, updated_at = now()
-            WHERE subscription = $1 AND source = $2`,
-          [this.name, store.schema, last.transactionId, last.globalPosition],
-        );
-      }
-      return events.length;
     });
+    // Said once the others' work has committed: the loop reports it and tries again after a pause.
+    if (failure !== undefined) throw failure;
+    return handled;
   }
 }
