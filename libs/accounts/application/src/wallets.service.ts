@@ -92,8 +92,9 @@ export class WalletsService {
     if (!/^[A-Z]{3}$/.test(currency) || !rate) {
       throw new ApiError('UnsupportedCurrency', `estimatedBalanceCurrencyCode must be one of ${Object.keys(SANDBOX_FX_FROM_USD).join(', ')}`);
     }
-    const customer = await this.customers.require(projectId, customerId);
-    const wallets = await this.readModels.customerWallets(projectId, customerId);
+    if (!isId('customer', customerId)) throw new ApiError('InvalidCustomerID', `"${customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+    const { customer, wallets } = await this.readModels.customerWithWallets(projectId, customerId);
+    if (!customer) throw new ApiError('CustomerNotFound');
     const readings = await this.custodian.readBalances(customer, wallets);
     return customerBalance(customerId, readings, currency, rate);
   }

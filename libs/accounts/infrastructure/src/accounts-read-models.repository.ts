@@ -91,8 +91,13 @@ export class AccountsReadModels {
     );
   }
 
-  async customerWallets(projectId: string, customerId: string): Promise<WalletRow[]> {
-    return this.uow.query<WalletRow>(`SELECT * FROM accounts.wallets WHERE project_id = $1 AND customer_id = $2 ORDER BY id`, [projectId, customerId]);
+  /** The customer (if any) and its wallets, in one round trip. */
+  async customerWithWallets(projectId: string, customerId: string): Promise<{ customer: CustomerRow | undefined; wallets: WalletRow[] }> {
+    const [[customer], wallets] = await this.uow.batch([
+      { sql: `SELECT * FROM accounts.customers WHERE project_id = $1 AND id = $2`, params: [projectId, customerId] },
+      { sql: `SELECT * FROM accounts.wallets WHERE project_id = $1 AND customer_id = $2 ORDER BY id`, params: [projectId, customerId] },
+    ]);
+    return { customer: customer as unknown as CustomerRow | undefined, wallets: wallets as unknown as WalletRow[] };
   }
 
   /** Applies a posting: its ledger entries and the wallet's new balance. */
