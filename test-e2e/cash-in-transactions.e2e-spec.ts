@@ -141,7 +141,9 @@ describe('the transaction a cash-in creates', () => {
     expect(reset.length).toBeGreaterThan(0);
     await eventually(async () => {
       const [row] = await platform.db.query<{ caught_up: boolean }>(
-        `SELECT bool_and(c.global_position >= (SELECT max(global_position) FROM cash_in.events)) AS caught_up FROM platform.subscription_checkpoints c WHERE c.source = 'cash_in'`,
+        // Read in (transaction, position) order: caught up once no event is after the checkpoint in that order.
+        `SELECT bool_and(NOT EXISTS (SELECT 1 FROM cash_in.events e WHERE (e.transaction_id, e.global_position) > (c.transaction_id, c.global_position))) AS caught_up
+           FROM platform.subscription_checkpoints c WHERE c.source = 'cash_in'`,
       );
       return row.caught_up ? true : undefined;
     }, 20_000);

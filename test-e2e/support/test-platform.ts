@@ -172,30 +172,48 @@ export class TestPlatform {
     const sources = readers.map((r) => r.source).filter((source) => /^[a-z_]+$/.test(source));
     if (sources.length === 0) return;
     const [targets] = await this.db.query<Record<string, string>>(`SELECT ${sources.map((schema) => `(SELECT coalesce(max(global_position), 0) FROM ${schema}.events) AS ${schema}`).join(', ')}`);
+    // A reader is behind while an event appended before now is after its checkpoint in the order it reads in:
+    // (transaction, position), not position alone. A transaction that took its id first may append after
+    // another one and commit after it: the reader then ends on the earlier position, having read both.
+    const unread = `c.subscription NOT LIKE 'kafka-relay:%' AND (${sources
+      .map(
+        (schema) =>
+          `(c.source = '${schema}' AND EXISTS (SELECT 1 FROM ${schema}.events e WHERE e.global_position <= ${Number(targets[schema])}
+             AND (e.transaction_id, e.global_position) > (c.transaction_id, c.global_position)))`,
+      )
+      .join(' OR ')})`;
     while (Date.now() < deadline) {
-      const behind = await this.db.query(
-        `SELECT 1 FROM platform.subscription_checkpoints c
-          WHERE c.subscription NOT LIKE 'kafka-relay:%' AND c.global_position < (($1::jsonb) ->> c.source)::bigint LIMIT 1`,
-        [JSON.stringify(targets)],
-      );
+      const behind = await this.db.query(`SELECT 1 FROM platform.subscription_checkpoints c WHERE ${unread} LIMIT 1`);
       if (behind.length === 0) return;
       await new Promise((r) => setTimeout(r, 50));
     }
     // Goes on, but says why: a reader reads only what committed before the oldest transaction still open
     // anywhere on the server (the log's ordering rule), so an open transaction of any database holds it.
-    const lagging = await this.db.query(
-      `SELECT subscription, source, global_position FROM platform.subscription_checkpoints c
-        WHERE c.subscription NOT LIKE 'kafka-relay:%' AND c.global_position < (($1::jsonb) ->> c.source)::bigint`,
-      [JSON.stringify(targets)],
-    );
+    const lagging = await this.db.query(`SELECT subscription, source, transaction_id::text AS transaction_id, global_position FROM platform.subscription_checkpoints c WHERE ${unread}`);
     // And what this database's sessions are doing: a reader's batch that holds its lock without having written
     // (waiting on a lock, or on the process) shows here, not among the transactions above.
     const sessions = await this.db.query(
       `SELECT application_name, state, wait_event_type, wait_event, round(extract(epoch FROM now() - xact_start)) AS xact_seconds, left(query, 160) AS query
          FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL ORDER BY xact_start LIMIT 8`,
     );
+    // And where each lagging reader stands against the events it has not read: their transactions, which a reader
+    // takes in (transaction, position) order and only below the horizon (the snapshot's xmin).
+    const standing: unknown[] = [];
+    for (const { subscription, source } of lagging as Array<{ subscription: string; source: string }>) {
+      if (!/^[a-z_]+$/.test(source)) continue;
+      standing.push(
+        ...(await this.db.query(
+          `SELECT $1::text AS subscription, c.transaction_id::text AS checkpoint_xid, c.global_position AS checkpoint_position,
+                  pg_snapshot_xmin(pg_current_snapshot())::text AS horizon,
+                  (SELECT json_agg(json_build_object('position', e.global_position, 'xid', e.transaction_id::text, 'type', e.type) ORDER BY e.global_position)
+                     FROM (SELECT * FROM ${source}.events x WHERE (x.transaction_id, x.global_position) > (c.transaction_id, c.global_position) ORDER BY x.transaction_id, x.global_position LIMIT 5) e) AS next
+             FROM platform.subscription_checkpoints c WHERE c.subscription = $1 AND c.source = $2`,
+          [subscription, source],
+        )),
+      );
+    }
     process.stderr.write(
-      `[test] settle: log readers still behind after ${timeoutMs} ms: ${JSON.stringify(lagging)}; ${await this.oldestOpenTransactions()}; this database's open sessions: ${JSON.stringify(sessions)}\n`,
+      `[test] settle: log readers still behind after ${timeoutMs} ms: ${JSON.stringify(lagging)}; where they stand: ${JSON.stringify(standing)}; ${await this.oldestOpenTransactions()}; this database's open sessions: ${JSON.stringify(sessions)}\n`,
     );
   }
 

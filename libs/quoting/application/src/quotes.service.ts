@@ -3,7 +3,7 @@
 // expires on its project's clock (read as expired from expiresAt on) unless one
 // transaction accepts it first.
 import { Injectable } from '@nestjs/common';
-import { AccountsPort, ApiError, requireAmount, requireEndorsement, sideExternalAccountId, type AcceptedQuote, type AcceptQuoteRequest, type QuoteRecord } from '@mm/contracts';
+import { AccountsPort, ApiError, requireAmount, requireEndorsement, sideExternalAccountId, type AcceptedQuote, type AcceptQuoteRequest, type CustomerView, type QuoteRecord } from '@mm/contracts';
 import {
   buildSides,
   planQuote,
@@ -62,8 +62,9 @@ export class QuotesService {
     if (plan.cashLocation) await this.cashPickups.requireEnabled(projectId);
     const wallet = (id: string | undefined) => (id ? this.accounts.wallet(projectId, id) : undefined);
     const account = (id: string | undefined) => (id ? this.accounts.externalAccount(projectId, id) : undefined);
-    // Every lookup at once, the customer's too (one round trip in one process, calls side by side across
-    // processes); their refusals are then taken in the order they would have come one after another.
+    // Every lookup at once (one round trip in one process, calls side by side across processes), the
+    // customer's too unless a source wallet of theirs may prove they exist and nothing fiat or cash needs
+    // their endorsements; their refusals are then taken in the order they would have come one by one.
     const [sourceWallet, sourceCard, buyWallet, destinationWallet, destinationAccount, cashLocation, asked] = await Promise.allSettled([
       wallet(plan.sourceWalletId),
       account(plan.sourceCardId),
@@ -71,8 +72,9 @@ export class QuotesService {
       wallet(plan.destinationWalletId),
       account(plan.destinationAccountId),
       plan.cashLocation ? this.cashPickups.location(plan.cashLocation.id, plan.cashLocation.reference) : undefined,
-      this.accounts.customer(projectId, input.customerId),
+      mayNeedCustomer(plan) ? this.accounts.customer(projectId, input.customerId) : undefined,
     ]);
+    const customerLookup = (): Promise<CustomerView> => (asked.status === 'fulfilled' && asked.value === undefined ? this.accounts.customer(projectId, input.customerId) : Promise.resolve(settledValue(asked)!));
     const resolved: ResolvedInstruments = {
       sourceWallet: settledValue(sourceWallet),
       sourceCard: settledValue(sourceCard),
@@ -83,7 +85,7 @@ export class QuotesService {
     };
     // A source the customer owns proves the customer exists; otherwise the customer's lookup decides (404 for an unknown one).
     const owner = resolved.sourceWallet?.customerId ?? resolved.sourceCard?.customerId;
-    const customer = owner !== input.customerId ? settledValue(asked) : undefined;
+    const customer = owner !== input.customerId ? await customerLookup() : undefined;
     const sides = buildSides(input, plan, resolved);
     const fixedAmountSide = input.source.amount !== undefined ? 'source' : 'destination';
     const amount = fixedAmountSide === 'source' ? input.source.amount! : input.destination.amount!;
@@ -94,7 +96,7 @@ export class QuotesService {
     // A fiat or cash side needs its currency's endorsement, as the accounts service has it now (docs/endorsements.md):
     // once the request is valid, before its amount is priced and held to limits.
     const endorsement = quoteEndorsement(sides);
-    const holder = endorsement ? (customer ?? settledValue(asked)) : customer;
+    const holder = endorsement ? (customer ?? (await customerLookup())) : customer;
     if (endorsement) requireEndorsement(holder!, endorsement.name, endorsement.operation);
     // Who a fiat payout comes from (its transaction's payoutOrigin): the customer, by name, as the accounts
     // service has it now; an account of the customer's own names them too.
@@ -200,6 +202,14 @@ export class QuotesService {
         return this.quotes.reopen(event.data.projectId, event.data.quoteId, event.streamVersion, event.data.at);
     }
   }
+}
+
+/**
+ * Whether the quote may need the customer's record: anything but a wallet-funded crypto quote (whose
+ * source wallet names its owner, and which needs no fiat endorsement).
+ */
+function mayNeedCustomer(plan: ReturnType<typeof planQuote>): boolean {
+  return !plan.sourceWalletId || Boolean(plan.sourceCardId || plan.destinationAccountId || plan.cashLocation);
 }
 
 /** A lookup's value, or its refusal thrown. */
