@@ -39,9 +39,18 @@ export class PgListener {
   async query(sql: string, params: unknown[] = []): Promise<boolean> {
     const client = this.client;
     if (!client) return false;
-    await client.query(sql, params);
+    // One at a time on the connection, in the order asked (pg is to stop queueing a query behind another).
+    const turn = this.inLine.then(() => client.query(sql, params));
+    this.inLine = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    await turn;
     return true;
   }
+
+  /** The statements asked on this connection so far, each after the one before. */
+  private inLine: Promise<void> = Promise.resolve();
 
   /** Resolves once LISTEN is in place; rejects if the first connection fails. */
   async start(): Promise<void> {
