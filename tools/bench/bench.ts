@@ -21,7 +21,7 @@ import { freeLoopbackPort } from '@mm/runtime/platform';
 import { benchDeposits, DEPOSITS_SCENARIO } from './deposits';
 import { benchInboundTransfers, INBOUND_SCENARIO } from './inbound-transfers';
 import { benchTransfers, TRANSFERS_SCENARIO } from './transfers';
-import { watchCpu } from './cpu';
+import { profileWindow, watchCpu } from './cpu';
 import { benchWebhooks } from './webhooks';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -53,9 +53,15 @@ async function run(options: Load, connections: number, seconds: number): Promise
 }
 
 /** A run first, so JIT warm-up and pool growth are not measured. */
-async function measure(options: Load, connections: number): Promise<Figures> {
+async function measure(options: Load, connections: number, profiled?: string): Promise<Figures> {
   if (WARMUP_S > 0) await run(options, connections, WARMUP_S);
-  return run(options, connections, DURATION_S);
+  // A platform scenario's measured run goes under BENCH_PROFILE_CMD (tools/bench/cpu.ts).
+  const endProfile = profiled ? profileWindow(profiled, connections) : async () => undefined;
+  try {
+    return await run(options, connections, DURATION_S);
+  } finally {
+    await endProfile();
+  }
 }
 
 function startProcess(name: string, args: string[], env: Record<string, string>): ChildProcess {
@@ -185,7 +191,7 @@ async function main(): Promise<void> {
       row('raw read (Fastify + pg select)', references.read, '1.00');
       row('raw write (one transaction)', references.write, '1.00');
       for (const scenario of httpScenarios) {
-        const f = await measure(scenario.load, clients);
+        const f = await measure(scenario.load, clients, scenario.name);
         row(scenario.name, f, `${(f.rps / references[scenario.reference].rps).toFixed(2)} ${scenario.reference}`);
       }
       process.stdout.write('\n');
