@@ -20,7 +20,8 @@ describe('sandbox clock', () => {
   let platform: TestPlatform;
   let token: string;
   beforeAll(async () => {
-    platform = await TestPlatform.start();
+    // Every route these tests call is the accounts service's (distributed, the others are not started).
+    platform = await TestPlatform.start({}, undefined, { services: ['accounts'] });
     token = await platform.token();
   }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
@@ -328,7 +329,13 @@ describe('start-up bootstrap (API-CONTRACT: Addresses, modes, start-up)', () => 
 describe('production mode', () => {
   let platform: TestPlatform;
   beforeAll(async () => {
-    platform = await TestPlatform.start({ MM_ENVIRONMENT: 'production', MM_BOOTSTRAP_API_KEY: 'sk_live_e2eProductionKey01', MM_BOOTSTRAP_API_SECRET: 'e2e-production-secret-0123' });
+    // Distributed, the services whose routes these tests call (the clock is the accounts service's); the others would
+    // answer 503, not 404, were they asked.
+    platform = await TestPlatform.start(
+      { MM_ENVIRONMENT: 'production', MM_BOOTSTRAP_API_KEY: 'sk_live_e2eProductionKey01', MM_BOOTSTRAP_API_SECRET: 'e2e-production-secret-0123' },
+      undefined,
+      { services: ['accounts', 'deposit-addresses'] },
+    );
   }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 

@@ -30,7 +30,8 @@ describe('bearer token verification', () => {
   const now = () => Math.floor(Date.now() / 1000);
 
   beforeAll(async () => {
-    platform = await TestPlatform.start();
+    // Every route these tests call is the accounts service's (distributed, the others are not started).
+    platform = await TestPlatform.start({}, undefined, { services: ['accounts'] });
     tenant = await platform.newProject('verification');
     // The issuer's own key, read from its database as the gateway reads it.
     await platform.token();

@@ -11,8 +11,27 @@ export type RowCounts = Record<string, number>;
  * event's metadata, for idempotency records by their scope; tables that belong to no project are left
  * out then (the files with a database of their own count them).
  */
-async function countRows(dataSource: Queryable, projectIds?: readonly string[]): Promise<RowCounts> {
-  const tables = await dataSource.query<{ schema: string; name: string; scope: 'project_id' | 'metadata' | 'scope' | null }>(
+type Table = { schema: string; name: string; scope: 'project_id' | 'metadata' | 'scope' | null };
+
+/**
+ * The tables a database has, read from the catalog once per connection pool: the platform makes its
+ * tables at start-up, before any test counts, and the catalog query costs more than the counts (a fuzz
+ * run counts after every request).
+ */
+const tablesOf = new WeakMap<Queryable, Promise<Table[]>>();
+
+function tables(dataSource: Queryable): Promise<Table[]> {
+  let found = tablesOf.get(dataSource);
+  if (!found) {
+    found = readTables(dataSource);
+    found.catch(() => tablesOf.delete(dataSource));
+    tablesOf.set(dataSource, found);
+  }
+  return found;
+}
+
+function readTables(dataSource: Queryable): Promise<Table[]> {
+  return dataSource.query<Table>(
     // Unlogged tables hold counters, not data (the rate limits count refused requests too, by design).
     `SELECT t.table_schema AS schema, t.table_name AS name,
             CASE WHEN EXISTS (SELECT 1 FROM information_schema.columns k WHERE k.table_schema = t.table_schema AND k.table_name = t.table_name AND k.column_name = 'project_id') THEN 'project_id'
@@ -26,9 +45,13 @@ async function countRows(dataSource: Queryable, projectIds?: readonly string[]):
         AND (t.table_schema, t.table_name) NOT IN (('webhooks', 'delivery_attempts'), ('webhooks', 'endpoint_health'))
       ORDER BY 1, 2`,
   );
+}
+
+async function countRows(dataSource: Queryable, projectIds?: readonly string[]): Promise<RowCounts> {
+  const all = await tables(dataSource);
   const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
-  const counted = projectIds === undefined ? tables : tables.filter((t) => t.scope !== null);
-  const where = (t: (typeof tables)[number]) =>
+  const counted = projectIds === undefined ? all : all.filter((t) => t.scope !== null);
+  const where = (t: Table) =>
     projectIds === undefined ? '' : ` WHERE ${t.scope === 'metadata' ? `metadata->>'projectId'` : t.scope} = ANY($${counted.length + 1})`;
   const rows = await dataSource.query<{ name: string; n: number }>(
     counted.map((t, i) => `SELECT $${i + 1}::text AS name, count(*)::int AS n FROM ${quote(t.schema)}.${quote(t.name)}${where(t)}`).join(' UNION ALL '),
