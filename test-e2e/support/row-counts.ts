@@ -57,7 +57,10 @@ async function countRows(dataSource: Queryable, projectIds?: readonly string[]):
     counted.map((t, i) => `SELECT $${i + 1}::text AS name, count(*)::int AS n FROM ${quote(t.schema)}.${quote(t.name)}${where(t)}`).join(' UNION ALL '),
     [...counted.map((t) => `${t.schema}.${t.name}`), ...(projectIds === undefined ? [] : [projectIds])],
   );
-  return Object.fromEntries(rows.map((r) => [r.name, r.n]));
+  // In the tables' order, whatever order the server answered in (a parallel plan of the UNION may mix them), so
+  // that two counts compare as JSON.
+  const counts = new Map(rows.map((r) => [r.name, r.n]));
+  return Object.fromEntries(counted.map((t) => [`${t.schema}.${t.name}`, counts.get(`${t.schema}.${t.name}`) ?? 0]));
 }
 
 /** The platform's rows per table: on the shared platform, those of the projects this file made. */
@@ -66,18 +69,22 @@ export function rowCounts(platform: TestPlatform): Promise<RowCounts> {
 }
 
 /**
- * Counts once the platform is idle: event handlers react to an earlier
- * success asynchronously, and their rows must not be blamed on a later refusal.
+ * Counts once the platform is idle: event handlers react to an earlier success asynchronously, and their rows
+ * must not be blamed on a later refusal. A handler's work may be a chain (an account's creation, then its
+ * provisioning by the provider, then the webhook fan-out of the provisioning's events), each link appended
+ * after the barrier before it: so each count follows a settle() of its own, and the counts are taken until two
+ * in a row agree. Every link appends events, which are counted, so two equal counts with a barrier between
+ * them leave no link unread.
  */
 export async function settledRowCounts(platform: TestPlatform, timeoutMs = 20_000): Promise<RowCounts> {
-  await platform.settle();
-  const count = () => rowCounts(platform);
   const deadline = Date.now() + timeoutMs;
-  let previous = await count();
+  await platform.settle();
+  let previous = await rowCounts(platform);
   for (;;) {
     // Long enough for a handler's transaction under CI load (provisioning, fan-out) to show.
     await new Promise((r) => setTimeout(r, 250));
-    const current = await count();
+    await platform.settle();
+    const current = await rowCounts(platform);
     if (JSON.stringify(current) === JSON.stringify(previous) || Date.now() > deadline) return current;
     previous = current;
   }
