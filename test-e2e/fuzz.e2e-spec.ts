@@ -179,8 +179,8 @@ describe('fuzz: generated JSON on every route that takes a body', () => {
           }
         }),
         // The same handlers validate in both modes: the platform run explores them fully, the distributed run
-        // (the gateway's proxy in front of the same code) takes half as many bodies, for CI's time.
-        { numRuns: Math.ceil((route.hasBodySchema ? 60 : 15) / (E2E_MODE === 'distributed' ? 2 : 1)) },
+        // (the gateway's proxy in front of the same code) takes a quarter as many bodies, for CI's time.
+        { numRuns: Math.ceil((route.hasBodySchema ? 60 : 15) / (E2E_MODE === 'distributed' ? 4 : 1)) },
       );
     }
     // The generators reach past the parser: some bodies validate, most are refused.
