@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, type EndorsementName } from '@mm/contracts';
 import { customerDecider, customerStreamId, type CustomerCommand, type CustomerEvent } from '@mm/accounts/domain';
-import { AccountsReadModels, type CustomerRow } from '@mm/accounts/infrastructure';
+import { AccountsReadModels, type CustomerRow, type WalletRow } from '@mm/accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
 import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
@@ -28,10 +28,18 @@ export class CustomersService {
 
   /** 400 InvalidCustomerID for a malformed id; 404 CustomerNotFound for one this project does not have. */
   async require(projectId: string, customerId: string): Promise<CustomerRow> {
-    if (!isId('customer', customerId)) throw new ApiError('InvalidCustomerID', `"${customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+    requireCustomerId(customerId);
     const row = await this.readModels.customer(projectId, customerId);
     if (!row) throw new ApiError('CustomerNotFound');
     return row;
+  }
+
+  /** As require, with the customer's wallets read in the same round trip. */
+  async requireWithWallets(projectId: string, customerId: string): Promise<{ customer: CustomerRow; wallets: WalletRow[] }> {
+    requireCustomerId(customerId);
+    const { customer, wallets } = await this.readModels.customerWithWallets(projectId, customerId);
+    if (!customer) throw new ApiError('CustomerNotFound');
+    return { customer, wallets };
   }
 
   async create(projectId: string, input: CreateCustomerInput): Promise<CustomerRow> {
@@ -106,4 +114,9 @@ export class CustomersService {
         return this.readModels.setEndorsement(event.data.projectId, event.data.customerId, event.data.name, 'rejected', event.streamVersion, event.data.rejectedAt);
     }
   }
+}
+
+/** 400 InvalidCustomerID for a value that is not a customer id at all. */
+function requireCustomerId(customerId: string): void {
+  if (!isId('customer', customerId)) throw new ApiError('InvalidCustomerID', `"${customerId.slice(0, 64)}" is not a customer id (cst_…)`);
 }

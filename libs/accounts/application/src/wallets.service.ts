@@ -92,9 +92,7 @@ export class WalletsService {
     if (!/^[A-Z]{3}$/.test(currency) || !rate) {
       throw new ApiError('UnsupportedCurrency', `estimatedBalanceCurrencyCode must be one of ${Object.keys(SANDBOX_FX_FROM_USD).join(', ')}`);
     }
-    if (!isId('customer', customerId)) throw new ApiError('InvalidCustomerID', `"${customerId.slice(0, 64)}" is not a customer id (cst_…)`);
-    const { customer, wallets } = await this.readModels.customerWithWallets(projectId, customerId);
-    if (!customer) throw new ApiError('CustomerNotFound');
+    const { customer, wallets } = await this.customers.requireWithWallets(projectId, customerId);
     const readings = await this.custodian.readBalances(customer, wallets);
     return customerBalance(customerId, readings, currency, rate);
   }
