@@ -5,7 +5,7 @@
 // grouped by API key, told of every revocation by the database (RevocationFeed),
 // and a revocation is answered once every process has dropped the key's tokens
 // (revokeEverywhere).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { NotifiedCache } from '@mm/platform/database';
 import type { Caller } from '@mm/platform/http';
 
@@ -15,6 +15,7 @@ export class VerifiedTokens extends NotifiedCache<Caller> {
   }
 
   static keyOf(token: string): string {
-    return createHash('sha256').update(token).digest('base64url');
+    // The one-shot digest: a Hash object per request cost about 2% of a read's CPU.
+    return hash('sha256', token, 'base64url');
   }
 }

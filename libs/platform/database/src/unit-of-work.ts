@@ -22,7 +22,7 @@
 // into the SQL. In READ COMMITTED every statement takes its own snapshot, so a lock
 // taken by one is seen by the reads after it; a failed statement fails the rest.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import type { DataSource } from 'typeorm';
 import { sendStatements, type Statement } from './statement-batch';
 
@@ -208,7 +208,7 @@ export class UnitOfWork {
    */
   async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
     const tx = this.current.getStore();
-    if (!tx) return (await this.pool.query(prepared(sql, params))).rows as T[];
+    if (!tx) return (await this.batch([{ sql, params }]))[0] as T[];
     return (await this.enqueue(tx, [{ sql, params }]))[0] as T[];
   }
 
@@ -219,17 +219,22 @@ export class UnitOfWork {
   async batch(statements: Statement[]): Promise<Rows[]> {
     const tx = this.current.getStore();
     if (tx) return this.enqueue(tx, statements);
-    if (statements.length === 1) return [await this.query(statements[0].sql, statements[0].params)];
+    // One statement too: pg's own query path copies its config and makes an event emitter per query, which
+    // cost a read of one row about a tenth of the process's CPU.
     const client = await this.pool.connect();
     let broken: Error | undefined;
+    // As in run(): a connection that dies while checked out emits 'error' on the client.
+    const onError = (error: Error) => (broken = error);
+    client.on('error', onError);
     try {
       return (await sendStatements(client, statements)).map((r) => r.rows ?? []);
     } catch (error) {
       // A statement that failed leaves the connection idle (its implicit transaction ended at the Sync),
       // unless the connection itself is gone.
-      if (!(error instanceof Error && 'code' in error)) broken = error as Error;
+      if (!(error instanceof Error && 'code' in error)) broken ??= error as Error;
       throw error;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }
@@ -284,8 +289,8 @@ export class UnitOfWork {
 
   /**
    * Sends these statements (BEGIN first if the transaction has not begun) in one round trip, runs the
-   * leads' checks on their rows in order, then answers each statement's caller. A single statement with
-   * nothing ahead of it goes as a named prepared statement; anything more as one simple-protocol query.
+   * leads' checks on their rows in order, then answers each statement's caller. However many they are, they
+   * go as one extended-protocol batch (statement-batch.ts).
    * A caller with nothing to send (settleLead) is answered once the sends before it have been.
    */
   private transmit(tx: Transaction, entries: Outgoing[]): Promise<void> {
@@ -302,8 +307,6 @@ export class UnitOfWork {
       let results: QueryResult[] = [];
       if (sent.length === 0) {
         await before;
-      } else if (tx.begun && sent.length === 1 && !sent[0].check && sent[0].sql !== 'COMMIT') {
-        results = [await tx.client.query(prepared(sent[0].sql, sent[0].params ?? []))];
       } else {
         const ahead = tx.begun ? [] : [{ sql: 'BEGIN' }];
         // Marked before sending: whatever happens to the query, the transaction may have begun.
@@ -340,17 +343,4 @@ export class UnitOfWork {
       throw error;
     }
   }
-}
-
-/** At most this many statement texts are prepared by name; any beyond (none are expected) run unnamed. */
-const MAX_PREPARED = 2000;
-const statementNames = new Map<string, string>();
-
-function prepared(text: string, values: unknown[]): QueryConfig {
-  let name = statementNames.get(text);
-  if (name === undefined && statementNames.size < MAX_PREPARED) {
-    name = `mm_${statementNames.size}`;
-    statementNames.set(text, name);
-  }
-  return { name, text, values };
 }

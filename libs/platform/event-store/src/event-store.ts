@@ -145,15 +145,8 @@ export class EventStore {
       values.push(eventId, event.type, JSON.stringify(event.data), JSON.stringify(metadata));
       return { eventId, source: this.schema, globalPosition: '', transactionId: '', streamId, streamVersion: version + i + 1, type: event.type, data: event.data, metadata, recordedAt };
     });
-    // The version a parameter: one statement text per number of events, whatever the stream's version.
     values.push(version);
-    const at = values.length;
-    const tuples = events.map((_, i) => `($${3 + i * 4}, $1, $${at}::integer + ${i + 1}, $${4 + i * 4}, $${5 + i * 4}::jsonb, $${6 + i * 4}::jsonb)`);
-    await this.uow.defer(
-      `WITH appended AS (INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata) VALUES ${tuples.join(', ')} RETURNING 1)
-       SELECT pg_notify('mm_events', $2) FROM appended LIMIT 1`,
-      values,
-    );
+    await this.uow.defer(this.appendDeferredSql(events.length), values);
     return recorded;
   }
 
@@ -164,13 +157,25 @@ export class EventStore {
   private appendStatement(streamId: string, expectedVersion: number | null, events: NewEvent[]): { sql: string; values: unknown[] } {
     const traceContext = activeTraceContext();
     const values: unknown[] = [streamId, expectedVersion, this.schema];
-    const tuples = events.map((event, i) => {
+    for (const event of events) {
       const metadata = { ...traceContext, ...event.metadata };
       values.push(newId('event'), event.type, JSON.stringify(event.data), JSON.stringify(metadata));
+    }
+    return { sql: this.appendSql(events.length), values };
+  }
+
+  /** Statement texts by number of events: made once, so that naming the prepared statement finds a hashed string. */
+  private readonly appendTexts = new Map<number, string>();
+  private readonly appendDeferredTexts = new Map<number, string>();
+
+  private appendSql(count: number): string {
+    let sql = this.appendTexts.get(count);
+    if (sql) return sql;
+    const tuples = Array.from({ length: count }, (_, i) => {
       const o = 3 + i * 4;
       return `($${o + 1}, ${i + 1}, $${o + 2}, $${o + 3}::jsonb, $${o + 4}::jsonb)`;
     });
-    const sql = `WITH current AS (SELECT coalesce(max(stream_version), 0) AS version FROM ${this.schema}.events WHERE stream_id = $1),
+    sql = `WITH current AS (SELECT coalesce(max(stream_version), 0) AS version FROM ${this.schema}.events WHERE stream_id = $1),
               appended AS (
                 INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata)
                 SELECT e.event_id, $1, current.version + e.n, e.type, e.data, e.metadata
@@ -178,7 +183,20 @@ export class EventStore {
                  WHERE $2::integer IS NULL OR current.version = $2::integer
                 RETURNING ${COLUMNS})
          SELECT appended.*, pg_notify('mm_events', $3) AS notified FROM appended ORDER BY stream_version`;
-    return { sql, values };
+    this.appendTexts.set(count, sql);
+    return sql;
+  }
+
+  private appendDeferredSql(count: number): string {
+    let sql = this.appendDeferredTexts.get(count);
+    if (sql) return sql;
+    // The version the last parameter: one statement text per number of events, whatever the stream's version.
+    const at = 2 + count * 4 + 1;
+    const tuples = Array.from({ length: count }, (_, i) => `($${3 + i * 4}, $1, $${at}::integer + ${i + 1}, $${4 + i * 4}, $${5 + i * 4}::jsonb, $${6 + i * 4}::jsonb)`);
+    sql = `WITH appended AS (INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata) VALUES ${tuples.join(', ')} RETURNING 1)
+       SELECT pg_notify('mm_events', $2) FROM appended LIMIT 1`;
+    this.appendDeferredTexts.set(count, sql);
+    return sql;
   }
 
   /**

@@ -6,7 +6,7 @@
 // duplicate that the first is in flight (409); once the first commits, the
 // duplicate finds the stored row and replays it. A crash leaves no marker behind.
 // Failed requests store nothing: retrying them with the same key runs them again.
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import { Injectable, Logger, UseInterceptors, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
@@ -72,7 +72,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (!KEY_FORMAT.test(key)) throw new ApiError('IdempotencyKeyInvalid', 'the key must be 1 to 255 printable ASCII characters');
     const scope = request.caller?.projectId ?? request.caller?.kind ?? 'anonymous';
     const path = request.url.split('?')[0];
-    const hash = createHash('sha256').update(`${request.method} ${path}\n${canonicalJson(request.body ?? null)}`).digest('hex');
+    const hash = digest('sha256', `${request.method} ${path}\n${canonicalJson(request.body ?? null)}`, 'hex');
     // The status Nest will send: the route's @HttpCode, else 201 for POST and 200 otherwise.
     const status = this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
     const sealed = this.reflector.get<boolean>(IDEMPOTENCY_SEALED, context.getHandler()) === true;
@@ -119,17 +119,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
         // statement answers, and nothing commits before it is.
         claim = this.uow.lead(`SELECT * FROM platform.claim_idempotency_key($1, $2)`, [scope, key], ([stored]) => judge(stored as unknown as Claim));
         const result = await run();
-        // The body as it will be serialised (class instances become plain JSON).
-        const body = result === undefined ? null : JSON.parse(JSON.stringify(result));
-        const kept: unknown = shownOnce
-          ? Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([field]) => !shownOnce.includes(field)))
+        // The body as it will be serialised (class instances become plain JSON), serialised once.
+        const text = result === undefined ? 'null' : JSON.stringify(result);
+        const body: unknown = JSON.parse(text);
+        const kept = shownOnce
+          ? JSON.stringify(Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([field]) => !shownOnce.includes(field))))
           : sealed
-          ? ({ sealed: this.keyRing().seal(Buffer.from(JSON.stringify(body), 'utf8'), context).toString('base64'), keyId: this.keyRing().currentId } satisfies SealedBody)
-          : body;
+          ? JSON.stringify({ sealed: this.keyRing().seal(Buffer.from(text, 'utf8'), context).toString('base64'), keyId: this.keyRing().currentId } satisfies SealedBody)
+          : text;
         // Sent with COMMIT: nothing reads it back in this transaction.
         await this.uow.defer(
           `INSERT INTO platform.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ($1, $2, $3, $4, $5::jsonb)`,
-          [scope, key, hash, status, JSON.stringify(kept)],
+          [scope, key, hash, status, kept],
         );
         return body;
       });

@@ -29,10 +29,12 @@ export class HttpMetrics {
 
   /** Counts every response, including errors and unknown routes. */
   instrument(fastify: FastifyInstance): void {
-    fastify.addHook('onResponse', async (request, reply) => {
+    // A callback hook, not an async one: no promise per response.
+    fastify.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
       this.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
       this.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+      done();
     });
   }
 }

@@ -48,6 +48,8 @@ export function withRequestId<T>(requestId: string, fn: () => T): T {
 
 export interface AccessLogger {
   info(fields: Record<string, unknown>, message: string): void;
+  /** Whether info lines are written at all (pino's): when not, the line is not even composed. */
+  isLevelEnabled?(level: string): boolean;
 }
 
 /** The longest unmatched path an access line carries. */
@@ -81,8 +83,10 @@ export function traceRequests(fastify: FastifyInstance, accessLog: AccessLogger)
     current.run(request.id, done);
   });
   fastify.addHook('onResponse', (request, reply, done) => {
-    const { fields, message } = accessLine(request, reply);
-    accessLog.info(fields, message);
+    if (accessLog.isLevelEnabled?.('info') !== false) {
+      const { fields, message } = accessLine(request, reply);
+      accessLog.info(fields, message);
+    }
     done();
   });
 }
