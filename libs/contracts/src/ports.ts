@@ -129,6 +129,11 @@ export interface AcceptedQuote {
   metadata: Record<string, string>;
   /** The quote owner's name, the holder of a fiat payout's origin; null when the quote did not keep it. */
   customerName: string | null;
+  /**
+   * This call accepted the quote (false: it had been accepted for this transaction before, a repeat). A
+   * quote accepted now has no transaction yet: only the caller that accepted it makes that transaction first.
+   */
+  acceptedNow: boolean;
 }
 
 export interface AcceptQuoteRequest {

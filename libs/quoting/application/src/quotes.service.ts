@@ -154,6 +154,7 @@ export class QuotesService {
         settlementType: q.settlementType,
         metadata: q.metadata,
         customerName: q.customerName ?? null,
+        acceptedNow: decision.events.length > 0,
       };
     });
   }

@@ -279,7 +279,12 @@ export class TransactionsService implements OnModuleInit {
     const review = needsReview(full) ? 'amount over the compliance review threshold' : undefined;
     let state: TransactionState;
     try {
-      ({ state } = await this.execute(projectId, transactionId, { type: 'CreateTransaction', record, pulled, review, firstLeg, at }, { newStream: true }));
+      // A quote this request accepted has no transaction: its first events need no answer and travel with the
+      // commit (one round trip less). A repeated acceptance appends at once, so that a transaction already made
+      // for the quote is refused as QuoteAlreadyAccepted. (Should another request make it in between after all,
+      // across processes, the commit fails on the stream's unique version, and the retry is such a repeat.)
+      const created = { type: 'CreateTransaction', record, pulled, review, firstLeg, at } as const;
+      ({ state } = await this.execute(projectId, transactionId, created, { newStream: true, deferAppend: quote.acceptedNow }));
     } catch (error) {
       // The quote's transaction exists already (its acceptance and pull answered as repeats): a second is refused.
       if (error instanceof ConcurrencyError) throw new ApiError('QuoteAlreadyAccepted', `quote ${quoteId} was accepted by transaction ${transactionId}`);
