@@ -249,7 +249,8 @@ export class DepositAddressesService implements OnModuleInit {
         rate: this.rate(existing.destination.instrument.asset),
         at,
       });
-      await this.store.append(depositStreamId(data.transactionId), 'no_stream', [{ type: 'depositAddress.depositReceived', data, metadata: { projectId } }]);
+      // A stream of the transaction id minted above: its first event travels with the commit.
+      await this.store.appendNewStreamDeferred(depositStreamId(data.transactionId), [{ type: 'depositAddress.depositReceived', data, metadata: { projectId } }]);
       await this.readModel.recordDeposit({
         transactionId: data.transactionId,
         projectId,

@@ -61,6 +61,8 @@ describe('deposit address read models on PostgreSQL', () => {
     // The deposit: the lock, then (its registration check said "unregistered") its held deposit.
     const arriving = db.uow.run(async () => {
       await readModel.lockCustomer('prj_1', 'cst_1');
+      // The lock travels with the transaction's next statement (the deposit sends its address's stream lock).
+      await db.uow.query('SELECT 1');
       depositLocked();
       await depositHolds;
       await readModel.recordDeposit(deposit('txn_01h455vb4pex5vsknk084sn0aa'));

@@ -435,7 +435,7 @@ export class TransactionsService implements OnModuleInit {
     if (deposit?.projectId !== projectId || !isId('transaction', String(deposit.transactionId))) {
       throw new ApiError('InvalidRequest', 'the deposit names another project or no transaction id');
     }
-    await runCommand(this.uow, () => this.createCashInTransaction(deposit));
+    await this.createFromPort((deferAppend) => this.createCashInTransaction(deposit, deferAppend));
     return { transactionId: deposit.transactionId };
   }
 
@@ -448,7 +448,7 @@ export class TransactionsService implements OnModuleInit {
     if (deposit?.projectId !== projectId || !isId('transaction', String(deposit.transactionId))) {
       throw new ApiError('InvalidRequest', 'the deposit names another project or no transaction id');
     }
-    await runCommand(this.uow, () => this.createDepositAddressTransaction(deposit));
+    await this.createFromPort((deferAppend) => this.createDepositAddressTransaction(deposit, deferAppend));
     return { transactionId: deposit.transactionId };
   }
 
@@ -461,7 +461,7 @@ export class TransactionsService implements OnModuleInit {
     if (deposit?.projectId !== projectId || !isId('transaction', String(deposit.transactionId))) {
       throw new ApiError('InvalidRequest', 'the deposit names another project or no transaction id');
     }
-    await runCommand(this.uow, () => this.createVirtualAccountTransaction(deposit));
+    await this.createFromPort((deferAppend) => this.createVirtualAccountTransaction(deposit, deferAppend));
     return { transactionId: deposit.transactionId };
   }
 
@@ -489,12 +489,12 @@ export class TransactionsService implements OnModuleInit {
     await this.createDepositAddressTransaction(event.data);
   }
 
-  private async createDepositAddressTransaction(d: EventPayloads['depositAddress.depositReceived']): Promise<void> {
+  private async createDepositAddressTransaction(d: EventPayloads['depositAddress.depositReceived'], deferAppend = false): Promise<void> {
     const record = depositTransactionRecord(d);
     const full = { ...record, status: 'processing', subStatus: null, at: d.at } as TransactionCreated;
     const next = depositNext(full, d, `${d.transactionId}.2`);
     try {
-      await this.createOnce(() => this.execute(d.projectId, d.transactionId, { type: 'CreateFromDeposit', record, depositLeg: cryptoDepositLeg(d), txHash: d.deposit.txHash, next, at: d.at }, { newStream: true }));
+      await this.createOnce(deferAppend, (options) => this.execute(d.projectId, d.transactionId, { type: 'CreateFromDeposit', record, depositLeg: cryptoDepositLeg(d), txHash: d.deposit.txHash, next, at: d.at }, options));
     } catch (error) {
       if (error instanceof ConcurrencyError) return;
       throw error;
@@ -540,18 +540,18 @@ export class TransactionsService implements OnModuleInit {
    * deposit leg pending (the bank settles it on its rail), or, for an account that takes no deposits now,
    * failed at once with the deposit returned to the sender. Once per transactionId.
    */
-  private async createVirtualAccountTransaction(d: EventPayloads['virtualAccount.depositReceived']): Promise<void> {
+  private async createVirtualAccountTransaction(d: EventPayloads['virtualAccount.depositReceived'], deferAppend = false): Promise<void> {
     const record = virtualAccountTransactionRecord(d);
     const returned = d.disposition === 'returnToSender' ? VIRTUAL_ACCOUNT_INACTIVE : undefined;
     try {
-      await this.createOnce(() => this.execute(d.projectId, d.transactionId, { type: 'CreateTransaction', record, firstLeg: bankDepositLeg(d), returned, at: d.at }, { newStream: true }));
+      await this.createOnce(deferAppend, (options) => this.execute(d.projectId, d.transactionId, { type: 'CreateTransaction', record, firstLeg: bankDepositLeg(d), returned, at: d.at }, options));
     } catch (error) {
       if (error instanceof ConcurrencyError) return;
       throw error;
     }
   }
 
-  private async createCashInTransaction(d: EventPayloads['cashIn.deposited']): Promise<void> {
+  private async createCashInTransaction(d: EventPayloads['cashIn.deposited'], deferAppend = false): Promise<void> {
     const customer = { relationship: 'customer', customerId: d.customerId, entityType: 'individual' } as const;
     const destination: TransactionCreated['destination'] = d.destination.walletId
       ? { type: 'walletOms', category: 'crypto', details: { id: d.destination.walletId, asset: d.destination.asset, network: d.destination.network, address: d.destination.blockchainAddress }, party: customer }
@@ -581,7 +581,7 @@ export class TransactionsService implements OnModuleInit {
     };
     const full = { ...record, status: 'processing', subStatus: null, at: d.at } as TransactionCreated;
     try {
-      await this.createOnce(() => this.execute(d.projectId, d.transactionId, { type: 'CreateTransaction', record, firstLeg: depositLeg(full, `${d.transactionId}.1`), at: d.at }, { newStream: true }));
+      await this.createOnce(deferAppend, (options) => this.execute(d.projectId, d.transactionId, { type: 'CreateTransaction', record, firstLeg: depositLeg(full, `${d.transactionId}.1`), at: d.at }, options));
     } catch (error) {
       if (error instanceof ConcurrencyError) return;
       throw error;
@@ -609,8 +609,25 @@ export class TransactionsService implements OnModuleInit {
    * holds the other events of the batch and the checkpoint, goes on instead of rolling back and being
    * read again.
    */
-  private createOnce(create: () => Promise<unknown>): Promise<unknown> {
-    return this.uow.savepoint(create);
+  private createOnce(deferAppend: boolean, create: (options: DecideOptions) => Promise<unknown>): Promise<unknown> {
+    // (The port's first attempt, which no caller's batch holds: see createFromPort.)
+    if (deferAppend) return create({ newStream: true, deferAppend: true });
+    return this.uow.savepoint(() => create({ newStream: true }));
+  }
+
+  /**
+   * The port's creation of a transaction from another service's deposit. Outside a caller's transaction its
+   * first attempt appends the stream's first events with the commit, one round trip less than appending
+   * them alone: the log reader making the same transaction at the same moment is rare, and then the commit
+   * fails on the stream's unique version, and the retry, appending at once, finds the transaction made.
+   */
+  private createFromPort(create: (deferAppend: boolean) => Promise<void>): Promise<void> {
+    let first = !this.uow.inTransaction;
+    return runCommand(this.uow, () => {
+      const deferAppend = first;
+      first = false;
+      return create(deferAppend);
+    });
   }
 
   private async execute(projectId: string, transactionId: string, command: TransactionCommand | ((state: TransactionState) => TransactionCommand), options: DecideOptions = {}) {

@@ -289,7 +289,8 @@ export class VirtualAccountsService implements OnModuleInit {
         rate: this.rate(destinationAsset(existing)),
         at: now.toISOString(),
       });
-      await this.store.append(depositStreamId(data.transactionId), 'no_stream', [{ type: 'virtualAccount.depositReceived', data, metadata: { projectId } }]);
+      // A stream of the transaction id minted above: its first event travels with the commit.
+      await this.store.appendNewStreamDeferred(depositStreamId(data.transactionId), [{ type: 'virtualAccount.depositReceived', data, metadata: { projectId } }]);
       await this.readModel.recordDeposit({
         transactionId: data.transactionId,
         projectId,
