@@ -121,6 +121,43 @@ describe('a transaction made once from another service\'s event', () => {
     expect(rows).toBe(1);
   });
 
+  it('answers the port with the transaction when the log reader made it first while the port was making it too', async () => {
+    const deposit = inboundTransfer(projectId);
+    let commitReader!: () => void;
+    const readerMayCommit = new Promise<void>((resolve) => (commitReader = resolve));
+    let readerAppended!: () => void;
+    const appended = new Promise<void>((resolve) => (readerAppended = resolve));
+    // The log reader's batch: the transaction made from the event, not yet committed.
+    const reader = db.uow.run(async () => {
+      await transactions.onVirtualAccountDeposit({ data: deposit } as RecordedEvent<'virtualAccount.depositReceived', VirtualAccountDepositReceived>);
+      await db.uow.query('SELECT 1');
+      readerAppended();
+      await readerMayCommit;
+    });
+    await appended;
+    // The port, in no transaction of a caller: its first attempt sends the transaction's first events with its
+    // commit, which waits on the reader's uncommitted ones.
+    const port = transactions.createForVirtualAccount(projectId, deposit);
+    await until(async () => {
+      const [{ waiting }] = await db.uow.query<{ waiting: number }>(
+        `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%transactions.events%'`,
+      );
+      return waiting > 0;
+    });
+    commitReader();
+    await reader;
+    // The port's commit failed on the stream's version; its retry found the transaction made.
+    await expect(port).resolves.toEqual({ transactionId: deposit.transactionId });
+    const [{ versions, distinct }] = await db.uow.query<{ versions: number; distinct: number }>(
+      `SELECT count(*)::int AS versions, count(DISTINCT stream_version)::int AS distinct FROM transactions.events WHERE stream_id = $1`,
+      [`transaction-${deposit.transactionId}`],
+    );
+    expect(versions).toBeGreaterThan(0);
+    expect(versions).toBe(distinct);
+    const [{ rows }] = await db.uow.query<{ rows: number }>(`SELECT count(*)::int AS rows FROM transactions.transactions WHERE id = $1`, [deposit.transactionId]);
+    expect(rows).toBe(1);
+  });
+
   it('makes the next deposit\'s transaction in the same batch after a deposit whose transaction the port had made', async () => {
     const made = inboundTransfer(projectId);
     const next = inboundTransfer(projectId);
