@@ -163,6 +163,23 @@ describe('stale destinations: a quote whose account stopped being usable', () =>
     });
   });
 
+  it('answers the account\'s refusal before the wallet\'s when neither could go on, and moves nothing', async () => {
+    const t = await tenant('stale-accept-before-funds');
+    const bank = await t.bank();
+    const quote = (amount: string) => t.post('/quotes', { customerId: t.ada.id, source: { type: 'walletOms', details: { id: t.usdc.id }, amount }, destination: { type: 'bankUs', details: { id: bank.id, network: 'ach', accountHolder: 'customer' } } });
+    const [first, second] = [await quote('600.00'), await quote('600.00')];
+    expect((await t.post('/transactions', { quoteId: first.body.id })).status).toBe(201);
+    const left = await t.balance(t.usdc.id);
+    await t.spoil(bank.id, 'invalidate');
+    // The second quote's wallet no longer holds its amount, and its account is invalid: the account decides.
+    const refused = await t.post('/transactions', { quoteId: second.body.id });
+    expectError(refused, 422, 'ExternalAccountNotActive');
+    expect(refused.body.cause).toContain(bank.id);
+    expect((await t.get(`/quotes/${second.body.id}`)).body).toMatchObject({ status: 'open', transactionId: null });
+    expect(await t.balance(t.usdc.id)).toBe(left);
+    expect(await ledger(second.body.id.replace('qt_', 'txn_'))).toEqual({ steps: [], transitEmpty: true });
+  });
+
   describe('after acceptance: the leg answers with the account unusable, and nothing is paid to it', () => {
     const payouts: Array<[string, keyof typeof corridors, Unusable, string]> = [
       ['an ACH payout to a bank account the provider invalidated', 'bank', 'invalidate', 'externalAccountInvalid'],

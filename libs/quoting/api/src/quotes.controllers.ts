@@ -65,8 +65,11 @@ export class QuotesInternalController {
   @InternalRoute()
   @NoIdempotencyKey()
   @HttpCode(200)
-  accept(@Body() body: { projectId: string } & AcceptQuoteRequest): Promise<AcceptedQuote> {
-    return this.quotes.accept(body.projectId, { quoteId: body.quoteId, transactionId: body.transactionId, at: body.at });
+  async accept(@Body() body: { projectId: string } & AcceptQuoteRequest): Promise<AcceptedQuote> {
+    // Across processes the checks are settled here, before the answer (and never serialised).
+    const { pendingChecks, ...quote } = await this.quotes.accept(body.projectId, { quoteId: body.quoteId, transactionId: body.transactionId, at: body.at });
+    await pendingChecks;
+    return quote;
   }
 
   @Post('release')

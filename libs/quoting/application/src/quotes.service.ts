@@ -135,16 +135,31 @@ export class QuotesService {
   /** The quotes port: accepts an open quote for one transaction (idempotent for that transaction). */
   async accept(projectId: string, request: AcceptQuoteRequest): Promise<AcceptedQuote> {
     if (!isId('quote', request.quoteId)) throw new ApiError('InvalidQuoteID', `"${String(request.quoteId).slice(0, 64)}" is not a quote id (qt_…)`);
+    // Joining the caller's transaction (one process), the accounts' checks need not hold the caller back:
+    // they travel with its next statements, and it awaits them (AcceptedQuote.pendingChecks).
+    const joined = this.uow.inTransaction;
     return runCommand(this.uow, async () => {
       const decision = await this.execute(projectId, request.quoteId, { type: 'AcceptQuote', projectId, transactionId: request.transactionId, at: request.at });
       if (decision.state.status === 'none') throw new ApiError('QuoteNotFound');
       const q = decision.state.quote;
+      const cashPickup = q.sourceToDestination === 'cryptoToCash' && decision.events.length > 0;
       // Accepted now (not a repeat for the same transaction): the external accounts the quote names must
       // still be usable, or the acceptance rolls back with nothing moved and the quote stays open.
-      if (decision.events.length > 0) await this.requireUsableAccounts(projectId, q);
+      let pendingChecks: Promise<void> | undefined;
+      if (decision.events.length > 0) {
+        const checks = this.requireUsableAccounts(projectId, q);
+        if (joined && !cashPickup) {
+          // Its refusal is the caller's to raise; not an unhandled rejection meanwhile.
+          checks.catch(() => undefined);
+          pendingChecks = checks;
+        } else {
+          await checks;
+        }
+      }
       // A cash pickup's limits decide, authoritatively, and the pickup counts from this transaction on.
-      if (q.sourceToDestination === 'cryptoToCash' && decision.events.length > 0) await this.cashPickups.accept(q, request.transactionId, request.at);
+      if (cashPickup) await this.cashPickups.accept(q, request.transactionId, request.at);
       return {
+        ...(pendingChecks ? { pendingChecks } : {}),
         quoteId: q.quoteId,
         customerId: q.customerId,
         sourceToDestination: q.sourceToDestination,
@@ -172,16 +187,23 @@ export class QuotesService {
 
   /** An account may be invalidated or deleted between the quote and its acceptance (issue 17): asked again now. */
   private async requireUsableAccounts(projectId: string, quote: QuoteRecord): Promise<void> {
-    for (const side of ['source', 'destination'] as const) {
+    // Both sides asked at once (one round trip), judged source first.
+    const asked = (['source', 'destination'] as const).flatMap((side) => {
       const id = sideExternalAccountId(quote[side]);
-      if (!id) continue;
-      const standing: AccountStanding = await this.accounts.externalAccount(projectId, id).catch((error: unknown) => {
+      if (!id) return [];
+      const standing: Promise<AccountStanding> = this.accounts.externalAccount(projectId, id).catch((error: unknown) => {
         // The quote resolved it when it was made: not found now means deleted since.
         if (error instanceof ApiError && error.errorName === 'ExternalAccountNotFound') return 'deleted' as const;
         throw error;
       });
-      requireUsableAtAcceptance(side, id, standing);
-    }
+      return [{ side, id, standing }];
+    });
+    const standings = await Promise.allSettled(asked.map((a) => a.standing));
+    asked.forEach(({ side, id }, i) => {
+      const answer = standings[i];
+      if (answer.status === 'rejected') throw answer.reason;
+      requireUsableAtAcceptance(side, id, answer.value);
+    });
   }
 
   /**

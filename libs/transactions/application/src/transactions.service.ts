@@ -266,15 +266,17 @@ export class TransactionsService implements OnModuleInit {
       customerName: quote.customerName ?? null,
     };
     const full = { ...record, status: 'processing', subStatus: null, at } as TransactionCreated;
-    await this.checkLimits(projectId, full);
     const cardBuy = quote.source.type === 'card';
-    let pulled: Extract<TransactionCommand, { type: 'CreateTransaction' }>['pulled'];
-    if (!cardBuy) {
+    // In one process the acceptance's account checks are still on their way: the limits and the pull travel
+    // with them, and their refusal comes first (as when the acceptance refused before anything else ran).
+    const pulled = await afterChecks(quote.pendingChecks, async (): Promise<Extract<TransactionCommand, { type: 'CreateTransaction' }>['pulled']> => {
+      await this.checkLimits(projectId, full);
+      if (cardBuy) return undefined;
       const walletId = String(quote.source.details.id);
       const amount = quote.pricing.source.amountGross;
       const { postingId } = await this.accounts.pullFunds(projectId, { transactionId, walletId, amount, at });
-      pulled = { walletId, postingId, asset: quote.pricing.source.asset, amount };
-    }
+      return { walletId, postingId, asset: quote.pricing.source.asset, amount };
+    });
     const firstLeg = cardBuy ? depositLeg(full, `${transactionId}.1`) : payoutLeg(full, `${transactionId}.1`);
     const review = needsReview(full) ? 'amount over the compliance review threshold' : undefined;
     let state: TransactionState;
@@ -720,4 +722,16 @@ function sameLimits(a: ProjectLimits, b: ProjectLimits): boolean {
 
 function nextLegId(state: TransactionState): string {
   return `${state.record!.transactionId}.${state.legs.length + 1}`;
+}
+
+/**
+ * work, started at once beside checks still on their way (AcceptedQuote.pendingChecks); the checks' refusal
+ * wins over work's own, and work's result is given only once both have settled.
+ */
+async function afterChecks<T>(checks: Promise<void> | undefined, work: () => Promise<T>): Promise<T> {
+  if (!checks) return work();
+  const [checked, done] = await Promise.allSettled([checks, work()]);
+  if (checked.status === 'rejected') throw checked.reason;
+  if (done.status === 'rejected') throw done.reason;
+  return done.value;
 }
