@@ -79,6 +79,14 @@ describe('a transaction made once from another service\'s event', () => {
   });
   afterAll(() => db.close());
 
+  /** Whether a session waits on a lock in an append to the transactions' log (the other side's uncommitted insert). */
+  async function appendWaits(): Promise<boolean> {
+    const [{ waiting }] = await db.uow.query<{ waiting: number }>(
+      `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%transactions.events%'`,
+    );
+    return waiting > 0;
+  }
+
   it('lets the log reader\'s batch go on when the port made the transaction while the reader was making it too', async () => {
     const deposit = inboundTransfer(projectId);
     const event = { data: deposit } as RecordedEvent<'virtualAccount.depositReceived', VirtualAccountDepositReceived>;
@@ -101,12 +109,7 @@ describe('a transaction made once from another service\'s event', () => {
       return events;
     });
     // The reader's append waits on the port's uncommitted one.
-    await until(async () => {
-      const [{ waiting }] = await db.uow.query<{ waiting: number }>(
-        `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%transactions.events%'`,
-      );
-      return waiting > 0;
-    });
+    await until(appendWaits);
     commitPort();
     await port;
     await expect(reader).resolves.toBeGreaterThan(0);
@@ -138,12 +141,7 @@ describe('a transaction made once from another service\'s event', () => {
     // The port, in no transaction of a caller: its first attempt sends the transaction's first events with its
     // commit, which waits on the reader's uncommitted ones.
     const port = transactions.createForVirtualAccount(projectId, deposit);
-    await until(async () => {
-      const [{ waiting }] = await db.uow.query<{ waiting: number }>(
-        `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%transactions.events%'`,
-      );
-      return waiting > 0;
-    });
+    await until(appendWaits);
     commitReader();
     await reader;
     // The port's commit failed on the stream's version; its retry found the transaction made.
