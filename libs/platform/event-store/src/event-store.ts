@@ -164,18 +164,23 @@ export class EventStore {
     return { sql: this.appendSql(events.length), values };
   }
 
-  /** Statement texts by number of events: made once, so that naming the prepared statement finds a hashed string. */
-  private readonly appendTexts = new Map<number, string>();
-  private readonly appendDeferredTexts = new Map<number, string>();
+  /** Statement texts by kind and number of events: made once, so that naming the prepared statement finds a hashed string. */
+  private readonly texts = new Map<string, string>();
+
+  private text(kind: 'append' | 'deferred', count: number, make: () => string): string {
+    const key = `${kind}:${count}`;
+    let sql = this.texts.get(key);
+    if (sql === undefined) this.texts.set(key, (sql = make()));
+    return sql;
+  }
 
   private appendSql(count: number): string {
-    let sql = this.appendTexts.get(count);
-    if (sql) return sql;
-    const tuples = Array.from({ length: count }, (_, i) => {
-      const o = 3 + i * 4;
-      return `($${o + 1}, ${i + 1}, $${o + 2}, $${o + 3}::jsonb, $${o + 4}::jsonb)`;
-    });
-    sql = `WITH current AS (SELECT coalesce(max(stream_version), 0) AS version FROM ${this.schema}.events WHERE stream_id = $1),
+    return this.text('append', count, () => {
+      const tuples = Array.from({ length: count }, (_, i) => {
+        const o = 3 + i * 4;
+        return `($${o + 1}, ${i + 1}, $${o + 2}, $${o + 3}::jsonb, $${o + 4}::jsonb)`;
+      });
+      return `WITH current AS (SELECT coalesce(max(stream_version), 0) AS version FROM ${this.schema}.events WHERE stream_id = $1),
               appended AS (
                 INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata)
                 SELECT e.event_id, $1, current.version + e.n, e.type, e.data, e.metadata
@@ -183,20 +188,17 @@ export class EventStore {
                  WHERE $2::integer IS NULL OR current.version = $2::integer
                 RETURNING ${COLUMNS})
          SELECT appended.*, pg_notify('mm_events', $3) AS notified FROM appended ORDER BY stream_version`;
-    this.appendTexts.set(count, sql);
-    return sql;
+    });
   }
 
   private appendDeferredSql(count: number): string {
-    let sql = this.appendDeferredTexts.get(count);
-    if (sql) return sql;
-    // The version the last parameter: one statement text per number of events, whatever the stream's version.
-    const at = 2 + count * 4 + 1;
-    const tuples = Array.from({ length: count }, (_, i) => `($${3 + i * 4}, $1, $${at}::integer + ${i + 1}, $${4 + i * 4}, $${5 + i * 4}::jsonb, $${6 + i * 4}::jsonb)`);
-    sql = `WITH appended AS (INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata) VALUES ${tuples.join(', ')} RETURNING 1)
+    return this.text('deferred', count, () => {
+      // The version the last parameter: one statement text per number of events, whatever the stream's version.
+      const at = 2 + count * 4 + 1;
+      const tuples = Array.from({ length: count }, (_, i) => `($${3 + i * 4}, $1, $${at}::integer + ${i + 1}, $${4 + i * 4}, $${5 + i * 4}::jsonb, $${6 + i * 4}::jsonb)`);
+      return `WITH appended AS (INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata) VALUES ${tuples.join(', ')} RETURNING 1)
        SELECT pg_notify('mm_events', $2) FROM appended LIMIT 1`;
-    this.appendDeferredTexts.set(count, sql);
-    return sql;
+    });
   }
 
   /**
