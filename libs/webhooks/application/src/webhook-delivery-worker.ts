@@ -108,7 +108,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
 
   private async pump(): Promise<void> {
     while (this.running && this.inFlight.size < this.concurrency) {
-      const claimed = await this.uow.run(() => this.deliveries.claimDue(this.concurrency - this.inFlight.size, LEASE_MARGIN_MS));
+      // One statement, its own transaction: no BEGIN and COMMIT round trips around it.
+      const claimed = await this.deliveries.claimDue(this.concurrency - this.inFlight.size, LEASE_MARGIN_MS);
       for (const delivery of claimed) {
         const attempt: Promise<void> = this.attempt(delivery)
           .catch((error: unknown) => this.logger.error(`delivery ${delivery.id} failed unexpectedly: ${String(error)}`))
@@ -177,14 +178,14 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
             : { status: 'queued', retryAfterSecs: delay };
         attempts.push({ id: delivery.id, leaseToken: delivery.lease_token, attempt, attemptedAt, ...result, ...next });
       }
-      const current = await this.deliveries.recordAttempts(attempts);
+      // The endpoints' health follows from the outcomes alone: its statements travel with the attempts'.
+      const [current] = await Promise.all([this.deliveries.recordAttempts(attempts), this.updateHealth(outcomes)]);
       for (const a of attempts) {
         if (a.status === 'failed' && current.has(a.id)) {
           const d = outcomes.find((o) => o.delivery.id === a.id)!.delivery;
           this.logger.warn(`webhook delivery ${a.id} to endpoint ${d.webhook_id} (project ${d.project_id}) failed after ${MAX_ATTEMPTS} attempts`);
         }
       }
-      await this.updateHealth(outcomes);
     });
   }
 

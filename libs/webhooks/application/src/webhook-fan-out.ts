@@ -97,17 +97,16 @@ export class WebhookFanOut {
     if (!input.webhookId) {
       await this.events.record({ eventId: input.eventId, projectId: input.projectId, event: input.event, resourceId: input.resourceId, createdAt, body: envelope(input.eventId) });
     }
+    const common = { projectId: input.projectId, eventId: input.eventId, event: input.event, resourceId: input.resourceId, test: input.event === 'webhook.test', createdAt };
+    if (input.webhookId) {
+      // A test send: a new evt_ to one enabled endpoint, so its row cannot be there yet; it goes with the commit.
+      const id = newId('webhookDelivery');
+      return [await this.deliveries.insertNew({ id, webhookId: input.webhookId, status: 'queued', body: envelope(id) }, common)];
+    }
     const rows: NewDelivery[] = endpoints.map((endpoint) => {
       const id = newId('webhookDelivery');
       return { id, webhookId: endpoint.id, status: endpoint.status === 'enabled' ? 'queued' : 'skipped', body: envelope(id) };
     });
-    return this.deliveries.insert(rows, {
-      projectId: input.projectId,
-      eventId: input.eventId,
-      event: input.event,
-      resourceId: input.resourceId,
-      test: input.event === 'webhook.test',
-      createdAt,
-    });
+    return this.deliveries.insert(rows, common);
   }
 }

@@ -145,6 +145,43 @@ export class WebhookDeliveries {
   }
 
   /**
+   * One queued delivery of an event no endpoint has had yet (a test send: its evt_ is new, so no row can
+   * be there already). Its insert and the worker's wake-up travel with the transaction's next statement
+   * or its COMMIT (UnitOfWork.defer), not in a round trip of their own; returns the row as inserted.
+   */
+  async insertNew(
+    delivery: NewDelivery & { status: 'queued' },
+    common: { projectId: string; eventId: string; event: string; resourceId: string | null; test: boolean; createdAt: string },
+  ): Promise<DeliveryRow> {
+    await this.uow.defer(
+      `WITH inserted AS (
+         INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $9, $9)
+         RETURNING id)
+       SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM inserted`,
+      [delivery.id, common.projectId, delivery.webhookId, common.eventId, common.event, common.resourceId, common.test, delivery.body, common.createdAt],
+    );
+    const at = new Date(common.createdAt);
+    return {
+      id: delivery.id,
+      project_id: common.projectId,
+      webhook_id: delivery.webhookId,
+      event_id: common.eventId,
+      event: common.event,
+      resource_id: common.resourceId,
+      test: common.test,
+      body: delivery.body,
+      status: 'queued',
+      attempt_count: 0,
+      next_attempt_at: at,
+      last_attempt_at: null,
+      delivered_at: null,
+      created_at: at,
+      updated_at: at,
+    };
+  }
+
+  /**
    * Deliveries a partner asked for (POST /webhooks/{id}/deliveries): new rows to one endpoint, queued
    * now, whatever it already received of these events. Returns them, in the order given.
    */
@@ -206,7 +243,8 @@ export class WebhookDeliveries {
   async recordAttempts(attempts: RecordedAttempt[]): Promise<Set<string>> {
     if (attempts.length === 0) return new Set();
     const column = <K extends keyof RecordedAttempt>(key: K) => attempts.map((a) => a[key]);
-    await this.uow.query(
+    // Nobody waits on the record: it travels with the update below.
+    await this.uow.defer(
       `INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, attempted_at, duration_ms, status_code, error, response_body)
        SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[])`,
       [column('id'), column('attempt'), column('attemptedAt'), column('durationMs'), column('statusCode'), column('error'), column('responseBody')],
