@@ -1,3 +1,5 @@
+// First: kafkajs' idle loop is stopped before any client of it is made.
+import './kafkajs-idle-loop';
 export * from './pg-log.transport';
 export * from './kafka-event.server';
 export * from './kafka-relay';

@@ -172,6 +172,8 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
           kafka: kafkaClient(kafka, `money-movement-${service}-relay`, logger),
           topicPrefix: kafka.topicPrefix,
           topic: kafka.topic,
+          // NOTIFY wakes it on every commit of its log, as the log readers are: polling only covers a lost notification.
+          idlePollMs: 1000,
           logger: new PinoNestLogger(logger),
         });
         await relay.start();
