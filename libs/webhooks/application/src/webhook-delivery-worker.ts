@@ -39,6 +39,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   private running = false;
   private pumping?: Promise<void>;
   private pumpAgain = false;
+  /** The last claim took as many as it asked for: more may be due than there were free slots. */
+  private mayHaveMore = false;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly outcomes: Outcome[] = [];
   private flushing?: Promise<void>;
@@ -108,20 +110,24 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
 
   private async pump(): Promise<void> {
     while (this.running && this.inFlight.size < this.concurrency) {
+      const asked = this.concurrency - this.inFlight.size;
       // One statement, its own transaction: no BEGIN and COMMIT round trips around it.
-      const claimed = await this.deliveries.claimDue(this.concurrency - this.inFlight.size, LEASE_MARGIN_MS);
+      const claimed = await this.deliveries.claimDue(asked, LEASE_MARGIN_MS);
       for (const delivery of claimed) {
         const attempt: Promise<void> = this.attempt(delivery)
           .catch((error: unknown) => this.logger.error(`delivery ${delivery.id} failed unexpectedly: ${String(error)}`))
           .finally(() => {
             this.inFlight.delete(attempt);
-            // Claim again once a batch's worth of slots is free (or none is in flight): one claim
-            // query for many deliveries, not one per delivery.
-            if (this.inFlight.size === 0 || this.concurrency - this.inFlight.size >= CLAIM_BATCH) this.wake();
+            // Claim again once a batch's worth of slots is free (or none is in flight), if the slots were
+            // what held the last claim back: one claim query for many deliveries, not one per delivery.
+            if (this.mayHaveMore && (this.inFlight.size === 0 || this.concurrency - this.inFlight.size >= CLAIM_BATCH)) this.wake();
           });
         this.inFlight.add(attempt);
       }
-      if (claimed.length === 0) return;
+      // Fewer than asked: nothing else is due now. What is queued later notifies (a wake during this
+      // claim claims again), and the poll covers retries coming due and a lost notification.
+      this.mayHaveMore = claimed.length === asked;
+      if (!this.mayHaveMore) return;
     }
   }
 
