@@ -51,6 +51,17 @@ interface Prepared {
 
 const preparedOn = new WeakMap<PoolClient, Prepared>();
 
+/** A failed batch's error → the results of the statements that answered before it failed, in order. */
+const answeredBeforeFailure = new WeakMap<object, QueryResult[]>();
+
+/**
+ * The results of the statements of a failed batch that answered before its failure (those ran; in a
+ * transaction, a COMMIT among them committed), or undefined for an error that is not a batch's.
+ */
+export function answeredBefore(error: unknown): QueryResult[] | undefined {
+  return typeof error === 'object' && error !== null ? answeredBeforeFailure.get(error) : undefined;
+}
+
 /** At most this many statement texts get a name; any beyond (none are expected) are parsed each time. */
 const MAX_NAMED = 2000;
 const names = new Map<string, string>();
@@ -148,6 +159,7 @@ class StatementBatch {
     // skips everything after an error up to the Sync).
     const failed = this.results.length;
     for (const { index, name } of this.parsing) this.settle(name, index < failed ? 'prepared' : 'uncertain');
+    if (typeof error === 'object' && error !== null) answeredBeforeFailure.set(error, this.results);
     this.reject(error);
   }
 

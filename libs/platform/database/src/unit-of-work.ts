@@ -24,7 +24,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import type { DataSource } from 'typeorm';
-import { sendStatements, type Statement } from './statement-batch';
+import { answeredBefore, sendStatements, type Statement } from './statement-batch';
 
 export type { Statement } from './statement-batch';
 
@@ -60,6 +60,27 @@ interface Transaction {
   committed: Array<() => Promise<void>>;
   /** Savepoints open now (savepoint()), for their names. */
   savepoints: number;
+  /** Notifications to send once the transaction has committed (notifyOnCommit): channel → payloads. */
+  notifications?: Map<string, Set<string>>;
+}
+
+/**
+ * NOTIFY after the commit: one statement, in the implicit transaction the batch's Sync ends (committed, or
+ * rolled back should it fail, leaving the connection idle either way), with that transaction's commit made
+ * asynchronous (set_config(…, true) holds for this transaction only).
+ */
+const NOTIFY_SQL = `SELECT set_config('synchronous_commit', 'off', true), pg_notify(n.channel, n.payload) FROM unnest($1::text[], $2::text[]) AS n (channel, payload)`;
+
+function notifyStatements(notifications: Map<string, Set<string>>): Statement[] {
+  const channels: string[] = [];
+  const payloads: string[] = [];
+  for (const [channel, set] of notifications) {
+    for (const payload of set) {
+      channels.push(channel);
+      payloads.push(payload);
+    }
+  }
+  return [{ sql: NOTIFY_SQL, params: [channels, payloads] }];
 }
 
 export class UnitOfWork {
@@ -90,8 +111,11 @@ export class UnitOfWork {
       result = await this.current.run(tx, fn);
       if (tx.refusal) throw tx.refusal.error;
       if (tx.leadLost) throw tx.leadLost.error;
-      // A transaction that wrote nothing has nothing to commit.
-      if (tx.begun || tx.outbox.length > 0) await this.transmit(tx, [...tx.outbox.splice(0), { sql: 'COMMIT' }]);
+      // A transaction that wrote nothing has nothing to commit. Its notifications follow the COMMIT in the
+      // same round trip (notifyOnCommit).
+      if (tx.begun || tx.outbox.length > 0) {
+        await this.transmit(tx, [...tx.outbox.splice(0), { sql: 'COMMIT' }], tx.notifications ? notifyStatements(tx.notifications) : []);
+      }
     } catch (error) {
       // A connection that cannot even roll back is not given back to the pool.
       if (tx.begun) await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
@@ -143,6 +167,30 @@ export class UnitOfWork {
     if (!tx) return;
     if (tx.unchecked > 0) await this.enqueue(tx, []);
     if (tx.leadLost) throw tx.leadLost.error;
+  }
+
+  /**
+   * Wakes the LISTENers of `channel` once the current transaction has committed (outside one, at once).
+   * A NOTIFY in the writing transaction itself would make PostgreSQL hold its cluster-wide notify lock
+   * from the commit's start until its WAL flush has finished, so that every notifying transaction of the
+   * cluster, from every process, would flush its commit alone, one after another, instead of sharing
+   * flushes with the others (group commit): at 8 clients, half the commits a second. So the notifications
+   * travel after the COMMIT, in the same round trip, in a transaction of their own whose commit does not
+   * wait for its flush (it wrote nothing else). Listeners hear of the commit after it is visible, as before.
+   * Should the process die between the two, the notification is lost: every listener of the platform
+   * polls as well (the log readers once a second when idle, the webhook worker four times).
+   * The same channel and payload twice in a transaction notify once, as PostgreSQL would.
+   */
+  async notifyOnCommit(channel: string, payload: string): Promise<void> {
+    const tx = this.current.getStore();
+    if (!tx) {
+      await this.batch(notifyStatements(new Map([[channel, new Set([payload])]])));
+      return;
+    }
+    tx.notifications ??= new Map();
+    let payloads = tx.notifications.get(channel);
+    if (!payloads) tx.notifications.set(channel, (payloads = new Set()));
+    payloads.add(payload);
   }
 
   /**
@@ -293,14 +341,15 @@ export class UnitOfWork {
    * go as one extended-protocol batch (statement-batch.ts).
    * A caller with nothing to send (settleLead) is answered once the sends before it have been.
    */
-  private transmit(tx: Transaction, entries: Outgoing[]): Promise<void> {
+  private transmit(tx: Transaction, entries: Outgoing[], trailing: Statement[] = []): Promise<void> {
     const before = tx.lastSend;
-    const send = this.send(tx, entries, before);
+    const send = this.send(tx, entries, before, trailing);
     tx.lastSend = send.catch(() => undefined);
     return send;
   }
 
-  private async send(tx: Transaction, entries: Outgoing[], before: Promise<void> | undefined): Promise<void> {
+  /** `trailing`: statements after the entries in the same round trip (after a COMMIT), whose answers nobody needs. */
+  private async send(tx: Transaction, entries: Outgoing[], before: Promise<void> | undefined, trailing: Statement[]): Promise<void> {
     const sent = entries.filter((e) => e.sql !== '');
     try {
       if (tx.refusal) throw tx.refusal.error;
@@ -311,11 +360,19 @@ export class UnitOfWork {
         const ahead = tx.begun ? [] : [{ sql: 'BEGIN' }];
         // Marked before sending: whatever happens to the query, the transaction may have begun.
         tx.begun = true;
+        const count = ahead.length + sent.length;
         try {
-          results = (await sendStatements(tx.client, [...ahead, ...sent])).slice(ahead.length);
+          results = (await sendStatements(tx.client, [...ahead, ...sent, ...trailing])).slice(ahead.length, count);
         } catch (error) {
-          if (sent.some((e) => e.check)) tx.leadLost ??= { error };
-          throw error;
+          // Only a trailing statement failed: everything before it, the COMMIT included, went through. The
+          // notifications are lost, which the listeners' polling covers.
+          const answered = answeredBefore(error);
+          if (trailing.length > 0 && answered && answered.length >= count) {
+            results = answered.slice(ahead.length, count);
+          } else {
+            if (sent.some((e) => e.check)) tx.leadLost ??= { error };
+            throw error;
+          }
         }
       }
       // The leads first: a refusal answers nobody's statement, and refuses the rest of the transaction. (A

@@ -4,6 +4,9 @@ import { context, propagation } from '@opentelemetry/api';
 import { newId } from '@mm/platform/ids';
 import { sqlState, UNIQUE_VIOLATION, type Statement, type UnitOfWork } from '@mm/platform/database';
 
+/** The channel an append notifies (after its commit) with its schema, for the log readers (libs/platform/messaging). */
+export const EVENTS_CHANNEL = 'mm_events';
+
 export interface EventMetadata {
   projectId?: string;
   correlationId?: string;
@@ -83,8 +86,8 @@ export class EventStore {
   }
 
   /**
-   * One statement: the expected-version check, the insert and the NOTIFY that wakes
-   * log readers (libs/platform/messaging; delivered only on commit). Versions follow
+   * One statement: the expected-version check and the insert; the NOTIFY that wakes log
+   * readers (libs/platform/messaging) follows the commit (UnitOfWork.notifyOnCommit). Versions follow
    * the stream's current one, so there is never a gap; a stream that moved on (or a
    * concurrent append of the same version, caught by the unique constraint) is a
    * ConcurrencyError.
@@ -101,6 +104,7 @@ export class EventStore {
       throw error;
     }
     if (rows.length === 0) throw new ConcurrencyError(streamId, expected);
+    await this.uow.notifyOnCommit(EVENTS_CHANNEL, this.schema);
     return rows.map((r) => this.toRecorded(r));
   }
 
@@ -113,6 +117,7 @@ export class EventStore {
     if (events.length === 0) return;
     const { sql, values } = this.appendStatement(streamId, null, events);
     await this.uow.defer(sql, values);
+    await this.uow.notifyOnCommit(EVENTS_CHANNEL, this.schema);
   }
 
   /**
@@ -138,7 +143,7 @@ export class EventStore {
     if (events.length === 0) return [];
     const traceContext = activeTraceContext();
     const recordedAt = new Date().toISOString();
-    const values: unknown[] = [streamId, this.schema];
+    const values: unknown[] = [streamId];
     const recorded: RecordedEvent[] = events.map((event, i) => {
       const eventId = newId('event');
       const metadata = { ...traceContext, ...event.metadata };
@@ -147,16 +152,16 @@ export class EventStore {
     });
     values.push(version);
     await this.uow.defer(this.appendDeferredSql(events.length), values);
+    await this.uow.notifyOnCommit(EVENTS_CHANNEL, this.schema);
     return recorded;
   }
 
   /**
-   * One statement: the expected-version check (none when null), the insert and the NOTIFY that wakes
-   * log readers.
+   * One statement: the expected-version check (none when null) and the insert.
    */
   private appendStatement(streamId: string, expectedVersion: number | null, events: NewEvent[]): { sql: string; values: unknown[] } {
     const traceContext = activeTraceContext();
-    const values: unknown[] = [streamId, expectedVersion, this.schema];
+    const values: unknown[] = [streamId, expectedVersion];
     for (const event of events) {
       const metadata = { ...traceContext, ...event.metadata };
       values.push(newId('event'), event.type, JSON.stringify(event.data), JSON.stringify(metadata));
@@ -177,7 +182,7 @@ export class EventStore {
   private appendSql(count: number): string {
     return this.text('append', count, () => {
       const tuples = Array.from({ length: count }, (_, i) => {
-        const o = 3 + i * 4;
+        const o = 2 + i * 4;
         return `($${o + 1}, ${i + 1}, $${o + 2}, $${o + 3}::jsonb, $${o + 4}::jsonb)`;
       });
       return `WITH current AS (SELECT coalesce(max(stream_version), 0) AS version FROM ${this.schema}.events WHERE stream_id = $1),
@@ -187,17 +192,16 @@ export class EventStore {
                   FROM current, (VALUES ${tuples.join(', ')}) AS e (event_id, n, type, data, metadata)
                  WHERE $2::integer IS NULL OR current.version = $2::integer
                 RETURNING ${COLUMNS})
-         SELECT appended.*, pg_notify('mm_events', $3) AS notified FROM appended ORDER BY stream_version`;
+         SELECT * FROM appended ORDER BY stream_version`;
     });
   }
 
   private appendDeferredSql(count: number): string {
     return this.text('deferred', count, () => {
       // The version the last parameter: one statement text per number of events, whatever the stream's version.
-      const at = 2 + count * 4 + 1;
-      const tuples = Array.from({ length: count }, (_, i) => `($${3 + i * 4}, $1, $${at}::integer + ${i + 1}, $${4 + i * 4}, $${5 + i * 4}::jsonb, $${6 + i * 4}::jsonb)`);
-      return `WITH appended AS (INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata) VALUES ${tuples.join(', ')} RETURNING 1)
-       SELECT pg_notify('mm_events', $2) FROM appended LIMIT 1`;
+      const at = 1 + count * 4 + 1;
+      const tuples = Array.from({ length: count }, (_, i) => `($${2 + i * 4}, $1, $${at}::integer + ${i + 1}, $${3 + i * 4}, $${4 + i * 4}::jsonb, $${5 + i * 4}::jsonb)`);
+      return `INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata) VALUES ${tuples.join(', ')}`;
     });
   }
 

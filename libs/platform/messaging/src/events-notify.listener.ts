@@ -4,10 +4,10 @@
 import type { LoggerService } from '@nestjs/common';
 import type { ClientConfig } from 'pg';
 import { PgListener } from '@mm/platform/database';
+import { EVENTS_CHANNEL } from '@mm/platform/event-store';
 
 export { listenConnectionConfig } from '@mm/platform/database';
-
-export const EVENTS_CHANNEL = 'mm_events';
+export { EVENTS_CHANNEL };
 
 export class EventsNotifyListener {
   private readonly listener: PgListener;

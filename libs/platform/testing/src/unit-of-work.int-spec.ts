@@ -323,4 +323,79 @@ describe('UnitOfWork', () => {
     await expect(db.uow.batch([{ sql: `INSERT INTO uow_implicit VALUES ($1)`, params: [2] }, { sql: `INSERT INTO uow_implicit VALUES ($1)`, params: [1] }])).rejects.toThrow(/duplicate key/);
     expect(await db.uow.query(`SELECT id FROM uow_implicit`)).toEqual([{ id: 1 }]);
   });
+
+  describe('notifyOnCommit', () => {
+    let listener: Client;
+    const heard: string[] = [];
+    const waiters: Array<{ payload: string; resolve: () => void }> = [];
+    /** Resolves once `payload` has been heard on uow_chan (at once if it was). */
+    const hear = (payload: string) =>
+      new Promise<void>((resolve) => {
+        if (heard.includes(payload)) resolve();
+        else waiters.push({ payload, resolve });
+      });
+    beforeAll(async () => {
+      await db.uow.query(`CREATE TABLE uow_notify (id int PRIMARY KEY)`);
+      listener = new Client({ connectionString: db.url });
+      await listener.connect();
+      listener.on('notification', (n) => {
+        heard.push(n.payload ?? '');
+        for (const w of waiters.filter((w) => w.payload === n.payload)) w.resolve();
+      });
+      await listener.query('LISTEN uow_chan');
+    });
+    afterAll(() => listener.end());
+
+    it('notifies after the COMMIT, in its round trip, once per channel and payload; the listener then sees the write', async () => {
+      const { trips } = await roundTrips(() =>
+        db.uow.run(async () => {
+          await db.uow.query(`INSERT INTO uow_notify VALUES (1) RETURNING id`);
+          await db.uow.notifyOnCommit('uow_chan', 'one');
+          await db.uow.notifyOnCommit('uow_chan', 'one');
+          await db.uow.notifyOnCommit('uow_chan', 'two');
+        }),
+      );
+      expect(trips).toHaveLength(2);
+      expect(trips[0]).toEqual(['BEGIN', 'INSERT INTO uow_notify VALUES (1) RETURNING id']);
+      // The writing transaction notifies nothing itself: its COMMIT first, then a transaction of the notifications.
+      expect(trips[1][0]).toBe('COMMIT');
+      expect(trips[1].slice(1)).toEqual([expect.stringContaining('pg_notify')]);
+      await Promise.all([hear('one'), hear('two')]);
+      expect(heard.filter((p) => p === 'one')).toHaveLength(1);
+      const other = new Client({ connectionString: db.url });
+      await other.connect();
+      try {
+        expect((await other.query(`SELECT id FROM uow_notify`)).rows).toEqual([{ id: 1 }]);
+      } finally {
+        await other.end();
+      }
+    });
+
+    it('notifies nothing for a transaction that rolls back', async () => {
+      await expect(
+        db.uow.run(async () => {
+          await db.uow.query(`INSERT INTO uow_notify VALUES (2) RETURNING id`);
+          await db.uow.notifyOnCommit('uow_chan', 'rolled-back');
+          throw new Error('refused');
+        }),
+      ).rejects.toThrow('refused');
+      // Outside a transaction it notifies at once; heard after the rolled-back one would have been.
+      await db.uow.notifyOnCommit('uow_chan', 'marker');
+      await hear('marker');
+      expect(heard).not.toContain('rolled-back');
+    });
+
+    it('keeps the commit when the notification after it fails (a payload PostgreSQL refuses), and the connection serves on', async () => {
+      await db.uow.run(async () => {
+        await db.uow.query(`INSERT INTO uow_notify VALUES (3) RETURNING id`);
+        await db.uow.notifyOnCommit('uow_chan', 'x'.repeat(9000));
+      });
+      expect(await db.uow.query(`SELECT id FROM uow_notify WHERE id = 3`)).toEqual([{ id: 3 }]);
+      await db.uow.run(async () => {
+        await db.uow.query(`INSERT INTO uow_notify VALUES (4) RETURNING id`);
+        await db.uow.notifyOnCommit('uow_chan', 'after');
+      });
+      await hear('after');
+    });
+  });
 });

@@ -111,23 +111,20 @@ export class WebhookDeliveries {
 
   /**
    * One row per endpoint, once: a redelivered event finds its rows and adds none. Notifies the
-   * worker (on commit) when any row is queued, in the same statement (PostgreSQL delivers one
-   * notification per channel and payload per transaction, however many rows ask). Returns the rows
-   * inserted now.
+   * worker once the transaction has committed when any row is queued (one notification a
+   * transaction, however many rows). Returns the rows inserted now.
    */
   async insert(
     deliveries: NewDelivery[],
     common: { projectId: string; eventId: string; event: string; resourceId: string | null; test: boolean; createdAt: string },
   ): Promise<DeliveryRow[]> {
     if (deliveries.length === 0) return [];
-    const rows = await this.uow.query<DeliveryRow & { notified?: unknown }>(
-      `WITH inserted AS (
-         INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at)
-         SELECT d.id, $1, d.webhook_id, $2, $3, $4, $5, d.body, d.status, CASE WHEN d.status = 'queued' THEN $6::timestamptz END, $6, $6
-           FROM unnest($7::text[], $8::text[], $9::text[], $10::text[]) AS d (id, webhook_id, body, status)
-         ON CONFLICT (webhook_id, event_id) WHERE NOT requested DO NOTHING
-         RETURNING ${DELIVERY_COLUMNS})
-       SELECT inserted.*, CASE WHEN inserted.status = 'queued' THEN pg_notify('${DELIVERIES_CHANNEL}', '') END AS notified FROM inserted`,
+    const rows = await this.uow.query<DeliveryRow>(
+      `INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at)
+       SELECT d.id, $1, d.webhook_id, $2, $3, $4, $5, d.body, d.status, CASE WHEN d.status = 'queued' THEN $6::timestamptz END, $6, $6
+         FROM unnest($7::text[], $8::text[], $9::text[], $10::text[]) AS d (id, webhook_id, body, status)
+       ON CONFLICT (webhook_id, event_id) WHERE NOT requested DO NOTHING
+       RETURNING ${DELIVERY_COLUMNS}`,
       [
         common.projectId,
         common.eventId,
@@ -141,26 +138,26 @@ export class WebhookDeliveries {
         deliveries.map((d) => d.status),
       ],
     );
-    return rows.map(({ notified: _notified, ...row }) => row);
+    if (rows.some((row) => row.status === 'queued')) await this.notifyQueued();
+    return rows;
   }
 
   /**
    * One queued delivery of an event no endpoint has had yet (a test send: its evt_ is new, so no row can
-   * be there already). Its insert and the worker's wake-up travel with the transaction's next statement
-   * or its COMMIT (UnitOfWork.defer), not in a round trip of their own; returns the row as inserted.
+   * be there already). Its insert travels with the transaction's next statement or its COMMIT
+   * (UnitOfWork.defer), not in a round trip of its own, and the worker's wake-up follows the commit;
+   * returns the row as inserted.
    */
   async insertNew(
     delivery: NewDelivery & { status: 'queued' },
     common: { projectId: string; eventId: string; event: string; resourceId: string | null; test: boolean; createdAt: string },
   ): Promise<DeliveryRow> {
     await this.uow.defer(
-      `WITH inserted AS (
-         INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $9, $9)
-         RETURNING id)
-       SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM inserted`,
+      `INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $9, $9)`,
       [delivery.id, common.projectId, delivery.webhookId, common.eventId, common.event, common.resourceId, common.test, delivery.body, common.createdAt],
     );
+    await this.notifyQueued();
     const at = new Date(common.createdAt);
     return {
       id: delivery.id,
@@ -205,8 +202,9 @@ export class WebhookDeliveries {
     return deliveries.map((d) => rows.find((r) => r.id === d.id)!);
   }
 
+  /** Wakes the workers once this transaction has committed (UnitOfWork.notifyOnCommit). */
   async notifyQueued(): Promise<void> {
-    await this.uow.query(`SELECT pg_notify('${DELIVERIES_CHANNEL}', '')`);
+    await this.uow.notifyOnCommit(DELIVERIES_CHANNEL, '');
   }
 
   /**
