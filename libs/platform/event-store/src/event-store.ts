@@ -104,7 +104,7 @@ export class EventStore {
       throw error;
     }
     if (rows.length === 0) throw new ConcurrencyError(streamId, expected);
-    await this.uow.notifyOnCommit(EVENTS_CHANNEL, this.schema);
+    await this.wakeReaders();
     return rows.map((r) => this.toRecorded(r));
   }
 
@@ -117,7 +117,7 @@ export class EventStore {
     if (events.length === 0) return;
     const { sql, values } = this.appendStatement(streamId, null, events);
     await this.uow.defer(sql, values);
-    await this.uow.notifyOnCommit(EVENTS_CHANNEL, this.schema);
+    await this.wakeReaders();
   }
 
   /**
@@ -152,7 +152,7 @@ export class EventStore {
     });
     values.push(version);
     await this.uow.defer(this.appendDeferredSql(events.length), values);
-    await this.uow.notifyOnCommit(EVENTS_CHANNEL, this.schema);
+    await this.wakeReaders();
     return recorded;
   }
 
@@ -167,6 +167,11 @@ export class EventStore {
       values.push(newId('event'), event.type, JSON.stringify(event.data), JSON.stringify(metadata));
     }
     return { sql: this.appendSql(events.length), values };
+  }
+
+  /** The log readers hear of this log's new events once the transaction has committed. */
+  private wakeReaders(): Promise<void> {
+    return this.uow.notifyOnCommit(EVENTS_CHANNEL, this.schema);
   }
 
   /** Statement texts by kind and number of events: made once, so that naming the prepared statement finds a hashed string. */

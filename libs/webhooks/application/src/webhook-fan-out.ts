@@ -75,10 +75,6 @@ export class WebhookFanOut {
    * test send, which has `webhookId`) is recorded for the Events API too, once.
    */
   async fanOut(input: FanOutInput): Promise<DeliveryRow[]> {
-    const endpoints = input.webhookId
-      ? [{ id: input.webhookId, status: 'enabled' as const }]
-      : await this.deliveries.subscribedEndpoints(input.projectId, input.event, !COMPLIANCE_REVIEW_EVENTS.includes(input.event));
-    if (endpoints.length === 0 && input.webhookId) return [];
     const createdAt = (await this.clock.now(input.projectId)).toISOString();
     const envelope = (deliveryId: string) =>
       JSON.stringify(
@@ -94,15 +90,14 @@ export class WebhookFanOut {
           data: input.data,
         }),
       );
-    if (!input.webhookId) {
-      await this.events.record({ eventId: input.eventId, projectId: input.projectId, event: input.event, resourceId: input.resourceId, createdAt, body: envelope(input.eventId) });
-    }
     const common = { projectId: input.projectId, eventId: input.eventId, event: input.event, resourceId: input.resourceId, test: input.event === 'webhook.test', createdAt };
     if (input.webhookId) {
       // A test send: a new evt_ to one enabled endpoint, so its row cannot be there yet; it goes with the commit.
       const id = newId('webhookDelivery');
       return [await this.deliveries.insertNew({ id, webhookId: input.webhookId, status: 'queued', body: envelope(id) }, common)];
     }
+    await this.events.record({ eventId: input.eventId, projectId: input.projectId, event: input.event, resourceId: input.resourceId, createdAt, body: envelope(input.eventId) });
+    const endpoints = await this.deliveries.subscribedEndpoints(input.projectId, input.event, !COMPLIANCE_REVIEW_EVENTS.includes(input.event));
     const rows: NewDelivery[] = endpoints.map((endpoint) => {
       const id = newId('webhookDelivery');
       return { id, webhookId: endpoint.id, status: endpoint.status === 'enabled' ? 'queued' : 'skipped', body: envelope(id) };

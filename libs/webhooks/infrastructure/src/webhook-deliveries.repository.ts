@@ -81,6 +81,16 @@ export interface NewDelivery {
   body: string;
 }
 
+/** What every delivery of one event shares. */
+export interface DeliveryCommon {
+  projectId: string;
+  eventId: string;
+  event: string;
+  resourceId: string | null;
+  test: boolean;
+  createdAt: string;
+}
+
 export interface DeliveryFilter {
   status?: DeliveryStatus;
   eventId?: string;
@@ -116,7 +126,7 @@ export class WebhookDeliveries {
    */
   async insert(
     deliveries: NewDelivery[],
-    common: { projectId: string; eventId: string; event: string; resourceId: string | null; test: boolean; createdAt: string },
+    common: DeliveryCommon,
   ): Promise<DeliveryRow[]> {
     if (deliveries.length === 0) return [];
     const rows = await this.uow.query<DeliveryRow>(
@@ -150,7 +160,7 @@ export class WebhookDeliveries {
    */
   async insertNew(
     delivery: NewDelivery & { status: 'queued' },
-    common: { projectId: string; eventId: string; event: string; resourceId: string | null; test: boolean; createdAt: string },
+    common: DeliveryCommon,
   ): Promise<DeliveryRow> {
     await this.uow.defer(
       `INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at)
