@@ -19,6 +19,7 @@ import { createEventTransport, KafkaRelay } from '@mm/platform/messaging';
 import {
   ApiFastifyAdapter,
   capConnections,
+  closeConnectionsOnceAnswered,
   configureHttpApp,
   connectionOptions,
   frameworkErrors,
@@ -107,6 +108,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
       ...connectionOptions(config),
     });
     capConnections(adapter.getHttpServer(), config);
+    closeConnectionsOnceAnswered(adapter.getInstance());
     // Before any route or plugin, so that every response carries the id, refusals included.
     traceRequests(adapter.getInstance(), logger);
     app = await NestFactory.create<NestFastifyApplication>(PlatformModule.forRoot(config, dataSource, services), adapter, {
