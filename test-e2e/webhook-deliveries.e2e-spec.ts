@@ -226,6 +226,23 @@ describe('webhook deliveries', () => {
       expect(receiver.at('/named').map((r) => r.body.event ?? r.body.eventType)).toEqual(['externalAccount.statusChanged', 'webhook.test']);
     });
 
+    it("sends a resource's events to an endpoint one after another, in the order they occurred, each once the one before was answered", async () => {
+      // Ordering is best effort (spec), kept wherever one sender can keep it: a receiver slow to answer
+      // does not get a resource's next event before it has answered the one before.
+      const t = await tenant('ordered');
+      const hangMs = 500;
+      receiver.hang('/ordered', hangMs);
+      await t.endpoint('/ordered', ['externalAccount.created', 'externalAccount.statusChanged', 'externalAccount.verified']);
+      const customer = (await t.post('/customers', { type: 'individual', firstName: 'Edsger', lastName: 'Dijkstra' })).body;
+      await t.post('/external-accounts', { owner: { kind: 'customer', customerId: customer.id }, type: 'bankUs', bankUs: { accountNumber: '55667788', routingNumber: '021000021' } });
+      const got = await arrivals('/ordered', 3);
+      expect(got.map((r) => r.body.event ?? r.body.eventType)).toEqual(['externalAccount.created', 'externalAccount.statusChanged', 'externalAccount.verified']);
+      const sequences = got.map((r) => Number(r.body.sequence));
+      expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+      // Each arrived after the answer to the one before it (the receiver answers hangMs after arrival).
+      for (let i = 1; i < got.length; i++) expect(got[i].at - got[i - 1].at).toBeGreaterThanOrEqual(hangMs);
+    });
+
     it('creates no delivery rows for a disabled endpoint, and refuses to test it', async () => {
       const t = await tenant('disabled');
       const hook = await t.endpoint('/disabled');

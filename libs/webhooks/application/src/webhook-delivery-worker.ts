@@ -19,6 +19,11 @@ const LEASE_MARGIN_MS = 5_000;
 const IDLE_POLL_MS = 250;
 /** Free slots worth a claim query while deliveries are in flight. */
 const CLAIM_BATCH = 8;
+/**
+ * Longest wait for the send before it (same endpoint, same resource) that still leaves an attempt its
+ * endpoint's whole timeout within the lease; a delivery that waited longer is given back, unattempted.
+ */
+const MAX_ORDER_WAIT_MS = LEASE_MARGIN_MS - 2_000;
 
 interface Outcome {
   delivery: ClaimedDelivery;
@@ -42,6 +47,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   /** The last claim took as many as it asked for: more may be due than there were free slots. */
   private mayHaveMore = false;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Per endpoint and resource, the last send under way: the next waits for its answer. */
+  private readonly lastSends = new Map<string, Promise<void>>();
   private readonly outcomes: Outcome[] = [];
   private flushing?: Promise<void>;
 
@@ -111,10 +118,13 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   private async pump(): Promise<void> {
     while (this.running && this.inFlight.size < this.concurrency) {
       const asked = this.concurrency - this.inFlight.size;
+      // Before the claim: the lease runs from a moment after it.
+      const claimStarted = performance.now();
       // One statement, its own transaction: no BEGIN and COMMIT round trips around it.
       const claimed = await this.deliveries.claimDue(asked, LEASE_MARGIN_MS);
+      // In the claim's order, which is the order the deliveries were made in.
       for (const delivery of claimed) {
-        const attempt: Promise<void> = this.attempt(delivery)
+        const attempt: Promise<void> = this.attempt(delivery, claimStarted)
           .catch((error: unknown) => this.logger.error(`delivery ${delivery.id} failed unexpectedly: ${String(error)}`))
           .finally(() => {
             this.inFlight.delete(attempt);
@@ -131,7 +141,35 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     }
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  /**
+   * Ordering is best effort (at least once, deduplicated by the receiver on sequence), made as good
+   * as one process can: a resource's deliveries to an endpoint go one after another, in the order
+   * they were made, each once the one before it was answered. A test send keeps no order.
+   */
+  private async attempt(delivery: ClaimedDelivery, claimStarted: number): Promise<void> {
+    const key = delivery.test || delivery.resource_id === null ? undefined : `${delivery.webhook_id} ${delivery.resource_id}`;
+    const before = key === undefined ? undefined : this.lastSends.get(key);
+    let answered!: () => void;
+    const mine = new Promise<void>((resolve) => (answered = resolve));
+    if (key !== undefined) this.lastSends.set(key, mine);
+    try {
+      if (before) {
+        await before;
+        if (performance.now() - claimStarted > MAX_ORDER_WAIT_MS) {
+          // The lease may not last through a whole attempt now: due again at once, claimed afresh.
+          await this.deliveries.release(delivery.id, delivery.lease_token);
+          this.wake();
+          return;
+        }
+      }
+      await this.send(delivery);
+    } finally {
+      answered();
+      if (key !== undefined && this.lastSends.get(key) === mine) this.lastSends.delete(key);
+    }
+  }
+
+  private async send(delivery: ClaimedDelivery): Promise<void> {
     // The time the claim found it due, on the project's clock in PostgreSQL (one source of "now").
     const attemptedAt = new Date(delivery.claimed_at).toISOString();
     let result: SendResult;

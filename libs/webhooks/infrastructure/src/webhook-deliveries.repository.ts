@@ -47,6 +47,9 @@ export interface ClaimedDelivery {
   webhook_id: string;
   /** evt_: sent in the Webhook-Event-Id header. */
   event_id: string;
+  /** The resource the event is of; with `test`, whether its sends keep an order (a test send's does not). */
+  resource_id: string | null;
+  test: boolean;
   body: string;
   attempt_count: number;
   url: string;
@@ -238,10 +241,15 @@ export class WebhookDeliveries {
          FROM due, webhooks.endpoints e
          LEFT JOIN webhooks.signing_keys k ON k.webhook_id = e.id AND k.retired_at IS NULL
         WHERE d.id = due.id AND e.id = d.webhook_id
-       RETURNING d.id, d.project_id, d.webhook_id, d.event_id, d.body, d.attempt_count, e.url, e.timeout_ms, e.notify_threshold_secs,
+       RETURNING d.id, d.project_id, d.webhook_id, d.event_id, d.resource_id, d.test, d.body, d.attempt_count, e.url, e.timeout_ms, e.notify_threshold_secs,
                  d.lease_token::text AS lease_token, k.encryption_key_id, k.key_sealed, due.project_now AS claimed_at`,
       [limit, leaseMs, randomUUID()],
     );
+  }
+
+  /** Gives back a claimed delivery unattempted, while the lease is still this claim's: it is due again at once. */
+  async release(id: string, leaseToken: string): Promise<void> {
+    await this.uow.query(`UPDATE webhooks.deliveries SET lease_until = NULL, lease_token = NULL WHERE id = $1 AND lease_token = $2::uuid`, [id, leaseToken]);
   }
 
   /**
