@@ -29,6 +29,9 @@ describe('loadConfig', () => {
 
   it("takes only a session timeout every stock Kafka broker accepts (6 s to 5 min: group.min/max.session.timeout.ms)", () => {
     expect(loadConfig({ MM_KAFKA_SESSION_TIMEOUT_MS: '6000' }).MM_KAFKA_SESSION_TIMEOUT_MS).toBe(6000);
+    expect(loadConfig({}).MM_KAFKA_MAX_WAIT_MS).toBe(200);
+    expect(loadConfig({ MM_KAFKA_MAX_WAIT_MS: '25' }).MM_KAFKA_MAX_WAIT_MS).toBe(25);
+    for (const bad of ['5', '30001', '1.5', 'soon']) expect(() => loadConfig({ MM_KAFKA_MAX_WAIT_MS: bad })).toThrow(/MM_KAFKA_MAX_WAIT_MS/);
     expect(loadConfig({ MM_KAFKA_SESSION_TIMEOUT_MS: '300000' }).MM_KAFKA_SESSION_TIMEOUT_MS).toBe(300_000);
     expect(() => loadConfig({ MM_KAFKA_SESSION_TIMEOUT_MS: '3000' })).toThrow(/MM_KAFKA_SESSION_TIMEOUT_MS must be at least 6000/);
     expect(() => loadConfig({ MM_KAFKA_SESSION_TIMEOUT_MS: '300001' })).toThrow(/MM_KAFKA_SESSION_TIMEOUT_MS must be at most 300000/);

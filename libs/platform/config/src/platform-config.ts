@@ -135,6 +135,18 @@ export class PlatformConfig {
   MM_KAFKA_SESSION_TIMEOUT_MS = 10_000;
 
   /**
+   * Distributed mode on Kafka: how long a consumer's fetch waits for new events when there are none.
+   * A stock broker answers as soon as events arrive, so a longer wait costs no latency, only fewer idle
+   * fetches; a broker that answers an empty fetch only when the wait is over (librdkafka's mock cluster,
+   * which the tests use) delays every event by up to this.
+   */
+  @Transform(toInt)
+  @IsInt({ message: 'MM_KAFKA_MAX_WAIT_MS must be a whole number of milliseconds' })
+  @Min(10, { message: 'MM_KAFKA_MAX_WAIT_MS must be at least 10' })
+  @Max(30_000, { message: 'MM_KAFKA_MAX_WAIT_MS must be at most 30000' })
+  MM_KAFKA_MAX_WAIT_MS = 200;
+
+  /**
    * `npm run start:distributed`: how long each service may take to answer /readyz before start-up is
    * abandoned (every process stopped, the one not ready named). A busy machine needs more than an idle one.
    */

@@ -32,12 +32,12 @@ export function kafkaSettings(config: PlatformConfig, logger: Logger): KafkaSett
     // range); one that stops leaves its group at once. A heartbeat a second is well under a third
     // of the least session timeout, so a running member is never taken for dead, and it hears of a
     // rebalance within a second. A rebalance waits at most a session for the members to rejoin.
-    // A fetch waits at most 200 ms for new events, so an event reaches its consumers in well under
-    // a second even on brokers that answer an empty fetch only when the wait is over (librdkafka's
-    // mock cluster, in the tests).
+    // A fetch waits at most MM_KAFKA_MAX_WAIT_MS (200 ms by default) for new events, so an event reaches
+    // its consumers in well under a second even on brokers that answer an empty fetch only when the wait
+    // is over (librdkafka's mock cluster, in the tests).
     consumer: {
       client: { logLevel: logLevel.WARN, logCreator: kafkaLog(logger) },
-      consumer: { sessionTimeout, rebalanceTimeout: sessionTimeout, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
+      consumer: { sessionTimeout, rebalanceTimeout: sessionTimeout, heartbeatInterval: 1_000, maxWaitTimeInMs: config.MM_KAFKA_MAX_WAIT_MS },
     },
   };
 }
