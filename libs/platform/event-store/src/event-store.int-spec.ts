@@ -53,6 +53,17 @@ describe('EventStore on PostgreSQL', () => {
     expect(events[0].eventId).toMatch(/^evt_[0-9a-hjkmnp-tv-z]{26}$/);
   });
 
+  it('tells whether a stream has events, a stream of an uncommitted transaction only inside it', async () => {
+    expect(await store.streamExists('exists-1')).toBe(false);
+    await db.uow.run(async () => {
+      await store.append('exists-1', 'no_stream', [{ type: 'thing.made', data: {} }]);
+      expect(await store.streamExists('exists-1')).toBe(true);
+      expect(await db.uow.runDetached(() => store.streamExists('exists-1'))).toBe(false);
+    });
+    expect(await store.streamExists('exists-1')).toBe(true);
+    expect(await store.streamExists('exists-')).toBe(false);
+  });
+
   it('refuses an append at a stale expected version', async () => {
     await store.append('order-2', 'no_stream', [{ type: 'order.placed', data: {} }]);
     await expect(store.append('order-2', 'no_stream', [{ type: 'order.placed', data: {} }])).rejects.toBeInstanceOf(ConcurrencyError);

@@ -266,6 +266,12 @@ export class EventStore {
     return rows.map((r) => this.toRecorded(r));
   }
 
+  /** Whether the stream has an event: one index probe, no event read. */
+  async streamExists(streamId: string): Promise<boolean> {
+    const [row] = await this.uow.query<{ exists: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${this.schema}.events WHERE stream_id = $1) AS exists`, [streamId]);
+    return row.exists;
+  }
+
   async readStream(streamId: string): Promise<RecordedEvent[]> {
     const rows = await this.uow.query<EventRow>(this.readStreamSql, [streamId]);
     return rows.map((r) => this.toRecorded(r));
