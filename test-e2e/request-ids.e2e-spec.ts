@@ -111,12 +111,13 @@ describe('request ids', () => {
       });
       expect(expectIdOnError(res, 404)).toBe(sent);
       if (E2E_MODE !== 'distributed') return;
-      // gateway → quoting → the accounts service's port (its lookups side by side), one id throughout. The
-      // gateway's line is the last: it is written once the quoting service has answered.
-      const routes = await eventually(async () => {
-        const lines = logLines(platform.logs()).filter((line) => line.fields.requestId === sent && isAccessLine(line));
-        return lines.some((line) => line.process === 'gateway') ? [...new Set(lines.map((line) => `${line.process} ${line.fields.route}`))].sort() : undefined;
-      });
+      // gateway → quoting → the accounts service's port (its lookups side by side), one id throughout. Each
+      // process writes its line once it has answered, and each line reaches the test through that process's
+      // own output, so they arrive in no set order: wait for a line from each of the three (if one never
+      // comes, the comparison below shows which).
+      const lines = () => logLines(platform.logs()).filter((line) => line.fields.requestId === sent && isAccessLine(line));
+      await eventually(async () => (new Set(lines().map((line) => line.process)).size >= 3 ? true : undefined)).catch(() => undefined);
+      const routes = [...new Set(lines().map((line) => `${line.process} ${line.fields.route}`))].sort();
       expect(routes).toEqual(['accounts /v0.13/internal/accounts/wallet', 'gateway /v0.13/quotes', 'quoting /v0.13/quotes']);
     });
 
