@@ -21,7 +21,7 @@ import { freeLoopbackPort } from '@mm/runtime/platform';
 import { benchDeposits, DEPOSITS_SCENARIO } from './deposits';
 import { benchInboundTransfers, INBOUND_SCENARIO } from './inbound-transfers';
 import { benchTransfers, TRANSFERS_SCENARIO } from './transfers';
-import { profileWindow, watchCpu } from './cpu';
+import { cpuNow, cpuPerOp, profileWindow, watchCpu, type CpuTimes } from './cpu';
 import { benchWebhooks } from './webhooks';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -43,13 +43,16 @@ interface Figures {
   p50: number;
   p99: number;
   errors: number;
+  requests: number;
+  /** CPU ms per request of the platform's process and of PostgreSQL, over the measured run. */
+  cpu?: Partial<CpuTimes>;
 }
 
 type Load = Record<string, unknown>;
 
 async function run(options: Load, connections: number, seconds: number): Promise<Figures> {
   const result = await autocannon({ connections, duration: seconds, ...options });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors, requests: result.requests.total };
 }
 
 /** A run first, so JIT warm-up and pool growth are not measured. */
@@ -58,7 +61,9 @@ async function measure(options: Load, connections: number, profiled?: string): P
   // A platform scenario's measured run goes under BENCH_PROFILE_CMD (tools/bench/cpu.ts).
   const endProfile = profiled ? profileWindow(profiled, connections) : async () => undefined;
   try {
-    return await run(options, connections, DURATION_S);
+    const before = cpuNow();
+    const figures = await run(options, connections, DURATION_S);
+    return { ...figures, cpu: cpuPerOp(before, cpuNow(), figures.requests) };
   } finally {
     await endProfile();
   }
@@ -182,24 +187,27 @@ async function main(): Promise<void> {
         `${transfersOnly || depositsOnly || inboundOnly ? 'platform in a process of its own' : `${webhooksOnly ? 'platform and pg-boss' : ONLY === '' ? 'platform, raw stack and pg-boss' : 'platform and raw stack'} in processes of their own`}\n\n`,
     );
     const httpScenarios = sectionOnly ? [] : scenarios.filter((s) => s.name.includes(ONLY));
-    if (httpScenarios.length > 0) line(['scenario', 'clients', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio']);
+    if (httpScenarios.length > 0) line(['scenario', 'clients', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio', '   cpu µs/req']);
     for (const clients of httpScenarios.length > 0 ? CLIENTS : []) {
       // The references are measured at each client count, right before the scenarios compared with them.
       const references = { read: await measure(rawRead, clients), write: await measure(rawWrite, clients) };
-      const row = (name: string, f: Figures, ratio: string) =>
-        line([name, String(clients), f.rps.toFixed(0), f.p50.toFixed(1), f.p99.toFixed(1), String(f.errors), ratio]);
+      const row = (name: string, f: Figures, ratio: string, cpu = '') =>
+        line([name, String(clients), f.rps.toFixed(0), f.p50.toFixed(1), f.p99.toFixed(1), String(f.errors), ratio, cpu]);
       row('raw read (Fastify + pg select)', references.read, '1.00');
       row('raw write (one transaction)', references.write, '1.00');
       for (const scenario of httpScenarios) {
         const f = await measure(scenario.load, clients, scenario.name);
-        row(scenario.name, f, `${(f.rps / references[scenario.reference].rps).toFixed(2)} ${scenario.reference}`);
+        // CPU per request in µs: steadier than requests a second on a machine other work shares.
+        const us = (side: keyof CpuTimes) => (f.cpu?.[side] !== undefined ? (f.cpu[side]! * 1000).toFixed(0) : '-');
+        row(scenario.name, f, `${(f.rps / references[scenario.reference].rps).toFixed(2)} ${scenario.reference}`, `   ${us('platform')} + ${us('postgres')}`);
       }
       process.stdout.write('\n');
     }
     if (httpScenarios.length > 0) process.stdout.write(
       '"ratio" is requests per second divided by the raw reference\'s at the same client count, measured in this run:\n' +
         '"read" is Fastify with one pg primary-key select; "write" is one transaction inserting an idempotency row,\n' +
-        'an event row and a read-model row, then updating the idempotency row.\n',
+        'an event row and a read-model row, then updating the idempotency row.\n' +
+        '"cpu µs/req" is the CPU a request cost the platform\'s process + PostgreSQL (every backend) over the measured run.\n',
     );
     // After the table: quote + transaction creation beside the same writes straight to PostgreSQL (tools/bench/transfers.ts).
     if (ONLY === '' || transfersOnly) await benchTransfers(api, auth, databaseUrl, { clients: CLIENTS, durationSeconds: DURATION_S, warmupSeconds: WARMUP_S });
