@@ -5,7 +5,9 @@
 // query; but every value is bound as an extended-protocol parameter (never written
 // into the SQL text) and every parameterised statement is prepared once per
 // connection, so neither side parses or plans a statement again or lexes its values
-// as literals. Inside a transaction a failed statement aborts it; outside one, the
+// as literals. A prepared statement's columns are asked for (Describe) only until the
+// connection has answered them once: PostgreSQL then sends its rows without a
+// RowDescription, and they are read with the columns kept. Inside a transaction a failed statement aborts it; outside one, the
 // statements up to the Sync are one implicit transaction: all or nothing.
 //
 // It is a pg "submittable", the extension point pg-cursor and pg-query-stream use:
@@ -47,7 +49,16 @@ interface Prepared {
    * error), then parses it again.
    */
   uncertain: Set<string>;
+  /**
+   * The columns of a prepared statement's rows, as its first Describe answered them (null: it returns no
+   * rows), with what reading them needs: kept while the statement stays prepared on the connection.
+   */
+  columns: Map<string, Columns | null>;
 }
+
+/** What pg's Result holds after addFields(): the columns, their type parsers and an empty row of them. */
+type Columns = Pick<ResultInstance, 'fields'> & { _parsers: unknown; _prebuiltEmptyResultObject: unknown };
+type ResultInstance = InstanceType<typeof Result>;
 
 const preparedOn = new WeakMap<PoolClient, Prepared>();
 
@@ -77,7 +88,9 @@ function nameOf(text: string): string {
 
 class StatementBatch {
   private readonly results: QueryResult[] = [];
-  private current?: InstanceType<typeof Result>;
+  private current?: ResultInstance;
+  /** By statement: its name, and whether this batch asked for its columns (else they are kept). */
+  private plan: Array<{ name: string; describe: boolean }> = [];
   private rowError?: unknown;
   /** What this batch parses, by the index of its statement: prepared once that statement has answered. */
   private readonly parsing: Array<{ index: number; name: string }> = [];
@@ -98,7 +111,7 @@ class StatementBatch {
 
   /** pg: send the batch. An error returned here is answered before anything was written. */
   submit(connection: Connection): Error | null {
-    let plan: Array<{ name: string; text: string; values: unknown[]; parse: boolean }>;
+    let plan: Array<{ name: string; text: string; values: unknown[]; parse: boolean; describe: boolean }>;
     try {
       // Every value mapped first, as pg maps a bound parameter: a value that cannot be sent fails the
       // batch before any of it is written.
@@ -107,8 +120,10 @@ class StatementBatch {
         const name = values.length > 0 ? nameOf(s.sql) : '';
         const parse = name === '' || (!this.prepared.names.has(name) && !this.parsing.some((p) => p.name === name));
         if (parse && name !== '') this.parsing.push({ index, name });
-        return { name, text: s.sql, values, parse };
+        const describe = parse || !this.prepared.names.has(name) || !this.prepared.columns.has(name);
+        return { name, text: s.sql, values, parse, describe };
       });
+      this.plan = plan;
     } catch (error) {
       return error instanceof Error ? error : new Error(String(error));
     }
@@ -118,7 +133,7 @@ class StatementBatch {
         if (p.parse && this.prepared.uncertain.has(p.name)) connection.close({ type: 'S', name: p.name });
         if (p.parse) connection.parse({ name: p.name, text: p.text, types: [] });
         connection.bind({ portal: '', statement: p.name, values: p.values });
-        connection.describe({ type: 'P', name: '' });
+        if (p.describe) connection.describe({ type: 'P', name: '' });
         connection.execute({ portal: '', rows: 0 });
       }
       connection.sync();
@@ -136,17 +151,30 @@ class StatementBatch {
   handleDataRow(message: { fields: unknown[] }): void {
     if (this.rowError) return;
     try {
-      this.current!.addRow(this.current!.parseRow(message.fields));
+      this.current ??= this.keptResult()!;
+      this.current.addRow(this.current.parseRow(message.fields));
     } catch (error) {
       this.rowError = error;
     }
   }
 
   handleCommandComplete(message: unknown): void {
-    const result = this.current ?? new Result(undefined, this.types);
+    const statement = this.plan[this.results.length];
+    // A statement described here answered its columns (a RowDescription before its rows) or none (NoData).
+    if (statement?.describe && statement.name !== '') this.prepared.columns.set(statement.name, this.current ? columnsOf(this.current) : null);
+    const result = this.current ?? this.keptResult() ?? new Result(undefined, this.types);
     result.addCommandComplete(message);
     this.results.push(result);
     this.current = undefined;
+  }
+
+  /** The result of the statement now answering, with the columns kept for it, when this batch did not ask. */
+  private keptResult(): ResultInstance | undefined {
+    const statement = this.plan[this.results.length];
+    if (!statement || statement.describe) return undefined;
+    const columns = this.prepared.columns.get(statement.name);
+    if (!columns) return undefined;
+    return Object.assign(new Result(undefined, this.types), columns);
   }
 
   handleEmptyQuery(): void {
@@ -175,6 +203,7 @@ class StatementBatch {
       this.prepared.uncertain.delete(name);
     } else {
       this.prepared.names.delete(name);
+      this.prepared.columns.delete(name);
       this.prepared.uncertain.add(name);
     }
   }
@@ -196,10 +225,15 @@ class StatementBatch {
  * Sends the statements in one round trip on the client and answers each one's result, in order. Fails with
  * the first statement's failure; in a transaction that aborts it, outside one nothing of the batch stays.
  */
+function columnsOf(result: ResultInstance): Columns {
+  const { fields, _parsers, _prebuiltEmptyResultObject } = result as ResultInstance & Columns;
+  return { fields, _parsers, _prebuiltEmptyResultObject };
+}
+
 export function sendStatements(client: PoolClient, statements: Statement[]): Promise<QueryResult[]> {
   let prepared = preparedOn.get(client);
   if (!prepared) {
-    prepared = { names: new Set(), uncertain: new Set() };
+    prepared = { names: new Set(), uncertain: new Set(), columns: new Map() };
     preparedOn.set(client, prepared);
   }
   const batch = new StatementBatch(statements, prepared, (client as unknown as { _types?: unknown })._types);

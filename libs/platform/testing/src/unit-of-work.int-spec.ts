@@ -154,6 +154,54 @@ describe('UnitOfWork', () => {
     expect(await db.uow.query(`SELECT count(*)::int AS n FROM uow_prepared`)).toEqual([{ n: 2 }]);
   });
 
+  it("asks for a prepared statement's columns once per connection, then reads its rows with the columns kept", async () => {
+    await db.uow.query(`CREATE TABLE uow_columns (id int PRIMARY KEY, at timestamptz NOT NULL, doc jsonb, amount numeric)`);
+    const insert = `INSERT INTO uow_columns (id, at, doc, amount) VALUES ($1, $2, $3, $4)`;
+    const select = `SELECT id, at, doc, amount FROM uow_columns WHERE id = ANY($1::int[]) ORDER BY id`;
+    const at = new Date('2026-01-02T03:04:05.678Z');
+    // The Describes pg writes, by the statement each follows the Bind of, on the one connection of a transaction.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const Connection = require('pg/lib/connection') as { prototype: Record<'bind' | 'describe', (...a: unknown[]) => unknown> };
+    const { bind, describe } = Connection.prototype;
+    const described = new Map<string, number>();
+    let bound = '';
+    Connection.prototype.bind = function (this: unknown, ...args: unknown[]) {
+      bound = (args[0] as { statement: string }).statement;
+      return bind.apply(this, args);
+    };
+    Connection.prototype.describe = function (this: unknown, ...args: unknown[]) {
+      described.set(bound, (described.get(bound) ?? 0) + 1);
+      return describe.apply(this, args);
+    };
+    try {
+      const runs = await db.uow.run(async () => {
+        const answers = [];
+        for (let i = 1; i <= 3; i++) {
+          answers.push(
+            await db.uow.batch([
+              { sql: insert, params: [i, at, JSON.stringify({ n: i }), `${i}.10`] },
+              { sql: select, params: [[1, 2, 3]] },
+              { sql: select, params: [[-1]] },
+            ]),
+          );
+        }
+        return answers;
+      });
+      const row = (i: number) => ({ id: i, at, doc: { n: i }, amount: `${i}.10` });
+      expect(runs).toEqual([
+        [[], [row(1)], []],
+        [[], [row(1), row(2)], []],
+        [[], [row(1), row(2), row(3)], []],
+      ]);
+      // Named statements (those with parameters) were described in the first batch only: the insert once (it
+      // has no columns), the select twice there (both before the first answer), then never.
+      const named = [...described].filter(([name]) => name !== '');
+      expect(named.map(([, n]) => n).sort()).toEqual([1, 2]);
+    } finally {
+      Object.assign(Connection.prototype, { bind, describe });
+    }
+  });
+
   it('undoes only a failed savepoint step: the transaction goes on with what came before it, and without what the step queued', async () => {
     await db.uow.query(`CREATE TABLE uow_savepoint (id int PRIMARY KEY, v text)`);
     const afterCommit: string[] = [];
