@@ -9,6 +9,9 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { ApiError } from '@mm/contracts';
 import { AMOUNT_CONSTRAINT } from './validators';
+import { keepValidationMetadata } from './validation-metadata';
+
+keepValidationMetadata();
 
 /** A constraint's own sentence, without the property name class-validator starts it with. */
 const sentence = (error: ValidationError, message: string) => message.replace(new RegExp(`^${error.property} `), '');
