@@ -114,16 +114,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
     };
     let claim: { readonly answered: boolean } = { answered: false };
     try {
-      return await this.uow.run(async () => {
+      const text = await this.uow.run(async () => {
         // The claim travels with the command's first statement (UnitOfWork.lead): it is judged before that
         // statement answers, and nothing commits before it is.
         claim = this.uow.lead(`SELECT * FROM platform.claim_idempotency_key($1, $2)`, [scope, key], ([stored]) => judge(stored as unknown as Claim));
         const result = await run();
-        // The body as it will be serialised (class instances become plain JSON), serialised once.
+        // The body as it is sent (class instances become plain JSON), serialised once: stored from this text
+        // and sent as it is.
         const text = result === undefined ? 'null' : JSON.stringify(result);
-        const body: unknown = JSON.parse(text);
         const kept = shownOnce
-          ? JSON.stringify(Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([field]) => !shownOnce.includes(field))))
+          ? JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(text) as Record<string, unknown>).filter(([field]) => !shownOnce.includes(field))))
           : sealed
           ? JSON.stringify({ sealed: this.keyRing().seal(Buffer.from(text, 'utf8'), context).toString('base64'), keyId: this.keyRing().currentId } satisfies SealedBody)
           : text;
@@ -132,8 +132,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
           `INSERT INTO platform.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ($1, $2, $3, $4, $5::jsonb)`,
           [scope, key, hash, status, kept],
         );
-        return body;
+        return text;
       });
+      // Fastify sends a string under a JSON content type as it is, rather than serialise the body again.
+      void reply.type('application/json; charset=utf-8');
+      return text;
     } catch (error) {
       if (error instanceof ClaimAnswer) {
         if (error.refusal) throw error.refusal;
