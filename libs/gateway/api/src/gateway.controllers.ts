@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Options, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiExcludeEndpoint, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ThrottlerGuard } from '@nestjs/throttler';
 import type { FastifyReply } from 'fastify';
 import { ApiError } from '@mm/contracts';
@@ -65,6 +65,14 @@ export class AuthController {
 @Controller('risk')
 export class RiskConfigController {
   constructor(private readonly readModels: GatewayReadModels, private readonly config: PlatformConfig) {}
+
+  /** A browser's preflight for GET config: the CORS hook answers it (204) before any handler runs. */
+  @Options('config')
+  @PublishableKeyRoute()
+  @ApiExcludeEndpoint()
+  preflight(): void {
+    // Never reached: the preflight is answered, or refused as malformed, before the route's handler.
+  }
 
   @Get('config')
   @PublishableKeyRoute()

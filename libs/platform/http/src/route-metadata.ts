@@ -1,4 +1,5 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 
 export const ROUTE_ACCESS = 'mm:access';
 export type RouteAccess = 'partner' | 'public' | 'admin' | 'publishable-key' | 'internal';
@@ -9,8 +10,18 @@ export const Public = () => SetMetadata(ROUTE_ACCESS, 'public' satisfies RouteAc
 export const AdminRoute = () => SetMetadata(ROUTE_ACCESS, 'admin' satisfies RouteAccess);
 /** Routes one service calls on another (ADR 0019): the internal token, never forwarded by the gateway. */
 export const InternalRoute = () => SetMetadata(ROUTE_ACCESS, 'internal' satisfies RouteAccess);
-/** Browser routes authenticated by a publishable key in the Api-Key header. */
-export const PublishableKeyRoute = () => SetMetadata(ROUTE_ACCESS, 'publishable-key' satisfies RouteAccess);
+/**
+ * What a browser may do cross-origin on a publishable-key route (spec: Authentication, item 5): send GET
+ * with the Api-Key header, which takes a preflight. Every other route takes a secret-key bearer token and
+ * answers no cross-origin request (configureHttpApp).
+ */
+export const BROWSER_CORS = { origin: '*', methods: ['GET'], allowedHeaders: ['Api-Key'], maxAge: 600 };
+
+/**
+ * Browser routes authenticated by a publishable key in the Api-Key header: the only routes that answer
+ * cross-origin requests. A route's preflight (OPTIONS on its path) needs a route of its own with this too.
+ */
+export const PublishableKeyRoute = () => applyDecorators(SetMetadata(ROUTE_ACCESS, 'publishable-key' satisfies RouteAccess), RouteConfig({ cors: BROWSER_CORS }));
 
 export const IDEMPOTENCY = 'mm:idempotency';
 export type IdempotencyMode = 'required' | 'none';
