@@ -7,8 +7,9 @@
 // connection, so neither side parses or plans a statement again or lexes its values
 // as literals. A prepared statement's columns are asked for (Describe) only until the
 // connection has answered them once: PostgreSQL then sends its rows without a
-// RowDescription, and they are read with the columns kept. Inside a transaction a failed statement aborts it; outside one, the
-// statements up to the Sync are one implicit transaction: all or nothing.
+// RowDescription, and they are read with the columns kept. Inside a transaction a
+// failed statement aborts it; outside one, the statements up to the Sync are one
+// implicit transaction: all or nothing.
 //
 // It is a pg "submittable", the extension point pg-cursor and pg-query-stream use:
 // the client sends it when the connection is free and hands it the messages of its

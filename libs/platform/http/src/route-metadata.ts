@@ -15,7 +15,7 @@ export const InternalRoute = () => SetMetadata(ROUTE_ACCESS, 'internal' satisfie
  * with the Api-Key header, which takes a preflight. Every other route takes a secret-key bearer token and
  * answers no cross-origin request (configureHttpApp).
  */
-export const BROWSER_CORS = { origin: '*', methods: ['GET'], allowedHeaders: ['Api-Key'], maxAge: 600 };
+const BROWSER_CORS = { origin: '*', methods: ['GET'], allowedHeaders: ['Api-Key'], maxAge: 600 };
 
 /**
  * Browser routes authenticated by a publishable key in the Api-Key header: the only routes that answer
