@@ -3,17 +3,14 @@
 // an event one process appends is handled in another under the same trace, over
 // Kafka (the run's broker) when there is one. The processes export over
 // OTLP/HTTP (JSON) to a receiver of this test's own.
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
-import { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, eventually, SIGNING_KEY_ENCRYPTION_KEYS } from './support/test-platform';
-import { freePort, spawnTied, stopTied } from './support/distributed-processes';
+import { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, eventually } from './support/test-platform';
+import { START_TIMEOUT_MS, startDistributedProcesses, type PlatformHandle } from './support/distributed-processes';
+import { distributedKafka, platformSettings } from './support/settings';
 
-jest.setTimeout(90_000);
+jest.setTimeout(60_000);
 
 interface Span {
   service: string;
@@ -32,9 +29,7 @@ const SPAN_KIND_CONSUMER = 5;
 describe('tracing across the gateway and a service', () => {
   const spans: Span[] = [];
   let receiver: Server;
-  let child: ChildProcess;
-  let output: () => string = () => '';
-  let dataDir: string;
+  let platform: PlatformHandle | undefined;
   let base: string;
 
   beforeAll(async () => {
@@ -55,34 +50,25 @@ describe('tracing across the gateway and a service', () => {
     await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
     const address = receiver.address();
     const receiverPort = typeof address === 'object' && address ? address.port : 0;
-    dataDir = mkdtempSync(join(tmpdir(), 'mm-tracing-'));
-    const port = await freePort();
-    // Gone with this test process, however it ends (distributed-processes.ts).
-    ({ child, output } = spawnTied(['-r', './tools/register.js', 'tools/distributed/start-distributed.ts'], {
-        ...process.env,
-        DATABASE_URL: await cloneTemplateDatabase(),
-        PORT: String(port),
-        MM_DATA_DIR: dataDir,
+    const databaseUrl = await cloneTemplateDatabase();
+    // The gateway and the accounts service only: the two processes these tests trace across.
+    platform = await startDistributedProcesses(
+      platformSettings(databaseUrl, {
+        ...distributedKafka(databaseUrl),
         MM_LOG_LEVEL: 'warn',
-        MM_ADMIN_TOKEN: ADMIN_TOKEN,
-        MM_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
-        MM_BOOTSTRAP_API_SECRET: BOOTSTRAP_SECRET,
-        MM_SIGNING_KEY_ENCRYPTION_KEYS: SIGNING_KEY_ENCRYPTION_KEYS,
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${receiverPort}/v1/traces`,
         OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
         OTEL_BSP_SCHEDULE_DELAY: '100',
-        ...(process.env.KAFKA_BROKERS ? { MM_KAFKA_TOPIC_PREFIX: `mm-tracing-${randomUUID().slice(0, 8)}`, MM_KAFKA_SESSION_TIMEOUT_MS: '6000' } : {}),
-    }));
-    await eventually(async () => (/distributed \(sandbox\): \d+ processes/.test(output()) ? true : undefined), 60_000).catch(() => {
-      throw new Error(`start:distributed did not start:\n${output()}`);
-    });
-    base = `http://127.0.0.1:${port}/v0.13`;
-  });
+      }),
+      undefined,
+      ['accounts'],
+    );
+    base = `${platform.url}/v0.13`;
+  }, START_TIMEOUT_MS);
 
   afterAll(async () => {
-    if (child) await stopTied(child);
+    await platform?.stop();
     await new Promise((done) => receiver.close(done));
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it("makes the service's server span a child of the gateway's call to it, in one trace", async () => {
