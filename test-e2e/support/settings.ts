@@ -33,6 +33,6 @@ export function distributedKafka(databaseUrl: string): Record<string, string> {
     return {};
   }
   // Kafka's least session timeout, which any broker accepts: a stopped platform's consumers leave their groups at once, so its successor does not wait out a session.
-  // The mock cluster answers an empty fetch only when its wait is over: a short wait, or every event waits for it.
-  return { KAFKA_BROKERS: brokers, MM_KAFKA_TOPIC_PREFIX: `mm-${new URL(databaseUrl).pathname.slice(1)}`, MM_KAFKA_SESSION_TIMEOUT_MS: '6000', MM_KAFKA_MAX_WAIT_MS: '25' };
+  // The fetch wait is the platform's default: the stock-broker proxy answers a waiting fetch as soon as events arrive.
+  return { KAFKA_BROKERS: brokers, MM_KAFKA_TOPIC_PREFIX: `mm-${new URL(databaseUrl).pathname.slice(1)}`, MM_KAFKA_SESSION_TIMEOUT_MS: '6000' };
 }

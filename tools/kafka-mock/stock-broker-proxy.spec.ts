@@ -150,6 +150,51 @@ describe('the stock-broker proxy in front of the mock broker', () => {
     }
   });
 
+  withMock('answers a waiting fetch as soon as records are produced to its topic, as a broker does (the mock waits out the wait)', async () => {
+    const topic = unique('long-poll');
+    await admin.createTopics({ topics: [{ topic }] });
+    // A wait longer than the test: the record must come in the fetch that was waiting when it was produced.
+    const consumer = kafka.consumer({ groupId: unique('group'), sessionTimeout: 6_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 120_000 });
+    let fetchesStarted = 0;
+    consumer.on(consumer.events.FETCH_START, () => (fetchesStarted += 1));
+    let received: (value: string) => void;
+    const message = new Promise<string>((resolve) => (received = resolve));
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message: m }) => received(m.value!.toString()) });
+    await eventually(() => fetchesStarted > 0);
+    const startedBeforeProducing = fetchesStarted;
+
+    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    await producer.connect();
+    try {
+      await producer.send({ topic, acks: -1, messages: [{ value: 'now' }] });
+      expect(await message).toBe('now');
+      expect(fetchesStarted).toBe(startedBeforeProducing);
+      // A consumer stops once its fetch is answered: another record ends the wait of the one it has asked since.
+      const stopping = consumer.disconnect();
+      await producer.send({ topic, acks: -1, messages: [{ value: 'wake' }] });
+      await stopping;
+    } finally {
+      await producer.disconnect();
+    }
+  });
+
+  withMock('holds a fetch that finds nothing for its whole wait, so an idle consumer does not spin', async () => {
+    const topic = unique('idle');
+    await admin.createTopics({ topics: [{ topic }] });
+    const consumer = kafka.consumer({ groupId: unique('group'), sessionTimeout: 6_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 400 });
+    consumers.push(consumer);
+    const durations: number[] = [];
+    consumer.on(consumer.events.FETCH, ({ payload }) => durations.push(payload.duration));
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({ eachMessage: async () => undefined });
+    await eventually(() => durations.length >= 2);
+    // Each empty fetch took at least its wait (a lower bound only: a busy machine makes it longer).
+    expect(Math.min(...durations.slice(0, 2))).toBeGreaterThanOrEqual(390);
+  });
+
   withMock('reads frames whole however TCP cuts or joins them', async () => {
     // Two ApiVersions v0 requests in one stream, sent a byte at a time.
     const answers = await exchange([request(18, 0, 1), request(18, 0, 2)], { byteByByte: true });
@@ -161,6 +206,11 @@ describe('the stock-broker proxy in front of the mock broker', () => {
     }
   });
 });
+
+/** Resolves once `done()` holds, looking every 20 ms; the test's own timeout bounds it. */
+async function eventually(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
 
 function int32(value: number): Buffer {
   const bytes = Buffer.alloc(4);

@@ -20,7 +20,16 @@
 //   - a follower's SyncGroup that reaches the mock after the leader's gets its
 //     assignment, as from a broker whose group is stable: the mock answers it
 //     INVALID_REQUEST, which kafkajs cannot recover from, so a consumer that
-//     joined a running group a moment late would never consume.
+//     joined a running group a moment late would never consume;
+//   - a Fetch that finds no records is answered as soon as records are produced
+//     to one of its topics, or when its wait is over, as a broker's fetch
+//     purgatory does (fetch.min.bytes 1): the mock answers an empty fetch only
+//     at the end of its wait, so every event would wait for it, and consumers
+//     set a short wait and spin. The proxy asks the mock with no wait, holds an
+//     empty answer, and asks again when a Produce to one of the fetch's topics
+//     has been answered (a Produce with acks 0, which has no answer, is seen
+//     at the end of the wait). Only full fetches are held (no fetch session,
+//     which kafkajs does not use).
 // Everything else passes through unchanged, byte for byte. Of the APIs it
 // reads, only the versions before each API's flexible encoding are understood
 // (they cover kafkajs 2.2.4), and ApiVersions advertises no others. A
@@ -32,7 +41,7 @@ import { createConnection, createServer, type AddressInfo, type Socket } from 'n
 /** What a stock broker accepts as a consumer's session timeout (group.min/max.session.timeout.ms). */
 export const SESSION_TIMEOUT_RANGE_MS = { min: 6_000, max: 300_000 } as const;
 
-const API = { Metadata: 3, FindCoordinator: 10, JoinGroup: 11, SyncGroup: 14, ApiVersions: 18, CreateTopics: 19 } as const;
+const API = { Produce: 0, Fetch: 1, Metadata: 3, FindCoordinator: 10, JoinGroup: 11, SyncGroup: 14, ApiVersions: 18, CreateTopics: 19 } as const;
 const API_NAMES: Record<number, string> = Object.fromEntries(Object.entries(API).map(([name, key]) => [key, name]));
 /** The versions of the APIs it reads or rewrites that it understands (in Metadata v0, no topics means all). */
 const VERSIONS: Record<number, readonly [number, number]> = {
@@ -43,6 +52,9 @@ const VERSIONS: Record<number, readonly [number, number]> = {
   [API.ApiVersions]: [0, 2],
   [API.CreateTopics]: [0, 4],
 };
+/** The versions of Produce and Fetch it reads (both before their flexible encodings); others pass through unread. */
+const PRODUCE_VERSIONS = [3, 8] as const;
+const FETCH_VERSIONS = [4, 11] as const;
 const ERROR = {
   NONE: 0,
   UNKNOWN_TOPIC_OR_PARTITION: 3,
@@ -90,13 +102,14 @@ export async function startStockBrokerProxy(options: StockBrokerProxyOptions): P
   const sockets = new Set<Socket>();
   /** Each group's latest generation, as its leader's SyncGroup assigned it: member id to assignment. */
   const assignments = new Map<string, { generation: number; members: Map<string, Buffer | null> }>();
+  const fetches = new HeldFetches();
   const server = createServer((client) => {
     const mock = createConnection(upstream);
     for (const socket of [client, mock]) {
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
     }
-    proxyConnection(client, mock, { upstream, self: () => self, log, assignments });
+    proxyConnection(client, mock, { upstream, self: () => self, log, assignments, fetches });
   });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -127,6 +140,60 @@ interface Context {
   self: () => Address;
   log: (line: string) => void;
   assignments: Map<string, { generation: number; members: Map<string, Buffer | null> }>;
+  fetches: HeldFetches;
+}
+
+/** A client's Fetch that found no records yet, and its wait not over. */
+interface HeldFetch {
+  /** The request as the mock gets it: the client's, with no wait. */
+  frame: Buffer;
+  apiVersion: number;
+  topics: string[];
+  /** Asked of the mock and not answered yet. */
+  asking: boolean;
+  /** Records were produced to one of its topics while it was being asked: ask again. */
+  produced: boolean;
+  /** The client's wait is over: its next answer, empty or not, goes to the client. */
+  expired: boolean;
+  /** The mock's latest empty answer, kept for the end of the wait. */
+  empty?: Buffer;
+  deadline?: NodeJS.Timeout;
+  /** Asks the mock again. */
+  ask(): void;
+}
+
+/** The held fetches of every connection, by topic, woken by a Produce's answer. */
+class HeldFetches {
+  private readonly byTopic = new Map<string, Set<HeldFetch>>();
+
+  wait(fetch: HeldFetch): void {
+    for (const topic of fetch.topics) {
+      let held = this.byTopic.get(topic);
+      if (!held) this.byTopic.set(topic, (held = new Set()));
+      held.add(fetch);
+    }
+  }
+
+  forget(fetch: HeldFetch): void {
+    for (const topic of fetch.topics) {
+      const held = this.byTopic.get(topic);
+      held?.delete(fetch);
+      if (held?.size === 0) this.byTopic.delete(topic);
+    }
+  }
+
+  /** Records are in these topics now: each fetch of them asks the mock again (once its current question is answered). */
+  produced(topics: readonly string[]): void {
+    const woken = new Set<HeldFetch>();
+    for (const topic of topics) for (const fetch of this.byTopic.get(topic) ?? []) woken.add(fetch);
+    for (const fetch of woken) {
+      if (fetch.asking) fetch.produced = true;
+      else {
+        this.forget(fetch);
+        fetch.ask();
+      }
+    }
+  }
 }
 
 function parseAddress(address: string): Address {
@@ -139,8 +206,20 @@ function parseAddress(address: string): Address {
 function proxyConnection(client: Socket, mock: Socket, context: Context): void {
   /** The requests whose answers are rewritten, by correlation id. */
   const rewrites = new Map<number, Rewrite>();
+  /** Fetches held until records arrive or their wait ends, by correlation id. */
+  const held = new Map<number, HeldFetch>();
+  /** Produces not answered yet: the topics they write to, by correlation id. */
+  const producing = new Map<number, string[]>();
+  const release = () => {
+    for (const fetch of held.values()) {
+      clearTimeout(fetch.deadline);
+      context.fetches.forget(fetch);
+    }
+    held.clear();
+  };
   const close = (error?: unknown) => {
     if (error) context.log(`stock-broker proxy: closing a client connection: ${error instanceof Error ? error.message : String(error)}`);
+    release();
     client.destroy();
     mock.destroy();
   };
@@ -214,6 +293,38 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
       }
       case API.CreateTopics:
         return answer(await createTopics(frame, request, context));
+      case API.Produce: {
+        if (apiVersion >= PRODUCE_VERSIONS[0] && apiVersion <= PRODUCE_VERSIONS[1]) {
+          const produce = readProduce(frame, request);
+          if (produce.acks !== 0) producing.set(correlationId, produce.topics);
+        }
+        return forward(frame, request);
+      }
+      case API.Fetch: {
+        const fetch = apiVersion >= FETCH_VERSIONS[0] && apiVersion <= FETCH_VERSIONS[1] ? readFetch(frame, request) : undefined;
+        if (!fetch || fetch.maxWaitMs <= 0 || fetch.sessionEpoch !== -1) return forward(frame, request);
+        const asked = Buffer.from(frame);
+        asked.writeInt32BE(0, fetch.maxWaitOffset);
+        const holding: HeldFetch = {
+          frame: asked,
+          apiVersion,
+          topics: fetch.topics,
+          asking: false,
+          produced: false,
+          expired: false,
+          ask: () => {
+            holding.asking = true;
+            holding.produced = false;
+            if (!mock.destroyed) mock.write(sized(holding.frame));
+          },
+        };
+        held.set(correlationId, holding);
+        holding.deadline = setTimeout(() => {
+          holding.expired = true;
+          if (!holding.asking) finishFetch(correlationId, holding.empty!);
+        }, fetch.maxWaitMs);
+        return holding.ask();
+      }
       default:
         return forward(frame, request);
     }
@@ -227,10 +338,32 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
       queue = queue.then(() => onRequest(frame)).catch(close);
     }, close),
   );
+  const finishFetch = (correlationId: number, frame: Buffer) => {
+    const fetch = held.get(correlationId);
+    if (fetch) {
+      held.delete(correlationId);
+      clearTimeout(fetch.deadline);
+      context.fetches.forget(fetch);
+    }
+    answer(frame);
+  };
   mock.on(
     'data',
     frames((frame) => {
       const correlationId = frame.readInt32BE(0);
+      const fetch = held.get(correlationId);
+      if (fetch) {
+        fetch.asking = false;
+        if (fetch.expired || !fetchFoundNothing(frame, fetch.apiVersion)) return finishFetch(correlationId, frame);
+        fetch.empty = frame;
+        if (fetch.produced) return fetch.ask();
+        return context.fetches.wait(fetch);
+      }
+      const produced = producing.get(correlationId);
+      if (produced) {
+        producing.delete(correlationId);
+        context.fetches.produced(produced);
+      }
       const request = rewrites.get(correlationId);
       if (request) {
         rewrites.delete(correlationId);
@@ -239,8 +372,14 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
       answer(frame);
     }, close),
   );
-  client.on('close', () => mock.destroy());
-  mock.on('close', () => client.destroy());
+  client.on('close', () => {
+    release();
+    mock.destroy();
+  });
+  mock.on('close', () => {
+    release();
+    client.destroy();
+  });
   // A reset on either side closes both; the client sees its connection drop, as with a broker.
   client.on('error', () => close());
   mock.on('error', () => close());
@@ -286,6 +425,77 @@ function readRequestHeader(frame: Buffer): RequestHeader {
   const correlationId = r.int32();
   r.string(); // client id
   return { apiKey, apiVersion, correlationId, bodyOffset: r.offset };
+}
+
+/** A Produce request's (v3 to v8) acks and the topics it writes to. */
+function readProduce(frame: Buffer, request: RequestHeader): { acks: number; topics: string[] } {
+  const r = new Reader(frame, request.bodyOffset);
+  r.string(); // transactional_id
+  const acks = r.int16();
+  r.int32(); // timeout_ms
+  const topics =
+    r.array(() => {
+      const topic = r.string() ?? '';
+      r.array(() => {
+        r.int32(); // partition
+        r.skip(Math.max(0, r.int32())); // records
+      });
+      return topic;
+    }) ?? [];
+  return { acks, topics };
+}
+
+/** A Fetch request's (v4 to v11) wait, where the wait is written, its fetch session's epoch and its topics. */
+function readFetch(frame: Buffer, request: RequestHeader): { maxWaitMs: number; maxWaitOffset: number; sessionEpoch: number; topics: string[] } {
+  const { apiVersion } = request;
+  const r = new Reader(frame, request.bodyOffset);
+  r.int32(); // replica_id
+  const maxWaitOffset = r.offset;
+  const maxWaitMs = r.int32();
+  r.int32(); // min_bytes
+  r.int32(); // max_bytes
+  r.int8(); // isolation_level
+  let sessionEpoch = -1;
+  if (apiVersion >= 7) {
+    r.int32(); // session_id
+    sessionEpoch = r.int32();
+  }
+  // Each partition: partition, current_leader_epoch (v9), fetch_offset, log_start_offset (v5), partition_max_bytes.
+  const partitionBytes = 4 + (apiVersion >= 9 ? 4 : 0) + 8 + (apiVersion >= 5 ? 8 : 0) + 4;
+  const topics =
+    r.array(() => {
+      const topic = r.string() ?? '';
+      r.array(() => r.skip(partitionBytes));
+      return topic;
+    }) ?? [];
+  return { maxWaitMs, maxWaitOffset, sessionEpoch, topics };
+}
+
+/** Whether a Fetch answer (v4 to v11) has no records and no error, the answer a broker would hold. */
+function fetchFoundNothing(frame: Buffer, apiVersion: number): boolean {
+  const r = new Reader(frame, 4);
+  r.int32(); // throttle_time_ms
+  if (apiVersion >= 7) {
+    if (r.int16() !== ERROR.NONE) return false;
+    r.int32(); // session_id
+  }
+  let nothing = true;
+  r.array(() => {
+    r.string(); // topic
+    r.array(() => {
+      r.int32(); // partition_index
+      if (r.int16() !== ERROR.NONE) nothing = false;
+      r.skip(8 + 8 + (apiVersion >= 5 ? 8 : 0)); // high_watermark, last_stable_offset, log_start_offset (v5)
+      r.array(() => r.skip(16)); // aborted_transactions
+      if (apiVersion >= 11) r.int32(); // preferred_read_replica
+      const records = r.int32();
+      if (records > 0) {
+        nothing = false;
+        r.skip(records);
+      }
+    });
+  });
+  return nothing;
 }
 
 function rewriteResponse(frame: Buffer, request: Rewrite, self: Address): Buffer {
@@ -502,6 +712,10 @@ class Reader {
 
   rest(): Buffer {
     return this.buffer.subarray(this.offset);
+  }
+
+  skip(bytes: number): void {
+    this.advance(bytes);
   }
 
   private advance(bytes: number): number {

@@ -33,8 +33,8 @@ export function kafkaSettings(config: PlatformConfig, logger: Logger): KafkaSett
     // of the least session timeout, so a running member is never taken for dead, and it hears of a
     // rebalance within a second. A rebalance waits at most a session for the members to rejoin.
     // A fetch waits at most MM_KAFKA_MAX_WAIT_MS (200 ms by default) for new events, so an event reaches
-    // its consumers in well under a second even on brokers that answer an empty fetch only when the wait
-    // is over (librdkafka's mock cluster, in the tests).
+    // its consumers in well under a second even on a broker that answers an empty fetch only when the wait
+    // is over (as librdkafka's mock cluster does; the tests' proxy in front of it answers as a broker does).
     consumer: {
       client: { logLevel: logLevel.WARN, logCreator: kafkaLog(logger) },
       consumer: { sessionTimeout, rebalanceTimeout: sessionTimeout, heartbeatInterval: 1_000, maxWaitTimeInMs: config.MM_KAFKA_MAX_WAIT_MS },
