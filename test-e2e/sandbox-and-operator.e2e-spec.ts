@@ -246,6 +246,13 @@ describe('operator routes', () => {
       expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
     });
 
+    it('answers an OPTIONS that is no browser preflight (no Origin) as it answers one, never with a plain-text refusal', async () => {
+      for (const headers of [{}, { 'access-control-request-method': 'GET' }, { origin: 'https://shop.example' }]) {
+        const res = await platform.request('OPTIONS', '/v0.13/risk/config', { headers });
+        expect({ status: res.status, allowed: res.headers.get('access-control-allow-methods') }).toEqual({ status: 204, allowed: 'GET' });
+      }
+    });
+
     it('answers 401 to a missing, unknown or revoked key', async () => {
       const { publishableKey } = (await platform.admin('POST', `/projects/${projectId}/publishable-keys`)).body;
       expectError(await platform.request('GET', '/v0.13/risk/config'), 401, 'Unauthorized', 1000);

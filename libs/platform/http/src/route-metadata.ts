@@ -15,7 +15,9 @@ export const InternalRoute = () => SetMetadata(ROUTE_ACCESS, 'internal' satisfie
  * with the Api-Key header, which takes a preflight. Every other route takes a secret-key bearer token and
  * answers no cross-origin request (configureHttpApp).
  */
-const BROWSER_CORS = { origin: '*', methods: ['GET'], allowedHeaders: ['Api-Key'], maxAge: 600 };
+// Not strict about preflights: an OPTIONS without Origin (no browser's) is answered as one is, not with
+// @fastify/cors's plain-text 400, which is not the API's error body.
+const BROWSER_CORS = { origin: '*', methods: ['GET'], allowedHeaders: ['Api-Key'], maxAge: 600, strictPreflight: false };
 
 /**
  * Browser routes authenticated by a publishable key in the Api-Key header: the only routes that answer
