@@ -247,7 +247,8 @@ describe('operator routes', () => {
     });
 
     it('answers an OPTIONS that is no browser preflight (no Origin) as it answers one, never with a plain-text refusal', async () => {
-      for (const headers of [{}, { 'access-control-request-method': 'GET' }, { origin: 'https://shop.example' }]) {
+      const requests: Array<Record<string, string>> = [{}, { 'access-control-request-method': 'GET' }, { origin: 'https://shop.example' }];
+      for (const headers of requests) {
         const res = await platform.request('OPTIONS', '/v0.13/risk/config', { headers });
         expect({ status: res.status, allowed: res.headers.get('access-control-allow-methods') }).toEqual({ status: 204, allowed: 'GET' });
       }
