@@ -202,6 +202,31 @@ describe('EventStore on PostgreSQL', () => {
       expect(seen).toHaveLength(3 * total);
     });
 
+    it('reads the events of types it does not act on without their data or metadata, and moves its checkpoint past them', async () => {
+      const runner: QueryRunner = db.dataSource.createQueryRunner();
+      await createEventsTable(runner, 'test_es_typed');
+      await runner.release();
+      const typed = new EventStore(db.uow, 'test_es_typed');
+      await typed.append('t-1', 'no_stream', [
+        { type: 'kept.happened', data: { n: 1 }, metadata: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } },
+        { type: 'ignored.happened', data: { secret: 'x' }, metadata: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } },
+        { type: 'kept.happened', data: { n: 2 } },
+      ]);
+      await settled();
+      const seen: Array<{ type: string; data: unknown; metadata: unknown }> = [];
+      const sub = new Subscription(db.uow, 'typed-sub', [typed], async (e) => {
+        seen.push({ type: e.type, data: e.data, metadata: e.metadata });
+      }, { types: ['kept.happened'] });
+      await sub.drain();
+      expect(seen).toEqual([
+        { type: 'kept.happened', data: { n: 1 }, metadata: expect.objectContaining({ traceparent: expect.any(String) }) },
+        { type: 'ignored.happened', data: null, metadata: {} },
+        { type: 'kept.happened', data: { n: 2 }, metadata: expect.any(Object) },
+      ]);
+      const [last] = (await typed.readStream('t-1')).slice(-1);
+      expect(await sub.checkpoint(typed)).toEqual(checkpointOf(last));
+    });
+
     it('keeps the checkpoint where it was when a handler fails, so the event is retried', async () => {
       let fail = true;
       const handled: string[] = [];

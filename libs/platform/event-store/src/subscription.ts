@@ -20,6 +20,12 @@ export interface SubscriptionOptions {
    */
   coalesceMs?: number;
   onError?: (error: unknown, event?: RecordedEvent) => void;
+  /**
+   * The event types the handler acts on: events of other types reach it without their data (null) and
+   * metadata (empty), which are then neither sent by PostgreSQL nor parsed; their positions still move the
+   * checkpoint. Every event whole when omitted.
+   */
+  types?: readonly string[];
 }
 
 export class Subscription {
@@ -182,7 +188,7 @@ export class Subscription {
                          EXISTS (SELECT 1 FROM platform.subscription_checkpoints WHERE subscription = $2 AND source = $3) AS present`,
             params: [lockKey(store), this.name, store.schema],
           },
-          store.readAfterCheckpointStatement(this.name, lockKey(store), this.options.batchSize ?? 100),
+          store.readAfterCheckpointStatement(this.name, lockKey(store), this.options.batchSize ?? 100, this.options.types),
         ]),
       );
       for (const [i, store] of stores.entries()) {

@@ -77,6 +77,8 @@ export class PgLogTransport extends Server implements CustomTransportStrategy {
     const subscription = new Subscription(uow, group, sources, (event) => this.deliver(event), {
       batchSize,
       idlePollMs,
+      // The types with a handler here (all registered before the transport listens): the others pass by unread.
+      types: [...this.messageHandlers.keys()],
       onError: logSubscriptionErrors(this.logger, group, 'its handler failed; the batch rolls back and is retried'),
     });
     const listener = new EventsNotifyListener(
