@@ -66,12 +66,12 @@ export class AuthController {
 export class RiskConfigController {
   constructor(private readonly readModels: GatewayReadModels, private readonly config: PlatformConfig) {}
 
-  /** A browser's preflight for GET config: the CORS hook answers it (204) before any handler runs. */
+  /** A browser's preflight for GET config (or any OPTIONS of it): the CORS hook answers it (204) before any handler runs. */
   @Options('config')
   @PublishableKeyRoute()
   @ApiExcludeEndpoint()
   preflight(): void {
-    // Never reached: the preflight is answered, or refused as malformed, before the route's handler.
+    // Never reached: the CORS hook answers every OPTIONS on this route before its handler.
   }
 
   @Get('config')

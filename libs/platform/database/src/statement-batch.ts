@@ -222,15 +222,16 @@ class StatementBatch {
   }
 }
 
-/**
- * Sends the statements in one round trip on the client and answers each one's result, in order. Fails with
- * the first statement's failure; in a transaction that aborts it, outside one nothing of the batch stays.
- */
+/** The columns a described statement's result holds, to read its later rows with. */
 function columnsOf(result: ResultInstance): Columns {
   const { fields, _parsers, _prebuiltEmptyResultObject } = result as ResultInstance & Columns;
   return { fields, _parsers, _prebuiltEmptyResultObject };
 }
 
+/**
+ * Sends the statements in one round trip on the client and answers each one's result, in order. Fails with
+ * the first statement's failure; in a transaction that aborts it, outside one nothing of the batch stays.
+ */
 export function sendStatements(client: PoolClient, statements: Statement[]): Promise<QueryResult[]> {
   let prepared = preparedOn.get(client);
   if (!prepared) {

@@ -68,14 +68,16 @@ interface EventRow {
 
 const LOCK_STREAM = `SELECT pg_advisory_xact_lock(hashtextextended($1, 7346004))`;
 
-const COLUMNS = 'event_id, global_position, transaction_id::text AS transaction_id, stream_id, stream_version, type, data, metadata, recorded_at';
+/** An event's columns before its payload (data and metadata). */
+const HEADER_COLUMNS = 'event_id, global_position, transaction_id::text AS transaction_id, stream_id, stream_version, type';
+const COLUMNS = `${HEADER_COLUMNS}, data, metadata, recorded_at`;
 /**
  * COLUMNS for a reader that acts on the types in $5 only: the others' data (null) and metadata ({}) are
  * neither sent nor parsed, their positions still read. A third of the events the platform's reader read
  * under a deposit load had no handler (docs/performance.md, round seven).
  */
-const COLUMNS_OF_TYPES =
-  "event_id, global_position, transaction_id::text AS transaction_id, stream_id, stream_version, type, CASE WHEN type = ANY($5::text[]) THEN data END AS data, CASE WHEN type = ANY($5::text[]) THEN metadata ELSE '{}'::jsonb END AS metadata, recorded_at";
+const COLUMNS_OF_TYPES = `${HEADER_COLUMNS}, CASE WHEN type = ANY($5::text[]) THEN data END AS data,
+  CASE WHEN type = ANY($5::text[]) THEN metadata ELSE '{}'::jsonb END AS metadata, recorded_at`;
 
 /**
  * The active trace, to continue wherever the events are handled (W3C traceparent in their metadata);

@@ -13,10 +13,10 @@ export const InternalRoute = () => SetMetadata(ROUTE_ACCESS, 'internal' satisfie
 /**
  * What a browser may do cross-origin on a publishable-key route (spec: Authentication, item 5): send GET
  * with the Api-Key header, which takes a preflight. Every other route takes a secret-key bearer token and
- * answers no cross-origin request (configureHttpApp).
+ * answers no cross-origin request (configureHttpApp). Not strict about preflights: an OPTIONS without
+ * Origin (no browser's) is answered as one is, not with @fastify/cors's plain-text 400, which is not the
+ * API's error body.
  */
-// Not strict about preflights: an OPTIONS without Origin (no browser's) is answered as one is, not with
-// @fastify/cors's plain-text 400, which is not the API's error body.
 const BROWSER_CORS = { origin: '*', methods: ['GET'], allowedHeaders: ['Api-Key'], maxAge: 600, strictPreflight: false };
 
 /**
