@@ -10,9 +10,10 @@ describe('EventStore on PostgreSQL', () => {
   let db: TestDatabase;
   let store: EventStore;
   /** Other test files' transactions (a template clone is one) share the cluster's read horizon: wait for it rather than assume it. */
-  const settled = async () => {
+  /** Waits until the read horizon has passed the last event of `of` (by default the shared test log). */
+  const settled = async (of: EventStore = store) => {
     const deadline = Date.now() + 60_000;
-    while (!(await store.allVisible())) {
+    while (!(await of.allVisible())) {
       if (Date.now() > deadline) throw new Error('the read horizon did not pass the last event within 60s');
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -212,7 +213,7 @@ describe('EventStore on PostgreSQL', () => {
         { type: 'ignored.happened', data: { secret: 'x' }, metadata: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } },
         { type: 'kept.happened', data: { n: 2 } },
       ]);
-      await settled();
+      await settled(typed);
       const seen: Array<{ type: string; data: unknown; metadata: unknown }> = [];
       const sub = new Subscription(db.uow, 'typed-sub', [typed], async (e) => {
         seen.push({ type: e.type, data: e.data, metadata: e.metadata });
@@ -257,7 +258,7 @@ describe('EventStore on PostgreSQL', () => {
         handled.push(`${e.source} ${e.type}`);
       });
       await settled();
-      while (!(await other.allVisible())) await new Promise((r) => setTimeout(r, 25));
+      await settled(other);
       // The failing log's events roll back under their savepoint; the other log's are handled and checkpointed,
       // in two round trips: the locks and both logs' events (with BEGIN), then the checkpoint with the COMMIT
       // (after the one that makes the subscription's checkpoint rows, its first time).
