@@ -183,7 +183,7 @@ async function main(): Promise<void> {
 
     const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
     process.stdout.write(
-      `benchmark: ${DURATION_S}s per scenario after ${WARMUP_S}s of warm-up, ${process.env.DATABASE_URL ? 'external' : 'embedded'} PostgreSQL, ` +
+      `benchmark: ${DURATION_S}s per scenario after ${WARMUP_S}s of warm-up (the money flows: until their rate stops rising), ${process.env.DATABASE_URL ? 'external' : 'embedded'} PostgreSQL, ` +
         `${transfersOnly || depositsOnly || inboundOnly ? 'platform in a process of its own' : `${webhooksOnly ? 'platform and pg-boss' : ONLY === '' ? 'platform, raw stack and pg-boss' : 'platform and raw stack'} in processes of their own`}\n\n`,
     );
     const httpScenarios = sectionOnly ? [] : scenarios.filter((s) => s.name.includes(ONLY));

@@ -33,7 +33,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Agent, request } from 'undici';
-import { closedLoop, cpuLine, logReadersQuiet, type Figures } from './transfers';
+import { closedLoop, cpuLine, logReadersQuiet, warmUp, warmUpLine, type Figures } from './transfers';
 
 export const DEPOSITS_SCENARIO = 'deposit to transaction';
 
@@ -371,12 +371,12 @@ export async function benchDeposits(api: string, adminToken: string, databaseUrl
         const rawAddresses = await raw.addresses(clients);
         const rawError: { message?: string } = {};
         const rawOp = (client: number) => raw.deposit(rawAddresses[client]);
-        if (options.warmupSeconds > 0) await closedLoop(clients, options.warmupSeconds, rawOp, rawError);
+        const rawWarmUp = await warmUp(clients, options.warmupSeconds, rawOp, rawError);
         const reference = await closedLoop(clients, options.durationSeconds, rawOp, rawError);
 
         const oursError: { message?: string } = {};
         const oursOp = async (client: number) => void (await platform.deposit(benchClients[client]));
-        if (options.warmupSeconds > 0) await closedLoop(clients, options.warmupSeconds, oursOp, oursError);
+        const ourWarmUp = await warmUp(clients, options.warmupSeconds, oursOp, oursError);
         const ours = await closedLoop(clients, options.durationSeconds, oursOp, oursError, DEPOSITS_SCENARIO);
 
         const row = (name: string, f: Figures, ratio: string) =>
@@ -384,6 +384,7 @@ export async function benchDeposits(api: string, adminToken: string, databaseUrl
         row('raw pg (two commits)', reference, '1.00');
         row('deposit + GET transaction', ours, `${(ours.rps / reference.rps).toFixed(2)} raw`);
         process.stdout.write(cpuLine(reference, ours));
+        process.stdout.write(warmUpLine(rawWarmUp, ourWarmUp));
         ratios.push(`${clients}: ${(ours.rps / reference.rps).toFixed(2)}`);
         for (const [side, error] of [
           ['raw', rawError],

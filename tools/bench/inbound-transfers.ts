@@ -34,7 +34,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Platform } from './deposits';
-import { closedLoop, cpuLine, logReadersQuiet, type Figures } from './transfers';
+import { closedLoop, cpuLine, logReadersQuiet, warmUp, warmUpLine, type Figures } from './transfers';
 
 export const INBOUND_SCENARIO = 'inbound transfer to transaction';
 
@@ -341,12 +341,12 @@ export async function benchInboundTransfers(api: string, adminToken: string, dat
         const rawAccounts = await raw.accounts(clients);
         const rawError: { message?: string } = {};
         const rawOp = (client: number) => raw.transfer(rawAccounts[client]);
-        if (options.warmupSeconds > 0) await closedLoop(clients, options.warmupSeconds, rawOp, rawError);
+        const rawWarmUp = await warmUp(clients, options.warmupSeconds, rawOp, rawError);
         const reference = await closedLoop(clients, options.durationSeconds, rawOp, rawError);
 
         const oursError: { message?: string } = {};
         const oursOp = async (client: number) => void (await platform.transfer(benchClients[client]));
-        if (options.warmupSeconds > 0) await closedLoop(clients, options.warmupSeconds, oursOp, oursError);
+        const ourWarmUp = await warmUp(clients, options.warmupSeconds, oursOp, oursError);
         const ours = await closedLoop(clients, options.durationSeconds, oursOp, oursError, INBOUND_SCENARIO);
 
         const row = (name: string, f: Figures, ratio: string) =>
@@ -354,6 +354,7 @@ export async function benchInboundTransfers(api: string, adminToken: string, dat
         row('raw pg (two commits)', reference, '1.00');
         row('transfer + GET transaction', ours, `${(ours.rps / reference.rps).toFixed(2)} raw`);
         process.stdout.write(cpuLine(reference, ours));
+        process.stdout.write(warmUpLine(rawWarmUp, ourWarmUp));
         ratios.push(`${clients}: ${(ours.rps / reference.rps).toFixed(2)}`);
         for (const [side, error] of [
           ['raw', rawError],

@@ -44,6 +44,11 @@ export interface Figures {
   cpu?: Partial<CpuTimes>;
 }
 
+/** How long each side warmed up before its measured run (warmUp). */
+export function warmUpLine(raw: number, ours: number): string {
+  return `  warm-up until the rate stopped rising: raw ${raw} s, platform ${ours} s\n`;
+}
+
 /** The CPU line under a scenario's rows: what one operation cost each process, on each side. */
 export function cpuLine(reference: Figures, ours: Figures): string {
   return `  cpu per operation: raw ${cpuText(reference.cpu, ['bench', 'postgres'])}; platform ${cpuText(ours.cpu, ['platform', 'postgres'])}\n`;
@@ -110,6 +115,29 @@ export async function closedLoop(
     lastSecond: inSecond(Math.max(0, Math.floor(seconds) - 1)),
     cpu: cpuPerOp(cpuBefore, cpuAfter, latencies.length),
   };
+}
+
+/** The longest warm-up of one side at one client count, however its rate moves. */
+const WARMUP_LIMIT_SECONDS = 30;
+
+/**
+ * Warms one side up at one client count: at least `minSeconds` of the closed loop, then one second more
+ * at a time until the rate of operations has stopped rising (the last three seconds' mean within 5% of the
+ * three before them), at most WARMUP_LIMIT_SECONDS. A fresh platform process runs each new code path
+ * unoptimised first and compiles it on the way: a flow's rate kept rising for ten to fifteen seconds of
+ * load, so a fixed three-second warm-up measured the compiler, not the steady state a partner's
+ * sustained peak meets. Both sides warm up the same way; returns the seconds it took.
+ */
+export async function warmUp(clients: number, minSeconds: number, op: (client: number) => Promise<void>, firstError: { message?: string }): Promise<number> {
+  if (minSeconds <= 0) return 0;
+  const rates: number[] = [];
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  while (rates.length < WARMUP_LIMIT_SECONDS) {
+    rates.push((await closedLoop(clients, 1, op, firstError)).ops);
+    if (rates.length < Math.max(minSeconds, 6)) continue;
+    if (mean(rates.slice(-3)) <= 1.05 * mean(rates.slice(-6, -3))) break;
+  }
+  return rates.length;
 }
 
 interface BenchClient {
@@ -402,12 +430,12 @@ export async function benchTransfers(api: string, headers: Record<string, string
         const rawWallets = await raw.wallets(clients);
         const rawError: { message?: string } = {};
         const rawOp = (client: number) => raw.transfer(rawWallets[client]);
-        if (options.warmupSeconds > 0) await closedLoop(clients, options.warmupSeconds, rawOp, rawError);
+        const rawWarmUp = await warmUp(clients, options.warmupSeconds, rawOp, rawError);
         const reference = await closedLoop(clients, options.durationSeconds, rawOp, rawError);
 
         const oursError: { message?: string } = {};
         const oursOp = async (client: number) => void (await platform.transfer(benchClients[client]));
-        if (options.warmupSeconds > 0) await closedLoop(clients, options.warmupSeconds, oursOp, oursError);
+        const ourWarmUp = await warmUp(clients, options.warmupSeconds, oursOp, oursError);
         const ours = await closedLoop(clients, options.durationSeconds, oursOp, oursError, TRANSFERS_SCENARIO);
 
         const row = (name: string, f: Figures, ratio: string) =>
@@ -415,6 +443,7 @@ export async function benchTransfers(api: string, headers: Record<string, string
         row('raw pg (two commits)', reference, '1.00');
         row('POST /quotes + /transactions', ours, `${(ours.rps / reference.rps).toFixed(2)} raw`);
         process.stdout.write(cpuLine(reference, ours));
+        process.stdout.write(warmUpLine(rawWarmUp, ourWarmUp));
         for (const [side, error] of [
           ['raw', rawError],
           ['platform', oursError],
