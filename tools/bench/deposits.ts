@@ -27,13 +27,15 @@
 // answer; the raw side folds it into the second, which favours the raw side.
 // The jsonb values are the platform's own (its events' data and metadata, its transaction view, its
 // answer, its timer payload) read back from its database in this run, so both sides store the same bytes.
-// The raw reference runs first at each client count, after the platform's background work from the
-// previous one (the payouts settle, the ledger posts them) has finished, and the first only once the log
-// readers have read what the sections before it wrote.
+// At each client count both sides warm up, then take turns (compareSides): a measured run of the raw
+// reference, then one of the platform, BENCH_ROUNDS times, each raw run once the platform's log readers
+// are quiet. The first client count starts once the readers have read what the sections before it wrote,
+// each later one once the platform's background work from the previous one (the payouts settle, the ledger posts them) has
+// finished.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Agent, request } from 'undici';
-import { closedLoop, cpuLine, logReadersQuiet, warmUp, warmUpLine, type Figures } from './transfers';
+import { compareSides, cpuLine, logReadersQuiet, roundsLine, roundsNote, type Figures } from './transfers';
 
 export const DEPOSITS_SCENARIO = 'deposit to transaction';
 
@@ -342,6 +344,7 @@ export async function benchDeposits(api: string, adminToken: string, databaseUrl
   const fixed = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 100 ? 1 : 0) : '-');
   const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
   process.stdout.write(`\n${DEPOSITS_SCENARIO}: a simulated deposit of ${AMOUNT} usdc to an active address paying out over ACH, then GET of its transaction, one operation, an address per client\n`);
+  process.stdout.write(roundsNote(options.durationSeconds));
   line(['scenario', 'clients', 'ops/s', 'p50 ms', 'p99 ms', 'errors', '1st/last s', 'ratio']);
   const platform = new Platform(api, Math.max(...options.clients));
   await RawReference.create(databaseUrl);
@@ -371,21 +374,29 @@ export async function benchDeposits(api: string, adminToken: string, databaseUrl
         const rawAddresses = await raw.addresses(clients);
         const rawError: { message?: string } = {};
         const rawOp = (client: number) => raw.deposit(rawAddresses[client]);
-        const rawWarmUp = await warmUp(clients, options.warmupSeconds, rawOp, rawError);
-        const reference = await closedLoop(clients, options.durationSeconds, rawOp, rawError);
 
         const oursError: { message?: string } = {};
         const oursOp = async (client: number) => void (await platform.deposit(benchClients[client]));
-        const ourWarmUp = await warmUp(clients, options.warmupSeconds, oursOp, oursError);
-        const ours = await closedLoop(clients, options.durationSeconds, oursOp, oursError, DEPOSITS_SCENARIO);
+        const comparison = await compareSides({
+          clients,
+          seconds: options.durationSeconds,
+          warmupSeconds: options.warmupSeconds,
+          databaseUrl,
+          scenario: DEPOSITS_SCENARIO,
+          rawOp,
+          oursOp,
+          rawError,
+          oursError,
+        });
+        const { reference, ours } = comparison;
 
         const row = (name: string, f: Figures, ratio: string) =>
           line([name, String(clients), fixed(f.rps), fixed(f.p50), fixed(f.p99), String(f.errors), `${f.firstSecond}/${f.lastSecond}`, ratio]);
         row('raw pg (two commits)', reference, '1.00');
-        row('deposit + GET transaction', ours, `${(ours.rps / reference.rps).toFixed(2)} raw`);
+        row('deposit + GET transaction', ours, `${comparison.ratio.toFixed(2)} raw`);
         process.stdout.write(cpuLine(reference, ours));
-        process.stdout.write(warmUpLine(rawWarmUp, ourWarmUp));
-        ratios.push(`${clients}: ${(ours.rps / reference.rps).toFixed(2)}`);
+        process.stdout.write(roundsLine(comparison));
+        ratios.push(`${clients}: ${comparison.ratio.toFixed(2)}`);
         for (const [side, error] of [
           ['raw', rawError],
           ['platform', oursError],
@@ -404,7 +415,7 @@ export async function benchDeposits(api: string, adminToken: string, databaseUrl
   }
   process.stdout.write(
     `ops/s: operations (a simulated deposit and the GET of the transaction it names) finished per second over the measured\n` +
-      `  run, p50/p99 their latency, "1st/last s" how many finished in its first and in its last second. "ratio" is the\n` +
+      `  runs, p50/p99 their latency, "1st/last s" how many finished in the first second of the first round and in the last of the last. "ratio" is the\n` +
       `  platform's ops/s divided by the raw reference's at the same client count: a pg Pool of as many connections as\n` +
       `  clients writing the rows the platform writes, two commits per operation (the address checked active under its\n` +
       `  lock, the customer's lock row, the deposit's event and row, the idempotency row; the transaction's four events,\n` +

@@ -28,13 +28,15 @@
 // row, then takes an advisory lock on its stream and reads the stream: one statement fewer on this side).
 // The jsonb values are the platform's own (its events' data and metadata, its transaction view, its
 // answer, its timer payload) read back from its database in this run, so both sides store the same bytes.
-// The raw reference runs first at each client count, after the platform's background work from the
-// previous one (the deposits settle, the USDC is delivered, the ledger posts them) has finished, and the
-// first only once the log readers have read what the sections before it wrote.
+// At each client count both sides warm up, then take turns (compareSides): a measured run of the raw
+// reference, then one of the platform, BENCH_ROUNDS times, each raw run once the platform's log readers
+// are quiet. The first client count starts once the readers have read what the sections before it wrote,
+// each later one once the platform's background work from the previous one (the deposits settle, the USDC is delivered, the ledger posts them) has
+// finished.
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Platform } from './deposits';
-import { closedLoop, cpuLine, logReadersQuiet, warmUp, warmUpLine, type Figures } from './transfers';
+import { compareSides, cpuLine, logReadersQuiet, roundsLine, roundsNote, type Figures } from './transfers';
 
 export const INBOUND_SCENARIO = 'inbound transfer to transaction';
 
@@ -310,6 +312,7 @@ export async function benchInboundTransfers(api: string, adminToken: string, dat
   const fixed = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 100 ? 1 : 0) : '-');
   const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
   process.stdout.write(`\n${INBOUND_SCENARIO}: a simulated ACH transfer of ${AMOUNT} usd to an active virtual account delivering USDC to a custodial wallet, then GET of its transaction, one operation, an account per client\n`);
+  process.stdout.write(roundsNote(options.durationSeconds));
   line(['scenario', 'clients', 'ops/s', 'p50 ms', 'p99 ms', 'errors', '1st/last s', 'ratio']);
   const platform = new VirtualAccountsPlatform(api, Math.max(...options.clients));
   await RawReference.create(databaseUrl);
@@ -341,21 +344,29 @@ export async function benchInboundTransfers(api: string, adminToken: string, dat
         const rawAccounts = await raw.accounts(clients);
         const rawError: { message?: string } = {};
         const rawOp = (client: number) => raw.transfer(rawAccounts[client]);
-        const rawWarmUp = await warmUp(clients, options.warmupSeconds, rawOp, rawError);
-        const reference = await closedLoop(clients, options.durationSeconds, rawOp, rawError);
 
         const oursError: { message?: string } = {};
         const oursOp = async (client: number) => void (await platform.transfer(benchClients[client]));
-        const ourWarmUp = await warmUp(clients, options.warmupSeconds, oursOp, oursError);
-        const ours = await closedLoop(clients, options.durationSeconds, oursOp, oursError, INBOUND_SCENARIO);
+        const comparison = await compareSides({
+          clients,
+          seconds: options.durationSeconds,
+          warmupSeconds: options.warmupSeconds,
+          databaseUrl,
+          scenario: INBOUND_SCENARIO,
+          rawOp,
+          oursOp,
+          rawError,
+          oursError,
+        });
+        const { reference, ours } = comparison;
 
         const row = (name: string, f: Figures, ratio: string) =>
           line([name, String(clients), fixed(f.rps), fixed(f.p50), fixed(f.p99), String(f.errors), `${f.firstSecond}/${f.lastSecond}`, ratio]);
         row('raw pg (two commits)', reference, '1.00');
-        row('transfer + GET transaction', ours, `${(ours.rps / reference.rps).toFixed(2)} raw`);
+        row('transfer + GET transaction', ours, `${comparison.ratio.toFixed(2)} raw`);
         process.stdout.write(cpuLine(reference, ours));
-        process.stdout.write(warmUpLine(rawWarmUp, ourWarmUp));
-        ratios.push(`${clients}: ${(ours.rps / reference.rps).toFixed(2)}`);
+        process.stdout.write(roundsLine(comparison));
+        ratios.push(`${clients}: ${comparison.ratio.toFixed(2)}`);
         for (const [side, error] of [
           ['raw', rawError],
           ['platform', oursError],
@@ -374,7 +385,7 @@ export async function benchInboundTransfers(api: string, adminToken: string, dat
   }
   process.stdout.write(
     `ops/s: operations (a simulated inbound transfer and the GET of the transaction it names) finished per second over\n` +
-      `  the measured run, p50/p99 their latency, "1st/last s" how many finished in its first and in its last second.\n` +
+      `  the measured runs, p50/p99 their latency, "1st/last s" how many finished in the first second of the first round and in the last of the last.\n` +
       `  "ratio" is the platform's ops/s divided by the raw reference's at the same client count: a pg Pool of as many\n` +
       `  connections as clients writing the rows the platform writes, two commits per operation (the account checked\n` +
       `  active under its lock, the deposit's event and row, the idempotency row; the transaction's ${counts.events} events, row\n` +

@@ -15,9 +15,12 @@
 //             statusChanged events, the payout's timer, and the idempotency row
 // (the rows the platform writes for the same work, each table in one statement)
 // The jsonb bodies are the platform's own quote and transaction responses from this run, so both sides
-// store the same bytes. The raw reference runs first at each client count, after the platform's
-// background work from the previous one (the payouts settle, the ledger posts them) has finished, and
-// the first only once the log readers have read what the sections before it wrote.
+// store the same bytes.
+// At each client count both sides warm up, then take turns (compareSides): a measured run of the raw
+// reference, then one of the platform, BENCH_ROUNDS times, each raw run once the platform's log readers
+// are quiet. The first client count starts once the readers have read what the sections before it wrote,
+// each later one once the platform's background work from the previous one (the payouts settle, the ledger posts them) has
+// finished.
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Agent, request } from 'undici';
@@ -42,11 +45,19 @@ export interface Figures {
   lastSecond: number;
   /** CPU ms per operation of the processes doing the work (tools/bench/cpu.ts), where readable. */
   cpu?: Partial<CpuTimes>;
+  /** Every operation's latency (ms, sorted) and the CPU ms the run took in all, for pooling runs. */
+  latencies: number[];
+  cpuUsed: Partial<CpuTimes>;
 }
 
-/** How long each side warmed up before its measured run (warmUp). */
-export function warmUpLine(raw: number, ours: number): string {
-  return `  warm-up until the rate stopped rising: raw ${raw} s, platform ${ours} s\n`;
+/** How each client count of a flow is measured (compareSides), under the section's title. */
+export function roundsNote(seconds: number): string {
+  return `each client count: both sides warmed up until their rate stopped rising, then ${ROUNDS} rounds of ${seconds} s of the raw reference followed by ${seconds} s of the platform (BENCH_ROUNDS), pooled\n`;
+}
+
+/** How long each side warmed up (warmUp), and the ratio of each round (compareSides). */
+export function roundsLine(c: Comparison): string {
+  return `  warm-up until the rate stopped rising: raw ${c.warmUp.raw} s, platform ${c.warmUp.ours} s; ratio of each round: ${c.rounds.map((r) => r.toFixed(2)).join(' ')}\n`;
 }
 
 /** The CPU line under a scenario's rows: what one operation cost each process, on each side. */
@@ -114,7 +125,75 @@ export async function closedLoop(
     firstSecond: inSecond(0),
     lastSecond: inSecond(Math.max(0, Math.floor(seconds) - 1)),
     cpu: cpuPerOp(cpuBefore, cpuAfter, latencies.length),
+    latencies,
+    cpuUsed: cpuPerOp(cpuBefore, cpuAfter, 1),
   };
+}
+
+/** Several measured runs of one side as one: their operations, latencies and CPU pooled. */
+function pooled(runs: Figures[], seconds: number): Figures {
+  const ops = runs.reduce((n, r) => n + r.ops, 0);
+  const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const cpuUsed: Partial<CpuTimes> = {};
+  for (const key of ['platform', 'bench', 'postgres'] as const) {
+    if (runs.every((r) => r.cpuUsed[key] !== undefined)) cpuUsed[key] = runs.reduce((n, r) => n + r.cpuUsed[key]!, 0);
+  }
+  return {
+    ops,
+    rps: ops / (seconds * runs.length),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    firstSecond: runs[0].firstSecond,
+    lastSecond: runs[runs.length - 1].lastSecond,
+    cpu: Object.fromEntries(Object.entries(cpuUsed).map(([k, v]) => [k, ops > 0 ? v / ops : NaN])) as Partial<CpuTimes>,
+    latencies,
+    cpuUsed,
+  };
+}
+
+export interface Comparison {
+  reference: Figures;
+  ours: Figures;
+  /** ours.rps / reference.rps, and the same for each round. */
+  ratio: number;
+  rounds: number[];
+  warmUp: { raw: number; ours: number };
+}
+
+/** Measured rounds of each side at each client count (BENCH_ROUNDS). */
+export const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+
+/**
+ * One client count of a flow: each side warmed up, then ROUNDS rounds of a measured run of the raw
+ * reference followed by one of the platform, each `seconds` long, pooled per side. Interleaved, so that
+ * the machine's slower and faster minutes (other work on it moved single runs by a fifth to a third) fall
+ * on both sides alike. Before each raw run the platform's log readers have finished what its last run
+ * left them, so that its background work is not counted against the reference.
+ */
+export async function compareSides(o: {
+  clients: number;
+  seconds: number;
+  warmupSeconds: number;
+  databaseUrl: string;
+  scenario: string;
+  rawOp: (client: number) => Promise<void>;
+  oursOp: (client: number) => Promise<void>;
+  rawError: { message?: string };
+  oursError: { message?: string };
+}): Promise<Comparison> {
+  const warm = { raw: await warmUp(o.clients, o.warmupSeconds, o.rawOp, o.rawError), ours: 0 };
+  warm.ours = await warmUp(o.clients, o.warmupSeconds, o.oursOp, o.oursError);
+  const raws: Figures[] = [];
+  const ours: Figures[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    await logReadersQuiet(o.databaseUrl);
+    raws.push(await closedLoop(o.clients, o.seconds, o.rawOp, o.rawError));
+    ours.push(await closedLoop(o.clients, o.seconds, o.oursOp, o.oursError, o.scenario));
+  }
+  const reference = pooled(raws, o.seconds);
+  const mine = pooled(ours, o.seconds);
+  return { reference, ours: mine, ratio: mine.rps / reference.rps, rounds: ours.map((f, i) => f.rps / raws[i].rps), warmUp: warm };
 }
 
 /** The longest warm-up of one side at one client count, however its rate moves. */
@@ -402,6 +481,7 @@ export async function benchTransfers(api: string, headers: Record<string, string
   const fixed = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 100 ? 1 : 0) : '-');
   const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
   process.stdout.write(`\n${TRANSFERS_SCENARIO}: POST /quotes (walletOms to bankUs over ACH, ${AMOUNT}) then POST /transactions, one operation, a wallet and a bank account per client\n`);
+  process.stdout.write(roundsNote(options.durationSeconds));
   line(['scenario', 'clients', 'ops/s', 'p50 ms', 'p99 ms', 'errors', '1st/last s', 'ratio']);
   const platform = new Platform(api, headers.authorization, Math.max(...options.clients));
   await RawReference.create(databaseUrl);
@@ -430,20 +510,28 @@ export async function benchTransfers(api: string, headers: Record<string, string
         const rawWallets = await raw.wallets(clients);
         const rawError: { message?: string } = {};
         const rawOp = (client: number) => raw.transfer(rawWallets[client]);
-        const rawWarmUp = await warmUp(clients, options.warmupSeconds, rawOp, rawError);
-        const reference = await closedLoop(clients, options.durationSeconds, rawOp, rawError);
 
         const oursError: { message?: string } = {};
         const oursOp = async (client: number) => void (await platform.transfer(benchClients[client]));
-        const ourWarmUp = await warmUp(clients, options.warmupSeconds, oursOp, oursError);
-        const ours = await closedLoop(clients, options.durationSeconds, oursOp, oursError, TRANSFERS_SCENARIO);
+        const comparison = await compareSides({
+          clients,
+          seconds: options.durationSeconds,
+          warmupSeconds: options.warmupSeconds,
+          databaseUrl,
+          scenario: TRANSFERS_SCENARIO,
+          rawOp,
+          oursOp,
+          rawError,
+          oursError,
+        });
+        const { reference, ours } = comparison;
 
         const row = (name: string, f: Figures, ratio: string) =>
           line([name, String(clients), fixed(f.rps), fixed(f.p50), fixed(f.p99), String(f.errors), `${f.firstSecond}/${f.lastSecond}`, ratio]);
         row('raw pg (two commits)', reference, '1.00');
-        row('POST /quotes + /transactions', ours, `${(ours.rps / reference.rps).toFixed(2)} raw`);
+        row('POST /quotes + /transactions', ours, `${comparison.ratio.toFixed(2)} raw`);
         process.stdout.write(cpuLine(reference, ours));
-        process.stdout.write(warmUpLine(rawWarmUp, ourWarmUp));
+        process.stdout.write(roundsLine(comparison));
         for (const [side, error] of [
           ['raw', rawError],
           ['platform', oursError],
@@ -463,8 +551,8 @@ export async function benchTransfers(api: string, headers: Record<string, string
     await RawReference.drop(databaseUrl);
   }
   process.stdout.write(
-    `ops/s: operations (a quote and the transaction accepting it) finished per second over the measured run, p50/p99 their\n` +
-      `  latency, "1st/last s" how many finished in its first and in its last second. "ratio" is the platform's ops/s divided\n` +
+    `ops/s: operations (a quote and the transaction accepting it) finished per second over the measured runs, p50/p99 their\n` +
+      `  latency, "1st/last s" how many finished in the first second of the first round and in the last of the last. "ratio" is the platform's ops/s divided\n` +
       `  by the raw reference's at the same client count: a pg Pool of as many connections as clients writing the rows the\n` +
       `  platform writes, two commits per operation (the quote's event, row and idempotency row; the quote accepted and its\n` +
       `  event, the balance debited where balance >= amount and its event, two ledger entries, the transaction's three\n` +
