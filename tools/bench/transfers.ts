@@ -168,8 +168,8 @@ export const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
  * One client count of a flow: each side warmed up, then ROUNDS rounds of a measured run of the raw
  * reference followed by one of the platform, each `seconds` long, pooled per side. Interleaved, so that
  * the machine's slower and faster minutes (other work on it moved single runs by a fifth to a third) fall
- * on both sides alike. Before each raw run the platform's log readers have finished what its last run
- * left them, so that its background work is not counted against the reference.
+ * on both sides alike. Before each run the platform's log readers have finished what its last run left
+ * them (at least a second's pause), so that neither side's trail of work is counted against the other.
  */
 export async function compareSides(o: {
   clients: number;
@@ -189,6 +189,9 @@ export async function compareSides(o: {
   for (let round = 0; round < ROUNDS; round++) {
     await logReadersQuiet(o.databaseUrl);
     raws.push(await closedLoop(o.clients, o.seconds, o.rawOp, o.rawError));
+    // The same pause before the platform's run (its readers are quiet already: one second), so that
+    // neither side starts on the other's trail of work in PostgreSQL.
+    await logReadersQuiet(o.databaseUrl);
     ours.push(await closedLoop(o.clients, o.seconds, o.oursOp, o.oursError, o.scenario));
   }
   const reference = pooled(raws, o.seconds);
