@@ -63,6 +63,17 @@ describe('project clock and timers on PostgreSQL', () => {
     expect(await timers.fireDue('prj_c')).toBe(0);
   });
 
+  it('stops starting batches once its time budget is spent, leaving the timers still due to the next poll', async () => {
+    const now = await clock.now('prj_b1');
+    await db.uow.run(async () => {
+      for (let i = 0; i < 120; i++) await timers.schedule('prj_b1', 'test.expire', `budget-${i}`, new Date(now.getTime() - 1000));
+    });
+    // A budget already spent: the first batch (50) fires, no other starts.
+    expect(await timers.fireDue('prj_b1', 0)).toBe(50);
+    expect(await timers.fireDue('prj_b1')).toBe(70);
+    expect(new Set(fired.map((t) => t.key)).size).toBe(120);
+  });
+
   it("leaves other projects' timers alone", async () => {
     const now = await clock.now('prj_d');
     await timers.schedule('prj_d', 'test.expire', 'code-d', new Date(now.getTime() + 60_000));

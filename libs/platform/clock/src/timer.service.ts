@@ -55,9 +55,12 @@ export class TimerService implements OnApplicationShutdown {
    * Fires every timer due on its project's clock (only one project's when
    * given); returns how many fired. Inside a caller's transaction (a clock
    * advance) the timers fire in it and see its uncommitted offset; otherwise
-   * each batch has a transaction of its own.
+   * each batch has a transaction of its own. With `budgetMs`, no batch starts
+   * once that much time has gone: the timers still due are the background
+   * poller's, which fires them within about a second of the caller's commit.
    */
-  async fireDue(projectId?: string): Promise<number> {
+  async fireDue(projectId?: string, budgetMs = Infinity): Promise<number> {
+    const deadline = performance.now() + budgetMs;
     // Only the kinds this process handles: in distributed mode each service polls the same table
     // and must leave the others' timers to them.
     const kinds = [...this.handlers.keys()];
@@ -86,7 +89,7 @@ export class TimerService implements OnApplicationShutdown {
         return rows.length;
       });
       fired += batch;
-      if (batch < 50) return fired;
+      if (batch < 50 || performance.now() >= deadline) return fired;
     }
   }
 

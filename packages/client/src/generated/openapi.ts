@@ -13817,7 +13817,7 @@ export interface components {
             now: string;
             /** @description how far the project clock is ahead of real time */
             offsetSeconds: number;
-            /** @description timers that fell due and fired (advance only) */
+            /** @description timers that fell due and fired before the answer (advance only); a large backlog is finished in the background */
             firedTimers?: number;
         };
         SettlementErrorResponse: {
