@@ -69,7 +69,7 @@ export class Platform {
   private readonly agent: Agent;
   private authorization = '';
   constructor(private readonly api: string, connections: number) {
-    this.agent = new Agent({ keepAliveTimeout: 10_000, connections });
+    this.agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000, connections });
   }
 
   async call<T>(method: 'GET' | 'POST', path: string, body?: unknown, expected = method === 'POST' ? 201 : 200, authorization = this.authorization): Promise<T> {

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const producers = Number(process.env.PRODUCERS ?? 8);
   const body = process.env.BODY ?? '{}';
   // As many posts in flight as the batches add up to (at least the platform worker's 64).
-  const agent = new Agent({ keepAliveTimeout: 10_000, connections: Math.max(64, workers * batchSize) });
+  const agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000, connections: Math.max(64, workers * batchSize) });
   // The platform's pool size, so neither side has more connections.
   const boss = new PgBoss({ connectionString: process.env.DATABASE_URL, schema: 'bench_pgboss', max: 20 });
   boss.on('error', (error: unknown) => process.stderr.write(`pg-boss: ${String(error)}\n`));

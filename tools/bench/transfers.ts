@@ -239,7 +239,10 @@ interface Sample {
 class Platform {
   private readonly agent: Agent;
   constructor(private readonly api: string, private readonly authorization: string, connections: number) {
-    this.agent = new Agent({ keepAliveTimeout: 10_000, connections });
+    // An idle connection is dropped after 10 s whatever the server's Keep-Alive hint says: between the
+    // client counts some sit idle for a minute or more, and one reused as the server closes it at its
+    // keep-alive timeout fails the request ("other side closed").
+    this.agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000, connections });
   }
 
   async call<T>(method: 'GET' | 'POST', path: string, body?: unknown, expected = method === 'POST' ? 201 : 200): Promise<T> {

@@ -129,7 +129,7 @@ class Receiver {
 }
 
 /** undici with keep-alive rather than fetch: less of this thread, which the receiver shares, per request. */
-const client = new Agent({ keepAliveTimeout: 10_000, connections: PRODUCERS * 2 });
+const client = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000, connections: PRODUCERS * 2 });
 
 async function post<T>(url: string, headers: Record<string, string>, body?: unknown): Promise<T> {
   const res = await request(url, {
