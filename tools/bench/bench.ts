@@ -20,7 +20,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/datab
 import { freeLoopbackPort } from '@mm/runtime/platform';
 import { benchDeposits, DEPOSITS_SCENARIO } from './deposits';
 import { benchInboundTransfers, INBOUND_SCENARIO } from './inbound-transfers';
-import { benchTransfers, TRANSFERS_SCENARIO } from './transfers';
+import { benchTransfers, ROUNDS, TRANSFERS_SCENARIO } from './transfers';
 import { cpuNow, cpuPerOp, profileWindow, watchCpu, type CpuTimes } from './cpu';
 import { benchWebhooks } from './webhooks';
 
@@ -56,8 +56,30 @@ async function run(options: Load, connections: number, seconds: number): Promise
 }
 
 /** A run first, so JIT warm-up and pool growth are not measured. */
-async function measure(options: Load, connections: number, profiled?: string): Promise<Figures> {
+async function warm(options: Load, connections: number): Promise<void> {
   if (WARMUP_S > 0) await run(options, connections, WARMUP_S);
+}
+
+/** Several measured runs of one load as one: requests a second averaged, the median run's latencies, CPU per request over all. */
+function pool(runs: Figures[]): Figures {
+  const requests = runs.reduce((n, r) => n + r.requests, 0);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const cpu: Partial<CpuTimes> = {};
+  for (const key of ['platform', 'bench', 'postgres'] as const) {
+    if (requests > 0 && runs.every((r) => r.cpu?.[key] !== undefined)) cpu[key] = runs.reduce((n, r) => n + r.cpu![key]! * r.requests, 0) / requests;
+  }
+  return {
+    rps: runs.reduce((n, r) => n + r.rps, 0) / runs.length,
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    requests,
+    cpu,
+  };
+}
+
+/** One measured run (warm() first). */
+async function measure(options: Load, connections: number, profiled?: string): Promise<Figures> {
   // A platform scenario's measured run goes under BENCH_PROFILE_CMD (tools/bench/cpu.ts).
   const endProfile = profiled ? profileWindow(profiled, connections) : async () => undefined;
   try {
@@ -189,14 +211,22 @@ async function main(): Promise<void> {
     const httpScenarios = sectionOnly ? [] : scenarios.filter((s) => s.name.includes(ONLY));
     if (httpScenarios.length > 0) line(['scenario', 'clients', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio', '   cpu µs/req']);
     for (const clients of httpScenarios.length > 0 ? CLIENTS : []) {
-      // The references are measured at each client count, right before the scenarios compared with them.
-      const references = { read: await measure(rawRead, clients), write: await measure(rawWrite, clients) };
+      // At each client count every load is warmed up once, then the references and the scenarios take
+      // turns, ROUNDS times, so that the machine's slow and fast minutes fall on both (as in the money flows).
+      const loads: Array<{ load: Load; profiled?: string }> = [{ load: rawRead }, { load: rawWrite }, ...httpScenarios.map((sc) => ({ load: sc.load, profiled: sc.name }))];
+      for (const { load } of loads) await warm(load, clients);
+      const runs: Figures[][] = loads.map(() => []);
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [i, { load, profiled }] of loads.entries()) runs[i].push(await measure(load, clients, profiled));
+      }
+      const [readRuns, writeRuns, ...scenarioRuns] = runs.map(pool);
+      const references = { read: readRuns, write: writeRuns };
       const row = (name: string, f: Figures, ratio: string, cpu = '') =>
         line([name, String(clients), f.rps.toFixed(0), f.p50.toFixed(1), f.p99.toFixed(1), String(f.errors), ratio, cpu]);
       row('raw read (Fastify + pg select)', references.read, '1.00');
       row('raw write (one transaction)', references.write, '1.00');
-      for (const scenario of httpScenarios) {
-        const f = await measure(scenario.load, clients, scenario.name);
+      for (const [i, scenario] of httpScenarios.entries()) {
+        const f = scenarioRuns[i];
         // CPU per request in µs: steadier than requests a second on a machine other work shares.
         const us = (side: keyof CpuTimes) => (f.cpu?.[side] !== undefined ? (f.cpu[side]! * 1000).toFixed(0) : '-');
         row(scenario.name, f, `${(f.rps / references[scenario.reference].rps).toFixed(2)} ${scenario.reference}`, `   ${us('platform')} + ${us('postgres')}`);
@@ -204,7 +234,8 @@ async function main(): Promise<void> {
       process.stdout.write('\n');
     }
     if (httpScenarios.length > 0) process.stdout.write(
-      '"ratio" is requests per second divided by the raw reference\'s at the same client count, measured in this run:\n' +
+      `"ratio" is requests per second divided by the raw reference's at the same client count, measured in this run, each\n` +
+        `load warmed up once, then the references and the scenarios in turns, ${ROUNDS} rounds (BENCH_ROUNDS), averaged;\n` +
         '"read" is Fastify with one pg primary-key select; "write" is one transaction inserting an idempotency row,\n' +
         'an event row and a read-model row, then updating the idempotency row.\n' +
         '"cpu µs/req" is the CPU a request cost the platform\'s process + PostgreSQL (every backend) over the measured run.\n',
