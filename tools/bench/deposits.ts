@@ -28,10 +28,10 @@
 // The jsonb values are the platform's own (its events' data and metadata, its transaction view, its
 // answer, its timer payload) read back from its database in this run, so both sides store the same bytes.
 // At each client count both sides warm up, then take turns (compareSides): a measured run of the raw
-// reference, then one of the platform, BENCH_ROUNDS times, each raw run once the platform's log readers
-// are quiet. The first client count starts once the readers have read what the sections before it wrote,
-// each later one once the platform's background work from the previous one (the payouts settle, the ledger posts them) has
-// finished.
+// reference, then one of the platform, BENCH_ROUNDS times, each run once the platform's log readers are
+// quiet. The first client count starts once the readers have read what the sections before it wrote,
+// each later one once the platform's background work from the previous one has finished
+// (the payouts settle, the ledger posts them).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Agent, request } from 'undici';
@@ -415,7 +415,8 @@ export async function benchDeposits(api: string, adminToken: string, databaseUrl
   }
   process.stdout.write(
     `ops/s: operations (a simulated deposit and the GET of the transaction it names) finished per second over the measured\n` +
-      `  runs, p50/p99 their latency, "1st/last s" how many finished in the first second of the first round and in the last of the last. "ratio" is the\n` +
+      `  runs, p50/p99 their latency, "1st/last s" how many finished in the first second of the\n` +
+      `  first round and in the last of the last. "ratio" is the\n` +
       `  platform's ops/s divided by the raw reference's at the same client count: a pg Pool of as many connections as\n` +
       `  clients writing the rows the platform writes, two commits per operation (the address checked active under its\n` +
       `  lock, the customer's lock row, the deposit's event and row, the idempotency row; the transaction's four events,\n` +

@@ -29,10 +29,10 @@
 // The jsonb values are the platform's own (its events' data and metadata, its transaction view, its
 // answer, its timer payload) read back from its database in this run, so both sides store the same bytes.
 // At each client count both sides warm up, then take turns (compareSides): a measured run of the raw
-// reference, then one of the platform, BENCH_ROUNDS times, each raw run once the platform's log readers
-// are quiet. The first client count starts once the readers have read what the sections before it wrote,
-// each later one once the platform's background work from the previous one (the deposits settle, the USDC is delivered, the ledger posts them) has
-// finished.
+// reference, then one of the platform, BENCH_ROUNDS times, each run once the platform's log readers are
+// quiet. The first client count starts once the readers have read what the sections before it wrote,
+// each later one once the platform's background work from the previous one has finished
+// (the deposits settle, the USDC is delivered, the ledger posts them).
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Platform } from './deposits';
@@ -385,7 +385,8 @@ export async function benchInboundTransfers(api: string, adminToken: string, dat
   }
   process.stdout.write(
     `ops/s: operations (a simulated inbound transfer and the GET of the transaction it names) finished per second over\n` +
-      `  the measured runs, p50/p99 their latency, "1st/last s" how many finished in the first second of the first round and in the last of the last.\n` +
+      `  the measured runs, p50/p99 their latency, "1st/last s" how many finished in the first second of the\n` +
+      `  first round and in the last of the last.\n` +
       `  "ratio" is the platform's ops/s divided by the raw reference's at the same client count: a pg Pool of as many\n` +
       `  connections as clients writing the rows the platform writes, two commits per operation (the account checked\n` +
       `  active under its lock, the deposit's event and row, the idempotency row; the transaction's ${counts.events} events, row\n` +

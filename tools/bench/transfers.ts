@@ -17,10 +17,10 @@
 // The jsonb bodies are the platform's own quote and transaction responses from this run, so both sides
 // store the same bytes.
 // At each client count both sides warm up, then take turns (compareSides): a measured run of the raw
-// reference, then one of the platform, BENCH_ROUNDS times, each raw run once the platform's log readers
-// are quiet. The first client count starts once the readers have read what the sections before it wrote,
-// each later one once the platform's background work from the previous one (the payouts settle, the ledger posts them) has
-// finished.
+// reference, then one of the platform, BENCH_ROUNDS times, each run once the platform's log readers are
+// quiet. The first client count starts once the readers have read what the sections before it wrote,
+// each later one once the platform's background work from the previous one has finished
+// (the payouts settle, the ledger posts them).
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Agent, request } from 'undici';
@@ -558,7 +558,8 @@ export async function benchTransfers(api: string, headers: Record<string, string
   }
   process.stdout.write(
     `ops/s: operations (a quote and the transaction accepting it) finished per second over the measured runs, p50/p99 their\n` +
-      `  latency, "1st/last s" how many finished in the first second of the first round and in the last of the last. "ratio" is the platform's ops/s divided\n` +
+      `  latency, "1st/last s" how many finished in the first second of the\n` +
+      `  first round and in the last of the last. "ratio" is the platform's ops/s divided\n` +
       `  by the raw reference's at the same client count: a pg Pool of as many connections as clients writing the rows the\n` +
       `  platform writes, two commits per operation (the quote's event, row and idempotency row; the quote accepted and its\n` +
       `  event, the balance debited where balance >= amount and its event, two ledger entries, the transaction's three\n` +
