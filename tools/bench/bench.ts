@@ -219,14 +219,14 @@ async function main(): Promise<void> {
       for (let round = 0; round < ROUNDS; round++) {
         for (const [i, { load, profiled }] of loads.entries()) runs[i].push(await measure(load, clients, profiled));
       }
-      const [readRuns, writeRuns, ...scenarioRuns] = runs.map(pool);
-      const references = { read: readRuns, write: writeRuns };
+      const [read, write, ...scenarioFigures] = runs.map(pool);
+      const references = { read, write };
       const row = (name: string, f: Figures, ratio: string, cpu = '') =>
         line([name, String(clients), f.rps.toFixed(0), f.p50.toFixed(1), f.p99.toFixed(1), String(f.errors), ratio, cpu]);
       row('raw read (Fastify + pg select)', references.read, '1.00');
       row('raw write (one transaction)', references.write, '1.00');
       for (const [i, scenario] of httpScenarios.entries()) {
-        const f = scenarioRuns[i];
+        const f = scenarioFigures[i];
         // CPU per request in µs: steadier than requests a second on a machine other work shares.
         const us = (side: keyof CpuTimes) => (f.cpu?.[side] !== undefined ? (f.cpu[side]! * 1000).toFixed(0) : '-');
         row(scenario.name, f, `${(f.rps / references[scenario.reference].rps).toFixed(2)} ${scenario.reference}`, `   ${us('platform')} + ${us('postgres')}`);

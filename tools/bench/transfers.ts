@@ -182,8 +182,8 @@ export async function compareSides(o: {
   rawError: { message?: string };
   oursError: { message?: string };
 }): Promise<Comparison> {
-  const warm = { raw: await warmUp(o.clients, o.warmupSeconds, o.rawOp, o.rawError), ours: 0 };
-  warm.ours = await warmUp(o.clients, o.warmupSeconds, o.oursOp, o.oursError);
+  const rawWarmUp = await warmUp(o.clients, o.warmupSeconds, o.rawOp, o.rawError);
+  const ourWarmUp = await warmUp(o.clients, o.warmupSeconds, o.oursOp, o.oursError);
   const raws: Figures[] = [];
   const ours: Figures[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -196,7 +196,7 @@ export async function compareSides(o: {
   }
   const reference = pooled(raws, o.seconds);
   const mine = pooled(ours, o.seconds);
-  return { reference, ours: mine, ratio: mine.rps / reference.rps, rounds: ours.map((f, i) => f.rps / raws[i].rps), warmUp: warm };
+  return { reference, ours: mine, ratio: mine.rps / reference.rps, rounds: ours.map((f, i) => f.rps / raws[i].rps), warmUp: { raw: rawWarmUp, ours: ourWarmUp } };
 }
 
 /** The longest warm-up of one side at one client count, however its rate moves. */
