@@ -20,7 +20,7 @@ export function createDataSource(options: DataSourceOptions): DataSource {
     synchronize: false,
     logging: false,
     applicationName: options.applicationName ?? 'money-movement',
-    extra: { max: options.poolSize ?? 20 },
+    extra: { max: options.poolSize ?? 20, idleTimeoutMillis: 60_000 },
   });
 }
 
