@@ -48,7 +48,7 @@ export class WebhookDeliveriesService {
   /** Requeues now with the attempt count reset; returns the ids requeued. */
   async retry(projectId: string, webhookId: string, selection: RetrySelection): Promise<string[]> {
     return this.uow.run(async () => {
-      const endpoint = await this.enabledEndpoint(projectId, webhookId);
+      const endpoint = await this.endpoints.requireEnabled(projectId, webhookId);
       const at = (await this.clock.now(projectId)).toISOString();
       if ('deliveryIds' in selection) {
         const malformed = selection.deliveryIds.find((id) => !isId('webhookDelivery', id));
@@ -68,7 +68,7 @@ export class WebhookDeliveriesService {
    */
   async resend(projectId: string, webhookId: string, eventIds: string[]): Promise<{ deliveries: DeliveryRow[]; notSubscribed: string[] }> {
     return this.uow.run(async () => {
-      const endpoint = await this.enabledEndpoint(projectId, webhookId);
+      const endpoint = await this.endpoints.requireEnabled(projectId, webhookId);
       const events = await this.events.require(projectId, 'eventIds', eventIds);
       const wanted = events.filter((e) => subscribesTo(endpoint.subscriptions, e.event));
       const at = (await this.clock.now(projectId)).toISOString();
@@ -86,7 +86,7 @@ export class WebhookDeliveriesService {
   /** Sends `webhook.test` to this endpoint whatever it subscribes to; data is the endpoint as GET shows it. */
   async test(projectId: string, webhookId: string, endpointShape: (row: EndpointRow) => Record<string, unknown>): Promise<DeliveryRow> {
     return this.uow.run(async () => {
-      const endpoint = await this.enabledEndpoint(projectId, webhookId);
+      const endpoint = await this.endpoints.requireEnabled(projectId, webhookId);
       const [delivery] = await this.fanOut.fanOut({
         projectId,
         eventId: newId('event'),
@@ -101,11 +101,6 @@ export class WebhookDeliveriesService {
     });
   }
 
-  private async enabledEndpoint(projectId: string, webhookId: string): Promise<EndpointRow> {
-    const endpoint = await this.endpoints.require(projectId, webhookId);
-    if (endpoint.status !== 'enabled') throw new ApiError('WebhookNotEnabled', `the endpoint is ${endpoint.status}; POST /webhooks/${webhookId}/enable first`);
-    return endpoint;
-  }
 
   /** The oldest creation time the retention window still shows, on the project's clock. */
   private async retainedFrom(projectId: string): Promise<string> {

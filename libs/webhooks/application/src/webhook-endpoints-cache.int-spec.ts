@@ -20,6 +20,7 @@ describe("a project's webhook endpoints kept in memory by several processes", ()
   let thereCache: WebhookEndpointsCache;
   let endpoints: WebhookEndpointsService;
   let there: WebhookDeliveries;
+  let thereEndpoints: WebhookEndpointsService;
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -40,6 +41,16 @@ describe("a project's webhook endpoints kept in memory by several processes", ()
       new TimerService(db.uow),
     );
     there = new WebhookDeliveries(other.uow, thereCache);
+    thereEndpoints = new WebhookEndpointsService(
+      other.uow,
+      new WebhooksEventStore(other.uow),
+      new WebhooksReadModels(other.uow, thereCache),
+      new WebhookSigningKeys(other.uow, config),
+      new ProjectClock(other.uow),
+      config,
+      there,
+      new TimerService(other.uow),
+    );
   });
   afterAll(async () => {
     await thereCache.onApplicationShutdown();
@@ -54,6 +65,49 @@ describe("a project's webhook endpoints kept in memory by several processes", ()
     expect(await there.subscribedEndpoints(projectId, 'transaction.statusChanged', true)).toEqual(first);
     return first;
   }
+
+  /** The endpoint a test send in the other process would go to (or its refusal), read twice so it is held in memory. */
+  async function testSendTargetThere(projectId: string, id: string): Promise<unknown> {
+    const read = () =>
+      thereEndpoints.requireEnabled(projectId, id).then(
+        (row) => ({ url: row.url, description: row.description, status: row.status, updatedAt: row.updated_at.toISOString() }),
+        (error: { errorName?: string }) => error.errorName,
+      );
+    const first = await read();
+    expect(await read()).toEqual(first);
+    return first;
+  }
+
+  it('sends a test to the endpoint as the last answered command left it, in every process', async () => {
+    for (let round = 1; round <= 5; round++) {
+      const projectId = newId('project');
+      const { endpoint } = await endpoints.create(projectId, { url: 'https://partner.example/hooks', subscriptions: ['cashIn.created'] });
+      const shown = (row: { url: string; description: string | null; status: string; updated_at: Date }) => ({
+        url: row.url,
+        description: row.description,
+        status: row.status,
+        updatedAt: row.updated_at.toISOString(),
+      });
+      expect({ round, step: 'created', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({ round, step: 'created', target: shown(endpoint) });
+
+      const updated = await endpoints.update(projectId, endpoint.id, { url: 'https://partner.example/v2', description: 'second' });
+      expect({ round, step: 'updated', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({ round, step: 'updated', target: shown(updated) });
+
+      const { endpoint: rotated } = await endpoints.rotateKey(projectId, endpoint.id);
+      expect(rotated.updated_at.getTime()).toBeGreaterThanOrEqual(updated.updated_at.getTime());
+      expect({ round, step: 'rotated', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({ round, step: 'rotated', target: shown(rotated) });
+
+      await endpoints.disable(projectId, endpoint.id);
+      expect({ round, step: 'disabled', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({ round, step: 'disabled', target: 'WebhookNotEnabled' });
+
+      const enabled = await endpoints.enable(projectId, endpoint.id);
+      expect({ round, step: 'enabled', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({ round, step: 'enabled', target: shown(enabled) });
+
+      await endpoints.delete(projectId, endpoint.id);
+      expect({ round, step: 'deleted', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({ round, step: 'deleted', target: 'WebhookNotFound' });
+      expect(await testSendTargetThere(projectId, 'wh_not-an-id')).toBe('InvalidWebhookID');
+    }
+  });
 
   it('fans out as the last answered command left the endpoints, in every process', async () => {
     // Many rounds: without acknowledgements the other process's notification often arrives after the answer.

@@ -47,6 +47,18 @@ export class WebhookEndpointsService {
     return row;
   }
 
+  /**
+   * The endpoint a test send, retry or resend goes to: 400 for a malformed id, 404 for one this project does
+   * not have, WebhookNotEnabled for one that is not enabled. An enabled endpoint comes from the processes'
+   * coherent copy of the project's live endpoints, without a round trip once held.
+   */
+  async requireEnabled(projectId: string, id: string): Promise<EndpointRow> {
+    if (!isId('webhook', id)) throw new ApiError('InvalidWebhookID', `"${id.slice(0, 64)}" is not a webhook endpoint id (wh_…)`);
+    const endpoint = (await this.readModels.liveEndpoint(projectId, id)) ?? (await this.require(projectId, id));
+    if (endpoint.status !== 'enabled') throw new ApiError('WebhookNotEnabled', `the endpoint is ${endpoint.status}; POST /webhooks/${id}/enable first`);
+    return endpoint;
+  }
+
   async create(projectId: string, input: WebhookEndpointInput & { url: string; subscriptions: string[] }): Promise<{ endpoint: EndpointRow; signingKey: string }> {
     const settings = this.checked(input);
     return runCommand(this.uow, async () => {

@@ -73,9 +73,11 @@ export class WebhooksReadModels {
     return row;
   }
 
-  /** Nothing the fan-out reads changes (its cache still hears the row's notification). */
+  /** A new version and update time only (a new signing key): the cached row shows updatedAt too. */
   async touchEndpoint(projectId: string, id: string, version: number, at: string): Promise<EndpointRow | undefined> {
-    const [row] = await this.uow.query<EndpointRow>(`UPDATE webhooks.endpoints SET version = $3, updated_at = $4 WHERE project_id = $1 AND id = $2 RETURNING *`, [projectId, id, version, at]);
+    const [row] = await this.cache.change(projectId, () =>
+      this.uow.query<EndpointRow>(`UPDATE webhooks.endpoints SET version = $3, updated_at = $4 WHERE project_id = $1 AND id = $2 RETURNING *`, [projectId, id, version, at]),
+    );
     return row;
   }
 
@@ -91,6 +93,11 @@ export class WebhooksReadModels {
       [projectId, id, options.includeDeleted === true],
     );
     return row;
+  }
+
+  /** The project's endpoint if it is enabled or suspended, from the processes' coherent copy (no round trip when held). */
+  async liveEndpoint(projectId: string, id: string): Promise<EndpointRow | undefined> {
+    return (await this.cache.live(projectId)).find((e) => e.id === id);
   }
 
   async listEndpoints(projectId: string, before: string | undefined, limit: number): Promise<EndpointRow[]> {
