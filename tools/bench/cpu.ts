@@ -48,6 +48,11 @@ function stat(pid: number | string): { ms: number; children: number; ppid: numbe
   }
 }
 
+/** Cumulative CPU ms of one process (a reference running in a process of its own); undefined when unreadable. */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  return pid === undefined ? undefined : stat(pid)?.ms;
+}
+
 /** Cumulative CPU ms of each side now; undefined where it cannot be read. */
 export function cpuNow(): Partial<CpuTimes> {
   const usage = process.cpuUsage();

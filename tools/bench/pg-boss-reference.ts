@@ -6,7 +6,7 @@
 // worker polls, and after a batch waits out the rest of its polling interval (0.5 s
 // at least), so it is given its best shape here: WORKERS work() workers of BATCH
 // jobs each (8 x 100 by default), every job of a batch posted at once.
-// WARMUP jobs go through first, unmeasured; then it prints `started <epoch ms>`:
+// WARMUP jobs go through first, unmeasured, enqueued as the measured ones are; then it prints `started <epoch ms>`:
 //   MODE=burst  workers running, JOBS jobs sent (ENQUEUE=send: one per call, PRODUCERS
 //               at a time; insert: 1,000 per call), then `enqueued <epoch ms>` once all are
 //               and `sent <epoch ms each job's send started>`
@@ -63,10 +63,26 @@ async function main(): Promise<void> {
   const insert = async (ids: string[]) => {
     for (let i = 0; i < ids.length; i += 1000) await boss.insert(ids.slice(i, i + 1000).map((id) => ({ name: queue, data: { id } })));
   };
+  /** Each job's send by `producers` at a time; returns when each send started. */
+  const send = async (ids: string[]) => {
+    const sends = new Array<number>(ids.length);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: producers }, async () => {
+        while (next < ids.length) {
+          const i = next++;
+          sends[i] = now();
+          await boss.send(queue, { id: ids[i] });
+        }
+      }),
+    );
+    return sends;
+  };
+  const enqueue = (ids: string[]) => (mode === 'burst' && process.env.ENQUEUE !== 'insert' ? send(ids) : insert(ids));
 
-  // Warm-up: the same path, unmeasured.
+  // Warm-up: the path measured next, unmeasured.
   await startWorkers();
-  await insert(Array.from({ length: warmup }, (_, i) => `${run}_warmup_${i}`));
+  await enqueue(Array.from({ length: warmup }, (_, i) => `${run}_warmup_${i}`));
   await new Promise<void>((resolveWarm) => (onDone = () => done >= warmup && resolveWarm()));
   onDone = () => {};
   const ids = Array.from({ length: jobs }, (_, i) => `${run}_${i}`);
@@ -78,23 +94,9 @@ async function main(): Promise<void> {
     process.stdout.write(`started ${now()}\n`);
     await startWorkers();
   } else {
-    const sends = new Array<number>(jobs);
     process.stdout.write(`started ${now()}\n`);
-    if (process.env.ENQUEUE === 'insert') {
-      sends.fill(now());
-      await insert(ids);
-    } else {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: producers }, async () => {
-          while (next < jobs) {
-            const i = next++;
-            sends[i] = now();
-            await boss.send(queue, { id: ids[i] });
-          }
-        }),
-      );
-    }
+    const startedAt = now();
+    const sends = (await enqueue(ids)) ?? new Array<number>(jobs).fill(startedAt);
     // When the last send returned, then when each one started.
     process.stdout.write(`enqueued ${now()}\nsent ${sends.join(',')}\n`);
   }

@@ -22,11 +22,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { Agent, request } from 'undici';
+import { cpuNow, processCpuMs } from './cpu';
 
 const ROOT = resolve(__dirname, '..', '..');
-const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000);
+const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 4000);
 const PACED = Number(process.env.BENCH_WEBHOOK_PACED ?? 200);
-const WARMUP = Number(process.env.BENCH_WEBHOOK_WARMUP ?? 100);
+/**
+ * Events each side delivers first, unmeasured, by the path it is then measured on: enough for the compiler
+ * to be done with it (with 100, a fresh platform's burst ran at two thirds of its steady rate).
+ */
+const WARMUP = Number(process.env.BENCH_WEBHOOK_WARMUP ?? 2000);
 /** Concurrent clients producing events, on both sides. */
 const PRODUCERS = Number(process.env.BENCH_WEBHOOK_PRODUCERS ?? 8);
 const DRAIN = process.env.BENCH_WEBHOOK_DRAIN !== '0';
@@ -164,6 +169,14 @@ interface Burst {
   /** Event to delivery under the burst's backlog, from the start of each POST or send. */
   p50: number;
   p99: number;
+  /** CPU ms per event of the side's own process and of PostgreSQL, from the first POST or send to the last arrival. */
+  cpu: { side?: number; postgres?: number };
+}
+
+/** CPU ms per event between two readings of the side's process and PostgreSQL. */
+function cpuPerEvent(before: { side?: number; postgres?: number }, after: { side?: number; postgres?: number }): Burst['cpu'] {
+  const per = (a?: number, b?: number) => (a === undefined || b === undefined ? undefined : (b - a) / EVENTS);
+  return { side: per(before.side, after.side), postgres: per(before.postgres, after.postgres) };
 }
 
 interface Sent {
@@ -184,12 +197,15 @@ async function produce(api: string, auth: Record<string, string>, webhookId: str
 }
 
 async function platformBurst(api: string, auth: Record<string, string>, webhookId: string, receiver: Receiver): Promise<Burst> {
+  const cpuBefore = cpuNow();
   const started = now();
   const sent = await produce(api, auth, webhookId, EVENTS);
   const produced = Math.max(...sent.map((s) => s.answered));
   await receiver.waitFor(sent.map((s) => s.id));
+  const cpuAfter = cpuNow();
   const latencies = sent.map((s) => receiver.arrivals.get(s.id)! - s.start);
   return {
+    cpu: cpuPerEvent({ side: cpuBefore.platform, postgres: cpuBefore.postgres }, { side: cpuAfter.platform, postgres: cpuAfter.postgres }),
     produced: EVENTS / ((produced - started) / 1000),
     delivered: EVENTS / ((receiver.lastArrival(sent.map((s) => s.id)) - started) / 1000),
     p50: percentile(latencies, 50),
@@ -280,12 +296,15 @@ async function pgBoss(mode: 'burst' | 'drain', databaseUrl: string, receiver: Re
         }),
       ]);
     const started = Number((await line(/started (\S+)/))[1]);
+    const cpuBefore = { side: processCpuMs(child.pid), postgres: cpuNow().postgres };
     await Promise.race([exited, receiver.waitFor(ids)]);
+    const cpu = cpuPerEvent(cpuBefore, { side: processCpuMs(child.pid), postgres: cpuNow().postgres });
     // Burst: each job's send, as the child timed it, for event to delivery under the backlog.
     const sends = mode === 'burst' ? (await line(/sent (\S+)\n/))[1].split(',').map(Number) : [];
     const enqueued = mode === 'burst' ? Number((await line(/enqueued (\S+)/))[1]) : NaN;
     const latencies = sends.map((s, i) => receiver.arrivals.get(ids[i])! - s);
     return {
+      cpu,
       produced: EVENTS / ((enqueued - started) / 1000),
       delivered: EVENTS / ((receiver.lastArrival(ids) - started) / 1000),
       p50: percentile(latencies, 50),
@@ -328,6 +347,10 @@ export async function benchWebhooks(api: string, headers: Record<string, string>
       line(['platform (queue drain)', '-', fixed(drained.ours), '-', '-', `${(drained.ours / drained.reference.delivered).toFixed(2)} pg-boss`]);
       line(['pg-boss (queued, then worked off)', '-', fixed(drained.reference.delivered), '-', '-', '']);
     }
+    const cpuLine = (burst: Burst, side: string) =>
+      burst.cpu.side === undefined ? '' : `${side} ${burst.cpu.side.toFixed(2)}${burst.cpu.postgres === undefined ? '' : ` + postgres ${burst.cpu.postgres.toFixed(2)}`} ms`;
+    const cpuLines = [cpuLine(ours, 'platform'), cpuLine(reference, 'pg-boss')].filter((l) => l !== '');
+    if (cpuLines.length > 0) process.stdout.write(`  cpu per event in the burst: ${cpuLines.join('; ')}\n`);
     if (receiver.malformed > 0) process.stdout.write(`(${receiver.malformed} bodies were not JSON)\n`);
     process.stdout.write(
       `burst: deliveries/s from the first POST /webhooks/{id}/test (pg-boss: the first ${PGBOSS_ENQUEUE}) until the receiver has all ${EVENTS};\n` +
