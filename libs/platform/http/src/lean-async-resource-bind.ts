@@ -14,16 +14,17 @@ type Bindable = (this: unknown, ...args: unknown[]) => unknown;
 const nodeBind = AsyncResource.prototype.bind as unknown as (this: AsyncResource, fn: unknown, thisArg?: unknown) => Bindable;
 let installed = false;
 
+/** fn, run in the resource's async scope with the caller's `this`. */
+function inScopeOf(resource: AsyncResource, fn: Bindable): Bindable {
+  return function (this: unknown, ...args: unknown[]) {
+    return resource.runInAsyncScope(fn, this, ...args);
+  };
+}
+
 function leanBind(this: AsyncResource, fn: Bindable, thisArg?: unknown): Bindable {
   // Node's own validation and error (ERR_INVALID_ARG_TYPE) for anything that is not a function.
   if (typeof fn !== 'function') return nodeBind.call(this, fn, thisArg);
-  const resource = this;
-  const bound: Bindable =
-    thisArg === undefined
-      ? function (this: unknown, ...args: unknown[]) {
-          return resource.runInAsyncScope(fn, this, ...args);
-        }
-      : (resource.runInAsyncScope.bind(resource, fn, thisArg) as Bindable);
+  const bound: Bindable = thisArg === undefined ? inScopeOf(this, fn) : (this.runInAsyncScope.bind(this, fn, thisArg) as Bindable);
   Object.defineProperty(bound, 'length', { configurable: true, enumerable: false, writable: false, value: fn.length });
   return bound;
 }
