@@ -247,7 +247,7 @@ async function main(): Promise<void> {
     // Then inbound transfer to transaction beside the same rows straight to PostgreSQL (tools/bench/inbound-transfers.ts).
     if (ONLY === '' || inboundOnly) await benchInboundTransfers(api, adminToken, databaseUrl, { clients: CLIENTS, durationSeconds: DURATION_S, warmupSeconds: WARMUP_S });
     // Then the webhook section (tools/bench/webhooks.ts), against pg-boss on the same PostgreSQL.
-    if (ONLY === '' || webhooksOnly) await benchWebhooks(api, auth, databaseUrl);
+    if (ONLY === '' || webhooksOnly) await benchWebhooks(api, adminToken, databaseUrl);
   } finally {
     for (const child of children) await stopProcess(child);
     await embedded?.stop();
