@@ -30,27 +30,21 @@ describe("a project's webhook endpoints kept in memory by several processes", ()
     thereCache = new WebhookEndpointsCache(other.uow);
     await hereCache.onApplicationBootstrap();
     await thereCache.onApplicationBootstrap();
-    endpoints = new WebhookEndpointsService(
-      db.uow,
-      new WebhooksEventStore(db.uow),
-      new WebhooksReadModels(db.uow, hereCache),
-      new WebhookSigningKeys(db.uow, config),
-      new ProjectClock(db.uow),
-      config,
-      new WebhookDeliveries(db.uow, hereCache),
-      new TimerService(db.uow),
-    );
+    // One process's endpoint service: its connections and its copy of the endpoints.
+    const service = (process: TestDatabase, cache: WebhookEndpointsCache, deliveries: WebhookDeliveries) =>
+      new WebhookEndpointsService(
+        process.uow,
+        new WebhooksEventStore(process.uow),
+        new WebhooksReadModels(process.uow, cache),
+        new WebhookSigningKeys(process.uow, config),
+        new ProjectClock(process.uow),
+        config,
+        deliveries,
+        new TimerService(process.uow),
+      );
+    endpoints = service(db, hereCache, new WebhookDeliveries(db.uow, hereCache));
     there = new WebhookDeliveries(other.uow, thereCache);
-    thereEndpoints = new WebhookEndpointsService(
-      other.uow,
-      new WebhooksEventStore(other.uow),
-      new WebhooksReadModels(other.uow, thereCache),
-      new WebhookSigningKeys(other.uow, config),
-      new ProjectClock(other.uow),
-      config,
-      there,
-      new TimerService(other.uow),
-    );
+    thereEndpoints = service(other, thereCache, there);
   });
   afterAll(async () => {
     await thereCache.onApplicationShutdown();
