@@ -101,7 +101,6 @@ export class WebhookDeliveriesService {
     });
   }
 
-
   /** The oldest creation time the retention window still shows, on the project's clock. */
   private async retainedFrom(projectId: string): Promise<string> {
     const now = await this.clock.now(projectId);
