@@ -153,10 +153,14 @@ export function validIban(): fc.Arbitrary<string> {
   return fc.oneof(...Object.entries(IBAN_SHAPES).map(([country, bban]) => bban.map((b) => ibanWithCheckDigits(country, b))));
 }
 
-/** Valid Visa (16) and Mastercard (16) numbers. */
+/**
+ * Issuer prefixes (the first six digits) that are Visa's or Mastercard's alone. Any 4… or 51…55… number is not:
+ * card-validator names a few six-digit ranges inside them as brands we do not take (Elo's 401178 and 457631,
+ * Naranja's 402918 and 527572, among others), which a random prefix met about once in ten thousand numbers.
+ */
+const VISA_AND_MASTERCARD_PREFIXES = ['400000', '411111', '424242', '444433', '476173', '510510', '520082', '530125', '545454', '555555'];
+
+/** Valid Visa (16) and Mastercard (16) numbers: a prefix of theirs, nine random digits, the Luhn check digit. */
 export function validLuhnCardNumber(): fc.Arbitrary<string> {
-  return fc.oneof(
-    digitString(14).map((rest) => luhnComplete(`4${rest}`)),
-    fc.tuple(fc.integer({ min: 51, max: 55 }), digitString(13)).map(([p, rest]) => luhnComplete(`${p}${rest}`)),
-  );
+  return fc.tuple(fc.constantFrom(...VISA_AND_MASTERCARD_PREFIXES), digitString(9)).map(([prefix, rest]) => luhnComplete(`${prefix}${rest}`));
 }
