@@ -79,6 +79,38 @@ export function closeConnectionsOnceAnswered(fastify: FastifyInstance): void {
   });
 }
 
+/** How long a connection is kept reading after an answer given before its request's body had arrived. */
+export const LINGER_MS = 5_000;
+
+/**
+ * An answer given before the request's body has all arrived (413 for a body over the limit, a
+ * malformed body) ends the connection: Fastify says Connection: close. Node would then close the
+ * socket as soon as the answer is written; what the client is still sending reaches a closed socket,
+ * its kernel answers with a reset, and a client still writing its body loses the answer it has not
+ * read yet (fetch reports "fetch failed", a write EPIPE). So, as web servers' lingering close does:
+ * send the answer and the FIN, go on reading and dropping the body until it has arrived or the client
+ * closes, at most LINGER_MS, then close. Called per refusal, for answers that close the connection.
+ */
+export function lingerUntilTheBodyArrives(request: IncomingMessage, lingerMs = LINGER_MS): void {
+  const socket = request.socket as Socket | null;
+  if (request.complete || !socket || socket.destroyed || Object.hasOwn(socket, 'destroySoon')) return;
+  // Node's server calls destroySoon() once an answer that closes the connection has been handed over.
+  socket.destroySoon = function lingeringClose(this: Socket): void {
+    if (this.writable) this.end();
+    const close = () => (this.writableFinished ? this.destroy() : this.once('finish', () => this.destroy()));
+    if (request.complete || this.readableEnded) {
+      close();
+      return;
+    }
+    const timer = setTimeout(close, lingerMs);
+    timer.unref();
+    // The body goes on through Node's parser into the request, which Fastify or Node drains.
+    request.once('end', close);
+    this.once('end', close);
+    this.once('close', () => clearTimeout(timer));
+  };
+}
+
 const REFUSALS: Record<string, ErrorName> = {
   ERR_HTTP_REQUEST_TIMEOUT: 'RequestTimeout',
   HPE_HEADER_OVERFLOW: 'HeadersTooLarge',

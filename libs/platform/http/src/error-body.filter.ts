@@ -8,6 +8,7 @@ import { ApiError, ERROR_CATALOGUE, type ErrorBody, type ErrorName } from '@mm/c
 import { ConcurrencyError } from '@mm/platform/event-store';
 import { API_BASE_PATH, OUTSIDE_BASE_PATH } from './base-path';
 import { BearerAuthError } from './bearer-auth.error';
+import { lingerUntilTheBodyArrives } from './connection-limits';
 import { REQUEST_ID_HEADER } from './request-id';
 
 export interface ErrorResponse {
@@ -129,6 +130,8 @@ export function sendError(reply: FastifyReply, exception: unknown, logger: Logge
   if (response.status >= 500 && !(exception instanceof BearerAuthError) && !(exception instanceof ApiError)) {
     logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
   }
+  // Refused before its body had arrived (too large, malformed): let the client read the answer.
+  if (!reply.request.raw.complete && reply.getHeader('connection') === 'close') lingerUntilTheBodyArrives(reply.request.raw);
   void reply
     .status(response.status)
     .headers({ ...response.headers, [REQUEST_ID_HEADER]: requestId })
