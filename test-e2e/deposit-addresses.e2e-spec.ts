@@ -285,7 +285,8 @@ describe('deposit addresses', () => {
     it('has no DELETE', async () => {
       const created = (await t.create(basic(ada.id, bank.id))).body;
       const res = await platform.request('DELETE', `/v0.13/deposit-addresses/${created.id}`, { token: t.token });
-      expectError(res, 404, 'NotFound');
+      expectError(res, 405, 'MethodNotAllowed', 1105);
+      expect(res.headers.get('allow')).toBe('GET, HEAD, PATCH');
       expect((await t.get(`/deposit-addresses/${created.id}`)).status).toBe(200);
     });
   });

@@ -164,7 +164,7 @@ describe('HTTP conventions', () => {
       ['GET', '/v0.13/customers?cursor=bogus', 400, 'InvalidCursor', 1150],
       ['GET', '/v0.13/nothing-here', 404, 'NotFound', 1104],
       ['GET', '/nothing-here', 404, 'NotFound', 1104],
-      ['DELETE', '/v0.13/customers', 404, 'NotFound', 1104],
+      ['DELETE', '/v0.13/customers', 405, 'MethodNotAllowed', 1105],
     ])('%s %s -> %i %s', async (method, path, status, error, code) => {
       const res = await platform.request(method, path, { token });
       expect(res.status).toBe(status);
@@ -313,6 +313,38 @@ describe('HTTP conventions', () => {
           status: 404,
           body: { error: 'NotFound', code: 1104, msg: 'not found', cause: `no route ${method} ${path.split('?')[0]}: this API lives under /v0.13 (${meant})`, status: 404, requestId: res.headers.get('x-request-id') },
         });
+      }
+    });
+  });
+
+  describe('a path that takes other methods', () => {
+    it.each([
+      ['DELETE', '/v0.13/customers'],
+      ['PUT', '/v0.13/customers/{id}'],
+      ['DELETE', '/v0.13/quotes'],
+      ['PUT', '/v0.13/webhooks/{id}'],
+      ['OPTIONS', '/v0.13/transactions'],
+    ])('%s %s is a 405 naming in Allow every method the reference documents for it, with or without a token', async (method, template) => {
+      const reference = (await platform.request('GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+      const documented = Object.keys(reference.paths[template]).map((m) => m.toUpperCase());
+      expect(documented).not.toContain(method);
+      const path = template.replace('{id}', 'an-id');
+      for (const as of [token, undefined]) {
+        const res = await platform.request(method, path, { token: as });
+        expect(res.status).toBe(405);
+        expect(res.body).toEqual({ error: 'MethodNotAllowed', code: 1105, msg: 'method not allowed', cause: expect.stringContaining(`not ${method}`), status: 405, requestId: res.headers.get('x-request-id') });
+        const allow = (res.headers.get('allow') ?? '').split(', ');
+        expect(allow).toEqual(expect.arrayContaining(documented));
+        expect(allow).not.toContain(method);
+      }
+    });
+
+    it('keeps 404 for a path no route has, whatever the method', async () => {
+      for (const method of ['GET', 'DELETE', 'OPTIONS']) {
+        const res = await platform.request(method, '/v0.13/customers/cst_01h455vb4pex5vsknk084sn02q/nothing-here', { token });
+        expect(res.status).toBe(404);
+        expect(res.headers.get('allow')).toBeNull();
+        expect(res.body.error).toBe('NotFound');
       }
     });
   });

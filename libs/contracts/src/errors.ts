@@ -33,7 +33,7 @@ export const ERROR_CATALOGUE = {
   UnsupportedMediaType: { code: 1102, status: 415, msg: 'unsupported media type', when: 'a body is sent with a Content-Type other than application/json (or none), or a charset other than UTF-8; answered once the caller is authenticated' },
   PayloadTooLarge: { code: 1103, status: 413, msg: 'request body too large', when: 'the body exceeds the size limit (1 MiB unless the operator set another); the connection then closes, once the rest of the body has arrived or after 5 seconds, so a client still sending reads this answer' },
   NotFound: { code: 1104, status: 404, msg: 'not found', when: 'no such route, or no such resource in this project; for a path outside /v0.13 (another version, or none) `cause` says the API lives under /v0.13 and names the path meant' },
-  MethodNotAllowed: { code: 1105, status: 405, msg: 'method not allowed', when: 'the route exists but not with this method' },
+  MethodNotAllowed: { code: 1105, status: 405, msg: 'method not allowed', when: 'the path exists but does not take this method (`OPTIONS` included); the `Allow` header lists the methods it takes. A path that does not exist is a 404 `NotFound`' },
   IdempotencyKeyRequired: { code: 1110, status: 400, msg: 'Idempotency-Key header required', when: 'a POST or PATCH without an Idempotency-Key header' },
   IdempotencyKeyInvalid: { code: 1111, status: 400, msg: 'invalid Idempotency-Key header', when: 'the key is empty, longer than 255 characters or not printable ASCII' },
   IdempotencyKeyReused: { code: 1112, status: 422, msg: 'Idempotency-Key reused with a different request', when: 'the same key was used with a different method, path or body' },

@@ -12,6 +12,7 @@ import { API_BASE_PATH, OUTSIDE_BASE_PATH } from './base-path';
 import { openApi31Nullables } from './openapi-nullable';
 import { describeWebhooks } from './openapi-webhooks';
 import { installLeanAsyncResourceBind } from './lean-async-resource-bind';
+import { trackRouteMethods } from './method-not-allowed';
 
 export { API_BASE_PATH };
 export const CONTRACT_LABEL = 'v26.09.30-0002';
@@ -37,6 +38,8 @@ export function frameworkErrors(error: Error, _request: unknown, reply: Paramete
 export function configureHttpApp(app: NestFastifyApplication): void {
   // Nest's interceptors and Fastify's body parsing bind async resources for every request (ADR 0047).
   installLeanAsyncResourceBind();
+  // Before any route: a path asked with a method it does not take is a 405 with Allow.
+  trackRouteMethods(app.getHttpAdapter().getInstance());
   app.setGlobalPrefix(API_BASE_PATH, { exclude: OUTSIDE_BASE_PATH });
   // Browsers send the publishable key in an Api-Key header, which needs a CORS preflight. Every
   // other route takes a secret-key bearer token and must never be called from a browser: no CORS,

@@ -2,13 +2,14 @@
 // with the request's id in requestId (ADR 0026):
 // domain errors, validation, unknown routes, body-parser and framework errors.
 // Anything unexpected is a 500 with no internals in the body, and is logged.
-import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } from '@nestjs/common';
+import { ArgumentsHost, Catch, HttpException, Logger, NotFoundException, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ApiError, ERROR_CATALOGUE, type ErrorBody, type ErrorName } from '@mm/contracts';
 import { ConcurrencyError } from '@mm/platform/event-store';
 import { API_BASE_PATH, OUTSIDE_BASE_PATH } from './base-path';
 import { BearerAuthError } from './bearer-auth.error';
 import { lingerUntilTheBodyArrives } from './connection-limits';
+import { allowedMethods } from './method-not-allowed';
 import { REQUEST_ID_HEADER } from './request-id';
 
 export interface ErrorResponse {
@@ -123,8 +124,21 @@ function describeError(exception: unknown): ErrorResponse {
   return named('InternalError');
 }
 
+/** No route for this method and path (the router's 404, "Cannot DELETE /v0.13/customers"). */
+function isNoRoute(exception: unknown): boolean {
+  return exception instanceof NotFoundException && /^Cannot [A-Z]+ /.test(exception.message);
+}
+
+/** The router's 404 for a path that takes other methods: 405 with Allow. */
+function methodNotAllowed(reply: FastifyReply): ApiError | undefined {
+  const allowed = allowedMethods(reply.request);
+  if (!allowed) return undefined;
+  const path = reply.request.url.split('?')[0];
+  return new ApiError('MethodNotAllowed', `${path} takes ${allowed.join(', ')}, not ${reply.request.method}`, { allow: allowed.join(', ') });
+}
+
 export function sendError(reply: FastifyReply, exception: unknown, logger: Logger): void {
-  const response = toErrorResponse(exception);
+  const response = toErrorResponse((isNoRoute(exception) && methodNotAllowed(reply)) || exception);
   // The request's id (ADR 0026): Fastify gives every request one before any hook or handler runs.
   const requestId = String(reply.request.id);
   if (response.status >= 500 && !(exception instanceof BearerAuthError) && !(exception instanceof ApiError)) {
