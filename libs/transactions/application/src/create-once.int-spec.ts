@@ -13,7 +13,7 @@ import { newId } from '@mm/platform/ids';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { SandboxRails, TransactionLimitsRepository, TransactionsReadModel } from '@mm/transactions/infrastructure';
 import { TransactionsEventStore } from './transactions-event-store';
-import { TransactionsService } from './transactions.service';
+import { RecentIds, TransactionsService } from './transactions.service';
 
 const zero = { total: '0.00', developer: '0.00', gas: '0.00', meridian: '0.00' };
 
@@ -58,15 +58,18 @@ async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise
 describe('a transaction made once from another service\'s event', () => {
   let db: TestDatabase;
   let transactions: TransactionsService;
+  let store: TransactionsEventStore;
+  /** Another process's transactions service, on the same database. */
+  let elsewhere: TransactionsService;
   const projectId = newId('project');
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  /** A transactions service on this database, with a store of its own (as each process has). */
+  function service(eventStore: TransactionsEventStore): TransactionsService {
     // Making a deposit's transaction asks no other service: their ports are not called here.
     const unused = {} as never;
-    transactions = new TransactionsService(
+    return new TransactionsService(
       db.uow,
-      new TransactionsEventStore(db.uow),
+      eventStore,
       new TransactionsReadModel(db.uow),
       unused as QuotesPort,
       unused as AccountsPort,
@@ -76,8 +79,21 @@ describe('a transaction made once from another service\'s event', () => {
       new ProjectClock(db.uow),
       new TimerService(db.uow),
     );
+  }
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = new TransactionsEventStore(db.uow);
+    transactions = service(store);
+    elsewhere = service(new TransactionsEventStore(db.uow));
   });
   afterAll(() => db.close());
+
+  const received = (deposit: VirtualAccountDepositReceived) => ({ data: deposit }) as RecordedEvent<'virtualAccount.depositReceived', VirtualAccountDepositReceived>;
+  const rowsOf = async (transactionId: string) =>
+    (await db.uow.query<{ rows: number }>(`SELECT count(*)::int AS rows FROM transactions.transactions WHERE id = $1`, [transactionId]))[0].rows;
+  const eventsOf = async (transactionId: string) =>
+    (await db.uow.query<{ events: number }>(`SELECT count(*)::int AS events FROM transactions.events WHERE stream_id = $1`, [`transaction-${transactionId}`]))[0].events;
 
   /** Whether a session waits on a lock in an append to the transactions' log (the other side's uncommitted insert). */
   async function appendWaits(): Promise<boolean> {
@@ -156,6 +172,51 @@ describe('a transaction made once from another service\'s event', () => {
     expect(rows).toBe(1);
   });
 
+  it('knows, without asking the database, a transaction its own port made and committed', async () => {
+    const deposit = inboundTransfer(projectId);
+    await transactions.createForVirtualAccount(projectId, deposit);
+    const events = await eventsOf(deposit.transactionId);
+    const probe = jest.spyOn(store, 'streamExists');
+    try {
+      await db.uow.run(() => transactions.onVirtualAccountDeposit(received(deposit)));
+      expect(probe).not.toHaveBeenCalled();
+    } finally {
+      probe.mockRestore();
+    }
+    expect(await rowsOf(deposit.transactionId)).toBe(1);
+    expect(await eventsOf(deposit.transactionId)).toBe(events);
+  });
+
+  it('asks the database about a transaction another process made, and makes it no second time', async () => {
+    const deposit = inboundTransfer(projectId);
+    await elsewhere.createForVirtualAccount(projectId, deposit);
+    const events = await eventsOf(deposit.transactionId);
+    const probe = jest.spyOn(store, 'streamExists');
+    try {
+      await db.uow.run(() => transactions.onVirtualAccountDeposit(received(deposit)));
+      expect(probe).toHaveBeenCalledTimes(1);
+    } finally {
+      probe.mockRestore();
+    }
+    expect(await rowsOf(deposit.transactionId)).toBe(1);
+    expect(await eventsOf(deposit.transactionId)).toBe(events);
+  });
+
+  it('does not take for made a transaction whose port call rolled back with its caller', async () => {
+    const deposit = inboundTransfer(projectId);
+    // In one process the port joins its caller's database transaction, which here fails after it.
+    await expect(
+      db.uow.run(async () => {
+        await transactions.createForVirtualAccount(projectId, deposit);
+        throw new Error('the caller failed after the port answered');
+      }),
+    ).rejects.toThrow('the caller failed');
+    expect(await rowsOf(deposit.transactionId)).toBe(0);
+    // The deposit's event, read later, makes it.
+    await db.uow.run(() => transactions.onVirtualAccountDeposit(received(deposit)));
+    expect(await rowsOf(deposit.transactionId)).toBe(1);
+  });
+
   it('makes the next deposit\'s transaction in the same batch after a deposit whose transaction the port had made', async () => {
     const made = inboundTransfer(projectId);
     const next = inboundTransfer(projectId);
@@ -167,5 +228,15 @@ describe('a transaction made once from another service\'s event', () => {
     });
     const rows = await db.uow.query<{ id: string }>(`SELECT id FROM transactions.transactions WHERE id = ANY($1::text[]) ORDER BY id`, [[made.transactionId, next.transactionId]]);
     expect(rows.map((r) => r.id).sort()).toEqual([made.transactionId, next.transactionId].sort());
+  });
+});
+
+describe('RecentIds', () => {
+  it('holds the last ids added, forgetting the oldest first; adding one again makes it the newest', () => {
+    const ids = new RecentIds(3);
+    for (const id of ['a', 'b', 'c']) ids.add(id);
+    ids.add('a');
+    ids.add('d');
+    expect(['a', 'b', 'c', 'd'].filter((id) => ids.has(id))).toEqual(['a', 'c', 'd']);
   });
 });

@@ -74,8 +74,28 @@ export interface OperatorResult {
   transaction: TransactionView;
 }
 
+/** The last `max` ids added, oldest forgotten first. */
+export class RecentIds {
+  private readonly ids = new Set<string>();
+
+  constructor(private readonly max: number) {}
+
+  add(id: string): void {
+    this.ids.delete(id);
+    this.ids.add(id);
+    if (this.ids.size > this.max) this.ids.delete(this.ids.values().next().value!);
+  }
+
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+}
+
 @Injectable()
 export class TransactionsService implements OnModuleInit {
+  /** Transactions this process's port made, once committed (exists()). */
+  private readonly madeHere = new RecentIds(10_000);
+
   constructor(
     private readonly uow: UnitOfWork,
     private readonly store: TransactionsEventStore,
@@ -438,7 +458,7 @@ export class TransactionsService implements OnModuleInit {
     if (deposit?.projectId !== projectId || !isId('transaction', String(deposit.transactionId))) {
       throw new ApiError('InvalidRequest', 'the deposit names another project or no transaction id');
     }
-    await this.createFromPort((deferAppend) => this.createCashInTransaction(deposit, deferAppend));
+    await this.createFromPort(deposit.transactionId, (deferAppend) => this.createCashInTransaction(deposit, deferAppend));
     return { transactionId: deposit.transactionId };
   }
 
@@ -451,7 +471,7 @@ export class TransactionsService implements OnModuleInit {
     if (deposit?.projectId !== projectId || !isId('transaction', String(deposit.transactionId))) {
       throw new ApiError('InvalidRequest', 'the deposit names another project or no transaction id');
     }
-    await this.createFromPort((deferAppend) => this.createDepositAddressTransaction(deposit, deferAppend));
+    await this.createFromPort(deposit.transactionId, (deferAppend) => this.createDepositAddressTransaction(deposit, deferAppend));
     return { transactionId: deposit.transactionId };
   }
 
@@ -464,7 +484,7 @@ export class TransactionsService implements OnModuleInit {
     if (deposit?.projectId !== projectId || !isId('transaction', String(deposit.transactionId))) {
       throw new ApiError('InvalidRequest', 'the deposit names another project or no transaction id');
     }
-    await this.createFromPort((deferAppend) => this.createVirtualAccountTransaction(deposit, deferAppend));
+    await this.createFromPort(deposit.transactionId, (deferAppend) => this.createVirtualAccountTransaction(deposit, deferAppend));
     return { transactionId: deposit.transactionId };
   }
 
@@ -539,10 +559,11 @@ export class TransactionsService implements OnModuleInit {
   /**
    * Whether the transaction was made: its stream has an event (an index probe; no event is read). The log
    * readers ask before making a transaction from a deposit, which the port nearly always made first: an
-   * attempt would fail on the stream's first version, under a savepoint, with an error to handle.
+   * attempt would fail on the stream's first version, under a savepoint, with an error to handle. One this
+   * process's port made and committed is known without the probe (RecentIds: the last 10,000).
    */
-  private exists(transactionId: string): Promise<boolean> {
-    return this.store.streamExists(transactionStreamId(transactionId));
+  private async exists(transactionId: string): Promise<boolean> {
+    return this.madeHere.has(transactionId) || this.store.streamExists(transactionStreamId(transactionId));
   }
 
   /**
@@ -631,13 +652,16 @@ export class TransactionsService implements OnModuleInit {
    * them alone: the log reader making the same transaction at the same moment is rare, and then the commit
    * fails on the stream's unique version, and the retry, appending at once, finds the transaction made.
    */
-  private createFromPort(create: (deferAppend: boolean) => Promise<void>): Promise<void> {
+  private async createFromPort(transactionId: string, create: (deferAppend: boolean) => Promise<void>): Promise<void> {
     let first = !this.uow.inTransaction;
-    return runCommand(this.uow, () => {
+    await runCommand(this.uow, () => {
       const deferAppend = first;
       first = false;
       return create(deferAppend);
     });
+    // Made (or found made), once that commits: its deposit event, read by this process's log reader
+    // moments later, needs no probe of the database to know it.
+    await this.uow.afterCommit(async () => this.madeHere.add(transactionId));
   }
 
   private async execute(projectId: string, transactionId: string, command: TransactionCommand | ((state: TransactionState) => TransactionCommand), options: DecideOptions = {}) {
