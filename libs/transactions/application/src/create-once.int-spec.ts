@@ -172,29 +172,17 @@ describe('a transaction made once from another service\'s event', () => {
     expect(rows).toBe(1);
   });
 
-  it('knows, without asking the database, a transaction its own port made and committed', async () => {
+  it.each([
+    ['its own port made and committed, without asking the database', () => transactions, 0],
+    ['another process made, asking the database once', () => elsewhere, 1],
+  ])('knows a transaction %s, and makes it no second time', async (_what, maker, probes) => {
     const deposit = inboundTransfer(projectId);
-    await transactions.createForVirtualAccount(projectId, deposit);
+    await maker().createForVirtualAccount(projectId, deposit);
     const events = await eventsOf(deposit.transactionId);
     const probe = jest.spyOn(store, 'streamExists');
     try {
       await db.uow.run(() => transactions.onVirtualAccountDeposit(received(deposit)));
-      expect(probe).not.toHaveBeenCalled();
-    } finally {
-      probe.mockRestore();
-    }
-    expect(await rowsOf(deposit.transactionId)).toBe(1);
-    expect(await eventsOf(deposit.transactionId)).toBe(events);
-  });
-
-  it('asks the database about a transaction another process made, and makes it no second time', async () => {
-    const deposit = inboundTransfer(projectId);
-    await elsewhere.createForVirtualAccount(projectId, deposit);
-    const events = await eventsOf(deposit.transactionId);
-    const probe = jest.spyOn(store, 'streamExists');
-    try {
-      await db.uow.run(() => transactions.onVirtualAccountDeposit(received(deposit)));
-      expect(probe).toHaveBeenCalledTimes(1);
+      expect(probe).toHaveBeenCalledTimes(probes);
     } finally {
       probe.mockRestore();
     }
