@@ -285,6 +285,97 @@ describe('EventStore on PostgreSQL', () => {
       expect(handled.length).toBe((await readSettled()).length);
     });
 
+    describe("a stream's versions committed against transaction-id order", () => {
+      let log: EventStore;
+      let schema: string;
+      let made = 0;
+      beforeEach(async () => {
+        schema = `test_es_order_${"abc"[made++]}`;
+        const runner: QueryRunner = db.dataSource.createQueryRunner();
+        await createEventsTable(runner, schema);
+        await runner.release();
+        log = new EventStore(db.uow, schema);
+      });
+      /** A connection of its own, in a transaction that has taken its id. */
+      const early = async () => {
+        const client = new Client({ connectionString: db.url });
+        await client.connect();
+        await client.query('BEGIN');
+        await client.query('SELECT pg_current_xact_id()');
+        return client;
+      };
+      const insert = (client: Client, id: string, stream: string, version: number) =>
+        client.query(`INSERT INTO ${schema}.events (event_id, stream_id, stream_version, type, data) VALUES ($1, $2, $3, 'thing.happened', '{}')`, [id, stream, version]);
+      const names = (events: Array<{ eventId: string }>) => events.map((e) => e.eventId);
+
+      it('hands each stream over in version order when a later version has the earlier transaction id', async () => {
+        // The first transaction takes its id, then a later one appends a-1 and commits; the first appends
+        // a-2 after it (as under the stream's lock), then b-1.
+        const first = await early();
+        await log.append('a', 'no_stream', [{ type: 'thing.happened', data: {} }]);
+        const [a1] = await log.readStream('a');
+        await insert(first, 'evt_a2', 'a', 2);
+        await insert(first, 'evt_b1', 'b', 1);
+        await first.query('COMMIT');
+        await first.end();
+        await settled(log);
+        const seen: string[] = [];
+        await new Subscription(db.uow, `order-${made}`, [log], async (e) => {
+          seen.push(e.eventId);
+        }).drain();
+        // Read order is a-2, b-1, a-1 (by transaction id); a-2 waits for a-1.
+        expect(names(await log.readAll())).toEqual(['evt_a2', 'evt_b1', a1.eventId]);
+        expect(seen).toEqual(['evt_b1', a1.eventId, 'evt_a2']);
+      });
+
+      it("stops before a version whose stream's previous one is still beyond the read horizon, and hands both over once it is not", async () => {
+        const first = await early();
+        // A transaction started between the two holds the horizon between their ids.
+        const between = await early();
+        await log.append('a', 'no_stream', [{ type: 'thing.happened', data: {} }]);
+        const [a1] = await log.readStream('a');
+        await insert(first, 'evt_c1', 'c', 1);
+        await insert(first, 'evt_a2', 'a', 2);
+        await first.query('COMMIT');
+        await first.end();
+        const seen: string[] = [];
+        const sub = new Subscription(db.uow, `order-${made}`, [log], async (e) => {
+          seen.push(e.eventId);
+        });
+        // c-1 and a-2 are readable (their id is below the horizon), a-1 is not: c-1 alone is handed over.
+        expect(names(await log.readAll())).toEqual(['evt_c1', 'evt_a2']);
+        await sub.drain();
+        expect(seen).toEqual(['evt_c1']);
+        await between.query('ROLLBACK');
+        await between.end();
+        await settled(log);
+        await sub.drain();
+        expect(seen).toEqual(['evt_c1', a1.eventId, 'evt_a2']);
+        expect(await sub.checkpoint(log)).toEqual(checkpointOf((await log.readStream('a'))[0]));
+      });
+
+      it("reads more when a whole batch waits for its stream's previous version, read after the batch", async () => {
+        const first = await early();
+        const second = await early();
+        await log.append('a', 'no_stream', [{ type: 'thing.happened', data: {} }]);
+        const [a1] = await log.readStream('a');
+        await insert(first, 'evt_a2', 'a', 2);
+        await first.query('COMMIT');
+        await first.end();
+        for (const n of [1, 2, 3]) await insert(second, `evt_x${n}`, 'x', n);
+        await second.query('COMMIT');
+        await second.end();
+        await settled(log);
+        // Read order a-2, x-1, x-2, x-3, a-1: a batch of two, then of four, has nothing to hand over.
+        expect(names(await log.readAll())).toEqual(['evt_a2', 'evt_x1', 'evt_x2', 'evt_x3', a1.eventId]);
+        const seen: string[] = [];
+        await new Subscription(db.uow, `order-${made}`, [log], async (e) => {
+          seen.push(e.eventId);
+        }, { batchSize: 2 }).drain();
+        expect(seen).toEqual(['evt_x1', 'evt_x2', 'evt_x3', a1.eventId, 'evt_a2']);
+      });
+    });
+
     it('never lets two instances of one subscription handle the same event', async () => {
       const counts = new Map<string, number>();
       const handler = async (e: { eventId: string }) => {

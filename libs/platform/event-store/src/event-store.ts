@@ -3,6 +3,7 @@
 import { context, propagation } from '@opentelemetry/api';
 import { newId } from '@mm/platform/ids';
 import { sqlState, UNIQUE_VIOLATION, type Statement, type UnitOfWork } from '@mm/platform/database';
+import { inStreamOrder, type StreamOrdered } from './stream-order';
 
 /** The channel an append notifies (after its commit) with its schema, for the log readers (libs/platform/messaging). */
 export const EVENTS_CHANNEL = 'mm_events';
@@ -315,8 +316,15 @@ export class EventStore {
     // The checkpoint and the lock as uncorrelated scalar subqueries: each runs once, before the scan,
     // so the row comparison is an index condition as readAll's is. No checkpoint row: no events.
     const checkpoint = (column: string) => `(SELECT c.${column} FROM platform.subscription_checkpoints c WHERE c.subscription = $1 AND c.source = $2)`;
+    // `later`: the stream's previous version comes after this event in read order (inStreamOrder); one probe
+    // of the (stream, version) index an event.
     return {
-      sql: `SELECT ${types ? COLUMNS_OF_TYPES : COLUMNS} FROM ${this.schema}.events e
+      sql: `SELECT ${types ? COLUMNS_OF_TYPES : COLUMNS},
+                   e.stream_version > 1 AND EXISTS (
+                     SELECT 1 FROM ${this.schema}.events p
+                      WHERE p.stream_id = e.stream_id AND p.stream_version = e.stream_version - 1
+                        AND (p.transaction_id, p.global_position) > (e.transaction_id, e.global_position)) AS later
+              FROM ${this.schema}.events e
              WHERE (e.transaction_id, e.global_position) > (${checkpoint('transaction_id')}, ${checkpoint('global_position')})
                AND e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
                AND (SELECT pg_try_advisory_xact_lock(hashtextextended($3, 7346003)))
@@ -326,9 +334,16 @@ export class EventStore {
     };
   }
 
-  /** Rows of readAfterCheckpointStatement as events. */
-  recorded(rows: Array<Record<string, unknown>>): RecordedEvent[] {
-    return (rows as unknown as EventRow[]).map((r) => this.toRecorded(r));
+  /**
+   * Rows of readAfterCheckpointStatement as the events to hand over now, each stream's in version order,
+   * and how many of the rows they are (inStreamOrder).
+   */
+  recorded(rows: Array<Record<string, unknown>>): StreamOrdered {
+    const read = rows as unknown as Array<EventRow & { later: boolean }>;
+    return inStreamOrder(
+      read.map((r) => this.toRecorded(r)),
+      read.map((r) => r.later),
+    );
   }
 
   /**

@@ -4,3 +4,4 @@ export * from './subscription';
 export * from './command-runner';
 export * from './platform-events.migration';
 export * from './partner-events';
+export * from './stream-order';

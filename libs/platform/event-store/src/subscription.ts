@@ -35,6 +35,11 @@ export class Subscription {
   private readonly dirty = new Set<string>();
   private allDirty = true;
   private lastFullPoll = 0;
+  /**
+   * A larger read for a log whose last read was full and handled nothing: its first event waits for its
+   * stream's previous version, read later than the whole batch (inStreamOrder).
+   */
+  private readonly limits = new Map<string, number>();
   /** Sources whose checkpoint row is known to exist. */
   private readonly ensured = new Set<string>();
   private timer?: NodeJS.Timeout;
@@ -59,7 +64,6 @@ export class Subscription {
   private async poll(): Promise<{ handled: number; more: boolean }> {
     let handled = 0;
     let more = false;
-    const batchSize = this.options.batchSize ?? 100;
     // Only the logs told of new events since the last poll (every log after a quiet interval or an
     // unnamed wake-up): a commit to one log costs no read of the others.
     // Every log at least once an idle interval even under constant wake-ups, so that a lost
@@ -69,9 +73,9 @@ export class Subscription {
     if (all) this.lastFullPoll = Date.now();
     this.allDirty = false;
     this.dirty.clear();
-    for (const [store, count] of await this.pollSources(targets)) {
-      handled += count;
-      if (count >= batchSize) {
+    for (const [store, read] of await this.pollSources(targets)) {
+      handled += read.handled;
+      if (read.full) {
         more = true;
         this.dirty.add(store.schema);
       }
@@ -81,8 +85,10 @@ export class Subscription {
 
   /** Polls until every source is drained (tests, and catch-up on start). */
   async drain(): Promise<void> {
-    while ((await this.pollOnce()) > 0) {
-      /* keep going */
+    for (;;) {
+      this.allDirty = true;
+      const { handled, more } = await this.poll();
+      if (handled === 0 && !more) return;
     }
   }
 
@@ -161,10 +167,11 @@ export class Subscription {
    * with them), whether its checkpoint row is there, and its events after the checkpoint, in one batch;
    * then the checkpoints' updates with the COMMIT. Each log's events are handled under a savepoint of
    * their own, so a handler failing on one log rolls back that log's work alone, and the others move on.
-   * Returns how many events of each log were handled.
+   * Returns how many events of each log were handled, and whether its read was full (it has more now).
    */
-  private async pollSources(stores: EventStore[]): Promise<Map<EventStore, number>> {
-    const handled = new Map<EventStore, number>();
+  private async pollSources(stores: EventStore[]): Promise<Map<EventStore, { handled: number; full: boolean }>> {
+    const handled = new Map<EventStore, { handled: number; full: boolean }>();
+    const limit = (store: EventStore) => this.limits.get(store.schema) ?? this.options.batchSize ?? 100;
     const missing = stores.filter((store) => !this.ensured.has(store.schema));
     if (missing.length > 0) {
       await this.uow.batch(
@@ -188,7 +195,7 @@ export class Subscription {
                          EXISTS (SELECT 1 FROM platform.subscription_checkpoints WHERE subscription = $2 AND source = $3) AS present`,
             params: [lockKey(store), this.name, store.schema],
           },
-          store.readAfterCheckpointStatement(this.name, lockKey(store), this.options.batchSize ?? 100, this.options.types),
+          store.readAfterCheckpointStatement(this.name, lockKey(store), limit(store), this.options.types),
         ]),
       );
       for (const [i, store] of stores.entries()) {
@@ -199,9 +206,20 @@ export class Subscription {
           this.ensured.delete(store.schema);
           continue;
         }
-        const events = store.recorded(answers[2 * i + 1]);
-        const last = events[events.length - 1];
-        if (!last) continue;
+        const read = answers[2 * i + 1];
+        // Each stream's events in version order; the read may end early, at an event whose stream's previous
+        // version is beyond the read horizon or this read's limit (inStreamOrder): the checkpoint moves past
+        // `count` rows only. What the horizon holds back waits for it to move; what the limit cut off is read
+        // at the next poll, a read twice as large when this one could hand over nothing.
+        const { events, count } = store.recorded(read);
+        const full = read.length >= limit(store);
+        if (count === 0) {
+          if (full) this.limits.set(store.schema, 2 * limit(store));
+          handled.set(store, { handled: 0, full });
+          continue;
+        }
+        this.limits.delete(store.schema);
+        const last = read[count - 1] as { transaction_id: string; global_position: string };
         try {
           await this.uow.savepoint(async () => {
             for (const event of events) {
@@ -217,10 +235,10 @@ export class Subscription {
               `UPDATE platform.subscription_checkpoints
                   SET transaction_id = $3::xid8, global_position = $4, updated_at = now()
                 WHERE subscription = $1 AND source = $2`,
-              [this.name, store.schema, last.transactionId, last.globalPosition],
+              [this.name, store.schema, last.transaction_id, last.global_position],
             );
           });
-          handled.set(store, events.length);
+          handled.set(store, { handled: count, full });
         } catch (error) {
           // This log is read again from its checkpoint at the next poll; the others' work commits.
           failure ??= error;
