@@ -5,3 +5,4 @@ export * from './errors';
 export * from './pg-listener';
 export * from './notified-cache';
 export * from './project-cache';
+export * from './async-scope';

@@ -21,9 +21,9 @@
 // extended-protocol messages with a single Sync, their parameters bound, never written
 // into the SQL. In READ COMMITTED every statement takes its own snapshot, so a lock
 // taken by one is seen by the reads after it; a failed statement fails the rest.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import type { DataSource } from 'typeorm';
+import { inScope, scopedTransaction } from './async-scope';
 import { answeredBefore, sendStatements, type Statement } from './statement-batch';
 
 export type { Statement } from './statement-batch';
@@ -84,7 +84,7 @@ function notifyStatements(notifications: Map<string, Set<string>>): Statement[] 
 }
 
 export class UnitOfWork {
-  private readonly current = new AsyncLocalStorage<Transaction>();
+
 
   constructor(readonly dataSource: DataSource) {}
 
@@ -93,12 +93,12 @@ export class UnitOfWork {
   }
 
   get inTransaction(): boolean {
-    return this.current.getStore() !== undefined;
+    return scopedTransaction<Transaction>(this) !== undefined;
   }
 
   /** Runs fn in a transaction, or inside the caller's transaction if there is one. */
   async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.current.getStore()) return fn();
+    if (scopedTransaction<Transaction>(this)) return fn();
     const client = await this.pool.connect();
     const tx: Transaction = { client, begun: false, outbox: [], flushDue: false, unchecked: 0, committed: [], savepoints: 0 };
     let broken: Error | undefined;
@@ -108,7 +108,7 @@ export class UnitOfWork {
     client.on('error', onError);
     let result: T;
     try {
-      result = await this.current.run(tx, fn);
+      result = await inScope({ owner: this, transaction: tx }, fn);
       if (tx.refusal) throw tx.refusal.error;
       if (tx.leadLost) throw tx.leadLost.error;
       // A transaction that wrote nothing has nothing to commit. Its notifications follow the COMMIT in the
@@ -142,7 +142,7 @@ export class UnitOfWork {
    * failed leaves it unanswered).
    */
   lead(sql: string, params: unknown[], check: (rows: Rows) => void): { readonly answered: boolean } {
-    const tx = this.current.getStore();
+    const tx = scopedTransaction<Transaction>(this);
     if (!tx) throw new Error('lead() needs a transaction');
     const state = { answered: false };
     tx.unchecked++;
@@ -163,7 +163,7 @@ export class UnitOfWork {
    * transaction cannot undo it (another service's port across processes).
    */
   async settleLead(): Promise<void> {
-    const tx = this.current.getStore();
+    const tx = scopedTransaction<Transaction>(this);
     if (!tx) return;
     if (tx.unchecked > 0) await this.enqueue(tx, []);
     if (tx.leadLost) throw tx.leadLost.error;
@@ -182,7 +182,7 @@ export class UnitOfWork {
    * The same channel and payload twice in a transaction notify once, as PostgreSQL would.
    */
   async notifyOnCommit(channel: string, payload: string): Promise<void> {
-    const tx = this.current.getStore();
+    const tx = scopedTransaction<Transaction>(this);
     if (!tx) {
       await this.batch(notifyStatements(new Map([[channel, new Set([payload])]])));
       return;
@@ -199,7 +199,7 @@ export class UnitOfWork {
    * transaction, at once.
    */
   async afterCommit(fn: () => Promise<void>): Promise<void> {
-    const tx = this.current.getStore();
+    const tx = scopedTransaction<Transaction>(this);
     if (!tx) return fn();
     tx.committed.push(fn);
   }
@@ -214,7 +214,7 @@ export class UnitOfWork {
    * runs in one of its own.
    */
   async savepoint<T>(fn: () => Promise<T>): Promise<T> {
-    const tx = this.current.getStore();
+    const tx = scopedTransaction<Transaction>(this);
     if (!tx) return this.run(fn);
     const name = `mm_sp_${++tx.savepoints}`;
     const mark: Outgoing = { sql: `SAVEPOINT ${name}` };
@@ -247,7 +247,7 @@ export class UnitOfWork {
 
   /** Runs fn outside any caller transaction, in a transaction of its own. */
   async runDetached<T>(fn: () => Promise<T>): Promise<T> {
-    return this.current.exit(() => this.run(fn));
+    return inScope({ owner: this, transaction: undefined }, () => this.run(fn));
   }
 
   /**
@@ -255,7 +255,7 @@ export class UnitOfWork {
    * issues in the same tick (Promise.all of several reads) travel in one round trip, in the order issued.
    */
   async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-    const tx = this.current.getStore();
+    const tx = scopedTransaction<Transaction>(this);
     if (!tx) return (await this.batch([{ sql, params }]))[0] as T[];
     return (await this.enqueue(tx, [{ sql, params }]))[0] as T[];
   }
@@ -265,7 +265,7 @@ export class UnitOfWork {
    * it; outside one, as one implicit transaction of their own (a multi-statement query), all or nothing.
    */
   async batch(statements: Statement[]): Promise<Rows[]> {
-    const tx = this.current.getStore();
+    const tx = scopedTransaction<Transaction>(this);
     if (tx) return this.enqueue(tx, statements);
     // One statement too: pg's own query path copies its config and makes an event emitter per query, which
     // cost a read of one row about a tenth of the process's CPU.
@@ -294,7 +294,7 @@ export class UnitOfWork {
    * the failure of the statement it travels with. Outside a transaction it runs at once.
    */
   async defer(sql: string, params: unknown[] = []): Promise<void> {
-    const tx = this.current.getStore();
+    const tx = scopedTransaction<Transaction>(this);
     if (!tx) {
       await this.pool.query(sql, params);
       return;

@@ -4,10 +4,10 @@
 // handled in `requestId` (the logger reads it from the request's async
 // context). The gateway and the service ports forward it, so one request is one
 // id in every process it reaches. One access line per request, at info.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { typeid } from 'typeid-js';
+import { currentScope, inRequestScope } from '@mm/platform/database';
 import type { ApiRequest } from './request-context';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -34,16 +34,14 @@ export function genRequestId(request: IncomingMessage): string {
   return requestIdFor(request.headers[REQUEST_ID_HEADER]);
 }
 
-const current = new AsyncLocalStorage<string>();
-
 /** The id of the request being handled here, if any (the logger's mixin; the service ports forward it). */
 export function currentRequestId(): string | undefined {
-  return current.getStore();
+  return currentScope()?.requestId;
 }
 
-/** Runs fn as part of the request with this id: its log lines carry it. */
+/** Runs fn as the request with this id: its log lines carry it. (The unit of work's transactions travel in the same async scope.) */
 export function withRequestId<T>(requestId: string, fn: () => T): T {
-  return current.run(requestId, fn);
+  return inRequestScope(requestId, fn);
 }
 
 export interface AccessLogger {
@@ -80,7 +78,7 @@ export function accessLine(request: FastifyRequest, reply: FastifyReply): { fiel
 export function traceRequests(fastify: FastifyInstance, accessLog: AccessLogger): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
-    current.run(request.id, done);
+    withRequestId(request.id, done);
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     if (accessLog.isLevelEnabled?.('info') !== false) {
