@@ -285,6 +285,25 @@ describe('EventStore on PostgreSQL', () => {
       expect(handled.length).toBe((await readSettled()).length);
     });
 
+    it('reads with a statement PostgreSQL plans once a connection, not at every poll', async () => {
+      await settled();
+      const sub = new Subscription(db.uow, 'planned-once', [store], async () => undefined, { types: ['order.placed'], batchSize: 2 });
+      await sub.drain();
+      const statement = store.readAfterCheckpointStatement('planned-once', 'planned-once\ntest_es', 2, ['order.placed']);
+      // The same statement polled on one connection again and again: after PostgreSQL's five custom plans, its
+      // generic plan (a limit given as a parameter made every plan a custom one).
+      const plans = await db.uow.run(async () => {
+        for (let i = 0; i < 10; i++) await db.uow.batch([statement]);
+        return db.uow.query<{ generic_plans: string; custom_plans: string }>(
+          `SELECT generic_plans::text, custom_plans::text FROM pg_prepared_statements WHERE statement = $1`,
+          [statement.sql],
+        );
+      });
+      expect(plans).toHaveLength(1);
+      expect(Number(plans[0].custom_plans)).toBeLessThanOrEqual(5);
+      expect(Number(plans[0].generic_plans)).toBeGreaterThanOrEqual(5);
+    });
+
     describe("a stream's versions committed against transaction-id order", () => {
       let log: EventStore;
       let schema: string;

@@ -73,12 +73,12 @@ const LOCK_STREAM = `SELECT pg_advisory_xact_lock(hashtextextended($1, 7346004))
 const HEADER_COLUMNS = 'event_id, global_position, transaction_id::text AS transaction_id, stream_id, stream_version, type';
 const COLUMNS = `${HEADER_COLUMNS}, data, metadata, recorded_at`;
 /**
- * COLUMNS for a reader that acts on the types in $5 only: the others' data (null) and metadata ({}) are
+ * COLUMNS for a reader that acts on the types in $4 only: the others' data (null) and metadata ({}) are
  * neither sent nor parsed, their positions still read. A third of the events the platform's reader read
  * under a deposit load had no handler (docs/performance.md, round seven).
  */
-const COLUMNS_OF_TYPES = `${HEADER_COLUMNS}, CASE WHEN type = ANY($5::text[]) THEN data END AS data,
-  CASE WHEN type = ANY($5::text[]) THEN metadata ELSE '{}'::jsonb END AS metadata, recorded_at`;
+const COLUMNS_OF_TYPES = `${HEADER_COLUMNS}, CASE WHEN type = ANY($4::text[]) THEN data END AS data,
+  CASE WHEN type = ANY($4::text[]) THEN metadata ELSE '{}'::jsonb END AS metadata, recorded_at`;
 
 /**
  * The active trace, to continue wherever the events are handled (W3C traceparent in their metadata);
@@ -184,10 +184,10 @@ export class EventStore {
     return this.uow.notifyOnCommit(EVENTS_CHANNEL, this.schema);
   }
 
-  /** Statement texts by kind and number of events: made once, so that naming the prepared statement finds a hashed string. */
+  /** Statement texts by kind and number (of events; the limit of a read): made once, so that naming the prepared statement finds a hashed string. */
   private readonly texts = new Map<string, string>();
 
-  private text(kind: 'append' | 'deferred', count: number, make: () => string): string {
+  private text(kind: 'append' | 'deferred' | 'read' | 'read typed', count: number, make: () => string): string {
     const key = `${kind}:${count}`;
     let sql = this.texts.get(key);
     if (sql === undefined) this.texts.set(key, (sql = make()));
@@ -313,25 +313,29 @@ export class EventStore {
    * With `types`, events of other types come without their data (null) and metadata (empty).
    */
   readAfterCheckpointStatement(subscription: string, lockKey: string, limit: number, types?: readonly string[]): Statement {
-    // The checkpoint and the lock as uncorrelated scalar subqueries: each runs once, before the scan,
-    // so the row comparison is an index condition as readAll's is. No checkpoint row: no events.
-    const checkpoint = (column: string) => `(SELECT c.${column} FROM platform.subscription_checkpoints c WHERE c.subscription = $1 AND c.source = $2)`;
-    // `later`: the stream's previous version comes after this event in read order (inStreamOrder); one probe
-    // of the (stream, version) index an event.
-    return {
-      sql: `SELECT ${types ? COLUMNS_OF_TYPES : COLUMNS},
-                   e.stream_version > 1 AND EXISTS (
-                     SELECT 1 FROM ${this.schema}.events p
-                      WHERE p.stream_id = e.stream_id AND p.stream_version = e.stream_version - 1
-                        AND (p.transaction_id, p.global_position) > (e.transaction_id, e.global_position)) AS later
-              FROM ${this.schema}.events e
-             WHERE (e.transaction_id, e.global_position) > (${checkpoint('transaction_id')}, ${checkpoint('global_position')})
-               AND e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-               AND (SELECT pg_try_advisory_xact_lock(hashtextextended($3, 7346003)))
-             ORDER BY e.transaction_id, e.global_position
-             LIMIT $4`,
-      params: types ? [subscription, this.schema, lockKey, limit, types] : [subscription, this.schema, lockKey, limit],
-    };
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`invalid read limit ${limit}`);
+    // The limit a literal, not a parameter: for a parameter PostgreSQL's generic plan supposes a tenth of the
+    // log is read, so it chose a custom plan at every poll (120-230 microseconds of planning a poll;
+    // docs/performance.md, round eleven). One text per limit (the subscription's batch size, rarely twice it).
+    const sql = this.text(types ? 'read typed' : 'read', limit, () => {
+      // The checkpoint and the lock as uncorrelated scalar subqueries: each runs once, before the scan,
+      // so the row comparison is an index condition as readAll's is. No checkpoint row: no events.
+      const checkpoint = (column: string) => `(SELECT c.${column} FROM platform.subscription_checkpoints c WHERE c.subscription = $1 AND c.source = $2)`;
+      // `later`: the stream's previous version comes after this event in read order (inStreamOrder); one probe
+      // of the (stream, version) index an event.
+      return `SELECT ${types ? COLUMNS_OF_TYPES : COLUMNS},
+                     e.stream_version > 1 AND EXISTS (
+                       SELECT 1 FROM ${this.schema}.events p
+                        WHERE p.stream_id = e.stream_id AND p.stream_version = e.stream_version - 1
+                          AND (p.transaction_id, p.global_position) > (e.transaction_id, e.global_position)) AS later
+                FROM ${this.schema}.events e
+               WHERE (e.transaction_id, e.global_position) > (${checkpoint('transaction_id')}, ${checkpoint('global_position')})
+                 AND e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+                 AND (SELECT pg_try_advisory_xact_lock(hashtextextended($3, 7346003)))
+               ORDER BY e.transaction_id, e.global_position
+               LIMIT ${limit}`;
+    });
+    return { sql, params: types ? [subscription, this.schema, lockKey, types] : [subscription, this.schema, lockKey] };
   }
 
   /**
