@@ -83,6 +83,16 @@ function notifyStatements(notifications: Map<string, Set<string>>): Statement[] 
   return [{ sql: NOTIFY_SQL, params: [channels, payloads] }];
 }
 
+/**
+ * A transaction's first statements. Its statements then use their generic plans from their first run: commands,
+ * log readers and timers find and write rows by key, where a plan made for the values is the same plan, made
+ * again at every run (PostgreSQL keeps planning for the values when a skewed column, such as the stream of
+ * a wallet with thousands of events among streams of three, makes the generic plan look costlier, and for the
+ * first five runs of each statement on each connection). Reads outside a transaction (lists with optional
+ * filters and limits, whose plans do depend on the values) keep PostgreSQL's choice. ADR 0051.
+ */
+const BEGIN: Statement[] = [{ sql: 'BEGIN' }, { sql: `SELECT set_config('plan_cache_mode', $1, true)`, params: ['force_generic_plan'] }];
+
 export class UnitOfWork {
 
 
@@ -142,19 +152,34 @@ export class UnitOfWork {
    * failed leaves it unanswered).
    */
   lead(sql: string, params: unknown[], check: (rows: Rows) => void): { readonly answered: boolean } {
+    return this.leadAll([{ sql, params }], ([rows]) => check(rows));
+  }
+
+  /**
+   * lead() of several statements, in this order, each with a snapshot of its own taken after the one before
+   * has run (a lock, then a read that must see what the lock's previous holder committed); `check` is given
+   * each one's rows.
+   */
+  leadAll(statements: Statement[], check: (rows: Rows[]) => void): { readonly answered: boolean } {
     const tx = scopedTransaction<Transaction>(this);
     if (!tx) throw new Error('lead() needs a transaction');
     const state = { answered: false };
     tx.unchecked++;
-    tx.outbox.unshift({
-      sql,
-      params,
-      check: (rows) => {
-        state.answered = true;
-        tx.unchecked--;
-        check(rows);
-      },
-    });
+    const answers: Rows[] = [];
+    const last = statements.length - 1;
+    tx.outbox.unshift(
+      ...statements.map((statement, i) => ({
+        sql: statement.sql,
+        params: statement.params ?? [],
+        check: (rows: Rows) => {
+          answers[i] = rows;
+          if (i < last) return;
+          state.answered = true;
+          tx.unchecked--;
+          check(answers);
+        },
+      })),
+    );
     return state;
   }
 
@@ -357,7 +382,7 @@ export class UnitOfWork {
       if (sent.length === 0) {
         await before;
       } else {
-        const ahead = tx.begun ? [] : [{ sql: 'BEGIN' }];
+        const ahead = tx.begun ? [] : BEGIN;
         // Marked before sending: whatever happens to the query, the transaction may have begun.
         tx.begun = true;
         const count = ahead.length + sent.length;

@@ -1,7 +1,8 @@
 // Idempotency-Key semantics (API-CONTRACT: Common shapes) on a real
 // PostgreSQL, with a handler whose effect is one row.
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { Body, Controller, Injectable, Post, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -129,6 +130,35 @@ describe('IdempotencyInterceptor on PostgreSQL', () => {
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.json()).toEqual(responses.find((r) => r.statusCode === 201)!.json());
     expect(await rows('dup')).toBe(1);
+  });
+
+  it("excludes a request holding the same key through the database's claim function (a process of the version before)", async () => {
+    const key = randomUUID();
+    const holder = new Client({ connectionString: db.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      const [claimed] = (await holder.query(`SELECT * FROM platform.claim_idempotency_key($1, $2)`, ['prj_a', key])).rows;
+      expect(claimed.locked).toBe(true);
+      const res = await post({ name: 'held' }, key);
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ error: 'IdempotencyKeyInFlight' });
+      // The holder stores its response and commits: the next request with the key replays it.
+      await holder.query(`INSERT INTO platform.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ($1, $2, $3, 201, $4)`, [
+        'prj_a',
+        key,
+        createHash('sha256').update(`POST /things\n${JSON.stringify({ name: 'held' })}`).digest('hex'),
+        JSON.stringify({ id: 'from-the-holder', name: 'held' }),
+      ]);
+      await holder.query('COMMIT');
+    } finally {
+      await holder.end();
+    }
+    const replay = await post({ name: 'held' }, key);
+    expect(replay.statusCode).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.json()).toEqual({ id: 'from-the-holder', name: 'held' });
+    expect(await rows('held')).toBe(0);
   });
 
   it('answers 422 to the same key with another body, and runs nothing', async () => {

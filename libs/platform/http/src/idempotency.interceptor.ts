@@ -14,7 +14,7 @@ import type { FastifyReply } from 'fastify';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import { ApiError } from '@mm/contracts';
 import { lazyKeyRing, PlatformConfig, type KeyRing } from '@mm/platform/config';
-import { UnitOfWork } from '@mm/platform/database';
+import { UnitOfWork, type Statement } from '@mm/platform/database';
 import { isRetryable } from '@mm/platform/event-store';
 import type { ApiRequest } from './request-context';
 import { IDEMPOTENCY, IDEMPOTENCY_SEALED, IDEMPOTENCY_SHOWN_ONCE, type IdempotencyMode } from './route-metadata';
@@ -27,6 +27,28 @@ interface Claim {
   request_hash: string | null;
   response_status: number | null;
   response_body: unknown;
+}
+
+/**
+ * The claim of a key as two statements in one round trip: the transaction-scoped advisory lock on (scope,
+ * key), then the stored response. Two statements, not one: in READ COMMITTED each takes its snapshot when it
+ * starts, so the read, started after the lock was taken, sees whatever the lock's previous holder committed
+ * (one statement's snapshot would predate its lock). The lock's key is the text platform.claim_idempotency_key
+ * hashes, so processes of either kind exclude each other. (That plpgsql function did the same in one statement
+ * at four times the PostgreSQL time: docs/performance.md, round eleven.)
+ */
+function claimStatements(scope: string, key: string): Statement[] {
+  return [
+    { sql: `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`, params: [`${scope}\n${key}`] },
+    { sql: `SELECT request_hash, response_status, response_body FROM platform.idempotency_keys WHERE scope = $1 AND key = $2`, params: [scope, key] },
+  ];
+}
+
+/** The claim the rows of claimStatements make: a response stored only counts when the lock was taken. */
+function claimOf([[lock], [stored]]: Array<Array<Record<string, unknown>>>): Claim {
+  const locked = lock.locked === true;
+  if (!locked || !stored) return { locked, request_hash: null, response_status: null, response_body: null };
+  return { locked, ...(stored as Omit<Claim, 'locked'>) };
 }
 
 /** Stable JSON: object keys sorted, so key order in the body does not change the hash. */
@@ -117,7 +139,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       const text = await this.uow.run(async () => {
         // The claim travels with the command's first statement (UnitOfWork.lead): it is judged before that
         // statement answers, and nothing commits before it is.
-        claim = this.uow.lead(`SELECT * FROM platform.claim_idempotency_key($1, $2)`, [scope, key], ([stored]) => judge(stored as unknown as Claim));
+        claim = this.uow.leadAll(claimStatements(scope, key), (rows) => judge(claimOf(rows)));
         const result = await run();
         // The body as it is sent (class instances become plain JSON), serialised once: stored from this text
         // and sent as it is.
@@ -145,7 +167,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       // The command failed before its claim was answered (refused before its first statement, or in the
       // batch that carried it): whether the key was taken decides the answer, asked now on its own.
       if (!claim.answered && !isRetryable(error)) {
-        const [stored] = await this.uow.run(() => this.uow.query<Claim>(`SELECT * FROM platform.claim_idempotency_key($1, $2)`, [scope, key]));
+        const stored = await this.uow.run(async () => claimOf(await this.uow.batch(claimStatements(scope, key))));
         try {
           judge(stored);
         } catch (answer) {

@@ -4,6 +4,9 @@ import { Socket } from 'node:net';
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
+/** What a transaction sends after BEGIN: its statements' generic plans from their first run (ADR 0051). */
+const PLANS = "SELECT set_config('plan_cache_mode', $1, true)";
+
 /**
  * The round trips fn makes, each the statements that went out in one write to PostgreSQL (pipelined ones
  * together): the texts of the queries issued since the previous write, at each write to a socket.
@@ -240,6 +243,15 @@ describe('UnitOfWork', () => {
     expect(afterCommit).toEqual(['transaction']);
   });
 
+  it("runs a transaction's statements on their generic plans from their first run, and reads outside one on PostgreSQL's choice", async () => {
+    const mode = async () => (await db.uow.query<{ mode: string }>(`SELECT current_setting('plan_cache_mode') AS mode`))[0].mode;
+    expect(await db.uow.run(mode)).toBe('force_generic_plan');
+    expect(await mode()).toBe('auto');
+    // Set for the transaction only: the connection, back in the pool, plans as PostgreSQL chooses again.
+    expect(await db.uow.run(async () => (await db.uow.runDetached(mode)) + ' ' + (await mode()))).toBe('force_generic_plan force_generic_plan');
+    expect(await mode()).toBe('auto');
+  });
+
   it('sends the statements a transaction issues in the same tick in one round trip, each caller answered its own rows', async () => {
     await db.uow.query(`CREATE TABLE uow_together (id int PRIMARY KEY, v text)`);
     await db.uow.query(`INSERT INTO uow_together VALUES (1, 'a'), (2, 'b')`);
@@ -255,9 +267,9 @@ describe('UnitOfWork', () => {
     );
     // The deferred write went first, so the reads after it see it.
     expect(result).toEqual([[{ v: 'a' }], [[{ v: 'deferred' }], [{ n: 2 }]], [{ echo: 'third' }]]);
-    // BEGIN with the deferred write and the three callers' four statements; then COMMIT.
+    // BEGIN (and its plan setting) with the deferred write and the three callers' four statements; then COMMIT.
     expect(trips).toHaveLength(2);
-    expect(trips[0]).toHaveLength(6);
+    expect(trips[0]).toHaveLength(7);
     expect(trips[1]).toEqual(['COMMIT']);
   });
 
@@ -302,7 +314,7 @@ describe('UnitOfWork', () => {
     );
     expect(seen).toEqual([[{ claim: 7 }]]);
     // BEGIN, the lead and the insert together; then the rollback.
-    expect(trips).toEqual([['BEGIN', 'SELECT $1::int AS claim', 'INSERT INTO uow_lead VALUES (1) RETURNING id'], ['ROLLBACK']]);
+    expect(trips).toEqual([['BEGIN', PLANS, 'SELECT $1::int AS claim', 'INSERT INTO uow_lead VALUES (1) RETURNING id'], ['ROLLBACK']]);
     expect(await db.uow.query(`SELECT * FROM uow_lead`)).toEqual([]);
   });
 
@@ -404,7 +416,7 @@ describe('UnitOfWork', () => {
         }),
       );
       expect(trips).toHaveLength(2);
-      expect(trips[0]).toEqual(['BEGIN', 'INSERT INTO uow_notify VALUES (1) RETURNING id']);
+      expect(trips[0]).toEqual(['BEGIN', PLANS, 'INSERT INTO uow_notify VALUES (1) RETURNING id']);
       // The writing transaction notifies nothing itself: its COMMIT first, then a transaction of the notifications.
       expect(trips[1][0]).toBe('COMMIT');
       expect(trips[1].slice(1)).toEqual([expect.stringContaining('pg_notify')]);
