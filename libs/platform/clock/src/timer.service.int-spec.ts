@@ -83,6 +83,23 @@ describe('project clock and timers on PostgreSQL', () => {
     expect(fired.map((t) => t.key)).toEqual(['code-d']);
   });
 
+  it("fires the timers due on each project's own clock, the one furthest ahead included, and none due later on slower clocks", async () => {
+    const near = await clock.now('prj_near');
+    await db.uow.run(async () => {
+      for (let i = 0; i < 200; i++) await timers.schedule('prj_near', 'test.expire', `near-${i}`, new Date(near.getTime() + 86_400_000 + i * 1000));
+    });
+    await clock.advance('prj_far', 10 * 86_400);
+    const far = await clock.now('prj_far');
+    await timers.schedule('prj_far', 'test.expire', 'far-due', new Date(far.getTime() - 1000));
+    await timers.schedule('prj_far', 'test.expire', 'far-later', new Date(far.getTime() + 3600_000));
+    // Every project's timers at once, as the background poller fires them.
+    await timers.fireDue();
+    expect(fired.map((t) => t.key)).toEqual(['far-due']);
+    await clock.advance('prj_near', 86_400 + 60);
+    await timers.fireDue('prj_near');
+    expect(fired.filter((t) => t.key.startsWith('near-')).map((t) => t.key)).toEqual(Array.from({ length: 61 }, (_, i) => `near-${i}`));
+  });
+
   it('re-scheduling the same key moves the timer instead of adding one', async () => {
     const now = await clock.now('prj_f');
     await timers.schedule('prj_f', 'test.expire', 'code-f', new Date(now.getTime() + 60_000));

@@ -76,6 +76,12 @@ export class TimerService implements OnApplicationShutdown {
               AND ($1::text IS NULL OR t.project_id = $1)
               AND t.kind = ANY($2::text[])
               AND t.due_at <= clock_timestamp() + make_interval(secs => COALESCE(c.offset_ms, 0) / 1000.0)
+              -- The same bound for the index: no project's clock is further ahead than the furthest. Without it
+              -- a poll that found nothing due read every pending timer (a timer's due time is only compared
+              -- with its own project's clock); with 60,000 pending, 48 ms against 0.05. A bound must be stable
+              -- to bound an index scan, so the statement's start and a second to spare stand for clock_timestamp().
+              AND t.due_at <= statement_timestamp() + interval '1 second'
+                              + make_interval(secs => (SELECT COALESCE(max(m.offset_ms), 0) FROM platform.sandbox_clocks m) / 1000.0)
             ORDER BY t.due_at
             LIMIT 50
             FOR UPDATE OF t SKIP LOCKED`,
