@@ -1,6 +1,6 @@
 // One database transaction per command (ARCHITECTURE: a command handler appends
 // its events, updates its read models and records the idempotency result in the
-// SAME transaction). The current transaction travels in AsyncLocalStorage, so
+// SAME transaction). The current transaction travels in the async scope (async-scope.ts), so
 // repositories need no transaction parameter and a nested run() joins the outer one.
 //
 // Statements go straight to the pg pool that TypeORM opened (TypeORM keeps the
@@ -94,8 +94,6 @@ function notifyStatements(notifications: Map<string, Set<string>>): Statement[] 
 const BEGIN: Statement[] = [{ sql: 'BEGIN' }, { sql: `SELECT set_config('plan_cache_mode', $1, true)`, params: ['force_generic_plan'] }];
 
 export class UnitOfWork {
-
-
   constructor(readonly dataSource: DataSource) {}
 
   private get pool(): Pool {
