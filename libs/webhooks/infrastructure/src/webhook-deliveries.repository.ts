@@ -105,13 +105,6 @@ export interface DeliveryFilter {
 /** Project time in SQL: the wall clock plus the project's sandbox offset. */
 const PROJECT_NOW = (alias: string) => `clock_timestamp() + make_interval(secs => COALESCE(${alias}.offset_ms, 0) / 1000.0)`;
 
-/**
- * A bound no project's now passes (the clock furthest ahead, from the statement's start and a second to spare:
- * stable, so that it bounds the index scan of the due deliveries). Without it a claim that found nothing due read
- * every queued delivery due later, retries included, as the timers' poll read every pending timer (TimerService).
- */
-const FURTHEST_PROJECT_NOW = `statement_timestamp() + interval '1 second' + make_interval(secs => (SELECT COALESCE(max(m.offset_ms), 0) FROM platform.sandbox_clocks m) / 1000.0)`;
-
 const DELIVERY_COLUMNS = 'id, project_id, webhook_id, event_id, event, resource_id, test, body, status, attempt_count, next_attempt_at, last_attempt_at, delivered_at, created_at, updated_at';
 
 @Injectable()
@@ -239,7 +232,6 @@ export class WebhookDeliveries {
            LEFT JOIN platform.sandbox_clocks c ON c.project_id = d.project_id
           WHERE d.status = 'queued' AND e.status = 'enabled' AND e.deleted_at IS NULL
             AND d.next_attempt_at <= ${PROJECT_NOW('c')}
-            AND d.next_attempt_at <= ${FURTHEST_PROJECT_NOW}
             AND (d.lease_until IS NULL OR d.lease_until < clock_timestamp())
           ORDER BY d.next_attempt_at, d.id
           LIMIT $1
