@@ -79,6 +79,27 @@ describe('EventStore on PostgreSQL', () => {
     expect((await store.readStream('order-any')).map((e) => e.streamVersion)).toEqual([1, 2, 3]);
   });
 
+  it('appends at the end of a stream with the next statement, whatever its version', async () => {
+    await db.uow.run(async () => {
+      await store.appendDeferred('deferred-end-1', [{ type: 'thing.made', data: { n: 1 }, metadata: { projectId: 'prj_1' } }]);
+      await store.appendDeferred('deferred-end-1', [
+        { type: 'thing.changed', data: { n: 2 } },
+        { type: 'thing.changed', data: { n: 3, nested: { amount: '1.00' } } },
+      ]);
+    });
+    // Not inside a transaction: a statement of its own.
+    await store.appendDeferred('deferred-end-1', [{ type: 'thing.ended', data: {} }]);
+    const events = await store.readStream('deferred-end-1');
+    expect(events.map((e) => [e.streamVersion, e.type, e.data])).toEqual([
+      [1, 'thing.made', { n: 1 }],
+      [2, 'thing.changed', { n: 2 }],
+      [3, 'thing.changed', { n: 3, nested: { amount: '1.00' } }],
+      [4, 'thing.ended', {}],
+    ]);
+    expect(events[0].metadata.projectId).toBe('prj_1');
+    expect(new Set(events.map((e) => e.eventId)).size).toBe(4);
+  });
+
   it('lets exactly one of many concurrent appends at the same version win', async () => {
     await store.append('race', 'no_stream', [{ type: 'race.started', data: {} }]);
     const attempts = Array.from({ length: 8 }, (_, i) =>

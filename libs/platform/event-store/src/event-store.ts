@@ -125,8 +125,9 @@ export class EventStore {
    */
   async appendDeferred(streamId: string, events: NewEvent[]): Promise<void> {
     if (events.length === 0) return;
-    const { sql, values } = this.appendStatement(streamId, null, events);
-    await this.uow.defer(sql, values);
+    const values: unknown[] = [streamId];
+    this.pushEvents(values, events);
+    await this.uow.defer(this.appendAtEndSql(events.length), values);
     await this.wakeReaders();
   }
 
@@ -170,13 +171,18 @@ export class EventStore {
    * One statement: the expected-version check (none when null) and the insert.
    */
   private appendStatement(streamId: string, expectedVersion: number | null, events: NewEvent[]): { sql: string; values: unknown[] } {
-    const traceContext = activeTraceContext();
     const values: unknown[] = [streamId, expectedVersion];
+    this.pushEvents(values, events);
+    return { sql: this.appendSql(events.length), values };
+  }
+
+  /** Each event's id (new), type, data and metadata (the active trace context under its own), four values an event. */
+  private pushEvents(values: unknown[], events: NewEvent[]): void {
+    const traceContext = activeTraceContext();
     for (const event of events) {
       const metadata = { ...traceContext, ...event.metadata };
       values.push(newId('event'), event.type, JSON.stringify(event.data), JSON.stringify(metadata));
     }
-    return { sql: this.appendSql(events.length), values };
   }
 
   /** The log readers hear of this log's new events once the transaction has committed. */
@@ -187,7 +193,7 @@ export class EventStore {
   /** Statement texts by kind and number (of events; the limit of a read): made once, so that naming the prepared statement finds a hashed string. */
   private readonly texts = new Map<string, string>();
 
-  private text(kind: 'append' | 'deferred' | 'read' | 'read typed', count: number, make: () => string): string {
+  private text(kind: 'append' | 'at end' | 'deferred' | 'read' | 'read typed', count: number, make: () => string): string {
     const key = `${kind}:${count}`;
     let sql = this.texts.get(key);
     if (sql === undefined) this.texts.set(key, (sql = make()));
@@ -208,6 +214,23 @@ export class EventStore {
                  WHERE $2::integer IS NULL OR current.version = $2::integer
                 RETURNING ${COLUMNS})
          SELECT * FROM appended ORDER BY stream_version`;
+    });
+  }
+
+  /**
+   * appendDeferred's statement: at the stream's end whatever its version, answering nothing (appendSql returns
+   * every column of the rows, their data among them, which a deferred append's caller never reads).
+   */
+  private appendAtEndSql(count: number): string {
+    return this.text('at end', count, () => {
+      const tuples = Array.from({ length: count }, (_, i) => {
+        const o = 1 + i * 4;
+        return `($${o + 1}, ${i + 1}, $${o + 2}, $${o + 3}::jsonb, $${o + 4}::jsonb)`;
+      });
+      return `INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata)
+              SELECT e.event_id, $1, current.version + e.n, e.type, e.data, e.metadata
+                FROM (SELECT coalesce(max(stream_version), 0) AS version FROM ${this.schema}.events WHERE stream_id = $1) AS current,
+                     (VALUES ${tuples.join(', ')}) AS e (event_id, n, type, data, metadata)`;
     });
   }
 
