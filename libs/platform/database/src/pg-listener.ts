@@ -27,8 +27,6 @@ const CHANNEL_NAME = /^[a-z_]+$/;
 
 export class PgListener {
   private connection?: ListenConnection;
-  /** Told of a loss, not yet of the connection's return. */
-  lost = false;
 
   constructor(
     private readonly config: ClientConfig,
@@ -81,6 +79,8 @@ class ListenConnection {
   private connecting?: Promise<void>;
   private retry?: NodeJS.Timeout;
   private readonly members = new Set<PgListener>();
+  /** Members told of a loss, not yet of the connection's return. */
+  private readonly toldLost = new Set<PgListener>();
   /** Channels LISTENed on the current client. */
   private readonly listened = new Set<string>();
   /** The statements asked on this connection so far, each after the one before. */
@@ -122,6 +122,7 @@ class ListenConnection {
 
   async leave(member: PgListener): Promise<void> {
     if (!this.members.delete(member)) return;
+    this.toldLost.delete(member);
     if (this.members.size > 0) {
       // Channels no one else listens to are given up; a failure leaves them heard and ignored.
       const unheard = member.channels.filter((channel) => this.listened.has(channel) && ![...this.members].some((m) => m.channels.includes(channel)));
@@ -162,8 +163,9 @@ class ListenConnection {
     for (const channel of fresh) this.listened.add(channel);
   }
 
-  private channelsText(): string {
-    return [...new Set([...this.members].flatMap((m) => m.channels))].join(', ');
+  /** Every member's channels, once each. */
+  private channels(): string[] {
+    return [...new Set([...this.members].flatMap((m) => m.channels))];
   }
 
   private get logger(): LoggerService | undefined {
@@ -178,7 +180,7 @@ class ListenConnection {
       client.on('notification', ({ channel, payload }) => this.dispatch(channel, payload ?? ''));
       client.on('error', (error) => this.lost(client, error));
       client.on('end', () => this.lost(client));
-      const channels = [...new Set([...this.members].flatMap((m) => m.channels))];
+      const channels = this.channels();
       try {
         await client.connect();
         if (channels.length > 0) await client.query(channels.map((c) => `LISTEN ${c}`).join('; '));
@@ -194,11 +196,9 @@ class ListenConnection {
       this.inLine = Promise.resolve();
       this.listened.clear();
       for (const channel of channels) this.listened.add(channel);
-      for (const member of this.members) {
-        if (!member.lost) continue;
-        member.lost = false;
-        member.handlers.onResumed?.();
-      }
+      const resumed = [...this.toldLost];
+      this.toldLost.clear();
+      for (const member of resumed) member.handlers.onResumed?.();
     })().finally(() => (this.connecting = undefined));
     return this.connecting;
   }
@@ -219,9 +219,9 @@ class ListenConnection {
     if (client !== this.client) return;
     this.client = undefined;
     this.listened.clear();
-    this.logger?.warn(`LISTEN ${this.channelsText()} connection lost (${error?.message ?? 'closed'}); reconnecting`);
+    this.logger?.warn(`LISTEN ${this.channels().join(', ')} connection lost (${error?.message ?? 'closed'}); reconnecting`);
     for (const member of this.members) {
-      member.lost = true;
+      this.toldLost.add(member);
       member.handlers.onLost?.();
     }
     void client.end().catch(() => undefined);
@@ -236,7 +236,7 @@ class ListenConnection {
       if (this.client || this.members.size === 0) return;
       this.connect().catch((error: Error) => {
         if (this.members.size === 0) return;
-        this.logger?.warn(`LISTEN ${this.channelsText()} reconnect failed (${error.message})`);
+        this.logger?.warn(`LISTEN ${this.channels().join(', ')} reconnect failed (${error.message})`);
         this.reconnect();
       });
     }, delay);
