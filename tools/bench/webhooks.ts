@@ -22,7 +22,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { Agent, request } from 'undici';
-import { cpuNow, processCpuMs } from './cpu';
+import { cpuNow, processCpuMs, profileWindow } from './cpu';
 import { logReadersQuiet } from './transfers';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -198,12 +198,14 @@ async function produce(api: string, auth: Record<string, string>, webhookId: str
 }
 
 async function platformBurst(api: string, auth: Record<string, string>, webhookId: string, receiver: Receiver): Promise<Burst> {
+  const endProfile = profileWindow('webhook burst', PRODUCERS);
   const cpuBefore = cpuNow();
   const started = now();
   const sent = await produce(api, auth, webhookId, EVENTS);
   const produced = Math.max(...sent.map((s) => s.answered));
   await receiver.waitFor(sent.map((s) => s.id));
   const cpuAfter = cpuNow();
+  await endProfile();
   const latencies = sent.map((s) => receiver.arrivals.get(s.id)! - s.start);
   return {
     cpu: cpuPerEvent({ side: cpuBefore.platform, postgres: cpuBefore.postgres }, { side: cpuAfter.platform, postgres: cpuAfter.postgres }),

@@ -68,7 +68,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
 
   async onApplicationBootstrap(): Promise<void> {
     this.running = true;
-    // New queued deliveries and clock advances wake the worker; polling covers what a lost notification misses.
+    // What this process queues wakes this worker in memory (ADR 0053); what other processes queue and clock
+    // advances notify; polling covers a lost notification and what a busy process leaves to the others.
+    this.deliveries.serveLocally(() => this.wake());
     this.listener = new PgListener(listenConnectionConfig(this.uow.dataSource), [DELIVERIES_CHANNEL, CLOCK_CHANGES_CHANNEL], { onNotification: () => this.wake(), onResumed: () => this.wake() }, this.logger);
     await this.listener.start();
     const poll = () => {
@@ -87,6 +89,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
 
   async onApplicationShutdown(): Promise<void> {
     this.running = false;
+    // From now on what this process queues notifies, for the processes still running.
+    this.deliveries.serveLocally(undefined);
     clearTimeout(this.poller);
     clearTimeout(this.purger);
     await this.listener?.stop();
