@@ -67,12 +67,12 @@ interface Sample {
 /** The platform's side: HTTP through undici with keep-alive, one connection per client. */
 export class Platform {
   private readonly agent: Agent;
-  private authorization = '';
+  private token = '';
   constructor(private readonly api: string, connections: number) {
     this.agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000, connections });
   }
 
-  async call<T>(method: 'GET' | 'POST', path: string, body?: unknown, expected = method === 'POST' ? 201 : 200, authorization = this.authorization): Promise<T> {
+  async call<T>(method: 'GET' | 'POST', path: string, body?: unknown, expected = method === 'POST' ? 201 : 200, authorization = this.token): Promise<T> {
     const res = await request(`${this.api}${path}`, {
       method,
       headers: {
@@ -93,7 +93,12 @@ export class Platform {
     const project = await this.call<{ id: string }>('POST', '/admin/projects', { name, features }, 201, admin);
     const keys = await this.call<{ apiKey: string; apiSecret: string }>('POST', `/admin/projects/${project.id}/api-keys`, undefined, 201, admin);
     const { accessToken } = await this.call<{ accessToken: string }>('POST', '/auth/token', keys, 200, '');
-    this.authorization = `Bearer ${accessToken}`;
+    this.token = `Bearer ${accessToken}`;
+  }
+
+  /** The Authorization header of the project made by project(). */
+  get authorization(): string {
+    return this.token;
   }
 
   private async until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {

@@ -23,6 +23,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { Agent, request } from 'undici';
 import { cpuNow, processCpuMs, profileWindow } from './cpu';
+import { Platform } from './deposits';
 import { logReadersQuiet } from './transfers';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -327,11 +328,13 @@ async function pgBoss(mode: 'burst' | 'drain', databaseUrl: string, receiver: Re
  * not those of the sections before, whose quotes and payouts would otherwise come due in the middle of the drain.
  */
 async function ownProject(api: string, adminToken: string): Promise<{ authorization: string }> {
-  const admin = { authorization: `Bearer ${adminToken}` };
-  const project = await post<{ id: string }>(`${api}/admin/projects`, admin, { name: 'bench webhooks' });
-  const keys = await post<{ apiKey: string; apiSecret: string }>(`${api}/admin/projects/${project.id}/api-keys`, admin);
-  const { accessToken } = await post<{ accessToken: string }>(`${api}/auth/token`, {}, keys);
-  return { authorization: `Bearer ${accessToken}` };
+  const platform = new Platform(api, 1);
+  try {
+    await platform.project(adminToken, 'bench webhooks', {});
+    return { authorization: platform.authorization };
+  } finally {
+    await platform.close();
+  }
 }
 
 export async function benchWebhooks(api: string, adminToken: string, databaseUrl: string): Promise<void> {
