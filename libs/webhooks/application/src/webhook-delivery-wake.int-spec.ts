@@ -6,13 +6,12 @@
 // earlier notification has arrived (PostgreSQL delivers them in commit order).
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { ProjectClock, TimerService } from '@mm/platform/clock';
 import { loadConfig } from '@mm/platform/config';
 import { newId } from '@mm/platform/ids';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import { DELIVERIES_CHANNEL, WebhookDeliveries, WebhookEndpointsCache, WebhooksReadModels, WebhookSigningKeys } from '@mm/webhooks/infrastructure';
-import { WebhookEndpointsService } from './webhook-endpoints.service';
-import { WebhooksEventStore } from './webhooks-event-store';
+import { DELIVERIES_CHANNEL, WebhookDeliveries, WebhookEndpointsCache } from '@mm/webhooks/infrastructure';
+import type { WebhookEndpointsService } from './webhook-endpoints.service';
+import { endpointsServiceOf } from './webhook-endpoints.fixture';
 
 describe('the wake-up of a worker when a delivery is queued', () => {
   let db: TestDatabase;
@@ -30,16 +29,7 @@ describe('the wake-up of a worker when a delivery is queued', () => {
     cache = new WebhookEndpointsCache(db.uow);
     await cache.onApplicationBootstrap();
     deliveries = new WebhookDeliveries(db.uow, cache);
-    endpoints = new WebhookEndpointsService(
-      db.uow,
-      new WebhooksEventStore(db.uow),
-      new WebhooksReadModels(db.uow, cache),
-      new WebhookSigningKeys(db.uow, config),
-      new ProjectClock(db.uow),
-      config,
-      deliveries,
-      new TimerService(db.uow),
-    );
+    endpoints = endpointsServiceOf(db.uow, cache, deliveries, config);
     listener = new Client({ connectionString: db.url });
     await listener.connect();
     listener.on('notification', (n) => {

@@ -5,13 +5,12 @@
 // their own stand for two processes on one database: one answers the commands,
 // the other fans out.
 import { randomBytes } from 'node:crypto';
-import { ProjectClock, TimerService } from '@mm/platform/clock';
 import { loadConfig } from '@mm/platform/config';
 import { newId } from '@mm/platform/ids';
 import { anotherProcess, createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import { WebhookDeliveries, WebhookEndpointsCache, WebhooksReadModels, WebhookSigningKeys } from '@mm/webhooks/infrastructure';
-import { WebhookEndpointsService } from './webhook-endpoints.service';
-import { WebhooksEventStore } from './webhooks-event-store';
+import { WebhookDeliveries, WebhookEndpointsCache } from '@mm/webhooks/infrastructure';
+import type { WebhookEndpointsService } from './webhook-endpoints.service';
+import { endpointsServiceOf } from './webhook-endpoints.fixture';
 
 describe("a project's webhook endpoints kept in memory by several processes", () => {
   let db: TestDatabase;
@@ -30,21 +29,9 @@ describe("a project's webhook endpoints kept in memory by several processes", ()
     thereCache = new WebhookEndpointsCache(other.uow);
     await hereCache.onApplicationBootstrap();
     await thereCache.onApplicationBootstrap();
-    // One process's endpoint service: its connections and its copy of the endpoints.
-    const service = (process: TestDatabase, cache: WebhookEndpointsCache, deliveries: WebhookDeliveries) =>
-      new WebhookEndpointsService(
-        process.uow,
-        new WebhooksEventStore(process.uow),
-        new WebhooksReadModels(process.uow, cache),
-        new WebhookSigningKeys(process.uow, config),
-        new ProjectClock(process.uow),
-        config,
-        deliveries,
-        new TimerService(process.uow),
-      );
-    endpoints = service(db, hereCache, new WebhookDeliveries(db.uow, hereCache));
+    endpoints = endpointsServiceOf(db.uow, hereCache, new WebhookDeliveries(db.uow, hereCache), config);
     there = new WebhookDeliveries(other.uow, thereCache);
-    thereEndpoints = service(other, thereCache, there);
+    thereEndpoints = endpointsServiceOf(other.uow, thereCache, there, config);
   });
   afterAll(async () => {
     await thereCache.onApplicationShutdown();

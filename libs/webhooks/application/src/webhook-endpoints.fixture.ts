@@ -1,0 +1,21 @@
+// For integration tests: one process's WebhookEndpointsService, built on its own
+// connections and copy of the endpoints, as the Nest module would wire it.
+import { ProjectClock, TimerService } from '@mm/platform/clock';
+import type { PlatformConfig } from '@mm/platform/config';
+import type { UnitOfWork } from '@mm/platform/database';
+import { WebhooksReadModels, WebhookSigningKeys, type WebhookDeliveries, type WebhookEndpointsCache } from '@mm/webhooks/infrastructure';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhooksEventStore } from './webhooks-event-store';
+
+export function endpointsServiceOf(uow: UnitOfWork, cache: WebhookEndpointsCache, deliveries: WebhookDeliveries, config: PlatformConfig): WebhookEndpointsService {
+  return new WebhookEndpointsService(
+    uow,
+    new WebhooksEventStore(uow),
+    new WebhooksReadModels(uow, cache),
+    new WebhookSigningKeys(uow, config),
+    new ProjectClock(uow),
+    config,
+    deliveries,
+    new TimerService(uow),
+  );
+}
