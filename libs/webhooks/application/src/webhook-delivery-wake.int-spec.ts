@@ -101,6 +101,18 @@ describe('the wake-up of a worker when a delivery is queued', () => {
     }
   });
 
+  it('notifies every process when the worker stopped before the commit', async () => {
+    await heardByOthers();
+    let wakes = 0;
+    deliveries.serveLocally(() => void wakes++);
+    const id = newId('webhookDelivery');
+    // Queued while the worker ran; it stops (the process shutting down) before the transaction commits.
+    await queueOne(id, async () => deliveries.serveLocally(undefined));
+    expect(wakes).toBe(0);
+    expect(await visible(id)).toBe(true);
+    expect(await heardByOthers()).toEqual(['']);
+  });
+
   it('notifies every process after the commit when this process runs no worker', async () => {
     await heardByOthers();
     const id = newId('webhookDelivery');

@@ -223,9 +223,13 @@ export class WebhookDeliveries {
    * (serveLocally), else every process's, by a NOTIFY (UnitOfWork.notifyOnCommit). ADR 0053.
    */
   async notifyQueued(): Promise<void> {
-    const wake = this.localWorker;
-    if (wake) await this.uow.afterCommit(async () => wake());
-    else await this.uow.notifyOnCommit(DELIVERIES_CHANNEL, '');
+    if (!this.localWorker) return this.uow.notifyOnCommit(DELIVERIES_CHANNEL, '');
+    await this.uow.afterCommit(async () => {
+      const wake = this.localWorker;
+      // Stopped since (the process is shutting down): the other processes' workers are told instead.
+      if (wake) wake();
+      else await this.uow.notifyOnCommit(DELIVERIES_CHANNEL, '');
+    });
   }
 
   /**
