@@ -125,7 +125,8 @@ class ListenConnection {
     this.toldLost.delete(member);
     if (this.members.size > 0) {
       // Channels no one else listens to are given up; a failure leaves them heard and ignored.
-      const unheard = member.channels.filter((channel) => this.listened.has(channel) && ![...this.members].some((m) => m.channels.includes(channel)));
+      const still = new Set(this.channels());
+      const unheard = member.channels.filter((channel) => this.listened.has(channel) && !still.has(channel));
       if (unheard.length > 0 && this.client) {
         for (const channel of unheard) this.listened.delete(channel);
         await this.query(unheard.map((channel) => `UNLISTEN ${channel}`).join('; ')).catch(() => undefined);

@@ -90,6 +90,17 @@ function activeTraceContext(): Record<string, string> {
   return traceContext;
 }
 
+/**
+ * The VALUES rows (event_id, n, type, data, metadata) of `count` new events whose four parameters each (pushEvents)
+ * follow the first `before` parameters; n numbers them from 1 within the append.
+ */
+function eventTuples(count: number, before: number): string {
+  return Array.from({ length: count }, (_, i) => {
+    const o = before + i * 4;
+    return `($${o + 1}, ${i + 1}, $${o + 2}, $${o + 3}::jsonb, $${o + 4}::jsonb)`;
+  }).join(', ');
+}
+
 export class EventStore {
   constructor(private readonly uow: UnitOfWork, readonly schema: string) {
     if (!/^[a-z_]+$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
@@ -202,15 +213,11 @@ export class EventStore {
 
   private appendSql(count: number): string {
     return this.text('append', count, () => {
-      const tuples = Array.from({ length: count }, (_, i) => {
-        const o = 2 + i * 4;
-        return `($${o + 1}, ${i + 1}, $${o + 2}, $${o + 3}::jsonb, $${o + 4}::jsonb)`;
-      });
       return `WITH current AS (SELECT coalesce(max(stream_version), 0) AS version FROM ${this.schema}.events WHERE stream_id = $1),
               appended AS (
                 INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata)
                 SELECT e.event_id, $1, current.version + e.n, e.type, e.data, e.metadata
-                  FROM current, (VALUES ${tuples.join(', ')}) AS e (event_id, n, type, data, metadata)
+                  FROM current, (VALUES ${eventTuples(count, 2)}) AS e (event_id, n, type, data, metadata)
                  WHERE $2::integer IS NULL OR current.version = $2::integer
                 RETURNING ${COLUMNS})
          SELECT * FROM appended ORDER BY stream_version`;
@@ -223,14 +230,10 @@ export class EventStore {
    */
   private appendAtEndSql(count: number): string {
     return this.text('at end', count, () => {
-      const tuples = Array.from({ length: count }, (_, i) => {
-        const o = 1 + i * 4;
-        return `($${o + 1}, ${i + 1}, $${o + 2}, $${o + 3}::jsonb, $${o + 4}::jsonb)`;
-      });
       return `INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata)
               SELECT e.event_id, $1, current.version + e.n, e.type, e.data, e.metadata
                 FROM (SELECT coalesce(max(stream_version), 0) AS version FROM ${this.schema}.events WHERE stream_id = $1) AS current,
-                     (VALUES ${tuples.join(', ')}) AS e (event_id, n, type, data, metadata)`;
+                     (VALUES ${eventTuples(count, 1)}) AS e (event_id, n, type, data, metadata)`;
     });
   }
 

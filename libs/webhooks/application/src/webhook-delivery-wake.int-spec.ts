@@ -38,6 +38,8 @@ describe('the wake-up of a worker when a delivery is queued', () => {
     });
     await listener.query(`LISTEN ${DELIVERIES_CHANNEL}`);
   });
+  // Each case's worker, if it registered one, is gone before the next.
+  afterEach(() => deliveries.serveLocally(undefined));
   afterAll(async () => {
     await listener.end();
     await cache.onApplicationShutdown();
@@ -74,31 +76,23 @@ describe('the wake-up of a worker when a delivery is queued', () => {
     // Whether another connection (a claim) saw the delivery, read as each wake-up came.
     const wakes: Array<Promise<boolean>> = [];
     deliveries.serveLocally(() => void wakes.push(visible(id)));
-    try {
-      // Not woken before the commit: when the transaction's last statement has run, nothing yet.
-      await queueOne(id, async () => expect(wakes).toEqual([]));
-      expect(await Promise.all(wakes)).toEqual([true]);
-      expect(await heardByOthers()).toEqual([]);
-    } finally {
-      deliveries.serveLocally(undefined);
-    }
+    // Not woken before the commit: when the transaction's last statement has run, nothing yet.
+    await queueOne(id, async () => expect(wakes).toEqual([]));
+    expect(await Promise.all(wakes)).toEqual([true]);
+    expect(await heardByOthers()).toEqual([]);
   });
 
   it('wakes nothing when the transaction rolls back', async () => {
     await heardByOthers();
     let wakes = 0;
     deliveries.serveLocally(() => void wakes++);
-    try {
-      await expect(
-        queueOne(newId('webhookDelivery'), async () => {
-          throw new Error('the command fails after queueing');
-        }),
-      ).rejects.toThrow('the command fails after queueing');
-      expect(wakes).toBe(0);
-      expect(await heardByOthers()).toEqual([]);
-    } finally {
-      deliveries.serveLocally(undefined);
-    }
+    await expect(
+      queueOne(newId('webhookDelivery'), async () => {
+        throw new Error('the command fails after queueing');
+      }),
+    ).rejects.toThrow('the command fails after queueing');
+    expect(wakes).toBe(0);
+    expect(await heardByOthers()).toEqual([]);
   });
 
   it('notifies every process when the worker stopped before the commit', async () => {
