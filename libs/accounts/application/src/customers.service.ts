@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, type EndorsementName } from '@mm/contracts';
 import { customerDecider, customerStreamId, type CustomerCommand, type CustomerEvent } from '@mm/accounts/domain';
-import { AccountsReadModels, type CustomerRow, type WalletRow } from '@mm/accounts/infrastructure';
+import { AccountsReadModels, type BalanceCustomer, type BalanceWallet, type CustomerRow } from '@mm/accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
 import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
@@ -35,9 +35,10 @@ export class CustomersService {
   }
 
   /** As require, with the customer's wallets read in the same round trip. */
-  async requireWithWallets(projectId: string, customerId: string): Promise<{ customer: CustomerRow; wallets: WalletRow[] }> {
+  /** What a balance read needs of the customer and its wallets (CustomerNotFound when there is no such customer). */
+  async requireBalanceHolder(projectId: string, customerId: string): Promise<{ customer: BalanceCustomer; wallets: BalanceWallet[] }> {
     requireCustomerId(customerId);
-    const { customer, wallets } = await this.readModels.customerWithWallets(projectId, customerId);
+    const { customer, wallets } = await this.readModels.balanceHolder(projectId, customerId);
     if (!customer) throw new ApiError('CustomerNotFound');
     return { customer, wallets };
   }

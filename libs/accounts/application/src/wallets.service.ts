@@ -92,7 +92,7 @@ export class WalletsService {
     if (!/^[A-Z]{3}$/.test(currency) || !rate) {
       throw new ApiError('UnsupportedCurrency', `estimatedBalanceCurrencyCode must be one of ${Object.keys(SANDBOX_FX_FROM_USD).join(', ')}`);
     }
-    const { customer, wallets } = await this.customers.requireWithWallets(projectId, customerId);
+    const { customer, wallets } = await this.customers.requireBalanceHolder(projectId, customerId);
     const readings = await this.custodian.readBalances(customer, wallets);
     return customerBalance(customerId, readings, currency, rate);
   }

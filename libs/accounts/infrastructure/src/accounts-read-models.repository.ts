@@ -30,6 +30,11 @@ export interface WalletRow {
   created_at: Date;
 }
 
+/** A customer as a balance read sees it. */
+export type BalanceCustomer = Pick<CustomerRow, 'last_name'>;
+/** A wallet as a balance read sees it. */
+export type BalanceWallet = Pick<WalletRow, 'asset' | 'balance' | 'balance_updated_at'>;
+
 @Injectable()
 export class AccountsReadModels {
   constructor(private readonly uow: UnitOfWork) {}
@@ -91,13 +96,23 @@ export class AccountsReadModels {
     );
   }
 
-  /** The customer (if any) and its wallets, in one round trip. */
-  async customerWithWallets(projectId: string, customerId: string): Promise<{ customer: CustomerRow | undefined; wallets: WalletRow[] }> {
-    const [[customer], wallets] = await this.uow.batch([
-      { sql: `SELECT * FROM accounts.customers WHERE project_id = $1 AND id = $2`, params: [projectId, customerId] },
-      { sql: `SELECT * FROM accounts.wallets WHERE project_id = $1 AND customer_id = $2 ORDER BY id`, params: [projectId, customerId] },
-    ]);
-    return { customer: customer as unknown as CustomerRow | undefined, wallets: wallets as unknown as WalletRow[] };
+  /**
+   * What a balance read needs of a customer (if there is one) and of its wallets, in one statement: the
+   * customer's row joined to its wallets' (none: one row, its wallet columns null), only the columns the
+   * custodian reads, so that no other value is sent or parsed (docs/performance.md, round fourteen).
+   */
+  async balanceHolder(projectId: string, customerId: string): Promise<{ customer: BalanceCustomer | undefined; wallets: BalanceWallet[] }> {
+    const rows = await this.uow.query<BalanceCustomer & { asset: string | null; balance: string | null; balance_updated_at: Date | null }>(
+      `SELECT c.last_name, w.asset, w.balance, w.balance_updated_at
+         FROM accounts.customers c
+         LEFT JOIN accounts.wallets w ON w.project_id = c.project_id AND w.customer_id = c.id
+        WHERE c.project_id = $1 AND c.id = $2
+        ORDER BY w.id`,
+      [projectId, customerId],
+    );
+    if (rows.length === 0) return { customer: undefined, wallets: [] };
+    const wallets = rows.flatMap((r) => (r.asset === null ? [] : [{ asset: r.asset, balance: r.balance!, balance_updated_at: r.balance_updated_at! }]));
+    return { customer: { last_name: rows[0].last_name }, wallets };
   }
 
   /** Applies a posting: its ledger entries and the wallet's new balance. */

@@ -5,14 +5,14 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ApiError, BALANCE_PROVIDER_MAGIC_LAST_NAMES, ENDORSEMENT_REJECT_LAST_NAME, FIAT_UNAVAILABLE_LAST_NAME, SANDBOX_USD_PRICE } from '@mm/contracts';
-import type { CustomerRow, WalletRow } from './accounts-read-models.repository';
+import type { BalanceCustomer, BalanceWallet, CustomerRow } from './accounts-read-models.repository';
 import type { BalanceReadings } from '@mm/accounts/domain';
 
 export abstract class CustodianProvider {
   /** A deposit address for a new custodial wallet. */
   abstract provisionAddress(asset: string, network: string): Promise<string>;
   /** The customer's balances as the custodian reports them. */
-  abstract readBalances(customer: CustomerRow, wallets: WalletRow[]): Promise<BalanceReadings>;
+  abstract readBalances(customer: BalanceCustomer, wallets: BalanceWallet[]): Promise<BalanceReadings>;
 }
 
 export abstract class KycProvider {
@@ -26,7 +26,7 @@ export class SandboxCustodian extends CustodianProvider {
     return `0x${randomBytes(20).toString('hex')}`;
   }
 
-  async readBalances(customer: CustomerRow, wallets: WalletRow[]): Promise<BalanceReadings> {
+  async readBalances(customer: BalanceCustomer, wallets: BalanceWallet[]): Promise<BalanceReadings> {
     const magic = BALANCE_PROVIDER_MAGIC_LAST_NAMES[customer.last_name as keyof typeof BALANCE_PROVIDER_MAGIC_LAST_NAMES];
     if (magic === 'ProviderUserAccountNotFound') throw new ApiError(magic, 'the custodian has no account for this customer');
     if (magic === 'Provider') throw new ApiError(magic, 'the custodian returned a balance that is not a number');
