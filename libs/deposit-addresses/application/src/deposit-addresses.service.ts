@@ -7,7 +7,6 @@
 // invalid) and when a sender's wallet is registered. A deposit is decided under
 // the customer's lock and the address's stream lock, recorded in its own
 // stream, and handed to the transactions service (the port) once committed.
-import { randomBytes } from 'node:crypto';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import {
   AccountsPort,
@@ -54,7 +53,7 @@ import { ProjectClock, TimerService, type DueTimer } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
 import { fold } from '@mm/platform/decider';
 import { decideAndAppend, publishPartnerEvents, runCommand, type DecideOptions, type PartnerResource, type RecordedEvent } from '@mm/platform/event-store';
-import { isId, newId } from '@mm/platform/ids';
+import { isId, newId, randomHex } from '@mm/platform/ids';
 import { DepositAddressesEventStore } from './deposit-addresses-event-store';
 
 /** The custodian's answer to a provisioning request (key: the address id). */
@@ -228,7 +227,7 @@ export class DepositAddressesService implements OnModuleInit {
       if (problem) throw new ApiError('InvalidWalletAddress', `senderAddress ${problem}`);
     }
     const row = await this.row(projectId, id);
-    const senderAddress = input.senderAddress ?? toChecksumAddress(`0x${randomBytes(20).toString('hex')}`);
+    const senderAddress = input.senderAddress ?? toChecksumAddress(`0x${randomHex(20)}`);
     const received = await runCommand(this.uow, async () => {
       await this.readModel.lockCustomer(projectId, row.customer_id);
       const history = await this.store.lockAndReadStream(depositAddressStreamId(id));
@@ -243,7 +242,7 @@ export class DepositAddressesService implements OnModuleInit {
         transactionId: newId('transaction'),
         amount: input.amount,
         senderAddress,
-        txHash: `0x${randomBytes(32).toString('hex')}`,
+        txHash: `0x${randomHex(32)}`,
         registeredSender,
         attributionTimeoutHours: held ? (await this.gateway.project(projectId)).attributionTimeoutHours : null,
         rate: this.rate(existing.destination.instrument.asset),

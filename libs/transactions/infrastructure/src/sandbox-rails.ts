@@ -4,10 +4,11 @@
 // transaction hash on chain, an IMAD on a wire, a UETR on SWIFT, an
 // end-to-end id on ACH, local transfers and cards; the retail network issues a
 // cash pickup's code.
-import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { LegReferences, TransactionCreated } from '@mm/contracts';
 import { sandboxLookup, sandboxOutcome, type NewLeg, type RailOutcome } from '@mm/transactions/domain';
+import { randomHex } from '@mm/platform/ids';
 
 export interface RailAnswer {
   outcome: RailOutcome;
@@ -38,13 +39,13 @@ export class SandboxRails extends PaymentRails {
   }
 
   private references(leg: NewLeg, at: Date): LegReferences {
-    if (leg.rail === 'crypto') return { txHash: `0x${randomBytes(32).toString('hex')}` };
+    if (leg.rail === 'crypto') return { txHash: `0x${randomHex(32)}` };
     if (leg.rail === 'wire') {
       const day = at.toISOString().slice(0, 10).replace(/-/g, '');
-      return { imad: `${day}MMQFMP${randomBytes(4).toString('hex').toUpperCase().slice(0, 2)}${String(randomBytes(3).readUIntBE(0, 3) % 1_000_000).padStart(6, '0')}` };
+      return { imad: `${day}MMQFMP${randomHex(1).toUpperCase()}${String(parseInt(randomHex(3), 16) % 1_000_000).padStart(6, '0')}` };
     }
     if (leg.rail === 'swift') return { uetr: randomUUID() };
-    return { endToEndId: `E2E${randomBytes(8).toString('hex').toUpperCase()}` };
+    return { endToEndId: `E2E${randomHex(8).toUpperCase()}` };
   }
 }
 
