@@ -34,7 +34,6 @@ export class CustomersService {
     return row;
   }
 
-  /** As require, with the customer's wallets read in the same round trip. */
   /** What a balance read needs of the customer and its wallets (CustomerNotFound when there is no such customer). */
   async requireBalanceHolder(projectId: string, customerId: string): Promise<{ customer: BalanceCustomer; wallets: BalanceWallet[] }> {
     requireCustomerId(customerId);

@@ -7,7 +7,7 @@ describe('randomHex', () => {
 
   it('never hands the same bytes out twice, across many refills of its pool', () => {
     // 20,000 values of 8 bytes: 160,000 bytes, the pool refilled about forty times; a repeat of 64 random
-    // bits among them would mean bytes handed out twice (the chance otherwise is about 1 in 10^10).
+    // bits among them would mean bytes handed out twice (the chance otherwise is about 1 in 10^11).
     const seen = new Set<string>();
     for (let i = 0; i < 20_000; i++) seen.add(randomHex(8));
     expect(seen.size).toBe(20_000);
