@@ -43,6 +43,16 @@ export class ProjectClock implements OnApplicationBootstrap, OnApplicationShutdo
     return offset;
   }
 
+  /**
+   * The offset a statement has just found in the database (committed, or this transaction's own). An offset
+   * in memory behind it is a change this process has not heard yet: dropped, so the next read goes to the
+   * database. A timer the database found due then runs on a clock that has reached it.
+   */
+  notBehind(projectId: string, offsetMs: number): void {
+    const cached = this.offsets.lookup(projectId);
+    if (cached !== undefined && cached < offsetMs) this.offsets.forget(projectId);
+  }
+
   async now(projectId: string): Promise<Date> {
     return new Date(Date.now() + (await this.offsetMs(projectId)));
   }

@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
+import { anotherProcess, createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { ProjectClock } from './project-clock';
 import { TimerService, type DueTimer } from './timer.service';
 
@@ -11,7 +11,7 @@ describe('project clock and timers on PostgreSQL', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     clock = new ProjectClock(db.uow);
-    timers = new TimerService(db.uow);
+    timers = new TimerService(db.uow, clock);
     timers.on('test.expire', async (timer) => {
       fired.push(timer);
     });
@@ -38,7 +38,7 @@ describe('project clock and timers on PostgreSQL', () => {
     const now = await clock.now('prj_k');
     await timers.schedule('prj_k', 'other.service', 'k-1', new Date(now.getTime() - 1000));
     expect(await timers.fireDue('prj_k')).toBe(0);
-    const other = new TimerService(db.uow);
+    const other = new TimerService(db.uow, clock);
     const seen: string[] = [];
     other.on('other.service', async (timer) => {
       seen.push(timer.key);
@@ -121,5 +121,41 @@ describe('project clock and timers on PostgreSQL', () => {
     await expect(timers.fireDue('prj_g')).rejects.toThrow('handler down');
     failing = false;
     expect(await timers.fireDue('prj_g')).toBe(1);
+  });
+  it('runs a due timer on a clock that has reached it, though its process has not yet heard the advance', async () => {
+    // Another process (its own connections, its clock's offsets kept in memory and told of changes) polls
+    // for timers. The database finds a timer due as soon as an advance commits; the process hears of the
+    // advance a moment later. A poll in between must not run the handler on the clock it remembers, or an
+    // expiry would find nothing expired and the timer would be spent for nothing.
+    const process2 = await anotherProcess(db);
+    const clock2 = new ProjectClock(process2.uow);
+    await clock2.onApplicationBootstrap();
+    const timers2 = new TimerService(process2.uow, clock2);
+    const seen: { dueAt: Date; now: Date }[] = [];
+    timers2.on('test.lapse', async (timer) => {
+      seen.push({ dueAt: timer.dueAt, now: await clock2.now(timer.projectId) });
+    });
+    try {
+      const start = await clock2.now('prj_unheard');
+      await clock.advance('prj_unheard', 60);
+      // Answered once every process has heard it: the other process remembers the new offset.
+      expect((await clock2.now('prj_unheard')).getTime() - start.getTime()).toBeGreaterThanOrEqual(60_000);
+      const dueAt = new Date((await clock2.now('prj_unheard')).getTime() + 3600_000);
+      await timers.schedule('prj_unheard', 'test.lapse', 'lapse-1', dueAt);
+      // The advance's notification held back, as if still on its way (its trigger does not run for this session).
+      await db.uow.run(async () => {
+        await db.uow.query(`SET LOCAL session_replication_role = replica`);
+        await db.uow.query(`UPDATE platform.sandbox_clocks SET offset_ms = offset_ms + 7200000 WHERE project_id = 'prj_unheard'`);
+      });
+      expect((await clock2.now('prj_unheard')).getTime()).toBeLessThan(dueAt.getTime());
+      expect(await timers2.fireDue('prj_unheard')).toBe(1);
+      expect(seen).toHaveLength(1);
+      expect(seen[0].now.getTime()).toBeGreaterThanOrEqual(dueAt.getTime());
+      // And the process goes on reading the advanced clock.
+      expect((await clock2.now('prj_unheard')).getTime()).toBeGreaterThanOrEqual(dueAt.getTime());
+    } finally {
+      await clock2.onApplicationShutdown();
+      await process2.close();
+    }
   });
 });

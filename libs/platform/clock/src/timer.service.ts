@@ -4,6 +4,7 @@
 // claimed FOR UPDATE SKIP LOCKED so several processes can poll safely.
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { UnitOfWork } from '@mm/platform/database';
+import { ProjectClock } from './project-clock';
 
 export interface DueTimer {
   projectId: string;
@@ -22,6 +23,7 @@ interface TimerRow {
   key: string;
   payload: Record<string, unknown>;
   due_at: Date;
+  offset_ms: string;
 }
 
 @Injectable()
@@ -31,7 +33,10 @@ export class TimerService implements OnApplicationShutdown {
   private poller?: NodeJS.Timeout;
   private polling?: Promise<unknown>;
 
-  constructor(private readonly uow: UnitOfWork) {}
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: ProjectClock,
+  ) {}
 
   on(kind: string, handler: TimerHandler): void {
     this.handlers.set(kind, handler);
@@ -69,7 +74,7 @@ export class TimerService implements OnApplicationShutdown {
     for (;;) {
       const batch = await this.uow.run(async () => {
         const rows = await this.uow.query<TimerRow>(
-          `SELECT t.id, t.project_id, t.kind, t.key, t.payload, t.due_at
+          `SELECT t.id, t.project_id, t.kind, t.key, t.payload, t.due_at, COALESCE(c.offset_ms, 0) AS offset_ms
              FROM platform.timers t
              LEFT JOIN platform.sandbox_clocks c ON c.project_id = t.project_id
             WHERE t.fired_at IS NULL
@@ -88,6 +93,9 @@ export class TimerService implements OnApplicationShutdown {
           [projectId ?? null, kinds],
         );
         for (const row of rows) {
+          // The timer is due on the clock this statement read; the process may not have heard that advance
+          // yet (its notification is on its way), and its handler reads the clock the process remembers.
+          this.clock.notBehind(row.project_id, Number(row.offset_ms));
           const handler = this.handlers.get(row.kind)!;
           await handler({ projectId: row.project_id, kind: row.kind, key: row.key, payload: row.payload, dueAt: new Date(row.due_at) });
           await this.uow.query(`UPDATE platform.timers SET fired_at = clock_timestamp() WHERE id = $1`, [row.id]);

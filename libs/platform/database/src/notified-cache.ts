@@ -71,6 +71,12 @@ export class NotifiedCache<V> {
     this.entries.set(key, { value, group, expiresAtMs: Math.min(expiresAtMs, this.now() + (this.options.maxAgeMs ?? Number.POSITIVE_INFINITY)) });
   }
 
+  /** Drops a value known to be behind the database; reads under way when this is called are not remembered. */
+  forget(key: string): void {
+    this.generation++;
+    this.entries.delete(key);
+  }
+
   /** A committed change to the group, heard from the database. */
   changed(group: string): void {
     this.generation++;

@@ -67,6 +67,7 @@ describe('a transaction made once from another service\'s event', () => {
   function service(eventStore: TransactionsEventStore): TransactionsService {
     // Making a deposit's transaction asks no other service: their ports are not called here.
     const unused = {} as never;
+    const clock = new ProjectClock(db.uow);
     return new TransactionsService(
       db.uow,
       eventStore,
@@ -76,8 +77,8 @@ describe('a transaction made once from another service\'s event', () => {
       new SandboxRails(),
       new TransactionLimitsRepository(db.uow),
       unused as GatewayPort,
-      new ProjectClock(db.uow),
-      new TimerService(db.uow),
+      clock,
+      new TimerService(db.uow, clock),
     );
   }
 

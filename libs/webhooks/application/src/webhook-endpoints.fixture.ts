@@ -8,14 +8,15 @@ import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhooksEventStore } from './webhooks-event-store';
 
 export function endpointsServiceOf(uow: UnitOfWork, cache: WebhookEndpointsCache, deliveries: WebhookDeliveries, config: PlatformConfig): WebhookEndpointsService {
+  const clock = new ProjectClock(uow);
   return new WebhookEndpointsService(
     uow,
     new WebhooksEventStore(uow),
     new WebhooksReadModels(uow, cache),
     new WebhookSigningKeys(uow, config),
-    new ProjectClock(uow),
+    clock,
     config,
     deliveries,
-    new TimerService(uow),
+    new TimerService(uow, clock),
   );
 }
