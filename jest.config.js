@@ -61,7 +61,7 @@ module.exports = {
       globalSetup: '<rootDir>/test-e2e/support/shared-platform.setup.js',
       globalTeardown: '<rootDir>/test-e2e/support/shared-platform.teardown.js',
       testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'],
-      testPathIgnorePatterns: ['/test-e2e/(restart|webhook-crash|transaction-crash|ledger-invariant)\\.e2e-spec\\.ts$', '/test-e2e/(distributed(-tracing)?|deposit-address-crash|virtual-account-crash|process-lifetime|startup-output)\\.e2e-spec\\.ts$'],
+      testPathIgnorePatterns: ['/test-e2e/(restart|webhook-crash|transaction-crash|ledger-invariant)\\.e2e-spec\\.ts$', '/test-e2e/(distributed(-tracing)?|deposit-address-crash|virtual-account-crash|process-lifetime|startup-output|round-trips)\\.e2e-spec\\.ts$'],
       setupFiles: ['<rootDir>/tools/jest/distributed-mode.js'],
     },
   ],

@@ -81,6 +81,21 @@ export class WalletsService {
     });
   }
 
+  /**
+   * The funds port's read sent ahead (AccountsPort.preparePull): the wallet's lock, its ends and whether the
+   * pull's posting is in the ledger, queued now with whatever the caller is sending, for pullFunds to take
+   * later in the same transaction.
+   */
+  preparePull(projectId: string, request: Pick<PullFundsRequest, 'transactionId' | 'walletId'>): void {
+    const ahead = this.uow.sentAhead();
+    if (!ahead || !isId('wallet', request.walletId)) return;
+    const postingId = transactionPostingId(request.transactionId, 'pull');
+    const read = this.readStreamEnds(walletStreamId(request.walletId), postingId);
+    // Its failure is the failure of the statements it travelled with, or of pullFunds, which takes it.
+    read.catch(() => undefined);
+    ahead.set(aheadKey(request.walletId), { projectId, postingId, read });
+  }
+
   /** A ledger movement into a wallet (a transaction's payout or refund); once per posting id. */
   async creditFromLedger(projectId: string, walletId: string, postingId: string, amount: string, counterAccount: string, reason: string, at: string): Promise<void> {
     await this.execute(walletId, { type: 'CreditWallet', postingId, amount, counterAccount, reason, at }, projectId);
@@ -113,14 +128,16 @@ export class WalletsService {
    */
   private async post(walletId: string, command: Exclude<WalletCommand, { type: 'ProvisionWallet' }>, projectId: string): Promise<{ state: WalletState }> {
     const streamId = walletStreamId(walletId);
-    // The lock, the wallet's ends and whether the posting is in the ledger already: one round trip.
-    const {
-      events: ends,
-      alongside: [posted],
-    } = await this.store.lockAndReadStreamEnds(streamId, [this.readModels.postingExistsStatement(command.postingId)]);
+    // The lock, the wallet's ends and whether the posting is in the ledger already: one round trip, or none
+    // when they were read ahead for this posting in this transaction (preparePull). Any posting to the wallet
+    // makes a read ahead of it stale.
+    const ahead = this.uow.sentAhead();
+    const sent = ahead?.get(aheadKey(walletId)) as ReadAhead | undefined;
+    ahead?.delete(aheadKey(walletId));
+    const { ends, posted } = await (sent && sent.postingId === command.postingId && sent.projectId === projectId ? sent.read : this.readStreamEnds(streamId, command.postingId));
     const state = fold(walletDecider, ends as unknown as WalletEvent[]);
     if (state.status === 'none' || state.projectId !== projectId) throw new ApiError('WalletNotFound');
-    if (posted.length > 0) return { state };
+    if (posted) return { state };
     const decided = walletDecider.decide(command, state);
     // Under the wallet's lock, which every posting takes (its provisioning is the stream's first event):
     // the append travels with the next statement, the ledger entries and the balance after it.
@@ -137,6 +154,15 @@ export class WalletsService {
     return { state: decided.reduce(walletDecider.evolve, state) };
   }
 
+  /** Under the wallet's lock: its first and last events, and whether the posting is in the ledger already. */
+  private async readStreamEnds(streamId: string, postingId: string): Promise<{ ends: RecordedEvent[]; posted: boolean }> {
+    const {
+      events,
+      alongside: [posted],
+    } = await this.store.lockAndReadStreamEnds(streamId, [this.readModels.postingExistsStatement(postingId)]);
+    return { ends: events, posted: posted.length > 0 };
+  }
+
   private async project(event: RecordedEvent & WalletEvent): Promise<void> {
     switch (event.type) {
       case 'wallet.provisioned': {
@@ -148,3 +174,12 @@ export class WalletsService {
     }
   }
 }
+
+/** A wallet's read sent ahead for a pull (preparePull). */
+interface ReadAhead {
+  projectId: string;
+  postingId: string;
+  read: Promise<{ ends: RecordedEvent[]; posted: boolean }>;
+}
+
+const aheadKey = (walletId: string) => `accounts.wallet/${walletId}`;

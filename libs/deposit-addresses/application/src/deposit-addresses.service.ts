@@ -226,11 +226,20 @@ export class DepositAddressesService implements OnModuleInit {
       const problem = evmAddressProblem(input.senderAddress);
       if (problem) throw new ApiError('InvalidWalletAddress', `senderAddress ${problem}`);
     }
-    const row = await this.row(projectId, id);
+    requireDepositAddressId(id);
     const senderAddress = input.senderAddress ?? toChecksumAddress(`0x${randomHex(20)}`);
     const received = await runCommand(this.uow, async () => {
-      await this.readModel.lockCustomer(projectId, row.customer_id);
-      const history = await this.store.lockAndReadStream(depositAddressStreamId(id));
+      // One round trip: the address's row (a 404 for one this project does not have), its customer's lock,
+      // then its own lock and history; the row's refusal first.
+      const [address, , locked] = await Promise.allSettled([
+        this.row(projectId, id),
+        this.readModel.lockCustomerOfAddress(projectId, id),
+        this.store.lockAndReadStream(depositAddressStreamId(id)),
+      ]);
+      if (address.status === 'rejected') throw address.reason;
+      if (locked.status === 'rejected') throw locked.reason;
+      const row = address.value;
+      const history = locked.value;
       const state = fold(depositAddressDecider, history as unknown as DepositAddressEvent[]);
       const at = (await this.clock.now(projectId)).toISOString();
       // Refused before anything is asked of the other services when the address cannot take it.
@@ -388,7 +397,7 @@ export class DepositAddressesService implements OnModuleInit {
 
 
   private async row(projectId: string, id: string): Promise<DepositAddressRow> {
-    if (!isId('depositAddress', id)) throw new ApiError('InvalidDepositAddressID', `"${id.slice(0, 64)}" is not a deposit address id (da_…)`);
+    requireDepositAddressId(id);
     const row = await this.readModel.get(projectId, id);
     if (!row) throw new ApiError('DepositAddressNotFound');
     return row;
@@ -425,4 +434,8 @@ export class DepositAddressesService implements OnModuleInit {
 /** A numeric column as an amount: no trailing zeros past the decimal point. */
 function amountText(value: string): string {
   return value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value;
+}
+
+function requireDepositAddressId(id: string): void {
+  if (!isId('depositAddress', id)) throw new ApiError('InvalidDepositAddressID', `"${id.slice(0, 64)}" is not a deposit address id (da_…)`);
 }

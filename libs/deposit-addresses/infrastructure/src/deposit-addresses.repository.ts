@@ -103,6 +103,20 @@ export class DepositAddressesReadModel {
     );
   }
 
+  /**
+   * lockCustomer of the address's customer, found from the address in the same statement: for a deposit,
+   * whose customer is known only from the address's row, so that the lock travels with that row's read.
+   * Takes nothing for an address this project does not have.
+   */
+  async lockCustomerOfAddress(projectId: string, depositAddressId: string): Promise<void> {
+    await this.uow.defer(
+      `INSERT INTO deposit_addresses.customer_locks (project_id, customer_id)
+       SELECT project_id, customer_id FROM deposit_addresses.addresses WHERE project_id = $1 AND id = $2
+       ON CONFLICT (project_id, customer_id) DO UPDATE SET customer_id = EXCLUDED.customer_id`,
+      [projectId, depositAddressId],
+    );
+  }
+
   async recordDeposit(d: NewDeposit): Promise<void> {
     await this.uow.defer(
       `INSERT INTO deposit_addresses.deposits

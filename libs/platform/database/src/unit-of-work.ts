@@ -62,6 +62,8 @@ interface Transaction {
   savepoints: number;
   /** Notifications to send once the transaction has committed (notifyOnCommit): channel → payloads. */
   notifications?: Map<string, Set<string>>;
+  /** Reads sent ahead for a later step of this transaction (sentAhead()). */
+  ahead?: Map<string, unknown>;
 }
 
 /**
@@ -249,6 +251,8 @@ export class UnitOfWork {
       return result;
     } catch (error) {
       tx.committed.length = callbacks;
+      // A read sent ahead within fn may have lost the locks it was read under with the savepoint.
+      tx.ahead?.clear();
       // A refused transaction is not resumed: it only rolls back.
       if (tx.refusal) throw error;
       const unsent = tx.outbox.indexOf(mark);
@@ -266,6 +270,18 @@ export class UnitOfWork {
     } finally {
       tx.savepoints--;
     }
+  }
+
+  /**
+   * The current transaction's reads sent ahead: a step that knows what a later step of the same transaction
+   * will read queues the read with its own statements (one round trip for both) and leaves it here under a
+   * key; the later step takes it from there instead of reading. Gone with the transaction, and emptied when
+   * a savepoint rolls back. Undefined outside a transaction.
+   */
+  sentAhead(): Map<string, unknown> | undefined {
+    const tx = scopedTransaction<Transaction>(this);
+    if (!tx) return undefined;
+    return (tx.ahead ??= new Map());
   }
 
   /** Runs fn outside any caller transaction, in a transaction of its own. */

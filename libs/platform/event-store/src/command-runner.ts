@@ -31,6 +31,11 @@ export interface DecideOptions {
    * (EventStore.appendAfterDeferred), for a stream every writer of which takes that lock.
    */
   deferAppend?: boolean;
+  /**
+   * Called once the stream's lock and history read are queued and before they are sent: statements it
+   * queues at once travel in the same round trip, after them (so under the stream's lock).
+   */
+  alongsideRead?: () => void;
 }
 
 export async function decideAndAppend<Command, E extends Event, State, Row = void>(
@@ -45,7 +50,9 @@ export async function decideAndAppend<Command, E extends Event, State, Row = voi
 ): Promise<Decision<E, State, Row>> {
   let history: RecordedEvent[] = [];
   if (!options.newStream) {
-    history = await store.lockAndReadStream(streamId);
+    const read = store.lockAndReadStream(streamId);
+    options.alongsideRead?.();
+    history = await read;
   }
   const before = fold(decider, history as unknown as E[]);
   const decided = decider.decide(typeof command === 'function' ? (command as (state: State) => Command)(before) : command, before);

@@ -3,7 +3,7 @@
 // expires on its project's clock (read as expired from expiresAt on) unless one
 // transaction accepts it first.
 import { Injectable } from '@nestjs/common';
-import { AccountsPort, ApiError, requireAmount, requireEndorsement, sideExternalAccountId, type AcceptedQuote, type AcceptQuoteRequest, type CustomerView, type QuoteRecord } from '@mm/contracts';
+import { AccountsPort, ApiError, requireAmount, requireEndorsement, sideExternalAccountId, type AcceptedQuote, type AcceptQuoteRequest, type CustomerView, type QuoteOutline, type QuoteRecord } from '@mm/contracts';
 import {
   buildSides,
   planQuote,
@@ -32,8 +32,24 @@ export interface CreateQuoteInput extends QuoteInput {
   metadata?: Record<string, string>;
 }
 
+/** How many quotes made here a process keeps the outline of (QuotesService.madeHere). */
+const QUOTES_MADE_HERE = 10_000;
+
+/** What the acceptance of a quote made in this process can ask before reading the quote. */
+interface MadeHere extends QuoteOutline {
+  projectId: string;
+  /** The external accounts the acceptance checks again, source first. */
+  accountIds: string[];
+}
+
 @Injectable()
 export class QuotesService {
+  /**
+   * The quotes this process made lately, from their commit: their instruments never change, so their
+   * acceptance can send the reads it and its caller will need with the quote's own (one round trip less).
+   */
+  private readonly madeHere = new Map<string, MadeHere>();
+
   constructor(
     private readonly uow: UnitOfWork,
     private readonly store: QuotingEventStore,
@@ -128,18 +144,31 @@ export class QuotesService {
       };
       // A new quote's events need no answer from the database: they travel with the quote's row.
       const { row } = await this.execute(projectId, quoteId, { type: 'CreateQuote', quote }, { newStream: true, deferAppend: true });
+      await this.uow.afterCommit(async () => this.rememberMadeHere(quote));
       return row!;
     });
   }
 
   /** The quotes port: accepts an open quote for one transaction (idempotent for that transaction). */
-  async accept(projectId: string, request: AcceptQuoteRequest): Promise<AcceptedQuote> {
+  async accept(projectId: string, request: AcceptQuoteRequest, alongside?: (outline: QuoteOutline) => void): Promise<AcceptedQuote> {
     if (!isId('quote', request.quoteId)) throw new ApiError('InvalidQuoteID', `"${String(request.quoteId).slice(0, 64)}" is not a quote id (qt_…)`);
     // Joining the caller's transaction (one process), the accounts' checks need not hold the caller back:
     // they travel with its next statements, and it awaits them (AcceptedQuote.pendingChecks).
     const joined = this.uow.inTransaction;
+    // A quote made here: its accounts' checks, and what the caller reads next, go with its history read.
+    const made = joined ? this.madeHere.get(request.quoteId) : undefined;
+    const known = made?.projectId === projectId ? made : undefined;
     return runCommand(this.uow, async () => {
-      const decision = await this.execute(projectId, request.quoteId, { type: 'AcceptQuote', projectId, transactionId: request.transactionId, at: request.at });
+      let asked: Map<string, Promise<AccountStanding>> | undefined;
+      const sendAhead = known
+        ? () => {
+            asked = new Map(known.accountIds.map((id) => [id, this.standing(projectId, id)]));
+            // Asked for nothing should the acceptance be a repeat or refused.
+            for (const standing of asked.values()) standing.catch(() => undefined);
+            alongside?.({ source: known.source });
+          }
+        : undefined;
+      const decision = await this.execute(projectId, request.quoteId, { type: 'AcceptQuote', projectId, transactionId: request.transactionId, at: request.at }, { alongsideRead: sendAhead });
       if (decision.state.status === 'none') throw new ApiError('QuoteNotFound');
       const q = decision.state.quote;
       const cashPickup = q.sourceToDestination === 'cryptoToCash' && decision.events.length > 0;
@@ -147,7 +176,7 @@ export class QuotesService {
       // still be usable, or the acceptance rolls back with nothing moved and the quote stays open.
       let pendingChecks: Promise<void> | undefined;
       if (decision.events.length > 0) {
-        const checks = this.requireUsableAccounts(projectId, q);
+        const checks = this.requireUsableAccounts(projectId, q, asked);
         if (joined && !cashPickup) {
           // Its refusal is the caller's to raise; not an unhandled rejection meanwhile.
           checks.catch(() => undefined);
@@ -185,24 +214,39 @@ export class QuotesService {
     });
   }
 
-  /** An account may be invalidated or deleted between the quote and its acceptance (issue 17): asked again now. */
-  private async requireUsableAccounts(projectId: string, quote: QuoteRecord): Promise<void> {
+  /**
+   * An account may be invalidated or deleted between the quote and its acceptance (issue 17): asked again now,
+   * in this transaction (`sentAhead`: asked with the quote's history read).
+   */
+  private async requireUsableAccounts(projectId: string, quote: QuoteRecord, sentAhead?: Map<string, Promise<AccountStanding>>): Promise<void> {
     // Both sides asked at once (one round trip), judged source first.
     const asked = (['source', 'destination'] as const).flatMap((side) => {
       const id = sideExternalAccountId(quote[side]);
       if (!id) return [];
-      const standing: Promise<AccountStanding> = this.accounts.externalAccount(projectId, id).catch((error: unknown) => {
-        // The quote resolved it when it was made: not found now means deleted since.
-        if (error instanceof ApiError && error.errorName === 'ExternalAccountNotFound') return 'deleted' as const;
-        throw error;
-      });
-      return [{ side, id, standing }];
+      return [{ side, id, standing: sentAhead?.get(id) ?? this.standing(projectId, id) }];
     });
     const standings = await Promise.allSettled(asked.map((a) => a.standing));
     asked.forEach(({ side, id }, i) => {
       const answer = standings[i];
       if (answer.status === 'rejected') throw answer.reason;
       requireUsableAtAcceptance(side, id, answer.value);
+    });
+  }
+
+  private standing(projectId: string, externalAccountId: string): Promise<AccountStanding> {
+    return this.accounts.externalAccount(projectId, externalAccountId).catch((error: unknown) => {
+      // The quote resolved it when it was made: not found now means deleted since.
+      if (error instanceof ApiError && error.errorName === 'ExternalAccountNotFound') return 'deleted' as const;
+      throw error;
+    });
+  }
+
+  private rememberMadeHere(quote: QuoteRecord): void {
+    if (this.madeHere.size >= QUOTES_MADE_HERE) this.madeHere.delete(this.madeHere.keys().next().value!);
+    this.madeHere.set(quote.quoteId, {
+      projectId: quote.projectId,
+      source: { type: quote.source.type, details: quote.source.details },
+      accountIds: [quote.source, quote.destination].flatMap((side) => sideExternalAccountId(side) ?? []),
     });
   }
 

@@ -48,6 +48,8 @@ class HttpAccountsPort extends AccountsPort {
   pullFunds(projectId: string, request: PullFundsRequest): Promise<PullFundsResult> {
     return this.client.call(PORT_ROUTES.accounts.pullFunds, { projectId, ...request });
   }
+  /** Across processes pullFunds reads for itself, in the accounts service's own transaction. */
+  preparePull(): void {}
   async registeredWallet(projectId: string, customerId: string, network: string, address: string): Promise<ExternalAccountView | null> {
     const answer = await this.client.call<{ wallet: ExternalAccountView | null }>(PORT_ROUTES.accounts.registeredWallet, { projectId, customerId, network, address });
     return answer.wallet;

@@ -253,7 +253,11 @@ export class TransactionsService implements OnModuleInit {
     const transactionId = transactionIdForQuote(quoteId);
     return runCommand(this.uow, async () => {
       const at = (await this.clock.now(projectId)).toISOString();
-      const quote = await this.quotes.accept(projectId, { quoteId, transactionId, at });
+      // In one process, for a quote made here: the wallet the pull will debit is read with the quote (one
+      // round trip less), under the quote's lock as before.
+      const quote = await this.quotes.accept(projectId, { quoteId, transactionId, at }, (outline) => {
+        if (outline.source.type !== 'card') this.accounts.preparePull(projectId, { transactionId, walletId: String(outline.source.details.id) });
+      });
       try {
         return await this.createAccepted(projectId, transactionId, quote, at);
       } catch (error) {

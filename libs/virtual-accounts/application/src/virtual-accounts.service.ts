@@ -273,9 +273,14 @@ export class VirtualAccountsService implements OnModuleInit {
   async deposit(projectId: string, id: string, input: { amount: string; rail?: string; senderName?: string }): Promise<VirtualAccountDepositView> {
     const rail = inboundRail(input.rail ?? 'ach', 'rail');
     requireAmount(input.amount, 'amount', { asset: 'usd' });
-    await this.row(projectId, id);
+    requireVirtualAccountId(id);
     const received = await runCommand(this.uow, async () => {
-      const history = await this.store.lockAndReadStream(virtualAccountStreamId(id));
+      // The account's row (a 404 for one this project does not have) and its history under its lock, in one
+      // round trip; the row's refusal first.
+      const [account, locked] = await Promise.allSettled([this.row(projectId, id), this.store.lockAndReadStream(virtualAccountStreamId(id))]);
+      if (account.status === 'rejected') throw account.reason;
+      if (locked.status === 'rejected') throw locked.reason;
+      const history = locked.value;
       const state = fold(virtualAccountDecider, history as unknown as VirtualAccountEvent[]);
       const now = await this.clock.now(projectId);
       const existing = requireProvisioned(state, projectId);
@@ -423,7 +428,7 @@ export class VirtualAccountsService implements OnModuleInit {
 
 
   private async row(projectId: string, id: string): Promise<VirtualAccountRow> {
-    if (!isId('virtualAccount', id)) throw new ApiError('InvalidVirtualAccountID', `"${id.slice(0, 64)}" is not a virtual account id (va_…)`);
+    requireVirtualAccountId(id);
     const row = await this.readModel.get(projectId, id);
     if (!row) throw new ApiError('VirtualAccountNotFound');
     return row;
@@ -458,4 +463,8 @@ export class VirtualAccountsService implements OnModuleInit {
 function inboundRail(value: string, field: string): InboundRail {
   if ((INBOUND_RAILS as readonly string[]).includes(value)) return value as InboundRail;
   throw new ApiError('InvalidRequest', `${field} must be one of ${INBOUND_RAILS.join(', ')}, not ${JSON.stringify(value.slice(0, 32))}`);
+}
+
+function requireVirtualAccountId(id: string): void {
+  if (!isId('virtualAccount', id)) throw new ApiError('InvalidVirtualAccountID', `"${id.slice(0, 64)}" is not a virtual account id (va_…)`);
 }

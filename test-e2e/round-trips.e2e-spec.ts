@@ -1,0 +1,214 @@
+// What a request costs PostgreSQL in round trips, counted on the connection that ran it (docs/performance.md:
+// round trips, not statements, are what a loaded platform pays for most). Platform mode only (jest.config.js):
+// the statements and socket writes of this process are watched, and the services share its transaction.
+// A transaction made from a quote made in the same process reads the quote, its accounts and the wallet it
+// debits in one round trip (the quote's lock first), and writes everything with its COMMIT in the second;
+// what it answers is the same as when it reads them one after another (the e2e suites of both modes). An
+// inbound transfer to a virtual account reads the account and its history in one, and writes in the second;
+// a deposit to an address reads the address under its customer's lock and its own in one, then its sender.
+import { Socket } from 'node:net';
+import { Client } from 'pg';
+import { eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
+
+/** The statements each PostgreSQL connection sent in each of its writes, while fn ran. */
+async function roundTripsByConnection(fn: () => Promise<void>): Promise<string[][][]> {
+  const issued = new Map<Client, string[]>();
+  const trips = new Map<Client, string[][]>();
+  const clientOf = new Map<Socket, Client>();
+  const original = Client.prototype.query;
+  Client.prototype.query = function (this: Client, ...args: unknown[]) {
+    const socket = (this as unknown as { connection?: { stream?: Socket } }).connection?.stream;
+    if (socket) clientOf.set(socket, this);
+    // A text, a query config, or a batch of statements (the UnitOfWork's own).
+    const config = args[0] as string | { text?: string; statements?: Array<{ sql: string }> };
+    const texts = typeof config === 'string' ? [config] : config.text !== undefined ? [config.text] : (config.statements ?? []).map((s) => s.sql);
+    issued.set(this, [...(issued.get(this) ?? []), ...texts]);
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  const written = (write: (...a: unknown[]) => unknown) =>
+    function (this: Socket, ...args: unknown[]) {
+      const client = clientOf.get(this);
+      const pending = client && issued.get(client);
+      if (client && pending && pending.length > 0) {
+        trips.set(client, [...(trips.get(client) ?? []), pending]);
+        issued.set(client, []);
+      }
+      return write.apply(this, args);
+    };
+  const { _write: write, _writev: writev } = Socket.prototype as unknown as Record<'_write' | '_writev', (...a: unknown[]) => unknown>;
+  Object.assign(Socket.prototype, { _write: written(write), _writev: written(writev) });
+  try {
+    await fn();
+    return [...trips.values()];
+  } finally {
+    Client.prototype.query = original;
+    Object.assign(Socket.prototype, { _write: write, _writev: writev });
+  }
+}
+
+/** The round trips of the one transaction that wrote `marker`: from its BEGIN to its COMMIT. */
+function transactionWriting(byConnection: string[][][], marker: RegExp): string[][] {
+  const found: string[][][] = [];
+  for (const trips of byConnection) {
+    const end = trips.findIndex((trip) => trip.some((sql) => marker.test(sql)) && trip.includes('COMMIT'));
+    if (end < 0) continue;
+    let begin = end;
+    while (!trips[begin].includes('BEGIN')) begin--;
+    found.push(trips.slice(begin, end + 1));
+  }
+  expect(found).toHaveLength(1);
+  return found[0];
+}
+
+const position = (trip: string[], pattern: RegExp) => trip.findIndex((sql) => pattern.test(sql));
+
+describe('round trips of a request, platform mode', () => {
+  let platform: TestPlatform;
+
+  beforeAll(async () => {
+    platform = await TestPlatform.start();
+  }, START_TIMEOUT_MS);
+  afterAll(async () => {
+    await platform?.stop();
+  });
+
+  async function tenant(name: string, funding: string) {
+    const { token } = await platform.newProject(name);
+    const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
+    const post = (path: string, body?: unknown) => call('POST', path, body);
+    const get = (path: string) => call('GET', path);
+    const ada = (await platform.endorsedCustomer(token)) as { id: string };
+    const wallet = (await post(`/customers/${ada.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body as { id: string };
+    expect((await post(`/sandbox/wallets/${wallet.id}/fund`, { amount: funding })).status).toBe(200);
+    const created = await post('/external-accounts', { owner: { kind: 'customer', customerId: ada.id }, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } });
+    expect(created.status).toBe(201);
+    const bank = await eventually(async () => {
+      const a = (await get(`/external-accounts/${created.body.id}`)).body;
+      return a.status === 'active' ? (a as { id: string }) : undefined;
+    });
+    const quote = async (amount: string) => {
+      const res = await post('/quotes', {
+        customerId: ada.id,
+        source: { type: 'walletOms', details: { id: wallet.id }, amount },
+        destination: { type: 'bankUs', details: { id: bank.id, network: 'ach', accountHolder: 'customer' } },
+      });
+      expect(res.status).toBe(201);
+      return res.body as { id: string };
+    };
+    return { post, get, wallet, quote };
+  }
+
+  it('makes a transaction from a quote made here in two: the quote, its account and the wallet read together, then the writes with COMMIT', async () => {
+    const t = await tenant('two-trips', '500');
+    // The project's first transaction reads its limits, which the process then keeps in memory.
+    expect((await t.post('/transactions', { quoteId: (await t.quote('1.00')).id })).status).toBe(201);
+    const quote = await t.quote('100.00');
+    let res: Awaited<ReturnType<typeof t.post>> | undefined;
+    const byConnection = await roundTripsByConnection(async () => {
+      res = await t.post('/transactions', { quoteId: quote.id });
+    });
+    expect(res!.status).toBe(201);
+    expect(res!.body).toMatchObject({ status: 'processing', subStatus: 'processing.fundsPulled', precursor: { type: 'quote', id: quote.id } });
+    const trips = transactionWriting(byConnection, /INSERT INTO transactions\.transactions/);
+    expect(trips).toHaveLength(2);
+    const [first, second] = trips;
+    const quoteRead = position(first, /FROM quoting\.events/);
+    const accountRead = position(first, /FROM accounts\.external_accounts/);
+    const walletRead = position(first, /FROM accounts\.events/);
+    const claim = position(first, /platform\.idempotency_keys|claim_idempotency_key/);
+    for (const [name, at] of Object.entries({ claim, quoteRead, accountRead, walletRead })) expect({ name, sent: at >= 0 }).toEqual({ name, sent: true });
+    expect(claim).toBeLessThan(quoteRead);
+    // The wallet's lock comes after the quote's, as when they are taken one round trip apart.
+    const locks = first.flatMap((sql, i) => (/pg_advisory_xact_lock/.test(sql) ? [i] : []));
+    expect(locks).toHaveLength(2);
+    expect(locks[0]).toBeLessThan(quoteRead);
+    expect(quoteRead).toBeLessThan(locks[1]);
+    expect(locks[1]).toBeLessThan(walletRead);
+    expect(second).toContain('COMMIT');
+    expect(second.filter((sql) => /^SELECT|^\(SELECT/.test(sql.trim()) && !/pg_notify/.test(sql))).toEqual([]);
+    expect((await t.get(`/wallets/${t.wallet.id}/balance`)).body.data.balance).toBe('399.00');
+  });
+
+  it('records an inbound transfer to a virtual account in two: the account and its history under its lock together, then the writes with COMMIT', async () => {
+    const { token } = await platform.newProject('inbound');
+    const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
+    const customer = (await platform.endorsedCustomer(token)) as { id: string };
+    const wallet = (await call('POST', `/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body as { id: string };
+    const account = await call('POST', '/virtual-accounts', { customerId: customer.id, source: { asset: 'usd', network: 'ach' }, destination: { type: 'walletOms', walletId: wallet.id }, accountHolder: 'customer', type: 'bankUs' });
+    expect(account.status).toBe(201);
+    await eventually(async () => {
+      expect((await call('POST', '/sandbox/clock/advance', { seconds: 5 })).status).toBe(200);
+      return (await call('GET', `/virtual-accounts/${account.body.id}`)).body.status === 'active' ? true : undefined;
+    });
+    // After the clock's last advance, the process reads the project's offset once, then keeps it.
+    expect((await call('POST', `/virtual-accounts/${account.body.id}/simulate/inbound-transfer`, { amount: '1.00' })).status).toBe(201);
+    let res: Awaited<ReturnType<typeof call>> | undefined;
+    const byConnection = await roundTripsByConnection(async () => {
+      res = await call('POST', `/virtual-accounts/${account.body.id}/simulate/inbound-transfer`, { amount: '1.00' });
+    });
+    expect(res!.status).toBe(201);
+    const trips = transactionWriting(byConnection, /INSERT INTO virtual_accounts\.deposits/);
+    expect(trips).toHaveLength(2);
+    const [first, second] = trips;
+    const row = position(first, /FROM virtual_accounts\.accounts/);
+    const lock = position(first, /pg_advisory_xact_lock/);
+    const history = position(first, /FROM virtual_accounts\.events/);
+    for (const [name, at] of Object.entries({ row, lock, history })) expect({ name, sent: at >= 0 }).toEqual({ name, sent: true });
+    expect(lock).toBeLessThan(history);
+    expect(second).toContain('COMMIT');
+    // The transaction it names exists when it answers.
+    expect((await call('GET', `/transactions/${res!.body.transactionId}`)).body).toMatchObject({ status: 'processing', precursor: { type: 'virtualAccount', id: account.body.id } });
+    // An unknown account of the right shape is still a 404, and a malformed id a 400, with nothing recorded.
+    expectError(await call('POST', `/virtual-accounts/va_01h2xcejqtf2nbrexx3vqjhp41/simulate/inbound-transfer`, { amount: '1.00' }), 404, 'VirtualAccountNotFound');
+    expectError(await call('POST', `/virtual-accounts/nope/simulate/inbound-transfer`, { amount: '1.00' }), 400, 'InvalidVirtualAccountID');
+  });
+
+  it("records a deposit to an address in three: the address, its customer's lock and its own with its history; the sender; the writes with COMMIT", async () => {
+    const { projectId, token } = await platform.newProject('deposit');
+    expect((await platform.admin('PATCH', `/projects/${projectId}`, { body: { features: { depositAddresses: true } } })).status).toBe(200);
+    const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
+    const customer = (await platform.endorsedCustomer(token)) as { id: string };
+    const bank = await call('POST', '/external-accounts', { owner: { kind: 'customer', customerId: customer.id }, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } });
+    expect(bank.status).toBe(201);
+    await eventually(async () => ((await call('GET', `/external-accounts/${bank.body.id}`)).body.status === 'active' ? true : undefined));
+    const address = await call('POST', '/deposit-addresses', { customerId: customer.id, expectedSourceAsset: 'usdc', expectedSourceNetwork: 'meridianchain', destination: { externalAccountId: bank.body.id }, payout: { rail: 'ach' } });
+    expect(address.status).toBe(201);
+    await eventually(async () => {
+      expect((await call('POST', '/sandbox/clock/advance', { seconds: 5 })).status).toBe(200);
+      return (await call('GET', `/deposit-addresses/${address.body.id}`)).body.status === 'active' ? true : undefined;
+    });
+    expect((await call('POST', `/deposit-addresses/${address.body.id}/simulate/crypto-deposit`, { amount: '1.00' })).status).toBe(201);
+    let res: Awaited<ReturnType<typeof call>> | undefined;
+    const byConnection = await roundTripsByConnection(async () => {
+      res = await call('POST', `/deposit-addresses/${address.body.id}/simulate/crypto-deposit`, { amount: '1.00' });
+    });
+    expect(res!.status).toBe(201);
+    const trips = transactionWriting(byConnection, /INSERT INTO deposit_addresses\.deposits/);
+    expect(trips).toHaveLength(3);
+    const [first, second, third] = trips;
+    const row = position(first, /^SELECT \* FROM deposit_addresses\.addresses/);
+    const customerLock = position(first, /INSERT INTO deposit_addresses\.customer_locks/);
+    const streamLock = position(first, /pg_advisory_xact_lock/);
+    const history = position(first, /FROM deposit_addresses\.events/);
+    for (const [name, at] of Object.entries({ row, customerLock, streamLock, history })) expect({ name, sent: at >= 0 }).toEqual({ name, sent: true });
+    // The customer's lock before the address's (as a sender's registration takes it), and before the sender is asked.
+    expect(customerLock).toBeLessThan(streamLock);
+    expect(streamLock).toBeLessThan(history);
+    expect(position(second, /FROM accounts\.external_accounts/)).toBeGreaterThanOrEqual(0);
+    expect(third).toContain('COMMIT');
+    expect((await call('GET', `/transactions/${res!.body.transactionId}`)).body).toMatchObject({ precursor: { type: 'depositAddress', id: address.body.id } });
+    expectError(await call('POST', `/deposit-addresses/da_01h2xcejqtf2nbrexx3vqjhp41/simulate/crypto-deposit`, { amount: '1.00' }), 404, 'DepositAddressNotFound');
+    expectError(await call('POST', `/deposit-addresses/nope/simulate/crypto-deposit`, { amount: '1.00' }), 400, 'InvalidDepositAddressID');
+  });
+
+  it('refuses as before when the wallet read with the quote is short: nothing moves, the quote stays open', async () => {
+    const t = await tenant('short', '50');
+    const quote = await t.quote('100.00');
+    expectError(await t.post('/transactions', { quoteId: quote.id }), 422, 'InsufficientFunds');
+    expect((await t.get(`/quotes/${quote.id}`)).body.status).toBe('open');
+    expect((await t.get(`/wallets/${t.wallet.id}/balance`)).body.data.balance).toBe('50.00');
+    expect((await t.post(`/sandbox/wallets/${t.wallet.id}/fund`, { amount: '50' })).status).toBe(200);
+    expect((await t.post('/transactions', { quoteId: quote.id })).status).toBe(201);
+    expect((await t.get(`/wallets/${t.wallet.id}/balance`)).body.data.balance).toBe('0.00');
+  });
+});
