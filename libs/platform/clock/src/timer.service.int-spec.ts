@@ -122,6 +122,7 @@ describe('project clock and timers on PostgreSQL', () => {
     failing = false;
     expect(await timers.fireDue('prj_g')).toBe(1);
   });
+
   it('runs a due timer on a clock that has reached it, though its process has not yet heard the advance', async () => {
     // Another process (its own connections, its clock's offsets kept in memory and told of changes) polls
     // for timers. The database finds a timer due as soon as an advance commits; the process hears of the
