@@ -62,6 +62,21 @@ function transactionWriting(byConnection: string[][][], marker: RegExp): string[
 
 const position = (trip: string[], pattern: RegExp) => trip.findIndex((sql) => pattern.test(sql));
 
+/** Where in the round trip each named statement went; every one of them must be in it. */
+function sentIn<K extends string>(trip: string[], patterns: Record<K, RegExp>): Record<K, number> {
+  const at = Object.fromEntries(Object.entries<RegExp>(patterns).map(([name, pattern]) => [name, position(trip, pattern)])) as Record<K, number>;
+  for (const [name, i] of Object.entries<number>(at)) expect({ name, sent: i >= 0 }).toEqual({ name, sent: true });
+  return at;
+}
+
+/** Moves the project's clock on until the simulated provider has made the resource at `path` active. */
+async function activeAfterAdvances(call: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: { status?: string } }>, path: string): Promise<void> {
+  await eventually(async () => {
+    expect((await call('POST', '/sandbox/clock/advance', { seconds: 5 })).status).toBe(200);
+    return (await call('GET', path)).body.status === 'active' ? true : undefined;
+  });
+}
+
 describe('round trips of a request, platform mode', () => {
   let platform: TestPlatform;
 
@@ -112,11 +127,12 @@ describe('round trips of a request, platform mode', () => {
     const trips = transactionWriting(byConnection, /INSERT INTO transactions\.transactions/);
     expect(trips).toHaveLength(2);
     const [first, second] = trips;
-    const quoteRead = position(first, /FROM quoting\.events/);
-    const accountRead = position(first, /FROM accounts\.external_accounts/);
-    const walletRead = position(first, /FROM accounts\.events/);
-    const claim = position(first, /platform\.idempotency_keys|claim_idempotency_key/);
-    for (const [name, at] of Object.entries({ claim, quoteRead, accountRead, walletRead })) expect({ name, sent: at >= 0 }).toEqual({ name, sent: true });
+    const { claim, quoteRead, walletRead } = sentIn(first, {
+      claim: /platform\.idempotency_keys|claim_idempotency_key/,
+      quoteRead: /FROM quoting\.events/,
+      accountRead: /FROM accounts\.external_accounts/,
+      walletRead: /FROM accounts\.events/,
+    });
     expect(claim).toBeLessThan(quoteRead);
     // The wallet's lock comes after the quote's, as when they are taken one round trip apart.
     const locks = first.flatMap((sql, i) => (/pg_advisory_xact_lock/.test(sql) ? [i] : []));
@@ -136,10 +152,7 @@ describe('round trips of a request, platform mode', () => {
     const wallet = (await call('POST', `/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body as { id: string };
     const account = await call('POST', '/virtual-accounts', { customerId: customer.id, source: { asset: 'usd', network: 'ach' }, destination: { type: 'walletOms', walletId: wallet.id }, accountHolder: 'customer', type: 'bankUs' });
     expect(account.status).toBe(201);
-    await eventually(async () => {
-      expect((await call('POST', '/sandbox/clock/advance', { seconds: 5 })).status).toBe(200);
-      return (await call('GET', `/virtual-accounts/${account.body.id}`)).body.status === 'active' ? true : undefined;
-    });
+    await activeAfterAdvances(call, `/virtual-accounts/${account.body.id}`);
     // After the clock's last advance, the process reads the project's offset once, then keeps it.
     expect((await call('POST', `/virtual-accounts/${account.body.id}/simulate/inbound-transfer`, { amount: '1.00' })).status).toBe(201);
     let res: Awaited<ReturnType<typeof call>> | undefined;
@@ -150,10 +163,7 @@ describe('round trips of a request, platform mode', () => {
     const trips = transactionWriting(byConnection, /INSERT INTO virtual_accounts\.deposits/);
     expect(trips).toHaveLength(2);
     const [first, second] = trips;
-    const row = position(first, /FROM virtual_accounts\.accounts/);
-    const lock = position(first, /pg_advisory_xact_lock/);
-    const history = position(first, /FROM virtual_accounts\.events/);
-    for (const [name, at] of Object.entries({ row, lock, history })) expect({ name, sent: at >= 0 }).toEqual({ name, sent: true });
+    const { lock, history } = sentIn(first, { row: /FROM virtual_accounts\.accounts/, lock: /pg_advisory_xact_lock/, history: /FROM virtual_accounts\.events/ });
     expect(lock).toBeLessThan(history);
     expect(second).toContain('COMMIT');
     // The transaction it names exists when it answers.
@@ -173,10 +183,7 @@ describe('round trips of a request, platform mode', () => {
     await eventually(async () => ((await call('GET', `/external-accounts/${bank.body.id}`)).body.status === 'active' ? true : undefined));
     const address = await call('POST', '/deposit-addresses', { customerId: customer.id, expectedSourceAsset: 'usdc', expectedSourceNetwork: 'meridianchain', destination: { externalAccountId: bank.body.id }, payout: { rail: 'ach' } });
     expect(address.status).toBe(201);
-    await eventually(async () => {
-      expect((await call('POST', '/sandbox/clock/advance', { seconds: 5 })).status).toBe(200);
-      return (await call('GET', `/deposit-addresses/${address.body.id}`)).body.status === 'active' ? true : undefined;
-    });
+    await activeAfterAdvances(call, `/deposit-addresses/${address.body.id}`);
     expect((await call('POST', `/deposit-addresses/${address.body.id}/simulate/crypto-deposit`, { amount: '1.00' })).status).toBe(201);
     let res: Awaited<ReturnType<typeof call>> | undefined;
     const byConnection = await roundTripsByConnection(async () => {
@@ -186,11 +193,12 @@ describe('round trips of a request, platform mode', () => {
     const trips = transactionWriting(byConnection, /INSERT INTO deposit_addresses\.deposits/);
     expect(trips).toHaveLength(3);
     const [first, second, third] = trips;
-    const row = position(first, /^SELECT \* FROM deposit_addresses\.addresses/);
-    const customerLock = position(first, /INSERT INTO deposit_addresses\.customer_locks/);
-    const streamLock = position(first, /pg_advisory_xact_lock/);
-    const history = position(first, /FROM deposit_addresses\.events/);
-    for (const [name, at] of Object.entries({ row, customerLock, streamLock, history })) expect({ name, sent: at >= 0 }).toEqual({ name, sent: true });
+    const { customerLock, streamLock, history } = sentIn(first, {
+      row: /^SELECT \* FROM deposit_addresses\.addresses/,
+      customerLock: /INSERT INTO deposit_addresses\.customer_locks/,
+      streamLock: /pg_advisory_xact_lock/,
+      history: /FROM deposit_addresses\.events/,
+    });
     // The customer's lock before the address's (as a sender's registration takes it), and before the sender is asked.
     expect(customerLock).toBeLessThan(streamLock);
     expect(streamLock).toBeLessThan(history);
