@@ -1,15 +1,17 @@
-// How a queued delivery wakes a worker (ADR 0053): in a process whose worker
-// runs, that worker, in memory, once the delivery has committed, and no NOTIFY
-// goes to the other processes; in a process without one, a NOTIFY after the
-// commit, as before. A raw LISTEN connection on a real PostgreSQL stands for
-// the other processes; a sentinel notified after each case tells it that every
-// earlier notification has arrived (PostgreSQL delivers them in commit order).
+// How a queued delivery reaches a worker (ADR 0053, ADR 0055): in a process
+// whose worker runs and has room, handed to it once the delivery has committed,
+// leased to it by the insert so that no claim finds it; with no room, that
+// worker woken in memory after the commit, and no NOTIFY goes to the other
+// processes; in a process without one, a NOTIFY after the commit, as before. A
+// raw LISTEN connection on a real PostgreSQL stands for the other processes; a
+// sentinel notified after each case tells it that every earlier notification
+// has arrived (PostgreSQL delivers them in commit order).
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { loadConfig } from '@mm/platform/config';
+import { loadConfig, type PlatformConfig } from '@mm/platform/config';
 import { newId } from '@mm/platform/ids';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import { DELIVERIES_CHANNEL, WebhookDeliveries, WebhookEndpointsCache } from '@mm/webhooks/infrastructure';
+import { DELIVERIES_CHANNEL, WebhookDeliveries, WebhookEndpointsCache, WebhookSigningKeys, type ClaimedDelivery, type LocalDeliveryWorker } from '@mm/webhooks/infrastructure';
 import type { WebhookEndpointsService } from './webhook-endpoints.service';
 import { endpointsServiceOf } from './webhook-endpoints.fixture';
 
@@ -19,13 +21,14 @@ describe('the wake-up of a worker when a delivery is queued', () => {
   let deliveries: WebhookDeliveries;
   let endpoints: WebhookEndpointsService;
   let listener: Client;
+  let config: PlatformConfig;
   /** Payloads heard on the deliveries channel, in order. */
   const heard: string[] = [];
   let onHeard = () => {};
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const config = loadConfig({ DATABASE_URL: db.url, MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}` });
+    config = loadConfig({ DATABASE_URL: db.url, MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}` });
     cache = new WebhookEndpointsCache(db.uow);
     await cache.onApplicationBootstrap();
     deliveries = new WebhookDeliveries(db.uow, cache);
@@ -55,10 +58,13 @@ describe('the wake-up of a worker when a delivery is queued', () => {
     return heard.splice(0).filter((p) => p !== sentinel);
   }
 
-  /** Queues delivery `id`, a test to a new endpoint, in a transaction; `during` runs before its commit. */
-  async function queueOne(id: string, during: () => Promise<void> = async () => undefined): Promise<void> {
+  /** A worker of this process that takes no hand-off: each wake-up calls `onWake`. */
+  const refusing = (onWake: () => void): LocalDeliveryWorker => ({ wake: onWake, takes: () => false, leftInTable: () => undefined, leaseMarginMs: 5_000, take: () => undefined });
+
+  /** Queues delivery `id`, a test to a new endpoint, in a transaction; `during` runs before its commit. Returns the endpoint's id and key. */
+  async function queueOne(id: string, during: () => Promise<void> = async () => undefined): Promise<{ webhookId: string; signingKey: string }> {
     const projectId = newId('project');
-    const { endpoint } = await endpoints.create(projectId, { url: 'https://partner.example/hooks', subscriptions: ['*'] });
+    const { endpoint, signingKey } = await endpoints.create(projectId, { url: 'https://partner.example/hooks', subscriptions: ['*'] });
     await db.uow.run(async () => {
       await deliveries.insertNew(
         { id, webhookId: endpoint.id, status: 'queued', body: '{}' },
@@ -66,6 +72,7 @@ describe('the wake-up of a worker when a delivery is queued', () => {
       );
       await during();
     });
+    return { webhookId: endpoint.id, signingKey };
   }
 
   const visible = async (id: string) => (await db.uow.query(`SELECT 1 FROM webhooks.deliveries WHERE id = $1`, [id])).length === 1;
@@ -75,7 +82,7 @@ describe('the wake-up of a worker when a delivery is queued', () => {
     const id = newId('webhookDelivery');
     // Whether another connection (a claim) saw the delivery, read as each wake-up came.
     const wakes: Array<Promise<boolean>> = [];
-    deliveries.serveLocally(() => void wakes.push(visible(id)));
+    deliveries.serveLocally(refusing(() => void wakes.push(visible(id))));
     // Not woken before the commit: when the transaction's last statement has run, nothing yet.
     await queueOne(id, async () => expect(wakes).toEqual([]));
     expect(await Promise.all(wakes)).toEqual([true]);
@@ -85,7 +92,7 @@ describe('the wake-up of a worker when a delivery is queued', () => {
   it('wakes nothing when the transaction rolls back', async () => {
     await heardByOthers();
     let wakes = 0;
-    deliveries.serveLocally(() => void wakes++);
+    deliveries.serveLocally(refusing(() => void wakes++));
     await expect(
       queueOne(newId('webhookDelivery'), async () => {
         throw new Error('the command fails after queueing');
@@ -98,7 +105,7 @@ describe('the wake-up of a worker when a delivery is queued', () => {
   it('notifies every process when the worker stopped before the commit', async () => {
     await heardByOthers();
     let wakes = 0;
-    deliveries.serveLocally(() => void wakes++);
+    deliveries.serveLocally(refusing(() => void wakes++));
     const id = newId('webhookDelivery');
     // Queued while the worker ran; it stops (the process shutting down) before the transaction commits.
     await queueOne(id, async () => deliveries.serveLocally(undefined));
@@ -113,5 +120,102 @@ describe('the wake-up of a worker when a delivery is queued', () => {
     await queueOne(id);
     expect(await visible(id)).toBe(true);
     expect(await heardByOthers()).toEqual(['']);
+  });
+
+  describe('handed to its worker (ADR 0055)', () => {
+    /** A worker with room: what it was handed, and how often it was told of a delivery left in the table or woken. */
+    function taking(takes = () => true) {
+      const worker = { taken: [] as ClaimedDelivery[], left: 0, wakes: 0 };
+      deliveries.serveLocally({
+        wake: () => void worker.wakes++,
+        takes,
+        leftInTable: () => void worker.left++,
+        leaseMarginMs: 5_000,
+        take: (handed) => void worker.taken.push(...handed),
+      });
+      return worker;
+    }
+    const lease = async (id: string) =>
+      (
+        await db.uow.query<{ lease_token: string | null; left_ms: number | null }>(
+          `SELECT lease_token::text, (extract(epoch FROM lease_until - clock_timestamp()) * 1000)::float8 AS left_ms FROM webhooks.deliveries WHERE id = $1`,
+          [id],
+        )
+      )[0];
+
+    it('hands the delivery over after the commit, leased to it for the endpoint\'s timeout and the margin, with what a claim would answer; no claim finds it', async () => {
+      await heardByOthers();
+      const worker = taking();
+      const id = newId('webhookDelivery');
+      const { webhookId, signingKey } = await queueOne(id, async () => expect(worker.taken).toEqual([]));
+      expect(worker.taken).toHaveLength(1);
+      const [handed] = worker.taken;
+      expect(handed).toMatchObject({ id, webhook_id: webhookId, test: true, body: '{}', attempt_count: 0, url: 'https://partner.example/hooks', timeout_ms: 5000 });
+      // Signed with the key the endpoint was created with.
+      expect(new WebhookSigningKeys(db.uow, config).open(webhookId, handed.encryption_key_id!, handed.key_sealed!)).toBe(signingKey);
+      const row = await lease(id);
+      expect(row.lease_token).toBe(handed.lease_token);
+      expect(row.left_ms).toBeGreaterThan(5_000);
+      expect(row.left_ms).toBeLessThanOrEqual(10_000);
+      expect((await deliveries.claimDue(100, 5_000)).map((d) => d.id)).not.toContain(id);
+      expect(worker.wakes).toBe(0);
+      expect(worker.left).toBe(0);
+      expect(await heardByOthers()).toEqual([]);
+    });
+
+    it('hands nothing over when the transaction rolls back', async () => {
+      const worker = taking();
+      const id = newId('webhookDelivery');
+      await expect(queueOne(id, async () => Promise.reject(new Error('the command fails after queueing')))).rejects.toThrow('the command fails after queueing');
+      expect(worker.taken).toEqual([]);
+      expect(await visible(id)).toBe(false);
+    });
+
+    it('leaves the delivery in the table, unleased, and wakes the worker after the commit when it has no room', async () => {
+      const worker = taking(() => false);
+      const id = newId('webhookDelivery');
+      await queueOne(id);
+      expect(worker.taken).toEqual([]);
+      expect(worker.left).toBe(1);
+      expect(worker.wakes).toBe(1);
+      expect((await lease(id)).lease_token).toBeNull();
+      expect((await deliveries.claimDue(100, 5_000)).map((d) => d.id)).toContain(id);
+    });
+
+    it('hands over only the queued deliveries a fan-out inserts now, not the skipped ones or a repeat', async () => {
+      const worker = taking();
+      const projectId = newId('project');
+      const a = (await endpoints.create(projectId, { url: 'https://partner.example/a', subscriptions: ['*'] })).endpoint;
+      const b = (await endpoints.create(projectId, { url: 'https://partner.example/b', subscriptions: ['*'] })).endpoint;
+      const common = { projectId, eventId: newId('event'), event: 'customer.created', resourceId: newId('customer'), test: false, createdAt: new Date().toISOString() };
+      const queued = newId('webhookDelivery');
+      const fanOut = () =>
+        db.uow.run(() =>
+          deliveries.insert(
+            [
+              { id: queued, webhookId: a.id, status: 'queued', body: '{}' },
+              { id: newId('webhookDelivery'), webhookId: b.id, status: 'skipped', body: '{}' },
+            ],
+            common,
+          ),
+        );
+      expect(await fanOut()).toHaveLength(2);
+      expect(worker.taken.map((d) => [d.id, d.url, d.resource_id])).toEqual([[queued, 'https://partner.example/a', common.resourceId]]);
+      expect((await lease(queued)).lease_token).toBe(worker.taken[0].lease_token);
+      // The event handed over again (at least once): its rows are there, nothing is inserted or handed over.
+      expect(await fanOut()).toEqual([]);
+      expect(worker.taken).toHaveLength(1);
+    });
+
+    it('leaves the lease to run out when the worker stopped before the commit; then a claim takes it', async () => {
+      const worker = taking();
+      const id = newId('webhookDelivery');
+      await queueOne(id, async () => deliveries.serveLocally(undefined));
+      expect(worker.taken).toEqual([]);
+      expect((await deliveries.claimDue(100, 5_000)).map((d) => d.id)).not.toContain(id);
+      // The lease's end, reached (as a process that died with the delivery would leave it).
+      await db.uow.query(`UPDATE webhooks.deliveries SET lease_until = clock_timestamp() - interval '1 second' WHERE id = $1`, [id]);
+      expect((await deliveries.claimDue(100, 5_000)).map((d) => d.id)).toContain(id);
+    });
   });
 });

@@ -1,6 +1,7 @@
 // The delivery worker (spec: Events / Delivery and verification; States/Webhook;
 // ADR 0018). It claims due deliveries from the PostgreSQL queue (SKIP LOCKED,
-// leased for one attempt), posts each signed afresh, and records the attempt, the
+// leased for one attempt), or is handed those its own process queued, leased by
+// their insert (ADR 0055), posts each signed afresh, and records the attempt, the
 // delivery's next state and the endpoint's health in one transaction. Due times
 // are project time, so advancing a sandbox clock runs the three-day schedule in
 // seconds. Processes of the webhooks service share the queue; a process that dies
@@ -51,6 +52,18 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   private readonly lastSends = new Map<string, Promise<void>>();
   private readonly outcomes: Outcome[] = [];
   private flushing?: Promise<void>;
+  /** Deliveries handed over by their insert (take) waiting for a free slot, in the order of their commits. */
+  private readonly handed: Array<{ delivery: ClaimedDelivery; since: number }> = [];
+  /**
+   * Nothing this process queued waits in the table unclaimed, as far as this worker knows, so what is handed
+   * over cannot overtake it. Cleared when a delivery is left in the table (`left` counts them); set again by a
+   * claim that found less than it asked for, asked after a commit that queued in the table had woken the worker
+   * (`leftWoken`: the count then) and with nothing left there since. A left delivery whose transaction rolled
+   * back wakes nobody: the next one left there, once committed, clears the way.
+   */
+  private tableClear = true;
+  private left = 0;
+  private leftWoken = 0;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -70,7 +83,23 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     this.running = true;
     // What this process queues wakes this worker in memory (ADR 0053); what other processes queue and clock
     // advances notify; polling covers a lost notification and what a busy process leaves to the others.
-    this.deliveries.serveLocally(() => this.wake());
+    this.deliveries.serveLocally({
+      // After a commit that queued deliveries in the table: whatever this process left there before is
+      // committed (a reader's events fan out one transaction after another), and the claim it starts finds it.
+      wake: () => {
+        this.leftWoken = this.left;
+        this.wake();
+      },
+      // A free slot for it (counting what was handed over and waits), and nothing this process queued before
+      // waiting in the table for a claim.
+      takes: () => this.running && this.tableClear && !this.mayHaveMore && this.inFlight.size + this.handed.length < this.concurrency,
+      leftInTable: () => {
+        this.tableClear = false;
+        this.left++;
+      },
+      leaseMarginMs: LEASE_MARGIN_MS,
+      take: (deliveries, since) => this.take(deliveries, since),
+    });
     this.listener = new PgListener(listenConnectionConfig(this.uow.dataSource), [DELIVERIES_CHANNEL, CLOCK_CHANGES_CHANNEL], { onNotification: () => this.wake(), onResumed: () => this.wake() }, this.logger);
     await this.listener.start();
     const poll = () => {
@@ -95,6 +124,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     clearTimeout(this.purger);
     await this.listener?.stop();
     await this.pumping;
+    // Handed over but not started: given back, due at once, for the processes still running.
+    await this.releaseHanded(this.handed.splice(0).map((h) => h.delivery));
     // Attempts under way finish and are recorded (each is bounded by its endpoint's timeout).
     await Promise.allSettled([...this.inFlight]);
     while (this.flushing) await this.flushing;
@@ -124,24 +155,72 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
       const asked = this.concurrency - this.inFlight.size;
       // Before the claim: the lease runs from a moment after it.
       const claimStarted = performance.now();
+      const left = this.left;
+      const clears = this.leftWoken === left;
       // One statement, its own transaction: no BEGIN and COMMIT round trips around it.
       const claimed = await this.deliveries.claimDue(asked, LEASE_MARGIN_MS);
       // In the claim's order, which is the order the deliveries were made in.
-      for (const delivery of claimed) {
-        const attempt: Promise<void> = this.attempt(delivery, claimStarted)
-          .catch((error: unknown) => this.logger.error(`delivery ${delivery.id} failed unexpectedly: ${String(error)}`))
-          .finally(() => {
-            this.inFlight.delete(attempt);
-            // Claim again once a batch's worth of slots is free (or none is in flight), if the slots were
-            // what held the last claim back: one claim query for many deliveries, not one per delivery.
-            if (this.mayHaveMore && (this.inFlight.size === 0 || this.concurrency - this.inFlight.size >= CLAIM_BATCH)) this.wake();
-          });
-        this.inFlight.add(attempt);
-      }
+      for (const delivery of claimed) this.start(delivery, claimStarted);
       // Fewer than asked: nothing else is due now. What is queued later notifies (a wake during this
       // claim claims again), and the poll covers retries coming due and a lost notification.
       this.mayHaveMore = claimed.length === asked;
+      if (!this.mayHaveMore && clears && this.left === left) this.tableClear = true;
       if (!this.mayHaveMore) return;
+    }
+  }
+
+  /** One attempt under way, in a slot of its own. */
+  private start(delivery: ClaimedDelivery, leasedAt: number): void {
+    const attempt: Promise<void> = this.attempt(delivery, leasedAt)
+      .catch((error: unknown) => this.logger.error(`delivery ${delivery.id} failed unexpectedly: ${String(error)}`))
+      .finally(() => {
+        this.inFlight.delete(attempt);
+        this.startHanded();
+        // Claim again once a batch's worth of slots is free (or none is in flight), if the slots were
+        // what held the last claim back: one claim query for many deliveries, not one per delivery.
+        if (this.mayHaveMore && (this.inFlight.size === 0 || this.concurrency - this.inFlight.size >= CLAIM_BATCH)) this.wake();
+      });
+    this.inFlight.add(attempt);
+  }
+
+  /**
+   * Deliveries this process queued, leased to this worker by their insert and committed (ADR 0055): each
+   * starts as a claimed one would, at once while there is a free slot, else (transactions that were handed
+   * the same free slot) once one frees up.
+   */
+  private take(deliveries: ClaimedDelivery[], since: number): void {
+    for (const delivery of deliveries) this.handed.push({ delivery, since });
+    this.startHanded();
+  }
+
+  /** Starts what was handed over while slots are free; what has waited too long for one is given back. */
+  private startHanded(): void {
+    const stale: ClaimedDelivery[] = [];
+    while (this.running && this.handed.length > 0 && this.inFlight.size < this.concurrency) {
+      const { delivery, since } = this.handed.shift()!;
+      const waited = performance.now() - since;
+      if (waited > MAX_ORDER_WAIT_MS) {
+        stale.push(delivery);
+        continue;
+      }
+      // The attempt's time: the project's time at the insert, and the wall time since.
+      delivery.claimed_at = new Date(delivery.claimed_at.getTime() + waited);
+      this.start(delivery, since);
+    }
+    if (stale.length > 0) {
+      this.tableClear = false;
+      const left = ++this.left;
+      void this.releaseHanded(stale).finally(() => {
+        this.leftWoken = Math.max(this.leftWoken, left);
+        this.wake();
+      });
+    }
+  }
+
+  /** Gives handed-over deliveries back unattempted, due at once (a failure leaves their leases to run out). */
+  private async releaseHanded(deliveries: ClaimedDelivery[]): Promise<void> {
+    for (const d of deliveries) {
+      await this.deliveries.release(d.id, d.lease_token).catch((error: unknown) => this.logger.error(`giving back delivery ${d.id} failed: ${String(error)}`));
     }
   }
 

@@ -1,11 +1,12 @@
 // The delivery queue and history (ADR 0018). The fan-out creates a delivery row
 // once per (event, endpoint); a partner may ask for more (ADR 0034). The worker claims due rows FOR UPDATE SKIP LOCKED and leases
-// them for one attempt, so a process that dies mid-attempt only delays the row
+// them for one attempt, or is handed what its own process queued, leased by the
+// insert (ADR 0055), so a process that dies mid-attempt only delays the row
 // until its lease runs out. Every query takes the project or the endpoint id.
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '@mm/platform/database';
-import { WebhookEndpointsCache } from './webhook-endpoints.cache';
+import { WebhookEndpointsCache, type LiveEndpoint } from './webhook-endpoints.cache';
 
 export type DeliveryStatus = 'queued' | 'delivered' | 'failed' | 'skipped';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['queued', 'delivered', 'failed', 'skipped'];
@@ -62,6 +63,38 @@ export interface ClaimedDelivery {
   claimed_at: Date;
 }
 
+/**
+ * This process's delivery worker, as the queue's writers see it (serveLocally): woken after a commit that
+ * queued deliveries, or handed them outright.
+ */
+export interface LocalDeliveryWorker {
+  /** Claims what is due now. */
+  wake(): void;
+  /**
+   * Whether it takes the deliveries a transaction queues now, leased to it from the insert and handed over
+   * on commit (take): when it has room and nothing queued before waits in the table for a claim.
+   */
+  takes(): boolean;
+  /** A delivery was queued in the table for a claim: nothing queued after it is handed over ahead of it. */
+  leftInTable(): void;
+  /** Wall time a delivery stays leased beyond its endpoint's timeout (as a claim leases). */
+  readonly leaseMarginMs: number;
+  /** Deliveries leased to it by their insert, committed: sent without a claim. `since`: performance.now() before the insert. */
+  take(deliveries: ClaimedDelivery[], since: number): void;
+}
+
+/** The deliveries of one insert leased to this process's worker. */
+interface HandOff {
+  worker: LocalDeliveryWorker;
+  /** The lease's token, one for the insert's rows. */
+  token: string;
+  /** performance.now() before the insert: the leases run from a moment after it. */
+  since: number;
+  /** Delivery id → lease length (ms) of the rows leased. */
+  leases: Map<string, number>;
+  endpoints: Map<string, LiveEndpoint>;
+}
+
 /** One attempt's record and the delivery's next state. */
 export interface RecordedAttempt {
   id: string;
@@ -110,7 +143,7 @@ const DELIVERY_COLUMNS = 'id, project_id, webhook_id, event_id, event, resource_
 @Injectable()
 export class WebhookDeliveries {
   /** This process's running worker (serveLocally). */
-  private localWorker?: () => void;
+  private localWorker?: LocalDeliveryWorker;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -135,10 +168,12 @@ export class WebhookDeliveries {
     common: DeliveryCommon,
   ): Promise<DeliveryRow[]> {
     if (deliveries.length === 0) return [];
+    const handOff = await this.handOff(common.projectId, deliveries);
     const rows = await this.uow.query<DeliveryRow>(
-      `INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at)
-       SELECT d.id, $1, d.webhook_id, $2, $3, $4, $5, d.body, d.status, CASE WHEN d.status = 'queued' THEN $6::timestamptz END, $6, $6
-         FROM unnest($7::text[], $8::text[], $9::text[], $10::text[]) AS d (id, webhook_id, body, status)
+      `INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at, lease_until, lease_token)
+       SELECT d.id, $1, d.webhook_id, $2, $3, $4, $5, d.body, d.status, CASE WHEN d.status = 'queued' THEN $6::timestamptz END, $6, $6,
+              clock_timestamp() + make_interval(secs => d.lease_ms / 1000.0), CASE WHEN d.lease_ms IS NOT NULL THEN $12::uuid END
+         FROM unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::int[]) AS d (id, webhook_id, body, status, lease_ms)
        ON CONFLICT (webhook_id, event_id) WHERE NOT requested DO NOTHING
        RETURNING ${DELIVERY_COLUMNS}`,
       [
@@ -152,9 +187,14 @@ export class WebhookDeliveries {
         deliveries.map((d) => d.webhookId),
         deliveries.map((d) => d.body),
         deliveries.map((d) => d.status),
+        deliveries.map((d) => handOff?.leases.get(d.id) ?? null),
+        handOff?.token ?? null,
       ],
     );
-    if (rows.some((row) => row.status === 'queued')) await this.notifyQueued();
+    // A repeat inserts nothing: only the rows inserted now are handed over (a row already there is someone else's).
+    const handed = handOff ? rows.filter((row) => handOff.leases.has(row.id)) : [];
+    if (handed.length > 0) await this.handOver(handOff!, handed, common);
+    if (rows.some((row) => row.status === 'queued' && !handOff?.leases.has(row.id))) await this.notifyQueued();
     return rows;
   }
 
@@ -168,14 +208,15 @@ export class WebhookDeliveries {
     delivery: NewDelivery & { status: 'queued' },
     common: DeliveryCommon,
   ): Promise<DeliveryRow> {
+    const handOff = await this.handOff(common.projectId, [delivery]);
+    const leaseMs = handOff?.leases.get(delivery.id) ?? null;
     await this.uow.defer(
-      `INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $9, $9)`,
-      [delivery.id, common.projectId, delivery.webhookId, common.eventId, common.event, common.resourceId, common.test, delivery.body, common.createdAt],
+      `INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at, lease_until, lease_token)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $9, $9, clock_timestamp() + make_interval(secs => $10::int / 1000.0), $11::uuid)`,
+      [delivery.id, common.projectId, delivery.webhookId, common.eventId, common.event, common.resourceId, common.test, delivery.body, common.createdAt, leaseMs, handOff?.token ?? null],
     );
-    await this.notifyQueued();
     const at = new Date(common.createdAt);
-    return {
+    const row: DeliveryRow = {
       id: delivery.id,
       project_id: common.projectId,
       webhook_id: delivery.webhookId,
@@ -192,6 +233,9 @@ export class WebhookDeliveries {
       created_at: at,
       updated_at: at,
     };
+    if (handOff) await this.handOver(handOff, [row], common);
+    else await this.notifyQueued();
+    return row;
   }
 
   /**
@@ -225,22 +269,74 @@ export class WebhookDeliveries {
   async notifyQueued(): Promise<void> {
     if (!this.localWorker) return this.uow.notifyOnCommit(DELIVERIES_CHANNEL, '');
     await this.uow.afterCommit(async () => {
-      const wake = this.localWorker;
+      const worker = this.localWorker;
       // Stopped since (the process is shutting down): the other processes' workers are told instead.
-      if (wake) wake();
+      if (worker) worker.wake();
       else await this.uow.notifyOnCommit(DELIVERIES_CHANNEL, '');
     });
   }
 
   /**
-   * The worker of this process, woken after each commit that queued a delivery instead of a NOTIFY to
-   * every process (undefined: it has stopped). Any worker may claim any due delivery, so this process's
-   * own takes what it queued at once; the others' polls find what it leaves while it is busy. A NOTIFY
-   * cost PostgreSQL a second commit a test send, under the queue's lock, and a wake-up of the listening
-   * backend: about a tenth of its time an event in a burst.
+   * The worker of this process (undefined: it has stopped). What this process queues wakes it after the
+   * commit instead of a NOTIFY to every process: any worker may claim any due delivery, so this process's own
+   * takes what it queued at once; the others' polls find what it leaves while it is busy. A NOTIFY cost
+   * PostgreSQL a second commit a test send, under the queue's lock, and a wake-up of the listening backend:
+   * about a tenth of its time an event in a burst (ADR 0053). While the worker has room, what this process
+   * queues is leased to it by the insert itself and handed over on commit, so that no claim has to find it
+   * (ADR 0055).
    */
-  serveLocally(wake: (() => void) | undefined): void {
-    this.localWorker = wake;
+  serveLocally(worker: LocalDeliveryWorker | undefined): void {
+    this.localWorker = worker;
+  }
+
+  /**
+   * The queued deliveries of this insert that go to this process's worker, leased to it from the insert,
+   * each for its endpoint's timeout and the worker's margin; undefined when none do. Only an endpoint of the
+   * cached live ones, with its key, is handed over: the worker sends with what the cache holds.
+   */
+  private async handOff(projectId: string, deliveries: NewDelivery[]): Promise<HandOff | undefined> {
+    const worker = this.localWorker;
+    const queued = deliveries.filter((d) => d.status === 'queued');
+    if (!worker || queued.length === 0) return undefined;
+    const since = performance.now();
+    const handOff: HandOff = { worker, token: randomUUID(), since, leases: new Map(), endpoints: new Map() };
+    if (worker.takes()) {
+      for (const e of await this.endpoints.live(projectId)) handOff.endpoints.set(e.id, e);
+      for (const d of queued) {
+        const endpoint = handOff.endpoints.get(d.webhookId);
+        if (endpoint?.status === 'enabled') handOff.leases.set(d.id, endpoint.timeout_ms + worker.leaseMarginMs);
+      }
+    }
+    if (handOff.leases.size < queued.length) worker.leftInTable();
+    return handOff.leases.size > 0 ? handOff : undefined;
+  }
+
+  /** After the commit, the worker is given the rows leased to it: what a claim of them would have answered. */
+  private async handOver(handOff: HandOff, rows: DeliveryRow[], common: DeliveryCommon): Promise<void> {
+    const deliveries: ClaimedDelivery[] = rows.map((row) => {
+      const endpoint = handOff.endpoints.get(row.webhook_id)!;
+      return {
+        id: row.id,
+        project_id: row.project_id,
+        webhook_id: row.webhook_id,
+        event_id: row.event_id,
+        resource_id: row.resource_id,
+        test: row.test,
+        body: row.body,
+        attempt_count: 0,
+        url: endpoint.url,
+        timeout_ms: endpoint.timeout_ms,
+        notify_threshold_secs: endpoint.notify_threshold_secs,
+        lease_token: handOff.token,
+        encryption_key_id: endpoint.encryption_key_id,
+        key_sealed: endpoint.key_sealed,
+        claimed_at: new Date(common.createdAt),
+      };
+    });
+    await this.uow.afterCommit(async () => {
+      // The worker stopped meanwhile: the leases run out and another process's worker claims them.
+      if (this.localWorker === handOff.worker) handOff.worker.take(deliveries, handOff.since);
+    });
   }
 
   /**

@@ -13,8 +13,12 @@ import type { EndpointRow } from './webhooks-read-models.repository';
 
 export const ENDPOINT_CHANGES_CHANNEL = 'mm_webhook_endpoint_changes';
 
-/** An endpoint row of a live endpoint, as a GET reads it. */
-export type LiveEndpoint = EndpointRow & { status: 'enabled' | 'suspended' };
+/**
+ * An endpoint row of a live endpoint, as a GET reads it, with its current signing key as stored (sealed):
+ * what the worker signs a delivery handed to it with (WebhookDeliveries.serveLocally). A key is issued and
+ * rotated in the transaction that writes the endpoint's row, so the row's change notice covers the key's.
+ */
+export type LiveEndpoint = EndpointRow & { status: 'enabled' | 'suspended'; encryption_key_id: string | null; key_sealed: Buffer | null };
 
 @Injectable()
 export class WebhookEndpointsCache extends ProjectCache<LiveEndpoint[]> {
@@ -26,8 +30,9 @@ export class WebhookEndpointsCache extends ProjectCache<LiveEndpoint[]> {
   live(projectId: string): Promise<LiveEndpoint[]> {
     return this.cached(projectId, () =>
       this.uow.query<LiveEndpoint>(
-        `SELECT * FROM webhooks.endpoints
-          WHERE project_id = $1 AND deleted_at IS NULL AND status IN ('enabled', 'suspended') ORDER BY id`,
+        `SELECT e.*, k.encryption_key_id, k.key_sealed FROM webhooks.endpoints e
+           LEFT JOIN webhooks.signing_keys k ON k.webhook_id = e.id AND k.retired_at IS NULL
+          WHERE e.project_id = $1 AND e.deleted_at IS NULL AND e.status IN ('enabled', 'suspended') ORDER BY e.id`,
         [projectId],
       ),
     );

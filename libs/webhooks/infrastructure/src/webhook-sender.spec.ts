@@ -13,6 +13,10 @@ describe('webhook sender', () => {
   beforeAll(async () => {
     server = createServer((req, res) => {
       if (req.url === '/slow') return void setTimeout(() => res.end('late'), 1000);
+      if (req.url === '/trickle') {
+        res.writeHead(200).write('early');
+        return void setTimeout(() => res.end('late'), 1000);
+      }
       if (req.url === '/redirect') return void res.writeHead(302, { location: '/ok' }).end();
       res.writeHead(req.url === '/gone' ? 410 : 200).end(req.url === '/big' ? 'x'.repeat(10_000) : 'ok');
     });
@@ -36,6 +40,10 @@ describe('webhook sender', () => {
     const slow = await sandbox.send(`http://127.0.0.1:${port}/slow`, '{}', {}, 200);
     expect(slow).toMatchObject({ statusCode: null, error: 'timeout after 200 ms' });
     expect(slow.durationMs).toBeLessThan(900);
+    // The status came at once, the body too slowly: the timeout covers reading it.
+    const trickle = await sandbox.send(`http://127.0.0.1:${port}/trickle`, '{}', {}, 200);
+    expect(trickle).toMatchObject({ statusCode: null, error: 'timeout after 200 ms' });
+    expect(trickle.durationMs).toBeLessThan(900);
   });
 
   it('in production, refuses a hostname that resolves to a non-public address', async () => {

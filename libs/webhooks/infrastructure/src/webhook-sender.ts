@@ -6,6 +6,7 @@
 // URL into a way into our own network; the host itself is checked before that,
 // since an IP address is never looked up (the rules: webhooks domain, webhook-url.ts).
 import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { isNonPublicAddress, isNonPublicHost } from '@mm/webhooks/domain';
 
@@ -36,6 +37,22 @@ function publicOnlyLookup(hostname: string, options: LookupOptions, callback: Lo
   });
 }
 
+/**
+ * The body read to its end (the connection then serves the next delivery), its first `limit` characters kept;
+ * by events rather than an async iterator, which costs promises a chunk. Rejects as the body fails (the timeout
+ * aborts it).
+ */
+function firstBytes(body: Readable, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    body.on('data', (chunk: Buffer) => {
+      if (text.length < limit) text += chunk.toString('utf8');
+    });
+    body.once('end', () => resolve(text));
+    body.once('error', reject);
+  });
+}
+
 export class WebhookSender {
   private readonly agent: Agent;
   private readonly production: boolean;
@@ -51,28 +68,32 @@ export class WebhookSender {
 
   async send(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<SendResult> {
     const started = performance.now();
-    const signal = AbortSignal.timeout(timeoutMs);
+    // A timer cleared as soon as the exchange ends: AbortSignal.timeout's stays armed for the whole timeout
+    // and is tracked for the garbage collector (about 7 µs a send against well under one).
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), timeoutMs).unref();
     const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({ ...r, durationMs: Math.round(performance.now() - started) });
     try {
       // Registration refuses these hosts too; this is for a url stored before a rule was added.
-      const host = new URL(url).hostname;
-      if (this.production && isNonPublicHost(host)) return done({ statusCode: null, error: `ENONPUBLIC: ${host} is a non-public address`, responseBody: null });
+      if (this.production) {
+        const host = new URL(url).hostname;
+        if (isNonPublicHost(host)) return done({ statusCode: null, error: `ENONPUBLIC: ${host} is a non-public address`, responseBody: null });
+      }
       const response = await request(url, {
         method: 'POST',
         body,
         headers: { 'content-type': 'application/json', 'user-agent': 'money-movement-webhooks/1', ...headers },
         dispatcher: this.agent,
-        signal,
+        signal: timeout.signal,
       });
-      let text = '';
-      for await (const chunk of response.body) {
-        if (text.length < RESPONSE_BODY_LIMIT) text += (chunk as Buffer).toString('utf8');
-      }
+      const text = await firstBytes(response.body, RESPONSE_BODY_LIMIT);
       return done({ statusCode: response.statusCode, error: null, responseBody: text ? text.slice(0, RESPONSE_BODY_LIMIT) : null });
     } catch (error) {
       const e = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-      const reason = signal.aborted ? `timeout after ${timeoutMs} ms` : `${e.code ?? e.cause?.code ?? e.name}: ${e.message}`.slice(0, 300);
+      const reason = timeout.signal.aborted ? `timeout after ${timeoutMs} ms` : `${e.code ?? e.cause?.code ?? e.name}: ${e.message}`.slice(0, 300);
       return done({ statusCode: null, error: reason, responseBody: null });
+    } finally {
+      clearTimeout(timer);
     }
   }
 
