@@ -151,6 +151,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   }
 
   private async pump(): Promise<void> {
+    // Every slot taken (by what was handed over, or claimed): whatever woke it waits in the table, and the first
+    // slots to free up claim it.
+    if (this.inFlight.size >= this.concurrency) this.mayHaveMore = true;
     while (this.running && this.inFlight.size < this.concurrency) {
       const asked = this.concurrency - this.inFlight.size;
       // Before the claim: the lease runs from a moment after it.
