@@ -159,9 +159,9 @@ export class WebhookDeliveries {
   }
 
   /**
-   * One row per endpoint, once: a redelivered event finds its rows and adds none. Notifies the
-   * worker once the transaction has committed when any row is queued (one notification a
-   * transaction, however many rows). Returns the rows inserted now.
+   * One row per endpoint, once: a redelivered event finds its rows and adds none. Once the transaction
+   * has committed, the queued rows leased to this process's worker are handed to it, and a worker is woken
+   * or notified for any other queued row (once a transaction, however many rows). Returns the rows inserted now.
    */
   async insert(
     deliveries: NewDelivery[],
@@ -201,8 +201,8 @@ export class WebhookDeliveries {
   /**
    * One queued delivery of an event no endpoint has had yet (a test send: its evt_ is new, so no row can
    * be there already). Its insert travels with the transaction's next statement or its COMMIT
-   * (UnitOfWork.defer), not in a round trip of its own, and the worker's wake-up follows the commit;
-   * returns the row as inserted.
+   * (UnitOfWork.defer), not in a round trip of its own, and the hand-over to this process's worker (or its
+   * wake-up) follows the commit; returns the row as inserted.
    */
   async insertNew(
     delivery: NewDelivery & { status: 'queued' },
