@@ -376,9 +376,9 @@ describe('webhook deliveries', () => {
         const d = await delivery(t, hook.id, sent.id);
         return d.status === 'delivered' ? d : undefined;
       });
-      // The attempt count starts again; the history keeps every attempt.
+      // The attempt count starts again; the history keeps every attempt, numbered on from the last.
       expect(again.attemptCount).toBe(1);
-      expect(again.attempts).toHaveLength(11);
+      expect(again.attempts.map((a: { attempt: number }) => a.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     });
 
     it('notifies a down endpoint once, notifyThresholdSecs after its first failure; a success ends the episode and enable resets it', async () => {
@@ -447,6 +447,59 @@ describe('webhook deliveries', () => {
       expectError(await t.post(`/webhooks/${hook.id}/deliveries/retry`, { deliveryIds: [] }), 400, 'InvalidRequest');
       expect(await settledRowCounts(platform)).toEqual(before);
       expect((await t.post(`/webhooks/${hook.id}/deliveries/retry`, { status: 'failed' })).body).toEqual({ requeued: 0, deliveryIds: [] });
+    });
+
+    it('makes a retry of a delivery whose attempt is in flight right after that attempt, never beside it, and numbers its attempts on', async () => {
+      const t = await tenant('retry-in-flight');
+      // The whole timeout: the receiver holds attempts open while the test retries them.
+      const hook = await t.endpoint('/retry-in-flight', ['*'], { timeoutMs: 10_000 });
+      // A delivery of another endpoint, retried after each retry below: its new attempt is made by a claim that
+      // ran after that retry, and which would have taken the retried delivery too had the retry let it go.
+      const other = await t.endpoint('/retry-in-flight-marker');
+      const marker = (await t.post(`/webhooks/${other.id}/test`)).body;
+      let markerAttempts = await attemptsReach(t, other.id, marker.id, 1).then(() => 1);
+      const retry = async (webhookId: string, id: string) => expect((await t.post(`/webhooks/${webhookId}/deliveries/retry`, { deliveryIds: [id] })).body).toEqual({ requeued: 1, deliveryIds: [id] });
+      const aClaimHasRun = async () => {
+        await retry(other.id, marker.id);
+        await attemptsReach(t, other.id, marker.id, ++markerAttempts);
+      };
+
+      // Attempt 1, handed to the worker by the test send itself, is held open by the receiver while the partner
+      // retries the delivery: the retry is accepted, and waits for the attempt in flight.
+      const first = receiver.holdNext('/retry-in-flight');
+      const sent = (await t.post(`/webhooks/${hook.id}/test`)).body;
+      await first.arrived;
+      const second = receiver.holdNext('/retry-in-flight');
+      await retry(hook.id, sent.id);
+      await aClaimHasRun();
+      expect(receiver.at('/retry-in-flight')).toHaveLength(1);
+      // Attempt 1 fails; the retry's attempt follows at once (the clock does not move), claimed from the table.
+      first.answer(503);
+      await second.arrived;
+      // Retried again while that claimed attempt is in flight: the same.
+      await retry(hook.id, sent.id);
+      await aClaimHasRun();
+      expect(receiver.at('/retry-in-flight')).toHaveLength(2);
+      second.answer(200);
+      // Delivered, and retried all the same: one more attempt, after it.
+      await arrivals('/retry-in-flight', 3);
+      const done = await eventually(async () => {
+        const d = await delivery(t, hook.id, sent.id);
+        return d.status === 'delivered' && d.attempts.length === 3 ? d : undefined;
+      });
+      expect(done.attempts.map((a: { attempt: number; statusCode: number }) => [a.attempt, a.statusCode])).toEqual([
+        [1, 503],
+        [2, 200],
+        [3, 200],
+      ]);
+      // The attempt count starts again with each retry (spec: Endpoints / Webhooks); the numbers go on.
+      expect(done).toMatchObject({ attemptCount: 1, nextAttemptAt: null });
+      // One at a time: each attempt of the delivery arrived once the one before it had been answered.
+      const got = receiver.at('/retry-in-flight');
+      expect(got.map((r) => r.headers['webhook-id'])).toEqual([sent.id, sent.id, sent.id]);
+      got.slice(1).forEach((r, i) => expect(r.at).toBeGreaterThanOrEqual(got[i].answeredAt!));
+      await platform.settle();
+      expect(receiver.at('/retry-in-flight')).toHaveLength(3);
     });
 
     it('signs with the new key after rotate-key; the old one stops verifying', async () => {

@@ -1,6 +1,7 @@
 // A real HTTP receiver on loopback for webhook deliveries: it keeps every
 // request as received (raw body, headers, arrival time) and answers each path by
-// a plan: fail the first N requests with a status, hang, or answer 200.
+// a plan: fail the first N requests with a status, hang, or answer 200; or holds
+// the next request to a path open until the test answers it.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -10,6 +11,14 @@ export interface ReceivedDelivery {
   rawBody: string;
   body: any;
   at: number;
+  /** When its answer was sent (unset while it is held). */
+  answeredAt?: number;
+}
+
+/** The next request to a path, held open: `arrived` once it has come, answered with `answer(status)`. */
+export interface HeldRequest {
+  arrived: Promise<ReceivedDelivery>;
+  answer(status: number): void;
 }
 
 interface Plan {
@@ -22,6 +31,7 @@ export class WebhookReceiver {
   readonly received: ReceivedDelivery[] = [];
   private readonly plans = new Map<string, Plan>();
   private readonly served = new Map<string, number>();
+  private readonly holds = new Map<string, Array<(delivery: ReceivedDelivery, reply: (status: number) => void) => void>>();
 
   private constructor(private readonly server: Server) {}
 
@@ -52,6 +62,25 @@ export class WebhookReceiver {
     this.plans.set(path, { failures: Infinity, status: 200, hangMs });
   }
 
+  /**
+   * Holds the next request to the path unanswered (after those already held) until `answer` is called, whatever
+   * the path's plan: the sender's attempt stays in flight as long as the test needs.
+   */
+  holdNext(path: string): HeldRequest {
+    let answer!: (status: number) => void;
+    const answered = new Promise<number>((resolve) => (answer = resolve));
+    const arrived = new Promise<ReceivedDelivery>((resolve) => {
+      this.holds.set(path, [
+        ...(this.holds.get(path) ?? []),
+        (delivery, reply) => {
+          resolve(delivery);
+          void answered.then(reply);
+        },
+      ]);
+    });
+    return { arrived, answer };
+  }
+
   at(path: string): ReceivedDelivery[] {
     return this.received.filter((r) => r.path === path);
   }
@@ -68,16 +97,20 @@ export class WebhookReceiver {
     } catch {
       body = undefined;
     }
-    this.received.push({ path, headers, rawBody, body, at: Date.now() });
+    const delivery: ReceivedDelivery = { path, headers, rawBody, body, at: Date.now() };
+    this.received.push(delivery);
     const n = (this.served.get(path) ?? 0) + 1;
     this.served.set(path, n);
     const plan = this.plans.get(path);
-    const reply = () => {
+    const send = (status: number) => {
       if (res.destroyed) return;
-      const status = plan && !plan.hangMs && n <= plan.failures ? plan.status : 200;
+      delivery.answeredAt = Date.now();
       res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : `failing on purpose (${n})`);
     };
-    if (plan?.hangMs) setTimeout(reply, plan.hangMs);
+    const reply = () => send(plan && !plan.hangMs && n <= plan.failures ? plan.status : 200);
+    const held = this.holds.get(path)?.shift();
+    if (held) held(delivery, send);
+    else if (plan?.hangMs) setTimeout(reply, plan.hangMs);
     else reply();
   }
 }

@@ -115,7 +115,7 @@ function describeConventions(document: OpenAPIObject): void {
             name: 'Idempotency-Key',
             in: 'header',
             required: true,
-            description: 'Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400.',
+            description: 'Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400.',
             schema: { type: 'string', minLength: 1, maxLength: 255 },
           },
         ];

@@ -78,8 +78,17 @@ class SecretsController {
   }
 }
 
+/** A response whose keys jsonb would reorder (shorter keys first, then bytewise), nested too. */
+@Controller('ordered-things')
+class OrderedThingsController {
+  @Post()
+  create(@Body() body: { name: string }) {
+    return { object: 'thing', id: randomUUID(), name: body.name, metadata: { zeta: 'z', a: 'a', '10': 'ten' }, legs: [{ status: 'pending', id: 'leg_1' }] };
+  }
+}
+
 @Module({
-  controllers: [ThingsController, DeferredThingsController, SecretsController],
+  controllers: [ThingsController, DeferredThingsController, SecretsController, OrderedThingsController],
   providers: [
     { provide: UnitOfWork, useFactory: () => db.uow },
     { provide: PlatformConfig, useValue: loadConfig({ MM_SIGNING_KEY_ENCRYPTION_KEYS: `t1:${Buffer.alloc(32, 7).toString('base64')}` }) },
@@ -200,10 +209,43 @@ describe('IdempotencyInterceptor on PostgreSQL', () => {
     const first = await send();
     const again = await send();
     expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(again.json()).toEqual(first.json());
-    const [row] = await db.uow.query<{ body: string }>(`SELECT response_body::text AS body FROM platform.idempotency_keys WHERE scope = 'prj_s' AND key = $1`, [key]);
-    expect(row.body).not.toContain(first.json().secret);
-    expect(row.body).not.toContain('whsec_');
+    expect({ type: again.headers['content-type'], body: again.body }).toEqual({ type: first.headers['content-type'], body: first.body });
+    const [row] = await db.uow.query<{ body: string; text: string }>(`SELECT response_body::text AS body, response_text AS text FROM platform.idempotency_keys WHERE scope = 'prj_s' AND key = $1`, [key]);
+    for (const kept of [row.body, row.text]) {
+      expect(kept).not.toContain(first.json().secret);
+      expect(kept).not.toContain('whsec_');
+    }
+  });
+
+  it('replays the first response byte for byte: its keys in the order sent, under the same Content-Type', async () => {
+    const key = randomUUID();
+    const send = () => app.inject({ method: 'POST', url: '/ordered-things', payload: { name: 'ordered' }, headers: { 'idempotency-key': key, 'x-project': 'prj_o' } });
+    const first = await send();
+    expect(first.statusCode).toBe(201);
+    const again = await send();
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect({ status: again.statusCode, type: again.headers['content-type'], body: again.body }).toEqual({ status: 201, type: first.headers['content-type'], body: first.body });
+    // A process of the version before replays the row from its jsonb copy: the same fields.
+    const [row] = await db.uow.query<{ body: unknown }>(`SELECT response_body AS body FROM platform.idempotency_keys WHERE scope = 'prj_o' AND key = $1`, [key]);
+    expect(row.body).toEqual(first.json());
+  });
+
+  it('replays a row stored before the response text was kept, from its jsonb', async () => {
+    const key = randomUUID();
+    const hash = createHash('sha256').update(`POST /things\n${JSON.stringify({ name: 'legacy' })}`).digest('hex');
+    await db.uow.query(`INSERT INTO platform.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ('prj_a', $1, $2, 201, $3)`, [
+      key,
+      hash,
+      JSON.stringify({ id: 'stored-before', name: 'legacy' }),
+    ]);
+    const replay = await post({ name: 'legacy' }, key);
+    expect({ status: replay.statusCode, replayed: replay.headers['idempotent-replayed'], type: replay.headers['content-type'], body: replay.json() }).toEqual({
+      status: 201,
+      replayed: 'true',
+      type: 'application/json; charset=utf-8',
+      body: { id: 'stored-before', name: 'legacy' },
+    });
+    expect(await rows('legacy')).toBe(0);
   });
 
   it('replays a stored response even when the command would now refuse before its first statement', async () => {

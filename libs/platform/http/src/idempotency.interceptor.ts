@@ -21,11 +21,16 @@ import { IDEMPOTENCY, IDEMPOTENCY_SEALED, IDEMPOTENCY_SHOWN_ONCE, type Idempoten
 
 const MAX_ATTEMPTS = 5;
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
+/** Every response this interceptor sends, the first and its replays: the text of its JSON body. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 interface Claim {
   locked: boolean;
   request_hash: string | null;
   response_status: number | null;
+  /** The response as sent, byte for byte (null in a row written before it was kept: ADR 0059). */
+  response_text: string | null;
+  /** The same as jsonb, which reorders keys: replayed only from a row without response_text. */
   response_body: unknown;
 }
 
@@ -40,14 +45,14 @@ interface Claim {
 function claimStatements(scope: string, key: string): Statement[] {
   return [
     { sql: `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`, params: [`${scope}\n${key}`] },
-    { sql: `SELECT request_hash, response_status, response_body FROM platform.idempotency_keys WHERE scope = $1 AND key = $2`, params: [scope, key] },
+    { sql: `SELECT request_hash, response_status, response_text, response_body FROM platform.idempotency_keys WHERE scope = $1 AND key = $2`, params: [scope, key] },
   ];
 }
 
 /** The claim the rows of claimStatements make: a response stored only counts when the lock was taken. */
 function claimOf([[lock], [stored]]: Array<Array<Record<string, unknown>>>): Claim {
   const locked = lock.locked === true;
-  if (!locked || !stored) return { locked, request_hash: null, response_status: null, response_body: null };
+  if (!locked || !stored) return { locked, request_hash: null, response_status: null, response_text: null, response_body: null };
   return { locked, ...(stored as Omit<Claim, 'locked'>) };
 }
 
@@ -61,6 +66,11 @@ export function canonicalJson(value: unknown): string {
     return `{${entries.join(',')}}`;
   }
   return JSON.stringify(value ?? null);
+}
+
+/** The stored response as text: as it was sent, or (a row written before the text was kept) as jsonb gave it back. */
+function storedText(stored: Claim): string {
+  return stored.response_text ?? JSON.stringify(stored.response_body);
 }
 
 /** A stored response kept sealed (SealedReplay). */
@@ -122,17 +132,19 @@ export class IdempotencyInterceptor implements NestInterceptor {
         throw new ClaimAnswer(
           new ApiError(
             'IdempotentReplayUnavailable',
-            `this Idempotency-Key already made ${JSON.stringify(stored.response_body)}; its ${shownOnce.join(' and ')} ${shownOnce.length === 1 ? 'was' : 'were'} shown only in that response and ${shownOnce.length === 1 ? 'is' : 'are'} not kept. If lost, revoke it and send the request again with a new Idempotency-Key`,
+            `this Idempotency-Key already made ${storedText(stored)}; its ${shownOnce.join(' and ')} ${shownOnce.length === 1 ? 'was' : 'were'} shown only in that response and ${shownOnce.length === 1 ? 'is' : 'are'} not kept. If lost, revoke it and send the request again with a new Idempotency-Key`,
           ),
         );
       }
       throw new ClaimAnswer(undefined, stored);
     };
+    // The first response's bytes again, under the same Content-Type (API-CONTRACT: Idempotency; ADR 0059): sent
+    // as the text it was, never parsed and serialised anew.
     const replay = (stored: Claim) => {
-      void reply.status(stored.response_status!).header('idempotent-replayed', 'true');
-      if (!sealed) return stored.response_body;
-      const { sealed: ciphertext, keyId } = stored.response_body as SealedBody;
-      return JSON.parse(this.keyRing().open(keyId, Buffer.from(ciphertext, 'base64'), context, context).toString('utf8'));
+      void reply.status(stored.response_status!).header('idempotent-replayed', 'true').type(JSON_TYPE);
+      if (!sealed) return storedText(stored);
+      const { sealed: ciphertext, keyId } = JSON.parse(storedText(stored)) as SealedBody;
+      return this.keyRing().open(keyId, Buffer.from(ciphertext, 'base64'), context, context).toString('utf8');
     };
     let claim: { readonly answered: boolean } = { answered: false };
     try {
@@ -149,15 +161,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
           : sealed
           ? JSON.stringify({ sealed: this.keyRing().seal(Buffer.from(text, 'utf8'), context).toString('base64'), keyId: this.keyRing().currentId } satisfies SealedBody)
           : text;
-        // Sent with COMMIT: nothing reads it back in this transaction.
+        // Sent with COMMIT: nothing reads it back in this transaction. Kept as the text sent, which a replay
+        // sends again; and as jsonb, which a process of the version before replays (ADR 0059).
         await this.uow.defer(
-          `INSERT INTO platform.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ($1, $2, $3, $4, $5::jsonb)`,
+          `INSERT INTO platform.idempotency_keys (scope, key, request_hash, response_status, response_text, response_body) VALUES ($1, $2, $3, $4, $5::text, $5::text::jsonb)`,
           [scope, key, hash, status, kept],
         );
         return text;
       });
       // Fastify sends a string under a JSON content type as it is, rather than serialise the body again.
-      void reply.type('application/json; charset=utf-8');
+      void reply.type(JSON_TYPE);
       return text;
     } catch (error) {
       if (error instanceof ClaimAnswer) {

@@ -55,3 +55,21 @@ export class PlatformIdempotencyClaim1700000000110 implements MigrationInterface
     await runner.query(`DROP FUNCTION platform.claim_idempotency_key(text, text)`);
   }
 }
+
+/**
+ * The response as it was sent (ADR 0059): jsonb reorders an object's keys (shorter first), so a replay from it is
+ * the same fields in another order; a replay sends this text again, byte for byte. Additive: a new nullable
+ * column, no rewrite of the table, and rows written before it (response_text null) replay from response_body as
+ * before. response_body is still written, for the processes of the version before during a rolling deploy.
+ */
+export class PlatformIdempotencyResponseText1700000000120 implements MigrationInterface {
+  name = 'PlatformIdempotencyResponseText1700000000120';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE platform.idempotency_keys ADD COLUMN response_text text`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE platform.idempotency_keys DROP COLUMN response_text`);
+  }
+}

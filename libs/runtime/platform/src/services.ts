@@ -28,14 +28,22 @@ import { Quoting1700000004000, QuotingCashPickup1700000004100 } from '@mm/quotin
 import { TransactionsModule } from '@mm/transactions/api';
 import { TransactionLimitChanges1700000005200, TransactionLimits1700000005100, Transactions1700000005000 } from '@mm/transactions/infrastructure';
 import { WebhooksModule } from '@mm/webhooks/api';
-import { WebhookAnnouncementOrder1700000003300, WebhookDeliveries1700000003100, WebhookEndpointChanges1700000003200, WebhookPartnerEvents1700000003400, Webhooks1700000003000 } from '@mm/webhooks/infrastructure';
-import { PlatformIdempotency1700000000100, PlatformIdempotencyClaim1700000000110 } from '@mm/platform/http';
+import {
+  WebhookAnnouncementOrder1700000003300,
+  WebhookDeliveries1700000003100,
+  WebhookDeliveryRetries1700000003500,
+  WebhookEndpointChanges1700000003200,
+  WebhookPartnerEvents1700000003400,
+  Webhooks1700000003000,
+} from '@mm/webhooks/infrastructure';
+import { PlatformIdempotency1700000000100, PlatformIdempotencyClaim1700000000110, PlatformIdempotencyResponseText1700000000120 } from '@mm/platform/http';
 
 /** The platform schema every application has: checkpoints, idempotency keys, clocks, timers. */
 export const BASE_MIGRATIONS: MigrationClass[] = [
   PlatformSubscriptions1700000000000,
   PlatformIdempotency1700000000100,
   PlatformIdempotencyClaim1700000000110,
+  PlatformIdempotencyResponseText1700000000120,
   PlatformClock1700000000200,
   PlatformClockChanges1700000000210,
   CacheListeners1700000000220,
@@ -84,7 +92,7 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
   },
   webhooks: {
     module: WebhooksModule,
-    migrations: [PlatformApiKeys1700000000300, Webhooks1700000003000, WebhookDeliveries1700000003100, WebhookEndpointChanges1700000003200, WebhookAnnouncementOrder1700000003300, WebhookPartnerEvents1700000003400],
+    migrations: [PlatformApiKeys1700000000300, Webhooks1700000003000, WebhookDeliveries1700000003100, WebhookEndpointChanges1700000003200, WebhookAnnouncementOrder1700000003300, WebhookPartnerEvents1700000003400, WebhookDeliveryRetries1700000003500],
     schema: 'webhooks',
     // Every partner-visible event is fanned out from the other services' logs.
     consumes: ['gateway', 'accounts', 'transactions', 'cash_in', 'deposit_addresses', 'virtual_accounts'],

@@ -179,7 +179,13 @@ export class WebhooksController {
   @Post(':id/deliveries/retry')
   @Idempotent()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Requeue deliveries now, by ids or by status and creation range; the attempt count starts again' })
+  @ApiOperation({
+    summary: 'Requeue deliveries now, by ids or by status and creation range; the attempt count starts again',
+    description:
+      'Each selected delivery is queued, due now, with attemptCount back to 0 (the schedule of 10 attempts starts again); its attempt history is kept, ' +
+      'and attempts[].attempt keeps counting (the next attempt is numbered after the last). A delivery has one attempt in flight at a time: ' +
+      'one with an attempt in flight is still requeued (it is among deliveryIds), and its retry is made right after that attempt ends, whatever its outcome, never beside it.',
+  })
   @ApiOkResponse({ type: RetryDeliveriesResponse })
   async retry(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: RetryDeliveriesRequest): Promise<RetryDeliveriesResponse> {
     const byIds = body.deliveryIds !== undefined;

@@ -103,7 +103,7 @@ export class WebhookDeliveryResponse {
   @ApiProperty({ description: 'the event name' }) event!: string;
   @ApiProperty() test!: boolean;
   @ApiProperty({ enum: DELIVERY_STATUSES }) status!: DeliveryStatus;
-  @ApiProperty({ type: 'integer' }) attemptCount!: number;
+  @ApiProperty({ type: 'integer', description: 'attempts since the last retry (POST .../deliveries/retry sets it back to 0), which the schedule and the 10-attempt limit go by' }) attemptCount!: number;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) nextAttemptAt!: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) lastAttemptAt!: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) deliveredAt!: string | null;
@@ -112,7 +112,7 @@ export class WebhookDeliveryResponse {
 }
 
 export class WebhookDeliveryAttempt {
-  @ApiProperty() attempt!: number;
+  @ApiProperty({ type: 'integer', description: "the attempt's number in the delivery's whole history: retries do not start it again" }) attempt!: number;
   @ApiProperty({ format: 'date-time' }) attemptedAt!: string;
   @ApiProperty({ description: 'from connect through response' }) durationMs!: number;
   @ApiProperty({ nullable: true, type: Number }) statusCode!: number | null;

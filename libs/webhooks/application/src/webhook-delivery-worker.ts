@@ -5,7 +5,9 @@
 // delivery's next state and the endpoint's health in one transaction. Due times
 // are project time, so advancing a sandbox clock runs the three-day schedule in
 // seconds. Processes of the webhooks service share the queue; a process that dies
-// mid-attempt leaves a lease that runs out, and the delivery is tried again.
+// mid-attempt leaves a lease that runs out, and the delivery is tried again. A
+// delivery has one attempt in flight at a time: a retry asked meanwhile follows
+// it (ADR 0059).
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { signWebhookPayload } from '@mm/contracts';
 import { isDelivered, MAX_ATTEMPTS, retryDelaySecs, shouldSuspend } from '@mm/webhooks/domain';
@@ -296,27 +298,32 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   }
 
   private async record(outcomes: Outcome[]): Promise<void> {
-    await this.uow.run(async () => {
+    const retried = await this.uow.run(async () => {
       const attempts: RecordedAttempt[] = [];
       for (const { delivery, attemptedAt, result } of outcomes) {
-        const attempt = delivery.attempt_count + 1;
-        const delay = retryDelaySecs(attempt);
+        // The schedule counts the attempts since the last retry (spec: Endpoints / Webhooks, the retry resets the
+        // attempt count); the attempt's number counts every one the delivery has had.
+        const sinceRetry = delivery.attempt_count + 1;
+        const delay = retryDelaySecs(sinceRetry);
         const next: Pick<RecordedAttempt, 'status' | 'retryAfterSecs'> = isDelivered(result.statusCode ?? undefined)
           ? { status: 'delivered', retryAfterSecs: null }
-          : delay === undefined || attempt >= MAX_ATTEMPTS
+          : delay === undefined || sinceRetry >= MAX_ATTEMPTS
             ? { status: 'failed', retryAfterSecs: null }
             : { status: 'queued', retryAfterSecs: delay };
-        attempts.push({ id: delivery.id, leaseToken: delivery.lease_token, attempt, attemptedAt, ...result, ...next });
+        attempts.push({ id: delivery.id, leaseToken: delivery.lease_token, attempt: delivery.earlier_attempts + sinceRetry, attemptedAt, ...result, ...next });
       }
       // The endpoints' health follows from the outcomes alone: its statements travel with the attempts'.
-      const [current] = await Promise.all([this.deliveries.recordAttempts(attempts), this.updateHealth(outcomes)]);
+      const [{ updated, retried }] = await Promise.all([this.deliveries.recordAttempts(attempts), this.updateHealth(outcomes)]);
       for (const a of attempts) {
-        if (a.status === 'failed' && current.has(a.id)) {
+        if (a.status === 'failed' && updated.has(a.id) && !retried.has(a.id)) {
           const d = outcomes.find((o) => o.delivery.id === a.id)!.delivery;
           this.logger.warn(`webhook delivery ${a.id} to endpoint ${d.webhook_id} (project ${d.project_id}) failed after ${MAX_ATTEMPTS} attempts`);
         }
       }
+      return retried;
     });
+    // Retried while their attempts were in flight: due now, and claimed at once rather than at the next poll.
+    if (retried.size > 0) this.wake();
   }
 
   /**

@@ -60,3 +60,27 @@ export class WebhookDeliveries1700000003100 implements MigrationInterface {
     await runner.query(`DROP TABLE webhooks.delivery_attempts, webhooks.deliveries, webhooks.endpoint_health`);
   }
 }
+
+/**
+ * A retry of a delivery with an attempt in flight (ADR 0059): the attempt keeps its lease and the retry is made
+ * once it ends (`retry_requested`), never beside it; and attempt numbers that go on across retries, which reset
+ * the attempt count (spec: Endpoints / Webhooks): an attempt's number is `earlier_attempts + attempt_count + 1`,
+ * `earlier_attempts` being the attempts made before the last retry. Additive: two columns with constant defaults
+ * (no rewrite of the table); only deliveries retried before, whose numbers started again at 1, are updated, to
+ * number their next attempts after every one recorded.
+ */
+export class WebhookDeliveryRetries1700000003500 implements MigrationInterface {
+  name = 'WebhookDeliveryRetries1700000003500';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE webhooks.deliveries ADD COLUMN earlier_attempts integer NOT NULL DEFAULT 0, ADD COLUMN retry_requested boolean NOT NULL DEFAULT false`);
+    await runner.query(`
+      UPDATE webhooks.deliveries d SET earlier_attempts = a.n - d.attempt_count
+        FROM (SELECT delivery_id, count(*)::int AS n FROM webhooks.delivery_attempts GROUP BY delivery_id) a
+       WHERE a.delivery_id = d.id AND a.n > d.attempt_count`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE webhooks.deliveries DROP COLUMN earlier_attempts, DROP COLUMN retry_requested`);
+  }
+}

@@ -2,7 +2,8 @@
 // once per (event, endpoint); a partner may ask for more (ADR 0034). The worker claims due rows FOR UPDATE SKIP LOCKED and leases
 // them for one attempt, or is handed what its own process queued, leased by the
 // insert (ADR 0055), so a process that dies mid-attempt only delays the row
-// until its lease runs out. Every query takes the project or the endpoint id.
+// until its lease runs out. A lease is the one attempt in flight: a retry asked
+// meanwhile waits for it to end (ADR 0059). Every query takes the project or the endpoint id.
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '@mm/platform/database';
@@ -52,7 +53,10 @@ export interface ClaimedDelivery {
   resource_id: string | null;
   test: boolean;
   body: string;
+  /** Attempts since the last retry: the schedule's "attempts so far" (spec: Delivery and verification 3). */
   attempt_count: number;
+  /** Attempts made before the last retry: this attempt's number is earlier_attempts + attempt_count + 1. */
+  earlier_attempts: number;
   url: string;
   timeout_ms: number;
   notify_threshold_secs: number;
@@ -99,6 +103,7 @@ interface HandOff {
 export interface RecordedAttempt {
   id: string;
   leaseToken: string;
+  /** Its number in the delivery's history, which retries do not restart. */
   attempt: number;
   attemptedAt: string;
   durationMs: number;
@@ -324,6 +329,7 @@ export class WebhookDeliveries {
         test: row.test,
         body: row.body,
         attempt_count: 0,
+        earlier_attempts: 0,
         url: endpoint.url,
         timeout_ms: endpoint.timeout_ms,
         notify_threshold_secs: endpoint.notify_threshold_secs,
@@ -341,7 +347,9 @@ export class WebhookDeliveries {
 
   /**
    * Leases up to `limit` due deliveries of enabled endpoints for `leaseMs` of wall time each (plus
-   * the endpoint's timeout), with what an attempt needs. Rows another process holds are skipped.
+   * the endpoint's timeout), with what an attempt needs. Rows another process holds are skipped. A retry
+   * asked while a lease that then ran out was held (its process died, or gave the delivery back unattempted)
+   * is this attempt: the attempt count starts again with it.
    */
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     return this.uow.query<ClaimedDelivery>(
@@ -356,11 +364,14 @@ export class WebhookDeliveries {
           LIMIT $1
           FOR UPDATE OF d SKIP LOCKED)
        UPDATE webhooks.deliveries d
-          SET lease_until = clock_timestamp() + make_interval(secs => (due.timeout_ms + $2) / 1000.0), lease_token = $3::uuid
+          SET lease_until = clock_timestamp() + make_interval(secs => (due.timeout_ms + $2) / 1000.0), lease_token = $3::uuid,
+              attempt_count = CASE WHEN d.retry_requested THEN 0 ELSE d.attempt_count END,
+              earlier_attempts = CASE WHEN d.retry_requested THEN d.earlier_attempts + d.attempt_count ELSE d.earlier_attempts END,
+              retry_requested = false
          FROM due, webhooks.endpoints e
          LEFT JOIN webhooks.signing_keys k ON k.webhook_id = e.id AND k.retired_at IS NULL
         WHERE d.id = due.id AND e.id = d.webhook_id
-       RETURNING d.id, d.project_id, d.webhook_id, d.event_id, d.resource_id, d.test, d.body, d.attempt_count, e.url, e.timeout_ms, e.notify_threshold_secs,
+       RETURNING d.id, d.project_id, d.webhook_id, d.event_id, d.resource_id, d.test, d.body, d.attempt_count, d.earlier_attempts, e.url, e.timeout_ms, e.notify_threshold_secs,
                  d.lease_token::text AS lease_token, k.encryption_key_id, k.key_sealed, due.project_now AS claimed_at`,
       [limit, leaseMs, randomUUID()],
     );
@@ -373,10 +384,12 @@ export class WebhookDeliveries {
 
   /**
    * Several attempts at once (the worker records them in batches): every attempt's record, and
-   * each delivery's new state only while its lease is still that attempt's. Returns the ids updated.
+   * each delivery's new state only while its lease is still that attempt's. A delivery retried while the
+   * attempt was in flight is queued again instead, due at once, its attempt count started again (ADR 0059).
+   * Returns the ids updated, and among them those queued again for a retry.
    */
-  async recordAttempts(attempts: RecordedAttempt[]): Promise<Set<string>> {
-    if (attempts.length === 0) return new Set();
+  async recordAttempts(attempts: RecordedAttempt[]): Promise<{ updated: Set<string>; retried: Set<string> }> {
+    if (attempts.length === 0) return { updated: new Set(), retried: new Set() };
     const column = <K extends keyof RecordedAttempt>(key: K) => attempts.map((a) => a[key]);
     // Nobody waits on the record: it travels with the update below.
     await this.uow.defer(
@@ -386,32 +399,50 @@ export class WebhookDeliveries {
     );
     // The record's time and the next attempt's are read here, in PostgreSQL, on the project's clock as
     // it stands now: never a process's copy of it, which may not have heard the latest advance.
-    const updated = await this.uow.query<{ id: string }>(
+    const updated = await this.uow.query<{ id: string; retried: boolean }>(
       `WITH v AS (
          SELECT v.*, ${PROJECT_NOW('c')} AS at
            FROM unnest($1::text[], $2::uuid[], $3::text[], $4::float8[], $5::timestamptz[]) AS v (id, lease_token, status, retry_after_secs, attempted_at)
            JOIN webhooks.deliveries d0 ON d0.id = v.id
            LEFT JOIN platform.sandbox_clocks c ON c.project_id = d0.project_id)
        UPDATE webhooks.deliveries d
-          SET status = v.status, attempt_count = d.attempt_count + 1, next_attempt_at = v.at + make_interval(secs => v.retry_after_secs),
-              lease_until = NULL, lease_token = NULL,
+          SET status = CASE WHEN d.retry_requested THEN 'queued' ELSE v.status END,
+              attempt_count = CASE WHEN d.retry_requested THEN 0 ELSE d.attempt_count + 1 END,
+              earlier_attempts = CASE WHEN d.retry_requested THEN d.earlier_attempts + d.attempt_count + 1 ELSE d.earlier_attempts END,
+              next_attempt_at = CASE WHEN d.retry_requested THEN v.at ELSE v.at + make_interval(secs => v.retry_after_secs) END,
+              retry_requested = false, lease_until = NULL, lease_token = NULL,
               last_attempt_at = v.attempted_at, delivered_at = CASE WHEN v.status = 'delivered' THEN v.at ELSE d.delivered_at END, updated_at = v.at
          FROM v
         WHERE d.id = v.id AND d.lease_token = v.lease_token
-       RETURNING d.id`,
+       RETURNING d.id, d.status = 'queued' AND d.attempt_count = 0 AS retried`,
       [column('id'), column('leaseToken'), column('status'), column('retryAfterSecs'), column('attemptedAt')],
     );
-    return new Set(updated.map((r) => r.id));
+    return { updated: new Set(updated.map((r) => r.id)), retried: new Set(updated.filter((r) => r.retried).map((r) => r.id)) };
   }
 
-  /** Requeues now, with the attempt count reset; returns the ids requeued. */
+  /**
+   * Requeues now, with the attempt count reset; returns the ids requeued. A delivery with an attempt in flight
+   * (leased, by any process's worker: claimed, or handed over by its insert) keeps its lease, and so its one
+   * attempt at a time: it is marked, and queued again, due at once, when that attempt is recorded (ADR 0059).
+   * Its attempts are numbered on: the count of those before the retry is kept beside the count that restarts.
+   */
   async requeue(webhookId: string, selection: { ids: string[] } | { status: DeliveryStatus; createdAfter?: string; createdBefore?: string }, at: string, retentionDays: number): Promise<string[]> {
     const byIds = 'ids' in selection;
+    // In flight: a lease that has not run out, by the test a claim makes (a lease that ran out is claimable); the
+    // wall clock read once for the row.
+    const inFlight = `COALESCE(d.lease_until >= w.now, false)`;
     const rows = await this.uow.query<{ id: string }>(
-      `UPDATE webhooks.deliveries SET status = 'queued', attempt_count = 0, next_attempt_at = $2, lease_until = NULL, lease_token = NULL, updated_at = $2
-        WHERE webhook_id = $1 AND created_at >= $2::timestamptz - make_interval(days => $3)
-          AND ${byIds ? 'id = ANY($4::text[])' : `status = $4 AND ($5::timestamptz IS NULL OR created_at >= $5) AND ($6::timestamptz IS NULL OR created_at < $6)`}
-        RETURNING id`,
+      `UPDATE webhooks.deliveries d
+          SET status = 'queued', retry_requested = ${inFlight},
+              attempt_count = CASE WHEN ${inFlight} THEN d.attempt_count ELSE 0 END,
+              earlier_attempts = CASE WHEN ${inFlight} THEN d.earlier_attempts ELSE d.earlier_attempts + d.attempt_count END,
+              next_attempt_at = CASE WHEN ${inFlight} THEN d.next_attempt_at ELSE $2 END,
+              lease_until = CASE WHEN ${inFlight} THEN d.lease_until END, lease_token = CASE WHEN ${inFlight} THEN d.lease_token END,
+              updated_at = $2
+         FROM (SELECT clock_timestamp() AS now) w
+        WHERE d.webhook_id = $1 AND d.created_at >= $2::timestamptz - make_interval(days => $3)
+          AND ${byIds ? 'd.id = ANY($4::text[])' : `d.status = $4 AND ($5::timestamptz IS NULL OR d.created_at >= $5) AND ($6::timestamptz IS NULL OR d.created_at < $6)`}
+        RETURNING d.id`,
       byIds ? [webhookId, at, retentionDays, selection.ids] : [webhookId, at, retentionDays, selection.status, selection.createdAfter ?? null, selection.createdBefore ?? null],
     );
     if (rows.length > 0) await this.notifyQueued();

@@ -1034,7 +1034,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Requeue deliveries now, by ids or by status and creation range; the attempt count starts again */
+        /**
+         * Requeue deliveries now, by ids or by status and creation range; the attempt count starts again
+         * @description Each selected delivery is queued, due now, with attemptCount back to 0 (the schedule of 10 attempts starts again); its attempt history is kept, and attempts[].attempt keeps counting (the next attempt is numbered after the last). A delivery has one attempt in flight at a time: one with an attempt in flight is still requeued (it is among deliveryIds), and its retry is made right after that attempt ends, whatever its outcome, never beside it.
+         */
         post: operations["WebhooksController_retry"];
         delete?: never;
         options?: never;
@@ -14320,6 +14323,7 @@ export interface components {
             createdAt: string;
         };
         WebhookDeliveryAttempt: {
+            /** @description the attempt's number in the delivery's whole history: retries do not start it again */
             attempt: number;
             /** Format: date-time */
             attemptedAt: string;
@@ -14344,6 +14348,7 @@ export interface components {
             test: boolean;
             /** @enum {string} */
             status: "queued" | "delivered" | "failed" | "skipped";
+            /** @description attempts since the last retry (POST .../deliveries/retry sets it back to 0), which the schedule and the 10-attempt limit go by */
             attemptCount: number;
             /** Format: date-time */
             nextAttemptAt: string | null;
@@ -14372,6 +14377,7 @@ export interface components {
             test: boolean;
             /** @enum {string} */
             status: "queued" | "delivered" | "failed" | "skipped";
+            /** @description attempts since the last retry (POST .../deliveries/retry sets it back to 0), which the schedule and the 10-attempt limit go by */
             attemptCount: number;
             /** Format: date-time */
             nextAttemptAt: string | null;
@@ -14575,7 +14581,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -14640,7 +14646,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -14677,7 +14683,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -14710,7 +14716,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -14810,7 +14816,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -14847,7 +14853,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -14884,7 +14890,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -14921,7 +14927,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15027,7 +15033,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -15092,7 +15098,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15125,7 +15131,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15246,7 +15252,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -15339,7 +15345,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15413,7 +15419,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -15511,7 +15517,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15548,7 +15554,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15624,7 +15630,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -15689,7 +15695,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15726,7 +15732,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15759,7 +15765,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15796,7 +15802,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15829,7 +15835,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -15977,7 +15983,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -16012,7 +16018,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -16105,7 +16111,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -16142,7 +16148,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -16179,7 +16185,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -16303,7 +16309,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -16338,7 +16344,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -16416,7 +16422,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -16481,7 +16487,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -16557,7 +16563,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -16652,7 +16658,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -16689,7 +16695,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -16722,7 +16728,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -16755,7 +16761,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -16792,7 +16798,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -16960,7 +16966,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -17053,7 +17059,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -17138,7 +17144,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -17175,7 +17181,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -17243,7 +17249,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -17276,7 +17282,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -17309,7 +17315,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
@@ -17342,7 +17348,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Same key and body replays the stored response (Idempotent-Replayed: true); another body is 422; in flight is 409. Missing: 400. */
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
                 "Idempotency-Key": string;
             };
             path: {
