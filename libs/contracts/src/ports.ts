@@ -187,12 +187,12 @@ export interface ProjectSettings {
 }
 
 /**
- * The gateway. Other services learn of project changes from its events, a moment after the operator's
- * PATCH answered; a service about to refuse a request because of a project setting asks here first, so
- * that a partner who follows the operator's 200 is never refused on a stale copy (read your writes).
+ * The gateway, which owns projects. Its events reach other services a moment after the operator's
+ * command was answered; a decision that must follow the operator's last answer (a feature turned off or
+ * on, a limit lowered or raised) is asked here where it is made (ADR 0057).
  */
 export abstract class GatewayPort {
-  /** The project's current features and limits; ProjectNotFound for an unknown one. */
+  /** The project's features and limits as they are now; ProjectNotFound for an unknown one. */
   abstract project(projectId: string): Promise<ProjectSettings>;
 }
 

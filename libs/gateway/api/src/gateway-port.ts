@@ -5,20 +5,22 @@
 import { Body, Controller, HttpCode, Injectable, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { ApiError, GatewayPort, type ProjectSettings } from '@mm/contracts';
-import { GatewayService } from '@mm/gateway/application';
+import { ProjectSettings as Projects } from '@mm/gateway/infrastructure';
 import { InternalRoute, NoIdempotencyKey } from '@mm/platform/http';
 import { isId } from '@mm/platform/ids';
 
 @Injectable()
 export class GatewayPortAdapter extends GatewayPort {
-  constructor(private readonly gateway: GatewayService) {
+  constructor(private readonly projects: Projects) {
     super();
   }
 
+  /** From memory once read: an operator's change is answered only once every process has dropped it (ADR 0057). */
   async project(projectId: string): Promise<ProjectSettings> {
-    if (!isId('project', projectId)) throw new ApiError('ProjectNotFound');
-    const row = await this.gateway.requireProject(projectId);
-    return { projectId: row.id, features: row.features, limits: row.limits, attributionTimeoutHours: row.attribution_timeout_hours };
+    const row = isId('project', projectId) ? await this.projects.project(projectId) : undefined;
+    if (!row) throw new ApiError('ProjectNotFound');
+    // Copies: the caller's objects are its own, never the remembered ones.
+    return { projectId: row.id, features: { ...row.features }, limits: { ...row.limits }, attributionTimeoutHours: row.attribution_timeout_hours };
   }
 }
 
