@@ -7,6 +7,7 @@
 // learned of the change from the gateway's events: only asking the gateway at
 // the decision passes. The platform has no switch that suspends a project
 // (API-CONTRACT: Operator routes), so there is none to try here.
+import { GATEWAY_CHECKED_HEADER, gatewayCheckOf } from '@mm/platform/auth';
 import { E2E_MODE, eventually, expectError, START_TIMEOUT_MS, TestPlatform, type Response } from './support/test-platform';
 import { bannerServices } from './support/crash-run';
 import { pauseReaders } from './support/pause-readers';
@@ -162,7 +163,9 @@ describe('kill switches act on the very next request', () => {
       const quoteId = (
         await call('POST', '/quotes', { customerId, source: { type: 'walletOms', details: { id: walletId }, amount: '10.00' }, destination: { type: 'bankUs', details: { id: bankId, network: 'ach', accountHolder: 'customer' } } })
       ).body.id;
-      const direct = (url: string, path: string, bearer: string) => fetch(`${url}/v0.13${path}`, { headers: { authorization: `Bearer ${bearer}` } });
+      const direct = (url: string, path: string, bearer: string, headers: Record<string, string> = {}) => fetch(`${url}/v0.13${path}`, { headers: { authorization: `Bearer ${bearer}`, ...headers } });
+      // The gateway's mark on what it checked, made without the internal credential: it must not pass.
+      const forged = (bearer: string) => ({ [GATEWAY_CHECKED_HEADER]: gatewayCheckOf('not-the-internal-credential', bearer) });
       let pair: { apiKey: string; token: string } | undefined;
       const outcomes = await rounds(
         async () => {
@@ -175,11 +178,16 @@ describe('kill switches act on the very next request', () => {
         async () => expect((await platform.admin('DELETE', `/api-keys/${pair!.apiKey}`)).status).toBe(200),
         async () => {
           const answers = [`gateway ${(await platform.request('GET', '/v0.13/customers', { token: pair!.token })).status}`];
-          for (const s of services) answers.push(`${s.name} ${(await direct(s.url, READ_ROUTES[s.name](quoteId), pair!.token)).status}`);
+          for (const s of services) {
+            const plain = await direct(s.url, READ_ROUTES[s.name](quoteId), pair!.token);
+            const marked = await direct(s.url, READ_ROUTES[s.name](quoteId), pair!.token, forged(pair!.token));
+            answers.push(`${s.name} ${plain.status}/${marked.status}`);
+          }
           return answers.join(', ');
         },
       );
-      const refusedEverywhere = ['gateway', ...services.map((s) => s.name)].map((name) => `${name} 401`).join(', ');
+      // Sent directly: as it is, then with a forged mark of the gateway.
+      const refusedEverywhere = ['gateway 401', ...services.map((s) => `${s.name} 401/401`)].join(', ');
       expect(outcomes).toEqual(Array(ROUNDS).fill(refusedEverywhere));
     }, 180_000);
   });
