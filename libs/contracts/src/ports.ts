@@ -187,13 +187,15 @@ export interface ProjectSettings {
 }
 
 /**
- * The gateway. Other services learn of project changes from its events, a moment after the operator's
- * PATCH answered; a service about to refuse a request because of a project setting asks here first, so
- * that a partner who follows the operator's 200 is never refused on a stale copy (read your writes).
+ * The gateway, which owns projects and API keys. Its events reach other services a moment after the
+ * operator's command was answered; a decision that must follow the operator's last answer (a feature
+ * turned off or on, a limit lowered or raised, a key revoked) is asked here where it is made (ADR 0057).
  */
 export abstract class GatewayPort {
-  /** The project's current features and limits; ProjectNotFound for an unknown one. */
+  /** The project's features and limits as they are now; ProjectNotFound for an unknown one. */
   abstract project(projectId: string): Promise<ProjectSettings>;
+  /** Whether the API key may be used now for the project: it exists, is of that project and is not revoked. */
+  abstract apiKeyActive(apiKey: string, projectId: string): Promise<boolean>;
 }
 
 /** The transaction a confirmed cash deposit makes (spec: rule 3), created at once by the transactions service. */
@@ -229,7 +231,8 @@ export abstract class TransactionsPort {
  * the Kubernetes NetworkPolicies admit besides the gateway.
  */
 export const PORT_CALLERS: Record<ServiceName, readonly ServiceName[]> = {
-  gateway: ['quoting', 'transactions', 'deposit-addresses'],
+  // Every service: each asks whether an API key is still active for a request that did not come through the gateway.
+  gateway: ['accounts', 'quoting', 'transactions', 'webhooks', 'cash-in', 'deposit-addresses', 'virtual-accounts'],
   accounts: ['quoting', 'transactions', 'cash-in', 'deposit-addresses', 'virtual-accounts'],
   quoting: ['transactions'],
   transactions: ['cash-in', 'deposit-addresses', 'virtual-accounts'],
@@ -243,6 +246,7 @@ export const PORT_CALLERS: Record<ServiceName, readonly ServiceName[]> = {
 export const PORT_ROUTES = {
   gateway: {
     project: 'internal/gateway/project',
+    apiKeyActive: 'internal/gateway/api-key',
   },
   transactions: {
     createForCashIn: 'internal/transactions/cash-in',

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { GatewayEventStore, GatewayService } from '@mm/gateway/application';
-import { GatewayReadModels, PostgresThrottlerStorage, SecretHasher, SigningKeys } from '@mm/gateway/infrastructure';
+import { GatewayReadModels, PostgresThrottlerStorage, ProjectSettings, SecretHasher, SigningKeys } from '@mm/gateway/infrastructure';
 import { GatewayPort } from '@mm/contracts';
 import { API_KEY_REGISTRY, SIGNING_KEYSET } from '@mm/platform/auth';
 import { PlatformConfig } from '@mm/platform/config';
@@ -25,6 +25,7 @@ import { GatewayInternalController, GatewayPortAdapter } from './gateway-port';
   providers: [
     GatewayEventStore,
     GatewayReadModels,
+    ProjectSettings,
     SecretHasher,
     SigningKeys,
     GatewayService,

@@ -11,8 +11,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import httpProxy from '@fastify/http-proxy';
 import { ApiError, SERVICE_ROUTES, serviceUrlVariable, type ServiceName } from '@mm/contracts';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { BearerAuthenticator } from '@mm/platform/auth';
-import type { PlatformConfig } from '@mm/platform/config';
+import { BearerAuthenticator, bearerCredential, GATEWAY_CHECKED_HEADER, gatewayCheckOf } from '@mm/platform/auth';
+import { internalToken, type PlatformConfig } from '@mm/platform/config';
 import { API_BASE_PATH, deferredBody, describeWebhooks, REQUEST_ID_HEADER, sendError, type ApiRequest } from '@mm/platform/http';
 
 /** How long an idle connection to a service is kept. */
@@ -31,6 +31,7 @@ export function serviceUpstreams(config: PlatformConfig): Array<{ service: Servi
 export async function routeToServices(app: NestFastifyApplication, config: PlatformConfig): Promise<void> {
   const logger = new Logger('gateway');
   const bearer = app.get(BearerAuthenticator);
+  const internalSecret = internalToken(config);
   const refuse = (reply: unknown, error: unknown) => sendError(reply as Parameters<typeof sendError>[0], error, logger);
   for (const { service, upstream, prefixes } of serviceUpstreams(config)) {
     for (const prefix of prefixes) {
@@ -76,7 +77,12 @@ export async function routeToServices(app: NestFastifyApplication, config: Platf
           rewriteRequestHeaders: (request, headers) => {
             // The id this request has here (the caller's when valid, else the gateway's own): the service takes it as
             // its own, so its log lines, its error bodies and the response's X-Request-Id all carry the same id.
-            const forwarded = { ...headers, [REQUEST_ID_HEADER]: String(request.id) };
+            const forwarded: Record<string, string | string[] | undefined> = { ...headers, [REQUEST_ID_HEADER]: String(request.id) };
+            // The token was checked here, against keys whose revocation this process hears at once: the service
+            // need not ask about its key again (ADR 0057). Only the gateway makes this header; a caller's own is dropped.
+            delete forwarded[GATEWAY_CHECKED_HEADER];
+            const token = (request as ApiRequest).caller?.kind === 'partner' ? bearerCredential(request.headers.authorization) : undefined;
+            if (token) forwarded[GATEWAY_CHECKED_HEADER] = gatewayCheckOf(internalSecret, token);
             // A parsed body goes out whole, with the Content-Length of its JSON: the client's chunking must not
             // travel with it, or the service refuses a request that has both (a smuggling guard).
             if (forwarded['content-length'] !== undefined) delete forwarded['transfer-encoding'];

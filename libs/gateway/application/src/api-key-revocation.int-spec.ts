@@ -4,7 +4,7 @@
 // gateways with connections and feeds of their own stand for two processes on
 // one database: one revokes, the other authenticates.
 import { randomBytes } from 'node:crypto';
-import { GatewayReadModels, SecretHasher, SigningKeys } from '@mm/gateway/infrastructure';
+import { GatewayReadModels, ProjectSettings, SecretHasher, SigningKeys } from '@mm/gateway/infrastructure';
 import { BearerAuthenticator, RevocationFeed, TokenVerifier, VerifiedTokens } from '@mm/platform/auth';
 import { loadConfig, type PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
@@ -16,7 +16,8 @@ import { GatewayService } from './gateway.service';
 function gateway(uow: UnitOfWork, config: PlatformConfig) {
   const tokens = new VerifiedTokens();
   const keys = new SigningKeys(uow, config);
-  const service = new GatewayService(uow, new GatewayEventStore(uow), new GatewayReadModels(uow), new SecretHasher(uow, config), keys, config, tokens);
+  const readModels = new GatewayReadModels(uow);
+  const service = new GatewayService(uow, new GatewayEventStore(uow), readModels, new ProjectSettings(uow, readModels), new SecretHasher(uow, config), keys, config, tokens);
   const authenticator = new BearerAuthenticator(new TokenVerifier(keys, service, config), tokens);
   return { service, tokens, feed: new RevocationFeed(uow, tokens), authenticate: (token: string) => authenticator.authenticate(`Bearer ${token}`) };
 }

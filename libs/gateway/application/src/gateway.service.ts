@@ -5,7 +5,7 @@ import { Injectable } from '@nestjs/common';
 import { sign } from 'jsonwebtoken';
 import { ApiError, type ProjectChanges, type ProjectFeatures } from '@mm/contracts';
 import { projectDecider, projectStreamId, NO_FEATURES, DEFAULT_ATTRIBUTION_TIMEOUT_HOURS, type ProjectCommand } from '@mm/gateway/domain';
-import { GatewayReadModels, SecretHasher, SigningKeys, type ProjectRow } from '@mm/gateway/infrastructure';
+import { GatewayReadModels, ProjectSettings, SecretHasher, SigningKeys, type ProjectRow } from '@mm/gateway/infrastructure';
 import { revokeEverywhere, TOKEN_ALGORITHM, TOKEN_AUDIENCE, TOKEN_ISSUER, TOKEN_LIFETIME_SECONDS, VerifiedTokens, type ApiKeyRegistry } from '@mm/platform/auth';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
@@ -44,6 +44,7 @@ export class GatewayService implements ApiKeyRegistry {
     private readonly uow: UnitOfWork,
     private readonly store: GatewayEventStore,
     private readonly readModels: GatewayReadModels,
+    private readonly settings: ProjectSettings,
     private readonly hasher: SecretHasher,
     private readonly signingKeys: SigningKeys,
     private readonly config: PlatformConfig,
@@ -70,7 +71,9 @@ export class GatewayService implements ApiKeyRegistry {
       const row = await this.requireProject(projectId);
       const at = new Date().toISOString();
       await this.execute(projectId, { type: 'UpdateProject', changes, at });
-      await this.readModels.updateProject(projectId, GatewayReadModels.mergeChanges(row, changes), at);
+      // Answered once no process decides on the settings as they were (a switch that refuses acts on the
+      // next request: ADR 0057).
+      await this.settings.update(projectId, GatewayReadModels.mergeChanges(row, changes), at);
       return (await this.readModels.project(projectId))!;
     });
   }

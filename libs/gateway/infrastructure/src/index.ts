@@ -6,3 +6,4 @@ export * from './api-key-revocations.migration';
 export * from './signing-key-encryption.migration';
 export * from './rate-limits.migration';
 export * from './postgres-throttler-storage';
+export * from './project-settings.repository';

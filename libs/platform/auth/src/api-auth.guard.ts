@@ -3,11 +3,12 @@
 // token, sandbox-only routes answer 404 in production. A body the parsers
 // refused is raised here, once the caller is known.
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiError } from '@mm/contracts';
 import { internalToken, PlatformConfig } from '@mm/platform/config';
 import { BEARER_ERRORS, raiseBodyProblem, ROUTE_ACCESS, SANDBOX_ONLY, type ApiRequest, type Caller, type RouteAccess } from '@mm/platform/http';
+import { DirectRequestKeyCheck, GATEWAY_CHECKED_HEADER } from './gateway-check';
 import { TokenVerifier } from './token-verifier';
 import { VerifiedTokens } from './verified-tokens';
 
@@ -21,14 +22,29 @@ export function bearerCredential(header: string | undefined): string | undefined
   return header ? /^bearer +(\S+) *$/i.exec(header)?.[1] : undefined;
 }
 
-/** A partner's bearer token to its caller: from VerifiedTokens when seen before, else verified in full. */
+/**
+ * A partner's bearer token to its caller: from VerifiedTokens when seen before, else verified in full. In a
+ * service running alone, a request the gateway did not check (its GATEWAY_CHECKED_HEADER) also needs the
+ * gateway's word that the token's key is active now (DirectRequestKeyCheck; ADR 0057).
+ */
 @Injectable()
 export class BearerAuthenticator {
-  constructor(private readonly verifier: TokenVerifier, private readonly verified: VerifiedTokens) {}
+  constructor(
+    private readonly verifier: TokenVerifier,
+    private readonly verified: VerifiedTokens,
+    @Optional() private readonly direct?: DirectRequestKeyCheck,
+  ) {}
 
-  async authenticate(authorization: string | undefined): Promise<Caller> {
+  /** gatewayChecked: the request's GATEWAY_CHECKED_HEADER, if any (only a service running alone reads it). */
+  async authenticate(authorization: string | undefined, gatewayChecked?: string | string[]): Promise<Caller> {
     const token = bearerCredential(authorization);
     if (!token) throw BEARER_ERRORS.missing();
+    const caller = await this.callerOf(token);
+    if (this.direct && !this.direct.checkedByGateway(token, gatewayChecked)) await this.direct.requireActive(caller);
+    return caller;
+  }
+
+  private async callerOf(token: string): Promise<Caller> {
     const key = VerifiedTokens.keyOf(token);
     const remembered = this.verified.lookup(key);
     if (remembered) return remembered;
@@ -80,6 +96,6 @@ export class ApiAuthGuard implements CanActivate {
       if (!token || !sameSecret(token, internalToken(this.config))) throw new ApiError('NotFound', `no route ${request.method} ${request.url.split('?')[0]}`);
       return { kind: 'internal' };
     }
-    return this.bearer.authenticate(request.headers.authorization);
+    return this.bearer.authenticate(request.headers.authorization, request.headers[GATEWAY_CHECKED_HEADER]);
   }
 }

@@ -2,7 +2,10 @@
 // projection of the gateway's apiKey.created and apiKey.revoked events into the
 // service's own database (services talk only through events). A revocation
 // updates the row, whose trigger tells VerifiedTokens (RevocationFeed), as the
-// gateway's own table does in platform mode.
+// gateway's own table does in platform mode. The projection lags a revocation by
+// the event's delivery: it only ever refuses early (a revocation is final), and
+// a request that did not come through the gateway also asks the gateway
+// (DirectRequestKeyCheck, ADR 0057).
 import { Controller, Injectable } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import type { MigrationInterface, QueryRunner } from 'typeorm';

@@ -5,3 +5,4 @@ export * from './verified-tokens';
 export * from './revocation-feed';
 export * from './jwks-keyset';
 export * from './api-key-directory';
+export * from './gateway-check';

@@ -1,7 +1,7 @@
 // Values kept per project in memory while the database can tell this process of
 // every change (NotifiedCache, fed by a trigger on the table that notifies a
 // channel with the project id on commit): a project's webhook endpoints, its
-// limits. A subclass reads with cached(); a process changing a project's rows
+// settings in the gateway. A subclass reads with cached(); a process changing a project's rows
 // does it through change(): it reads afresh until its own change is heard back,
 // and its transaction's run() returns only once every process has dropped its
 // copy (the feed acknowledges: ADR 0025).
@@ -41,7 +41,8 @@ export abstract class ProjectCache<V> implements OnApplicationBootstrap, OnAppli
     if (cached !== undefined) return cached;
     const mark = this.projects.mark();
     const value = await load();
-    this.projects.remember(projectId, value, mark);
+    // Nothing is remembered of a project that is not there (yet): its creation is not waited for.
+    if (value !== undefined) this.projects.remember(projectId, value, mark);
     return value;
   }
 }

@@ -82,23 +82,13 @@ export class QuotesInternalController {
 }
 
 /**
- * What the quoting service projects from other services' logs for cash pickups: the gateway's
- * project features, the cash-in service's retail locations, and the transactions service's refund
- * of a pickup that expired uncollected.
+ * What the quoting service projects from other services' logs for cash pickups: the cash-in service's
+ * retail locations, and the transactions service's refund of a pickup that expired uncollected. (The
+ * project's features are the gateway's, asked where a pickup is decided.)
  */
 @Controller()
 export class QuotingEventsController {
   constructor(private readonly cashPickups: CashPickupsService) {}
-
-  @EventPattern('project.created')
-  onProjectCreated(@Payload() event: RecordedEvent<'project.created', EventPayloads['project.created']>): Promise<void> {
-    return this.cashPickups.onProjectCreated(event);
-  }
-
-  @EventPattern('project.updated')
-  onProjectUpdated(@Payload() event: RecordedEvent<'project.updated', EventPayloads['project.updated']>): Promise<void> {
-    return this.cashPickups.onProjectUpdated(event);
-  }
 
   @EventPattern('cashLocation.published')
   onCashLocationPublished(@Payload() event: RecordedEvent<'cashLocation.published', EventPayloads['cashLocation.published']>): Promise<void> {

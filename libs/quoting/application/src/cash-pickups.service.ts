@@ -4,7 +4,8 @@
 // created (early: a partner learns at once) and again, authoritatively, when
 // POST /transactions accepts it: there the customer's acceptances are serialised
 // and the pickup counted in the same database transaction as quote.accepted.
-// Features, locations and expiries come from other services' logs (projections).
+// Locations and expiries come from other services' logs (projections); the project's
+// feature is the gateway's, asked where a pickup is decided (ADR 0057).
 import { Injectable } from '@nestjs/common';
 import { ApiError, GatewayPort, type EventPayloads, type QuoteRecord } from '@mm/contracts';
 import { cashPickupWindows, checkCashPickupAmount, checkCashPickupUsage, checkPickupLocation, type CashPickupLocation } from '@mm/quoting/domain';
@@ -20,12 +21,11 @@ export class CashPickupsService {
   ) {}
 
   /**
-   * Spec: rule 1: cash pickup is enabled per project (off by default). This service's copy of the
-   * features follows the gateway's events a moment behind: before refusing on it, ask the gateway, so
-   * that a request right after the operator enabled the feature is not refused (read your writes).
+   * Spec: rule 1: cash pickup is enabled per project (off by default). Asked of the gateway, which owns
+   * the feature, at each quote and acceptance: the operator's PATCH counts from its 200 on, whether it
+   * turned the feature off or on (ADR 0057). A gateway that cannot be reached refuses (ServiceUnavailable).
    */
   async requireEnabled(projectId: string): Promise<void> {
-    if (await this.pickups.cashPickupEnabled(projectId)) return;
     const settings = await this.gateway.project(projectId).catch((error: unknown) => {
       if (error instanceof ApiError && error.errorName === 'ProjectNotFound') return undefined;
       throw error;
@@ -64,14 +64,6 @@ export class CashPickupsService {
   /** The transaction that accepted the quote was refused after all: the pickup never counted. */
   release(projectId: string, quoteId: string): Promise<void> {
     return this.pickups.removeReleased(projectId, quoteId);
-  }
-
-  async onProjectCreated(event: RecordedEvent<'project.created', EventPayloads['project.created']>): Promise<void> {
-    await this.pickups.applyFeatures(event.data.projectId, event.data.features);
-  }
-
-  async onProjectUpdated(event: RecordedEvent<'project.updated', EventPayloads['project.updated']>): Promise<void> {
-    if (event.data.changes.features) await this.pickups.applyFeatures(event.data.projectId, event.data.changes.features);
   }
 
   async onCashLocationPublished(event: RecordedEvent<'cashLocation.published', EventPayloads['cashLocation.published']>): Promise<void> {

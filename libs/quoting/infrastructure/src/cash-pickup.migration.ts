@@ -46,3 +46,20 @@ export class QuotingCashPickup1700000004100 implements MigrationInterface {
     await runner.query(`DROP TABLE quoting.project_features`);
   }
 }
+
+/**
+ * The copy of the projects' features this service kept (from the gateway's project events) is gone: a
+ * feature turned off must refuse the next pickup, which a copy a moment behind could not promise, so the
+ * gateway is asked where a pickup is decided (ADR 0057). Undone, the table comes back empty.
+ */
+export class QuotingProjectFeaturesDropped1700000004200 implements MigrationInterface {
+  name = 'QuotingProjectFeaturesDropped1700000004200';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TABLE quoting.project_features`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`CREATE TABLE quoting.project_features (project_id text PRIMARY KEY, features jsonb NOT NULL)`);
+  }
+}

@@ -1,30 +1,15 @@
 // Cash pickup's read models in the quoting schema (spec: rule 8; Limits / Cash
-// pickup (cash-out)): projects' features and retail locations as other services'
-// logs announce them, and the accepted pickups each customer's limits count.
+// pickup (cash-out)): retail locations as the cash-in service's log announces
+// them, and the accepted pickups each customer's limits count.
 // Every query of a project's data takes the project id; locations belong to no project.
 import { Injectable } from '@nestjs/common';
-import type { CashLocationPublished, ProjectFeatures } from '@mm/contracts';
+import type { CashLocationPublished } from '@mm/contracts';
 import type { CashPickupLocation, CashPickupUsage } from '@mm/quoting/domain';
 import { UnitOfWork } from '@mm/platform/database';
 
 @Injectable()
 export class CashPickupRepository {
   constructor(private readonly uow: UnitOfWork) {}
-
-  /** Merges a project's features as the gateway does (project.created sets all, project.updated some). */
-  async applyFeatures(projectId: string, features: Partial<ProjectFeatures>): Promise<void> {
-    await this.uow.query(
-      `INSERT INTO quoting.project_features (project_id, features) VALUES ($1, $2::jsonb)
-       ON CONFLICT (project_id) DO UPDATE SET features = quoting.project_features.features || EXCLUDED.features`,
-      [projectId, JSON.stringify(features)],
-    );
-  }
-
-  /** Off until the gateway says otherwise. */
-  async cashPickupEnabled(projectId: string): Promise<boolean> {
-    const [row] = await this.uow.query<{ enabled: boolean | null }>(`SELECT (features->>'cashPickup')::boolean AS enabled FROM quoting.project_features WHERE project_id = $1`, [projectId]);
-    return row?.enabled === true;
-  }
 
   /** The location as last published; an older version redelivered changes nothing. */
   async upsertLocation(location: CashLocationPublished, version: number): Promise<void> {

@@ -4,7 +4,18 @@ import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
 import type { ServiceName } from '@mm/contracts';
-import { API_KEY_REGISTRY, ApiAuthGuard, ApiKeyDirectory, ApiKeyEventsController, BearerAuthenticator, JwksKeyset, RevocationFeed, SIGNING_KEYSET, TokenVerifier } from '@mm/platform/auth';
+import {
+  API_KEY_REGISTRY,
+  ApiAuthGuard,
+  ApiKeyDirectory,
+  ApiKeyEventsController,
+  BearerAuthenticator,
+  DirectRequestKeyCheck,
+  JwksKeyset,
+  RevocationFeed,
+  SIGNING_KEYSET,
+  TokenVerifier,
+} from '@mm/platform/auth';
 import { SandboxClockController } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
 import { API_BASE_PATH, HealthController, HttpMetrics, IdempotencyCoverage, MetricsController, StartupState } from '@mm/platform/http';
@@ -16,13 +27,14 @@ import { SERVICES } from './services';
 export class PlatformModule {
   static forRoot(config: PlatformConfig, dataSource: DataSource, services: readonly ServiceName[] = Object.keys(SERVICES) as ServiceName[]): DynamicModule {
     const withGateway = services.includes('gateway');
-    // Without the gateway in the process, tokens are verified against its JWKS, and API keys
-    // are known from its events.
+    // Without the gateway in the process, tokens are verified against its JWKS, and API keys are known from
+    // its events; a request that did not come through the gateway also asks it whether the key is active.
     const standaloneAuth: Provider[] = withGateway
       ? []
       : [
           { provide: SIGNING_KEYSET, useFactory: () => new JwksKeyset(`${requireGatewayUrl(config)}/${API_BASE_PATH}/.well-known/jwks.json`) },
           { provide: API_KEY_REGISTRY, useClass: ApiKeyDirectory },
+          DirectRequestKeyCheck,
         ];
     return {
       module: PlatformModule,

@@ -75,6 +75,10 @@ class HttpGatewayPort extends GatewayPort {
   project(projectId: string): Promise<ProjectSettings> {
     return this.client.call(PORT_ROUTES.gateway.project, { projectId });
   }
+  async apiKeyActive(apiKey: string, projectId: string): Promise<boolean> {
+    const answer = await this.client.call<{ active: boolean }>(PORT_ROUTES.gateway.apiKeyActive, { apiKey, projectId });
+    return answer.active;
+  }
 }
 
 class HttpTransactionsPort extends TransactionsPort {

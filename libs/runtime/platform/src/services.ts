@@ -16,6 +16,7 @@ import { VirtualAccounts1700000008000 } from '@mm/virtual-accounts/infrastructur
 import {
   Gateway1700000001000,
   GatewayApiKeyRevocations1700000001500,
+  GatewayProjectChanges1700000001800,
   GatewayRateLimits1700000001700,
   GatewaySigningKeyEncryption1700000001600,
 } from '@mm/gateway/infrastructure';
@@ -24,9 +25,14 @@ import { PlatformClock1700000000200, PlatformClockAcknowledged1700000000230, Pla
 import { CacheListeners1700000000220, type MigrationClass } from '@mm/platform/database';
 import { PlatformSubscriptions1700000000000 } from '@mm/platform/event-store';
 import { QuotingModule } from '@mm/quoting/api';
-import { Quoting1700000004000, QuotingCashPickup1700000004100 } from '@mm/quoting/infrastructure';
+import { Quoting1700000004000, QuotingCashPickup1700000004100, QuotingProjectFeaturesDropped1700000004200 } from '@mm/quoting/infrastructure';
 import { TransactionsModule } from '@mm/transactions/api';
-import { TransactionLimitChanges1700000005200, TransactionLimits1700000005100, Transactions1700000005000 } from '@mm/transactions/infrastructure';
+import {
+  TransactionLimitChanges1700000005200,
+  TransactionLimits1700000005100,
+  TransactionProjectLimitsDropped1700000005300,
+  Transactions1700000005000,
+} from '@mm/transactions/infrastructure';
 import { WebhooksModule } from '@mm/webhooks/api';
 import {
   WebhookAnnouncementOrder1700000003300,
@@ -63,7 +69,7 @@ export interface ServiceDefinition {
 export const SERVICES: Record<ServiceName, ServiceDefinition> = {
   gateway: {
     module: GatewayModule,
-    migrations: [Gateway1700000001000, GatewayApiKeyRevocations1700000001500, GatewaySigningKeyEncryption1700000001600, GatewayRateLimits1700000001700],
+    migrations: [Gateway1700000001000, GatewayApiKeyRevocations1700000001500, GatewaySigningKeyEncryption1700000001600, GatewayRateLimits1700000001700, GatewayProjectChanges1700000001800],
     schema: 'gateway',
     consumes: [],
   },
@@ -77,17 +83,19 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
   },
   quoting: {
     module: QuotingModule,
-    migrations: [PlatformApiKeys1700000000300, Quoting1700000004000, QuotingCashPickup1700000004100],
+    migrations: [PlatformApiKeys1700000000300, Quoting1700000004000, QuotingCashPickup1700000004100, QuotingProjectFeaturesDropped1700000004200],
     schema: 'quoting',
-    // Cash pickup: project features (gateway), retail locations (cash_in), expired pickups' refunds (transactions).
+    // API keys (gateway); cash pickup: retail locations (cash_in), expired pickups' refunds (transactions). It asks
+    // the gateway (a project's features) and the accounts service through ports.
     consumes: ['gateway', 'cash_in', 'transactions'],
   },
   transactions: {
     module: TransactionsModule,
-    migrations: [PlatformApiKeys1700000000300, Transactions1700000005000, TransactionLimits1700000005100, TransactionLimitChanges1700000005200],
+    migrations: [PlatformApiKeys1700000000300, Transactions1700000005000, TransactionLimits1700000005100, TransactionLimitChanges1700000005200, TransactionProjectLimitsDropped1700000005300],
     schema: 'transactions',
-    // The saga's answers from the ledger (funds.returned); cash-ins' deposits (cashIn.deposited); deposit
-    // addresses' deposits, attributions and restored destinations; virtual accounts' inbound transfers.
+    // API keys (gateway; it asks the gateway's port for a project's limits); the saga's answers from the ledger
+    // (funds.returned); cash-ins' deposits (cashIn.deposited); deposit addresses' deposits, attributions and
+    // restored destinations; virtual accounts' inbound transfers.
     consumes: ['gateway', 'accounts', 'cash_in', 'deposit_addresses', 'virtual_accounts'],
   },
   webhooks: {

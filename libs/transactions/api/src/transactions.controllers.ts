@@ -144,11 +144,6 @@ export class TransactionsAdminController {
 export class TransactionsEventsController {
   constructor(private readonly transactions: TransactionsService) {}
 
-  @EventPattern('project.updated')
-  onProjectUpdated(@Payload() event: RecordedEvent<'project.updated', EventPayloads['project.updated']>): Promise<void> {
-    return this.transactions.onProjectUpdated(event);
-  }
-
   @EventPattern('cashIn.deposited')
   onCashInDeposited(@Payload() event: RecordedEvent<'cashIn.deposited', EventPayloads['cashIn.deposited']>): Promise<void> {
     return this.transactions.onCashInDeposited(event);

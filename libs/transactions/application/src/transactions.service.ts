@@ -8,7 +8,7 @@
 // service posts, and each change of status a transaction.statusChanged
 // written in the same database transaction as the leg write that caused it.
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { AccountsPort, ApiError, GatewayPort, QuotesPort, underReviewEvent, type AcceptedQuote, type EventPayloads, type LegFailure, type ProjectLimits, type TransactionCreated } from '@mm/contracts';
+import { AccountsPort, ApiError, GatewayPort, QuotesPort, underReviewEvent, type AcceptedQuote, type EventPayloads, type LegFailure, type TransactionCreated } from '@mm/contracts';
 import {
   capPeriods,
   checkPerTransaction,
@@ -320,41 +320,28 @@ export class TransactionsService implements OnModuleInit {
   }
 
   /**
-   * Project limits on the fiat leg of a source-pinned sell, caps counted in this transaction. This
-   * service's copy of the limits follows the gateway's events a moment behind: a payout it would refuse
-   * is decided again on the limits the gateway holds now, so that one the operator's last PATCH allows
-   * is not refused (read your writes). Each period's usage is counted once, whichever limits decide.
+   * Project limits on the fiat leg of a source-pinned sell, caps counted in this transaction. Decided on
+   * the limits the gateway, which owns them, holds now (its port; from memory in one process): the
+   * operator's last PATCH counts from its 200 on, whether it lowered a limit or raised one (ADR 0057).
+   * A gateway that cannot be reached refuses the payout (ServiceUnavailable), never lets it through.
    */
   private async checkLimits(projectId: string, record: TransactionCreated): Promise<void> {
     const leg = limitedFiatLeg(record);
     if (!leg) return;
+    const { limits } = await this.gateway.project(projectId);
+    checkPerTransaction(limits, leg);
     const periods = capPeriods(record.at);
-    const totals = new Map<string, string>();
-    const decide = async (limits: ProjectLimits) => {
-      checkPerTransaction(limits, leg);
-      for (const [period, cap, name] of [
-        [periods.day, limits.dailyBankPayoutCap, 'daily'],
-        [periods.month, limits.monthlyBankPayoutCap, 'monthly'],
-      ] as const) {
-        if (!cap) continue;
-        if (!totals.has(period)) totals.set(period, await this.limits.use(projectId, period, leg.asset, leg.amount));
-        const used = totals.get(period)!;
-        if (dec(used).gt(cap)) {
-          throw new ApiError('TransactionLimitExceeded', `${leg.amount} ${leg.asset} would take the project's ${name} bank payouts to ${toAmount(used, 18)}, over its cap of ${cap}`);
-        }
+    for (const [period, cap, name] of [
+      [periods.day, limits.dailyBankPayoutCap, 'daily'],
+      [periods.month, limits.monthlyBankPayoutCap, 'monthly'],
+    ] as const) {
+      if (!cap) continue;
+      const used = await this.limits.use(projectId, period, leg.asset, leg.amount);
+      if (dec(used).gt(cap)) {
+        throw new ApiError('TransactionLimitExceeded', `${leg.amount} ${leg.asset} would take the project's ${name} bank payouts to ${toAmount(used, 18)}, over its cap of ${cap}`);
       }
-    };
-    const known = await this.limits.limits(projectId);
-    try {
-      await decide(known);
-    } catch (error) {
-      if (!(error instanceof ApiError && error.errorName === 'TransactionLimitExceeded')) throw error;
-      const { limits: current } = await this.gateway.project(projectId);
-      if (sameLimits(known, current)) throw error;
-      await decide(current);
     }
   }
-
 
   /**
    * Sandbox: the retail network reports a cash pickup (spec: rule 8; Events, tie 7). Collected, the
@@ -369,11 +356,6 @@ export class TransactionsService implements OnModuleInit {
       const { state } = await this.execute(projectId, id, (current) => ({ type: 'ReportCashPickup', outcome, refundLeg: refundLeg(current.record!, nextLegId(current)), at }));
       return transactionView(state);
     });
-  }
-
-  /** The gateway changed a project: its limits apply to the next transaction. */
-  async onProjectUpdated(event: RecordedEvent<'project.updated', EventPayloads['project.updated']>): Promise<void> {
-    if (event.data.changes.limits) await this.limits.apply(event.data.projectId, event.data.changes.limits);
   }
 
   /**
@@ -749,12 +731,6 @@ export function announce(transactionId: string, before: TransactionState, events
 }
 
 const PROVIDER_TIMEOUT = { code: 'providerTimeout', message: 'The payout provider has no record of the transfer.' };
-
-/** Whether two views of a project's limits set the same ones (an absent limit and a null one are both unset). */
-function sameLimits(a: ProjectLimits, b: ProjectLimits): boolean {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)] as Array<keyof ProjectLimits>);
-  return [...keys].every((k) => (a[k] ?? null) === (b[k] ?? null));
-}
 
 function nextLegId(state: TransactionState): string {
   return `${state.record!.transactionId}.${state.legs.length + 1}`;

@@ -1,41 +1,13 @@
-// Project limits as the transactions service knows them (from the gateway's
-// project events), and the caps' usage, counted in the command's transaction.
-// Limits are read for every source-pinned sell and change rarely: kept per project in memory while the
-// database can tell this process of every change (a trigger notifies on commit). Applying an event
-// returns once every process has dropped its copy (ProjectCache.change; ADR 0025).
+// What each project used of its daily and monthly caps on bank payouts, counted
+// in the command's transaction. The limits themselves are the gateway's, read
+// through its port where a payout is decided (ADR 0057).
 import { Injectable } from '@nestjs/common';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import type { ProjectLimits } from '@mm/contracts';
-import { createChangeNotifyTrigger, dropChangeNotifyTrigger, ProjectCache, UnitOfWork } from '@mm/platform/database';
-
-export const LIMIT_CHANGES_CHANNEL = 'mm_project_limit_changes';
+import { createChangeNotifyTrigger, dropChangeNotifyTrigger, UnitOfWork } from '@mm/platform/database';
 
 @Injectable()
-export class TransactionLimitsRepository extends ProjectCache<ProjectLimits> {
-  constructor(uow: UnitOfWork) {
-    super(uow, LIMIT_CHANGES_CHANNEL, 'project-limits');
-  }
-
-  /**
-   * Merges a change as the gateway does: a null clears a limit. Once the event's transaction has committed,
-   * every process of this service decides on the new limits.
-   */
-  async apply(projectId: string, changes: ProjectLimits): Promise<void> {
-    await this.change(projectId, () =>
-      this.uow.query(
-        `INSERT INTO transactions.project_limits (project_id, limits) VALUES ($1, $2::jsonb)
-         ON CONFLICT (project_id) DO UPDATE SET limits = transactions.project_limits.limits || EXCLUDED.limits`,
-        [projectId, JSON.stringify(changes)],
-      ),
-    );
-  }
-
-  limits(projectId: string): Promise<ProjectLimits> {
-    return this.cached(projectId, async () => {
-      const [row] = await this.uow.query<{ limits: ProjectLimits }>(`SELECT limits FROM transactions.project_limits WHERE project_id = $1`, [projectId]);
-      return row?.limits ?? {};
-    });
-  }
+export class TransactionLimitsRepository {
+  constructor(private readonly uow: UnitOfWork) {}
 
   /** Adds to a period's usage (the row lock orders concurrent payouts); returns the new total. */
   async use(projectId: string, period: string, asset: string, amount: string): Promise<string> {
@@ -49,6 +21,8 @@ export class TransactionLimitsRepository extends ProjectCache<ProjectLimits> {
   }
 }
 
+/** The channel of the limits this service no longer keeps (its migrations below). */
+const LIMIT_CHANGES_CHANNEL = 'mm_project_limit_changes';
 const LIMITS_TRIGGER = { name: 'notify_project_limits_changed', table: 'transactions.project_limits' };
 
 /** Every change of a project's limits tells the processes that cache them. */
@@ -61,5 +35,24 @@ export class TransactionLimitChanges1700000005200 implements MigrationInterface 
 
   async down(runner: QueryRunner): Promise<void> {
     await dropChangeNotifyTrigger(runner, LIMITS_TRIGGER);
+  }
+}
+
+/**
+ * The copy of the gateway's limits this service kept (from project.updated) is gone: a lowered limit must
+ * refuse the next payout, which a copy a moment behind could not promise, so payouts are decided on the
+ * gateway's own (ADR 0057). Undone, the table comes back empty.
+ */
+export class TransactionProjectLimitsDropped1700000005300 implements MigrationInterface {
+  name = 'TransactionProjectLimitsDropped1700000005300';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await dropChangeNotifyTrigger(runner, LIMITS_TRIGGER);
+    await runner.query(`DROP TABLE transactions.project_limits`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`CREATE TABLE transactions.project_limits (project_id text PRIMARY KEY, limits jsonb NOT NULL)`);
+    await createChangeNotifyTrigger(runner, { ...LIMITS_TRIGGER, events: 'AFTER INSERT OR UPDATE', channel: LIMIT_CHANGES_CHANNEL, groupColumn: 'project_id' });
   }
 }
