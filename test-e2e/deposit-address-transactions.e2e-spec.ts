@@ -5,7 +5,7 @@
 // mark-failed); docs/sandbox.md (the cents of the deposit choose the payout's outcome). Every deposit is
 // followed to its end with its webhooks in order, and the ledger is read back: the crypto in, the fiat
 // out, nothing left in transit once the transaction is terminal. Both modes.
-import { eventually, TestPlatform } from './support/test-platform';
+import { eventually, expectError, TestPlatform } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const NETWORK = 'ethereum';
@@ -30,7 +30,7 @@ describe('deposit address deposits: the transaction each one makes', () => {
 
   let tenants = 0;
   /** A project of its own (its own clock) with the feature on, an endorsed customer, a bank account and an active address. */
-  async function tenant(address: Record<string, unknown> = {}) {
+  async function tenant(address: Record<string, unknown> = {}, options: { returnWallet?: boolean } = {}) {
     const name = `deposit-address-txn-${++tenants}`;
     const { token, projectId } = await platform.newProject(name);
     expect((await platform.admin('PATCH', `/projects/${projectId}`, { body: { features: { depositAddresses: true }, attributionTimeoutHours: 1 } })).status).toBe(200);
@@ -51,6 +51,10 @@ describe('deposit address deposits: the transaction each one makes', () => {
     const bank = (accountNumber = '123456789012') =>
       post('/external-accounts', { owner: { kind: 'customer', customerId: customer.id }, type: 'bankUs', bankUs: { accountNumber, routingNumber: '021000021' } }).then(active);
     const destination = await bank();
+    // A return wallet of the customer's own, where returns go instead of the sender.
+    const returnWallet = options.returnWallet
+      ? await post('/external-accounts', { owner: { kind: 'customer', customerId: customer.id }, type: 'walletExternal', walletExternal: { address: '0x4444444444444444444444444444444444444444', network: NETWORK } }).then(active)
+      : undefined;
     const hook = await post('/webhooks', { url: receiver.url(`/${name}`), subscriptions: ['*'] });
     expect(hook.status).toBe(201);
     const created = await post('/deposit-addresses', {
@@ -59,6 +63,7 @@ describe('deposit address deposits: the transaction each one makes', () => {
       expectedSourceNetwork: NETWORK,
       destination: { externalAccountId: destination.id },
       payout: { rail: 'ach' },
+      ...(returnWallet ? { returnDestination: { externalAccountId: returnWallet.id } } : {}),
       ...address,
     });
     expect(created.status).toBe(201);
@@ -115,7 +120,12 @@ describe('deposit address deposits: the transaction each one makes', () => {
       expect(nonDecreasing(sequences(bodies))).toBe(true);
       return settled;
     };
-    return { projectId, token, customer, settledLedger, post, patch, get, admin, advance, bank, destination, da, deposit, transaction, events, ledger };
+    /** Makes an external account unusable: the provider invalidates it, or the partner deletes it (204). */
+    const spoil = async (accountId: string, how: 'invalidate' | 'delete') => {
+      if (how === 'invalidate') expect((await post(`/external-accounts/${accountId}/simulate/invalidate`, {})).body).toMatchObject({ status: 'invalid' });
+      else expect((await call('DELETE', `/external-accounts/${accountId}`)).status).toBe(204);
+    };
+    return { projectId, token, customer, settledLedger, post, patch, get, admin, advance, bank, destination, returnWallet, da, deposit, transaction, events, ledger, spoil };
   }
 
   it('pays a deposit out to the bank account on its own: processing with the crypto in, then completed, each leg announced in order', async () => {
@@ -324,4 +334,94 @@ describe('deposit address deposits: the transaction each one makes', () => {
     expect(await t.settledLedger(txn.id)).toEqual({ transit: '0', unbalanced: 0, rails: { [`rail:usdc:${NETWORK}`]: '0.00' } });
   }, 120_000);
 
+
+  // Issue 42, items 1 and 2. Spec: States / Transaction (a missing payout destination holds the transaction
+  // `awaitingAction`; setting a new one resumes it; `processing.underReview`: the service holds the money),
+  // Deposit address ("a deposit ... whose destination external account was deleted leaves the transaction in
+  // awaitingAction"). Both modes: the deposit-addresses service may hear of a deletion after the deposit.
+  it('a destination deleted while its payout is pending, or just before a deposit: nothing is paid to it, both wait for a destination, and the PATCH pays them', async () => {
+    const t = await tenant();
+    const first = await t.deposit('25.00');
+    expect(first.legs[1]).toMatchObject({ kind: 'payout', status: 'pending' });
+    await t.spoil(t.destination.id, 'delete');
+    // At once after the 204: the address may not know yet, the payout's check does.
+    const second = await t.deposit('26.00');
+    await t.advance(ACH_SETTLES);
+    for (const id of [first.id, second.id]) {
+      const held = await t.transaction(id, (x) => x.status !== 'processing');
+      expect(held).toMatchObject({ status: 'awaitingAction', subStatus: 'awaitingAction.payoutDestinationMissing', hold: { code: 'payoutDestinationMissing' } });
+      expect(held.legs.filter((l: Txn) => l.status === 'settled').map((l: Txn) => l.kind)).toEqual(['deposit']);
+    }
+    expect((await t.get(`/transactions/${first.id}`)).body.legs[1]).toMatchObject({ kind: 'payout', status: 'failed', settledAt: null, failure: { code: 'externalAccountDeleted', message: expect.stringContaining(t.destination.id) } });
+    const { names } = await t.events(first.id, (n) => n.includes('statusChanged:awaitingAction.payoutDestinationMissing'));
+    expect(names.slice(-2)).toEqual(['deposit_address.ach_payout.failed', 'statusChanged:awaitingAction.payoutDestinationMissing']);
+    await eventually(async () => ((await t.get(`/deposit-addresses/${t.da.id}`)).body.status === 'inactiveActionRequired' ? true : undefined), 30_000);
+
+    const replacement = await t.bank('987654321098');
+    expect((await t.patch(`/deposit-addresses/${t.da.id}`, { destination: { externalAccountId: replacement.id } })).status).toBe(200);
+    for (const id of [first.id, second.id]) await t.transaction(id, (x) => x.status === 'processing' && x.legs.some((l: Txn) => l.kind === 'payout' && l.status === 'pending'));
+    await t.advance(ACH_SETTLES);
+    for (const id of [first.id, second.id]) {
+      const done = await t.transaction(id, (x) => x.status === 'completed');
+      expect(done.destination.details.id).toBe(replacement.id);
+      expect((await t.settledLedger(id)).unbalanced).toBe(0);
+    }
+  }, 180_000);
+
+  it('a destination deleted and replaced while the payout is pending: the payout is refused and the deposit paid to the replacement', async () => {
+    const t = await tenant();
+    const txn = await t.deposit('25.00');
+    await t.spoil(t.destination.id, 'delete');
+    await eventually(async () => ((await t.get(`/deposit-addresses/${t.da.id}`)).body.status === 'inactiveActionRequired' ? true : undefined), 30_000);
+    const replacement = await t.bank('987654321098');
+    expect((await t.patch(`/deposit-addresses/${t.da.id}`, { destination: { externalAccountId: replacement.id } })).status).toBe(200);
+    await t.advance(ACH_SETTLES);
+    const paying = await t.transaction(txn.id, (x) => x.legs.length === 3);
+    expect(paying).toMatchObject({ status: 'processing', destination: { details: { id: replacement.id } } });
+    expect(paying.legs.map((l: Txn) => [l.kind, l.status])).toEqual([['deposit', 'settled'], ['payout', 'failed'], ['payout', 'pending']]);
+    await t.advance(ACH_SETTLES);
+    await t.transaction(txn.id, (x) => x.status === 'completed');
+    expect(await t.settledLedger(txn.id)).toEqual({ transit: '0', unbalanced: 0, rails: { 'rail:usd:ach': '25.00', [`rail:usdc:${NETWORK}`]: '-25.00' } });
+  }, 180_000);
+
+  it('a refund to a deleted return wallet is refused and moves nothing; the operator sends the crypto back to the sender instead', async () => {
+    const t = await tenant({}, { returnWallet: true });
+    const txn = await t.deposit('25.91');
+    await t.transaction(txn.id, (x) => x.subStatus === 'processing.underReview');
+    const gone = t.returnWallet!.id;
+    await t.spoil(gone, 'delete');
+    const refused = await platform.admin('POST', `/transactions/${txn.id}/refund`, { body: { reason: 'the customer asked for it back' } });
+    expectError(refused, 422, 'ExternalAccountNotActive');
+    expect(refused.body.cause).toContain(gone);
+    const same = (await t.get(`/transactions/${txn.id}`)).body;
+    expect(same).toMatchObject({ status: 'processing', subStatus: 'processing.underReview' });
+    expect(same.legs.map((l: Txn) => l.kind)).toEqual(['deposit', 'payout']);
+
+    const back = await platform.admin('POST', `/transactions/${txn.id}/refund`, { body: { reason: 'the return wallet is gone', to: 'sender' } });
+    expect(back.status).toBe(200);
+    const done = await t.transaction(txn.id, (x) => x.status === 'failed');
+    expect(done).toMatchObject({ subStatus: 'failed.returnedToSender', error: { refund: { status: 'completed', amount: '25.91', asset: 'usdc' } } });
+    expect(await t.settledLedger(txn.id)).toEqual({ transit: '0', unbalanced: 0, rails: { [`rail:usdc:${NETWORK}`]: '0.00' } });
+  }, 120_000);
+
+  it('a rejected review\'s return to an invalidated return wallet is held for an operator: nothing is sent, the crypto is kept', async () => {
+    const t = await tenant({}, { returnWallet: true });
+    const gone = t.returnWallet!.id;
+    await t.spoil(gone, 'invalidate');
+    const txn = await t.deposit('10000.98');
+    expect(txn.subStatus).toBe('processing.underReview');
+    await t.advance(61);
+    const held = await t.transaction(txn.id, (x) => x.legs.length > 1);
+    expect(held).toMatchObject({ status: 'processing', subStatus: 'processing.underReview' });
+    expect(held.legs[1]).toMatchObject({ kind: 'refund', rail: 'crypto', amount: '10000.98', status: 'failed', failure: { code: 'externalAccountInvalid', message: expect.stringContaining(gone) } });
+    expect(await eventually(async () => ((await t.ledger(txn.id)).transit === '0' ? undefined : t.ledger(txn.id)))).toMatchObject({ transit: '10000.980000000000000000', rails: { [`rail:usdc:${NETWORK}`]: '-10000.98' } });
+    const { names } = await t.events(txn.id, (n) => n.includes('deposit_address.crypto_payout.failed'));
+    expect(names.slice(-1)).toEqual(['deposit_address.crypto_payout.failed']);
+    expectError(await platform.admin('POST', `/transactions/${txn.id}/retry`, { body: { reason: 'x' } }), 409, 'TransactionNotActionable');
+
+    expect((await platform.admin('POST', `/transactions/${txn.id}/refund`, { body: { reason: 'back to the sender', to: 'sender' } })).status).toBe(200);
+    const done = await t.transaction(txn.id, (x) => x.status === 'failed');
+    expect(done).toMatchObject({ subStatus: 'failed.returnedToSender', error: { code: 'complianceRejected', refund: { status: 'completed', amount: '10000.98' } } });
+    expect(await t.settledLedger(txn.id)).toEqual({ transit: '0', unbalanced: 0, rails: { [`rail:usdc:${NETWORK}`]: '0.00' } });
+  }, 120_000);
 });

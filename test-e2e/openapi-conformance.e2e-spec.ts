@@ -452,8 +452,14 @@ describe('the OpenAPI document describes every response', () => {
     for (const amount of ['25.00', '25.91', '25.92', '25.94']) delivered.push(await inbound(toWallet, amount), await inbound(toBank, amount));
     await t.advance(61);
     expectStatus(await t.post(`/deposit-addresses/${depositAddress.body.id}/simulate/freeze`), 200);
-    // A deposit to a frozen address goes back to its sender (the crypto payout legs).
+    // A deposit to a frozen address goes back to its sender (the crypto payout legs); to one whose return
+    // wallet was invalidated since, the return is refused (crypto_payout.failed) and held for an operator.
     await deposit(depositAddress.body.id, '29.00');
+    const returnWallet = await t.account('/external-accounts', { owner, type: 'walletExternal', walletExternal: { address: EXTERNAL_WALLET.replace(/.$/, '1'), network: 'meridianchain' } });
+    const returning = await inlet({ returnDestination: { externalAccountId: returnWallet.id } });
+    expectStatus(await t.post(`/deposit-addresses/${returning}/simulate/freeze`), 200);
+    expectStatus(await t.post(`/external-accounts/${returnWallet.id}/simulate/invalidate`, {}), 200);
+    await deposit(returning, '29.00');
     expectStatus(await t.post(`/deposit-addresses/${depositAddress.body.id}/simulate/close`), 200);
     // Each settled transfer's delivery is scheduled once its settlement is handled: only then may the clock move on.
     for (const id of delivered) await eventually(async () => ((await t.get(`/transactions/${id}`)).body.legs.length >= 2 || (await t.get(`/transactions/${id}`)).body.status === 'failed' ? true : undefined), 20_000);

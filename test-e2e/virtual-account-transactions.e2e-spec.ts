@@ -5,7 +5,7 @@
 // docs/sandbox.md (the cents of the transfer choose the outcome). Every transfer is followed to its end with
 // its webhooks in order, and the ledger is read back: dollars in, through USDC, out; nothing left in
 // transit once the transaction is terminal. Both modes.
-import { eventually, TestPlatform } from './support/test-platform';
+import { eventually, expectError, TestPlatform } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const NETWORK = 'ethereum';
@@ -37,6 +37,7 @@ describe('virtual account deposits: the transaction each inbound transfer makes'
     const { token, projectId } = await platform.newProject(name);
     const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
     const post = (path: string, body?: unknown) => call('POST', path, body);
+    const patch = (path: string, body?: unknown) => call('PATCH', path, body);
     const get = (path: string) => call('GET', path);
     const admin = (path: string, body: Record<string, unknown>) => platform.admin('POST', path, { body });
     const advance = async (seconds: number) => expect((await post('/sandbox/clock/advance', { seconds })).status).toBe(200);
@@ -50,6 +51,7 @@ describe('virtual account deposits: the transaction each inbound transfer makes'
     };
     const owner = { kind: 'customer', customerId: customer.id };
     const bank = (accountNumber: string) => post('/external-accounts', { owner, type: 'bankUs', bankUs: { accountNumber, routingNumber: '021000021' } }).then(active);
+    const externalWallet = (address = '0x3333333333333333333333333333333333333333') => post('/external-accounts', { owner, type: 'walletExternal', walletExternal: { address, network: NETWORK } }).then(active);
     const kind = options.destination ?? 'walletOms';
     let destination: Record<string, unknown>;
     let walletId: string | undefined;
@@ -59,8 +61,7 @@ describe('virtual account deposits: the transaction each inbound transfer makes'
       walletId = wallet.body.id;
       destination = { type: 'walletOms', walletId };
     } else if (kind === 'walletExternal') {
-      const wallet = await post('/external-accounts', { owner, type: 'walletExternal', walletExternal: { address: '0x3333333333333333333333333333333333333333', network: NETWORK } }).then(active);
-      destination = { type: 'walletExternal', externalAccountId: wallet.id };
+      destination = { type: 'walletExternal', externalAccountId: (await externalWallet()).id };
     } else {
       destination = { type: 'bankUs', externalAccountId: (await bank('555566667777')).id, payout: { rail: 'wire' } };
     }
@@ -134,7 +135,12 @@ describe('virtual account deposits: the transaction each inbound transfer makes'
       await transaction(id, (x) => x.legs.length >= 2 || x.subStatus === 'processing.underReview');
       await advance(CRYPTO);
     };
-    return { projectId, token, customer, walletId, returnAccount, destination, va, post, get, admin, advance, deliver, transfer, transaction, events, ledger, settledLedger };
+    /** Makes an external account unusable: the provider invalidates it, or the partner deletes it (204). */
+    const spoil = async (accountId: string, how: 'invalidate' | 'delete') => {
+      if (how === 'invalidate') expect((await post(`/external-accounts/${accountId}/simulate/invalidate`, {})).body).toMatchObject({ status: 'invalid' });
+      else expect((await call('DELETE', `/external-accounts/${accountId}`)).status).toBe(204);
+    };
+    return { projectId, token, customer, walletId, returnAccount, destination, va, post, patch, get, admin, advance, deliver, transfer, transaction, events, ledger, settledLedger, bank, externalWallet, spoil };
   }
 
   it('turns an ACH transfer into USDC in the customer wallet: the bank deposit settles, the crypto goes out, each leg announced in order', async () => {
@@ -371,4 +377,197 @@ describe('virtual account deposits: the transaction each inbound transfer makes'
     expect(names).toEqual(['statusChanged:processing', 'virtualAccount.deposit.pending', 'virtualAccount.deposit.returned', 'statusChanged:failed.returnedToSender']);
     expect(await t.ledger(txn.id)).toEqual({ transit: '0', unbalanced: 0, accounts: {} });
   }, 180_000);
+
+  // Issue 42, items 1 and 2. Spec: States / Transaction ("blocked on ... missing payout destination" holds it
+  // `awaitingAction` with `hold`; "hold cleared (for example a new payout destination is set)" resumes it;
+  // `processing.underReview`: the service holds the money for an operator), Deposit address (a deposit whose
+  // destination was deleted waits until a new one is set: a virtual account's the same), External account
+  // (`invalid`; DELETE answers 204). The account is checked when the payout or refund starts and when the
+  // payout answers: nothing is paid to an account invalidated or deleted before then.
+  describe('a destination or return destination that went away', () => {
+    const HOLD = { code: 'payoutDestinationMissing', message: expect.stringContaining('virtual account') };
+    const kinds = (txn: Txn) => txn.legs.map((l: Txn) => [l.kind, l.status]);
+    /** What the transaction's transit account holds once the accounts service has posted the deposit. */
+    const transit = (t: Awaited<ReturnType<typeof tenant>>, id: string) =>
+      eventually(async () => {
+        const l = await t.ledger(id);
+        return l.transit === '0' ? undefined : Number(l.transit);
+      }, 30_000);
+
+    const bankCases: Array<[string, 'invalidate' | 'delete', 'beforeTheTransfer' | 'whileTheWireIsPending']> = [
+      ['invalidated by its provider before the transfer', 'invalidate', 'beforeTheTransfer'],
+      ['deleted before the transfer', 'delete', 'beforeTheTransfer'],
+      ['deleted while the inbound wire is pending', 'delete', 'whileTheWireIsPending'],
+    ];
+    it.each(bankCases)('a bank destination %s: the deposit waits for a destination, nothing is paid to it, and a PATCH pays the new one', async (_name, how, when) => {
+      const t = await tenant({ destination: 'bankUs' });
+      const gone = String(t.destination.externalAccountId);
+      if (when === 'beforeTheTransfer') await t.spoil(gone, how);
+      const txn = await t.transfer('40.00', { rail: 'wire' });
+      if (when === 'whileTheWireIsPending') await t.spoil(gone, how);
+      await t.advance(WIRE);
+      const held = await t.transaction(txn.id, (x) => x.status !== 'processing' || x.legs.length > 1);
+      expect(held).toMatchObject({ status: 'awaitingAction', subStatus: 'awaitingAction.payoutDestinationMissing', hold: HOLD, destination: { details: { id: gone } } });
+      expect(held.hold).not.toHaveProperty('deadline');
+      expect(kinds(held)).toEqual([['deposit', 'settled']]);
+      // The dollars stay in transit however long the clock runs: no payout starts on its own.
+      await t.advance(WIRE);
+      expect(await transit(t, txn.id)).toBe(40);
+      expect(kinds((await t.get(`/transactions/${txn.id}`)).body)).toEqual([['deposit', 'settled']]);
+
+      const replacement = await t.bank('888899990000');
+      const patched = await t.patch(`/virtual-accounts/${t.va.id}`, { destination: { type: 'bankUs', externalAccountId: replacement.id, payout: { rail: 'wire' } } });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({ status: 'active', destination: { id: replacement.id } });
+      const resumed = await t.transaction(txn.id, (x) => x.legs.length === 2);
+      expect(resumed).toMatchObject({ status: 'processing', subStatus: null, destination: { type: 'bankUs', details: { id: replacement.id } } });
+      expect(resumed).not.toHaveProperty('hold');
+      await t.advance(WIRE);
+      const done = await t.transaction(txn.id, (x) => x.status === 'completed');
+      expect(kinds(done)).toEqual([['deposit', 'settled'], ['payout', 'settled']]);
+      const { names } = await t.events(txn.id, (n) => n.includes('statusChanged:completed'));
+      expect(names).toEqual([
+        'statusChanged:processing',
+        'virtualAccount.deposit.pending',
+        'virtualAccount.deposit.settled',
+        'statusChanged:awaitingAction.payoutDestinationMissing',
+        'statusChanged:processing',
+        'virtualAccount.fiatTransfer.initiated',
+        'virtualAccount.fiatTransfer.pending',
+        'virtualAccount.fiatTransfer.settled',
+        'statusChanged:completed',
+      ]);
+      expect(await t.settledLedger(txn.id)).toEqual({ transit: '0', unbalanced: 0, accounts: { 'rail:usd:wire': '0.00' } });
+    }, 180_000);
+
+    it('a bank destination deleted while its wire payout is pending: the payout is refused, nothing is paid, and the deposit waits for a new destination', async () => {
+      const t = await tenant({ destination: 'bankUs' });
+      const gone = String(t.destination.externalAccountId);
+      const txn = await t.transfer('40.00', { rail: 'wire' });
+      await t.advance(WIRE);
+      await t.transaction(txn.id, (x) => x.legs.length === 2);
+      await t.spoil(gone, 'delete');
+      await t.advance(WIRE);
+      const held = await t.transaction(txn.id, (x) => x.status !== 'processing');
+      expect(held).toMatchObject({ status: 'awaitingAction', subStatus: 'awaitingAction.payoutDestinationMissing', hold: HOLD });
+      expect(held.legs[1]).toMatchObject({ kind: 'payout', rail: 'wire', status: 'failed', settledAt: null, failure: { code: 'externalAccountDeleted', message: expect.stringContaining(gone) } });
+      expect(await transit(t, txn.id)).toBe(40);
+      const { names } = await t.events(txn.id, (n) => n.includes('statusChanged:awaitingAction.payoutDestinationMissing'));
+      expect(names.slice(-2)).toEqual(['virtualAccount.fiatTransfer.failed', 'statusChanged:awaitingAction.payoutDestinationMissing']);
+
+      const replacement = await t.bank('888899990000');
+      expect((await t.patch(`/virtual-accounts/${t.va.id}`, { destination: { type: 'bankUs', externalAccountId: replacement.id, payout: { rail: 'wire' } } })).status).toBe(200);
+      await t.transaction(txn.id, (x) => x.legs.length === 3);
+      await t.advance(WIRE);
+      const done = await t.transaction(txn.id, (x) => x.status === 'completed');
+      expect(kinds(done)).toEqual([['deposit', 'settled'], ['payout', 'failed'], ['payout', 'settled']]);
+      expect(done.destination.details.id).toBe(replacement.id);
+      expect(await t.settledLedger(txn.id)).toEqual({ transit: '0', unbalanced: 0, accounts: { 'rail:usd:wire': '0.00' } });
+    }, 180_000);
+
+    it('a destination deleted and replaced while the transfer is pending: the deposit is paid to the replacement', async () => {
+      const t = await tenant({ destination: 'bankUs' });
+      const txn = await t.transfer('40.00', { rail: 'wire' });
+      await t.spoil(String(t.destination.externalAccountId), 'delete');
+      const replacement = await t.bank('888899990000');
+      expect((await t.patch(`/virtual-accounts/${t.va.id}`, { destination: { type: 'bankUs', externalAccountId: replacement.id, payout: { rail: 'wire' } } })).status).toBe(200);
+      await t.advance(WIRE);
+      const paying = await t.transaction(txn.id, (x) => x.legs.length === 2);
+      expect(paying).toMatchObject({ status: 'processing', destination: { details: { id: replacement.id } }, legs: [{ status: 'settled' }, { kind: 'payout', status: 'pending' }] });
+      await t.advance(WIRE);
+      await t.transaction(txn.id, (x) => x.status === 'completed');
+      expect(await t.settledLedger(txn.id)).toEqual({ transit: '0', unbalanced: 0, accounts: { 'rail:usd:wire': '0.00' } });
+    }, 180_000);
+
+    it('an external wallet destination deleted: the USDC is not sent; a PATCH to a custodial wallet delivers it', async () => {
+      const t = await tenant({ destination: 'walletExternal' });
+      await t.spoil(String(t.destination.externalAccountId), 'delete');
+      const txn = await t.transfer('25.00');
+      await t.advance(ACH);
+      const held = await t.transaction(txn.id, (x) => x.status !== 'processing' || x.legs.length > 1);
+      expect(held).toMatchObject({ status: 'awaitingAction', subStatus: 'awaitingAction.payoutDestinationMissing', hold: HOLD, destination: { type: 'walletExternal' } });
+      expect(kinds(held)).toEqual([['deposit', 'settled']]);
+      await t.advance(CRYPTO);
+      expect(await transit(t, txn.id)).toBe(25);
+
+      const wallet = await t.post(`/customers/${t.customer.id}/wallets`, { asset: 'usdc', network: NETWORK });
+      expect(wallet.status).toBe(201);
+      expect((await t.patch(`/virtual-accounts/${t.va.id}`, { destination: { type: 'walletOms', walletId: wallet.body.id } })).status).toBe(200);
+      const resumed = await t.transaction(txn.id, (x) => x.legs.length === 2);
+      expect(resumed).toMatchObject({ status: 'processing', destination: { type: 'walletOms', details: { id: wallet.body.id } }, legs: [{}, { kind: 'payout', rail: 'crypto', status: 'pending' }] });
+      await t.advance(CRYPTO);
+      await t.transaction(txn.id, (x) => x.status === 'completed');
+      const { names } = await t.events(txn.id, (n) => n.includes('statusChanged:completed'));
+      expect(names.slice(2)).toEqual([
+        'virtualAccount.deposit.settled',
+        'statusChanged:awaitingAction.payoutDestinationMissing',
+        'statusChanged:processing',
+        'virtualAccount.cryptoTransfer.initiated',
+        'virtualAccount.cryptoTransfer.pending',
+        'virtualAccount.cryptoTransfer.settled',
+        'statusChanged:completed',
+      ]);
+      await eventually(async () => (Number((await t.get(`/wallets/${wallet.body.id}/balance`)).body.data.balance) === 25 ? true : undefined), 30_000);
+    }, 180_000);
+
+    it('a refund to a deleted return destination is refused and moves nothing; the operator sends the money back to the sender instead', async () => {
+      const t = await tenant({ destination: 'walletExternal', returnDestination: true });
+      const txn = await t.transfer('25.94', { rail: 'wire' });
+      await t.deliver(txn.id, WIRE);
+      await t.transaction(txn.id, (x) => x.subStatus === 'processing.underReview');
+      const gone = t.returnAccount!.id;
+      await t.spoil(gone, 'delete');
+      // The return destination is still named on the account, but no refund goes to it.
+      expect((await t.get(`/virtual-accounts/${t.va.id}`)).body.returnDestination).toMatchObject({ id: gone });
+
+      const refused = await t.admin(`/transactions/${txn.id}/refund`, { reason: 'the customer asked for it back' });
+      expectError(refused, 422, 'ExternalAccountNotActive');
+      expect(refused.body.cause).toContain(gone);
+      expect(refused.body.cause).toMatch(/"to": "sender"/);
+      const same = (await t.get(`/transactions/${txn.id}`)).body;
+      expect(same).toMatchObject({ status: 'processing', subStatus: 'processing.underReview' });
+      expect(kinds(same)).toEqual([['deposit', 'settled'], ['payout', 'failed']]);
+      expect(await transit(t, txn.id)).toBe(25.94);
+
+      const back = await t.admin(`/transactions/${txn.id}/refund`, { reason: 'the return account is closed', to: 'sender' });
+      expect(back.status).toBe(200);
+      expect(back.body).toMatchObject({ result: 'refunding', transaction: { subStatus: 'processing.returningToSender' } });
+      expect(back.body.transaction.legs[2]).toMatchObject({ kind: 'refund', rail: 'wire', asset: 'usd', amount: '25.94', status: 'pending' });
+      await t.advance(WIRE);
+      const done = await t.transaction(txn.id, (x) => x.status === 'failed');
+      expect(done).toMatchObject({ subStatus: 'failed.returnedToSender', error: { refund: { status: 'completed', amount: '25.94', asset: 'usd' } } });
+      expect(await t.settledLedger(txn.id)).toEqual({ transit: '0', unbalanced: 0, accounts: { 'rail:usd:wire': '0.00' } });
+    }, 180_000);
+
+    it('a rejected review\'s refund to an invalidated return destination is held for an operator: nothing is sent, the money is kept', async () => {
+      const t = await tenant({ returnDestination: true });
+      const gone = t.returnAccount!.id;
+      await t.spoil(gone, 'invalidate');
+      const txn = await t.transfer('10000.98', { rail: 'wire' });
+      await t.advance(WIRE);
+      await t.transaction(txn.id, (x) => x.subStatus === 'processing.underReview');
+      await t.advance(61);
+      const held = await t.transaction(txn.id, (x) => x.legs.length > 1);
+      expect(held).toMatchObject({ status: 'processing', subStatus: 'processing.underReview' });
+      expect(held).not.toHaveProperty('error');
+      expect(held.legs[1]).toMatchObject({ kind: 'refund', rail: 'ach', amount: '10000.98', status: 'failed', settledAt: null, failure: { code: 'externalAccountInvalid', message: expect.stringContaining(gone) } });
+      expect(await t.settledLedger(txn.id, '10000.98')).toMatchObject({ unbalanced: 0, accounts: { 'rail:usd:wire': '-10000.98' } });
+      const { names } = await t.events(txn.id, (n) => n.includes('virtualAccount.fiatTransfer.failed'));
+      expect(names.slice(-1)).toEqual(['virtualAccount.fiatTransfer.failed']);
+      // It waits in the operator's queue.
+      const queue = await platform.admin('GET', `/transactions/held?projectId=${t.projectId}&limit=100`);
+      expect(queue.body.data.map((h: Txn) => h.transaction.id)).toContain(txn.id);
+
+      // Nothing was sent, so there is no refund to complete; the review rejected the payout, so no retry.
+      expectError(await t.admin(`/transactions/${txn.id}/complete-refund`, { reason: 'x' }), 422, 'refundNotCompletable');
+      expectError(await t.admin(`/transactions/${txn.id}/retry`, { reason: 'x' }), 409, 'TransactionNotActionable');
+      expectError(await t.admin(`/transactions/${txn.id}/refund`, { reason: 'x' }), 422, 'ExternalAccountNotActive');
+      expect((await t.admin(`/transactions/${txn.id}/refund`, { reason: 'return it to the sender', to: 'sender' })).status).toBe(200);
+      await t.advance(WIRE);
+      const done = await t.transaction(txn.id, (x) => x.status === 'failed');
+      expect(done).toMatchObject({ subStatus: 'failed.returnedToSender', error: { code: 'complianceRejected', refund: { status: 'completed', amount: '10000.98' } } });
+      expect(done.legs.at(-1)).toMatchObject({ kind: 'refund', rail: 'wire', status: 'settled' });
+      expect(await t.settledLedger(txn.id)).toEqual({ transit: '0', unbalanced: 0, accounts: { 'rail:usd:wire': '0.00' } });
+    }, 180_000);
+  });
 });

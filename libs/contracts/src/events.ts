@@ -1,5 +1,5 @@
 import type { Corridor, Party, Pricing } from './ports';
-import type { VirtualAccountEventPayloads } from './virtual-accounts';
+import type { VirtualAccountEventPayloads, VirtualAccountTarget } from './virtual-accounts';
 
 // One typed map from event type to payload (STYLE: events are the record).
 // Past-tense names; a payload that changes shape gets a new versioned type.
@@ -186,8 +186,13 @@ export interface EventPayloads extends VirtualAccountEventPayloads {
    * with `cashPickupExpired` and the money goes back to the source wallet).
    */
   'transaction.cashPickupReady': TransactionTransition & { legId: string; pickupCode: string };
-  /** The transaction waits on the partner (spec: `awaitingAction` with its `hold`): sender attribution or a payout destination. */
-  'transaction.held': TransactionTransition & { hold: TransactionHold };
+  /**
+   * The transaction waits on the partner (spec: `awaitingAction` with its `hold`): sender attribution or a payout
+   * destination. destinationId: for a missing destination, the external account the payout could not go to
+   * (invalidated or deleted); the deposit's origin releases the hold at once when it has another destination by
+   * then (ADR 0056).
+   */
+  'transaction.held': TransactionTransition & { hold: TransactionHold; destinationId?: string };
   /**
    * The hold is cleared: the sender was attributed (the source's party and registered account with it),
    * or a destination was set (the transaction's destination and pricing with it).
@@ -195,8 +200,15 @@ export interface EventPayloads extends VirtualAccountEventPayloads {
   'transaction.holdReleased': TransactionTransition & {
     code: TransactionHold['code'];
     sender?: { party: Party; externalAccountId: string };
-    target?: DepositPayoutTarget;
+    target?: DepositPayoutTarget | VirtualAccountTarget;
   };
+  /**
+   * A deposit's refund could not start: the return destination it goes to was invalidated or deleted (ADR 0056).
+   * Nothing was sent and nothing is posted: the refund leg is recorded failed with why, and the money stays held
+   * for an operator (processing.underReview). error: what the transaction ends with once an operator's refund
+   * arrives; finalSubStatus: where that refund ends (failed.attributionTimeout after a lapsed attribution).
+   */
+  'transaction.refundRefused': TransactionTransition & { leg: TransactionLeg; error: SettlementError; finalSubStatus?: string };
 
   // accounts: the ledger side of a transaction (ADR 0019)
   /** A posting between ledger accounts that are not wallets (transit, rails, conversion). */
@@ -409,8 +421,20 @@ export interface TransactionCreated extends TransactionTransition {
   customerName?: string | null;
   /** A deposit's transaction: the payout instruction, and where a return of the crypto goes. */
   payout?: PayoutInstruction;
-  /** Where a return goes: a deposit address's wallet (address, network), or a virtual account's bank account (address null, network: the rail). */
-  returnTo?: { address: string | null; network: string; externalAccountId: string | null };
+  /**
+   * Where a return goes: a deposit address's wallet (address, network), or a virtual account's bank account
+   * (address null, network: the rail). kind: the origin's return destination, or back to the sender (absent on
+   * transactions recorded before it was kept).
+   */
+  returnTo?: ReturnTo;
+}
+
+/** Where a deposit's refund goes (TransactionCreated.returnTo). */
+export interface ReturnTo {
+  address: string | null;
+  network: string;
+  externalAccountId: string | null;
+  kind?: 'returnDestination' | 'sender';
 }
 
 /** spec: Transaction `hold`, present only while `awaitingAction`. */
@@ -625,7 +649,7 @@ export interface DepositAddressDepositReceived {
   /** The address's destination now; while it is inactiveActionRequired, the last one it had (the deposit waits for a new one). */
   target: DepositPayoutTarget;
   /** Where a return goes: the address's returnDestination wallet, else the sender. Same asset and network as the deposit. */
-  returnTo: { address: string; network: string; externalAccountId: string | null };
+  returnTo: { address: string; network: string; externalAccountId: string | null; kind?: 'returnDestination' | 'sender' };
   /** The senderAttribution hold's deadline (project time), set when the disposition is awaitingSenderAttribution. */
   attributionDeadline: string | null;
   /** The address's metadata when the deposit arrived (the partner's own keys). */

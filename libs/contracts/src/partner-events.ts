@@ -73,6 +73,7 @@ export const PARTNER_EVENTS: Partial<Record<EventType, readonly string[]>> = {
         'transaction.cashPickupReady',
         'transaction.held',
         'transaction.holdReleased',
+        'transaction.refundRefused',
       ] as const
     ).map((type) => [type, ['transaction.statusChanged']]),
   ),
@@ -172,7 +173,7 @@ const VIRTUAL_ACCOUNT_LEG_DEFINITIONS: PartnerEventDefinition[] = [
   {
     name: 'virtualAccount.cryptoTransfer.failed',
     resource: 'transaction',
-    when: `the USDC transfer was refused, reverted, or never confirmed by the provider: the money is held for an operator (\`processing.underReview\`), who retries, refunds or marks it failed. ${VA_LEG_DATA}`,
+    when: `the USDC transfer was refused, reverted, or never confirmed by the provider: the money is held for an operator (\`processing.underReview\`), who retries, refunds or marks it failed. Refused because the destination external wallet was invalidated or deleted (\`failure.code\` \`externalAccountInvalid\` or \`externalAccountDeleted\`): the deposit waits for a new destination instead (\`awaitingAction.payoutDestinationMissing\`). ${VA_LEG_DATA}`,
   },
   {
     name: 'virtualAccount.fiatTransfer.initiated',
@@ -185,7 +186,11 @@ const VIRTUAL_ACCOUNT_LEG_DEFINITIONS: PartnerEventDefinition[] = [
     when: `the bank has the transfer in flight: sent with \`.initiated\` for a payout; for a refund, once the bank accepted it (a refund the bank reported only as initiated never sends this). ${VA_LEG_DATA}`,
   },
   { name: 'virtualAccount.fiatTransfer.settled', resource: 'transaction', when: `the bank transfer arrived: a payout completes the transaction; a refund ends it \`failed.returnedToSender\` (also when an operator completes a refund with complete-refund). ${VA_LEG_DATA}` },
-  { name: 'virtualAccount.fiatTransfer.failed', resource: 'transaction', when: `the bank payout was refused, returned, or never confirmed: the money is held for an operator (\`processing.underReview\`). ${VA_LEG_DATA}` },
+  {
+    name: 'virtualAccount.fiatTransfer.failed',
+    resource: 'transaction',
+    when: `the bank payout was refused, returned, or never confirmed: the money is held for an operator (\`processing.underReview\`); refused because the destination bank account was invalidated or deleted, the deposit waits for a new destination instead (\`awaitingAction.payoutDestinationMissing\`). Also a refund that could not start because its return destination was invalidated or deleted: nothing was sent, the money is held for an operator (\`processing.underReview\`). ${VA_LEG_DATA}`,
+  },
 ];
 
 /**
@@ -219,7 +224,7 @@ const DEPOSIT_ADDRESS_LEG_DEFINITIONS: PartnerEventDefinition[] = [
       {
         name: `deposit_address.${family}.failed`,
         resource: 'transaction',
-        when: `${payout} was refused before anything was sent (by the provider, or because the destination account is no longer usable): the money stays held, \`processing.underReview\`, for an operator's retry or refund. ${LEG_DATA}`,
+        when: `${payout} was refused before anything was sent: by the provider, when the money stays held, \`processing.underReview\`, for an operator's retry or refund; or because the destination account was invalidated or deleted, when the deposit waits for a new destination (\`awaitingAction.payoutDestinationMissing\`). ${LEG_DATA}`,
       },
       {
         name: `deposit_address.${family}.returned`,
@@ -239,7 +244,11 @@ const DEPOSIT_ADDRESS_LEG_DEFINITIONS: PartnerEventDefinition[] = [
     resource: 'transaction',
     when: `the return reached the sending wallet: the transaction is \`failed\` (\`failed.returnedToSender\`, or \`failed.attributionTimeout\`). ${LEG_DATA}`,
   },
-  { name: 'deposit_address.crypto_payout.failed', resource: 'transaction', notInSandbox: true, when: 'a return failed on chain. The sandbox does not simulate this: its returns settle' },
+  {
+    name: 'deposit_address.crypto_payout.failed',
+    resource: 'transaction',
+    when: `a return could not start because the address's return wallet was invalidated or deleted: nothing was sent, and the crypto is held for an operator (\`processing.underReview\`), who sends it back to the sender. (A return failing on chain after it was sent is not simulated by the sandbox.) ${LEG_DATA}`,
+  },
 ];
 
 const VIRTUAL_ACCOUNT_STATUS_CHANGED_WHEN =

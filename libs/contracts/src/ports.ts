@@ -224,6 +224,11 @@ export abstract class TransactionsPort {
    * account with any is not deleted (VirtualAccountNotEmpty).
    */
   abstract unfinishedTransactions(projectId: string, transactionIds: string[]): Promise<string[]>;
+  /**
+   * Of these transactions, those that wait for a payout destination (awaitingAction.payoutDestinationMissing):
+   * the deposits a new destination releases, whichever service held them (ADR 0056).
+   */
+  abstract heldForDestination(projectId: string, transactionIds: string[]): Promise<string[]>;
 }
 
 /**
@@ -253,6 +258,7 @@ export const PORT_ROUTES = {
     createForDepositAddress: 'internal/transactions/deposit-address',
     createForVirtualAccount: 'internal/transactions/virtual-account',
     unfinishedTransactions: 'internal/transactions/unfinished',
+    heldForDestination: 'internal/transactions/held-for-destination',
   },
   accounts: {
     customer: 'internal/accounts/customer',

@@ -181,4 +181,17 @@ export interface VirtualAccountEventPayloads {
    * transactionId, however often it is delivered.
    */
   'virtualAccount.depositReceived': VirtualAccountDepositReceived;
+  /**
+   * Deposits whose transactions wait for a destination (awaitingAction.payoutDestinationMissing) are released
+   * to the account's destination as it is now, each priced to it: a PATCH gave the account a new destination,
+   * or a deposit was held for one the account had already replaced (ADR 0056).
+   */
+  'virtualAccount.destinationRestored': VirtualAccountDestinationRestored;
+}
+
+export interface VirtualAccountDestinationRestored {
+  virtualAccountId: string;
+  projectId: string;
+  releases: Array<{ transactionId: string; target: VirtualAccountTarget }>;
+  at: string;
 }

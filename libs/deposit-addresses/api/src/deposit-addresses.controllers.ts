@@ -114,7 +114,7 @@ export class SandboxDepositAddressesController {
   }
 }
 
-/** The accounts service's news: a destination lost, a sender's wallet registered. */
+/** The accounts service's news: a destination lost, a sender's wallet registered; the transactions service's: a deposit held for a destination. */
 @Controller()
 export class DepositAddressesEventsController {
   constructor(private readonly addresses: DepositAddressesService) {}
@@ -127,5 +127,10 @@ export class DepositAddressesEventsController {
   @EventPattern('externalAccount.deleted')
   onExternalAccountDeleted(@Payload() event: RecordedEvent<'externalAccount.deleted', EventPayloads['externalAccount.deleted']>): Promise<void> {
     return this.addresses.onExternalAccountDeleted(event);
+  }
+
+  @EventPattern('transaction.held')
+  onTransactionHeld(@Payload() event: RecordedEvent<'transaction.held', EventPayloads['transaction.held']>): Promise<void> {
+    return this.addresses.onTransactionHeld(event);
   }
 }

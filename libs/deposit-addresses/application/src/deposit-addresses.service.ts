@@ -6,7 +6,10 @@
 // accounts service's events tell it when a destination is lost (deleted or
 // invalid) and when a sender's wallet is registered. A deposit is decided under
 // the customer's lock and the address's stream lock, recorded in its own
-// stream, and handed to the transactions service (the port) once committed.
+// stream, and handed to the transactions service (the port) once committed. The transactions service
+// holds a deposit for a destination too, when the one it pays turns out gone as the payout starts or
+// answers (ADR 0056): a PATCH releases those as well, and one held for a destination the address has
+// replaced already is released to the one it has when the hold is heard of.
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import {
   AccountsPort,
@@ -197,11 +200,51 @@ export class DepositAddressesService implements OnModuleInit {
       if (patch.label !== undefined) changes.label = patch.label;
       if (patch.metadata !== undefined) changes.metadata = patch.metadata;
       const repointed = account !== undefined && (account.id !== state.destination.instrument.id || state.destinationLost);
-      const held = repointed ? await this.readModel.held(id) : [];
+      const held = repointed ? await this.heldDeposits(projectId, id) : [];
       const releases = repointed ? this.releases(state, destination, effectivePayout, held, at) : [];
       const { state: after } = await this.execute(projectId, id, { type: 'UpdateDepositAddress', projectId, changes, releases, at });
       await this.readModel.setHeld(releases.map((r) => r.transactionId), null);
       return depositAddressView(after as ExistingDepositAddress);
+    });
+  }
+
+  /**
+   * The address's deposits held for their sender or a destination: those it held itself when they arrived, and
+   * those the transactions service held for a destination since (asked of it: it holds them).
+   */
+  private async heldDeposits(projectId: string, id: string): Promise<DepositRow[]> {
+    const deposits = await this.readModel.deposits(id);
+    const others = deposits.filter((d) => d.held === null).map((d) => d.transaction_id);
+    const theirs = new Set(others.length > 0 ? await this.transactions.heldForDestination(projectId, others) : []);
+    return deposits.flatMap((d): DepositRow[] => (d.held !== null ? [d] : theirs.has(d.transaction_id) ? [{ ...d, held: 'destination' }] : []));
+  }
+
+  /**
+   * The transactions service held a deposit for a destination (ADR 0056): the account its payout could not go to
+   * was invalidated or deleted. Decided under the address's lock, which a PATCH takes too: still the address's
+   * destination (or its destination is lost), the deposit waits for the PATCH that replaces it (which asks which
+   * deposits wait); replaced already, the deposit is released to the destination the address has now.
+   */
+  async onTransactionHeld(event: RecordedEvent<'transaction.held', EventPayloads['transaction.held']>): Promise<void> {
+    const { projectId, transactionId, hold, destinationId } = event.data;
+    if (hold.code !== 'payoutDestinationMissing' || !destinationId) return;
+    const deposit = await this.readModel.deposit(projectId, transactionId);
+    if (!deposit) return; // another origin's deposit
+    const id = deposit.deposit_address_id;
+    await runCommand(this.uow, async () => {
+      const history = await this.store.lockAndReadStream(depositAddressStreamId(id));
+      const state = fold(depositAddressDecider, history as unknown as DepositAddressEvent[]);
+      if (state.status === 'none' || state.destinationLost || state.destination.instrument.id === destinationId) return;
+      let target: DepositPayoutTarget;
+      try {
+        target = payoutTarget(state, amountText(deposit.amount), this.rate(state.destination.instrument.asset));
+      } catch (error) {
+        // Not payable exactly to this destination: it waits for one it can be paid to.
+        if (error instanceof ApiError && error.errorName === 'InexactConversion') return;
+        throw error;
+      }
+      const at = (await this.clock.now(projectId)).toISOString();
+      await this.execute(projectId, id, { type: 'ReleaseDeposits', projectId, releases: [{ transactionId, target }], at });
     });
   }
 

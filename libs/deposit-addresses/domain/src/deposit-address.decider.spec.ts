@@ -149,6 +149,18 @@ describe('deposit address decider (spec: States / Deposit address)', () => {
       ]);
   });
 
+  it('a deposit the transactions service held for a destination the address has replaced since is released to the one it has (ADR 0056)', () => {
+    const next = bankDestination(CUSTOMER, bankAccount(OTHER_BANK), payout);
+    const repointed: DepositAddressEvent = { type: 'depositAddress.updated', data: { depositAddressId: ID, projectId: 'prj_1', changedFields: ['destination'], destination: next, at: later(90) } };
+    const releases = [{ transactionId: 'txn_01h455vb4pex5vsknk084sn0dd', target: { destination: { type: 'bankUs', category: 'fiat', details: {}, party: { relationship: 'externalUnregistered' } }, payout, pricing: {} } }] as never;
+    given([created, provisioned, repointed])
+      .when({ type: 'ReleaseDeposits', projectId: 'prj_1', releases, at: later(95) })
+      .then([{ type: 'depositAddress.destinationRestored', data: { depositAddressId: ID, projectId: 'prj_1', releases, at: later(95) } }]);
+    // Its destination lost too: nothing to release to; nothing to release: nothing to say.
+    given([created, provisioned, lost]).when({ type: 'ReleaseDeposits', projectId: 'prj_1', releases, at: later(95) }).then([]);
+    given([created, provisioned, repointed]).when({ type: 'ReleaseDeposits', projectId: 'prj_1', releases: [], at: later(95) }).then([]);
+  });
+
   it('a PATCH that leaves the status alone is only an update, naming what changed; one that changes nothing appends nothing', () => {
     given([created, provisioned])
       .when({ type: 'UpdateDepositAddress', projectId: 'prj_1', changes: { label: 'Payroll', metadata: { ref: null, team: 'ops' }, returnDestination: wallet }, releases: [], at: later(90) })
@@ -261,7 +273,7 @@ describe('deposits (ADR 0030: what becomes of a deposit)', () => {
         payout: { rail: 'ach', secCode: 'PPD' },
         pricing: expect.objectContaining({ pair: 'usdc/usd', exchangeRate: '1.00', fixedAmountSide: 'source', sponsorGas: true }),
       },
-      returnTo: { address: SENDER, network: 'meridianchain', externalAccountId: null },
+      returnTo: { address: SENDER, network: 'meridianchain', externalAccountId: null, kind: 'sender' },
       attributionDeadline: null,
       metadata: { ref: '7' },
       at: later(100),
@@ -273,9 +285,10 @@ describe('deposits (ADR 0030: what becomes of a deposit)', () => {
   it('a frozen or closed address returns it to the sender, or to the return wallet when one is set', () => {
     expect(arrive([created, provisioned, frozen]).disposition).toBe('returnToSender');
     const closed: DepositAddressEvent = { type: 'depositAddress.closed', data: change('active', 'closed', later(50)) };
-    expect(arrive([created, provisioned, closed])).toMatchObject({ disposition: 'returnToSender', returnTo: { address: SENDER, externalAccountId: null } });
+    expect(arrive([created, provisioned, closed])).toMatchObject({ disposition: 'returnToSender', returnTo: { address: SENDER, externalAccountId: null, kind: 'sender' } });
     const withWallet = { ...created, data: { ...record, returnDestination: wallet } } as DepositAddressEvent;
-    expect(arrive([withWallet, provisioned, frozen]).returnTo).toEqual({ address: '0x52908400098527886E0F7030069857D2E4169EE7', network: 'meridianchain', externalAccountId: WALLET });
+    // (The return says where it goes: the transactions service checks a return destination's account before it starts.)
+    expect(arrive([withWallet, provisioned, frozen]).returnTo).toEqual({ address: '0x52908400098527886E0F7030069857D2E4169EE7', network: 'meridianchain', externalAccountId: WALLET, kind: 'returnDestination' });
   });
 
   it('an inactiveActionRequired address holds it for a destination, targeting the last one it had', () => {

@@ -5,7 +5,8 @@
 // destination bank account may be deleted or turn invalid: an active address is
 // then `inactiveActionRequired` until a PATCH points it at an active bank
 // account, which makes it `active` again and releases every deposit held for
-// want of a destination. There is no delete.
+// want of a destination. A deposit the transactions service held for a destination the address has
+// replaced already is released to the one it has (ADR 0056). There is no delete.
 import {
   ApiError,
   type DepositAddressCreated,
@@ -63,7 +64,9 @@ export type DepositAddressCommand =
       /** The deposits held for a destination, each with its payout to the new one (used when the destination changes). */
       releases: Array<{ transactionId: string; target: DepositPayoutTarget }>;
       at: string;
-    };
+    }
+  /** Deposits held for a destination the address has replaced since: released to the one it has. */
+  | { type: 'ReleaseDeposits'; projectId: string; releases: Array<{ transactionId: string; target: DepositPayoutTarget }>; at: string };
 
 export interface ExistingDepositAddress {
   status: DepositAddressStatus;
@@ -241,6 +244,9 @@ function decide(command: DepositAddressCommand, state: DepositAddressState): Dep
     }
     case 'UpdateDepositAddress':
       return decideUpdate(state, command);
+    case 'ReleaseDeposits':
+      if (state.destinationLost || command.releases.length === 0) return [];
+      return [event('depositAddress.destinationRestored', { depositAddressId: state.record.depositAddressId, projectId: state.record.projectId, releases: command.releases, at })];
   }
 }
 

@@ -104,8 +104,8 @@ export function receiveDeposit(current: DepositAddressState, command: ReceiveDep
     disposition,
     target: payoutTarget(state, amount, command.rate),
     returnTo: returnDestination
-      ? { address: (returnDestination.details as { address: string }).address, network: returnDestination.network, externalAccountId: returnDestination.id }
-      : { address: command.senderAddress, network, externalAccountId: sender?.id ?? null },
+      ? { address: (returnDestination.details as { address: string }).address, network: returnDestination.network, externalAccountId: returnDestination.id, kind: 'returnDestination' }
+      : { address: command.senderAddress, network, externalAccountId: sender?.id ?? null, kind: 'sender' },
     attributionDeadline,
     metadata: { ...state.metadata },
     customerName: state.record.customerName,

@@ -150,6 +150,12 @@ export class DepositAddressesReadModel {
   }
 
   /** How many deposits the address took (tests and operators). */
+  /** A deposit by its transaction, in this project; undefined for a transaction of no deposit here. */
+  async deposit(projectId: string, transactionId: string): Promise<DepositRow | undefined> {
+    const [row] = await this.uow.query<DepositRow>(`SELECT * FROM deposit_addresses.deposits WHERE project_id = $1 AND transaction_id = $2`, [projectId, transactionId]);
+    return row;
+  }
+
   async deposits(depositAddressId: string): Promise<DepositRow[]> {
     return this.uow.query<DepositRow>(`SELECT * FROM deposit_addresses.deposits WHERE deposit_address_id = $1 ORDER BY transaction_id`, [depositAddressId]);
   }

@@ -97,6 +97,9 @@ class HttpTransactionsPort extends TransactionsPort {
   unfinishedTransactions(projectId: string, transactionIds: string[]): Promise<string[]> {
     return this.client.call(PORT_ROUTES.transactions.unfinishedTransactions, { projectId, transactionIds });
   }
+  heldForDestination(projectId: string, transactionIds: string[]): Promise<string[]> {
+    return this.client.call(PORT_ROUTES.transactions.heldForDestination, { projectId, transactionIds });
+  }
 }
 
 function client(config: PlatformConfig, uow: UnitOfWork, owner: ServiceName): InternalClient {

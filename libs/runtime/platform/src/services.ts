@@ -116,17 +116,19 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
     module: DepositAddressesModule,
     migrations: [PlatformApiKeys1700000000300, DepositAddresses1700000007000],
     schema: 'deposit_addresses',
-    // API keys (gateway); lost destinations and registered senders' wallets (accounts). It asks the
-    // gateway (features, attribution timeout), the accounts service and the transactions service through ports.
-    consumes: ['gateway', 'accounts'],
+    // API keys (gateway); lost destinations and registered senders' wallets (accounts); deposits held for a
+    // destination (transactions). It asks the gateway (features, attribution timeout), the accounts service and
+    // the transactions service through ports.
+    consumes: ['gateway', 'accounts', 'transactions'],
   },
   'virtual-accounts': {
     module: VirtualAccountsModule,
     migrations: [PlatformApiKeys1700000000300, VirtualAccounts1700000008000],
     schema: 'virtual_accounts',
-    // API keys (gateway). It asks the accounts service (customers, wallets, external accounts) and the
-    // transactions service (a deposit's transaction, a delete's unfinished ones) through ports.
-    consumes: ['gateway'],
+    // API keys (gateway); deposits held for a destination (transactions). It asks the accounts service
+    // (customers, wallets, external accounts) and the transactions service (a deposit's transaction, a
+    // delete's unfinished ones, the deposits waiting for a destination) through ports.
+    consumes: ['gateway', 'transactions'],
   },
 };
 

@@ -29,6 +29,10 @@ export class TransactionsPortAdapter extends TransactionsPort {
   unfinishedTransactions(projectId: string, transactionIds: string[]): Promise<string[]> {
     return this.transactions.unfinishedTransactions(projectId, transactionIds);
   }
+
+  heldForDestination(projectId: string, transactionIds: string[]): Promise<string[]> {
+    return this.transactions.heldForDestination(projectId, transactionIds);
+  }
 }
 
 @ApiExcludeController()
@@ -66,5 +70,13 @@ export class TransactionsInternalController {
   @HttpCode(200)
   unfinishedTransactions(@Body() body: { projectId: string; transactionIds: string[] }): Promise<string[]> {
     return this.port.unfinishedTransactions(String(body.projectId), Array.isArray(body.transactionIds) ? body.transactionIds.map(String) : []);
+  }
+
+  @Post('held-for-destination')
+  @InternalRoute()
+  @NoIdempotencyKey()
+  @HttpCode(200)
+  heldForDestination(@Body() body: { projectId: string; transactionIds: string[] }): Promise<string[]> {
+    return this.port.heldForDestination(String(body.projectId), Array.isArray(body.transactionIds) ? body.transactionIds.map(String) : []);
   }
 }

@@ -110,11 +110,11 @@ export class TransactionsAdminController {
   @HttpCode(200)
   @ApiOperation({
     summary:
-      'Return held money to its source: processing.returningToSender, then failed.returnedToSender. A virtual account deposit goes back over a bank rail to the account\'s return destination (else the sender), all of it or the amount given',
+      'Return held money to its source: processing.returningToSender, then failed.returnedToSender. A virtual account deposit goes back over a bank rail to the account\'s return destination (else the sender), all of it or the amount given. A deposit\'s refund to a return destination that was invalidated or deleted is refused (422 ExternalAccountNotActive, nothing changes): `to: "sender"` sends it back to the sender instead',
   })
   @ApiOkResponse({ type: OperatorResultResponse })
   refund(@Param('id') id: string, @Body() body: OperatorRefundRequest): Promise<OperatorResultResponse> {
-    return this.transactions.operate(id, 'refund', body.reason ?? 'operator refund', body.amount) as Promise<OperatorResultResponse>;
+    return this.transactions.operate(id, 'refund', body.reason ?? 'operator refund', body.amount, body.to) as Promise<OperatorResultResponse>;
   }
 
   @Post(':id/mark-failed')
@@ -162,6 +162,11 @@ export class TransactionsEventsController {
   @EventPattern('depositAddress.destinationRestored')
   onDestinationRestored(@Payload() event: RecordedEvent<'depositAddress.destinationRestored', EventPayloads['depositAddress.destinationRestored']>): Promise<void> {
     return this.transactions.onDestinationRestored(event);
+  }
+
+  @EventPattern('virtualAccount.destinationRestored')
+  onVirtualAccountDestinationRestored(@Payload() event: RecordedEvent<'virtualAccount.destinationRestored', EventPayloads['virtualAccount.destinationRestored']>): Promise<void> {
+    return this.transactions.onVirtualAccountDestinationRestored(event);
   }
 
   @EventPattern('virtualAccount.depositReceived')

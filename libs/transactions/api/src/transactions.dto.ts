@@ -106,6 +106,8 @@ export class OperatorActionRequest {
   @ApiPropertyOptional({ maxLength: 500, description: 'why: recorded with the transaction' }) @IsOptional() @IsString() @MinLength(1) @MaxLength(500) reason?: string;
 }
 
+export const REFUND_TARGETS = ['returnDestination', 'sender'] as const;
+
 export class OperatorRefundRequest extends OperatorActionRequest {
   @ApiPropertyOptional({
     example: '25.00',
@@ -115,6 +117,15 @@ export class OperatorRefundRequest extends OperatorActionRequest {
   @IsOptional()
   @IsAmount({ asset: 'usd', allowZero: true })
   amount?: string;
+
+  @ApiPropertyOptional({
+    enum: REFUND_TARGETS,
+    description:
+      'a deposit address or virtual account deposit only: where the refund goes. returnDestination (the default): the return destination the deposit was made with, else the sender; a return destination invalidated or deleted since is refused (422 ExternalAccountNotActive). sender: back to the sender (a virtual account deposit on the bank rail it came by, a deposit address deposit to the sending address)',
+  })
+  @IsOptional()
+  @IsIn(REFUND_TARGETS, { message: `to must be one of ${REFUND_TARGETS.join(', ')}` })
+  to?: (typeof REFUND_TARGETS)[number];
 }
 
 export const CASH_PICKUP_OUTCOMES = ['collected', 'expired'] as const;

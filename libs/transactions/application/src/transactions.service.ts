@@ -8,7 +8,20 @@
 // service posts, and each change of status a transaction.statusChanged
 // written in the same database transaction as the leg write that caused it.
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { AccountsPort, ApiError, GatewayPort, QuotesPort, underReviewEvent, type AcceptedQuote, type EventPayloads, type LegFailure, type TransactionCreated } from '@mm/contracts';
+import {
+  AccountsPort,
+  ApiError,
+  GatewayPort,
+  QuotesPort,
+  sideExternalAccountId,
+  underReviewEvent,
+  type AcceptedQuote,
+  type DepositPayoutTarget,
+  type EventPayloads,
+  type LegFailure,
+  type TransactionCreated,
+  type VirtualAccountTarget,
+} from '@mm/contracts';
 import {
   capPeriods,
   checkPerTransaction,
@@ -26,7 +39,8 @@ import {
   depositNext,
   depositTransactionRecord,
   destinationMissing,
-  payoutNext,
+  releaseNext,
+  sentBackToSender,
   withTarget,
   legAccounts,
   limitedFiatLeg,
@@ -44,6 +58,7 @@ import {
   transactionView,
   unusableAccountFailure,
   type AccountStanding,
+  type LegAccount,
   type NewLeg,
   type TransactionCommand,
   type TransactionEvent,
@@ -131,10 +146,13 @@ export class TransactionsService implements OnModuleInit {
    * sent twice; one it has none of fails with providerTimeout; a provider that cannot be reached
    * is error 10369 and changes nothing.
    */
-  async operate(id: string, action: OperatorAction, reason: string, amount?: string): Promise<OperatorResult> {
+  async operate(id: string, action: OperatorAction, reason: string, amount?: string, to?: 'returnDestination' | 'sender'): Promise<OperatorResult> {
     const row = await this.requireAny(id);
     if (amount !== undefined && (action !== 'refund' || row.view.precursor.type !== 'virtualAccount')) {
       throw new ApiError('InvalidRequest', 'amount: only a refund of a virtual account deposit may return part of the money; other refunds return all of it');
+    }
+    if (to !== undefined && (action !== 'refund' || !fromDeposit(row.view))) {
+      throw new ApiError('InvalidRequest', 'to: only a refund of a deposit address or virtual account deposit goes to a return destination or the sender; other refunds go back to the wallet or card the money came from');
     }
     const projectId = row.project_id;
     const looked: 'already_completed' | 'completedByProvider' | 'providerHasNone' | undefined = await runCommand(this.uow, async () => {
@@ -164,6 +182,10 @@ export class TransactionsService implements OnModuleInit {
         const leg = { ...payoutLeg(record, next), retryOf: failedLeg?.id };
         await this.execute(projectId, id, { type: 'RetryPayout', leg, reason, at });
       } else if (action === 'refund') {
+        // A deposit's refund goes to its return destination, checked now; or, when the operator says so (the
+        // return destination is gone), back to the sender (ADR 0056).
+        const target = to === 'sender' ? sentBackToSender(record) : record;
+        const refused = fromDeposit(target) ? (await this.unusable(projectId, target, { kind: 'refund' }, 'start'))?.failure : undefined;
         if (isVirtualAccountTransaction(record)) {
           const held = record.pricing.source.amountGross;
           const refunded = amount ?? held;
@@ -171,9 +193,9 @@ export class TransactionsService implements OnModuleInit {
           const retained = dec(held).minus(refunded);
           // Shown as the deposit's own amount is: two decimal places, "0.00" for nothing.
           const refundAmount = formatAmount(refunded, 2);
-          await this.execute(projectId, id, { type: 'RefundHeld', refundLeg: bankRefundLeg(record, next, refundAmount), reason, retained: retained.gt(0) ? formatAmount(retained, 2) : undefined, at });
+          await this.execute(projectId, id, { type: 'RefundHeld', refundLeg: bankRefundLeg(target, next, refundAmount), reason, retained: retained.gt(0) ? formatAmount(retained, 2) : undefined, refused, at });
         } else {
-          await this.execute(projectId, id, { type: 'RefundHeld', refundLeg: refundLeg(record, next), reason, at });
+          await this.execute(projectId, id, { type: 'RefundHeld', refundLeg: refundLeg(target, next), reason, refused, at });
         }
       } else if (!(looked === 'providerHasNone' && state.subStatus === 'failed.outboundFailed')) {
         // (Unless the lookup itself just failed the unconfirmed payout: that is the mark-failed.)
@@ -367,7 +389,7 @@ export class TransactionsService implements OnModuleInit {
     const transactionId = String(timer.payload.transactionId);
     const legId = String(timer.payload.legId);
     const at = await this.clock.now(timer.projectId);
-    const unusable = await this.unusableAccount(timer.projectId, transactionId, legId);
+    const { unusable, deliveryGone } = await this.legChecks(timer.projectId, transactionId, legId);
     await this.execute(timer.projectId, transactionId, (state) => {
       const leg = state.legs.find((l) => l.id === legId);
       // A leg already answered (or unknown) is answered again with nothing: the decider ignores it.
@@ -384,42 +406,75 @@ export class TransactionsService implements OnModuleInit {
         else nextLeg = payoutLeg(state.record, next);
       }
       if (leg.kind === 'payout' && outcome.kind === 'declined') nextLeg = refundLeg(state.record, next);
-      return { type: 'ReportLeg', legId, outcome, nextLeg, review, at: at.toISOString() };
+      // (Used only when the deposit settles and its delivery would start: the decider holds it for a destination.)
+      const destinationGone = leg.kind === 'deposit' && outcome.kind === 'settled' ? deliveryGone : undefined;
+      return { type: 'ReportLeg', legId, outcome, nextLeg, review, destinationGone, at: at.toISOString() };
     });
   }
 
   /**
-   * The first external account the pending leg needs that is no longer usable (issue 17), as the leg's
-   * failure; undefined when all are usable, or when the leg is answered already. Asked before the
-   * stream's lock is taken, so that no lock waits on another service.
+   * What a pending leg's answer needs to know of the accounts service: the first external account the leg
+   * needs that is no longer usable, as the leg's failure (issue 17); and, for a virtual account's deposit
+   * (whose settlement starts the delivery at once unless it goes to review), the delivery's account when it is
+   * no longer usable (issue 42). Nothing when the leg is answered already. Asked before the stream's lock is
+   * taken, so that no lock waits on another service.
    */
-  private async unusableAccount(projectId: string, transactionId: string, legId: string): Promise<LegFailure | undefined> {
+  private async legChecks(projectId: string, transactionId: string, legId: string): Promise<{ unusable?: LegFailure; deliveryGone?: string }> {
     const loaded = await loadState(this.store, transactionStreamId(transactionId), transactionDecider);
+    const record = loaded?.state.record;
     const leg = loaded?.state.legs.find((l) => l.id === legId);
-    if (!loaded?.state.record || !leg || leg.status !== 'pending') return undefined;
-    for (const account of legAccounts(loaded.state.record, leg)) {
+    if (!record || !leg || leg.status !== 'pending') return {};
+    const unusable = (await this.unusable(projectId, record, leg, 'answer'))?.failure;
+    const starts = leg.kind === 'deposit' && isVirtualAccountTransaction(record) && !needsReview(record);
+    const deliveryGone = starts ? (await this.unusable(projectId, record, { kind: 'payout' }, 'start'))?.account.id : undefined;
+    return { unusable, deliveryGone };
+  }
+
+  /**
+   * The first external account a leg of this record needs that is no longer usable, with the leg's failure;
+   * undefined while all are usable. Asked of the accounts service, which owns the accounts and reads them as they
+   * are now (its port, in both modes): a deletion or invalidation it has answered is seen by the very next check,
+   * never a copy that lags behind (ADR 0025; ADR 0056).
+   */
+  private async unusable(projectId: string, record: TransactionCreated, leg: Pick<NewLeg, 'kind'>, when: 'start' | 'answer'): Promise<{ account: LegAccount; failure: LegFailure } | undefined> {
+    for (const account of legAccounts(record, leg)) {
       const standing: AccountStanding = await this.accounts.externalAccount(projectId, account.id).catch((error: unknown) => {
-        // It existed when the quote was accepted: not found now means deleted since. Any other
-        // error (the accounts service down) fails the timer, and the leg is answered on a later try.
+        // It existed when the quote was accepted or the deposit made: not found now means deleted since. Any
+        // other error (the accounts service down) fails the caller (a timer fires again later; a request is refused).
         if (error instanceof ApiError && error.errorName === 'ExternalAccountNotFound') return 'deleted' as const;
         throw error;
       });
-      const failure = unusableAccountFailure(leg, account, standing);
-      if (failure) return failure;
+      const failure = unusableAccountFailure(leg, account, standing, when);
+      if (failure) return { account, failure };
     }
     return undefined;
   }
 
-  /** The sandbox compliance desk decided a review. */
+  /**
+   * The sandbox compliance desk decided a review. A deposit's payout, once approved, or its refund, once
+   * rejected, starts now: its account is checked first (ADR 0056).
+   */
   private async onReviewDecision(timer: DueTimer): Promise<void> {
+    const transactionId = String(timer.payload.transactionId);
     const at = (await this.clock.now(timer.projectId)).toISOString();
-    await this.execute(timer.projectId, String(timer.payload.transactionId), (state) => {
-      const record = state.record!;
+    const record = (await this.load(transactionId)).record;
+    if (!record) return;
+    const rejected = magicCents(record) === SANDBOX_MAGIC_CENTS.reviewRejected;
+    const checked = fromDeposit(record) ? await this.unusable(timer.projectId, record, { kind: rejected ? 'refund' : 'payout' }, 'start') : undefined;
+    await this.execute(timer.projectId, transactionId, (state) => {
+      const current = state.record!;
       const next = nextLegId(state);
-      const outcome = magicCents(record) === SANDBOX_MAGIC_CENTS.reviewRejected ? 'rejected' : 'approved';
-      const firstLeg = record.source.type === 'card' ? depositLeg(record, next) : payoutLeg(record, next);
-      const back = isVirtualAccountTransaction(record) ? bankRefundLeg(record, next) : refundLeg(record, next);
-      return { type: 'DecideReview', outcome, firstLeg, refundLeg: back, at };
+      const firstLeg = current.source.type === 'card' ? depositLeg(current, next) : payoutLeg(current, next);
+      const back = isVirtualAccountTransaction(current) ? bankRefundLeg(current, next) : refundLeg(current, next);
+      return {
+        type: 'DecideReview',
+        outcome: rejected ? 'rejected' : 'approved',
+        firstLeg,
+        refundLeg: back,
+        destinationGone: rejected ? undefined : checked?.account.id,
+        refundRefused: rejected ? checked?.failure : undefined,
+        at,
+      };
     });
   }
 
@@ -503,7 +558,9 @@ export class TransactionsService implements OnModuleInit {
   private async createDepositAddressTransaction(d: EventPayloads['depositAddress.depositReceived'], deferAppend = false): Promise<void> {
     const record = depositTransactionRecord(d);
     const full = { ...record, status: 'processing', subStatus: null, at: d.at } as TransactionCreated;
-    const next = depositNext(full, d, `${d.transactionId}.2`);
+    let next = depositNext(full, d, `${d.transactionId}.2`);
+    // A deposit sent straight back goes to the return wallet: checked now, as every refund is (ADR 0056).
+    if (next.kind === 'return') next = { ...next, refused: (await this.unusable(d.projectId, full, { kind: 'refund' }, 'start'))?.failure };
     try {
       await this.createOnce(deferAppend, (options) => this.execute(d.projectId, d.transactionId, { type: 'CreateFromDeposit', record, depositLeg: cryptoDepositLeg(d), txHash: d.deposit.txHash, next, at: d.at }, options));
     } catch (error) {
@@ -516,9 +573,14 @@ export class TransactionsService implements OnModuleInit {
   async onSenderAttributed(event: RecordedEvent<'depositAddress.senderAttributed', EventPayloads['depositAddress.senderAttributed']>): Promise<void> {
     const d = event.data;
     if (!(await this.exists(d.transactionId))) return;
+    // The payout starts now, to the address's destination as it is: one gone already (the address may not have
+    // heard yet) holds the deposit for a destination instead.
+    const target = withTarget((await this.load(d.transactionId)).record!, d.target);
+    const gone = d.destinationMissing ? undefined : (await this.unusable(d.projectId, target, { kind: 'payout' }, 'start'))?.account.id;
     await this.execute(d.projectId, d.transactionId, (state) => {
       const record = withTarget(state.record!, d.target);
-      const next = d.destinationMissing ? destinationMissing() : payoutNext(record, nextLegId(state));
+      const waits = d.destinationMissing || gone !== undefined;
+      const next = waits ? destinationMissing('depositAddress', gone ?? sideExternalAccountId(record.destination)) : releaseNext(state, record, nextLegId(state));
       return { type: 'ReleaseHold', code: 'senderAttribution', sender: { party: d.sender, externalAccountId: d.externalAccountId }, target: d.target, next, at: d.at };
     });
     await this.timers.cancel(ATTRIBUTION_TIMER, d.transactionId);
@@ -526,20 +588,53 @@ export class TransactionsService implements OnModuleInit {
 
   /** The address has a usable destination again: every deposit held for one pays out to it. */
   async onDestinationRestored(event: RecordedEvent<'depositAddress.destinationRestored', EventPayloads['depositAddress.destinationRestored']>): Promise<void> {
-    const d = event.data;
-    for (const release of d.releases) {
-      if (!(await this.exists(release.transactionId))) continue;
-      await this.execute(d.projectId, release.transactionId, (state) => {
-        const record = withTarget(state.record!, release.target);
-        return { type: 'ReleaseHold', code: 'payoutDestinationMissing', target: release.target, next: payoutNext(record, nextLegId(state)), at: d.at };
-      });
-    }
+    for (const release of event.data.releases) await this.releaseToDestination(event.data.projectId, release.transactionId, release.target, event.data.at);
   }
 
-  /** The attribution deadline passed with the sender unregistered: the crypto goes back, failed.attributionTimeout. */
+  /** The virtual account has a new destination, or had one already when a deposit was held (ADR 0056): the held deposits pay out to it. */
+  async onVirtualAccountDestinationRestored(event: RecordedEvent<'virtualAccount.destinationRestored', EventPayloads['virtualAccount.destinationRestored']>): Promise<void> {
+    for (const release of event.data.releases) await this.releaseToDestination(event.data.projectId, release.transactionId, release.target, event.data.at);
+  }
+
+  /**
+   * Releases a deposit held for a destination to this one; the payout starts (after review, if it calls for one it
+   * has not had). A destination already gone when the release comes (checked now, before the stream's lock) releases
+   * nothing: the deposit waits on, for the next destination its origin is given. A deposit not held (any more)
+   * is left alone by the decider.
+   */
+  private async releaseToDestination(projectId: string, transactionId: string, target: DepositPayoutTarget | VirtualAccountTarget, at: string): Promise<void> {
+    if (!(await this.exists(transactionId))) return;
+    const record = (await this.load(transactionId)).record!;
+    if (await this.unusable(projectId, withTarget(record, target), { kind: 'payout' }, 'start')) return;
+    await this.execute(projectId, transactionId, (state) => ({
+      type: 'ReleaseHold',
+      code: 'payoutDestinationMissing',
+      target,
+      next: releaseNext(state, withTarget(state.record!, target), nextLegId(state)),
+      at,
+    }));
+  }
+
+  /**
+   * The deposits of these (a deposit address's or a virtual account's) that wait for a payout destination: the
+   * transactions port, asked by the origin when it is given a new destination (ADR 0056).
+   */
+  async heldForDestination(projectId: string, transactionIds: string[]): Promise<string[]> {
+    const ids = [...new Set(transactionIds.filter((id) => isId('transaction', id)))];
+    const rows = await this.readModel.statuses(projectId, ids);
+    return rows.filter((r) => r.sub_status === 'awaitingAction.payoutDestinationMissing').map((r) => r.id);
+  }
+
+  /**
+   * The attribution deadline passed with the sender unregistered: the crypto goes back, failed.attributionTimeout;
+   * or, when its return wallet was invalidated or deleted, it is held for an operator.
+   */
   private async onAttributionTimeout(timer: DueTimer): Promise<void> {
+    const transactionId = String(timer.payload.transactionId);
     const at = (await this.clock.now(timer.projectId)).toISOString();
-    await this.execute(timer.projectId, String(timer.payload.transactionId), (state) => ({ type: 'ExpireAttribution', refundLeg: refundLeg(state.record!, nextLegId(state)), at }));
+    const record = (await this.load(transactionId)).record!;
+    const refused = (await this.unusable(timer.projectId, record, { kind: 'refund' }, 'start'))?.failure;
+    await this.execute(timer.projectId, transactionId, (state) => ({ type: 'ExpireAttribution', refundLeg: refundLeg(state.record!, nextLegId(state)), refundRefused: refused, at }));
   }
 
   /**
@@ -731,6 +826,11 @@ export function announce(transactionId: string, before: TransactionState, events
 }
 
 const PROVIDER_TIMEOUT = { code: 'providerTimeout', message: 'The payout provider has no record of the transfer.' };
+
+/** A deposit address's or virtual account's deposit: its payouts and refunds have holds of their own (ADR 0056). */
+function fromDeposit(record: { precursor: { type: string } }): boolean {
+  return record.precursor.type === 'depositAddress' || record.precursor.type === 'virtualAccount';
+}
 
 function nextLegId(state: TransactionState): string {
   return `${state.record!.transactionId}.${state.legs.length + 1}`;

@@ -3,7 +3,7 @@
 // same database transaction, beside the transaction.statusChanged that write may also cause: the crypto
 // deposit (pending, settled; needs_attribution when held for its sender), the bank payout by the
 // family of its rail (initiated and pending, settled, failed when refused, returned when it came back),
-// and the crypto's return on chain (initiated and pending, settled).
+// and the crypto's return on chain (initiated and pending, settled; failed when it could not start).
 import { DEPOSIT_ADDRESS_PAYOUT_FAMILIES } from '@mm/contracts';
 import type { TransactionEvent, TransactionState } from './transaction.decider';
 
@@ -38,6 +38,9 @@ export function depositAddressLegEvents(before: TransactionState, event: Transac
       return [`${CRYPTO_PAYOUT}.initiated`, `${CRYPTO_PAYOUT}.pending`];
     case 'transaction.refunded':
       return [`${CRYPTO_PAYOUT}.settled`];
+    case 'transaction.refundRefused':
+      // The return wallet is gone: the return never started (ADR 0056).
+      return [`${CRYPTO_PAYOUT}.failed`];
     default:
       return [];
   }

@@ -3,7 +3,8 @@
 import type { DepositAddressDepositReceived, DepositPayoutTarget, TransactionCreated } from '@mm/contracts';
 import { fold } from '@mm/platform/decider';
 import { depositAddressLegEvents } from './deposit-address-legs';
-import { cryptoDepositLeg, depositNext, depositTransactionRecord, payoutNext, withTarget } from './deposit-transactions';
+import { cryptoDepositLeg, depositNext, depositTransactionRecord, HOLD_MESSAGES, payoutNext, withTarget } from './deposit-transactions';
+import { sentBackToSender, unusableAccountFailure } from './leg-accounts';
 import { refundLeg } from './rails';
 import { transactionView } from './transaction-view';
 import { transactionDecider, type TransactionCommand, type TransactionEvent, type TransactionState } from './transaction.decider';
@@ -152,6 +153,52 @@ describe('a deposit address deposit transaction', () => {
     expect(statuses(created).at(-1)).toEqual(['transaction.reviewStarted', 'processing', 'processing.underReview']);
     const { state } = run(created, (s) => ({ type: 'DecideReview', outcome: 'rejected', firstLeg: { id: 'x', kind: 'payout', rail: 'ach', asset: 'usd', network: 'ach', amount: '1' }, refundLeg: refundLeg(s.record!, next(s)), at }));
     expect([state.status, state.subStatus]).toEqual(['processing', 'processing.returningToSender']);
+  });
+
+  // Issue 42 (spec: Deposit address, "a deposit ... whose destination external account was deleted leaves the
+  // transaction in awaitingAction"; ADR 0056).
+  it('a payout refused because its destination went away while it was in flight waits for a destination, naming the account', () => {
+    const refused = unusableAccountFailure({ kind: 'payout' }, { side: 'destination', id: 'ext_bank1' }, 'deleted')!;
+    const { state, events, legs } = run(create(deposit('25.00', 'payout')), (s) => ({ type: 'ReportLeg', legId: legId(s, 'payout'), outcome: { kind: 'declined', failure: refused }, at }));
+    expect([state.status, state.subStatus]).toEqual(['awaitingAction', 'awaitingAction.payoutDestinationMissing']);
+    expect(transactionView(state).hold).toEqual({ code: 'payoutDestinationMissing', message: HOLD_MESSAGES.payoutDestinationMissing });
+    expect(events.at(-1)).toMatchObject({ type: 'transaction.held', data: { destinationId: 'ext_bank1' } });
+    expect(legs.slice(-1)).toEqual(['deposit_address.ach_payout.failed']);
+    // A new destination releases it to a new payout leg; the refused one stays failed.
+    const wire = target('25.00', 'ext_bank2', 'wire');
+    const released = run(events, (s) => ({ type: 'ReleaseHold', code: 'payoutDestinationMissing', target: wire, next: payoutNext(withTarget(s.record!, wire), next(s)), at }));
+    expect(released.state.legs.map((l) => [l.kind, l.status])).toEqual([['deposit', 'settled'], ['payout', 'failed'], ['payout', 'pending']]);
+  });
+
+  it('a deposit held for a destination when it arrives names the destination it could not be paid to', () => {
+    const created = create(deposit('25.00', 'payoutDestinationMissing'));
+    expect(created.at(-1)).toMatchObject({ type: 'transaction.held', data: { destinationId: 'ext_bank1' } });
+  });
+
+  it('a return to a return wallet that went away is refused: the crypto held for an operator, who sends it back to the sender', () => {
+    const gone = unusableAccountFailure({ kind: 'refund' }, { side: 'returnDestination', id: 'ext_ret' }, { status: 'invalid', failure: null }, 'start')!;
+    const d = { ...deposit('25.00', 'awaitingSenderAttribution'), returnTo: { address: '0xret', network: 'ethereum', externalAccountId: 'ext_ret', kind: 'returnDestination' as const } };
+    const lapsed = run(create(d), (s) => ({ type: 'ExpireAttribution', refundLeg: refundLeg(s.record!, next(s)), refundRefused: gone, at }));
+    expect([lapsed.state.status, lapsed.state.subStatus]).toEqual(['processing', 'processing.underReview']);
+    expect(lapsed.state.legs.at(-1)).toMatchObject({ kind: 'refund', status: 'failed', failure: gone });
+    expect(lapsed.legs.at(-1)).toBe('deposit_address.crypto_payout.failed');
+    // Sent to the sender by an operator, it ends as the lapsed attribution would have.
+    const back = run(
+      lapsed.events,
+      (s) => ({ type: 'RefundHeld', refundLeg: refundLeg(sentBackToSender(s.record!), next(s)), reason: 'the return wallet is gone', at }),
+      (s) => ({ type: 'ConfirmRefund', legId: legId(s, 'refund'), at }),
+    );
+    expect([back.state.status, back.state.subStatus]).toEqual(['failed', 'failed.attributionTimeout']);
+    expect(transactionView(back.state).error).toMatchObject({ code: 'attributionTimeout', refund: { status: 'completed', amount: '25.00' } });
+
+    // A deposit to a frozen address sent straight back, its return wallet gone: refused the same way.
+    const frozen = { ...deposit('25.00', 'returnToSender'), returnTo: d.returnTo };
+    const record = depositTransactionRecord(frozen);
+    const full = { ...record, status: 'processing', subStatus: null, at } as TransactionCreated;
+    const nextStep = depositNext(full, frozen, 'txn_1.2');
+    if (nextStep.kind !== 'return') throw new Error('a return');
+    const created = transactionDecider.decide({ type: 'CreateFromDeposit', record, depositLeg: cryptoDepositLeg(frozen), txHash: '0xhash', next: { ...nextStep, refused: gone }, at }, transactionDecider.initialState());
+    expect(statuses(created).at(-1)).toEqual(['transaction.refundRefused', 'processing', 'processing.underReview']);
   });
 
   it('makes one transaction per deposit, however often it is created', () => {

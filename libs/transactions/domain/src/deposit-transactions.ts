@@ -3,14 +3,22 @@
 // sender (a registered wallet's party when the sender is one), its destination and pricing the address's
 // bank payout, priced by the deposit-addresses service exactly as a quote would be. Its crypto deposit leg
 // is settled when the transaction is made; what follows is the deposit's disposition.
-import type { DepositAddressDepositReceived, DepositPayoutTarget, TransactionCreated, TransactionHold } from '@mm/contracts';
+import { sideExternalAccountId, type DepositAddressDepositReceived, type DepositPayoutTarget, type TransactionCreated, type TransactionHold, type VirtualAccountTarget } from '@mm/contracts';
 import { needsReview, payoutLeg, refundLeg } from './rails';
-import type { DepositNext, NewLeg } from './transaction.decider';
+import type { DepositNext, NewLeg, TransactionState } from './transaction.decider';
 
 export const HOLD_MESSAGES: Record<TransactionHold['code'], string> = {
   senderAttribution: 'The sender of this deposit is not registered for the customer. Register the sending wallet as an external account of the customer or one of its counterparties to release it.',
   payoutDestinationMissing: 'The deposit address has no usable payout destination. Set an active bank account as its destination to release this deposit.',
 };
+
+/** A virtual account's deposit waiting for a destination (spec: hold `message`, a fixed sentence naming no provider). */
+export const VIRTUAL_ACCOUNT_DESTINATION_MISSING = 'The virtual account has no usable destination. Set an active destination on the virtual account to release this deposit.';
+
+/** The hold's fixed sentence, by its code and the deposit's origin. */
+export function holdMessage(code: TransactionHold['code'], origin: TransactionCreated['precursor']['type']): string {
+  return code === 'payoutDestinationMissing' && origin === 'virtualAccount' ? VIRTUAL_ACCOUNT_DESTINATION_MISSING : HOLD_MESSAGES[code];
+}
 
 /** The return of a deposit made to an address that no longer takes deposits. */
 export const ADDRESS_INACTIVE = { code: 'depositAddressInactive', message: 'The deposit address is frozen or closed: deposits to it are returned to the sender.' };
@@ -65,7 +73,7 @@ export function depositNext(record: TransactionCreated, d: Pick<DepositAddressDe
         },
       };
     case 'payoutDestinationMissing':
-      return destinationMissing();
+      return destinationMissing('depositAddress', sideExternalAccountId(record.destination));
     case 'returnToSender':
       return { kind: 'return', refundLeg: refundLeg(record, legId), failure: ADDRESS_INACTIVE };
     default:
@@ -73,11 +81,27 @@ export function depositNext(record: TransactionCreated, d: Pick<DepositAddressDe
   }
 }
 
-export function destinationMissing(): DepositNext {
-  return { kind: 'hold', hold: { code: 'payoutDestinationMissing', message: HOLD_MESSAGES.payoutDestinationMissing } };
+/**
+ * The deposit waits for a destination. destinationId: the external account it could not be paid to, which the
+ * origin compares with its destination when it hears of the hold (ADR 0056).
+ */
+export function destinationMissing(origin: TransactionCreated['precursor']['type'] = 'depositAddress', destinationId?: string): DepositNext {
+  return { kind: 'hold', hold: { code: 'payoutDestinationMissing', message: holdMessage('payoutDestinationMissing', origin) }, ...(destinationId ? { destinationId } : {}) };
 }
 
-/** The record with a new payout target (a destination set on the address since the deposit). */
-export function withTarget(record: TransactionCreated, target: DepositPayoutTarget | undefined): TransactionCreated {
-  return target ? { ...record, destination: target.destination, pricing: target.pricing, payout: target.payout } : record;
+/**
+ * What a deposit released from its hold does: compliance review first when its amount calls for one it has
+ * not passed yet (a deposit held when it arrived), else the payout to its destination as released.
+ */
+export function releaseNext(state: Pick<TransactionState, 'reviewed'>, record: TransactionCreated, legId: string): DepositNext {
+  if (needsReview(record) && !state.reviewed) return { kind: 'review', reason: 'amount over the compliance review threshold' };
+  return { kind: 'payout', leg: payoutLeg(record, legId) };
+}
+
+/** The record with a new payout target (a destination set on the address or virtual account since the deposit). */
+export function withTarget(record: TransactionCreated, target: DepositPayoutTarget | VirtualAccountTarget | undefined): TransactionCreated {
+  if (!target) return record;
+  // A wallet destination of a virtual account takes no bank payout instruction.
+  const { payout: _previous, ...rest } = record;
+  return { ...rest, destination: target.destination, pricing: target.pricing, ...(target.payout ? { payout: target.payout } : {}) };
 }

@@ -1,7 +1,7 @@
-// Issue 17: which external accounts a leg needs usable when its rail answers, and the failure of a
-// leg whose account was invalidated or deleted after its quote was accepted.
+// Issues 17 and 42: which external accounts a leg needs usable when it starts or its rail answers, and the
+// failure of a leg whose account was invalidated or deleted after its quote was accepted or its deposit made.
 import type { QuoteSideRecord, TransactionCreated } from '@mm/contracts';
-import { legAccounts, unusableAccountFailure } from './leg-accounts';
+import { isUnusableAccountFailure, legAccounts, returnDestinationId, sentBackToSender, unusableAccountFailure } from './leg-accounts';
 
 const customer = { relationship: 'customer', customerId: 'cst_1', entityType: 'individual' } as const;
 const side = (type: string, details: Record<string, unknown>): QuoteSideRecord => ({ type, category: type === 'walletOms' || type === 'walletExternal' ? 'crypto' : 'fiat', details, party: customer });
@@ -10,9 +10,12 @@ const bank = side('bankUs', { id: 'ext_bank', asset: 'usd', network: 'ach' });
 const card = side('card', { externalAccountId: 'ext_card', asset: 'usd', network: 'card' });
 const external = side('walletExternal', { id: 'ext_wallet', asset: 'usdc', network: 'ethereum' });
 
-function record(source: QuoteSideRecord, destination: QuoteSideRecord, precursor: TransactionCreated['precursor'] = { type: 'quote', id: 'qt_1' }): TransactionCreated {
-  return { source, destination, precursor } as TransactionCreated;
+function record(source: QuoteSideRecord, destination: QuoteSideRecord, precursor: TransactionCreated['precursor'] = { type: 'quote', id: 'qt_1' }, returnTo?: TransactionCreated['returnTo']): TransactionCreated {
+  return { source, destination, precursor, ...(returnTo ? { returnTo } : {}) } as TransactionCreated;
 }
+const inbound = side('virtualAccount', { id: 'va_1', asset: 'usd', network: 'wire', reference: 'IMAD1' });
+const sender = side('walletExternal', { id: 'ext_sender', asset: 'usdc', network: 'ethereum', address: '0xsender' });
+const toReturnBank = { address: null, network: 'ach', externalAccountId: 'ext_ret', kind: 'returnDestination' } as const;
 
 describe('legAccounts', () => {
   it('a payout needs its destination account: a bank account, an external wallet, a card', () => {
@@ -39,6 +42,43 @@ describe('legAccounts', () => {
   });
 });
 
+describe('legAccounts of a deposit (issue 42)', () => {
+  const va = (returnTo?: TransactionCreated['returnTo']) => record(inbound, bank, { type: 'virtualAccount', id: 'va_1' }, returnTo);
+  const da = (returnTo: TransactionCreated['returnTo']) => record(sender, bank, { type: 'depositAddress', id: 'da_1' }, returnTo);
+
+  it("a virtual account's delivery needs its destination: a bank account, an external wallet; a custodial wallet none", () => {
+    expect(legAccounts(va(), { kind: 'payout' })).toEqual([{ side: 'destination', id: 'ext_bank' }]);
+    expect(legAccounts(record(inbound, external, { type: 'virtualAccount', id: 'va_1' }), { kind: 'payout' })).toEqual([{ side: 'destination', id: 'ext_wallet' }]);
+    expect(legAccounts(record(inbound, wallet, { type: 'virtualAccount', id: 'va_1' }), { kind: 'payout' })).toEqual([]);
+    expect(legAccounts(va(), { kind: 'deposit' })).toEqual([]);
+  });
+
+  it("a deposit's refund needs its return destination; one going back to the sender needs none", () => {
+    expect(legAccounts(va(toReturnBank), { kind: 'refund' })).toEqual([{ side: 'returnDestination', id: 'ext_ret' }]);
+    expect(legAccounts(va({ address: null, network: 'wire', externalAccountId: null, kind: 'sender' }), { kind: 'refund' })).toEqual([]);
+    expect(legAccounts(da({ address: '0xret', network: 'ethereum', externalAccountId: 'ext_ret', kind: 'returnDestination' }), { kind: 'refund' })).toEqual([{ side: 'returnDestination', id: 'ext_ret' }]);
+    // A registered sender's own wallet is where the money came from, not a return destination.
+    expect(legAccounts(da({ address: '0xsender', network: 'ethereum', externalAccountId: 'ext_sender', kind: 'sender' }), { kind: 'refund' })).toEqual([]);
+  });
+
+  it('a return recorded before it said where it goes: an account other than the sender\'s own is a return destination', () => {
+    expect(returnDestinationId(da({ address: '0xret', network: 'ethereum', externalAccountId: 'ext_ret' }))).toBe('ext_ret');
+    expect(returnDestinationId(da({ address: '0xsender', network: 'ethereum', externalAccountId: 'ext_sender' }))).toBeUndefined();
+    expect(returnDestinationId(va({ address: null, network: 'ach', externalAccountId: 'ext_ret' }))).toBe('ext_ret');
+    expect(returnDestinationId(va({ address: null, network: 'ach', externalAccountId: null }))).toBeUndefined();
+  });
+
+  it('an operator sends a refund back to the sender: on the rail a transfer came by, or to the sending address', () => {
+    expect(sentBackToSender(va(toReturnBank)).returnTo).toEqual({ address: null, network: 'wire', externalAccountId: null, kind: 'sender' });
+    expect(sentBackToSender(da({ address: '0xret', network: 'ethereum', externalAccountId: 'ext_ret', kind: 'returnDestination' })).returnTo).toEqual({
+      address: '0xsender',
+      network: 'ethereum',
+      externalAccountId: 'ext_sender',
+      kind: 'sender',
+    });
+  });
+});
+
 describe('unusableAccountFailure', () => {
   const destination = { side: 'destination', id: 'ext_bank' } as const;
 
@@ -62,5 +102,14 @@ describe('unusableAccountFailure', () => {
       code: 'externalAccountDeleted',
       message: 'The card ext_card was deleted before the card was charged; nothing was charged.',
     });
+  });
+
+  it('a payout about to start, and a refund, say so; both are failures of an unusable account', () => {
+    const payout = unusableAccountFailure({ kind: 'payout' }, destination, 'deleted', 'start');
+    expect(payout?.message).toBe('The destination external account ext_bank was deleted before the payout started; nothing was paid to it.');
+    const refund = unusableAccountFailure({ kind: 'refund' }, { side: 'returnDestination', id: 'ext_ret' }, { status: 'invalid', failure: { code: 'account_closed', message: 'closed' } }, 'start');
+    expect(refund).toEqual({ code: 'externalAccountInvalid', message: 'The return destination external account ext_ret became invalid (account_closed) before the refund started; nothing was sent to it.' });
+    expect([payout, refund].every(isUnusableAccountFailure)).toBe(true);
+    expect(isUnusableAccountFailure({ code: 'providerError' })).toBe(false);
   });
 });

@@ -8,6 +8,7 @@
 // wallet; both complete it (spec: States / Transaction, sub-statuses).
 import {
   ApiError,
+  sideExternalAccountId,
   type DepositPayoutTarget,
   type EventPayloads,
   type Party,
@@ -20,8 +21,11 @@ import {
   type TransactionLeg,
   type TransactionStatus,
   type TypedEvent,
+  type VirtualAccountTarget,
 } from '@mm/contracts';
 import type { Decider } from '@mm/platform/decider';
+import { holdMessage } from './deposit-transactions';
+import { isUnusableAccountFailure } from './leg-accounts';
 
 export type TransactionEvent = TypedEvent<
   | 'transaction.created'
@@ -42,6 +46,7 @@ export type TransactionEvent = TypedEvent<
   | 'transaction.holdReleased'
   | 'transaction.refundAccepted'
   | 'transaction.refundUnconfirmed'
+  | 'transaction.refundRefused'
 >;
 
 /** The first leg a new transaction starts, unless it is held for review first. */
@@ -75,16 +80,24 @@ export type TransactionCommand =
       returned?: LegFailure;
       at: string;
     }
-  /** review: a virtual account deposit that settled goes to compliance review before its delivery (instead of nextLeg). */
-  | { type: 'ReportLeg'; legId: string; outcome: RailOutcome; nextLeg?: NewLeg; review?: string; at: string }
+  /**
+   * review: a virtual account deposit that settled goes to compliance review before its delivery (instead of
+   * nextLeg). destinationGone: the delivery would go to this external account, invalidated or deleted since the
+   * deposit: the deposit waits for a destination instead (ADR 0056).
+   */
+  | { type: 'ReportLeg'; legId: string; outcome: RailOutcome; nextLeg?: NewLeg; review?: string; destinationGone?: string; at: string }
   /** Operator: a virtual account's bank refund the bank reported only as initiated is complete (spec: Operator-only, complete-refund). */
   | { type: 'CompleteRefund'; reason: string; at: string }
-  | { type: 'DecideReview'; outcome: 'approved' | 'rejected'; firstLeg: NewLeg; refundLeg?: NewLeg; at: string }
+  /**
+   * destinationGone: an approved deposit's payout would go to this external account, no longer usable (it waits
+   * for a destination); refundRefused: a rejected deposit's refund cannot go to its return destination (held).
+   */
+  | { type: 'DecideReview'; outcome: 'approved' | 'rejected'; firstLeg: NewLeg; refundLeg?: NewLeg; destinationGone?: string; refundRefused?: LegFailure; at: string }
   | { type: 'ConfirmRefund'; legId: string; at: string }
   /** Operator: send a held payout again. */
   | { type: 'RetryPayout'; leg: NewLeg; reason: string; at: string }
-  /** Operator: return held money to its source. */
-  | { type: 'RefundHeld'; refundLeg: NewLeg; reason: string; retained?: string; at: string }
+  /** Operator: return held money to its source. refused: its return destination is no longer usable (refused, nothing changes). */
+  | { type: 'RefundHeld'; refundLeg: NewLeg; reason: string; retained?: string; refused?: LegFailure; at: string }
   /** Operator: give up on a held or unconfirmed payout; the money stays held for a refund. */
   | { type: 'MarkFailed'; reason: string; at: string }
   /**
@@ -110,19 +123,26 @@ export type TransactionCommand =
       type: 'ReleaseHold';
       code: TransactionHold['code'];
       sender?: { party: Party; externalAccountId: string };
-      target?: DepositPayoutTarget;
+      target?: DepositPayoutTarget | VirtualAccountTarget;
       next: DepositNext;
       at: string;
     }
-  /** The sender was not attributed before the hold's deadline: the crypto goes back (failed.attributionTimeout). */
-  | { type: 'ExpireAttribution'; refundLeg: NewLeg; at: string };
+  /**
+   * The sender was not attributed before the hold's deadline: the crypto goes back (failed.attributionTimeout),
+   * or is held for an operator when the return wallet is no longer usable (refundRefused).
+   */
+  | { type: 'ExpireAttribution'; refundLeg: NewLeg; refundRefused?: LegFailure; at: string };
 
-/** What a deposit's transaction does once its deposit is in, or once a hold is cleared. */
+/**
+ * What a deposit's transaction does once its deposit is in, or once a hold is cleared. A hold for a destination
+ * names the account the payout could not go to (destinationId); a return whose return destination is no longer
+ * usable is refused (refused) and the money held for an operator.
+ */
 export type DepositNext =
   | { kind: 'payout'; leg: NewLeg }
   | { kind: 'review'; reason: string }
-  | { kind: 'hold'; hold: TransactionHold }
-  | { kind: 'return'; refundLeg: NewLeg; failure: LegFailure };
+  | { kind: 'hold'; hold: TransactionHold; destinationId?: string }
+  | { kind: 'return'; refundLeg: NewLeg; failure: LegFailure; refused?: LegFailure };
 
 export interface TransactionState {
   status: TransactionStatus | 'none';
@@ -136,8 +156,10 @@ export interface TransactionState {
   pulledFrom: { walletId: string; asset: string; amount: string } | null;
   /** While awaitingAction: why (spec: Transaction `hold`). */
   hold: TransactionHold | null;
-  /** Where the refund in flight ends (failed.returnedToSender unless it says otherwise). */
+  /** Where the refund in flight ends (failed.returnedToSender unless it says otherwise), or the refused one would have. */
   refundEndsIn: string | null;
+  /** A compliance review approved it: a deposit released from a hold later is not reviewed again. */
+  reviewed: boolean;
   updatedAt: string | null;
 }
 
@@ -167,7 +189,7 @@ function evolve(state: TransactionState, e: TransactionEvent): TransactionState 
     case 'transaction.reviewStarted':
       return moved;
     case 'transaction.reviewCleared':
-      return moved;
+      return { ...moved, reviewed: state.reviewed || e.data.outcome === 'approved' };
     case 'transaction.completed':
       return moved;
     case 'transaction.failed':
@@ -180,15 +202,21 @@ function evolve(state: TransactionState, e: TransactionEvent): TransactionState 
       const r = state.record!;
       const { sender, target } = e.data;
       const source = sender ? { ...r.source, party: sender.party, details: { ...r.source.details, id: sender.externalAccountId } } : r.source;
-      const record = target ? { ...r, source, destination: target.destination, pricing: target.pricing, payout: target.payout } : { ...r, source };
+      if (!target) return { ...moved, hold: null, record: { ...r, source } };
+      // A virtual account's wallet destination takes no bank payout instruction.
+      const { payout: _previous, ...rest } = r;
+      const record = { ...rest, source, destination: target.destination, pricing: target.pricing, ...(target.payout ? { payout: target.payout } : {}) };
       return { ...moved, hold: null, record };
     }
+    case 'transaction.refundRefused':
+      return { ...moved, legs: [...state.legs, e.data.leg], pendingError: e.data.error, refundEndsIn: e.data.finalSubStatus ?? null };
     case 'transaction.payoutUnconfirmed':
     case 'transaction.refundAccepted':
     case 'transaction.refundUnconfirmed':
       return moved;
     case 'transaction.payoutRetried':
-      return { ...moved, legs: [...state.legs, e.data.leg] };
+      // (Only money held with nothing in flight is retried: a refund refused before is given up.)
+      return { ...moved, legs: [...state.legs, e.data.leg], pendingError: null, refundEndsIn: null };
     case 'transaction.cashPickupReady':
       return { ...moved, legs: state.legs.map((l) => (l.id === e.data.legId ? { ...l, pickupCode: e.data.pickupCode } : l)) };
     case 'transaction.refunded':
@@ -257,22 +285,24 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
   if (command.type === 'ExpireAttribution') {
     if (state.status !== 'awaitingAction' || state.hold?.code !== 'senderAttribution') return [];
     const failure = { code: 'attributionTimeout', message: 'The sender was not registered before the attribution deadline; the crypto goes back to the sender.' };
-    return [returnDeposit(state, base, command.refundLeg, settlementError(failure, command.at, false), 'failed.attributionTimeout')];
+    const error = settlementError(failure, command.at, false);
+    if (command.refundRefused) return [refuseRefund(base, command.refundLeg, command.refundRefused, error, 'failed.attributionTimeout')];
+    return [returnDeposit(state, base, command.refundLeg, error, 'failed.attributionTimeout')];
   }
 
   if (command.type === 'DecideReview') {
-    if (state.subStatus !== 'processing.underReview' || state.legs.some((l) => l.status === 'pending')) return [];
+    // (A rejection whose refund was refused stays under review for an operator: decided already.)
+    if (state.subStatus !== 'processing.underReview' || state.legs.some((l) => l.status === 'pending') || refundRefused(state)) return [];
     if (command.outcome === 'approved') {
       const subStatus = state.pulledFrom ? 'processing.fundsPulled' : null;
-      return [
-        event('transaction.reviewCleared', { ...base, status: 'processing', subStatus, outcome: 'approved' }),
-        event('transaction.legInitiated', { ...base, status: 'processing', subStatus, leg: pendingLeg(command.firstLeg, command.at) }),
-      ];
+      const cleared = event('transaction.reviewCleared', { ...base, status: 'processing', subStatus, outcome: 'approved' });
+      if (command.destinationGone && isAutoDeposit(state)) return [cleared, destinationHold(state, base, command.destinationGone)];
+      return [cleared, event('transaction.legInitiated', { ...base, status: 'processing', subStatus, leg: pendingLeg(command.firstLeg, command.at) })];
     }
     const error = settlementError({ code: 'complianceRejected', message: 'The transaction did not pass compliance review.' }, command.at, false);
     return [
       event('transaction.reviewCleared', { ...base, status: 'processing', subStatus: 'processing.underReview', outcome: 'rejected' }),
-      ...refundOrFail(state, base, error, command.refundLeg, 'failed.providerDeclined'),
+      ...refundOrFail(state, base, error, command.refundLeg, 'failed.providerDeclined', command.refundRefused),
     ];
   }
 
@@ -292,6 +322,10 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
       throw new ApiError('refundNotCompletable', `transaction ${transactionId} has no virtual account bank refund to complete: only a refund of a virtual account deposit can be completed this way`);
     }
     if (refund.status === 'settled') return [];
+    // A refund refused before it started was never sent: there is nothing the bank could have completed.
+    if (refund.status === 'failed' && isUnusableAccountFailure(refund.failure)) {
+      throw new ApiError('refundNotCompletable', `transaction ${transactionId}'s refund was never sent: ${refund.failure!.message} Refund it again instead (to the sender: {"to": "sender"})`);
+    }
     const error = { ...(state.pendingError ?? state.error ?? settlementError({ code: 'refunded', message: 'The money was returned to the sender.' }, command.at, false)) };
     error.refund = { status: 'completed', amount: refund.amount, asset: refund.asset };
     return [event('transaction.refunded', { ...base, status: 'failed', subStatus: state.refundEndsIn ?? 'failed.returnedToSender', legId: refund.id, error })];
@@ -302,10 +336,15 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
     return [event('transaction.payoutRetried', { ...base, status: 'processing', subStatus: 'processing.payoutRetrying', leg: pendingLeg(command.leg, command.at), reason: command.reason })];
   }
   if (command.type === 'RefundHeld') {
-    if (!(heldAfterFailedPayout(state) || state.subStatus === 'failed.outboundFailed')) {
-      throw new ApiError('TransactionNotActionable', `refund applies to money the service holds after a failed payout; the transaction is ${state.subStatus ?? state.status}`);
+    if (!(heldAfterFailedPayout(state) || state.subStatus === 'failed.outboundFailed' || refundRefused(state))) {
+      throw new ApiError('TransactionNotActionable', `refund applies to money the service holds after a failed payout or a refused refund; the transaction is ${state.subStatus ?? state.status}`);
     }
-    const error = state.error ?? settlementError({ code: 'operatorRefund', message: command.reason }, command.at, false);
+    // Nothing goes to a return destination that is gone (ADR 0056): refused, and nothing changes.
+    if (command.refused) {
+      throw new ApiError('ExternalAccountNotActive', `${command.refused.message} Nothing was refunded: send it back to the sender instead (refund with {"to": "sender"}), or ask the partner for another return destination`);
+    }
+    // A refund refused before keeps what the transaction ends with (a rejected review's, a lapsed attribution's).
+    const error = state.error ?? state.pendingError ?? settlementError({ code: 'operatorRefund', message: command.reason }, command.at, false);
     return [
       event('transaction.refundInitiated', {
         ...base,
@@ -315,6 +354,7 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
         walletId: state.pulledFrom?.walletId ?? null,
         error: { ...error, recoverable: false, recovery: undefined, refund: { status: 'pending', amount: command.refundLeg.amount, asset: command.refundLeg.asset } },
         ...(command.retained ? { retained: command.retained } : {}),
+        ...(state.refundEndsIn ? { finalSubStatus: state.refundEndsIn } : {}),
       }),
     ];
   }
@@ -393,6 +433,8 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
         settlement: settlementOf(state.record, leg),
       });
       if (command.review) return [settled, event('transaction.reviewStarted', { ...base, status: 'processing', subStatus: 'processing.underReview', reason: command.review })];
+      // The delivery's account went away while the bank had the deposit: the deposit waits for a destination.
+      if (command.destinationGone && inbound) return [settled, destinationHold(state, base, command.destinationGone)];
       if (!command.nextLeg) return [settled];
       return [settled, event('transaction.legInitiated', { ...base, status: 'processing', subStatus, leg: pendingLeg(command.nextLeg, command.at) })];
     }
@@ -402,6 +444,11 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
     ];
   }
   const failed = event('transaction.legFailed', { ...base, status: state.status, subStatus: state.subStatus, legId: leg.id, failure: outcome.failure, afterSending: outcome.kind === 'failed' });
+  if (leg.kind === 'payout' && outcome.kind === 'declined' && isAutoDeposit(state) && isUnusableAccountFailure(outcome.failure)) {
+    // A deposit's destination went away before its payout settled: nothing was paid; the deposit waits for a
+    // new destination (spec: Deposit address, "whose destination external account was deleted").
+    return [failed, destinationHold(state, base, sideExternalAccountId(state.record.destination))];
+  }
   if (leg.kind === 'deposit') {
     // A single-leg refusal by the card processor, or a charge that failed after it was authorised.
     const subStatus = outcome.kind === 'declined' ? 'failed.providerDeclined' : 'failed.inboundFailed';
@@ -437,6 +484,12 @@ function cashPickupExpired(state: TransactionState): boolean {
   return state.legs.some((l) => isCashPickupLeg(l) && l.status === 'failed' && l.failure?.code === CASH_PICKUP_EXPIRED.code);
 }
 
+/** A deposit's refund was refused before it started (its return destination is gone): the money waits for an operator. */
+function refundRefused(state: TransactionState): boolean {
+  const last = state.legs.at(-1);
+  return state.subStatus === 'processing.underReview' && last?.kind === 'refund' && last.status === 'failed' && isUnusableAccountFailure(last.failure);
+}
+
 /** The service holds the money of a payout that failed: a card buy's crypto, awaiting an operator. */
 function heldAfterFailedPayout(state: TransactionState): boolean {
   return state.subStatus === 'processing.underReview' && state.legs.some((l) => l.kind === 'payout' && l.status === 'failed') && !state.legs.some((l) => l.status === 'pending');
@@ -462,7 +515,10 @@ function refundOrFail(
   error: SettlementError,
   refundLeg: NewLeg | undefined,
   failedSubStatus: string,
+  /** A deposit's refund whose return destination is no longer usable: refused, the money held for an operator. */
+  refused?: LegFailure,
 ): TransactionEvent[] {
+  if (isAutoDeposit(state) && refundLeg && refused) return [refuseRefund(base, refundLeg, refused, error, 'failed.returnedToSender')];
   if (isAutoDeposit(state) && refundLeg) return [returnDeposit(state, base, refundLeg, error, 'failed.returnedToSender')];
   if (state.pulledFrom && refundLeg) {
     return [
@@ -497,6 +553,28 @@ function returnDeposit(state: TransactionState, base: { transactionId: string; p
   });
 }
 
+/**
+ * A deposit's refund that cannot start because its return destination was invalidated or deleted (ADR 0056):
+ * recorded as a refund leg refused before anything was sent, the money held for an operator (processing.underReview)
+ * with what the transaction will end with once an operator's refund arrives (error, finalSubStatus).
+ */
+function refuseRefund(base: { transactionId: string; projectId: string; at: string }, refundLeg: NewLeg, failure: LegFailure, error: SettlementError, finalSubStatus: string): TransactionEvent {
+  return event('transaction.refundRefused', {
+    ...base,
+    status: 'processing',
+    subStatus: 'processing.underReview',
+    leg: { ...pendingLeg(refundLeg, base.at), status: 'failed', failure },
+    error: { ...error, recoverable: false, recovery: undefined },
+    finalSubStatus,
+  });
+}
+
+/** A deposit waits for a destination: destinationId, the account its payout could not go to (ADR 0056). */
+function destinationHold(state: TransactionState, base: { transactionId: string; projectId: string; at: string }, destinationId: string | undefined): TransactionEvent {
+  const hold: TransactionHold = { code: 'payoutDestinationMissing', message: holdMessage('payoutDestinationMissing', state.record!.precursor.type) };
+  return event('transaction.held', { ...base, status: 'awaitingAction', subStatus: HOLD_SUB_STATUS.payoutDestinationMissing, hold, ...(destinationId ? { destinationId } : {}) });
+}
+
 /** A deposit's transaction with its money in: pay out, go to review, wait on a hold, or return the crypto. */
 function afterDeposit(state: TransactionState, base: { transactionId: string; projectId: string; at: string }, next: DepositNext): TransactionEvent[] {
   switch (next.kind) {
@@ -505,9 +583,14 @@ function afterDeposit(state: TransactionState, base: { transactionId: string; pr
     case 'review':
       return [event('transaction.reviewStarted', { ...base, status: 'processing', subStatus: 'processing.underReview', reason: next.reason })];
     case 'hold':
-      return [event('transaction.held', { ...base, status: 'awaitingAction', subStatus: HOLD_SUB_STATUS[next.hold.code], hold: next.hold })];
-    case 'return':
-      return [returnDeposit(state, base, next.refundLeg, settlementError(next.failure, base.at, false), 'failed.returnedToSender')];
+      return [
+        event('transaction.held', { ...base, status: 'awaitingAction', subStatus: HOLD_SUB_STATUS[next.hold.code], hold: next.hold, ...(next.destinationId ? { destinationId: next.destinationId } : {}) }),
+      ];
+    case 'return': {
+      const error = settlementError(next.failure, base.at, false);
+      if (next.refused) return [refuseRefund(base, next.refundLeg, next.refused, error, 'failed.returnedToSender')];
+      return [returnDeposit(state, base, next.refundLeg, error, 'failed.returnedToSender')];
+    }
   }
 }
 
@@ -517,7 +600,7 @@ const HOLD_SUB_STATUS: Record<TransactionHold['code'], string> = {
 };
 
 export const transactionDecider: Decider<TransactionCommand, TransactionEvent, TransactionState> = {
-  initialState: () => ({ status: 'none', subStatus: null, legs: [], error: null, pendingError: null, pulledFrom: null, hold: null, refundEndsIn: null, updatedAt: null }),
+  initialState: () => ({ status: 'none', subStatus: null, legs: [], error: null, pendingError: null, pulledFrom: null, hold: null, refundEndsIn: null, reviewed: false, updatedAt: null }),
   evolve,
   decide,
 };

@@ -39,6 +39,9 @@ export function virtualAccountLegEvents(before: TransactionState, event: Transac
       return [`${FIAT}.pending`];
     case 'transaction.refunded':
       return [`${FIAT}.settled`];
+    case 'transaction.refundRefused':
+      // The return destination is gone: the refund never started (ADR 0056).
+      return [`${FIAT}.failed`];
     default:
       return [];
   }

@@ -3,6 +3,8 @@
 // inbound transfer to a virtual account makes.
 import { ApiError, type TransactionCreated, type VirtualAccountDepositReceived } from '@mm/contracts';
 import { fold } from '@mm/platform/decider';
+import { releaseNext, VIRTUAL_ACCOUNT_DESTINATION_MISSING, withTarget } from './deposit-transactions';
+import { sentBackToSender, unusableAccountFailure } from './leg-accounts';
 import { payoutLeg, sandboxOutcome, sandboxRefundSteps } from './rails';
 import { transactionView } from './transaction-view';
 import { transactionDecider, type RailOutcome, type TransactionCommand, type TransactionEvent, type TransactionState } from './transaction.decider';
@@ -192,6 +194,107 @@ describe('a virtual account deposit transaction', () => {
     const first = create(transfer('25.00'));
     const d = transfer('25.00');
     expect(() => transactionDecider.decide({ type: 'CreateTransaction', record: virtualAccountTransactionRecord(d), firstLeg: bankDepositLeg(d), at }, fold(transactionDecider, first))).toThrow(ApiError);
+  });
+});
+
+// Issue 42. Spec: States / Transaction ("blocked on ... missing payout destination" -> awaitingAction with
+// `hold`; "hold cleared (for example a new payout destination is set)" -> processing); Deposit address (a
+// deposit whose destination was deleted waits for a new one: a virtual account's the same); the sub-status
+// `processing.underReview` (the service holds the money) for a refund that cannot go; Operator-only.
+describe('a virtual account deposit whose destination or return destination went away', () => {
+  const gone = (id: string) => unusableAccountFailure({ kind: 'refund' }, { side: 'returnDestination', id }, 'deleted', 'start')!;
+  const newBank = { type: 'bankUs', category: 'fiat', details: { id: 'ext_b2', asset: 'usd', network: 'wire', accountHolder: 'customer' }, party: customer } as const;
+  const retarget = (s: TransactionState) => ({ destination: newBank, payout: { rail: 'wire' }, pricing: s.record!.pricing });
+  const HELD = ['awaitingAction', 'awaitingAction.payoutDestinationMissing'];
+
+  it('the deposit settles with its delivery\'s account gone: it waits for a destination, no payout leg, the account named for its origin', () => {
+    const { state, events, legs } = run(create(transfer('40.00', { toBank: true, rail: 'wire' })), report('deposit', settled, { destinationGone: 'ext_b1' }));
+    expect([state.status, state.subStatus]).toEqual(HELD);
+    expect(state.hold).toEqual({ code: 'payoutDestinationMissing', message: VIRTUAL_ACCOUNT_DESTINATION_MISSING });
+    expect(state.legs.map((l) => [l.kind, l.status])).toEqual([['deposit', 'settled']]);
+    expect(events.at(-1)).toMatchObject({ type: 'transaction.held', data: { destinationId: 'ext_b1' } });
+    expect(legs).toEqual(['virtualAccount.deposit.pending', 'virtualAccount.deposit.settled']);
+    expect(transactionView(state).hold).toEqual({ code: 'payoutDestinationMissing', message: VIRTUAL_ACCOUNT_DESTINATION_MISSING });
+  });
+
+  it('a new destination releases it: the record takes the new target and the payout starts, without a second review', () => {
+    const held = run(create(transfer('40.00', { toBank: true, rail: 'wire' })), report('deposit', settled, { destinationGone: 'ext_b1' }));
+    const { state, legs } = run(held.events, (s) => {
+      const target = retarget(s);
+      return { type: 'ReleaseHold', code: 'payoutDestinationMissing', target, next: releaseNext(s, withTarget(s.record!, target), next(s)), at };
+    });
+    expect([state.status, state.subStatus, state.hold]).toEqual(['processing', null, null]);
+    expect(state.record!.destination.details.id).toBe('ext_b2');
+    expect(state.legs.at(-1)).toMatchObject({ kind: 'payout', rail: 'wire', status: 'pending' });
+    expect(legs.slice(-2)).toEqual(['virtualAccount.fiatTransfer.initiated', 'virtualAccount.fiatTransfer.pending']);
+    // A deposit at the review threshold that passed its review is not reviewed again when released.
+    const reviewed = run(
+      create(transfer('10000.00', { toBank: true, rail: 'wire' })),
+      report('deposit', settled, { review: 'amount over the compliance review threshold' }),
+      (s) => ({ type: 'DecideReview', outcome: 'approved', firstLeg: payoutLeg(s.record!, next(s)), destinationGone: 'ext_b1', at }),
+    );
+    expect([reviewed.state.status, reviewed.state.subStatus, reviewed.state.reviewed]).toEqual([...HELD, true]);
+    expect(releaseNext(reviewed.state, reviewed.state.record!, 'txn_1.2')).toMatchObject({ kind: 'payout' });
+    expect(releaseNext(transactionDecider.initialState(), reviewed.state.record!, 'txn_1.2')).toMatchObject({ kind: 'review' });
+  });
+
+  it('a wallet destination released to from a bank one keeps no bank payout instruction', () => {
+    const held = run(create(transfer('40.00', { toBank: true })), report('deposit', settled, { destinationGone: 'ext_b1' }));
+    const target = { destination: wallet, payout: null, pricing: held.state.record!.pricing };
+    const { state } = run(held.events, (s) => ({ type: 'ReleaseHold', code: 'payoutDestinationMissing', target, next: releaseNext(s, withTarget(s.record!, target), next(s)), at }));
+    expect(state.record).not.toHaveProperty('payout');
+    expect(state.legs.at(-1)).toMatchObject({ kind: 'payout', rail: 'crypto' });
+  });
+
+  it('the delivery refused because its account went away while it was in flight: nothing paid, it waits for a destination', () => {
+    const refused = unusableAccountFailure({ kind: 'payout' }, { side: 'destination', id: 'ext_b1' }, 'deleted')!;
+    const { state, events, legs } = run(create(transfer('40.00', { toBank: true, rail: 'wire' })), depositIn, report('payout', { kind: 'declined', failure: refused }));
+    expect([state.status, state.subStatus]).toEqual(HELD);
+    expect(state.legs.at(-1)).toMatchObject({ kind: 'payout', status: 'failed', failure: refused, settledAt: null });
+    expect(events.at(-1)).toMatchObject({ type: 'transaction.held', data: { destinationId: 'ext_b1' } });
+    expect(legs.slice(-1)).toEqual(['virtualAccount.fiatTransfer.failed']);
+    // Refused by the provider for its own reasons, the money is held for an operator as before.
+    const declined = run(create(transfer('40.00', { toBank: true })), depositIn, report('payout', { kind: 'declined', failure: { code: 'providerError', message: 'no' } }));
+    expect([declined.state.status, declined.state.subStatus]).toEqual(['processing', 'processing.underReview']);
+  });
+
+  it("a rejected review's refund to a return destination that went away is refused: the money held for an operator, nothing sent", () => {
+    const review = run(create(transfer('10000.98', { rail: 'wire' })), report('deposit', settled, { review: 'amount over the compliance review threshold' }));
+    const rejected = run(review.events, (s) => ({ type: 'DecideReview', outcome: 'rejected', firstLeg: payoutLeg(s.record!, next(s)), refundLeg: bankRefundLeg(s.record!, next(s)), refundRefused: gone('ext_ret'), at }));
+    expect([rejected.state.status, rejected.state.subStatus]).toEqual(['processing', 'processing.underReview']);
+    expect(rejected.state.legs.at(-1)).toMatchObject({ kind: 'refund', rail: 'ach', amount: '10000.98', status: 'failed', failure: gone('ext_ret') });
+    expect(rejected.events.map((e) => e.type).slice(-2)).toEqual(['transaction.reviewCleared', 'transaction.refundRefused']);
+    expect(rejected.legs.at(-1)).toBe('virtualAccount.fiatTransfer.failed');
+    expect(transactionView(rejected.state)).not.toHaveProperty('error');
+    // Decided already: a repeated decision changes nothing.
+    expect(transactionDecider.decide({ type: 'DecideReview', outcome: 'rejected', firstLeg: payoutLeg(rejected.state.record!, next(rejected.state)), refundLeg: bankRefundLeg(rejected.state.record!, next(rejected.state)), at }, rejected.state)).toEqual([]);
+
+    // Nothing to complete (it was never sent); no payout to retry (the review rejected it); the return destination refuses again.
+    expect(() => transactionDecider.decide({ type: 'CompleteRefund', reason: 'x', at }, rejected.state)).toThrow(expect.objectContaining({ errorName: 'refundNotCompletable' }));
+    expect(() => transactionDecider.decide({ type: 'RetryPayout', leg: payoutLeg(rejected.state.record!, next(rejected.state)), reason: 'x', at }, rejected.state)).toThrow(expect.objectContaining({ errorName: 'TransactionNotActionable' }));
+    expect(() =>
+      transactionDecider.decide({ type: 'RefundHeld', refundLeg: bankRefundLeg(rejected.state.record!, next(rejected.state)), reason: 'x', refused: gone('ext_ret'), at }, rejected.state),
+    ).toThrow(expect.objectContaining({ errorName: 'ExternalAccountNotActive', causeText: expect.stringContaining('{"to": "sender"}') }));
+
+    // The operator sends it back to the sender, on the rail it came by; it ends as the review decided.
+    const back = run(
+      rejected.events,
+      (s) => ({ type: 'RefundHeld', refundLeg: bankRefundLeg(sentBackToSender(s.record!), next(s)), reason: 'return it to the sender', at }),
+      report('refund', { kind: 'refundAccepted' }),
+      report('refund', settled),
+    );
+    expect([back.state.status, back.state.subStatus]).toEqual(['failed', 'failed.returnedToSender']);
+    expect(back.state.legs.at(-1)).toMatchObject({ kind: 'refund', rail: 'wire', status: 'settled', amount: '10000.98' });
+    expect(transactionView(back.state).error).toMatchObject({ code: 'complianceRejected', refund: { status: 'completed', amount: '10000.98' } });
+  });
+
+  it("an operator's refund to a return destination that went away is refused and changes nothing", () => {
+    const held = run(create(transfer('25.94')), depositIn, report('payout', { kind: 'failed', failure: { code: 'providerError', message: 'reverted' } }));
+    expect(() => transactionDecider.decide({ type: 'RefundHeld', refundLeg: bankRefundLeg(held.state.record!, next(held.state)), reason: 'x', refused: gone('ext_ret'), at }, held.state)).toThrow(
+      expect.objectContaining({ errorName: 'ExternalAccountNotActive', causeText: expect.stringContaining('ext_ret') }),
+    );
+    // ...while the payout may still be retried.
+    expect(transactionDecider.decide({ type: 'RetryPayout', leg: payoutLeg(held.state.record!, next(held.state)), reason: 'x', at }, held.state).map((e) => e.type)).toEqual(['transaction.payoutRetried']);
   });
 });
 

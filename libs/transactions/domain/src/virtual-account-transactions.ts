@@ -37,7 +37,7 @@ export function virtualAccountTransactionRecord(d: VirtualAccountDepositReceived
     customerIds: [...new Set([d.customerId, ...destinationCustomer])],
     customerName: d.customerName ?? null,
     ...(d.target.payout ? { payout: d.target.payout } : {}),
-    returnTo: { address: null, network: d.returnTo.rail, externalAccountId: d.returnTo.externalAccountId },
+    returnTo: { address: null, network: d.returnTo.rail, externalAccountId: d.returnTo.externalAccountId, kind: d.returnTo.externalAccountId ? 'returnDestination' : 'sender' },
   };
 }
 

@@ -1,7 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { EventPattern, Payload } from '@nestjs/microservices';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { EventPayloads } from '@mm/contracts';
 import { VirtualAccountsService, type Simulation } from '@mm/virtual-accounts/application';
 import type { VirtualAccountView } from '@mm/virtual-accounts/domain';
+import type { RecordedEvent } from '@mm/platform/event-store';
 import { ApiPage, decodeCursor, Idempotent, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
 import {
   CreateVirtualAccountRequest,
@@ -117,5 +120,16 @@ export class SandboxVirtualAccountsController {
 
   private async simulate(projectId: string, id: string, simulation: Simulation): Promise<VirtualAccountResponse> {
     return toResponse(await this.accounts.simulate(projectId, id, simulation));
+  }
+}
+
+/** The transactions service's news: a deposit held for a destination (ADR 0056). */
+@Controller()
+export class VirtualAccountsEventsController {
+  constructor(private readonly accounts: VirtualAccountsService) {}
+
+  @EventPattern('transaction.held')
+  onTransactionHeld(@Payload() event: RecordedEvent<'transaction.held', EventPayloads['transaction.held']>): Promise<void> {
+    return this.accounts.onTransactionHeld(event);
   }
 }

@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { VirtualAccountsEventStore, VirtualAccountsService } from '@mm/virtual-accounts/application';
 import { SandboxVirtualAccountBank, SandboxVirtualAccountPrices, VirtualAccountBank, VirtualAccountPrices, VirtualAccountsReadModel } from '@mm/virtual-accounts/infrastructure';
-import { SandboxVirtualAccountsController, VirtualAccountsController } from './virtual-accounts.controllers';
+import { SandboxVirtualAccountsController, VirtualAccountsController, VirtualAccountsEventsController } from './virtual-accounts.controllers';
 
 @Module({
-  controllers: [VirtualAccountsController, SandboxVirtualAccountsController],
+  controllers: [VirtualAccountsController, SandboxVirtualAccountsController, VirtualAccountsEventsController],
   providers: [
     VirtualAccountsEventStore,
     VirtualAccountsReadModel,

@@ -8,7 +8,10 @@
 // the bank's answer (or, when it is lost, the sweeper reading the bank's
 // account) ends it. An inbound transfer is decided under the account's stream
 // lock (which a DELETE takes too), recorded in its own stream, and handed to the
-// transactions service once committed.
+// transactions service once committed. A deposit whose destination was invalidated or deleted
+// waits for one (the transactions service holds it, ADR 0056): a PATCH giving the account a new
+// destination releases every such deposit, and a deposit held for a destination the account has
+// replaced already is released to the one it has when the hold is heard of.
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import {
   AccountsPort,
@@ -19,6 +22,7 @@ import {
   requireEndorsement,
   TransactionsPort,
   type CustomerView,
+  type EventPayloads,
   type ExternalAccountView,
   type InboundRail,
   type VirtualAccountCreated,
@@ -28,6 +32,7 @@ import {
 import {
   bankDestination,
   depositStreamId,
+  depositTarget,
   destinationAsset,
   payoutInstruction,
   receiveTransfer,
@@ -39,6 +44,7 @@ import {
   virtualAccountView,
   walletExternalDestination,
   walletOmsDestination,
+  type DepositRelease,
   type ExistingVirtualAccount,
   type PayoutInput,
   type VirtualAccountChanges,
@@ -51,7 +57,7 @@ import { CLOSE_RETRY_AFTER_SECONDS, VirtualAccountBank, VirtualAccountPrices, Vi
 import { ProjectClock, TimerService, type DueTimer } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
 import { fold } from '@mm/platform/decider';
-import { decideAndAppend, publishPartnerEvents, runCommand, type DecideOptions, type PartnerResource } from '@mm/platform/event-store';
+import { decideAndAppend, publishPartnerEvents, runCommand, type DecideOptions, type PartnerResource, type RecordedEvent } from '@mm/platform/event-store';
 import { isId, newId } from '@mm/platform/ids';
 import { VirtualAccountsEventStore } from './virtual-accounts-event-store';
 
@@ -186,6 +192,9 @@ export class VirtualAccountsService implements OnModuleInit {
     const returnAccount = patch.returnDestination ? await this.account(projectId, patch.returnDestination.externalAccountId, 'returnDestination') : undefined;
     return runCommand(this.uow, async () => {
       const at = (await this.clock.now(projectId)).toISOString();
+      // A new destination releases the deposits waiting for one, each priced to it. Asked under the account's
+      // lock: a deposit held meanwhile is counted here, or its hold, heard of later, finds this destination.
+      const releases = destination ? await this.releases(projectId, id, destination) : [];
       const { state } = await this.execute(projectId, id, (current: VirtualAccountState): VirtualAccountCommand => {
         const changes: VirtualAccountChanges = {};
         const currentReturn = current.status === 'none' ? null : current.returnDestination;
@@ -201,9 +210,46 @@ export class VirtualAccountsService implements OnModuleInit {
         }
         if (patch.label !== undefined) changes.label = patch.label;
         if (patch.metadata !== undefined) changes.metadata = patch.metadata;
-        return { type: 'UpdateVirtualAccount', projectId, changes, at };
+        return { type: 'UpdateVirtualAccount', projectId, changes, releases, at };
       });
       return virtualAccountView(state as ExistingVirtualAccount);
+    });
+  }
+
+  /**
+   * The deposits of the account whose transactions wait for a destination (asked of the transactions service,
+   * which holds them), each priced to `destination`. Under the account's stream lock (taken here; re-entrant).
+   */
+  private async releases(projectId: string, id: string, destination: VirtualAccountDestination): Promise<DepositRelease[]> {
+    const history = await this.store.lockAndReadStream(virtualAccountStreamId(id));
+    const state = fold(virtualAccountDecider, history as unknown as VirtualAccountEvent[]);
+    const deposits = await this.readModel.deposits(id);
+    if (state.status === 'none' || deposits.length === 0) return [];
+    const held = new Set(await this.transactions.heldForDestination(projectId, deposits.map((d) => d.transaction_id)));
+    const next: ExistingVirtualAccount = { ...state, destination };
+    const rate = this.rate(destinationAsset(next));
+    return deposits.filter((d) => held.has(d.transaction_id)).map((d) => ({ transactionId: d.transaction_id, target: depositTarget(next, d.amount, rate) }));
+  }
+
+  /**
+   * The transactions service held a deposit for a destination (ADR 0056): the account it could not be paid to
+   * was invalidated or deleted. Decided under the account's lock, which a PATCH takes too: still the account's
+   * destination, the deposit waits for the PATCH that replaces it (which asks which deposits wait); replaced
+   * already, the deposit is released to the destination the account has now.
+   */
+  async onTransactionHeld(event: RecordedEvent<'transaction.held', EventPayloads['transaction.held']>): Promise<void> {
+    const { projectId, transactionId, hold, destinationId } = event.data;
+    if (hold.code !== 'payoutDestinationMissing' || !destinationId) return;
+    const deposit = await this.readModel.deposit(projectId, transactionId);
+    if (!deposit) return; // another origin's deposit
+    const id = deposit.virtual_account_id;
+    await runCommand(this.uow, async () => {
+      const history = await this.store.lockAndReadStream(virtualAccountStreamId(id));
+      const state = fold(virtualAccountDecider, history as unknown as VirtualAccountEvent[]);
+      if (state.status === 'none' || state.destination.instrument.id === destinationId) return;
+      const at = (await this.clock.now(projectId)).toISOString();
+      const target = depositTarget(state, deposit.amount, this.rate(destinationAsset(state)));
+      await this.execute(projectId, id, { type: 'ReleaseDeposits', projectId, releases: [{ transactionId, target }], at });
     });
   }
 

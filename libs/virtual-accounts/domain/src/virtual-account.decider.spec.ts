@@ -156,6 +156,30 @@ describe('virtual account decider (spec: States / Virtual account)', () => {
       given(history).when({ type: 'UpdateVirtualAccount', ...cmd, changes: { label: 'x' }, at: later(40) }).thenThrows(isError('VirtualAccountTransitionNotAllowed'));
     }
   });
+
+  // Issue 42 (spec: States / Transaction, "hold cleared (for example a new payout destination is set)"; ADR 0056).
+  it('a PATCH giving a new destination releases the deposits waiting for one, each priced to it; one that keeps it releases none', () => {
+    const bank = bankDestination(CUSTOMER, account(BANK), payoutInstruction({ rail: 'wire' }));
+    const releases = [{ transactionId: 'txn_01h455vb4pex5vsknk084sn0dd', target: { destination: { type: 'bankUs', category: 'fiat', details: { id: BANK }, party: { relationship: 'customer' } }, payout: { rail: 'wire' }, pricing: {} } }] as never;
+    given(active)
+      .when({ type: 'UpdateVirtualAccount', ...cmd, changes: { destination: bank }, releases, at: later(5) })
+      .then([
+        { type: 'virtualAccount.updated', data: { virtualAccountId: ID, projectId: 'prj_1', changedFields: ['destination'], destination: bank, at: later(5) } },
+        { type: 'virtualAccount.destinationRestored', data: { virtualAccountId: ID, projectId: 'prj_1', releases, at: later(5) } },
+      ]);
+    given(active).when({ type: 'UpdateVirtualAccount', ...cmd, changes: { destination: walletDestination, label: 'Payroll' }, releases, at: later(5) }).then([
+      { type: 'virtualAccount.updated', data: { virtualAccountId: ID, projectId: 'prj_1', changedFields: ['label'], label: 'Payroll', at: later(5) } },
+    ]);
+    // The account itself is as it was: no status of its own says a destination went away (spec: the statuses seen).
+    const [updated, restoredEvent] = virtualAccountDecider.decide({ type: 'UpdateVirtualAccount', ...cmd, changes: { destination: bank }, releases, at: later(5) }, fold(virtualAccountDecider, active));
+    expect(fold(virtualAccountDecider, [...active, updated, restoredEvent])).toEqual(fold(virtualAccountDecider, [...active, updated]));
+  });
+
+  it('a deposit held for a destination the account has replaced since is released to the one it has', () => {
+    const releases = [{ transactionId: 'txn_01h455vb4pex5vsknk084sn0dd', target: {} }] as never;
+    given(active).when({ type: 'ReleaseDeposits', ...cmd, releases, at: later(5) }).then([{ type: 'virtualAccount.destinationRestored', data: { virtualAccountId: ID, projectId: 'prj_1', releases, at: later(5) } }]);
+    given(active).when({ type: 'ReleaseDeposits', ...cmd, releases: [], at: later(5) }).then([]);
+  });
 });
 
 describe('virtual account requests (the payout flow, 10240)', () => {

@@ -5,7 +5,10 @@
 // bank holds (active, frozen or closed) makes it `deleting`; the bank's close
 // makes it `deleted` (terminal), its refusal `failed` (terminal), and a
 // temporary "not now" puts back the status it had. A sweeper finalises a delete
-// whose close the bank made but whose answer never came.
+// whose close the bank made but whose answer never came. Deposits whose transactions wait for a
+// destination (the one they were made for was invalidated or deleted) are released to the account's
+// destination as it is: by the PATCH that gives it a new one, or at once when the account had one
+// already when the deposit was held (ADR 0056).
 import {
   ApiError,
   VIRTUAL_ACCOUNT_DELETABLE,
@@ -18,6 +21,7 @@ import {
   type VirtualAccountReturnDestination,
   type VirtualAccountStatus,
   type VirtualAccountStatusChange,
+  type VirtualAccountTarget,
 } from '@mm/contracts';
 import type { Decider } from '@mm/platform/decider';
 
@@ -33,6 +37,7 @@ export type VirtualAccountEvent = TypedEvent<
   | 'virtualAccount.deletionRestored'
   | 'virtualAccount.deleted'
   | 'virtualAccount.closeRefused'
+  | 'virtualAccount.destinationRestored'
 >;
 
 /** What a PATCH asks for, resolved: each given field with its new value (returnDestination and label null: removed). */
@@ -52,11 +57,20 @@ export type VirtualAccountCommand =
   | { type: 'FreezeVirtualAccount'; projectId: string; at: string }
   | { type: 'UnfreezeVirtualAccount'; projectId: string; at: string }
   | { type: 'CloseVirtualAccount'; projectId: string; at: string }
-  | { type: 'UpdateVirtualAccount'; projectId: string; changes: VirtualAccountChanges; at: string }
+  /** releases: the deposits held for a destination, each priced to the new one (released only when the destination changes). */
+  | { type: 'UpdateVirtualAccount'; projectId: string; changes: VirtualAccountChanges; releases?: DepositRelease[]; at: string }
+  /** A deposit held for a destination the account has replaced since: released to the one it has. */
+  | { type: 'ReleaseDeposits'; projectId: string; releases: DepositRelease[]; at: string }
   | { type: 'RequestDeletion'; projectId: string; at: string }
   | { type: 'RestoreAfterDeletion'; projectId: string; reason: string; at: string }
   | { type: 'CompleteDeletion'; projectId: string; by: 'bank' | 'sweeper'; at: string }
   | { type: 'RefuseClose'; projectId: string; failure: { code: string; message: string }; at: string };
+
+/** A deposit waiting for a destination, and its payout to the account's destination now. */
+export interface DepositRelease {
+  transactionId: string;
+  target: VirtualAccountTarget;
+}
 
 export interface ExistingVirtualAccount {
   status: VirtualAccountStatus;
@@ -109,6 +123,9 @@ function evolve(state: VirtualAccountState, e: VirtualAccountEvent): VirtualAcco
     case 'virtualAccount.deleted':
     case 'virtualAccount.closeRefused':
       return { ...state, status: e.data.status, updatedAt: e.data.at };
+    case 'virtualAccount.destinationRestored':
+      // The deposits it releases are the transactions service's; the account itself is as it was.
+      return state;
     case 'virtualAccount.deletionRequested':
       return { ...state, status: e.data.status, deletionRequestedAt: e.data.deletionRequestedAt, statusBeforeDeletion: e.data.previousStatus, updatedAt: e.data.at };
     case 'virtualAccount.deletionRestored':
@@ -233,8 +250,13 @@ function decide(command: VirtualAccountCommand, state: VirtualAccountState): Vir
     case 'CloseVirtualAccount':
       if (state.status !== 'active' && state.status !== 'frozen') refuse(state, 'closed (only an active or frozen account can be)');
       return [event('virtualAccount.closed', change(state, 'closed', at))];
-    case 'UpdateVirtualAccount':
-      return decideUpdate(state, command);
+    case 'UpdateVirtualAccount': {
+      const events = decideUpdate(state, command);
+      const repointed = events.some((e) => e.type === 'virtualAccount.updated' && e.data.destination !== undefined);
+      return repointed && command.releases?.length ? [...events, restored(state, command.releases, at)] : events;
+    }
+    case 'ReleaseDeposits':
+      return command.releases.length > 0 ? [restored(state, command.releases, at)] : [];
     case 'RequestDeletion':
       // A delete already in flight or done: nothing more to ask (the DELETE answers the account as it is).
       if (state.status === 'deleting' || state.status === 'deleted') return [];
@@ -247,6 +269,10 @@ function decide(command: VirtualAccountCommand, state: VirtualAccountState): Vir
     case 'RefuseClose':
       return decideDeletionOutcome(state, command);
   }
+}
+
+function restored(state: ExistingVirtualAccount, releases: DepositRelease[], at: string): VirtualAccountEvent {
+  return event('virtualAccount.destinationRestored', { virtualAccountId: state.record.virtualAccountId, projectId: state.record.projectId, releases, at });
 }
 
 export const virtualAccountDecider: Decider<VirtualAccountCommand, VirtualAccountEvent, VirtualAccountState> = {

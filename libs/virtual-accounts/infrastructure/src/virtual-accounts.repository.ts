@@ -69,6 +69,20 @@ export class VirtualAccountsReadModel {
     );
   }
 
+  /** The account and amount of a transfer, by its transaction; undefined for a transaction of no transfer here. */
+  async deposit(projectId: string, transactionId: string): Promise<{ virtual_account_id: string; amount: string } | undefined> {
+    const [row] = await this.uow.query<{ virtual_account_id: string; amount: string }>(
+      `SELECT virtual_account_id, amount::text AS amount FROM virtual_accounts.deposits WHERE project_id = $1 AND transaction_id = $2`,
+      [projectId, transactionId],
+    );
+    return row;
+  }
+
+  /** Every transfer the account took, with its amount (a new destination asks which wait for one). */
+  deposits(virtualAccountId: string): Promise<Array<{ transaction_id: string; amount: string }>> {
+    return this.uow.query(`SELECT transaction_id, amount::text AS amount FROM virtual_accounts.deposits WHERE virtual_account_id = $1 ORDER BY transaction_id`, [virtualAccountId]);
+  }
+
   /** The transactions of every transfer the account took (a DELETE asks which are unfinished). */
   async depositTransactionIds(virtualAccountId: string): Promise<string[]> {
     const rows = await this.uow.query<{ transaction_id: string }>(`SELECT transaction_id FROM virtual_accounts.deposits WHERE virtual_account_id = $1 ORDER BY transaction_id`, [virtualAccountId]);

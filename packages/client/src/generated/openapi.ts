@@ -183,7 +183,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Return held money to its source: processing.returningToSender, then failed.returnedToSender. A virtual account deposit goes back over a bank rail to the account's return destination (else the sender), all of it or the amount given */
+        /** Return held money to its source: processing.returningToSender, then failed.returnedToSender. A virtual account deposit goes back over a bank rail to the account's return destination (else the sender), all of it or the amount given. A deposit's refund to a return destination that was invalidated or deleted is refused (422 ExternalAccountNotActive, nothing changes): `to: "sender"` sends it back to the sender instead */
         post: operations["TransactionsAdminController_refund"];
         delete?: never;
         options?: never;
@@ -2778,7 +2778,7 @@ export interface webhooks {
         put?: never;
         /**
          * deposit_address.ach_payout.failed
-         * @description Fires when the bank payout of a deposit (payout rail `ach`, `achSameDay`, `local`) was refused before anything was sent (by the provider, or because the destination account is no longer usable): the money stays held, `processing.underReview`, for an operator's retry or refund. Its `data` is the deposit's transaction (precursor `depositAddress`) as it is after this step, with its `sequence`. Covered by the subscription `*`. `data`: the transaction, as GET /transactions/{transactionId} answers it.
+         * @description Fires when the bank payout of a deposit (payout rail `ach`, `achSameDay`, `local`) was refused before anything was sent: by the provider, when the money stays held, `processing.underReview`, for an operator's retry or refund; or because the destination account was invalidated or deleted, when the deposit waits for a new destination (`awaitingAction.payoutDestinationMissing`). Its `data` is the deposit's transaction (precursor `depositAddress`) as it is after this step, with its `sequence`. Covered by the subscription `*`. `data`: the transaction, as GET /transactions/{transactionId} answers it.
          */
         post: {
             parameters: {
@@ -4466,7 +4466,7 @@ export interface webhooks {
         put?: never;
         /**
          * deposit_address.crypto_payout.failed
-         * @description Fires when a return failed on chain. The sandbox does not simulate this: its returns settle. Covered by the subscription `*`. `data`: the transaction, as GET /transactions/{transactionId} answers it.
+         * @description Fires when a return could not start because the address's return wallet was invalidated or deleted: nothing was sent, and the crypto is held for an operator (`processing.underReview`), who sends it back to the sender. (A return failing on chain after it was sent is not simulated by the sandbox.) Its `data` is the deposit's transaction (precursor `depositAddress`) as it is after this step, with its `sequence`. Covered by the subscription `*`. `data`: the transaction, as GET /transactions/{transactionId} answers it.
          */
         post: {
             parameters: {
@@ -5248,7 +5248,7 @@ export interface webhooks {
         put?: never;
         /**
          * deposit_address.intl_wire_payout.failed
-         * @description Fires when the bank payout of a deposit (payout rail `swift`) was refused before anything was sent (by the provider, or because the destination account is no longer usable): the money stays held, `processing.underReview`, for an operator's retry or refund. Its `data` is the deposit's transaction (precursor `depositAddress`) as it is after this step, with its `sequence`. Covered by the subscription `*`. `data`: the transaction, as GET /transactions/{transactionId} answers it.
+         * @description Fires when the bank payout of a deposit (payout rail `swift`) was refused before anything was sent: by the provider, when the money stays held, `processing.underReview`, for an operator's retry or refund; or because the destination account was invalidated or deleted, when the deposit waits for a new destination (`awaitingAction.payoutDestinationMissing`). Its `data` is the deposit's transaction (precursor `depositAddress`) as it is after this step, with its `sequence`. Covered by the subscription `*`. `data`: the transaction, as GET /transactions/{transactionId} answers it.
          */
         post: {
             parameters: {
@@ -6214,7 +6214,7 @@ export interface webhooks {
         put?: never;
         /**
          * deposit_address.wire_payout.failed
-         * @description Fires when the bank payout of a deposit (payout rail `wire`) was refused before anything was sent (by the provider, or because the destination account is no longer usable): the money stays held, `processing.underReview`, for an operator's retry or refund. Its `data` is the deposit's transaction (precursor `depositAddress`) as it is after this step, with its `sequence`. Covered by the subscription `*`. `data`: the transaction, as GET /transactions/{transactionId} answers it.
+         * @description Fires when the bank payout of a deposit (payout rail `wire`) was refused before anything was sent: by the provider, when the money stays held, `processing.underReview`, for an operator's retry or refund; or because the destination account was invalidated or deleted, when the deposit waits for a new destination (`awaitingAction.payoutDestinationMissing`). Its `data` is the deposit's transaction (precursor `depositAddress`) as it is after this step, with its `sequence`. Covered by the subscription `*`. `data`: the transaction, as GET /transactions/{transactionId} answers it.
          */
         post: {
             parameters: {
@@ -9232,7 +9232,7 @@ export interface webhooks {
         put?: never;
         /**
          * virtualAccount.cryptoTransfer.failed
-         * @description Fires when the USDC transfer was refused, reverted, or never confirmed by the provider: the money is held for an operator (`processing.underReview`), who retries, refunds or marks it failed. Its `data` is the deposit's transaction (precursor `virtualAccount`, `sourceToDestination` `fiatAccountToCrypto`) as it is after this step, with its `sequence`. Covered by the subscription `*`. `data`: the transaction, as GET /transactions/{transactionId} answers it.
+         * @description Fires when the USDC transfer was refused, reverted, or never confirmed by the provider: the money is held for an operator (`processing.underReview`), who retries, refunds or marks it failed. Refused because the destination external wallet was invalidated or deleted (`failure.code` `externalAccountInvalid` or `externalAccountDeleted`): the deposit waits for a new destination instead (`awaitingAction.payoutDestinationMissing`). Its `data` is the deposit's transaction (precursor `virtualAccount`, `sourceToDestination` `fiatAccountToCrypto`) as it is after this step, with its `sequence`. Covered by the subscription `*`. `data`: the transaction, as GET /transactions/{transactionId} answers it.
          */
         post: {
             parameters: {
@@ -10966,7 +10966,7 @@ export interface webhooks {
         put?: never;
         /**
          * virtualAccount.fiatTransfer.failed
-         * @description Fires when the bank payout was refused, returned, or never confirmed: the money is held for an operator (`processing.underReview`). Its `data` is the deposit's transaction (precursor `virtualAccount`, `sourceToDestination` `fiatAccountToCrypto`) as it is after this step, with its `sequence`. Covered by the subscription `*`. `data`: the transaction, as GET /transactions/{transactionId} answers it.
+         * @description Fires when the bank payout was refused, returned, or never confirmed: the money is held for an operator (`processing.underReview`); refused because the destination bank account was invalidated or deleted, the deposit waits for a new destination instead (`awaitingAction.payoutDestinationMissing`). Also a refund that could not start because its return destination was invalidated or deleted: nothing was sent, the money is held for an operator (`processing.underReview`). Its `data` is the deposit's transaction (precursor `virtualAccount`, `sourceToDestination` `fiatAccountToCrypto`) as it is after this step, with its `sequence`. Covered by the subscription `*`. `data`: the transaction, as GET /transactions/{transactionId} answers it.
          */
         post: {
             parameters: {
@@ -13521,6 +13521,11 @@ export interface components {
              * @example 25.00
              */
             amount?: string;
+            /**
+             * @description a deposit address or virtual account deposit only: where the refund goes. returnDestination (the default): the return destination the deposit was made with, else the sender; a return destination invalidated or deleted since is refused (422 ExternalAccountNotActive). sender: back to the sender (a virtual account deposit on the bank rail it came by, a deposit address deposit to the sending address)
+             * @enum {string}
+             */
+            to?: "returnDestination" | "sender";
         };
         OperatorResultResponse: {
             /** @enum {string} */
