@@ -12533,11 +12533,11 @@ export interface webhooks {
 export interface components {
     schemas: {
         AddressRequest: {
-            streetAddress?: string;
-            city?: string;
-            postalCode?: string;
+            streetAddress?: string | null;
+            city?: string | null;
+            postalCode?: string | null;
             /** @description ISO 3166-1 alpha-2 */
-            country?: string;
+            country?: string | null;
         };
         AdvanceClockRequest: {
             /** @description seconds to move the project clock forward */
@@ -12962,6 +12962,7 @@ export interface components {
         };
         CreateCardRequest: {
             owner: components["schemas"]["OwnerRequest"];
+            /** @description trimmed; one line of visible text */
             label?: string | null;
             metadata?: {
                 [key: string]: string;
@@ -12991,17 +12992,17 @@ export interface components {
             };
         };
         CreateCounterpartyRequest: {
-            /** @description individual */
-            firstName?: string;
-            /** @description individual */
-            lastName?: string;
-            /** @description business */
-            businessName?: string;
+            /** @description individual (needs it); null removes it */
+            firstName?: string | null;
+            /** @description individual (needs it); null removes it */
+            lastName?: string | null;
+            /** @description business (needs it); null removes it */
+            businessName?: string | null;
             /** Format: email */
             email?: string | null;
             /** @description E.164, for example +14155550123 */
             phone?: string | null;
-            /** @description write-only: reads show taxIdProvided */
+            /** @description write-only: reads show taxIdProvided; replaced, never removed (null is refused) */
             taxId?: string;
             address?: components["schemas"]["AddressRequest"] | null;
             customerId: string;
@@ -13034,6 +13035,7 @@ export interface components {
             requiresCounterpartyWalletRegistration?: boolean;
             /** @default true */
             sponsorGas?: boolean;
+            /** @description trimmed; one line of visible text */
             label?: string;
             metadata?: {
                 [key: string]: string;
@@ -13041,6 +13043,7 @@ export interface components {
         };
         CreateExternalAccountRequest: {
             owner: components["schemas"]["OwnerRequest"];
+            /** @description trimmed; one line of visible text */
             label?: string | null;
             metadata?: {
                 [key: string]: string;
@@ -13102,6 +13105,7 @@ export interface components {
             returnPayout?: components["schemas"]["VirtualAccountReturnPayoutRequest"];
             /** @description shown only when true */
             sponsorGas?: boolean;
+            /** @description trimmed; one line of visible text */
             label?: string;
             metadata?: {
                 [key: string]: string;
@@ -13121,6 +13125,7 @@ export interface components {
             timeoutMs?: number;
             /** @default 3600 */
             notifyThresholdSecs?: number;
+            /** @description trimmed; one line of visible text; null removes it */
             description?: string | null;
             /**
              * @description an absolute http or https URL without credentials, fragment, whitespace, control characters or backslashes, and not port 0; in production, a public host. Kept and shown in its normal form, the one deliveries call (lower-case scheme and host, IDNA, no default port)
@@ -13980,17 +13985,17 @@ export interface components {
             updatedAt: string;
         };
         UpdateCounterpartyRequest: {
-            /** @description individual */
-            firstName?: string;
-            /** @description individual */
-            lastName?: string;
-            /** @description business */
-            businessName?: string;
+            /** @description individual (needs it); null removes it */
+            firstName?: string | null;
+            /** @description individual (needs it); null removes it */
+            lastName?: string | null;
+            /** @description business (needs it); null removes it */
+            businessName?: string | null;
             /** Format: email */
             email?: string | null;
             /** @description E.164, for example +14155550123 */
             phone?: string | null;
-            /** @description write-only: reads show taxIdProvided */
+            /** @description write-only: reads show taxIdProvided; replaced, never removed (null is refused) */
             taxId?: string;
             address?: components["schemas"]["AddressRequest"] | null;
         };
@@ -14001,23 +14006,27 @@ export interface components {
             payout?: components["schemas"]["DepositAddressPayoutRequest"];
             /** @description null removes it (returns then go back to the sender) */
             returnDestination?: components["schemas"]["DepositAddressAccountReference"] | null;
-            /** @description null removes it */
+            /** @description trimmed; one line of visible text; null removes it */
             label?: string | null;
-            /** @description merged; null or "" removes a key */
+            /** @description merged: a key set to null or "" is removed; null removes every key */
             metadata?: {
                 [key: string]: string | null;
-            };
+            } | null;
         };
         UpdateExternalAccountRequest: {
+            /** @description trimmed; one line of visible text; null removes it */
             label?: string | null;
-            /** @description merged; null or "" removes a key */
+            /** @description merged: a key set to null or "" is removed; null removes every key */
             metadata?: {
                 [key: string]: string | null;
-            };
+            } | null;
         };
         UpdateProjectRequest: {
+            /** @description the features named are switched; the others keep their state */
             features?: components["schemas"]["ProjectFeaturesDto"];
-            limits?: components["schemas"]["ProjectLimitsDto"];
+            /** @description the limits named are set (null removes one); null removes every limit */
+            limits?: components["schemas"]["ProjectLimitsDto"] | null;
+            /** @description whole hours, as a JSON number */
             attributionTimeoutHours?: number;
         };
         UpdateVirtualAccountRequest: {
@@ -14027,12 +14036,12 @@ export interface components {
             returnDestination?: components["schemas"]["VirtualAccountAccountReference"] | null;
             /** @description the rail refunds go on (with a new returnDestination, or alone to change it) */
             returnPayout?: components["schemas"]["VirtualAccountReturnPayoutRequest"];
-            /** @description null removes it */
+            /** @description trimmed; one line of visible text; null removes it */
             label?: string | null;
-            /** @description merged; null or "" removes a key */
+            /** @description merged: a key set to null or "" is removed; null removes every key */
             metadata?: {
                 [key: string]: string | null;
-            };
+            } | null;
         };
         UpdateWebhookRequest: {
             /**
@@ -14042,6 +14051,7 @@ export interface components {
             timeoutMs?: number;
             /** @default 3600 */
             notifyThresholdSecs?: number;
+            /** @description trimmed; one line of visible text; null removes it */
             description?: string | null;
             /** @description an absolute http or https URL without credentials, fragment, whitespace, control characters or backslashes, and not port 0; in production, a public host. Kept and shown in its normal form, the one deliveries call (lower-case scheme and host, IDNA, no default port) */
             url?: string;
@@ -14537,6 +14547,7 @@ export interface operations {
     AdminController_listProjects: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -14770,6 +14781,7 @@ export interface operations {
     TransactionsAdminController_held: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -14989,6 +15001,7 @@ export interface operations {
     CashInsController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -15161,6 +15174,7 @@ export interface operations {
     CashLocationsController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -15206,6 +15220,7 @@ export interface operations {
     CounterpartiesController_list: {
         parameters: {
             query: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -15375,6 +15390,7 @@ export interface operations {
     CustomersController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -15584,6 +15600,7 @@ export interface operations {
     DepositAddressesController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -15861,6 +15878,7 @@ export interface operations {
     EventsController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -15936,6 +15954,7 @@ export interface operations {
     ExternalAccountsController_list: {
         parameters: {
             query: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -16374,6 +16393,7 @@ export interface operations {
     TransactionsController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -16517,6 +16537,7 @@ export interface operations {
     VirtualAccountsController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -16824,6 +16845,7 @@ export interface operations {
     WalletsController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -16922,6 +16944,7 @@ export interface operations {
     WebhooksController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -17089,6 +17112,7 @@ export interface operations {
     WebhooksController_listDeliveries: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
