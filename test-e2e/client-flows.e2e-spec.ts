@@ -71,8 +71,8 @@ describe('the client package against the platform', () => {
     expect(quote).toMatchObject({ status: 'open', pricing: { source: { amountGross: '25.00' }, destination: { amountNet: '25.00' } } });
     const transaction = await mm.transactions.create({ quoteId: quote.id });
     expect(transaction).toMatchObject({ status: 'processing', precursor: { type: 'quote', id: quote.id } });
-    // A repeat of the same request is the same request: the derived key makes the retry safe.
-    expect((await mm.transactions.create({ quoteId: quote.id })).id).toBe(transaction.id);
+    // A second call is a second operation: the quote was accepted once (issue 42, item 4).
+    expect(await mm.transactions.create({ quoteId: quote.id }).catch((e: ApiError) => [e.status, e.error])).toEqual([409, 'QuoteAlreadyAccepted']);
     expect((await mm.wallets.balance(wallet.id)).data.balance).toBe('475.00');
     // ACH settles a minute later in the sandbox.
     await advance(60);
@@ -222,6 +222,88 @@ describe('the client package against the platform', () => {
     const transaction = await mm.transactions.get(transfer.transactionId);
     expect(transaction).toMatchObject({ sourceToDestination: 'fiatAccountToCrypto', precursor: { type: 'virtualAccount', id: account.id } });
     expect((await mm.virtualAccounts.list({ customerId: customer.id }).toArray()).map((a) => a.id)).toEqual([account.id]);
+  });
+
+  describe('Idempotency-Keys (issue 42, item 4)', () => {
+    const john = () => ({ customerId: customer.id, entityType: 'individual' as const, firstName: 'John', lastName: 'Smith' });
+    const johnSmiths = async (customerId: string) => (await mm.counterparties.list({ customerId }).toArray()).filter((c) => c.name === 'John Smith');
+
+    it('makes two resources of two creates with the same body: customers, wallets, counterparties, external accounts, webhooks, deposit addresses, virtual accounts', async () => {
+      const twice = async <T extends { id: string }>(create: () => Promise<T>): Promise<[T, T]> => [await create(), await create()];
+      const [ada1, ada2] = await twice(() => mm.customers.create({ type: 'individual', firstName: 'Ada', lastName: 'Byron' }));
+      const [w1, w2] = await twice(() => mm.wallets.create(customer.id, { asset: 'usdc', network: 'ethereum' }));
+      const [c1, c2] = await twice(() => mm.counterparties.create(john()));
+      const [e1, e2] = await twice(() =>
+        mm.externalAccounts.create({ owner: { kind: 'customer', customerId: customer.id }, type: 'bankUs', bankUs: { accountNumber: '99887766554', routingNumber: '021000021' } }),
+      );
+      const [h1, h2] = await twice(() => mm.webhooks.create({ url: receiver.url('/client-flows-twice'), subscriptions: ['wallet.provisioned'] }));
+      const [d1, d2] = await twice(() =>
+        mm.depositAddresses.create({ customerId: customer.id, expectedSourceAsset: 'usdc', expectedSourceNetwork: 'meridianchain', destination: { externalAccountId: bank.id }, payout: { rail: 'ach' } }),
+      );
+      const [v1, v2] = await twice(() =>
+        mm.virtualAccounts.create({ customerId: customer.id, source: { asset: 'usd', network: 'ach' }, destination: { type: 'walletOms', walletId: wallet.id }, accountHolder: 'customer', type: 'bankUs' }),
+      );
+      for (const [a, b] of [[ada1, ada2], [w1, w2], [c1, c2], [e1, e2], [h1, h2], [d1, d2], [v1, v2]] as Array<[{ id: string }, { id: string }]>) expect(a.id).not.toBe(b.id);
+      // The second endpoint has a signing key of its own, not the first's.
+      expect(h2.signingKey).not.toBe(h1.signingKey);
+      // And each is there to read.
+      expect((await mm.counterparties.list({ customerId: customer.id }).toArray()).map((c) => c.id)).toEqual(expect.arrayContaining([c1.id, c2.id]));
+      expect((await mm.wallets.list({ customerId: customer.id }).toArray()).map((w) => w.id)).toEqual(expect.arrayContaining([w1.id, w2.id]));
+      await mm.webhooks.delete(h1.id);
+      await mm.webhooks.delete(h2.id);
+    });
+
+    it('makes ONE resource of one call retried after its connection dropped or a 503, once the API had made it', async () => {
+      const someone = await mm.customers.create({ type: 'individual', firstName: 'Grace', lastName: 'Hopper' });
+      // Between the client and the API, something loses the first answer to each POST /counterparties after the
+      // API made the counterparty: once the connection, once a 503 (a proxy timing out).
+      const lost: Array<'connection' | 'status'> = ['connection', 'status'];
+      const sent: string[] = [];
+      const lossy = new MoneyMovement({
+        ...credentials,
+        baseUrl: `${platform.url}/v0.13`,
+        fetch: async (request) => {
+          const response = await platform.fetch(request);
+          if (request.method !== 'POST' || !request.url.endsWith('/counterparties')) return response;
+          sent.push(request.headers.get('idempotency-key')!);
+          const loss = sent.length % 2 === 1 ? lost.shift() : undefined;
+          if (loss === 'connection') throw new TypeError('fetch failed: other side closed');
+          if (loss === 'status') {
+            return new Response(JSON.stringify({ error: 'ServiceUnavailable', code: 1503, msg: 'service unavailable', cause: 'the upstream timed out', status: 503 }), {
+              status: 503,
+              headers: { 'content-type': 'application/json', 'retry-after': '0' },
+            });
+          }
+          return response;
+        },
+      });
+      const first = await lossy.counterparties.create({ ...john(), customerId: someone.id });
+      expect(await johnSmiths(someone.id)).toEqual([expect.objectContaining({ id: first.id })]);
+      const second = await lossy.counterparties.create({ ...john(), customerId: someone.id });
+      // Two calls, each sent twice with its own key: two counterparties, not four, and not one.
+      expect(sent).toHaveLength(4);
+      expect([sent[0] === sent[1], sent[2] === sent[3], sent[0] === sent[2]]).toEqual([true, true, false]);
+      expect(second.id).not.toBe(first.id);
+      expect((await johnSmiths(someone.id)).map((c) => c.id).sort()).toEqual([first.id, second.id].sort());
+    });
+
+    it('finds what the first run made when a re-run passes the idempotencyKey of its own operation', async () => {
+      // A partner's job that signs up its user 42 and pays a welcome bonus in: run twice (after a crash, say).
+      const bonusWallet = await mm.wallets.create(customer.id, { asset: 'usdc', network: 'meridianchain' });
+      const job = async () => {
+        const run = new MoneyMovement({ ...credentials, baseUrl: `${platform.url}/v0.13`, fetch: platform.fetch });
+        const signedUp = await run.customers.create({ type: 'individual', firstName: 'Mary', lastName: 'Jackson' }, { idempotencyKey: 'signup-user-42' });
+        const funded = await run.sandbox.wallets.fund(bonusWallet.id, { amount: '1.00' }, { idempotencyKey: 'welcome-bonus-user-42' });
+        return { customerId: signedUp.id, funded };
+      };
+      const first = await job();
+      const again = await job();
+      expect(again.customerId).toBe(first.customerId);
+      expect(again.funded).toEqual(first.funded);
+      expect((await mm.customers.list().toArray()).filter((c) => c.firstName === 'Mary' && c.lastName === 'Jackson').map((c) => c.id)).toEqual([first.customerId]);
+      // Paid in once.
+      expect((await mm.wallets.balance(bonusWallet.id)).data.balance).toBe('1.00');
+    });
   });
 
   it("runs the README's client quick start as written, with the banner's three values filled in", async () => {

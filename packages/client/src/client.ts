@@ -4,21 +4,16 @@
 // serialisation) over a fetch that adds the bearer token and retries where it
 // is safe (transport.ts); refusals are thrown as ApiError.
 //
-// Idempotency-Keys (ADR 0035). A request that creates something or moves money
-// carries a key derived from its operation, ids and body: a repeat of it (the
-// client's retry, or the caller's job run again after a crash) is answered with
-// the first response for 24 hours instead of running twice. A request whose
-// repeat with the same body is a new intent, and does no harm when it does run
-// twice, gets a new key per call instead (kept across the client's retries of
-// that call): PATCH and the state changes (enable, disable, freeze, unfreeze,
-// close, invalidate), a quote (it only prices: a new one after the first
-// expired must not be the expired one again), a cash-in code, a key rotation, a
-// test delivery or a requeue, and the sandbox's clock, funding and incoming
-// deposits. The caller's own key, when given, is sent as is.
+// Idempotency-Keys (ADR 0058). Every POST and PATCH carries a key, new for each
+// call and the same across the client's own retries of that call (the request
+// is built once, with its key, and each retry sends a copy of it): a call whose
+// answer was lost is answered with what it made, and two calls are two
+// operations however alike their bodies are (two people named John Smith are
+// two counterparties). A caller who wants its job's re-runs to be safe passes
+// `{idempotencyKey}` made from an id of its own operation; it is sent as is.
 import { randomUUID } from 'node:crypto';
 import createClient from 'openapi-fetch';
 import { ApiError } from './errors';
-import { deriveIdempotencyKey } from './idempotency';
 import { CursorList } from './pagination';
 import { authorizedFetch, retryingFetch, TokenSource, type Fetch, type RetryOptions } from './transport';
 import type { ApiPath, HttpMethod, ListItem, ListQuery, Page, paths, QueryParams, RequestBody, ResponseBody, WebhookEvent } from './types';
@@ -47,11 +42,10 @@ export interface MoneyMovementOptions {
 /** Options of a call that changes something (POST and PATCH). */
 export interface WriteOptions {
   /**
-   * The Idempotency-Key to send, as is. Without one, a request that creates something or moves money
-   * carries a key derived from its operation, ids and body, so that a repeat of it within 24 hours (a retry,
-   * or your job run again) is answered with the first response instead of running twice; pass a key of your
-   * own to make the same thing twice on purpose (two customers with the very same fields, say). Other
-   * requests get a new key per call.
+   * The Idempotency-Key to send, as is. Without one, each call gets a new key (`mm_call_` and a random UUID),
+   * kept across the client's retries of that call: a retry never acts twice, and two calls are two operations.
+   * Give a key made from an id of your own operation (`signup-${order.id}`) to make a re-run of your job find
+   * what the first run made; the API answers a key it has seen with the first response for at least 24 hours.
    */
   idempotencyKey?: string;
 }
@@ -63,19 +57,9 @@ interface SendInit {
   query?: object;
   body?: unknown;
   idempotencyKey?: string;
-  /**
-   * A new key for each call (kept across the client's own retries of it) instead of one derived from the
-   * request: for requests whose repeat is a new intent and does no harm done twice (module header).
-   */
-  keyPerCall?: boolean;
   headers?: Record<string, string>;
   /** Sent without the bearer token (the token issuer's keys, the publishable-key route). */
   anonymous?: boolean;
-}
-
-/** `/v0.13/customers/{id}` with its ids in place, as the key derivation and the server see it. */
-function fillPath(template: string, params: PathParams | undefined): string {
-  return template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(params?.[name] ?? `{${name}}`));
 }
 
 /** The API's origin and any path before the version, from what the caller gave. */
@@ -115,7 +99,8 @@ export class MoneyMovement {
   async #send<P extends ApiPath, M extends HttpMethod>(method: M, path: P, init: SendInit = {}): Promise<ResponseBody<P, M>> {
     const header: Record<string, string> = { ...init.headers };
     if (method === 'post' || method === 'patch') {
-      header['Idempotency-Key'] = init.idempotencyKey ?? (init.keyPerCall ? `mm_call_${randomUUID()}` : deriveIdempotencyKey(method, fillPath(path, init.path), init.body));
+      // Chosen once per call: the transport's retries send copies of this request, key included.
+      header['Idempotency-Key'] = init.idempotencyKey ?? `mm_call_${randomUUID()}`;
     }
     // One generic call for every operation: the methods below are what is typed, by path and method.
     const request = this.#client.request as unknown as (
@@ -187,7 +172,7 @@ export class MoneyMovement {
     get: (externalAccountId: string) => this.#send('get', '/v0.13/external-accounts/{id}', { path: { id: externalAccountId } }),
     /** PATCH /external-accounts/{id}: label and metadata. */
     update: (externalAccountId: string, body: RequestBody<'/v0.13/external-accounts/{id}', 'patch'>, options?: WriteOptions) =>
-      this.#send('patch', '/v0.13/external-accounts/{id}', { path: { id: externalAccountId }, body, keyPerCall: true, ...options }),
+      this.#send('patch', '/v0.13/external-accounts/{id}', { path: { id: externalAccountId }, body, ...options }),
     /** DELETE /external-accounts/{id} */
     delete: (externalAccountId: string) => this.#send('delete', '/v0.13/external-accounts/{id}', { path: { id: externalAccountId } }),
   };
@@ -201,14 +186,14 @@ export class MoneyMovement {
     get: (counterpartyId: string) => this.#send('get', '/v0.13/counterparties/{id}', { path: { id: counterpartyId } }),
     /** PATCH /counterparties/{id} */
     update: (counterpartyId: string, body: RequestBody<'/v0.13/counterparties/{id}', 'patch'>, options?: WriteOptions) =>
-      this.#send('patch', '/v0.13/counterparties/{id}', { path: { id: counterpartyId }, body, keyPerCall: true, ...options }),
+      this.#send('patch', '/v0.13/counterparties/{id}', { path: { id: counterpartyId }, body, ...options }),
     /** DELETE /counterparties/{id} */
     delete: (counterpartyId: string) => this.#send('delete', '/v0.13/counterparties/{id}', { path: { id: counterpartyId } }),
   };
 
   readonly quotes = {
     /** POST /quotes: pricing locked until expiresAt. */
-    create: (body: RequestBody<'/v0.13/quotes', 'post'>, options?: WriteOptions) => this.#send('post', '/v0.13/quotes', { body, keyPerCall: true, ...options }),
+    create: (body: RequestBody<'/v0.13/quotes', 'post'>, options?: WriteOptions) => this.#send('post', '/v0.13/quotes', { body, ...options }),
     /** GET /quotes/{id} */
     get: (quoteId: string) => this.#send('get', '/v0.13/quotes/{id}', { path: { id: quoteId } }),
   };
@@ -231,17 +216,17 @@ export class MoneyMovement {
     get: (webhookId: string) => this.#send('get', '/v0.13/webhooks/{id}', { path: { id: webhookId } }),
     /** PATCH /webhooks/{id} */
     update: (webhookId: string, body: RequestBody<'/v0.13/webhooks/{id}', 'patch'>, options?: WriteOptions) =>
-      this.#send('patch', '/v0.13/webhooks/{id}', { path: { id: webhookId }, body, keyPerCall: true, ...options }),
+      this.#send('patch', '/v0.13/webhooks/{id}', { path: { id: webhookId }, body, ...options }),
     /** DELETE /webhooks/{id}: gone from reads; its deliveries stay readable for the retention window. */
     delete: (webhookId: string) => this.#send('delete', '/v0.13/webhooks/{id}', { path: { id: webhookId } }),
     /** POST /webhooks/{id}/enable */
-    enable: (webhookId: string, options?: WriteOptions) => this.#send('post', '/v0.13/webhooks/{id}/enable', { path: { id: webhookId }, keyPerCall: true, ...options }),
+    enable: (webhookId: string, options?: WriteOptions) => this.#send('post', '/v0.13/webhooks/{id}/enable', { path: { id: webhookId }, ...options }),
     /** POST /webhooks/{id}/disable */
-    disable: (webhookId: string, options?: WriteOptions) => this.#send('post', '/v0.13/webhooks/{id}/disable', { path: { id: webhookId }, keyPerCall: true, ...options }),
+    disable: (webhookId: string, options?: WriteOptions) => this.#send('post', '/v0.13/webhooks/{id}/disable', { path: { id: webhookId }, ...options }),
     /** POST /webhooks/{id}/rotate-key: a new signing key, shown this once; the old one stops verifying at once. */
-    rotateKey: (webhookId: string, options?: WriteOptions) => this.#send('post', '/v0.13/webhooks/{id}/rotate-key', { path: { id: webhookId }, keyPerCall: true, ...options }),
+    rotateKey: (webhookId: string, options?: WriteOptions) => this.#send('post', '/v0.13/webhooks/{id}/rotate-key', { path: { id: webhookId }, ...options }),
     /** POST /webhooks/{id}/test: a `webhook.test` delivery to this endpoint. */
-    test: (webhookId: string, options?: WriteOptions) => this.#send('post', '/v0.13/webhooks/{id}/test', { path: { id: webhookId }, keyPerCall: true, ...options }),
+    test: (webhookId: string, options?: WriteOptions) => this.#send('post', '/v0.13/webhooks/{id}/test', { path: { id: webhookId }, ...options }),
     deliveries: {
       /** GET /webhooks/{id}/deliveries: newest first; filters status, eventId, test, createdAfter, createdBefore. */
       list: (webhookId: string, query?: ListQuery<'/v0.13/webhooks/{id}/deliveries'>) => this.#list('/v0.13/webhooks/{id}/deliveries', query, { id: webhookId }),
@@ -249,10 +234,10 @@ export class MoneyMovement {
       get: (webhookId: string, deliveryId: string) => this.#send('get', '/v0.13/webhooks/{id}/deliveries/{deliveryId}', { path: { id: webhookId, deliveryId } }),
       /** POST /webhooks/{id}/deliveries: sends these events (from events.list) to this endpoint again, as new deliveries with the events' evt_ ids. */
       resend: (webhookId: string, body: RequestBody<'/v0.13/webhooks/{id}/deliveries', 'post'>, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/webhooks/{id}/deliveries', { path: { id: webhookId }, body, keyPerCall: true, ...options }),
+        this.#send('post', '/v0.13/webhooks/{id}/deliveries', { path: { id: webhookId }, body, ...options }),
       /** POST /webhooks/{id}/deliveries/retry: requeues by ids, or by status and creation range. */
       retry: (webhookId: string, body: RequestBody<'/v0.13/webhooks/{id}/deliveries/retry', 'post'>, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/webhooks/{id}/deliveries/retry', { path: { id: webhookId }, body, keyPerCall: true, ...options }),
+        this.#send('post', '/v0.13/webhooks/{id}/deliveries/retry', { path: { id: webhookId }, body, ...options }),
     },
     /**
      * A delivery's envelope, once its Webhook-Signature is this endpoint's signing key's and recent (300 s by
@@ -273,13 +258,13 @@ export class MoneyMovement {
 
   readonly cashIns = {
     /** POST /cash-ins: a one-time deposit code, valid one hour. */
-    create: (body: RequestBody<'/v0.13/cash-ins', 'post'>, options?: WriteOptions) => this.#send('post', '/v0.13/cash-ins', { body, keyPerCall: true, ...options }),
+    create: (body: RequestBody<'/v0.13/cash-ins', 'post'>, options?: WriteOptions) => this.#send('post', '/v0.13/cash-ins', { body, ...options }),
     /** GET /cash-ins */
     list: (query?: ListQuery<'/v0.13/cash-ins'>) => this.#list('/v0.13/cash-ins', query),
     /** GET /cash-ins/{id} */
     get: (cashInId: string) => this.#send('get', '/v0.13/cash-ins/{id}', { path: { id: cashInId } }),
     /** POST /cash-ins/{id}/refresh: a new code, valid one hour from now. */
-    refresh: (cashInId: string, options?: WriteOptions) => this.#send('post', '/v0.13/cash-ins/{id}/refresh', { path: { id: cashInId }, keyPerCall: true, ...options }),
+    refresh: (cashInId: string, options?: WriteOptions) => this.#send('post', '/v0.13/cash-ins/{id}/refresh', { path: { id: cashInId }, ...options }),
   };
 
   readonly cashLocations = {
@@ -296,7 +281,7 @@ export class MoneyMovement {
     get: (depositAddressId: string) => this.#send('get', '/v0.13/deposit-addresses/{id}', { path: { id: depositAddressId } }),
     /** PATCH /deposit-addresses/{id} */
     update: (depositAddressId: string, body: RequestBody<'/v0.13/deposit-addresses/{id}', 'patch'>, options?: WriteOptions) =>
-      this.#send('patch', '/v0.13/deposit-addresses/{id}', { path: { id: depositAddressId }, body, keyPerCall: true, ...options }),
+      this.#send('patch', '/v0.13/deposit-addresses/{id}', { path: { id: depositAddressId }, body, ...options }),
   };
 
   readonly virtualAccounts = {
@@ -308,7 +293,7 @@ export class MoneyMovement {
     get: (virtualAccountId: string) => this.#send('get', '/v0.13/virtual-accounts/{id}', { path: { id: virtualAccountId } }),
     /** PATCH /virtual-accounts/{id} */
     update: (virtualAccountId: string, body: RequestBody<'/v0.13/virtual-accounts/{id}', 'patch'>, options?: WriteOptions) =>
-      this.#send('patch', '/v0.13/virtual-accounts/{id}', { path: { id: virtualAccountId }, body, keyPerCall: true, ...options }),
+      this.#send('patch', '/v0.13/virtual-accounts/{id}', { path: { id: virtualAccountId }, body, ...options }),
     /** DELETE /virtual-accounts/{id}: accepted (202), the account deleting until the bank closes it. */
     delete: (virtualAccountId: string) => this.#send('delete', '/v0.13/virtual-accounts/{id}', { path: { id: virtualAccountId } }),
   };
@@ -324,17 +309,17 @@ export class MoneyMovement {
       /** GET /sandbox/clock: the project's clock. */
       get: () => this.#send('get', '/v0.13/sandbox/clock'),
       /** POST /sandbox/clock/advance: fires every timer that falls due. */
-      advance: (body: RequestBody<'/v0.13/sandbox/clock/advance', 'post'>, options?: WriteOptions) => this.#send('post', '/v0.13/sandbox/clock/advance', { body, keyPerCall: true, ...options }),
+      advance: (body: RequestBody<'/v0.13/sandbox/clock/advance', 'post'>, options?: WriteOptions) => this.#send('post', '/v0.13/sandbox/clock/advance', { body, ...options }),
     },
     wallets: {
       /** POST /sandbox/wallets/{id}/fund: credits the wallet from the sandbox funding account. */
       fund: (walletId: string, body: RequestBody<'/v0.13/sandbox/wallets/{id}/fund', 'post'>, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/sandbox/wallets/{id}/fund', { path: { id: walletId }, body, keyPerCall: true, ...options }),
+        this.#send('post', '/v0.13/sandbox/wallets/{id}/fund', { path: { id: walletId }, body, ...options }),
     },
     externalAccounts: {
       /** POST /external-accounts/{id}/simulate/invalidate: the provider reports the account unusable. */
       invalidate: (externalAccountId: string, body: RequestBody<'/v0.13/external-accounts/{id}/simulate/invalidate', 'post'>, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/external-accounts/{id}/simulate/invalidate', { path: { id: externalAccountId }, body, keyPerCall: true, ...options }),
+        this.#send('post', '/v0.13/external-accounts/{id}/simulate/invalidate', { path: { id: externalAccountId }, body, ...options }),
     },
     transactions: {
       /** POST /transactions/{id}/simulate/cash-pickup: the recipient collects the cash, or the pickup lapses. */
@@ -349,30 +334,30 @@ export class MoneyMovement {
     depositAddresses: {
       /** POST /deposit-addresses/{id}/simulate/crypto-deposit: an on-chain deposit arrives. */
       cryptoDeposit: (depositAddressId: string, body: RequestBody<'/v0.13/deposit-addresses/{id}/simulate/crypto-deposit', 'post'>, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/deposit-addresses/{id}/simulate/crypto-deposit', { path: { id: depositAddressId }, body, keyPerCall: true, ...options }),
+        this.#send('post', '/v0.13/deposit-addresses/{id}/simulate/crypto-deposit', { path: { id: depositAddressId }, body, ...options }),
       /** POST /deposit-addresses/{id}/simulate/freeze */
       freeze: (depositAddressId: string, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/deposit-addresses/{id}/simulate/freeze', { path: { id: depositAddressId }, keyPerCall: true, ...options }),
+        this.#send('post', '/v0.13/deposit-addresses/{id}/simulate/freeze', { path: { id: depositAddressId }, ...options }),
       /** POST /deposit-addresses/{id}/simulate/unfreeze */
       unfreeze: (depositAddressId: string, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/deposit-addresses/{id}/simulate/unfreeze', { path: { id: depositAddressId }, keyPerCall: true, ...options }),
+        this.#send('post', '/v0.13/deposit-addresses/{id}/simulate/unfreeze', { path: { id: depositAddressId }, ...options }),
       /** POST /deposit-addresses/{id}/simulate/close */
       close: (depositAddressId: string, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/deposit-addresses/{id}/simulate/close', { path: { id: depositAddressId }, keyPerCall: true, ...options }),
+        this.#send('post', '/v0.13/deposit-addresses/{id}/simulate/close', { path: { id: depositAddressId }, ...options }),
     },
     virtualAccounts: {
       /** POST /virtual-accounts/{id}/simulate/inbound-transfer: a bank transfer reaches the account. */
       inboundTransfer: (virtualAccountId: string, body: RequestBody<'/v0.13/virtual-accounts/{id}/simulate/inbound-transfer', 'post'>, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/virtual-accounts/{id}/simulate/inbound-transfer', { path: { id: virtualAccountId }, body, keyPerCall: true, ...options }),
+        this.#send('post', '/v0.13/virtual-accounts/{id}/simulate/inbound-transfer', { path: { id: virtualAccountId }, body, ...options }),
       /** POST /virtual-accounts/{id}/simulate/freeze */
       freeze: (virtualAccountId: string, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/virtual-accounts/{id}/simulate/freeze', { path: { id: virtualAccountId }, keyPerCall: true, ...options }),
+        this.#send('post', '/v0.13/virtual-accounts/{id}/simulate/freeze', { path: { id: virtualAccountId }, ...options }),
       /** POST /virtual-accounts/{id}/simulate/unfreeze */
       unfreeze: (virtualAccountId: string, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/virtual-accounts/{id}/simulate/unfreeze', { path: { id: virtualAccountId }, keyPerCall: true, ...options }),
+        this.#send('post', '/v0.13/virtual-accounts/{id}/simulate/unfreeze', { path: { id: virtualAccountId }, ...options }),
       /** POST /virtual-accounts/{id}/simulate/close */
       close: (virtualAccountId: string, options?: WriteOptions) =>
-        this.#send('post', '/v0.13/virtual-accounts/{id}/simulate/close', { path: { id: virtualAccountId }, keyPerCall: true, ...options }),
+        this.#send('post', '/v0.13/virtual-accounts/{id}/simulate/close', { path: { id: virtualAccountId }, ...options }),
     },
   };
 }

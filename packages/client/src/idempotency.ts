@@ -1,10 +1,10 @@
-// Idempotency keys the client derives itself. The API wants an Idempotency-Key
-// on every POST and PATCH, and keys that are deterministic so that retries are
-// safe: the same operation with the same body always gets the same key, whether
-// it is the client retrying after a 503 or the caller's own job running again
-// after a crash. The server replays the stored response to a repeat (with
-// Idempotent-Replayed: true) for at least 24 hours, so a caller who means to do
-// the same thing twice passes a key of its own.
+// An opt-in helper: an Idempotency-Key derived from the request itself. The
+// client does not use it: every call gets a key of its own (ADR 0058), since two
+// requests that are the same on the wire can be two intents (two customers who
+// share a name). A caller whose request IS its operation's identity (a script
+// whose every run means the same one thing) may pass
+// `{idempotencyKey: deriveIdempotencyKey(method, path, body)}`; the API then
+// answers a repeat within 24 hours with the first response, whoever sends it.
 import { createHash } from 'node:crypto';
 
 /** JSON with every object's keys sorted, so that the key does not depend on the order fields were written in. */
@@ -25,8 +25,9 @@ function sortKeys(value: unknown): unknown {
 }
 
 /**
- * The key of an operation: `mm_` and the SHA-256 of its method, its path with the ids in it, and its
- * body in canonical JSON. Two calls get the same key exactly when they are the same request.
+ * A key derived from a request: `mm_` and the SHA-256 of its method, its path with the ids in it, and its
+ * body in canonical JSON. Two requests get the same key exactly when they are the same on the wire, so
+ * the second is answered with what the first made: use it only where that is what you mean.
  */
 export function deriveIdempotencyKey(method: string, path: string, body: unknown): string {
   const digest = createHash('sha256').update(JSON.stringify([method.toUpperCase(), path, canonicalJson(body)])).digest('hex');

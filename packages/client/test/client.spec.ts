@@ -100,26 +100,93 @@ describe('the bearer token', () => {
   });
 });
 
+/**
+ * The API's idempotency as the unit tests need it: a POST with a key it has seen is answered with what the
+ * first made; a new key makes a new resource. `dropFirst` loses the first answer after the resource is made
+ * (the connection drops on its way back), as a proxy or a network can.
+ */
+function keepsKeys(api: LocalApi, options: { dropFirst?: boolean } = {}): { made: string[] } {
+  const made: string[] = [];
+  const answers = new Map<string, { status: number; body: unknown }>();
+  let dropped = false;
+  api.on((request) => {
+    const key = header(request, 'idempotency-key') as string;
+    let answer = answers.get(key);
+    if (!answer) {
+      made.push(`res_${made.length + 1}`);
+      answer = { status: 201, body: { id: made[made.length - 1] } };
+      answers.set(key, answer);
+    }
+    if (options.dropFirst && !dropped) {
+      dropped = true;
+      return { hangUp: true };
+    }
+    return answer;
+  });
+  return { made };
+}
+
 describe('Idempotency-Key', () => {
-  it('is derived from the operation, its ids and its body, whatever the order of the body\'s fields', async () => {
-    api.on(() => ({ status: 201, body: CUSTOMER }));
+  it('is new for every call: two calls with the same body are two operations (issue 42, item 4)', async () => {
+    api.on(() => ({ status: 201, body: {} }));
     const mm = client();
-    await mm.customers.create({ type: 'individual', firstName: 'Ada', lastName: 'Lovelace' });
-    await mm.customers.create({ lastName: 'Lovelace', firstName: 'Ada', type: 'individual' });
-    await mm.customers.create({ type: 'individual', firstName: 'Ada', lastName: 'Byron' });
-    await mm.wallets.create('cst_1', { asset: 'usdc', network: 'meridianchain' });
-    await mm.wallets.create('cst_2', { asset: 'usdc', network: 'meridianchain' });
+    const john = { customerId: 'cst_1', entityType: 'individual' as const, firstName: 'John', lastName: 'Smith' };
+    const bank = { owner: { kind: 'customer' as const, customerId: 'cst_1' }, type: 'bankUs' as const, bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } };
+    const address = { customerId: 'cst_1', expectedSourceAsset: 'usdc', expectedSourceNetwork: 'meridianchain', destination: { externalAccountId: 'ext_1' }, payout: { rail: 'ach' } } as const;
+    const account = { customerId: 'cst_1', source: { asset: 'usd', network: 'ach' }, destination: { type: 'walletOms', walletId: 'wlt_1' }, accountHolder: 'customer', type: 'bankUs' } as const;
+    for (let i = 0; i < 2; i++) {
+      await mm.customers.create({ type: 'individual', firstName: 'Ada', lastName: 'Lovelace' });
+      await mm.customers.requestEndorsement('cst_1', { name: 'usd' });
+      await mm.wallets.create('cst_1', { asset: 'usdc', network: 'meridianchain' });
+      await mm.counterparties.create(john);
+      await mm.externalAccounts.create(bank);
+      await mm.webhooks.create({ url: 'https://example.com/hooks', subscriptions: ['*'] });
+      await mm.depositAddresses.create(address);
+      await mm.virtualAccounts.create(account);
+      await mm.transactions.create({ quoteId: 'qt_1' });
+      await mm.sandbox.cashIns.deposit('ci_1', { amount: '10.00' });
+      await mm.sandbox.transactions.cashPickup('txn_1', { outcome: 'collected' });
+      await mm.externalAccounts.update('ext_1', { label: 'x' });
+      await mm.sandbox.clock.advance({ seconds: 60 });
+    }
     const keys = api.calls.map((r) => header(r, 'idempotency-key') as string);
-    expect(keys[0]).toMatch(/^mm_[0-9a-f]{64}$/);
-    expect(keys[1]).toBe(keys[0]);
-    expect(new Set(keys).size).toBe(4);
-    expect(keys[0]).toBe(deriveIdempotencyKey('POST', '/v0.13/customers', { firstName: 'Ada', lastName: 'Lovelace', type: 'individual' }));
+    expect(keys).toHaveLength(26);
+    expect(new Set(keys).size).toBe(26);
+    for (const key of keys) expect(key).toMatch(/^mm_call_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
-  it('is the same in every version of the client: a partner\'s retry after an upgrade is still a retry', () => {
-    expect(deriveIdempotencyKey('POST', '/v0.13/sandbox/wallets/wlt_1/fund', { amount: '100.00' })).toBe(
-      'mm_56aca7179e87a1d758998c05775b9c2ad8860db57e2297053d60c9a98f6e61e9',
+  it('is the same across one call\'s retries: after a 503, a 409 in flight and a lost connection', async () => {
+    api.on((_, n) =>
+      n === 1 ? { ...errorBody(503, 'ServiceUnavailable', 1503), headers: { 'retry-after': '0' } } : n === 2 ? errorBody(409, 'IdempotencyKeyInFlight', 1113) : n === 3 ? { hangUp: true } : { status: 201, body: CUSTOMER },
     );
+    await expect(client().customers.create({ type: 'individual', firstName: 'Ada', lastName: 'Lovelace' })).resolves.toEqual(CUSTOMER);
+    expect(api.calls).toHaveLength(4);
+    expect(new Set(api.calls.map((r) => header(r, 'idempotency-key'))).size).toBe(1);
+  });
+
+  it('makes one resource of a call whose answer was lost, and two of two calls with the same body, against a server that keeps keys', async () => {
+    const { made } = keepsKeys(api, { dropFirst: true });
+    const mm = client();
+    const body = { customerId: 'cst_1', entityType: 'individual' as const, firstName: 'John', lastName: 'Smith' };
+    const first = await mm.counterparties.create(body);
+    // The first answer never arrived; the retry carried the same key and got what the first made.
+    expect(api.calls).toHaveLength(2);
+    expect(made).toEqual(['res_1']);
+    expect(first).toEqual({ id: 'res_1' });
+    // Another John Smith: another counterparty.
+    const second = await mm.counterparties.create(body);
+    expect(second).toEqual({ id: 'res_2' });
+    expect(made).toEqual(['res_1', 'res_2']);
+  });
+
+  it('is the caller\'s when given: a job run again with the key of its own operation finds what the first run made', async () => {
+    const { made } = keepsKeys(api);
+    const body = { type: 'individual' as const, firstName: 'Ada', lastName: 'Lovelace' };
+    const firstRun = await client().customers.create(body, { idempotencyKey: 'signup-42' });
+    const secondRun = await client().customers.create(body, { idempotencyKey: 'signup-42' });
+    expect(secondRun).toEqual(firstRun);
+    expect(made).toHaveLength(1);
+    expect(api.calls.map((r) => header(r, 'idempotency-key'))).toEqual(['signup-42', 'signup-42']);
   });
 
   it('is the caller\'s when given, and never sent on GET or DELETE', async () => {
@@ -137,23 +204,15 @@ describe('Idempotency-Key', () => {
     ]);
   });
 
-  it('is new for each call of a request whose repeat is a new intent (a change, a quote, the sandbox clock), and the same across that call\'s retries', async () => {
-    api.on((_, n) => (n === 1 ? { ...errorBody(503, 'ServiceUnavailable', 1503), headers: { 'retry-after': '0' } } : { status: 201, body: {} }));
-    const mm = client();
-    const quote = { customerId: 'cst_1', source: { type: 'walletOms' as const, details: { id: 'wlt_1' }, amount: '10.00' }, destination: { type: 'bankUs' as const, details: { id: 'ext_1', network: 'ach' } } };
-    await mm.quotes.create(quote);
-    await mm.quotes.create(quote);
-    await mm.webhooks.update('wh_1', { description: 'x' });
-    await mm.webhooks.update('wh_1', { description: 'x' });
-    await mm.webhooks.disable('wh_1');
-    await mm.webhooks.disable('wh_1');
-    await mm.sandbox.clock.advance({ seconds: 60 });
-    await mm.sandbox.clock.advance({ seconds: 60 });
-    const keys = api.calls.map((r) => header(r, 'idempotency-key') as string);
-    // The first quote was sent twice (a 503, then its retry): one key; every other call a key of its own.
-    expect(keys[1]).toBe(keys[0]);
-    expect(new Set(keys.slice(1)).size).toBe(8);
-    for (const key of keys) expect(key).toMatch(/^mm_call_[0-9a-f-]{36}$/);
+  it('can be derived from the request by deriveIdempotencyKey, an opt-in helper whose value is the same in every version of the client', async () => {
+    expect(deriveIdempotencyKey('POST', '/v0.13/sandbox/wallets/wlt_1/fund', { amount: '100.00' })).toBe(
+      'mm_56aca7179e87a1d758998c05775b9c2ad8860db57e2297053d60c9a98f6e61e9',
+    );
+    expect(deriveIdempotencyKey('POST', '/v0.13/customers', { lastName: 'Lovelace', firstName: 'Ada' })).toBe(deriveIdempotencyKey('post', '/v0.13/customers', { firstName: 'Ada', lastName: 'Lovelace' }));
+    api.on(() => ({ status: 201, body: CUSTOMER }));
+    const body = { type: 'individual' as const, firstName: 'Ada', lastName: 'Lovelace' };
+    await client().customers.create(body, { idempotencyKey: deriveIdempotencyKey('POST', '/v0.13/customers', body) });
+    expect(header(api.calls[0], 'idempotency-key')).toMatch(/^mm_[0-9a-f]{64}$/);
   });
 });
 

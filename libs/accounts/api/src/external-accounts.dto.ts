@@ -6,7 +6,7 @@ import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagge
 import { Type } from 'class-transformer';
 import { IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { EXTERNAL_ACCOUNT_TYPES, type ExternalAccountStatus, type ExternalAccountType } from '@mm/contracts';
-import { BankCanadaDetailsResponse, BankIbanDetailsResponse, BankUsDetailsResponse, IsMetadata, IsNotBlank, IsOptionalNotNull, ListQuery, oneOfModels, WalletExternalDetailsResponse } from '@mm/platform/http';
+import { BankCanadaDetailsResponse, BankIbanDetailsResponse, BankUsDetailsResponse, IsLabel, IsMetadata, IsNotBlank, IsOptionalNotNull, ListQuery, oneOfModels, WalletExternalDetailsResponse } from '@mm/platform/http';
 
 export class OwnerRequest {
   @ApiProperty({ enum: ['customer', 'counterparty'] }) @IsIn(['customer', 'counterparty'], { message: 'kind must be customer or counterparty' })
@@ -76,7 +76,7 @@ class RegistrationCommon {
   @ApiProperty({ type: OwnerRequest }) @ValidateNested() @Type(() => OwnerRequest) @IsObject()
   owner!: OwnerRequest;
 
-  @ApiPropertyOptional({ maxLength: 200, nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(200)
+  @ApiPropertyOptional({ maxLength: 200, nullable: true, type: String, description: 'trimmed; one line of visible text' }) @IsOptional() @IsLabel(200)
   label?: string | null;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } }) @IsOptional() @IsMetadata()
@@ -106,12 +106,12 @@ export class CreateCardRequest extends RegistrationCommon {
 }
 
 export class UpdateExternalAccountRequest {
-  @ApiPropertyOptional({ maxLength: 200, nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(200)
+  @ApiPropertyOptional({ maxLength: 200, nullable: true, type: String, description: 'trimmed; one line of visible text; null removes it' }) @IsOptional() @IsLabel(200)
   label?: string | null;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true }, description: 'merged; null or "" removes a key' })
-  @IsOptionalNotNull() @IsMetadata({ removable: true })
-  metadata?: Record<string, string | null>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true }, nullable: true, description: 'merged: a key set to null or "" is removed; null removes every key' })
+  @IsOptional() @IsMetadata({ removable: true })
+  metadata?: Record<string, string | null> | null;
 }
 
 export class ListExternalAccountsQuery extends ListQuery {
@@ -188,21 +188,22 @@ export class ExternalAccountResponse {
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }
 
+/** An address is given whole (a PATCH replaces it): a part left out or null is a part it does not have. */
 export class AddressRequest {
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(200) streetAddress?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(100) city?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(20) postalCode?: string;
-  @ApiPropertyOptional({ description: 'ISO 3166-1 alpha-2' }) @IsOptional() @IsString() @MaxLength(8) country?: string;
+  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(200) streetAddress?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(100) city?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(20) postalCode?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'ISO 3166-1 alpha-2' }) @IsOptional() @IsString() @MaxLength(8) country?: string | null;
 }
 
 class CounterpartyFieldsRequest {
-  @ApiPropertyOptional({ description: 'individual' }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(100) firstName?: string;
-  @ApiPropertyOptional({ description: 'individual' }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(100) lastName?: string;
-  @ApiPropertyOptional({ description: 'business' }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(200) businessName?: string;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'individual (needs it); null removes it' }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(100) firstName?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'individual (needs it); null removes it' }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(100) lastName?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'business (needs it); null removes it' }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(200) businessName?: string | null;
   @ApiPropertyOptional({ format: 'email', nullable: true, type: String }) @IsOptional() @IsEmail() @MaxLength(254) email?: string | null;
   @ApiPropertyOptional({ description: 'E.164, for example +14155550123', nullable: true, type: String }) @IsOptional() @IsString() @Matches(/^\+[1-9]\d{6,14}$/, { message: 'phone must be in E.164 form, for example +14155550123' })
   phone?: string | null;
-  @ApiPropertyOptional({ description: 'write-only: reads show taxIdProvided' }) @IsOptional() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 -]{2,39}$/, { message: 'taxId must be 3 to 40 letters, digits, spaces or hyphens' })
+  @ApiPropertyOptional({ description: 'write-only: reads show taxIdProvided; replaced, never removed (null is refused)' }) @IsOptionalNotNull() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 -]{2,39}$/, { message: 'taxId must be 3 to 40 letters, digits, spaces or hyphens' })
   taxId?: string;
   @ApiPropertyOptional({ type: AddressRequest, nullable: true }) @IsOptional() @ValidateNested() @Type(() => AddressRequest) @IsObject()
   address?: AddressRequest | null;

@@ -68,7 +68,7 @@ export class CounterpartiesService {
       const at = (await this.clock.now(projectId)).toISOString();
       const { taxId, ...rest } = input;
       const changes = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)) as Partial<CounterpartyFields>;
-      // A tax id can be replaced, not removed: null leaves the one on file.
+      // A tax id can be replaced, not removed (the API refuses null for it).
       const { row } = await this.execute(id, { type: 'UpdateCounterparty', changes, taxIdReplaced: typeof taxId === 'string', at }, projectId);
       if (typeof taxId === 'string') await this.screening.recordTaxId(id, taxId);
       return row ?? before;

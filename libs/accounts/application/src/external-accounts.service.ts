@@ -98,7 +98,7 @@ export class ExternalAccountsService {
     });
   }
 
-  async update(projectId: string, id: string, changes: { label?: string | null; metadata?: Record<string, string | null> }): Promise<ExternalAccountRow> {
+  async update(projectId: string, id: string, changes: { label?: string | null; metadata?: Record<string, string | null> | null }): Promise<ExternalAccountRow> {
     return runCommand(this.uow, async () => {
       const before = await this.require(projectId, id);
       const at = (await this.clock.now(projectId)).toISOString();

@@ -116,4 +116,9 @@ describe('external account decider', () => {
   it('merges metadata: null or "" removes a key', () => {
     expect(mergeMetadata({ a: '1', b: '2' }, { b: null, c: '3', a: '' })).toEqual({ c: '3' });
   });
+
+  it('PATCH metadata null removes every key, as Stripe\'s empty metadata does (issue 42, item 5)', () => {
+    given([created]).when({ type: 'UpdateExternalAccount', metadata: null, at }).then([{ type: 'externalAccount.updated', data: { ...ids, changedFields: ['metadata'], metadata: {}, at } }]);
+    expect(mergeMetadata({ a: '1' }, null)).toEqual({});
+  });
 });

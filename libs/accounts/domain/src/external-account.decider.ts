@@ -27,7 +27,7 @@ export type ExternalAccountCommand =
   | { type: 'InvalidateExternalAccount'; failure: ExternalAccountFailure; at: string }
   /** The card's expiry month ended on the project clock (the card expiry timer). */
   | { type: 'ExpireCard'; at: string }
-  | { type: 'UpdateExternalAccount'; label?: string | null; metadata?: Record<string, string | null>; at: string }
+  | { type: 'UpdateExternalAccount'; label?: string | null; metadata?: Record<string, string | null> | null; at: string }
   | { type: 'DeleteExternalAccount'; at: string };
 
 export type ExternalAccountState =
@@ -93,8 +93,12 @@ function sameFailure(a: ExternalAccountFailure | null, b: ExternalAccountFailure
   return a?.code === b?.code && a?.message === b?.message;
 }
 
-/** Merges a metadata patch: a key set to null or "" is removed (as Stripe does). */
-export function mergeMetadata(current: Record<string, string>, patch: Record<string, string | null>): Record<string, string> {
+/**
+ * Merges a metadata patch, as Stripe does: a key set to null or "" is removed, and a patch that is null
+ * itself removes every key, as every PATCH of the API reads null (docs/sandbox.md, "Changing a resource").
+ */
+export function mergeMetadata(current: Record<string, string>, patch: Record<string, string | null> | null): Record<string, string> {
+  if (patch === null) return {};
   const merged: Record<string, string> = { ...current };
   for (const [key, value] of Object.entries(patch)) {
     if (value === null || value === '') delete merged[key];

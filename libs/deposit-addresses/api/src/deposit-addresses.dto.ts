@@ -8,6 +8,7 @@ import {
   BankIbanDetailsResponse,
   BankUsDetailsResponse,
   IsAmount,
+  IsLabel,
   IsMetadata,
   IsOptionalNotNull,
   ListQuery,
@@ -49,7 +50,7 @@ export class CreateDepositAddressRequest {
   @IsOptionalNotNull() @IsBoolean()
   requiresCounterpartyWalletRegistration?: boolean;
   @ApiPropertyOptional({ default: true }) @IsOptionalNotNull() @IsBoolean() sponsorGas?: boolean;
-  @ApiPropertyOptional({ maxLength: 200 }) @IsOptionalNotNull() @IsString() @MaxLength(200) label?: string;
+  @ApiPropertyOptional({ maxLength: 200, description: 'trimmed; one line of visible text' }) @IsOptionalNotNull() @IsLabel(200) label?: string;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } }) @IsOptional() @IsMetadata() metadata?: Record<string, string>;
 }
 
@@ -63,12 +64,12 @@ export class UpdateDepositAddressRequest {
   @ApiPropertyOptional({ type: DepositAddressAccountReference, nullable: true, description: 'null removes it (returns then go back to the sender)' })
   @IsOptional() @ValidateIf((_o: object, v: unknown) => v !== null) @IsObject() @ValidateNested() @Type(() => DepositAddressAccountReference)
   returnDestination?: DepositAddressAccountReference | null;
-  @ApiPropertyOptional({ maxLength: 200, nullable: true, type: String, description: 'null removes it' })
-  @IsOptional() @ValidateIf((_o: object, v: unknown) => v !== null) @IsString() @MaxLength(200)
+  @ApiPropertyOptional({ maxLength: 200, nullable: true, type: String, description: 'trimmed; one line of visible text; null removes it' })
+  @IsOptional() @IsLabel(200)
   label?: string | null;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true }, description: 'merged; null or "" removes a key' })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true }, nullable: true, description: 'merged: a key set to null or "" is removed; null removes every key' })
   @IsOptional() @IsMetadata({ removable: true })
-  metadata?: Record<string, string | null>;
+  metadata?: Record<string, string | null> | null;
 }
 
 export class ListDepositAddressesQuery extends ListQuery {

@@ -80,7 +80,7 @@ export interface UpdateDepositAddressRequest {
   payout?: PayoutInput;
   returnDestination?: { externalAccountId: string } | null;
   label?: string | null;
-  metadata?: Record<string, string | null>;
+  metadata?: Record<string, string | null> | null;
 }
 
 /** POST /deposit-addresses/{id}/simulate/crypto-deposit's answer. */

@@ -173,6 +173,12 @@ describe('deposit address decider (spec: States / Deposit address)', () => {
     given([created, provisioned]).when({ type: 'UpdateDepositAddress', projectId: 'prj_1', changes: { destination, payout, label: null, metadata: { ref: '7' } }, releases: [], at: later(90) }).then([]);
   });
 
+  it('a PATCH of metadata null removes every key, as Stripe\'s empty metadata does (issue 42, item 5)', () => {
+    given([created, provisioned])
+      .when({ type: 'UpdateDepositAddress', projectId: 'prj_1', changes: { metadata: null }, releases: [], at: later(90) })
+      .then([{ type: 'depositAddress.updated', data: { depositAddressId: ID, projectId: 'prj_1', changedFields: ['metadata'], metadata: {}, at: later(90) } }]);
+  });
+
   it('a new rail changes the payout and the rail the destination shows', () => {
     const wire = payoutInstruction({ rail: 'wire' });
     const [updated] = depositAddressDecider.decide({ type: 'UpdateDepositAddress', projectId: 'prj_1', changes: { payout: wire }, releases: [], at: later(90) }, state([created, provisioned]));

@@ -45,7 +45,7 @@ export interface DepositAddressChanges {
   returnDestination?: DepositAddressInstrument | null;
   label?: string | null;
   /** Merged into the metadata: a key set to null or "" is removed. */
-  metadata?: Record<string, string | null>;
+  metadata?: Record<string, string | null> | null;
 }
 
 export type ProvisioningOutcome = { address: string } | { failure: { code: string; message: string } };
@@ -151,8 +151,12 @@ function usableStatus(state: ExistingDepositAddress): DepositAddressStatus {
   return state.destinationLost ? 'inactiveActionRequired' : 'active';
 }
 
-/** Merges a metadata patch: a key set to null or "" is removed (as Stripe does, and external accounts here). */
-export function mergeMetadata(current: Record<string, string>, patch: Record<string, string | null>): Record<string, string> {
+/**
+ * Merges a metadata patch, as Stripe does: a key set to null or "" is removed, and a patch that is null
+ * itself removes every key, as every PATCH of the API reads null (docs/sandbox.md, "Changing a resource").
+ */
+export function mergeMetadata(current: Record<string, string>, patch: Record<string, string | null> | null): Record<string, string> {
+  if (patch === null) return {};
   const merged: Record<string, string> = { ...current };
   for (const [key, value] of Object.entries(patch)) {
     if (value === null || value === '') delete merged[key];

@@ -3,7 +3,7 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Options, Param, Patch
 import { ApiBearerAuth, ApiCreatedResponse, ApiExcludeEndpoint, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ThrottlerGuard } from '@nestjs/throttler';
 import type { FastifyReply } from 'fastify';
-import { ApiError } from '@mm/contracts';
+import { ApiError, type ProjectLimits } from '@mm/contracts';
 import { GatewayService } from '@mm/gateway/application';
 import { SigningKeys, GatewayReadModels, type ProjectRow } from '@mm/gateway/infrastructure';
 import { PlatformConfig } from '@mm/platform/config';
@@ -21,6 +21,15 @@ import {
   TokenResponse,
   UpdateProjectRequest,
 } from './gateway.dto';
+
+/** Every limit removed: what `limits: null` means in a PATCH. */
+const NO_LIMITS: { [K in keyof Required<ProjectLimits>]: null } = {
+  perTransactionMin: null,
+  perTransactionMax: null,
+  perTransactionMultiple: null,
+  dailyBankPayoutCap: null,
+  monthlyBankPayoutCap: null,
+};
 
 function toProject(row: ProjectRow): ProjectResponse {
   return {
@@ -141,7 +150,9 @@ export class AdminController {
   @ApiOperation({ summary: 'Change features, bank payout limits or the attribution timeout' })
   @ApiOkResponse({ type: ProjectResponse })
   async updateProject(@Param('projectId') projectId: string, @Body() body: UpdateProjectRequest): Promise<ProjectResponse> {
-    const { features, limits, attributionTimeoutHours } = body;
+    const { features, attributionTimeoutHours } = body;
+    // null removes every limit: each set to null, as naming them all would.
+    const limits = body.limits === null ? NO_LIMITS : body.limits;
     return toProject(await this.gateway.updateProject(this.projectId(projectId), { features, limits, attributionTimeoutHours }));
   }
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
-import { IsAmount, IsNotBlank } from '@mm/platform/http';
+import { IsBoolean, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { IsAmount, IsNotBlank, IsOptionalNotNull } from '@mm/platform/http';
 
 export class TokenRequest {
   @ApiProperty({ example: 'sk_sdbx_…' }) @IsString() @IsNotEmpty() @MaxLength(200)
@@ -23,11 +23,12 @@ export class RiskConfigResponse {
   @ApiProperty() partnerId!: string;
 }
 
+/** A feature is on or off: null is neither, and is refused (a stored null read as off by some checks and not others). */
 export class ProjectFeaturesDto {
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() depositAddresses?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() cashPickup?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() globalRemittance?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() bulkPayouts?: boolean;
+  @ApiPropertyOptional() @IsOptionalNotNull() @IsBoolean() depositAddresses?: boolean;
+  @ApiPropertyOptional() @IsOptionalNotNull() @IsBoolean() cashPickup?: boolean;
+  @ApiPropertyOptional() @IsOptionalNotNull() @IsBoolean() globalRemittance?: boolean;
+  @ApiPropertyOptional() @IsOptionalNotNull() @IsBoolean() bulkPayouts?: boolean;
 }
 
 /** Limits apply to the fiat leg of a sell, usd or cad: amounts of either (ADR 0023). */
@@ -46,18 +47,21 @@ export class CreateProjectRequest {
   @ApiProperty() @IsString() @IsNotBlank() @MaxLength(100)
   name!: string;
 
-  @ApiPropertyOptional({ type: ProjectFeaturesDto }) @IsOptional() @ValidateNested() @Type(() => ProjectFeaturesDto)
+  @ApiPropertyOptional({ type: ProjectFeaturesDto }) @IsOptionalNotNull() @IsObject() @ValidateNested() @Type(() => ProjectFeaturesDto)
   features?: ProjectFeaturesDto;
 }
 
+/** A PATCH: a field left out keeps its value; null removes what can be removed (a limit, every limit) and is refused elsewhere. */
 export class UpdateProjectRequest {
-  @ApiPropertyOptional({ type: ProjectFeaturesDto }) @IsOptional() @ValidateNested() @Type(() => ProjectFeaturesDto)
+  @ApiPropertyOptional({ type: ProjectFeaturesDto, description: 'the features named are switched; the others keep their state' })
+  @IsOptionalNotNull() @IsObject() @ValidateNested() @Type(() => ProjectFeaturesDto)
   features?: ProjectFeaturesDto;
 
-  @ApiPropertyOptional({ type: ProjectLimitsDto }) @IsOptional() @ValidateNested() @Type(() => ProjectLimitsDto)
-  limits?: ProjectLimitsDto;
+  @ApiPropertyOptional({ type: ProjectLimitsDto, nullable: true, description: 'the limits named are set (null removes one); null removes every limit' })
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => ProjectLimitsDto)
+  limits?: ProjectLimitsDto | null;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 720 }) @IsOptional() @IsInt() @Min(1) @Max(720)
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 720, description: 'whole hours, as a JSON number' }) @IsOptionalNotNull() @IsInt() @Min(1) @Max(720)
   attributionTimeoutHours?: number;
 }
 

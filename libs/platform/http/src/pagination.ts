@@ -4,13 +4,36 @@
 // last id returned, wrapped so clients treat it as opaque.
 import { applyDecorators, type Type as ClassType } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsOptional, IsString, MaxLength, registerDecorator } from 'class-validator';
 import { ApiError } from '@mm/contracts';
 
+export const MAX_PAGE_LIMIT = 100;
+/** A page size as a query string writes it: base-10 digits, no sign, exponent, point, spaces or leading zero. */
+const PLAIN_LIMIT = /^[1-9][0-9]{0,2}$/;
+
+/**
+ * `limit` (issue 42, item 9): a plain base-10 integer from 1 to 100, or one message. Number() would read
+ * "1e2", "0x10", " 5", "5.0" and "+5" as numbers; a query parameter that is not written as the API writes
+ * numbers is a mistake to report, not a value to guess at.
+ */
+function IsPageLimit() {
+  return applyDecorators(
+    Transform(({ value }: { value: unknown }) => (typeof value === 'string' && PLAIN_LIMIT.test(value) ? Number(value) : value)),
+    (target: object, propertyName: string | symbol) =>
+      registerDecorator({
+        name: 'isPageLimit',
+        target: target.constructor,
+        propertyName: propertyName as string,
+        options: { message: `must be a whole number from 1 to ${MAX_PAGE_LIMIT} in plain digits (no sign, exponent, decimal point, spaces or leading zero)` },
+        validator: { validate: (value: unknown) => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_PAGE_LIMIT },
+      }),
+  );
+}
+
 export class ListQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100)
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: 20, description: 'the page size, in plain digits' })
+  @IsOptional() @IsPageLimit()
   limit?: number;
 
   @ApiPropertyOptional({ description: 'nextCursor of the previous page' })

@@ -1,14 +1,15 @@
 // Request validation with class-validator: unknown fields, wrong types and
-// missing fields are a 400 InvalidRequest naming each problem (a missing field
-// once, as "is required"); a body whose
-// only problems are amounts is a 400 InvalidAmount (ADR 0023), as a handler
-// that checks an amount later answers; a missing body, or one that is not a
-// JSON object, is refused before validation.
+// missing fields are a 400 InvalidRequest naming each field's problem, one
+// message a field (a missing field as "is required", a field of the wrong type
+// as its type and what was sent instead, else the first rule it breaks); a body
+// whose only problems are amounts is a 400 InvalidAmount (ADR 0023), as a
+// handler that checks an amount later answers; a missing body, or one that is
+// not a JSON object, is refused before validation.
 import { Injectable, ValidationPipe, type ArgumentMetadata, type Type, type ValidationError } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { ApiError } from '@mm/contracts';
-import { AMOUNT_CONSTRAINT } from './validators';
+import { AMOUNT_CONSTRAINT, kindOf } from './validators';
 import { keepValidationMetadata } from './validation-metadata';
 
 keepValidationMetadata();
@@ -17,18 +18,48 @@ keepValidationMetadata();
 const sentence = (error: ValidationError, message: string) => message.replace(new RegExp(`^${error.property} `), '');
 
 /**
- * One line per problem. A required field that is absent is one problem, "is required" (or its own
- * rule's words when they start so, as an amount's do), not one line per rule it would have broken;
- * a field that is present keeps every rule it breaks.
+ * The rules about what a value is, most telling first: when one fails, the field is told that alone
+ * ("must be an integer number, not a string"), not also the bounds a value of the right type would have
+ * to keep, which read as contradictions ("must not be greater than 720; must not be less than 1").
  */
+const TYPE_RULES: Record<string, (value: unknown) => boolean> = {
+  isObject: (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
+  isArray: (v) => Array.isArray(v),
+  isString: (v) => typeof v === 'string',
+  isInt: (v) => typeof v === 'number',
+  isNumber: (v) => typeof v === 'number',
+  isBoolean: (v) => typeof v === 'boolean',
+  nestedValidation: (v) => v !== null && typeof v === 'object',
+};
+
+/**
+ * A field's one message (issue 42, item 9). A required field that is absent is "is required" (or its own
+ * rule's words when they start so, as an amount's do); a field of the wrong type is told its type and what
+ * was sent ("must be a string, not null"); otherwise the first rule it breaks, in the order the DTO writes
+ * them (class-validator lists a property's rules last-written first).
+ */
+function fieldMessage(error: ValidationError, path: string): string {
+  const constraints = error.constraints ?? {};
+  const names = Object.keys(constraints);
+  if (names.some((name) => constraints[name].startsWith('property '))) return `${path}: unknown field`;
+  if ('value' in error && error.value === undefined) {
+    return `${path}: ${names.map((name) => sentence(error, constraints[name])).find((m) => m.startsWith('is required')) ?? 'is required'}`;
+  }
+  const typeRule = Object.keys(TYPE_RULES).find((name) => name in constraints);
+  if (typeRule) {
+    const message = typeRule === 'nestedValidation' ? 'must be an object' : sentence(error, constraints[typeRule]);
+    // "each value in names must be a string" is about the items: what the field itself is says nothing.
+    const sent = !message.startsWith('each value') && !TYPE_RULES[typeRule](error.value) ? `, not ${kindOf(error.value)}` : '';
+    return `${path}: ${message}${sent}`;
+  }
+  return `${path}: ${sentence(error, constraints[names[names.length - 1]])}`;
+}
+
+/** One line per field with a problem, at any depth. */
 function describe(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((error) => {
     const path = parent ? `${parent}.${error.property}` : error.property;
-    const messages = Object.values(error.constraints ?? {});
-    if ('value' in error && error.value === undefined && messages.length > 0 && !messages.some((m) => m.startsWith('property '))) {
-      return [`${path}: ${messages.map((m) => sentence(error, m)).find((m) => m.startsWith('is required')) ?? 'is required'}`];
-    }
-    const own = messages.map((message) => (message.startsWith('property ') ? `${path}: unknown field` : `${path}: ${sentence(error, message)}`));
+    const own = Object.keys(error.constraints ?? {}).length > 0 ? [fieldMessage(error, path)] : [];
     return [...own, ...describe(error.children ?? [], path)];
   });
 }

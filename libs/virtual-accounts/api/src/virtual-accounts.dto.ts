@@ -3,7 +3,7 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
-import { BankUsDetailsResponse, IsAmount, IsMetadata, IsOptionalNotNull, ListQuery, oneOfModels, WalletExternalDetailsResponse } from '@mm/platform/http';
+import { BankUsDetailsResponse, IsAmount, IsLabel, IsMetadata, IsOptionalNotNull, ListQuery, oneOfModels, WalletExternalDetailsResponse } from '@mm/platform/http';
 
 const STATUSES = ['pending', 'active', 'frozen', 'closed', 'deleting', 'deleted', 'failed'];
 const INBOUND_RAILS = ['ach', 'wire', 'internationalWire'];
@@ -65,7 +65,7 @@ export class CreateVirtualAccountRequest {
   @IsOptionalNotNull() @IsObject() @ValidateNested() @Type(() => VirtualAccountReturnPayoutRequest)
   returnPayout?: VirtualAccountReturnPayoutRequest;
   @ApiPropertyOptional({ description: 'shown only when true' }) @IsOptionalNotNull() @IsBoolean() sponsorGas?: boolean;
-  @ApiPropertyOptional({ maxLength: 200 }) @IsOptionalNotNull() @IsString() @MaxLength(200) label?: string;
+  @ApiPropertyOptional({ maxLength: 200, description: 'trimmed; one line of visible text' }) @IsOptionalNotNull() @IsLabel(200) label?: string;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } }) @IsOptional() @IsMetadata() metadata?: Record<string, string>;
 }
 
@@ -79,12 +79,12 @@ export class UpdateVirtualAccountRequest {
   @ApiPropertyOptional({ type: VirtualAccountReturnPayoutRequest, description: 'the rail refunds go on (with a new returnDestination, or alone to change it)' })
   @IsOptionalNotNull() @IsObject() @ValidateNested() @Type(() => VirtualAccountReturnPayoutRequest)
   returnPayout?: VirtualAccountReturnPayoutRequest;
-  @ApiPropertyOptional({ maxLength: 200, nullable: true, type: String, description: 'null removes it' })
-  @IsOptional() @ValidateIf((_o: object, v: unknown) => v !== null) @IsString() @MaxLength(200)
+  @ApiPropertyOptional({ maxLength: 200, nullable: true, type: String, description: 'trimmed; one line of visible text; null removes it' })
+  @IsOptional() @IsLabel(200)
   label?: string | null;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true }, description: 'merged; null or "" removes a key' })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true }, nullable: true, description: 'merged: a key set to null or "" is removed; null removes every key' })
   @IsOptional() @IsMetadata({ removable: true })
-  metadata?: Record<string, string | null>;
+  metadata?: Record<string, string | null> | null;
 }
 
 export class ListVirtualAccountsQuery extends ListQuery {

@@ -93,7 +93,7 @@ export interface UpdateVirtualAccountRequest {
   returnDestination?: { externalAccountId: string } | null;
   returnPayout?: { rail: string } | null;
   label?: string | null;
-  metadata?: Record<string, string | null>;
+  metadata?: Record<string, string | null> | null;
 }
 
 /** POST /virtual-accounts/{id}/simulate/inbound-transfer's answer. */

@@ -148,6 +148,12 @@ describe('virtual account decider (spec: States / Virtual account)', () => {
       .when({ type: 'UpdateVirtualAccount', ...cmd, changes: { destination: bank, label: 'Payroll', metadata: { a: '1' } }, at: later(5) })
       .then([{ type: 'virtualAccount.updated', data: { virtualAccountId: ID, projectId: 'prj_1', changedFields: ['destination', 'label', 'metadata'], destination: bank, label: 'Payroll', metadata: { a: '1' }, at: later(5) } }]);
     given(active).when({ type: 'UpdateVirtualAccount', ...cmd, changes: { destination: walletDestination, label: null, metadata: {} }, at: later(5) }).then([]);
+    // metadata null removes every key, as Stripe's empty metadata does (issue 42, item 5).
+    const tagged = { type: 'virtualAccount.updated' as const, data: { virtualAccountId: ID, projectId: 'prj_1', changedFields: ['metadata' as const], metadata: { a: '1', b: '2' }, at: later(4) } };
+    given([...active, tagged])
+      .when({ type: 'UpdateVirtualAccount', ...cmd, changes: { metadata: null }, at: later(5) })
+      .then([{ type: 'virtualAccount.updated', data: { virtualAccountId: ID, projectId: 'prj_1', changedFields: ['metadata'], metadata: {}, at: later(5) } }]);
+    given(active).when({ type: 'UpdateVirtualAccount', ...cmd, changes: { metadata: null }, at: later(5) }).then([]);
     const back = returnBank(CUSTOMER, account(BANK), 'ach');
     given(active)
       .when({ type: 'UpdateVirtualAccount', ...cmd, changes: { returnDestination: back }, at: later(5) })

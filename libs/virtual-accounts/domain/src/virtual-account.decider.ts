@@ -46,7 +46,7 @@ export interface VirtualAccountChanges {
   returnDestination?: VirtualAccountReturnDestination | null;
   label?: string | null;
   /** Merged into the metadata: a key set to null or "" is removed. */
-  metadata?: Record<string, string | null>;
+  metadata?: Record<string, string | null> | null;
 }
 
 export type ProvisioningOutcome = { bankDetails: VirtualAccountBankDetails } | { failure: { code: string; message: string } };
@@ -152,8 +152,12 @@ function change(state: ExistingVirtualAccount, status: VirtualAccountStatus, at:
   return { virtualAccountId: state.record.virtualAccountId, projectId: state.record.projectId, previousStatus: state.status, status, at };
 }
 
-/** Merges a metadata patch: a key set to null or "" is removed (as Stripe does, and external accounts here). */
-export function mergeMetadata(current: Record<string, string>, patch: Record<string, string | null>): Record<string, string> {
+/**
+ * Merges a metadata patch, as Stripe does: a key set to null or "" is removed, and a patch that is null
+ * itself removes every key, as every PATCH of the API reads null (docs/sandbox.md, "Changing a resource").
+ */
+export function mergeMetadata(current: Record<string, string>, patch: Record<string, string | null> | null): Record<string, string> {
+  if (patch === null) return {};
   const merged: Record<string, string> = { ...current };
   for (const [key, value] of Object.entries(patch)) {
     if (value === null || value === '') delete merged[key];

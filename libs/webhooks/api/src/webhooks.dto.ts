@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { SEQUENCE_MEANING, type WebhookEndpointStatus } from '@mm/contracts';
 import { MAX_URL_LENGTH, WEBHOOK_DEFAULTS } from '@mm/webhooks/domain';
-import { IsNotBlank, IsOptionalNotNull, ListQuery } from '@mm/platform/http';
+import { IsLabel, IsNotBlank, IsOptionalNotNull, ListQuery } from '@mm/platform/http';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '@mm/webhooks/infrastructure';
 
 const URL_RULES =
@@ -18,7 +18,7 @@ class WebhookSettingsRequest {
   @IsOptionalNotNull() @IsInt() @Min(WEBHOOK_DEFAULTS.minNotifyThresholdSecs) @Max(WEBHOOK_DEFAULTS.maxNotifyThresholdSecs)
   notifyThresholdSecs?: number;
 
-  @ApiPropertyOptional({ maxLength: 500, nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(500)
+  @ApiPropertyOptional({ maxLength: 500, nullable: true, type: String, description: 'trimmed; one line of visible text; null removes it' }) @IsOptional() @IsLabel(500)
   description?: string | null;
 }
 

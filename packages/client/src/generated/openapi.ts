@@ -12536,11 +12536,11 @@ export interface webhooks {
 export interface components {
     schemas: {
         AddressRequest: {
-            streetAddress?: string;
-            city?: string;
-            postalCode?: string;
+            streetAddress?: string | null;
+            city?: string | null;
+            postalCode?: string | null;
             /** @description ISO 3166-1 alpha-2 */
-            country?: string;
+            country?: string | null;
         };
         AdvanceClockRequest: {
             /** @description seconds to move the project clock forward */
@@ -12965,6 +12965,7 @@ export interface components {
         };
         CreateCardRequest: {
             owner: components["schemas"]["OwnerRequest"];
+            /** @description trimmed; one line of visible text */
             label?: string | null;
             metadata?: {
                 [key: string]: string;
@@ -12994,17 +12995,17 @@ export interface components {
             };
         };
         CreateCounterpartyRequest: {
-            /** @description individual */
-            firstName?: string;
-            /** @description individual */
-            lastName?: string;
-            /** @description business */
-            businessName?: string;
+            /** @description individual (needs it); null removes it */
+            firstName?: string | null;
+            /** @description individual (needs it); null removes it */
+            lastName?: string | null;
+            /** @description business (needs it); null removes it */
+            businessName?: string | null;
             /** Format: email */
             email?: string | null;
             /** @description E.164, for example +14155550123 */
             phone?: string | null;
-            /** @description write-only: reads show taxIdProvided */
+            /** @description write-only: reads show taxIdProvided; replaced, never removed (null is refused) */
             taxId?: string;
             address?: components["schemas"]["AddressRequest"] | null;
             customerId: string;
@@ -13037,6 +13038,7 @@ export interface components {
             requiresCounterpartyWalletRegistration?: boolean;
             /** @default true */
             sponsorGas?: boolean;
+            /** @description trimmed; one line of visible text */
             label?: string;
             metadata?: {
                 [key: string]: string;
@@ -13044,6 +13046,7 @@ export interface components {
         };
         CreateExternalAccountRequest: {
             owner: components["schemas"]["OwnerRequest"];
+            /** @description trimmed; one line of visible text */
             label?: string | null;
             metadata?: {
                 [key: string]: string;
@@ -13105,6 +13108,7 @@ export interface components {
             returnPayout?: components["schemas"]["VirtualAccountReturnPayoutRequest"];
             /** @description shown only when true */
             sponsorGas?: boolean;
+            /** @description trimmed; one line of visible text */
             label?: string;
             metadata?: {
                 [key: string]: string;
@@ -13124,6 +13128,7 @@ export interface components {
             timeoutMs?: number;
             /** @default 3600 */
             notifyThresholdSecs?: number;
+            /** @description trimmed; one line of visible text; null removes it */
             description?: string | null;
             /**
              * @description an absolute http or https URL without credentials, fragment, whitespace, control characters or backslashes, and not port 0; in production, a public host. Kept and shown in its normal form, the one deliveries call (lower-case scheme and host, IDNA, no default port)
@@ -13988,17 +13993,17 @@ export interface components {
             updatedAt: string;
         };
         UpdateCounterpartyRequest: {
-            /** @description individual */
-            firstName?: string;
-            /** @description individual */
-            lastName?: string;
-            /** @description business */
-            businessName?: string;
+            /** @description individual (needs it); null removes it */
+            firstName?: string | null;
+            /** @description individual (needs it); null removes it */
+            lastName?: string | null;
+            /** @description business (needs it); null removes it */
+            businessName?: string | null;
             /** Format: email */
             email?: string | null;
             /** @description E.164, for example +14155550123 */
             phone?: string | null;
-            /** @description write-only: reads show taxIdProvided */
+            /** @description write-only: reads show taxIdProvided; replaced, never removed (null is refused) */
             taxId?: string;
             address?: components["schemas"]["AddressRequest"] | null;
         };
@@ -14009,23 +14014,27 @@ export interface components {
             payout?: components["schemas"]["DepositAddressPayoutRequest"];
             /** @description null removes it (returns then go back to the sender) */
             returnDestination?: components["schemas"]["DepositAddressAccountReference"] | null;
-            /** @description null removes it */
+            /** @description trimmed; one line of visible text; null removes it */
             label?: string | null;
-            /** @description merged; null or "" removes a key */
+            /** @description merged: a key set to null or "" is removed; null removes every key */
             metadata?: {
                 [key: string]: string | null;
-            };
+            } | null;
         };
         UpdateExternalAccountRequest: {
+            /** @description trimmed; one line of visible text; null removes it */
             label?: string | null;
-            /** @description merged; null or "" removes a key */
+            /** @description merged: a key set to null or "" is removed; null removes every key */
             metadata?: {
                 [key: string]: string | null;
-            };
+            } | null;
         };
         UpdateProjectRequest: {
+            /** @description the features named are switched; the others keep their state */
             features?: components["schemas"]["ProjectFeaturesDto"];
-            limits?: components["schemas"]["ProjectLimitsDto"];
+            /** @description the limits named are set (null removes one); null removes every limit */
+            limits?: components["schemas"]["ProjectLimitsDto"] | null;
+            /** @description whole hours, as a JSON number */
             attributionTimeoutHours?: number;
         };
         UpdateVirtualAccountRequest: {
@@ -14035,12 +14044,12 @@ export interface components {
             returnDestination?: components["schemas"]["VirtualAccountAccountReference"] | null;
             /** @description the rail refunds go on (with a new returnDestination, or alone to change it) */
             returnPayout?: components["schemas"]["VirtualAccountReturnPayoutRequest"];
-            /** @description null removes it */
+            /** @description trimmed; one line of visible text; null removes it */
             label?: string | null;
-            /** @description merged; null or "" removes a key */
+            /** @description merged: a key set to null or "" is removed; null removes every key */
             metadata?: {
                 [key: string]: string | null;
-            };
+            } | null;
         };
         UpdateWebhookRequest: {
             /**
@@ -14050,6 +14059,7 @@ export interface components {
             timeoutMs?: number;
             /** @default 3600 */
             notifyThresholdSecs?: number;
+            /** @description trimmed; one line of visible text; null removes it */
             description?: string | null;
             /** @description an absolute http or https URL without credentials, fragment, whitespace, control characters or backslashes, and not port 0; in production, a public host. Kept and shown in its normal form, the one deliveries call (lower-case scheme and host, IDNA, no default port) */
             url?: string;
@@ -14548,6 +14558,7 @@ export interface operations {
     AdminController_listProjects: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -14781,6 +14792,7 @@ export interface operations {
     TransactionsAdminController_held: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -15000,6 +15012,7 @@ export interface operations {
     CashInsController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -15172,6 +15185,7 @@ export interface operations {
     CashLocationsController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -15217,6 +15231,7 @@ export interface operations {
     CounterpartiesController_list: {
         parameters: {
             query: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -15386,6 +15401,7 @@ export interface operations {
     CustomersController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -15595,6 +15611,7 @@ export interface operations {
     DepositAddressesController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -15872,6 +15889,7 @@ export interface operations {
     EventsController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -15947,6 +15965,7 @@ export interface operations {
     ExternalAccountsController_list: {
         parameters: {
             query: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -16385,6 +16404,7 @@ export interface operations {
     TransactionsController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -16528,6 +16548,7 @@ export interface operations {
     VirtualAccountsController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -16835,6 +16856,7 @@ export interface operations {
     WalletsController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -16933,6 +16955,7 @@ export interface operations {
     WebhooksController_list: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
@@ -17100,6 +17123,7 @@ export interface operations {
     WebhooksController_listDeliveries: {
         parameters: {
             query?: {
+                /** @description the page size, in plain digits */
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
