@@ -2,3 +2,4 @@ export * from './test-database';
 export * from './guides';
 export * from './container-engine';
 export * from './postgres-container';
+export * from './kafka-names';
