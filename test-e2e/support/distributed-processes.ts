@@ -206,9 +206,9 @@ async function started(child: ChildProcess, output: () => string): Promise<void>
   }
 }
 
-/** The gateway's credential lines: the key, the secret only when it was created now, the default project. */
+/** The banner's credential lines (the gateway's): the key, the secret only when it was created now, the default project. */
 function bootstrapFromBanner(output: string): BootstrapResult | undefined {
-  const line = (label: string) => new RegExp(`^\\[gateway\\]\\s+${label}\\s+(\\S+)(.*)$`, 'm').exec(output);
+  const line = (label: string) => new RegExp(`^ {2}${label} +(\\S+)(.*)$`, 'm').exec(output);
   const project = line('Project');
   if (!project) return undefined;
   const apiKey = line('API key')?.[1];
