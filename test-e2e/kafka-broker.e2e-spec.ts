@@ -9,67 +9,18 @@
 // (the project's mock behind the stock-broker proxy, which a test can take
 // away: tools/kafka-mock/outage-broker.ts): the run's broker serves the other
 // files meanwhile.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { createInterface, type Interface } from 'node:readline';
-import { cloneTemplateDatabase, kafkaNamesUnder } from '@mm/platform/testing';
+import { cloneTemplateDatabase, kafkaNamesUnder, OutageBroker, outageBrokerUnavailable } from '@mm/platform/testing';
 import { brokerList, START_TIMEOUT_MS, startDistributedProcesses, type PlatformHandle } from './support/distributed-processes';
 import { ADMIN_TOKEN, platformSettings } from './support/settings';
 import { eventually } from './support/test-platform';
 
 jest.setTimeout(START_TIMEOUT_MS + 120_000);
 
-const ROOT = join(__dirname, '..');
 const runBrokers = brokerList(process.env.KAFKA_BROKERS);
-// The mock broker, built where it can be (the run's global setup has, unless KAFKA_BROKERS names another).
-const build = spawnSync(join(ROOT, 'tools', 'kafka-mock', 'build.sh'), { encoding: 'utf8' });
-const unbuildable = build.status === 0 ? undefined : (build.stderr || String(build.error ?? build.status)).trim().split('\n')[0];
+const unavailable = outageBrokerUnavailable();
 if (runBrokers.length === 0) process.stderr.write('kafka-broker.e2e-spec: the run has no Kafka broker: its first test is skipped\n');
-if (unbuildable) process.stderr.write(`kafka-broker.e2e-spec: skipped: no broker to take away (tools/kafka-mock/build.sh: ${unbuildable})\n`);
-
-/** A broker of the test's own that it may take away and bring back (tools/kafka-mock/outage-broker.ts). */
-class OutageBroker {
-  private constructor(
-    private readonly child: ChildProcess,
-    private readonly lines: Interface,
-    readonly address: string,
-  ) {}
-
-  static async start(): Promise<OutageBroker> {
-    // Its stdin is a pipe from this process: it stops when this process ends, however it ends.
-    const child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/kafka-mock/outage-broker.ts'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
-    const lines = createInterface({ input: child.stdout! });
-    const first = await OutageBroker.next(lines, child);
-    if (!/^[\w.-]+:\d+$/.test(first)) throw new Error(`the outage broker did not start: ${first}`);
-    return new OutageBroker(child, lines, first);
-  }
-
-  private static next(lines: Interface, child: ChildProcess): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const exited = () => reject(new Error(`the outage broker exited (${child.exitCode ?? child.signalCode})`));
-      child.once('exit', exited);
-      lines.once('line', (line) => {
-        child.off('exit', exited);
-        resolve(line.trim());
-      });
-    });
-  }
-
-  /** Takes the broker away (connections refused and closed), or brings it back; resolves once done. */
-  async command(command: 'suspend' | 'resume'): Promise<void> {
-    const answer = OutageBroker.next(this.lines, this.child);
-    this.child.stdin!.write(`${command}\n`);
-    expect(await answer).toBe(command);
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.stdin!.end();
-    await exited;
-  }
-}
+if (unavailable) process.stderr.write(`kafka-broker.e2e-spec: skipped: no broker to take away (${unavailable})\n`);
 
 interface LogLine {
   service: string;
@@ -126,7 +77,7 @@ function sample(page: string, name: string): number | undefined {
   });
 });
 
-(unbuildable ? describe.skip : describe)('a Kafka broker taken away for some seconds and brought back', () => {
+(unavailable ? describe.skip : describe)('a Kafka broker taken away for some seconds and brought back', () => {
   const SERVICES = ['accounts', 'cash-in'];
   let broker: OutageBroker | undefined;
   let platform: PlatformHandle | undefined;
@@ -142,7 +93,7 @@ function sample(page: string, name: string): number | undefined {
 
   afterAll(async () => {
     // The broker comes back first, should a test have left it away: the platform deletes its names on it as it stops.
-    await broker?.command('resume');
+    await broker?.resume();
     await platform?.stop();
     await broker?.stop();
   });
@@ -163,7 +114,7 @@ function sample(page: string, name: string): number | undefined {
     const saidBy = (kind: 'began' | 'ended') => new Set(during().filter((l) => l.fields.kafkaOutage === kind).map((l) => l.service));
 
     const awayAt = Date.now();
-    await broker!.command('suspend');
+    await broker!.suspend();
     // Events appended while the broker is away: a project and a key pair, in the gateway's log, which the
     // accounts and cash-in services consume (they learn API keys from it). The gateway's relay meets the
     // outage when it sends them; the consumers meet it at their next fetch.
@@ -173,7 +124,7 @@ function sample(page: string, name: string): number | undefined {
     // The outage's length is the test's stimulus: long enough for every client's reconnects to fail a few
     // times (today each logged an error), not a wait for anything.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, awayAt + 6_000 - Date.now())));
-    await broker!.command('resume');
+    await broker!.resume();
     const backAt = Date.now();
     await eventually(async () => (saidBy('ended').size === processes.length ? true : undefined), 90_000);
 

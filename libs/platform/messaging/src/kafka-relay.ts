@@ -37,6 +37,9 @@ export interface KafkaRelayOptions {
 /** A send given up because the relay is stopping: the events go out again from the checkpoint, and nothing is logged. */
 class RelayStopped extends Error {}
 
+/** How long a stopping relay waits for a send under way (one to a broker that answers takes milliseconds). */
+const SEND_GRACE_MS = 3_000;
+
 export class KafkaRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   /** The relay's subscription (checkpoint) name. */
   readonly name: string;
@@ -107,9 +110,11 @@ export class KafkaRelay implements OnApplicationBootstrap, OnApplicationShutdown
   async stop(): Promise<void> {
     const { producer, subscription, listener, abort } = this;
     this.producer = this.subscription = this.listener = this.abort = undefined;
-    // A send under way (a broker gone) is given up: its transaction rolls back, its events go out from the checkpoint.
-    abort?.stop();
+    // A send under way has a moment to finish; one that waits on a broker gone is given up: its transaction
+    // rolls back, and its events go out again from the checkpoint.
+    const giveUp = setTimeout(() => abort?.stop(), SEND_GRACE_MS);
     await subscription?.stop();
+    clearTimeout(giveUp);
     await listener?.stop();
     await producer?.disconnect();
   }

@@ -3,3 +3,4 @@ export * from './guides';
 export * from './container-engine';
 export * from './postgres-container';
 export * from './kafka-names';
+export * from './outage-broker';
