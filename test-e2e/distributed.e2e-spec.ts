@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { cloneTemplateDatabase } from '@mm/platform/testing';
+import { cloneTemplateDatabase, kafkaTestPrefix, removeKafkaNames } from '@mm/platform/testing';
 import { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, eventually, SIGNING_KEY_ENCRYPTION_KEYS, START_TIMEOUT_MS } from './support/test-platform';
 import { freePort, spawnTied, stopTied } from './support/distributed-processes';
 
@@ -43,7 +43,7 @@ function transportEnv(transport: 'kafka' | 'postgres'): Record<string, string> {
   if (transport === 'postgres') return { KAFKA_BROKERS: '' };
   // Topics of this run's own; Kafka's least session timeout, so the group hands the killed service's partitions
   // on soon (a stock broker refuses a shorter one).
-  return { KAFKA_BROKERS, MM_KAFKA_TOPIC_PREFIX: `mm-distributed-${randomUUID().slice(0, 8)}`, MM_KAFKA_SESSION_TIMEOUT_MS: '6000' };
+  return { KAFKA_BROKERS, MM_KAFKA_TOPIC_PREFIX: kafkaTestPrefix('distributed'), MM_KAFKA_SESSION_TIMEOUT_MS: '6000' };
 }
 
 describe.each([
@@ -118,6 +118,8 @@ describe.each([
     await stop(restarted?.child);
     await stop(distributed?.child);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    // What the run made on the broker goes with it (issue 42).
+    if (!skipped && events.MM_KAFKA_TOPIC_PREFIX) await removeKafkaNames(KAFKA_BROKERS.split(','), events.MM_KAFKA_TOPIC_PREFIX);
   });
 
   it('says in its banner which transport carries the events', () => {

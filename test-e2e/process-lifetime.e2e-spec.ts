@@ -4,8 +4,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { cloneTemplateDatabase } from '@mm/platform/testing';
-import { startDistributedProcesses, stopLeftovers } from './support/distributed-processes';
+import { cloneTemplateDatabase, kafkaTestPrefix, removeKafkaNames } from '@mm/platform/testing';
+import { brokerList, startDistributedProcesses, stopLeftovers } from './support/distributed-processes';
 import { platformSettings } from './support/settings';
 import { eventually } from './support/test-platform';
 
@@ -71,9 +71,12 @@ describe('processes a test starts', () => {
   }, 120_000);
 
   it('all stop when the test process is killed outright', async () => {
+    // On Kafka, names of this test's own: the killed process cannot remove them, so this one does.
+    const brokers = brokerList(process.env.KAFKA_BROKERS);
+    const prefix = kafkaTestPrefix('killed');
     const test = spawn(process.execPath, ['-r', './tools/register.js', 'test-e2e/support/tied-start.fixture.ts'], {
       cwd: ROOT,
-      env: { ...process.env, ...platformSettings(databaseUrl), PORT: '0' },
+      env: { ...process.env, ...platformSettings(databaseUrl), PORT: '0', ...(brokers.length > 0 ? { MM_KAFKA_TOPIC_PREFIX: prefix } : {}) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let printed = '';
@@ -82,6 +85,7 @@ describe('processes a test starts', () => {
     await servicesStarted(group);
     test.kill('SIGKILL');
     await gone(group);
+    if (brokers.length > 0) await removeKafkaNames(brokers, prefix);
   }, 120_000);
 
   it('all stop when the start fails', async () => {

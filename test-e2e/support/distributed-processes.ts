@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Pool } from 'pg';
+import { kafkaTestPrefix, removeKafkaNames } from '@mm/platform/testing';
 import { freeLoopbackPort, LIFELINE_VARIABLE } from '@mm/runtime/platform';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -123,32 +124,50 @@ export function track(stop: () => Promise<void>): () => void {
   return () => unstopped.delete(stop);
 }
 
+/** The brokers of KAFKA_BROKERS, none when it is unset or empty. */
+export function brokerList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((broker) => broker.trim())
+    .filter(Boolean);
+}
+
 /**
  * `env` as for the platform, DATABASE_URL set; `services`: only these besides the gateway (all when
- * omitted). Rejects with the processes' output when start-up fails.
+ * omitted). Rejects with the processes' output when start-up fails. On Kafka, its topics and consumer
+ * groups carry env's MM_KAFKA_TOPIC_PREFIX, or one of its own, and are deleted once it has stopped,
+ * however it stops (issue 42: a broker other runs share keeps whatever a run leaves).
  */
 export async function startDistributedProcesses(env: Record<string, string>, onOutput?: (text: string) => void, services?: readonly string[]): Promise<PlatformHandle> {
   // The gateway's port: the one env names (a test of a port in use), else a free one.
   const port = env.PORT && env.PORT !== '0' ? Number(env.PORT) : await freeLoopbackPort();
   const dataDir = mkdtempSync(join(tmpdir(), 'mm-e2e-distributed-'));
+  const brokers = brokerList(env.KAFKA_BROKERS ?? process.env.KAFKA_BROKERS);
+  const kafka = brokers.length > 0 ? { MM_KAFKA_TOPIC_PREFIX: env.MM_KAFKA_TOPIC_PREFIX ?? kafkaTestPrefix('e2e') } : {};
   const { child, output } = spawnTied(
     ['-r', './tools/register.js', 'tools/distributed/start-distributed.ts', ...(services ? ['gateway', ...services] : [])],
     // Each service's readiness is given most of the hook's time, so a slow start names the service.
-    { MM_READY_TIMEOUT_SECS: String(START_TIMEOUT_MS / 1000 - 30), ...process.env, ...env, PORT: String(port), MM_DATA_DIR: dataDir },
+    { MM_READY_TIMEOUT_SECS: String(START_TIMEOUT_MS / 1000 - 30), ...process.env, ...env, ...kafka, PORT: String(port), MM_DATA_DIR: dataDir },
     onOutput,
   );
-  const cleanUp = () => rmSync(dataDir, { recursive: true, force: true });
+  const cleanUp = async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    if (kafka.MM_KAFKA_TOPIC_PREFIX) await removeKafkaNames(brokers, kafka.MM_KAFKA_TOPIC_PREFIX);
+  };
   // Until stop() is called, whatever happens to the caller, this file's afterAll stops it.
   const untrack = track(async () => {
     await stopTied(child);
-    cleanUp();
+    await cleanUp();
   });
   try {
     await started(child, output);
   } catch (error) {
     untrack();
     await stopTied(child);
-    cleanUp();
+    // The failure is the news; a clean-up that fails too is said beside it.
+    await cleanUp().catch((cleanUpError: unknown) => {
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\n(and then: ${cleanUpError instanceof Error ? cleanUpError.message : String(cleanUpError)})`, { cause: error });
+    });
     throw error;
   }
   const pool = new Pool({ connectionString: env.DATABASE_URL, max: 2 });
@@ -157,7 +176,7 @@ export async function startDistributedProcesses(env: Record<string, string>, onO
       await stopTied(child);
     } finally {
       await pool.end().catch(() => undefined);
-      cleanUp();
+      await cleanUp();
     }
   };
   untrack();
@@ -187,9 +206,9 @@ async function started(child: ChildProcess, output: () => string): Promise<void>
   }
 }
 
-/** The gateway's credential lines: the key, the secret only when it was created now, the default project. */
+/** The banner's credential lines (the gateway's): the key, the secret only when it was created now, the default project. */
 function bootstrapFromBanner(output: string): BootstrapResult | undefined {
-  const line = (label: string) => new RegExp(`^\\[gateway\\]\\s+${label}\\s+(\\S+)(.*)$`, 'm').exec(output);
+  const line = (label: string) => new RegExp(`^ {2}${label} +(\\S+)(.*)$`, 'm').exec(output);
   const project = line('Project');
   if (!project) return undefined;
   const apiKey = line('API key')?.[1];

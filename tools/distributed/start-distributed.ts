@@ -2,6 +2,8 @@
 // their own on this machine, as Kubernetes runs them: an embedded PostgreSQL
 // when DATABASE_URL is unset (one database, a schema per service), the gateway
 // on PORT as the only public entry, each service on a loopback port of its own.
+// Its banner carries every line `npm start`'s does (the key pair the gateway
+// made on a first start among them), and the processes' addresses.
 // Ctrl-C stops every process, then PostgreSQL. A service that dies is reported
 // and left down (the gateway answers 503 for its routes) until it is started
 // again with `npm run start:service -- <name>` and the variables printed here.
@@ -14,7 +16,18 @@ import { isServiceName, SERVICE_NAMES, serviceUrlVariable, type ServiceName } fr
 import { ConfigError, loadConfig, type PlatformConfig } from '@mm/platform/config';
 import { handleShutdownSignalsInCaller, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
 import { API_BASE_PATH } from '@mm/platform/http';
-import { dashboardLine, describeFailure, ensureLocalAdminToken, freeLoopbackPort, LIFELINE_VARIABLE, stopWhenParentDies, transportLine } from '@mm/runtime/platform';
+import {
+  CREDENTIAL_LINE,
+  dashboardLine,
+  describeFailure,
+  ensureLocalAdminToken,
+  freeLoopbackPort,
+  LIFELINE_VARIABLE,
+  localLines,
+  referenceLine,
+  stopWhenParentDies,
+  transportLine,
+} from '@mm/runtime/platform';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -44,7 +57,11 @@ function serviceCommand(name: ServiceName, env: NodeJS.ProcessEnv): { command: s
   };
 }
 
-function startService(name: ServiceName, env: NodeJS.ProcessEnv, onLine: (line: string) => void = () => undefined): ChildProcess {
+/**
+ * onLine sees each line of the service's output first; a line it answers `true` for is kept from the
+ * terminal (the launcher shows it in its own banner).
+ */
+function startService(name: ServiceName, env: NodeJS.ProcessEnv, onLine: (line: string) => boolean | void = () => undefined): ChildProcess {
   // The service's own output goes to this terminal, each line under its name. Its stdin is a pipe from
   // this process that is never written: if this process dies, even by SIGKILL, the service stops too.
   const { command, args } = serviceCommand(name, env);
@@ -58,10 +75,7 @@ function startService(name: ServiceName, env: NodeJS.ProcessEnv, onLine: (line: 
     stream.on('data', (chunk: Buffer) => {
       const lines = (partial + chunk.toString()).split('\n');
       partial = lines.pop() ?? '';
-      for (const line of lines) {
-        process.stdout.write(`[${name}] ${line}\n`);
-        onLine(line);
-      }
+      for (const line of lines) if (onLine(line) !== true) process.stdout.write(`[${name}] ${line}\n`);
     });
   }
   return child;
@@ -76,6 +90,16 @@ async function waitReady(name: ServiceName, url: string, child: ChildProcess, ti
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`the ${name} service was not ready within ${timeoutSecs} s (MM_READY_TIMEOUT_SECS)`);
+}
+
+/** Resolves once the gateway has printed its banner (its Events line comes last), or fails as waitReady does. */
+async function bannerPrinted(printed: () => boolean, child: ChildProcess, timeoutSecs: number): Promise<void> {
+  const deadline = Date.now() + timeoutSecs * 1000;
+  while (!printed()) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the gateway exited during start-up (${child.exitCode ?? child.signalCode})`);
+    if (Date.now() > deadline) throw new Error(`the gateway printed no banner within ${timeoutSecs} s (MM_READY_TIMEOUT_SECS)`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 async function stopAll(started: Started[], embedded: EmbeddedDatabase | undefined): Promise<void> {
@@ -133,8 +157,12 @@ async function main(): Promise<void> {
   const adminTokenFrom = ensureLocalAdminToken(config);
   let embedded: EmbeddedDatabase | undefined;
   const started: Started[] = [];
-  /** The gateway's credential lines: repeated should start-up fail after it made the first key pair. */
+  /**
+   * The gateway's credential lines (the key pair it made on a first start, the default project): shown in
+   * this banner rather than among its lines, and should start-up fail after it made them, in the failure.
+   */
   const gatewayCredentials: string[] = [];
+  let gatewayBanner = false;
   let stopping = false;
   const stop = (signal: string, code = 0) => {
     if (stopping) return;
@@ -166,7 +194,8 @@ async function main(): Promise<void> {
       MM_LOG_FORMAT: config.MM_LOG_FORMAT === 'auto' && process.stdout.isTTY ? 'pretty' : config.MM_LOG_FORMAT,
       DATABASE_URL: databaseUrl,
       MM_ADMIN_TOKEN: config.MM_ADMIN_TOKEN,
-      MM_DATA_DIR: config.MM_DATA_DIR,
+      // Absolute: the services run from the repository root, whatever directory this was started in.
+      MM_DATA_DIR: resolve(config.MM_DATA_DIR),
       MM_GATEWAY_URL: gatewayUrl,
     };
     // The services first, each on a loopback port of its own; then the gateway, which routes to them.
@@ -184,27 +213,32 @@ async function main(): Promise<void> {
       started.push({ name, url: serviceUrls[serviceUrlVariable(name)], child });
     }
     const gateway = startService('gateway', { ...common, ...serviceUrls, PORT: String(config.PORT), HOST: host }, (line) => {
-      if (/^ {2}(API key|API secret|Project) {2}/.test(line)) gatewayCredentials.push(line);
+      if (/^ {2}Events {7}/.test(line)) gatewayBanner = true;
+      if (!CREDENTIAL_LINE.test(line)) return false;
+      gatewayCredentials.push(line);
+      return true;
     });
     started.push({ name: 'gateway', url: gatewayUrl, child: gateway });
     await Promise.all(started.map((s) => waitReady(s.name, s.url, s.child, config.MM_READY_TIMEOUT_SECS)));
+    // Ready, maybe before its banner has reached this process: the key pair is in it.
+    await bannerPrinted(() => gatewayBanner, gateway, config.MM_READY_TIMEOUT_SECS);
     for (const s of started) {
       s.child.on('exit', (code, signal) => {
         if (!stopping) process.stdout.write(`the ${s.name} service (pid ${s.child.pid}) exited (${code ?? signal}); its routes answer 503 until it is started again\n`);
       });
     }
     const local = !config.DATABASE_URL;
-    const production = config.MM_ENVIRONMENT === 'production';
+    // Every line of npm start's banner (apps/platform/src/main.ts), then this mode's own.
     const lines = [
       '',
       `Money-movement platform, distributed (${config.MM_ENVIRONMENT}): ${started.length} processes`,
       `  API          ${gatewayUrl}/${API_BASE_PATH}   (through the gateway)`,
-      `  Reference    ${gatewayUrl}/docs`,
+      referenceLine(gatewayUrl),
       dashboardLine(gatewayUrl),
+      ...gatewayCredentials,
       `  Events       ${transportLine(config)}`,
       ...started.map((s) => `  ${s.name.padEnd(12)} ${s.url}   pid ${s.child.pid}`),
-      local ? `  Admin token  ${production ? `from ${adminTokenFrom} (not printed in production)` : config.MM_ADMIN_TOKEN}` : undefined,
-      local ? `  Data         ${config.MM_DATA_DIR}` : undefined,
+      ...localLines(config, adminTokenFrom),
       `  Database     ${withoutPassword(databaseUrl)}${passwordHint(databaseUrl, local ? join(config.MM_DATA_DIR, 'pg-password') : undefined)}`,
       `  A service again: DATABASE_URL=${withoutPassword(databaseUrl, '<password>')} MM_GATEWAY_URL=${gatewayUrl} PORT=<its port> npm run start:service -- <name>`,
       '',

@@ -56,8 +56,26 @@ export default async function globalSetup(): Promise<void> {
 }
 
 export async function teardown(): Promise<void> {
+  // Tests delete the topics and consumer groups they make (issue 42); on the run's own broker, what is left is a test that did not.
+  let left: { topics: string[]; groups: string[] } | undefined;
+  let unlisted: unknown;
+  await state.__mmTestKafka
+    ?.contents?.()
+    .then((contents) => (left = contents))
+    .catch((error: unknown) => (unlisted = error));
   await state.__mmTestKafka?.stop();
   state.__mmTestKafka = undefined;
+  await stopDatabase();
+  if (unlisted) throw new Error(`listing what the run left on its Kafka broker failed: ${unlisted instanceof Error ? unlisted.message : String(unlisted)}`);
+  if (left && left.topics.length + left.groups.length > 0) {
+    throw new Error(
+      `the run left ${left.topics.length} Kafka topic(s) and ${left.groups.length} consumer group(s) on its broker; a test that makes them deletes them ` +
+        `(removeKafkaNames of @mm/platform/testing): topics ${left.topics.join(', ') || 'none'}; groups ${left.groups.join(', ') || 'none'}`,
+    );
+  }
+}
+
+async function stopDatabase(): Promise<void> {
   const s = state.__mmTestDb;
   if (!s) return;
   state.__mmTestDb = undefined;

@@ -3,17 +3,22 @@
 // port behind the stock-broker proxy (tools/kafka-mock/stock-broker-proxy.ts),
 // which holds every client to a stock broker's rules the mock does not
 // enforce; the proxy's address is exported as KAFKA_BROKERS to the test
-// workers. With neither, the Kafka suites report themselves skipped.
+// workers. With neither, the Kafka suites report themselves skipped. On the
+// run's own broker, whatever topic or consumer group is left when the run ends
+// is a test that did not delete what it made (issue 42): global teardown says so.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Kafka, logLevel } from 'kafkajs';
 import { startStockBrokerProxy } from '../kafka-mock/stock-broker-proxy';
 
 const dir = join(__dirname, '..', 'kafka-mock');
 const binary = join(dir, 'build', 'kafka-mock');
 
 export interface TestKafka {
+  /** Every topic and consumer group on the run's own broker. */
+  contents?(): Promise<{ topics: string[]; groups: string[] }>;
   stop(): Promise<void>;
 }
 
@@ -34,6 +39,16 @@ export async function startTestKafka(log: (line: string) => void): Promise<TestK
     process.env.KAFKA_BROKERS = proxy.address;
     log(`Kafka mock broker (librdkafka) at ${proxy.address} for this run, behind the stock-broker proxy`);
     return {
+      contents: async () => {
+        const admin = new Kafka({ clientId: 'mm-test-run', brokers: [proxy.address], logLevel: logLevel.NOTHING }).admin();
+        await admin.connect();
+        try {
+          const [topics, { groups }] = await Promise.all([admin.listTopics(), admin.listGroups()]);
+          return { topics: topics.sort(), groups: groups.map((g) => g.groupId).sort() };
+        } finally {
+          await admin.disconnect();
+        }
+      },
       stop: async () => {
         await proxy.close();
         await mock.stop();

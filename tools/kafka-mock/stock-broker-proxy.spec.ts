@@ -195,14 +195,67 @@ describe('the stock-broker proxy in front of the mock broker', () => {
     expect(Math.min(...durations.slice(0, 2))).toBeGreaterThanOrEqual(390);
   });
 
+  withMock('deletes topics and empty groups, and lists the groups, as a broker does (the mock has none of the three)', async () => {
+    const topic = unique('deleted');
+    await admin.createTopics({ topics: [{ topic }], waitForLeaders: true });
+    const groupId = unique('group');
+    const consumer = kafka.consumer({ groupId, sessionTimeout: 6_000, heartbeatInterval: 1_000 });
+    let joined = false;
+    consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({ eachMessage: async () => undefined });
+    await eventually(() => joined);
+    expect((await admin.listGroups()).groups).toContainEqual({ groupId, protocolType: 'consumer' });
+
+    // A group with a member is not deleted; once its member has left, it is.
+    await expect(admin.deleteGroups([groupId])).rejects.toMatchObject({ groups: [expect.objectContaining({ groupId, error: expect.objectContaining({ type: 'NON_EMPTY_GROUP' }) })] });
+    await consumer.disconnect();
+    expect(await admin.deleteGroups([groupId])).toEqual([expect.objectContaining({ groupId, errorCode: 0 })]);
+    expect((await admin.listGroups()).groups.map((g) => g.groupId)).not.toContain(groupId);
+    await expect(admin.deleteGroups([groupId])).rejects.toMatchObject({ groups: [expect.objectContaining({ error: expect.objectContaining({ type: 'GROUP_ID_NOT_FOUND' }) })] });
+
+    // A deleted topic is gone from every answer: the list, its metadata, all topics' metadata.
+    await admin.deleteTopics({ topics: [topic] });
+    expect(await admin.listTopics()).not.toContain(topic);
+    await expect(admin.fetchTopicMetadata({ topics: [topic] })).rejects.toMatchObject({ type: 'UNKNOWN_TOPIC_OR_PARTITION' });
+    expect((await admin.fetchTopicMetadata()).topics.map((t) => t.name)).not.toContain(topic);
+    await expect(admin.deleteTopics({ topics: [topic] })).rejects.toThrow(/does not host this topic-partition/);
+    // The mock keeps its records, so the name stays taken (TOPIC_ALREADY_EXISTS, as while a broker's deletion is under way).
+    expect(await admin.createTopics({ topics: [{ topic }] })).toBe(false);
+    expect(await admin.listTopics()).not.toContain(topic);
+  });
+
+  withMock('counts a member that went away without leaving until its session has expired, as a broker does', async () => {
+    const groupId = unique('group');
+    // A member that joins on a connection which then closes without a LeaveGroup, as a killed process's does.
+    const [answer] = await exchange([request(11, 0, 1, Buffer.concat([kafkaString(groupId), int32(6_000), kafkaString(''), kafkaString('consumer'), int32(1), kafkaString('range'), int32(0)]))]);
+    const gone = Date.now();
+    expect(answer.readInt16BE(4)).toBe(0);
+    await expect(admin.deleteGroups([groupId])).rejects.toMatchObject({ groups: [expect.objectContaining({ error: expect.objectContaining({ type: 'NON_EMPTY_GROUP' }) })] });
+    await eventuallyAsync(() => admin.deleteGroups([groupId]).then(() => true, () => false));
+    expect(Date.now() - gone).toBeGreaterThanOrEqual(6_000);
+  });
+
+  withMock('can be taken away and brought back on the same address, its topics kept', async () => {
+    const topic = unique('outage');
+    await admin.createTopics({ topics: [{ topic }], waitForLeaders: true });
+    await proxy.suspend();
+    const [host, port] = proxy.address.split(':');
+    const refused = await new Promise<string>((resolve) => createConnection({ host, port: Number(port) }).on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? '')));
+    expect(refused).toBe('ECONNREFUSED');
+    await proxy.resume();
+    expect(await admin.listTopics()).toContain(topic);
+  });
+
   withMock('reads frames whole however TCP cuts or joins them', async () => {
     // Two ApiVersions v0 requests in one stream, sent a byte at a time.
     const answers = await exchange([request(18, 0, 1), request(18, 0, 2)], { byteByByte: true });
     expect(answers.map((a) => a.readInt32BE(0))).toEqual([1, 2]);
-    // CreateTopics (19) is advertised: the proxy rewrote the mock's answer.
+    // CreateTopics (19), DeleteTopics (20), ListGroups (16) and DeleteGroups (42) are advertised: the proxy rewrote the mock's answer.
     for (const answer of answers) {
       const apiKeys = Array.from({ length: answer.readInt32BE(6) }, (_, i) => answer.readInt16BE(10 + i * 6));
-      expect(apiKeys).toContain(19);
+      expect(apiKeys).toEqual(expect.arrayContaining([19, 20, 16, 42]));
     }
   });
 });
@@ -210,6 +263,10 @@ describe('the stock-broker proxy in front of the mock broker', () => {
 /** Resolves once `done()` holds, looking every 20 ms; the test's own timeout bounds it. */
 async function eventually(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+async function eventuallyAsync(done: () => Promise<boolean>): Promise<void> {
+  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 200));
 }
 
 function int32(value: number): Buffer {

@@ -29,7 +29,16 @@
 //     empty answer, and asks again when a Produce to one of the fetch's topics
 //     has been answered (a Produce with acks 0, which has no answer, is seen
 //     at the end of the wait). Only full fetches are held (no fetch session,
-//     which kafkajs does not use).
+//     which kafkajs does not use);
+//   - DeleteTopics, ListGroups and DeleteGroups, which the mock lacks, are
+//     answered here, so tests can remove what they made and check that they
+//     did: a deleted topic is gone from every Metadata answer (the mock keeps
+//     its records, so its name cannot be used again: CreateTopics answers it
+//     as a broker does while a deletion is under way); the groups are those
+//     a JoinGroup or an OffsetCommit named, and a group is deleted only once
+//     it has no member (NON_EMPTY_GROUP otherwise). A member is a connection
+//     that joined the group and neither left it nor closed more than its
+//     session timeout ago, as a broker counts a member until its session expires.
 // Everything else passes through unchanged, byte for byte. Of the APIs it
 // reads, only the versions before each API's flexible encoding are understood
 // (they cover kafkajs 2.2.4), and ApiVersions advertises no others. A
@@ -41,7 +50,23 @@ import { createConnection, createServer, type AddressInfo, type Socket } from 'n
 /** What a stock broker accepts as a consumer's session timeout (group.min/max.session.timeout.ms). */
 export const SESSION_TIMEOUT_RANGE_MS = { min: 6_000, max: 300_000 } as const;
 
-const API = { Produce: 0, Fetch: 1, Metadata: 3, FindCoordinator: 10, JoinGroup: 11, SyncGroup: 14, ApiVersions: 18, CreateTopics: 19 } as const;
+const API = {
+  Produce: 0,
+  Fetch: 1,
+  Metadata: 3,
+  OffsetCommit: 8,
+  FindCoordinator: 10,
+  JoinGroup: 11,
+  LeaveGroup: 13,
+  SyncGroup: 14,
+  ListGroups: 16,
+  ApiVersions: 18,
+  CreateTopics: 19,
+  DeleteTopics: 20,
+  DeleteGroups: 42,
+} as const;
+/** The APIs the proxy answers itself: advertised in ApiVersions whatever the mock says. */
+const ANSWERED = [API.CreateTopics, API.DeleteTopics, API.ListGroups, API.DeleteGroups] as const;
 const API_NAMES: Record<number, string> = Object.fromEntries(Object.entries(API).map(([name, key]) => [key, name]));
 /** The versions of the APIs it reads or rewrites that it understands (in Metadata v0, no topics means all). */
 const VERSIONS: Record<number, readonly [number, number]> = {
@@ -51,6 +76,9 @@ const VERSIONS: Record<number, readonly [number, number]> = {
   [API.SyncGroup]: [0, 3],
   [API.ApiVersions]: [0, 2],
   [API.CreateTopics]: [0, 4],
+  [API.DeleteTopics]: [0, 3],
+  [API.ListGroups]: [0, 2],
+  [API.DeleteGroups]: [0, 1],
 };
 /** The versions of Produce and Fetch it reads (both before their flexible encodings); others pass through unread. */
 const PRODUCE_VERSIONS = [3, 8] as const;
@@ -66,6 +94,8 @@ const ERROR = {
   INVALID_PARTITIONS: 37,
   INVALID_REPLICATION_FACTOR: 38,
   INVALID_REQUEST: 42,
+  NON_EMPTY_GROUP: 68,
+  GROUP_ID_NOT_FOUND: 69,
 } as const;
 /** The request a rewritten answer belongs to. */
 interface Rewrite {
@@ -93,6 +123,13 @@ export interface StockBrokerProxyOptions {
 export interface StockBrokerProxy {
   /** host:port, for KAFKA_BROKERS. */
   readonly address: string;
+  /**
+   * Takes the broker away, as a broker that stops does: it stops listening (a client's connect is
+   * refused) and closes every connection. What the mock holds (topics, offsets, groups) stays.
+   */
+  suspend(): Promise<void>;
+  /** Brings it back on the same address. */
+  resume(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -103,13 +140,15 @@ export async function startStockBrokerProxy(options: StockBrokerProxyOptions): P
   /** Each group's latest generation, as its leader's SyncGroup assigned it: member id to assignment. */
   const assignments = new Map<string, { generation: number; members: Map<string, Buffer | null> }>();
   const fetches = new HeldFetches();
+  const deletedTopics = new Set<string>();
+  const groups = new Groups();
   const server = createServer((client) => {
     const mock = createConnection(upstream);
     for (const socket of [client, mock]) {
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
     }
-    proxyConnection(client, mock, { upstream, self: () => self, log, assignments, fetches });
+    proxyConnection(client, mock, { upstream, self: () => self, log, assignments, fetches, deletedTopics, groups });
   });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -120,13 +159,25 @@ export async function startStockBrokerProxy(options: StockBrokerProxyOptions): P
     });
   });
   const self = { host, port: (server.address() as AddressInfo).port };
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (!server.listening) return resolve();
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    });
   return {
     address: `${self.host}:${self.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
+    suspend: stop,
+    resume: () =>
+      new Promise<void>((resolve, reject) => {
+        if (server.listening) return resolve();
+        server.once('error', reject);
+        server.listen(self.port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
       }),
+    close: stop,
   };
 }
 
@@ -141,6 +192,52 @@ interface Context {
   log: (line: string) => void;
   assignments: Map<string, { generation: number; members: Map<string, Buffer | null> }>;
   fetches: HeldFetches;
+  /** Topics a DeleteTopics removed: the mock still has them, the clients never see them again. */
+  deletedTopics: Set<string>;
+  groups: Groups;
+}
+
+/** The consumer groups clients made, and their members, for ListGroups and DeleteGroups. */
+class Groups {
+  /** Each group's protocol type, and its members: a joining connection, with its session timeout. */
+  private readonly groups = new Map<string, { protocolType: string; members: Map<Socket, { sessionTimeout: number; expiry?: NodeJS.Timeout }> }>();
+
+  /** A group named by a JoinGroup or an OffsetCommit exists, as on a broker; the joining connection is a member. */
+  seen(groupId: string, protocolType: string, member?: { connection: Socket; sessionTimeout: number }): void {
+    let group = this.groups.get(groupId);
+    if (!group) this.groups.set(groupId, (group = { protocolType, members: new Map() }));
+    if (!member) return;
+    clearTimeout(group.members.get(member.connection)?.expiry);
+    group.members.set(member.connection, { sessionTimeout: member.sessionTimeout });
+  }
+
+  left(groupId: string, connection: Socket): void {
+    const member = this.groups.get(groupId)?.members.get(connection);
+    clearTimeout(member?.expiry);
+    this.groups.get(groupId)?.members.delete(connection);
+  }
+
+  /** A connection closed without leaving: its membership lasts its session, as a broker waits for a crashed member. */
+  closed(connection: Socket): void {
+    for (const group of this.groups.values()) {
+      const member = group.members.get(connection);
+      if (!member || member.expiry) continue;
+      member.expiry = setTimeout(() => group.members.delete(connection), member.sessionTimeout);
+      member.expiry.unref();
+    }
+  }
+
+  list(): Array<{ groupId: string; protocolType: string }> {
+    return [...this.groups].map(([groupId, { protocolType }]) => ({ groupId, protocolType }));
+  }
+
+  delete(groupId: string): number {
+    const group = this.groups.get(groupId);
+    if (!group) return ERROR.GROUP_ID_NOT_FOUND;
+    if (group.members.size > 0) return ERROR.NON_EMPTY_GROUP;
+    this.groups.delete(groupId);
+    return ERROR.NONE;
+  }
 }
 
 /** A client's Fetch that found no records yet, and its wait not over. */
@@ -255,21 +352,38 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
           );
           return answer(joinGroupRefusal(correlationId, apiVersion, memberId));
         }
+        if (apiVersion >= 1) body.int32(); // rebalance timeout
+        body.string(); // member id
+        if (apiVersion >= 5) body.string(); // group instance id
+        context.groups.seen(groupId ?? '', body.string() ?? '', { connection: client, sessionTimeout });
+        return forward(frame, request);
+      }
+      case API.LeaveGroup: {
+        context.groups.left(new Reader(frame, request.bodyOffset).string() ?? '', client);
+        return forward(frame, request);
+      }
+      case API.OffsetCommit: {
+        // Offsets committed without joining make a group too (one a broker lists with no protocol type).
+        context.groups.seen(new Reader(frame, request.bodyOffset).string() ?? '', '');
         return forward(frame, request);
       }
       case API.Metadata: {
         const body = new Reader(frame, request.bodyOffset);
         const topics = body.array(() => body.string() ?? '');
-        // No topics named (null: all of them) creates none.
-        if (!topics || topics.length === 0) return forward(frame, request);
+        // All of them (null), with none deleted, creates none.
+        if (!topics && context.deletedTopics.size === 0) return forward(frame, request);
+        // No topics named: none.
+        if (topics?.length === 0) return forward(frame, request);
         const existing = (await mockMetadata(context.upstream, null)).topics;
-        const unknown = topics.filter((topic) => !existing.has(topic));
-        if (unknown.length === 0) return forward(frame, request);
-        // Asked only about the topics that exist, the mock creates none; the answer names the others unknown.
+        const exists = (topic: string) => existing.has(topic) && !context.deletedTopics.has(topic);
+        const unknown = topics ? topics.filter((topic) => !exists(topic)) : [];
+        if (topics && unknown.length === 0) return forward(frame, request);
+        // Asked only about the topics that exist (all of them: each named but the deleted ones), the mock
+        // creates none and shows no deleted one; the answer names the others unknown.
         const rewritten = new Writer()
           .raw(frame.subarray(0, request.bodyOffset))
           .array(
-            topics.filter((topic) => !unknown.includes(topic)),
+            topics ? topics.filter((topic) => !unknown.includes(topic)) : [...existing.keys()].filter(exists),
             (w, topic) => w.string(topic),
           );
         if (apiVersion >= 4) rewritten.int8(0).raw(body.rest().subarray(1)); // allow_auto_topic_creation, and what follows
@@ -293,6 +407,24 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
       }
       case API.CreateTopics:
         return answer(await createTopics(frame, request, context));
+      case API.DeleteTopics:
+        return answer(await deleteTopics(frame, request, context));
+      case API.ListGroups: {
+        const w = new Writer().int32(correlationId);
+        if (apiVersion >= 1) w.int32(0); // throttle_time_ms
+        w.int16(ERROR.NONE).array(context.groups.list(), (a, group) => a.string(group.groupId).string(group.protocolType));
+        return answer(w.build());
+      }
+      case API.DeleteGroups: {
+        const body = new Reader(frame, request.bodyOffset);
+        const results = (body.array(() => body.string() ?? '') ?? []).map((groupId) => {
+          const code = context.groups.delete(groupId);
+          if (code === ERROR.NONE) context.assignments.delete(groupId);
+          return { groupId, code };
+        });
+        const w = new Writer().int32(correlationId).int32(0); // throttle_time_ms
+        return answer(w.array(results, (a, result) => a.string(result.groupId).int16(result.code)).build());
+      }
       case API.Produce: {
         if (apiVersion >= PRODUCE_VERSIONS[0] && apiVersion <= PRODUCE_VERSIONS[1]) {
           const produce = readProduce(frame, request);
@@ -374,6 +506,7 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
   );
   client.on('close', () => {
     release();
+    context.groups.closed(client);
     mock.destroy();
   });
   mock.on('close', () => {
@@ -509,13 +642,13 @@ function rewriteResponse(frame: Buffer, request: Rewrite, self: Address): Buffer
       const advertised = r.array(() => ({ apiKey: r.int16(), min: r.int16(), max: r.int16() })) ?? [];
       const apis = advertised.flatMap((api) => {
         const range = VERSIONS[api.apiKey];
-        if (api.apiKey === API.CreateTopics) return [];
+        if ((ANSWERED as readonly number[]).includes(api.apiKey)) return [];
         if (!range) return [api];
         const min = Math.max(api.min, range[0]);
         const max = Math.min(api.max, range[1]);
         return min <= max ? [{ apiKey: api.apiKey, min, max }] : [];
       });
-      apis.push({ apiKey: API.CreateTopics, min: VERSIONS[API.CreateTopics][0], max: VERSIONS[API.CreateTopics][1] });
+      for (const apiKey of ANSWERED) apis.push({ apiKey, min: VERSIONS[apiKey][0], max: VERSIONS[apiKey][1] });
       w.int16(errorCode).array(apis, (a, api) => a.int16(api.apiKey).int16(api.min).int16(api.max));
       return w.raw(r.rest()).build(); // throttle_time_ms from v1
     }
@@ -597,7 +730,10 @@ async function createTopics(frame: Buffer, request: RequestHeader, context: Cont
   for (const topic of topics) {
     const refusal = refuseTopic(topic, known.brokers);
     if (refusal) results.set(topic.name, refusal);
-    else if (known.topics.has(topic.name)) results.set(topic.name, { code: ERROR.TOPIC_ALREADY_EXISTS, message: `Topic '${topic.name}' already exists.` });
+    else if (context.deletedTopics.has(topic.name)) {
+      // Its records are still on the mock: a broker answers so while a deletion is under way, and here it never ends.
+      results.set(topic.name, { code: ERROR.TOPIC_ALREADY_EXISTS, message: `Topic '${topic.name}' is marked for deletion.` });
+    } else if (known.topics.has(topic.name)) results.set(topic.name, { code: ERROR.TOPIC_ALREADY_EXISTS, message: `Topic '${topic.name}' already exists.` });
     else {
       results.set(topic.name, { code: ERROR.NONE, message: null });
       if (!validateOnly) toCreate.push(topic.name);
@@ -618,6 +754,22 @@ async function createTopics(frame: Buffer, request: RequestHeader, context: Cont
     if (apiVersion >= 1) a.string(message);
   });
   return w.build();
+}
+
+/** DeleteTopics (v0 to v3): the topics leave every answer of the proxy's; the mock keeps them. */
+async function deleteTopics(frame: Buffer, request: RequestHeader, context: Context): Promise<Buffer> {
+  const { apiVersion, correlationId } = request;
+  const r = new Reader(frame, request.bodyOffset);
+  const topics = r.array(() => r.string() ?? '') ?? [];
+  const existing = (await mockMetadata(context.upstream, null)).topics;
+  const results = topics.map((topic) => {
+    if (!existing.has(topic) || context.deletedTopics.has(topic)) return { topic, code: ERROR.UNKNOWN_TOPIC_OR_PARTITION };
+    context.deletedTopics.add(topic);
+    return { topic, code: ERROR.NONE };
+  });
+  const w = new Writer().int32(correlationId);
+  if (apiVersion >= 1) w.int32(0); // throttle_time_ms
+  return w.array(results, (a, result) => a.string(result.topic).int16(result.code)).build();
 }
 
 function refuseTopic(topic: TopicRequest, brokers: number): { code: number; message: string } | undefined {

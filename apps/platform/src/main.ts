@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, type PlatformConfig } from '@mm/platform/confi
 import { handleShutdownSignalsInCaller } from '@mm/platform/database';
 import { API_BASE_PATH } from '@mm/platform/http';
 import { shutdownTelemetry } from '@mm/platform/telemetry';
-import { credentialLines, dashboardLine, describeFailure, ensureLocalAdminToken, startPlatform, stopWhenParentDies } from '@mm/runtime/platform';
+import { credentialLines, dashboardLine, describeFailure, ensureLocalAdminToken, localLines, referenceLine, startPlatform, stopWhenParentDies } from '@mm/runtime/platform';
 
 async function main(): Promise<void> {
   let config: PlatformConfig;
@@ -18,7 +18,6 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const local = !config.DATABASE_URL;
   const adminTokenFrom = ensureLocalAdminToken(config);
 
   // Signals are handled from the start, so that PostgreSQL has always stopped when the process exits.
@@ -62,16 +61,15 @@ async function main(): Promise<void> {
     return;
   }
 
-  const production = config.MM_ENVIRONMENT === 'production';
+  // start:distributed's banner carries each of these lines too (tools/distributed/start-distributed.ts).
   const lines = [
     '',
     `Money-movement platform (${config.MM_ENVIRONMENT}) is listening`,
     `  API          ${platform.url}/${API_BASE_PATH}`,
-    `  Reference    ${platform.url}/docs   (OpenAPI: ${platform.url}/openapi.json)`,
+    referenceLine(platform.url),
     dashboardLine(platform.url),
     ...credentialLines(config, bootstrap),
-    local ? `  Admin token  ${production ? `from ${adminTokenFrom} (not printed in production)` : config.MM_ADMIN_TOKEN}` : undefined,
-    local ? `  Data         ${config.MM_DATA_DIR}` : undefined,
+    ...localLines(config, adminTokenFrom),
     '',
   ];
   process.stdout.write(lines.filter((l) => l !== undefined).join('\n') + '\n');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeyRing, LOCAL_KEY_RING_FILE, signingKeyEncryptionRing } from './key-ring';
@@ -65,5 +65,17 @@ describe('the sandbox without MM_SIGNING_KEY_ENCRYPTION_KEYS', () => {
   it('warns that the file must stay with an external database', () => {
     const { warning } = signingKeyEncryptionRing(loadConfig({ MM_DATA_DIR: dir, DATABASE_URL: 'postgres://db/x' }));
     expect(warning).toMatch(/MM_SIGNING_KEY_ENCRYPTION_KEYS is not set.*Keep that file with the database/);
+  });
+
+  it("does not warn on the embedded database of MM_DATA_DIR, which start:distributed's services get as DATABASE_URL (issue 42)", () => {
+    // The embedded server's cluster in <MM_DATA_DIR>/pg, listening on the port its postmaster.pid names.
+    mkdirSync(join(dir, 'pg'));
+    writeFileSync(join(dir, 'pg', 'postmaster.pid'), `4242\n${join(dir, 'pg')}\n1700000000\n54321\n/tmp\n127.0.0.1\n`);
+    const ring = (url: string) => signingKeyEncryptionRing(loadConfig({ MM_DATA_DIR: dir, DATABASE_URL: url }));
+    expect(ring('postgres://postgres:secret@127.0.0.1:54321/money_movement').warning).toBeUndefined();
+    expect(ring('postgres://postgres@localhost:54321/money_movement').warning).toBeUndefined();
+    // Another server, even on this machine, is not the one beside the file.
+    expect(ring('postgres://postgres@127.0.0.1:54322/money_movement').warning).toMatch(/Keep that file with the database/);
+    expect(ring('postgres://postgres@db.example:54321/money_movement').warning).toMatch(/Keep that file with the database/);
   });
 });

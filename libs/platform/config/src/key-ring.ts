@@ -79,6 +79,25 @@ export class KeyRing {
 }
 
 /**
+ * Whether `url` is the embedded PostgreSQL that runs from `dataDir`, beside the generated ring: its cluster
+ * is `<dataDir>/pg` (the database library's embedded server, as `npm start` and `npm run start:distributed`
+ * run it), whose postmaster.pid names the port it listens on (its fourth line), on this machine's loopback.
+ * A service that start:distributed runs gets that database as DATABASE_URL (issue 42: its gateway warned
+ * where `npm start`, on the same files, did not).
+ */
+function isEmbeddedDatabaseIn(dataDir: string, url: string): boolean {
+  let port: number;
+  try {
+    port = Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[3]);
+  } catch {
+    return false;
+  }
+  if (!URL.canParse(url)) return false;
+  const { hostname, port: urlPort } = new URL(url);
+  return ['127.0.0.1', 'localhost', '[::1]'].includes(hostname) && Number(urlPort || 5432) === port;
+}
+
+/**
  * The ring that seals the token signing keys. Production must configure it
  * (loadConfig refuses to start without). A sandbox without it generates one
  * into MM_DATA_DIR, readable by this user only, and keeps it there; `warning`
@@ -102,7 +121,8 @@ export function signingKeyEncryptionRing(config: PlatformConfig): { ring: KeyRin
     unlinkSync(draft);
   }
   const ring = KeyRing.parse(readFileSync(file, 'utf8').trim(), file);
-  const warning = config.DATABASE_URL
+  const warning =
+    config.DATABASE_URL && !isEmbeddedDatabaseIn(config.MM_DATA_DIR, config.DATABASE_URL)
     ? `${SIGNING_KEY_ENCRYPTION_KEYS} is not set: the token signing key in this database is encrypted under the key in ${file}. ` +
       `Keep that file with the database, or start will be refused; set ${SIGNING_KEY_ENCRYPTION_KEYS} (as production must) to manage the key yourself.`
     : undefined;

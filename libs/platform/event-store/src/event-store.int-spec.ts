@@ -306,6 +306,35 @@ describe('EventStore on PostgreSQL', () => {
       expect(handled.length).toBe((await readSettled()).length);
     });
 
+    it("reads a log that does not exist yet as empty, and from its start once it does (another service's, before its first start)", async () => {
+      const later = new EventStore(db.uow, 'test_es_later');
+      const absent: string[][] = [];
+      const handled: string[] = [];
+      const errors: unknown[] = [];
+      const sub = new Subscription(db.uow, 'reads-a-later-log', [store, later], async (e) => void handled.push(e.source), {
+        onAbsent: (schemas) => absent.push(schemas),
+        onError: (error) => errors.push(error),
+      });
+      await settled();
+      await sub.drain();
+      await sub.drain();
+      // The log that exists is read; the other is told absent once, and fails nothing.
+      expect(handled.length).toBeGreaterThan(0);
+      expect(handled.every((source) => source === 'test_es')).toBe(true);
+      expect(absent).toEqual([['test_es_later']]);
+      expect(errors).toEqual([]);
+
+      const runner: QueryRunner = db.dataSource.createQueryRunner();
+      await createEventsTable(runner, 'test_es_later');
+      await runner.release();
+      await later.append('later-1', 'no_stream', [{ type: 'later.happened', data: {} }, { type: 'later.happened', data: {} }]);
+      await settled(later);
+      handled.length = 0;
+      await sub.drain();
+      expect(handled).toEqual(['test_es_later', 'test_es_later']);
+      expect(await sub.checkpoint(later)).toEqual(checkpointOf((await later.readStream('later-1'))[1]));
+    });
+
     it('reads with a statement PostgreSQL plans once a connection, not at every poll', async () => {
       await settled();
       const sub = new Subscription(db.uow, 'planned-once', [store], async () => undefined, { types: ['order.placed'], batchSize: 2 });

@@ -4,7 +4,11 @@
 // transaction-scoped advisory lock per (subscription, source) lets one
 // instance work a source at a time, in order, across processes. Unlike a row
 // lock it takes no transaction id, so an idle poll does not itself hold back
-// the read horizon of every reader in the cluster (ADR 0001).
+// the read horizon of every reader in the cluster (ADR 0001). A log that does
+// not exist yet (another service's, before that service's first start has
+// created its schema: distributed mode, where each service migrates its own)
+// is an empty log until it does, then read from its start (issue 42: a reader
+// that started first failed every poll on the missing table).
 import type { UnitOfWork } from '@mm/platform/database';
 import { START, type Checkpoint, type EventStore, type RecordedEvent } from './event-store';
 
@@ -20,6 +24,8 @@ export interface SubscriptionOptions {
    */
   coalesceMs?: number;
   onError?: (error: unknown, event?: RecordedEvent) => void;
+  /** The logs found not to exist yet (told once each): read as empty until they do. */
+  onAbsent?: (schemas: string[]) => void;
   /**
    * The event types the handler acts on: events of other types reach it without their data (null) and
    * metadata (empty), which are then neither sent by PostgreSQL nor parsed; their positions still move the
@@ -42,6 +48,9 @@ export class Subscription {
   private readonly limits = new Map<string, number>();
   /** Sources whose checkpoint row is known to exist. */
   private readonly ensured = new Set<string>();
+  /** Sources whose events table is known to exist (tables are never dropped), and those told absent. */
+  private readonly present = new Set<string>();
+  private readonly toldAbsent = new Set<string>();
   private timer?: NodeJS.Timeout;
   private wakeUp?: () => void;
   private endPause?: () => void;
@@ -173,14 +182,26 @@ export class Subscription {
     const handled = new Map<EventStore, { handled: number; full: boolean }>();
     const limit = (store: EventStore) => this.limits.get(store.schema) ?? this.options.batchSize ?? 100;
     const missing = stores.filter((store) => !this.ensured.has(store.schema));
-    if (missing.length > 0) {
-      await this.uow.batch(
-        missing.map((store) => ({
+    const unknown = stores.filter((store) => !this.present.has(store.schema));
+    if (missing.length > 0 || unknown.length > 0) {
+      // The checkpoint rows a first poll makes, and which logs exist, in one round trip.
+      const answers = await this.uow.batch([
+        ...missing.map((store) => ({
           sql: `INSERT INTO platform.subscription_checkpoints (subscription, source) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
           params: [this.name, store.schema],
         })),
-      );
+        ...(unknown.length > 0
+          ? [{ sql: `SELECT s AS schema FROM unnest($1::text[]) AS s WHERE to_regclass(format('%I.events', s)) IS NOT NULL`, params: [unknown.map((store) => store.schema)] }]
+          : []),
+      ]);
       for (const store of missing) this.ensured.add(store.schema);
+      if (unknown.length > 0) for (const row of answers[answers.length - 1] as Array<{ schema: string }>) this.present.add(row.schema);
+      const absent = unknown.filter((store) => !this.present.has(store.schema) && !this.toldAbsent.has(store.schema)).map((store) => store.schema);
+      if (absent.length > 0) {
+        for (const schema of absent) this.toldAbsent.add(schema);
+        this.options.onAbsent?.(absent);
+      }
+      stores = stores.filter((store) => this.present.has(store.schema));
     }
     if (stores.length === 0) return handled;
     let failure: unknown;

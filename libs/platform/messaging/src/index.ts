@@ -8,3 +8,4 @@ export * from './kafka-topics';
 export * from './handle-once';
 export * from './event-transport.factory';
 export { EVENTS_CHANNEL } from './events-notify.listener';
+export * from './kafka-outages';

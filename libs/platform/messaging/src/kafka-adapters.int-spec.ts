@@ -112,7 +112,9 @@ describe('KafkaRelay', () => {
       expect(all).toHaveLength(3);
       expect(producer.published()).toEqual(ids(all));
     });
-    expect(producer.config).toMatchObject({ idempotent: true, allowAutoTopicCreation: false });
+    expect(producer.config).toMatchObject({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    // An idempotent producer keeps kafkajs' unlimited retries, which its guarantees need (ADR 0012).
+    expect(producer.config).not.toHaveProperty('retry.retries');
     expect(new Set(producer.attempts.map((a) => a.record.topic))).toEqual(new Set(['mm.relay_log.events']));
     expect(producer.attempts.map((a) => a.record)).toEqual(
       all.map((event) => {

@@ -2,7 +2,7 @@
 // handles crash.happened events into crash_effects through KafkaEventServer
 // and kills itself (SIGKILL) as soon as the transaction of an event marked
 // `crash` has committed: handled, and its offset never committed to Kafka.
-//   node -r tools/register.js kafka-crash.fixture.ts <database url> <brokers> <group> <schema>
+//   node -r tools/register.js kafka-crash.fixture.ts <database url> <brokers> <group> <schema> <topic prefix>
 import 'reflect-metadata';
 import { Controller, Inject, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -12,7 +12,7 @@ import { createDataSource, UnitOfWork } from '@mm/platform/database';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { KafkaEventServer } from './kafka-event.server';
 
-const [url, brokers, group, schema] = process.argv.slice(2);
+const [url, brokers, group, schema, topicPrefix] = process.argv.slice(2);
 
 class CrashingServer extends KafkaEventServer {
   override async handleEvent(topic: string, packet: ReadPacket, context: KafkaContext): Promise<void> {
@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     strategy: new CrashingServer({
       uow,
       group,
+      topicPrefix,
       sources: [schema],
       brokers: brokers.split(','),
       clientId: 'mm-crashing',

@@ -14,6 +14,7 @@ import type { UnitOfWork } from '@mm/platform/database';
 import { inEventSpan } from './event-span';
 import { handleOnce } from './handle-once';
 import { DEFAULT_TOPIC_PREFIX, eventsTopic, isRecordedEvent, traceHeaders } from './kafka-message';
+import type { KafkaReachability } from './kafka-outages';
 import { ensureTopics, type KafkaTopicSettings } from './kafka-topics';
 
 type NestKafkaOptions = NonNullable<KafkaOptions['options']>;
@@ -30,6 +31,11 @@ export interface KafkaEventServerOptions {
   clientId: string;
   /** Partitions and replication factor of the topics it creates. */
   topic?: KafkaTopicSettings;
+  /**
+   * Told whenever the broker answers the consumer, so an outage ends once it is back (kafka-outages.ts;
+   * its failures reach it through the client's logger, `kafka.client.logCreator`).
+   */
+  reachability?: KafkaReachability;
   /** Further settings of Nest's Kafka server: client ssl/sasl, consumer, run, ... */
   kafka?: Omit<NestKafkaOptions, 'client' | 'consumer' | 'postfixId'> & {
     client?: Partial<NestKafkaOptions['client']>;
@@ -41,6 +47,7 @@ export class KafkaEventServer extends ServerKafka {
   private readonly uow: UnitOfWork;
   private readonly group: string;
   private readonly topicSettings?: KafkaTopicSettings;
+  private readonly reachability?: KafkaReachability;
   readonly topics: string[];
 
   constructor(options: KafkaEventServerOptions) {
@@ -61,12 +68,15 @@ export class KafkaEventServer extends ServerKafka {
     this.uow = options.uow;
     this.group = options.group;
     this.topicSettings = options.topic;
+    this.reachability = options.reachability;
     this.topics = [...new Set(options.sources.map((s) => eventsTopic(typeof s === 'string' ? s : s.schema, prefix)))];
   }
 
   /** Nest would subscribe to a topic per pattern; the patterns here are event types, inside the services' topics. */
   override async bindEvents(consumer: Consumer): Promise<void> {
     if (this.topics.length === 0) return;
+    const { reachability } = this;
+    if (reachability) consumer.on(consumer.events.REQUEST, () => reachability.reached());
     await ensureTopics(this.client!, this.topics, { ...this.topicSettings, logger: this.logger });
     await consumer.subscribe({ ...this.options.subscribe, topics: this.topics });
     // kafkajs' run() resolves even when joining the group failed for good (a crash it will not

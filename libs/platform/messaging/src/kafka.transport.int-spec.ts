@@ -3,8 +3,9 @@
 // broker; the Jest global setup sets it to the project's librdkafka mock broker
 // (tools/kafka-mock), behind the stock-broker proxy, when it is unset and the
 // mock is built. Either way nothing here relies on the broker creating topics
-// or on a session timeout a stock broker refuses, and every topic is this
-// run's own, as on a broker other runs share.
+// or on a session timeout a stock broker refuses, and every topic and consumer
+// group is this run's own (a prefix of its own), as on a broker other runs
+// share, and is deleted when the file ends (issue 42).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { EventPattern, Payload, type KafkaContext, type MicroserviceOptions, typ
 import { Kafka, logLevel } from 'kafkajs';
 import { UnitOfWork } from '@mm/platform/database';
 import { createEventsTable, EventStore, type RecordedEvent } from '@mm/platform/event-store';
-import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
+import { createTestDatabase, kafkaNamesUnder, kafkaTestPrefix, removeKafkaNames, type TestDatabase } from '@mm/platform/testing';
 import { KafkaEventServer, type KafkaEventServerOptions } from './kafka-event.server';
 import { KafkaRelay } from './kafka-relay';
 import { ensureTopics } from './kafka-topics';
@@ -37,6 +38,12 @@ const itWithKafka = brokers.length > 0 ? it : it.skip;
 
 /** A name of this run's own: on a long-lived broker, an older run's events must not reach this run's consumers. */
 const ofThisRun = (name: string) => `${name}_${Array.from(randomBytes(8), (b) => String.fromCharCode(97 + (b % 26))).join('')}`;
+/** The prefix of every topic and consumer group of this file: what it leaves on the broker is what starts with it. */
+const PREFIX = kafkaTestPrefix('contract');
+// Whatever happens below: the last test checks the deletion, this makes sure of it should that test not run.
+afterAll(async () => {
+  if (brokers.length > 0) await removeKafkaNames(brokers, PREFIX);
+});
 
 /** A service's events table and its relay to Kafka, which creates its topic with several partitions. */
 async function relayedLog(db: TestDatabase, schema: string): Promise<{ store: EventStore; relay: KafkaRelay }> {
@@ -47,7 +54,7 @@ async function relayedLog(db: TestDatabase, schema: string): Promise<{ store: Ev
   const kafka = new Kafka({ brokers, clientId: 'mm-contract', logLevel: logLevel.NOTHING });
   // Several partitions, so per-stream order rests on the stream key, not on a single partition
   // (the mock broker gives every topic 4, whatever is asked).
-  const relay = new KafkaRelay({ uow: db.uow, source: store, kafka, topic: { numPartitions: 3 }, idlePollMs: 100, logger: quiet });
+  const relay = new KafkaRelay({ uow: db.uow, source: store, kafka, topicPrefix: PREFIX, topic: { numPartitions: 3 }, idlePollMs: 100, logger: quiet });
   await relay.start();
   return { store, relay };
 }
@@ -58,7 +65,7 @@ transportContract(brokers.length > 0 ? 'Kafka (relay + KafkaEventServer)' : 'Kaf
   return {
     uow: db.uow,
     append: (streamId, events) => db.uow.run(() => store.append(streamId, 'any', events)),
-    createServer: (group) => new KafkaEventServer({ uow: db.uow, group, sources: [store], brokers, clientId: 'mm-contract', kafka: consumerSettings }),
+    createServer: (group) => new KafkaEventServer({ uow: db.uow, group, topicPrefix: PREFIX, sources: [store], brokers, clientId: 'mm-contract', kafka: consumerSettings }),
     close: async () => {
       await relay.stop();
       await db.close();
@@ -90,7 +97,7 @@ describe(brokers.length > 0 ? 'Kafka: a consumer crash' : 'Kafka: a consumer cra
   itWithKafka('redelivers what a consumer handled but had not acknowledged when it died; the effect lands once', async () => {
     const group = 'crash-group';
     // A consumer in a process of its own that SIGKILLs itself right after the event marked `crash` is committed to the database.
-    crashing = spawn(process.execPath, ['-r', join(__dirname, '../../../../tools/register.js'), join(__dirname, 'kafka-crash.fixture.ts'), db.url, brokers.join(','), group, store.schema], {
+    crashing = spawn(process.execPath, ['-r', join(__dirname, '../../../../tools/register.js'), join(__dirname, 'kafka-crash.fixture.ts'), db.url, brokers.join(','), group, store.schema, PREFIX], {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const died = new Promise<NodeJS.Signals | null>((resolve) => crashing?.once('exit', (_code, signal) => resolve(signal)));
@@ -124,7 +131,7 @@ describe(brokers.length > 0 ? 'Kafka: a consumer crash' : 'Kafka: a consumer cra
     @Module({ controllers: [NextProjection], providers: [{ provide: UnitOfWork, useValue: db.uow }] })
     class NextModule {}
     const next = await NestFactory.createMicroservice<MicroserviceOptions>(NextModule, {
-      strategy: new WatchedServer({ uow: db.uow, group, sources: [store], brokers, clientId: 'mm-contract', kafka: consumerSettings }),
+      strategy: new WatchedServer({ uow: db.uow, group, topicPrefix: PREFIX, sources: [store], brokers, clientId: 'mm-contract', kafka: consumerSettings }),
       logger: false,
       abortOnError: false,
     });
@@ -154,6 +161,7 @@ describe(brokers.length > 0 ? 'Kafka: a consumer the broker will not let join' :
       strategy: new KafkaEventServer({
         uow: db.uow,
         group: ofThisRun('refused'),
+        topicPrefix: PREFIX,
         sources: [ofThisRun('refused_log')],
         brokers,
         clientId: 'mm-contract',
@@ -174,7 +182,7 @@ describe(brokers.length > 0 ? 'Kafka: a consumer the broker will not let join' :
 describe(brokers.length > 0 ? 'Kafka: the topics a service creates' : 'Kafka: the topics a service creates, skipped: no Kafka broker', () => {
   itWithKafka('are created where missing, ready to use, and a setting the broker refuses fails with its reason', async () => {
     const kafka = new Kafka({ brokers, clientId: 'mm-contract', logLevel: logLevel.NOTHING });
-    const [topic, refused] = [`mm.${ofThisRun('created')}.events`, `mm.${ofThisRun('refused')}.events`];
+    const [topic, refused] = [`${PREFIX}.${ofThisRun('created')}.events`, `${PREFIX}.${ofThisRun('refused')}.events`];
     await ensureTopics(kafka, [topic], { numPartitions: 2, logger: quiet });
     // Again: it exists, and is left as it is.
     await ensureTopics(kafka, [topic], { numPartitions: 2, logger: quiet });
@@ -191,5 +199,17 @@ describe(brokers.length > 0 ? 'Kafka: the topics a service creates' : 'Kafka: th
     } finally {
       await admin.disconnect();
     }
+  });
+});
+
+// Last in the file, once every consumer and relay above has stopped.
+describe(brokers.length > 0 ? 'Kafka: what the tests made on the broker' : 'Kafka: what the tests made on the broker, skipped: no Kafka broker', () => {
+  itWithKafka('is deleted when they end: no topic and no consumer group of theirs is left', async () => {
+    const made = await kafkaNamesUnder(brokers, PREFIX);
+    // They made both: the check below would pass by finding nothing to look at otherwise.
+    expect(made.topics.length).toBeGreaterThan(0);
+    expect(made.groups.length).toBeGreaterThan(0);
+    await removeKafkaNames(brokers, PREFIX);
+    expect(await kafkaNamesUnder(brokers, PREFIX)).toEqual({ topics: [], groups: [] });
   });
 });

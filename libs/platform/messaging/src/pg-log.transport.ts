@@ -80,6 +80,10 @@ export class PgLogTransport extends Server implements CustomTransportStrategy {
       // The types with a handler here (all registered before the transport listens): the others pass by unread.
       types: [...this.messageHandlers.keys()],
       onError: logSubscriptionErrors(this.logger, group, 'its handler failed; the batch rolls back and is retried'),
+      // Distributed mode on one database: a service that consumes another may start before that one has
+      // created its schema, or that one may not run at all (start:distributed with some services).
+      onAbsent: (schemas) =>
+        this.logger.debug?.(`${group}: no events log of ${schemas.join(', ')} yet (its service has not created it on this database): read from its start once there is`),
     });
     const listener = new EventsNotifyListener(
       listenConnectionConfig(uow.dataSource),

@@ -2,3 +2,5 @@ export * from './test-database';
 export * from './guides';
 export * from './container-engine';
 export * from './postgres-container';
+export * from './kafka-names';
+export * from './outage-broker';

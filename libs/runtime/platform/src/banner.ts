@@ -31,6 +31,24 @@ export function credentialLines(config: PlatformConfig, bootstrap: BootstrapResu
   ];
 }
 
+/** Where the API's reference is, and its OpenAPI document. */
+export function referenceLine(url: string): string {
+  return `  Reference    ${url}/docs   (OpenAPI: ${url}/openapi.json)`;
+}
+
+/**
+ * On the embedded database (no DATABASE_URL): the operator token, or where it is kept in production,
+ * and the data directory. `adminTokenFrom` is what ensureLocalAdminToken returned.
+ */
+export function localLines(config: PlatformConfig, adminTokenFrom: string): string[] {
+  if (config.DATABASE_URL) return [];
+  const production = config.MM_ENVIRONMENT === 'production';
+  return [`  Admin token  ${production ? `from ${adminTokenFrom} (not printed in production)` : config.MM_ADMIN_TOKEN}`, `  Data         ${config.MM_DATA_DIR}`];
+}
+
+/** The credential lines credentialLines makes, as a process that reads another's output recognises them. */
+export const CREDENTIAL_LINE = /^ {2}(API key|API secret|Project) {2}/;
+
 /** Never just "undefined": some libraries reject with nothing at all. */
 export function describeFailure(error: unknown): string {
   if (error instanceof StartupError) return error.message;

@@ -51,10 +51,12 @@ export async function runService(name: ServiceName): Promise<RunningPlatform> {
     process.stderr.write(`${name}: start-up failed: ${describeFailure(error)}\n`);
     process.exit(1);
   }
+  // The Events line last, in one write: start:distributed takes the gateway's lines before it as the
+  // key pair, which its own banner shows (tools/distributed/start-distributed.ts).
   const lines = [
     `Money-movement ${name} service (${config.MM_ENVIRONMENT}) is listening at ${running.url} (pid ${process.pid})`,
-    `  Events       ${transportLine(config)}`,
     ...(name === 'gateway' ? credentialLines(config, running.bootstrap) : []),
+    `  Events       ${transportLine(config)}`,
   ];
   process.stdout.write(lines.filter((l) => l !== undefined).join('\n') + '\n');
   return running;

@@ -15,7 +15,7 @@ import { TimerService } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
 import { drainPool, openDatabase, startEmbeddedPostgres, UnitOfWork, type EmbeddedDatabase } from '@mm/platform/database';
 import { EventStore } from '@mm/platform/event-store';
-import { createEventTransport, KafkaRelay } from '@mm/platform/messaging';
+import { createEventTransport, KafkaOutages, KafkaRelay } from '@mm/platform/messaging';
 import {
   ApiFastifyAdapter,
   capConnections,
@@ -31,7 +31,7 @@ import {
 } from '@mm/platform/http';
 import { serveDashboard } from './dashboard';
 import { listenFailure, listenHost, reachableUrl } from './listen-address';
-import { kafkaClient, kafkaSettings } from './kafka';
+import { kafkaClient, kafkaConsumerSettings, kafkaSettings } from './kafka';
 import { createRootLogger, frameworkLevel, PinoNestLogger } from './logger';
 import { PlatformModule } from './platform.module';
 import { migrationsFor, SERVICES } from './services';
@@ -74,7 +74,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   const relays: KafkaRelay[] = [];
   const host = listenHost(config, options.host);
   // Distributed mode with a broker: events between processes go over Kafka; otherwise over the shared database's logs.
-  const kafka = platformMode ? undefined : kafkaSettings(config, logger);
+  const kafka = platformMode ? undefined : kafkaSettings(config);
   const stop = async () => {
     // PostgreSQL stops even when closing what runs on it fails: no server is left behind.
     try {
@@ -117,6 +117,8 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     });
     configureHttpApp(app);
     if (config.MM_HTTP_METRICS === 'true') app.get(HttpMetrics).instrument(app.getHttpAdapter().getInstance());
+    // The process's one view of whether the broker answers: an outage is said once, and measured on /metrics.
+    const outages = kafka ? new KafkaOutages(logger, app.get(HttpMetrics).registry) : undefined;
     // Through the gateway alone, the reference is the whole API: every service's paths merged in.
     serveOpenApi(app, !platformMode && services.includes('gateway') ? serviceDocuments(config) : undefined);
     // Event handlers (@EventPattern) read the logs they react to: in platform mode every service's
@@ -131,20 +133,23 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     // One consumer group per service; platform mode keeps the name its checkpoints already have.
     const group = platformMode ? 'accounts' : services.join('-');
     if (sources.length > 0) {
+      const reachability = outages?.client(`money-movement-${group}`);
       app.connectMicroservice(
         {
-          strategy: kafka
-            ? createEventTransport({
-                mode: 'kafka',
-                uow,
-                group,
-                sources,
-                brokers: kafka.brokers,
-                clientId: `money-movement-${group}`,
-                topicPrefix: kafka.topicPrefix,
-                topic: kafka.topic,
-                kafka: kafka.consumer,
-              })
+          strategy:
+            kafka && reachability
+              ? createEventTransport({
+                  mode: 'kafka',
+                  uow,
+                  group,
+                  sources,
+                  brokers: kafka.brokers,
+                  clientId: `money-movement-${group}`,
+                  topicPrefix: kafka.topicPrefix,
+                  topic: kafka.topic,
+                  kafka: kafkaConsumerSettings(kafka, logger, reachability),
+                  reachability,
+                })
             : createEventTransport({
                 mode: 'postgres',
                 uow,
@@ -168,10 +173,13 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     if (kafka) {
       // Each service publishes its own log to its topic, in commit order (the events table is the outbox).
       for (const service of services) {
+        const clientId = `money-movement-${service}-relay`;
+        const reachability = outages?.client(clientId);
         const relay = new KafkaRelay({
           uow,
           source: new EventStore(uow, SERVICES[service].schema),
-          kafka: kafkaClient(kafka, `money-movement-${service}-relay`, logger),
+          kafka: kafkaClient(kafka, clientId, logger, reachability),
+          reachability,
           topicPrefix: kafka.topicPrefix,
           topic: kafka.topic,
           // NOTIFY wakes it on every commit of its log, as the log readers are: polling only covers a lost notification.
