@@ -22,6 +22,7 @@ import { benchDeposits, DEPOSITS_SCENARIO } from './deposits';
 import { benchInboundTransfers, INBOUND_SCENARIO } from './inbound-transfers';
 import { benchTransfers, ROUNDS, TRANSFERS_SCENARIO } from './transfers';
 import { cpuNow, cpuPerOp, profileWindow, watchCpu, type CpuTimes } from './cpu';
+import { STATEMENT_SETTINGS, STATEMENTS } from './statements';
 import { benchWebhooks } from './webhooks';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -137,7 +138,7 @@ async function main(): Promise<void> {
     let databaseUrl = process.env.DATABASE_URL;
     if (!databaseUrl) {
       // Durable settings, as `npm start` runs: both sides pay the same commit cost.
-      embedded = await startEmbeddedPostgres({ dataDir, database: 'money_movement' });
+      embedded = await startEmbeddedPostgres({ dataDir, database: 'money_movement', settings: STATEMENTS ? STATEMENT_SETTINGS : undefined });
       databaseUrl = embedded.url;
     }
     const platformPort = await freeLoopbackPort();

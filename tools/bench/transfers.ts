@@ -25,6 +25,7 @@ import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Agent, request } from 'undici';
 import { cpuNow, cpuPerOp, cpuText, profileWindow, type CpuTimes } from './cpu';
+import { addStatements, readStatements, resetStatements, STATEMENTS, statementsText, type StatementRow } from './statements';
 
 export const TRANSFERS_SCENARIO = 'quote + transaction creation';
 
@@ -57,7 +58,10 @@ export function roundsNote(seconds: number): string {
 
 /** How long each side warmed up (warmUp), and the ratio of each round (compareSides). */
 export function roundsLine(c: Comparison): string {
-  return `  warm-up until the rate stopped rising: raw ${c.warmUp.raw} s, platform ${c.warmUp.ours} s; ratio of each round: ${c.rounds.map((r) => r.toFixed(2)).join(' ')}\n`;
+  return (
+    `  warm-up until the rate stopped rising: raw ${c.warmUp.raw} s, platform ${c.warmUp.ours} s; ratio of each round: ${c.rounds.map((r) => r.toFixed(2)).join(' ')}\n` +
+    c.statementLines
+  );
 }
 
 /** The CPU line under a scenario's rows: what one operation cost each process, on each side. */
@@ -159,6 +163,8 @@ export interface Comparison {
   ratio: number;
   rounds: number[];
   warmUp: { raw: number; ours: number };
+  /** BENCH_PG_STATEMENTS: each side's statements per operation (tools/bench/statements.ts), else ''. */
+  statementLines: string;
 }
 
 /** Measured rounds of each side at each client count (BENCH_ROUNDS). */
@@ -186,17 +192,35 @@ export async function compareSides(o: {
   const ourWarmUp = await warmUp(o.clients, o.warmupSeconds, o.oursOp, o.oursError);
   const raws: Figures[] = [];
   const ours: Figures[] = [];
+  const statements = { raw: new Map<string, StatementRow>(), ours: new Map<string, StatementRow>() };
   for (let round = 0; round < ROUNDS; round++) {
     await logReadersQuiet(o.databaseUrl);
+    if (STATEMENTS) await resetStatements(o.databaseUrl);
     raws.push(await closedLoop(o.clients, o.seconds, o.rawOp, o.rawError));
     // The same pause before the platform's run (its readers are quiet already: one second), so that
     // neither side starts on the other's trail of work in PostgreSQL.
     await logReadersQuiet(o.databaseUrl);
+    if (STATEMENTS) {
+      addStatements(statements.raw, await readStatements(o.databaseUrl));
+      await resetStatements(o.databaseUrl);
+    }
     ours.push(await closedLoop(o.clients, o.seconds, o.oursOp, o.oursError, o.scenario));
+    if (STATEMENTS) {
+      await logReadersQuiet(o.databaseUrl);
+      addStatements(statements.ours, await readStatements(o.databaseUrl));
+    }
   }
   const reference = pooled(raws, o.seconds);
   const mine = pooled(ours, o.seconds);
-  return { reference, ours: mine, ratio: mine.rps / reference.rps, rounds: ours.map((f, i) => f.rps / raws[i].rps), warmUp: { raw: rawWarmUp, ours: ourWarmUp } };
+  const statementLines = STATEMENTS ? statementsText('raw', statements.raw, reference.ops) + statementsText('platform', statements.ours, mine.ops) : '';
+  return {
+    reference,
+    ours: mine,
+    ratio: mine.rps / reference.rps,
+    rounds: ours.map((f, i) => f.rps / raws[i].rps),
+    warmUp: { raw: rawWarmUp, ours: ourWarmUp },
+    statementLines,
+  };
 }
 
 /** The longest warm-up of one side at one client count, however its rate moves. */

@@ -24,6 +24,7 @@ import { resolve } from 'node:path';
 import { Agent, request } from 'undici';
 import { cpuNow, processCpuMs, profileWindow } from './cpu';
 import { Platform } from './deposits';
+import { addStatements, readStatements, resetStatements, STATEMENTS, statementsText, type StatementRow } from './statements';
 import { logReadersQuiet } from './transfers';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -349,11 +350,15 @@ export async function benchWebhooks(api: string, adminToken: string, databaseUrl
     const warm = await produce(api, auth, endpoint.id, WARMUP);
     await receiver.waitFor(warm.map((s) => s.id));
     const paced = await platformPaced(api, auth, endpoint.id, receiver);
+    if (STATEMENTS) await resetStatements(databaseUrl);
     const ours = await platformBurst(api, auth, endpoint.id, receiver);
+    const ourStatements = STATEMENTS ? await readStatements(databaseUrl) : [];
     await post(`${api}/webhooks/${endpoint.id}/disable`, auth);
     // The same bytes the platform posted (a webhook.test envelope).
     const body = receiver.sample ?? '{}';
+    if (STATEMENTS) await resetStatements(databaseUrl);
     const reference = await pgBoss('burst', databaseUrl, receiver, body);
+    const referenceStatements = STATEMENTS ? await readStatements(databaseUrl) : [];
     const drained = DRAIN ? { ours: await platformDrain(api, auth, receiver), reference: await pgBoss('drain', databaseUrl, receiver, body) } : undefined;
 
     const fixed = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 100 ? 1 : 0) : '-');
@@ -372,6 +377,14 @@ export async function benchWebhooks(api: string, adminToken: string, databaseUrl
       burst.cpu.side === undefined ? '' : `${side} ${burst.cpu.side.toFixed(2)}${burst.cpu.postgres === undefined ? '' : ` + postgres ${burst.cpu.postgres.toFixed(2)}`} ms`;
     const cpuLines = [cpuLine(ours, 'platform'), cpuLine(reference, 'pg-boss')].filter((l) => l !== '');
     if (cpuLines.length > 0) process.stdout.write(`  cpu per event in the burst: ${cpuLines.join('; ')}\n`);
+    if (STATEMENTS) {
+      const byQuery = (rows: StatementRow[]) => {
+        const map = new Map<string, StatementRow>();
+        addStatements(map, rows);
+        return map;
+      };
+      process.stdout.write(statementsText('platform', byQuery(ourStatements), EVENTS) + statementsText('pg-boss', byQuery(referenceStatements), EVENTS));
+    }
     process.stdout.write(`  log readers quiet ${quiet.toFixed(1)} s before the section\n`);
     if (receiver.malformed > 0) process.stdout.write(`(${receiver.malformed} bodies were not JSON)\n`);
     process.stdout.write(

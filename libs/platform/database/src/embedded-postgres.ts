@@ -15,6 +15,8 @@ export interface EmbeddedDatabaseOptions {
   database: string;
   /** Faster, non-durable settings for throwaway test clusters. */
   ephemeral?: boolean;
+  /** More server settings (`-c name=value`), for measurement: the bench's statement statistics. */
+  settings?: Record<string, string>;
   /** PostgreSQL's own log lines. */
   onLog?: (line: string) => void;
   /** What start-up changed on the machine, worth telling the operator. */
@@ -164,6 +166,7 @@ async function startServer(
   }
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', `unix_socket_directories=`];
   if (options.ephemeral) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  for (const [name, value] of Object.entries(options.settings ?? {})) flags.push('-c', `${name}=${value}`);
   // Kept to explain a failed start: the package itself rejects with no reason.
   const recent: string[] = [];
   const log = (text: string) => {
