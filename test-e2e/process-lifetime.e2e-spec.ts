@@ -63,8 +63,9 @@ describe('processes a test starts', () => {
     // The start is under way: start:distributed has launched its services.
     const group = await eventually(async () => runningOn(databaseUrl).find((p) => p.cmdline.includes('start-distributed.ts'))?.pid, 60_000);
     await servicesStarted(group);
-    // The file ends without the start having resolved (its beforeAll timed out): the environment stops what it left.
-    await stopLeftovers();
+    // The file ends without the start having resolved (its beforeAll timed out): the environment stops what it
+    // left, and deletes the Kafka names of what the file started.
+    for (const { prefix, brokers } of await stopLeftovers()) await removeKafkaNames(brokers, prefix);
     await gone(group);
     // A start that is stopped never reports a platform.
     expect(await outcome).not.toBe('started');

@@ -110,13 +110,39 @@ export async function stopTied(child: ChildProcess, timeoutMs = STOP_TIMEOUT_MS)
 /** What this file started and has not stopped: a test's afterAll may never have got a handle (its hook timed out). */
 const unstopped = new Set<() => Promise<void>>();
 
-/** Stops everything this test file started and did not stop itself; the e2e test environment calls it after the file's hooks. */
-export async function stopLeftovers(): Promise<void> {
+/**
+ * The Kafka names of the platforms this file started, by prefix (one a database: test-e2e/support/settings.ts),
+ * with their brokers. They outlive a platform's stop: a file starts several platforms on one database (a
+ * second process beside the first, a restart), which share the database's topics and consumer groups, so
+ * deleting them when one stops would pull them from under the others, and a topic deleted cannot be made
+ * again on the test broker. They are deleted once the file is done (stopLeftovers), or by a test that asks.
+ */
+const kafkaNames = new Map<string, string[]>();
+
+/** The Kafka names of the platforms this file started, forgotten here: whoever takes them deletes them. */
+function takeKafkaNames(): Array<{ prefix: string; brokers: string[] }> {
+  const started = [...kafkaNames].map(([prefix, brokers]) => ({ prefix, brokers }));
+  kafkaNames.clear();
+  return started;
+}
+
+/** Deletes the Kafka topics and consumer groups of every platform this file started (removeKafkaNames). */
+export async function removeStartedKafkaNames(): Promise<void> {
+  for (const { prefix, brokers } of takeKafkaNames()) await removeKafkaNames(brokers, prefix);
+}
+
+/**
+ * Stops everything this test file started and did not stop itself; the e2e test environment calls it after the
+ * file's hooks. Resolves to the Kafka names of every platform the file started, which the environment deletes:
+ * the file's modules are gone by then, and the Kafka client loads more of its own as it works.
+ */
+export async function stopLeftovers(): Promise<Array<{ prefix: string; brokers: string[] }>> {
   const stops = [...unstopped];
   unstopped.clear();
   await Promise.all(stops.map((stop) => stop().catch(() => undefined)));
+  return takeKafkaNames();
 }
-(globalThis as { __mmStopLeftovers?: () => Promise<void> }).__mmStopLeftovers = stopLeftovers;
+(globalThis as { __mmStopLeftovers?: typeof stopLeftovers }).__mmStopLeftovers = stopLeftovers;
 
 /** Registers a stop for stopLeftovers until `stopped` is called. */
 export function track(stop: () => Promise<void>): () => void {
@@ -135,8 +161,8 @@ export function brokerList(value: string | undefined): string[] {
 /**
  * `env` as for the platform, DATABASE_URL set; `services`: only these besides the gateway (all when
  * omitted). Rejects with the processes' output when start-up fails. On Kafka, its topics and consumer
- * groups carry env's MM_KAFKA_TOPIC_PREFIX, or one of its own, and are deleted once it has stopped,
- * however it stops (issue 42: a broker other runs share keeps whatever a run leaves).
+ * groups carry env's MM_KAFKA_TOPIC_PREFIX, or one of its own, and are deleted once the file is done
+ * (kafkaNames: a broker other runs share keeps whatever a run leaves).
  */
 export async function startDistributedProcesses(env: Record<string, string>, onOutput?: (text: string) => void, services?: readonly string[]): Promise<PlatformHandle> {
   // The gateway's port: the one env names (a test of a port in use), else a free one.
@@ -150,24 +176,19 @@ export async function startDistributedProcesses(env: Record<string, string>, onO
     { MM_READY_TIMEOUT_SECS: String(START_TIMEOUT_MS / 1000 - 30), ...process.env, ...env, ...kafka, PORT: String(port), MM_DATA_DIR: dataDir },
     onOutput,
   );
-  const cleanUp = async () => {
-    rmSync(dataDir, { recursive: true, force: true });
-    if (kafka.MM_KAFKA_TOPIC_PREFIX) await removeKafkaNames(brokers, kafka.MM_KAFKA_TOPIC_PREFIX);
-  };
+  if (kafka.MM_KAFKA_TOPIC_PREFIX) kafkaNames.set(kafka.MM_KAFKA_TOPIC_PREFIX, brokers);
+  const cleanUp = () => rmSync(dataDir, { recursive: true, force: true });
   // Until stop() is called, whatever happens to the caller, this file's afterAll stops it.
   const untrack = track(async () => {
     await stopTied(child);
-    await cleanUp();
+    cleanUp();
   });
   try {
     await started(child, output);
   } catch (error) {
     untrack();
     await stopTied(child);
-    // The failure is the news; a clean-up that fails too is said beside it.
-    await cleanUp().catch((cleanUpError: unknown) => {
-      throw new Error(`${error instanceof Error ? error.message : String(error)}\n(and then: ${cleanUpError instanceof Error ? cleanUpError.message : String(cleanUpError)})`, { cause: error });
-    });
+    cleanUp();
     throw error;
   }
   const pool = new Pool({ connectionString: env.DATABASE_URL, max: 2 });
@@ -176,7 +197,7 @@ export async function startDistributedProcesses(env: Record<string, string>, onO
       await stopTied(child);
     } finally {
       await pool.end().catch(() => undefined);
-      await cleanUp();
+      cleanUp();
     }
   };
   untrack();

@@ -15,7 +15,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cloneTemplateDatabase, containerEngine, containersMode, ensureImages } from '@mm/platform/testing';
-import { START_TIMEOUT_MS, startDistributedProcesses, type PlatformHandle } from './distributed-processes';
+import { removeStartedKafkaNames, START_TIMEOUT_MS, startDistributedProcesses, type PlatformHandle } from './distributed-processes';
 import { distributedKafka, platformSettings } from './settings';
 
 /** The platform's image, built from this tree (its layers cached by the engine between runs). */
@@ -78,6 +78,7 @@ export async function stopSharedPlatform(): Promise<void> {
   const handle = await shared.starting;
   try {
     await handle?.stop();
+    await removeStartedKafkaNames();
   } finally {
     rmSync(shared.dir, { recursive: true, force: true });
   }
