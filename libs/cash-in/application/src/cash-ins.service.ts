@@ -14,11 +14,9 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { AccountsPort, ApiError, OPERATION_ENDORSEMENTS, requireEndorsement, TransactionsPort, type CashInCreated, type CashInDestination, type EventPayloads } from '@mm/contracts';
 import {
   addressDestination,
-  cashInDecider,
   cashInLocation,
   cashInPricing,
   cashInRates,
-  cashInStreamId,
   cashInView,
   codeExpiresAt,
   DEPOSIT_CODE_SPACE,
@@ -28,8 +26,6 @@ import {
   viewAt,
   walletDestination,
   windowStarts,
-  type CashInCommand,
-  type CashInEvent,
   type CashInPlan,
   type CashInRequest,
   type CashInState,
@@ -39,18 +35,15 @@ import {
 import { CashInPrices, CashInsReadModel, RetailNetwork, type CashInRow } from '@mm/cash-in/infrastructure';
 import { ProjectClock, TimerService, type DueTimer } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
-import { decideAndAppend, publishPartnerEvents, runCommand, type DecideOptions, type PartnerResource, type RecordedEvent } from '@mm/platform/event-store';
+import { runCommand } from '@mm/platform/event-store';
 import { isId, newId } from '@mm/platform/ids';
-import { CashInEventStore } from './cash-in-event-store';
-
-/** The durable timer that expires a cash-in's code (key: the cash-in id). */
-export const CODE_EXPIRY_TIMER = 'cashIn.codeExpiry';
+import { CashInCommands, CODE_EXPIRY_TIMER } from './cash-in.commands';
 
 @Injectable()
 export class CashInsService implements OnModuleInit {
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly store: CashInEventStore,
+    private readonly commands: CashInCommands,
     private readonly readModel: CashInsReadModel,
     private readonly accounts: AccountsPort,
     private readonly transactions: TransactionsPort,
@@ -105,7 +98,7 @@ export class CashInsService implements OnModuleInit {
         createdAt: at,
       };
       const usage = await this.readModel.usage(projectId, request.customerId, windowStarts(at));
-      const { state } = await this.execute(projectId, cashInId, { type: 'CreateCashIn', record, usage }, { newStream: true });
+      const { state } = await this.commands.handle(projectId, cashInId, { type: 'CreateCashIn', record, usage }, { newStream: true });
       return cashInView(state as ExistingCashIn);
     });
   }
@@ -115,7 +108,7 @@ export class CashInsService implements OnModuleInit {
     await this.row(projectId, id);
     return runCommand(this.uow, async () => {
       const at = (await this.clock.now(projectId)).toISOString();
-      const { state } = await this.execute(projectId, id, (current) => ({ type: 'RefreshCode', projectId, code: newDepositCode(liveCode(current)), at }));
+      const { state } = await this.commands.handle(projectId, id, (current) => ({ type: 'RefreshCode', projectId, code: newDepositCode(liveCode(current)), at }));
       return cashInView(state as ExistingCashIn);
     });
   }
@@ -129,7 +122,7 @@ export class CashInsService implements OnModuleInit {
       await this.readModel.lockCustomer(projectId, customerId);
       const at = (await this.clock.now(projectId)).toISOString();
       const usage = await this.readModel.usage(projectId, customerId, windowStarts(at));
-      const { state, events } = await this.execute(projectId, id, { type: 'DepositCash', projectId, amount, code, rate, usage, at });
+      const { state, events } = await this.commands.handle(projectId, id, { type: 'DepositCash', projectId, amount, code, rate, usage, at });
       await this.timers.cancel(CODE_EXPIRY_TIMER, id);
       // The transaction exists before its id is announced (cashIn.completed, this response): in one
       // process in this very database transaction; across processes committed just before this one.
@@ -141,7 +134,7 @@ export class CashInsService implements OnModuleInit {
   /** The code's timer: expired once its expiresAt has passed on the project's clock (a refresh re-arms it). */
   private async onCodeExpiry(timer: DueTimer): Promise<void> {
     const at = (await this.clock.now(timer.projectId)).toISOString();
-    await this.execute(timer.projectId, String(timer.payload.cashInId), { type: 'ExpireCashIn', projectId: timer.projectId, at });
+    await this.commands.handle(timer.projectId, String(timer.payload.cashInId), { type: 'ExpireCashIn', projectId: timer.projectId, at });
   }
 
   private async row(projectId: string, id: string): Promise<CashInRow> {
@@ -167,36 +160,6 @@ export class CashInsService implements OnModuleInit {
       return externalAccountDestination(customerId, plan, await this.accounts.externalAccount(projectId, target.externalAccountId));
     }
     return addressDestination(plan, target.address);
-  }
-
-  /**
-   * Decide, append, project: the read model as of the last event, the partner events each with the
-   * cash-in as it was at its event, and the expiry timer armed for the live code.
-   */
-  private async execute(projectId: string, cashInId: string, command: CashInCommand | ((state: CashInState) => CashInCommand), options: DecideOptions = {}) {
-    const decision = await decideAndAppend(this.store, cashInStreamId(cashInId), cashInDecider, command, { projectId }, undefined, options);
-    if (decision.events.length === 0) return decision;
-    const views = new Map<string, PartnerResource>();
-    let state: CashInState = decision.before;
-    for (const event of decision.events) {
-      state = cashInDecider.evolve(state, event as unknown as CashInEvent);
-      views.set(event.eventId, {
-        resourceId: cashInId,
-        data: cashInView(state as ExistingCashIn) as unknown as Record<string, unknown>,
-        // A refresh is the cash-in's update (cashIn.updated): a new code, valid an hour from now.
-        ...(event.type === 'cashIn.codeRefreshed' ? { changedFields: ['depositInstructions'] } : {}),
-      });
-    }
-    const final = decision.state as ExistingCashIn;
-    await this.readModel.upsert(projectId, cashInView(final), decision.version);
-    for (const event of decision.events as unknown as Array<RecordedEvent & CashInEvent>) {
-      if (event.type === 'cashIn.deposited') await this.readModel.recordDeposit(projectId, event.data.customerId, cashInId, event.data.deposit.amount, event.data.at);
-      if (event.type === 'cashIn.created' || event.type === 'cashIn.codeRefreshed') {
-        await this.timers.schedule(projectId, CODE_EXPIRY_TIMER, cashInId, new Date(final.expiresAt), { cashInId });
-      }
-    }
-    await publishPartnerEvents(this.store, decision.events, async (event) => views.get(event.eventId));
-    return decision;
   }
 }
 

@@ -5,3 +5,4 @@ export * from './command-runner';
 export * from './platform-events.migration';
 export * from './partner-events';
 export * from './stream-order';
+export * from './command-handler';
