@@ -24,9 +24,10 @@ export type CounterpartyCommand =
   | { type: 'UpdateCounterparty'; changes: Partial<CounterpartyFields>; taxIdReplaced?: boolean; at: string }
   | { type: 'DeleteCounterparty'; at: string };
 
-export type CounterpartyState =
-  | { status: 'none' }
-  | ({ status: 'active' | 'deleted'; counterpartyId: string; projectId: string; entityType: CounterpartyEntityType } & CounterpartyFields);
+type CounterpartyRecord = { counterpartyId: string; projectId: string; entityType: CounterpartyEntityType } & CounterpartyFields;
+
+/** Active from creation to deletion (spec: Counterparty). */
+export type CounterpartyState = { status: 'none' } | ({ status: 'active' } & CounterpartyRecord) | ({ status: 'deleted' } & CounterpartyRecord);
 
 /** The read-only name: "First Last" for an individual, the business name for a business. */
 export function counterpartyName(entityType: CounterpartyEntityType, fields: Pick<CounterpartyFields, 'firstName' | 'lastName' | 'businessName'>): string {
@@ -47,6 +48,8 @@ export function counterpartyNamesProblem(entityType: CounterpartyEntityType, fie
 
 const FIELDS: ReadonlyArray<keyof CounterpartyFields> = ['firstName', 'lastName', 'businessName', 'email', 'phone', 'taxIdProvided', 'address'];
 
+export type ActiveCounterparty = Extract<CounterpartyState, { status: 'active' }>;
+
 function evolve(state: CounterpartyState, event: CounterpartyEvent): CounterpartyState {
   switch (event.type) {
     case 'counterparty.created': {
@@ -57,6 +60,10 @@ function evolve(state: CounterpartyState, event: CounterpartyEvent): Counterpart
       return state.status === 'none' ? state : { ...state, ...event.data.changes };
     case 'counterparty.deleted':
       return state.status === 'none' ? state : { ...state, status: 'deleted' };
+    default: {
+      const _exhaustive: never = event;
+      return state;
+    }
   }
 }
 
@@ -64,18 +71,19 @@ function event<T extends CounterpartyEvent['type']>(type: T, data: EventPayloads
   return { type, data } as CounterpartyEvent;
 }
 
-function decide(command: CounterpartyCommand, state: CounterpartyState): CounterpartyEvent[] {
-  if (command.type === 'CreateCounterparty') {
-    if (state.status !== 'none') return [];
-    const problem = counterpartyNamesProblem(command.entityType, command);
-    if (problem) throw new ApiError('CounterpartyFieldsInvalid', problem);
-    const { type: _type, at, ...data } = command;
-    return [event('counterparty.created', { ...data, name: counterpartyName(command.entityType, command), createdAt: at })];
-  }
-  if (state.status !== 'active') throw new ApiError('CounterpartyNotFound');
-  const { counterpartyId, projectId } = state;
-  if (command.type === 'DeleteCounterparty') return [event('counterparty.deleted', { counterpartyId, projectId, at: command.at })];
+type CommandOf<T extends CounterpartyCommand['type']> = Extract<CounterpartyCommand, { type: T }>;
 
+function createCounterparty(command: CommandOf<'CreateCounterparty'>, state: CounterpartyState): CounterpartyEvent[] {
+  if (state.status !== 'none') return [];
+  const problem = counterpartyNamesProblem(command.entityType, command);
+  if (problem) throw new ApiError('CounterpartyFieldsInvalid', problem);
+  const { type: _type, at, ...data } = command;
+  return [event('counterparty.created', { ...data, name: counterpartyName(command.entityType, command), createdAt: at })];
+}
+
+/** Only the fields that differ change; the name is composed again from them. */
+function updateCounterparty(command: CommandOf<'UpdateCounterparty'>, state: ActiveCounterparty): CounterpartyEvent[] {
+  const { counterpartyId, projectId } = state;
   const changes: Partial<CounterpartyFields> = {};
   for (const field of FIELDS) {
     if (!Object.hasOwn(command.changes, field)) continue;
@@ -92,6 +100,31 @@ function decide(command: CounterpartyCommand, state: CounterpartyState): Counter
   }
   if (changedFields.length === 0) return [];
   return [event('counterparty.updated', { counterpartyId, projectId, changedFields, changes, name: counterpartyName(state.entityType, next), at: command.at })];
+}
+
+function deleteCounterparty(command: CommandOf<'DeleteCounterparty'>, state: ActiveCounterparty): CounterpartyEvent[] {
+  return [event('counterparty.deleted', { counterpartyId: state.counterpartyId, projectId: state.projectId, at: command.at })];
+}
+
+/** A deleted counterparty is not found. */
+function requireActive(state: CounterpartyState): ActiveCounterparty {
+  if (state.status !== 'active') throw new ApiError('CounterpartyNotFound');
+  return state;
+}
+
+function decide(command: CounterpartyCommand, state: CounterpartyState): CounterpartyEvent[] {
+  switch (command.type) {
+    case 'CreateCounterparty':
+      return createCounterparty(command, state);
+    case 'UpdateCounterparty':
+      return updateCounterparty(command, requireActive(state));
+    case 'DeleteCounterparty':
+      return deleteCounterparty(command, requireActive(state));
+    default: {
+      const _exhaustive: never = command;
+      throw new Error(`unknown counterparty command ${(_exhaustive as { type: string }).type}`);
+    }
+  }
 }
 
 export const counterpartyDecider: Decider<CounterpartyCommand, CounterpartyEvent, CounterpartyState> = {

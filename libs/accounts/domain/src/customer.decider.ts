@@ -25,16 +25,26 @@ export type CustomerState =
   | { status: 'none' }
   | { status: 'created'; customerId: string; projectId: string; lastName: string; endorsements: Partial<Record<EndorsementName, EndorsementStatus>> };
 
+export type ExistingCustomer = Extract<CustomerState, { status: 'created' }>;
+
+function withEndorsement(state: CustomerState, name: EndorsementName, status: EndorsementStatus): CustomerState {
+  return state.status === 'none' ? state : { ...state, endorsements: { ...state.endorsements, [name]: status } };
+}
+
 function evolve(state: CustomerState, event: CustomerEvent): CustomerState {
   switch (event.type) {
     case 'customer.created':
       return { status: 'created', customerId: event.data.customerId, projectId: event.data.projectId, lastName: event.data.lastName, endorsements: {} };
     case 'endorsement.requested':
-      return state.status === 'none' ? state : { ...state, endorsements: { ...state.endorsements, [event.data.name]: 'pending' } };
+      return withEndorsement(state, event.data.name, 'pending');
     case 'endorsement.approved':
-      return state.status === 'none' ? state : { ...state, endorsements: { ...state.endorsements, [event.data.name]: 'active' } };
+      return withEndorsement(state, event.data.name, 'active');
     case 'endorsement.rejected':
-      return state.status === 'none' ? state : { ...state, endorsements: { ...state.endorsements, [event.data.name]: 'rejected' } };
+      return withEndorsement(state, event.data.name, 'rejected');
+    default: {
+      const _exhaustive: never = event;
+      return state;
+    }
   }
 }
 
@@ -42,39 +52,67 @@ function event<T extends CustomerEvent['type']>(type: T, data: EventPayloads[T])
   return { type, data } as CustomerEvent;
 }
 
-function decide(command: CustomerCommand, state: CustomerState): CustomerEvent[] {
-  if (command.type === 'CreateCustomer') {
-    if (state.status !== 'none') return [];
-    const { customerId, projectId, at } = command;
-    return [
-      event('customer.created', {
-        customerId,
-        projectId,
-        type: 'individual',
-        firstName: command.firstName,
-        lastName: command.lastName,
-        email: command.email,
-        createdAt: at,
-      }),
-      ...[...new Set(command.endorsements)].map((name) => event('endorsement.requested', { customerId, projectId, name, requestedAt: at })),
-    ];
-  }
-  if (state.status === 'none') throw new ApiError('CustomerNotFound');
+type CommandOf<T extends CustomerCommand['type']> = Extract<CustomerCommand, { type: T }>;
+
+/** Each endorsement asked for is requested once, with the customer. */
+function createCustomer(command: CommandOf<'CreateCustomer'>, state: CustomerState): CustomerEvent[] {
+  if (state.status !== 'none') return [];
+  const { customerId, projectId, at } = command;
+  return [
+    event('customer.created', {
+      customerId,
+      projectId,
+      type: 'individual',
+      firstName: command.firstName,
+      lastName: command.lastName,
+      email: command.email,
+      createdAt: at,
+    }),
+    ...[...new Set(command.endorsements)].map((name) => event('endorsement.requested', { customerId, projectId, name, requestedAt: at })),
+  ];
+}
+
+function requestEndorsement(command: CommandOf<'RequestEndorsement'>, state: ExistingCustomer): CustomerEvent[] {
   const { customerId, projectId } = state;
   const current = state.endorsements[command.name];
+  // Pending or active already: nothing new to ask for.
+  if (current === 'pending' || current === 'active') return [];
+  return [event('endorsement.requested', { customerId, projectId, name: command.name, requestedAt: command.at })];
+}
+
+function approveEndorsement(command: CommandOf<'ApproveEndorsement'>, state: ExistingCustomer): CustomerEvent[] {
+  const { customerId, projectId } = state;
+  const current = state.endorsements[command.name];
+  if (current !== 'pending') return [];
+  return [event('endorsement.approved', { customerId, projectId, name: command.name, previousStatus: current, approvedAt: command.at })];
+}
+
+function rejectEndorsement(command: CommandOf<'RejectEndorsement'>, state: ExistingCustomer): CustomerEvent[] {
+  const { customerId, projectId } = state;
+  const current = state.endorsements[command.name];
+  if (current !== 'pending') return [];
+  return [event('endorsement.rejected', { customerId, projectId, name: command.name, previousStatus: current, reason: command.reason, rejectedAt: command.at })];
+}
+
+function requireCustomer(state: CustomerState): ExistingCustomer {
+  if (state.status === 'none') throw new ApiError('CustomerNotFound');
+  return state;
+}
+
+function decide(command: CustomerCommand, state: CustomerState): CustomerEvent[] {
   switch (command.type) {
+    case 'CreateCustomer':
+      return createCustomer(command, state);
     case 'RequestEndorsement':
-      // Pending or active already: nothing new to ask for.
-      if (current === 'pending' || current === 'active') return [];
-      return [event('endorsement.requested', { customerId, projectId, name: command.name, requestedAt: command.at })];
+      return requestEndorsement(command, requireCustomer(state));
     case 'ApproveEndorsement':
-      if (current !== 'pending') return [];
-      return [event('endorsement.approved', { customerId, projectId, name: command.name, previousStatus: current, approvedAt: command.at })];
+      return approveEndorsement(command, requireCustomer(state));
     case 'RejectEndorsement':
-      if (current !== 'pending') return [];
-      return [
-        event('endorsement.rejected', { customerId, projectId, name: command.name, previousStatus: current, reason: command.reason, rejectedAt: command.at }),
-      ];
+      return rejectEndorsement(command, requireCustomer(state));
+    default: {
+      const _exhaustive: never = command;
+      throw new Error(`unknown customer command ${(_exhaustive as { type: string }).type}`);
+    }
   }
 }
 

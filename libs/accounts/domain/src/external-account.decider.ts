@@ -60,28 +60,35 @@ export function cardExpiresAt(expiry: { month: number; year: number }): Date {
 /** Stripe's metadata limits: enough for partners' references, bounded for storage. */
 export const METADATA_MAX_KEYS = 50;
 
+export type ExistingExternalAccount = Exclude<ExternalAccountState, { status: 'none' }>;
+
 function evolve(state: ExternalAccountState, event: ExternalAccountEvent): ExternalAccountState {
-  if (event.type === 'externalAccount.created') {
-    const d = event.data;
-    const cardExpiry = d.type === 'card' ? { month: (d.details as CardDetails).expiryMonth, year: (d.details as CardDetails).expiryYear } : null;
-    return { status: 'pending', externalAccountId: d.externalAccountId, projectId: d.projectId, cardExpiry, label: d.label, metadata: d.metadata, failure: null, deleted: false };
-  }
-  if (state.status === 'none') return state;
   switch (event.type) {
+    case 'externalAccount.created': {
+      const d = event.data;
+      const cardExpiry = d.type === 'card' ? { month: (d.details as CardDetails).expiryMonth, year: (d.details as CardDetails).expiryYear } : null;
+      return { status: 'pending', externalAccountId: d.externalAccountId, projectId: d.projectId, cardExpiry, label: d.label, metadata: d.metadata, failure: null, deleted: false };
+    }
     case 'externalAccount.statusChanged':
-      return { ...state, status: event.data.status, failure: event.data.failure };
+      return state.status === 'none' ? state : { ...state, status: event.data.status, failure: event.data.failure };
     case 'externalAccount.updated':
-      return {
-        ...state,
-        label: event.data.label !== undefined ? event.data.label : state.label,
-        metadata: event.data.metadata ?? state.metadata,
-        failure: event.data.failure !== undefined ? event.data.failure : state.failure,
-      };
+      return state.status === 'none'
+        ? state
+        : {
+            ...state,
+            label: event.data.label !== undefined ? event.data.label : state.label,
+            metadata: event.data.metadata ?? state.metadata,
+            failure: event.data.failure !== undefined ? event.data.failure : state.failure,
+          };
     case 'externalAccount.deleted':
-      return { ...state, deleted: true };
+      return state.status === 'none' ? state : { ...state, deleted: true };
     case 'externalAccount.verified':
     case 'externalAccount.declined':
       return state;
+    default: {
+      const _exhaustive: never = event;
+      return state;
+    }
   }
 }
 
@@ -112,73 +119,110 @@ function sameMetadata(a: Record<string, string>, b: Record<string, string>): boo
   return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && b[k] === a[k]);
 }
 
-function decide(command: ExternalAccountCommand, state: ExternalAccountState): ExternalAccountEvent[] {
-  if (command.type === 'RegisterExternalAccount') {
-    if (state.status !== 'none') return [];
-    const { type: _command, instrumentType, at, ...registration } = command;
-    return [event('externalAccount.created', { ...registration, type: instrumentType, createdAt: at })];
-  }
-  if (state.status === 'none') throw new ApiError('ExternalAccountNotFound');
+type CommandOf<T extends ExternalAccountCommand['type']> = Extract<ExternalAccountCommand, { type: T }>;
+
+function registerExternalAccount(command: CommandOf<'RegisterExternalAccount'>, state: ExternalAccountState): ExternalAccountEvent[] {
+  if (state.status !== 'none') return [];
+  const { type: _command, instrumentType, at, ...registration } = command;
+  return [event('externalAccount.created', { ...registration, type: instrumentType, createdAt: at })];
+}
+
+function completeProvisioning({ at }: CommandOf<'CompleteProvisioning'>, state: ExistingExternalAccount): ExternalAccountEvent[] {
   const { externalAccountId, projectId } = state;
-  const at = command.at;
+  // A late provider answer after a failure, an invalidation or a deletion changes nothing.
+  if (state.status !== 'pending' || state.deleted) return [];
+  return [
+    event('externalAccount.statusChanged', { externalAccountId, projectId, status: 'active', previousStatus: 'pending', failure: null, at }),
+    event('externalAccount.verified', { externalAccountId, projectId, at }),
+  ];
+}
+
+function failProvisioning({ failure, at }: CommandOf<'FailProvisioning'>, state: ExistingExternalAccount): ExternalAccountEvent[] {
+  const { externalAccountId, projectId } = state;
+  if (state.status !== 'pending' || state.deleted) return [];
+  return [
+    event('externalAccount.statusChanged', { externalAccountId, projectId, status: 'failed', previousStatus: 'pending', failure, at }),
+    event('externalAccount.declined', { externalAccountId, projectId, failure, at }),
+    event('externalAccount.updated', { externalAccountId, projectId, changedFields: ['failure'], failure, at }),
+  ];
+}
+
+/** From any status (spec: States / External account). */
+function invalidateExternalAccount({ failure, at }: CommandOf<'InvalidateExternalAccount'>, state: ExistingExternalAccount): ExternalAccountEvent[] {
+  const { externalAccountId, projectId } = state;
+  if (state.status === 'invalid' || state.deleted) return [];
+  return [
+    event('externalAccount.statusChanged', { externalAccountId, projectId, status: 'invalid', previousStatus: state.status, failure, at }),
+    ...(sameFailure(state.failure, failure) ? [] : [event('externalAccount.updated', { externalAccountId, projectId, changedFields: ['failure'], failure, at })]),
+  ];
+}
+
+function expireCard({ at }: CommandOf<'ExpireCard'>, state: ExistingExternalAccount): ExternalAccountEvent[] {
+  const { externalAccountId, projectId } = state;
+  // Only a card still usable (or still being provisioned) lapses; one already failed, invalid or
+  // deleted keeps the reason it has. A timer fired early (before its month ended) changes nothing.
+  const expiry = state.cardExpiry;
+  if (!expiry || state.deleted || (state.status !== 'active' && state.status !== 'pending')) return [];
+  if (Date.parse(at) < cardExpiresAt(expiry).getTime()) return [];
+  const failure = { code: CARD_EXPIRED, message: `the card expired at the end of ${String(expiry.month).padStart(2, '0')}/${expiry.year}` };
+  return [
+    event('externalAccount.statusChanged', { externalAccountId, projectId, status: 'invalid', previousStatus: state.status, failure, at }),
+    event('externalAccount.updated', { externalAccountId, projectId, changedFields: ['failure'], failure, at }),
+  ];
+}
+
+/** Only label and metadata change after creation. */
+function updateExternalAccount(command: CommandOf<'UpdateExternalAccount'>, state: ExistingExternalAccount): ExternalAccountEvent[] {
+  if (state.deleted) throw new ApiError('ExternalAccountNotFound');
+  const changedFields: Array<'label' | 'metadata'> = [];
+  const data: EventPayloads['externalAccount.updated'] = { externalAccountId: state.externalAccountId, projectId: state.projectId, changedFields, at: command.at };
+  if (command.label !== undefined && command.label !== state.label) {
+    changedFields.push('label');
+    data.label = command.label;
+  }
+  if (command.metadata !== undefined) {
+    const metadata = mergeMetadata(state.metadata, command.metadata);
+    if (Object.keys(metadata).length > METADATA_MAX_KEYS) {
+      throw new ApiError('InvalidRequest', `metadata: at most ${METADATA_MAX_KEYS} keys`);
+    }
+    if (!sameMetadata(metadata, state.metadata)) {
+      changedFields.push('metadata');
+      data.metadata = metadata;
+    }
+  }
+  return changedFields.length === 0 ? [] : [event('externalAccount.updated', data)];
+}
+
+function deleteExternalAccount({ at }: CommandOf<'DeleteExternalAccount'>, state: ExistingExternalAccount): ExternalAccountEvent[] {
+  if (state.deleted) throw new ApiError('ExternalAccountNotFound');
+  return [event('externalAccount.deleted', { externalAccountId: state.externalAccountId, projectId: state.projectId, at })];
+}
+
+function requireExisting(state: ExternalAccountState): ExistingExternalAccount {
+  if (state.status === 'none') throw new ApiError('ExternalAccountNotFound');
+  return state;
+}
+
+function decide(command: ExternalAccountCommand, state: ExternalAccountState): ExternalAccountEvent[] {
   switch (command.type) {
+    case 'RegisterExternalAccount':
+      return registerExternalAccount(command, state);
     case 'CompleteProvisioning':
-      // A late provider answer after a failure, an invalidation or a deletion changes nothing.
-      if (state.status !== 'pending' || state.deleted) return [];
-      return [
-        event('externalAccount.statusChanged', { externalAccountId, projectId, status: 'active', previousStatus: 'pending', failure: null, at }),
-        event('externalAccount.verified', { externalAccountId, projectId, at }),
-      ];
+      return completeProvisioning(command, requireExisting(state));
     case 'FailProvisioning':
-      if (state.status !== 'pending' || state.deleted) return [];
-      return [
-        event('externalAccount.statusChanged', { externalAccountId, projectId, status: 'failed', previousStatus: 'pending', failure: command.failure, at }),
-        event('externalAccount.declined', { externalAccountId, projectId, failure: command.failure, at }),
-        event('externalAccount.updated', { externalAccountId, projectId, changedFields: ['failure'], failure: command.failure, at }),
-      ];
+      return failProvisioning(command, requireExisting(state));
     case 'InvalidateExternalAccount':
-      if (state.status === 'invalid' || state.deleted) return [];
-      return [
-        event('externalAccount.statusChanged', { externalAccountId, projectId, status: 'invalid', previousStatus: state.status, failure: command.failure, at }),
-        ...(sameFailure(state.failure, command.failure)
-          ? []
-          : [event('externalAccount.updated', { externalAccountId, projectId, changedFields: ['failure'], failure: command.failure, at })]),
-      ];
-    case 'ExpireCard': {
-      // Only a card still usable (or still being provisioned) lapses; one already failed, invalid or
-      // deleted keeps the reason it has. A timer fired early (before its month ended) changes nothing.
-      const expiry = state.cardExpiry;
-      if (!expiry || state.deleted || (state.status !== 'active' && state.status !== 'pending')) return [];
-      if (Date.parse(at) < cardExpiresAt(expiry).getTime()) return [];
-      const failure = { code: CARD_EXPIRED, message: `the card expired at the end of ${String(expiry.month).padStart(2, '0')}/${expiry.year}` };
-      return [
-        event('externalAccount.statusChanged', { externalAccountId, projectId, status: 'invalid', previousStatus: state.status, failure, at }),
-        event('externalAccount.updated', { externalAccountId, projectId, changedFields: ['failure'], failure, at }),
-      ];
-    }
-    case 'UpdateExternalAccount': {
-      if (state.deleted) throw new ApiError('ExternalAccountNotFound');
-      const changedFields: Array<'label' | 'metadata'> = [];
-      const data: EventPayloads['externalAccount.updated'] = { externalAccountId, projectId, changedFields, at };
-      if (command.label !== undefined && command.label !== state.label) {
-        changedFields.push('label');
-        data.label = command.label;
-      }
-      if (command.metadata !== undefined) {
-        const metadata = mergeMetadata(state.metadata, command.metadata);
-        if (Object.keys(metadata).length > METADATA_MAX_KEYS) {
-          throw new ApiError('InvalidRequest', `metadata: at most ${METADATA_MAX_KEYS} keys`);
-        }
-        if (!sameMetadata(metadata, state.metadata)) {
-          changedFields.push('metadata');
-          data.metadata = metadata;
-        }
-      }
-      return changedFields.length === 0 ? [] : [event('externalAccount.updated', data)];
-    }
+      return invalidateExternalAccount(command, requireExisting(state));
+    case 'ExpireCard':
+      return expireCard(command, requireExisting(state));
+    case 'UpdateExternalAccount':
+      return updateExternalAccount(command, requireExisting(state));
     case 'DeleteExternalAccount':
-      if (state.deleted) throw new ApiError('ExternalAccountNotFound');
-      return [event('externalAccount.deleted', { externalAccountId, projectId, at })];
+      return deleteExternalAccount(command, requireExisting(state));
+    default: {
+      const _exhaustive: never = command;
+      throw new Error(`unknown external account command ${(_exhaustive as { type: string }).type}`);
+    }
   }
 }
 

@@ -10,19 +10,53 @@ export type TransactionLedgerCommand =
   | { type: 'Post'; posting: EventPayloads['ledger.posted'] }
   | { type: 'AnnounceReturn'; returned: EventPayloads['funds.returned'] };
 
+/** No 'none' case: a ledger stream with no events is one that has posted nothing and announced no return. */
 export interface TransactionLedgerState {
   postings: string[];
   returned: boolean;
 }
 
+function evolve(state: TransactionLedgerState, event: TransactionLedgerEvent): TransactionLedgerState {
+  switch (event.type) {
+    case 'ledger.posted':
+      return { ...state, postings: [...state.postings, event.data.postingId] };
+    case 'funds.returned':
+      return { ...state, returned: true };
+    default: {
+      const _exhaustive: never = event;
+      return state;
+    }
+  }
+}
+
+type CommandOf<T extends TransactionLedgerCommand['type']> = Extract<TransactionLedgerCommand, { type: T }>;
+
+/** Each posting id once, so a redelivered step posts nothing twice. */
+function post({ posting }: CommandOf<'Post'>, state: TransactionLedgerState): TransactionLedgerEvent[] {
+  return state.postings.includes(posting.postingId) ? [] : [{ type: 'ledger.posted', data: posting }];
+}
+
+function announceReturn({ returned }: CommandOf<'AnnounceReturn'>, state: TransactionLedgerState): TransactionLedgerEvent[] {
+  return state.returned ? [] : [{ type: 'funds.returned', data: returned }];
+}
+
+function decide(command: TransactionLedgerCommand, state: TransactionLedgerState): TransactionLedgerEvent[] {
+  switch (command.type) {
+    case 'Post':
+      return post(command, state);
+    case 'AnnounceReturn':
+      return announceReturn(command, state);
+    default: {
+      const _exhaustive: never = command;
+      throw new Error(`unknown ledger command ${(_exhaustive as { type: string }).type}`);
+    }
+  }
+}
+
 export const transactionLedgerDecider: Decider<TransactionLedgerCommand, TransactionLedgerEvent, TransactionLedgerState> = {
   initialState: () => ({ postings: [], returned: false }),
-  evolve: (state, event) =>
-    event.type === 'ledger.posted' ? { ...state, postings: [...state.postings, event.data.postingId] } : { ...state, returned: true },
-  decide: (command, state) => {
-    if (command.type === 'Post') return state.postings.includes(command.posting.postingId) ? [] : [{ type: 'ledger.posted', data: command.posting }];
-    return state.returned ? [] : [{ type: 'funds.returned', data: command.returned }];
-  },
+  evolve,
+  decide,
 };
 
 export const transactionLedgerStreamId = (transactionId: string) => `ledger-${transactionId}`;

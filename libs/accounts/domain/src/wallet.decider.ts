@@ -3,7 +3,7 @@
 // wallet below zero is refused.
 import { ApiError, type EventPayloads, type LedgerEntry, type TypedEvent } from '@mm/contracts';
 import type { Decider } from '@mm/platform/decider';
-import { dec, toAmount } from '@mm/platform/money';
+import { dec, toAmount, type DecimalValue } from '@mm/platform/money';
 
 export type WalletEvent = TypedEvent<'wallet.provisioned' | 'wallet.credited' | 'wallet.debited'>;
 
@@ -27,6 +27,8 @@ export const conversionAccount = (asset: string) => `conversion:${asset}`;
 /** One posting of each step of a transaction, so a repeated step posts nothing. */
 export const transactionPostingId = (transactionId: string, step: string) => `${transactionId}:${step}`;
 
+export type ProvisionedWallet = Extract<WalletState, { status: 'provisioned' }>;
+
 function evolve(state: WalletState, event: WalletEvent): WalletState {
   switch (event.type) {
     case 'wallet.provisioned': {
@@ -36,6 +38,10 @@ function evolve(state: WalletState, event: WalletEvent): WalletState {
     case 'wallet.credited':
     case 'wallet.debited':
       return state.status === 'none' ? state : { ...state, balance: event.data.balance, postings: [...state.postings, event.data.postingId] };
+    default: {
+      const _exhaustive: never = event;
+      return state;
+    }
   }
 }
 
@@ -50,31 +56,45 @@ function posting(walletId: string, counterAccount: string, signedAmount: string)
   ];
 }
 
-function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
-  if (command.type === 'ProvisionWallet') {
-    if (state.status !== 'none') return [];
-    const { type: _type, at, ...rest } = command;
-    return [event('wallet.provisioned', { ...rest, createdAt: at })];
-  }
-  if (state.status === 'none') throw new ApiError('WalletNotFound');
-  if (state.postings.includes(command.postingId)) return []; // a posting is applied once
+type CommandOf<T extends WalletCommand['type']> = Extract<WalletCommand, { type: T }>;
+
+function provisionWallet(command: CommandOf<'ProvisionWallet'>, state: WalletState): WalletEvent[] {
+  if (state.status !== 'none') return [];
+  const { type: _type, at, ...rest } = command;
+  return [event('wallet.provisioned', { ...rest, createdAt: at })];
+}
+
+/** The posting's amount, or undefined for a posting the wallet has applied already (a posting is applied once). */
+function postingAmount(command: CommandOf<'CreditWallet' | 'DebitWallet'>, state: ProvisionedWallet): DecimalValue | undefined {
+  if (state.postings.includes(command.postingId)) return undefined;
   const amount = dec(command.amount);
   if (!amount.isFinite() || amount.lte(0)) throw new ApiError('InvalidAmount', 'amount must be greater than zero');
+  return amount;
+}
+
+function creditWallet(command: CommandOf<'CreditWallet'>, state: ProvisionedWallet): WalletEvent[] {
+  const amount = postingAmount(command, state);
+  if (!amount) return [];
   const { walletId, projectId } = state;
-  if (command.type === 'CreditWallet') {
-    return [
-      event('wallet.credited', {
-        walletId,
-        projectId,
-        postingId: command.postingId,
-        amount: toAmount(amount, 18),
-        balance: toAmount(dec(state.balance).plus(amount), 18),
-        entries: posting(walletId, command.counterAccount, command.amount),
-        reason: command.reason,
-        at: command.at,
-      }),
-    ];
-  }
+  return [
+    event('wallet.credited', {
+      walletId,
+      projectId,
+      postingId: command.postingId,
+      amount: toAmount(amount, 18),
+      balance: toAmount(dec(state.balance).plus(amount), 18),
+      entries: posting(walletId, command.counterAccount, command.amount),
+      reason: command.reason,
+      at: command.at,
+    }),
+  ];
+}
+
+/** Spec: Wallet: a debit that would take the wallet below zero is refused. */
+function debitWallet(command: CommandOf<'DebitWallet'>, state: ProvisionedWallet): WalletEvent[] {
+  const amount = postingAmount(command, state);
+  if (!amount) return [];
+  const { walletId, projectId } = state;
   const after = dec(state.balance).minus(amount);
   if (after.lt(0)) throw new ApiError('InsufficientFunds', `the wallet holds ${toAmount(state.balance, 18)} ${state.asset}`);
   return [
@@ -89,6 +109,26 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
       at: command.at,
     }),
   ];
+}
+
+function requireWallet(state: WalletState): ProvisionedWallet {
+  if (state.status === 'none') throw new ApiError('WalletNotFound');
+  return state;
+}
+
+function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
+  switch (command.type) {
+    case 'ProvisionWallet':
+      return provisionWallet(command, state);
+    case 'CreditWallet':
+      return creditWallet(command, requireWallet(state));
+    case 'DebitWallet':
+      return debitWallet(command, requireWallet(state));
+    default: {
+      const _exhaustive: never = command;
+      throw new Error(`unknown wallet command ${(_exhaustive as { type: string }).type}`);
+    }
+  }
 }
 
 export const walletDecider: Decider<WalletCommand, WalletEvent, WalletState> = {
