@@ -4,12 +4,13 @@
 // (`externalAccount.statusChanged`, then `externalAccount.updated` naming
 // `failure`). Quotes and acceptance then refuse it as any unusable account, and
 // a leg that needs it is refused when its rail answers. The timer is scheduled
-// with the registration (ExternalAccountsService.register); cards registered
+// with the registration (ExternalAccountCommands); cards registered
 // before it existed got theirs from a migration (AccountsCardExpiryTimers). A
 // clock advanced past the expiry, by however much, fires it once.
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { TimerService, type DueTimer } from '@mm/platform/clock';
-import { CARD_EXPIRY_TIMER, ExternalAccountsService } from './external-accounts.service';
+import { CARD_EXPIRY_TIMER } from './external-account.commands';
+import { ExternalAccountsService } from './external-accounts.service';
 
 @Injectable()
 export class CardExpiry implements OnModuleInit {

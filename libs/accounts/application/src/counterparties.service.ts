@@ -3,14 +3,13 @@
 // and is never stored: reads say only whether one was given.
 import { Injectable } from '@nestjs/common';
 import { ApiError, type CounterpartyAddress, type CounterpartyEntityType } from '@mm/contracts';
-import { counterpartyDecider, counterpartyStreamId, type CounterpartyCommand, type CounterpartyEvent, type CounterpartyFields } from '@mm/accounts/domain';
+import type { CounterpartyFields } from '@mm/accounts/domain';
 import { ExternalAccountsReadModels, ScreeningProvider, type CounterpartyRow } from '@mm/accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
-import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
+import { runCommand } from '@mm/platform/event-store';
 import { isId, newId } from '@mm/platform/ids';
-import { AccountsEventStore } from './accounts-event-store';
-import { AccountsPartnerEvents } from './accounts-partner-events';
+import { CounterpartyCommands } from './counterparty.commands';
 import { CustomersService } from './customers.service';
 
 export interface CounterpartyInput {
@@ -27,12 +26,11 @@ export interface CounterpartyInput {
 export class CounterpartiesService {
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly store: AccountsEventStore,
+    private readonly commands: CounterpartyCommands,
     private readonly readModels: ExternalAccountsReadModels,
     private readonly customers: CustomersService,
     private readonly screening: ScreeningProvider,
     private readonly clock: ProjectClock,
-    private readonly partnerEvents: AccountsPartnerEvents,
   ) {}
 
   async require(projectId: string, id: string): Promise<CounterpartyRow> {
@@ -56,7 +54,7 @@ export class CounterpartiesService {
         taxIdProvided: typeof input.taxId === 'string',
         address: input.address ?? null,
       };
-      const { row } = await this.execute(counterpartyId, { type: 'CreateCounterparty', counterpartyId, projectId, customerId, entityType, ...fields, at }, projectId, { newStream: true });
+      const { row } = await this.commands.handle(projectId, counterpartyId, { type: 'CreateCounterparty', counterpartyId, projectId, customerId, entityType, ...fields, at }, { newStream: true });
       if (typeof input.taxId === 'string') await this.screening.recordTaxId(counterpartyId, input.taxId);
       return row!;
     });
@@ -69,7 +67,7 @@ export class CounterpartiesService {
       const { taxId, ...rest } = input;
       const changes = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)) as Partial<CounterpartyFields>;
       // A tax id can be replaced, not removed (the API refuses null for it).
-      const { row } = await this.execute(id, { type: 'UpdateCounterparty', changes, taxIdReplaced: typeof taxId === 'string', at }, projectId);
+      const { row } = await this.commands.handle(projectId, id, { type: 'UpdateCounterparty', changes, taxIdReplaced: typeof taxId === 'string', at });
       if (typeof taxId === 'string') await this.screening.recordTaxId(id, taxId);
       return row ?? before;
     });
@@ -85,45 +83,7 @@ export class CounterpartiesService {
         throw new ApiError('CounterpartyHasActiveExternalAccounts', `it owns ${live.length} active or pending external account(s): ${listed}${live.length > 5 ? ', …' : ''}; delete them first`);
       }
       const at = (await this.clock.now(projectId)).toISOString();
-      await this.execute(id, { type: 'DeleteCounterparty', at }, projectId);
+      await this.commands.handle(projectId, id, { type: 'DeleteCounterparty', at });
     });
-  }
-
-  private async execute(id: string, command: CounterpartyCommand, projectId: string, options?: DecideOptions) {
-    const decision = await decideAndAppend(this.store, counterpartyStreamId(id), counterpartyDecider, command, { projectId }, (event) => this.project(event), options);
-    await this.partnerEvents.publish(decision.events);
-    return decision;
-  }
-
-  private async project(event: RecordedEvent & CounterpartyEvent): Promise<CounterpartyRow | undefined> {
-    const version = event.streamVersion;
-    switch (event.type) {
-      case 'counterparty.created': {
-        const d = event.data;
-        return this.readModels.insertCounterparty({
-          id: d.counterpartyId,
-          project_id: d.projectId,
-          customer_id: d.customerId,
-          entity_type: d.entityType,
-          first_name: d.firstName,
-          last_name: d.lastName,
-          business_name: d.businessName,
-          name: d.name,
-          email: d.email,
-          phone: d.phone,
-          tax_id_provided: d.taxIdProvided,
-          address: d.address,
-          version,
-          at: d.createdAt,
-        });
-      }
-      case 'counterparty.updated': {
-        const d = event.data;
-        return this.readModels.updateCounterparty(d.projectId, d.counterpartyId, d.changes, d.name, version, d.at);
-      }
-      case 'counterparty.deleted':
-        await this.readModels.markCounterpartyDeleted(event.data.projectId, event.data.counterpartyId, version, event.data.at);
-        return undefined;
-    }
   }
 }

@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, type EndorsementName } from '@mm/contracts';
-import { customerDecider, customerStreamId, type CustomerCommand, type CustomerEvent } from '@mm/accounts/domain';
 import { AccountsReadModels, type BalanceCustomer, type BalanceWallet, type CustomerRow } from '@mm/accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
-import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
+import { runCommand } from '@mm/platform/event-store';
 import { isId, newId } from '@mm/platform/ids';
-import { AccountsEventStore } from './accounts-event-store';
-import { AccountsPartnerEvents } from './accounts-partner-events';
+import { CustomerCommands } from './customer.commands';
 
 export interface CreateCustomerInput {
   firstName: string;
@@ -20,10 +18,9 @@ export interface CreateCustomerInput {
 export class CustomersService {
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly store: AccountsEventStore,
+    private readonly commands: CustomerCommands,
     private readonly readModels: AccountsReadModels,
     private readonly clock: ProjectClock,
-    private readonly partnerEvents: AccountsPartnerEvents,
   ) {}
 
   /** 400 InvalidCustomerID for a malformed id; 404 CustomerNotFound for one this project does not have. */
@@ -46,7 +43,7 @@ export class CustomersService {
     const customerId = newId('customer');
     return runCommand(this.uow, async () => {
       const at = (await this.clock.now(projectId)).toISOString();
-      const { row } = await this.execute(projectId, customerId, {
+      const { row } = await this.commands.handle(projectId, customerId, {
         type: 'CreateCustomer',
         customerId,
         projectId,
@@ -64,7 +61,7 @@ export class CustomersService {
     return runCommand(this.uow, async () => {
       const before = await this.require(projectId, customerId);
       const at = (await this.clock.now(projectId)).toISOString();
-      const { row } = await this.execute(projectId, customerId, { type: 'RequestEndorsement', name, at });
+      const { row } = await this.commands.handle(projectId, customerId, { type: 'RequestEndorsement', name, at });
       // No event when the endorsement was already requested: the customer as it was.
       return row ?? before;
     });
@@ -74,45 +71,12 @@ export class CustomersService {
   async decideEndorsement(projectId: string, customerId: string, name: EndorsementName, verdict: { approved: true } | { approved: false; reason: string }): Promise<void> {
     await runCommand(this.uow, async () => {
       const at = (await this.clock.now(projectId)).toISOString();
-      await this.execute(
+      await this.commands.handle(
         projectId,
         customerId,
         verdict.approved ? { type: 'ApproveEndorsement', name, at } : { type: 'RejectEndorsement', name, reason: verdict.reason, at },
       );
     });
-  }
-
-  /** Decide, append, and project the new events into the customer read model in the same transaction. */
-  private async execute(projectId: string, customerId: string, command: CustomerCommand, options?: DecideOptions) {
-    const decision = await decideAndAppend(this.store, customerStreamId(customerId), customerDecider, command, { projectId }, (event) => this.project(event), options);
-    await this.partnerEvents.publish(decision.events);
-    return decision;
-  }
-
-  /** Returns the customer row as the event left it. */
-  private async project(event: RecordedEvent & CustomerEvent): Promise<CustomerRow | undefined> {
-    switch (event.type) {
-      case 'customer.created': {
-        const d = event.data;
-        return this.readModels.insertCustomer({
-          id: d.customerId,
-          project_id: d.projectId,
-          type: d.type,
-          first_name: d.firstName,
-          last_name: d.lastName,
-          email: d.email,
-          endorsements: [],
-          version: event.streamVersion,
-          at: d.createdAt,
-        });
-      }
-      case 'endorsement.requested':
-        return this.readModels.setEndorsement(event.data.projectId, event.data.customerId, event.data.name, 'pending', event.streamVersion, event.data.requestedAt);
-      case 'endorsement.approved':
-        return this.readModels.setEndorsement(event.data.projectId, event.data.customerId, event.data.name, 'active', event.streamVersion, event.data.approvedAt);
-      case 'endorsement.rejected':
-        return this.readModels.setEndorsement(event.data.projectId, event.data.customerId, event.data.name, 'rejected', event.streamVersion, event.data.rejectedAt);
-    }
   }
 }
 

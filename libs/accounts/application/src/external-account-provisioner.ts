@@ -9,7 +9,8 @@ import type { EventPayloads } from '@mm/contracts';
 import { ExternalAccountsReadModels, InstrumentProvider, ScreeningProvider } from '@mm/accounts/infrastructure';
 import { TimerService, type DueTimer } from '@mm/platform/clock';
 import type { RecordedEvent } from '@mm/platform/event-store';
-import { ExternalAccountsService, PROVISIONING_TIMEOUT_TIMER } from './external-accounts.service';
+import { PROVISIONING_TIMEOUT_TIMER } from './external-account.commands';
+import { ExternalAccountsService } from './external-accounts.service';
 
 @Injectable()
 export class ExternalAccountProvisioner implements OnModuleInit {

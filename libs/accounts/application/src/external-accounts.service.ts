@@ -7,23 +7,14 @@
 // (CardExpiry): it lapses then, whether or not anything reads it.
 import { Injectable } from '@nestjs/common';
 import { ApiError, EXTERNAL_ACCOUNT_PROVISIONING_TIMEOUT_SECONDS, type ExternalAccountFailure } from '@mm/contracts';
-import {
-  cardExpiresAt,
-  describeInstrument,
-  externalAccountDecider,
-  externalAccountStreamId,
-  type ExternalAccountCommand,
-  type ExternalAccountEvent,
-  type InstrumentInput,
-} from '@mm/accounts/domain';
-import { CARD_EXPIRY_TIMER, ExternalAccountsReadModels, InstrumentProvider, type ExternalAccountRow } from '@mm/accounts/infrastructure';
+import { describeInstrument, type ExternalAccountCommand, type InstrumentInput } from '@mm/accounts/domain';
+import { ExternalAccountsReadModels, InstrumentProvider, type ExternalAccountRow } from '@mm/accounts/infrastructure';
 import { ProjectClock, TimerService } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
-import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
+import { runCommand } from '@mm/platform/event-store';
 import { isId, newId } from '@mm/platform/ids';
-import { AccountsEventStore } from './accounts-event-store';
-import { AccountsPartnerEvents } from './accounts-partner-events';
 import { CounterpartiesService } from './counterparties.service';
+import { CARD_EXPIRY_TIMER, ExternalAccountCommands, PROVISIONING_TIMEOUT_TIMER } from './external-account.commands';
 import { CustomersService } from './customers.service';
 
 export type ExternalAccountOwner = { kind: 'customer'; customerId: string } | { kind: 'counterparty'; counterpartyId: string };
@@ -35,21 +26,17 @@ export interface RegisterExternalAccountInput {
   metadata?: Record<string, string>;
 }
 
-export const PROVISIONING_TIMEOUT_TIMER = 'externalAccount.provisioningTimeout';
-export { CARD_EXPIRY_TIMER };
-
 @Injectable()
 export class ExternalAccountsService {
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly store: AccountsEventStore,
+    private readonly commands: ExternalAccountCommands,
     private readonly readModels: ExternalAccountsReadModels,
     private readonly customers: CustomersService,
     private readonly counterparties: CounterpartiesService,
     private readonly provider: InstrumentProvider,
     private readonly clock: ProjectClock,
     private readonly timers: TimerService,
-    private readonly partnerEvents: AccountsPartnerEvents,
   ) {}
 
   /** 400 for a malformed id; 404 for one this project does not have, or has deleted. */
@@ -68,7 +55,8 @@ export class ExternalAccountsService {
       const providerReference = await this.provider.register(instrument.type, instrument.sensitive);
       const externalAccountId = newId('externalAccount');
       const deadline = new Date(now.getTime() + EXTERNAL_ACCOUNT_PROVISIONING_TIMEOUT_SECONDS * 1000);
-      const { row } = await this.execute(
+      // The command arms the provisioning deadline and a card's expiry (ExternalAccountCommands).
+      const { row } = await this.commands.handle(
         projectId,
         externalAccountId,
         {
@@ -89,11 +77,6 @@ export class ExternalAccountsService {
         },
         { newStream: true },
       );
-      await this.timers.schedule(projectId, PROVISIONING_TIMEOUT_TIMER, externalAccountId, deadline, { externalAccountId });
-      if (instrument.details && 'expiryMonth' in instrument.details) {
-        const expiresAt = cardExpiresAt({ month: instrument.details.expiryMonth, year: instrument.details.expiryYear });
-        await this.timers.schedule(projectId, CARD_EXPIRY_TIMER, externalAccountId, expiresAt, { externalAccountId });
-      }
       return row!;
     });
   }
@@ -102,7 +85,7 @@ export class ExternalAccountsService {
     return runCommand(this.uow, async () => {
       const before = await this.require(projectId, id);
       const at = (await this.clock.now(projectId)).toISOString();
-      const { row } = await this.execute(projectId, id, { type: 'UpdateExternalAccount', ...changes, at });
+      const { row } = await this.commands.handle(projectId, id, { type: 'UpdateExternalAccount', ...changes, at });
       return row ?? before;
     });
   }
@@ -111,7 +94,7 @@ export class ExternalAccountsService {
     await runCommand(this.uow, async () => {
       await this.require(projectId, id);
       const at = (await this.clock.now(projectId)).toISOString();
-      await this.execute(projectId, id, { type: 'DeleteExternalAccount', at });
+      await this.commands.handle(projectId, id, { type: 'DeleteExternalAccount', at });
       await this.timers.cancel(PROVISIONING_TIMEOUT_TIMER, id);
       await this.timers.cancel(CARD_EXPIRY_TIMER, id);
     });
@@ -122,7 +105,7 @@ export class ExternalAccountsService {
     await runCommand(this.uow, async () => {
       const at = (await this.clock.now(projectId)).toISOString();
       const command: ExternalAccountCommand = verdict.active ? { type: 'CompleteProvisioning', at } : { type: 'FailProvisioning', failure: verdict.failure, at };
-      await this.execute(projectId, id, command);
+      await this.commands.handle(projectId, id, command);
       await this.timers.cancel(PROVISIONING_TIMEOUT_TIMER, id);
     });
   }
@@ -131,7 +114,7 @@ export class ExternalAccountsService {
   async expireCard(projectId: string, id: string): Promise<void> {
     await runCommand(this.uow, async () => {
       const at = (await this.clock.now(projectId)).toISOString();
-      await this.execute(projectId, id, { type: 'ExpireCard', at });
+      await this.commands.handle(projectId, id, { type: 'ExpireCard', at });
     });
   }
 
@@ -140,7 +123,7 @@ export class ExternalAccountsService {
     return runCommand(this.uow, async () => {
       const before = await this.require(projectId, id);
       const at = (await this.clock.now(projectId)).toISOString();
-      const { row } = await this.execute(projectId, id, { type: 'InvalidateExternalAccount', failure, at });
+      const { row } = await this.commands.handle(projectId, id, { type: 'InvalidateExternalAccount', failure, at });
       await this.timers.cancel(PROVISIONING_TIMEOUT_TIMER, id);
       return row ?? before;
     });
@@ -153,48 +136,5 @@ export class ExternalAccountsService {
     }
     const customer = await this.customers.require(projectId, owner.customerId);
     return { customerId: customer.id, counterpartyId: null, name: `${customer.first_name} ${customer.last_name}` };
-  }
-
-  private async execute(projectId: string, id: string, command: ExternalAccountCommand, options?: DecideOptions) {
-    const decision = await decideAndAppend(this.store, externalAccountStreamId(id), externalAccountDecider, command, { projectId }, (event) => this.project(event), options);
-    await this.partnerEvents.publish(decision.events);
-    return decision;
-  }
-
-  /** The inline projection: the account row as the event left it. */
-  private async project(event: RecordedEvent & ExternalAccountEvent): Promise<ExternalAccountRow | undefined> {
-    const version = event.streamVersion;
-    switch (event.type) {
-      case 'externalAccount.created': {
-        const d = event.data;
-        return this.readModels.insertExternalAccount({
-          id: d.externalAccountId,
-          project_id: d.projectId,
-          customer_id: d.customerId,
-          counterparty_id: d.counterpartyId,
-          type: d.type,
-          details: d.details,
-          supported_destinations: d.supportedDestinations,
-          provider_reference: d.providerReference,
-          label: d.label,
-          metadata: d.metadata,
-          version,
-          at: d.createdAt,
-        });
-      }
-      case 'externalAccount.statusChanged': {
-        const d = event.data;
-        return this.readModels.setExternalAccountStatus(d.projectId, d.externalAccountId, d.status, d.failure, version, d.at);
-      }
-      case 'externalAccount.updated': {
-        const d = event.data;
-        return this.readModels.updateExternalAccount(d.projectId, d.externalAccountId, { label: d.label, metadata: d.metadata, failure: d.failure }, version, d.at);
-      }
-      case 'externalAccount.deleted':
-        return this.readModels.markExternalAccountDeleted(event.data.projectId, event.data.externalAccountId, version, event.data.at).then(() => undefined);
-      case 'externalAccount.verified':
-      case 'externalAccount.declined':
-        return undefined;
-    }
   }
 }

@@ -8,3 +8,8 @@ export * from './external-account-provisioner';
 export * from './card-expiry';
 export * from './accounts-partner-events';
 export * from './transaction-ledger.service';
+export * from './customer.commands';
+export * from './wallet.commands';
+export * from './counterparty.commands';
+export * from './external-account.commands';
+export * from './transaction-ledger.commands';

@@ -6,7 +6,9 @@ import { ProjectClock } from '@mm/platform/clock';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { AccountsEventStore } from './accounts-event-store';
 import { AccountsPartnerEvents, AccountsPartnerViews } from './accounts-partner-events';
+import { CustomerCommands } from './customer.commands';
 import { CustomersService } from './customers.service';
+import { WalletCommands } from './wallet.commands';
 import { WalletsService } from './wallets.service';
 
 describe('tenant isolation of the accounts service', () => {
@@ -32,8 +34,9 @@ describe('tenant isolation of the accounts service', () => {
       counterparty = async () => undefined;
     }
     const partnerEvents = new AccountsPartnerEvents(store, new RowViews());
-    customers = new CustomersService(db.uow, store, readModels, clock, partnerEvents);
-    wallets = new WalletsService(db.uow, store, readModels, customers, new SandboxCustodian(), clock, partnerEvents);
+    customers = new CustomersService(db.uow, new CustomerCommands(store, readModels, partnerEvents), readModels, clock);
+    const walletCommands = new WalletCommands(store, readModels, partnerEvents);
+    wallets = new WalletsService(db.uow, store, walletCommands, readModels, customers, new SandboxCustodian(), clock, partnerEvents);
     // A custodial wallet needs the cryptoCustody endorsement active (docs/endorsements.md): the reviewer's verdict, given here.
     customerA = (await customers.create(A, { firstName: 'Only', lastName: 'InA', endorsements: ['cryptoCustody'] })).id;
     await customers.decideEndorsement(A, customerA, 'cryptoCustody', { approved: true });

@@ -6,11 +6,10 @@
 // posts nothing twice; the handler runs in the transport's transaction.
 import { Injectable } from '@nestjs/common';
 import type { EventPayloads } from '@mm/contracts';
-import { conversionAccount, railAccount, transactionLedgerDecider, transactionLedgerStreamId, transactionPostingId, transitAccount, type TransactionLedgerCommand } from '@mm/accounts/domain';
-import { AccountsReadModels } from '@mm/accounts/infrastructure';
-import { decideAndAppend, type RecordedEvent } from '@mm/platform/event-store';
+import { conversionAccount, railAccount, transactionPostingId, transitAccount } from '@mm/accounts/domain';
+import type { RecordedEvent } from '@mm/platform/event-store';
 import { dec, toAmount } from '@mm/platform/money';
-import { AccountsEventStore } from './accounts-event-store';
+import { TransactionLedgerCommands } from './transaction-ledger.commands';
 import { WalletsService } from './wallets.service';
 
 type Posting = EventPayloads['ledger.posted'];
@@ -18,8 +17,7 @@ type Posting = EventPayloads['ledger.posted'];
 @Injectable()
 export class TransactionLedgerService {
   constructor(
-    private readonly store: AccountsEventStore,
-    private readonly readModels: AccountsReadModels,
+    private readonly commands: TransactionLedgerCommands,
     private readonly wallets: WalletsService,
   ) {}
 
@@ -95,17 +93,11 @@ export class TransactionLedgerService {
         at,
       });
     }
-    await this.execute(transactionId, projectId, { type: 'AnnounceReturn', returned: { projectId, transactionId, walletId, postingId, amount: leg.amount, at } });
+    await this.commands.handle(projectId, transactionId, { type: 'AnnounceReturn', returned: { projectId, transactionId, walletId, postingId, amount: leg.amount, at } });
   }
 
   private async post(posting: Posting): Promise<void> {
-    await this.execute(posting.transactionId, posting.projectId, { type: 'Post', posting });
-  }
-
-  private async execute(transactionId: string, projectId: string, command: TransactionLedgerCommand): Promise<void> {
-    await decideAndAppend(this.store, transactionLedgerStreamId(transactionId), transactionLedgerDecider, command, { projectId }, async (event) => {
-      if (event.type === 'ledger.posted') await this.readModels.applyLedgerPosting(event.data);
-    });
+    await this.commands.handle(posting.projectId, posting.transactionId, { type: 'Post', posting });
   }
 }
 

@@ -4,18 +4,20 @@ import { customerBalance, sandboxFundingAccount, transactionPostingId, transitAc
 import { AccountsReadModels, CustodianProvider, type WalletRow } from '@mm/accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
-import { decideAndAppend, runCommand, type RecordedEvent } from '@mm/platform/event-store';
+import { runCommand, type RecordedEvent } from '@mm/platform/event-store';
 import { fold } from '@mm/platform/decider';
 import { isId, newId } from '@mm/platform/ids';
 import { AccountsEventStore } from './accounts-event-store';
 import { AccountsPartnerEvents } from './accounts-partner-events';
 import { CustomersService } from './customers.service';
+import { WalletCommands } from './wallet.commands';
 
 @Injectable()
 export class WalletsService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly store: AccountsEventStore,
+    private readonly commands: WalletCommands,
     private readonly readModels: AccountsReadModels,
     private readonly customers: CustomersService,
     private readonly custodian: CustodianProvider,
@@ -43,7 +45,7 @@ export class WalletsService {
       requireEndorsement(customer, OPERATION_ENDORSEMENTS.custodialWallet, 'a custodial wallet');
       const address = await this.custodian.provisionAddress(asset, network);
       const at = (await this.clock.now(projectId)).toISOString();
-      await this.execute(walletId, { type: 'ProvisionWallet', walletId, projectId, customerId, asset, network, address, at }, projectId);
+      await this.commands.handle(projectId, walletId, { type: 'ProvisionWallet', walletId, projectId, customerId, asset, network, address, at }, { newStream: true });
       return (await this.readModels.wallet(projectId, walletId))!;
     });
   }
@@ -55,7 +57,7 @@ export class WalletsService {
       // The wallet's asset decides the decimal places; the request's validation checked the rest (ADR 0023).
       requireAmount(amount, 'amount', { asset: wallet.asset, max: SANDBOX_MAX_FUNDING });
       const at = (await this.clock.now(projectId)).toISOString();
-      await this.execute(
+      await this.post(
         walletId,
         { type: 'CreditWallet', postingId: newId('posting'), amount, counterAccount: sandboxFundingAccount(wallet.asset, wallet.network), reason: 'sandbox funding', at },
         projectId,
@@ -72,7 +74,7 @@ export class WalletsService {
     if (!isId('wallet', request.walletId)) throw new ApiError('InvalidWalletID', `"${String(request.walletId).slice(0, 64)}" is not a wallet id (wlt_…)`);
     return runCommand(this.uow, async () => {
       const postingId = transactionPostingId(request.transactionId, 'pull');
-      const decision = await this.execute(
+      const decision = await this.post(
         request.walletId,
         { type: 'DebitWallet', postingId, amount: request.amount, counterAccount: transitAccount(request.transactionId), reason: `transaction ${request.transactionId}`, at: request.at },
         projectId,
@@ -98,7 +100,7 @@ export class WalletsService {
 
   /** A ledger movement into a wallet (a transaction's payout or refund); once per posting id. */
   async creditFromLedger(projectId: string, walletId: string, postingId: string, amount: string, counterAccount: string, reason: string, at: string): Promise<void> {
-    await this.execute(walletId, { type: 'CreditWallet', postingId, amount, counterAccount, reason, at }, projectId);
+    await this.post(walletId, { type: 'CreditWallet', postingId, amount, counterAccount, reason, at }, projectId);
   }
 
   async customerBalance(projectId: string, customerId: string, currencyCode = 'USD'): Promise<CustomerBalance> {
@@ -110,15 +112,6 @@ export class WalletsService {
     const { customer, wallets } = await this.customers.requireBalanceHolder(projectId, customerId);
     const readings = await this.custodian.readBalances(customer, wallets);
     return customerBalance(customerId, readings, currency, rate);
-  }
-
-  private async execute(walletId: string, command: WalletCommand, projectId: string): Promise<{ state: WalletState }> {
-    if (command.type === 'ProvisionWallet') {
-      const decision = await decideAndAppend(this.store, walletStreamId(walletId), walletDecider, command, { projectId }, (event) => this.project(event), { newStream: true });
-      await this.partnerEvents.publish(decision.events);
-      return decision;
-    }
-    return this.post(walletId, command, projectId);
   }
 
   /**
@@ -161,17 +154,6 @@ export class WalletsService {
       alongside: [posted],
     } = await this.store.lockAndReadStreamEnds(streamId, [this.readModels.postingExistsStatement(postingId)]);
     return { ends: events, posted: posted.length > 0 };
-  }
-
-  private async project(event: RecordedEvent & WalletEvent): Promise<void> {
-    switch (event.type) {
-      case 'wallet.provisioned': {
-        const d = event.data;
-        return this.readModels.insertWallet({ id: d.walletId, project_id: d.projectId, customer_id: d.customerId, asset: d.asset, network: d.network, address: d.address, at: d.createdAt });
-      }
-      default:
-        throw new Error(`${event.type} is posted by post(), not projected here`);
-    }
   }
 }
 
