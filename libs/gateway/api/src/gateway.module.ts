@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { GatewayEventStore, GatewayService } from '@mm/gateway/application';
+import { GatewayEventStore, GatewayService, ProjectCommands } from '@mm/gateway/application';
 import { GatewayReadModels, PostgresThrottlerStorage, ProjectSettings, SecretHasher, SigningKeys } from '@mm/gateway/infrastructure';
 import { GatewayPort } from '@mm/contracts';
 import { API_KEY_REGISTRY, SIGNING_KEYSET } from '@mm/platform/auth';
@@ -28,6 +28,7 @@ import { GatewayInternalController, GatewayPortAdapter } from './gateway-port';
     ProjectSettings,
     SecretHasher,
     SigningKeys,
+    ProjectCommands,
     GatewayService,
     GatewayPortAdapter,
     { provide: GatewayPort, useExisting: GatewayPortAdapter },

@@ -11,13 +11,15 @@ import { UnitOfWork } from '@mm/platform/database';
 import { anotherProcess, createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { GatewayEventStore } from './gateway-event-store';
 import { GatewayService } from './gateway.service';
+import { ProjectCommands } from './project.commands';
 
 /** One gateway process: its service, its remembered tokens and their feed, and how it authenticates a bearer token. */
 function gateway(uow: UnitOfWork, config: PlatformConfig) {
   const tokens = new VerifiedTokens();
   const keys = new SigningKeys(uow, config);
   const readModels = new GatewayReadModels(uow);
-  const service = new GatewayService(uow, new GatewayEventStore(uow), readModels, new ProjectSettings(uow, readModels), new SecretHasher(uow, config), keys, config, tokens);
+  const commands = new ProjectCommands(new GatewayEventStore(uow), readModels, new ProjectSettings(uow, readModels), uow, tokens);
+  const service = new GatewayService(uow, commands, readModels, new SecretHasher(uow, config), keys, config);
   const authenticator = new BearerAuthenticator(new TokenVerifier(keys, service, config), tokens);
   return { service, tokens, feed: new RevocationFeed(uow, tokens), authenticate: (token: string) => authenticator.authenticate(`Bearer ${token}`) };
 }

@@ -1,17 +1,17 @@
-// Gateway commands: load the project stream, decide, append, and update the
-// read models in the same transaction. Also token issue and start-up bootstrap.
+// Gateway use cases: projects and their credentials (through ProjectCommands), token issue and start-up
+// bootstrap.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { sign } from 'jsonwebtoken';
 import { ApiError, type ProjectChanges, type ProjectFeatures } from '@mm/contracts';
-import { projectDecider, projectStreamId, NO_FEATURES, DEFAULT_ATTRIBUTION_TIMEOUT_HOURS, type ProjectCommand } from '@mm/gateway/domain';
-import { GatewayReadModels, ProjectSettings, SecretHasher, SigningKeys, type ProjectRow } from '@mm/gateway/infrastructure';
-import { revokeEverywhere, TOKEN_ALGORITHM, TOKEN_AUDIENCE, TOKEN_ISSUER, TOKEN_LIFETIME_SECONDS, VerifiedTokens, type ApiKeyRegistry } from '@mm/platform/auth';
+import { NO_FEATURES } from '@mm/gateway/domain';
+import { GatewayReadModels, SecretHasher, SigningKeys, type ProjectRow } from '@mm/gateway/infrastructure';
+import { TOKEN_ALGORITHM, TOKEN_AUDIENCE, TOKEN_ISSUER, TOKEN_LIFETIME_SECONDS, type ApiKeyRegistry } from '@mm/platform/auth';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
-import { decideAndAppend, runCommand } from '@mm/platform/event-store';
+import { runCommand } from '@mm/platform/event-store';
 import { newId } from '@mm/platform/ids';
-import { GatewayEventStore } from './gateway-event-store';
+import { ProjectCommands } from './project.commands';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -42,38 +42,30 @@ export interface BootstrapResult {
 export class GatewayService implements ApiKeyRegistry {
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly store: GatewayEventStore,
+    private readonly commands: ProjectCommands,
     private readonly readModels: GatewayReadModels,
-    private readonly settings: ProjectSettings,
     private readonly hasher: SecretHasher,
     private readonly signingKeys: SigningKeys,
     private readonly config: PlatformConfig,
-    private readonly verifiedTokens: VerifiedTokens,
   ) {}
-
-  private async execute(projectId: string, command: ProjectCommand) {
-    return decideAndAppend(this.store, projectStreamId(projectId), projectDecider, command, { projectId });
-  }
 
   async createProject(name: string, features: Partial<ProjectFeatures> = {}): Promise<ProjectRow> {
     const projectId = newId('project');
     const at = new Date().toISOString();
     return runCommand(this.uow, async () => {
       const merged = { ...NO_FEATURES, ...features };
-      await this.execute(projectId, { type: 'CreateProject', projectId, name, features: merged, at });
-      await this.readModels.insertProject({ id: projectId, name, features: merged, attributionTimeoutHours: DEFAULT_ATTRIBUTION_TIMEOUT_HOURS, at });
+      await this.commands.handle(projectId, projectId, { type: 'CreateProject', projectId, name, features: merged, at });
       return (await this.readModels.project(projectId))!;
     });
   }
 
   async updateProject(projectId: string, changes: ProjectChanges): Promise<ProjectRow> {
     return runCommand(this.uow, async () => {
-      const row = await this.requireProject(projectId);
+      await this.requireProject(projectId);
       const at = new Date().toISOString();
-      await this.execute(projectId, { type: 'UpdateProject', changes, at });
       // Answered once no process decides on the settings as they were (a switch that refuses acts on the
       // next request: ADR 0057).
-      await this.settings.update(projectId, GatewayReadModels.mergeChanges(row, changes), at);
+      await this.commands.handle(projectId, projectId, { type: 'UpdateProject', changes, at });
       return (await this.readModels.project(projectId))!;
     });
   }
@@ -93,8 +85,7 @@ export class GatewayService implements ApiKeyRegistry {
     return runCommand(this.uow, async () => {
       await this.requireProject(projectId);
       const at = new Date().toISOString();
-      await this.execute(projectId, { type: 'IssueApiKey', apiKey, mode, secretHash, at });
-      await this.readModels.insertApiKey({ apiKey, projectId, mode, secretHash, at });
+      await this.commands.handle(projectId, projectId, { type: 'IssueApiKey', apiKey, mode, secretHash, at });
       return { apiKey, apiSecret };
     });
   }
@@ -104,9 +95,8 @@ export class GatewayService implements ApiKeyRegistry {
       const row = await this.readModels.apiKey(apiKey);
       if (!row) throw new ApiError('ApiKeyNotFound');
       const at = new Date().toISOString();
-      const { events } = await this.execute(row.project_id, { type: 'RevokeApiKey', apiKey, at });
       // Answered once no process answers from a token of the key verified before (docs: "stop working at once").
-      if (events.length > 0) await revokeEverywhere(this.uow, this.verifiedTokens, apiKey, () => this.readModels.revokeApiKey(apiKey, at));
+      await this.commands.handle(row.project_id, row.project_id, { type: 'RevokeApiKey', apiKey, at });
       const after = (await this.readModels.apiKey(apiKey))!;
       return { apiKey, projectId: row.project_id, revokedAt: new Date(after.revoked_at ?? at).toISOString() };
     });
@@ -118,8 +108,7 @@ export class GatewayService implements ApiKeyRegistry {
     return runCommand(this.uow, async () => {
       await this.requireProject(projectId);
       const at = new Date().toISOString();
-      await this.execute(projectId, { type: 'IssuePublishableKey', publishableKey, mode, at });
-      await this.readModels.insertPublishableKey({ publishableKey, projectId, mode, at });
+      await this.commands.handle(projectId, projectId, { type: 'IssuePublishableKey', publishableKey, mode, at });
       return { publishableKey };
     });
   }
@@ -129,8 +118,7 @@ export class GatewayService implements ApiKeyRegistry {
       const row = await this.readModels.publishableKey(publishableKey);
       if (!row) throw new ApiError('ApiKeyNotFound', 'publishable key not found');
       const at = new Date().toISOString();
-      const { events } = await this.execute(row.project_id, { type: 'RevokePublishableKey', publishableKey, at });
-      if (events.length > 0) await this.readModels.revokePublishableKey(publishableKey, at);
+      await this.commands.handle(row.project_id, row.project_id, { type: 'RevokePublishableKey', publishableKey, at });
     });
   }
 

@@ -11,12 +11,14 @@ import type { UnitOfWork } from '@mm/platform/database';
 import { anotherProcess, createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { GatewayEventStore } from './gateway-event-store';
 import { GatewayService } from './gateway.service';
+import { ProjectCommands } from './project.commands';
 
 /** One gateway process: its service and the project settings it keeps. */
 function gateway(uow: UnitOfWork, config: PlatformConfig) {
   const readModels = new GatewayReadModels(uow);
   const settings = new ProjectSettings(uow, readModels);
-  const service = new GatewayService(uow, new GatewayEventStore(uow), readModels, settings, new SecretHasher(uow, config), new SigningKeys(uow, config), config, new VerifiedTokens());
+  const commands = new ProjectCommands(new GatewayEventStore(uow), readModels, settings, uow, new VerifiedTokens());
+  const service = new GatewayService(uow, commands, readModels, new SecretHasher(uow, config), new SigningKeys(uow, config), config);
   return { service, settings };
 }
 

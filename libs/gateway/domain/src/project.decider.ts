@@ -31,23 +31,25 @@ export type ProjectState =
 export const NO_FEATURES: ProjectFeatures = { depositAddresses: false, cashPickup: false, globalRemittance: false, bulkPayouts: false };
 export const DEFAULT_ATTRIBUTION_TIMEOUT_HOURS = 72;
 
+export type ActiveProject = Extract<ProjectState, { status: 'active' }>;
+
 function evolve(state: ProjectState, event: ProjectEvent): ProjectState {
-  if (event.type === 'project.created') {
-    const d = event.data;
-    return {
-      status: 'active',
-      projectId: d.projectId,
-      name: d.name,
-      features: d.features,
-      limits: {},
-      attributionTimeoutHours: DEFAULT_ATTRIBUTION_TIMEOUT_HOURS,
-      apiKeys: {},
-      publishableKeys: {},
-    };
-  }
-  if (state.status === 'none') return state;
   switch (event.type) {
+    case 'project.created': {
+      const d = event.data;
+      return {
+        status: 'active',
+        projectId: d.projectId,
+        name: d.name,
+        features: d.features,
+        limits: {},
+        attributionTimeoutHours: DEFAULT_ATTRIBUTION_TIMEOUT_HOURS,
+        apiKeys: {},
+        publishableKeys: {},
+      };
+    }
     case 'project.updated': {
+      if (state.status === 'none') return state;
       const c = event.data.changes;
       return {
         ...state,
@@ -57,13 +59,17 @@ function evolve(state: ProjectState, event: ProjectEvent): ProjectState {
       };
     }
     case 'apiKey.created':
-      return { ...state, apiKeys: { ...state.apiKeys, [event.data.apiKey]: 'active' } };
+      return state.status === 'none' ? state : { ...state, apiKeys: { ...state.apiKeys, [event.data.apiKey]: 'active' } };
     case 'apiKey.revoked':
-      return { ...state, apiKeys: { ...state.apiKeys, [event.data.apiKey]: 'revoked' } };
+      return state.status === 'none' ? state : { ...state, apiKeys: { ...state.apiKeys, [event.data.apiKey]: 'revoked' } };
     case 'publishableKey.created':
-      return { ...state, publishableKeys: { ...state.publishableKeys, [event.data.publishableKey]: 'active' } };
+      return state.status === 'none' ? state : { ...state, publishableKeys: { ...state.publishableKeys, [event.data.publishableKey]: 'active' } };
     case 'publishableKey.revoked':
-      return { ...state, publishableKeys: { ...state.publishableKeys, [event.data.publishableKey]: 'revoked' } };
+      return state.status === 'none' ? state : { ...state, publishableKeys: { ...state.publishableKeys, [event.data.publishableKey]: 'revoked' } };
+    default: {
+      const _exhaustive: never = event;
+      return state;
+    }
   }
 }
 
@@ -87,29 +93,62 @@ function event<T extends ProjectEvent['type']>(type: T, data: EventPayloads[T]):
   return { type, data } as ProjectEvent;
 }
 
-function decide(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
-  if (command.type === 'CreateProject') {
-    if (state.status !== 'none') return []; // the same create twice records nothing new
-    return [event('project.created', { projectId: command.projectId, name: command.name, features: command.features, createdAt: command.at })];
-  }
+type CommandOf<T extends ProjectCommand['type']> = Extract<ProjectCommand, { type: T }>;
+
+/** The same create twice records nothing new. */
+function createProject(command: CommandOf<'CreateProject'>, state: ProjectState): ProjectEvent[] {
+  if (state.status !== 'none') return [];
+  return [event('project.created', { projectId: command.projectId, name: command.name, features: command.features, createdAt: command.at })];
+}
+
+function updateProject(command: CommandOf<'UpdateProject'>, state: ActiveProject): ProjectEvent[] {
+  if (command.changes.limits) checkLimits(state.limits, command.changes.limits);
+  return [event('project.updated', { projectId: state.projectId, changes: command.changes, updatedAt: command.at })];
+}
+
+function issueApiKey(command: CommandOf<'IssueApiKey'>, state: ActiveProject): ProjectEvent[] {
+  return [event('apiKey.created', { projectId: state.projectId, apiKey: command.apiKey, mode: command.mode, secretHash: command.secretHash, createdAt: command.at })];
+}
+
+function revokeApiKey(command: CommandOf<'RevokeApiKey'>, state: ActiveProject): ProjectEvent[] {
+  if (!state.apiKeys[command.apiKey]) throw new ApiError('ApiKeyNotFound');
+  if (state.apiKeys[command.apiKey] === 'revoked') return [];
+  return [event('apiKey.revoked', { projectId: state.projectId, apiKey: command.apiKey, revokedAt: command.at })];
+}
+
+function issuePublishableKey(command: CommandOf<'IssuePublishableKey'>, state: ActiveProject): ProjectEvent[] {
+  return [event('publishableKey.created', { projectId: state.projectId, publishableKey: command.publishableKey, mode: command.mode, createdAt: command.at })];
+}
+
+function revokePublishableKey(command: CommandOf<'RevokePublishableKey'>, state: ActiveProject): ProjectEvent[] {
+  if (!state.publishableKeys[command.publishableKey]) throw new ApiError('ApiKeyNotFound', 'publishable key not found');
+  if (state.publishableKeys[command.publishableKey] === 'revoked') return [];
+  return [event('publishableKey.revoked', { projectId: state.projectId, publishableKey: command.publishableKey, revokedAt: command.at })];
+}
+
+function requireProject(state: ProjectState): ActiveProject {
   if (state.status === 'none') throw new ApiError('ProjectNotFound');
-  const projectId = state.projectId;
+  return state;
+}
+
+function decide(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
   switch (command.type) {
+    case 'CreateProject':
+      return createProject(command, state);
     case 'UpdateProject':
-      if (command.changes.limits) checkLimits(state.limits, command.changes.limits);
-      return [event('project.updated', { projectId, changes: command.changes, updatedAt: command.at })];
+      return updateProject(command, requireProject(state));
     case 'IssueApiKey':
-      return [event('apiKey.created', { projectId, apiKey: command.apiKey, mode: command.mode, secretHash: command.secretHash, createdAt: command.at })];
+      return issueApiKey(command, requireProject(state));
     case 'RevokeApiKey':
-      if (!state.apiKeys[command.apiKey]) throw new ApiError('ApiKeyNotFound');
-      if (state.apiKeys[command.apiKey] === 'revoked') return [];
-      return [event('apiKey.revoked', { projectId, apiKey: command.apiKey, revokedAt: command.at })];
+      return revokeApiKey(command, requireProject(state));
     case 'IssuePublishableKey':
-      return [event('publishableKey.created', { projectId, publishableKey: command.publishableKey, mode: command.mode, createdAt: command.at })];
+      return issuePublishableKey(command, requireProject(state));
     case 'RevokePublishableKey':
-      if (!state.publishableKeys[command.publishableKey]) throw new ApiError('ApiKeyNotFound', 'publishable key not found');
-      if (state.publishableKeys[command.publishableKey] === 'revoked') return [];
-      return [event('publishableKey.revoked', { projectId, publishableKey: command.publishableKey, revokedAt: command.at })];
+      return revokePublishableKey(command, requireProject(state));
+    default: {
+      const _exhaustive: never = command;
+      throw new Error(`unknown project command ${(_exhaustive as { type: string }).type}`);
+    }
   }
 }
 

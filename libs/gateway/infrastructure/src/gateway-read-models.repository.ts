@@ -1,7 +1,7 @@
 // Read models of the gateway, written inline by the command handlers in the
 // same transaction as the events they derive from.
 import { Injectable } from '@nestjs/common';
-import type { ProjectChanges, ProjectFeatures, ProjectLimits } from '@mm/contracts';
+import type { ProjectFeatures, ProjectLimits } from '@mm/contracts';
 import { UnitOfWork } from '@mm/platform/database';
 
 export interface ProjectRow {
@@ -108,13 +108,5 @@ export class GatewayReadModels {
   async publishableKey(key: string): Promise<PublishableKeyRow | undefined> {
     const [row] = await this.uow.query<PublishableKeyRow>(`SELECT * FROM gateway.publishable_keys WHERE publishable_key = $1`, [key]);
     return row;
-  }
-
-  static mergeChanges(row: ProjectRow, changes: ProjectChanges) {
-    return {
-      features: { ...row.features, ...changes.features },
-      limits: { ...row.limits, ...changes.limits },
-      attributionTimeoutHours: changes.attributionTimeoutHours ?? row.attribution_timeout_hours,
-    };
   }
 }
