@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { QuotesPort } from '@mm/contracts';
-import { CashPickupsService, QuotesService, QuotingEventStore } from '@mm/quoting/application';
+import { CashPickupsService, QuoteCommands, QuotesService, QuotingEventStore } from '@mm/quoting/application';
 import { CashPickupRepository, PriceProvider, QuotesReadModel, SandboxPriceProvider } from '@mm/quoting/infrastructure';
 import { QuotesController, QuotesInternalController, QuotingEventsController } from './quotes.controllers';
 
@@ -12,6 +12,7 @@ import { QuotesController, QuotesInternalController, QuotingEventsController } f
     CashPickupRepository,
     { provide: PriceProvider, useClass: SandboxPriceProvider },
     CashPickupsService,
+    QuoteCommands,
     QuotesService,
     { provide: QuotesPort, useExisting: QuotesService },
   ],

@@ -8,13 +8,9 @@ import {
   buildSides,
   planQuote,
   price,
-  quoteDecider,
   quoteEndorsement,
-  quoteStreamId,
   requireUsableAtAcceptance,
   type AccountStanding,
-  type QuoteCommand,
-  type QuoteEvent,
   type QuoteInput,
   type ResolvedInstruments,
 } from '@mm/quoting/domain';
@@ -22,10 +18,10 @@ import { PriceProvider, QuotesReadModel, type QuoteRow } from '@mm/quoting/infra
 import { ProjectClock } from '@mm/platform/clock';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
-import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
+import { runCommand } from '@mm/platform/event-store';
 import { isId, newId } from '@mm/platform/ids';
 import { CashPickupsService } from './cash-pickups.service';
-import { QuotingEventStore } from './quoting-event-store';
+import { QuoteCommands } from './quote.commands';
 
 export interface CreateQuoteInput extends QuoteInput {
   sponsorGas?: boolean;
@@ -52,7 +48,7 @@ export class QuotesService {
 
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly store: QuotingEventStore,
+    private readonly commands: QuoteCommands,
     private readonly quotes: QuotesReadModel,
     private readonly accounts: AccountsPort,
     private readonly prices: PriceProvider,
@@ -143,7 +139,7 @@ export class QuotesService {
         customerName,
       };
       // A new quote's events need no answer from the database: they travel with the quote's row.
-      const { row } = await this.execute(projectId, quoteId, { type: 'CreateQuote', quote }, { newStream: true, deferAppend: true });
+      const { row } = await this.commands.handle(projectId, quoteId, { type: 'CreateQuote', quote }, { newStream: true });
       await this.uow.afterCommit(async () => this.rememberMadeHere(quote));
       return row!;
     });
@@ -168,7 +164,7 @@ export class QuotesService {
             alongside?.({ source: known.source });
           }
         : undefined;
-      const decision = await this.execute(projectId, request.quoteId, { type: 'AcceptQuote', projectId, transactionId: request.transactionId, at: request.at }, { alongsideRead: sendAhead });
+      const decision = await this.commands.handle(projectId, request.quoteId, { type: 'AcceptQuote', projectId, transactionId: request.transactionId, at: request.at }, { alongsideRead: sendAhead });
       if (decision.state.status === 'none') throw new ApiError('QuoteNotFound');
       const q = decision.state.quote;
       const cashPickup = q.sourceToDestination === 'cryptoToCash' && decision.events.length > 0;
@@ -206,7 +202,7 @@ export class QuotesService {
   /** The quotes port: the transaction that accepted the quote was refused after all; open again until it expires. */
   async release(projectId: string, request: AcceptQuoteRequest): Promise<void> {
     await runCommand(this.uow, async () => {
-      const decision = await this.execute(projectId, request.quoteId, { type: 'ReleaseQuote', projectId, transactionId: request.transactionId, at: request.at });
+      const decision = await this.commands.handle(projectId, request.quoteId, { type: 'ReleaseQuote', projectId, transactionId: request.transactionId, at: request.at });
       // The transaction was never made, so a cash pickup never counted.
       if (decision.events.length > 0 && decision.state.status !== 'none' && decision.state.quote.sourceToDestination === 'cryptoToCash') {
         await this.cashPickups.release(projectId, request.quoteId);
@@ -248,26 +244,6 @@ export class QuotesService {
       source: { type: quote.source.type, details: quote.source.details },
       accountIds: [quote.source, quote.destination].flatMap((side) => sideExternalAccountId(side) ?? []),
     });
-  }
-
-  /**
-   * Every append to a quote's stream is deferred (it travels with the transaction's next statement): a
-   * new quote's as its first events, the others after its history read under the stream's lock, which
-   * every command on a quote takes; the projections need only the events' data and versions.
-   */
-  private async execute(projectId: string, quoteId: string, command: QuoteCommand, options: DecideOptions = {}) {
-    return decideAndAppend(this.store, quoteStreamId(quoteId), quoteDecider, command, { projectId }, (event) => this.project(event), { ...options, deferAppend: true });
-  }
-
-  private project(event: RecordedEvent & QuoteEvent): Promise<QuoteRow | void> {
-    switch (event.type) {
-      case 'quote.created':
-        return this.quotes.insert(event.data, event.streamVersion);
-      case 'quote.accepted':
-        return this.quotes.setStatus(event.data.projectId, event.data.quoteId, 'accepted', event.data.transactionId, event.streamVersion, event.data.at);
-      case 'quote.released':
-        return this.quotes.reopen(event.data.projectId, event.data.quoteId, event.streamVersion, event.data.at);
-    }
   }
 }
 
