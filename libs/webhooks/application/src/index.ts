@@ -5,3 +5,4 @@ export * from './webhook-fan-out';
 export * from './webhook-delivery-worker';
 export * from './webhook-deliveries.service';
 export * from './partner-events.service';
+export { WebhookEndpointCommands } from './webhook-endpoint.commands';

@@ -3,26 +3,17 @@
 // returned once: by create, and by rotate-key.
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@mm/contracts';
-import {
-  subscriptionsProblem,
-  WEBHOOK_DEFAULTS,
-  webhookEndpointDecider,
-  webhookEndpointStreamId,
-  type WebhookEndpointCommand,
-  type WebhookEndpointEvent,
-  type WebhookEndpointSettings,
-} from '@mm/webhooks/domain';
-import { WebhookDeliveries, WebhooksReadModels, WebhookSigningKeys, type EndpointRow } from '@mm/webhooks/infrastructure';
-import { ProjectClock, TimerService } from '@mm/platform/clock';
+import { subscriptionsProblem, WEBHOOK_DEFAULTS, type WebhookEndpointCommand, type WebhookEndpointSettings } from '@mm/webhooks/domain';
+import { WebhooksReadModels, WebhookSigningKeys, type EndpointRow } from '@mm/webhooks/infrastructure';
+import { ProjectClock } from '@mm/platform/clock';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
-import { decideAndAppend, runCommand, type DecideOptions, type RecordedEvent } from '@mm/platform/event-store';
+import { runCommand } from '@mm/platform/event-store';
 import { isId, newId } from '@mm/platform/ids';
+import { WebhookEndpointCommands } from './webhook-endpoint.commands';
 import { checkWebhookUrl } from './webhook-url-policy';
-import { WebhooksEventStore } from './webhooks-event-store';
 
-/** The timer of an endpoint's down notice (the delivery worker's). */
-export const DOWN_NOTICE_TIMER = 'webhook.downNotice';
+export { DOWN_NOTICE_TIMER } from './webhook-endpoint.commands';
 
 export type WebhookEndpointInput = Partial<WebhookEndpointSettings>;
 
@@ -30,13 +21,11 @@ export type WebhookEndpointInput = Partial<WebhookEndpointSettings>;
 export class WebhookEndpointsService {
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly store: WebhooksEventStore,
+    private readonly commands: WebhookEndpointCommands,
     private readonly readModels: WebhooksReadModels,
     private readonly signingKeys: WebhookSigningKeys,
     private readonly clock: ProjectClock,
     private readonly config: PlatformConfig,
-    private readonly deliveries: WebhookDeliveries,
-    private readonly timers: TimerService,
   ) {}
 
   /** 400 for a malformed id, 404 for one this project does not have (or deleted, unless includeDeleted). */
@@ -64,7 +53,7 @@ export class WebhookEndpointsService {
     return runCommand(this.uow, async () => {
       const webhookId = newId('webhook');
       const at = (await this.clock.now(projectId)).toISOString();
-      const { row } = await this.execute(
+      const { row } = await this.commands.handle(
         projectId,
         webhookId,
         {
@@ -101,7 +90,7 @@ export class WebhookEndpointsService {
     return runCommand(this.uow, async () => {
       const before = await this.require(projectId, id);
       const at = (await this.clock.now(projectId)).toISOString();
-      const { row } = await this.execute(projectId, id, { type: 'RotateSigningKey', at });
+      const { row } = await this.commands.handle(projectId, id, { type: 'RotateSigningKey', at });
       return { endpoint: row ?? before, signingKey: await this.signingKeys.issue(id, at) };
     });
   }
@@ -125,7 +114,7 @@ export class WebhookEndpointsService {
       const endpoint = await this.readModels.endpoint(projectId, id);
       if (!endpoint) return false; // deleted meanwhile
       const at = (await this.clock.now(projectId)).toISOString();
-      const { events } = await this.execute(projectId, id, command(at));
+      const { events } = await this.commands.handle(projectId, id, command(at));
       return events.length > 0;
     });
   }
@@ -134,7 +123,7 @@ export class WebhookEndpointsService {
     return runCommand(this.uow, async () => {
       const before = await this.require(projectId, id);
       const at = (await this.clock.now(projectId)).toISOString();
-      const { row } = await this.execute(projectId, id, command(at));
+      const { row } = await this.commands.handle(projectId, id, command(at));
       return row ?? before;
     });
   }
@@ -149,47 +138,5 @@ export class WebhookEndpointsService {
       settings.subscriptions = [...new Set(input.subscriptions)];
     }
     return settings;
-  }
-
-  private execute(projectId: string, id: string, command: WebhookEndpointCommand, options?: DecideOptions) {
-    return decideAndAppend(this.store, webhookEndpointStreamId(id), webhookEndpointDecider, command, { projectId }, (event) => this.project(event), options);
-  }
-
-  private async project(event: RecordedEvent & WebhookEndpointEvent): Promise<EndpointRow | undefined> {
-    const version = event.streamVersion;
-    switch (event.type) {
-      case 'webhookEndpoint.created': {
-        const d = event.data;
-        return this.readModels.insertEndpoint({
-          id: d.webhookId,
-          project_id: d.projectId,
-          url: d.url,
-          subscriptions: d.subscriptions,
-          timeout_ms: d.timeoutMs,
-          notify_threshold_secs: d.notifyThresholdSecs,
-          description: d.description,
-          version,
-          at: d.createdAt,
-        });
-      }
-      case 'webhookEndpoint.updated':
-        return this.readModels.updateEndpoint(event.data.projectId, event.data.webhookId, event.data.changes, version, event.data.at);
-      case 'webhookEndpoint.enabled':
-        // Enabling resets the down clock; the pending down notice goes with it.
-        await this.deliveries.resetHealth(event.data.webhookId);
-        await this.timers.cancel(DOWN_NOTICE_TIMER, event.data.webhookId);
-        return this.readModels.setEndpointStatus(event.data.projectId, event.data.webhookId, 'enabled', version, event.data.at);
-      case 'webhookEndpoint.suspended':
-        return this.readModels.setEndpointStatus(event.data.projectId, event.data.webhookId, 'suspended', version, event.data.at);
-      case 'webhookEndpoint.downNotified':
-        return this.readModels.touchEndpoint(event.data.projectId, event.data.webhookId, version, event.data.at);
-      case 'webhookEndpoint.disabled':
-        return this.readModels.setEndpointStatus(event.data.projectId, event.data.webhookId, 'disabled', version, event.data.at);
-      case 'webhookEndpoint.signingKeyRotated':
-        return this.readModels.touchEndpoint(event.data.projectId, event.data.webhookId, version, event.data.at);
-      case 'webhookEndpoint.deleted':
-        await this.readModels.markEndpointDeleted(event.data.projectId, event.data.webhookId, version, event.data.at);
-        return undefined;
-    }
   }
 }

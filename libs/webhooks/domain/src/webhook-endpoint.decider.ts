@@ -45,28 +45,33 @@ export const WEBHOOK_DEFAULTS = { timeoutMs: 5000, maxTimeoutMs: 10_000, notifyT
 
 const SETTINGS: ReadonlyArray<keyof WebhookEndpointSettings> = ['url', 'subscriptions', 'timeoutMs', 'notifyThresholdSecs', 'description'];
 
+export type ExistingWebhookEndpoint = Exclude<WebhookEndpointState, { status: 'none' }>;
+
 function evolve(state: WebhookEndpointState, event: WebhookEndpointEvent): WebhookEndpointState {
-  if (event.type === 'webhookEndpoint.created') {
-    const { createdAt: _at, ...rest } = event.data;
-    return { status: 'enabled', deleted: false, notifiedDownSince: null, ...rest };
-  }
-  if (state.status === 'none') return state;
   switch (event.type) {
+    case 'webhookEndpoint.created': {
+      const { createdAt: _at, ...rest } = event.data;
+      return { status: 'enabled', deleted: false, notifiedDownSince: null, ...rest };
+    }
     case 'webhookEndpoint.updated':
-      return { ...state, ...event.data.changes };
+      return state.status === 'none' ? state : { ...state, ...event.data.changes };
     case 'webhookEndpoint.enabled':
       // Enabling resets the down clock: a new failure starts a new episode.
-      return { ...state, status: 'enabled', notifiedDownSince: null };
+      return state.status === 'none' ? state : { ...state, status: 'enabled', notifiedDownSince: null };
     case 'webhookEndpoint.suspended':
-      return { ...state, status: 'suspended' };
+      return state.status === 'none' ? state : { ...state, status: 'suspended' };
     case 'webhookEndpoint.downNotified':
-      return { ...state, notifiedDownSince: event.data.downSince };
+      return state.status === 'none' ? state : { ...state, notifiedDownSince: event.data.downSince };
     case 'webhookEndpoint.disabled':
-      return { ...state, status: 'disabled' };
+      return state.status === 'none' ? state : { ...state, status: 'disabled' };
     case 'webhookEndpoint.deleted':
-      return { ...state, deleted: true };
+      return state.status === 'none' ? state : { ...state, deleted: true };
     case 'webhookEndpoint.signingKeyRotated':
       return state;
+    default: {
+      const _exhaustive: never = event;
+      return state;
+    }
   }
 }
 
@@ -74,40 +79,88 @@ function event<T extends WebhookEndpointEvent['type']>(type: T, data: EventPaylo
   return { type, data } as WebhookEndpointEvent;
 }
 
-function decide(command: WebhookEndpointCommand, state: WebhookEndpointState): WebhookEndpointEvent[] {
-  if (command.type === 'CreateWebhookEndpoint') {
-    if (state.status !== 'none') return [];
-    const { type: _type, at, ...data } = command;
-    return [event('webhookEndpoint.created', { ...data, createdAt: at })];
+type CommandOf<T extends WebhookEndpointCommand['type']> = Extract<WebhookEndpointCommand, { type: T }>;
+
+function createWebhookEndpoint(command: CommandOf<'CreateWebhookEndpoint'>, state: WebhookEndpointState): WebhookEndpointEvent[] {
+  if (state.status !== 'none') return [];
+  const { type: _type, at, ...data } = command;
+  return [event('webhookEndpoint.created', { ...data, createdAt: at })];
+}
+
+/** Only the settings that differ change. */
+function updateWebhookEndpoint(command: CommandOf<'UpdateWebhookEndpoint'>, state: ExistingWebhookEndpoint): WebhookEndpointEvent[] {
+  const changes: Partial<WebhookEndpointSettings> = {};
+  for (const field of SETTINGS) {
+    if (!Object.hasOwn(command.changes, field) || command.changes[field] === undefined) continue;
+    if (JSON.stringify(command.changes[field]) !== JSON.stringify(state[field])) Object.assign(changes, { [field]: command.changes[field] });
   }
-  if (state.status === 'none' || state.deleted) throw new ApiError('WebhookNotFound');
+  const changedFields = Object.keys(changes);
+  if (changedFields.length === 0) return [];
+  return [event('webhookEndpoint.updated', { webhookId: state.webhookId, projectId: state.projectId, changedFields, changes, at: command.at })];
+}
+
+/** From disabled or suspended. */
+function enableWebhookEndpoint({ at }: CommandOf<'EnableWebhookEndpoint'>, state: ExistingWebhookEndpoint): WebhookEndpointEvent[] {
   const { webhookId, projectId } = state;
-  const at = command.at;
+  return state.status === 'enabled' ? [] : [event('webhookEndpoint.enabled', { webhookId, projectId, previousStatus: state.status, at })];
+}
+
+function disableWebhookEndpoint({ at }: CommandOf<'DisableWebhookEndpoint'>, state: ExistingWebhookEndpoint): WebhookEndpointEvent[] {
+  const { webhookId, projectId } = state;
+  return state.status === 'disabled' ? [] : [event('webhookEndpoint.disabled', { webhookId, projectId, previousStatus: state.status, at })];
+}
+
+function rotateSigningKey({ at }: CommandOf<'RotateSigningKey'>, { webhookId, projectId }: ExistingWebhookEndpoint): WebhookEndpointEvent[] {
+  return [event('webhookEndpoint.signingKeyRotated', { webhookId, projectId, at })];
+}
+
+function deleteWebhookEndpoint({ at }: CommandOf<'DeleteWebhookEndpoint'>, { webhookId, projectId }: ExistingWebhookEndpoint): WebhookEndpointEvent[] {
+  return [event('webhookEndpoint.deleted', { webhookId, projectId, at })];
+}
+
+/**
+ * Once per down episode; a partner who disabled the endpoint is not told it is down. A suspension that came
+ * first (a clock moved days at once) does not swallow the notice.
+ */
+function notifyEndpointDown({ downSince, at }: CommandOf<'NotifyEndpointDown'>, state: ExistingWebhookEndpoint): WebhookEndpointEvent[] {
+  const { webhookId, projectId } = state;
+  return state.status === 'disabled' || state.notifiedDownSince === downSince ? [] : [event('webhookEndpoint.downNotified', { webhookId, projectId, downSince, at })];
+}
+
+/** Set only by the service, and only on an endpoint that is being delivered to. */
+function suspendWebhookEndpoint({ downSince, at }: CommandOf<'SuspendWebhookEndpoint'>, state: ExistingWebhookEndpoint): WebhookEndpointEvent[] {
+  const { webhookId, projectId } = state;
+  return state.status !== 'enabled' ? [] : [event('webhookEndpoint.suspended', { webhookId, projectId, previousStatus: state.status, downSince, at })];
+}
+
+/** A deleted endpoint is gone from every command. */
+function requireEndpoint(state: WebhookEndpointState): ExistingWebhookEndpoint {
+  if (state.status === 'none' || state.deleted) throw new ApiError('WebhookNotFound');
+  return state;
+}
+
+function decide(command: WebhookEndpointCommand, state: WebhookEndpointState): WebhookEndpointEvent[] {
   switch (command.type) {
-    case 'UpdateWebhookEndpoint': {
-      const changes: Partial<WebhookEndpointSettings> = {};
-      for (const field of SETTINGS) {
-        if (!Object.hasOwn(command.changes, field) || command.changes[field] === undefined) continue;
-        if (JSON.stringify(command.changes[field]) !== JSON.stringify(state[field])) Object.assign(changes, { [field]: command.changes[field] });
-      }
-      const changedFields = Object.keys(changes);
-      return changedFields.length === 0 ? [] : [event('webhookEndpoint.updated', { webhookId, projectId, changedFields, changes, at })];
-    }
+    case 'CreateWebhookEndpoint':
+      return createWebhookEndpoint(command, state);
+    case 'UpdateWebhookEndpoint':
+      return updateWebhookEndpoint(command, requireEndpoint(state));
     case 'EnableWebhookEndpoint':
-      return state.status === 'enabled' ? [] : [event('webhookEndpoint.enabled', { webhookId, projectId, previousStatus: state.status, at })];
+      return enableWebhookEndpoint(command, requireEndpoint(state));
     case 'DisableWebhookEndpoint':
-      return state.status === 'disabled' ? [] : [event('webhookEndpoint.disabled', { webhookId, projectId, previousStatus: state.status, at })];
+      return disableWebhookEndpoint(command, requireEndpoint(state));
     case 'RotateSigningKey':
-      return [event('webhookEndpoint.signingKeyRotated', { webhookId, projectId, at })];
+      return rotateSigningKey(command, requireEndpoint(state));
     case 'DeleteWebhookEndpoint':
-      return [event('webhookEndpoint.deleted', { webhookId, projectId, at })];
+      return deleteWebhookEndpoint(command, requireEndpoint(state));
     case 'NotifyEndpointDown':
-      // Once per down episode; a partner who disabled the endpoint is not told it is down. A
-      // suspension that came first (a clock moved days at once) does not swallow the notice.
-      return state.status === 'disabled' || state.notifiedDownSince === command.downSince ? [] : [event('webhookEndpoint.downNotified', { webhookId, projectId, downSince: command.downSince, at })];
+      return notifyEndpointDown(command, requireEndpoint(state));
     case 'SuspendWebhookEndpoint':
-      // Set only by the service, and only on an endpoint that is being delivered to.
-      return state.status !== 'enabled' ? [] : [event('webhookEndpoint.suspended', { webhookId, projectId, previousStatus: state.status, downSince: command.downSince, at })];
+      return suspendWebhookEndpoint(command, requireEndpoint(state));
+    default: {
+      const _exhaustive: never = command;
+      throw new Error(`unknown webhook endpoint command ${(_exhaustive as { type: string }).type}`);
+    }
   }
 }
 
