@@ -5,33 +5,36 @@
 import { Body, Controller, HttpCode, Injectable, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { TransactionsPort, type CashInTransactionRequest, type DepositAddressDepositReceived, type VirtualAccountDepositReceived } from '@mm/contracts';
-import { TransactionsService } from '@mm/transactions/application';
+import { DepositTransactionsHandler, TransactionQueries } from '@mm/transactions/application';
 import { InternalRoute, NoIdempotencyKey } from '@mm/platform/http';
 
 @Injectable()
 export class TransactionsPortAdapter extends TransactionsPort {
-  constructor(private readonly transactions: TransactionsService) {
+  constructor(
+    private readonly deposits: DepositTransactionsHandler,
+    private readonly queries: TransactionQueries,
+  ) {
     super();
   }
 
   createForCashIn(projectId: string, deposit: CashInTransactionRequest): Promise<{ transactionId: string }> {
-    return this.transactions.createForCashIn(projectId, deposit);
+    return this.deposits.createForCashIn(projectId, deposit);
   }
 
   createForDepositAddress(projectId: string, deposit: DepositAddressDepositReceived): Promise<{ transactionId: string }> {
-    return this.transactions.createForDepositAddress(projectId, deposit);
+    return this.deposits.createForDepositAddress(projectId, deposit);
   }
 
   createForVirtualAccount(projectId: string, deposit: VirtualAccountDepositReceived): Promise<{ transactionId: string }> {
-    return this.transactions.createForVirtualAccount(projectId, deposit);
+    return this.deposits.createForVirtualAccount(projectId, deposit);
   }
 
   unfinishedTransactions(projectId: string, transactionIds: string[]): Promise<string[]> {
-    return this.transactions.unfinishedTransactions(projectId, transactionIds);
+    return this.queries.unfinishedTransactions(projectId, transactionIds);
   }
 
   heldForDestination(projectId: string, transactionIds: string[]): Promise<string[]> {
-    return this.transactions.heldForDestination(projectId, transactionIds);
+    return this.queries.heldForDestination(projectId, transactionIds);
   }
 }
 

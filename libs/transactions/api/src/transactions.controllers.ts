@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { ApiError, type EventPayloads } from '@mm/contracts';
-import { TransactionsService } from '@mm/transactions/application';
+import { CashPickupHandler, CreateTransactionHandler, DepositTransactionsHandler, HoldsHandler, OperatorActionsHandler, RefundsHandler, TransactionQueries } from '@mm/transactions/application';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { AdminRoute, ApiPage, decodeCursor, Idempotent, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
 import { isId } from '@mm/platform/ids';
@@ -23,14 +23,17 @@ import {
 @ApiBearerAuth('bearer')
 @Controller('transactions')
 export class TransactionsController {
-  constructor(private readonly transactions: TransactionsService) {}
+  constructor(
+    private readonly creation: CreateTransactionHandler,
+    private readonly transactions: TransactionQueries,
+  ) {}
 
   @Post()
   @Idempotent()
   @ApiOperation({ summary: 'Create a transaction from an open quote; it starts processing' })
   @ApiCreatedResponse({ type: TransactionResponse })
   async create(@ProjectId() projectId: string, @Body() body: CreateTransactionRequest): Promise<TransactionResponse> {
-    return (await this.transactions.create(projectId, body.quoteId)) as TransactionResponse;
+    return (await this.creation.create(projectId, body.quoteId)) as TransactionResponse;
   }
 
   @Get()
@@ -58,7 +61,7 @@ export class TransactionsController {
 @SandboxOnly()
 @Controller('transactions')
 export class SandboxTransactionsController {
-  constructor(private readonly transactions: TransactionsService) {}
+  constructor(private readonly cashPickups: CashPickupHandler) {}
 
   @Post(':id/simulate/cash-pickup')
   @Idempotent()
@@ -69,7 +72,7 @@ export class SandboxTransactionsController {
   })
   @ApiOkResponse({ type: TransactionResponse })
   async cashPickup(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: SimulateCashPickupRequest): Promise<TransactionResponse> {
-    return (await this.transactions.simulateCashPickup(projectId, id, body.outcome)) as TransactionResponse;
+    return (await this.cashPickups.simulateCashPickup(projectId, id, body.outcome)) as TransactionResponse;
   }
 }
 
@@ -78,7 +81,10 @@ export class SandboxTransactionsController {
 @AdminRoute()
 @Controller('admin/transactions')
 export class TransactionsAdminController {
-  constructor(private readonly transactions: TransactionsService) {}
+  constructor(
+    private readonly transactions: TransactionQueries,
+    private readonly operator: OperatorActionsHandler,
+  ) {}
 
   @Get('held')
   @ApiOperation({
@@ -102,7 +108,7 @@ export class TransactionsAdminController {
   @ApiOperation({ summary: 'Send a payout held after it failed again (processing.payoutRetrying); a completed transaction answers already_completed' })
   @ApiOkResponse({ type: OperatorResultResponse })
   retry(@Param('id') id: string, @Body() body: OperatorActionRequest): Promise<OperatorResultResponse> {
-    return this.transactions.operate(id, 'retry', body.reason ?? 'operator retry') as Promise<OperatorResultResponse>;
+    return this.operator.operate(id, 'retry', body.reason ?? 'operator retry') as Promise<OperatorResultResponse>;
   }
 
   @Post(':id/refund')
@@ -114,7 +120,7 @@ export class TransactionsAdminController {
   })
   @ApiOkResponse({ type: OperatorResultResponse })
   refund(@Param('id') id: string, @Body() body: OperatorRefundRequest): Promise<OperatorResultResponse> {
-    return this.transactions.operate(id, 'refund', body.reason ?? 'operator refund', body.amount, body.to) as Promise<OperatorResultResponse>;
+    return this.operator.operate(id, 'refund', body.reason ?? 'operator refund', body.amount, body.to) as Promise<OperatorResultResponse>;
   }
 
   @Post(':id/mark-failed')
@@ -123,7 +129,7 @@ export class TransactionsAdminController {
   @ApiOperation({ summary: 'Give up on a held or unconfirmed payout: failed.outboundFailed, the money held for a refund' })
   @ApiOkResponse({ type: OperatorResultResponse })
   markFailed(@Param('id') id: string, @Body() body: OperatorActionRequest): Promise<OperatorResultResponse> {
-    return this.transactions.operate(id, 'markFailed', body.reason ?? 'operator marked failed') as Promise<OperatorResultResponse>;
+    return this.operator.operate(id, 'markFailed', body.reason ?? 'operator marked failed') as Promise<OperatorResultResponse>;
   }
 
   @Post(':id/complete-refund')
@@ -135,47 +141,51 @@ export class TransactionsAdminController {
   })
   @ApiOkResponse({ type: OperatorResultResponse })
   completeRefund(@Param('id') id: string, @Body() body: CompleteRefundRequest): Promise<OperatorResultResponse> {
-    return this.transactions.completeRefund(id, body.reason) as Promise<OperatorResultResponse>;
+    return this.operator.completeRefund(id, body.reason) as Promise<OperatorResultResponse>;
   }
 }
 
 /** The saga's answers from other services. */
 @Controller()
 export class TransactionsEventsController {
-  constructor(private readonly transactions: TransactionsService) {}
+  constructor(
+    private readonly deposits: DepositTransactionsHandler,
+    private readonly holds: HoldsHandler,
+    private readonly refunds: RefundsHandler,
+  ) {}
 
   @EventPattern('cashIn.deposited')
   onCashInDeposited(@Payload() event: RecordedEvent<'cashIn.deposited', EventPayloads['cashIn.deposited']>): Promise<void> {
-    return this.transactions.onCashInDeposited(event);
+    return this.deposits.onCashInDeposited(event);
   }
 
   @EventPattern('depositAddress.depositReceived')
   onDepositReceived(@Payload() event: RecordedEvent<'depositAddress.depositReceived', EventPayloads['depositAddress.depositReceived']>): Promise<void> {
-    return this.transactions.onDepositReceived(event);
+    return this.deposits.onDepositReceived(event);
   }
 
   @EventPattern('depositAddress.senderAttributed')
   onSenderAttributed(@Payload() event: RecordedEvent<'depositAddress.senderAttributed', EventPayloads['depositAddress.senderAttributed']>): Promise<void> {
-    return this.transactions.onSenderAttributed(event);
+    return this.holds.onSenderAttributed(event);
   }
 
   @EventPattern('depositAddress.destinationRestored')
   onDestinationRestored(@Payload() event: RecordedEvent<'depositAddress.destinationRestored', EventPayloads['depositAddress.destinationRestored']>): Promise<void> {
-    return this.transactions.onDestinationRestored(event);
+    return this.holds.onDestinationRestored(event);
   }
 
   @EventPattern('virtualAccount.destinationRestored')
   onVirtualAccountDestinationRestored(@Payload() event: RecordedEvent<'virtualAccount.destinationRestored', EventPayloads['virtualAccount.destinationRestored']>): Promise<void> {
-    return this.transactions.onVirtualAccountDestinationRestored(event);
+    return this.holds.onVirtualAccountDestinationRestored(event);
   }
 
   @EventPattern('virtualAccount.depositReceived')
   onVirtualAccountDeposit(@Payload() event: RecordedEvent<'virtualAccount.depositReceived', EventPayloads['virtualAccount.depositReceived']>): Promise<void> {
-    return this.transactions.onVirtualAccountDeposit(event);
+    return this.deposits.onVirtualAccountDeposit(event);
   }
 
   @EventPattern('funds.returned')
   onFundsReturned(@Payload() event: RecordedEvent<'funds.returned', EventPayloads['funds.returned']>): Promise<void> {
-    return this.transactions.onFundsReturned(event);
+    return this.refunds.onFundsReturned(event);
   }
 }

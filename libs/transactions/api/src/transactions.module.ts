@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TransactionsEventStore, TransactionsService } from '@mm/transactions/application';
+import { TRANSACTIONS_APPLICATION } from '@mm/transactions/application';
 import { PaymentRails, SandboxRails, TransactionLimitsRepository, TransactionsReadModel } from '@mm/transactions/infrastructure';
 import { TransactionsPort } from '@mm/contracts';
 import { TransactionsInternalController, TransactionsPortAdapter } from './transactions-port';
@@ -8,7 +8,7 @@ import { SandboxTransactionsController, TransactionsAdminController, Transaction
 @Module({
   controllers: [TransactionsController, SandboxTransactionsController, TransactionsAdminController, TransactionsEventsController, TransactionsInternalController],
   // The sandbox simulates every rail; production binds real adapters to PaymentRails.
-  providers: [TransactionsEventStore, TransactionsReadModel, TransactionLimitsRepository, { provide: PaymentRails, useClass: SandboxRails }, TransactionsService, TransactionsPortAdapter, { provide: TransactionsPort, useExisting: TransactionsPortAdapter }],
+  providers: [...TRANSACTIONS_APPLICATION, TransactionsReadModel, TransactionLimitsRepository, { provide: PaymentRails, useClass: SandboxRails }, TransactionsPortAdapter, { provide: TransactionsPort, useExisting: TransactionsPortAdapter }],
   exports: [TransactionsPort],
 })
 export class TransactionsModule {}

@@ -6,14 +6,18 @@
 // database transaction it runs in. In the log reader that transaction is a batch of events and the
 // checkpoint: it must go on past the lost race, not roll back and read the batch again.
 import type { VirtualAccountDepositReceived } from '@mm/contracts';
-import type { AccountsPort, GatewayPort, QuotesPort } from '@mm/contracts';
+import type { AccountsPort } from '@mm/contracts';
 import { ProjectClock, TimerService } from '@mm/platform/clock';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { newId } from '@mm/platform/ids';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import { SandboxRails, TransactionLimitsRepository, TransactionsReadModel } from '@mm/transactions/infrastructure';
+import { SandboxRails, TransactionsReadModel } from '@mm/transactions/infrastructure';
+import { DepositTransactionsHandler } from './deposit-transactions.handler';
+import { LegAccountChecks } from './leg-account-checks';
+import { MadeTransactions, RecentIds } from './made-transactions';
+import { TransactionCommands } from './transaction.commands';
+import { TransactionTimerService } from './transaction.timers';
 import { TransactionsEventStore } from './transactions-event-store';
-import { RecentIds, TransactionsService } from './transactions.service';
 
 const zero = { total: '0.00', developer: '0.00', gas: '0.00', meridian: '0.00' };
 
@@ -57,29 +61,20 @@ async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise
 
 describe('a transaction made once from another service\'s event', () => {
   let db: TestDatabase;
-  let transactions: TransactionsService;
+  let transactions: DepositTransactionsHandler;
   let store: TransactionsEventStore;
   /** Another process's transactions service, on the same database. */
-  let elsewhere: TransactionsService;
+  let elsewhere: DepositTransactionsHandler;
   const projectId = newId('project');
 
   /** A transactions service on this database, with a store of its own (as each process has). */
-  function service(eventStore: TransactionsEventStore): TransactionsService {
+  function service(eventStore: TransactionsEventStore): DepositTransactionsHandler {
     // Making a deposit's transaction asks no other service: their ports are not called here.
     const unused = {} as never;
     const clock = new ProjectClock(db.uow);
-    return new TransactionsService(
-      db.uow,
-      eventStore,
-      new TransactionsReadModel(db.uow),
-      unused as QuotesPort,
-      unused as AccountsPort,
-      new SandboxRails(),
-      new TransactionLimitsRepository(db.uow),
-      unused as GatewayPort,
-      clock,
-      new TimerService(db.uow, clock),
-    );
+    const timers = new TransactionTimerService(new TimerService(db.uow, clock));
+    const commands = new TransactionCommands(eventStore, new TransactionsReadModel(db.uow), new SandboxRails(), clock, timers);
+    return new DepositTransactionsHandler(db.uow, commands, new MadeTransactions(commands), new LegAccountChecks(unused as AccountsPort));
   }
 
   beforeAll(async () => {

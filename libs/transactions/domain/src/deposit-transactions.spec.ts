@@ -7,7 +7,7 @@ import { cryptoDepositLeg, depositNext, depositTransactionRecord, HOLD_MESSAGES,
 import { sentBackToSender, unusableAccountFailure } from './leg-accounts';
 import { refundLeg } from './rails';
 import { transactionView } from './transaction-view';
-import { transactionDecider, type TransactionCommand, type TransactionEvent, type TransactionState } from './transaction.decider';
+import { existingTransaction, transactionDecider, type ExistingTransaction, type TransactionCommand, type TransactionEvent } from './transaction.decider';
 
 const at = '2026-01-01T00:00:00.000Z';
 const zero = { total: '0.00', developer: '0.00', gas: '0.00', meridian: '0.00' };
@@ -49,9 +49,9 @@ function create(d: DepositAddressDepositReceived): TransactionEvent[] {
 }
 const statuses = (events: TransactionEvent[]) => events.map((e) => [e.type, e.data.status, e.data.subStatus]);
 /** Runs the commands in turn; answers every event and the partner leg events each announced. */
-function run(start: TransactionEvent[], ...commands: Array<(s: TransactionState) => TransactionCommand>) {
+function run(start: TransactionEvent[], ...commands: Array<(s: ExistingTransaction) => TransactionCommand>) {
   const events = [...start];
-  for (const command of commands) events.push(...transactionDecider.decide(command(fold(transactionDecider, events)), fold(transactionDecider, events)));
+  for (const command of commands) events.push(...transactionDecider.decide(command(existingTransaction(fold(transactionDecider, events))), fold(transactionDecider, events)));
   let state = transactionDecider.initialState();
   const legs: string[] = [];
   for (const e of events) {
@@ -59,10 +59,10 @@ function run(start: TransactionEvent[], ...commands: Array<(s: TransactionState)
     legs.push(...depositAddressLegEvents(state, e, after));
     state = after;
   }
-  return { events, state, legs };
+  return { events, state: existingTransaction(state), legs };
 }
-const legId = (s: TransactionState, kind: string) => [...s.legs].reverse().find((l) => l.kind === kind)!.id;
-const next = (s: TransactionState) => `txn_1.${s.legs.length + 1}`;
+const legId = (s: ExistingTransaction, kind: string) => [...s.legs].reverse().find((l) => l.kind === kind)!.id;
+const next = (s: ExistingTransaction) => `txn_1.${s.legs.length + 1}`;
 
 describe('a deposit address deposit transaction', () => {
   it('starts processing with its crypto deposit settled and the bank payout pending; completes when the payout settles', () => {
@@ -93,7 +93,7 @@ describe('a deposit address deposit transaction', () => {
       expect(failed.legs.at(-1)).toBe(name);
       const refunded = run(
         failed.events,
-        (s) => ({ type: 'RefundHeld', refundLeg: refundLeg(s.record!, next(s)), reason: 'customer asked', at }),
+        (s) => ({ type: 'RefundHeld', refundLeg: refundLeg(s.record, next(s)), reason: 'customer asked', at }),
         (s) => ({ type: 'ConfirmRefund', legId: legId(s, 'refund'), at }),
       );
       expect([refunded.state.status, refunded.state.subStatus]).toEqual(['failed', 'failed.returnedToSender']);
@@ -113,19 +113,19 @@ describe('a deposit address deposit transaction', () => {
     });
     expect(held.legs).toContain('deposit_address.crypto_deposit.needs_attribution');
     const sender = { party: { relationship: 'externalRegistered', counterpartyId: 'cp_1', entityType: 'individual', name: 'Ada' } as const, externalAccountId: 'ext_w1' };
-    const released = run(held.events, (s) => ({ type: 'ReleaseHold', code: 'senderAttribution', sender, target: target('25.00'), next: payoutNext(withTarget(s.record!, target('25.00')), next(s)), at }));
+    const released = run(held.events, (s) => ({ type: 'ReleaseHold', code: 'senderAttribution', sender, target: target('25.00'), next: payoutNext(withTarget(s.record, target('25.00')), next(s)), at }));
     expect([released.state.status, released.state.subStatus]).toEqual(['processing', null]);
     expect(transactionView(released.state).hold).toBeUndefined();
     expect(transactionView(released.state).source).toMatchObject({ party: sender.party, details: { id: 'ext_w1', address: '0xsender' } });
     expect(released.state.legs.at(-1)).toMatchObject({ kind: 'payout', status: 'pending' });
     // A second release, or the deadline after the release, changes nothing.
-    expect(transactionDecider.decide({ type: 'ExpireAttribution', refundLeg: refundLeg(released.state.record!, 'txn_1.9'), at }, released.state)).toEqual([]);
+    expect(transactionDecider.decide({ type: 'ExpireAttribution', refundLeg: refundLeg(released.state.record, 'txn_1.9'), at }, released.state)).toEqual([]);
   });
 
   it('ends an unattributed deposit failed.attributionTimeout once its crypto is back with the sender', () => {
     const { state } = run(
       create(deposit('25.00', 'awaitingSenderAttribution')),
-      (s) => ({ type: 'ExpireAttribution', refundLeg: refundLeg(s.record!, next(s)), at }),
+      (s) => ({ type: 'ExpireAttribution', refundLeg: refundLeg(s.record, next(s)), at }),
       (s) => ({ type: 'ConfirmRefund', legId: legId(s, 'refund'), at }),
     );
     expect([state.status, state.subStatus]).toEqual(['failed', 'failed.attributionTimeout']);
@@ -136,7 +136,7 @@ describe('a deposit address deposit transaction', () => {
     const held = run(create(deposit('25.00', 'payoutDestinationMissing')));
     expect([held.state.status, held.state.subStatus, transactionView(held.state).hold?.code]).toEqual(['awaitingAction', 'awaitingAction.payoutDestinationMissing', 'payoutDestinationMissing']);
     const wire = target('25.00', 'ext_bank2', 'wire');
-    const released = run(held.events, (s) => ({ type: 'ReleaseHold', code: 'payoutDestinationMissing', target: wire, next: payoutNext(withTarget(s.record!, wire), next(s)), at }));
+    const released = run(held.events, (s) => ({ type: 'ReleaseHold', code: 'payoutDestinationMissing', target: wire, next: payoutNext(withTarget(s.record, wire), next(s)), at }));
     expect(released.state.legs.at(-1)).toMatchObject({ kind: 'payout', rail: 'wire', status: 'pending' });
     expect(transactionView(released.state).destination).toMatchObject({ details: { id: 'ext_bank2' } });
     expect(released.legs.slice(-2)).toEqual(['deposit_address.wire_payout.initiated', 'deposit_address.wire_payout.pending']);
@@ -151,7 +151,7 @@ describe('a deposit address deposit transaction', () => {
   it('holds amounts at the review threshold for review; a rejection returns the crypto', () => {
     const created = create(deposit('10000.98', 'payout'));
     expect(statuses(created).at(-1)).toEqual(['transaction.reviewStarted', 'processing', 'processing.underReview']);
-    const { state } = run(created, (s) => ({ type: 'DecideReview', outcome: 'rejected', firstLeg: { id: 'x', kind: 'payout', rail: 'ach', asset: 'usd', network: 'ach', amount: '1' }, refundLeg: refundLeg(s.record!, next(s)), at }));
+    const { state } = run(created, (s) => ({ type: 'DecideReview', outcome: 'rejected', firstLeg: { id: 'x', kind: 'payout', rail: 'ach', asset: 'usd', network: 'ach', amount: '1' }, refundLeg: refundLeg(s.record, next(s)), at }));
     expect([state.status, state.subStatus]).toEqual(['processing', 'processing.returningToSender']);
   });
 
@@ -166,7 +166,7 @@ describe('a deposit address deposit transaction', () => {
     expect(legs.slice(-1)).toEqual(['deposit_address.ach_payout.failed']);
     // A new destination releases it to a new payout leg; the refused one stays failed.
     const wire = target('25.00', 'ext_bank2', 'wire');
-    const released = run(events, (s) => ({ type: 'ReleaseHold', code: 'payoutDestinationMissing', target: wire, next: payoutNext(withTarget(s.record!, wire), next(s)), at }));
+    const released = run(events, (s) => ({ type: 'ReleaseHold', code: 'payoutDestinationMissing', target: wire, next: payoutNext(withTarget(s.record, wire), next(s)), at }));
     expect(released.state.legs.map((l) => [l.kind, l.status])).toEqual([['deposit', 'settled'], ['payout', 'failed'], ['payout', 'pending']]);
   });
 
@@ -178,14 +178,14 @@ describe('a deposit address deposit transaction', () => {
   it('a return to a return wallet that went away is refused: the crypto held for an operator, who sends it back to the sender', () => {
     const gone = unusableAccountFailure({ kind: 'refund' }, { side: 'returnDestination', id: 'ext_ret' }, { status: 'invalid', failure: null }, 'start')!;
     const d = { ...deposit('25.00', 'awaitingSenderAttribution'), returnTo: { address: '0xret', network: 'ethereum', externalAccountId: 'ext_ret', kind: 'returnDestination' as const } };
-    const lapsed = run(create(d), (s) => ({ type: 'ExpireAttribution', refundLeg: refundLeg(s.record!, next(s)), refundRefused: gone, at }));
+    const lapsed = run(create(d), (s) => ({ type: 'ExpireAttribution', refundLeg: refundLeg(s.record, next(s)), refundRefused: gone, at }));
     expect([lapsed.state.status, lapsed.state.subStatus]).toEqual(['processing', 'processing.underReview']);
     expect(lapsed.state.legs.at(-1)).toMatchObject({ kind: 'refund', status: 'failed', failure: gone });
     expect(lapsed.legs.at(-1)).toBe('deposit_address.crypto_payout.failed');
     // Sent to the sender by an operator, it ends as the lapsed attribution would have.
     const back = run(
       lapsed.events,
-      (s) => ({ type: 'RefundHeld', refundLeg: refundLeg(sentBackToSender(s.record!), next(s)), reason: 'the return wallet is gone', at }),
+      (s) => ({ type: 'RefundHeld', refundLeg: refundLeg(sentBackToSender(s.record), next(s)), reason: 'the return wallet is gone', at }),
       (s) => ({ type: 'ConfirmRefund', legId: legId(s, 'refund'), at }),
     );
     expect([back.state.status, back.state.subStatus]).toEqual(['failed', 'failed.attributionTimeout']);

@@ -48,6 +48,11 @@ export function depositTransactionRecord(d: DepositAddressDepositReceived): Omit
   };
 }
 
+/** A deposit address's or virtual account's deposit: its payouts and refunds have holds of their own (ADR 0056). */
+export function isFromDeposit(record: { precursor: { type: string } }): boolean {
+  return record.precursor.type === 'depositAddress' || record.precursor.type === 'virtualAccount';
+}
+
 /** The crypto deposit leg: on chain, into the address, for the deposit's amount. */
 export function cryptoDepositLeg(d: DepositAddressDepositReceived): NewLeg {
   return { id: `${d.transactionId}.1`, kind: 'deposit', rail: 'crypto', asset: d.deposit.asset, network: d.deposit.network, amount: d.deposit.amount };
@@ -93,8 +98,9 @@ export function destinationMissing(origin: TransactionCreated['precursor']['type
  * What a deposit released from its hold does: compliance review first when its amount calls for one it has
  * not passed yet (a deposit held when it arrived), else the payout to its destination as released.
  */
-export function releaseNext(state: Pick<TransactionState, 'reviewed'>, record: TransactionCreated, legId: string): DepositNext {
-  if (needsReview(record) && !state.reviewed) return { kind: 'review', reason: 'amount over the compliance review threshold' };
+export function releaseNext(state: TransactionState, record: TransactionCreated, legId: string): DepositNext {
+  const reviewed = state.status !== 'none' && state.reviewed;
+  if (needsReview(record) && !reviewed) return { kind: 'review', reason: 'amount over the compliance review threshold' };
   return { kind: 'payout', leg: payoutLeg(record, legId) };
 }
 

@@ -7,3 +7,4 @@ export * from './deposit-address-legs';
 export * from './deposit-transactions';
 export * from './virtual-account-transactions';
 export * from './virtual-account-legs';
+export * from './cash-in-transactions';

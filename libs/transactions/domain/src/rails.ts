@@ -87,6 +87,9 @@ const UNCONFIRMED = [SANDBOX_MAGIC_CENTS.unconfirmedHeld, SANDBOX_MAGIC_CENTS.un
 /** What the provider says when asked about a payout it did not answer: it holds it, it has none, or it cannot be asked. */
 export type ProviderLookup = 'holds' | 'none' | 'unreachable';
 
+/** An unconfirmed payout the provider has no record of fails so (spec: Unconfirmed payout sweep). */
+export const PROVIDER_TIMEOUT: LegFailure = { code: 'providerTimeout', message: 'The payout provider has no record of the transfer.' };
+
 export function sandboxLookup(record: TransactionCreated): ProviderLookup {
   const cents = magicCents(record);
   return cents === SANDBOX_MAGIC_CENTS.unconfirmedHeld ? 'holds' : cents === SANDBOX_MAGIC_CENTS.unconfirmedUnreachable ? 'unreachable' : 'none';

@@ -5,7 +5,7 @@
 // cashPickup or legacy origin ids. A cash pickup's code travels as what it is, the
 // cash rail's reference of the payout leg (`pickupCode`, as a chain's `txHash`).
 import type { TransactionLeg } from '@mm/contracts';
-import type { TransactionState } from './transaction.decider';
+import type { ExistingTransaction } from './transaction.decider';
 
 export interface TransactionView {
   id: string;
@@ -50,8 +50,8 @@ function legView(leg: TransactionLeg): Record<string, unknown> {
   };
 }
 
-export function transactionView(state: TransactionState): TransactionView {
-  const r = state.record!;
+export function transactionView(state: ExistingTransaction): TransactionView {
+  const r = state.record;
   const side = (s: typeof r.source) => ({ party: s.party, type: s.type, category: s.category, details: s.details });
   const fiatPayout = r.destination.category === 'fiat';
   return {
@@ -73,6 +73,6 @@ export function transactionView(state: TransactionState): TransactionView {
     ...(state.error && state.status === 'failed' ? { error: { ...state.error } } : {}),
     metadata: r.metadata,
     createdAt: r.at,
-    updatedAt: state.updatedAt ?? r.at,
+    updatedAt: state.updatedAt,
   };
 }

@@ -3,7 +3,7 @@ import { ApiError, type TransactionCreated } from '@mm/contracts';
 import { fold, specFor } from '@mm/platform/decider';
 import { payoutLeg, refundLeg } from './rails';
 import { transactionView } from './transaction-view';
-import { transactionDecider, type TransactionEvent } from './transaction.decider';
+import { existingTransaction, transactionDecider, type TransactionEvent } from './transaction.decider';
 
 const at = '2026-01-01T00:00:00.000Z';
 const zero = { total: '0.00', developer: '0.00', gas: '0.00', meridian: '0.00' };
@@ -102,7 +102,7 @@ describe('transaction decider', () => {
 
     it('is processing.cashPickupReady once the network issues the code, which the payout leg carries', () => {
       expect(statuses(ready)).toEqual([['transaction.cashPickupReady', 'processing', 'processing.cashPickupReady']]);
-      const state = fold(transactionDecider, waiting);
+      const state = existingTransaction(fold(transactionDecider, waiting));
       expect(state.legs).toEqual([expect.objectContaining({ id: 'txn_2.1', status: 'pending', pickupCode: '1234 5678' })]);
       expect(transactionView(state).legs[0]).toMatchObject({ rail: 'cash', status: 'pending', pickupCode: '1234 5678' });
       // A second answer from the network issues nothing new.
@@ -129,7 +129,7 @@ describe('transaction decider', () => {
       expect(expired[1].data).toMatchObject({ walletId: 'wlt_1', leg: { kind: 'refund', rail: 'crypto', asset: 'usdc', amount: '40.00' } });
       const back = transactionDecider.decide({ type: 'ConfirmRefund', legId: 'txn_2.2', at }, fold(transactionDecider, [...waiting, ...expired]));
       expect(statuses(back)).toEqual([['transaction.refunded', 'completed', 'completed.cashPickupExpired']]);
-      const done = transactionView(fold(transactionDecider, [...waiting, ...expired, ...back]));
+      const done = transactionView(existingTransaction(fold(transactionDecider, [...waiting, ...expired, ...back])));
       expect(done).toMatchObject({ status: 'completed', subStatus: 'completed.cashPickupExpired' });
       expect(done).not.toHaveProperty('error');
       given([...waiting, ...expired, ...back]).when({ type: 'ReportCashPickup', outcome: 'collected', refundLeg: refund, at }).thenThrows(isError('CashPickupNotReady'));
@@ -145,7 +145,7 @@ describe('transaction decider', () => {
     });
 
     it('shows no pickup code on legs of other rails', () => {
-      expect(transactionView(fold(transactionDecider, created)).legs[0]).not.toHaveProperty('pickupCode');
+      expect(transactionView(existingTransaction(fold(transactionDecider, created))).legs[0]).not.toHaveProperty('pickupCode');
     });
   });
 

@@ -24,7 +24,7 @@ import {
   type VirtualAccountTarget,
 } from '@mm/contracts';
 import type { Decider } from '@mm/platform/decider';
-import { holdMessage } from './deposit-transactions';
+import { holdMessage, isFromDeposit } from './deposit-transactions';
 import { isUnusableAccountFailure } from './leg-accounts';
 
 export type TransactionEvent = TypedEvent<
@@ -144,10 +144,16 @@ export type DepositNext =
   | { kind: 'hold'; hold: TransactionHold; destinationId?: string }
   | { kind: 'return'; refundLeg: NewLeg; failure: LegFailure; refused?: LegFailure };
 
-export interface TransactionState {
-  status: TransactionStatus | 'none';
+/** No transaction yet: its stream has no events. */
+export interface NoTransaction {
+  status: 'none';
+}
+
+/** A transaction, from its transaction.created on. */
+export interface ExistingTransaction {
+  status: TransactionStatus;
   subStatus: string | null;
-  record?: TransactionCreated;
+  record: TransactionCreated;
   legs: TransactionLeg[];
   error: SettlementError | null;
   /** The error a refund in flight ends in. */
@@ -160,7 +166,37 @@ export interface TransactionState {
   refundEndsIn: string | null;
   /** A compliance review approved it: a deposit released from a hold later is not reviewed again. */
   reviewed: boolean;
-  updatedAt: string | null;
+  updatedAt: string;
+}
+
+export type TransactionState = NoTransaction | ExistingTransaction;
+
+/** The transaction a command acts on: a stream without one is TransactionNotFound. */
+export function existingTransaction(state: TransactionState): ExistingTransaction {
+  if (state.status === 'none') throw new ApiError('TransactionNotFound');
+  return state;
+}
+
+/** The id of the next leg a transaction starts: the transaction's id and the leg's place among its legs. */
+export function nextLegId(state: ExistingTransaction): string {
+  return `${state.record.transactionId}.${state.legs.length + 1}`;
+}
+
+type CommandOf<T extends TransactionCommand['type']> = Extract<TransactionCommand, { type: T }>;
+
+/** What every event of a command carries besides its own fields. */
+interface Base {
+  transactionId: string;
+  projectId: string;
+  at: string;
+}
+
+function baseOf(state: ExistingTransaction, at: string): Base {
+  return { transactionId: state.record.transactionId, projectId: state.record.projectId, at };
+}
+
+function unreachable(value: never): never {
+  throw new Error(`unhandled: ${JSON.stringify(value)}`);
 }
 
 function event<T extends TransactionEvent['type']>(type: T, data: EventPayloads[T]): TransactionEvent {
@@ -171,13 +207,23 @@ function pendingLeg(leg: NewLeg, at: string): TransactionLeg {
   return { ...leg, status: 'pending', txHash: null, imad: null, uetr: null, endToEndId: null, failure: null, initiatedAt: at, settledAt: null };
 }
 
+/** The transaction as its transaction.created makes it. */
+function opened(record: TransactionCreated): ExistingTransaction {
+  return { status: record.status, subStatus: record.subStatus, record, legs: [], error: null, pendingError: null, pulledFrom: null, hold: null, refundEndsIn: null, reviewed: false, updatedAt: record.at };
+}
+
 function evolve(state: TransactionState, e: TransactionEvent): TransactionState {
+  if (e.type === 'transaction.created') return opened(e.data);
+  // Every other event of a stream follows its transaction.created.
+  if (state.status === 'none') return state;
+  return evolveExisting(state, e);
+}
+
+function evolveExisting(state: ExistingTransaction, e: Exclude<TransactionEvent, { type: 'transaction.created' }>): ExistingTransaction {
   const d = e.data;
   // A hold lasts while the transaction is awaitingAction (spec: Transaction `hold`).
-  const moved = { ...state, status: d.status, subStatus: d.subStatus, updatedAt: d.at, hold: d.status === 'awaitingAction' ? state.hold : null };
+  const moved: ExistingTransaction = { ...state, status: d.status, subStatus: d.subStatus, updatedAt: d.at, hold: d.status === 'awaitingAction' ? state.hold : null };
   switch (e.type) {
-    case 'transaction.created':
-      return { ...moved, record: e.data };
     case 'transaction.fundsPulled':
       return { ...moved, pulledFrom: { walletId: e.data.walletId, asset: e.data.asset, amount: e.data.amount } };
     case 'transaction.legInitiated':
@@ -199,7 +245,7 @@ function evolve(state: TransactionState, e: TransactionEvent): TransactionState 
     case 'transaction.held':
       return { ...moved, hold: e.data.hold };
     case 'transaction.holdReleased': {
-      const r = state.record!;
+      const r = state.record;
       const { sender, target } = e.data;
       const source = sender ? { ...r.source, party: sender.party, details: { ...r.source.details, id: sender.externalAccountId } } : r.source;
       if (!target) return { ...moved, hold: null, record: { ...r, source } };
@@ -227,6 +273,8 @@ function evolve(state: TransactionState, e: TransactionEvent): TransactionState 
         pendingError: null,
         refundEndsIn: null,
       };
+    default:
+      return unreachable(e);
   }
 }
 
@@ -237,163 +285,206 @@ function settlementError(failure: LegFailure, at: string, recoverable: boolean, 
 }
 
 function decide(command: TransactionCommand, state: TransactionState): TransactionEvent[] {
-  if (command.type === 'CreateTransaction') {
-    if (state.status !== 'none') throw new ApiError('QuoteAlreadyAccepted', `transaction ${command.record.transactionId} already exists for quote ${command.record.precursor.id}`);
-    const { at } = command;
-    const base = { transactionId: command.record.transactionId, projectId: command.record.projectId, at };
-    // A wallet's money is pulled before its transaction is made (ADR 0019): it starts processing.fundsPulled,
-    // so its first transaction.statusChanged shows it as the POST answers it.
-    const subStatus = command.pulled ? 'processing.fundsPulled' : null;
-    const events: TransactionEvent[] = [event('transaction.created', { ...command.record, status: 'processing', subStatus, at })];
-    if (command.pulled) events.push(event('transaction.fundsPulled', { ...base, status: 'processing', subStatus, ...command.pulled }));
-    if (command.review) {
-      events.push(event('transaction.reviewStarted', { ...base, status: 'processing', subStatus: 'processing.underReview', reason: command.review }));
-      return events;
-    }
-    events.push(event('transaction.legInitiated', { ...base, status: 'processing', subStatus, leg: pendingLeg(command.firstLeg, at) }));
-    if (command.returned) {
-      events.push(
-        event('transaction.legFailed', { ...base, status: 'processing', subStatus, legId: command.firstLeg.id, failure: command.returned, afterSending: true }),
-        event('transaction.failed', { ...base, status: 'failed', subStatus: 'failed.returnedToSender', error: settlementError(command.returned, at, false) }),
-      );
-    }
+  switch (command.type) {
+    case 'CreateTransaction':
+      return createTransaction(command, state);
+    case 'CreateFromDeposit':
+      return createFromDeposit(command, state);
+    case 'ReleaseHold':
+      return releaseHold(command, existingTransaction(state));
+    case 'ExpireAttribution':
+      return expireAttribution(command, existingTransaction(state));
+    case 'DecideReview':
+      return decideReview(command, existingTransaction(state));
+    case 'ConfirmRefund':
+      return confirmRefund(command, existingTransaction(state));
+    case 'CompleteRefund':
+      return completeRefund(command, existingTransaction(state));
+    case 'RetryPayout':
+      return retryPayout(command, existingTransaction(state));
+    case 'RefundHeld':
+      return refundHeld(command, existingTransaction(state));
+    case 'MarkFailed':
+      return markFailed(command, existingTransaction(state));
+    case 'ReportCashPickup':
+      return reportCashPickup(command, existingTransaction(state));
+    case 'ReportLeg':
+      return reportLeg(command, existingTransaction(state));
+    default:
+      return unreachable(command);
+  }
+}
+
+function createTransaction(command: CommandOf<'CreateTransaction'>, state: TransactionState): TransactionEvent[] {
+  if (state.status !== 'none') throw new ApiError('QuoteAlreadyAccepted', `transaction ${command.record.transactionId} already exists for quote ${command.record.precursor.id}`);
+  const { at } = command;
+  const base = { transactionId: command.record.transactionId, projectId: command.record.projectId, at };
+  // A wallet's money is pulled before its transaction is made (ADR 0019): it starts processing.fundsPulled,
+  // so its first transaction.statusChanged shows it as the POST answers it.
+  const subStatus = command.pulled ? 'processing.fundsPulled' : null;
+  const events: TransactionEvent[] = [event('transaction.created', { ...command.record, status: 'processing', subStatus, at })];
+  if (command.pulled) events.push(event('transaction.fundsPulled', { ...base, status: 'processing', subStatus, ...command.pulled }));
+  if (command.review) {
+    events.push(event('transaction.reviewStarted', { ...base, status: 'processing', subStatus: 'processing.underReview', reason: command.review }));
     return events;
   }
-  if (command.type === 'CreateFromDeposit') {
-    if (state.status !== 'none') return [];
-    const { at, record } = command;
-    const base = { transactionId: record.transactionId, projectId: record.projectId, at };
-    const leg = pendingLeg(command.depositLeg, at);
-    const created: TransactionState = { ...transactionDecider.initialState(), status: 'processing', record: { ...record, status: 'processing', subStatus: null, at }, legs: [leg] };
+  events.push(event('transaction.legInitiated', { ...base, status: 'processing', subStatus, leg: pendingLeg(command.firstLeg, at) }));
+  if (command.returned) {
+    events.push(
+      event('transaction.legFailed', { ...base, status: 'processing', subStatus, legId: command.firstLeg.id, failure: command.returned, afterSending: true }),
+      event('transaction.failed', { ...base, status: 'failed', subStatus: 'failed.returnedToSender', error: settlementError(command.returned, at, false) }),
+    );
+  }
+  return events;
+}
+
+/** A deposit address's deposit, once: a repeated one finds its transaction made and changes nothing. */
+function createFromDeposit(command: CommandOf<'CreateFromDeposit'>, state: TransactionState): TransactionEvent[] {
+  if (state.status !== 'none') return [];
+  const { at } = command;
+  const record: TransactionCreated = { ...command.record, status: 'processing', subStatus: null, at };
+  const base = { transactionId: record.transactionId, projectId: record.projectId, at };
+  const leg = pendingLeg(command.depositLeg, at);
+  return [
+    event('transaction.created', record),
+    event('transaction.legInitiated', { ...base, status: 'processing', subStatus: null, leg }),
+    event('transaction.legSettled', { ...base, status: 'processing', subStatus: null, legId: leg.id, references: { txHash: command.txHash }, settlement: settlementOf(record, leg) }),
+    ...afterDeposit(base, command.next),
+  ];
+}
+
+function releaseHold(command: CommandOf<'ReleaseHold'>, state: ExistingTransaction): TransactionEvent[] {
+  // A hold already cleared (or never placed: a late or repeated release) changes nothing.
+  if (state.status !== 'awaitingAction' || state.hold?.code !== command.code) return [];
+  const base = baseOf(state, command.at);
+  const released = event('transaction.holdReleased', { ...base, status: 'processing', subStatus: null, code: command.code, sender: command.sender, target: command.target });
+  return [released, ...afterDeposit(base, command.next)];
+}
+
+function expireAttribution(command: CommandOf<'ExpireAttribution'>, state: ExistingTransaction): TransactionEvent[] {
+  if (state.status !== 'awaitingAction' || state.hold?.code !== 'senderAttribution') return [];
+  const base = baseOf(state, command.at);
+  const failure = { code: 'attributionTimeout', message: 'The sender was not registered before the attribution deadline; the crypto goes back to the sender.' };
+  const error = settlementError(failure, command.at, false);
+  if (command.refundRefused) return [refuseRefund(base, command.refundLeg, command.refundRefused, error, 'failed.attributionTimeout')];
+  return [returnDeposit(base, command.refundLeg, error, 'failed.attributionTimeout')];
+}
+
+function decideReview(command: CommandOf<'DecideReview'>, state: ExistingTransaction): TransactionEvent[] {
+  // (A rejection whose refund was refused stays under review for an operator: decided already.)
+  if (state.subStatus !== 'processing.underReview' || state.legs.some((l) => l.status === 'pending') || refundRefused(state)) return [];
+  const base = baseOf(state, command.at);
+  if (command.outcome === 'approved') {
+    const subStatus = state.pulledFrom ? 'processing.fundsPulled' : null;
+    const cleared = event('transaction.reviewCleared', { ...base, status: 'processing', subStatus, outcome: 'approved' });
+    if (command.destinationGone && isAutoDeposit(state)) return [cleared, destinationHold(state, base, command.destinationGone)];
+    return [cleared, event('transaction.legInitiated', { ...base, status: 'processing', subStatus, leg: pendingLeg(command.firstLeg, command.at) })];
+  }
+  const error = settlementError({ code: 'complianceRejected', message: 'The transaction did not pass compliance review.' }, command.at, false);
+  return [
+    event('transaction.reviewCleared', { ...base, status: 'processing', subStatus: 'processing.underReview', outcome: 'rejected' }),
+    ...refundOrFail(state, base, error, command.refundLeg, 'failed.providerDeclined', command.refundRefused),
+  ];
+}
+
+/** The ledger credited a refund's money back to its source: the refund leg settles. */
+function confirmRefund(command: CommandOf<'ConfirmRefund'>, state: ExistingTransaction): TransactionEvent[] {
+  const leg = state.legs.find((l) => l.id === command.legId && l.kind === 'refund');
+  if (!leg || leg.status !== 'pending') return [];
+  const base = baseOf(state, command.at);
+  const error = { ...(state.pendingError ?? settlementError({ code: 'refunded', message: 'The money was returned to the sender.' }, command.at, false)) };
+  error.refund = { status: 'completed', amount: leg.amount, asset: leg.asset };
+  // An expired cash pickup is no failure (spec: States / Transaction): it completes, its money back home.
+  if (cashPickupExpired(state)) return [event('transaction.refunded', { ...base, status: 'completed', subStatus: 'completed.cashPickupExpired', legId: leg.id, error })];
+  return [event('transaction.refunded', { ...base, status: 'failed', subStatus: state.refundEndsIn ?? 'failed.returnedToSender', legId: leg.id, error })];
+}
+
+function completeRefund(command: CommandOf<'CompleteRefund'>, state: ExistingTransaction): TransactionEvent[] {
+  const { transactionId } = state.record;
+  const refund = [...state.legs].reverse().find((l) => l.kind === 'refund');
+  if (state.record.precursor.type !== 'virtualAccount' || !refund) {
+    throw new ApiError('refundNotCompletable', `transaction ${transactionId} has no virtual account bank refund to complete: only a refund of a virtual account deposit can be completed this way`);
+  }
+  if (refund.status === 'settled') return [];
+  // A refund refused before it started was never sent: there is nothing the bank could have completed.
+  if (refund.status === 'failed' && isUnusableAccountFailure(refund.failure)) {
+    throw new ApiError('refundNotCompletable', `transaction ${transactionId}'s refund was never sent: ${refund.failure?.message} Refund it again instead (to the sender: {"to": "sender"})`);
+  }
+  const error = { ...(state.pendingError ?? state.error ?? settlementError({ code: 'refunded', message: 'The money was returned to the sender.' }, command.at, false)) };
+  error.refund = { status: 'completed', amount: refund.amount, asset: refund.asset };
+  return [event('transaction.refunded', { ...baseOf(state, command.at), status: 'failed', subStatus: state.refundEndsIn ?? 'failed.returnedToSender', legId: refund.id, error })];
+}
+
+function retryPayout(command: CommandOf<'RetryPayout'>, state: ExistingTransaction): TransactionEvent[] {
+  if (!heldAfterFailedPayout(state)) throw new ApiError('TransactionNotActionable', `retry applies to a payout held for review after it failed; the transaction is ${state.subStatus ?? state.status}`);
+  return [event('transaction.payoutRetried', { ...baseOf(state, command.at), status: 'processing', subStatus: 'processing.payoutRetrying', leg: pendingLeg(command.leg, command.at), reason: command.reason })];
+}
+
+function refundHeld(command: CommandOf<'RefundHeld'>, state: ExistingTransaction): TransactionEvent[] {
+  if (!(heldAfterFailedPayout(state) || state.subStatus === 'failed.outboundFailed' || refundRefused(state))) {
+    throw new ApiError('TransactionNotActionable', `refund applies to money the service holds after a failed payout or a refused refund; the transaction is ${state.subStatus ?? state.status}`);
+  }
+  // Nothing goes to a return destination that is gone (ADR 0056): refused, and nothing changes.
+  if (command.refused) {
+    throw new ApiError('ExternalAccountNotActive', `${command.refused.message} Nothing was refunded: send it back to the sender instead (refund with {"to": "sender"}), or ask the partner for another return destination`);
+  }
+  // A refund refused before keeps what the transaction ends with (a rejected review's, a lapsed attribution's).
+  const error = state.error ?? state.pendingError ?? settlementError({ code: 'operatorRefund', message: command.reason }, command.at, false);
+  return [
+    event('transaction.refundInitiated', {
+      ...baseOf(state, command.at),
+      status: 'processing',
+      subStatus: 'processing.returningToSender',
+      leg: pendingLeg(command.refundLeg, command.at),
+      walletId: state.pulledFrom?.walletId ?? null,
+      error: { ...error, recoverable: false, recovery: undefined, refund: { status: 'pending', amount: command.refundLeg.amount, asset: command.refundLeg.asset } },
+      ...(command.retained ? { retained: command.retained } : {}),
+      ...(state.refundEndsIn ? { finalSubStatus: state.refundEndsIn } : {}),
+    }),
+  ];
+}
+
+function markFailed(command: CommandOf<'MarkFailed'>, state: ExistingTransaction): TransactionEvent[] {
+  if (!(heldAfterFailedPayout(state) || state.subStatus === 'processing.payoutUnconfirmed')) {
+    throw new ApiError('TransactionNotActionable', `mark-failed applies to a payout held for review or unconfirmed; the transaction is ${state.subStatus ?? state.status}`);
+  }
+  const base = baseOf(state, command.at);
+  const pending = state.legs.find((l) => l.kind === 'payout' && l.status === 'pending');
+  const failure = { code: 'operatorMarkedFailed', message: command.reason };
+  return [
+    ...(pending ? [event('transaction.legFailed', { ...base, status: state.status, subStatus: state.subStatus, legId: pending.id, failure })] : []),
+    event('transaction.failed', { ...base, status: 'failed', subStatus: 'failed.outboundFailed', error: settlementError(failure, command.at, true, { recovery: 'refund' }) }),
+  ];
+}
+
+function reportCashPickup(command: CommandOf<'ReportCashPickup'>, state: ExistingTransaction): TransactionEvent[] {
+  const { transactionId, sourceToDestination } = state.record;
+  const pickup = state.legs.find((l) => isCashPickupLeg(l) && l.status === 'pending');
+  if (state.subStatus !== 'processing.cashPickupReady' || !pickup) {
+    throw new ApiError(
+      'CashPickupNotReady',
+      sourceToDestination !== 'cryptoToCash'
+        ? `transaction ${transactionId} is ${sourceToDestination}, not a cash pickup`
+        : `the cash pickup is ${state.subStatus ?? state.status}: only one waiting for collection (processing.cashPickupReady) can be collected or expire`,
+    );
+  }
+  const base = baseOf(state, command.at);
+  if (command.outcome === 'collected') {
     return [
-      event('transaction.created', { ...record, status: 'processing', subStatus: null, at }),
-      event('transaction.legInitiated', { ...base, status: 'processing', subStatus: null, leg }),
-      event('transaction.legSettled', { ...base, status: 'processing', subStatus: null, legId: leg.id, references: { txHash: command.txHash }, settlement: settlementOf(created.record!, leg) }),
-      ...afterDeposit(created, base, command.next),
+      event('transaction.legSettled', { ...base, status: state.status, subStatus: state.subStatus, legId: pickup.id, references: {}, settlement: settlementOf(state.record, pickup) }),
+      event('transaction.completed', { ...base, status: 'completed', subStatus: 'completed.cashPickupCollected' }),
     ];
   }
-  if (state.status === 'none' || !state.record) throw new ApiError('TransactionNotFound');
-  const { transactionId, projectId } = state.record;
-  const base = { transactionId, projectId, at: command.at };
+  // Nothing was handed out: the money goes back to the source wallet, then the pickup completes as expired.
+  return [
+    event('transaction.legFailed', { ...base, status: state.status, subStatus: state.subStatus, legId: pickup.id, failure: CASH_PICKUP_EXPIRED }),
+    ...refundOrFail(state, base, settlementError(CASH_PICKUP_EXPIRED, command.at, false), command.refundLeg, 'failed.outboundFailed'),
+  ];
+}
 
-  if (command.type === 'ReleaseHold') {
-    // A hold already cleared (or never placed: a late or repeated release) changes nothing.
-    if (state.status !== 'awaitingAction' || state.hold?.code !== command.code) return [];
-    const released = event('transaction.holdReleased', { ...base, status: 'processing', subStatus: null, code: command.code, sender: command.sender, target: command.target });
-    return [released, ...afterDeposit(evolve(state, released), base, command.next)];
-  }
-  if (command.type === 'ExpireAttribution') {
-    if (state.status !== 'awaitingAction' || state.hold?.code !== 'senderAttribution') return [];
-    const failure = { code: 'attributionTimeout', message: 'The sender was not registered before the attribution deadline; the crypto goes back to the sender.' };
-    const error = settlementError(failure, command.at, false);
-    if (command.refundRefused) return [refuseRefund(base, command.refundLeg, command.refundRefused, error, 'failed.attributionTimeout')];
-    return [returnDeposit(state, base, command.refundLeg, error, 'failed.attributionTimeout')];
-  }
-
-  if (command.type === 'DecideReview') {
-    // (A rejection whose refund was refused stays under review for an operator: decided already.)
-    if (state.subStatus !== 'processing.underReview' || state.legs.some((l) => l.status === 'pending') || refundRefused(state)) return [];
-    if (command.outcome === 'approved') {
-      const subStatus = state.pulledFrom ? 'processing.fundsPulled' : null;
-      const cleared = event('transaction.reviewCleared', { ...base, status: 'processing', subStatus, outcome: 'approved' });
-      if (command.destinationGone && isAutoDeposit(state)) return [cleared, destinationHold(state, base, command.destinationGone)];
-      return [cleared, event('transaction.legInitiated', { ...base, status: 'processing', subStatus, leg: pendingLeg(command.firstLeg, command.at) })];
-    }
-    const error = settlementError({ code: 'complianceRejected', message: 'The transaction did not pass compliance review.' }, command.at, false);
-    return [
-      event('transaction.reviewCleared', { ...base, status: 'processing', subStatus: 'processing.underReview', outcome: 'rejected' }),
-      ...refundOrFail(state, base, error, command.refundLeg, 'failed.providerDeclined', command.refundRefused),
-    ];
-  }
-
-  if (command.type === 'ConfirmRefund') {
-    const leg = state.legs.find((l) => l.id === command.legId && l.kind === 'refund');
-    if (!leg || leg.status !== 'pending') return [];
-    const error = { ...(state.pendingError ?? settlementError({ code: 'refunded', message: 'The money was returned to the sender.' }, command.at, false)) };
-    error.refund = { status: 'completed', amount: leg.amount, asset: leg.asset };
-    // An expired cash pickup is no failure (spec: States / Transaction): it completes, its money back home.
-    if (cashPickupExpired(state)) return [event('transaction.refunded', { ...base, status: 'completed', subStatus: 'completed.cashPickupExpired', legId: leg.id, error })];
-    return [event('transaction.refunded', { ...base, status: 'failed', subStatus: state.refundEndsIn ?? 'failed.returnedToSender', legId: leg.id, error })];
-  }
-
-  if (command.type === 'CompleteRefund') {
-    const refund = [...state.legs].reverse().find((l) => l.kind === 'refund');
-    if (state.record.precursor.type !== 'virtualAccount' || !refund) {
-      throw new ApiError('refundNotCompletable', `transaction ${transactionId} has no virtual account bank refund to complete: only a refund of a virtual account deposit can be completed this way`);
-    }
-    if (refund.status === 'settled') return [];
-    // A refund refused before it started was never sent: there is nothing the bank could have completed.
-    if (refund.status === 'failed' && isUnusableAccountFailure(refund.failure)) {
-      throw new ApiError('refundNotCompletable', `transaction ${transactionId}'s refund was never sent: ${refund.failure!.message} Refund it again instead (to the sender: {"to": "sender"})`);
-    }
-    const error = { ...(state.pendingError ?? state.error ?? settlementError({ code: 'refunded', message: 'The money was returned to the sender.' }, command.at, false)) };
-    error.refund = { status: 'completed', amount: refund.amount, asset: refund.asset };
-    return [event('transaction.refunded', { ...base, status: 'failed', subStatus: state.refundEndsIn ?? 'failed.returnedToSender', legId: refund.id, error })];
-  }
-
-  if (command.type === 'RetryPayout') {
-    if (!heldAfterFailedPayout(state)) throw new ApiError('TransactionNotActionable', `retry applies to a payout held for review after it failed; the transaction is ${state.subStatus ?? state.status}`);
-    return [event('transaction.payoutRetried', { ...base, status: 'processing', subStatus: 'processing.payoutRetrying', leg: pendingLeg(command.leg, command.at), reason: command.reason })];
-  }
-  if (command.type === 'RefundHeld') {
-    if (!(heldAfterFailedPayout(state) || state.subStatus === 'failed.outboundFailed' || refundRefused(state))) {
-      throw new ApiError('TransactionNotActionable', `refund applies to money the service holds after a failed payout or a refused refund; the transaction is ${state.subStatus ?? state.status}`);
-    }
-    // Nothing goes to a return destination that is gone (ADR 0056): refused, and nothing changes.
-    if (command.refused) {
-      throw new ApiError('ExternalAccountNotActive', `${command.refused.message} Nothing was refunded: send it back to the sender instead (refund with {"to": "sender"}), or ask the partner for another return destination`);
-    }
-    // A refund refused before keeps what the transaction ends with (a rejected review's, a lapsed attribution's).
-    const error = state.error ?? state.pendingError ?? settlementError({ code: 'operatorRefund', message: command.reason }, command.at, false);
-    return [
-      event('transaction.refundInitiated', {
-        ...base,
-        status: 'processing',
-        subStatus: 'processing.returningToSender',
-        leg: pendingLeg(command.refundLeg, command.at),
-        walletId: state.pulledFrom?.walletId ?? null,
-        error: { ...error, recoverable: false, recovery: undefined, refund: { status: 'pending', amount: command.refundLeg.amount, asset: command.refundLeg.asset } },
-        ...(command.retained ? { retained: command.retained } : {}),
-        ...(state.refundEndsIn ? { finalSubStatus: state.refundEndsIn } : {}),
-      }),
-    ];
-  }
-  if (command.type === 'MarkFailed') {
-    if (!(heldAfterFailedPayout(state) || state.subStatus === 'processing.payoutUnconfirmed')) {
-      throw new ApiError('TransactionNotActionable', `mark-failed applies to a payout held for review or unconfirmed; the transaction is ${state.subStatus ?? state.status}`);
-    }
-    const pending = state.legs.find((l) => l.kind === 'payout' && l.status === 'pending');
-    const failure = { code: 'operatorMarkedFailed', message: command.reason };
-    return [
-      ...(pending ? [event('transaction.legFailed', { ...base, status: state.status, subStatus: state.subStatus, legId: pending.id, failure })] : []),
-      event('transaction.failed', { ...base, status: 'failed', subStatus: 'failed.outboundFailed', error: settlementError(failure, command.at, true, { recovery: 'refund' }) }),
-    ];
-  }
-
-  if (command.type === 'ReportCashPickup') {
-    const pickup = state.legs.find((l) => isCashPickupLeg(l) && l.status === 'pending');
-    if (state.subStatus !== 'processing.cashPickupReady' || !pickup) {
-      throw new ApiError(
-        'CashPickupNotReady',
-        state.record.sourceToDestination !== 'cryptoToCash'
-          ? `transaction ${transactionId} is ${state.record.sourceToDestination}, not a cash pickup`
-          : `the cash pickup is ${state.subStatus ?? state.status}: only one waiting for collection (processing.cashPickupReady) can be collected or expire`,
-      );
-    }
-    if (command.outcome === 'collected') {
-      return [
-        event('transaction.legSettled', { ...base, status: state.status, subStatus: state.subStatus, legId: pickup.id, references: {}, settlement: settlementOf(state.record, pickup) }),
-        event('transaction.completed', { ...base, status: 'completed', subStatus: 'completed.cashPickupCollected' }),
-      ];
-    }
-    // Nothing was handed out: the money goes back to the source wallet, then the pickup completes as expired.
-    return [
-      event('transaction.legFailed', { ...base, status: state.status, subStatus: state.subStatus, legId: pickup.id, failure: CASH_PICKUP_EXPIRED }),
-      ...refundOrFail(state, base, settlementError(CASH_PICKUP_EXPIRED, command.at, false), command.refundLeg, 'failed.outboundFailed'),
-    ];
-  }
-
-  // ReportLeg: a rail's answer about a pending leg; a repeated or late answer changes nothing.
+/** A rail's answer about a pending leg; a repeated or late answer changes nothing. */
+function reportLeg(command: CommandOf<'ReportLeg'>, state: ExistingTransaction): TransactionEvent[] {
+  const base = baseOf(state, command.at);
   const leg = state.legs.find((l) => l.id === command.legId);
   if (!leg || leg.status !== 'pending' || TERMINAL.includes(state.status)) return [];
   const outcome = command.outcome;
@@ -480,18 +571,18 @@ function isCashPickupLeg(leg: Pick<TransactionLeg, 'kind' | 'rail'>): boolean {
   return leg.kind === 'payout' && leg.rail === 'cash';
 }
 
-function cashPickupExpired(state: TransactionState): boolean {
+function cashPickupExpired(state: ExistingTransaction): boolean {
   return state.legs.some((l) => isCashPickupLeg(l) && l.status === 'failed' && l.failure?.code === CASH_PICKUP_EXPIRED.code);
 }
 
 /** A deposit's refund was refused before it started (its return destination is gone): the money waits for an operator. */
-function refundRefused(state: TransactionState): boolean {
+function refundRefused(state: ExistingTransaction): boolean {
   const last = state.legs.at(-1);
   return state.subStatus === 'processing.underReview' && last?.kind === 'refund' && last.status === 'failed' && isUnusableAccountFailure(last.failure);
 }
 
 /** The service holds the money of a payout that failed: a card buy's crypto, awaiting an operator. */
-function heldAfterFailedPayout(state: TransactionState): boolean {
+function heldAfterFailedPayout(state: ExistingTransaction): boolean {
   return state.subStatus === 'processing.underReview' && state.legs.some((l) => l.kind === 'payout' && l.status === 'failed') && !state.legs.some((l) => l.status === 'pending');
 }
 
@@ -510,8 +601,8 @@ function settlementOf(record: TransactionCreated, leg: TransactionLeg): LegSettl
 
 /** Sends pulled money back to its wallet; with nothing pulled, fails at once. */
 function refundOrFail(
-  state: TransactionState,
-  base: { transactionId: string; projectId: string; at: string },
+  state: ExistingTransaction,
+  base: Base,
   error: SettlementError,
   refundLeg: NewLeg | undefined,
   failedSubStatus: string,
@@ -519,7 +610,7 @@ function refundOrFail(
   refused?: LegFailure,
 ): TransactionEvent[] {
   if (isAutoDeposit(state) && refundLeg && refused) return [refuseRefund(base, refundLeg, refused, error, 'failed.returnedToSender')];
-  if (isAutoDeposit(state) && refundLeg) return [returnDeposit(state, base, refundLeg, error, 'failed.returnedToSender')];
+  if (isAutoDeposit(state) && refundLeg) return [returnDeposit(base, refundLeg, error, 'failed.returnedToSender')];
   if (state.pulledFrom && refundLeg) {
     return [
       event('transaction.refundInitiated', {
@@ -536,12 +627,12 @@ function refundOrFail(
 }
 
 /** A deposit address or virtual account deposit's transaction: its money came in by itself, and goes back where it came from. */
-function isAutoDeposit(state: TransactionState): boolean {
-  return state.record?.precursor.type === 'depositAddress' || state.record?.precursor.type === 'virtualAccount';
+function isAutoDeposit(state: ExistingTransaction): boolean {
+  return isFromDeposit(state.record);
 }
 
 /** The crypto of a deposit goes back on chain (to the return destination or the sender); it ends in finalSubStatus. */
-function returnDeposit(state: TransactionState, base: { transactionId: string; projectId: string; at: string }, refundLeg: NewLeg, error: SettlementError, finalSubStatus: string): TransactionEvent {
+function returnDeposit(base: Base, refundLeg: NewLeg, error: SettlementError, finalSubStatus: string): TransactionEvent {
   return event('transaction.refundInitiated', {
     ...base,
     status: 'processing',
@@ -558,7 +649,7 @@ function returnDeposit(state: TransactionState, base: { transactionId: string; p
  * recorded as a refund leg refused before anything was sent, the money held for an operator (processing.underReview)
  * with what the transaction will end with once an operator's refund arrives (error, finalSubStatus).
  */
-function refuseRefund(base: { transactionId: string; projectId: string; at: string }, refundLeg: NewLeg, failure: LegFailure, error: SettlementError, finalSubStatus: string): TransactionEvent {
+function refuseRefund(base: Base, refundLeg: NewLeg, failure: LegFailure, error: SettlementError, finalSubStatus: string): TransactionEvent {
   return event('transaction.refundRefused', {
     ...base,
     status: 'processing',
@@ -570,13 +661,13 @@ function refuseRefund(base: { transactionId: string; projectId: string; at: stri
 }
 
 /** A deposit waits for a destination: destinationId, the account its payout could not go to (ADR 0056). */
-function destinationHold(state: TransactionState, base: { transactionId: string; projectId: string; at: string }, destinationId: string | undefined): TransactionEvent {
-  const hold: TransactionHold = { code: 'payoutDestinationMissing', message: holdMessage('payoutDestinationMissing', state.record!.precursor.type) };
+function destinationHold(state: ExistingTransaction, base: Base, destinationId: string | undefined): TransactionEvent {
+  const hold: TransactionHold = { code: 'payoutDestinationMissing', message: holdMessage('payoutDestinationMissing', state.record.precursor.type) };
   return event('transaction.held', { ...base, status: 'awaitingAction', subStatus: HOLD_SUB_STATUS.payoutDestinationMissing, hold, ...(destinationId ? { destinationId } : {}) });
 }
 
 /** A deposit's transaction with its money in: pay out, go to review, wait on a hold, or return the crypto. */
-function afterDeposit(state: TransactionState, base: { transactionId: string; projectId: string; at: string }, next: DepositNext): TransactionEvent[] {
+function afterDeposit(base: Base, next: DepositNext): TransactionEvent[] {
   switch (next.kind) {
     case 'payout':
       return [event('transaction.legInitiated', { ...base, status: 'processing', subStatus: null, leg: pendingLeg(next.leg, base.at) })];
@@ -589,7 +680,7 @@ function afterDeposit(state: TransactionState, base: { transactionId: string; pr
     case 'return': {
       const error = settlementError(next.failure, base.at, false);
       if (next.refused) return [refuseRefund(base, next.refundLeg, next.refused, error, 'failed.returnedToSender')];
-      return [returnDeposit(state, base, next.refundLeg, error, 'failed.returnedToSender')];
+      return [returnDeposit(base, next.refundLeg, error, 'failed.returnedToSender')];
     }
   }
 }
@@ -600,7 +691,7 @@ const HOLD_SUB_STATUS: Record<TransactionHold['code'], string> = {
 };
 
 export const transactionDecider: Decider<TransactionCommand, TransactionEvent, TransactionState> = {
-  initialState: () => ({ status: 'none', subStatus: null, legs: [], error: null, pendingError: null, pulledFrom: null, hold: null, refundEndsIn: null, reviewed: false, updatedAt: null }),
+  initialState: () => ({ status: 'none' }),
   evolve,
   decide,
 };

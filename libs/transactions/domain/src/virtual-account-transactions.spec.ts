@@ -7,7 +7,7 @@ import { releaseNext, VIRTUAL_ACCOUNT_DESTINATION_MISSING, withTarget } from './
 import { sentBackToSender, unusableAccountFailure } from './leg-accounts';
 import { payoutLeg, sandboxOutcome, sandboxRefundSteps } from './rails';
 import { transactionView } from './transaction-view';
-import { transactionDecider, type RailOutcome, type TransactionCommand, type TransactionEvent, type TransactionState } from './transaction.decider';
+import { existingTransaction, transactionDecider, type ExistingTransaction, type RailOutcome, type TransactionCommand, type TransactionEvent } from './transaction.decider';
 import { virtualAccountLegEvents } from './virtual-account-legs';
 import { bankDepositLeg, bankRefundLeg, inboundReferences, virtualAccountTransactionRecord, VIRTUAL_ACCOUNT_INACTIVE } from './virtual-account-transactions';
 
@@ -52,9 +52,9 @@ function create(d: VirtualAccountDepositReceived): TransactionEvent[] {
 }
 
 /** Runs the commands in turn; answers the state and the partner leg events each event announced. */
-function run(start: TransactionEvent[], ...commands: Array<(s: TransactionState) => TransactionCommand>) {
+function run(start: TransactionEvent[], ...commands: Array<(s: ExistingTransaction) => TransactionCommand>) {
   const events = [...start];
-  for (const command of commands) events.push(...transactionDecider.decide(command(fold(transactionDecider, events)), fold(transactionDecider, events)));
+  for (const command of commands) events.push(...transactionDecider.decide(command(existingTransaction(fold(transactionDecider, events))), fold(transactionDecider, events)));
   let state = transactionDecider.initialState();
   const legs: string[] = [];
   for (const e of events) {
@@ -62,11 +62,11 @@ function run(start: TransactionEvent[], ...commands: Array<(s: TransactionState)
     legs.push(...virtualAccountLegEvents(state, e, after));
     state = after;
   }
-  return { events, state, legs };
+  return { events, state: existingTransaction(state), legs };
 }
-const legId = (s: TransactionState, kind: string) => [...s.legs].reverse().find((l) => l.kind === kind)!.id;
-const next = (s: TransactionState) => `txn_1.${s.legs.length + 1}`;
-const report = (kind: string, outcome: RailOutcome, extra: Partial<Extract<TransactionCommand, { type: 'ReportLeg' }>> = {}) => (s: TransactionState): TransactionCommand => ({
+const legId = (s: ExistingTransaction, kind: string) => [...s.legs].reverse().find((l) => l.kind === kind)!.id;
+const next = (s: ExistingTransaction) => `txn_1.${s.legs.length + 1}`;
+const report = (kind: string, outcome: RailOutcome, extra: Partial<Extract<TransactionCommand, { type: 'ReportLeg' }>> = {}) => (s: ExistingTransaction): TransactionCommand => ({
   type: 'ReportLeg',
   legId: legId(s, kind),
   outcome,
@@ -74,7 +74,7 @@ const report = (kind: string, outcome: RailOutcome, extra: Partial<Extract<Trans
   ...extra,
 });
 const settled: RailOutcome = { kind: 'settled', references: {} };
-const depositIn = (s: TransactionState): TransactionCommand => ({ type: 'ReportLeg', legId: legId(s, 'deposit'), outcome: settled, nextLeg: payoutLeg(s.record!, next(s)), at });
+const depositIn = (s: ExistingTransaction): TransactionCommand => ({ type: 'ReportLeg', legId: legId(s, 'deposit'), outcome: settled, nextLeg: payoutLeg(s.record, next(s)), at });
 
 describe('a virtual account deposit transaction', () => {
   it('starts processing with the bank deposit pending; once it settles the USDC goes to the wallet, and it completes', () => {
@@ -135,7 +135,7 @@ describe('a virtual account deposit transaction', () => {
     expect([failed.state.status, failed.state.subStatus, failed.legs.at(-1)]).toEqual(['processing', 'processing.underReview', 'virtualAccount.cryptoTransfer.failed']);
     const refunded = run(
       failed.events,
-      (s) => ({ type: 'RefundHeld', refundLeg: bankRefundLeg(s.record!, next(s)), reason: 'customer asked', at }),
+      (s) => ({ type: 'RefundHeld', refundLeg: bankRefundLeg(s.record, next(s)), reason: 'customer asked', at }),
       report('refund', { kind: 'refundAccepted' }),
       report('refund', settled),
     );
@@ -148,7 +148,7 @@ describe('a virtual account deposit transaction', () => {
   it('respects a partial or zero refund: the leg and error.refund carry what goes back, the rest is recorded as retained', () => {
     for (const amount of ['10.00', '0.00']) {
       const failed = run(create(transfer('25.94')), depositIn, report('payout', { kind: 'failed', failure: { code: 'providerError', message: 'reverted' } }));
-      const refunding = run(failed.events, (s) => ({ type: 'RefundHeld', refundLeg: bankRefundLeg(s.record!, next(s), amount), reason: 'fee kept', retained: amount === '0.00' ? '25.94' : '15.94', at }));
+      const refunding = run(failed.events, (s) => ({ type: 'RefundHeld', refundLeg: bankRefundLeg(s.record, next(s), amount), reason: 'fee kept', retained: amount === '0.00' ? '25.94' : '15.94', at }));
       const initiated = refunding.events.at(-1)!;
       expect(initiated).toMatchObject({ type: 'transaction.refundInitiated', data: { leg: { amount }, retained: amount === '0.00' ? '25.94' : '15.94', error: { refund: { status: 'pending', amount } } } });
     }
@@ -159,13 +159,13 @@ describe('a virtual account deposit transaction', () => {
       create(transfer('25.99')),
       depositIn,
       report('payout', { kind: 'failed', failure: { code: 'providerError', message: 'reverted' } }),
-      (s) => ({ type: 'RefundHeld', refundLeg: bankRefundLeg(s.record!, next(s)), reason: 'customer asked', at }),
+      (s) => ({ type: 'RefundHeld', refundLeg: bankRefundLeg(s.record, next(s)), reason: 'customer asked', at }),
       report('refund', { kind: 'refundUnconfirmed' }),
     );
     expect([stuck.state.status, stuck.state.subStatus]).toEqual(['processing', 'processing.underReview']);
     expect(stuck.legs.slice(-1)).toEqual(['virtualAccount.fiatTransfer.initiated']);
     // Neither a retry nor another refund may touch money whose refund is out.
-    expect(() => transactionDecider.decide({ type: 'RetryPayout', leg: payoutLeg(stuck.state.record!, next(stuck.state)), reason: 'x', at }, stuck.state)).toThrow(ApiError);
+    expect(() => transactionDecider.decide({ type: 'RetryPayout', leg: payoutLeg(stuck.state.record, next(stuck.state)), reason: 'x', at }, stuck.state)).toThrow(ApiError);
     const done = run(stuck.events, () => ({ type: 'CompleteRefund', reason: 'bank confirmed by phone', at }));
     expect([done.state.status, done.state.subStatus]).toEqual(['failed', 'failed.returnedToSender']);
     expect(done.state.legs.at(-1)).toMatchObject({ kind: 'refund', status: 'settled' });
@@ -175,16 +175,16 @@ describe('a virtual account deposit transaction', () => {
   });
 
   it('refuses complete-refund on any payment that is not a virtual account bank refund (refundNotCompletable)', () => {
-    const noRefund = fold(transactionDecider, create(transfer('25.00')));
+    const noRefund = existingTransaction(fold(transactionDecider, create(transfer('25.00'))));
     expect(() => transactionDecider.decide({ type: 'CompleteRefund', reason: 'x', at }, noRefund)).toThrow(expect.objectContaining({ errorName: 'refundNotCompletable' }));
-    const quoted = { ...noRefund, record: { ...noRefund.record!, precursor: { type: 'quote', id: 'qt_1' } } } as TransactionState;
+    const quoted = { ...noRefund, record: { ...noRefund.record, precursor: { type: 'quote', id: 'qt_1' } } } as ExistingTransaction;
     expect(() => transactionDecider.decide({ type: 'CompleteRefund', reason: 'x', at }, quoted)).toThrow(expect.objectContaining({ errorName: 'refundNotCompletable' }));
   });
 
   it('sends a settled deposit at the review threshold to review; a rejection refunds it to the sender without a return destination', () => {
     const review = run(create(transfer('10000.98', { returnTo: null, rail: 'wire' })), report('deposit', settled, { review: 'amount over the compliance review threshold' }));
     expect([review.state.status, review.state.subStatus]).toEqual(['processing', 'processing.underReview']);
-    const { state, legs } = run(review.events, (s) => ({ type: 'DecideReview', outcome: 'rejected', firstLeg: payoutLeg(s.record!, next(s)), refundLeg: bankRefundLeg(s.record!, next(s)), at }));
+    const { state, legs } = run(review.events, (s) => ({ type: 'DecideReview', outcome: 'rejected', firstLeg: payoutLeg(s.record, next(s)), refundLeg: bankRefundLeg(s.record, next(s)), at }));
     expect([state.status, state.subStatus]).toEqual(['processing', 'processing.returningToSender']);
     expect(state.legs.at(-1)).toMatchObject({ kind: 'refund', rail: 'wire', asset: 'usd', amount: '10000.98' });
     expect(legs.at(-1)).toBe('virtualAccount.fiatTransfer.initiated');
@@ -204,7 +204,7 @@ describe('a virtual account deposit transaction', () => {
 describe('a virtual account deposit whose destination or return destination went away', () => {
   const gone = (id: string) => unusableAccountFailure({ kind: 'refund' }, { side: 'returnDestination', id }, 'deleted', 'start')!;
   const newBank = { type: 'bankUs', category: 'fiat', details: { id: 'ext_b2', asset: 'usd', network: 'wire', accountHolder: 'customer' }, party: customer } as const;
-  const retarget = (s: TransactionState) => ({ destination: newBank, payout: { rail: 'wire' }, pricing: s.record!.pricing });
+  const retarget = (s: ExistingTransaction) => ({ destination: newBank, payout: { rail: 'wire' }, pricing: s.record.pricing });
   const HELD = ['awaitingAction', 'awaitingAction.payoutDestinationMissing'];
 
   it('the deposit settles with its delivery\'s account gone: it waits for a destination, no payout leg, the account named for its origin', () => {
@@ -221,27 +221,27 @@ describe('a virtual account deposit whose destination or return destination went
     const held = run(create(transfer('40.00', { toBank: true, rail: 'wire' })), report('deposit', settled, { destinationGone: 'ext_b1' }));
     const { state, legs } = run(held.events, (s) => {
       const target = retarget(s);
-      return { type: 'ReleaseHold', code: 'payoutDestinationMissing', target, next: releaseNext(s, withTarget(s.record!, target), next(s)), at };
+      return { type: 'ReleaseHold', code: 'payoutDestinationMissing', target, next: releaseNext(s, withTarget(s.record, target), next(s)), at };
     });
     expect([state.status, state.subStatus, state.hold]).toEqual(['processing', null, null]);
-    expect(state.record!.destination.details.id).toBe('ext_b2');
+    expect(state.record.destination.details.id).toBe('ext_b2');
     expect(state.legs.at(-1)).toMatchObject({ kind: 'payout', rail: 'wire', status: 'pending' });
     expect(legs.slice(-2)).toEqual(['virtualAccount.fiatTransfer.initiated', 'virtualAccount.fiatTransfer.pending']);
     // A deposit at the review threshold that passed its review is not reviewed again when released.
     const reviewed = run(
       create(transfer('10000.00', { toBank: true, rail: 'wire' })),
       report('deposit', settled, { review: 'amount over the compliance review threshold' }),
-      (s) => ({ type: 'DecideReview', outcome: 'approved', firstLeg: payoutLeg(s.record!, next(s)), destinationGone: 'ext_b1', at }),
+      (s) => ({ type: 'DecideReview', outcome: 'approved', firstLeg: payoutLeg(s.record, next(s)), destinationGone: 'ext_b1', at }),
     );
     expect([reviewed.state.status, reviewed.state.subStatus, reviewed.state.reviewed]).toEqual([...HELD, true]);
-    expect(releaseNext(reviewed.state, reviewed.state.record!, 'txn_1.2')).toMatchObject({ kind: 'payout' });
-    expect(releaseNext(transactionDecider.initialState(), reviewed.state.record!, 'txn_1.2')).toMatchObject({ kind: 'review' });
+    expect(releaseNext(reviewed.state, reviewed.state.record, 'txn_1.2')).toMatchObject({ kind: 'payout' });
+    expect(releaseNext(transactionDecider.initialState(), reviewed.state.record, 'txn_1.2')).toMatchObject({ kind: 'review' });
   });
 
   it('a wallet destination released to from a bank one keeps no bank payout instruction', () => {
     const held = run(create(transfer('40.00', { toBank: true })), report('deposit', settled, { destinationGone: 'ext_b1' }));
-    const target = { destination: wallet, payout: null, pricing: held.state.record!.pricing };
-    const { state } = run(held.events, (s) => ({ type: 'ReleaseHold', code: 'payoutDestinationMissing', target, next: releaseNext(s, withTarget(s.record!, target), next(s)), at }));
+    const target = { destination: wallet, payout: null, pricing: held.state.record.pricing };
+    const { state } = run(held.events, (s) => ({ type: 'ReleaseHold', code: 'payoutDestinationMissing', target, next: releaseNext(s, withTarget(s.record, target), next(s)), at }));
     expect(state.record).not.toHaveProperty('payout');
     expect(state.legs.at(-1)).toMatchObject({ kind: 'payout', rail: 'crypto' });
   });
@@ -260,26 +260,26 @@ describe('a virtual account deposit whose destination or return destination went
 
   it("a rejected review's refund to a return destination that went away is refused: the money held for an operator, nothing sent", () => {
     const review = run(create(transfer('10000.98', { rail: 'wire' })), report('deposit', settled, { review: 'amount over the compliance review threshold' }));
-    const rejected = run(review.events, (s) => ({ type: 'DecideReview', outcome: 'rejected', firstLeg: payoutLeg(s.record!, next(s)), refundLeg: bankRefundLeg(s.record!, next(s)), refundRefused: gone('ext_ret'), at }));
+    const rejected = run(review.events, (s) => ({ type: 'DecideReview', outcome: 'rejected', firstLeg: payoutLeg(s.record, next(s)), refundLeg: bankRefundLeg(s.record, next(s)), refundRefused: gone('ext_ret'), at }));
     expect([rejected.state.status, rejected.state.subStatus]).toEqual(['processing', 'processing.underReview']);
     expect(rejected.state.legs.at(-1)).toMatchObject({ kind: 'refund', rail: 'ach', amount: '10000.98', status: 'failed', failure: gone('ext_ret') });
     expect(rejected.events.map((e) => e.type).slice(-2)).toEqual(['transaction.reviewCleared', 'transaction.refundRefused']);
     expect(rejected.legs.at(-1)).toBe('virtualAccount.fiatTransfer.failed');
     expect(transactionView(rejected.state)).not.toHaveProperty('error');
     // Decided already: a repeated decision changes nothing.
-    expect(transactionDecider.decide({ type: 'DecideReview', outcome: 'rejected', firstLeg: payoutLeg(rejected.state.record!, next(rejected.state)), refundLeg: bankRefundLeg(rejected.state.record!, next(rejected.state)), at }, rejected.state)).toEqual([]);
+    expect(transactionDecider.decide({ type: 'DecideReview', outcome: 'rejected', firstLeg: payoutLeg(rejected.state.record, next(rejected.state)), refundLeg: bankRefundLeg(rejected.state.record, next(rejected.state)), at }, rejected.state)).toEqual([]);
 
     // Nothing to complete (it was never sent); no payout to retry (the review rejected it); the return destination refuses again.
     expect(() => transactionDecider.decide({ type: 'CompleteRefund', reason: 'x', at }, rejected.state)).toThrow(expect.objectContaining({ errorName: 'refundNotCompletable' }));
-    expect(() => transactionDecider.decide({ type: 'RetryPayout', leg: payoutLeg(rejected.state.record!, next(rejected.state)), reason: 'x', at }, rejected.state)).toThrow(expect.objectContaining({ errorName: 'TransactionNotActionable' }));
+    expect(() => transactionDecider.decide({ type: 'RetryPayout', leg: payoutLeg(rejected.state.record, next(rejected.state)), reason: 'x', at }, rejected.state)).toThrow(expect.objectContaining({ errorName: 'TransactionNotActionable' }));
     expect(() =>
-      transactionDecider.decide({ type: 'RefundHeld', refundLeg: bankRefundLeg(rejected.state.record!, next(rejected.state)), reason: 'x', refused: gone('ext_ret'), at }, rejected.state),
+      transactionDecider.decide({ type: 'RefundHeld', refundLeg: bankRefundLeg(rejected.state.record, next(rejected.state)), reason: 'x', refused: gone('ext_ret'), at }, rejected.state),
     ).toThrow(expect.objectContaining({ errorName: 'ExternalAccountNotActive', causeText: expect.stringContaining('{"to": "sender"}') }));
 
     // The operator sends it back to the sender, on the rail it came by; it ends as the review decided.
     const back = run(
       rejected.events,
-      (s) => ({ type: 'RefundHeld', refundLeg: bankRefundLeg(sentBackToSender(s.record!), next(s)), reason: 'return it to the sender', at }),
+      (s) => ({ type: 'RefundHeld', refundLeg: bankRefundLeg(sentBackToSender(s.record), next(s)), reason: 'return it to the sender', at }),
       report('refund', { kind: 'refundAccepted' }),
       report('refund', settled),
     );
@@ -290,11 +290,11 @@ describe('a virtual account deposit whose destination or return destination went
 
   it("an operator's refund to a return destination that went away is refused and changes nothing", () => {
     const held = run(create(transfer('25.94')), depositIn, report('payout', { kind: 'failed', failure: { code: 'providerError', message: 'reverted' } }));
-    expect(() => transactionDecider.decide({ type: 'RefundHeld', refundLeg: bankRefundLeg(held.state.record!, next(held.state)), reason: 'x', refused: gone('ext_ret'), at }, held.state)).toThrow(
+    expect(() => transactionDecider.decide({ type: 'RefundHeld', refundLeg: bankRefundLeg(held.state.record, next(held.state)), reason: 'x', refused: gone('ext_ret'), at }, held.state)).toThrow(
       expect.objectContaining({ errorName: 'ExternalAccountNotActive', causeText: expect.stringContaining('ext_ret') }),
     );
     // ...while the payout may still be retried.
-    expect(transactionDecider.decide({ type: 'RetryPayout', leg: payoutLeg(held.state.record!, next(held.state)), reason: 'x', at }, held.state).map((e) => e.type)).toEqual(['transaction.payoutRetried']);
+    expect(transactionDecider.decide({ type: 'RetryPayout', leg: payoutLeg(held.state.record, next(held.state)), reason: 'x', at }, held.state).map((e) => e.type)).toEqual(['transaction.payoutRetried']);
   });
 });
 

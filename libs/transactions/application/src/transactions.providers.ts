@@ -1,0 +1,32 @@
+import { CashPickupHandler } from './cash-pickup.handler';
+import { CreateTransactionHandler } from './create-transaction.handler';
+import { DepositTransactionsHandler } from './deposit-transactions.handler';
+import { HoldsHandler } from './holds.handler';
+import { LegAccountChecks } from './leg-account-checks';
+import { MadeTransactions } from './made-transactions';
+import { OperatorActionsHandler } from './operator-actions.handler';
+import { RailAnswersHandler } from './rail-answers.handler';
+import { RefundsHandler } from './refunds.handler';
+import { ReviewDecisionHandler } from './review-decision.handler';
+import { TransactionCommands } from './transaction.commands';
+import { TransactionQueries } from './transaction.queries';
+import { TransactionTimerService } from './transaction.timers';
+import { TransactionsEventStore } from './transactions-event-store';
+
+/** The transactions application layer: its command path, its use cases and its queries. */
+export const TRANSACTIONS_APPLICATION = [
+  TransactionsEventStore,
+  TransactionCommands,
+  TransactionTimerService,
+  TransactionQueries,
+  LegAccountChecks,
+  MadeTransactions,
+  CreateTransactionHandler,
+  RailAnswersHandler,
+  ReviewDecisionHandler,
+  OperatorActionsHandler,
+  CashPickupHandler,
+  DepositTransactionsHandler,
+  HoldsHandler,
+  RefundsHandler,
+];
