@@ -18,6 +18,7 @@ import {
   cashInPricing,
   cashInRates,
   cashInView,
+  requireCashIn,
   codeExpiresAt,
   DEPOSIT_CODE_SPACE,
   externalAccountDestination,
@@ -30,7 +31,6 @@ import {
   type CashInRequest,
   type CashInState,
   type CashInView,
-  type ExistingCashIn,
 } from '@mm/cash-in/domain';
 import { CashInPrices, CashInsReadModel, RetailNetwork, type CashInRow } from '@mm/cash-in/infrastructure';
 import { ProjectClock, TimerService, type DueTimer } from '@mm/platform/clock';
@@ -99,7 +99,7 @@ export class CashInsService implements OnModuleInit {
       };
       const usage = await this.readModel.usage(projectId, request.customerId, windowStarts(at));
       const { state } = await this.commands.handle(projectId, cashInId, { type: 'CreateCashIn', record, usage }, { newStream: true });
-      return cashInView(state as ExistingCashIn);
+      return cashInView(requireCashIn(state, projectId));
     });
   }
 
@@ -109,7 +109,7 @@ export class CashInsService implements OnModuleInit {
     return runCommand(this.uow, async () => {
       const at = (await this.clock.now(projectId)).toISOString();
       const { state } = await this.commands.handle(projectId, id, (current) => ({ type: 'RefreshCode', projectId, code: newDepositCode(liveCode(current)), at }));
-      return cashInView(state as ExistingCashIn);
+      return cashInView(requireCashIn(state, projectId));
     });
   }
 
@@ -127,7 +127,7 @@ export class CashInsService implements OnModuleInit {
       // The transaction exists before its id is announced (cashIn.completed, this response): in one
       // process in this very database transaction; across processes committed just before this one.
       for (const event of events) if (event.type === 'cashIn.deposited') await this.transactions.createForCashIn(projectId, event.data as EventPayloads['cashIn.deposited']);
-      return cashInView(state as ExistingCashIn);
+      return cashInView(requireCashIn(state, projectId));
     });
   }
 

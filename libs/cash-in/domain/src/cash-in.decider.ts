@@ -19,40 +19,68 @@ export type CashInCommand =
   | { type: 'DepositCash'; projectId: string; amount: string; code?: string; rate: string; usage: CashInUsage; at: string }
   | { type: 'ExpireCashIn'; projectId: string; at: string };
 
-export type CashInState =
-  | { status: 'none' }
-  | {
-      status: CashInStatus;
-      record: CashInCreated;
-      /** The live code and when it lapses (the record keeps the first ones). */
-      code: string;
-      expiresAt: string;
-      deposit: CashInDeposited | null;
-      updatedAt: string;
-    };
+/** The fields every cash-in has, whatever its status. */
+interface CashInFields {
+  record: CashInCreated;
+  /** The live code and when it lapses (the record keeps the first ones). */
+  code: string;
+  expiresAt: string;
+  updatedAt: string;
+}
 
-export type ExistingCashIn = Exclude<CashInState, { status: 'none' }>;
+/** Waiting for the retail partner's deposit, or past its code without one. */
+export interface OpenCashIn extends CashInFields {
+  status: 'pending' | 'expired';
+  deposit: null;
+}
+
+/** Completed by its one deposit (single-use). */
+export interface CompletedCashIn extends CashInFields {
+  status: 'completed';
+  deposit: CashInDeposited;
+}
+
+export type ExistingCashIn = OpenCashIn | CompletedCashIn;
+
+export type CashInState = { status: 'none' } | ExistingCashIn;
+
+type CommandOf<T extends CashInCommand['type']> = Extract<CashInCommand, { type: T }>;
 
 function event<T extends CashInEvent['type']>(type: T, data: EventPayloads[T]): CashInEvent {
   return { type, data } as CashInEvent;
 }
 
 function evolve(state: CashInState, e: CashInEvent): CashInState {
-  if (e.type === 'cashIn.created') return { status: 'pending', record: e.data, code: e.data.code, expiresAt: e.data.expiresAt, deposit: null, updatedAt: e.data.createdAt };
-  if (state.status === 'none') return state;
   switch (e.type) {
+    case 'cashIn.created':
+      return { status: 'pending', record: e.data, code: e.data.code, expiresAt: e.data.expiresAt, deposit: null, updatedAt: e.data.createdAt };
     case 'cashIn.codeRefreshed':
+      if (state.status === 'none') return state;
       return { ...state, code: e.data.code, expiresAt: e.data.expiresAt, updatedAt: e.data.at };
     case 'cashIn.deposited':
+      if (state.status === 'none') return state;
       return { ...state, status: 'completed', deposit: e.data, updatedAt: e.data.at };
     case 'cashIn.expired':
-      return { ...state, status: 'expired', updatedAt: e.data.expiredAt };
+      // Only a pending cash-in expires (ExpireCashIn): it has no deposit.
+      if (state.status === 'none') return state;
+      return { ...state, status: 'expired', deposit: null, updatedAt: e.data.expiredAt };
+    default:
+      return unknownEvent(e, state);
   }
 }
 
 /** The status at a moment of project time: a pending cash-in whose code lapsed is expired. */
 export function statusAt(state: ExistingCashIn, at: string): CashInStatus {
   return state.status === 'pending' && Date.parse(at) >= Date.parse(state.expiresAt) ? 'expired' : state.status;
+}
+
+/**
+ * The cash-in a stream holds: CashInNotFound when it has none, or, with `projectId`, when it is another
+ * project's (another project's cash-in is no cash-in of this one).
+ */
+export function requireCashIn(state: CashInState, projectId?: string): ExistingCashIn {
+  if (state.status === 'none' || (projectId !== undefined && state.record.projectId !== projectId)) throw new ApiError('CashInNotFound');
+  return state;
 }
 
 function requirePending(state: ExistingCashIn, at: string, action: string): void {
@@ -66,53 +94,76 @@ export function transactionIdForCashIn(cashInId: string): string {
   return `txn_${cashInId.slice(cashInId.indexOf('_') + 1)}`;
 }
 
-function decide(command: CashInCommand, state: CashInState): CashInEvent[] {
-  if (command.type === 'CreateCashIn') {
-    if (state.status !== 'none') return [];
-    const { record } = command;
-    checkCashInCreation(record.indicatedAmount, record.location.provider, command.usage);
-    return [event('cashIn.created', record)];
-  }
-  // Another project's cash-in is no cash-in of this one.
-  if (state.status === 'none' || state.record.projectId !== command.projectId) {
-    if (command.type === 'ExpireCashIn') return [];
-    throw new ApiError('CashInNotFound');
-  }
+function createCashIn(command: CommandOf<'CreateCashIn'>, state: CashInState): CashInEvent[] {
+  if (state.status !== 'none') return [];
+  const { record } = command;
+  checkCashInCreation(record.indicatedAmount, record.location.provider, command.usage);
+  return [event('cashIn.created', record)];
+}
+
+function refreshCode(command: CommandOf<'RefreshCode'>, state: ExistingCashIn): CashInEvent[] {
   const { cashInId, projectId } = state.record;
-  switch (command.type) {
-    case 'RefreshCode': {
-      requirePending(state, command.at, 'refreshed');
-      if (command.code === state.code) throw new Error('a refreshed code must differ from the one it replaces');
-      return [event('cashIn.codeRefreshed', { cashInId, projectId, code: command.code, expiresAt: codeExpiresAt(command.at), previousExpiresAt: state.expiresAt, at: command.at })];
-    }
-    case 'DepositCash': {
-      requireAmount(command.amount, 'amount', { asset: CASH_ASSET });
-      requirePending(state, command.at, 'deposited');
-      if (command.code !== undefined && command.code !== state.code) {
-        throw new ApiError('DepositCodeMismatch', `the code is not cash-in ${cashInId}'s current code (a refresh voids the previous one)`);
-      }
-      const { record } = state;
-      checkDeposit(command.amount, record.location.provider, command.usage);
-      const pricing = cashInPricing(command.amount, record.destination.asset, command.rate);
-      return [
-        event('cashIn.deposited', {
-          cashInId,
-          projectId,
-          customerId: record.customerId,
-          transactionId: transactionIdForCashIn(cashInId),
-          deposit: { asset: 'usd', amount: pricing.source.amountGross },
-          destination: record.destination,
-          pricing,
-          location: record.location,
-          metadata: record.metadata,
-          at: command.at,
-        }),
-      ];
-    }
-    case 'ExpireCashIn':
-      if (statusAt(state, command.at) !== 'expired' || state.status !== 'pending') return [];
-      return [event('cashIn.expired', { cashInId, projectId, expiredAt: state.expiresAt })];
+  requirePending(state, command.at, 'refreshed');
+  if (command.code === state.code) throw new Error('a refreshed code must differ from the one it replaces');
+  return [event('cashIn.codeRefreshed', { cashInId, projectId, code: command.code, expiresAt: codeExpiresAt(command.at), previousExpiresAt: state.expiresAt, at: command.at })];
+}
+
+function depositCash(command: CommandOf<'DepositCash'>, state: ExistingCashIn): CashInEvent[] {
+  const { record } = state;
+  const { cashInId, projectId } = record;
+  requireAmount(command.amount, 'amount', { asset: CASH_ASSET });
+  requirePending(state, command.at, 'deposited');
+  if (command.code !== undefined && command.code !== state.code) {
+    throw new ApiError('DepositCodeMismatch', `the code is not cash-in ${cashInId}'s current code (a refresh voids the previous one)`);
   }
+  checkDeposit(command.amount, record.location.provider, command.usage);
+  const pricing = cashInPricing(command.amount, record.destination.asset, command.rate);
+  return [
+    event('cashIn.deposited', {
+      cashInId,
+      projectId,
+      customerId: record.customerId,
+      transactionId: transactionIdForCashIn(cashInId),
+      deposit: { asset: 'usd', amount: pricing.source.amountGross },
+      destination: record.destination,
+      pricing,
+      location: record.location,
+      metadata: record.metadata,
+      at: command.at,
+    }),
+  ];
+}
+
+/** The code's timer: a cash-in still pending once its code lapsed expires; any other (or none of this project) stays as it is. */
+function expireCashIn(command: CommandOf<'ExpireCashIn'>, state: CashInState): CashInEvent[] {
+  if (state.status === 'none' || state.record.projectId !== command.projectId) return [];
+  if (statusAt(state, command.at) !== 'expired' || state.status !== 'pending') return [];
+  return [event('cashIn.expired', { cashInId: state.record.cashInId, projectId: state.record.projectId, expiredAt: state.expiresAt })];
+}
+
+function decide(command: CashInCommand, state: CashInState): CashInEvent[] {
+  switch (command.type) {
+    case 'CreateCashIn':
+      return createCashIn(command, state);
+    case 'RefreshCode':
+      return refreshCode(command, requireCashIn(state, command.projectId));
+    case 'DepositCash':
+      return depositCash(command, requireCashIn(state, command.projectId));
+    case 'ExpireCashIn':
+      return expireCashIn(command, state);
+    default:
+      return unknownCommand(command);
+  }
+}
+
+/** Unreachable while the switch above is exhaustive (the compiler checks it); a caller's bug at run time. */
+function unknownCommand(command: never): never {
+  throw new Error(`cash-in: unknown command ${JSON.stringify(command)}`);
+}
+
+/** Unreachable while the switch above is exhaustive: a stream holds only this decider's events. */
+function unknownEvent(_event: never, state: CashInState): CashInState {
+  return state;
 }
 
 export const cashInDecider: Decider<CashInCommand, CashInEvent, CashInState> = {

@@ -2,7 +2,17 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nes
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { EventPayloads } from '@mm/contracts';
-import { DepositAddressesService, type Simulation } from '@mm/deposit-addresses/application';
+import {
+  AttributeSenderHandler,
+  CreateDepositAddressHandler,
+  DepositAddressQueries,
+  LoseDestinationHandler,
+  ReceiveDepositHandler,
+  ReleaseHeldDepositHandler,
+  SimulateCustodianHandler,
+  UpdateDepositAddressHandler,
+  type Simulation,
+} from '@mm/deposit-addresses/application';
 import type { DepositAddressView } from '@mm/deposit-addresses/domain';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { ApiPage, decodeCursor, Idempotent, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
@@ -22,7 +32,11 @@ const toResponse = (view: DepositAddressView) => view as unknown as DepositAddre
 @ApiBearerAuth('bearer')
 @Controller('deposit-addresses')
 export class DepositAddressesController {
-  constructor(private readonly addresses: DepositAddressesService) {}
+  constructor(
+    private readonly creation: CreateDepositAddressHandler,
+    private readonly queries: DepositAddressQueries,
+    private readonly updates: UpdateDepositAddressHandler,
+  ) {}
 
   @Post()
   @Idempotent()
@@ -33,7 +47,7 @@ export class DepositAddressesController {
   })
   @ApiCreatedResponse({ type: DepositAddressResponse })
   async create(@ProjectId() projectId: string, @Body() body: CreateDepositAddressRequest): Promise<DepositAddressResponse> {
-    return toResponse(await this.addresses.create(projectId, body));
+    return toResponse(await this.creation.create(projectId, body));
   }
 
   @Get()
@@ -41,7 +55,7 @@ export class DepositAddressesController {
   @ApiPage(DepositAddressResponse)
   async list(@ProjectId() projectId: string, @Query() query: ListDepositAddressesQuery): Promise<Page<DepositAddressResponse>> {
     const limit = pageLimit(query);
-    const views = await this.addresses.list(projectId, query.customerId, decodeCursor(query.cursor), limit + 1);
+    const views = await this.queries.list(projectId, query.customerId, decodeCursor(query.cursor), limit + 1);
     const page = toPage(views, limit, (v) => v.id);
     return { ...page, data: page.data.map(toResponse) };
   }
@@ -50,7 +64,7 @@ export class DepositAddressesController {
   @ApiOperation({ summary: 'Read a deposit address' })
   @ApiOkResponse({ type: DepositAddressResponse })
   async get(@ProjectId() projectId: string, @Param('id') id: string): Promise<DepositAddressResponse> {
-    return toResponse(await this.addresses.require(projectId, id));
+    return toResponse(await this.queries.require(projectId, id));
   }
 
   @Patch(':id')
@@ -60,7 +74,7 @@ export class DepositAddressesController {
   })
   @ApiOkResponse({ type: DepositAddressResponse })
   async update(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: UpdateDepositAddressRequest): Promise<DepositAddressResponse> {
-    return toResponse(await this.addresses.update(projectId, id, body));
+    return toResponse(await this.updates.update(projectId, id, body));
   }
 }
 
@@ -69,7 +83,10 @@ export class DepositAddressesController {
 @SandboxOnly()
 @Controller('deposit-addresses')
 export class SandboxDepositAddressesController {
-  constructor(private readonly addresses: DepositAddressesService) {}
+  constructor(
+    private readonly deposits: ReceiveDepositHandler,
+    private readonly custodian: SimulateCustodianHandler,
+  ) {}
 
   @Post(':id/simulate/crypto-deposit')
   @Idempotent()
@@ -79,7 +96,7 @@ export class SandboxDepositAddressesController {
   })
   @ApiCreatedResponse({ type: DepositAddressDepositResponse })
   deposit(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: SimulateCryptoDepositRequest): Promise<DepositAddressDepositResponse> {
-    return this.addresses.deposit(projectId, id, body);
+    return this.deposits.deposit(projectId, id, body);
   }
 
   @Post(':id/simulate/freeze')
@@ -110,27 +127,33 @@ export class SandboxDepositAddressesController {
   }
 
   private async simulate(projectId: string, id: string, simulation: Simulation): Promise<DepositAddressResponse> {
-    return toResponse(await this.addresses.simulate(projectId, id, simulation));
+    return toResponse(await this.custodian.simulate(projectId, id, simulation));
   }
 }
 
 /** The accounts service's news: a destination lost, a sender's wallet registered; the transactions service's: a deposit held for a destination. */
 @Controller()
 export class DepositAddressesEventsController {
-  constructor(private readonly addresses: DepositAddressesService) {}
+  constructor(
+    private readonly lostDestinations: LoseDestinationHandler,
+    private readonly attribution: AttributeSenderHandler,
+    private readonly heldDeposits: ReleaseHeldDepositHandler,
+  ) {}
 
   @EventPattern('externalAccount.statusChanged')
-  onExternalAccountStatusChanged(@Payload() event: RecordedEvent<'externalAccount.statusChanged', EventPayloads['externalAccount.statusChanged']>): Promise<void> {
-    return this.addresses.onExternalAccountStatusChanged(event);
+  async onExternalAccountStatusChanged(@Payload() event: RecordedEvent<'externalAccount.statusChanged', EventPayloads['externalAccount.statusChanged']>): Promise<void> {
+    // Invalid: the addresses paying to it lose their destination. Active: the deposits held for its sender are attributed.
+    await this.lostDestinations.onExternalAccountStatusChanged(event);
+    await this.attribution.onExternalAccountStatusChanged(event);
   }
 
   @EventPattern('externalAccount.deleted')
   onExternalAccountDeleted(@Payload() event: RecordedEvent<'externalAccount.deleted', EventPayloads['externalAccount.deleted']>): Promise<void> {
-    return this.addresses.onExternalAccountDeleted(event);
+    return this.lostDestinations.onExternalAccountDeleted(event);
   }
 
   @EventPattern('transaction.held')
   onTransactionHeld(@Payload() event: RecordedEvent<'transaction.held', EventPayloads['transaction.held']>): Promise<void> {
-    return this.addresses.onTransactionHeld(event);
+    return this.heldDeposits.onTransactionHeld(event);
   }
 }

@@ -91,35 +91,40 @@ function event<T extends DepositAddressEvent['type']>(type: T, data: EventPayloa
   return { type, data } as DepositAddressEvent;
 }
 
+type CommandOf<T extends DepositAddressCommand['type']> = Extract<DepositAddressCommand, { type: T }>;
+
 function evolve(state: DepositAddressState, e: DepositAddressEvent): DepositAddressState {
-  if (e.type === 'depositAddress.created') {
-    const r = e.data;
-    return {
-      status: 'pending',
-      record: r,
-      destination: r.destination,
-      payout: r.payout,
-      returnDestination: r.returnDestination,
-      label: r.label,
-      metadata: r.metadata,
-      depositInstructions: null,
-      destinationLost: false,
-      updatedAt: r.createdAt,
-    };
-  }
-  if (state.status === 'none') return state;
   switch (e.type) {
+    case 'depositAddress.created': {
+      const r = e.data;
+      return {
+        status: 'pending',
+        record: r,
+        destination: r.destination,
+        payout: r.payout,
+        returnDestination: r.returnDestination,
+        label: r.label,
+        metadata: r.metadata,
+        depositInstructions: null,
+        destinationLost: false,
+        updatedAt: r.createdAt,
+      };
+    }
     case 'depositAddress.provisioned':
+      if (state.status === 'none') return state;
       return { ...state, status: e.data.status, depositInstructions: e.data.depositInstructions, updatedAt: e.data.at };
     case 'depositAddress.provisioningFailed':
     case 'depositAddress.frozen':
     case 'depositAddress.unfrozen':
     case 'depositAddress.closed':
     case 'depositAddress.reactivated':
+      if (state.status === 'none') return state;
       return { ...state, status: e.data.status, updatedAt: e.data.at };
     case 'depositAddress.destinationLost':
+      if (state.status === 'none') return state;
       return { ...state, status: e.data.status, destinationLost: true, updatedAt: e.data.at };
     case 'depositAddress.updated': {
+      if (state.status === 'none') return state;
       const d = e.data;
       return {
         ...state,
@@ -135,7 +140,23 @@ function evolve(state: DepositAddressState, e: DepositAddressEvent): DepositAddr
     case 'depositAddress.destinationRestored':
       // The deposits it releases are the transactions service's; the address itself is as it was.
       return state;
+    default:
+      return unknownEvent(e, state);
   }
+}
+
+/**
+ * The address a stream holds: DepositAddressNotFound when it has none, or, with `projectId`, when it is
+ * another project's (another project's address is no address of this one).
+ */
+export function requireDepositAddress(state: DepositAddressState, projectId?: string): ExistingDepositAddress {
+  if (state.status === 'none' || (projectId !== undefined && state.record.projectId !== projectId)) throw new ApiError('DepositAddressNotFound');
+  return state;
+}
+
+/** The address of the tenant asking, or none: the commands the custodian and the accounts service give are no-ops on another's. */
+function ownAddress(state: DepositAddressState, projectId: string): ExistingDepositAddress | null {
+  return state.status === 'none' || state.record.projectId !== projectId ? null : state;
 }
 
 function refuse(state: ExistingDepositAddress, action: string): never {
@@ -170,15 +191,17 @@ function sameRecord(a: object, b: object): boolean {
   return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && (b as Record<string, unknown>)[k] === (a as Record<string, unknown>)[k]);
 }
 
-function decideUpdate(state: ExistingDepositAddress, command: Extract<DepositAddressCommand, { type: 'UpdateDepositAddress' }>): DepositAddressEvent[] {
+function updateDepositAddress(command: CommandOf<'UpdateDepositAddress'>, state: ExistingDepositAddress): DepositAddressEvent[] {
   if (state.status === 'failed') refuse(state, 'changed: its provisioning failed and it never takes deposits');
   const { changes, at } = command;
   const { depositAddressId, projectId } = state.record;
   const changedFields: DepositAddressField[] = [];
   const data: EventPayloads['depositAddress.updated'] = { depositAddressId, projectId, changedFields, at };
   // Re-pointed: a new account, or any account named while the one it had is lost.
-  const repointed = changes.destination !== undefined && (changes.destination.instrument.id !== state.destination.instrument.id || state.destinationLost);
-  const destination = paidOn(repointed ? changes.destination! : state.destination, changes.payout ?? state.payout);
+  const named = changes.destination;
+  const repointedTo = named !== undefined && (named.instrument.id !== state.destination.instrument.id || state.destinationLost) ? named : undefined;
+  const repointed = repointedTo !== undefined;
+  const destination = paidOn(repointedTo ?? state.destination, changes.payout ?? state.payout);
   if (repointed) changedFields.push('destination');
   // The instrument shows the rail it is paid on: a new rail changes it too, the payout being what changed.
   if (repointed || destination.instrument.network !== state.destination.instrument.network) data.destination = destination;
@@ -211,47 +234,81 @@ function decideUpdate(state: ExistingDepositAddress, command: Extract<DepositAdd
   return events;
 }
 
+function createDepositAddress(command: CommandOf<'CreateDepositAddress'>, state: DepositAddressState): DepositAddressEvent[] {
+  if (state.status !== 'none') return [];
+  return [event('depositAddress.created', command.record)];
+}
+
+function completeProvisioning(command: CommandOf<'CompleteProvisioning'>, current: DepositAddressState): DepositAddressEvent[] {
+  const state = ownAddress(current, command.projectId);
+  // The custodian answers once; a repeated timer changes nothing.
+  if (state === null || state.status !== 'pending') return [];
+  const { outcome, at } = command;
+  if ('failure' in outcome) return [event('depositAddress.provisioningFailed', { ...change(state, 'failed', at), failure: outcome.failure })];
+  const depositInstructions = { address: outcome.address, asset: state.record.expectedSourceAsset, network: state.record.expectedSourceNetwork };
+  return [event('depositAddress.provisioned', { ...change(state, usableStatus(state), at), depositInstructions })];
+}
+
+function freezeDepositAddress(command: CommandOf<'FreezeDepositAddress'>, state: ExistingDepositAddress): DepositAddressEvent[] {
+  if (state.status !== 'active' && state.status !== 'inactiveActionRequired') refuse(state, 'frozen (only an active or inactiveActionRequired address can be)');
+  return [event('depositAddress.frozen', change(state, 'frozen', command.at))];
+}
+
+function unfreezeDepositAddress(command: CommandOf<'UnfreezeDepositAddress'>, state: ExistingDepositAddress): DepositAddressEvent[] {
+  if (state.status !== 'frozen') refuse(state, 'unfrozen (only a frozen address can be)');
+  return [event('depositAddress.unfrozen', change(state, usableStatus(state), command.at))];
+}
+
+function closeDepositAddress(command: CommandOf<'CloseDepositAddress'>, state: ExistingDepositAddress): DepositAddressEvent[] {
+  if (state.status === 'pending' || state.status === 'failed' || state.status === 'closed') refuse(state, 'closed (only an active, inactiveActionRequired or frozen address can be)');
+  return [event('depositAddress.closed', change(state, 'closed', command.at))];
+}
+
+/** The destination was deleted or turned invalid: an active address paying to it waits for a new one (inactiveActionRequired). */
+function loseDestination(command: CommandOf<'LoseDestination'>, current: DepositAddressState): DepositAddressEvent[] {
+  const state = ownAddress(current, command.projectId);
+  if (state === null || state.status === 'closed' || state.status === 'failed') return [];
+  if (state.destinationLost || state.destination.instrument.id !== command.externalAccountId) return [];
+  const status = state.status === 'active' ? 'inactiveActionRequired' : state.status;
+  return [event('depositAddress.destinationLost', { ...change(state, status, command.at), externalAccountId: command.externalAccountId, reason: command.reason })];
+}
+
+function releaseDeposits(command: CommandOf<'ReleaseDeposits'>, state: ExistingDepositAddress): DepositAddressEvent[] {
+  if (state.destinationLost || command.releases.length === 0) return [];
+  return [event('depositAddress.destinationRestored', { depositAddressId: state.record.depositAddressId, projectId: state.record.projectId, releases: command.releases, at: command.at })];
+}
+
 function decide(command: DepositAddressCommand, state: DepositAddressState): DepositAddressEvent[] {
-  if (command.type === 'CreateDepositAddress') {
-    if (state.status !== 'none') return [];
-    return [event('depositAddress.created', command.record)];
-  }
-  // Another project's address is no address of this one.
-  if (state.status === 'none' || state.record.projectId !== command.projectId) {
-    if (command.type === 'CompleteProvisioning' || command.type === 'LoseDestination') return [];
-    throw new ApiError('DepositAddressNotFound');
-  }
-  const at = command.at;
   switch (command.type) {
-    case 'CompleteProvisioning': {
-      // The custodian answers once; a repeated timer changes nothing.
-      if (state.status !== 'pending') return [];
-      const { outcome } = command;
-      if ('failure' in outcome) return [event('depositAddress.provisioningFailed', { ...change(state, 'failed', at), failure: outcome.failure })];
-      const depositInstructions = { address: outcome.address, asset: state.record.expectedSourceAsset, network: state.record.expectedSourceNetwork };
-      return [event('depositAddress.provisioned', { ...change(state, usableStatus(state), at), depositInstructions })];
-    }
+    case 'CreateDepositAddress':
+      return createDepositAddress(command, state);
+    case 'CompleteProvisioning':
+      return completeProvisioning(command, state);
     case 'FreezeDepositAddress':
-      if (state.status !== 'active' && state.status !== 'inactiveActionRequired') refuse(state, 'frozen (only an active or inactiveActionRequired address can be)');
-      return [event('depositAddress.frozen', change(state, 'frozen', at))];
+      return freezeDepositAddress(command, requireDepositAddress(state, command.projectId));
     case 'UnfreezeDepositAddress':
-      if (state.status !== 'frozen') refuse(state, 'unfrozen (only a frozen address can be)');
-      return [event('depositAddress.unfrozen', change(state, usableStatus(state), at))];
+      return unfreezeDepositAddress(command, requireDepositAddress(state, command.projectId));
     case 'CloseDepositAddress':
-      if (state.status === 'pending' || state.status === 'failed' || state.status === 'closed') refuse(state, 'closed (only an active, inactiveActionRequired or frozen address can be)');
-      return [event('depositAddress.closed', change(state, 'closed', at))];
-    case 'LoseDestination': {
-      if (state.status === 'closed' || state.status === 'failed') return [];
-      if (state.destinationLost || state.destination.instrument.id !== command.externalAccountId) return [];
-      const status = state.status === 'active' ? 'inactiveActionRequired' : state.status;
-      return [event('depositAddress.destinationLost', { ...change(state, status, at), externalAccountId: command.externalAccountId, reason: command.reason })];
-    }
+      return closeDepositAddress(command, requireDepositAddress(state, command.projectId));
+    case 'LoseDestination':
+      return loseDestination(command, state);
     case 'UpdateDepositAddress':
-      return decideUpdate(state, command);
+      return updateDepositAddress(command, requireDepositAddress(state, command.projectId));
     case 'ReleaseDeposits':
-      if (state.destinationLost || command.releases.length === 0) return [];
-      return [event('depositAddress.destinationRestored', { depositAddressId: state.record.depositAddressId, projectId: state.record.projectId, releases: command.releases, at })];
+      return releaseDeposits(command, requireDepositAddress(state, command.projectId));
+    default:
+      return unknownCommand(command);
   }
+}
+
+/** Unreachable while the switch above is exhaustive (the compiler checks it); a caller's bug at run time. */
+function unknownCommand(command: never): never {
+  throw new Error(`deposit address: unknown command ${JSON.stringify(command)}`);
+}
+
+/** Unreachable while the switch above is exhaustive: a stream holds only this decider's events. */
+function unknownEvent(_event: never, state: DepositAddressState): DepositAddressState {
+  return state;
 }
 
 export const depositAddressDecider: Decider<DepositAddressCommand, DepositAddressEvent, DepositAddressState> = {

@@ -17,7 +17,7 @@ import {
   type Party,
 } from '@mm/contracts';
 import { accountParty } from './deposit-address-request';
-import type { DepositAddressState, ExistingDepositAddress } from './deposit-address.decider';
+import { requireDepositAddress, type DepositAddressState, type ExistingDepositAddress } from './deposit-address.decider';
 
 export const depositStreamId = (transactionId: string) => `depositAddressDeposit-${transactionId}`;
 
@@ -72,12 +72,13 @@ export interface ReceiveDeposit {
 
 /** The address, if it can receive a deposit: DepositAddressNotFound, or DepositAddressNotProvisioned while pending or once failed. */
 export function requireProvisioned(state: DepositAddressState, projectId: string): ExistingDepositAddress & { depositInstructions: DepositInstructions } {
-  if (state.status === 'none' || state.record.projectId !== projectId) throw new ApiError('DepositAddressNotFound');
-  if (state.status === 'pending' || state.status === 'failed' || !state.depositInstructions) {
-    const why = state.status === 'failed' ? 'its provisioning failed: it has no on-chain address and never takes deposits' : 'it is pending: wait for depositAddress.active, when depositInstructions holds its on-chain address';
-    throw new ApiError('DepositAddressNotProvisioned', `deposit address ${state.record.depositAddressId} cannot receive a deposit: ${why}`);
+  const address = requireDepositAddress(state, projectId);
+  const { depositInstructions } = address;
+  if (address.status === 'pending' || address.status === 'failed' || !depositInstructions) {
+    const why = address.status === 'failed' ? 'its provisioning failed: it has no on-chain address and never takes deposits' : 'it is pending: wait for depositAddress.active, when depositInstructions holds its on-chain address';
+    throw new ApiError('DepositAddressNotProvisioned', `deposit address ${address.record.depositAddressId} cannot receive a deposit: ${why}`);
   }
-  return state as ExistingDepositAddress & { depositInstructions: DepositInstructions };
+  return { ...address, depositInstructions };
 }
 
 /** The deposit's arrival, or the refusal: DepositAddressNotFound, DepositAddressNotProvisioned, InvalidAmount, InexactConversion. */

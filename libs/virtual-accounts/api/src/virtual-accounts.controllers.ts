@@ -2,7 +2,16 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { EventPayloads } from '@mm/contracts';
-import { VirtualAccountsService, type Simulation } from '@mm/virtual-accounts/application';
+import {
+  CreateVirtualAccountHandler,
+  DeleteVirtualAccountHandler,
+  ReceiveTransferHandler,
+  ReleaseHeldTransferHandler,
+  SimulateBankHandler,
+  UpdateVirtualAccountHandler,
+  VirtualAccountQueries,
+  type Simulation,
+} from '@mm/virtual-accounts/application';
 import type { VirtualAccountView } from '@mm/virtual-accounts/domain';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { ApiPage, decodeCursor, Idempotent, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
@@ -22,7 +31,12 @@ const toResponse = (view: VirtualAccountView) => view as unknown as VirtualAccou
 @ApiBearerAuth('bearer')
 @Controller('virtual-accounts')
 export class VirtualAccountsController {
-  constructor(private readonly accounts: VirtualAccountsService) {}
+  constructor(
+    private readonly creation: CreateVirtualAccountHandler,
+    private readonly queries: VirtualAccountQueries,
+    private readonly updates: UpdateVirtualAccountHandler,
+    private readonly deletion: DeleteVirtualAccountHandler,
+  ) {}
 
   @Post()
   @Idempotent()
@@ -32,7 +46,7 @@ export class VirtualAccountsController {
   })
   @ApiCreatedResponse({ type: VirtualAccountResponse })
   async create(@ProjectId() projectId: string, @Body() body: CreateVirtualAccountRequest): Promise<VirtualAccountResponse> {
-    return toResponse(await this.accounts.create(projectId, body));
+    return toResponse(await this.creation.create(projectId, body));
   }
 
   @Get()
@@ -40,7 +54,7 @@ export class VirtualAccountsController {
   @ApiPage(VirtualAccountResponse)
   async list(@ProjectId() projectId: string, @Query() query: ListVirtualAccountsQuery): Promise<Page<VirtualAccountResponse>> {
     const limit = pageLimit(query);
-    const views = await this.accounts.list(projectId, query.customerId, decodeCursor(query.cursor), limit + 1);
+    const views = await this.queries.list(projectId, query.customerId, decodeCursor(query.cursor), limit + 1);
     const page = toPage(views, limit, (v) => v.id);
     return { ...page, data: page.data.map(toResponse) };
   }
@@ -49,7 +63,7 @@ export class VirtualAccountsController {
   @ApiOperation({ summary: 'Read a virtual account' })
   @ApiOkResponse({ type: VirtualAccountResponse })
   async get(@ProjectId() projectId: string, @Param('id') id: string): Promise<VirtualAccountResponse> {
-    return toResponse(await this.accounts.require(projectId, id));
+    return toResponse(await this.queries.require(projectId, id));
   }
 
   @Patch(':id')
@@ -57,7 +71,7 @@ export class VirtualAccountsController {
   @ApiOperation({ summary: 'Change the destination, the return destination or its rail, the label or the metadata' })
   @ApiOkResponse({ type: VirtualAccountResponse })
   async update(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: UpdateVirtualAccountRequest): Promise<VirtualAccountResponse> {
-    return toResponse(await this.accounts.update(projectId, id, body));
+    return toResponse(await this.updates.update(projectId, id, body));
   }
 
   @Delete(':id')
@@ -69,7 +83,7 @@ export class VirtualAccountsController {
   })
   @ApiAcceptedResponse({ type: VirtualAccountResponse })
   async delete(@ProjectId() projectId: string, @Param('id') id: string): Promise<VirtualAccountResponse> {
-    return toResponse(await this.accounts.delete(projectId, id));
+    return toResponse(await this.deletion.delete(projectId, id));
   }
 }
 
@@ -78,7 +92,10 @@ export class VirtualAccountsController {
 @SandboxOnly()
 @Controller('virtual-accounts')
 export class SandboxVirtualAccountsController {
-  constructor(private readonly accounts: VirtualAccountsService) {}
+  constructor(
+    private readonly transfers: ReceiveTransferHandler,
+    private readonly bank: SimulateBankHandler,
+  ) {}
 
   @Post(':id/simulate/inbound-transfer')
   @Idempotent()
@@ -88,7 +105,7 @@ export class SandboxVirtualAccountsController {
   })
   @ApiCreatedResponse({ type: VirtualAccountDepositResponse })
   deposit(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: SimulateInboundTransferRequest): Promise<VirtualAccountDepositResponse> {
-    return this.accounts.deposit(projectId, id, body);
+    return this.transfers.deposit(projectId, id, body);
   }
 
   @Post(':id/simulate/freeze')
@@ -119,17 +136,17 @@ export class SandboxVirtualAccountsController {
   }
 
   private async simulate(projectId: string, id: string, simulation: Simulation): Promise<VirtualAccountResponse> {
-    return toResponse(await this.accounts.simulate(projectId, id, simulation));
+    return toResponse(await this.bank.simulate(projectId, id, simulation));
   }
 }
 
 /** The transactions service's news: a deposit held for a destination (ADR 0056). */
 @Controller()
 export class VirtualAccountsEventsController {
-  constructor(private readonly accounts: VirtualAccountsService) {}
+  constructor(private readonly heldTransfers: ReleaseHeldTransferHandler) {}
 
   @EventPattern('transaction.held')
   onTransactionHeld(@Payload() event: RecordedEvent<'transaction.held', EventPayloads['transaction.held']>): Promise<void> {
-    return this.accounts.onTransactionHeld(event);
+    return this.heldTransfers.onTransactionHeld(event);
   }
 }

@@ -96,25 +96,27 @@ function event<T extends VirtualAccountEvent['type']>(type: T, data: EventPayloa
   return { type, data } as VirtualAccountEvent;
 }
 
+type CommandOf<T extends VirtualAccountCommand['type']> = Extract<VirtualAccountCommand, { type: T }>;
+
 function evolve(state: VirtualAccountState, e: VirtualAccountEvent): VirtualAccountState {
-  if (e.type === 'virtualAccount.created') {
-    const r = e.data;
-    return {
-      status: 'pending',
-      record: r,
-      destination: r.destination,
-      returnDestination: r.returnDestination,
-      label: r.label,
-      metadata: r.metadata,
-      bankDetails: null,
-      deletionRequestedAt: null,
-      statusBeforeDeletion: null,
-      updatedAt: r.createdAt,
-    };
-  }
-  if (state.status === 'none') return state;
   switch (e.type) {
+    case 'virtualAccount.created': {
+      const r = e.data;
+      return {
+        status: 'pending',
+        record: r,
+        destination: r.destination,
+        returnDestination: r.returnDestination,
+        label: r.label,
+        metadata: r.metadata,
+        bankDetails: null,
+        deletionRequestedAt: null,
+        statusBeforeDeletion: null,
+        updatedAt: r.createdAt,
+      };
+    }
     case 'virtualAccount.provisioned':
+      if (state.status === 'none') return state;
       return { ...state, status: e.data.status, bankDetails: e.data.bankDetails, updatedAt: e.data.at };
     case 'virtualAccount.provisioningFailed':
     case 'virtualAccount.frozen':
@@ -122,15 +124,19 @@ function evolve(state: VirtualAccountState, e: VirtualAccountEvent): VirtualAcco
     case 'virtualAccount.closed':
     case 'virtualAccount.deleted':
     case 'virtualAccount.closeRefused':
+      if (state.status === 'none') return state;
       return { ...state, status: e.data.status, updatedAt: e.data.at };
     case 'virtualAccount.destinationRestored':
       // The deposits it releases are the transactions service's; the account itself is as it was.
       return state;
     case 'virtualAccount.deletionRequested':
+      if (state.status === 'none') return state;
       return { ...state, status: e.data.status, deletionRequestedAt: e.data.deletionRequestedAt, statusBeforeDeletion: e.data.previousStatus, updatedAt: e.data.at };
     case 'virtualAccount.deletionRestored':
+      if (state.status === 'none') return state;
       return { ...state, status: e.data.status, deletionRequestedAt: null, statusBeforeDeletion: null, updatedAt: e.data.at };
     case 'virtualAccount.updated': {
+      if (state.status === 'none') return state;
       const d = e.data;
       return {
         ...state,
@@ -141,7 +147,23 @@ function evolve(state: VirtualAccountState, e: VirtualAccountEvent): VirtualAcco
         updatedAt: d.at,
       };
     }
+    default:
+      return unknownEvent(e, state);
   }
+}
+
+/**
+ * The account a stream holds: VirtualAccountNotFound when it has none, or, with `projectId`, when it is
+ * another project's (another project's account is no account of this one).
+ */
+export function requireVirtualAccount(state: VirtualAccountState, projectId?: string): ExistingVirtualAccount {
+  if (state.status === 'none' || (projectId !== undefined && state.record.projectId !== projectId)) throw new ApiError('VirtualAccountNotFound');
+  return state;
+}
+
+/** The account of the tenant asking, or none: the commands the bank and the sweeper give are no-ops on another's. */
+function ownAccount(state: VirtualAccountState, projectId: string): ExistingVirtualAccount | null {
+  return state.status === 'none' || state.record.projectId !== projectId ? null : state;
 }
 
 function refuse(state: ExistingVirtualAccount, action: string): never {
@@ -179,7 +201,7 @@ function same(a: unknown, b: unknown): boolean {
 /** A destination compared as partners see it: the instrument and its payout. */
 const sameDestination = (a: VirtualAccountDestination, b: VirtualAccountDestination) => same(a.instrument, b.instrument) && same(a.payout, b.payout);
 
-function decideUpdate(state: ExistingVirtualAccount, command: Extract<VirtualAccountCommand, { type: 'UpdateVirtualAccount' }>): VirtualAccountEvent[] {
+function updateFields(command: CommandOf<'UpdateVirtualAccount'>, state: ExistingVirtualAccount): VirtualAccountEvent[] {
   if (state.status === 'failed' || state.status === 'deleting' || state.status === 'deleted') refuse(state, 'changed');
   const { changes, at } = command;
   const { virtualAccountId, projectId } = state.record;
@@ -211,68 +233,119 @@ function decideUpdate(state: ExistingVirtualAccount, command: Extract<VirtualAcc
   return changedFields.length === 0 ? [] : [event('virtualAccount.updated', data)];
 }
 
-/** The commands the bank's answers and the sweeper give: they apply to a delete in flight only, and are no-ops otherwise. */
-function decideDeletionOutcome(state: ExistingVirtualAccount, command: VirtualAccountCommand): VirtualAccountEvent[] {
-  if (state.status !== 'deleting') return [];
-  switch (command.type) {
-    case 'RestoreAfterDeletion':
-      return [event('virtualAccount.deletionRestored', { ...change(state, state.statusBeforeDeletion ?? 'active', command.at), reason: command.reason })];
-    case 'CompleteDeletion':
-      return [event('virtualAccount.deleted', { ...change(state, 'deleted', command.at), by: command.by })];
-    case 'RefuseClose':
-      return [event('virtualAccount.closeRefused', { ...change(state, 'failed', command.at), failure: command.failure })];
-    default:
-      return [];
+function createVirtualAccount(command: CommandOf<'CreateVirtualAccount'>, state: VirtualAccountState): VirtualAccountEvent[] {
+  if (state.status !== 'none') return [];
+  return [event('virtualAccount.created', command.record)];
+}
+
+function completeProvisioning(command: CommandOf<'CompleteProvisioning'>, current: VirtualAccountState): VirtualAccountEvent[] {
+  const state = ownAccount(current, command.projectId);
+  // The bank answers once; a repeated timer changes nothing.
+  if (state === null || state.status !== 'pending') return [];
+  const { outcome, at } = command;
+  if ('failure' in outcome) return [event('virtualAccount.provisioningFailed', { ...change(state, 'failed', at), failure: outcome.failure })];
+  return [event('virtualAccount.provisioned', { ...change(state, 'active', at), bankDetails: outcome.bankDetails })];
+}
+
+function freezeVirtualAccount(command: CommandOf<'FreezeVirtualAccount'>, state: ExistingVirtualAccount): VirtualAccountEvent[] {
+  if (state.status !== 'active') refuse(state, 'frozen (only an active account can be)');
+  return [event('virtualAccount.frozen', change(state, 'frozen', command.at))];
+}
+
+function unfreezeVirtualAccount(command: CommandOf<'UnfreezeVirtualAccount'>, state: ExistingVirtualAccount): VirtualAccountEvent[] {
+  if (state.status !== 'frozen') refuse(state, 'unfrozen (only a frozen account can be)');
+  return [event('virtualAccount.unfrozen', change(state, 'active', command.at))];
+}
+
+function closeVirtualAccount(command: CommandOf<'CloseVirtualAccount'>, state: ExistingVirtualAccount): VirtualAccountEvent[] {
+  if (state.status !== 'active' && state.status !== 'frozen') refuse(state, 'closed (only an active or frozen account can be)');
+  return [event('virtualAccount.closed', change(state, 'closed', command.at))];
+}
+
+/** A PATCH; a new destination releases the deposits waiting for one. */
+function updateVirtualAccount(command: CommandOf<'UpdateVirtualAccount'>, state: ExistingVirtualAccount): VirtualAccountEvent[] {
+  const events = updateFields(command, state);
+  const repointed = events.some((e) => e.type === 'virtualAccount.updated' && e.data.destination !== undefined);
+  return repointed && command.releases?.length ? [...events, restored(state, command.releases, command.at)] : events;
+}
+
+function releaseDeposits(command: CommandOf<'ReleaseDeposits'>, state: ExistingVirtualAccount): VirtualAccountEvent[] {
+  return command.releases.length > 0 ? [restored(state, command.releases, command.at)] : [];
+}
+
+function requestDeletion(command: CommandOf<'RequestDeletion'>, state: ExistingVirtualAccount): VirtualAccountEvent[] {
+  // A delete already in flight or done: nothing more to ask (the DELETE answers the account as it is).
+  if (state.status === 'deleting' || state.status === 'deleted') return [];
+  if (!VIRTUAL_ACCOUNT_DELETABLE.includes(state.status)) {
+    refuse(state, `deleted (only an account the bank holds can be: ${VIRTUAL_ACCOUNT_DELETABLE.join(', ')})`);
   }
+  return [event('virtualAccount.deletionRequested', { ...change(state, 'deleting', command.at), deletionRequestedAt: command.at })];
+}
+
+/**
+ * The bank's answers and the sweeper's apply to a delete in flight only, and are no-ops otherwise: "not now"
+ * puts back the status the delete started from; the bank's close ends it (deleted); its refusal fails it.
+ */
+function deletionInFlight(current: VirtualAccountState, projectId: string): ExistingVirtualAccount | null {
+  const state = ownAccount(current, projectId);
+  return state !== null && state.status === 'deleting' ? state : null;
+}
+
+function restoreAfterDeletion(command: CommandOf<'RestoreAfterDeletion'>, current: VirtualAccountState): VirtualAccountEvent[] {
+  const state = deletionInFlight(current, command.projectId);
+  if (state === null) return [];
+  return [event('virtualAccount.deletionRestored', { ...change(state, state.statusBeforeDeletion ?? 'active', command.at), reason: command.reason })];
+}
+
+function completeDeletion(command: CommandOf<'CompleteDeletion'>, current: VirtualAccountState): VirtualAccountEvent[] {
+  const state = deletionInFlight(current, command.projectId);
+  if (state === null) return [];
+  return [event('virtualAccount.deleted', { ...change(state, 'deleted', command.at), by: command.by })];
+}
+
+function refuseClose(command: CommandOf<'RefuseClose'>, current: VirtualAccountState): VirtualAccountEvent[] {
+  const state = deletionInFlight(current, command.projectId);
+  if (state === null) return [];
+  return [event('virtualAccount.closeRefused', { ...change(state, 'failed', command.at), failure: command.failure })];
 }
 
 function decide(command: VirtualAccountCommand, state: VirtualAccountState): VirtualAccountEvent[] {
-  if (command.type === 'CreateVirtualAccount') {
-    if (state.status !== 'none') return [];
-    return [event('virtualAccount.created', command.record)];
-  }
-  // Another project's account is no account of this one.
-  if (state.status === 'none' || state.record.projectId !== command.projectId) {
-    if (command.type === 'CompleteProvisioning' || command.type === 'RestoreAfterDeletion' || command.type === 'CompleteDeletion' || command.type === 'RefuseClose') return [];
-    throw new ApiError('VirtualAccountNotFound');
-  }
-  const at = command.at;
   switch (command.type) {
-    case 'CompleteProvisioning': {
-      // The bank answers once; a repeated timer changes nothing.
-      if (state.status !== 'pending') return [];
-      const { outcome } = command;
-      if ('failure' in outcome) return [event('virtualAccount.provisioningFailed', { ...change(state, 'failed', at), failure: outcome.failure })];
-      return [event('virtualAccount.provisioned', { ...change(state, 'active', at), bankDetails: outcome.bankDetails })];
-    }
+    case 'CreateVirtualAccount':
+      return createVirtualAccount(command, state);
+    case 'CompleteProvisioning':
+      return completeProvisioning(command, state);
     case 'FreezeVirtualAccount':
-      if (state.status !== 'active') refuse(state, 'frozen (only an active account can be)');
-      return [event('virtualAccount.frozen', change(state, 'frozen', at))];
+      return freezeVirtualAccount(command, requireVirtualAccount(state, command.projectId));
     case 'UnfreezeVirtualAccount':
-      if (state.status !== 'frozen') refuse(state, 'unfrozen (only a frozen account can be)');
-      return [event('virtualAccount.unfrozen', change(state, 'active', at))];
+      return unfreezeVirtualAccount(command, requireVirtualAccount(state, command.projectId));
     case 'CloseVirtualAccount':
-      if (state.status !== 'active' && state.status !== 'frozen') refuse(state, 'closed (only an active or frozen account can be)');
-      return [event('virtualAccount.closed', change(state, 'closed', at))];
-    case 'UpdateVirtualAccount': {
-      const events = decideUpdate(state, command);
-      const repointed = events.some((e) => e.type === 'virtualAccount.updated' && e.data.destination !== undefined);
-      return repointed && command.releases?.length ? [...events, restored(state, command.releases, at)] : events;
-    }
+      return closeVirtualAccount(command, requireVirtualAccount(state, command.projectId));
+    case 'UpdateVirtualAccount':
+      return updateVirtualAccount(command, requireVirtualAccount(state, command.projectId));
     case 'ReleaseDeposits':
-      return command.releases.length > 0 ? [restored(state, command.releases, at)] : [];
+      return releaseDeposits(command, requireVirtualAccount(state, command.projectId));
     case 'RequestDeletion':
-      // A delete already in flight or done: nothing more to ask (the DELETE answers the account as it is).
-      if (state.status === 'deleting' || state.status === 'deleted') return [];
-      if (!VIRTUAL_ACCOUNT_DELETABLE.includes(state.status)) {
-        refuse(state, `deleted (only an account the bank holds can be: ${VIRTUAL_ACCOUNT_DELETABLE.join(', ')})`);
-      }
-      return [event('virtualAccount.deletionRequested', { ...change(state, 'deleting', at), deletionRequestedAt: at })];
+      return requestDeletion(command, requireVirtualAccount(state, command.projectId));
     case 'RestoreAfterDeletion':
+      return restoreAfterDeletion(command, state);
     case 'CompleteDeletion':
+      return completeDeletion(command, state);
     case 'RefuseClose':
-      return decideDeletionOutcome(state, command);
+      return refuseClose(command, state);
+    default:
+      return unknownCommand(command);
   }
+}
+
+/** Unreachable while the switch above is exhaustive (the compiler checks it); a caller's bug at run time. */
+function unknownCommand(command: never): never {
+  throw new Error(`virtual account: unknown command ${JSON.stringify(command)}`);
+}
+
+/** Unreachable while the switch above is exhaustive: a stream holds only this decider's events. */
+function unknownEvent(_event: never, state: VirtualAccountState): VirtualAccountState {
+  return state;
 }
 
 function restored(state: ExistingVirtualAccount, releases: DepositRelease[], at: string): VirtualAccountEvent {
