@@ -2,10 +2,10 @@
 // a change of failure emits externalAccount.updated), Quote and States / Transaction (an unusable
 // account is refused); issue 26 item 1: a card lapses when its expiry month ends on the project's
 // sandbox clock, by a durable timer, whether or not anything reads it. Over HTTP, both modes.
+import { newTenant, type ExternalAccount } from './support/tenant';
 import { eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { WebhookReceiver, type ReceivedDelivery } from './support/webhook-receiver';
 
-const BILLING = { addressLine1: '1 Market St', city: 'San Francisco', state: 'CA', country: 'US', zipCode: '94105' };
 const YEAR_SECONDS = 365 * 24 * 3600;
 
 describe('cards lapse at the end of their expiry month', () => {
@@ -22,45 +22,29 @@ describe('cards lapse at the end of their expiry month', () => {
 
   /** A project of its own (its own clock), a customer with a funded wallet, and an endpoint hearing its events. */
   async function tenant(name: string) {
-    const { token } = await platform.newProject(name);
-    const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
-    const post = (path: string, body?: unknown) => call('POST', path, body);
-    const get = (path: string) => call('GET', path);
+    const t = await newTenant(platform, { name, receiver });
     const hook = `/${name}`;
-    expect((await post('/webhooks', { url: receiver.url(hook), subscriptions: ['*'] })).status).toBe(201);
-    const ada = (await platform.endorsedCustomer(token)) as { id: string };
-    const wallet = (await post(`/customers/${ada.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body as { id: string };
-    expect((await post(`/sandbox/wallets/${wallet.id}/fund`, { amount: '500' })).status).toBe(200);
-    const clock = async () => new Date((await get('/sandbox/clock')).body.now as string);
-    const advance = async (seconds: number) => {
-      const res = await post('/sandbox/clock/advance', { seconds });
-      expect(res.status).toBe(200);
-      return new Date(res.body.now as string);
-    };
+    await t.endpoint(hook);
+    const ada = await t.customer();
+    const wallet = await t.wallet(ada.id, { funding: '500' });
     /** Seconds from the project's now to the first instant of the next month (UTC): when a card of this month lapses. */
     const toMonthEnd = async () => {
-      const now = await clock();
+      const now = await t.clock();
       return { now, seconds: (Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - now.getTime()) / 1000 };
     };
     /** A Mastercard expiring in the project's current month, active. */
     const cardOfThisMonth = async () => {
-      const now = await clock();
-      const res = await post('/external-accounts/cards', {
-        owner: { kind: 'customer', customerId: ada.id },
-        card: { cardNumber: '5555555555554444', expiryMonth: now.getUTCMonth() + 1, expiryYear: now.getUTCFullYear(), cvc: '123', billingAddress: BILLING },
-      });
-      expect(res.status).toBe(201);
-      return eventually(async () => {
-        const card = (await get(`/external-accounts/${res.body.id}`)).body;
-        return card.status === 'active' ? (card as { id: string; details: { expiryMonth: number; expiryYear: number } }) : undefined;
-      });
+      const now = await t.clock();
+      return (await t.card(ada.id, { cardNumber: '5555555555554444', expiryMonth: now.getUTCMonth() + 1, expiryYear: now.getUTCFullYear() })) as ExternalAccount & {
+        details: { expiryMonth: number; expiryYear: number };
+      };
     };
     const deliveries = (resourceId: string) => receiver.at(hook).filter((d) => d.body?.data?.id === resourceId);
     const buy = (cardId: string, amount = '20.00') =>
-      post('/quotes', { customerId: ada.id, source: { type: 'card', details: { externalAccountId: cardId }, amount }, destination: { type: 'walletOms', details: { id: wallet.id } } });
+      t.post('/quotes', { customerId: ada.id, source: { type: 'card', details: { externalAccountId: cardId }, amount }, destination: { type: 'walletOms', details: { id: wallet.id } } });
     const sell = (cardId: string, amount = '20.00') =>
-      post('/quotes', { customerId: ada.id, source: { type: 'walletOms', details: { id: wallet.id }, amount }, destination: { type: 'card', details: { externalAccountId: cardId } } });
-    return { token, post, get, ada, wallet, clock, advance, toMonthEnd, cardOfThisMonth, deliveries, buy, sell };
+      t.post('/quotes', { customerId: ada.id, source: { type: 'walletOms', details: { id: wallet.id }, amount }, destination: { type: 'card', details: { externalAccountId: cardId } } });
+    return { ...t, ada, wallet, toMonthEnd, cardOfThisMonth, deliveries, buy, sell };
   }
 
   const name = (d: ReceivedDelivery) => (d.body.event ?? d.body.eventType) as string;

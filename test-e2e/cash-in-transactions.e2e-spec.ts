@@ -6,6 +6,7 @@
 // (`cashIn.completed` then `transaction.statusChanged`). In both modes: the
 // cash-in service announces the deposit, the transactions service creates the
 // transaction, the accounts service credits the wallet.
+import { newTenant } from './support/tenant';
 import { eventually, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -27,34 +28,26 @@ describe('the transaction a cash-in creates', () => {
     await platform?.stop();
   });
 
+  /** A project of its own (its own clock) and a customer with a wallet. */
   async function tenant(name: string) {
-    const { token } = await platform.newProject(name);
-    const post = (path: string, body?: unknown) => platform.request('POST', `/v0.13${path}`, { token, body });
-    const get = (path: string) => platform.request('GET', `/v0.13${path}`, { token });
-    const created = await post('/customers', { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', endorsements: ['basic', 'cryptoCustody', 'usd'] });
-    expect(created.status).toBe(201);
-    const customerId = created.body.id as string;
-    // The sandbox approves the endorsements a moment after they are requested.
-    await eventually(async () => ((await get(`/customers/${customerId}`)).body.endorsements.every((e: { status: string }) => e.status === 'active') ? true : undefined));
-    const wallet = (await post(`/customers/${customerId}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body as { id: string; address: string };
-    const balance = async () => (await get(`/wallets/${wallet.id}/balance`)).body.data.balance as string;
+    const t = await newTenant(platform, { name });
+    const customerId = (await t.customer({}, ['basic', 'cryptoCustody', 'usd'])).id;
+    const wallet = await t.wallet(customerId);
     /** A cash-in into the wallet (or to a bare address), deposited with `amount`: the completed cash-in. */
     const deposited = async (amount: string, to: Record<string, string> = { id: wallet.id }) => {
-      const cashIn = await post('/cash-ins', { customerId, source: { asset: 'usd' }, destination: { asset: 'usdc', network: 'meridianchain', wallet: to }, cash: LA_QUICKSTOP });
+      const cashIn = await t.post('/cash-ins', { customerId, source: { asset: 'usd' }, destination: { asset: 'usdc', network: 'meridianchain', wallet: to }, cash: LA_QUICKSTOP });
       expect(cashIn.status).toBe(201);
-      const done = await post(`/cash-ins/${cashIn.body.id}/simulate/deposit`, { amount });
+      const done = await t.post(`/cash-ins/${cashIn.body.id}/simulate/deposit`, { amount });
       expect(done.status).toBe(200);
       return done.body;
     };
     /** The transaction once the transactions service has created it (it hears of the deposit). */
     const transaction = (id: string, until: (t: any) => boolean = () => true) =>
       eventually(async () => {
-        const res = await get(`/transactions/${id}`);
+        const res = await t.get(`/transactions/${id}`);
         return res.status === 200 && until(res.body) ? res.body : undefined;
       }, 20_000);
-    /** Moves the project's clock; across processes, until the transactions service has fired what fell due. */
-    const advance = async (seconds: number) => expect((await post('/sandbox/clock/advance', { seconds })).status).toBe(200);
-    return { post, get, customerId, wallet, balance, deposited, transaction, advance };
+    return { ...t, customerId, wallet, balance: () => t.balance(wallet.id), deposited, transaction };
   }
 
   it('is cashToCrypto with precursor cashIn and a cash source, starts processing, and completes into the wallet', async () => {

@@ -7,6 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { EndorsementName } from '@mm/contracts';
+import { newTenant } from './support/tenant';
 import { E2E_MODE, eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -55,28 +57,19 @@ describe('cash-ins and cash locations', () => {
 
   /** A project of its own (its own sandbox clock) and a customer whose usd endorsement is active. */
   async function tenant(name: string) {
-    const { projectId, token } = await platform.newProject(name);
-    projects.push(projectId);
-    const call = (method: string, path: string, body?: unknown, idempotencyKey?: string) => platform.request(method, `/v0.13${path}`, { token, body, idempotencyKey });
-    const post = (path: string, body?: unknown, idempotencyKey?: string) => call('POST', path, body, idempotencyKey);
-    const get = (path: string) => call('GET', path);
-    /** A customer, once the endorsements it asks for are active (a wallet needs cryptoCustody, a cash-in usd). */
-    const customer = async (lastName = 'Lovelace', endorsements = ['basic', 'cryptoCustody', 'usd']) => {
-      const created = await post('/customers', { type: 'individual', firstName: 'Ada', lastName, endorsements });
-      expect(created.status).toBe(201);
-      const id = created.body.id as string;
-      if (lastName !== 'Rejected') {
-        await eventually(async () => ((await get(`/customers/${id}`)).body.endorsements.every((e: { status: string }) => e.status === 'active') ? true : undefined));
-      }
-      return { id };
-    };
-    const wallet = async (customerId: string, network = 'meridianchain') => (await post(`/customers/${customerId}/wallets`, { asset: 'usdc', network })).body as { id: string; address: string };
+    const base = await newTenant(platform, { name });
+    projects.push(base.projectId);
+    const { post, get } = base;
+    /** A customer, once the endorsements it asks for are active (a wallet needs cryptoCustody, a cash-in usd); Rejected's never are. */
+    const customer = (lastName = 'Lovelace', endorsements: EndorsementName[] = ['basic', 'cryptoCustody', 'usd']) =>
+      base.customer({ lastName }, endorsements, lastName === 'Rejected' ? 'created' : 'active');
+    const wallet = (customerId: string, network = 'meridianchain') => base.wallet(customerId, { network });
     const ada = await customer();
     const adaWallet = await wallet(ada.id);
     let probe: { id: string; wallet: string } | undefined;
-    const now = async () => Date.parse((await get('/sandbox/clock')).body.now);
+    const now = async () => (await base.clock()).getTime();
     const t = {
-      token,
+      token: base.token,
       post,
       get,
       customer,
@@ -93,14 +86,12 @@ describe('cash-ins and cash locations', () => {
        * notification: wait until a probe cash-in it creates carries the new time.
        */
       advance: async (seconds: number) => {
-        const res = await post('/sandbox/clock/advance', { seconds });
-        expect(res.status).toBe(200);
+        const target = (await base.advance(seconds)).getTime();
         if (E2E_MODE !== 'distributed') return;
         if (!probe) {
           const c = await customer('Probe');
           probe = { id: c.id, wallet: (await wallet(c.id)).id };
         }
-        const target = Date.parse(res.body.now);
         await eventually(async () => {
           const created = await t.cashIn(probe!.id, probe!.wallet);
           expect(created.status).toBe(201);

@@ -6,6 +6,7 @@
 // both modes: the quoting service checks the limits on the locations the cash-in
 // service publishes, the transactions service runs the pickup, the accounts
 // service moves the money.
+import { newTenant } from './support/tenant';
 import { ADMIN_TOKEN, eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -41,19 +42,12 @@ describe('cash pickup', () => {
 
   /** A project of its own (its own clock), cash pickup enabled unless told otherwise, and a customer with a funded wallet. */
   async function tenant(name: string, { cashPickup = true, funding = '1000' }: { cashPickup?: boolean; funding?: string } = {}) {
-    const project = await platform.admin('POST', '/projects', { body: { name, ...(cashPickup ? { features: { cashPickup: true } } : {}) } });
-    expect(project.status).toBe(201);
-    const keys = await platform.admin('POST', `/projects/${project.body.id}/api-keys`);
-    const token = await platform.token(keys.body.apiKey, keys.body.apiSecret);
-    const projectId = project.body.id as string;
-    const post = (path: string, body?: unknown) => platform.request('POST', `/v0.13${path}`, { token, body });
-    const get = (path: string) => platform.request('GET', `/v0.13${path}`, { token });
+    const base = await newTenant(platform, { name, features: cashPickup ? { cashPickup: true } : undefined });
+    const { projectId, token, post, get } = base;
     const customer = async () => {
       // Its wallet needs cryptoCustody, a cash pickup usd (docs/endorsements.md): both active first.
-      const c = await platform.endorsedCustomer(token, { firstName: 'Grace', lastName: 'Hopper' }, ['basic', 'cryptoCustody', 'usd']);
-      const w = (await post(`/customers/${c.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body as { id: string; address: string };
-      expect((await post(`/sandbox/wallets/${w.id}/fund`, { amount: funding })).status).toBe(200);
-      return { id: c.id as string, wallet: w };
+      const c = await base.customer({ firstName: 'Grace', lastName: 'Hopper' }, ['basic', 'cryptoCustody', 'usd']);
+      return { id: c.id, wallet: await base.wallet(c.id, { funding }) };
     };
     const grace = await customer();
     const t = {
@@ -79,8 +73,8 @@ describe('cash pickup', () => {
         expect({ status: txn.status, error: txn.body.error, cause: txn.body.cause }).toEqual({ status: 201, error: undefined, cause: undefined });
         return txn.body;
       },
-      balance: async (walletId = grace.wallet.id) => (await get(`/wallets/${walletId}/balance`)).body.data.balance as string,
-      advance: async (seconds: number) => expect((await post('/sandbox/clock/advance', { seconds })).status).toBe(200),
+      balance: (walletId = grace.wallet.id) => base.balance(walletId),
+      advance: base.advance,
       simulate: (id: string, outcome: unknown) => post(`/transactions/${id}/simulate/cash-pickup`, { outcome }),
       until: (id: string, status: string, subStatus: string | null) =>
         eventually(async () => {

@@ -5,6 +5,7 @@
 // mark-failed); docs/sandbox.md (the cents of the deposit choose the payout's outcome). Every deposit is
 // followed to its end with its webhooks in order, and the ledger is read back: the crypto in, the fiat
 // out, nothing left in transit once the transaction is terminal. Both modes.
+import { newTenant } from './support/tenant';
 import { eventually, expectError, TestPlatform } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -32,31 +33,15 @@ describe('deposit address deposits: the transaction each one makes', () => {
   /** A project of its own (its own clock) with the feature on, an endorsed customer, a bank account and an active address. */
   async function tenant(address: Record<string, unknown> = {}, options: { returnWallet?: boolean } = {}) {
     const name = `deposit-address-txn-${++tenants}`;
-    const { token, projectId } = await platform.newProject(name);
-    expect((await platform.admin('PATCH', `/projects/${projectId}`, { body: { features: { depositAddresses: true }, attributionTimeoutHours: 1 } })).status).toBe(200);
-    const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
-    const post = (path: string, body?: unknown) => call('POST', path, body);
-    const patch = (path: string, body?: unknown) => call('PATCH', path, body);
-    const get = (path: string) => call('GET', path);
+    const base = await newTenant(platform, { name, receiver, settings: { features: { depositAddresses: true }, attributionTimeoutHours: 1 } });
+    const { projectId, token, post, patch, get, advance } = base;
     const admin = (path: string, reason: string) => platform.admin('POST', path, { body: { reason } });
-    const advance = async (seconds: number) => expect((await post('/sandbox/clock/advance', { seconds })).status).toBe(200);
-    const customer = (await platform.endorsedCustomer(token)) as { id: string };
-    const active = async (res: { status: number; body: any }) => {
-      expect(res.status).toBe(201);
-      return eventually(async () => {
-        const a = (await get(`/external-accounts/${res.body.id}`)).body;
-        return a.status === 'active' ? (a as { id: string }) : undefined;
-      }, 30_000);
-    };
-    const bank = (accountNumber = '123456789012') =>
-      post('/external-accounts', { owner: { kind: 'customer', customerId: customer.id }, type: 'bankUs', bankUs: { accountNumber, routingNumber: '021000021' } }).then(active);
+    const customer = await base.customer();
+    const bank = (accountNumber = '123456789012') => base.bankUs(customer.id, undefined, accountNumber);
     const destination = await bank();
     // A return wallet of the customer's own, where returns go instead of the sender.
-    const returnWallet = options.returnWallet
-      ? await post('/external-accounts', { owner: { kind: 'customer', customerId: customer.id }, type: 'walletExternal', walletExternal: { address: '0x4444444444444444444444444444444444444444', network: NETWORK } }).then(active)
-      : undefined;
-    const hook = await post('/webhooks', { url: receiver.url(`/${name}`), subscriptions: ['*'] });
-    expect(hook.status).toBe(201);
+    const returnWallet = options.returnWallet ? await base.externalWallet(customer.id, '0x4444444444444444444444444444444444444444', NETWORK) : undefined;
+    const hook = await base.endpoint(`/${name}`);
     const created = await post('/deposit-addresses', {
       customerId: customer.id,
       expectedSourceAsset: 'usdc',
@@ -89,7 +74,7 @@ describe('deposit address deposits: the transaction each one makes', () => {
     /** Every partner event of this transaction received so far, in delivery-creation order. */
     const events = async (transactionId: string, until: (names: string[]) => boolean) =>
       eventually(async () => {
-        const deliveries = [...(await get(`/webhooks/${hook.body.id}/deliveries?limit=100`)).body.data].reverse() as Array<{ id: string }>;
+        const deliveries = [...(await get(`/webhooks/${hook.id}/deliveries?limit=100`)).body.data].reverse() as Array<{ id: string }>;
         const received = receiver.at(`/${name}`).map((r) => r.body);
         // Deliveries run concurrently: only once every delivery made so far has arrived is the list complete.
         if (!deliveries.every((d) => received.some((b) => b.id === d.id))) return undefined;
@@ -123,7 +108,7 @@ describe('deposit address deposits: the transaction each one makes', () => {
     /** Makes an external account unusable: the provider invalidates it, or the partner deletes it (204). */
     const spoil = async (accountId: string, how: 'invalidate' | 'delete') => {
       if (how === 'invalidate') expect((await post(`/external-accounts/${accountId}/simulate/invalidate`, {})).body).toMatchObject({ status: 'invalid' });
-      else expect((await call('DELETE', `/external-accounts/${accountId}`)).status).toBe(204);
+      else expect((await base.del(`/external-accounts/${accountId}`)).status).toBe(204);
     };
     return { projectId, token, customer, settledLedger, post, patch, get, admin, advance, bank, destination, returnWallet, da, deposit, transaction, events, ledger, spoil };
   }

@@ -6,6 +6,7 @@
 // transactions service's), and every bad input refused with nothing stored, in
 // both modes.
 import { randomUUID } from 'node:crypto';
+import { newTenant } from './support/tenant';
 import { eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -62,42 +63,11 @@ describe('deposit addresses', () => {
 
   /** A project of its own (the feature on unless asked), a customer with every endorsement active, and its bank accounts. */
   async function tenant(name: string, { enabled = true }: { enabled?: boolean } = {}) {
-    const { projectId, token } = await platform.newProject(name);
-    projects.push(projectId);
-    if (enabled) expect((await platform.admin('PATCH', `/projects/${projectId}`, { body: { features: { depositAddresses: true } } })).status).toBe(200);
-    const call = (method: string, path: string, body?: unknown, idempotencyKey?: string) => platform.request(method, `/v0.13${path}`, { token, body, idempotencyKey });
-    const post = (path: string, body?: unknown, idempotencyKey?: string) => call('POST', path, body, idempotencyKey);
-    const patch = (path: string, body: unknown, idempotencyKey?: string) => call('PATCH', path, body, idempotencyKey);
-    const get = (path: string) => call('GET', path);
-    const customer = async (fields: Record<string, unknown> = {}, endorsements?: Array<'basic' | 'cryptoCustody' | 'usd'>) =>
-      (await platform.endorsedCustomer(token, fields, endorsements)) as { id: string; firstName: string; lastName: string };
-    /** An external account, once provisioning made it active (or failed). */
-    const account = async (body: Record<string, unknown>, until = 'active') => {
-      const res = await post('/external-accounts', body);
-      expect(res.status).toBe(201);
-      return eventually(async () => {
-        const a = (await get(`/external-accounts/${res.body.id}`)).body;
-        return a.status === until ? (a as { id: string; details: Record<string, unknown> }) : undefined;
-      }, 20_000);
-    };
-    const owner = (customerId: string, counterpartyId?: string) => (counterpartyId ? { kind: 'counterparty', counterpartyId } : { kind: 'customer', customerId });
+    const base = await newTenant(platform, { name, settings: enabled ? { features: { depositAddresses: true } } : undefined });
+    projects.push(base.projectId);
+    const { get, post } = base;
     const t = {
-      projectId,
-      token,
-      post,
-      patch,
-      get,
-      customer,
-      account,
-      bankUs: (customerId: string, counterpartyId?: string, accountNumber = '123456789012') => account({ owner: owner(customerId, counterpartyId), type: 'bankUs', bankUs: { accountNumber, routingNumber: '021000021' } }),
-      bankCanada: (customerId: string) => account({ owner: owner(customerId), type: 'bankCanada', bankCanada: { institutionNumber: '001', transitNumber: '12345', accountNumber: '1234567' } }),
-      wallet: (customerId: string, address: string, network = 'meridianchain', counterpartyId?: string) =>
-        account({ owner: owner(customerId, counterpartyId), type: 'walletExternal', walletExternal: { address, network } }),
-      counterparty: async (customerId: string) => {
-        const res = await post('/counterparties', { customerId, entityType: 'business', businessName: 'Acme Ltd' });
-        expect(res.status).toBe(201);
-        return res.body as { id: string; name: string };
-      },
+      ...base,
       create: async (body: Record<string, unknown>, idempotencyKey?: string) => {
         const res = await post('/deposit-addresses', body, idempotencyKey);
         if (res.status === 201 && res.body.status === 'pending' && body.label !== 'ProvisioningSlow') {
@@ -213,7 +183,7 @@ describe('deposit addresses', () => {
     it('shows the optional fields when set: a counterparty\'s bank account, a return wallet, registration required, sponsorGas, label; ACH fields', async () => {
       const acme = await t.counterparty(ada.id);
       const theirs = await t.bankUs(ada.id, acme.id, '223456789012');
-      const back = await t.wallet(ada.id, RETURN_WALLET);
+      const back = await t.externalWallet(ada.id, RETURN_WALLET);
       const created = await t.create({
         ...basic(ada.id, theirs.id),
         payout: { rail: 'achSameDay', secCode: 'CCD', companyDiscretionaryData: 'INV 77' },
@@ -262,7 +232,7 @@ describe('deposit addresses', () => {
       expect((await t.post('/webhooks', { url: receiver.url(hookPath), subscriptions: ['depositAddress.updated'] })).status).toBe(201);
       const created = (await t.create({ ...basic(ada.id, bank.id), metadata: { a: '1', b: '2' } })).body;
       await t.until(created.id, 'active');
-      const back = await t.wallet(ada.id, evmAddress());
+      const back = await t.externalWallet(ada.id, evmAddress());
       const first = await t.patch(`/deposit-addresses/${created.id}`, { payout: { rail: 'wire' }, label: 'Main', metadata: { a: null, c: '3' }, returnDestination: { externalAccountId: back.id } });
       expect(first.status).toBe(200);
       expect(first.body).toMatchObject({ status: 'active', destination: { id: bank.id, network: 'wire' }, payout: { rail: 'wire' }, label: 'Main', metadata: { b: '2', c: '3' }, returnDestination: { id: back.id } });
@@ -465,7 +435,7 @@ describe('deposit addresses', () => {
 
     it('holds a deposit from an unregistered sender when the address requires registration, and attributes it when the sender\'s wallet is registered', async () => {
       const strict = await t.until((await t.create(basic(ada.id, bank.id, { requiresCounterpartyWalletRegistration: true }))).body.id, 'active');
-      const registered = await t.wallet(ada.id, evmAddress());
+      const registered = await t.externalWallet(ada.id, evmAddress());
       const paid = await t.deposit(strict.id, { amount: '30.00', senderAddress: String(registered.details.address).toLowerCase() });
       const sender = evmAddress();
       const held = await t.deposit(strict.id, { amount: '40.00', senderAddress: sender });
@@ -479,7 +449,7 @@ describe('deposit addresses', () => {
 
       // A counterparty registers the sender's wallet: the deposit is attributed to it.
       const acme = await t.counterparty(ada.id);
-      const theirs = await t.wallet(ada.id, sender, 'meridianchain', acme.id);
+      const theirs = await t.externalWallet(ada.id, sender, 'meridianchain', acme.id);
       const attributed = await eventually(async () => {
         const [row] = await platform.db.query(`SELECT data FROM deposit_addresses.events WHERE stream_id = $1 AND type = 'depositAddress.senderAttributed'`, [`depositAddressDeposit-${held.body.transactionId}`]);
         return row?.data;
@@ -509,7 +479,7 @@ describe('deposit addresses', () => {
       grace = await t.customer({ firstName: 'Grace', lastName: 'Hopper' });
       graceBank = await t.bankUs(grace.id);
       failed = await t.account({ owner: { kind: 'customer', customerId: ada.id }, type: 'bankUs', bankUs: { accountNumber: '000123450002', routingNumber: '021000021' } }, 'failed');
-      wallet = await t.wallet(ada.id, evmAddress(), 'ethereum');
+      wallet = await t.externalWallet(ada.id, evmAddress(), 'ethereum');
       const cardRes = await t.post('/external-accounts/cards', {
         owner: { kind: 'customer', customerId: ada.id },
         card: { cardNumber: '4242424242424242', expiryMonth: 12, expiryYear: 2031, cvc: '123', billingAddress: { addressLine1: '1 Market St', city: 'San Francisco', state: 'CA', country: 'US', zipCode: '94105' } },

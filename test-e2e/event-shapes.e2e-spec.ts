@@ -6,6 +6,7 @@
 // dropped or stale on the wire cannot pass. Over HTTP, both modes.
 import { isDeepStrictEqual } from 'node:util';
 import { PARTNER_EVENT_DEFINITIONS, STATUS_CHANGED_EVENTS } from '@mm/contracts';
+import { newTenant } from './support/tenant';
 import { eventually, START_TIMEOUT_MS, TestPlatform, type Response } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -44,13 +45,10 @@ describe('every delivered event carries its resource as the API showed it after 
     await platform?.stop();
   });
 
-  /** A project of its own (its own clock) whose endpoint hears `subscriptions`; every answer is kept. */
+  /** A project of its own (its own clock) whose endpoint hears `subscriptions`; every answer, its set-up's included, is kept. */
   async function tenant(name: string, subscriptions: string[]) {
-    const { projectId, token } = await platform.newProject(name);
-    const call = async (method: string, path: string, body?: unknown) => keep(await platform.request(method, `/v0.13${path}`, { token, body }));
-    const post = (path: string, body?: unknown) => call('POST', path, body);
-    const patch = (path: string, body: unknown) => call('PATCH', path, body);
-    const get = (path: string) => call('GET', path);
+    const base = await newTenant(platform, { name, receiver, send: async (method, path, options) => keep(await platform.request(method, path, options)) });
+    const { get } = base;
     const created = async (res: Promise<Response>) => {
       const answered = await res;
       expect(answered.status).toBeLessThan(300);
@@ -62,10 +60,9 @@ describe('every delivered event carries its resource as the API showed it after 
         const res = await get(path);
         return res.status === 200 && visible(res.body) ? (res.body as Resource) : undefined;
       }, 30_000);
-    const advance = async (seconds: number) => expect((await post('/sandbox/clock/advance', { seconds })).status).toBe(200);
-    const hook = await created(post('/webhooks', { url: receiver.url(`/${name}`), subscriptions }));
+    const hook = await base.endpoint(`/${name}`, subscriptions);
     endpoints.push({ id: hook.id, path: `/${name}` });
-    return { projectId, token, call, post, patch, get, created, until, advance, hook };
+    return { ...base, created, until, hook };
   }
 
   it('announces customers, wallets, external accounts, counterparties, transactions, deposit addresses, virtual accounts and endpoints with their GET shape', async () => {

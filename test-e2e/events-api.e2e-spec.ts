@@ -7,6 +7,7 @@
 // while an endpoint names them (spec: Events). Real HTTP receivers, both modes.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { settledRowCounts } from './support/row-counts';
+import { newTenant } from './support/tenant';
 import { eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { WebhookReceiver, type ReceivedDelivery } from './support/webhook-receiver';
 
@@ -50,20 +51,11 @@ describe('the Events API', () => {
 
   /** A project of its own: its own events, endpoints and sandbox clock. */
   async function tenant(name: string) {
-    const { token } = await platform.newProject(name);
-    const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
+    const base = await newTenant(platform, { name, receiver });
+    const { call } = base;
     const t = {
-      token,
-      get: (path: string) => call('GET', path),
-      post: (path: string, body?: unknown) => call('POST', path, body),
-      patch: (path: string, body: unknown) => call('PATCH', path, body),
-      advance: async (seconds: number) => expect((await call('POST', '/sandbox/clock/advance', { seconds })).status).toBe(200),
+      ...base,
       now: async () => (await call('GET', '/sandbox/clock')).body.now as string,
-      endpoint: async (path: string, subscriptions: string[] = ['*']) => {
-        const res = await call('POST', '/webhooks', { url: receiver.url(path), subscriptions });
-        expect(res.status).toBe(201);
-        return res.body as { id: string; signingKey: string };
-      },
       /** Every page of GET /events with this query, in the order the pages gave them. */
       events: async (query = '', limit = 100): Promise<PartnerEvent[]> => {
         const all: PartnerEvent[] = [];
@@ -87,13 +79,11 @@ describe('the Events API', () => {
       },
       /** A customer (its endorsement events), an external account through its life and a counterparty. */
       activity: async () => {
-        const customer = (await platform.endorsedCustomer(token, {}, ['cryptoCustody'])) as { id: string };
-        const account = await call('POST', '/external-accounts', { owner: { kind: 'customer', customerId: customer.id }, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } });
-        expect(account.status).toBe(201);
-        await eventually(async () => ((await call('GET', `/external-accounts/${account.body.id}`)).body.status === 'active' ? true : undefined));
-        expect((await call('PATCH', `/external-accounts/${account.body.id}`, { label: 'Payroll' })).status).toBe(200);
-        expect((await call('POST', '/counterparties', { customerId: customer.id, entityType: 'business', businessName: 'Acme Ltd' })).status).toBe(201);
-        return { customerId: customer.id, accountId: account.body.id as string };
+        const customer = await base.customer({}, ['cryptoCustody']);
+        const account = await base.bankUs(customer.id);
+        expect((await call('PATCH', `/external-accounts/${account.id}`, { label: 'Payroll' })).status).toBe(200);
+        await base.counterparty(customer.id);
+        return { customerId: customer.id, accountId: account.id };
       },
     };
     return t;

@@ -12,6 +12,7 @@
 // event of the catalogue is driven until it has been delivered and checked.
 import { PARTNER_EVENT_CATALOGUE, SANDBOX_PARTNER_EVENTS } from '@mm/contracts';
 import { OpenApiConformance } from './support/openapi-conformance';
+import { newTenant } from './support/tenant';
 import { ADMIN_TOKEN, E2E_MODE, eventually, TestPlatform, type RequestOptions, type Response } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -50,47 +51,17 @@ describe('the OpenAPI document describes every response', () => {
 
   /** A project of its own (its own sandbox clock), every feature on, and a partner token for it. */
   async function tenant(name: string) {
-    const project = await admin('POST', '/projects', { name, features: { cashPickup: true, depositAddresses: true } });
-    expectStatus(project, 201);
-    const keys = await admin('POST', `/projects/${project.body.id}/api-keys`);
-    expectStatus(keys, 201);
-    const tokenRes = await call('POST', '/auth/token', { body: keys.body });
-    expectStatus(tokenRes, 200);
-    const token = tokenRes.body.accessToken as string;
-    const as = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => call(method, path, { token, body, headers });
+    // Its set-up's exchanges are held to the document too.
+    const base = await newTenant(platform, { name, features: { cashPickup: true, depositAddresses: true }, send: (method, path, options) => conformance.request(platform, method, path, options) });
     const t = {
-      projectId: project.body.id as string,
-      token,
-      get: (path: string) => as('GET', path),
-      post: (path: string, body?: unknown) => as('POST', path, body),
-      patch: (path: string, body: unknown) => as('PATCH', path, body),
-      del: (path: string) => as('DELETE', path),
-      advance: async (seconds: number) => expectStatus(await as('POST', '/sandbox/clock/advance', { seconds }), 200),
-      customer: async (lastName = 'Lovelace', extra: Record<string, unknown> = {}) => {
-        const res = await as('POST', '/customers', { type: 'individual', firstName: 'Ada', lastName, endorsements: ['basic', 'cryptoCustody', 'usd'], ...extra });
-        expectStatus(res, 201);
-        const id = res.body.id as string;
-        await eventually(async () => ((await as('GET', `/customers/${id}`)).body.endorsements.every((e: { status: string }) => e.status === 'active') ? true : undefined));
-        return id;
-      },
-      wallet: async (customerId: string, amount?: string) => {
-        const res = await as('POST', `/customers/${customerId}/wallets`, { asset: 'usdc', network: 'meridianchain' });
-        expectStatus(res, 201);
-        if (amount) expectStatus(await as('POST', `/sandbox/wallets/${res.body.id}/fund`, { amount }), 200);
-        return res.body as { id: string; address: string };
-      },
+      ...base,
+      customer: async (lastName = 'Lovelace', extra: Record<string, unknown> = {}) => (await base.customer({ lastName, ...extra }, ['basic', 'cryptoCustody', 'usd'])).id,
+      wallet: (customerId: string, amount?: string) => base.wallet(customerId, { funding: amount }),
       /** An external account once provisioning settled it (active, or failed for a magic number). */
-      account: async (path: string, body: Record<string, unknown>, until = 'active') => {
-        const res = await as('POST', path, body);
-        expectStatus(res, 201);
-        return eventually(async () => {
-          const a = (await as('GET', `/external-accounts/${res.body.id}`)).body;
-          return a.status === until ? (a as { id: string }) : undefined;
-        });
-      },
+      account: (path: string, body: Record<string, unknown>, until = 'active') => base.account(body, until, path),
       until: (id: string, status: string, subStatus?: string | null) =>
         eventually(async () => {
-          const txn = (await as('GET', `/transactions/${id}`)).body;
+          const txn = (await base.get(`/transactions/${id}`)).body;
           return txn.status === status && (subStatus === undefined || txn.subStatus === subStatus) ? txn : undefined;
         }, 20_000),
     };

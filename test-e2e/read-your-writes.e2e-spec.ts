@@ -3,8 +3,9 @@
 // from their event logs a moment later; these tests hold that moment open on
 // purpose (every reader of the log is paused, see pauseReaders) and check that
 // the first request after the write is already answered on it, in both modes.
-import { eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { pauseReaders } from './support/pause-readers';
+import { newTenant } from './support/tenant';
+import { eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 /** A Bigmart in Los Angeles that pays out cash (docs/sandbox.md). */
 const PICKUP = { cashLocationId: 'loc_01m846c3h4e06945jf6mfht9tc', cashLocationReference: 'BIGMART-1001' };
@@ -24,13 +25,10 @@ describe('read your writes across services', () => {
 
   /** A project of its own with a customer (every endorsement active) and a funded wallet. */
   async function tenant(name: string) {
-    const { projectId, token } = await platform.newProject(name);
-    const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
-    const customer = (await call('POST', '/customers', { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', endorsements: ['basic', 'cryptoCustody', 'usd'] })).body;
-    await eventually(async () => ((await call('GET', `/customers/${customer.id}`)).body.endorsements.every((e: { status: string }) => e.status === 'active') ? true : undefined));
-    const wallet = (await call('POST', `/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body;
-    expect((await call('POST', `/sandbox/wallets/${wallet.id}/fund`, { amount: '1000' })).status).toBe(200);
-    return { projectId, call, customer, wallet };
+    const t = await newTenant(platform, { name });
+    const customer = await t.customer({}, ['basic', 'cryptoCustody', 'usd']);
+    const wallet = await t.wallet(customer.id, { funding: '1000' });
+    return { ...t, customer, wallet };
   }
 
   const patchProject = (projectId: string, body: unknown) => platform.admin('PATCH', `/projects/${projectId}`, { body });

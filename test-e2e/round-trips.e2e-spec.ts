@@ -8,6 +8,7 @@
 // a deposit to an address reads the address under its customer's lock and its own in one, then its sender.
 import { Socket } from 'node:net';
 import { Client } from 'pg';
+import { newTenant } from './support/tenant';
 import { eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 /** The statements each PostgreSQL connection sent in each of its writes, while fn ran. */
@@ -87,22 +88,14 @@ describe('round trips of a request, platform mode', () => {
     await platform?.stop();
   });
 
+  /** A project of its own, a customer with a funded wallet and a bank account to pay out to. */
   async function tenant(name: string, funding: string) {
-    const { token } = await platform.newProject(name);
-    const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
-    const post = (path: string, body?: unknown) => call('POST', path, body);
-    const get = (path: string) => call('GET', path);
-    const ada = (await platform.endorsedCustomer(token)) as { id: string };
-    const wallet = (await post(`/customers/${ada.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body as { id: string };
-    expect((await post(`/sandbox/wallets/${wallet.id}/fund`, { amount: funding })).status).toBe(200);
-    const created = await post('/external-accounts', { owner: { kind: 'customer', customerId: ada.id }, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } });
-    expect(created.status).toBe(201);
-    const bank = await eventually(async () => {
-      const a = (await get(`/external-accounts/${created.body.id}`)).body;
-      return a.status === 'active' ? (a as { id: string }) : undefined;
-    });
+    const t = await newTenant(platform, { name });
+    const ada = await t.customer();
+    const wallet = await t.wallet(ada.id, { funding });
+    const bank = await t.bankUs(ada.id);
     const quote = async (amount: string) => {
-      const res = await post('/quotes', {
+      const res = await t.post('/quotes', {
         customerId: ada.id,
         source: { type: 'walletOms', details: { id: wallet.id }, amount },
         destination: { type: 'bankUs', details: { id: bank.id, network: 'ach', accountHolder: 'customer' } },
@@ -110,7 +103,7 @@ describe('round trips of a request, platform mode', () => {
       expect(res.status).toBe(201);
       return res.body as { id: string };
     };
-    return { post, get, wallet, quote };
+    return { ...t, wallet, quote };
   }
 
   it('makes a transaction from a quote made here in two: the quote, its account and the wallet read together, then the writes with COMMIT', async () => {
@@ -146,10 +139,10 @@ describe('round trips of a request, platform mode', () => {
   });
 
   it('records an inbound transfer to a virtual account in two: the account and its history under its lock together, then the writes with COMMIT', async () => {
-    const { token } = await platform.newProject('inbound');
-    const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
-    const customer = (await platform.endorsedCustomer(token)) as { id: string };
-    const wallet = (await call('POST', `/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body as { id: string };
+    const t = await newTenant(platform, { name: 'inbound' });
+    const { call } = t;
+    const customer = await t.customer();
+    const wallet = await t.wallet(customer.id);
     const account = await call('POST', '/virtual-accounts', { customerId: customer.id, source: { asset: 'usd', network: 'ach' }, destination: { type: 'walletOms', walletId: wallet.id }, accountHolder: 'customer', type: 'bankUs' });
     expect(account.status).toBe(201);
     await activeAfterAdvances(call, `/virtual-accounts/${account.body.id}`);
@@ -174,14 +167,11 @@ describe('round trips of a request, platform mode', () => {
   });
 
   it("records a deposit to an address in three: the address, its customer's lock and its own with its history; the sender; the writes with COMMIT", async () => {
-    const { projectId, token } = await platform.newProject('deposit');
-    expect((await platform.admin('PATCH', `/projects/${projectId}`, { body: { features: { depositAddresses: true } } })).status).toBe(200);
-    const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
-    const customer = (await platform.endorsedCustomer(token)) as { id: string };
-    const bank = await call('POST', '/external-accounts', { owner: { kind: 'customer', customerId: customer.id }, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } });
-    expect(bank.status).toBe(201);
-    await eventually(async () => ((await call('GET', `/external-accounts/${bank.body.id}`)).body.status === 'active' ? true : undefined));
-    const address = await call('POST', '/deposit-addresses', { customerId: customer.id, expectedSourceAsset: 'usdc', expectedSourceNetwork: 'meridianchain', destination: { externalAccountId: bank.body.id }, payout: { rail: 'ach' } });
+    const t = await newTenant(platform, { name: 'deposit', settings: { features: { depositAddresses: true } } });
+    const { call } = t;
+    const customer = await t.customer();
+    const bank = await t.bankUs(customer.id);
+    const address = await call('POST', '/deposit-addresses', { customerId: customer.id, expectedSourceAsset: 'usdc', expectedSourceNetwork: 'meridianchain', destination: { externalAccountId: bank.id }, payout: { rail: 'ach' } });
     expect(address.status).toBe(201);
     await activeAfterAdvances(call, `/deposit-addresses/${address.body.id}`);
     expect((await call('POST', `/deposit-addresses/${address.body.id}/simulate/crypto-deposit`, { amount: '1.00' })).status).toBe(201);

@@ -4,9 +4,9 @@
 // An external account invalidated or deleted after its quote was made is checked again when the
 // quote is accepted (422, nothing moves, the quote stays open) and again when its leg answers (the
 // money goes back to the source wallet, never to the account). Both modes.
+import { newTenant } from './support/tenant';
 import { eventually, expectError, TestPlatform } from './support/test-platform';
 
-const BILLING = { addressLine1: '1 Market St', city: 'San Francisco', state: 'CA', country: 'US', zipCode: '94105' };
 const ACCOUNT_NUMBER = '123456789012';
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -25,53 +25,33 @@ describe('stale destinations: a quote whose account stopped being usable', () =>
 
   /** A project of its own (its own sandbox clock), with a customer holding funded wallets. */
   async function tenant(name: string) {
-    const { token } = await platform.newProject(name);
-    const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
-    const post = (path: string, body?: unknown) => call('POST', path, body);
-    const get = (path: string) => call('GET', path);
-    const ada = (await platform.endorsedCustomer(token)) as { id: string };
-    const fundedWallet = async (network: string) => {
-      const w = (await post(`/customers/${ada.id}/wallets`, { asset: 'usdc', network })).body as { id: string };
-      expect((await post(`/sandbox/wallets/${w.id}/fund`, { amount: '1000' })).status).toBe(200);
-      return w;
-    };
-    const [usdc, eth] = [await fundedWallet('meridianchain'), await fundedWallet('ethereum')];
-    const active = async (res: { status: number; body: { id: string } }) => {
-      expect(res.status).toBe(201);
-      return eventually(async () => {
-        const a = (await get(`/external-accounts/${res.body.id}`)).body;
-        return a.status === 'active' ? (a as { id: string }) : undefined;
-      });
-    };
-    const own = { kind: 'customer', customerId: ada.id };
+    const base = await newTenant(platform, { name });
+    const { get } = base;
+    const ada = await base.customer();
+    const [usdc, eth] = [await base.wallet(ada.id, { funding: '1000' }), await base.wallet(ada.id, { network: 'ethereum', funding: '1000' })];
     let counterpartyOf: Record<string, string> = {};
     const t = {
+      ...base,
       ada,
       usdc,
       eth,
-      post,
-      get,
-      advance: async (seconds: number) => expect((await post('/sandbox/clock/advance', { seconds })).status).toBe(200),
-      balance: async (walletId: string) => (await get(`/wallets/${walletId}/balance`)).body.data.balance as string,
-      bank: () => post('/external-accounts', { owner: own, type: 'bankUs', bankUs: { accountNumber: ACCOUNT_NUMBER, routingNumber: '021000021' } }).then(active),
-      card: () => post('/external-accounts/cards', { owner: own, card: { cardNumber: '4242424242424242', expiryMonth: 12, expiryYear: 2031, cvc: '123', billingAddress: BILLING } }).then(active),
+      bank: () => base.bankUs(ada.id, undefined, ACCOUNT_NUMBER),
+      card: () => base.card(ada.id),
       /** An external wallet of a counterparty of the customer's (a quote may pay one; a bank payout may not). */
       counterpartyWallet: async () => {
-        const counterparty = (await post('/counterparties', { customerId: ada.id, entityType: 'business', businessName: 'Acme Ltd' })).body as { id: string };
-        const account = await active(
-          await post('/external-accounts', { owner: { kind: 'counterparty', counterpartyId: counterparty.id }, type: 'walletExternal', walletExternal: { address: '0x52908400098527886E0F7030069857D2E4169EE7', network: 'ethereum' } }),
-        );
+        const counterparty = await base.counterparty(ada.id);
+        const account = await base.externalWallet(ada.id, '0x52908400098527886E0F7030069857D2E4169EE7', 'ethereum', counterparty.id);
         counterpartyOf = { ...counterpartyOf, [account.id]: counterparty.id };
         return account;
       },
       /** Makes the account unusable: the provider invalidates it, the partner deletes it, or deletes it and then its counterparty. */
       spoil: async (accountId: string, how: Unusable) => {
         if (how === 'invalidate') {
-          expect((await post(`/external-accounts/${accountId}/simulate/invalidate`, {})).body).toMatchObject({ status: 'invalid', failure: { code: 'account_closed' } });
+          expect((await base.post(`/external-accounts/${accountId}/simulate/invalidate`, {})).body).toMatchObject({ status: 'invalid', failure: { code: 'account_closed' } });
           return;
         }
-        expect((await call('DELETE', `/external-accounts/${accountId}`)).status).toBe(204);
-        if (how === 'deleteWithCounterparty') expect((await call('DELETE', `/counterparties/${counterpartyOf[accountId]}`)).status).toBe(204);
+        expect((await base.del(`/external-accounts/${accountId}`)).status).toBe(204);
+        if (how === 'deleteWithCounterparty') expect((await base.del(`/counterparties/${counterpartyOf[accountId]}`)).status).toBe(204);
       },
       /** The transaction once it is in the status given; one that ends otherwise fails the test at once, saying how it ended. */
       until: (id: string, status: string, subStatus?: string | null) =>

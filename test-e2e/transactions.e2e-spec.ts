@@ -2,13 +2,13 @@
 // Events (transaction.statusChanged, underReview), rules 2, 4, 5;
 // API-CONTRACT: Quotes; docs/sandbox.md for the magic cents. Every corridor's
 // happy path and the failure rows of the state tables, over HTTP, in both modes.
+import { newTenant } from './support/tenant';
 import { ADMIN_TOKEN, eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const QT = /^qt_[0-9a-hjkmnp-tv-z]{26}$/;
 const TXN = /^txn_[0-9a-hjkmnp-tv-z]{26}$/;
-const BILLING = { addressLine1: '1 Market St', city: 'San Francisco', state: 'CA', country: 'US', zipCode: '94105' };
 const ZERO_FEES = (zero: string) => ({ total: zero, developer: zero, gas: zero, meridian: zero });
 
 describe('quotes and transactions', () => {
@@ -25,44 +25,24 @@ describe('quotes and transactions', () => {
 
   /** A project of its own (its own sandbox clock), with a customer holding a funded wallet. */
   async function tenant(name: string, funding = '1000') {
-    const { token } = await platform.newProject(name);
-    const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
-    const post = (path: string, body?: unknown) => call('POST', path, body);
-    const get = (path: string) => call('GET', path);
+    const base = await newTenant(platform, { name });
+    const { get, post } = base;
     /** A customer whose endorsements are active: its wallets need cryptoCustody, its payouts usd or basic. */
-    const customer = async (lastName = 'Lovelace') => (await platform.endorsedCustomer(token, { lastName })) as { id: string };
-    const wallet = async (customerId: string, amount?: string, network = 'meridianchain') => {
-      const w = (await post(`/customers/${customerId}/wallets`, { asset: 'usdc', network })).body as { id: string; address: string };
-      if (amount) expect((await post(`/sandbox/wallets/${w.id}/fund`, { amount })).status).toBe(200);
-      return w;
-    };
-    const active = async (res: { status: number; body: { id: string } }) => {
-      expect(res.status).toBe(201);
-      return eventually(async () => {
-        const a = (await get(`/external-accounts/${res.body.id}`)).body;
-        return a.status === 'active' ? (a as { id: string }) : undefined;
-      });
-    };
-    const owner = (customerId: string) => ({ kind: 'customer', customerId });
+    const customer = (lastName = 'Lovelace') => base.customer({ lastName });
+    const wallet = (customerId: string, amount?: string, network = 'meridianchain') => base.wallet(customerId, { network, funding: amount });
     const ada = await customer();
     const adaWallet = await wallet(ada.id, funding);
     return {
-      token,
-      post,
-      get,
+      ...base,
       customer,
       wallet,
       ada,
       adaWallet,
-      advance: async (seconds: number) => expect((await post('/sandbox/clock/advance', { seconds })).status).toBe(200),
-      balance: async (walletId: string) => (await get(`/wallets/${walletId}/balance`)).body.data.balance as string,
-      bankUs: (customerId = ada.id) => post('/external-accounts', { owner: owner(customerId), type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } }).then(active),
-      bankIban: () => post('/external-accounts', { owner: owner(ada.id), type: 'bankIban', bankIban: { iban: 'DE89370400440532013000', BIC: 'COBADEFFXXX', countryCode: 'DE' } }).then(active),
-      bankCanada: () =>
-        post('/external-accounts', { owner: owner(ada.id), type: 'bankCanada', bankCanada: { institutionNumber: '001', transitNumber: '12345', accountNumber: '1234567' } }).then(active),
-      card: () => post('/external-accounts/cards', { owner: owner(ada.id), card: { cardNumber: '4242424242424242', expiryMonth: 12, expiryYear: 2031, cvc: '123', billingAddress: BILLING } }).then(active),
-      externalWallet: () =>
-        post('/external-accounts', { owner: owner(ada.id), type: 'walletExternal', walletExternal: { address: '0x52908400098527886E0F7030069857D2E4169EE7', network: 'ethereum' } }).then(active),
+      bankUs: (customerId = ada.id) => base.bankUs(customerId),
+      bankIban: () => base.bankIban(ada.id),
+      bankCanada: () => base.bankCanada(ada.id),
+      card: () => base.card(ada.id),
+      externalWallet: () => base.externalWallet(ada.id, '0x52908400098527886E0F7030069857D2E4169EE7', 'ethereum'),
       quote: (body: Record<string, unknown>) => post('/quotes', { customerId: ada.id, ...body }),
       transaction: (quoteId: string) => post('/transactions', { quoteId }),
       /** The transaction once its status is the one given (the rails answer on the project's clock). */

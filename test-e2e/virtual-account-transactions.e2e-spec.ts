@@ -5,6 +5,7 @@
 // docs/sandbox.md (the cents of the transfer choose the outcome). Every transfer is followed to its end with
 // its webhooks in order, and the ledger is read back: dollars in, through USDC, out; nothing left in
 // transit once the transaction is terminal. Both modes.
+import { newTenant } from './support/tenant';
 import { eventually, expectError, TestPlatform } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -34,31 +35,17 @@ describe('virtual account deposits: the transaction each inbound transfer makes'
   /** A project of its own (its own clock), an endorsed customer, a webhook endpoint and an active virtual account. */
   async function tenant(options: { destination?: Destination; returnDestination?: boolean } = {}) {
     const name = `virtual-account-txn-${++tenants}`;
-    const { token, projectId } = await platform.newProject(name);
-    const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
-    const post = (path: string, body?: unknown) => call('POST', path, body);
-    const patch = (path: string, body?: unknown) => call('PATCH', path, body);
-    const get = (path: string) => call('GET', path);
+    const base = await newTenant(platform, { name, receiver });
+    const { projectId, token, post, patch, get, advance } = base;
     const admin = (path: string, body: Record<string, unknown>) => platform.admin('POST', path, { body });
-    const advance = async (seconds: number) => expect((await post('/sandbox/clock/advance', { seconds })).status).toBe(200);
-    const customer = (await platform.endorsedCustomer(token)) as { id: string };
-    const active = async (res: { status: number; body: any }) => {
-      expect(res.status).toBe(201);
-      return eventually(async () => {
-        const a = (await get(`/external-accounts/${res.body.id}`)).body;
-        return a.status === 'active' ? (a as { id: string }) : undefined;
-      }, 30_000);
-    };
-    const owner = { kind: 'customer', customerId: customer.id };
-    const bank = (accountNumber: string) => post('/external-accounts', { owner, type: 'bankUs', bankUs: { accountNumber, routingNumber: '021000021' } }).then(active);
-    const externalWallet = (address = '0x3333333333333333333333333333333333333333') => post('/external-accounts', { owner, type: 'walletExternal', walletExternal: { address, network: NETWORK } }).then(active);
+    const customer = await base.customer();
+    const bank = (accountNumber: string) => base.bankUs(customer.id, undefined, accountNumber);
+    const externalWallet = (address = '0x3333333333333333333333333333333333333333') => base.externalWallet(customer.id, address, NETWORK);
     const kind = options.destination ?? 'walletOms';
     let destination: Record<string, unknown>;
     let walletId: string | undefined;
     if (kind === 'walletOms') {
-      const wallet = await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: NETWORK });
-      expect(wallet.status).toBe(201);
-      walletId = wallet.body.id;
+      walletId = (await base.wallet(customer.id, { network: NETWORK })).id;
       destination = { type: 'walletOms', walletId };
     } else if (kind === 'walletExternal') {
       destination = { type: 'walletExternal', externalAccountId: (await externalWallet()).id };
@@ -66,8 +53,7 @@ describe('virtual account deposits: the transaction each inbound transfer makes'
       destination = { type: 'bankUs', externalAccountId: (await bank('555566667777')).id, payout: { rail: 'wire' } };
     }
     const returnAccount = options.returnDestination ? await bank('111122223333') : undefined;
-    const hook = await post('/webhooks', { url: receiver.url(`/${name}`), subscriptions: ['*'] });
-    expect(hook.status).toBe(201);
+    const hook = await base.endpoint(`/${name}`);
     const created = await post('/virtual-accounts', {
       customerId: customer.id,
       source: { asset: 'usd', network: 'ach' },
@@ -99,7 +85,7 @@ describe('virtual account deposits: the transaction each inbound transfer makes'
     /** Every partner event of this transaction received so far, in delivery-creation order, once every delivery made so far arrived. */
     const events = async (transactionId: string, until: (names: string[]) => boolean) =>
       eventually(async () => {
-        const deliveries = [...(await get(`/webhooks/${hook.body.id}/deliveries?limit=100`)).body.data].reverse() as Array<{ id: string }>;
+        const deliveries = [...(await get(`/webhooks/${hook.id}/deliveries?limit=100`)).body.data].reverse() as Array<{ id: string }>;
         const received = receiver.at(`/${name}`).map((r) => r.body);
         if (!deliveries.every((d) => received.some((b) => b.id === d.id))) return undefined;
         const mine = deliveries.map((d) => received.find((b) => b.id === d.id)).filter((b) => b && b.data?.id === transactionId);
@@ -138,7 +124,7 @@ describe('virtual account deposits: the transaction each inbound transfer makes'
     /** Makes an external account unusable: the provider invalidates it, or the partner deletes it (204). */
     const spoil = async (accountId: string, how: 'invalidate' | 'delete') => {
       if (how === 'invalidate') expect((await post(`/external-accounts/${accountId}/simulate/invalidate`, {})).body).toMatchObject({ status: 'invalid' });
-      else expect((await call('DELETE', `/external-accounts/${accountId}`)).status).toBe(204);
+      else expect((await base.del(`/external-accounts/${accountId}`)).status).toBe(204);
     };
     return { projectId, token, customer, walletId, returnAccount, destination, va, post, patch, get, admin, advance, deliver, transfer, transaction, events, ledger, settledLedger, bank, externalWallet, spoil };
   }

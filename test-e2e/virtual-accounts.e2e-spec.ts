@@ -7,6 +7,7 @@
 // transactions it makes are the transactions service's), bank details never in
 // the logs, and every bad input refused with nothing stored, in both modes.
 import { randomUUID } from 'node:crypto';
+import { newTenant } from './support/tenant';
 import { eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -90,26 +91,11 @@ describe('virtual accounts', () => {
 
   /** A project of its own, a customer with every endorsement active, and its accounts. */
   async function tenant(name: string) {
-    const { projectId, token } = await platform.newProject(name);
-    projects.push(projectId);
-    const call = (method: string, path: string, body?: unknown, idempotencyKey?: string) => platform.request(method, `/v0.13${path}`, { token, body, idempotencyKey });
-    const post = (path: string, body?: unknown, idempotencyKey?: string) => call('POST', path, body, idempotencyKey);
-    const patch = (path: string, body: unknown, idempotencyKey?: string) => call('PATCH', path, body, idempotencyKey);
-    const get = (path: string) => call('GET', path);
-    const customer = async (fields: Record<string, unknown> = {}, endorsements?: Array<'basic' | 'cryptoCustody' | 'usd'>) =>
-      (await platform.endorsedCustomer(token, fields, endorsements)) as { id: string; firstName: string; lastName: string };
-    /** An external account, once provisioning made it active (or failed). */
-    const account = async (body: Record<string, unknown>, until = 'active') => {
-      const res = await post('/external-accounts', body);
-      expect(res.status).toBe(201);
-      return eventually(async () => {
-        const a = (await get(`/external-accounts/${res.body.id}`)).body;
-        return a.status === until ? (a as { id: string; details: Record<string, unknown> }) : undefined;
-      }, 20_000);
-    };
-    const owner = (customerId: string, counterpartyId?: string) => (counterpartyId ? { kind: 'counterparty', counterpartyId } : { kind: 'customer', customerId });
+    const base = await newTenant(platform, { name });
+    projects.push(base.projectId);
+    const { post, get } = base;
     /** Moves this project's sandbox clock on: the bank's answers are timers on it. */
-    const tick = async (seconds = 1) => expect((await post('/sandbox/clock/advance', { seconds })).status).toBe(200);
+    const tick = (seconds = 1) => base.advance(seconds);
     /**
      * The account once the bank has brought it to `status`: its bank details remembered for the log check.
      * The bank answers on the project's clock (seconds of it), so the clock moves on a second at a time
@@ -124,26 +110,9 @@ describe('virtual accounts', () => {
         return undefined;
       }, WITHIN_MS);
     return {
-      projectId,
-      token,
-      post,
-      patch,
-      get,
-      customer,
-      account,
-      bankUs: (customerId: string, counterpartyId?: string, accountNumber = '123456789012') => account({ owner: owner(customerId, counterpartyId), type: 'bankUs', bankUs: { accountNumber, routingNumber: '021000021' } }),
-      wallet: (customerId: string, address = evmAddress(), network = 'meridianchain', counterpartyId?: string) =>
-        account({ owner: owner(customerId, counterpartyId), type: 'walletExternal', walletExternal: { address, network } }),
-      custodial: async (customerId: string) => {
-        const res = await post(`/customers/${customerId}/wallets`, { asset: 'usdc', network: 'meridianchain' });
-        expect(res.status).toBe(201);
-        return res.body as { id: string; address: string };
-      },
-      counterparty: async (customerId: string) => {
-        const res = await post('/counterparties', { customerId, entityType: 'business', businessName: 'Acme Ltd' });
-        expect(res.status).toBe(201);
-        return res.body as { id: string; name: string };
-      },
+      ...base,
+      /** An external wallet: a fresh address unless one is given. */
+      externalWallet: (customerId: string, address = evmAddress(), network = 'meridianchain', counterpartyId?: string) => base.externalWallet(customerId, address, network, counterpartyId),
       create: async (body: Record<string, unknown>, idempotencyKey?: string) => {
         const res = await post('/virtual-accounts', body, idempotencyKey);
         if (res.status === 201 && res.body.status === 'pending' && body.label !== 'ProvisioningSlow') {
@@ -159,7 +128,7 @@ describe('virtual accounts', () => {
         expect(res.status).toBe(201);
         return until(res.body.id, 'active');
       },
-      remove: (id: string) => call('DELETE', `/virtual-accounts/${id}`),
+      remove: (id: string) => base.del(`/virtual-accounts/${id}`),
       transfer: (id: string, body: Record<string, unknown>, idempotencyKey?: string) => post(`/virtual-accounts/${id}/simulate/inbound-transfer`, body, idempotencyKey),
       simulate: (id: string, what: 'freeze' | 'unfreeze' | 'close') => post(`/virtual-accounts/${id}/simulate/${what}`),
       /** Every delivery to `path` about this resource, once there are n. */
@@ -194,7 +163,7 @@ describe('virtual accounts', () => {
       t = await tenant('va-lifecycle');
       expect((await t.post('/webhooks', { url: receiver.url(hook), subscriptions: ['*'] })).status).toBe(201);
       ada = await t.customer();
-      wallet = await t.wallet(ada.id);
+      wallet = await t.externalWallet(ada.id);
     }, 60_000);
 
     it('POST answers 201 pending with null bankDetails in the exact v1 shape; the bank provisions it, then active; GET answers the same', async () => {
@@ -246,7 +215,7 @@ describe('virtual accounts', () => {
     });
 
     it('shows the optional fields when set: a custodial wallet, a counterparty\'s bank account with ACH fields, a return destination and its rail, label, sponsorGas', async () => {
-      const custodial = await t.custodial(ada.id);
+      const custodial = await t.wallet(ada.id);
       const toOms = await t.create({ ...toWallet(ada.id, wallet.id), destination: { type: 'walletOms', walletId: custodial.id }, label: 'Salary', sponsorGas: true });
       expect(toOms.status).toBe(201);
       expect(toOms.body).toMatchObject({
@@ -287,7 +256,7 @@ describe('virtual accounts', () => {
 
     it('lists newest first, filtered by customerId, page by page', async () => {
       const grace = await t.customer({ firstName: 'Grace', lastName: 'Hopper' });
-      const hers = await t.wallet(grace.id);
+      const hers = await t.externalWallet(grace.id);
       const mine = [];
       for (let i = 0; i < 3; i++) mine.push((await t.create(toWallet(grace.id, hers.id))).body.id);
       const all = (await t.get('/virtual-accounts?limit=100')).body;
@@ -353,7 +322,7 @@ describe('virtual accounts', () => {
       t = await tenant('va-bank');
       expect((await t.post('/webhooks', { url: receiver.url(hook), subscriptions: ['virtualAccount.statusChanged', 'virtualAccount.active', 'virtualAccount.frozen', 'virtualAccount.closed', 'virtualAccount.failed'] })).status).toBe(201);
       ada = await t.customer();
-      wallet = await t.wallet(ada.id);
+      wallet = await t.externalWallet(ada.id);
     }, 60_000);
 
     it('freeze, unfreeze and close: each a statusChanged, beside frozen, active and closed; a transition that does not apply is refused', async () => {
@@ -422,7 +391,7 @@ describe('virtual accounts', () => {
       t = await tenant('va-delete');
       expect((await t.post('/webhooks', { url: receiver.url(hook), subscriptions: ['virtualAccount.statusChanged', 'virtualAccount.deleted'] })).status).toBe(201);
       ada = await t.customer();
-      wallet = await t.wallet(ada.id);
+      wallet = await t.externalWallet(ada.id);
     }, 60_000);
 
     it('202 with the account deleting and deletionRequestedAt; the bank closes it: deleted; a repeat answers it as it is; a transfer to it is taken (and returned)', async () => {
@@ -566,7 +535,7 @@ describe('virtual accounts', () => {
     it("another project's account, or an unknown one, is not found; nothing changes", async () => {
       const other = await tenant('va-delete-foreign');
       const theirs = await other.customer();
-      const foreign = await other.active(toWallet(theirs.id, (await other.wallet(theirs.id)).id));
+      const foreign = await other.active(toWallet(theirs.id, (await other.externalWallet(theirs.id)).id));
       const before = await stored();
       expectError(await t.remove(foreign.id), 404, 'VirtualAccountNotFound', 15101);
       expectError(await t.remove(UNKNOWN_VA), 404, 'VirtualAccountNotFound');
@@ -584,7 +553,7 @@ describe('virtual accounts', () => {
     beforeAll(async () => {
       t = await tenant('va-transfers');
       ada = await t.customer();
-      wallet = await t.wallet(ada.id);
+      wallet = await t.externalWallet(ada.id);
       account = await t.active(toWallet(ada.id, wallet.id, { metadata: { ref: 'R-1' } }));
     }, 60_000);
 
@@ -655,7 +624,7 @@ describe('virtual accounts', () => {
     it('refuses a bad amount or rail, an unknown or foreign account; nothing stored', async () => {
       const other = await tenant('va-transfers-foreign');
       const theirs = await other.customer();
-      const foreign = await other.active(toWallet(theirs.id, (await other.wallet(theirs.id)).id));
+      const foreign = await other.active(toWallet(theirs.id, (await other.externalWallet(theirs.id)).id));
       const before = await stored();
       for (const amount of ['0', '-1.00', '10.001', 'ten', 10, '1e3']) expectError(await t.transfer(account.id, { amount }), 400, 'InvalidAmount');
       expectError(await t.transfer(account.id, { amount: '10.00', rail: 'swift' }), 400, 'InvalidRequest');
@@ -685,13 +654,13 @@ describe('virtual accounts', () => {
     beforeAll(async () => {
       t = await tenant('va-bad-input');
       ada = await t.customer();
-      wallet = await t.wallet(ada.id);
+      wallet = await t.externalWallet(ada.id);
       bank = await t.bankUs(ada.id);
       grace = await t.customer({ firstName: 'Grace', lastName: 'Hopper' });
-      graceWallet = await t.wallet(grace.id);
-      graceCustodial = await t.custodial(grace.id);
+      graceWallet = await t.externalWallet(grace.id);
+      graceCustodial = await t.wallet(grace.id);
       failed = await t.account({ owner: { kind: 'customer', customerId: ada.id }, type: 'bankUs', bankUs: { accountNumber: '000123450002', routingNumber: '021000021' } }, 'failed');
-      ethWallet = await t.wallet(ada.id, evmAddress(), 'ethereum');
+      ethWallet = await t.externalWallet(ada.id, evmAddress(), 'ethereum');
       const cardRes = await t.post('/external-accounts/cards', {
         owner: { kind: 'customer', customerId: ada.id },
         card: { cardNumber: '4242424242424242', expiryMonth: 12, expiryYear: 2031, cvc: '123', billingAddress: { addressLine1: '1 Market St', city: 'San Francisco', state: 'CA', country: 'US', zipCode: '94105' } },
@@ -699,7 +668,7 @@ describe('virtual accounts', () => {
       card = cardRes.body;
       const f = await tenant('va-bad-input-foreign');
       const fc = await f.customer();
-      const fw = await f.wallet(fc.id);
+      const fw = await f.externalWallet(fc.id);
       foreign = { customer: fc.id, wallet: fw.id, account: (await f.create(toWallet(fc.id, fw.id))).body.id };
       account = (await t.active(toWallet(ada.id, wallet.id))).id;
     }, 120_000);
@@ -750,7 +719,7 @@ describe('virtual accounts', () => {
 
     it('a customer without the usd endorsement cannot have one', async () => {
       const basicOnly = await t.customer({ firstName: 'Basic', lastName: 'Only' }, ['basic']);
-      const theirs = await t.wallet(basicOnly.id);
+      const theirs = await t.externalWallet(basicOnly.id);
       const before = await stored();
       expectError(await t.create(toWallet(basicOnly.id, theirs.id)), 422, 'UsdEndorsementRequired');
       expect(await stored()).toEqual(before);

@@ -7,6 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import Stripe from 'stripe';
 import { constructWebhookEvent, verifyWebhookSignature, WebhookSignatureError } from '@mm/contracts';
 import { settledRowCounts } from './support/row-counts';
+import { newTenant, type Tenant } from './support/tenant';
 import { eventually, expectError, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { WebhookReceiver, type ReceivedDelivery } from './support/webhook-receiver';
 
@@ -39,26 +40,7 @@ describe('webhook deliveries', () => {
   });
 
   /** A project of its own, so that advancing its clock moves nothing else. */
-  async function tenant(name: string) {
-    const { token } = await platform.newProject(name);
-    const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
-    return {
-      token,
-      post: (path: string, body?: unknown) => call('POST', path, body),
-      get: (path: string) => call('GET', path),
-      del: (path: string) => call('DELETE', path),
-      advance: async (seconds: number) => {
-        const res = await call('POST', '/sandbox/clock/advance', { seconds });
-        expect(res.status).toBe(200);
-      },
-      endpoint: async (path: string, subscriptions: string[] = ['*'], extra: Record<string, unknown> = {}) => {
-        const res = await call('POST', '/webhooks', { url: receiver.url(path), subscriptions, ...extra });
-        expect(res.status).toBe(201);
-        return res.body as { id: string; signingKey: string };
-      },
-    };
-  }
-  type Tenant = Awaited<ReturnType<typeof tenant>>;
+  const tenant = (name: string) => newTenant(platform, { name, receiver });
 
   const arrivals = (path: string, n: number, timeoutMs = 15_000) => eventually(async () => (receiver.at(path).length >= n ? receiver.at(path) : undefined), timeoutMs);
   const delivery = (t: Tenant, webhookId: string, id: string) => t.get(`/webhooks/${webhookId}/deliveries/${id}`).then((r) => r.body);
