@@ -22,7 +22,9 @@ import {
   type ClaimedDelivery,
   type RecordedAttempt,
 } from '@mm/webhooks/infrastructure';
+import { LocalDeliveryQueue } from './local-delivery-queue';
 import { WebhookDeliveryWorker } from './webhook-delivery-worker';
+import { WebhookDeliveryWriter } from './webhook-delivery-writer';
 import { endpointsServiceOf } from './webhook-endpoints.fixture';
 import type { WebhookEndpointsService } from './webhook-endpoints.service';
 
@@ -31,6 +33,8 @@ interface ServiceProcess {
   db: TestDatabase;
   cache: WebhookEndpointsCache;
   deliveries: WebhookDeliveries;
+  queue: LocalDeliveryQueue;
+  writer: WebhookDeliveryWriter;
   endpoints: WebhookEndpointsService;
   worker?: WebhookDeliveryWorker;
   /** Every delivery id its claims returned. */
@@ -55,7 +59,9 @@ describe('a retry of a delivery with an attempt in flight', () => {
   function serviceProcess(database: TestDatabase): ServiceProcess {
     const cache = new WebhookEndpointsCache(database.uow);
     const deliveries = new WebhookDeliveries(database.uow, cache);
-    const process: ServiceProcess = { db: database, cache, deliveries, endpoints: endpointsServiceOf(database.uow, cache, deliveries, config), claimed: [] };
+    const queue = new LocalDeliveryQueue();
+    const writer = new WebhookDeliveryWriter(database.uow, deliveries, cache, queue);
+    const process: ServiceProcess = { db: database, cache, deliveries, queue, writer, endpoints: endpointsServiceOf(database.uow, cache, deliveries, config), claimed: [] };
     const claimDue = deliveries.claimDue.bind(deliveries);
     deliveries.claimDue = async (limit, leaseMs) => {
       const rows = await claimDue(limit, leaseMs);
@@ -67,7 +73,7 @@ describe('a retry of a delivery with an attempt in flight', () => {
 
   async function startWorker(process: ServiceProcess): Promise<void> {
     const { uow } = process.db;
-    process.worker = new WebhookDeliveryWorker(uow, process.deliveries, new PartnerEvents(uow), new WebhookSigningKeys(uow, config), process.endpoints, new TimerService(uow, new ProjectClock(uow)), config);
+    process.worker = new WebhookDeliveryWorker(uow, process.deliveries, new PartnerEvents(uow), new WebhookSigningKeys(uow, config), process.endpoints, new TimerService(uow, new ProjectClock(uow)), config, process.queue);
     await process.worker.onApplicationBootstrap();
   }
 
@@ -95,13 +101,13 @@ describe('a retry of a delivery with an attempt in flight', () => {
     (await db.uow.query<{ attempt: number; status_code: number | null }>(`SELECT attempt, status_code FROM webhooks.delivery_attempts WHERE delivery_id = $1 ORDER BY id`, [id])).map((r) => [r.attempt, r.status_code]);
 
   /** The retry endpoint's statement, in a transaction of the process given. */
-  const retry = (process: ServiceProcess, webhookId: string, id: string) => process.db.uow.run(() => process.deliveries.requeue(webhookId, { ids: [id] }, new Date().toISOString(), 30));
+  const retry = (process: ServiceProcess, webhookId: string, id: string) => process.db.uow.run(() => process.writer.requeue(webhookId, { ids: [id] }, new Date().toISOString(), 30));
 
   /** A test send queued by the process given, in a transaction of its own: handed to its worker when it runs one with room. */
   async function queue(process: ServiceProcess, projectId: string, webhookId: string): Promise<string> {
     const id = newId('webhookDelivery');
     await process.db.uow.run(() =>
-      process.deliveries.insertNew(
+      process.writer.insertNew(
         { id, webhookId, status: 'queued', body: '{}' },
         { projectId, eventId: newId('event'), event: 'webhook.test', resourceId: webhookId, test: true, createdAt: new Date().toISOString() },
       ),
@@ -135,8 +141,8 @@ describe('a retry of a delivery with an attempt in flight', () => {
     });
     afterAll(async () => {
       await Promise.all([a.worker?.onApplicationShutdown(), b.worker?.onApplicationShutdown()]);
-      a.deliveries.serveLocally(undefined);
-      b.deliveries.serveLocally(undefined);
+      a.queue.close();
+      b.queue.close();
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
     });
@@ -265,7 +271,7 @@ describe('a retry of a delivery with an attempt in flight', () => {
     it('a record that waited on the retry queues the delivery again, due at once, its count started again', async () => {
       const d = await claimed();
       const [, recorded] = await interleaved(
-        { db: b.db, run: () => b.deliveries.requeue(webhookId, { ids: [d.id] }, new Date().toISOString(), 30) },
+        { db: b.db, run: () => b.writer.requeue(webhookId, { ids: [d.id] }, new Date().toISOString(), 30) },
         { db: a.db, run: () => a.deliveries.recordAttempts([failedAttempt(d)]) },
       );
       expect(recorded.updated).toContain(d.id);
@@ -280,7 +286,7 @@ describe('a retry of a delivery with an attempt in flight', () => {
       const d = await claimed();
       const [recorded, requeued] = await interleaved(
         { db: a.db, run: () => a.deliveries.recordAttempts([failedAttempt(d)]) },
-        { db: b.db, run: () => b.deliveries.requeue(webhookId, { ids: [d.id] }, new Date().toISOString(), 30) },
+        { db: b.db, run: () => b.writer.requeue(webhookId, { ids: [d.id] }, new Date().toISOString(), 30) },
       );
       expect(recorded.retried.size).toBe(0);
       expect(requeued).toEqual([d.id]);
@@ -291,7 +297,7 @@ describe('a retry of a delivery with an attempt in flight', () => {
       const id = await queue(a, projectId, webhookId);
       const [claims] = await interleaved(
         { db: a.db, run: () => a.deliveries.claimDue(100, 5_000) },
-        { db: b.db, run: () => b.deliveries.requeue(webhookId, { ids: [id] }, new Date().toISOString(), 30) },
+        { db: b.db, run: () => b.writer.requeue(webhookId, { ids: [id] }, new Date().toISOString(), 30) },
       );
       const d = claims.find((c) => c.id === id)!;
       expect(await state(id)).toMatchObject({ retry_requested: true, leased: true });

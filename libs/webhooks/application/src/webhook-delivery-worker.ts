@@ -1,13 +1,13 @@
 // The delivery worker (spec: Events / Delivery and verification; States/Webhook;
 // ADR 0018). It claims due deliveries from the PostgreSQL queue (SKIP LOCKED,
-// leased for one attempt), or is handed those its own process queued, leased by
-// their insert (ADR 0055), posts each signed afresh, and records the attempt, the
-// delivery's next state and the endpoint's health in one transaction. Due times
-// are project time, so advancing a sandbox clock runs the three-day schedule in
-// seconds. Processes of the webhooks service share the queue; a process that dies
-// mid-attempt leaves a lease that runs out, and the delivery is tried again. A
-// delivery has one attempt in flight at a time: a retry asked meanwhile follows
-// it (ADR 0059).
+// leased for one attempt), or takes those its own process queued from the local
+// queue, leased by their insert (ADR 0055), posts each signed afresh, and records
+// the attempt, the delivery's next state and the endpoint's health in one
+// transaction. Due times are project time, so advancing a sandbox clock runs the
+// three-day schedule in seconds. Processes of the webhooks service share the
+// queue; a process that dies mid-attempt leaves a lease that runs out, and the
+// delivery is tried again. A delivery has one attempt in flight at a time: a
+// retry asked meanwhile follows it (ADR 0059).
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { signWebhookPayload } from '@mm/contracts';
 import { isDelivered, MAX_ATTEMPTS, retryDelaySecs, shouldSuspend } from '@mm/webhooks/domain';
@@ -15,10 +15,9 @@ import { DELIVERIES_CHANNEL, PartnerEvents, WebhookDeliveries, WebhookSender, We
 import { CLOCK_CHANGES_CHANNEL, TimerService, type DueTimer } from '@mm/platform/clock';
 import { PlatformConfig } from '@mm/platform/config';
 import { listenConnectionConfig, PgListener, UnitOfWork } from '@mm/platform/database';
+import { LEASE_MARGIN_MS, LocalDeliveryQueue } from './local-delivery-queue';
 import { DOWN_NOTICE_TIMER, WebhookEndpointsService } from './webhook-endpoints.service';
 
-/** Wall time a claimed delivery stays leased beyond its endpoint's timeout, to record the outcome. */
-const LEASE_MARGIN_MS = 5_000;
 const IDLE_POLL_MS = 250;
 /** Free slots worth a claim query while deliveries are in flight. */
 const CLAIM_BATCH = 8;
@@ -54,18 +53,6 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   private readonly lastSends = new Map<string, Promise<void>>();
   private readonly outcomes: Outcome[] = [];
   private flushing?: Promise<void>;
-  /** Deliveries handed over by their insert (take) waiting for a free slot, in the order of their commits. */
-  private readonly handed: Array<{ delivery: ClaimedDelivery; since: number }> = [];
-  /**
-   * Nothing this process queued waits in the table unclaimed, as far as this worker knows, so what is handed
-   * over cannot overtake it. Cleared when a delivery is left in the table (`left` counts them); set again by a
-   * claim that found less than it asked for, asked after a commit that queued in the table had woken the worker
-   * (`leftWoken`: the count then) and with nothing left there since. A left delivery whose transaction rolled
-   * back wakes nobody: the next one left there, once committed, clears the way.
-   */
-  private tableClear = true;
-  private left = 0;
-  private leftWoken = 0;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -75,6 +62,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     private readonly endpoints: WebhookEndpointsService,
     private readonly timers: TimerService,
     private readonly config: PlatformConfig,
+    private readonly queue: LocalDeliveryQueue,
   ) {
     this.sender = new WebhookSender({ production: config.MM_ENVIRONMENT === 'production' });
     this.concurrency = config.MM_WEBHOOK_CONCURRENCY;
@@ -83,24 +71,14 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
 
   async onApplicationBootstrap(): Promise<void> {
     this.running = true;
-    // What this process queues wakes this worker in memory (ADR 0053); what other processes queue and clock
-    // advances notify; polling covers a lost notification and what a busy process leaves to the others.
-    this.deliveries.serveLocally({
-      // After a commit that queued deliveries in the table: whatever this process left there before is
-      // committed (a reader's events fan out one transaction after another), and the claim it starts finds it.
-      wake: () => {
-        this.leftWoken = this.left;
-        this.wake();
-      },
-      // A free slot for it (counting what was handed over and waits), and nothing this process queued before
-      // waiting in the table for a claim.
-      takes: () => this.running && this.tableClear && !this.mayHaveMore && this.inFlight.size + this.handed.length < this.concurrency,
-      leftInTable: () => {
-        this.tableClear = false;
-        this.left++;
-      },
-      leaseMarginMs: LEASE_MARGIN_MS,
-      take: (deliveries, since) => this.take(deliveries, since),
+    // What this process queues is offered to this worker, or wakes it, in memory (ADR 0053, ADR 0055); what other
+    // processes queue and clock advances notify; polling covers a lost notification and what a busy process
+    // leaves to the others.
+    this.queue.open({
+      // A free slot for it, counting what was offered and waits for one.
+      hasRoom: (waiting) => this.running && !this.mayHaveMore && this.inFlight.size + waiting < this.concurrency,
+      offered: () => this.startHanded(),
+      wake: () => this.wake(),
     });
     this.listener = new PgListener(listenConnectionConfig(this.uow.dataSource), [DELIVERIES_CHANNEL, CLOCK_CHANGES_CHANNEL], { onNotification: () => this.wake(), onResumed: () => this.wake() }, this.logger);
     await this.listener.start();
@@ -121,13 +99,13 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   async onApplicationShutdown(): Promise<void> {
     this.running = false;
     // From now on what this process queues notifies, for the processes still running.
-    this.deliveries.serveLocally(undefined);
+    const handed = this.queue.close();
     clearTimeout(this.poller);
     clearTimeout(this.purger);
     await this.listener?.stop();
     await this.pumping;
     // Handed over but not started: given back, due at once, for the processes still running.
-    await this.releaseHanded(this.handed.splice(0).map((h) => h.delivery));
+    await this.releaseHanded(handed);
     // Attempts under way finish and are recorded (each is bounded by its endpoint's timeout).
     await Promise.allSettled([...this.inFlight]);
     while (this.flushing) await this.flushing;
@@ -160,8 +138,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
       const asked = this.concurrency - this.inFlight.size;
       // Before the claim: the lease runs from a moment after it.
       const claimStarted = performance.now();
-      const left = this.left;
-      const clears = this.leftWoken === left;
+      const mark = this.queue.claimAsked();
       // One statement, its own transaction: no BEGIN and COMMIT round trips around it.
       const claimed = await this.deliveries.claimDue(asked, LEASE_MARGIN_MS);
       // In the claim's order, which is the order the deliveries were made in.
@@ -169,8 +146,10 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
       // Fewer than asked: nothing else is due now. What is queued later notifies (a wake during this
       // claim claims again), and the poll covers retries coming due and a lost notification.
       this.mayHaveMore = claimed.length === asked;
-      if (!this.mayHaveMore && clears && this.left === left) this.tableClear = true;
-      if (!this.mayHaveMore) return;
+      if (!this.mayHaveMore) {
+        this.queue.claimFoundLess(mark);
+        return;
+      }
     }
   }
 
@@ -189,20 +168,13 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   }
 
   /**
-   * Deliveries this process queued, leased to this worker by their insert and committed (ADR 0055): each
-   * starts as a claimed one would, at once while there is a free slot, else (transactions that were handed
-   * the same free slot) once one frees up.
+   * Starts what this process's transactions offered (leased to this worker by their insert, and committed) while
+   * slots are free, as a claim of it would have started it; what has waited too long for one is given back.
    */
-  private take(deliveries: ClaimedDelivery[], since: number): void {
-    for (const delivery of deliveries) this.handed.push({ delivery, since });
-    this.startHanded();
-  }
-
-  /** Starts what was handed over while slots are free; what has waited too long for one is given back. */
   private startHanded(): void {
     const stale: ClaimedDelivery[] = [];
-    while (this.running && this.handed.length > 0 && this.inFlight.size < this.concurrency) {
-      const { delivery, since } = this.handed.shift()!;
+    while (this.running && this.queue.size > 0 && this.inFlight.size < this.concurrency) {
+      const { delivery, since } = this.queue.take()!;
       const waited = performance.now() - since;
       if (waited > MAX_ORDER_WAIT_MS) {
         stale.push(delivery);
@@ -213,10 +185,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
       this.start(delivery, since);
     }
     if (stale.length > 0) {
-      this.tableClear = false;
-      const left = ++this.left;
+      const left = this.queue.leftInTable();
       void this.releaseHanded(stale).finally(() => {
-        this.leftWoken = Math.max(this.leftWoken, left);
+        this.queue.tableWoken(left);
         this.wake();
       });
     }
