@@ -3,6 +3,8 @@ export * from './webhook-url-policy';
 export * from './webhook-endpoints.service';
 export * from './webhook-fan-out';
 export * from './webhook-delivery-worker';
+export * from './webhook-delivery-writer';
+export * from './local-delivery-queue';
 export * from './webhook-deliveries.service';
 export * from './partner-events.service';
 export { WebhookEndpointCommands } from './webhook-endpoint.commands';

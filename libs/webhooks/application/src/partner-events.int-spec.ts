@@ -9,6 +9,8 @@ import type { RecordedEvent } from '@mm/platform/event-store';
 import { newId } from '@mm/platform/ids';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { AnnouncementOrder, PartnerEvents, WebhookDeliveries, WebhookEndpointsCache, WebhookPartnerEvents1700000003400 } from '@mm/webhooks/infrastructure';
+import { LocalDeliveryQueue } from './local-delivery-queue';
+import { WebhookDeliveryWriter } from './webhook-delivery-writer';
 import { WebhookFanOut } from './webhook-fan-out';
 
 const DAY_MS = 86_400_000;
@@ -27,7 +29,8 @@ describe('the record of partner events', () => {
     await cache.onApplicationBootstrap();
     await clock.onApplicationBootstrap();
     events = new PartnerEvents(db.uow);
-    fanOut = new WebhookFanOut(new WebhookDeliveries(db.uow, cache), events, new AnnouncementOrder(db.uow), clock);
+    const deliveries = new WebhookDeliveries(db.uow, cache);
+    fanOut = new WebhookFanOut(deliveries, new WebhookDeliveryWriter(db.uow, deliveries, cache, new LocalDeliveryQueue()), events, new AnnouncementOrder(db.uow), clock);
   });
   afterAll(async () => {
     await clock.onApplicationShutdown();

@@ -10,6 +10,7 @@ import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { isId, newId } from '@mm/platform/ids';
 import { PartnerEventsService, redeliveredBody } from './partner-events.service';
+import { WebhookDeliveryWriter } from './webhook-delivery-writer';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookFanOut } from './webhook-fan-out';
 
@@ -20,6 +21,7 @@ export class WebhookDeliveriesService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly deliveries: WebhookDeliveries,
+    private readonly writer: WebhookDeliveryWriter,
     private readonly endpoints: WebhookEndpointsService,
     private readonly fanOut: WebhookFanOut,
     private readonly events: PartnerEventsService,
@@ -56,7 +58,7 @@ export class WebhookDeliveriesService {
       } else if (selection.createdAfter && selection.createdBefore && new Date(selection.createdAfter) >= new Date(selection.createdBefore)) {
         throw new ApiError('InvalidDeliveryRetry', 'createdAfter must be before createdBefore');
       }
-      return this.deliveries.requeue(endpoint.id, 'deliveryIds' in selection ? { ids: [...new Set(selection.deliveryIds)] } : selection, at, this.config.MM_WEBHOOK_RETENTION_DAYS);
+      return this.writer.requeue(endpoint.id, 'deliveryIds' in selection ? { ids: [...new Set(selection.deliveryIds)] } : selection, at, this.config.MM_WEBHOOK_RETENTION_DAYS);
     });
   }
 
@@ -77,7 +79,7 @@ export class WebhookDeliveriesService {
         return { id, eventId: e.event_id, event: e.event, resourceId: e.resource_id, body: redeliveredBody(e, id, at) };
       });
       return {
-        deliveries: await this.deliveries.insertRequested(projectId, endpoint.id, rows, at),
+        deliveries: await this.writer.insertRequested(projectId, endpoint.id, rows, at),
         notSubscribed: events.filter((e) => !wanted.includes(e)).map((e) => e.event_id),
       };
     });

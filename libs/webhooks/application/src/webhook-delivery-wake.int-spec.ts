@@ -1,17 +1,19 @@
 // How a queued delivery reaches a worker (ADR 0053, ADR 0055): in a process
-// whose worker runs and has room, handed to it once the delivery has committed,
-// leased to it by the insert so that no claim finds it; with no room, that
-// worker woken in memory after the commit, and no NOTIFY goes to the other
-// processes; in a process without one, a NOTIFY after the commit, as before. A
-// raw LISTEN connection on a real PostgreSQL stands for the other processes; a
-// sentinel notified after each case tells it that every earlier notification
-// has arrived (PostgreSQL delivers them in commit order).
+// whose worker runs and has room, offered to it through the local queue once
+// the delivery has committed, leased to it by the insert so that no claim finds
+// it; with no room, that worker woken in memory after the commit, and no NOTIFY
+// goes to the other processes; in a process without one, a NOTIFY after the
+// commit, as before. A raw LISTEN connection on a real PostgreSQL stands for the
+// other processes; a sentinel notified after each case tells it that every
+// earlier notification has arrived (PostgreSQL delivers them in commit order).
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { loadConfig, type PlatformConfig } from '@mm/platform/config';
 import { newId } from '@mm/platform/ids';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import { DELIVERIES_CHANNEL, WebhookDeliveries, WebhookEndpointsCache, WebhookSigningKeys, type ClaimedDelivery, type LocalDeliveryWorker } from '@mm/webhooks/infrastructure';
+import { DELIVERIES_CHANNEL, WebhookDeliveries, WebhookEndpointsCache, WebhookSigningKeys, type ClaimedDelivery } from '@mm/webhooks/infrastructure';
+import { LocalDeliveryQueue, type LocalDeliveryConsumer } from './local-delivery-queue';
+import { WebhookDeliveryWriter } from './webhook-delivery-writer';
 import type { WebhookEndpointsService } from './webhook-endpoints.service';
 import { endpointsServiceOf } from './webhook-endpoints.fixture';
 
@@ -19,6 +21,9 @@ describe('the wake-up of a worker when a delivery is queued', () => {
   let db: TestDatabase;
   let cache: WebhookEndpointsCache;
   let deliveries: WebhookDeliveries;
+  /** This process's local queue, and what queues deliveries through it. */
+  let queue: LocalDeliveryQueue;
+  let writer: WebhookDeliveryWriter;
   let endpoints: WebhookEndpointsService;
   let listener: Client;
   let config: PlatformConfig;
@@ -32,6 +37,8 @@ describe('the wake-up of a worker when a delivery is queued', () => {
     cache = new WebhookEndpointsCache(db.uow);
     await cache.onApplicationBootstrap();
     deliveries = new WebhookDeliveries(db.uow, cache);
+    queue = new LocalDeliveryQueue();
+    writer = new WebhookDeliveryWriter(db.uow, deliveries, cache, queue);
     endpoints = endpointsServiceOf(db.uow, cache, deliveries, config);
     listener = new Client({ connectionString: db.url });
     await listener.connect();
@@ -42,7 +49,10 @@ describe('the wake-up of a worker when a delivery is queued', () => {
     await listener.query(`LISTEN ${DELIVERIES_CHANNEL}`);
   });
   // Each case's worker, if it registered one, is gone before the next.
-  afterEach(() => deliveries.serveLocally(undefined));
+  afterEach(() => {
+    queue.close();
+    jest.restoreAllMocks();
+  });
   afterAll(async () => {
     await listener.end();
     await cache.onApplicationShutdown();
@@ -59,14 +69,14 @@ describe('the wake-up of a worker when a delivery is queued', () => {
   }
 
   /** A worker of this process that takes no hand-off: each wake-up calls `onWake`. */
-  const refusing = (onWake: () => void): LocalDeliveryWorker => ({ wake: onWake, takes: () => false, leftInTable: () => undefined, leaseMarginMs: 5_000, take: () => undefined });
+  const refusing = (onWake: () => void): LocalDeliveryConsumer => ({ wake: onWake, hasRoom: () => false, offered: () => undefined });
 
   /** Queues delivery `id`, a test to a new endpoint, in a transaction; `during` runs before its commit. Returns the endpoint's id and key. */
   async function queueOne(id: string, during: () => Promise<void> = async () => undefined): Promise<{ webhookId: string; signingKey: string }> {
     const projectId = newId('project');
     const { endpoint, signingKey } = await endpoints.create(projectId, { url: 'https://partner.example/hooks', subscriptions: ['*'] });
     await db.uow.run(async () => {
-      await deliveries.insertNew(
+      await writer.insertNew(
         { id, webhookId: endpoint.id, status: 'queued', body: '{}' },
         { projectId, eventId: newId('event'), event: 'webhook.test', resourceId: endpoint.id, test: true, createdAt: new Date().toISOString() },
       );
@@ -82,7 +92,7 @@ describe('the wake-up of a worker when a delivery is queued', () => {
     const id = newId('webhookDelivery');
     // Whether another connection (a claim) saw the delivery, read as each wake-up came.
     const wakes: Array<Promise<boolean>> = [];
-    deliveries.serveLocally(refusing(() => void wakes.push(visible(id))));
+    queue.open(refusing(() => void wakes.push(visible(id))));
     // Not woken before the commit: when the transaction's last statement has run, nothing yet.
     await queueOne(id, async () => expect(wakes).toEqual([]));
     expect(await Promise.all(wakes)).toEqual([true]);
@@ -92,7 +102,7 @@ describe('the wake-up of a worker when a delivery is queued', () => {
   it('wakes nothing when the transaction rolls back', async () => {
     await heardByOthers();
     let wakes = 0;
-    deliveries.serveLocally(refusing(() => void wakes++));
+    queue.open(refusing(() => void wakes++));
     await expect(
       queueOne(newId('webhookDelivery'), async () => {
         throw new Error('the command fails after queueing');
@@ -105,10 +115,10 @@ describe('the wake-up of a worker when a delivery is queued', () => {
   it('notifies every process when the worker stopped before the commit', async () => {
     await heardByOthers();
     let wakes = 0;
-    deliveries.serveLocally(refusing(() => void wakes++));
+    queue.open(refusing(() => void wakes++));
     const id = newId('webhookDelivery');
     // Queued while the worker ran; it stops (the process shutting down) before the transaction commits.
-    await queueOne(id, async () => deliveries.serveLocally(undefined));
+    await queueOne(id, async () => void queue.close());
     expect(wakes).toBe(0);
     expect(await visible(id)).toBe(true);
     expect(await heardByOthers()).toEqual(['']);
@@ -123,15 +133,22 @@ describe('the wake-up of a worker when a delivery is queued', () => {
   });
 
   describe('handed to its worker (ADR 0055)', () => {
-    /** A worker with room: what it was handed, and how often it was told of a delivery left in the table or woken. */
-    function taking(takes = () => true) {
-      const worker = { taken: [] as ClaimedDelivery[], left: 0, wakes: 0 };
-      deliveries.serveLocally({
+    /** A worker with room: what it was handed, how often the queue was told of a delivery left in the table, and how often it was woken. */
+    function taking(hasRoom = () => true) {
+      const leftInTable = jest.spyOn(queue, 'leftInTable');
+      const worker = {
+        taken: [] as ClaimedDelivery[],
+        get left() {
+          return leftInTable.mock.calls.length;
+        },
+        wakes: 0,
+      };
+      queue.open({
         wake: () => void worker.wakes++,
-        takes,
-        leftInTable: () => void worker.left++,
-        leaseMarginMs: 5_000,
-        take: (handed) => void worker.taken.push(...handed),
+        hasRoom,
+        offered: () => {
+          for (let offered = queue.take(); offered; offered = queue.take()) worker.taken.push(offered.delivery);
+        },
       });
       return worker;
     }
@@ -191,7 +208,7 @@ describe('the wake-up of a worker when a delivery is queued', () => {
       const queued = newId('webhookDelivery');
       const fanOut = () =>
         db.uow.run(() =>
-          deliveries.insert(
+          writer.insert(
             [
               { id: queued, webhookId: a.id, status: 'queued', body: '{}' },
               { id: newId('webhookDelivery'), webhookId: b.id, status: 'skipped', body: '{}' },
@@ -210,7 +227,7 @@ describe('the wake-up of a worker when a delivery is queued', () => {
     it('leaves the lease to run out when the worker stopped before the commit; then a claim takes it', async () => {
       const worker = taking();
       const id = newId('webhookDelivery');
-      await queueOne(id, async () => deliveries.serveLocally(undefined));
+      await queueOne(id, async () => void queue.close());
       expect(worker.taken).toEqual([]);
       expect((await deliveries.claimDue(100, 5_000)).map((d) => d.id)).not.toContain(id);
       // The lease's end, reached (as a process that died with the delivery would leave it).

@@ -11,7 +11,9 @@ import { loadConfig, type PlatformConfig } from '@mm/platform/config';
 import { newId } from '@mm/platform/ids';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { PartnerEvents, WebhookDeliveries, WebhookEndpointsCache, WebhookSigningKeys } from '@mm/webhooks/infrastructure';
+import { LocalDeliveryQueue } from './local-delivery-queue';
 import { WebhookDeliveryWorker } from './webhook-delivery-worker';
+import { WebhookDeliveryWriter } from './webhook-delivery-writer';
 import { endpointsServiceOf } from './webhook-endpoints.fixture';
 import type { WebhookEndpointsService } from './webhook-endpoints.service';
 
@@ -20,6 +22,7 @@ describe('the delivery worker: handed over or claimed', () => {
   let config: PlatformConfig;
   let cache: WebhookEndpointsCache;
   let deliveries: WebhookDeliveries;
+  let writer: WebhookDeliveryWriter;
   let endpoints: WebhookEndpointsService;
   let worker: WebhookDeliveryWorker;
   let server: Server;
@@ -49,7 +52,9 @@ describe('the delivery worker: handed over or claimed', () => {
     };
     endpoints = endpointsServiceOf(db.uow, cache, deliveries, config);
     const clock = new ProjectClock(db.uow);
-    worker = new WebhookDeliveryWorker(db.uow, deliveries, new PartnerEvents(db.uow), new WebhookSigningKeys(db.uow, config), endpoints, new TimerService(db.uow, clock), config);
+    const queue = new LocalDeliveryQueue();
+    writer = new WebhookDeliveryWriter(db.uow, deliveries, cache, queue);
+    worker = new WebhookDeliveryWorker(db.uow, deliveries, new PartnerEvents(db.uow), new WebhookSigningKeys(db.uow, config), endpoints, new TimerService(db.uow, clock), config, queue);
     server = createServer((req: IncomingMessage, res: ServerResponse) => {
       req.resume();
       req.on('end', () => {
@@ -82,7 +87,7 @@ describe('the delivery worker: handed over or claimed', () => {
   async function queue(projectId: string, webhookId: string): Promise<string> {
     const id = newId('webhookDelivery');
     await db.uow.run(() =>
-      deliveries.insertNew(
+      writer.insertNew(
         { id, webhookId, status: 'queued', body: '{}' },
         { projectId, eventId: newId('event'), event: 'webhook.test', resourceId: webhookId, test: true, createdAt: new Date().toISOString() },
       ),

@@ -16,6 +16,7 @@ import { AnnouncementOrder, PartnerEvents, WebhookDeliveries, type DeliveryRow, 
 import { ProjectClock } from '@mm/platform/clock';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { newId } from '@mm/platform/ids';
+import { WebhookDeliveryWriter } from './webhook-delivery-writer';
 
 export interface FanOutInput {
   projectId: string;
@@ -35,6 +36,7 @@ export interface FanOutInput {
 export class WebhookFanOut {
   constructor(
     private readonly deliveries: WebhookDeliveries,
+    private readonly writer: WebhookDeliveryWriter,
     private readonly events: PartnerEvents,
     private readonly order: AnnouncementOrder,
     private readonly clock: ProjectClock,
@@ -94,7 +96,7 @@ export class WebhookFanOut {
     if (input.webhookId) {
       // A test send: a new evt_ to one enabled endpoint, so its row cannot be there yet; it goes with the commit.
       const id = newId('webhookDelivery');
-      return [await this.deliveries.insertNew({ id, webhookId: input.webhookId, status: 'queued', body: envelope(id) }, common)];
+      return [await this.writer.insertNew({ id, webhookId: input.webhookId, status: 'queued', body: envelope(id) }, common)];
     }
     await this.events.record({ eventId: input.eventId, projectId: input.projectId, event: input.event, resourceId: input.resourceId, createdAt, body: envelope(input.eventId) });
     const endpoints = await this.deliveries.subscribedEndpoints(input.projectId, input.event, !COMPLIANCE_REVIEW_EVENTS.includes(input.event));
@@ -102,6 +104,6 @@ export class WebhookFanOut {
       const id = newId('webhookDelivery');
       return { id, webhookId: endpoint.id, status: endpoint.status === 'enabled' ? 'queued' : 'skipped', body: envelope(id) };
     });
-    return this.deliveries.insert(rows, common);
+    return this.writer.insert(rows, common);
   }
 }

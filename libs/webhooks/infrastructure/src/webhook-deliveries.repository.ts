@@ -1,13 +1,15 @@
 // The delivery queue and history (ADR 0018). The fan-out creates a delivery row
-// once per (event, endpoint); a partner may ask for more (ADR 0034). The worker claims due rows FOR UPDATE SKIP LOCKED and leases
-// them for one attempt, or is handed what its own process queued, leased by the
-// insert (ADR 0055), so a process that dies mid-attempt only delays the row
-// until its lease runs out. A lease is the one attempt in flight: a retry asked
-// meanwhile waits for it to end (ADR 0059). Every query takes the project or the endpoint id.
+// once per (event, endpoint); a partner may ask for more (ADR 0034). The worker
+// claims due rows FOR UPDATE SKIP LOCKED and leases them for one attempt, or is
+// handed what its own process queued, leased by the insert (ADR 0055; the
+// application layer names the rows, DeliveryLease), so a process that dies
+// mid-attempt only delays the row until its lease runs out. A lease is the one
+// attempt in flight: a retry asked meanwhile waits for it to end (ADR 0059).
+// Every query takes the project or the endpoint id.
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '@mm/platform/database';
-import { WebhookEndpointsCache, type LiveEndpoint } from './webhook-endpoints.cache';
+import { WebhookEndpointsCache } from './webhook-endpoints.cache';
 
 export type DeliveryStatus = 'queued' | 'delivered' | 'failed' | 'skipped';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['queued', 'delivered', 'failed', 'skipped'];
@@ -68,35 +70,14 @@ export interface ClaimedDelivery {
 }
 
 /**
- * This process's delivery worker, as the queue's writers see it (serveLocally): woken after a commit that
- * queued deliveries, or handed them outright.
+ * The rows of one insert leased from the insert to this process's worker (ADR 0055), which is handed them
+ * after the commit without a claim.
  */
-export interface LocalDeliveryWorker {
-  /** Claims what is due now. */
-  wake(): void;
-  /**
-   * Whether it takes the deliveries a transaction queues now, leased to it from the insert and handed over
-   * on commit (take): when it has room and nothing queued before waits in the table for a claim.
-   */
-  takes(): boolean;
-  /** A delivery was queued in the table for a claim: nothing queued after it is handed over ahead of it. */
-  leftInTable(): void;
-  /** Wall time a delivery stays leased beyond its endpoint's timeout (as a claim leases). */
-  readonly leaseMarginMs: number;
-  /** Deliveries leased to it by their insert, committed: sent without a claim. `since`: performance.now() before the insert. */
-  take(deliveries: ClaimedDelivery[], since: number): void;
-}
-
-/** The deliveries of one insert leased to this process's worker. */
-interface HandOff {
-  worker: LocalDeliveryWorker;
+export interface DeliveryLease {
   /** The lease's token, one for the insert's rows. */
   token: string;
-  /** performance.now() before the insert: the leases run from a moment after it. */
-  since: number;
-  /** Delivery id → lease length (ms) of the rows leased. */
-  leases: Map<string, number>;
-  endpoints: Map<string, LiveEndpoint>;
+  /** Delivery id → lease length (ms) of the rows leased; the others are inserted unleased. */
+  leases: ReadonlyMap<string, number>;
 }
 
 /** One attempt's record and the delivery's next state. */
@@ -147,9 +128,6 @@ const DELIVERY_COLUMNS = 'id, project_id, webhook_id, event_id, event, resource_
 
 @Injectable()
 export class WebhookDeliveries {
-  /** This process's running worker (serveLocally). */
-  private localWorker?: LocalDeliveryWorker;
-
   constructor(
     private readonly uow: UnitOfWork,
     private readonly endpoints: WebhookEndpointsCache,
@@ -164,17 +142,12 @@ export class WebhookDeliveries {
   }
 
   /**
-   * One row per endpoint, once: a redelivered event finds its rows and adds none. Once the transaction
-   * has committed, the queued rows leased to this process's worker are handed to it, and a worker is woken
-   * or notified for any other queued row (once a transaction, however many rows). Returns the rows inserted now.
+   * One row per endpoint, once: a redelivered event finds its rows and adds none; the rows `lease` names are
+   * leased from the insert. Returns the rows inserted now.
    */
-  async insert(
-    deliveries: NewDelivery[],
-    common: DeliveryCommon,
-  ): Promise<DeliveryRow[]> {
+  async insert(deliveries: NewDelivery[], common: DeliveryCommon, lease?: DeliveryLease): Promise<DeliveryRow[]> {
     if (deliveries.length === 0) return [];
-    const handOff = await this.handOff(common.projectId, deliveries);
-    const rows = await this.uow.query<DeliveryRow>(
+    return this.uow.query<DeliveryRow>(
       `INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at, lease_until, lease_token)
        SELECT d.id, $1, d.webhook_id, $2, $3, $4, $5, d.body, d.status, CASE WHEN d.status = 'queued' THEN $6::timestamptz END, $6, $6,
               clock_timestamp() + make_interval(secs => d.lease_ms / 1000.0), CASE WHEN d.lease_ms IS NOT NULL THEN $12::uuid END
@@ -192,33 +165,23 @@ export class WebhookDeliveries {
         deliveries.map((d) => d.webhookId),
         deliveries.map((d) => d.body),
         deliveries.map((d) => d.status),
-        deliveries.map((d) => handOff?.leases.get(d.id) ?? null),
-        handOff?.token ?? null,
+        deliveries.map((d) => lease?.leases.get(d.id) ?? null),
+        lease?.token ?? null,
       ],
     );
-    // A repeat inserts nothing: only the rows inserted now are handed over (a row already there is someone else's).
-    const handed = handOff ? rows.filter((row) => handOff.leases.has(row.id)) : [];
-    if (handed.length > 0) await this.handOver(handOff!, handed, common);
-    if (rows.some((row) => row.status === 'queued' && !handOff?.leases.has(row.id))) await this.notifyQueued();
-    return rows;
   }
 
   /**
    * One queued delivery of an event no endpoint has had yet (a test send: its evt_ is new, so no row can
-   * be there already). Its insert travels with the transaction's next statement or its COMMIT
-   * (UnitOfWork.defer), not in a round trip of its own, and the hand-over to this process's worker (or its
-   * wake-up) follows the commit; returns the row as inserted.
+   * be there already), leased from the insert when `lease` names it. Its insert travels with the transaction's
+   * next statement or its COMMIT (UnitOfWork.defer), not in a round trip of its own; returns the row as inserted.
    */
-  async insertNew(
-    delivery: NewDelivery & { status: 'queued' },
-    common: DeliveryCommon,
-  ): Promise<DeliveryRow> {
-    const handOff = await this.handOff(common.projectId, [delivery]);
-    const leaseMs = handOff?.leases.get(delivery.id) ?? null;
+  async insertNew(delivery: NewDelivery & { status: 'queued' }, common: DeliveryCommon, lease?: DeliveryLease): Promise<DeliveryRow> {
+    const leaseMs = lease?.leases.get(delivery.id) ?? null;
     await this.uow.defer(
       `INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at, lease_until, lease_token)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $9, $9, clock_timestamp() + make_interval(secs => $10::int / 1000.0), $11::uuid)`,
-      [delivery.id, common.projectId, delivery.webhookId, common.eventId, common.event, common.resourceId, common.test, delivery.body, common.createdAt, leaseMs, handOff?.token ?? null],
+      [delivery.id, common.projectId, delivery.webhookId, common.eventId, common.event, common.resourceId, common.test, delivery.body, common.createdAt, leaseMs, lease?.token ?? null],
     );
     const at = new Date(common.createdAt);
     const row: DeliveryRow = {
@@ -238,8 +201,6 @@ export class WebhookDeliveries {
       created_at: at,
       updated_at: at,
     };
-    if (handOff) await this.handOver(handOff, [row], common);
-    else await this.notifyQueued();
     return row;
   }
 
@@ -263,86 +224,7 @@ export class WebhookDeliveries {
        RETURNING ${DELIVERY_COLUMNS}`,
       [projectId, webhookId, createdAt, column('id'), column('eventId'), column('event'), column('resourceId'), column('body')],
     );
-    await this.notifyQueued();
     return deliveries.map((d) => rows.find((r) => r.id === d.id)!);
-  }
-
-  /**
-   * Wakes a worker once this transaction has committed: this process's own, in memory, when it runs one
-   * (serveLocally), else every process's, by a NOTIFY (UnitOfWork.notifyOnCommit). ADR 0053.
-   */
-  async notifyQueued(): Promise<void> {
-    if (!this.localWorker) return this.uow.notifyOnCommit(DELIVERIES_CHANNEL, '');
-    await this.uow.afterCommit(async () => {
-      const worker = this.localWorker;
-      // Stopped since (the process is shutting down): the other processes' workers are told instead.
-      if (worker) worker.wake();
-      else await this.uow.notifyOnCommit(DELIVERIES_CHANNEL, '');
-    });
-  }
-
-  /**
-   * The worker of this process (undefined: it has stopped). What this process queues wakes it after the
-   * commit instead of a NOTIFY to every process: any worker may claim any due delivery, so this process's own
-   * takes what it queued at once; the others' polls find what it leaves while it is busy. A NOTIFY cost
-   * PostgreSQL a second commit a test send, under the queue's lock, and a wake-up of the listening backend:
-   * about a tenth of its time an event in a burst (ADR 0053). While the worker has room, what this process
-   * queues is leased to it by the insert itself and handed over on commit, so that no claim has to find it
-   * (ADR 0055).
-   */
-  serveLocally(worker: LocalDeliveryWorker | undefined): void {
-    this.localWorker = worker;
-  }
-
-  /**
-   * The queued deliveries of this insert that go to this process's worker, leased to it from the insert,
-   * each for its endpoint's timeout and the worker's margin; undefined when none do. Only an endpoint of the
-   * cached live ones, with its key, is handed over: the worker sends with what the cache holds.
-   */
-  private async handOff(projectId: string, deliveries: NewDelivery[]): Promise<HandOff | undefined> {
-    const worker = this.localWorker;
-    const queued = deliveries.filter((d) => d.status === 'queued');
-    if (!worker || queued.length === 0) return undefined;
-    const since = performance.now();
-    const handOff: HandOff = { worker, token: randomUUID(), since, leases: new Map(), endpoints: new Map() };
-    if (worker.takes()) {
-      for (const e of await this.endpoints.live(projectId)) handOff.endpoints.set(e.id, e);
-      for (const d of queued) {
-        const endpoint = handOff.endpoints.get(d.webhookId);
-        if (endpoint?.status === 'enabled') handOff.leases.set(d.id, endpoint.timeout_ms + worker.leaseMarginMs);
-      }
-    }
-    if (handOff.leases.size < queued.length) worker.leftInTable();
-    return handOff.leases.size > 0 ? handOff : undefined;
-  }
-
-  /** After the commit, the worker is given the rows leased to it: what a claim of them would have answered. */
-  private async handOver(handOff: HandOff, rows: DeliveryRow[], common: DeliveryCommon): Promise<void> {
-    const deliveries: ClaimedDelivery[] = rows.map((row) => {
-      const endpoint = handOff.endpoints.get(row.webhook_id)!;
-      return {
-        id: row.id,
-        project_id: row.project_id,
-        webhook_id: row.webhook_id,
-        event_id: row.event_id,
-        resource_id: row.resource_id,
-        test: row.test,
-        body: row.body,
-        attempt_count: 0,
-        earlier_attempts: 0,
-        url: endpoint.url,
-        timeout_ms: endpoint.timeout_ms,
-        notify_threshold_secs: endpoint.notify_threshold_secs,
-        lease_token: handOff.token,
-        encryption_key_id: endpoint.encryption_key_id,
-        key_sealed: endpoint.key_sealed,
-        claimed_at: new Date(common.createdAt),
-      };
-    });
-    await this.uow.afterCommit(async () => {
-      // The worker stopped meanwhile: the leases run out and another process's worker claims them.
-      if (this.localWorker === handOff.worker) handOff.worker.take(deliveries, handOff.since);
-    });
   }
 
   /**
@@ -445,7 +327,6 @@ export class WebhookDeliveries {
         RETURNING d.id`,
       byIds ? [webhookId, at, retentionDays, selection.ids] : [webhookId, at, retentionDays, selection.status, selection.createdAfter ?? null, selection.createdBefore ?? null],
     );
-    if (rows.length > 0) await this.notifyQueued();
     return rows.map((r) => r.id);
   }
 

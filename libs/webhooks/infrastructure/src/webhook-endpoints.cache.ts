@@ -15,7 +15,7 @@ export const ENDPOINT_CHANGES_CHANNEL = 'mm_webhook_endpoint_changes';
 
 /**
  * An endpoint row of a live endpoint, as a GET reads it, with its current signing key as stored (sealed):
- * what the worker signs a delivery handed to it with (WebhookDeliveries.serveLocally). A key is issued and
+ * what the worker signs a delivery handed to it by its insert with (ADR 0055). A key is issued and
  * rotated in the transaction that writes the endpoint's row, so the row's change notice covers the key's.
  */
 export type LiveEndpoint = EndpointRow & { status: 'enabled' | 'suspended'; encryption_key_id: string | null; key_sealed: Buffer | null };
