@@ -6,3 +6,5 @@ export * from './pg-listener';
 export * from './notified-cache';
 export * from './project-cache';
 export * from './async-scope';
+// For their contract test (libs/platform/testing/src/pg-internals.int-spec.ts): nothing else reaches into pg.
+export * as pgInternals from './pg-internals';
