@@ -1,4 +1,3 @@
-export * from './embedded-postgres';
 export * from './unit-of-work';
 export * from './data-source';
 export * from './errors';
