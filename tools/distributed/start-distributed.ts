@@ -14,7 +14,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { isServiceName, SERVICE_NAMES, serviceUrlVariable, type ServiceName } from '@mm/contracts';
 import { ConfigError, loadConfig, type PlatformConfig } from '@mm/platform/config';
-import { handleShutdownSignalsInCaller, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
 import { API_BASE_PATH } from '@mm/platform/http';
 import {
   CREDENTIAL_LINE,
@@ -22,11 +21,14 @@ import {
   describeFailure,
   ensureLocalAdminToken,
   freeLoopbackPort,
+  handleShutdownSignalsInCaller,
   LIFELINE_VARIABLE,
   localLines,
   referenceLine,
+  startEmbeddedPostgres,
   stopWhenParentDies,
   transportLine,
+  type EmbeddedDatabase,
 } from '@mm/runtime/platform';
 
 const ROOT = resolve(__dirname, '..', '..');

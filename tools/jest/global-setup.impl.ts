@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { openDatabase, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/platform/database';
-import { platformMigrations } from '@mm/runtime/platform';
+import { openDatabase } from '@mm/platform/database';
+import { platformMigrations, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/runtime/platform';
 import { startTestKafka, type TestKafka } from './kafka-broker';
 import { containersMode, imagesMemo, startPostgresContainer, type PostgresContainer } from '@mm/platform/testing';
 

@@ -2,10 +2,9 @@
 // under ./.data when DATABASE_URL is unset.
 import 'reflect-metadata';
 import { ConfigError, loadConfig, type PlatformConfig } from '@mm/platform/config';
-import { handleShutdownSignalsInCaller } from '@mm/platform/database';
 import { API_BASE_PATH } from '@mm/platform/http';
 import { shutdownTelemetry } from '@mm/platform/telemetry';
-import { credentialLines, dashboardLine, describeFailure, ensureLocalAdminToken, localLines, referenceLine, startPlatform, stopWhenParentDies } from '@mm/runtime/platform';
+import { credentialLines, dashboardLine, describeFailure, ensureLocalAdminToken, handleShutdownSignalsInCaller, localLines, referenceLine, startPlatform, stopWhenParentDies } from '@mm/runtime/platform';
 
 async function main(): Promise<void> {
   let config: PlatformConfig;

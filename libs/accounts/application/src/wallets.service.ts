@@ -3,7 +3,7 @@ import { ApiError, OPERATION_ENDORSEMENTS, requireAmount, requireEndorsement, SA
 import { customerBalance, sandboxFundingAccount, transactionPostingId, transitAccount, walletDecider, walletStreamId, type CustomerBalance, type WalletCommand, type WalletEvent, type WalletState } from '@mm/accounts/domain';
 import { AccountsReadModels, CustodianProvider, type WalletRow } from '@mm/accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
-import { UnitOfWork } from '@mm/platform/database';
+import { PrefetchKey, UnitOfWork } from '@mm/platform/database';
 import { runCommand, type RecordedEvent } from '@mm/platform/event-store';
 import { fold } from '@mm/platform/decider';
 import { isId, newId } from '@mm/platform/ids';
@@ -89,13 +89,11 @@ export class WalletsService {
    * later in the same transaction.
    */
   preparePull(projectId: string, request: Pick<PullFundsRequest, 'transactionId' | 'walletId'>): void {
-    const ahead = this.uow.sentAhead();
-    if (!ahead || !isId('wallet', request.walletId)) return;
+    if (!this.uow.inTransaction || !isId('wallet', request.walletId)) return;
     const postingId = transactionPostingId(request.transactionId, 'pull');
-    const read = this.readStreamEnds(walletStreamId(request.walletId), postingId);
+    const streamId = walletStreamId(request.walletId);
     // Its failure is the failure of the statements it travelled with, or of pullFunds, which takes it.
-    read.catch(() => undefined);
-    ahead.set(aheadKey(request.walletId), { projectId, postingId, read });
+    this.uow.prefetch({ key: aheadKey(request.walletId), read: async () => ({ projectId, postingId, ...(await this.readStreamEnds(streamId, postingId)) }) });
   }
 
   /** A ledger movement into a wallet (a transaction's payout or refund); once per posting id. */
@@ -124,10 +122,9 @@ export class WalletsService {
     // The lock, the wallet's ends and whether the posting is in the ledger already: one round trip, or none
     // when they were read ahead for this posting in this transaction (preparePull). Any posting to the wallet
     // makes a read ahead of it stale.
-    const ahead = this.uow.sentAhead();
-    const sent = ahead?.get(aheadKey(walletId)) as ReadAhead | undefined;
-    ahead?.delete(aheadKey(walletId));
-    const { ends, posted } = await (sent && sent.postingId === command.postingId && sent.projectId === projectId ? sent.read : this.readStreamEnds(streamId, command.postingId));
+    const sent = this.uow.prefetched(aheadKey(walletId));
+    const ahead = sent && (await sent.result);
+    const { ends, posted } = ahead && ahead.postingId === command.postingId && ahead.projectId === projectId ? ahead : await this.readStreamEnds(streamId, command.postingId);
     const state = fold(walletDecider, ends as unknown as WalletEvent[]);
     if (state.status === 'none' || state.projectId !== projectId) throw new ApiError('WalletNotFound');
     if (posted) return { state };
@@ -161,7 +158,8 @@ export class WalletsService {
 interface ReadAhead {
   projectId: string;
   postingId: string;
-  read: Promise<{ ends: RecordedEvent[]; posted: boolean }>;
+  ends: RecordedEvent[];
+  posted: boolean;
 }
 
-const aheadKey = (walletId: string) => `accounts.wallet/${walletId}`;
+const aheadKey = (walletId: string) => new PrefetchKey<ReadAhead>(`accounts.wallet/${walletId}`);

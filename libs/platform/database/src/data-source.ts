@@ -1,4 +1,5 @@
 import { DataSource, type MigrationInterface } from 'typeorm';
+import { poolOf } from './pg-internals';
 
 export type MigrationClass = new () => MigrationInterface;
 
@@ -50,7 +51,7 @@ export async function openDatabase(options: DataSourceOptions): Promise<DataSour
  * but whose handler is still running.
  */
 export async function drainPool(dataSource: DataSource, timeoutMs = 5000): Promise<void> {
-  const pool = (dataSource.driver as unknown as { master?: { totalCount: number; idleCount: number; waitingCount: number } }).master;
+  const pool = poolOf(dataSource);
   if (!pool) return;
   const deadline = Date.now() + timeoutMs;
   let quietChecks = 0;

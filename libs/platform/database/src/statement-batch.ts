@@ -13,32 +13,14 @@
 //
 // It is a pg "submittable", the extension point pg-cursor and pg-query-stream use:
 // the client sends it when the connection is free and hands it the messages of its
-// answer, in order.
+// answer, in order. Every part of pg it uses beyond the public API comes from
+// pg-internals.ts, whose contract test names what an upgrade of pg broke.
 import type { PoolClient, QueryResult } from 'pg';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const Result = require('pg/lib/result') as new (rowMode?: string, types?: unknown) => QueryResult & {
-  addFields(fields: unknown[]): void;
-  parseRow(fields: unknown[]): Record<string, unknown>;
-  addRow(row: Record<string, unknown>): void;
-  addCommandComplete(message: unknown): void;
-};
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { prepareValue } = require('pg/lib/utils') as { prepareValue: (value: unknown) => unknown };
+import { columnsOf, newResult, prepareValue, resultWithColumns, submit, typeParsersOf, type PgColumns, type PgConnection, type PgResult, type Submittable } from './pg-internals';
 
 export interface Statement {
   sql: string;
   params?: unknown[];
-}
-
-/** The pg connection calls a submittable makes (pg/lib/connection). */
-interface Connection {
-  parse(message: { name: string; text: string; types: unknown[] }): void;
-  bind(message: { portal: string; statement: string; values: unknown[] }): void;
-  describe(message: { type: 'P'; name: string }): void;
-  close(message: { type: 'S'; name: string }): void;
-  execute(message: { portal: string; rows: number }): void;
-  sync(): void;
-  stream: { cork?: () => void; uncork?: () => void };
 }
 
 /** The named statements a connection has prepared, as far as this process knows. */
@@ -54,12 +36,8 @@ interface Prepared {
    * The columns of a prepared statement's rows, as its first Describe answered them (null: it returns no
    * rows), with what reading them needs: kept while the statement stays prepared on the connection.
    */
-  columns: Map<string, Columns | null>;
+  columns: Map<string, PgColumns | null>;
 }
-
-/** What pg's Result holds after addFields(): the columns, their type parsers and an empty row of them. */
-type Columns = Pick<ResultInstance, 'fields'> & { _parsers: unknown; _prebuiltEmptyResultObject: unknown };
-type ResultInstance = InstanceType<typeof Result>;
 
 const preparedOn = new WeakMap<PoolClient, Prepared>();
 
@@ -87,9 +65,9 @@ function nameOf(text: string): string {
   return name ?? '';
 }
 
-class StatementBatch {
+class StatementBatch implements Submittable {
   private readonly results: QueryResult[] = [];
-  private current?: ResultInstance;
+  private current?: PgResult;
   /** By statement: its name, and whether this batch asked for its columns (else they are kept). */
   private plan: Array<{ name: string; describe: boolean }> = [];
   private rowError?: unknown;
@@ -111,7 +89,7 @@ class StatementBatch {
   }
 
   /** pg: send the batch. An error returned here is answered before anything was written. */
-  submit(connection: Connection): Error | null {
+  submit(connection: PgConnection): Error | null {
     let plan: Array<{ name: string; text: string; values: unknown[]; parse: boolean; describe: boolean }>;
     try {
       // Every value mapped first, as pg maps a bound parameter: a value that cannot be sent fails the
@@ -145,7 +123,7 @@ class StatementBatch {
   }
 
   handleRowDescription(message: { fields: unknown[] }): void {
-    this.current = new Result(undefined, this.types);
+    this.current = newResult(this.types);
     this.current.addFields(message.fields);
   }
 
@@ -163,23 +141,23 @@ class StatementBatch {
     const statement = this.plan[this.results.length];
     // A statement described here answered its columns (a RowDescription before its rows) or none (NoData).
     if (statement?.describe && statement.name !== '') this.prepared.columns.set(statement.name, this.current ? columnsOf(this.current) : null);
-    const result = this.current ?? this.keptResult() ?? new Result(undefined, this.types);
+    const result = this.current ?? this.keptResult() ?? newResult(this.types);
     result.addCommandComplete(message);
     this.results.push(result);
     this.current = undefined;
   }
 
   /** The result of the statement now answering, with the columns kept for it, when this batch did not ask. */
-  private keptResult(): ResultInstance | undefined {
+  private keptResult(): PgResult | undefined {
     const statement = this.plan[this.results.length];
     if (!statement || statement.describe) return undefined;
     const columns = this.prepared.columns.get(statement.name);
     if (!columns) return undefined;
-    return Object.assign(new Result(undefined, this.types), columns);
+    return resultWithColumns(this.types, columns);
   }
 
   handleEmptyQuery(): void {
-    this.results.push(new Result(undefined, this.types));
+    this.results.push(newResult(this.types));
   }
 
   /** pg: an ErrorResponse (or the connection lost); nothing more of this batch arrives. */
@@ -222,12 +200,6 @@ class StatementBatch {
   }
 }
 
-/** The columns a described statement's result holds, to read its later rows with. */
-function columnsOf(result: ResultInstance): Columns {
-  const { fields, _parsers, _prebuiltEmptyResultObject } = result as ResultInstance & Columns;
-  return { fields, _parsers, _prebuiltEmptyResultObject };
-}
-
 /**
  * Sends the statements in one round trip on the client and answers each one's result, in order. Fails with
  * the first statement's failure; in a transaction that aborts it, outside one nothing of the batch stays.
@@ -238,7 +210,7 @@ export function sendStatements(client: PoolClient, statements: Statement[]): Pro
     prepared = { names: new Set(), uncertain: new Set(), columns: new Map() };
     preparedOn.set(client, prepared);
   }
-  const batch = new StatementBatch(statements, prepared, (client as unknown as { _types?: unknown })._types);
-  client.query(batch as never);
+  const batch = new StatementBatch(statements, prepared, typeParsersOf(client));
+  submit(client, batch);
   return batch.done;
 }

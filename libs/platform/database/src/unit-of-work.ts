@@ -21,14 +21,78 @@
 // extended-protocol messages with a single Sync, their parameters bound, never written
 // into the SQL. In READ COMMITTED every statement takes its own snapshot, so a lock
 // taken by one is seen by the reads after it; a failed statement fails the rest.
+// A step that knows what a later step of the same transaction will read sends it
+// ahead (prefetch), so that it travels in a round trip already being made.
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import type { DataSource } from 'typeorm';
 import { inScope, scopedTransaction } from './async-scope';
+import { poolOf } from './pg-internals';
 import { answeredBefore, sendStatements, type Statement } from './statement-batch';
 
 export type { Statement } from './statement-batch';
 
 type Rows = Array<Record<string, unknown>>;
+
+/**
+ * Names a value one step of a transaction prefetches for a later step to take, and the type of that value:
+ * the later step gets it typed, by the same key. One name per type of value (a key per wallet, say, when the
+ * value is a wallet's).
+ */
+export class PrefetchKey<T> {
+  /** Only to carry T: a key of one type of value is not a key of another. */
+  declare private readonly valueType?: T;
+
+  constructor(readonly name: string) {}
+}
+
+/** A value being read ahead, in the current transaction, of the step that needs it. */
+export interface Prefetch<T> {
+  /**
+   * The value, once the round trip that carries its statements has answered. A guard's (below) is its
+   * judge's value; asked for while the guard has not been sent yet, it is sent now with whatever is queued,
+   * for a caller about to act where the transaction cannot undo it (another service's port across
+   * processes). A guard that travels with COMMIT is never judged, and its result never settles.
+   */
+  readonly result: Promise<T>;
+  /**
+   * Its statements have answered (a guard's: and been judged). Still false after a failure that left them
+   * unanswered (their batch failed, or the transaction was refused before they were sent).
+   */
+  readonly answered: boolean;
+}
+
+/** What a prefetch sends, and the key (if any) under which a later step takes it (UnitOfWork.prefetched). */
+export type PrefetchSource<T> =
+  /** A read issued now, as any query: its statements join the round trip this tick sends. */
+  | { key?: PrefetchKey<T>; read: () => Promise<T> }
+  /**
+   * A guard of the transaction (an idempotency claim): statements that travel ahead of its first statement
+   * rather than in a round trip of their own, in this order, each with a snapshot taken after the one before
+   * has run (a lock, then a read that must see what the lock's previous holder committed). `judge` is given
+   * their rows as soon as their batch answers, before any statement that travelled with or after them
+   * answers its caller. A judge that throws refuses the transaction: the statements that travelled with the
+   * guard and every one after fail with the judge's error, and the transaction never commits. A guard still
+   * unsent at COMMIT travels with it and is not judged: the caller's own record in the same commit must make
+   * a commit the guard would have refused fail instead (the idempotency record's unique key), so that a
+   * commit that succeeds proves the guard.
+   */
+  | { key?: PrefetchKey<T>; guard: Statement[]; judge: (rows: Rows[]) => T };
+
+/** A read's prefetch: its result is the read's. */
+function readAhead<T>(read: Promise<T>): Prefetch<T> {
+  // Its failure is also the failure of the statements it travelled with: only a caller that asks is told.
+  read.catch(() => undefined);
+  const prefetch = { result: read, answered: false };
+  void read.then(() => (prefetch.answered = true)).catch(() => undefined);
+  return prefetch;
+}
+
+/** A prefetch kept under its key until a later step takes it. */
+interface Kept {
+  prefetch: Prefetch<unknown>;
+  /** A guard is kept when a savepoint rolls back: it was sent, or is still queued, ahead of the savepoint. */
+  guard: boolean;
+}
 
 /** A statement on its way to the database in the current transaction, in the order it was written. */
 interface Outgoing extends Statement {
@@ -36,24 +100,24 @@ interface Outgoing extends Statement {
   answer?: (rows: Rows) => void;
   /** Told the error when the statement's batch fails or the transaction is refused. */
   fail?: (error: unknown) => void;
-  /** A lead's check (lead()). */
+  /** A guard's check (PrefetchSource): given its rows before any other answer of its batch. */
   check?: (rows: Rows) => void;
+  /** Told the error when the guard's batch fails before it is checked. */
+  lost?: (error: unknown) => void;
 }
 
 interface Transaction {
   client: PoolClient;
   /** BEGIN has been sent (with the first statement). */
   begun: boolean;
-  /** Statements not sent yet, in order: deferred writes, a lead, and the queries of this tick. */
+  /** Statements not sent yet, in order: a guard, deferred writes and the queries of this tick. */
   outbox: Outgoing[];
   /** A send of the outbox is due once this tick's other statements have joined it. */
   flushDue: boolean;
-  /** Leads not yet answered. */
-  unchecked: number;
-  /** A lead's check refused the transaction: every later statement fails with this, and it never commits. */
+  /** A guard's judge refused the transaction: every later statement fails with this, and it never commits. */
   refusal?: { error: unknown };
-  /** A batch that carried a lead failed before the lead was answered: the transaction cannot commit. */
-  leadLost?: { error: unknown };
+  /** A batch that carried a guard failed before the guard was judged: the transaction cannot commit. */
+  guardLost?: { error: unknown };
   /** The last send, which a caller with nothing to send but an answer to wait for waits on. */
   lastSend?: Promise<void>;
   /** Run once the transaction has committed, before run() returns (afterCommit). */
@@ -62,8 +126,8 @@ interface Transaction {
   savepoints: number;
   /** Notifications to send once the transaction has committed (notifyOnCommit): channel → payloads. */
   notifications?: Map<string, Set<string>>;
-  /** Reads sent ahead for a later step of this transaction (sentAhead()). */
-  ahead?: Map<string, unknown>;
+  /** Prefetches a later step of this transaction takes (prefetched()), by their key's name. */
+  prefetches?: Map<string, Kept>;
 }
 
 /**
@@ -99,7 +163,9 @@ export class UnitOfWork {
   constructor(readonly dataSource: DataSource) {}
 
   private get pool(): Pool {
-    return (this.dataSource.driver as unknown as { master: Pool }).master;
+    const pool = poolOf(this.dataSource);
+    if (!pool) throw new Error('the database is not open');
+    return pool;
   }
 
   get inTransaction(): boolean {
@@ -110,7 +176,7 @@ export class UnitOfWork {
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (scopedTransaction<Transaction>(this)) return fn();
     const client = await this.pool.connect();
-    const tx: Transaction = { client, begun: false, outbox: [], flushDue: false, unchecked: 0, committed: [], savepoints: 0 };
+    const tx: Transaction = { client, begun: false, outbox: [], flushDue: false, committed: [], savepoints: 0 };
     let broken: Error | undefined;
     // pg emits 'error' on a checked-out client whose connection dies (PostgreSQL stopping, a network
     // cut); unheard, that would end the process. The statement under way fails on its own.
@@ -120,7 +186,7 @@ export class UnitOfWork {
     try {
       result = await inScope({ owner: this, transaction: tx }, fn);
       if (tx.refusal) throw tx.refusal.error;
-      if (tx.leadLost) throw tx.leadLost.error;
+      if (tx.guardLost) throw tx.guardLost.error;
       // A transaction that wrote nothing has nothing to commit. Its notifications follow the COMMIT in the
       // same round trip (notifyOnCommit).
       if (tx.begun || tx.outbox.length > 0) {
@@ -140,31 +206,42 @@ export class UnitOfWork {
   }
 
   /**
-   * A statement that guards the current transaction (an idempotency claim): instead of a round trip of its
-   * own it travels ahead of the transaction's first statement (with BEGIN), and `check` is given its rows
-   * as soon as that batch answers, before any statement that travelled with it or after it answers its
-   * caller. A check that throws refuses the transaction: the statements that travelled with the lead and
-   * every one after fail with the check's error, and the transaction never commits. A lead still unsent at
-   * COMMIT travels with it and is not checked: the caller's own record in the same commit must make a
-   * commit the lead would have refused fail instead (the idempotency record's unique key), so that a commit
-   * that succeeds proves the lead's claim. settleLead() sends it before the caller acts outside this
-   * database. Returns whether its check has run, for a caller that must know after a failure (a batch that
-   * failed leaves it unanswered).
+   * Sends a value's statements ahead of the step that needs it, in the current transaction: a read
+   * (`read`), or a guard of the transaction (`guard`, judged by `judge`: see PrefetchSource). With a key, a
+   * later step of the transaction takes it (prefetched()). Its failure is the failure of the statements it
+   * travels with, or of whoever awaits its result.
    */
-  lead(sql: string, params: unknown[], check: (rows: Rows) => void): { readonly answered: boolean } {
-    return this.leadAll([{ sql, params }], ([rows]) => check(rows));
+  prefetch<T>(source: PrefetchSource<T>): Prefetch<T> {
+    const tx = scopedTransaction<Transaction>(this);
+    if (!tx) throw new Error('prefetch() needs a transaction');
+    const guard = 'guard' in source;
+    const prefetch = guard ? this.sendGuard(tx, source.guard, source.judge) : readAhead(source.read());
+    if (source.key) (tx.prefetches ??= new Map()).set(source.key.name, { prefetch, guard });
+    return prefetch;
   }
 
   /**
-   * lead() of several statements, in this order, each with a snapshot of its own taken after the one before
-   * has run (a lock, then a read that must see what the lock's previous holder committed); `check` is given
-   * each one's rows.
+   * The prefetch left under this key in the current transaction, taken (a later ask finds none): undefined
+   * when there is none, outside a transaction, and once a savepoint has rolled back (a read prefetched within
+   * it may have lost the locks it was read under).
    */
-  leadAll(statements: Statement[], check: (rows: Rows[]) => void): { readonly answered: boolean } {
-    const tx = scopedTransaction<Transaction>(this);
-    if (!tx) throw new Error('lead() needs a transaction');
-    const state = { answered: false };
-    tx.unchecked++;
+  prefetched<T>(key: PrefetchKey<T>): Prefetch<T> | undefined {
+    const prefetches = scopedTransaction<Transaction>(this)?.prefetches;
+    const kept = prefetches?.get(key.name);
+    if (!kept) return undefined;
+    prefetches!.delete(key.name);
+    // Left under this key by prefetch(), which took a source of the key's type.
+    return kept.prefetch as Prefetch<T>;
+  }
+
+  /** A guard's statements, first in the outbox; its result settles once they are judged (PrefetchSource). */
+  private sendGuard<T>(tx: Transaction, statements: Statement[], judge: (rows: Rows[]) => T): Prefetch<T> {
+    let settle!: { resolve: (value: T) => void; reject: (error: unknown) => void };
+    const result = new Promise<T>((resolve, reject) => (settle = { resolve, reject }));
+    // Its failure is also the failure of what travels with it: only a caller that asks for it is told.
+    result.catch(() => undefined);
+    let answered = false;
+    let asked = false;
     const answers: Rows[] = [];
     const last = statements.length - 1;
     tx.outbox.unshift(
@@ -174,24 +251,29 @@ export class UnitOfWork {
         check: (rows: Rows) => {
           answers[i] = rows;
           if (i < last) return;
-          state.answered = true;
-          tx.unchecked--;
-          check(answers);
+          answered = true;
+          try {
+            settle.resolve(judge(answers));
+          } catch (error) {
+            settle.reject(error);
+            throw error;
+          }
         },
+        lost: (error: unknown) => settle.reject(error),
       })),
     );
-    return state;
-  }
-
-  /**
-   * Sends the current transaction's unanswered lead now and checks it: for a caller about to act where the
-   * transaction cannot undo it (another service's port across processes).
-   */
-  async settleLead(): Promise<void> {
-    const tx = scopedTransaction<Transaction>(this);
-    if (!tx) return;
-    if (tx.unchecked > 0) await this.enqueue(tx, []);
-    if (tx.leadLost) throw tx.leadLost.error;
+    const send = () => this.enqueue(tx, []);
+    return {
+      get answered() {
+        return answered;
+      },
+      get result() {
+        // Nothing of its own to send: what waits on the outbox sends it (enqueue), once.
+        if (!answered && !asked) void send().catch(() => undefined);
+        asked = true;
+        return result;
+      },
+    };
   }
 
   /**
@@ -251,8 +333,8 @@ export class UnitOfWork {
       return result;
     } catch (error) {
       tx.committed.length = callbacks;
-      // A read sent ahead within fn may have lost the locks it was read under with the savepoint.
-      tx.ahead?.clear();
+      // A read prefetched within fn may have lost the locks it was read under with the savepoint.
+      for (const [name, kept] of tx.prefetches ?? []) if (!kept.guard) tx.prefetches!.delete(name);
       // A refused transaction is not resumed: it only rolls back.
       if (tx.refusal) throw error;
       const unsent = tx.outbox.indexOf(mark);
@@ -270,18 +352,6 @@ export class UnitOfWork {
     } finally {
       tx.savepoints--;
     }
-  }
-
-  /**
-   * The current transaction's reads sent ahead: a step that knows what a later step of the same transaction
-   * will read queues the read with its own statements (one round trip for both) and leaves it here under a
-   * key; the later step takes it from there instead of reading. Gone with the transaction, and emptied when
-   * a savepoint rolls back. Undefined outside a transaction.
-   */
-  sentAhead(): Map<string, unknown> | undefined {
-    const tx = scopedTransaction<Transaction>(this);
-    if (!tx) return undefined;
-    return (tx.ahead ??= new Map());
   }
 
   /** Runs fn outside any caller transaction, in a transaction of its own. */
@@ -349,7 +419,7 @@ export class UnitOfWork {
       const rows: Rows[] = new Array(statements.length);
       let left = statements.length;
       if (left === 0) {
-        // Nothing of its own to send: it waits for the outbox (the lead) to be answered.
+        // Nothing of its own to send: it waits for the outbox (a guard) to be answered.
         tx.outbox.push({ sql: '', answer: () => resolve(rows), fail: reject });
       }
       statements.forEach((statement, i) =>
@@ -376,9 +446,9 @@ export class UnitOfWork {
 
   /**
    * Sends these statements (BEGIN first if the transaction has not begun) in one round trip, runs the
-   * leads' checks on their rows in order, then answers each statement's caller. However many they are, they
+   * guards' checks on their rows in order, then answers each statement's caller. However many they are, they
    * go as one extended-protocol batch (statement-batch.ts).
-   * A caller with nothing to send (settleLead) is answered once the sends before it have been.
+   * A caller with nothing to send (a guard's result asked for) is answered once the sends before it have been.
    */
   private transmit(tx: Transaction, entries: Outgoing[], trailing: Statement[] = []): Promise<void> {
     const before = tx.lastSend;
@@ -409,13 +479,14 @@ export class UnitOfWork {
           if (trailing.length > 0 && answered && answered.length >= count) {
             results = answered.slice(ahead.length, count);
           } else {
-            if (sent.some((e) => e.check)) tx.leadLost ??= { error };
+            if (sent.some((e) => e.check)) tx.guardLost ??= { error };
+            for (const e of sent) e.lost?.(error);
             throw error;
           }
         }
       }
-      // The leads first: a refusal answers nobody's statement, and refuses the rest of the transaction. (A
-      // commit that succeeded proved its lead: see lead().)
+      // The guards first: a refusal answers nobody's statement, and refuses the rest of the transaction. (A
+      // commit that succeeded proved its guard: see PrefetchSource.)
       const committing = sent[sent.length - 1]?.sql === 'COMMIT';
       for (const [i, e] of sent.entries()) {
         if (!e.check || committing) continue;

@@ -11,7 +11,6 @@ import { applyNoStore } from './no-store';
 import { API_BASE_PATH, OUTSIDE_BASE_PATH } from './base-path';
 import { openApi31Nullables } from './openapi-nullable';
 import { describeWebhooks } from './openapi-webhooks';
-import { installLeanAsyncResourceBind } from './lean-async-resource-bind';
 import { trackRouteMethods } from './method-not-allowed';
 
 export { API_BASE_PATH };
@@ -36,8 +35,6 @@ export function frameworkErrors(error: Error, _request: unknown, reply: Paramete
 }
 
 export function configureHttpApp(app: NestFastifyApplication): void {
-  // Nest's interceptors and Fastify's body parsing bind async resources for every request (ADR 0047).
-  installLeanAsyncResourceBind();
   // Before any route: a path asked with a method it does not take is a 405 with Allow.
   trackRouteMethods(app.getHttpAdapter().getInstance());
   app.setGlobalPrefix(API_BASE_PATH, { exclude: OUTSIDE_BASE_PATH });

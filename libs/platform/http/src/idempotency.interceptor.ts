@@ -14,7 +14,7 @@ import type { FastifyReply } from 'fastify';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import { ApiError } from '@mm/contracts';
 import { lazyKeyRing, PlatformConfig, type KeyRing } from '@mm/platform/config';
-import { UnitOfWork, type Statement } from '@mm/platform/database';
+import { PrefetchKey, UnitOfWork, type Prefetch, type Statement } from '@mm/platform/database';
 import { isRetryable } from '@mm/platform/event-store';
 import type { ApiRequest } from './request-context';
 import { IDEMPOTENCY, IDEMPOTENCY_SEALED, IDEMPOTENCY_SHOWN_ONCE, type IdempotencyMode } from './route-metadata';
@@ -54,6 +54,18 @@ function claimOf([[lock], [stored]]: Array<Array<Record<string, unknown>>>): Cla
   const locked = lock.locked === true;
   if (!locked || !stored) return { locked, request_hash: null, response_status: null, response_text: null, response_body: null };
   return { locked, ...(stored as Omit<Claim, 'locked'>) };
+}
+
+/** The current transaction's claim of its Idempotency-Key, a guard of the transaction (UnitOfWork.prefetch). */
+const IDEMPOTENCY_CLAIM = new PrefetchKey<void>('platform.idempotency-claim');
+
+/**
+ * Sends the current transaction's claim of its Idempotency-Key now if it has not gone yet, and waits for its
+ * judgement (failing as the claim refuses): for a caller about to act where the transaction cannot undo it
+ * (another service's port across processes), so that no other service acts on a request this one refuses.
+ */
+export async function settleIdempotencyClaim(uow: UnitOfWork): Promise<void> {
+  await uow.prefetched(IDEMPOTENCY_CLAIM)?.result;
 }
 
 /** Stable JSON: object keys sorted, so key order in the body does not change the hash. */
@@ -146,12 +158,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
       const { sealed: ciphertext, keyId } = JSON.parse(storedText(stored)) as SealedBody;
       return this.keyRing().open(keyId, Buffer.from(ciphertext, 'base64'), context, context).toString('utf8');
     };
-    let claim: { readonly answered: boolean } = { answered: false };
+    let claim: Prefetch<void> | undefined;
     try {
       const text = await this.uow.run(async () => {
-        // The claim travels with the command's first statement (UnitOfWork.lead): it is judged before that
-        // statement answers, and nothing commits before it is.
-        claim = this.uow.leadAll(claimStatements(scope, key), (rows) => judge(claimOf(rows)));
+        // The claim travels with the command's first statement (a guard: UnitOfWork.prefetch): it is judged
+        // before that statement answers, and nothing commits before it is.
+        claim = this.uow.prefetch({ key: IDEMPOTENCY_CLAIM, guard: claimStatements(scope, key), judge: (rows) => judge(claimOf(rows)) });
         const result = await run();
         // The body as it is sent (class instances become plain JSON), serialised once: stored from this text
         // and sent as it is.
@@ -179,7 +191,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       }
       // The command failed before its claim was answered (refused before its first statement, or in the
       // batch that carried it): whether the key was taken decides the answer, asked now on its own.
-      if (!claim.answered && !isRetryable(error)) {
+      if (!claim?.answered && !isRetryable(error)) {
         const stored = await this.uow.run(async () => claimOf(await this.uow.batch(claimStatements(scope, key))));
         try {
           judge(stored);

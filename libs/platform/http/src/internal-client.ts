@@ -18,8 +18,9 @@ export class InternalClient {
     private readonly token: string,
     private readonly timeoutMs: number,
     /**
-     * Run before each call leaves the process: the caller's transaction sends its unanswered lead (an
-     * idempotency claim, UnitOfWork.settleLead), so that no other service acts on a request this one refuses.
+     * Run before each call leaves the process: the caller's transaction sends its idempotency claim if it has
+     * not gone yet and waits for its judgement (settleIdempotencyClaim), so that no other service acts on a
+     * request this one refuses.
      */
     private readonly beforeCall: () => Promise<void> = async () => undefined,
   ) {}

@@ -2,6 +2,7 @@
 // database lib cannot import this testing lib, which builds on it.
 import { Socket } from 'node:net';
 import { Client } from 'pg';
+import { PrefetchKey } from '@mm/platform/database';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 /** What a transaction sends after BEGIN: its statements' generic plans from their first run (ADR 0051). */
@@ -294,16 +295,19 @@ describe('UnitOfWork', () => {
     expect(await db.uow.query(`SELECT * FROM uow_together_fail`)).toEqual([]);
   });
 
-  it('sends a lead with the first statement and judges it before that statement answers: a refusal fails the statement and the commit', async () => {
+  it('sends a guard with the first statement and judges it before that statement answers: a refusal fails the statement and the commit', async () => {
     await db.uow.query(`CREATE TABLE uow_lead (id int PRIMARY KEY)`);
     const seen: unknown[] = [];
     const refused = new Error('claimed already');
     const { trips } = await roundTrips(() =>
       expect(
         db.uow.run(async () => {
-          db.uow.lead(`SELECT $1::int AS claim`, [7], (rows) => {
-            seen.push(rows);
-            throw refused;
+          db.uow.prefetch({
+            guard: [{ sql: `SELECT $1::int AS claim`, params: [7] }],
+            judge: ([rows]) => {
+              seen.push(rows);
+              throw refused;
+            },
           });
           const inserted = db.uow.query(`INSERT INTO uow_lead VALUES (1) RETURNING id`);
           await expect(inserted).rejects.toBe(refused);
@@ -313,20 +317,20 @@ describe('UnitOfWork', () => {
       ).rejects.toBe(refused),
     );
     expect(seen).toEqual([[{ claim: 7 }]]);
-    // BEGIN, the lead and the insert together; then the rollback.
+    // BEGIN, the guard and the insert together; then the rollback.
     expect(trips).toEqual([['BEGIN', PLANS, 'SELECT $1::int AS claim', 'INSERT INTO uow_lead VALUES (1) RETURNING id'], ['ROLLBACK']]);
     expect(await db.uow.query(`SELECT * FROM uow_lead`)).toEqual([]);
   });
 
-  it('commits with a lead that passed, in no more round trips than without it', async () => {
+  it('commits with a guard that passed, in no more round trips than without it', async () => {
     await db.uow.query(`CREATE TABLE uow_lead_ok (id int PRIMARY KEY)`);
     const { result: state, trips } = await roundTrips(() =>
       db.uow.run(async () => {
-        const lead = db.uow.lead(`SELECT 1 AS ok`, [], ([row]) => expect(row).toEqual({ ok: 1 }));
-        expect(lead.answered).toBe(false);
+        const guard = db.uow.prefetch({ guard: [{ sql: `SELECT 1 AS ok` }], judge: ([[row]]) => expect(row).toEqual({ ok: 1 }) });
+        expect(guard.answered).toBe(false);
         await db.uow.query(`INSERT INTO uow_lead_ok VALUES (1)`);
-        expect(lead.answered).toBe(true);
-        return lead;
+        expect(guard.answered).toBe(true);
+        return guard;
       }),
     );
     expect(state.answered).toBe(true);
@@ -334,7 +338,7 @@ describe('UnitOfWork', () => {
     expect(await db.uow.query(`SELECT * FROM uow_lead_ok`)).toEqual([{ id: 1 }]);
   });
 
-  it('sends a lead still unsent at COMMIT with it, unjudged: the commit itself must refuse what the lead would', async () => {
+  it('sends a guard still unsent at COMMIT with it, unjudged: the commit itself must refuse what the guard would', async () => {
     await db.uow.query(`CREATE TABLE uow_lead_commit (key text PRIMARY KEY)`);
     await db.uow.query(`INSERT INTO uow_lead_commit VALUES ('taken')`);
     const checks: unknown[] = [];
@@ -342,7 +346,7 @@ describe('UnitOfWork', () => {
     const write = (key: string) =>
       roundTrips(() =>
         db.uow.run(async () => {
-          db.uow.lead(`SELECT 1`, [], (rows) => void checks.push(rows));
+          db.uow.prefetch({ guard: [{ sql: `SELECT 1` }], judge: ([rows]) => void checks.push(rows) });
           await db.uow.defer(`INSERT INTO uow_lead_commit VALUES ($1)`, [key]);
         }),
       );
@@ -353,26 +357,55 @@ describe('UnitOfWork', () => {
     expect(await db.uow.query(`SELECT key FROM uow_lead_commit ORDER BY key`)).toEqual([{ key: 'fresh' }, { key: 'taken' }]);
   });
 
-  it('settles a lead before the caller acts outside the database', async () => {
+  it('sends and judges a guard whose result is asked for, before the caller acts outside the database', async () => {
     const order: string[] = [];
     await db.uow.run(async () => {
-      db.uow.lead(`SELECT 1`, [], () => void order.push('judged'));
-      await db.uow.settleLead();
+      const guard = db.uow.prefetch({ guard: [{ sql: `SELECT 1` }], judge: () => void order.push('judged') });
+      await guard.result;
       order.push('acted');
-      await db.uow.settleLead();
+      await guard.result;
     });
     expect(order).toEqual(['judged', 'acted']);
     const refused = new Error('no');
     await expect(
       db.uow.run(async () => {
-        db.uow.lead(`SELECT 1`, [], () => {
-          throw refused;
+        const guard = db.uow.prefetch({
+          guard: [{ sql: `SELECT 1` }],
+          judge: () => {
+            throw refused;
+          },
         });
-        await db.uow.settleLead();
+        await guard.result;
         order.push('acted anyway');
       }),
     ).rejects.toBe(refused);
     expect(order).toEqual(['judged', 'acted']);
+  });
+
+  it('hands a read prefetched by one step to a later step of the transaction, typed, once, from the round trip it travelled in', async () => {
+    await db.uow.query(`CREATE TABLE uow_prefetch (id int PRIMARY KEY, v text)`);
+    await db.uow.query(`INSERT INTO uow_prefetch VALUES (1, 'one')`);
+    const key = (id: number) => new PrefetchKey<{ id: number; v: string }>(`uow_prefetch/${id}`);
+    const read = (id: number) => async () => (await db.uow.query<{ id: number; v: string }>(`SELECT id, v FROM uow_prefetch WHERE id = $1`, [id]))[0];
+    const { result, trips } = await roundTrips(() =>
+      db.uow.run(async () => {
+        db.uow.prefetch({ key: key(1), read: read(1) });
+        await db.uow.query(`SELECT 'the step that prefetched' AS step`);
+        const taken = db.uow.prefetched(key(1));
+        const value = await taken?.result;
+        expect(taken?.answered).toBe(true);
+        return { value, again: db.uow.prefetched(key(1)), other: db.uow.prefetched(key(2)) };
+      }),
+    );
+    expect(result).toEqual({ value: { id: 1, v: 'one' }, again: undefined, other: undefined });
+    expect(trips).toEqual([['BEGIN', PLANS, 'SELECT id, v FROM uow_prefetch WHERE id = $1', "SELECT 'the step that prefetched' AS step"], ['COMMIT']]);
+    // Outside a transaction there is nothing to take; a savepoint that rolls back drops what was prefetched.
+    expect(db.uow.prefetched(key(1))).toBeUndefined();
+    await db.uow.run(async () => {
+      db.uow.prefetch({ key: key(1), read: read(1) });
+      await expect(db.uow.savepoint(() => db.uow.query(`INSERT INTO uow_prefetch VALUES (1, 'duplicate')`))).rejects.toThrow(/duplicate key/);
+      expect(db.uow.prefetched(key(1))).toBeUndefined();
+    });
   });
 
   it('runs a batch outside a transaction as one implicit transaction: one round trip, all or nothing', async () => {

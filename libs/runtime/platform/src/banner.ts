@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import type { PlatformConfig } from '@mm/platform/config';
-import { StartupError } from '@mm/platform/database';
+import { StartupError } from './data-directory';
 import type { BootstrapResult } from '@mm/gateway/application';
 
 /**

@@ -7,3 +7,4 @@ export { dashboardLine, DASHBOARD_PATH } from './dashboard';
 export * from './run-service';
 export { freeLoopbackPort } from './listen-address';
 export * from './lifeline';
+export * from './embedded-postgres';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadConfig } from '@mm/platform/config';
-import { StartupError } from '@mm/platform/database';
+import { StartupError } from './data-directory';
 import { freeLoopbackPort, listenFailure, listenHost, reachableUrl } from './listen-address';
 
 describe('the listening address', () => {

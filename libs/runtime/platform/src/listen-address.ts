@@ -4,7 +4,7 @@ import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, isIPv6 } from 'node:net';
 import type { PlatformConfig } from '@mm/platform/config';
-import { StartupError } from '@mm/platform/database';
+import { StartupError } from './data-directory';
 
 /**
  * A local run on the embedded database prints an operator token, so it stays on loopback;

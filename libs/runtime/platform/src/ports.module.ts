@@ -28,7 +28,7 @@ import { AccountsModule } from '@mm/accounts/api';
 import { GatewayModule } from '@mm/gateway/api';
 import { internalToken, PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
-import { InternalClient } from '@mm/platform/http';
+import { InternalClient, settleIdempotencyClaim } from '@mm/platform/http';
 import { QuotingModule } from '@mm/quoting/api';
 import { TransactionsModule } from '@mm/transactions/api';
 
@@ -107,7 +107,7 @@ function client(config: PlatformConfig, uow: UnitOfWork, owner: ServiceName): In
   const variable = (owner === 'gateway' ? 'MM_GATEWAY_URL' : serviceUrlVariable(owner)) as keyof PlatformConfig;
   const url = config[variable];
   if (typeof url !== 'string') throw new Error(`${String(variable)} is not set: this service calls the ${owner} service's port`);
-  return new InternalClient(url, internalToken(config), config.MM_GATEWAY_UPSTREAM_TIMEOUT_MS, () => uow.settleLead());
+  return new InternalClient(url, internalToken(config), config.MM_GATEWAY_UPSTREAM_TIMEOUT_MS, () => settleIdempotencyClaim(uow));
 }
 
 /** Each port: its abstract class, the owner's module that provides it in one process, and its HTTP client. */

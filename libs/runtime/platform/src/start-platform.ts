@@ -13,7 +13,7 @@ import { routeToServices, serviceDocuments } from '@mm/gateway/api';
 import { GatewayService, type BootstrapResult } from '@mm/gateway/application';
 import { TimerService } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
-import { drainPool, openDatabase, startEmbeddedPostgres, UnitOfWork, type EmbeddedDatabase } from '@mm/platform/database';
+import { drainPool, openDatabase, UnitOfWork } from '@mm/platform/database';
 import { EventStore } from '@mm/platform/event-store';
 import { createEventTransport, KafkaOutages, KafkaRelay } from '@mm/platform/messaging';
 import {
@@ -30,6 +30,7 @@ import {
   traceRequests,
 } from '@mm/platform/http';
 import { serveDashboard } from './dashboard';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres';
 import { listenFailure, listenHost, reachableUrl } from './listen-address';
 import { kafkaClient, kafkaConsumerSettings, kafkaSettings } from './kafka';
 import { createRootLogger, frameworkLevel, PinoNestLogger } from './logger';
