@@ -1,7 +1,7 @@
-// The wallet aggregate's command path for its provisioning (ARCHITECTURE: Inside one service): the wallet's
-// read model row, then wallet.provisioned to partners (spec: Wallet; Events / Catalog). Its postings take the
-// wallet's own path (WalletsService.post): they read the stream's first and last events and the ledger's key,
-// not the whole history this path folds.
+// The wallet aggregate's command path (ARCHITECTURE: Inside one service): the wallet's read model row at its
+// provisioning, then each posting's ledger entries and the balance after it, then the wallet's events to
+// partners (spec: Wallet; Customer balance; Events / Catalog). A posting reads the stream by its first and last
+// events (each carries the balance after it), which WalletsService hands the path as the stream's read.
 import { Injectable } from '@nestjs/common';
 import { walletDecider, walletStreamId, type WalletCommand, type WalletEvent, type WalletState } from '@mm/accounts/domain';
 import { AccountsReadModels } from '@mm/accounts/infrastructure';
@@ -16,7 +16,7 @@ export class WalletCommands extends CommandHandler<WalletCommand, WalletEvent, W
       decider: walletDecider,
       streamId: walletStreamId,
       project: (event) => projectWallet(readModels, event),
-      then: [({ events }) => partnerEvents.publish(events)],
+      then: [({ before, events }, { projectId, id }) => applyPostings(readModels, projectId, id, before, events as unknown as Array<RecordedEvent & WalletEvent>), ({ events }) => partnerEvents.publish(events)],
     });
   }
 }
@@ -27,7 +27,19 @@ async function projectWallet(readModels: AccountsReadModels, event: RecordedEven
       const d = event.data;
       return readModels.insertWallet({ id: d.walletId, project_id: d.projectId, customer_id: d.customerId, asset: d.asset, network: d.network, address: d.address, at: d.createdAt });
     }
-    default:
-      throw new Error(`${event.type} is posted by WalletsService.post, not projected here`);
+    case 'wallet.credited':
+    case 'wallet.debited':
+      // Projected with the wallet's asset, which the event does not repeat: applyPostings.
+      return;
+  }
+}
+
+/** A posting's ledger entries and the balance after it, in the posting's transaction. */
+async function applyPostings(readModels: AccountsReadModels, projectId: string, walletId: string, before: WalletState, events: Array<RecordedEvent & WalletEvent>): Promise<void> {
+  if (before.status === 'none') return;
+  for (const event of events) {
+    if (event.type === 'wallet.provisioned') continue;
+    const d = event.data;
+    await readModels.applyPosting({ projectId, walletId, postingId: d.postingId, asset: before.asset, entries: d.entries, balance: d.balance, reason: d.reason, at: d.at });
   }
 }

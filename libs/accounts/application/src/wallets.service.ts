@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, OPERATION_ENDORSEMENTS, requireAmount, requireEndorsement, SANDBOX_FX_FROM_USD, type EventPayloads, SANDBOX_MAX_FUNDING, WALLET_NETWORKS, type PullFundsRequest, type PullFundsResult } from '@mm/contracts';
+import { ApiError, OPERATION_ENDORSEMENTS, requireAmount, requireEndorsement, SANDBOX_FX_FROM_USD, SANDBOX_MAX_FUNDING, WALLET_NETWORKS, type PullFundsRequest, type PullFundsResult } from '@mm/contracts';
 import { customerBalance, sandboxFundingAccount, transactionPostingId, transitAccount, walletDecider, walletStreamId, type CustomerBalance, type WalletCommand, type WalletEvent, type WalletState } from '@mm/accounts/domain';
 import { AccountsReadModels, CustodianProvider, type WalletRow } from '@mm/accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
@@ -128,20 +128,10 @@ export class WalletsService {
     const state = fold(walletDecider, ends as unknown as WalletEvent[]);
     if (state.status === 'none' || state.projectId !== projectId) throw new ApiError('WalletNotFound');
     if (posted) return { state };
-    const decided = walletDecider.decide(command, state);
     // Under the wallet's lock, which every posting takes (its provisioning is the stream's first event):
     // the append travels with the next statement, the ledger entries and the balance after it.
-    const events = await this.store.appendAfterDeferred(
-      streamId,
-      ends[ends.length - 1].streamVersion,
-      decided.map((e) => ({ type: e.type, data: e.data, metadata: { projectId } })),
-    );
-    for (const event of events) {
-      const d = (event as RecordedEvent & WalletEvent).data as EventPayloads['wallet.credited'];
-      await this.readModels.applyPosting({ projectId, walletId, postingId: d.postingId, asset: state.asset, entries: d.entries, balance: d.balance, reason: d.reason, at: d.at });
-    }
-    await this.partnerEvents.publish(events);
-    return { state: decided.reduce(walletDecider.evolve, state) };
+    const decision = await this.commands.handle(projectId, walletId, command, { read: { events: ends, version: ends[ends.length - 1].streamVersion }, deferAppend: true });
+    return { state: decision.state };
   }
 
   /** Under the wallet's lock: its first and last events, and whether the posting is in the ledger already. */

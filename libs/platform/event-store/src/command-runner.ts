@@ -36,6 +36,12 @@ export interface DecideOptions {
    * queues at once travel in the same round trip, after them (so under the stream's lock).
    */
   alongsideRead?: () => void;
+  /**
+   * The stream as the caller already read it under the stream's lock, in this transaction: for an aggregate
+   * whose every event carries what its state needs from the ones before (a wallet's balance), read by its
+   * first and last events rather than whole. `version` is the stream's last version, which the append follows.
+   */
+  read?: { events: RecordedEvent[]; version: number };
 }
 
 export async function decideAndAppend<Command, E extends Event, State, Row = void>(
@@ -49,24 +55,28 @@ export async function decideAndAppend<Command, E extends Event, State, Row = voi
   options: DecideOptions = {},
 ): Promise<Decision<E, State, Row>> {
   let history: RecordedEvent[] = [];
-  if (!options.newStream) {
+  let version = 0;
+  if (options.read) {
+    ({ events: history, version } = options.read);
+  } else if (!options.newStream) {
     const read = store.lockAndReadStream(streamId);
     options.alongsideRead?.();
     history = await read;
+    version = history.length;
   }
   const before = fold(decider, history as unknown as E[]);
   const decided = decider.decide(typeof command === 'function' ? (command as (state: State) => Command)(before) : command, before);
   const newEvents = decided.map((e) => ({ type: e.type, data: e.data, metadata }));
   const events = options.deferAppend
-    ? await store.appendAfterDeferred(streamId, history.length, newEvents)
-    : await store.append(streamId, history.length === 0 ? 'no_stream' : history.length, newEvents);
+    ? await store.appendAfterDeferred(streamId, version, newEvents)
+    : await store.append(streamId, version === 0 ? 'no_stream' : version, newEvents);
   let row: Row | undefined;
   for (const event of events) row = (await project?.(event as RecordedEvent<E['type'], E['data']> & E)) ?? row;
   return {
     before,
     state: decided.reduce(decider.evolve, before),
     events: events as Decision<E, State, Row>['events'],
-    version: history.length + decided.length,
+    version: version + decided.length,
     row,
   };
 }
