@@ -7,9 +7,9 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { composeCommand, composeEnvironment, containerEngine, ensureImages, freePort, pumpHealthchecks, run, type Engine } from '@mm/platform/testing';
+import { composeCommand, composeEngine, composeEnvironment, ensureImages, freePort, pumpHealthchecks, run, type Engine } from '@mm/platform/testing';
 
-const engine: Engine = containerEngine();
+const engine: Engine = composeEngine();
 if (!engine.available) process.stderr.write(`compose.container-spec: skipped: ${engine.reason}\n`);
 const describeWithEngine = engine.available ? describe : describe.skip;
 

@@ -26,11 +26,27 @@ export function containerEngine(): Engine {
   return { available: false, command: 'podman', reason: `no container engine (${tried.join('; ')}); tools/containers/setup installs one` };
 }
 
+/**
+ * The engine for Compose, which talks to podman through its Docker-compatible API: a machine where podman
+ * answers but its API service is not running (a restart since tools/containers/setup ran) has no Compose.
+ */
+export function composeEngine(): Engine {
+  const engine = containerEngine();
+  if (!engine.available || engine.command !== 'podman' || process.env.DOCKER_HOST) return engine;
+  try {
+    execFileSync('podman', ['--remote', '--url', `unix://${PODMAN_SOCKET}`, 'version'], { stdio: 'pipe', timeout: 30_000 });
+    return engine;
+  } catch {
+    return { available: false, command: 'podman', reason: `podman's API at ${PODMAN_SOCKET} does not answer; tools/containers/setup starts it` };
+  }
+}
+
+const PODMAN_SOCKET = '/run/podman/podman.sock';
+
 /** Podman's Docker-compatible API (tools/containers/setup starts it), for Compose, when DOCKER_HOST names none. */
 export function composeEnvironment(engine: Engine & { available: true }): NodeJS.ProcessEnv {
-  const socket = '/run/podman/podman.sock';
-  if (engine.command !== 'podman' || process.env.DOCKER_HOST || !existsSync(socket)) return process.env;
-  return { ...process.env, DOCKER_HOST: `unix://${socket}` };
+  if (engine.command !== 'podman' || process.env.DOCKER_HOST || !existsSync(PODMAN_SOCKET)) return process.env;
+  return { ...process.env, DOCKER_HOST: `unix://${PODMAN_SOCKET}` };
 }
 
 /** The Compose program and its leading arguments, talking to the engine's Docker-compatible API. */
