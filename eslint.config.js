@@ -4,8 +4,14 @@
 const nx = require('@nx/eslint-plugin');
 const tseslint = require('typescript-eslint');
 
-const scope = (name, allowed) => ({ sourceTag: `scope:${name}`, onlyDependOnLibsWithTags: allowed.map((s) => `scope:${s}`) });
-const type = (name, allowed) => ({ sourceTag: `type:${name}`, onlyDependOnLibsWithTags: allowed.map((t) => `type:${t}`) });
+const scope = (name, allowed) => ({
+  sourceTag: `scope:${name}`,
+  onlyDependOnLibsWithTags: allowed.map((s) => `scope:${s}`),
+});
+const type = (name, allowed) => ({
+  sourceTag: `type:${name}`,
+  onlyDependOnLibsWithTags: allowed.map((t) => `type:${t}`),
+});
 
 // Which tags may import which. Test files may also import the testing lib.
 const constraints = (forTests) => [
@@ -23,7 +29,20 @@ const constraints = (forTests) => [
   scope('client', []),
   // The dashboard runs in a browser: it reads the API over HTTP, typed by the client package's generated types.
   scope('dashboard', ['client']),
-  scope('app', ['app', 'client', 'gateway', 'accounts', 'quoting', 'transactions', 'webhooks', 'cash-in', 'deposit-addresses', 'virtual-accounts', 'platform', 'contracts']),
+  scope('app', [
+    'app',
+    'client',
+    'gateway',
+    'accounts',
+    'quoting',
+    'transactions',
+    'webhooks',
+    'cash-in',
+    'deposit-addresses',
+    'virtual-accounts',
+    'platform',
+    'contracts',
+  ]),
   ...[
     ['pure', ['pure']],
     ['contracts', ['pure']],
@@ -48,7 +67,17 @@ const boundaries = (forTests) => [
 
 module.exports = [
   // packages/*/src/generated: written by `npm run client:generate` from the OpenAPI document.
-  { ignores: ['node_modules/**', '**/dist/**', '.data/**', '.nx/**', 'coverage/**', '**/*.js', 'packages/*/src/generated/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '**/dist/**',
+      '.data/**',
+      '.nx/**',
+      'coverage/**',
+      '**/*.js',
+      'packages/*/src/generated/**',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts', '**/*.tsx'],
@@ -56,7 +85,10 @@ module.exports = [
     rules: {
       '@nx/enforce-module-boundaries': boundaries(false),
       '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {
@@ -64,7 +96,10 @@ module.exports = [
     files: ['libs/*/domain/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: ['@nestjs/*', 'typeorm', 'pg', 'kafkajs', 'node:*', 'fastify'] }],
-      'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'domain code takes time from its commands' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'domain code takes time from its commands' },
+      ],
     },
   },
   {

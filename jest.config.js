@@ -15,7 +15,10 @@ const common = {
   // SWC rewrites the workspace aliases itself, so code Jest loads outside its
   // module registry (global setup) resolves them too.
   transform: {
-    '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false, jsc: { ...swc.jsc, baseUrl: __dirname, paths: compilerOptions.paths } }],
+    '^.+\\.ts$': [
+      '@swc/jest',
+      { ...swc, swcrc: false, jsc: { ...swc.jsc, baseUrl: __dirname, paths: compilerOptions.paths } },
+    ],
   },
   moduleNameMapper,
   moduleFileExtensions: ['ts', 'js', 'json'],
@@ -38,7 +41,12 @@ module.exports = {
     // The image, the Compose stack and the manifests in a container engine (tools/containers): first in the run,
     // since its builds are long and mostly wait on the engine; skipped, saying why, where there is no engine.
     { ...common, displayName: 'containers', testMatch: ['<rootDir>/tools/containers/**/*.container-spec.ts'] },
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,packages,tools}/**/*.spec.ts'], testPathIgnorePatterns: ['/node_modules/', '/dist/'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{apps,libs,packages,tools}/**/*.spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+    },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'] },
     // The dashboard in Chromium (test-e2e/dashboard, ADR 0038): one platform for the run's browser tests; built from
     // the current sources first; skipped, saying why, where there is no Chromium.
@@ -49,7 +57,12 @@ module.exports = {
       testEnvironment: '<rootDir>/tools/jest/e2e-environment.js',
       globalSetup: '<rootDir>/tools/jest/browser-setup.js',
     },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'], testEnvironment: '<rootDir>/tools/jest/e2e-environment.js' },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'],
+      testEnvironment: '<rootDir>/tools/jest/e2e-environment.js',
+    },
     // The same suite against npm run start:distributed's processes, except what is about one mode's
     // processes (npm start's restarts and the webhook and transaction crash tests, the ledger invariant run; start:distributed's own multi-process,
     // deposit address and virtual account crash and tracing tests, the lifetime of the processes tests start, what both modes print at start and stop, and a Kafka broker's outage). Files that need no platform of their own share one, started by this project's
@@ -61,7 +74,10 @@ module.exports = {
       globalSetup: '<rootDir>/test-e2e/support/shared-platform.setup.js',
       globalTeardown: '<rootDir>/test-e2e/support/shared-platform.teardown.js',
       testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'],
-      testPathIgnorePatterns: ['/test-e2e/(restart|webhook-crash|transaction-crash|ledger-invariant)\\.e2e-spec\\.ts$', '/test-e2e/(distributed(-tracing)?|deposit-address-crash|virtual-account-crash|process-lifetime|startup-output|round-trips|kafka-broker)\\.e2e-spec\\.ts$'],
+      testPathIgnorePatterns: [
+        '/test-e2e/(restart|webhook-crash|transaction-crash|ledger-invariant)\\.e2e-spec\\.ts$',
+        '/test-e2e/(distributed(-tracing)?|deposit-address-crash|virtual-account-crash|process-lifetime|startup-output|round-trips|kafka-broker)\\.e2e-spec\\.ts$',
+      ],
       setupFiles: ['<rootDir>/tools/jest/distributed-mode.js'],
     },
   ],

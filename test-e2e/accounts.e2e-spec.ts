@@ -12,7 +12,8 @@ describe('customers, wallets and balances', () => {
   const createCustomer = async (overrides: Record<string, unknown> = {}) =>
     (await post('/customers', { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', ...overrides })).body;
   /** A customer who may hold custodial wallets: cryptoCustody active (docs/endorsements.md). */
-  const custodian = (overrides: Record<string, unknown> = {}) => platform.endorsedCustomer(token, overrides, ['cryptoCustody']);
+  const custodian = (overrides: Record<string, unknown> = {}) =>
+    platform.endorsedCustomer(token, overrides, ['cryptoCustody']);
 
   beforeAll(async () => {
     platform = await TestPlatform.shared();
@@ -22,7 +23,12 @@ describe('customers, wallets and balances', () => {
 
   describe('customers', () => {
     it('creates an individual customer with the contract shape', async () => {
-      const res = await post('/customers', { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' });
+      const res = await post('/customers', {
+        type: 'individual',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        email: 'ada@example.com',
+      });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         id: expect.stringMatching(/^cst_[0-9a-hjkmnp-tv-z]{26}$/),
@@ -46,14 +52,31 @@ describe('customers, wallets and balances', () => {
 
     it('requests endorsements as pending; the sandbox approves them asynchronously', async () => {
       const customer = await createCustomer({ endorsements: ['basic', 'usd'] });
-      expect(customer.endorsements).toEqual([{ name: 'basic', status: 'pending' }, { name: 'usd', status: 'pending' }]);
+      expect(customer.endorsements).toEqual([
+        { name: 'basic', status: 'pending' },
+        { name: 'usd', status: 'pending' },
+      ]);
       const approved = await eventually(async () => {
         const res = await get(`/customers/${customer.id}`);
         return res.body.endorsements.every((e: { status: string }) => e.status === 'active') ? res.body : undefined;
       });
-      expect(approved.endorsements).toEqual([{ name: 'basic', status: 'active' }, { name: 'usd', status: 'active' }]);
-      const types = (await platform.running.dataSource.query(`SELECT type FROM accounts.events WHERE stream_id = $1 ORDER BY stream_version`, [`customer-${customer.id}`])).map((r: { type: string }) => r.type);
-      expect(types).toEqual(['customer.created', 'endorsement.requested', 'endorsement.requested', 'endorsement.approved', 'endorsement.approved']);
+      expect(approved.endorsements).toEqual([
+        { name: 'basic', status: 'active' },
+        { name: 'usd', status: 'active' },
+      ]);
+      const types = (
+        await platform.running.dataSource.query(
+          `SELECT type FROM accounts.events WHERE stream_id = $1 ORDER BY stream_version`,
+          [`customer-${customer.id}`],
+        )
+      ).map((r: { type: string }) => r.type);
+      expect(types).toEqual([
+        'customer.created',
+        'endorsement.requested',
+        'endorsement.requested',
+        'endorsement.approved',
+        'endorsement.approved',
+      ]);
     });
 
     it('requests one more endorsement later', async () => {
@@ -61,7 +84,9 @@ describe('customers, wallets and balances', () => {
       const res = await post(`/customers/${customer.id}/endorsements`, { name: 'cryptoCustody' });
       expect(res.status).toBe(200);
       expect(res.body.endorsements).toEqual([{ name: 'cryptoCustody', status: 'pending' }]);
-      await eventually(async () => ((await get(`/customers/${customer.id}`)).body.endorsements[0].status === 'active' ? true : undefined));
+      await eventually(async () =>
+        (await get(`/customers/${customer.id}`)).body.endorsements[0].status === 'active' ? true : undefined,
+      );
     });
 
     it('rejects endorsements of the magic last name Rejected', async () => {
@@ -77,14 +102,25 @@ describe('customers, wallets and balances', () => {
       const project = await platform.newProject('pagination');
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) {
-        ids.push((await platform.request('POST', '/v0.13/customers', { token: project.token, body: { type: 'individual', firstName: `C${i}`, lastName: 'Page' } })).body.id);
+        ids.push(
+          (
+            await platform.request('POST', '/v0.13/customers', {
+              token: project.token,
+              body: { type: 'individual', firstName: `C${i}`, lastName: 'Page' },
+            })
+          ).body.id,
+        );
       }
       const first = await platform.request('GET', '/v0.13/customers?limit=2', { token: project.token });
       expect(first.body.data.map((c: { id: string }) => c.id)).toEqual([ids[4], ids[3]]);
       expect(first.body.hasMore).toBe(true);
-      const second = await platform.request('GET', `/v0.13/customers?limit=2&cursor=${first.body.nextCursor}`, { token: project.token });
+      const second = await platform.request('GET', `/v0.13/customers?limit=2&cursor=${first.body.nextCursor}`, {
+        token: project.token,
+      });
       expect(second.body.data.map((c: { id: string }) => c.id)).toEqual([ids[2], ids[1]]);
-      const third = await platform.request('GET', `/v0.13/customers?limit=2&cursor=${second.body.nextCursor}`, { token: project.token });
+      const third = await platform.request('GET', `/v0.13/customers?limit=2&cursor=${second.body.nextCursor}`, {
+        token: project.token,
+      });
       expect(third.body).toEqual({ data: [expect.objectContaining({ id: ids[0] })], hasMore: false, nextCursor: null });
     });
   });
@@ -104,17 +140,34 @@ describe('customers, wallets and balances', () => {
         createdAt: expect.stringMatching(ISO),
       });
       expect((await get(`/wallets/${res.body.id}`)).body).toEqual(res.body);
-      const [event] = await platform.running.dataSource.query(`SELECT type FROM accounts.events WHERE stream_id = $1`, [`wallet-${res.body.id}`]);
+      const [event] = await platform.running.dataSource.query(`SELECT type FROM accounts.events WHERE stream_id = $1`, [
+        `wallet-${res.body.id}`,
+      ]);
       expect(event.type).toBe('wallet.provisioned');
     });
 
     it('refuses an asset and network that are not offered', async () => {
       const customer = await createCustomer();
-      expectError(await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'solana' }), 400, 'UnsupportedAssetNetwork', 11002);
-      expectError(await post(`/customers/${customer.id}/wallets`, { asset: 'btc', network: 'ethereum' }), 400, 'UnsupportedAssetNetwork', 11002);
+      expectError(
+        await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'solana' }),
+        400,
+        'UnsupportedAssetNetwork',
+        11002,
+      );
+      expectError(
+        await post(`/customers/${customer.id}/wallets`, { asset: 'btc', network: 'ethereum' }),
+        400,
+        'UnsupportedAssetNetwork',
+        11002,
+      );
       // Names of Object.prototype members are no assets (found by the fuzz test: a 500 before).
       for (const asset of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
-        expectError(await post(`/customers/${customer.id}/wallets`, { asset, network: 'ethereum' }), 400, 'UnsupportedAssetNetwork', 11002);
+        expectError(
+          await post(`/customers/${customer.id}/wallets`, { asset, network: 'ethereum' }),
+          400,
+          'UnsupportedAssetNetwork',
+          11002,
+        );
       }
     });
 
@@ -128,18 +181,36 @@ describe('customers, wallets and balances', () => {
       expect((await get(`/wallets?customerId=${customer.id}`)).body.data).toEqual([]);
       // Once the endorsement the refusal names is active, the same request makes the wallet.
       await post(`/customers/${customer.id}/endorsements`, { name: 'cryptoCustody' });
-      await eventually(async () => ((await get(`/customers/${customer.id}`)).body.endorsements.some((e: { name: string; status: string }) => e.name === 'cryptoCustody' && e.status === 'active') ? true : undefined));
-      expect((await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).status).toBe(201);
+      await eventually(async () =>
+        (await get(`/customers/${customer.id}`)).body.endorsements.some(
+          (e: { name: string; status: string }) => e.name === 'cryptoCustody' && e.status === 'active',
+        )
+          ? true
+          : undefined,
+      );
+      expect(
+        (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).status,
+      ).toBe(201);
 
       const rejected = await createCustomer({ lastName: 'Rejected', endorsements: ['cryptoCustody'] });
-      await eventually(async () => ((await get(`/customers/${rejected.id}`)).body.endorsements[0].status === 'rejected' ? true : undefined));
-      const refusedRejected = await post(`/customers/${rejected.id}/wallets`, { asset: 'usdc', network: 'meridianchain' });
+      await eventually(async () =>
+        (await get(`/customers/${rejected.id}`)).body.endorsements[0].status === 'rejected' ? true : undefined,
+      );
+      const refusedRejected = await post(`/customers/${rejected.id}/wallets`, {
+        asset: 'usdc',
+        network: 'meridianchain',
+      });
       expectError(refusedRejected, 422, 'CryptoCustodyEndorsementRequired', 10110);
       expect(refusedRejected.body.cause).toContain(`customer ${rejected.id}'s cryptoCustody endorsement is rejected`);
     });
 
     it('refuses a wallet for a customer that does not exist', async () => {
-      expectError(await post('/customers/cst_01h455vb4pex5vsknk084sn02q/wallets', { asset: 'usdc', network: 'ethereum' }), 404, 'CustomerNotFound', 10001);
+      expectError(
+        await post('/customers/cst_01h455vb4pex5vsknk084sn02q/wallets', { asset: 'usdc', network: 'ethereum' }),
+        404,
+        'CustomerNotFound',
+        10001,
+      );
     });
 
     it('lists wallets by customer', async () => {
@@ -153,8 +224,15 @@ describe('customers, wallets and balances', () => {
 
     it('funds a wallet in the sandbox through a balanced ledger posting', async () => {
       const customer = await custodian();
-      const wallet = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body;
-      expect((await get(`/wallets/${wallet.id}/balance`)).body.data).toEqual({ walletId: wallet.id, asset: 'usdc', network: 'meridianchain', balance: '0.00', updatedAt: expect.stringMatching(ISO) });
+      const wallet = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' }))
+        .body;
+      expect((await get(`/wallets/${wallet.id}/balance`)).body.data).toEqual({
+        walletId: wallet.id,
+        asset: 'usdc',
+        network: 'meridianchain',
+        balance: '0.00',
+        updatedAt: expect.stringMatching(ISO),
+      });
       const funded = await post(`/sandbox/wallets/${wallet.id}/fund`, { amount: '100.25' });
       expect(funded.status).toBe(200);
       expect(funded.body.data.balance).toBe('100.25');
@@ -169,18 +247,25 @@ describe('customers, wallets and balances', () => {
       for (const e of entries) expect({ total: Number(e.total), n: e.n }).toEqual({ total: 0, n: 2 });
     });
 
-    it.each([['0'], ['-5'], ['1e3'], ['1.0000001'], ['1.0000000'], [10], ['abc'], ['1000000.01']])('refuses to fund the amount %p', async (amount) => {
-      const customer = await custodian();
-      const wallet = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body;
-      const res = await post(`/sandbox/wallets/${wallet.id}/fund`, { amount });
-      expectError(res, 400, 'InvalidAmount', 11003);
-      expect((await get(`/wallets/${wallet.id}/balance`)).body.data.balance).toBe('0.00');
-    });
+    it.each([['0'], ['-5'], ['1e3'], ['1.0000001'], ['1.0000000'], [10], ['abc'], ['1000000.01']])(
+      'refuses to fund the amount %p',
+      async (amount) => {
+        const customer = await custodian();
+        const wallet = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' }))
+          .body;
+        const res = await post(`/sandbox/wallets/${wallet.id}/fund`, { amount });
+        expectError(res, 400, 'InvalidAmount', 11003);
+        expect((await get(`/wallets/${wallet.id}/balance`)).body.data.balance).toBe('0.00');
+      },
+    );
 
     it('keeps every concurrent funding of one wallet', async () => {
       const customer = await custodian();
-      const wallet = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body;
-      const results = await Promise.all(Array.from({ length: 8 }, () => post(`/sandbox/wallets/${wallet.id}/fund`, { amount: '1.10' })));
+      const wallet = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' }))
+        .body;
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => post(`/sandbox/wallets/${wallet.id}/fund`, { amount: '1.10' })),
+      );
       expect(results.map((r) => r.status)).toEqual(Array(8).fill(200));
       expect((await get(`/wallets/${wallet.id}/balance`)).body.data.balance).toBe('8.80');
     });
@@ -210,17 +295,28 @@ describe('customers, wallets and balances', () => {
       const customer = await createCustomer();
       const res = await get(`/customers/${customer.id}/balance`);
       expect(res.body).toEqual({
-        data: { customerId: customer.id, estimatedBalanceValue: '0.00', estimatedBalanceCurrencyCode: 'USD', totalBalance: { totalUsd: '0.00', fiatUsd: '0.00', cryptoUsd: '0.00' } },
+        data: {
+          customerId: customer.id,
+          estimatedBalanceValue: '0.00',
+          estimatedBalanceCurrencyCode: 'USD',
+          totalBalance: { totalUsd: '0.00', fiatUsd: '0.00', cryptoUsd: '0.00' },
+        },
       });
     });
 
     it('values the balance in CAD without a totalBalance', async () => {
       const customer = await custodian();
-      const wallet = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body;
+      const wallet = (await post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' }))
+        .body;
       await post(`/sandbox/wallets/${wallet.id}/fund`, { amount: '10' });
       const res = await get(`/customers/${customer.id}/balance?estimatedBalanceCurrencyCode=CAD`);
       expect(res.status).toBe(200);
-      expect(res.body.data).toEqual({ customerId: customer.id, estimatedBalanceValue: '12.50', estimatedBalanceCurrencyCode: 'CAD', updatedAt: expect.stringMatching(ISO) });
+      expect(res.body.data).toEqual({
+        customerId: customer.id,
+        estimatedBalanceValue: '12.50',
+        estimatedBalanceCurrencyCode: 'CAD',
+        updatedAt: expect.stringMatching(ISO),
+      });
     });
 
     it('omits totalBalance when the fiat component cannot be read (magic last name FiatUnavailable)', async () => {
@@ -231,7 +327,13 @@ describe('customers, wallets and balances', () => {
     });
 
     it.each([
-      ['Unprovisioned', 404, 'ProviderUserAccountNotFound', 10029, 'provider account not provisioned for this customer'],
+      [
+        'Unprovisioned',
+        404,
+        'ProviderUserAccountNotFound',
+        10029,
+        'provider account not provisioned for this customer',
+      ],
       ['InvalidBalance', 502, 'Provider', 10002, 'invalid provider balance response'],
       ['Unreachable', 503, 'ProviderUnreachable', 10087, 'upstream provider unreachable'],
     ])('answers the provider error for the magic last name %s', async (lastName, status, error, code, msg) => {
@@ -257,8 +359,18 @@ describe('customers, wallets and balances', () => {
 
     it('refuses an unsupported or malformed currency', async () => {
       const customer = await createCustomer();
-      expectError(await get(`/customers/${customer.id}/balance?estimatedBalanceCurrencyCode=JPY`), 400, 'UnsupportedCurrency', 10100);
-      expectError(await get(`/customers/${customer.id}/balance?estimatedBalanceCurrencyCode=US`), 400, 'InvalidRequest', 1100);
+      expectError(
+        await get(`/customers/${customer.id}/balance?estimatedBalanceCurrencyCode=JPY`),
+        400,
+        'UnsupportedCurrency',
+        10100,
+      );
+      expectError(
+        await get(`/customers/${customer.id}/balance?estimatedBalanceCurrencyCode=US`),
+        400,
+        'InvalidRequest',
+        1100,
+      );
     });
   });
 });

@@ -13,7 +13,8 @@ import { rowCounts, settledRowCounts } from './support/row-counts';
 // The rule, written out here as partners read it (docs/sandbox.md "Amounts"), not imported.
 const MAX = '1000000000';
 const MAX_LENGTH = 32;
-const SHAPE = 'amounts are decimal strings such as "10.50": digits, optionally a point and more digits; no sign, exponent, spaces or leading zeros';
+const SHAPE =
+  'amounts are decimal strings such as "10.50": digits, optionally a point and more digits; no sign, exponent, spaces or leading zeros';
 
 interface Rule {
   /** What the decimal places message calls the amounts: `usdc`, `usd`, `usd and cad`. */
@@ -46,7 +47,8 @@ function problemOf(v: unknown, rule: Rule): string | undefined {
 }
 
 const DIGITS = '0123456789';
-const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...DIGITS), minLength: min, maxLength: max });
+const digits = (min: number, max: number) =>
+  fc.string({ unit: fc.constantFrom(...DIGITS), minLength: min, maxLength: max });
 const integerPart = fc.oneof(
   { weight: 1, arbitrary: fc.constant('0') },
   { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...'123456789'), digits(0, 3)).map(([a, b]) => a + b) },
@@ -54,7 +56,16 @@ const integerPart = fc.oneof(
 );
 /** Valid, or one thing off: too many places (trailing zeros too), zero, too large. */
 const plausible = fc
-  .tuple(integerPart, fc.option(fc.oneof(digits(1, 8), fc.integer({ min: 1, max: 9 }).map((n) => '0'.repeat(n))), { nil: undefined }))
+  .tuple(
+    integerPart,
+    fc.option(
+      fc.oneof(
+        digits(1, 8),
+        fc.integer({ min: 1, max: 9 }).map((n) => '0'.repeat(n)),
+      ),
+      { nil: undefined },
+    ),
+  )
   .map(([i, f]) => (f === undefined ? i : `${i}.${f}`));
 const hostile = fc.oneof(
   plausible.map((s) => `-${s}`),
@@ -68,8 +79,19 @@ const hostile = fc.oneof(
   fc.constantFrom('', '.', 'NaN', 'Infinity', '0x10', '1e3', '01.00', '1..0', '١٢', '１０'),
   fc.integer({ min: MAX_LENGTH + 1, max: 5000 }).map((n) => '1'.repeat(n)),
 );
-const notAString = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(null), fc.boolean(), fc.constant({ value: '1.00' }), fc.constant(['1.00']));
-const amount = fc.oneof({ weight: 5, arbitrary: plausible }, { weight: 4, arbitrary: hostile }, { weight: 1, arbitrary: notAString });
+const notAString = fc.oneof(
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.constant(null),
+  fc.boolean(),
+  fc.constant({ value: '1.00' }),
+  fc.constant(['1.00']),
+);
+const amount = fc.oneof(
+  { weight: 5, arbitrary: plausible },
+  { weight: 4, arbitrary: hostile },
+  { weight: 1, arbitrary: notAString },
+);
 
 interface AmountRoute {
   key: 'quoteSource' | 'quoteDestination' | 'fund' | 'cashIn' | 'deposit' | 'limits';
@@ -94,16 +116,29 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
   beforeAll(async () => {
     platform = await TestPlatform.shared();
     const { projectId, token } = await platform.newProject('amounts');
-    const limitsProject = (await platform.admin('POST', '/projects', { body: { name: 'amount-limits' } })).body.id as string;
-    const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
+    const limitsProject = (await platform.admin('POST', '/projects', { body: { name: 'amount-limits' } })).body
+      .id as string;
+    const call = (method: string, path: string, body?: unknown) =>
+      platform.request(method, `/v0.13${path}`, { token, body });
     post = (path, body) => call('POST', path, body);
     get = (path) => call('GET', path);
     // The endorsements' approval and provisioning are asynchronous (across processes in distributed mode).
     const customer = (await platform.endorsedCustomer(token)).id as string;
-    const wallet = async () => (await post(`/customers/${customer}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body.id as string;
+    const wallet = async () =>
+      (await post(`/customers/${customer}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body.id as string;
     const [source, target] = [await wallet(), await wallet()];
-    const account = await post('/external-accounts', { owner: { kind: 'customer', customerId: customer }, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } });
-    const bank = await eventually(async () => ((await get(`/external-accounts/${account.body.id}`)).body.status === 'active' ? (account.body.id as string) : undefined), 30_000);
+    const account = await post('/external-accounts', {
+      owner: { kind: 'customer', customerId: customer },
+      type: 'bankUs',
+      bankUs: { accountNumber: '123456789012', routingNumber: '021000021' },
+    });
+    const bank = await eventually(
+      async () =>
+        (await get(`/external-accounts/${account.body.id}`)).body.status === 'active'
+          ? (account.body.id as string)
+          : undefined,
+      30_000,
+    );
     const cashIn = (indicatedAmount?: unknown) =>
       post('/cash-ins', {
         customerId: customer,
@@ -126,9 +161,17 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
         name: 'POST /quotes, a fixed usdc source',
         field: 'source.amount',
         rule: { of: 'usdc', decimals: 6, max: MAX, nullable: false },
-        send: (v) => post('/quotes', { customerId: customer, source: { type: 'walletOms', details: { id: source }, amount: v }, destination: { type: 'walletOms', details: { id: target } } }),
+        send: (v) =>
+          post('/quotes', {
+            customerId: customer,
+            source: { type: 'walletOms', details: { id: source }, amount: v },
+            destination: { type: 'walletOms', details: { id: target } },
+          }),
         accepted: [201],
-        state: () => count(`SELECT ((SELECT count(*) FROM quoting.quotes WHERE project_id = $1) + (SELECT count(*) FROM quoting.events WHERE metadata->>'projectId' = $1))::int AS n`),
+        state: () =>
+          count(
+            `SELECT ((SELECT count(*) FROM quoting.quotes WHERE project_id = $1) + (SELECT count(*) FROM quoting.events WHERE metadata->>'projectId' = $1))::int AS n`,
+          ),
       },
       {
         key: 'quoteDestination',
@@ -136,9 +179,20 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
         field: 'destination.amount',
         rule: { of: 'usd', decimals: 2, max: MAX, nullable: false },
         send: (v) =>
-          post('/quotes', { customerId: customer, source: { type: 'walletOms', details: { id: source } }, destination: { type: 'bankUs', details: { id: bank, network: 'ach', accountHolder: 'customer' }, amount: v } }),
+          post('/quotes', {
+            customerId: customer,
+            source: { type: 'walletOms', details: { id: source } },
+            destination: {
+              type: 'bankUs',
+              details: { id: bank, network: 'ach', accountHolder: 'customer' },
+              amount: v,
+            },
+          }),
         accepted: [201],
-        state: () => count(`SELECT ((SELECT count(*) FROM quoting.quotes WHERE project_id = $1) + (SELECT count(*) FROM quoting.events WHERE metadata->>'projectId' = $1))::int AS n`),
+        state: () =>
+          count(
+            `SELECT ((SELECT count(*) FROM quoting.quotes WHERE project_id = $1) + (SELECT count(*) FROM quoting.events WHERE metadata->>'projectId' = $1))::int AS n`,
+          ),
       },
       {
         key: 'fund',
@@ -148,7 +202,10 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
         send: (v) => post(`/sandbox/wallets/${source}/fund`, { amount: v }),
         sendWithout: () => post(`/sandbox/wallets/${source}/fund`, {}),
         accepted: [200],
-        state: async () => [await balance(), await count(`SELECT count(*)::int AS n FROM accounts.ledger_entries WHERE project_id = $1`)],
+        state: async () => [
+          await balance(),
+          await count(`SELECT count(*)::int AS n FROM accounts.ledger_entries WHERE project_id = $1`),
+        ],
       },
       {
         key: 'cashIn',
@@ -157,7 +214,10 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
         rule: { of: 'usd', decimals: 2, max: MAX, nullable: true },
         send: (v) => cashIn(v),
         accepted: [201, 'CashInBelowMinimum', 'CashInAboveMaximum'],
-        state: () => count(`SELECT ((SELECT count(*) FROM cash_in.cash_ins WHERE project_id = $1) + (SELECT count(*) FROM cash_in.events WHERE metadata->>'projectId' = $1))::int AS n`),
+        state: () =>
+          count(
+            `SELECT ((SELECT count(*) FROM cash_in.cash_ins WHERE project_id = $1) + (SELECT count(*) FROM cash_in.events WHERE metadata->>'projectId' = $1))::int AS n`,
+          ),
       },
       {
         key: 'deposit',
@@ -167,14 +227,20 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
         send: (v) => post(`/cash-ins/${pending.id}/simulate/deposit`, { amount: v, code: wrongCode }),
         sendWithout: () => post(`/cash-ins/${pending.id}/simulate/deposit`, { code: wrongCode }),
         accepted: ['DepositCodeMismatch'],
-        state: async () => [(await get(`/cash-ins/${pending.id}`)).body.status, await count(`SELECT ((SELECT count(*) FROM cash_in.deposits WHERE project_id = $1) + (SELECT count(*) FROM cash_in.events WHERE metadata->>'projectId' = $1))::int AS n`)],
+        state: async () => [
+          (await get(`/cash-ins/${pending.id}`)).body.status,
+          await count(
+            `SELECT ((SELECT count(*) FROM cash_in.deposits WHERE project_id = $1) + (SELECT count(*) FROM cash_in.events WHERE metadata->>'projectId' = $1))::int AS n`,
+          ),
+        ],
       },
       {
         key: 'limits',
         name: 'PATCH /admin/projects/{projectId} (operator)',
         field: 'limits.perTransactionMin',
         rule: { of: 'usd and cad', decimals: 2, max: MAX, nullable: true },
-        send: (v) => platform.admin('PATCH', `/projects/${limitsProject}`, { body: { limits: { perTransactionMin: v } } }),
+        send: (v) =>
+          platform.admin('PATCH', `/projects/${limitsProject}`, { body: { limits: { perTransactionMin: v } } }),
         accepted: [200],
         state: async () => (await platform.admin('GET', `/projects/${limitsProject}`)).body,
       },
@@ -189,7 +255,18 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
     const res = await route.send(v);
     const what = `${route.name} ${JSON.stringify(v)?.slice(0, 80)} -> ${res.status} ${res.text.slice(0, 300)}`;
     if (problem !== undefined) {
-      expect({ what, status: res.status, body: res.body }).toEqual({ what, status: 400, body: { error: 'InvalidAmount', code: 11003, msg: 'invalid amount', cause: `${route.field}: ${problem}`, status: 400, requestId: res.headers.get('x-request-id') } });
+      expect({ what, status: res.status, body: res.body }).toEqual({
+        what,
+        status: 400,
+        body: {
+          error: 'InvalidAmount',
+          code: 11003,
+          msg: 'invalid amount',
+          cause: `${route.field}: ${problem}`,
+          status: 400,
+          requestId: res.headers.get('x-request-id'),
+        },
+      });
       expect({ what, state: await route.state() }).toEqual({ what, state: before });
       return problem;
     }
@@ -198,7 +275,10 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
     if (route.key === 'fund') {
       // A funding credits exactly the amount sent.
       const [[was], [now]] = [before as string[], (await route.state()) as string[]];
-      expect({ what, credited: new Decimal(now).minus(was).toFixed() }).toEqual({ what, credited: new Decimal(v as string).toFixed() });
+      expect({ what, credited: new Decimal(now).minus(was).toFixed() }).toEqual({
+        what,
+        credited: new Decimal(v as string).toFixed(),
+      });
     }
     return undefined;
   }
@@ -220,7 +300,8 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
       { numRuns: 40 },
     );
     // The generator reaches both verdicts on every route.
-    for (const [key, { accepted, refused }] of Object.entries(seen)) expect({ key, accepted: accepted > 0, refused: refused > 0 }).toEqual({ key, accepted: true, refused: true });
+    for (const [key, { accepted, refused }] of Object.entries(seen))
+      expect({ key, accepted: accepted > 0, refused: refused > 0 }).toEqual({ key, accepted: true, refused: true });
   }, 180_000);
 
   it('stores nothing anywhere when it refuses an amount', async () => {
@@ -240,26 +321,93 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
   it.each<[string, unknown, Partial<Record<AmountRoute['key'], string | number>>]>([
     // The issue's own examples: "1.0000000" was accepted on a quote and refused on a funding, and the
     // quote's message spoke of 18 decimals where usdc has 6.
-    ['seven places, the last ones zeros ("1.0000000")', '1.0000000', { quoteSource: 'usdc amounts have at most 6 decimal places', fund: 'usdc amounts have at most 6 decimal places' }],
-    ['seven places ("1.0000001")', '1.0000001', { quoteSource: 'usdc amounts have at most 6 decimal places', quoteDestination: 'usd amounts have at most 2 decimal places', fund: 'usdc amounts have at most 6 decimal places' }],
-    ['six places, trailing zeros ("21.500000")', '21.500000', { quoteSource: 201, fund: 200, quoteDestination: 'usd amounts have at most 2 decimal places', cashIn: 'usd amounts have at most 2 decimal places', deposit: 'usd amounts have at most 2 decimal places', limits: 'usd and cad amounts have at most 2 decimal places' }],
-    ['two places, a trailing zero ("20.50")', '20.50', { quoteSource: 201, quoteDestination: 201, fund: 200, cashIn: 201, limits: 200 }],
-    ['a JSON number (20)', 20, { quoteSource: 'amounts are decimal strings such as "10.50", not a JSON number', cashIn: 'amounts are decimal strings such as "10.50", not a JSON number', fund: 'amounts are decimal strings such as "10.50", not a JSON number' }],
+    [
+      'seven places, the last ones zeros ("1.0000000")',
+      '1.0000000',
+      { quoteSource: 'usdc amounts have at most 6 decimal places', fund: 'usdc amounts have at most 6 decimal places' },
+    ],
+    [
+      'seven places ("1.0000001")',
+      '1.0000001',
+      {
+        quoteSource: 'usdc amounts have at most 6 decimal places',
+        quoteDestination: 'usd amounts have at most 2 decimal places',
+        fund: 'usdc amounts have at most 6 decimal places',
+      },
+    ],
+    [
+      'six places, trailing zeros ("21.500000")',
+      '21.500000',
+      {
+        quoteSource: 201,
+        fund: 200,
+        quoteDestination: 'usd amounts have at most 2 decimal places',
+        cashIn: 'usd amounts have at most 2 decimal places',
+        deposit: 'usd amounts have at most 2 decimal places',
+        limits: 'usd and cad amounts have at most 2 decimal places',
+      },
+    ],
+    [
+      'two places, a trailing zero ("20.50")',
+      '20.50',
+      { quoteSource: 201, quoteDestination: 201, fund: 200, cashIn: 201, limits: 200 },
+    ],
+    [
+      'a JSON number (20)',
+      20,
+      {
+        quoteSource: 'amounts are decimal strings such as "10.50", not a JSON number',
+        cashIn: 'amounts are decimal strings such as "10.50", not a JSON number',
+        fund: 'amounts are decimal strings such as "10.50", not a JSON number',
+      },
+    ],
     ['an exponent ("1e3")', '1e3', { fund: SHAPE, deposit: SHAPE, limits: SHAPE }],
     ['a plus sign ("+1")', '+1', { quoteDestination: SHAPE, cashIn: SHAPE }],
     ['a leading zero ("01.00")', '01.00', { quoteDestination: SHAPE, fund: SHAPE }],
     ['no integer part (".5")', '.5', { quoteSource: SHAPE, deposit: SHAPE }],
     ['no fraction after the point ("1.")', '1.', { quoteSource: SHAPE, cashIn: SHAPE }],
     ['spaces (" 20.00")', ' 20.00', { cashIn: SHAPE, deposit: SHAPE }],
-    ['zero with places ("0.00")', '0.00', { quoteSource: 'must be greater than zero', fund: 'must be greater than zero', limits: 'must be greater than zero' }],
-    ['a negative amount ("-20.00")', '-20.00', { quoteDestination: 'must be greater than zero', deposit: 'must be greater than zero' }],
-    ['over the maximum ("1000000000.01")', '1000000000.01', { quoteSource: 'must be at most 1000000000', cashIn: 'must be at most 1000000000', limits: 'must be at most 1000000000' }],
+    [
+      'zero with places ("0.00")',
+      '0.00',
+      {
+        quoteSource: 'must be greater than zero',
+        fund: 'must be greater than zero',
+        limits: 'must be greater than zero',
+      },
+    ],
+    [
+      'a negative amount ("-20.00")',
+      '-20.00',
+      { quoteDestination: 'must be greater than zero', deposit: 'must be greater than zero' },
+    ],
+    [
+      'over the maximum ("1000000000.01")',
+      '1000000000.01',
+      {
+        quoteSource: 'must be at most 1000000000',
+        cashIn: 'must be at most 1000000000',
+        limits: 'must be at most 1000000000',
+      },
+    ],
     ['over the funding maximum ("1000000.01")', '1000000.01', { fund: 'must be at most 1000000', quoteSource: 201 }],
-    ['a long string (10,000 digits)', '9'.repeat(10_000), { quoteSource: 'amounts are decimal strings of at most 32 characters', fund: 'amounts are decimal strings of at most 32 characters' }],
+    [
+      'a long string (10,000 digits)',
+      '9'.repeat(10_000),
+      {
+        quoteSource: 'amounts are decimal strings of at most 32 characters',
+        fund: 'amounts are decimal strings of at most 32 characters',
+      },
+    ],
   ])('%s', async (_case, v, expected) => {
     for (const [key, answer] of Object.entries(expected) as Array<[AmountRoute['key'], string | number]>) {
       const res = await route(key).send(v);
-      if (typeof answer === 'number') expect({ key, status: res.status, body: res.status === answer ? undefined : res.body }).toEqual({ key, status: answer, body: undefined });
+      if (typeof answer === 'number')
+        expect({ key, status: res.status, body: res.status === answer ? undefined : res.body }).toEqual({
+          key,
+          status: answer,
+          body: undefined,
+        });
       else {
         expectError(res, 400, 'InvalidAmount', 11003);
         expect({ key, cause: res.body.cause }).toEqual({ key, cause: `${route(key).field}: ${answer}` });
@@ -271,7 +419,10 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
     for (const r of routes.filter((x) => x.sendWithout)) {
       const res = await r.sendWithout!();
       expectError(res, 400, 'InvalidAmount', 11003);
-      expect({ route: r.name, cause: res.body.cause }).toEqual({ route: r.name, cause: `${r.field}: is required: amounts are decimal strings such as "10.50"` });
+      expect({ route: r.name, cause: res.body.cause }).toEqual({
+        route: r.name,
+        cause: `${r.field}: is required: amounts are decimal strings such as "10.50"`,
+      });
     }
   });
 
@@ -283,6 +434,10 @@ describe('amounts: one rule, one error, on every route that takes one', () => {
     expect(three.body.cause).toBe('amount: usd amounts have at most 2 decimal places');
     expect((await get(`/cash-ins/${created.id}`)).body.status).toBe('pending');
     const done = await post(`/cash-ins/${created.id}/simulate/deposit`, { amount: '20.00' });
-    expect({ status: done.status, cashIn: done.body.status, amount: done.body.source?.amountGross }).toEqual({ status: 200, cashIn: 'completed', amount: '20.00' });
+    expect({ status: done.status, cashIn: done.body.status, amount: done.body.source?.amountGross }).toEqual({
+      status: 200,
+      cashIn: 'completed',
+      amount: '20.00',
+    });
   });
 });

@@ -35,22 +35,35 @@ describe('cards lapse at the end of their expiry month', () => {
     /** A Mastercard expiring in the project's current month, active. */
     const cardOfThisMonth = async () => {
       const now = await t.clock();
-      return (await t.card(ada.id, { cardNumber: '5555555555554444', expiryMonth: now.getUTCMonth() + 1, expiryYear: now.getUTCFullYear() })) as ExternalAccount & {
+      return (await t.card(ada.id, {
+        cardNumber: '5555555555554444',
+        expiryMonth: now.getUTCMonth() + 1,
+        expiryYear: now.getUTCFullYear(),
+      })) as ExternalAccount & {
         details: { expiryMonth: number; expiryYear: number };
       };
     };
     const deliveries = (resourceId: string) => receiver.at(hook).filter((d) => d.body?.data?.id === resourceId);
     const buy = (cardId: string, amount = '20.00') =>
-      t.post('/quotes', { customerId: ada.id, source: { type: 'card', details: { externalAccountId: cardId }, amount }, destination: { type: 'walletOms', details: { id: wallet.id } } });
+      t.post('/quotes', {
+        customerId: ada.id,
+        source: { type: 'card', details: { externalAccountId: cardId }, amount },
+        destination: { type: 'walletOms', details: { id: wallet.id } },
+      });
     const sell = (cardId: string, amount = '20.00') =>
-      t.post('/quotes', { customerId: ada.id, source: { type: 'walletOms', details: { id: wallet.id }, amount }, destination: { type: 'card', details: { externalAccountId: cardId } } });
+      t.post('/quotes', {
+        customerId: ada.id,
+        source: { type: 'walletOms', details: { id: wallet.id }, amount },
+        destination: { type: 'card', details: { externalAccountId: cardId } },
+      });
     return { ...t, ada, wallet, toMonthEnd, cardOfThisMonth, deliveries, buy, sell };
   }
 
   const name = (d: ReceivedDelivery) => (d.body.event ?? d.body.eventType) as string;
   // Ordering is best effort (an attempt that failed is retried after what followed it): a receiver orders a
   // resource's events by their sequence, as these tests do.
-  const bySequence = (ds: ReceivedDelivery[]) => [...ds].sort((a, b) => (a.body.sequence as number) - (b.body.sequence as number));
+  const bySequence = (ds: ReceivedDelivery[]) =>
+    [...ds].sort((a, b) => (a.body.sequence as number) - (b.body.sequence as number));
 
   it('becomes invalid with card_expired when its month ends, announced by statusChanged and by updated naming failure, without a read', async () => {
     const t = await tenant('lapses');
@@ -65,8 +78,18 @@ describe('cards lapse at the end of their expiry month', () => {
       const got = t.deliveries(card.id).filter((d) => d.body.data.status === 'invalid');
       return got.length >= 2 ? bySequence(got) : undefined;
     }, 30_000);
-    const failure = { code: 'card_expired', message: `the card expired at the end of ${String(card.details.expiryMonth).padStart(2, '0')}/${card.details.expiryYear}` };
-    expect(announced.map((d) => ({ name: name(d), previousStatus: d.body.previousStatus, changedFields: d.body.changedFields, failure: d.body.data.failure }))).toEqual([
+    const failure = {
+      code: 'card_expired',
+      message: `the card expired at the end of ${String(card.details.expiryMonth).padStart(2, '0')}/${card.details.expiryYear}`,
+    };
+    expect(
+      announced.map((d) => ({
+        name: name(d),
+        previousStatus: d.body.previousStatus,
+        changedFields: d.body.changedFields,
+        failure: d.body.data.failure,
+      })),
+    ).toEqual([
       { name: 'externalAccount.statusChanged', previousStatus: 'active', changedFields: undefined, failure },
       { name: 'externalAccount.updated', previousStatus: undefined, changedFields: ['failure'], failure },
     ]);
@@ -80,13 +103,23 @@ describe('cards lapse at the end of their expiry month', () => {
     const card = await t.cardOfThisMonth();
     await t.advance(YEAR_SECONDS);
     await t.advance(YEAR_SECONDS);
-    await eventually(async () => ((await t.get(`/external-accounts/${card.id}`)).body.status === 'invalid' ? true : undefined), 30_000);
+    await eventually(
+      async () => ((await t.get(`/external-accounts/${card.id}`)).body.status === 'invalid' ? true : undefined),
+      30_000,
+    );
     // Both announcements reach the receiver (deliveries are sent after the fan-out), and no third after them.
-    await eventually(async () => (t.deliveries(card.id).filter((d) => d.body.data.status === 'invalid').length >= 2 ? true : undefined), 30_000);
+    await eventually(
+      async () =>
+        t.deliveries(card.id).filter((d) => d.body.data.status === 'invalid').length >= 2 ? true : undefined,
+      30_000,
+    );
     await platform.settle();
     const invalidations = bySequence(t.deliveries(card.id).filter((d) => d.body.data.status === 'invalid'));
     expect(invalidations.map(name)).toEqual(['externalAccount.statusChanged', 'externalAccount.updated']);
-    const stream = await platform.db.query<{ type: string }>(`SELECT type FROM accounts.events WHERE stream_id = $1 ORDER BY stream_version`, [`external-account-${card.id}`]);
+    const stream = await platform.db.query<{ type: string }>(
+      `SELECT type FROM accounts.events WHERE stream_id = $1 ORDER BY stream_version`,
+      [`external-account-${card.id}`],
+    );
     expect(stream.map((e) => e.type).filter((type) => type === 'externalAccount.statusChanged')).toHaveLength(2); // active, then invalid
   });
 
@@ -102,10 +135,16 @@ describe('cards lapse at the end of their expiry month', () => {
     // A second before it ends, a buy's charge is under way: the card rail answers 5 s later.
     await t.advance(29);
     const charging = (await t.post('/transactions', { quoteId: (await t.buy(card.id, '30.00')).body.id })).body;
-    expect(charging).toMatchObject({ status: 'processing', legs: [{ kind: 'deposit', rail: 'card', status: 'pending' }] });
+    expect(charging).toMatchObject({
+      status: 'processing',
+      legs: [{ kind: 'deposit', rail: 'card', status: 'pending' }],
+    });
     // The month ends: the card lapses before the rail answers.
     await t.advance(2);
-    await eventually(async () => ((await t.get(`/external-accounts/${card.id}`)).body.status === 'invalid' ? true : undefined), 30_000);
+    await eventually(
+      async () => ((await t.get(`/external-accounts/${card.id}`)).body.status === 'invalid' ? true : undefined),
+      30_000,
+    );
     for (const quote of [buy, sell]) {
       expect((await t.get(`/quotes/${quote.id}`)).body.status).toBe('open');
       const refused = await t.post('/transactions', { quoteId: quote.id });
@@ -119,7 +158,10 @@ describe('cards lapse at the end of their expiry month', () => {
       const txn = (await t.get(`/transactions/${charging.id}`)).body;
       return txn.status === 'failed' ? txn : undefined;
     }, 30_000);
-    expect(declined).toMatchObject({ subStatus: 'failed.providerDeclined', legs: [{ kind: 'deposit', status: 'failed', failure: { code: 'externalAccountInvalid' } }] });
+    expect(declined).toMatchObject({
+      subStatus: 'failed.providerDeclined',
+      legs: [{ kind: 'deposit', status: 'failed', failure: { code: 'externalAccountInvalid' } }],
+    });
     expect((await t.get(`/wallets/${t.wallet.id}/balance`)).body.data.balance).toBe('500.00');
   });
 });

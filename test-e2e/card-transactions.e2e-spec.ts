@@ -24,8 +24,17 @@ describe('card buys and sells as a partner sees them', () => {
     });
   };
   const sell = (source: Record<string, unknown>, amount = '25.00') =>
-    post('/quotes', { customerId: grace.id, source: { type: 'walletOms', details: source, amount }, destination: { type: 'card', details: { externalAccountId: card.id } } });
-  const buy = (amount = '30.00') => post('/quotes', { customerId: grace.id, source: { type: 'card', details: { externalAccountId: card.id }, amount }, destination: { type: 'walletOms', details: { id: wallet.id } } });
+    post('/quotes', {
+      customerId: grace.id,
+      source: { type: 'walletOms', details: source, amount },
+      destination: { type: 'card', details: { externalAccountId: card.id } },
+    });
+  const buy = (amount = '30.00') =>
+    post('/quotes', {
+      customerId: grace.id,
+      source: { type: 'card', details: { externalAccountId: card.id }, amount },
+      destination: { type: 'walletOms', details: { id: wallet.id } },
+    });
   /** The transaction.statusChanged deliveries of a transaction, in sequence order. */
   const statusChanges = (id: string) =>
     receiver
@@ -37,13 +46,32 @@ describe('card buys and sells as a partner sees them', () => {
   beforeAll(async () => {
     [platform, receiver] = await Promise.all([TestPlatform.shared(), WebhookReceiver.start()]);
     token = await platform.token();
-    expect((await post('/webhooks', { url: receiver.url('/cards'), subscriptions: ['transaction.statusChanged'] })).status).toBe(201);
+    expect(
+      (await post('/webhooks', { url: receiver.url('/cards'), subscriptions: ['transaction.statusChanged'] })).status,
+    ).toBe(201);
     grace = await platform.endorsedCustomer(token, { firstName: 'Grace', lastName: 'Hopper' });
     wallet = (await post(`/customers/${grace.id}/wallets`, { asset: 'usdc', network: 'meridianchain' })).body;
     expect((await post(`/sandbox/wallets/${wallet.id}/fund`, { amount: '500' })).status).toBe(200);
     const owner = { kind: 'customer', customerId: grace.id };
-    card = await active(await post('/external-accounts/cards', { owner, card: { cardNumber: '5555555555554444', expiryMonth: 12, expiryYear: 2031, cvc: '123', billingAddress: BILLING } }));
-    bank = await active(await post('/external-accounts', { owner, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } }));
+    card = await active(
+      await post('/external-accounts/cards', {
+        owner,
+        card: {
+          cardNumber: '5555555555554444',
+          expiryMonth: 12,
+          expiryYear: 2031,
+          cvc: '123',
+          billingAddress: BILLING,
+        },
+      }),
+    );
+    bank = await active(
+      await post('/external-accounts', {
+        owner,
+        type: 'bankUs',
+        bankUs: { accountNumber: '123456789012', routingNumber: '021000021' },
+      }),
+    );
   }, START_TIMEOUT_MS);
   afterAll(async () => {
     await receiver?.stop();
@@ -54,7 +82,11 @@ describe('card buys and sells as a partner sees them', () => {
     it('a card buy: its pending charge leg included', async () => {
       const created = await post('/transactions', { quoteId: (await buy()).body.id });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ status: 'processing', subStatus: null, legs: [{ kind: 'deposit', rail: 'card', status: 'pending' }] });
+      expect(created.body).toMatchObject({
+        status: 'processing',
+        subStatus: null,
+        legs: [{ kind: 'deposit', rail: 'card', status: 'pending' }],
+      });
       const [first] = await eventually(async () => {
         const got = statusChanges(created.body.id);
         return got.length > 0 ? got : undefined;
@@ -66,7 +98,11 @@ describe('card buys and sells as a partner sees them', () => {
     it('a card sell: the wallet debited before it was made, its pending push to the card included', async () => {
       const created = await post('/transactions', { quoteId: (await sell({ id: wallet.id })).body.id });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ status: 'processing', subStatus: 'processing.fundsPulled', legs: [{ kind: 'payout', rail: 'card', status: 'pending' }] });
+      expect(created.body).toMatchObject({
+        status: 'processing',
+        subStatus: 'processing.fundsPulled',
+        legs: [{ kind: 'payout', rail: 'card', status: 'pending' }],
+      });
       const [first] = await eventually(async () => {
         const got = statusChanges(created.body.id);
         return got.length > 0 ? got : undefined;
@@ -81,11 +117,22 @@ describe('card buys and sells as a partner sees them', () => {
       const sold = (await post('/transactions', { quoteId: (await sell({ id: wallet.id }, '10.00')).body.id })).body;
       const paid = (
         await post('/transactions', {
-          quoteId: (await post('/quotes', { customerId: grace.id, source: { type: 'walletOms', details: { id: wallet.id }, amount: '10.00' }, destination: { type: 'bankUs', details: { id: bank.id, network: 'ach', accountHolder: 'customer' } } })).body.id,
+          quoteId: (
+            await post('/quotes', {
+              customerId: grace.id,
+              source: { type: 'walletOms', details: { id: wallet.id }, amount: '10.00' },
+              destination: { type: 'bankUs', details: { id: bank.id, network: 'ach', accountHolder: 'customer' } },
+            })
+          ).body.id,
         })
       ).body;
       for (const txn of [sold, paid]) {
-        const origin = { type: 'quote', id: txn.precursor.id, accountHolder: 'customer', accountHolderName: 'Grace Hopper' };
+        const origin = {
+          type: 'quote',
+          id: txn.precursor.id,
+          accountHolder: 'customer',
+          accountHolderName: 'Grace Hopper',
+        };
         expect(txn.payoutOrigin).toEqual(origin);
         expect((await get(`/transactions/${txn.id}`)).body.payoutOrigin).toEqual(origin);
         const [first] = await eventually(async () => {
@@ -98,8 +145,15 @@ describe('card buys and sells as a partner sees them', () => {
   });
 
   describe('a card quote whose source names a raw wallet address (item 5)', () => {
-    it('is refused with the card rules\' 422 source_wallet_address_not_allowed, and nothing is quoted', async () => {
-      const quotes = async () => Number((await platform.db.query<{ count: string }>(`SELECT count(*) FROM quoting.quotes WHERE customer_id = $1`, [grace.id]))[0].count);
+    it("is refused with the card rules' 422 source_wallet_address_not_allowed, and nothing is quoted", async () => {
+      const quotes = async () =>
+        Number(
+          (
+            await platform.db.query<{ count: string }>(`SELECT count(*) FROM quoting.quotes WHERE customer_id = $1`, [
+              grace.id,
+            ])
+          )[0].count,
+        );
       const before = await quotes();
       for (const source of [{ address: wallet.address }, { id: wallet.id, address: wallet.address }]) {
         const refused = await sell(source);

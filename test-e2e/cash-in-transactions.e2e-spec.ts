@@ -21,7 +21,10 @@ describe('the transaction a cash-in creates', () => {
   beforeAll(async () => {
     // A platform of its own (a test replays the cash-in log from the start); distributed, the services the flow
     // goes through and no others.
-    [platform, receiver] = await Promise.all([TestPlatform.start({}, undefined, { services: ['accounts', 'cash-in', 'transactions', 'webhooks'] }), WebhookReceiver.start()]);
+    [platform, receiver] = await Promise.all([
+      TestPlatform.start({}, undefined, { services: ['accounts', 'cash-in', 'transactions', 'webhooks'] }),
+      WebhookReceiver.start(),
+    ]);
   }, START_TIMEOUT_MS);
   afterAll(async () => {
     await receiver?.stop();
@@ -35,7 +38,12 @@ describe('the transaction a cash-in creates', () => {
     const wallet = await t.wallet(customerId);
     /** A cash-in into the wallet (or to a bare address), deposited with `amount`: the completed cash-in. */
     const deposited = async (amount: string, to: Record<string, string> = { id: wallet.id }) => {
-      const cashIn = await t.post('/cash-ins', { customerId, source: { asset: 'usd' }, destination: { asset: 'usdc', network: 'meridianchain', wallet: to }, cash: LA_QUICKSTOP });
+      const cashIn = await t.post('/cash-ins', {
+        customerId,
+        source: { asset: 'usd' },
+        destination: { asset: 'usdc', network: 'meridianchain', wallet: to },
+        cash: LA_QUICKSTOP,
+      });
       expect(cashIn.status).toBe(201);
       const done = await t.post(`/cash-ins/${cashIn.body.id}/simulate/deposit`, { amount });
       expect(done.status).toBe(200);
@@ -52,10 +60,17 @@ describe('the transaction a cash-in creates', () => {
 
   it('is cashToCrypto with precursor cashIn and a cash source, starts processing, and completes into the wallet', async () => {
     const t = await tenant('cash-in transaction');
-    const hook = await t.post('/webhooks', { url: receiver.url('/cash-in-transaction'), subscriptions: ['cashIn.completed', 'transaction.statusChanged'] });
+    const hook = await t.post('/webhooks', {
+      url: receiver.url('/cash-in-transaction'),
+      subscriptions: ['cashIn.completed', 'transaction.statusChanged'],
+    });
     expect(hook.status).toBe(201);
     const cashIn = await t.deposited('120.00');
-    expect(cashIn).toMatchObject({ status: 'completed', subStatus: 'settled', transactionId: expect.stringMatching(/^txn_[0-9a-hjkmnp-tv-z]{26}$/) });
+    expect(cashIn).toMatchObject({
+      status: 'completed',
+      subStatus: 'settled',
+      transactionId: expect.stringMatching(/^txn_[0-9a-hjkmnp-tv-z]{26}$/),
+    });
     // The transaction's id carries the cash-in's: one transaction per cash-in.
     expect(cashIn.transactionId.slice(4)).toBe(cashIn.id.slice(3));
 
@@ -67,21 +82,51 @@ describe('the transaction a cash-in creates', () => {
       status: 'processing',
       customerId: t.customerId,
       precursor: { type: 'cashIn', id: cashIn.id },
-      source: { type: 'cash', category: 'cash', details: { asset: 'usd', locationId: LA_QUICKSTOP.locationId, locationReference: LA_QUICKSTOP.locationReference } },
-      destination: { type: 'walletOms', category: 'crypto', details: { id: t.wallet.id, asset: 'usdc', network: 'meridianchain', address: t.wallet.address } },
-      pricing: { source: { asset: 'usd', amountGross: '120.00', amountNet: '120.00' }, destination: { asset: 'usdc', amountGross: '120.00', amountNet: '120.00' }, fixedAmountSide: 'source' },
+      source: {
+        type: 'cash',
+        category: 'cash',
+        details: {
+          asset: 'usd',
+          locationId: LA_QUICKSTOP.locationId,
+          locationReference: LA_QUICKSTOP.locationReference,
+        },
+      },
+      destination: {
+        type: 'walletOms',
+        category: 'crypto',
+        details: { id: t.wallet.id, asset: 'usdc', network: 'meridianchain', address: t.wallet.address },
+      },
+      pricing: {
+        source: { asset: 'usd', amountGross: '120.00', amountNet: '120.00' },
+        destination: { asset: 'usdc', amountGross: '120.00', amountNet: '120.00' },
+        fixedAmountSide: 'source',
+      },
     });
     // No quote was made for it.
     expect(started).not.toHaveProperty('quoteId');
-    expect((await t.get(`/transactions?customerId=${t.customerId}`)).body.data.map((x: { id: string }) => x.id)).toContain(cashIn.transactionId);
+    expect(
+      (await t.get(`/transactions?customerId=${t.customerId}`)).body.data.map((x: { id: string }) => x.id),
+    ).toContain(cashIn.transactionId);
 
     // The cash is in: the crypto goes out on its rail and settles into the wallet.
-    const paying = await t.transaction(cashIn.transactionId, (x) => x.legs.some((l: { kind: string; rail: string }) => l.kind === 'payout' && l.rail === 'crypto'));
-    expect(paying.legs.find((l: { kind: string }) => l.kind === 'deposit')).toMatchObject({ rail: 'cash', asset: 'usd', amount: '120.00', status: 'settled' });
+    const paying = await t.transaction(cashIn.transactionId, (x) =>
+      x.legs.some((l: { kind: string; rail: string }) => l.kind === 'payout' && l.rail === 'crypto'),
+    );
+    expect(paying.legs.find((l: { kind: string }) => l.kind === 'deposit')).toMatchObject({
+      rail: 'cash',
+      asset: 'usd',
+      amount: '120.00',
+      status: 'settled',
+    });
     expect(await t.balance()).toBe('0.00');
     await t.advance(CRYPTO_SETTLES);
     const completed = await t.transaction(cashIn.transactionId, (x) => x.status === 'completed');
-    expect(completed.legs.find((l: { kind: string }) => l.kind === 'payout')).toMatchObject({ rail: 'crypto', asset: 'usdc', amount: '120.00', status: 'settled' });
+    expect(completed.legs.find((l: { kind: string }) => l.kind === 'payout')).toMatchObject({
+      rail: 'crypto',
+      asset: 'usdc',
+      amount: '120.00',
+      status: 'settled',
+    });
     expect(await eventually(async () => ((await t.balance()) === '120.00' ? true : undefined))).toBe(true);
     // The cash-in is unchanged by its transaction.
     expect((await t.get(`/cash-ins/${cashIn.id}`)).body).toEqual(cashIn);
@@ -90,18 +135,27 @@ describe('the transaction a cash-in creates', () => {
     // which is the order of the endpoint's deliveries (arrival is best effort: deliveries run concurrently).
     const received = await eventually(async () => {
       const got = receiver.at('/cash-in-transaction').map((r) => r.body);
-      return got.some((b) => b.eventType === 'transaction.statusChanged' && b.data.status === 'completed') ? got : undefined;
+      return got.some((b) => b.eventType === 'transaction.statusChanged' && b.data.status === 'completed')
+        ? got
+        : undefined;
     }, 20_000);
-    const emitted = [...(await t.get(`/webhooks/${hook.body.id}/deliveries?limit=100`)).body.data].reverse() as Array<{ id: string }>;
+    const emitted = [...(await t.get(`/webhooks/${hook.body.id}/deliveries?limit=100`)).body.data].reverse() as Array<{
+      id: string;
+    }>;
     // (A statusChanged envelope names its event `eventType`; the others `event`: spec, Events.)
     const inEmittedOrder = emitted.map((d) => received.find((b) => b.id === d.id));
     const order = inEmittedOrder.map((b) => `${b.event ?? b.eventType}:${b.data.status}`);
     expect(order[0]).toBe('cashIn.completed:completed');
     expect(order).toContain('transaction.statusChanged:processing');
-    expect(order.indexOf('transaction.statusChanged:completed')).toBeGreaterThan(order.indexOf('transaction.statusChanged:processing'));
+    expect(order.indexOf('transaction.statusChanged:completed')).toBeGreaterThan(
+      order.indexOf('transaction.statusChanged:processing'),
+    );
     // The first emitted, not the first to arrive: a delivery retried after a slow attempt arrives later.
     const firstTransactionEvent = inEmittedOrder.find((b) => b.eventType === 'transaction.statusChanged');
-    expect(firstTransactionEvent).toMatchObject({ previousStatus: null, data: { id: cashIn.transactionId, status: 'processing', precursor: { type: 'cashIn', id: cashIn.id } } });
+    expect(firstTransactionEvent).toMatchObject({
+      previousStatus: null,
+      data: { id: cashIn.transactionId, status: 'processing', precursor: { type: 'cashIn', id: cashIn.id } },
+    });
   }, 60_000);
 
   it('delivers to a bare blockchain address: completed, no custodial wallet credited', async () => {
@@ -110,7 +164,11 @@ describe('the transaction a cash-in creates', () => {
     await t.transaction(cashIn.transactionId);
     await t.advance(CRYPTO_SETTLES);
     const completed = await t.transaction(cashIn.transactionId, (x) => x.status === 'completed');
-    expect(completed.destination).toMatchObject({ type: 'walletExternal', category: 'crypto', details: { asset: 'usdc', network: 'meridianchain', address: ADDRESS } });
+    expect(completed.destination).toMatchObject({
+      type: 'walletExternal',
+      category: 'crypto',
+      details: { asset: 'usdc', network: 'meridianchain', address: ADDRESS },
+    });
     expect(await t.balance()).toBe('0.00');
   }, 60_000);
 
@@ -120,8 +178,16 @@ describe('the transaction a cash-in creates', () => {
     await t.transaction(cashIn.transactionId);
     await t.advance(CRYPTO_SETTLES);
     const failed = await t.transaction(cashIn.transactionId, (x) => x.status === 'failed');
-    expect(failed).toMatchObject({ status: 'failed', subStatus: 'failed.outboundFailed', error: { code: 'providerError' } });
-    expect((await t.get(`/cash-ins/${cashIn.id}`)).body).toMatchObject({ status: 'completed', subStatus: 'settled', transactionId: cashIn.transactionId });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      subStatus: 'failed.outboundFailed',
+      error: { code: 'providerError' },
+    });
+    expect((await t.get(`/cash-ins/${cashIn.id}`)).body).toMatchObject({
+      status: 'completed',
+      subStatus: 'settled',
+      transactionId: cashIn.transactionId,
+    });
     expect(await t.balance()).toBe('0.00');
   }, 60_000);
 
@@ -132,7 +198,9 @@ describe('the transaction a cash-in creates', () => {
     // Every reader of the cash-in log reads it again from the start (in one process the services'
     // subscriptions, across processes the relay that publishes it to Kafka): the deposit is announced
     // again, and its transaction's stream refuses a second creation.
-    const reset = await platform.db.query(`UPDATE platform.subscription_checkpoints SET transaction_id = '0', global_position = 0 WHERE source = 'cash_in' RETURNING subscription`);
+    const reset = await platform.db.query(
+      `UPDATE platform.subscription_checkpoints SET transaction_id = '0', global_position = 0 WHERE source = 'cash_in' RETURNING subscription`,
+    );
     expect(reset.length).toBeGreaterThan(0);
     await eventually(async () => {
       const [row] = await platform.db.query<{ caught_up: boolean }>(
@@ -143,9 +211,10 @@ describe('the transaction a cash-in creates', () => {
       return row.caught_up ? true : undefined;
     }, 20_000);
     await new Promise((r) => setTimeout(r, 500));
-    const [{ n }] = await platform.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM transactions.events WHERE stream_id = $1 AND type = 'transaction.created'`, [
-      `transaction-${cashIn.transactionId}`,
-    ]);
+    const [{ n }] = await platform.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM transactions.events WHERE stream_id = $1 AND type = 'transaction.created'`,
+      [`transaction-${cashIn.transactionId}`],
+    );
     expect(n).toBe(1);
     expect((await t.get(`/transactions/${cashIn.transactionId}`)).body).toEqual(before);
   }, 60_000);

@@ -31,7 +31,9 @@ describe('cash pickup', () => {
     [platform, receiver] = await Promise.all([TestPlatform.shared(), WebhookReceiver.start()]);
     // The quoting service knows the locations once it has read the cash-in service's log.
     await eventually(async () => {
-      const [row] = await platform.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM quoting.cash_locations WHERE 'cash_out' = ANY(flows)`);
+      const [row] = await platform.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM quoting.cash_locations WHERE 'cash_out' = ANY(flows)`,
+      );
       return row.n > 0 ? true : undefined;
     }, 30_000);
   }, START_TIMEOUT_MS);
@@ -41,7 +43,10 @@ describe('cash pickup', () => {
   });
 
   /** A project of its own (its own clock), cash pickup enabled unless told otherwise, and a customer with a funded wallet. */
-  async function tenant(name: string, { cashPickup = true, funding = '1000' }: { cashPickup?: boolean; funding?: string } = {}) {
+  async function tenant(
+    name: string,
+    { cashPickup = true, funding = '1000' }: { cashPickup?: boolean; funding?: string } = {},
+  ) {
     const base = await newTenant(platform, { name, features: cashPickup ? { cashPickup: true } : undefined });
     const { projectId, token, post, get } = base;
     const customer = async () => {
@@ -58,11 +63,20 @@ describe('cash pickup', () => {
       customer,
       grace,
       /** A cash pickup quote: the cash (destination) amount fixed, or the source's. */
-      quote: (where: Where | typeof CASH_IN_ONLY, amount: string, who = grace, side: 'source' | 'destination' = 'destination') =>
+      quote: (
+        where: Where | typeof CASH_IN_ONLY,
+        amount: string,
+        who = grace,
+        side: 'source' | 'destination' = 'destination',
+      ) =>
         post('/quotes', {
           customerId: who.id,
           source: { type: 'walletOms', details: { id: who.wallet.id }, ...(side === 'source' ? { amount } : {}) },
-          destination: { type: 'cash', details: { asset: 'usd', ...(typeof where === 'string' ? LOCATIONS[where] : where) }, ...(side === 'destination' ? { amount } : {}) },
+          destination: {
+            type: 'cash',
+            details: { asset: 'usd', ...(typeof where === 'string' ? LOCATIONS[where] : where) },
+            ...(side === 'destination' ? { amount } : {}),
+          },
         }),
       transaction: (quoteId: string) => post('/transactions', { quoteId }),
       /** Quote and transaction: the transaction's 201 body. */
@@ -70,7 +84,11 @@ describe('cash pickup', () => {
         const q = await t.quote(where, amount, who);
         expect({ status: q.status, error: q.body.error }).toEqual({ status: 201, error: undefined });
         const txn = await t.transaction(q.body.id);
-        expect({ status: txn.status, error: txn.body.error, cause: txn.body.cause }).toEqual({ status: 201, error: undefined, cause: undefined });
+        expect({ status: txn.status, error: txn.body.error, cause: txn.body.cause }).toEqual({
+          status: 201,
+          error: undefined,
+          cause: undefined,
+        });
         return txn.body;
       },
       balance: (walletId = grace.wallet.id) => base.balance(walletId),
@@ -87,7 +105,8 @@ describe('cash pickup', () => {
   type Tenant = Awaited<ReturnType<typeof tenant>>;
 
   /** A pickup waiting for collection: its transaction once the network issued the code. */
-  const ready = async (t: Tenant, where: Where, amount: string, who = t.grace) => t.until((await t.pickup(where, amount, who)).id, 'processing', 'processing.cashPickupReady');
+  const ready = async (t: Tenant, where: Where, amount: string, who = t.grace) =>
+    t.until((await t.pickup(where, amount, who)).id, 'processing', 'processing.cashPickupReady');
 
   describe('the project feature', () => {
     it('is off by default: a cash destination is an unsupported corridor until an operator enables cashPickup', async () => {
@@ -95,12 +114,21 @@ describe('cash pickup', () => {
       const refused = await t.quote('TX', '100.00');
       expectError(refused, 422, 'UnsupportedCorridor', 13004);
       expect(refused.body.cause).toMatch(/cash pickup is not enabled/);
-      const patched = await platform.request('PATCH', `/v0.13/admin/projects/${t.projectId}`, { token: ADMIN_TOKEN, body: { features: { cashPickup: true } } });
-      expect({ status: patched.status, features: patched.body.features }).toMatchObject({ status: 200, features: { cashPickup: true } });
+      const patched = await platform.request('PATCH', `/v0.13/admin/projects/${t.projectId}`, {
+        token: ADMIN_TOKEN,
+        body: { features: { cashPickup: true } },
+      });
+      expect({ status: patched.status, features: patched.body.features }).toMatchObject({
+        status: 200,
+        features: { cashPickup: true },
+      });
       // The gateway's word, asked at the decision: the very next quote (kill-switches e2e tries it repeatedly).
       expect((await t.quote('TX', '100.00')).status).toBe(201);
       // And off again: the next quote is refused.
-      await platform.request('PATCH', `/v0.13/admin/projects/${t.projectId}`, { token: ADMIN_TOKEN, body: { features: { cashPickup: false } } });
+      await platform.request('PATCH', `/v0.13/admin/projects/${t.projectId}`, {
+        token: ADMIN_TOKEN,
+        body: { features: { cashPickup: false } },
+      });
       expectError(await t.quote('TX', '100.00'), 422, 'UnsupportedCorridor');
     });
   });
@@ -114,11 +142,22 @@ describe('cash pickup', () => {
         object: 'quote',
         status: 'open',
         sourceToDestination: 'cryptoToCash',
-        source: { type: 'walletOms', category: 'crypto', details: { id: t.grace.wallet.id, asset: 'usdc', network: 'meridianchain' } },
+        source: {
+          type: 'walletOms',
+          category: 'crypto',
+          details: { id: t.grace.wallet.id, asset: 'usdc', network: 'meridianchain' },
+        },
         destination: {
           type: 'cash',
           category: 'cash',
-          details: { asset: 'usd', network: 'cash', ...LOCATIONS.TX, locationName: 'BigMart Supercenter #1006', locationProvider: 'bigmart', locationState: 'TX' },
+          details: {
+            asset: 'usd',
+            network: 'cash',
+            ...LOCATIONS.TX,
+            locationName: 'BigMart Supercenter #1006',
+            locationProvider: 'bigmart',
+            locationState: 'TX',
+          },
           amount: '100.00',
           party: { relationship: 'customer', customerId: t.grace.id, entityType: 'individual' },
         },
@@ -131,16 +170,48 @@ describe('cash pickup', () => {
         },
       });
       // A fixed source amount works too: its cash is what the limits read.
-      expect((await t.quote('TX', '60.000000', t.grace, 'source')).body.pricing).toMatchObject({ fixedAmountSide: 'source', destination: { amountGross: '60.00' } });
+      expect((await t.quote('TX', '60.000000', t.grace, 'source')).body.pricing).toMatchObject({
+        fixedAmountSide: 'source',
+        destination: { amountGross: '60.00' },
+      });
     });
 
     it('names a known pickup location by its id and reference', async () => {
       const t = await tenant('pickup-locations');
-      expectError(await t.quote({ cashLocationId: 'loc_01m846c3h7e06945zzzzzzzzzz', cashLocationReference: 'BIGMART-1006' } as typeof CASH_IN_ONLY, '100.00'), 404, 'CashLocationNotFound', 14011);
-      expectError(await t.quote({ cashLocationId: 'loc_nope', cashLocationReference: 'BIGMART-1006' }, '100.00'), 400, 'InvalidCashLocationID', 14010);
-      expectError(await t.quote({ cashLocationId: LOCATIONS.TX.cashLocationId, cashLocationReference: 'BIGMART-1001' }, '100.00'), 422, 'CashLocationReferenceMismatch', 14012);
+      expectError(
+        await t.quote(
+          {
+            cashLocationId: 'loc_01m846c3h7e06945zzzzzzzzzz',
+            cashLocationReference: 'BIGMART-1006',
+          } as typeof CASH_IN_ONLY,
+          '100.00',
+        ),
+        404,
+        'CashLocationNotFound',
+        14011,
+      );
+      expectError(
+        await t.quote({ cashLocationId: 'loc_nope', cashLocationReference: 'BIGMART-1006' }, '100.00'),
+        400,
+        'InvalidCashLocationID',
+        14010,
+      );
+      expectError(
+        await t.quote({ cashLocationId: LOCATIONS.TX.cashLocationId, cashLocationReference: 'BIGMART-1001' }, '100.00'),
+        422,
+        'CashLocationReferenceMismatch',
+        14012,
+      );
       expectError(await t.quote(CASH_IN_ONLY, '100.00'), 422, 'CashLocationFlowUnsupported', 14013);
-      expectError(await t.post('/quotes', { customerId: t.grace.id, source: { type: 'walletOms', details: { id: t.grace.wallet.id } }, destination: { type: 'cash', details: { asset: 'usd' }, amount: '100.00' } }), 400, 'InvalidRequest');
+      expectError(
+        await t.post('/quotes', {
+          customerId: t.grace.id,
+          source: { type: 'walletOms', details: { id: t.grace.wallet.id } },
+          destination: { type: 'cash', details: { asset: 'usd' }, amount: '100.00' },
+        }),
+        400,
+        'InvalidRequest',
+      );
     });
   });
 
@@ -165,7 +236,14 @@ describe('cash pickup', () => {
   describe('a pickup', () => {
     it('is processing.cashPickupReady with its code on the cash leg, then completed.cashPickupCollected; the wallet pays once', async () => {
       const t = await tenant('pickup-collected');
-      expect((await t.post('/webhooks', { url: receiver.url('/pickup-collected'), subscriptions: ['transaction.statusChanged'] })).status).toBe(201);
+      expect(
+        (
+          await t.post('/webhooks', {
+            url: receiver.url('/pickup-collected'),
+            subscriptions: ['transaction.statusChanged'],
+          })
+        ).status,
+      ).toBe(201);
       const q = (await t.quote('CA', '400.00')).body;
       const started = await t.transaction(q.id);
       expect(started.status).toBe(201);
@@ -173,19 +251,41 @@ describe('cash pickup', () => {
         sourceToDestination: 'cryptoToCash',
         status: 'processing',
         precursor: { type: 'quote', id: q.id },
-        destination: { type: 'cash', category: 'cash', details: { asset: 'usd', ...LOCATIONS.CA, locationState: 'CA' } },
+        destination: {
+          type: 'cash',
+          category: 'cash',
+          details: { asset: 'usd', ...LOCATIONS.CA, locationState: 'CA' },
+        },
         pricing: { destination: { asset: 'usd', amountGross: '400.00' } },
       });
       expect(started.body).not.toHaveProperty('cashPickup');
       expect(started.body).not.toHaveProperty('payoutOrigin');
       expect(await t.balance()).toBe('600.00');
       const waiting = await t.until(started.body.id, 'processing', 'processing.cashPickupReady');
-      expect(waiting.legs).toEqual([expect.objectContaining({ kind: 'payout', rail: 'cash', asset: 'usd', network: 'cash', amount: '400.00', status: 'pending', pickupCode: expect.stringMatching(/^\d{4} \d{4}$/) })]);
+      expect(waiting.legs).toEqual([
+        expect.objectContaining({
+          kind: 'payout',
+          rail: 'cash',
+          asset: 'usd',
+          network: 'cash',
+          amount: '400.00',
+          status: 'pending',
+          pickupCode: expect.stringMatching(/^\d{4} \d{4}$/),
+        }),
+      ]);
 
       const collected = await t.simulate(waiting.id, 'collected');
       expect(collected.status).toBe(200);
-      expect(collected.body).toMatchObject({ id: waiting.id, status: 'completed', subStatus: 'completed.cashPickupCollected' });
-      expect(collected.body.legs[0]).toMatchObject({ status: 'settled', pickupCode: waiting.legs[0].pickupCode, settledAt: expect.any(String) });
+      expect(collected.body).toMatchObject({
+        id: waiting.id,
+        status: 'completed',
+        subStatus: 'completed.cashPickupCollected',
+      });
+      expect(collected.body.legs[0]).toMatchObject({
+        status: 'settled',
+        pickupCode: waiting.legs[0].pickupCode,
+        settledAt: expect.any(String),
+      });
       expect(collected.body).not.toHaveProperty('error');
       expect((await t.get(`/transactions/${waiting.id}`)).body).toEqual(collected.body);
       expect(await t.balance()).toBe('600.00');
@@ -194,13 +294,19 @@ describe('cash pickup', () => {
 
       // The ledger paid the cash out of transit through the conversion desk to the cash rail.
       await eventually(async () => {
-        const rows = await platform.db.query(`SELECT 1 FROM accounts.events WHERE type = 'ledger.posted' AND data->>'transactionId' = $1 AND data->'entries' @> '[{"account": "rail:usd:cash", "amount": "400"}]'`, [waiting.id]);
+        const rows = await platform.db.query(
+          `SELECT 1 FROM accounts.events WHERE type = 'ledger.posted' AND data->>'transactionId' = $1 AND data->'entries' @> '[{"account": "rail:usd:cash", "amount": "400"}]'`,
+          [waiting.id],
+        );
         return rows.length > 0 ? true : undefined;
       });
 
       // Events, tie 7: each sub-status a transaction.statusChanged.
       const seen = await eventually(async () => {
-        const got = receiver.at('/pickup-collected').map((r) => r.body).filter((b) => b.data.id === waiting.id);
+        const got = receiver
+          .at('/pickup-collected')
+          .map((r) => r.body)
+          .filter((b) => b.data.id === waiting.id);
         return got.some((b) => b.data.subStatus === 'completed.cashPickupCollected') ? got : undefined;
       }, 15_000);
       const sorted = seen.sort((a, b) => a.sequence - b.sequence);
@@ -214,7 +320,14 @@ describe('cash pickup', () => {
 
     it('expired: the money goes back to the wallet (processing.returningToSender), then completed.cashPickupExpired', async () => {
       const t = await tenant('pickup-expired');
-      expect((await t.post('/webhooks', { url: receiver.url('/pickup-expired'), subscriptions: ['transaction.statusChanged'] })).status).toBe(201);
+      expect(
+        (
+          await t.post('/webhooks', {
+            url: receiver.url('/pickup-expired'),
+            subscriptions: ['transaction.statusChanged'],
+          })
+        ).status,
+      ).toBe(201);
       const waiting = await ready(t, 'TX', '200.00');
       expect(await t.balance()).toBe('800.00');
       const lapsed = await t.simulate(waiting.id, 'expired');
@@ -222,14 +335,22 @@ describe('cash pickup', () => {
       expect(lapsed.body).toMatchObject({ status: 'processing', subStatus: 'processing.returningToSender' });
       const done = await t.until(waiting.id, 'completed', 'completed.cashPickupExpired');
       expect(done.legs).toEqual([
-        expect.objectContaining({ kind: 'payout', rail: 'cash', status: 'failed', failure: { code: 'cashPickupExpired', message: expect.any(String) } }),
+        expect.objectContaining({
+          kind: 'payout',
+          rail: 'cash',
+          status: 'failed',
+          failure: { code: 'cashPickupExpired', message: expect.any(String) },
+        }),
         expect.objectContaining({ kind: 'refund', rail: 'crypto', asset: 'usdc', amount: '200.00', status: 'settled' }),
       ]);
       expect(done).not.toHaveProperty('error');
       expect(await t.balance()).toBe('1000.00');
       expectError(await t.simulate(waiting.id, 'collected'), 422, 'CashPickupNotReady');
       const seen = await eventually(async () => {
-        const got = receiver.at('/pickup-expired').map((r) => r.body).filter((b) => b.data.id === waiting.id);
+        const got = receiver
+          .at('/pickup-expired')
+          .map((r) => r.body)
+          .filter((b) => b.data.id === waiting.id);
         return got.some((b) => b.data.subStatus === 'completed.cashPickupExpired') ? got : undefined;
       }, 15_000);
       expect(seen.sort((a, b) => a.sequence - b.sequence).map((b) => b.data.subStatus)).toEqual([
@@ -243,7 +364,11 @@ describe('cash pickup', () => {
     it('simulate applies only to a pickup waiting for collection; its body is checked, and it is idempotent', async () => {
       const t = await tenant('pickup-simulate');
       const other = await t.customer();
-      const walletToWallet = await t.post('/quotes', { customerId: t.grace.id, source: { type: 'walletOms', details: { id: t.grace.wallet.id }, amount: '10.00' }, destination: { type: 'walletOms', details: { id: other.wallet.id } } });
+      const walletToWallet = await t.post('/quotes', {
+        customerId: t.grace.id,
+        source: { type: 'walletOms', details: { id: t.grace.wallet.id }, amount: '10.00' },
+        destination: { type: 'walletOms', details: { id: other.wallet.id } },
+      });
       const crypto = await t.transaction(walletToWallet.body.id);
       expect(crypto.status).toBe(201);
       const notPickup = await t.simulate(crypto.body.id, 'collected');
@@ -255,12 +380,32 @@ describe('cash pickup', () => {
       const waiting = await ready(t, 'IL', '100.00');
       expectError(await t.simulate(waiting.id, 'lost'), 400, 'InvalidRequest');
       expectError(await t.post(`/transactions/${waiting.id}/simulate/cash-pickup`, {}), 400, 'InvalidRequest');
-      expectError(await platform.request('POST', `/v0.13/transactions/${waiting.id}/simulate/cash-pickup`, { token: t.token, body: { outcome: 'collected' }, idempotencyKey: null }), 400, 'IdempotencyKeyRequired');
+      expectError(
+        await platform.request('POST', `/v0.13/transactions/${waiting.id}/simulate/cash-pickup`, {
+          token: t.token,
+          body: { outcome: 'collected' },
+          idempotencyKey: null,
+        }),
+        400,
+        'IdempotencyKeyRequired',
+      );
       const key = `collect-${waiting.id}`;
-      const first = await platform.request('POST', `/v0.13/transactions/${waiting.id}/simulate/cash-pickup`, { token: t.token, body: { outcome: 'collected' }, idempotencyKey: key });
-      const again = await platform.request('POST', `/v0.13/transactions/${waiting.id}/simulate/cash-pickup`, { token: t.token, body: { outcome: 'collected' }, idempotencyKey: key });
+      const first = await platform.request('POST', `/v0.13/transactions/${waiting.id}/simulate/cash-pickup`, {
+        token: t.token,
+        body: { outcome: 'collected' },
+        idempotencyKey: key,
+      });
+      const again = await platform.request('POST', `/v0.13/transactions/${waiting.id}/simulate/cash-pickup`, {
+        token: t.token,
+        body: { outcome: 'collected' },
+        idempotencyKey: key,
+      });
       expect(first.status).toBe(200);
-      expect({ status: again.status, body: again.body, replayed: again.headers.get('idempotent-replayed') }).toEqual({ status: 200, body: first.body, replayed: 'true' });
+      expect({ status: again.status, body: again.body, replayed: again.headers.get('idempotent-replayed') }).toEqual({
+        status: 200,
+        body: first.body,
+        replayed: 'true',
+      });
       // Another project sees no such transaction.
       const stranger = await tenant('pickup-stranger');
       expectError(await stranger.simulate(waiting.id, 'expired'), 404, 'TransactionNotFound');
@@ -369,7 +514,8 @@ describe('cash pickup', () => {
       // To 01:00 UTC on the first day of the next month that has 31 days, on the project's clock.
       const now = new Date((await t.get('/sandbox/clock')).body.now);
       let start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 1));
-      while (new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), 31)).getUTCDate() !== 31) start = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1, 1));
+      while (new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), 31)).getUTCDate() !== 31)
+        start = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1, 1));
       await t.advance(Math.ceil((start.getTime() - now.getTime()) / 1000));
       for (let day = 1; day <= 30; day++) {
         if (day > 1) await t.advance(DAY);

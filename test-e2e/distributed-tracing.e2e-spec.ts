@@ -38,11 +38,16 @@ describe('tracing across the gateway and a service', () => {
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
         const payload = JSON.parse(body) as {
-          resourceSpans: Array<{ resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans: Array<{ spans: Span[] }> }>;
+          resourceSpans: Array<{
+            resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> };
+            scopeSpans: Array<{ spans: Span[] }>;
+          }>;
         };
         for (const resourceSpans of payload.resourceSpans ?? []) {
-          const service = resourceSpans.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
-          for (const scope of resourceSpans.scopeSpans) for (const span of scope.spans) spans.push({ ...span, service });
+          const service =
+            resourceSpans.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
+          for (const scope of resourceSpans.scopeSpans)
+            for (const span of scope.spans) spans.push({ ...span, service });
         }
         response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
@@ -79,40 +84,68 @@ describe('tracing across the gateway and a service', () => {
     }).then((r) => r.json())) as { accessToken: string };
     const created = await fetch(`${base}/customers`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      headers: {
+        authorization: `Bearer ${accessToken}`,
+        'content-type': 'application/json',
+        'idempotency-key': randomUUID(),
+      },
       body: JSON.stringify({ type: 'individual', firstName: 'Trace', lastName: 'Me' }),
     });
     expect(created.status).toBe(201);
 
     const linked = await eventually(async () => {
       const gatewayCalls = spans.filter((s) => s.service === 'money-movement-gateway' && s.kind === SPAN_KIND_CLIENT);
-      const served = spans.filter((s) => s.service === 'money-movement-accounts' && s.kind === SPAN_KIND_SERVER && /POST/.test(s.name));
+      const served = spans.filter(
+        (s) => s.service === 'money-movement-accounts' && s.kind === SPAN_KIND_SERVER && /POST/.test(s.name),
+      );
       return served.find((s) => gatewayCalls.some((c) => c.traceId === s.traceId && c.spanId === s.parentSpanId));
     }, 20_000).catch(() => {
-      throw new Error(`no linked spans among ${spans.length}: ${JSON.stringify(spans.map((s) => [s.service, s.kind, s.name]))}`);
+      throw new Error(
+        `no linked spans among ${spans.length}: ${JSON.stringify(spans.map((s) => [s.service, s.kind, s.name]))}`,
+      );
     });
     // The gateway's own server span for the partner's request starts the trace.
-    expect(spans.some((s) => s.service === 'money-movement-gateway' && s.kind === SPAN_KIND_SERVER && s.traceId === linked.traceId)).toBe(true);
+    expect(
+      spans.some(
+        (s) => s.service === 'money-movement-gateway' && s.kind === SPAN_KIND_SERVER && s.traceId === linked.traceId,
+      ),
+    ).toBe(true);
   });
 
-  it("handles an event in another process under the trace of the request that appended it", async () => {
+  it('handles an event in another process under the trace of the request that appended it', async () => {
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-    const project = (await fetch(`${base}/admin/projects`, { method: 'POST', headers: { ...admin, 'idempotency-key': randomUUID() }, body: JSON.stringify({ name: 'traced' }) }).then((r) => r.json())) as {
+    const project = (await fetch(`${base}/admin/projects`, {
+      method: 'POST',
+      headers: { ...admin, 'idempotency-key': randomUUID() },
+      body: JSON.stringify({ name: 'traced' }),
+    }).then((r) => r.json())) as {
       id: string;
     };
-    const created = await fetch(`${base}/admin/projects/${project.id}/api-keys`, { method: 'POST', headers: { authorization: admin.authorization, 'idempotency-key': randomUUID() } });
+    const created = await fetch(`${base}/admin/projects/${project.id}/api-keys`, {
+      method: 'POST',
+      headers: { authorization: admin.authorization, 'idempotency-key': randomUUID() },
+    });
     expect(created.status).toBe(201);
 
     // The gateway appends apiKey.created; the accounts process handles it (its API key projection).
     const handled = await eventually(async () => {
       const requests = spans.filter(
-        (s) => s.service === 'money-movement-gateway' && s.kind === SPAN_KIND_SERVER && (s.attributes ?? []).some((a) => /\/api-keys$/.test(a.value.stringValue ?? '')),
+        (s) =>
+          s.service === 'money-movement-gateway' &&
+          s.kind === SPAN_KIND_SERVER &&
+          (s.attributes ?? []).some((a) => /\/api-keys$/.test(a.value.stringValue ?? '')),
       );
       return spans.find(
-        (s) => s.service === 'money-movement-accounts' && s.kind === SPAN_KIND_CONSUMER && s.name === 'apiKey.created process' && requests.some((r) => r.traceId === s.traceId),
+        (s) =>
+          s.service === 'money-movement-accounts' &&
+          s.kind === SPAN_KIND_CONSUMER &&
+          s.name === 'apiKey.created process' &&
+          requests.some((r) => r.traceId === s.traceId),
       );
     }, 20_000).catch(() => {
-      throw new Error(`no consumer span in the request's trace among ${spans.length}: ${JSON.stringify(spans.map((s) => [s.service, s.kind, s.name]))}`);
+      throw new Error(
+        `no consumer span in the request's trace among ${spans.length}: ${JSON.stringify(spans.map((s) => [s.service, s.kind, s.name]))}`,
+      );
     });
     const system = handled.attributes?.find((a) => a.key === 'messaging.system')?.value.stringValue;
     expect(system).toBe(process.env.KAFKA_BROKERS ? 'kafka' : 'postgresql');

@@ -11,7 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { cloneTemplateDatabase, kafkaTestPrefix, removeKafkaNames } from '@mm/platform/testing';
-import { ADMIN_TOKEN, BOOTSTRAP_KEY, BOOTSTRAP_SECRET, eventually, SIGNING_KEY_ENCRYPTION_KEYS, START_TIMEOUT_MS } from './support/test-platform';
+import {
+  ADMIN_TOKEN,
+  BOOTSTRAP_KEY,
+  BOOTSTRAP_SECRET,
+  eventually,
+  SIGNING_KEY_ENCRYPTION_KEYS,
+  START_TIMEOUT_MS,
+} from './support/test-platform';
 import { freePort, spawnTied, stopTied } from './support/distributed-processes';
 
 jest.setTimeout(120_000);
@@ -21,7 +28,12 @@ function run(script: string, args: string[], env: NodeJS.ProcessEnv): { child: C
   return spawnTied(['-r', './tools/register.js', script, ...args], { ...process.env, ...env });
 }
 
-async function waitFor(output: () => string, pattern: RegExp, child: ChildProcess, timeoutMs = 60_000): Promise<RegExpExecArray> {
+async function waitFor(
+  output: () => string,
+  pattern: RegExp,
+  child: ChildProcess,
+  timeoutMs = 60_000,
+): Promise<RegExpExecArray> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const match = pattern.exec(output());
@@ -36,7 +48,10 @@ async function stop(child: ChildProcess | undefined): Promise<void> {
 }
 
 const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? '';
-if (!KAFKA_BROKERS) process.stderr.write('distributed.e2e-spec: the Kafka run is skipped: no Kafka broker (set KAFKA_BROKERS=host:port, or build tools/kafka-mock)\n');
+if (!KAFKA_BROKERS)
+  process.stderr.write(
+    'distributed.e2e-spec: the Kafka run is skipped: no Kafka broker (set KAFKA_BROKERS=host:port, or build tools/kafka-mock)\n',
+  );
 
 /** The variables that choose the event transport of a run. */
 function transportEnv(transport: 'kafka' | 'postgres'): Record<string, string> {
@@ -47,7 +62,10 @@ function transportEnv(transport: 'kafka' | 'postgres'): Record<string, string> {
 }
 
 describe.each([
-  { transport: 'kafka' as const, title: KAFKA_BROKERS ? 'events over Kafka' : 'events over Kafka: skipped, no Kafka broker' },
+  {
+    transport: 'kafka' as const,
+    title: KAFKA_BROKERS ? 'events over Kafka' : 'events over Kafka: skipped, no Kafka broker',
+  },
   { transport: 'postgres' as const, title: 'events on the PostgreSQL log transport' },
 ])('distributed mode (npm run start:distributed), $title', ({ transport }) => {
   const skipped = transport === 'kafka' && !KAFKA_BROKERS;
@@ -78,7 +96,11 @@ describe.each([
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (method === 'POST' || method === 'PATCH') headers['idempotency-key'] = randomUUID();
-    const response = await fetch(`${options.url ?? base}/v0.13${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    const response = await fetch(`${options.url ?? base}/v0.13${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
   }
@@ -86,10 +108,17 @@ describe.each([
   /** A new project with a key pair, made through the gateway's operator routes. */
   async function newKeyPair(name: string): Promise<{ apiKey: string; apiSecret: string }> {
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-    const project = (await fetch(`${base}/v0.13/admin/projects`, { method: 'POST', headers: { ...admin, 'idempotency-key': randomUUID() }, body: JSON.stringify({ name }) }).then((r) => r.json())) as {
+    const project = (await fetch(`${base}/v0.13/admin/projects`, {
+      method: 'POST',
+      headers: { ...admin, 'idempotency-key': randomUUID() },
+      body: JSON.stringify({ name }),
+    }).then((r) => r.json())) as {
       id: string;
     };
-    return (await fetch(`${base}/v0.13/admin/projects/${project.id}/api-keys`, { method: 'POST', headers: { authorization: admin.authorization, 'idempotency-key': randomUUID() } }).then((r) => r.json())) as {
+    return (await fetch(`${base}/v0.13/admin/projects/${project.id}/api-keys`, {
+      method: 'POST',
+      headers: { authorization: admin.authorization, 'idempotency-key': randomUUID() },
+    }).then((r) => r.json())) as {
       apiKey: string;
       apiSecret: string;
     };
@@ -109,7 +138,12 @@ describe.each([
     base = `http://127.0.0.1:${port}`;
     distributed = run('tools/distributed/start-distributed.ts', [], { ...env(), PORT: String(port) });
     // (Nine processes starting at once on a busy machine: the hook's own bound, less the token's share.)
-    const [, url, accountsPort, pid] = await waitFor(distributed.output, /accounts\s+(http:\/\/127\.0\.0\.1:(\d+))\s+pid (\d+)/, distributed.child, START_TIMEOUT_MS - 15_000);
+    const [, url, accountsPort, pid] = await waitFor(
+      distributed.output,
+      /accounts\s+(http:\/\/127\.0\.0\.1:(\d+))\s+pid (\d+)/,
+      distributed.child,
+      START_TIMEOUT_MS - 15_000,
+    );
     accounts = { url, port: accountsPort, pid: Number(pid) };
     token = await newToken();
   }, START_TIMEOUT_MS);
@@ -119,26 +153,43 @@ describe.each([
     await stop(distributed?.child);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     // What the run made on the broker goes with it (issue 42).
-    if (!skipped && events.MM_KAFKA_TOPIC_PREFIX) await removeKafkaNames(KAFKA_BROKERS.split(','), events.MM_KAFKA_TOPIC_PREFIX);
+    if (!skipped && events.MM_KAFKA_TOPIC_PREFIX)
+      await removeKafkaNames(KAFKA_BROKERS.split(','), events.MM_KAFKA_TOPIC_PREFIX);
   });
 
   it('says in its banner which transport carries the events', () => {
-    expect(distributed.output()).toContain(transport === 'kafka' ? `Kafka at ${KAFKA_BROKERS}` : 'PostgreSQL log transport');
+    expect(distributed.output()).toContain(
+      transport === 'kafka' ? `Kafka at ${KAFKA_BROKERS}` : 'PostgreSQL log transport',
+    );
   });
 
   /** A customer once the endorsements it asks for are active: the sandbox reviewer approves through the accounts log, in the accounts process. */
   async function endorsedCustomer(lastName: string, endorsements: string[]) {
-    const customer = await call('POST', '/customers', { token, body: { type: 'individual', firstName: 'Ada', lastName, endorsements } });
+    const customer = await call('POST', '/customers', {
+      token,
+      body: { type: 'individual', firstName: 'Ada', lastName, endorsements },
+    });
     expect(customer.status).toBe(201);
-    await eventually(async () => ((await call('GET', `/customers/${customer.body.id}`, { token })).body.endorsements.every((e: { status: string }) => e.status === 'active') ? true : undefined));
+    await eventually(async () =>
+      (await call('GET', `/customers/${customer.body.id}`, { token })).body.endorsements.every(
+        (e: { status: string }) => e.status === 'active',
+      )
+        ? true
+        : undefined,
+    );
     return customer;
   }
 
   it('serves the README flow through the gateway: token, customer (endorsed), wallet, funding, balance', async () => {
     const customer = await endorsedCustomer('Lovelace', ['cryptoCustody', 'usd']);
-    const wallet = await call('POST', `/customers/${customer.body.id}/wallets`, { token, body: { asset: 'usdc', network: 'meridianchain' } });
+    const wallet = await call('POST', `/customers/${customer.body.id}/wallets`, {
+      token,
+      body: { asset: 'usdc', network: 'meridianchain' },
+    });
     expect(wallet.status).toBe(201);
-    expect((await call('POST', `/sandbox/wallets/${wallet.body.id}/fund`, { token, body: { amount: '100.00' } })).status).toBe(200);
+    expect(
+      (await call('POST', `/sandbox/wallets/${wallet.body.id}/fund`, { token, body: { amount: '100.00' } })).status,
+    ).toBe(200);
     const balance = await call('GET', `/customers/${customer.body.id}/balance`, { token });
     expect(balance.body.data.estimatedBalanceValue).toBe('100.00');
   });
@@ -148,7 +199,11 @@ describe.each([
     expect(unknown.status).toBe(404);
     const duplicate = await fetch(`${base}/v0.13/customers`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'idempotency-key': randomUUID(),
+      },
       body: '{"firstName":"A","firstName":"B"}',
     });
     expect(duplicate.status).toBe(400);
@@ -166,14 +221,20 @@ describe.each([
     const own = await newToken(keys.apiKey, keys.apiSecret);
     await eventually(async () => ((await call('GET', '/customers', { token: own })).status === 200 ? true : undefined));
     expect((await call('GET', '/customers', { url: accounts.url, token: own })).status).toBe(200);
-    await fetch(`${base}/v0.13/admin/api-keys/${keys.apiKey}`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    await fetch(`${base}/v0.13/admin/api-keys/${keys.apiKey}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     // The gateway hears revocations at once; the service reached directly asks the gateway (issue 42, ADR 0057).
     expect((await call('GET', '/customers', { token: own })).status).toBe(401);
     expect((await call('GET', '/customers', { url: accounts.url, token: own })).status).toBe(401);
   });
 
   it('answers 503 within 2 s for a killed service while the others keep working, and catches up once it is back', async () => {
-    const before = await call('POST', '/customers', { token, body: { type: 'individual', firstName: 'Before', lastName: 'Kill' } });
+    const before = await call('POST', '/customers', {
+      token,
+      body: { type: 'individual', firstName: 'Before', lastName: 'Kill' },
+    });
     expect(before.status).toBe(201);
     const doomed = await newKeyPair('revoked-while-accounts-was-down');
     const doomedToken = await newToken(doomed.apiKey, doomed.apiSecret);
@@ -184,7 +245,13 @@ describe.each([
     let flowing = true;
     const traffic = (async () => {
       for (let i = 0; flowing; i++) {
-        const res = i % 2 ? await call('GET', '/customers', { token }) : await call('POST', '/customers', { token, body: { type: 'individual', firstName: 'Flow', lastName: `N${i}` } });
+        const res =
+          i % 2
+            ? await call('GET', '/customers', { token })
+            : await call('POST', '/customers', {
+                token,
+                body: { type: 'individual', firstName: 'Flow', lastName: `N${i}` },
+              });
         statuses.add(res.status);
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -204,14 +271,30 @@ describe.each([
     const keys = await newKeyPair('made-while-accounts-was-down');
     const newcomer = await newToken(keys.apiKey, keys.apiSecret);
     // Revoked while accounts cannot hear it: the event waits in the gateway's log (and topic).
-    expect((await fetch(`${base}/v0.13/admin/api-keys/${doomed.apiKey}`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).status).toBeLessThan(300);
+    expect(
+      (
+        await fetch(`${base}/v0.13/admin/api-keys/${doomed.apiKey}`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        })
+      ).status,
+    ).toBeLessThan(300);
 
-    restarted = run('tools/distributed/start-service.ts', ['accounts'], { ...env(), PORT: accounts.port, HOST: '127.0.0.1', MM_GATEWAY_URL: base });
+    restarted = run('tools/distributed/start-service.ts', ['accounts'], {
+      ...env(),
+      PORT: accounts.port,
+      HOST: '127.0.0.1',
+      MM_GATEWAY_URL: base,
+    });
     await waitFor(restarted.output, /accounts service \(sandbox\) is listening/, restarted.child);
     expect((await call('GET', '/customers', { token: newcomer })).status).toBe(200);
     expect((await call('GET', `/customers/${before.body.id}`, { token })).status).toBe(200);
     // Reached directly, it refuses the key revoked while it was down (its projection catches up from its checkpoint, below).
-    await eventually(async () => ((await call('GET', '/customers', { url: accounts.url, token: doomedToken })).status === 401 ? true : undefined), 15_000);
+    await eventually(
+      async () =>
+        (await call('GET', '/customers', { url: accounts.url, token: doomedToken })).status === 401 ? true : undefined,
+      15_000,
+    );
     flowing = false;
     await traffic;
     // Every answer was a success or a 503 while it was down: never a 500, never a hang.
@@ -223,7 +306,9 @@ describe.each([
     const db = new Client({ connectionString: databaseUrl });
     await db.connect();
     try {
-      const projected = await db.query(`SELECT api_key, revoked_at IS NOT NULL AS revoked FROM platform.api_keys ORDER BY api_key`);
+      const projected = await db.query(
+        `SELECT api_key, revoked_at IS NOT NULL AS revoked FROM platform.api_keys ORDER BY api_key`,
+      );
       const rebuilt = await db.query(
         `SELECT data->>'apiKey' AS api_key, bool_or(type = 'apiKey.revoked') AS revoked FROM gateway.events
           WHERE type IN ('apiKey.created', 'apiKey.revoked') GROUP BY 1 ORDER BY 1`,
@@ -241,33 +326,79 @@ describe.each([
 
   it('a payout whose account cannot be checked waits for the accounts service, then refuses the account invalidated meanwhile (issue 17)', async () => {
     const customer = (await endorsedCustomer('Stale', ['basic', 'cryptoCustody', 'usd'])).body;
-    const bank = await call('POST', '/external-accounts', { token, body: { owner: { kind: 'customer', customerId: customer.id }, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } } });
-    const wallet = (await call('POST', `/customers/${customer.id}/wallets`, { token, body: { asset: 'usdc', network: 'meridianchain' } })).body;
-    expect((await call('POST', `/sandbox/wallets/${wallet.id}/fund`, { token, body: { amount: '100.00' } })).status).toBe(200);
-    await eventually(async () => ((await call('GET', `/external-accounts/${bank.body.id}`, { token })).body.status === 'active' ? true : undefined));
-    const quote = (await call('POST', '/quotes', { token, body: { customerId: customer.id, source: { type: 'walletOms', details: { id: wallet.id }, amount: '40.00' }, destination: { type: 'bankUs', details: { id: bank.body.id, network: 'ach', accountHolder: 'customer' } } } })).body;
+    const bank = await call('POST', '/external-accounts', {
+      token,
+      body: {
+        owner: { kind: 'customer', customerId: customer.id },
+        type: 'bankUs',
+        bankUs: { accountNumber: '123456789012', routingNumber: '021000021' },
+      },
+    });
+    const wallet = (
+      await call('POST', `/customers/${customer.id}/wallets`, {
+        token,
+        body: { asset: 'usdc', network: 'meridianchain' },
+      })
+    ).body;
+    expect(
+      (await call('POST', `/sandbox/wallets/${wallet.id}/fund`, { token, body: { amount: '100.00' } })).status,
+    ).toBe(200);
+    await eventually(async () =>
+      (await call('GET', `/external-accounts/${bank.body.id}`, { token })).body.status === 'active' ? true : undefined,
+    );
+    const quote = (
+      await call('POST', '/quotes', {
+        token,
+        body: {
+          customerId: customer.id,
+          source: { type: 'walletOms', details: { id: wallet.id }, amount: '40.00' },
+          destination: { type: 'bankUs', details: { id: bank.body.id, network: 'ach', accountHolder: 'customer' } },
+        },
+      })
+    ).body;
     const txn = (await call('POST', '/transactions', { token, body: { quoteId: quote.id } })).body;
     expect(txn).toMatchObject({ status: 'processing', subStatus: 'processing.fundsPulled' });
-    expect((await call('POST', `/external-accounts/${bank.body.id}/simulate/invalidate`, { token, body: {} })).status).toBe(200);
+    expect(
+      (await call('POST', `/external-accounts/${bank.body.id}/simulate/invalidate`, { token, body: {} })).status,
+    ).toBe(200);
 
     // The ACH leg answers 60 s after it started on the project clock: 5 s from now, with the accounts service down.
     expect((await call('POST', '/sandbox/clock/advance', { token, body: { seconds: 55 } })).status).toBe(200);
     const mark = distributed.output().length;
     process.kill(restarted?.child.pid ?? accounts.pid, 'SIGKILL');
     // The transactions service cannot ask about the account: its timer fails, and is tried again.
-    const failures = () => distributed.output().slice(mark).match(/\[transactions\].*timer poll failed.*ServiceUnavailable/g)?.length ?? 0;
+    const failures = () =>
+      distributed
+        .output()
+        .slice(mark)
+        .match(/\[transactions\].*timer poll failed.*ServiceUnavailable/g)?.length ?? 0;
     await eventually(async () => (failures() >= 2 ? true : undefined), 30_000);
     const waiting = (await call('GET', `/transactions/${txn.id}`, { token })).body;
-    expect(waiting).toMatchObject({ status: 'processing', subStatus: 'processing.fundsPulled', legs: [{ kind: 'payout', status: 'pending' }] });
+    expect(waiting).toMatchObject({
+      status: 'processing',
+      subStatus: 'processing.fundsPulled',
+      legs: [{ kind: 'payout', status: 'pending' }],
+    });
 
-    restarted = run('tools/distributed/start-service.ts', ['accounts'], { ...env(), PORT: accounts.port, HOST: '127.0.0.1', MM_GATEWAY_URL: base });
+    restarted = run('tools/distributed/start-service.ts', ['accounts'], {
+      ...env(),
+      PORT: accounts.port,
+      HOST: '127.0.0.1',
+      MM_GATEWAY_URL: base,
+    });
     await waitFor(restarted.output, /accounts service \(sandbox\) is listening/, restarted.child);
     // Back, it answers that the account is invalid: nothing is paid, the money goes back to the wallet.
     const failed = await eventually(async () => {
       const t = (await call('GET', `/transactions/${txn.id}`, { token })).body;
       return t.status === 'failed' || t.status === 'completed' ? t : undefined;
     }, 30_000);
-    expect(failed).toMatchObject({ subStatus: 'failed.returnedToSender', legs: [{ kind: 'payout', status: 'failed', failure: { code: 'externalAccountInvalid' } }, { kind: 'refund', status: 'settled' }] });
+    expect(failed).toMatchObject({
+      subStatus: 'failed.returnedToSender',
+      legs: [
+        { kind: 'payout', status: 'failed', failure: { code: 'externalAccountInvalid' } },
+        { kind: 'refund', status: 'settled' },
+      ],
+    });
     expect((await call('GET', `/wallets/${wallet.id}/balance`, { token })).body.data.balance).toBe('100.00');
   }, 240_000);
 
@@ -277,7 +408,9 @@ describe.each([
     const direct = () => call('GET', '/customers', { url: accounts.url, token });
     expect((await direct()).status).toBe(200);
     process.kill(Number(gatewayPid), 'SIGKILL');
-    await eventually(async () => ((await call('GET', '/.well-known/jwks.json').catch(() => ({ status: 0 }))).status === 0 ? true : undefined));
+    await eventually(async () =>
+      (await call('GET', '/.well-known/jwks.json').catch(() => ({ status: 0 }))).status === 0 ? true : undefined,
+    );
     // The token's signature is known (the keyset is held), but whether its key was revoked meanwhile is the gateway's to say.
     for (let i = 0; i < 3; i++) {
       const refused = await direct();

@@ -9,7 +9,11 @@ import { eventually, expectError, START_TIMEOUT_MS, TestPlatform, type Response 
 const BILLING = { addressLine1: '1 Market St', city: 'San Francisco', state: 'CA', country: 'US', zipCode: '94105' };
 const PICKUP_LOCATION = { cashLocationId: 'loc_01m846c3h4e06945jf6mfht9tc', cashLocationReference: 'BIGMART-1001' };
 const CASH_IN_LOCATION = { locationId: 'loc_01m846c3h7e06945mv76kz01kg', locationReference: 'QUICKSTOP-2002' };
-const CODES = { UsdEndorsementRequired: 14004, CryptoCustodyEndorsementRequired: 10110, BasicEndorsementRequired: 10111 };
+const CODES = {
+  UsdEndorsementRequired: 14004,
+  CryptoCustodyEndorsementRequired: 10110,
+  BasicEndorsementRequired: 10111,
+};
 
 describe('endorsements (docs/endorsements.md)', () => {
   let platform: TestPlatform;
@@ -26,13 +30,21 @@ describe('endorsements (docs/endorsements.md)', () => {
 
   const active = async (res: Response) => {
     expect(res.status).toBe(201);
-    return eventually(async () => ((await get(`/external-accounts/${res.body.id}`)).body.status === 'active' ? (res.body as { id: string }) : undefined), 30_000);
+    return eventually(
+      async () =>
+        (await get(`/external-accounts/${res.body.id}`)).body.status === 'active'
+          ? (res.body as { id: string })
+          : undefined,
+      30_000,
+    );
   };
 
   beforeAll(async () => {
     platform = await TestPlatform.shared();
     // A project of this file's own with cash pickup enabled.
-    const project = await platform.admin('POST', '/projects', { body: { name: 'endorsements', features: { cashPickup: true } } });
+    const project = await platform.admin('POST', '/projects', {
+      body: { name: 'endorsements', features: { cashPickup: true } },
+    });
     const keys = await platform.admin('POST', `/projects/${project.body.id}/api-keys`);
     token = await platform.token(keys.body.apiKey, keys.body.apiSecret);
     holder = await platform.endorsedCustomer(token, { lastName: 'Holder' }, ['cryptoCustody']);
@@ -42,36 +54,140 @@ describe('endorsements (docs/endorsements.md)', () => {
     // Registering an account needs no endorsement: paying out to it does.
     const owner = { kind: 'customer', customerId: holder.id };
     [bankUs, bankCanada, card] = await Promise.all([
-      post('/external-accounts', { owner, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } }).then(active),
-      post('/external-accounts', { owner, type: 'bankCanada', bankCanada: { institutionNumber: '001', transitNumber: '12345', accountNumber: '1234567' } }).then(active),
-      post('/external-accounts/cards', { owner, card: { cardNumber: '4242424242424242', expiryMonth: 12, expiryYear: 2031, cvc: '123', billingAddress: BILLING } }).then(active),
+      post('/external-accounts', {
+        owner,
+        type: 'bankUs',
+        bankUs: { accountNumber: '123456789012', routingNumber: '021000021' },
+      }).then(active),
+      post('/external-accounts', {
+        owner,
+        type: 'bankCanada',
+        bankCanada: { institutionNumber: '001', transitNumber: '12345', accountNumber: '1234567' },
+      }).then(active),
+      post('/external-accounts/cards', {
+        owner,
+        card: {
+          cardNumber: '4242424242424242',
+          expiryMonth: 12,
+          expiryYear: 2031,
+          cvc: '123',
+          billingAddress: BILLING,
+        },
+      }).then(active),
     ]);
   }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
   const fromWallet = (amount = '20.00') => ({ type: 'walletOms', details: { id: wallet.id }, amount });
   const operations: Array<[string, string, () => [string, Record<string, unknown>]]> = [
-    ['a USD bank payout', 'usd', () => ['/quotes', { customerId: holder.id, source: fromWallet(), destination: { type: 'bankUs', details: { id: bankUs.id, network: 'ach', accountHolder: 'customer' } } }]],
-    ['a USD bank payout', 'usd', () => ['/quotes', { customerId: holder.id, source: fromWallet(), destination: { type: 'bankCanada', details: { id: bankCanada.id, network: 'swift', accountHolder: 'customer' } } }]],
-    ['a CAD bank payout', 'basic', () => ['/quotes', { customerId: holder.id, source: fromWallet(), destination: { type: 'bankCanada', details: { id: bankCanada.id, network: 'local', accountHolder: 'customer' } } }]],
-    ['a card sell', 'usd', () => ['/quotes', { customerId: holder.id, source: fromWallet(), destination: { type: 'card', details: { externalAccountId: card.id } } }]],
-    ['a card buy', 'usd', () => ['/quotes', { customerId: holder.id, source: { type: 'card', details: { externalAccountId: card.id }, amount: '20.00' }, destination: { type: 'walletOms', details: { id: wallet.id } } }]],
-    ['a cash pickup', 'usd', () => ['/quotes', { customerId: holder.id, source: { type: 'walletOms', details: { id: wallet.id } }, destination: { type: 'cash', details: { asset: 'usd', ...PICKUP_LOCATION }, amount: '60.00' } }]],
-    ['a cash-in', 'usd', () => ['/cash-ins', { customerId: holder.id, source: { asset: 'usd' }, destination: { asset: 'usdc', network: 'meridianchain', wallet: { id: wallet.id } }, cash: CASH_IN_LOCATION }]],
+    [
+      'a USD bank payout',
+      'usd',
+      () => [
+        '/quotes',
+        {
+          customerId: holder.id,
+          source: fromWallet(),
+          destination: { type: 'bankUs', details: { id: bankUs.id, network: 'ach', accountHolder: 'customer' } },
+        },
+      ],
+    ],
+    [
+      'a USD bank payout',
+      'usd',
+      () => [
+        '/quotes',
+        {
+          customerId: holder.id,
+          source: fromWallet(),
+          destination: {
+            type: 'bankCanada',
+            details: { id: bankCanada.id, network: 'swift', accountHolder: 'customer' },
+          },
+        },
+      ],
+    ],
+    [
+      'a CAD bank payout',
+      'basic',
+      () => [
+        '/quotes',
+        {
+          customerId: holder.id,
+          source: fromWallet(),
+          destination: {
+            type: 'bankCanada',
+            details: { id: bankCanada.id, network: 'local', accountHolder: 'customer' },
+          },
+        },
+      ],
+    ],
+    [
+      'a card sell',
+      'usd',
+      () => [
+        '/quotes',
+        {
+          customerId: holder.id,
+          source: fromWallet(),
+          destination: { type: 'card', details: { externalAccountId: card.id } },
+        },
+      ],
+    ],
+    [
+      'a card buy',
+      'usd',
+      () => [
+        '/quotes',
+        {
+          customerId: holder.id,
+          source: { type: 'card', details: { externalAccountId: card.id }, amount: '20.00' },
+          destination: { type: 'walletOms', details: { id: wallet.id } },
+        },
+      ],
+    ],
+    [
+      'a cash pickup',
+      'usd',
+      () => [
+        '/quotes',
+        {
+          customerId: holder.id,
+          source: { type: 'walletOms', details: { id: wallet.id } },
+          destination: { type: 'cash', details: { asset: 'usd', ...PICKUP_LOCATION }, amount: '60.00' },
+        },
+      ],
+    ],
+    [
+      'a cash-in',
+      'usd',
+      () => [
+        '/cash-ins',
+        {
+          customerId: holder.id,
+          source: { asset: 'usd' },
+          destination: { asset: 'usdc', network: 'meridianchain', wallet: { id: wallet.id } },
+          cash: CASH_IN_LOCATION,
+        },
+      ],
+    ],
   ];
 
-  it.each(operations)('refuses %s (%s endorsement never requested) with 422 and its error, storing nothing', async (operation, endorsement, request) => {
-    const [path, body] = request();
-    const before = await settledRowCounts(platform);
-    const res = await post(path, body);
-    const error = endorsement === 'usd' ? 'UsdEndorsementRequired' : 'BasicEndorsementRequired';
-    expectError(res, 422, error, CODES[error]);
-    expect(res.body.msg).toBe(`customer needs an active ${endorsement} endorsement`);
-    expect(res.body.cause).toBe(
-      `${operation} needs an active ${endorsement} endorsement, and customer ${holder.id}'s ${endorsement} endorsement was never requested: request it (POST /customers/${holder.id}/endorsements) and wait for endorsement.active`,
-    );
-    expect(await rowCounts(platform)).toEqual(before);
-  });
+  it.each(operations)(
+    'refuses %s (%s endorsement never requested) with 422 and its error, storing nothing',
+    async (operation, endorsement, request) => {
+      const [path, body] = request();
+      const before = await settledRowCounts(platform);
+      const res = await post(path, body);
+      const error = endorsement === 'usd' ? 'UsdEndorsementRequired' : 'BasicEndorsementRequired';
+      expectError(res, 422, error, CODES[error]);
+      expect(res.body.msg).toBe(`customer needs an active ${endorsement} endorsement`);
+      expect(res.body.cause).toBe(
+        `${operation} needs an active ${endorsement} endorsement, and customer ${holder.id}'s ${endorsement} endorsement was never requested: request it (POST /customers/${holder.id}/endorsements) and wait for endorsement.active`,
+      );
+      expect(await rowCounts(platform)).toEqual(before);
+    },
+  );
 
   it('refuses a custodial wallet to a customer without cryptoCustody the same way', async () => {
     const payer = await platform.endorsedCustomer(token, { lastName: 'Payer' }, ['basic', 'usd']);
@@ -85,7 +201,11 @@ describe('endorsements (docs/endorsements.md)', () => {
   });
 
   it('asks nothing more than custody to move crypto between wallets', async () => {
-    const quote = await post('/quotes', { customerId: holder.id, source: fromWallet('5.00'), destination: { type: 'walletOms', details: { id: otherWallet.id } } });
+    const quote = await post('/quotes', {
+      customerId: holder.id,
+      source: fromWallet('5.00'),
+      destination: { type: 'walletOms', details: { id: otherWallet.id } },
+    });
     expect(quote.status).toBe(201);
     expect((await post('/transactions', { quoteId: quote.body.id })).status).toBe(201);
   });
@@ -94,12 +214,21 @@ describe('endorsements (docs/endorsements.md)', () => {
     // Sent while the others are checked, as a partner would: the sandbox approves them asynchronously.
     expect((await post(`/customers/${holder.id}/endorsements`, { name: 'usd' })).status).toBe(200);
     expect((await post(`/customers/${holder.id}/endorsements`, { name: 'basic' })).status).toBe(200);
-    await eventually(async () => ((await get(`/customers/${holder.id}`)).body.endorsements.every((e: { status: string }) => e.status === 'active') ? true : undefined));
+    await eventually(async () =>
+      (await get(`/customers/${holder.id}`)).body.endorsements.every((e: { status: string }) => e.status === 'active')
+        ? true
+        : undefined,
+    );
     // The accounts service has them active now: quoting and cash-in ask it, so none of them waits on a copy.
     for (const [operation, , request] of operations) {
       const [path, body] = request();
       const res = await post(path, body);
-      expect({ operation, path, status: res.status, error: res.body.error }).toEqual({ operation, path, status: 201, error: undefined });
+      expect({ operation, path, status: res.status, error: res.body.error }).toEqual({
+        operation,
+        path,
+        status: 201,
+        error: undefined,
+      });
     }
   });
 });

@@ -11,11 +11,29 @@ import { eventually, START_TIMEOUT_MS, TestPlatform, type Response } from './sup
 import { WebhookReceiver } from './support/webhook-receiver';
 
 type Resource = Record<string, unknown> & { id: string; object: string };
-type Envelope = { id: string; event?: string; eventType?: string; sequence?: number; changedFields?: string[]; data: Resource } & Record<string, unknown>;
+type Envelope = {
+  id: string;
+  event?: string;
+  eventType?: string;
+  sequence?: number;
+  changedFields?: string[];
+  data: Resource;
+} & Record<string, unknown>;
 
 const BILLING = { addressLine1: '1 Market St', city: 'San Francisco', state: 'CA', country: 'US', zipCode: '94105' };
 const LA_BIGMART = { locationId: 'loc_01m846c3h4e06945jf6mfht9tc', locationReference: 'BIGMART-1001' };
-const ENVELOPE_FIELDS = ['id', 'event', 'eventType', 'eventId', 'previousStatus', 'sequence', 'createdAt', 'occurredAt', 'changedFields', 'data'];
+const ENVELOPE_FIELDS = [
+  'id',
+  'event',
+  'eventType',
+  'eventId',
+  'previousStatus',
+  'sequence',
+  'createdAt',
+  'occurredAt',
+  'changedFields',
+  'data',
+];
 
 describe('every delivered event carries its resource as the API showed it after the change', () => {
   let platform: TestPlatform;
@@ -29,7 +47,13 @@ describe('every delivered event carries its resource as the API showed it after 
 
   const keep = (res: Response) => {
     const body = res.body as Resource | undefined;
-    if (res.status < 300 && body && typeof body === 'object' && typeof body.id === 'string' && typeof body.object === 'string') {
+    if (
+      res.status < 300 &&
+      body &&
+      typeof body === 'object' &&
+      typeof body.id === 'string' &&
+      typeof body.object === 'string'
+    ) {
       const list = shown.get(body.id) ?? [];
       list.push(JSON.parse(JSON.stringify(body)) as Resource);
       shown.set(body.id, list);
@@ -47,7 +71,11 @@ describe('every delivered event carries its resource as the API showed it after 
 
   /** A project of its own (its own clock) whose endpoint hears `subscriptions`; every answer, its set-up's included, is kept. */
   async function tenant(name: string, subscriptions: string[]) {
-    const base = await newTenant(platform, { name, receiver, send: async (method, path, options) => keep(await platform.request(method, path, options)) });
+    const base = await newTenant(platform, {
+      name,
+      receiver,
+      send: async (method, path, options) => keep(await platform.request(method, path, options)),
+    });
     const { get } = base;
     const created = async (res: Promise<Response>) => {
       const answered = await res;
@@ -67,18 +95,27 @@ describe('every delivered event carries its resource as the API showed it after 
 
   it('announces customers, wallets, external accounts, counterparties, transactions, deposit addresses, virtual accounts and endpoints with their GET shape', async () => {
     const t = await tenant('shapes', ['*']);
-    expect((await platform.admin('PATCH', `/projects/${t.projectId}`, { body: { features: { depositAddresses: true } } })).status).toBe(200);
+    expect(
+      (await platform.admin('PATCH', `/projects/${t.projectId}`, { body: { features: { depositAddresses: true } } }))
+        .status,
+    ).toBe(200);
 
     // A customer: each endorsement requested (the answer shows it pending), then approved (a read shows it active).
-    const customer = await t.created(t.post('/customers', { type: 'individual', firstName: 'Katherine', lastName: 'Johnson' }));
+    const customer = await t.created(
+      t.post('/customers', { type: 'individual', firstName: 'Katherine', lastName: 'Johnson' }),
+    );
     for (const name of ['basic', 'cryptoCustody', 'usd']) {
       const requested = await t.post(`/customers/${customer.id}/endorsements`, { name });
       expect(requested.body.endorsements).toContainEqual({ name, status: 'pending' });
-      await t.until(`/customers/${customer.id}`, (c) => c.endorsements.some((e: { name: string; status: string }) => e.name === name && e.status === 'active'));
+      await t.until(`/customers/${customer.id}`, (c) =>
+        c.endorsements.some((e: { name: string; status: string }) => e.name === name && e.status === 'active'),
+      );
     }
 
     // A custodial wallet, funded (no event of its own).
-    const wallet = await t.created(t.post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' }));
+    const wallet = await t.created(
+      t.post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' }),
+    );
     await t.get(`/wallets/${wallet.id}`);
     expect((await t.post(`/sandbox/wallets/${wallet.id}/fund`, { amount: '300' })).status).toBe(200);
 
@@ -88,27 +125,51 @@ describe('every delivered event carries its resource as the API showed it after 
       const account = await t.created(t.post(path, body));
       return t.until(`/external-accounts/${account.id}`, (a) => a.status === 'active');
     };
-    const card = await register('/external-accounts/cards', { owner, card: { cardNumber: '5555555555554444', expiryMonth: 12, expiryYear: 2031, cvc: '123', billingAddress: BILLING } });
-    const payroll = await register('/external-accounts', { owner, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } });
-    const closing = await register('/external-accounts', { owner, type: 'bankUs', bankUs: { accountNumber: '987654321098', routingNumber: '021000021' } });
+    const card = await register('/external-accounts/cards', {
+      owner,
+      card: { cardNumber: '5555555555554444', expiryMonth: 12, expiryYear: 2031, cvc: '123', billingAddress: BILLING },
+    });
+    const payroll = await register('/external-accounts', {
+      owner,
+      type: 'bankUs',
+      bankUs: { accountNumber: '123456789012', routingNumber: '021000021' },
+    });
+    const closing = await register('/external-accounts', {
+      owner,
+      type: 'bankUs',
+      bankUs: { accountNumber: '987654321098', routingNumber: '021000021' },
+    });
     await t.patch(`/external-accounts/${closing.id}`, { label: 'Closing', metadata: { team: 'ops' } });
     expect((await t.post(`/external-accounts/${closing.id}/simulate/invalidate`, {})).body.status).toBe('invalid');
     expect((await t.call('DELETE', `/external-accounts/${closing.id}`)).status).toBe(204);
     deleted.add(closing.id);
 
     // A counterparty, created then deleted.
-    const counterparty = await t.created(t.post('/counterparties', { customerId: customer.id, entityType: 'business', businessName: 'Acme Ltd' }));
+    const counterparty = await t.created(
+      t.post('/counterparties', { customerId: customer.id, entityType: 'business', businessName: 'Acme Ltd' }),
+    );
     await t.get(`/counterparties/${counterparty.id}`);
     expect((await t.call('DELETE', `/counterparties/${counterparty.id}`)).status).toBe(204);
     deleted.add(counterparty.id);
 
     // Transactions: a card buy (the charge, then the USDC out) and a card sell, step by step on the project clock.
-    const quote = async (body: Record<string, unknown>) => (await t.created(t.post('/quotes', { customerId: customer.id, ...body }))).id;
+    const quote = async (body: Record<string, unknown>) =>
+      (await t.created(t.post('/quotes', { customerId: customer.id, ...body }))).id;
     const buy = await t.created(
-      t.post('/transactions', { quoteId: await quote({ source: { type: 'card', details: { externalAccountId: card.id }, amount: '40.00' }, destination: { type: 'walletOms', details: { id: wallet.id } } }) }),
+      t.post('/transactions', {
+        quoteId: await quote({
+          source: { type: 'card', details: { externalAccountId: card.id }, amount: '40.00' },
+          destination: { type: 'walletOms', details: { id: wallet.id } },
+        }),
+      }),
     );
     const sell = await t.created(
-      t.post('/transactions', { quoteId: await quote({ source: { type: 'walletOms', details: { id: wallet.id }, amount: '15.00' }, destination: { type: 'card', details: { externalAccountId: card.id } } }) }),
+      t.post('/transactions', {
+        quoteId: await quote({
+          source: { type: 'walletOms', details: { id: wallet.id }, amount: '15.00' },
+          destination: { type: 'card', details: { externalAccountId: card.id } },
+        }),
+      }),
     );
     await t.advance(5);
     await t.until(`/transactions/${buy.id}`, (x) => x.subStatus === 'processing.fundsPulled' && x.legs.length === 2);
@@ -118,7 +179,13 @@ describe('every delivered event carries its resource as the API showed it after 
 
     // A deposit address: created, provisioned, changed, frozen and unfrozen.
     const address = await t.created(
-      t.post('/deposit-addresses', { customerId: customer.id, expectedSourceAsset: 'usdc', expectedSourceNetwork: 'meridianchain', destination: { externalAccountId: payroll.id }, payout: { rail: 'ach' } }),
+      t.post('/deposit-addresses', {
+        customerId: customer.id,
+        expectedSourceAsset: 'usdc',
+        expectedSourceNetwork: 'meridianchain',
+        destination: { externalAccountId: payroll.id },
+        payout: { rail: 'ach' },
+      }),
     );
     await t.advance(5);
     await t.until(`/deposit-addresses/${address.id}`, (a) => a.status === 'active');
@@ -128,7 +195,13 @@ describe('every delivered event carries its resource as the API showed it after 
 
     // A virtual account: created, provisioned, changed, frozen and unfrozen.
     const account = await t.created(
-      t.post('/virtual-accounts', { customerId: customer.id, source: { asset: 'usd', network: 'ach' }, destination: { type: 'walletOms', walletId: wallet.id }, accountHolder: 'customer', type: 'bankUs' }),
+      t.post('/virtual-accounts', {
+        customerId: customer.id,
+        source: { asset: 'usd', network: 'ach' },
+        destination: { type: 'walletOms', walletId: wallet.id },
+        accountHolder: 'customer',
+        type: 'bankUs',
+      }),
     );
     await t.advance(5);
     await t.until(`/virtual-accounts/${account.id}`, (a) => a.status === 'active');
@@ -146,7 +219,14 @@ describe('every delivered event carries its resource as the API showed it after 
     const ada = (await platform.endorsedCustomer(t.token)) as { id: string };
     const wallet = await t.created(t.post(`/customers/${ada.id}/wallets`, { asset: 'usdc', network: 'meridianchain' }));
     const cashIn = (indicatedAmount: string) =>
-      t.created(t.post('/cash-ins', { customerId: ada.id, source: { asset: 'usd', indicatedAmount }, destination: { asset: 'usdc', network: 'meridianchain', wallet: { id: wallet.id } }, cash: LA_BIGMART }));
+      t.created(
+        t.post('/cash-ins', {
+          customerId: ada.id,
+          source: { asset: 'usd', indicatedAmount },
+          destination: { asset: 'usdc', network: 'meridianchain', wallet: { id: wallet.id } },
+          cash: LA_BIGMART,
+        }),
+      );
     const deposited = await cashIn('100.00');
     await t.post(`/cash-ins/${deposited.id}/refresh`);
     await t.post(`/cash-ins/${deposited.id}/simulate/deposit`, { amount: '100.00' });
@@ -167,12 +247,26 @@ describe('every delivered event carries its resource as the API showed it after 
       const received = new Set(endpoints.flatMap((e) => receiver.at(e.path).map((d) => d.body?.id))).size;
       return row.undelivered === 0 && received >= row.total ? row.total : undefined;
     }, 60_000);
-    const deliveries = [...new Map(endpoints.flatMap((e) => receiver.at(e.path).map((d) => d.body as Envelope)).map((b) => [b.id, b])).values()];
+    const deliveries = [
+      ...new Map(
+        endpoints.flatMap((e) => receiver.at(e.path).map((d) => d.body as Envelope)).map((b) => [b.id, b]),
+      ).values(),
+    ];
     expect(deliveries).toHaveLength(total);
 
     // Every resource of the catalogue was announced in this file (quotes have no events).
     expect([...new Set(deliveries.map((d) => d.data.object))].sort()).toEqual(
-      ['cashIn', 'counterparty', 'customer', 'depositAddress', 'externalAccount', 'transaction', 'virtualAccount', 'wallet', 'webhookEndpoint'].sort(),
+      [
+        'cashIn',
+        'counterparty',
+        'customer',
+        'depositAddress',
+        'externalAccount',
+        'transaction',
+        'virtualAccount',
+        'wallet',
+        'webhookEndpoint',
+      ].sort(),
     );
 
     const problems: unknown[] = [];
@@ -182,14 +276,22 @@ describe('every delivered event carries its resource as the API showed it after 
       const definition = PARTNER_EVENT_DEFINITIONS.find((e) => e.name === name);
       const extra = Object.keys(delivery).filter((k) => !ENVELOPE_FIELDS.includes(k));
       if (!definition || extra.length > 0) problems.push({ name, unknownEvent: !definition, extra });
-      if (STATUS_CHANGED_EVENTS.includes(name) !== (delivery.eventType !== undefined)) problems.push({ name, naming: Object.keys(delivery) });
+      if (STATUS_CHANGED_EVENTS.includes(name) !== (delivery.eventType !== undefined))
+        problems.push({ name, naming: Object.keys(delivery) });
       // changedFields: on every update, non-empty, only fields its catalogue entry lists; on nothing else.
       const changed = delivery.changedFields;
       if (name.endsWith('.updated')) {
-        if (!Array.isArray(changed) || changed.length === 0 || changed.some((f) => !definition?.changedFields?.includes(f))) problems.push({ name, changedFields: changed ?? 'missing' });
+        if (
+          !Array.isArray(changed) ||
+          changed.length === 0 ||
+          changed.some((f) => !definition?.changedFields?.includes(f))
+        )
+          problems.push({ name, changedFields: changed ?? 'missing' });
       } else if (changed !== undefined) problems.push({ name, changedFields: changed });
-      if (name !== 'webhook.test') byResource.set(delivery.data.id, [...(byResource.get(delivery.data.id) ?? []), delivery]);
-      else if (!(shown.get(delivery.data.id) ?? []).some((s) => isDeepStrictEqual(s, delivery.data))) problems.push({ name, data: delivery.data, shown: shown.get(delivery.data.id)?.at(-1) });
+      if (name !== 'webhook.test')
+        byResource.set(delivery.data.id, [...(byResource.get(delivery.data.id) ?? []), delivery]);
+      else if (!(shown.get(delivery.data.id) ?? []).some((s) => isDeepStrictEqual(s, delivery.data)))
+        problems.push({ name, data: delivery.data, shown: shown.get(delivery.data.id)?.at(-1) });
     }
 
     // Each resource's events, in sequence order, match what the API showed, in the order it showed it.
@@ -200,9 +302,17 @@ describe('every delivered event carries its resource as the API showed it after 
         const name = (delivery.event ?? delivery.eventType)!;
         const gone = deleted.has(id) && (name === 'externalAccount.deleted' || delivery.data.status === 'deleted');
         // A deleted resource answers 404: its last event is the last read, as of the deletion.
-        const expected = gone ? [{ ...seen.at(-1), status: delivery.data.status, updatedAt: delivery.data.updatedAt }] : seen.slice(at);
+        const expected = gone
+          ? [{ ...seen.at(-1), status: delivery.data.status, updatedAt: delivery.data.updatedAt }]
+          : seen.slice(at);
         const found = expected.findIndex((s) => isDeepStrictEqual(s, delivery.data));
-        if (found < 0) problems.push({ name, sequence: delivery.sequence, data: delivery.data, lastShown: expected.at(-1) ?? seen.at(-1) ?? 'never shown' });
+        if (found < 0)
+          problems.push({
+            name,
+            sequence: delivery.sequence,
+            data: delivery.data,
+            lastShown: expected.at(-1) ?? seen.at(-1) ?? 'never shown',
+          });
         else if (!gone) at += found;
       }
     }

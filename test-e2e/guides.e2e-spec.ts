@@ -10,7 +10,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fencedBlocks, mismatches, parseGuide, substitute, type GuideStep, type HttpRequestBlock, type HttpResponseBlock } from '@mm/platform/testing';
+import {
+  fencedBlocks,
+  mismatches,
+  parseGuide,
+  substitute,
+  type GuideStep,
+  type HttpRequestBlock,
+  type HttpResponseBlock,
+} from '@mm/platform/testing';
 import { ADMIN_TOKEN, START_TIMEOUT_MS, TestPlatform, type Response } from './support/test-platform';
 
 const ROOT = join(__dirname, '..');
@@ -81,7 +89,9 @@ class GuideRun {
       }
       if (!request.poll || Date.now() > deadline) {
         const what = `${request.method} ${request.url} answered ${res.status} ${res.text.slice(0, 2000)}`;
-        throw new Error(`${request.poll ? `after ${POLL_TIMEOUT_MS / 1000} s of polling, ` : ''}${what}\nwhere the guide shows otherwise:\n  ${problems.join('\n  ')}`);
+        throw new Error(
+          `${request.poll ? `after ${POLL_TIMEOUT_MS / 1000} s of polling, ` : ''}${what}\nwhere the guide shows otherwise:\n  ${problems.join('\n  ')}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
@@ -95,7 +105,12 @@ class GuideRun {
     if (url.startsWith(`${this.platform.url}/`)) {
       // Through the test platform's client: a 500 or a leaked account number fails the run as in every e2e file.
       const { 'idempotency-key': idempotencyKey, ...rest } = headers;
-      return this.platform.request(request.method, url.slice(this.platform.url.length), { headers: rest, rawBody: body, token: null, idempotencyKey: idempotencyKey ?? null });
+      return this.platform.request(request.method, url.slice(this.platform.url.length), {
+        headers: rest,
+        rawBody: body,
+        token: null,
+        idempotencyKey: idempotencyKey ?? null,
+      });
     }
     const res = await fetch(url, { method: request.method, headers, body });
     const text = await res.text();
@@ -111,14 +126,20 @@ class GuideRun {
   private check(expected: HttpResponseBlock, res: Response): string[] {
     const problems: string[] = [];
     if (res.status !== expected.status) problems.push(`status: expected ${expected.status}, got ${res.status}`);
-    for (const [name, value] of expected.headers) problems.push(...mismatches(substitute(value, this.bindings), res.headers.get(name), `header ${name}`));
+    for (const [name, value] of expected.headers)
+      problems.push(...mismatches(substitute(value, this.bindings), res.headers.get(name), `header ${name}`));
     if (expected.body !== undefined) {
       const shown = substitute(expected.body, this.bindings);
       let documented: unknown;
       try {
         documented = JSON.parse(shown);
       } catch {
-        return [...problems, ...(res.text.trim() === shown.trim() ? [] : [`body: expected ${JSON.stringify(shown)}, got ${JSON.stringify(res.text)}`])];
+        return [
+          ...problems,
+          ...(res.text.trim() === shown.trim()
+            ? []
+            : [`body: expected ${JSON.stringify(shown)}, got ${JSON.stringify(res.text)}`]),
+        ];
       }
       problems.push(...mismatches(documented, res.body));
     }
@@ -128,7 +149,12 @@ class GuideRun {
   private async shell(code: string, keepsRunning: boolean): Promise<void> {
     const script = substitute(code, this.bindings);
     // A process group of its own, so that stop() ends the program the command started with it.
-    const child = spawn('bash', ['-c', `set -euo pipefail\n${script}`], { cwd: this.dir, env: { ...process.env, ...this.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', `set -euo pipefail\n${script}`], {
+      cwd: this.dir,
+      env: { ...process.env, ...this.env },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -139,7 +165,11 @@ class GuideRun {
       const started = new Promise<void>((resolve) => child.stdout.on('data', () => resolve()));
       let timer: NodeJS.Timeout | undefined;
       const silent = new Promise((resolve) => (timer = setTimeout(() => resolve('printed nothing in 30 s'), 30_000)));
-      const outcome = await Promise.race([started.then(() => 'started'), exited.then((c) => `exited with ${c}`), silent]).finally(() => clearTimeout(timer));
+      const outcome = await Promise.race([
+        started.then(() => 'started'),
+        exited.then((c) => `exited with ${c}`),
+        silent,
+      ]).finally(() => clearTimeout(timer));
       if (outcome !== 'started') throw new Error(`the command that keeps running ${outcome}`);
       return;
     }
@@ -159,13 +189,24 @@ describe('the guides run as written', () => {
   afterAll(() => platform?.stop());
 
   it('has a guide for each flow, and every guide is listed in the guides README', () => {
-    expect(GUIDE_FILES).toEqual(['card-buy-and-sell.md', 'cash-in.md', 'cash-pickup.md', 'deposit-address.md', 'failures-and-refunds.md', 'pay-out-to-a-bank-account.md', 'sandbox-clock.md', 'webhooks.md']);
+    expect(GUIDE_FILES).toEqual([
+      'card-buy-and-sell.md',
+      'cash-in.md',
+      'cash-pickup.md',
+      'deposit-address.md',
+      'failures-and-refunds.md',
+      'pay-out-to-a-bank-account.md',
+      'sandbox-clock.md',
+      'webhooks.md',
+    ]);
     const index = readFileSync(join(GUIDES, 'README.md'), 'utf8');
     for (const file of GUIDE_FILES) expect(index).toContain(`](${file})`);
   });
 
   it("runs the README's first example as written, with the banner's three values filled in", async () => {
-    const block = fencedBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8')).find((b) => b.lang === 'sh' && /^API=</m.test(b.text));
+    const block = fencedBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8')).find(
+      (b) => b.lang === 'sh' && /^API=</m.test(b.text),
+    );
     expect(block).toBeDefined();
     const project = await platform.newProject('guide README example');
     const script = block!.text
@@ -174,46 +215,71 @@ describe('the guides run as written', () => {
       .replace(/^API_SECRET=<[^>\n]*>$/m, `API_SECRET='${project.apiSecret}'`);
     // The banner's three lines, and nothing else, are left to the reader.
     expect(script.match(/<[^>\n]*>/g) ?? []).toEqual([]);
-    const { status, stdout, stderr } = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn('bash', ['-c', `set -euo pipefail\n${script}`], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-      child.once('exit', (code) => resolve({ status: code, stdout: out, stderr: err }));
-    });
+    const { status, stdout, stderr } = await new Promise<{ status: number | null; stdout: string; stderr: string }>(
+      (resolve) => {
+        const child = spawn('bash', ['-c', `set -euo pipefail\n${script}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+        child.once('exit', (code) => resolve({ status: code, stdout: out, stderr: err }));
+      },
+    );
     expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
-    const [funded, balance, bank] = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const [funded, balance, bank] = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(mismatches({ data: { asset: 'usdc', network: 'meridianchain', balance: '100.00' } }, funded)).toEqual([]);
-    expect(mismatches({ data: { customerId: 'cst_…', estimatedBalanceValue: '100.00', estimatedBalanceCurrencyCode: 'USD' } }, balance)).toEqual([]);
-    expect(mismatches({ id: 'ext_…', object: 'externalAccount', type: 'bankUs', status: 'pending', details: { accountNumberLast4: '9012' } }, bank)).toEqual([]);
+    expect(
+      mismatches(
+        { data: { customerId: 'cst_…', estimatedBalanceValue: '100.00', estimatedBalanceCurrencyCode: 'USD' } },
+        balance,
+      ),
+    ).toEqual([]);
+    expect(
+      mismatches(
+        {
+          id: 'ext_…',
+          object: 'externalAccount',
+          type: 'bankUs',
+          status: 'pending',
+          details: { accountNumberLast4: '9012' },
+        },
+        bank,
+      ),
+    ).toEqual([]);
   });
 
-  it.each(GUIDE_FILES)('%s', async (file) => {
-    const source = `docs/guides/${file}`;
-    const guide = parseGuide(readFileSync(join(GUIDES, file), 'utf8'), source);
-    expect(guide.steps.length).toBeGreaterThan(0);
-    // What the banner prints, for a project of the guide's own.
-    const project = await platform.newProject(`guide ${file}`);
-    const receiverPort = await freePort();
-    const run = new GuideRun(
-      platform,
-      source,
-      {
-        api: `${platform.url}/v0.13`,
-        apiKey: project.apiKey,
-        apiSecret: project.apiSecret,
-        projectId: project.projectId,
-        adminToken: ADMIN_TOKEN,
-        webhookUrl: `http://127.0.0.1:${receiverPort}/webhooks`,
-      },
-      { RECEIVER_PORT: String(receiverPort) },
-    );
-    try {
-      await run.run(readme.steps, 'docs/guides/README.md');
-      await run.run(guide.steps);
-    } finally {
-      await run.stop();
-    }
-  }, 300_000);
+  it.each(GUIDE_FILES)(
+    '%s',
+    async (file) => {
+      const source = `docs/guides/${file}`;
+      const guide = parseGuide(readFileSync(join(GUIDES, file), 'utf8'), source);
+      expect(guide.steps.length).toBeGreaterThan(0);
+      // What the banner prints, for a project of the guide's own.
+      const project = await platform.newProject(`guide ${file}`);
+      const receiverPort = await freePort();
+      const run = new GuideRun(
+        platform,
+        source,
+        {
+          api: `${platform.url}/v0.13`,
+          apiKey: project.apiKey,
+          apiSecret: project.apiSecret,
+          projectId: project.projectId,
+          adminToken: ADMIN_TOKEN,
+          webhookUrl: `http://127.0.0.1:${receiverPort}/webhooks`,
+        },
+        { RECEIVER_PORT: String(receiverPort) },
+      );
+      try {
+        await run.run(readme.steps, 'docs/guides/README.md');
+        await run.run(guide.steps);
+      } finally {
+        await run.stop();
+      }
+    },
+    300_000,
+  );
 });

@@ -11,7 +11,13 @@
 // files meanwhile.
 import { randomUUID } from 'node:crypto';
 import { cloneTemplateDatabase, kafkaNamesUnder, OutageBroker, outageBrokerUnavailable } from '@mm/platform/testing';
-import { brokerList, removeStartedKafkaNames, START_TIMEOUT_MS, startDistributedProcesses, type PlatformHandle } from './support/distributed-processes';
+import {
+  brokerList,
+  removeStartedKafkaNames,
+  START_TIMEOUT_MS,
+  startDistributedProcesses,
+  type PlatformHandle,
+} from './support/distributed-processes';
 import { ADMIN_TOKEN, platformSettings } from './support/settings';
 import { eventually } from './support/test-platform';
 
@@ -19,7 +25,8 @@ jest.setTimeout(START_TIMEOUT_MS + 120_000);
 
 const runBrokers = brokerList(process.env.KAFKA_BROKERS);
 const unavailable = outageBrokerUnavailable();
-if (runBrokers.length === 0) process.stderr.write('kafka-broker.e2e-spec: the run has no Kafka broker: its first test is skipped\n');
+if (runBrokers.length === 0)
+  process.stderr.write('kafka-broker.e2e-spec: the run has no Kafka broker: its first test is skipped\n');
 if (unavailable) process.stderr.write(`kafka-broker.e2e-spec: skipped: no broker to take away (${unavailable})\n`);
 
 interface LogLine {
@@ -41,13 +48,19 @@ function logLines(output: string): LogLine[] {
 
 /** Each process's address, from the banner's lines (`  accounts     http://127.0.0.1:1234   pid 42`). */
 function processUrls(output: string): Map<string, string> {
-  return new Map([...output.matchAll(/^ {2}([\w-]+) +(http:\/\/127\.0\.0\.1:\d+) {3}pid \d+$/gm)].map((m) => [m[1], m[2]]));
+  return new Map(
+    [...output.matchAll(/^ {2}([\w-]+) +(http:\/\/127\.0\.0\.1:\d+) {3}pid \d+$/gm)].map((m) => [m[1], m[2]]),
+  );
 }
 
 async function admin(base: string, path: string, body?: unknown): Promise<Record<string, string>> {
   const response = await fetch(`${base}/v0.13/admin${path}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'idempotency-key': randomUUID(), ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+      'idempotency-key': randomUUID(),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   expect(response.status).toBe(201);
@@ -60,11 +73,15 @@ function sample(page: string, name: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-(runBrokers.length > 0 ? describe : describe.skip)('a distributed platform a test starts, on the run\'s broker', () => {
+(runBrokers.length > 0 ? describe : describe.skip)("a distributed platform a test starts, on the run's broker", () => {
   it('leaves none of its topics and consumer groups there once stopped and done with', async () => {
     const prefix = `mm-leaves-nothing-${randomUUID().slice(0, 8)}`;
     const platform = await startDistributedProcesses(
-      platformSettings(await cloneTemplateDatabase(), { KAFKA_BROKERS: runBrokers.join(','), MM_KAFKA_TOPIC_PREFIX: prefix, MM_KAFKA_SESSION_TIMEOUT_MS: '6000' }),
+      platformSettings(await cloneTemplateDatabase(), {
+        KAFKA_BROKERS: runBrokers.join(','),
+        MM_KAFKA_TOPIC_PREFIX: prefix,
+        MM_KAFKA_SESSION_TIMEOUT_MS: '6000',
+      }),
       undefined,
       ['accounts'],
     );
@@ -87,7 +104,11 @@ function sample(page: string, name: string): number | undefined {
   beforeAll(async () => {
     broker = await OutageBroker.start();
     platform = await startDistributedProcesses(
-      platformSettings(await cloneTemplateDatabase(), { KAFKA_BROKERS: broker.address, MM_KAFKA_SESSION_TIMEOUT_MS: '6000', MM_LOG_LEVEL: 'info' }),
+      platformSettings(await cloneTemplateDatabase(), {
+        KAFKA_BROKERS: broker.address,
+        MM_KAFKA_SESSION_TIMEOUT_MS: '6000',
+        MM_LOG_LEVEL: 'info',
+      }),
       undefined,
       SERVICES,
     );
@@ -115,7 +136,12 @@ function sample(page: string, name: string): number | undefined {
     expect([...urls.keys()].sort()).toEqual([...processes].sort());
     const before = platform!.output!().length;
     const during = () => logLines(platform!.output!().slice(before));
-    const saidBy = (kind: 'began' | 'ended') => new Set(during().filter((l) => l.fields.kafkaOutage === kind).map((l) => l.service));
+    const saidBy = (kind: 'began' | 'ended') =>
+      new Set(
+        during()
+          .filter((l) => l.fields.kafkaOutage === kind)
+          .map((l) => l.service),
+      );
 
     const awayAt = Date.now();
     await broker!.suspend();
@@ -138,7 +164,10 @@ function sample(page: string, name: string): number | undefined {
       [apiKey],
     );
     await eventually(async () => {
-      const rows = await platform!.dataSource.query<{ consumer_group: string }>(`SELECT consumer_group FROM platform.processed_events WHERE event_id = $1`, [created.event_id]);
+      const rows = await platform!.dataSource.query<{ consumer_group: string }>(
+        `SELECT consumer_group FROM platform.processed_events WHERE event_id = $1`,
+        [created.event_id],
+      );
       return rows.length === SERVICES.length ? rows : undefined;
     }, 60_000);
 
@@ -146,7 +175,9 @@ function sample(page: string, name: string): number | undefined {
     for (const service of processes) {
       const own = lines.filter((line) => line.service === service);
       // One warning, when it began; no error; one line (info) when it ended, with the outage's duration.
-      expect({ service, warnings: own.filter((l) => l.level >= 40).map((l) => l.fields.kafkaOutage ?? l.msg) }).toEqual({ service, warnings: ['began'] });
+      expect({ service, warnings: own.filter((l) => l.level >= 40).map((l) => l.fields.kafkaOutage ?? l.msg) }).toEqual(
+        { service, warnings: ['began'] },
+      );
       const ended = own.filter((l) => l.fields.kafkaOutage === 'ended');
       expect(ended).toHaveLength(1);
       expect(ended[0].level).toBe(30);

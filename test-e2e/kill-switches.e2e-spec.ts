@@ -8,7 +8,14 @@
 // the decision passes. The platform has no switch that suspends a project
 // (API-CONTRACT: Operator routes), so there is none to try here.
 import { GATEWAY_CHECKED_HEADER, gatewayCheckOf } from '@mm/platform/auth';
-import { E2E_MODE, eventually, expectError, START_TIMEOUT_MS, TestPlatform, type Response } from './support/test-platform';
+import {
+  E2E_MODE,
+  eventually,
+  expectError,
+  START_TIMEOUT_MS,
+  TestPlatform,
+  type Response,
+} from './support/test-platform';
 import { bannerServices } from './support/crash-run';
 import { pauseReaders } from './support/pause-readers';
 
@@ -33,14 +40,20 @@ describe('kill switches act on the very next request', () => {
   let customerId: string;
   let walletId: string;
   let bankId: string;
-  const call = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token, body });
-  const patchProject = async (body: unknown) => expect((await platform.admin('PATCH', `/projects/${platform.projectId}`, { body })).status).toBe(200);
+  const call = (method: string, path: string, body?: unknown) =>
+    platform.request(method, `/v0.13${path}`, { token, body });
+  const patchProject = async (body: unknown) =>
+    expect((await platform.admin('PATCH', `/projects/${platform.projectId}`, { body })).status).toBe(200);
 
   /**
    * Rounds of: the switch turned so that it allows (seen at once), then turned so that it refuses and the
    * very next request tried. The last round holds the gateway's log still. Resolves to each round's outcome.
    */
-  async function rounds(allow: () => Promise<void>, refuse: () => Promise<void>, next: () => Promise<string>): Promise<string[]> {
+  async function rounds(
+    allow: () => Promise<void>,
+    refuse: () => Promise<void>,
+    next: () => Promise<string>,
+  ): Promise<string[]> {
     const outcomes: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       await allow();
@@ -70,19 +83,32 @@ describe('kill switches act on the very next request', () => {
     const wallet = await call('POST', `/customers/${customerId}/wallets`, { asset: 'usdc', network: 'meridianchain' });
     walletId = wallet.body.id;
     expect((await call('POST', `/sandbox/wallets/${walletId}/fund`, { amount: '5000' })).status).toBe(200);
-    const bank = await call('POST', '/external-accounts', { owner: { kind: 'customer', customerId }, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } });
+    const bank = await call('POST', '/external-accounts', {
+      owner: { kind: 'customer', customerId },
+      type: 'bankUs',
+      bankUs: { accountNumber: '123456789012', routingNumber: '021000021' },
+    });
     bankId = bank.body.id;
-    await eventually(async () => ((await call('GET', `/external-accounts/${bankId}`)).body.status === 'active' ? true : undefined));
+    await eventually(async () =>
+      (await call('GET', `/external-accounts/${bankId}`)).body.status === 'active' ? true : undefined,
+    );
     // The quoting service knows the pickup locations once it has read the cash-in service's log.
     await eventually(async () => {
-      const [row] = await platform.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM quoting.cash_locations WHERE 'cash_out' = ANY(flows)`);
+      const [row] = await platform.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM quoting.cash_locations WHERE 'cash_out' = ANY(flows)`,
+      );
       return row.n > 0 ? true : undefined;
     }, 30_000);
   }, START_TIMEOUT_MS);
   afterAll(() => platform?.stop());
 
   describe('a feature turned off', () => {
-    const pickup = () => call('POST', '/quotes', { customerId, source: { type: 'walletOms', details: { id: walletId } }, destination: { type: 'cash', details: PICKUP, amount: '20.00' } });
+    const pickup = () =>
+      call('POST', '/quotes', {
+        customerId,
+        source: { type: 'walletOms', details: { id: walletId } },
+        destination: { type: 'cash', details: PICKUP, amount: '20.00' },
+      });
 
     it('cashPickup: the next cash pickup quote, and the acceptance of one quoted while it was on, are refused', async () => {
       let open: Response | undefined;
@@ -96,7 +122,11 @@ describe('kill switches act on the very next request', () => {
         () => patchProject({ features: { cashPickup: false } }),
         async () => {
           const quoted = refusedAs(await pickup(), 422, 'UnsupportedCorridor');
-          const accepted = refusedAs(await call('POST', '/transactions', { quoteId: open!.body.id }), 422, 'UnsupportedCorridor');
+          const accepted = refusedAs(
+            await call('POST', '/transactions', { quoteId: open!.body.id }),
+            422,
+            'UnsupportedCorridor',
+          );
           return `quote ${quoted}, acceptance ${accepted}`;
         },
       );
@@ -104,7 +134,14 @@ describe('kill switches act on the very next request', () => {
     }, 180_000);
 
     it('depositAddresses: the next deposit address is refused', async () => {
-      const create = () => call('POST', '/deposit-addresses', { customerId, expectedSourceAsset: 'usdc', expectedSourceNetwork: 'meridianchain', destination: { externalAccountId: bankId }, payout: { rail: 'ach' } });
+      const create = () =>
+        call('POST', '/deposit-addresses', {
+          customerId,
+          expectedSourceAsset: 'usdc',
+          expectedSourceNetwork: 'meridianchain',
+          destination: { externalAccountId: bankId },
+          payout: { rail: 'ach' },
+        });
       const outcomes = await rounds(
         async () => {
           await patchProject({ features: { depositAddresses: true } });
@@ -136,36 +173,51 @@ describe('kill switches act on the very next request', () => {
       // The caps count this project's payouts so far: one of 1.00 is exceeded by the next 10.00.
       { limit: 'dailyBankPayoutCap', allows: '1000000.00', refuses: '1.00' },
       { limit: 'monthlyBankPayoutCap', allows: '1000000.00', refuses: '1.00' },
-    ])('$limit: the next payout over it is refused', async ({ limit, allows, refuses }) => {
-      const balance = async () => (await call('GET', `/wallets/${walletId}/balance`)).body.data.balance as string;
-      const before = await balance();
-      const outcomes = await rounds(
-        async () => {
-          await patchProject({ limits: { [limit]: allows } });
-          const paid = await sell();
-          expect(paid.status).toBe(201);
-        },
-        () => patchProject({ limits: { [limit]: refuses } }),
-        async () => refusedAs(await sell(), 422, 'TransactionLimitExceeded'),
-      );
-      await patchProject({ limits: { [limit]: null } });
-      expect(outcomes).toEqual(Array(ROUNDS).fill('refused'));
-      // Only the payouts the limit allowed moved money.
-      expect(Number(before) - Number(await balance())).toBe(10 * ROUNDS);
-    }, 180_000);
+    ])(
+      '$limit: the next payout over it is refused',
+      async ({ limit, allows, refuses }) => {
+        const balance = async () => (await call('GET', `/wallets/${walletId}/balance`)).body.data.balance as string;
+        const before = await balance();
+        const outcomes = await rounds(
+          async () => {
+            await patchProject({ limits: { [limit]: allows } });
+            const paid = await sell();
+            expect(paid.status).toBe(201);
+          },
+          () => patchProject({ limits: { [limit]: refuses } }),
+          async () => refusedAs(await sell(), 422, 'TransactionLimitExceeded'),
+        );
+        await patchProject({ limits: { [limit]: null } });
+        expect(outcomes).toEqual(Array(ROUNDS).fill('refused'));
+        // Only the payouts the limit allowed moved money.
+        expect(Number(before) - Number(await balance())).toBe(10 * ROUNDS);
+      },
+      180_000,
+    );
   });
 
   describe('an API key revoked (DELETE /admin/api-keys/{apiKey})', () => {
     it(`refuses its tokens on the next request through the public entry${E2E_MODE === 'distributed' ? ', and sent directly to every service' : ''}`, async () => {
       // Distributed: each service's own address, from start:distributed's banner.
-      const services = E2E_MODE === 'distributed' ? [...bannerServices(platform.logs()).values()].filter((s) => s.name !== 'gateway') : [];
-      if (E2E_MODE === 'distributed') expect(services.map((s) => s.name).sort()).toEqual(Object.keys(READ_ROUTES).sort());
+      const services =
+        E2E_MODE === 'distributed'
+          ? [...bannerServices(platform.logs()).values()].filter((s) => s.name !== 'gateway')
+          : [];
+      if (E2E_MODE === 'distributed')
+        expect(services.map((s) => s.name).sort()).toEqual(Object.keys(READ_ROUTES).sort());
       const quoteId = (
-        await call('POST', '/quotes', { customerId, source: { type: 'walletOms', details: { id: walletId }, amount: '10.00' }, destination: { type: 'bankUs', details: { id: bankId, network: 'ach', accountHolder: 'customer' } } })
+        await call('POST', '/quotes', {
+          customerId,
+          source: { type: 'walletOms', details: { id: walletId }, amount: '10.00' },
+          destination: { type: 'bankUs', details: { id: bankId, network: 'ach', accountHolder: 'customer' } },
+        })
       ).body.id;
-      const direct = (url: string, path: string, bearer: string, headers: Record<string, string> = {}) => fetch(`${url}/v0.13${path}`, { headers: { authorization: `Bearer ${bearer}`, ...headers } });
+      const direct = (url: string, path: string, bearer: string, headers: Record<string, string> = {}) =>
+        fetch(`${url}/v0.13${path}`, { headers: { authorization: `Bearer ${bearer}`, ...headers } });
       // The gateway's mark on what it checked, made without the internal credential: it must not pass.
-      const forged = (bearer: string) => ({ [GATEWAY_CHECKED_HEADER]: gatewayCheckOf('not-the-internal-credential', bearer) });
+      const forged = (bearer: string) => ({
+        [GATEWAY_CHECKED_HEADER]: gatewayCheckOf('not-the-internal-credential', bearer),
+      });
       let pair: { apiKey: string; token: string } | undefined;
       const outcomes = await rounds(
         async () => {
@@ -173,11 +225,17 @@ describe('kill switches act on the very next request', () => {
           pair = { apiKey: keys.apiKey, token: await platform.token(keys.apiKey, keys.apiSecret) };
           // Each process verifies the token, and remembers it, before the revocation.
           expect((await platform.request('GET', '/v0.13/customers', { token: pair.token })).status).toBe(200);
-          for (const s of services) expect({ service: s.name, status: (await direct(s.url, READ_ROUTES[s.name](quoteId), pair.token)).status }).toEqual({ service: s.name, status: 200 });
+          for (const s of services)
+            expect({
+              service: s.name,
+              status: (await direct(s.url, READ_ROUTES[s.name](quoteId), pair.token)).status,
+            }).toEqual({ service: s.name, status: 200 });
         },
         async () => expect((await platform.admin('DELETE', `/api-keys/${pair!.apiKey}`)).status).toBe(200),
         async () => {
-          const answers = [`gateway ${(await platform.request('GET', '/v0.13/customers', { token: pair!.token })).status}`];
+          const answers = [
+            `gateway ${(await platform.request('GET', '/v0.13/customers', { token: pair!.token })).status}`,
+          ];
           for (const s of services) {
             const plain = await direct(s.url, READ_ROUTES[s.name](quoteId), pair!.token);
             const marked = await direct(s.url, READ_ROUTES[s.name](quoteId), pair!.token, forged(pair!.token));

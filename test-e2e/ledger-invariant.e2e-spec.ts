@@ -73,7 +73,8 @@ type Op =
   | { kind: 'race'; actions: Action[]; pick: number; advance: number | null }
   | { kind: 'check'; wallet: number };
 
-const weighted = <T>(...choices: Array<[number, T]>) => fc.oneof(...choices.map(([weight, value]) => ({ weight, arbitrary: fc.constant(value) })));
+const weighted = <T>(...choices: Array<[number, T]>) =>
+  fc.oneof(...choices.map(([weight, value]) => ({ weight, arbitrary: fc.constant(value) })));
 /** Plain cents most of the time; every magic ending of docs/sandbox.md; .97 (never resolves) seldom. */
 const centsArb = fc.oneof(
   { weight: 14, arbitrary: fc.integer({ min: 0, max: 90 }) },
@@ -81,8 +82,19 @@ const centsArb = fc.oneof(
   { weight: 9, arbitrary: fc.constantFrom(91, 92, 93, 94, 95, 96, 98) },
   { weight: 1, arbitrary: fc.constant(97) },
 );
-const corridorArb = weighted<Corridor>([4, 'walletToWallet'], [3, 'walletToAch'], [1, 'walletToWire'], [2, 'cardSell'], [3, 'cardBuy']);
-const walletCorridorArb = weighted<Corridor>([4, 'walletToWallet'], [3, 'walletToAch'], [1, 'walletToWire'], [2, 'cardSell']);
+const corridorArb = weighted<Corridor>(
+  [4, 'walletToWallet'],
+  [3, 'walletToAch'],
+  [1, 'walletToWire'],
+  [2, 'cardSell'],
+  [3, 'cardBuy'],
+);
+const walletCorridorArb = weighted<Corridor>(
+  [4, 'walletToWallet'],
+  [3, 'walletToAch'],
+  [1, 'walletToWire'],
+  [2, 'cardSell'],
+);
 const amountArb: fc.Arbitrary<AmountPlan> = fc.record({
   size: weighted<AmountPlan['size']>([82, 'normal'], [9, 'overdraw'], [4, 'drain'], [5, 'review']),
   whole: fc.integer({ min: 0, max: 400 }),
@@ -92,13 +104,30 @@ const amountArb: fc.Arbitrary<AmountPlan> = fc.record({
   extraCents: fc.integer({ min: 1, max: 50_000 }),
 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 56, arbitrary: fc.record({ kind: fc.constant('transfer' as const), corridor: corridorArb, from: fc.nat(), to: fc.nat(), amount: amountArb }) },
+  {
+    weight: 56,
+    arbitrary: fc.record({
+      kind: fc.constant('transfer' as const),
+      corridor: corridorArb,
+      from: fc.nat(),
+      to: fc.nat(),
+      amount: amountArb,
+    }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
       kind: fc.constant('burst' as const),
       from: fc.nat(),
-      members: fc.array(fc.record({ corridor: walletCorridorArb, to: fc.nat(), cents: centsArb, share: fc.integer({ min: 1, max: 100 }) }), { minLength: 5, maxLength: 10 }),
+      members: fc.array(
+        fc.record({
+          corridor: walletCorridorArb,
+          to: fc.nat(),
+          cents: centsArb,
+          share: fc.integer({ min: 1, max: 100 }),
+        }),
+        { minLength: 5, maxLength: 10 },
+      ),
     }),
   },
   {
@@ -106,14 +135,25 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('fund' as const),
       wallet: fc.nat(),
-      whole: fc.oneof({ weight: 9, arbitrary: fc.integer({ min: 1, max: 3000 }) }, { weight: 1, arbitrary: fc.integer({ min: 10_000, max: 30_000 }) }),
+      whole: fc.oneof(
+        { weight: 9, arbitrary: fc.integer({ min: 1, max: 3000 }) },
+        { weight: 1, arbitrary: fc.integer({ min: 10_000, max: 30_000 }) },
+      ),
       cents: fc.integer({ min: 0, max: 99 }),
     }),
   },
-  { weight: 12, arbitrary: fc.record({ kind: fc.constant('advance' as const), seconds: fc.integer({ min: 1, max: 700 }) }) },
+  {
+    weight: 12,
+    arbitrary: fc.record({ kind: fc.constant('advance' as const), seconds: fc.integer({ min: 1, max: 700 }) }),
+  },
   {
     weight: 14,
-    arbitrary: fc.record({ kind: fc.constant('operator' as const), action: fc.constantFrom<Action>('retry', 'refund', 'mark-failed'), interesting: fc.integer({ min: 0, max: 9 }).map((n) => n < 7), pick: fc.nat() }),
+    arbitrary: fc.record({
+      kind: fc.constant('operator' as const),
+      action: fc.constantFrom<Action>('retry', 'refund', 'mark-failed'),
+      interesting: fc.integer({ min: 0, max: 9 }).map((n) => n < 7),
+      pick: fc.nat(),
+    }),
   },
   {
     weight: 3,
@@ -232,7 +272,8 @@ function bounds(w: Wallet, now: number): { lower: bigint; upper: bigint } {
   return { lower, upper };
 }
 
-const ANY_DOCUMENTED = /^(200 (retried|refunding|markedFailed|already_completed|completedByProvider)|409 TransactionNotActionable|422 vendorOrderExists|503 unconfirmedPayoutUnverifiable)$/;
+const ANY_DOCUMENTED =
+  /^(200 (retried|refunding|markedFailed|already_completed|completedByProvider)|409 TransactionNotActionable|422 vendorOrderExists|503 unconfirmedPayoutUnverifiable)$/;
 const txnIdOf = (quoteId: string) => `txn_${quoteId.slice(quoteId.indexOf('_') + 1)}`;
 const answer = (res: Response) => `${res.status} ${res.status === 200 ? res.body?.result : res.body?.error}`;
 
@@ -246,7 +287,9 @@ describe('the ledger under a seeded random run of mixed operations', () => {
   it(`keeps every invariant over ${OPERATIONS} operations in ${PROJECTS} projects (seed ${SEED}; replay with MM_LEDGER_SEED=${SEED})`, async () => {
     const started = Date.now();
     let httpCalls = 0;
-    const plans = Array.from({ length: PROJECTS }, (_, p) => fc.sample(opArb, { seed: SEED + p, numRuns: Math.ceil(OPERATIONS / PROJECTS) }));
+    const plans = Array.from({ length: PROJECTS }, (_, p) =>
+      fc.sample(opArb, { seed: SEED + p, numRuns: Math.ceil(OPERATIONS / PROJECTS) }),
+    );
     // A project that fails stops the other at its next operation, so the failure is the one reported.
     let failed = false;
     const results = await Promise.all(
@@ -258,15 +301,23 @@ describe('the ledger under a seeded random run of mixed operations', () => {
       ),
     );
     const byState = new Map<string, number>();
-    for (const r of results) for (const t of r.txns) byState.set(t.observed!.state, (byState.get(t.observed!.state) ?? 0) + 1);
+    for (const r of results)
+      for (const t of r.txns) byState.set(t.observed!.state, (byState.get(t.observed!.state) ?? 0) + 1);
     // The whole database too: every posting of every project balances, per asset.
-    const unbalanced = await platform.db.query(`SELECT asset, sum(amount)::text AS total FROM accounts.ledger_entries GROUP BY asset HAVING sum(amount) <> 0`);
+    const unbalanced = await platform.db.query(
+      `SELECT asset, sum(amount)::text AS total FROM accounts.ledger_entries GROUP BY asset HAVING sum(amount) <> 0`,
+    );
     expect(unbalanced).toEqual([]);
-    const cross = await platform.db.query(`SELECT posting_id FROM accounts.ledger_entries GROUP BY posting_id HAVING count(DISTINCT project_id) > 1`);
+    const cross = await platform.db.query(
+      `SELECT posting_id FROM accounts.ledger_entries GROUP BY posting_id HAVING count(DISTINCT project_id) > 1`,
+    );
     expect(cross).toEqual([]);
     process.stderr.write(
       `ledger-invariant seed ${SEED}: ${OPERATIONS} operations, ${httpCalls} HTTP calls, ${results.reduce((n, r) => n + r.txns.length, 0)} transactions ` +
-        `(${[...byState].sort().map(([s, n]) => `${s} ${n}`).join(', ')}), ${results.reduce((n, r) => n + r.refused, 0)} refused for funds, ` +
+        `(${[...byState]
+          .sort()
+          .map(([s, n]) => `${s} ${n}`)
+          .join(', ')}), ${results.reduce((n, r) => n + r.refused, 0)} refused for funds, ` +
         `operator answers ${JSON.stringify(Object.fromEntries([...results.flatMap((r) => [...r.operatorAnswers])].reduce((m, [k, v]) => m.set(k, (m.get(k) ?? 0) + v), new Map<string, number>())))}, ` +
         `in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
     );
@@ -283,35 +334,67 @@ describe('the ledger under a seeded random run of mixed operations', () => {
         return platform.admin('POST', path, { body });
       };
       const created = (res: Response, what: string) => {
-        if (res.status !== 201 && res.status !== 200) throw new Error(`${where('setup')}: ${what} answered ${res.status} ${res.text}`);
+        if (res.status !== 201 && res.status !== 200)
+          throw new Error(`${where('setup')}: ${what} answered ${res.status} ${res.text}`);
         return res.body;
       };
       const active = async (res: Response, what: string) => {
         const { id } = created(res, what);
-        await eventually(async () => ((await call('GET', `/external-accounts/${id}`)).body.status === 'active' ? true : undefined));
+        await eventually(async () =>
+          (await call('GET', `/external-accounts/${id}`)).body.status === 'active' ? true : undefined,
+        );
         return id as string;
       };
 
       // 2 to 4 customers, each with a bank account, a card and one or two funded wallets.
-      const [shape] = fc.sample(fc.array(fc.integer({ min: 1, max: 2 }), { minLength: 2, maxLength: 4 }), { seed: SEED + 100 + p, numRuns: 1 });
+      const [shape] = fc.sample(fc.array(fc.integer({ min: 1, max: 2 }), { minLength: 2, maxLength: 4 }), {
+        seed: SEED + 100 + p,
+        numRuns: 1,
+      });
       const customers: Customer[] = await Promise.all(
         shape.map(async (walletCount, c) => {
           // Its wallets need cryptoCustody, its card and bank payouts usd (docs/endorsements.md): active first.
           const customer = await platform.endorsedCustomer(token, { lastName: `Ledger${c}` });
           const owner = { kind: 'customer', customerId: customer.id };
           const [bankId, cardId] = await Promise.all([
-            call('POST', '/external-accounts', { owner, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } }).then((r) => active(r, 'bank account')),
+            call('POST', '/external-accounts', {
+              owner,
+              type: 'bankUs',
+              bankUs: { accountNumber: '123456789012', routingNumber: '021000021' },
+            }).then((r) => active(r, 'bank account')),
             call('POST', '/external-accounts/cards', {
               owner,
-              card: { cardNumber: '4242424242424242', expiryMonth: 12, expiryYear: 2031, cvc: '123', billingAddress: { addressLine1: '1 Market St', city: 'San Francisco', state: 'CA', country: 'US', zipCode: '94105' } },
+              card: {
+                cardNumber: '4242424242424242',
+                expiryMonth: 12,
+                expiryYear: 2031,
+                cvc: '123',
+                billingAddress: {
+                  addressLine1: '1 Market St',
+                  city: 'San Francisco',
+                  state: 'CA',
+                  country: 'US',
+                  zipCode: '94105',
+                },
+              },
             }).then((r) => active(r, 'card')),
           ]);
           const wallets: Wallet[] = [];
           for (let w = 0; w < walletCount; w++) {
-            const wallet = created(await call('POST', `/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' }), 'wallet');
+            const wallet = created(
+              await call('POST', `/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' }),
+              'wallet',
+            );
             const amount = `${2000 + 1500 * c + 700 * w}.00`;
             created(await call('POST', `/sandbox/wallets/${wallet.id}/fund`, { amount }), 'funding');
-            wallets.push({ id: wallet.id, customerId: customer.id, funded: units(amount), fundings: 1, outgoing: [], incoming: [] });
+            wallets.push({
+              id: wallet.id,
+              customerId: customer.id,
+              funded: units(amount),
+              fundings: 1,
+              outgoing: [],
+              incoming: [],
+            });
           }
           return { id: customer.id, bankId, cardId, wallets };
         }),
@@ -340,7 +423,11 @@ describe('the ledger under a seeded random run of mixed operations', () => {
       const quoteBody = (corridor: Corridor, from: Wallet | Customer, to: Wallet | null, amount: string) => {
         if (corridor === 'cardBuy') {
           const c = from as Customer;
-          return { customerId: c.id, source: { type: 'card', details: { externalAccountId: c.cardId }, amount }, destination: { type: 'walletOms', details: { id: to!.id } } };
+          return {
+            customerId: c.id,
+            source: { type: 'card', details: { externalAccountId: c.cardId }, amount },
+            destination: { type: 'walletOms', details: { id: to!.id } },
+          };
         }
         const w = from as Wallet;
         const source = { type: 'walletOms', details: { id: w.id }, amount };
@@ -349,16 +436,31 @@ describe('the ledger under a seeded random run of mixed operations', () => {
             ? { type: 'walletOms', details: { id: to!.id } }
             : corridor === 'cardSell'
               ? { type: 'card', details: { externalAccountId: customerOf(w).cardId } }
-              : { type: 'bankUs', details: { id: customerOf(w).bankId, network: corridor === 'walletToAch' ? 'ach' : 'wire', accountHolder: 'customer' } };
+              : {
+                  type: 'bankUs',
+                  details: {
+                    id: customerOf(w).bankId,
+                    network: corridor === 'walletToAch' ? 'ach' : 'wire',
+                    accountHolder: 'customer',
+                  },
+                };
         return { customerId: w.customerId, source, destination };
       };
 
       /** A quote for it, checked against what was asked; the transaction is the caller's. */
-      const quote = async (i: number, corridor: Corridor, from: Wallet | Customer, to: Wallet | null, amount: string) => {
+      const quote = async (
+        i: number,
+        corridor: Corridor,
+        from: Wallet | Customer,
+        to: Wallet | null,
+        amount: string,
+      ) => {
         const res = await call('POST', '/quotes', quoteBody(corridor, from, to, amount));
-        if (res.status !== 201) throw new Error(`${where(i)}: ${corridor} quote of ${amount} answered ${res.status} ${res.text}`);
+        if (res.status !== 201)
+          throw new Error(`${where(i)}: ${corridor} quote of ${amount} answered ${res.status} ${res.text}`);
         const pricing = res.body.pricing;
-        if (units(pricing.source.amountGross) !== units(amount)) throw new Error(`${where(i)}: quoted source ${pricing.source.amountGross} for ${amount}`);
+        if (units(pricing.source.amountGross) !== units(amount))
+          throw new Error(`${where(i)}: quoted source ${pricing.source.amountGross} for ${amount}`);
         const t: Txn = {
           id: txnIdOf(res.body.id),
           corridor,
@@ -376,7 +478,8 @@ describe('the ledger under a seeded random run of mixed operations', () => {
       };
 
       const accept = (t: Txn, res: Response, i: number) => {
-        if (res.body?.id !== t.id || res.body?.status !== 'processing') throw new Error(`${where(i)}: transaction ${t.id} answered ${res.text}`);
+        if (res.body?.id !== t.id || res.body?.status !== 'processing')
+          throw new Error(`${where(i)}: transaction ${t.id} answered ${res.text}`);
         txns.push(t);
         byId.set(t.id, t);
         t.source?.outgoing.push(t);
@@ -414,7 +517,10 @@ describe('the ledger under a seeded random run of mixed operations', () => {
       const transfer = async (i: number, op: Extract<Op, { kind: 'transfer' }>) => {
         if (op.corridor === 'cardBuy') {
           const customer = customers[op.from % customers.length];
-          const amount = amountText(op.amount.size === 'review' ? 10_000 + op.amount.whole : Math.max(1, op.amount.whole), op.amount.cents);
+          const amount = amountText(
+            op.amount.size === 'review' ? 10_000 + op.amount.whole : Math.max(1, op.amount.whole),
+            op.amount.cents,
+          );
           const { quoteId, t } = await quote(i, 'cardBuy', customer, otherWallet(null, op.to), amount);
           const res = await call('POST', '/transactions', { quoteId });
           if (res.status !== 201) throw new Error(`${where(i)}: card buy ${amount} answered ${res.status} ${res.text}`);
@@ -423,14 +529,28 @@ describe('the ledger under a seeded random run of mixed operations', () => {
         }
         const from = wallets[op.from % wallets.length];
         const amount = walletAmount(op.amount, op.corridor, from);
-        const { quoteId, t } = await quote(i, op.corridor, from, op.corridor === 'walletToWallet' ? otherWallet(from, op.to) : null, amount);
+        const { quoteId, t } = await quote(
+          i,
+          op.corridor,
+          from,
+          op.corridor === 'walletToWallet' ? otherWallet(from, op.to) : null,
+          amount,
+        );
         const expected = classify(t.gross, from);
         const res = await call('POST', '/transactions', { quoteId });
-        const outcome = res.status === 201 ? 'accepted' : res.status === 422 && res.body?.error === 'InsufficientFunds' ? 'refused' : `${res.status} ${res.text}`;
-        if (outcome !== 'accepted' && outcome !== 'refused') throw new Error(`${where(i)}: ${op.corridor} ${amount} answered ${outcome}`);
+        const outcome =
+          res.status === 201
+            ? 'accepted'
+            : res.status === 422 && res.body?.error === 'InsufficientFunds'
+              ? 'refused'
+              : `${res.status} ${res.text}`;
+        if (outcome !== 'accepted' && outcome !== 'refused')
+          throw new Error(`${where(i)}: ${op.corridor} ${amount} answered ${outcome}`);
         if (expected !== 'either' && outcome !== expected) {
           const { lower, upper } = bounds(from, Date.now());
-          throw new Error(`${where(i)}: ${op.corridor} of ${amount} from ${from.id} (surely holds ${show(lower)}, at most ${show(upper)}) was ${outcome}, expected ${expected}: ${res.text}`);
+          throw new Error(
+            `${where(i)}: ${op.corridor} of ${amount} from ${from.id} (surely holds ${show(lower)}, at most ${show(upper)}) was ${outcome}, expected ${expected}: ${res.text}`,
+          );
         }
         if (outcome === 'accepted') accept(t, res, i);
         else refusedIds.push(t.id);
@@ -445,7 +565,13 @@ describe('the ledger under a seeded random run of mixed operations', () => {
         const quotes = await Promise.all(
           op.members.map((m) => {
             const whole = (2n * budget * BigInt(m.share)) / totalShares / 100n;
-            return quote(i, m.corridor, from, m.corridor === 'walletToWallet' ? otherWallet(from, m.to) : null, amountText(whole, whole === 0n && m.cents === 0 ? 1 : m.cents));
+            return quote(
+              i,
+              m.corridor,
+              from,
+              m.corridor === 'walletToWallet' ? otherWallet(from, m.to) : null,
+              amountText(whole, whole === 0n && m.cents === 0 ? 1 : m.cents),
+            );
           }),
         );
         const answers = await Promise.all(quotes.map(({ quoteId }) => call('POST', '/transactions', { quoteId })));
@@ -458,29 +584,43 @@ describe('the ledger under a seeded random run of mixed operations', () => {
           } else if (res.status === 422 && res.body?.error === 'InsufficientFunds') refusedIds.push(t.id);
           else throw new Error(`${where(i)}: burst transaction ${t.id} answered ${res.status} ${res.text}`);
         });
-        const summary = () => `burst from ${from.id} (surely ${show(lower)}, at most ${show(upper)}): ${quotes.map(({ t }, k) => `${show(t.gross)}→${answers[k].status}`).join(' ')}`;
+        const summary = () =>
+          `burst from ${from.id} (surely ${show(lower)}, at most ${show(upper)}): ${quotes.map(({ t }, k) => `${show(t.gross)}→${answers[k].status}`).join(' ')}`;
         if (acceptedSum > upper) throw new Error(`${where(i)}: accepted more than the wallet could hold: ${summary()}`);
         answers.forEach((res, k) => {
           // Whatever the order, a refused one saw at least lower minus everything accepted.
-          if (res.status !== 201 && quotes[k].t.gross <= lower - acceptedSum) throw new Error(`${where(i)}: refused one the wallet could pay: ${summary()}`);
+          if (res.status !== 201 && quotes[k].t.gross <= lower - acceptedSum)
+            throw new Error(`${where(i)}: refused one the wallet could pay: ${summary()}`);
         });
       };
 
       /** The documented answers to an operator action on a transaction in a stable state; null for one in motion. */
-      const documentedAnswers = (t: Txn, action: Action, state: string, legs: Array<{ kind: string; status: string }>): string[] | null => {
+      const documentedAnswers = (
+        t: Txn,
+        action: Action,
+        state: string,
+        legs: Array<{ kind: string; status: string }>,
+      ): string[] | null => {
         const card = t.source === null;
-        if (state === 'completed') return action === 'retry' ? ['200 already_completed'] : ['409 TransactionNotActionable'];
+        if (state === 'completed')
+          return action === 'retry' ? ['200 already_completed'] : ['409 TransactionNotActionable'];
         if (state === 'failed.outboundFailed') {
           // docs/sandbox.md: mark-failed applies to a held or unconfirmed payout; another state answers 409.
           return action === 'refund' ? ['200 refunding'] : ['409 TransactionNotActionable'];
         }
         if (state.startsWith('failed.')) return ['409 TransactionNotActionable'];
-        const held = state === 'processing.underReview' && legs.some((l) => l.kind === 'payout' && l.status === 'failed') && !legs.some((l) => l.status === 'pending');
+        const held =
+          state === 'processing.underReview' &&
+          legs.some((l) => l.kind === 'payout' && l.status === 'failed') &&
+          !legs.some((l) => l.status === 'pending');
         if (held) return [{ retry: '200 retried', refund: '200 refunding', 'mark-failed': '200 markedFailed' }[action]];
         if (state !== 'processing.payoutUnconfirmed') return null;
         if (t.cents === 97) return ['503 unconfirmedPayoutUnverifiable'];
         // The sweeper may answer the same question first (a sweep falls due on real time too).
-        if (t.cents === 95) return action === 'retry' ? ['200 completedByProvider', '200 already_completed'] : ['422 vendorOrderExists', '409 TransactionNotActionable'];
+        if (t.cents === 95)
+          return action === 'retry'
+            ? ['200 completedByProvider', '200 already_completed']
+            : ['422 vendorOrderExists', '409 TransactionNotActionable'];
         // .96: the provider has none: the payout fails with providerTimeout first, then the action applies.
         if (action === 'retry') return card ? ['200 retried'] : ['409 TransactionNotActionable'];
         return [action === 'refund' ? '200 refunding' : '200 markedFailed'];
@@ -492,10 +632,11 @@ describe('the ledger under a seeded random run of mixed operations', () => {
         const interesting = txns.filter((t) => t.observed && HOLDING.includes(t.observed.state));
         const pool = op.interesting && interesting.length > 0 ? interesting : txns;
         const t = pool[op.pick % pool.length];
-        const [row] = await platform.db.query<{ status: string; sub_status: string | null; view: { legs: Array<{ kind: string; status: string }> } }>(
-          `SELECT status, sub_status, view FROM transactions.transactions WHERE id = $1`,
-          [t.id],
-        );
+        const [row] = await platform.db.query<{
+          status: string;
+          sub_status: string | null;
+          view: { legs: Array<{ kind: string; status: string }> };
+        }>(`SELECT status, sub_status, view FROM transactions.transactions WHERE id = $1`, [t.id]);
         const state = row.sub_status ?? row.status;
         const res = await admin(`/transactions/${t.id}/${op.action}`, { reason: `ledger invariant run, ${where(i)}` });
         const got = answer(res);
@@ -503,10 +644,13 @@ describe('the ledger under a seeded random run of mixed operations', () => {
         t.history.push(`op ${i}: ${op.action} in ${state} → ${got}`);
         const documented = documentedAnswers(t, op.action, state, row.view.legs);
         if (documented ? !documented.includes(got) : !ANY_DOCUMENTED.test(got)) {
-          throw new Error(`${where(i)}: ${op.action} of ${t.id} (cents .${t.cents}) in ${state} answered ${got} ${res.text}; expected ${documented?.join(' or ') ?? 'a documented answer'}`);
+          throw new Error(
+            `${where(i)}: ${op.action} of ${t.id} (cents .${t.cents}) in ${state} answered ${got} ${res.text}; expected ${documented?.join(' or ') ?? 'a documented answer'}`,
+          );
         }
         if (res.status === 200) {
-          if (res.body.transaction?.id !== t.id) throw new Error(`${where(i)}: ${op.action} answered for another transaction: ${res.text}`);
+          if (res.body.transaction?.id !== t.id)
+            throw new Error(`${where(i)}: ${op.action} answered for another transaction: ${res.text}`);
           t.operatorResults.push(res.body.result);
         }
       };
@@ -518,19 +662,36 @@ describe('the ledger under a seeded random run of mixed operations', () => {
         const t = pool[op.pick % pool.length];
         const state = t.observed!.state;
         const answers = await Promise.all([
-          ...op.actions.map((action) => admin(`/transactions/${t.id}/${action}`, { reason: `ledger invariant race, ${where(i)}` })),
+          ...op.actions.map((action) =>
+            admin(`/transactions/${t.id}/${action}`, { reason: `ledger invariant race, ${where(i)}` }),
+          ),
           ...(op.advance === null ? [] : [call('POST', '/sandbox/clock/advance', { seconds: op.advance })]),
         ]);
         const got = op.actions.map((action, k) => `${action} ${answer(answers[k])}`);
         t.history.push(`op ${i}: at once in ${state}: ${got.join(', ')}`);
-        op.actions.forEach((action, k) => operatorAnswers.set(`${action} ${answer(answers[k])}`, (operatorAnswers.get(`${action} ${answer(answers[k])}`) ?? 0) + 1));
-        const results = answers.slice(0, op.actions.length).flatMap((res) => (res.status === 200 ? [res.body.result as string] : []));
+        op.actions.forEach((action, k) =>
+          operatorAnswers.set(
+            `${action} ${answer(answers[k])}`,
+            (operatorAnswers.get(`${action} ${answer(answers[k])}`) ?? 0) + 1,
+          ),
+        );
+        const results = answers
+          .slice(0, op.actions.length)
+          .flatMap((res) => (res.status === 200 ? [res.body.result as string] : []));
         const count = (result: string) => results.filter((r) => r === result).length;
         // Only what some serial order of the actions could answer: one refund, one retry, and never both,
         // nor a retry with a payout marked failed.
-        const serial = count('refunding') <= 1 && count('retried') <= 1 && !(count('retried') > 0 && (count('refunding') > 0 || count('markedFailed') > 0));
-        const documented = answers.every((res, k) => (k < op.actions.length ? ANY_DOCUMENTED.test(answer(res)) : res.status === 200));
-        if (!serial || !documented) throw new Error(`${where(i)}: operator actions at once on ${t.id} (cents .${t.cents}) in ${state}: ${got.join(', ')}`);
+        const serial =
+          count('refunding') <= 1 &&
+          count('retried') <= 1 &&
+          !(count('retried') > 0 && (count('refunding') > 0 || count('markedFailed') > 0));
+        const documented = answers.every((res, k) =>
+          k < op.actions.length ? ANY_DOCUMENTED.test(answer(res)) : res.status === 200,
+        );
+        if (!serial || !documented)
+          throw new Error(
+            `${where(i)}: operator actions at once on ${t.id} (cents .${t.cents}) in ${state}: ${got.join(', ')}`,
+          );
         t.operatorResults.push(...results);
         if (op.advance !== null) await refresh();
       };
@@ -539,7 +700,10 @@ describe('the ledger under a seeded random run of mixed operations', () => {
         const res = await call('GET', `/wallets/${w.id}/balance`);
         const balance = units(res.body.data.balance);
         const { lower, upper } = bounds(w, Date.now());
-        if (balance < lower || balance > upper) throw new Error(`${where(i)}: wallet ${w.id} holds ${show(balance)}, outside [${show(lower)}, ${show(upper)}]`);
+        if (balance < lower || balance > upper)
+          throw new Error(
+            `${where(i)}: wallet ${w.id} holds ${show(balance)}, outside [${show(lower)}, ${show(upper)}]`,
+          );
       };
 
       for (const [i, op] of plan.entries()) {
@@ -555,7 +719,8 @@ describe('the ledger under a seeded random run of mixed operations', () => {
             const w = wallets[op.wallet % wallets.length];
             const amount = amountText(op.whole, op.cents);
             const res = await call('POST', `/sandbox/wallets/${w.id}/fund`, { amount });
-            if (res.status !== 200) throw new Error(`${where(i)}: funding ${amount} answered ${res.status} ${res.text}`);
+            if (res.status !== 200)
+              throw new Error(`${where(i)}: funding ${amount} answered ${res.status} ${res.text}`);
             w.funded += units(amount);
             w.fundings++;
             break;
@@ -595,28 +760,39 @@ describe('the ledger under a seeded random run of mixed operations', () => {
           `SELECT account, asset, sum(amount)::text AS total FROM accounts.ledger_entries WHERE project_id = $1 AND account LIKE 'transit:%' GROUP BY account, asset`,
           [projectId],
         );
-        const balances = await Promise.all(wallets.map(async (w) => units((await call('GET', `/wallets/${w.id}/balance`)).body.data.balance)));
+        const balances = await Promise.all(
+          wallets.map(async (w) => units((await call('GET', `/wallets/${w.id}/balance`)).body.data.balance)),
+        );
         const problems: string[] = [];
-        for (const t of unfinished()) problems.push(`${t.id} is ${t.observed?.state ?? 'not found'}, expected ${predictedEnd(t)} (${t.history.join('; ')})`);
+        for (const t of unfinished())
+          problems.push(
+            `${t.id} is ${t.observed?.state ?? 'not found'}, expected ${predictedEnd(t)} (${t.history.join('; ')})`,
+          );
         const held = new Map<string, bigint>();
         for (const r of transit) {
           const id = r.account.slice('transit:'.length);
           const t = byId.get(id);
-          if (!t) problems.push(`transit account of ${id}, no accepted transaction of this run, holds ${r.total} ${r.asset}`);
+          if (!t)
+            problems.push(`transit account of ${id}, no accepted transaction of this run, holds ${r.total} ${r.asset}`);
           else if (r.asset !== t.sourceAsset) {
-            if (units(r.total) !== 0n) problems.push(`${id}: transit holds ${r.total} ${r.asset}, not its source asset ${t.sourceAsset}`);
+            if (units(r.total) !== 0n)
+              problems.push(`${id}: transit holds ${r.total} ${r.asset}, not its source asset ${t.sourceAsset}`);
           } else held.set(id, units(r.total));
         }
         for (const t of txns) {
           if (!t.observed) continue;
           const want = expectedTransit(t, t.observed.state);
           const got = held.get(t.id) ?? 0n;
-          if (got !== want) problems.push(`${t.id} (${t.corridor}, .${t.cents}) in ${t.observed.state}: transit holds ${show(got)} ${t.sourceAsset}, expected ${show(want)} (${t.history.join('; ')})`);
+          if (got !== want)
+            problems.push(
+              `${t.id} (${t.corridor}, .${t.cents}) in ${t.observed.state}: transit holds ${show(got)} ${t.sourceAsset}, expected ${show(want)} (${t.history.join('; ')})`,
+            );
         }
         wallets.forEach((w, k) => {
           // 5. From the outcomes observed (each also checked against the prediction above).
           const want = expectedBalance(w, (t) => t.observed?.state ?? 'unknown');
-          if (balances[k] !== want) problems.push(`wallet ${w.id}: the API says ${show(balances[k])}, the model expects ${show(want)}`);
+          if (balances[k] !== want)
+            problems.push(`wallet ${w.id}: the API says ${show(balances[k])}, the model expects ${show(want)}`);
         });
         return { rows, problems };
       };
@@ -627,7 +803,9 @@ describe('the ledger under a seeded random run of mixed operations', () => {
           return last.problems.length === 0 ? true : undefined;
         }, 20_000);
       } catch {
-        throw new Error(`${where('end')}: the run did not settle as the model expects:\n${last!.problems.slice(0, 40).join('\n')}`);
+        throw new Error(
+          `${where('end')}: the run did not settle as the model expects:\n${last!.problems.slice(0, 40).join('\n')}`,
+        );
       }
 
       // 3. Every transaction ended, or waits on an operator (held) or a provider (.97 unconfirmed), and
@@ -635,7 +813,11 @@ describe('the ledger under a seeded random run of mixed operations', () => {
       const rows = last!.rows;
       expect(rows.map((r) => r.id).sort()).toEqual(txns.map((t) => t.id).sort());
       for (const r of rows) {
-        const ok = r.status === 'completed' || r.status === 'failed' || r.sub_status === 'processing.underReview' || r.sub_status === 'processing.payoutUnconfirmed';
+        const ok =
+          r.status === 'completed' ||
+          r.status === 'failed' ||
+          r.sub_status === 'processing.underReview' ||
+          r.sub_status === 'processing.payoutUnconfirmed';
         if (!ok) throw new Error(`${where('end')}: ${r.id} is ${r.status}/${r.sub_status}`);
       }
       // 4 is readBack's transit check. Every posting is a sandbox funding the API confirmed or a step
@@ -650,21 +832,32 @@ describe('the ledger under a seeded random run of mixed operations', () => {
       for (const { posting_id: id, reason } of postingIds) {
         const at = id.indexOf(':');
         if (at < 0) {
-          if (reason !== 'sandbox funding') throw new Error(`${where('end')}: posting ${id} (${reason}) is neither a funding nor a transaction's`);
+          if (reason !== 'sandbox funding')
+            throw new Error(`${where('end')}: posting ${id} (${reason}) is neither a funding nor a transaction's`);
           fundingPostings++;
           continue;
         }
         const txnId = id.slice(0, at);
-        if (!byId.has(txnId)) throw new Error(`${where('end')}: posting ${id} (${reason}) belongs to no accepted transaction${refusedIds.includes(txnId) ? ' (one refused for funds)' : ''}`);
+        if (!byId.has(txnId))
+          throw new Error(
+            `${where('end')}: posting ${id} (${reason}) belongs to no accepted transaction${refusedIds.includes(txnId) ? ' (one refused for funds)' : ''}`,
+          );
         steps.set(txnId, [...(steps.get(txnId) ?? []), id.slice(at + 1).replace(/:.*/, '')]);
       }
       expect(fundingPostings).toBe(wallets.reduce((n, w) => n + w.fundings, 0));
       for (const t of txns) {
         const kinds = steps.get(t.id) ?? [];
         const n = (kind: string) => kinds.filter((k) => k === kind).length;
-        const once = n('pull') === (t.source ? 1 : 0) && n('deposit') <= (t.source ? 0 : 1) && n('payout') <= 1 && n('convert') <= 1 && n('refund') <= 1;
+        const once =
+          n('pull') === (t.source ? 1 : 0) &&
+          n('deposit') <= (t.source ? 0 : 1) &&
+          n('payout') <= 1 &&
+          n('convert') <= 1 &&
+          n('refund') <= 1;
         if (!once || kinds.some((k) => !['pull', 'deposit', 'convert', 'payout', 'refund'].includes(k))) {
-          throw new Error(`${where('end')}: ${t.id} (${t.corridor}, .${t.cents}, ${t.observed?.state}) has postings ${kinds.join(', ')} (${t.history.join('; ')})`);
+          throw new Error(
+            `${where('end')}: ${t.id} (${t.corridor}, .${t.cents}, ${t.observed?.state}) has postings ${kinds.join(', ')} (${t.history.join('; ')})`,
+          );
         }
       }
 
@@ -681,7 +874,8 @@ describe('the ledger under a seeded random run of mixed operations', () => {
         [projectId],
       );
       for (const a of perAsset) expect(['usd', 'usdc']).toContain(a.asset);
-      for (const a of perAsset) expect({ asset: a.asset, total: show(units(a.total)) }).toEqual({ asset: a.asset, total: '0' });
+      for (const a of perAsset)
+        expect({ asset: a.asset, total: show(units(a.total)) }).toEqual({ asset: a.asset, total: '0' });
 
       // 2. No wallet below zero; each equals its ledger entries; every wallet account is a wallet of the project.
       const walletRows = await platform.db.query<{ id: string; balance: string; ledger: string }>(
@@ -693,7 +887,10 @@ describe('the ledger under a seeded random run of mixed operations', () => {
       expect(walletRows.map((w) => w.id).sort()).toEqual(wallets.map((w) => w.id).sort());
       for (const w of walletRows) {
         expect(units(w.balance) >= 0n).toBe(true);
-        expect({ wallet: w.id, balance: show(units(w.balance)) }).toEqual({ wallet: w.id, balance: show(units(w.ledger)) });
+        expect({ wallet: w.id, balance: show(units(w.balance)) }).toEqual({
+          wallet: w.id,
+          balance: show(units(w.ledger)),
+        });
       }
       const strays = await platform.db.query(
         `SELECT DISTINCT e.account FROM accounts.ledger_entries e LEFT JOIN accounts.wallets w ON e.account = 'wallet:' || w.id AND w.project_id = e.project_id

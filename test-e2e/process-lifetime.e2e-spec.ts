@@ -44,7 +44,8 @@ function runningOn(databaseUrl: string): Array<{ pid: number; cmdline: string }>
 }
 
 /** The gateway and services of a start:distributed whose group is `group`, once they are running. */
-const servicesStarted = (group: number) => eventually(async () => (members(group).length >= 4 ? true : undefined), 60_000);
+const servicesStarted = (group: number) =>
+  eventually(async () => (members(group).length >= 4 ? true : undefined), 60_000);
 
 const gone = (group: number) => eventually(async () => (members(group).length === 0 ? true : undefined), 30_000);
 
@@ -61,7 +62,10 @@ describe('processes a test starts', () => {
       (error: Error) => error.message,
     );
     // The start is under way: start:distributed has launched its services.
-    const group = await eventually(async () => runningOn(databaseUrl).find((p) => p.cmdline.includes('start-distributed.ts'))?.pid, 60_000);
+    const group = await eventually(
+      async () => runningOn(databaseUrl).find((p) => p.cmdline.includes('start-distributed.ts'))?.pid,
+      60_000,
+    );
     await servicesStarted(group);
     // The file ends without the start having resolved (its beforeAll timed out): the environment stops what it
     // left, and deletes the Kafka names of what the file started.
@@ -77,12 +81,20 @@ describe('processes a test starts', () => {
     const prefix = kafkaTestPrefix('killed');
     const test = spawn(process.execPath, ['-r', './tools/register.js', 'test-e2e/support/tied-start.fixture.ts'], {
       cwd: ROOT,
-      env: { ...process.env, ...platformSettings(databaseUrl), PORT: '0', ...(brokers.length > 0 ? { MM_KAFKA_TOPIC_PREFIX: prefix } : {}) },
+      env: {
+        ...process.env,
+        ...platformSettings(databaseUrl),
+        PORT: '0',
+        ...(brokers.length > 0 ? { MM_KAFKA_TOPIC_PREFIX: prefix } : {}),
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let printed = '';
     test.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-    const group = await eventually(async () => (/^\d+\n/.test(printed) ? Number(printed.split('\n')[0]) : undefined), 30_000);
+    const group = await eventually(
+      async () => (/^\d+\n/.test(printed) ? Number(printed.split('\n')[0]) : undefined),
+      30_000,
+    );
     await servicesStarted(group);
     test.kill('SIGKILL');
     await gone(group);
@@ -92,7 +104,9 @@ describe('processes a test starts', () => {
   it('all stop when the start fails', async () => {
     // The services start; the gateway cannot listen on an address this machine does not have, and
     // start:distributed gives up.
-    await expect(startDistributedProcesses(platformSettings(databaseUrl, { HOST: '192.0.2.1' }))).rejects.toThrow(/start:distributed failed/);
+    await expect(startDistributedProcesses(platformSettings(databaseUrl, { HOST: '192.0.2.1' }))).rejects.toThrow(
+      /start:distributed failed/,
+    );
     // Nothing of the failed start is left, with nothing else to stop it.
     expect(runningOn(databaseUrl)).toEqual([]);
   }, 120_000);

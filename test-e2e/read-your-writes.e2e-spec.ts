@@ -17,7 +17,9 @@ describe('read your writes across services', () => {
     platform = await TestPlatform.shared();
     // The quoting service knows the pickup locations once it has read the cash-in service's log.
     await eventually(async () => {
-      const [row] = await platform.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM quoting.cash_locations WHERE 'cash_out' = ANY(flows)`);
+      const [row] = await platform.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM quoting.cash_locations WHERE 'cash_out' = ANY(flows)`,
+      );
       return row.n > 0 ? true : undefined;
     }, 30_000);
   }, START_TIMEOUT_MS);
@@ -31,7 +33,8 @@ describe('read your writes across services', () => {
     return { ...t, customer, wallet };
   }
 
-  const patchProject = (projectId: string, body: unknown) => platform.admin('PATCH', `/projects/${projectId}`, { body });
+  const patchProject = (projectId: string, body: unknown) =>
+    platform.admin('PATCH', `/projects/${projectId}`, { body });
 
   it('quotes a cash pickup on the very next request after the operator enables the feature', async () => {
     const t = await tenant('feature at once');
@@ -54,10 +57,16 @@ describe('read your writes across services', () => {
     }
   }, 60_000);
 
-  it("pays out on the very next request after the operator raises a limit that refused it", async () => {
+  it('pays out on the very next request after the operator raises a limit that refused it', async () => {
     const t = await tenant('limit at once');
-    const bank = await t.call('POST', '/external-accounts', { owner: { kind: 'customer', customerId: t.customer.id }, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } });
-    await eventually(async () => ((await t.call('GET', `/external-accounts/${bank.body.id}`)).body.status === 'active' ? true : undefined));
+    const bank = await t.call('POST', '/external-accounts', {
+      owner: { kind: 'customer', customerId: t.customer.id },
+      type: 'bankUs',
+      bankUs: { accountNumber: '123456789012', routingNumber: '021000021' },
+    });
+    await eventually(async () =>
+      (await t.call('GET', `/external-accounts/${bank.body.id}`)).body.status === 'active' ? true : undefined,
+    );
     const sell = async () => {
       const quote = await t.call('POST', '/quotes', {
         customerId: t.customer.id,
@@ -85,7 +94,10 @@ describe('read your writes across services', () => {
 
   it('finds the transaction a completed cash-in names, at once and exactly once, announced after the cash-in', async () => {
     const t = await tenant('cash-in at once');
-    const hook = await t.call('POST', '/webhooks', { url: 'http://127.0.0.1:9/read-your-writes', subscriptions: ['cashIn.completed', 'transaction.statusChanged'] });
+    const hook = await t.call('POST', '/webhooks', {
+      url: 'http://127.0.0.1:9/read-your-writes',
+      subscriptions: ['cashIn.completed', 'transaction.statusChanged'],
+    });
     expect(hook.status).toBe(201);
     const cashIn = await t.call('POST', '/cash-ins', {
       customerId: t.customer.id,
@@ -103,11 +115,18 @@ describe('read your writes across services', () => {
       transactionId = deposited.body.transactionId;
       const transaction = await t.call('GET', `/transactions/${transactionId}`);
       expect(transaction.status).toBe(200);
-      expect(transaction.body).toMatchObject({ id: transactionId, sourceToDestination: 'cashToCrypto', precursor: { type: 'cashIn', id: cashIn.body.id } });
+      expect(transaction.body).toMatchObject({
+        id: transactionId,
+        sourceToDestination: 'cashToCrypto',
+        precursor: { type: 'cashIn', id: cashIn.body.id },
+      });
       // The transaction's first statusChanged reaches the webhooks service before the cash-in's completion
       // does (that log is held still): it waits (spec: Events, tie 1), and nothing is delivered yet.
       await eventually(async () => {
-        const [row] = await platform.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks.held_events WHERE project_id = $1 AND key = $2`, [t.projectId, `cashIn:${cashIn.body.id}`]);
+        const [row] = await platform.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM webhooks.held_events WHERE project_id = $1 AND key = $2`,
+          [t.projectId, `cashIn:${cashIn.body.id}`],
+        );
         return row.n > 0 ? true : undefined;
       });
       expect((await t.call('GET', `/webhooks/${hook.body.id}/deliveries`)).body.data).toEqual([]);
@@ -116,7 +135,9 @@ describe('read your writes across services', () => {
     }
     // Once the completion is read: cashIn.completed, then the transaction's statusChanged.
     const emitted = await eventually(async () => {
-      const deliveries = (await t.call('GET', `/webhooks/${hook.body.id}/deliveries`)).body.data as Array<{ event: string }>;
+      const deliveries = (await t.call('GET', `/webhooks/${hook.body.id}/deliveries`)).body.data as Array<{
+        event: string;
+      }>;
       return deliveries.length >= 2 ? deliveries.reverse().map((d) => d.event) : undefined;
     });
     expect(emitted.slice(0, 2)).toEqual(['cashIn.completed', 'transaction.statusChanged']);
@@ -130,14 +151,20 @@ describe('read your writes across services', () => {
       );
       return row.caught_up ? true : undefined;
     }, 20_000);
-    const [{ n }] = await platform.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM transactions.events WHERE stream_id = $1 AND type = 'transaction.created'`, [`transaction-${transactionId}`]);
+    const [{ n }] = await platform.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM transactions.events WHERE stream_id = $1 AND type = 'transaction.created'`,
+      [`transaction-${transactionId}`],
+    );
     expect(n).toBe(1);
   }, 60_000);
 
   it("keeps the gateway's internal route hidden from partners and operators", async () => {
     const token = await platform.token();
     for (const auth of [token, undefined]) {
-      const res = await platform.request('POST', '/v0.13/internal/gateway/project', { token: auth, body: { projectId: platform.projectId } });
+      const res = await platform.request('POST', '/v0.13/internal/gateway/project', {
+        token: auth,
+        body: { projectId: platform.projectId },
+      });
       expectError(res, 404, 'NotFound');
     }
   });

@@ -6,7 +6,14 @@
 // logs under the same id.
 import { randomUUID } from 'node:crypto';
 import { newId } from '@mm/platform/ids';
-import { BOOTSTRAP_SECRET, E2E_MODE, eventually, START_TIMEOUT_MS, TestPlatform, type Response } from './support/test-platform';
+import {
+  BOOTSTRAP_SECRET,
+  E2E_MODE,
+  eventually,
+  START_TIMEOUT_MS,
+  TestPlatform,
+  type Response,
+} from './support/test-platform';
 
 const NEW_ID = /^req_[0-9a-z]{26}$/;
 
@@ -40,7 +47,8 @@ function gatewayRoute(route: string | null): string | null {
   return route.replace(/^(\/v0\.13\/[\w-]+)\/.+$/, '$1/*');
 }
 
-const isAccessLine = (line: LogLine) => typeof line.fields.method === 'string' && typeof line.fields.status === 'number' && 'route' in line.fields;
+const isAccessLine = (line: LogLine) =>
+  typeof line.fields.method === 'string' && typeof line.fields.status === 'number' && 'route' in line.fields;
 
 describe('request ids', () => {
   let platform: TestPlatform;
@@ -55,7 +63,9 @@ describe('request ids', () => {
   /** The access lines of this request id, once the front process has written its own. */
   const accessLinesOf = (requestId: string) =>
     eventually(async () => {
-      const lines = logLines(platform.logs()).filter((line) => line.fields.requestId === requestId && isAccessLine(line));
+      const lines = logLines(platform.logs()).filter(
+        (line) => line.fields.requestId === requestId && isAccessLine(line),
+      );
       return lines.some((line) => line.process === FRONT) ? lines : undefined;
     });
 
@@ -69,7 +79,10 @@ describe('request ids', () => {
 
   describe('X-Request-Id', () => {
     it('is on a success, a new id when the caller sent none', async () => {
-      for (const [path, options] of [['/healthz', {}], ['/v0.13/customers', { token }]] as const) {
+      for (const [path, options] of [
+        ['/healthz', {}],
+        ['/v0.13/customers', { token }],
+      ] as const) {
         const res = await platform.request('GET', path, options);
         expect(res.status).toBe(200);
         expect(res.headers.get('x-request-id')).toMatch(NEW_ID);
@@ -91,14 +104,21 @@ describe('request ids', () => {
 
     it("is the caller's own when it is valid, on the response, its error body and every process's access line", async () => {
       const sent = `e2e-${randomUUID()}`;
-      const res = await platform.request('GET', `/v0.13/customers/${newId('customer')}`, { token, headers: { 'x-request-id': sent } });
+      const res = await platform.request('GET', `/v0.13/customers/${newId('customer')}`, {
+        token,
+        headers: { 'x-request-id': sent },
+      });
       expect(expectIdOnError(res, 404)).toBe(sent);
       const lines = await accessLinesOf(sent);
       // The gateway forwarded it: the accounts service answered under the same id.
       const processes = E2E_MODE === 'distributed' ? ['accounts', 'gateway'] : ['platform'];
       await eventually(async () => ((await accessLinesOf(sent)).length === processes.length ? true : undefined));
       expect((await accessLinesOf(sent)).map((line) => line.process).sort()).toEqual(processes);
-      expect(lines.find((line) => line.process === FRONT)!.fields).toMatchObject({ method: 'GET', status: 404, projectId: platform.projectId });
+      expect(lines.find((line) => line.process === FRONT)!.fields).toMatchObject({
+        method: 'GET',
+        status: 404,
+        projectId: platform.projectId,
+      });
     });
 
     it('travels on to the services a service calls', async () => {
@@ -107,7 +127,11 @@ describe('request ids', () => {
       const res = await platform.request('POST', '/v0.13/quotes', {
         token,
         headers: { 'x-request-id': sent },
-        body: { customerId: newId('customer'), source: { type: 'walletOms', details: { id: wallet }, amount: '10' }, destination: { type: 'walletOms', details: { id: newId('wallet') } } },
+        body: {
+          customerId: newId('customer'),
+          source: { type: 'walletOms', details: { id: wallet }, amount: '10' },
+          destination: { type: 'walletOms', details: { id: newId('wallet') } },
+        },
       });
       expect(expectIdOnError(res, 404)).toBe(sent);
       if (E2E_MODE !== 'distributed') return;
@@ -115,15 +139,27 @@ describe('request ids', () => {
       // process writes its line once it has answered, and each line reaches the test through that process's
       // own output, so they arrive in no set order: wait for a line from each of the three (if one never
       // comes, the comparison below shows which).
-      const lines = () => logLines(platform.logs()).filter((line) => line.fields.requestId === sent && isAccessLine(line));
-      await eventually(async () => (new Set(lines().map((line) => line.process)).size >= 3 ? true : undefined)).catch(() => undefined);
+      const lines = () =>
+        logLines(platform.logs()).filter((line) => line.fields.requestId === sent && isAccessLine(line));
+      await eventually(async () => (new Set(lines().map((line) => line.process)).size >= 3 ? true : undefined)).catch(
+        () => undefined,
+      );
       const routes = [...new Set(lines().map((line) => `${line.process} ${line.fields.route}`))].sort();
-      expect(routes).toEqual(['accounts /v0.13/internal/accounts/wallet', 'gateway /v0.13/quotes', 'quoting /v0.13/quotes']);
+      expect(routes).toEqual([
+        'accounts /v0.13/internal/accounts/wallet',
+        'gateway /v0.13/quotes',
+        'quoting /v0.13/quotes',
+      ]);
     });
 
     it('is a new one when the caller sent one that is not valid, which is never echoed nor logged', async () => {
       const marker = randomUUID().slice(0, 8);
-      for (const sent of [`has space ${marker}`, `<script>${marker}</script>`, `${marker}${'x'.repeat(129)}`, `"${marker}"`]) {
+      for (const sent of [
+        `has space ${marker}`,
+        `<script>${marker}</script>`,
+        `${marker}${'x'.repeat(129)}`,
+        `"${marker}"`,
+      ]) {
         const res = await platform.request('GET', '/v0.13/no-such-route', { headers: { 'x-request-id': sent } });
         const id = expectIdOnError(res, 404);
         expect(id).toMatch(NEW_ID);
@@ -137,19 +173,61 @@ describe('request ids', () => {
   describe('the access log', () => {
     it('has one line per request, with method, route, status, duration, project and id, and no stack trace or credential', async () => {
       const batch = randomUUID();
-      const customer = await platform.request('POST', '/v0.13/customers', { token, body: { type: 'individual', firstName: 'Ada', lastName: 'Lovelace' } });
+      const customer = await platform.request('POST', '/v0.13/customers', {
+        token,
+        body: { type: 'individual', firstName: 'Ada', lastName: 'Lovelace' },
+      });
       expect(customer.status).toBe(201);
-      const requests: Array<{ id: string; method: string; send: (headers: Record<string, string>) => Promise<Response>; route: string | null; status: number; authenticated: boolean }> = [];
+      const requests: Array<{
+        id: string;
+        method: string;
+        send: (headers: Record<string, string>) => Promise<Response>;
+        route: string | null;
+        status: number;
+        authenticated: boolean;
+      }> = [];
       for (let i = 0; i < 100; i++) {
         const id = `${batch}-${i}`;
         const kinds = [
-          { method: 'GET', send: (headers: Record<string, string>) => platform.request('GET', `/v0.13/customers/${customer.body.id}`, { token, headers }), route: '/v0.13/customers/:id', status: 200, authenticated: true },
-          { method: 'GET', send: (headers: Record<string, string>) => platform.request('GET', '/v0.13/customers?limit=0', { token, headers }), route: '/v0.13/customers', status: 400, authenticated: true },
-          { method: 'GET', send: (headers: Record<string, string>) => platform.request('GET', '/v0.13/customers', { token: 'not-a-token', headers }), route: '/v0.13/customers', status: 401, authenticated: false },
-          { method: 'GET', send: (headers: Record<string, string>) => platform.request('GET', `/v0.13/nowhere/${i}?apiSecret=${BOOTSTRAP_SECRET}`, { headers }), route: null, status: 404, authenticated: false },
+          {
+            method: 'GET',
+            send: (headers: Record<string, string>) =>
+              platform.request('GET', `/v0.13/customers/${customer.body.id}`, { token, headers }),
+            route: '/v0.13/customers/:id',
+            status: 200,
+            authenticated: true,
+          },
+          {
+            method: 'GET',
+            send: (headers: Record<string, string>) =>
+              platform.request('GET', '/v0.13/customers?limit=0', { token, headers }),
+            route: '/v0.13/customers',
+            status: 400,
+            authenticated: true,
+          },
+          {
+            method: 'GET',
+            send: (headers: Record<string, string>) =>
+              platform.request('GET', '/v0.13/customers', { token: 'not-a-token', headers }),
+            route: '/v0.13/customers',
+            status: 401,
+            authenticated: false,
+          },
+          {
+            method: 'GET',
+            send: (headers: Record<string, string>) =>
+              platform.request('GET', `/v0.13/nowhere/${i}?apiSecret=${BOOTSTRAP_SECRET}`, { headers }),
+            route: null,
+            status: 404,
+            authenticated: false,
+          },
           {
             method: 'POST',
-            send: (headers: Record<string, string>) => platform.request('POST', '/v0.13/auth/token', { body: { apiKey: 'sk_sdbx_unknownKey000000000', apiSecret: BOOTSTRAP_SECRET }, headers }),
+            send: (headers: Record<string, string>) =>
+              platform.request('POST', '/v0.13/auth/token', {
+                body: { apiKey: 'sk_sdbx_unknownKey000000000', apiSecret: BOOTSTRAP_SECRET },
+                headers,
+              }),
             route: '/v0.13/auth/token',
             status: 401,
             authenticated: false,
@@ -160,7 +238,11 @@ describe('request ids', () => {
       const mark = platform.logs().length;
       for (const request of requests) {
         const res = await request.send({ 'x-request-id': request.id });
-        expect({ id: request.id, status: res.status, header: res.headers.get('x-request-id') }).toEqual({ id: request.id, status: request.status, header: request.id });
+        expect({ id: request.id, status: res.status, header: res.headers.get('x-request-id') }).toEqual({
+          id: request.id,
+          status: request.status,
+          header: request.id,
+        });
       }
       const ids = new Set(requests.map((r) => r.id));
       const ours = () => logLines(platform.logs().slice(mark)).filter((line) => ids.has(line.fields.requestId));
@@ -188,7 +270,12 @@ describe('request ids', () => {
       }
       // The log of these requests: on a platform of this file's own everything written since; on the shared one
       // (other files' requests meanwhile), the lines carrying these ids.
-      const written = E2E_MODE === 'distributed' ? ours().map((line) => JSON.stringify(line.fields)).join('\n') : platform.logs().slice(mark);
+      const written =
+        E2E_MODE === 'distributed'
+          ? ours()
+              .map((line) => JSON.stringify(line.fields))
+              .join('\n')
+          : platform.logs().slice(mark);
       // No stack trace.
       expect(written).not.toMatch(/\\n\s+at /);
       expect(written).not.toContain('"stack"');

@@ -22,7 +22,12 @@ async function roundTripsByConnection(fn: () => Promise<void>): Promise<string[]
     if (socket) clientOf.set(socket, this);
     // A text, a query config, or a batch of statements (the UnitOfWork's own).
     const config = args[0] as string | { text?: string; statements?: Array<{ sql: string }> };
-    const texts = typeof config === 'string' ? [config] : config.text !== undefined ? [config.text] : (config.statements ?? []).map((s) => s.sql);
+    const texts =
+      typeof config === 'string'
+        ? [config]
+        : config.text !== undefined
+          ? [config.text]
+          : (config.statements ?? []).map((s) => s.sql);
     issued.set(this, [...(issued.get(this) ?? []), ...texts]);
     return (original as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof original;
@@ -36,7 +41,10 @@ async function roundTripsByConnection(fn: () => Promise<void>): Promise<string[]
       }
       return write.apply(this, args);
     };
-  const { _write: write, _writev: writev } = Socket.prototype as unknown as Record<'_write' | '_writev', (...a: unknown[]) => unknown>;
+  const { _write: write, _writev: writev } = Socket.prototype as unknown as Record<
+    '_write' | '_writev',
+    (...a: unknown[]) => unknown
+  >;
   Object.assign(Socket.prototype, { _write: written(write), _writev: written(writev) });
   try {
     await fn();
@@ -65,13 +73,18 @@ const position = (trip: string[], pattern: RegExp) => trip.findIndex((sql) => pa
 
 /** Where in the round trip each named statement went; every one of them must be in it. */
 function sentIn<K extends string>(trip: string[], patterns: Record<K, RegExp>): Record<K, number> {
-  const at = Object.fromEntries(Object.entries<RegExp>(patterns).map(([name, pattern]) => [name, position(trip, pattern)])) as Record<K, number>;
+  const at = Object.fromEntries(
+    Object.entries<RegExp>(patterns).map(([name, pattern]) => [name, position(trip, pattern)]),
+  ) as Record<K, number>;
   for (const [name, i] of Object.entries<number>(at)) expect({ name, sent: i >= 0 }).toEqual({ name, sent: true });
   return at;
 }
 
 /** Moves the project's clock on until the simulated provider has made the resource at `path` active. */
-async function activeAfterAdvances(call: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: { status?: string } }>, path: string): Promise<void> {
+async function activeAfterAdvances(
+  call: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: { status?: string } }>,
+  path: string,
+): Promise<void> {
   await eventually(async () => {
     expect((await call('POST', '/sandbox/clock/advance', { seconds: 5 })).status).toBe(200);
     return (await call('GET', path)).body.status === 'active' ? true : undefined;
@@ -116,7 +129,11 @@ describe('round trips of a request, platform mode', () => {
       res = await t.post('/transactions', { quoteId: quote.id });
     });
     expect(res!.status).toBe(201);
-    expect(res!.body).toMatchObject({ status: 'processing', subStatus: 'processing.fundsPulled', precursor: { type: 'quote', id: quote.id } });
+    expect(res!.body).toMatchObject({
+      status: 'processing',
+      subStatus: 'processing.fundsPulled',
+      precursor: { type: 'quote', id: quote.id },
+    });
     const trips = transactionWriting(byConnection, /INSERT INTO transactions\.transactions/);
     expect(trips).toHaveLength(2);
     const [first, second] = trips;
@@ -143,11 +160,19 @@ describe('round trips of a request, platform mode', () => {
     const { call } = t;
     const customer = await t.customer();
     const wallet = await t.wallet(customer.id);
-    const account = await call('POST', '/virtual-accounts', { customerId: customer.id, source: { asset: 'usd', network: 'ach' }, destination: { type: 'walletOms', walletId: wallet.id }, accountHolder: 'customer', type: 'bankUs' });
+    const account = await call('POST', '/virtual-accounts', {
+      customerId: customer.id,
+      source: { asset: 'usd', network: 'ach' },
+      destination: { type: 'walletOms', walletId: wallet.id },
+      accountHolder: 'customer',
+      type: 'bankUs',
+    });
     expect(account.status).toBe(201);
     await activeAfterAdvances(call, `/virtual-accounts/${account.body.id}`);
     // After the clock's last advance, the process reads the project's offset once, then keeps it.
-    expect((await call('POST', `/virtual-accounts/${account.body.id}/simulate/inbound-transfer`, { amount: '1.00' })).status).toBe(201);
+    expect(
+      (await call('POST', `/virtual-accounts/${account.body.id}/simulate/inbound-transfer`, { amount: '1.00' })).status,
+    ).toBe(201);
     let res: Awaited<ReturnType<typeof call>> | undefined;
     const byConnection = await roundTripsByConnection(async () => {
       res = await call('POST', `/virtual-accounts/${account.body.id}/simulate/inbound-transfer`, { amount: '1.00' });
@@ -156,14 +181,31 @@ describe('round trips of a request, platform mode', () => {
     const trips = transactionWriting(byConnection, /INSERT INTO virtual_accounts\.deposits/);
     expect(trips).toHaveLength(2);
     const [first, second] = trips;
-    const { lock, history } = sentIn(first, { row: /FROM virtual_accounts\.accounts/, lock: /pg_advisory_xact_lock/, history: /FROM virtual_accounts\.events/ });
+    const { lock, history } = sentIn(first, {
+      row: /FROM virtual_accounts\.accounts/,
+      lock: /pg_advisory_xact_lock/,
+      history: /FROM virtual_accounts\.events/,
+    });
     expect(lock).toBeLessThan(history);
     expect(second).toContain('COMMIT');
     // The transaction it names exists when it answers.
-    expect((await call('GET', `/transactions/${res!.body.transactionId}`)).body).toMatchObject({ status: 'processing', precursor: { type: 'virtualAccount', id: account.body.id } });
+    expect((await call('GET', `/transactions/${res!.body.transactionId}`)).body).toMatchObject({
+      status: 'processing',
+      precursor: { type: 'virtualAccount', id: account.body.id },
+    });
     // An unknown account of the right shape is still a 404, and a malformed id a 400, with nothing recorded.
-    expectError(await call('POST', `/virtual-accounts/va_01h2xcejqtf2nbrexx3vqjhp41/simulate/inbound-transfer`, { amount: '1.00' }), 404, 'VirtualAccountNotFound');
-    expectError(await call('POST', `/virtual-accounts/nope/simulate/inbound-transfer`, { amount: '1.00' }), 400, 'InvalidVirtualAccountID');
+    expectError(
+      await call('POST', `/virtual-accounts/va_01h2xcejqtf2nbrexx3vqjhp41/simulate/inbound-transfer`, {
+        amount: '1.00',
+      }),
+      404,
+      'VirtualAccountNotFound',
+    );
+    expectError(
+      await call('POST', `/virtual-accounts/nope/simulate/inbound-transfer`, { amount: '1.00' }),
+      400,
+      'InvalidVirtualAccountID',
+    );
   });
 
   it("records a deposit to an address in three: the address, its customer's lock and its own with its history; the sender; the writes with COMMIT", async () => {
@@ -171,10 +213,18 @@ describe('round trips of a request, platform mode', () => {
     const { call } = t;
     const customer = await t.customer();
     const bank = await t.bankUs(customer.id);
-    const address = await call('POST', '/deposit-addresses', { customerId: customer.id, expectedSourceAsset: 'usdc', expectedSourceNetwork: 'meridianchain', destination: { externalAccountId: bank.id }, payout: { rail: 'ach' } });
+    const address = await call('POST', '/deposit-addresses', {
+      customerId: customer.id,
+      expectedSourceAsset: 'usdc',
+      expectedSourceNetwork: 'meridianchain',
+      destination: { externalAccountId: bank.id },
+      payout: { rail: 'ach' },
+    });
     expect(address.status).toBe(201);
     await activeAfterAdvances(call, `/deposit-addresses/${address.body.id}`);
-    expect((await call('POST', `/deposit-addresses/${address.body.id}/simulate/crypto-deposit`, { amount: '1.00' })).status).toBe(201);
+    expect(
+      (await call('POST', `/deposit-addresses/${address.body.id}/simulate/crypto-deposit`, { amount: '1.00' })).status,
+    ).toBe(201);
     let res: Awaited<ReturnType<typeof call>> | undefined;
     const byConnection = await roundTripsByConnection(async () => {
       res = await call('POST', `/deposit-addresses/${address.body.id}/simulate/crypto-deposit`, { amount: '1.00' });
@@ -194,9 +244,21 @@ describe('round trips of a request, platform mode', () => {
     expect(streamLock).toBeLessThan(history);
     expect(position(second, /FROM accounts\.external_accounts/)).toBeGreaterThanOrEqual(0);
     expect(third).toContain('COMMIT');
-    expect((await call('GET', `/transactions/${res!.body.transactionId}`)).body).toMatchObject({ precursor: { type: 'depositAddress', id: address.body.id } });
-    expectError(await call('POST', `/deposit-addresses/da_01h2xcejqtf2nbrexx3vqjhp41/simulate/crypto-deposit`, { amount: '1.00' }), 404, 'DepositAddressNotFound');
-    expectError(await call('POST', `/deposit-addresses/nope/simulate/crypto-deposit`, { amount: '1.00' }), 400, 'InvalidDepositAddressID');
+    expect((await call('GET', `/transactions/${res!.body.transactionId}`)).body).toMatchObject({
+      precursor: { type: 'depositAddress', id: address.body.id },
+    });
+    expectError(
+      await call('POST', `/deposit-addresses/da_01h2xcejqtf2nbrexx3vqjhp41/simulate/crypto-deposit`, {
+        amount: '1.00',
+      }),
+      404,
+      'DepositAddressNotFound',
+    );
+    expectError(
+      await call('POST', `/deposit-addresses/nope/simulate/crypto-deposit`, { amount: '1.00' }),
+      400,
+      'InvalidDepositAddressID',
+    );
   });
 
   it('refuses as before when the wallet read with the quote is short: nothing moves, the quote stays open', async () => {

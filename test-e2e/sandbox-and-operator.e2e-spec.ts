@@ -3,7 +3,15 @@
 import { createServer, type Server } from 'node:net';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
 import { freeLoopbackPort } from '@mm/runtime/platform';
-import { ADMIN_TOKEN, eventually, expectError, GATEWAY_ALONE, type Response, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
+import {
+  ADMIN_TOKEN,
+  eventually,
+  expectError,
+  GATEWAY_ALONE,
+  type Response,
+  START_TIMEOUT_MS,
+  TestPlatform,
+} from './support/test-platform';
 
 /** A port something else listens on, on every interface. */
 async function occupiedPort(): Promise<{ port: number; server: Server }> {
@@ -30,35 +38,56 @@ describe('sandbox clock', () => {
     const { token: own } = await platform.newProject('clock-at-once');
     // Read (and so remember) the offset first, then move it and write at once.
     const start = Date.parse((await platform.request('GET', '/v0.13/sandbox/clock', { token: own })).body.now);
-    await platform.request('POST', '/v0.13/customers', { token: own, body: { type: 'individual', firstName: 'A', lastName: 'B' } });
-    expect((await platform.request('POST', '/v0.13/sandbox/clock/advance', { token: own, body: { seconds: 7200 } })).status).toBe(200);
-    const customer = await platform.request('POST', '/v0.13/customers', { token: own, body: { type: 'individual', firstName: 'C', lastName: 'D' } });
+    await platform.request('POST', '/v0.13/customers', {
+      token: own,
+      body: { type: 'individual', firstName: 'A', lastName: 'B' },
+    });
+    expect(
+      (await platform.request('POST', '/v0.13/sandbox/clock/advance', { token: own, body: { seconds: 7200 } })).status,
+    ).toBe(200);
+    const customer = await platform.request('POST', '/v0.13/customers', {
+      token: own,
+      body: { type: 'individual', firstName: 'C', lastName: 'D' },
+    });
     expect(Date.parse(customer.body.createdAt) - start).toBeGreaterThanOrEqual(7_200_000);
   });
 
-  it('moves the clock for another process on the same database too', async () => {
-    const { token: own } = await platform.newProject('clock-elsewhere');
-    const other = await TestPlatform.start({}, platform.running.databaseUrl, { services: ['accounts'] });
-    try {
-      const before = Date.parse((await other.request('GET', '/v0.13/sandbox/clock', { token: own })).body.now);
-      expect((await platform.request('POST', '/v0.13/sandbox/clock/advance', { token: own, body: { seconds: 86400 } })).status).toBe(200);
-      await eventually(async () => {
-        const now = Date.parse((await other.request('GET', '/v0.13/sandbox/clock', { token: own })).body.now);
-        return now - before >= 86_400_000 ? now : undefined;
-      }, 5000);
-    } finally {
-      await other.stop();
-    }
-  }, START_TIMEOUT_MS);
+  it(
+    'moves the clock for another process on the same database too',
+    async () => {
+      const { token: own } = await platform.newProject('clock-elsewhere');
+      const other = await TestPlatform.start({}, platform.running.databaseUrl, { services: ['accounts'] });
+      try {
+        const before = Date.parse((await other.request('GET', '/v0.13/sandbox/clock', { token: own })).body.now);
+        expect(
+          (await platform.request('POST', '/v0.13/sandbox/clock/advance', { token: own, body: { seconds: 86400 } }))
+            .status,
+        ).toBe(200);
+        await eventually(async () => {
+          const now = Date.parse((await other.request('GET', '/v0.13/sandbox/clock', { token: own })).body.now);
+          return now - before >= 86_400_000 ? now : undefined;
+        }, 5000);
+      } finally {
+        await other.stop();
+      }
+    },
+    START_TIMEOUT_MS,
+  );
 
   it('reads and advances the project clock; new resources carry the advanced time', async () => {
     const before = await platform.request('GET', '/v0.13/sandbox/clock', { token });
     expect(before.body).toEqual({ object: 'sandboxClock', now: expect.any(String), offsetSeconds: 0 });
-    const advanced = await platform.request('POST', '/v0.13/sandbox/clock/advance', { token, body: { seconds: 86400 } });
+    const advanced = await platform.request('POST', '/v0.13/sandbox/clock/advance', {
+      token,
+      body: { seconds: 86400 },
+    });
     expect(advanced.status).toBe(200);
     expect(advanced.body).toMatchObject({ object: 'sandboxClock', offsetSeconds: 86400, firedTimers: 0 });
     expect(Date.parse(advanced.body.now) - Date.parse(before.body.now)).toBeGreaterThanOrEqual(86400_000);
-    const customer = await platform.request('POST', '/v0.13/customers', { token, body: { type: 'individual', firstName: 'T', lastName: 'Ime' } });
+    const customer = await platform.request('POST', '/v0.13/customers', {
+      token,
+      body: { type: 'individual', firstName: 'T', lastName: 'Ime' },
+    });
     expect(Date.parse(customer.body.createdAt) - Date.now()).toBeGreaterThan(86000_000);
   });
 
@@ -70,20 +99,31 @@ describe('sandbox clock', () => {
 
   it('fires the timers that fall due when advanced, and only those', async () => {
     // A real timer: the provisioning deadline of an external account whose provider never answers (docs/sandbox.md).
-    const customer = await platform.request('POST', '/v0.13/customers', { token, body: { type: 'individual', firstName: 'T', lastName: 'Imer' } });
+    const customer = await platform.request('POST', '/v0.13/customers', {
+      token,
+      body: { type: 'individual', firstName: 'T', lastName: 'Imer' },
+    });
     const account = await platform.request('POST', '/v0.13/external-accounts', {
       token,
-      body: { owner: { kind: 'customer', customerId: customer.body.id }, type: 'bankUs', bankUs: { accountNumber: '000123450003', routingNumber: '021000021' } },
+      body: {
+        owner: { kind: 'customer', customerId: customer.body.id },
+        type: 'bankUs',
+        bankUs: { accountNumber: '000123450003', routingNumber: '021000021' },
+      },
     });
     expect(account.status).toBe(201);
     await platform.settle();
     // Real time passes too: a margin of 20 seconds either side of the 15-minute deadline.
     const early = await platform.request('POST', '/v0.13/sandbox/clock/advance', { token, body: { seconds: 880 } });
     expect(early.body.firedTimers).toBe(0);
-    expect((await platform.request('GET', `/v0.13/external-accounts/${account.body.id}`, { token })).body.status).toBe('pending');
+    expect((await platform.request('GET', `/v0.13/external-accounts/${account.body.id}`, { token })).body.status).toBe(
+      'pending',
+    );
     const due = await platform.request('POST', '/v0.13/sandbox/clock/advance', { token, body: { seconds: 40 } });
     expect(due.body.firedTimers).toBe(1);
-    expect((await platform.request('GET', `/v0.13/external-accounts/${account.body.id}`, { token })).body).toMatchObject({ status: 'failed', failure: { code: 'provisioning_timeout' } });
+    expect(
+      (await platform.request('GET', `/v0.13/external-accounts/${account.body.id}`, { token })).body,
+    ).toMatchObject({ status: 'failed', failure: { code: 'provisioning_timeout' } });
   });
 });
 
@@ -97,7 +137,7 @@ describe('operator routes', () => {
   /** Every project, page by page (on the shared platform other files' projects come first). */
   async function allProjects(): Promise<Array<{ id: string; name: string }>> {
     const all: Array<{ id: string; name: string }> = [];
-    for (let cursor: string | null = null; ; ) {
+    for (let cursor: string | null = null; ;) {
       const page: Response = await platform.admin('GET', `/projects?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
       expect(page.status).toBe(200);
       all.push(...page.body.data);
@@ -107,7 +147,9 @@ describe('operator routes', () => {
   }
 
   it('creates, reads, lists and updates projects', async () => {
-    const created = await platform.admin('POST', '/projects', { body: { name: 'acme', features: { cashPickup: true } } });
+    const created = await platform.admin('POST', '/projects', {
+      body: { name: 'acme', features: { cashPickup: true } },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       id: expect.stringMatching(/^prj_/),
@@ -119,7 +161,11 @@ describe('operator routes', () => {
     expect((await platform.admin('GET', `/projects/${created.body.id}`)).body).toEqual(created.body);
     expect((await allProjects()).map((p) => p.name)).toEqual(expect.arrayContaining(['acme', 'default']));
     const patched = await platform.admin('PATCH', `/projects/${created.body.id}`, {
-      body: { features: { depositAddresses: true }, limits: { perTransactionMax: '5000.00', dailyBankPayoutCap: '20000' }, attributionTimeoutHours: 24 },
+      body: {
+        features: { depositAddresses: true },
+        limits: { perTransactionMax: '5000.00', dailyBankPayoutCap: '20000' },
+        attributionTimeoutHours: 24,
+      },
     });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({
@@ -137,14 +183,24 @@ describe('operator routes', () => {
     const project = await platform.admin('POST', '/projects', { body: { name: 'keys' } });
     const pair = await platform.admin('POST', `/projects/${project.body.id}/api-keys`);
     expect(pair.status).toBe(201);
-    expect(pair.body).toEqual({ apiKey: expect.stringMatching(/^sk_sdbx_[A-Za-z0-9]{24}$/), apiSecret: expect.any(String) });
-    const [row] = await platform.running.dataSource.query(`SELECT secret_hash FROM gateway.api_keys WHERE api_key = $1`, [pair.body.apiKey]);
+    expect(pair.body).toEqual({
+      apiKey: expect.stringMatching(/^sk_sdbx_[A-Za-z0-9]{24}$/),
+      apiSecret: expect.any(String),
+    });
+    const [row] = await platform.running.dataSource.query(
+      `SELECT secret_hash FROM gateway.api_keys WHERE api_key = $1`,
+      [pair.body.apiKey],
+    );
     expect(row.secret_hash).not.toContain(pair.body.apiSecret);
     const events = await platform.running.dataSource.query(`SELECT data::text AS data FROM gateway.events`);
     for (const e of events) expect(e.data).not.toContain(pair.body.apiSecret);
     // Even with an Idempotency-Key, the response holding the secret is not stored for replay.
-    const keyed = await platform.admin('POST', `/projects/${project.body.id}/api-keys`, { idempotencyKey: 'operator-key-1' });
-    const stored = await platform.running.dataSource.query(`SELECT response_body::text AS body FROM platform.idempotency_keys`);
+    const keyed = await platform.admin('POST', `/projects/${project.body.id}/api-keys`, {
+      idempotencyKey: 'operator-key-1',
+    });
+    const stored = await platform.running.dataSource.query(
+      `SELECT response_body::text AS body FROM platform.idempotency_keys`,
+    );
     for (const row of stored) expect(row.body).not.toContain(keyed.body.apiSecret);
     expect(await platform.token(pair.body.apiKey, pair.body.apiSecret)).toEqual(expect.any(String));
   });
@@ -172,7 +228,10 @@ describe('operator routes', () => {
       ['POST', '/projects/{projectId}/publishable-keys', undefined],
     ])('%s %s without one is a 400 and changes nothing', async (method, path, body) => {
       const before = await counts();
-      const res = await platform.admin(method, path.replace('{projectId}', projectId), { body: body && JSON.parse(JSON.stringify(body).replace('{projectId}', projectId)), idempotencyKey: null });
+      const res = await platform.admin(method, path.replace('{projectId}', projectId), {
+        body: body && JSON.parse(JSON.stringify(body).replace('{projectId}', projectId)),
+        idempotencyKey: null,
+      });
       expectError(res, 400, 'IdempotencyKeyRequired', 1110);
       expect(await counts()).toEqual(before);
     });
@@ -192,10 +251,15 @@ describe('operator routes', () => {
 
     it('is documented as required on every operator POST and PATCH', async () => {
       const document = (await platform.request('GET', '/openapi.json')).body;
-      const operations = Object.entries(document.paths as Record<string, Record<string, { parameters?: Array<{ name: string; required?: boolean }> }>>).flatMap(([path, item]) =>
+      const operations = Object.entries(
+        document.paths as Record<string, Record<string, { parameters?: Array<{ name: string; required?: boolean }> }>>,
+      ).flatMap(([path, item]) =>
         Object.entries(item)
           .filter(([method]) => path.includes('/admin/') && (method === 'post' || method === 'patch'))
-          .map(([method, operation]) => `${method.toUpperCase()} ${path}: ${operation.parameters?.find((p) => p.name === 'Idempotency-Key')?.required === true ? 'required' : 'not required'}`),
+          .map(
+            ([method, operation]) =>
+              `${method.toUpperCase()} ${path}: ${operation.parameters?.find((p) => p.name === 'Idempotency-Key')?.required === true ? 'required' : 'not required'}`,
+          ),
       );
       expect(operations.length).toBeGreaterThanOrEqual(8);
       expect(operations.filter((o) => !o.endsWith(': required'))).toEqual([]);
@@ -204,16 +268,31 @@ describe('operator routes', () => {
 
   it('refuses bad operator input and unknown projects', async () => {
     expectError(await platform.admin('POST', '/projects', { body: { name: '' } }), 400, 'InvalidRequest');
-    expectError(await platform.admin('POST', '/projects', { body: { name: 'x', features: { cashPickup: 'yes' } } }), 400, 'InvalidRequest');
+    expectError(
+      await platform.admin('POST', '/projects', { body: { name: 'x', features: { cashPickup: 'yes' } } }),
+      400,
+      'InvalidRequest',
+    );
     expectError(await platform.admin('GET', '/projects/prj_01h455vb4pex5vsknk084sn02q'), 404, 'ProjectNotFound');
     expectError(await platform.admin('GET', '/projects/nope'), 404, 'ProjectNotFound');
-    expectError(await platform.admin('PATCH', '/projects/prj_01h455vb4pex5vsknk084sn02q', { body: { attributionTimeoutHours: 2 } }), 404, 'ProjectNotFound');
+    expectError(
+      await platform.admin('PATCH', '/projects/prj_01h455vb4pex5vsknk084sn02q', {
+        body: { attributionTimeoutHours: 2 },
+      }),
+      404,
+      'ProjectNotFound',
+    );
     expectError(await platform.admin('DELETE', '/api-keys/sk_sdbx_unknown'), 404, 'ApiKeyNotFound');
   });
 
   it('needs the operator token', async () => {
     expectError(await platform.request('GET', '/v0.13/admin/projects'), 401, 'Unauthorized', 1000);
-    expectError(await platform.request('GET', '/v0.13/admin/projects', { token: `${ADMIN_TOKEN}x` }), 401, 'Unauthorized', 1000);
+    expectError(
+      await platform.request('GET', '/v0.13/admin/projects', { token: `${ADMIN_TOKEN}x` }),
+      401,
+      'Unauthorized',
+      1000,
+    );
   });
 
   describe('GET /risk/config', () => {
@@ -233,43 +312,76 @@ describe('operator routes', () => {
     });
 
     it('answers a browser preflight for the Api-Key header, and only on this route', async () => {
-      const preflight = { origin: 'https://shop.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'api-key' };
+      const preflight = {
+        origin: 'https://shop.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'api-key',
+      };
       const res = await platform.request('OPTIONS', '/v0.13/risk/config', { headers: preflight });
       expect(res.status).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('api-key');
       const { publishableKey } = (await platform.admin('POST', `/projects/${projectId}/publishable-keys`)).body;
-      const get = await platform.request('GET', '/v0.13/risk/config', { headers: { origin: 'https://shop.example', 'api-key': publishableKey } });
+      const get = await platform.request('GET', '/v0.13/risk/config', {
+        headers: { origin: 'https://shop.example', 'api-key': publishableKey },
+      });
       expect(get.status).toBe(200);
       expect(get.headers.get('access-control-allow-origin')).toBe('*');
-      const elsewhere = await platform.request('OPTIONS', '/v0.13/customers', { headers: { ...preflight, 'access-control-request-headers': 'authorization' } });
+      const elsewhere = await platform.request('OPTIONS', '/v0.13/customers', {
+        headers: { ...preflight, 'access-control-request-headers': 'authorization' },
+      });
       expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
     });
 
     it('answers an OPTIONS that is no browser preflight (no Origin) as it answers one, never with a plain-text refusal', async () => {
-      const requests: Array<Record<string, string>> = [{}, { 'access-control-request-method': 'GET' }, { origin: 'https://shop.example' }];
+      const requests: Array<Record<string, string>> = [
+        {},
+        { 'access-control-request-method': 'GET' },
+        { origin: 'https://shop.example' },
+      ];
       for (const headers of requests) {
         const res = await platform.request('OPTIONS', '/v0.13/risk/config', { headers });
-        expect({ status: res.status, allowed: res.headers.get('access-control-allow-methods') }).toEqual({ status: 204, allowed: 'GET' });
+        expect({ status: res.status, allowed: res.headers.get('access-control-allow-methods') }).toEqual({
+          status: 204,
+          allowed: 'GET',
+        });
       }
     });
 
     it('answers 401 to a missing, unknown or revoked key', async () => {
       const { publishableKey } = (await platform.admin('POST', `/projects/${projectId}/publishable-keys`)).body;
       expectError(await platform.request('GET', '/v0.13/risk/config'), 401, 'Unauthorized', 1000);
-      expectError(await platform.request('GET', '/v0.13/risk/config', { headers: { 'api-key': 'pk_sdbx_unknown0000000000000' } }), 401, 'Unauthorized', 1000);
+      expectError(
+        await platform.request('GET', '/v0.13/risk/config', { headers: { 'api-key': 'pk_sdbx_unknown0000000000000' } }),
+        401,
+        'Unauthorized',
+        1000,
+      );
       expect((await platform.admin('DELETE', `/publishable-keys/${publishableKey}`)).status).toBe(204);
-      expectError(await platform.request('GET', '/v0.13/risk/config', { headers: { 'api-key': publishableKey } }), 401, 'Unauthorized', 1000);
+      expectError(
+        await platform.request('GET', '/v0.13/risk/config', { headers: { 'api-key': publishableKey } }),
+        401,
+        'Unauthorized',
+        1000,
+      );
     });
 
     it('answers 403 when the key mode does not match the host, whether or not this host knows the key', async () => {
-      expectError(await platform.request('GET', '/v0.13/risk/config', { headers: { 'api-key': 'pk_live_fromTheProductionHost00' } }), 403, 'Forbidden');
+      expectError(
+        await platform.request('GET', '/v0.13/risk/config', {
+          headers: { 'api-key': 'pk_live_fromTheProductionHost00' },
+        }),
+        403,
+        'Forbidden',
+      );
       // Even a production key stored on this sandbox deployment, as if copied across databases.
       await platform.running.dataSource.query(
         `INSERT INTO gateway.publishable_keys (publishable_key, project_id, mode, created_at) VALUES ('pk_live_copiedAcrossHosts0000', $1, 'live', now())`,
         [projectId],
       );
-      const res = await platform.request('GET', '/v0.13/risk/config', { headers: { 'api-key': 'pk_live_copiedAcrossHosts0000' } });
+      const res = await platform.request('GET', '/v0.13/risk/config', {
+        headers: { 'api-key': 'pk_live_copiedAcrossHosts0000' },
+      });
       expectError(res, 403, 'Forbidden');
       expect(res.headers.get('cache-control')).toBe('no-store');
     });
@@ -282,13 +394,21 @@ describe('start-up bootstrap (API-CONTRACT: Addresses, modes, start-up)', () => 
     const first = await TestPlatform.start(noBootstrap, undefined, GATEWAY_ALONE);
     const url = first.running.databaseUrl;
     const created = first.running.bootstrap!;
-    expect(created).toMatchObject({ created: true, apiKey: expect.stringMatching(/^sk_sdbx_/), apiSecret: expect.any(String) });
+    expect(created).toMatchObject({
+      created: true,
+      apiKey: expect.stringMatching(/^sk_sdbx_/),
+      apiSecret: expect.any(String),
+    });
     expect(await first.token(created.apiKey, created.apiSecret)).toEqual(expect.any(String));
     await first.stop();
 
     const second = await TestPlatform.start(noBootstrap, url, GATEWAY_ALONE);
     try {
-      expect(second.running.bootstrap).toEqual({ projectId: created.projectId, apiKey: created.apiKey, created: false });
+      expect(second.running.bootstrap).toEqual({
+        projectId: created.projectId,
+        apiKey: created.apiKey,
+        created: false,
+      });
       const projects = await second.admin('GET', '/projects');
       expect(projects.body.data).toHaveLength(1);
       expect(projects.body.data[0]).toMatchObject({ id: created.projectId, name: 'default' });
@@ -303,14 +423,20 @@ describe('start-up bootstrap (API-CONTRACT: Addresses, modes, start-up)', () => 
     const databaseUrl = await cloneTemplateDatabase();
     const taken = await occupiedPort();
     try {
-      await expect(TestPlatform.start({ ...noBootstrap, PORT: String(taken.port) }, databaseUrl, GATEWAY_ALONE)).rejects.toThrow(`HTTP port ${taken.port} (PORT) is already in use`);
+      await expect(
+        TestPlatform.start({ ...noBootstrap, PORT: String(taken.port) }, databaseUrl, GATEWAY_ALONE),
+      ).rejects.toThrow(`HTTP port ${taken.port} (PORT) is already in use`);
     } finally {
       await new Promise((resolve) => taken.server.close(resolve));
     }
     const next = await TestPlatform.start(noBootstrap, databaseUrl, GATEWAY_ALONE);
     try {
       const created = next.running.bootstrap!;
-      expect(created).toMatchObject({ created: true, apiKey: expect.stringMatching(/^sk_sdbx_/), apiSecret: expect.any(String) });
+      expect(created).toMatchObject({
+        created: true,
+        apiKey: expect.stringMatching(/^sk_sdbx_/),
+        apiSecret: expect.any(String),
+      });
       expect(await next.token(created.apiKey, created.apiSecret)).toEqual(expect.any(String));
       const projects = await next.admin('GET', '/projects');
       expect(projects.body.data).toEqual([expect.objectContaining({ id: created.projectId, name: 'default' })]);
@@ -340,7 +466,11 @@ describe('production mode', () => {
     // Distributed, the services whose routes these tests call (the clock is the accounts service's); the others would
     // answer 503, not 404, were they asked.
     platform = await TestPlatform.start(
-      { MM_ENVIRONMENT: 'production', MM_BOOTSTRAP_API_KEY: 'sk_live_e2eProductionKey01', MM_BOOTSTRAP_API_SECRET: 'e2e-production-secret-0123' },
+      {
+        MM_ENVIRONMENT: 'production',
+        MM_BOOTSTRAP_API_KEY: 'sk_live_e2eProductionKey01',
+        MM_BOOTSTRAP_API_SECRET: 'e2e-production-secret-0123',
+      },
       undefined,
       { services: ['accounts', 'deposit-addresses'] },
     );
@@ -350,13 +480,24 @@ describe('production mode', () => {
   it('hides sandbox routes and refuses sandbox keys', async () => {
     const token = await platform.token('sk_live_e2eProductionKey01', 'e2e-production-secret-0123');
     expect((await platform.request('GET', '/v0.13/sandbox/clock', { token })).status).toBe(404);
-    expect((await platform.request('POST', '/v0.13/sandbox/clock/advance', { token, body: { seconds: 5 } })).status).toBe(404);
+    expect(
+      (await platform.request('POST', '/v0.13/sandbox/clock/advance', { token, body: { seconds: 5 } })).status,
+    ).toBe(404);
     // The deposit address simulations (issue 19): no such route, whatever the address, while the resource's own routes answer.
     expect((await platform.request('GET', '/v0.13/deposit-addresses', { token })).status).toBe(200);
     for (const what of ['crypto-deposit', 'freeze', 'unfreeze', 'close']) {
-      expectError(await platform.request('POST', `/v0.13/deposit-addresses/da_01h455vb4pex5vsknk084sn02q/simulate/${what}`, { token, body: { amount: '1.00' } }), 404, 'NotFound');
+      expectError(
+        await platform.request('POST', `/v0.13/deposit-addresses/da_01h455vb4pex5vsknk084sn02q/simulate/${what}`, {
+          token,
+          body: { amount: '1.00' },
+        }),
+        404,
+        'NotFound',
+      );
     }
-    const sandboxKey = await platform.request('POST', '/v0.13/auth/token', { body: { apiKey: 'sk_sdbx_e2eBootstrapKey01', apiSecret: 'e2e-bootstrap-secret-0123456789' } });
+    const sandboxKey = await platform.request('POST', '/v0.13/auth/token', {
+      body: { apiKey: 'sk_sdbx_e2eBootstrapKey01', apiSecret: 'e2e-bootstrap-secret-0123456789' },
+    });
     expect(sandboxKey.status).toBe(401);
   });
 
@@ -364,7 +505,15 @@ describe('production mode', () => {
     const project = (await platform.admin('GET', '/projects')).body.data[0];
     const { publishableKey } = (await platform.admin('POST', `/projects/${project.id}/publishable-keys`)).body;
     expect(publishableKey).toMatch(/^pk_live_/);
-    expectError(await platform.request('GET', '/v0.13/risk/config', { headers: { 'api-key': publishableKey } }), 503, 'RiskConfigUnavailable');
-    expectError(await platform.request('GET', '/v0.13/risk/config', { headers: { 'api-key': 'pk_sdbx_fromTheSandboxHost0000' } }), 403, 'Forbidden');
+    expectError(
+      await platform.request('GET', '/v0.13/risk/config', { headers: { 'api-key': publishableKey } }),
+      503,
+      'RiskConfigUnavailable',
+    );
+    expectError(
+      await platform.request('GET', '/v0.13/risk/config', { headers: { 'api-key': 'pk_sdbx_fromTheSandboxHost0000' } }),
+      403,
+      'Forbidden',
+    );
   });
 });

@@ -19,7 +19,8 @@ afterAll(async () => {
 });
 
 it('allows MM_TOKEN_RATE_LIMIT token requests per window from one client across two gateways, then 429 with Retry-After', async () => {
-  const tokenRequest = (platform: TestPlatform) => platform.request('POST', '/v0.13/auth/token', { body: { apiKey: BOOTSTRAP_KEY, apiSecret: BOOTSTRAP_SECRET } });
+  const tokenRequest = (platform: TestPlatform) =>
+    platform.request('POST', '/v0.13/auth/token', { body: { apiKey: BOOTSTRAP_KEY, apiSecret: BOOTSTRAP_SECRET } });
   const statuses: number[] = [];
   for (let i = 0; i < LIMIT; i++) statuses.push((await tokenRequest(i % 2 ? second : first)).status);
   expect(statuses).toEqual(Array(LIMIT).fill(200));

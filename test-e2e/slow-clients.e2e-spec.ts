@@ -34,17 +34,24 @@ describe('slow clients', () => {
   const drips = new Set<NodeJS.Timeout>();
 
   beforeAll(async () => {
-    platform = await TestPlatform.start({
-      MM_HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
-      MM_HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
-      MM_HTTP_IDLE_TIMEOUT_MS: String(IDLE_MS),
-      MM_HTTP_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_MS),
-      MM_HTTP_MAX_CONNECTIONS: String(TOTAL),
-      MM_HTTP_MAX_CONNECTIONS_PER_CLIENT: String(PER_CLIENT),
-      // The limits are the public entry's; behind it, distributed, only the service of the routes asked.
-    }, undefined, { services: ['accounts'] });
+    platform = await TestPlatform.start(
+      {
+        MM_HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+        MM_HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
+        MM_HTTP_IDLE_TIMEOUT_MS: String(IDLE_MS),
+        MM_HTTP_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_MS),
+        MM_HTTP_MAX_CONNECTIONS: String(TOTAL),
+        MM_HTTP_MAX_CONNECTIONS_PER_CLIENT: String(PER_CLIENT),
+        // The limits are the public entry's; behind it, distributed, only the service of the routes asked.
+      },
+      undefined,
+      { services: ['accounts'] },
+    );
     token = await platform.token();
-    const customer = await platform.request('POST', '/v0.13/customers', { token, body: { type: 'individual', firstName: 'Ada', lastName: 'Lovelace' } });
+    const customer = await platform.request('POST', '/v0.13/customers', {
+      token,
+      body: { type: 'individual', firstName: 'Ada', lastName: 'Lovelace' },
+    });
     customerId = customer.body.id;
   }, START_TIMEOUT_MS);
   afterEach(() => {
@@ -86,7 +93,10 @@ describe('slow clients', () => {
   async function closedWithin(connection: Raw, boundMs: number): Promise<{ data: string; afterMs: number }> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the server kept the connection open for over ${boundMs} ms`)), boundMs);
+      timer = setTimeout(
+        () => reject(new Error(`the server kept the connection open for over ${boundMs} ms`)),
+        boundMs,
+      );
     });
     try {
       return await Promise.race([connection.closed, late]);
@@ -99,7 +109,9 @@ describe('slow clients', () => {
   function parse(data: string): { status: number; headers: Record<string, string>; body: any } {
     const [head, body] = [data.slice(0, data.indexOf('\r\n\r\n')), data.slice(data.indexOf('\r\n\r\n') + 4)];
     const [statusLine, ...lines] = head.split('\r\n');
-    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    const headers = Object.fromEntries(
+      lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
     return { status: Number(statusLine.split(' ')[1]), headers, body: body ? JSON.parse(body) : undefined };
   }
 
@@ -110,13 +122,23 @@ describe('slow clients', () => {
     expect(response.headers.connection).toBe('close');
     // A request Node could not parse still gets an id (issue 18 item 4), in the header and the body.
     expect(response.headers['x-request-id']).toMatch(/^req_[0-9a-z]{26}$/);
-    expect(response.body).toEqual({ error, code, msg: expect.any(String), cause: expect.any(String), status, requestId: response.headers['x-request-id'] });
+    expect(response.body).toEqual({
+      error,
+      code,
+      msg: expect.any(String),
+      cause: expect.any(String),
+      status,
+      requestId: response.headers['x-request-id'],
+    });
   }
 
   /** Normal requests from 127.0.0.1: each answered 200 within the header timeout. */
   async function normalRequestsSucceed(): Promise<void> {
     for (let i = 0; i < 3; i++) {
-      for (const [path, auth] of [['/healthz', null], [`/v0.13/customers/${customerId}`, token]] as const) {
+      for (const [path, auth] of [
+        ['/healthz', null],
+        [`/v0.13/customers/${customerId}`, token],
+      ] as const) {
         const started = Date.now();
         const res = await platform.request('GET', path, { token: auth });
         expect({ path, status: res.status }).toEqual({ path, status: 200 });
@@ -142,7 +164,8 @@ describe('slow clients', () => {
     );
     const abusive = [idle, halfHeaders, slowHeaders, slowBody, stalledBody];
     let firstClosed = Infinity;
-    for (const connection of abusive) void connection.closed.then(() => (firstClosed = Math.min(firstClosed, Date.now())));
+    for (const connection of abusive)
+      void connection.closed.then(() => (firstClosed = Math.min(firstClosed, Date.now())));
 
     await normalRequestsSucceed();
     expect(Date.now()).toBeLessThan(firstClosed);
@@ -161,7 +184,9 @@ describe('slow clients', () => {
     expect(stalled.afterMs).toBeGreaterThanOrEqual(IDLE_MS - CHECK_MS);
 
     await normalRequestsSucceed();
-    expect(Number((await platform.running.dataSource.query(`SELECT count(*) AS n FROM accounts.customers`))[0].n)).toBe(1);
+    expect(Number((await platform.running.dataSource.query(`SELECT count(*) AS n FROM accounts.customers`))[0].n)).toBe(
+      1,
+    );
   });
 
   it('closes a kept-alive connection left idle after its response', async () => {
@@ -183,7 +208,10 @@ describe('slow clients', () => {
     for (const connection of held) connection.socket.destroy();
     await Promise.all(held.map((connection) => connection.closed));
     for (let attempt = 0; ; attempt++) {
-      const again = await closedWithin(raw('127.0.0.2', 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), HEADERS_MS + MARGIN_MS);
+      const again = await closedWithin(
+        raw('127.0.0.2', 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        HEADERS_MS + MARGIN_MS,
+      );
       if (again.data !== '' || attempt === 20) {
         expect(parse(again.data).status).toBe(200);
         break;
@@ -195,7 +223,8 @@ describe('slow clients', () => {
     const addresses = Array.from({ length: 10 }, (_, i) => `127.0.1.${i + 1}`);
     const attempts = addresses.flatMap((address) => Array.from({ length: PER_CLIENT }, () => raw(address)));
     let refusedCount = 0;
-    for (const attempt of attempts) void attempt.closed.then(({ data, afterMs }) => data === '' && afterMs < HEADERS_MS && refusedCount++);
+    for (const attempt of attempts)
+      void attempt.closed.then(({ data, afterMs }) => data === '' && afterMs < HEADERS_MS && refusedCount++);
     const deadline = Date.now() + HEADERS_MS;
     while (refusedCount < attempts.length - TOTAL && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(refusedCount).toBeGreaterThanOrEqual(attempts.length - TOTAL);
@@ -204,7 +233,14 @@ describe('slow clients', () => {
     await Promise.all(attempts.map((attempt) => attempt.closed));
     // The server counts a connection off when it sees it close, a moment after this side does
     // (another process, when distributed): until then it still closes new ones at the cap.
-    await eventually(() => fetch(`${platform.url}/healthz`).then((r) => (r.ok ? true : undefined), () => undefined), 5_000);
+    await eventually(
+      () =>
+        fetch(`${platform.url}/healthz`).then(
+          (r) => (r.ok ? true : undefined),
+          () => undefined,
+        ),
+      5_000,
+    );
     await normalRequestsSucceed();
   });
 
@@ -230,6 +266,8 @@ describe('slow clients', () => {
         `Transfer-Encoding: chunked\r\n\r\nzz\r\n${body}\r\n0\r\n\r\n`,
     );
     expectRefusal((await closedWithin(badChunk, MARGIN_MS)).data, 400, 'InvalidRequest', 1100);
-    expect(Number((await platform.running.dataSource.query(`SELECT count(*) AS n FROM accounts.customers`))[0].n)).toBe(1);
+    expect(Number((await platform.running.dataSource.query(`SELECT count(*) AS n FROM accounts.customers`))[0].n)).toBe(
+      1,
+    );
   });
 });

@@ -28,7 +28,10 @@ describe('stale destinations: a quote whose account stopped being usable', () =>
     const base = await newTenant(platform, { name });
     const { get } = base;
     const ada = await base.customer();
-    const [usdc, eth] = [await base.wallet(ada.id, { funding: '1000' }), await base.wallet(ada.id, { network: 'ethereum', funding: '1000' })];
+    const [usdc, eth] = [
+      await base.wallet(ada.id, { funding: '1000' }),
+      await base.wallet(ada.id, { network: 'ethereum', funding: '1000' }),
+    ];
     let counterpartyOf: Record<string, string> = {};
     const t = {
       ...base,
@@ -40,18 +43,27 @@ describe('stale destinations: a quote whose account stopped being usable', () =>
       /** An external wallet of a counterparty of the customer's (a quote may pay one; a bank payout may not). */
       counterpartyWallet: async () => {
         const counterparty = await base.counterparty(ada.id);
-        const account = await base.externalWallet(ada.id, '0x52908400098527886E0F7030069857D2E4169EE7', 'ethereum', counterparty.id);
+        const account = await base.externalWallet(
+          ada.id,
+          '0x52908400098527886E0F7030069857D2E4169EE7',
+          'ethereum',
+          counterparty.id,
+        );
         counterpartyOf = { ...counterpartyOf, [account.id]: counterparty.id };
         return account;
       },
       /** Makes the account unusable: the provider invalidates it, the partner deletes it, or deletes it and then its counterparty. */
       spoil: async (accountId: string, how: Unusable) => {
         if (how === 'invalidate') {
-          expect((await base.post(`/external-accounts/${accountId}/simulate/invalidate`, {})).body).toMatchObject({ status: 'invalid', failure: { code: 'account_closed' } });
+          expect((await base.post(`/external-accounts/${accountId}/simulate/invalidate`, {})).body).toMatchObject({
+            status: 'invalid',
+            failure: { code: 'account_closed' },
+          });
           return;
         }
         expect((await base.del(`/external-accounts/${accountId}`)).status).toBe(204);
-        if (how === 'deleteWithCounterparty') expect((await base.del(`/counterparties/${counterpartyOf[accountId]}`)).status).toBe(204);
+        if (how === 'deleteWithCounterparty')
+          expect((await base.del(`/counterparties/${counterpartyOf[accountId]}`)).status).toBe(204);
       },
       /** The transaction once it is in the status given; one that ends otherwise fails the test at once, saying how it ended. */
       until: (id: string, status: string, subStatus?: string | null) =>
@@ -60,7 +72,9 @@ describe('stale destinations: a quote whose account stopped being usable', () =>
           if (txn.status === status && (subStatus === undefined || txn.subStatus === subStatus)) return txn;
           if (txn.status === 'completed' || txn.status === 'failed') {
             const legs = txn.legs.map((l: { kind: string; status: string }) => `${l.kind} ${l.status}`).join(', ');
-            throw new Error(`transaction ${id} ended ${txn.status} (${txn.subStatus}; legs: ${legs}), not ${status} (${subStatus})`);
+            throw new Error(
+              `transaction ${id} ended ${txn.status} (${txn.subStatus}; legs: ${legs}), not ${status} (${subStatus})`,
+            );
           }
           return undefined;
         }, 15_000),
@@ -73,25 +87,37 @@ describe('stale destinations: a quote whose account stopped being usable', () =>
   const corridors = {
     bank: {
       instrument: (t: Tenant) => t.bank(),
-      quote: (t: Tenant, id: string) => ({ source: { type: 'walletOms', details: { id: t.usdc.id }, amount: '100.00' }, destination: { type: 'bankUs', details: { id, network: 'ach', accountHolder: 'customer' } } }),
+      quote: (t: Tenant, id: string) => ({
+        source: { type: 'walletOms', details: { id: t.usdc.id }, amount: '100.00' },
+        destination: { type: 'bankUs', details: { id, network: 'ach', accountHolder: 'customer' } },
+      }),
       wallet: (t: Tenant) => t.usdc.id,
       seconds: 60,
     },
     cardSell: {
       instrument: (t: Tenant) => t.card(),
-      quote: (t: Tenant, id: string) => ({ source: { type: 'walletOms', details: { id: t.usdc.id }, amount: '100.00' }, destination: { type: 'card', details: { externalAccountId: id } } }),
+      quote: (t: Tenant, id: string) => ({
+        source: { type: 'walletOms', details: { id: t.usdc.id }, amount: '100.00' },
+        destination: { type: 'card', details: { externalAccountId: id } },
+      }),
       wallet: (t: Tenant) => t.usdc.id,
       seconds: 5,
     },
     counterpartyWallet: {
       instrument: (t: Tenant) => t.counterpartyWallet(),
-      quote: (t: Tenant, id: string) => ({ source: { type: 'walletCrypto', details: { id: t.eth.id }, amount: '100.00' }, destination: { type: 'walletExternal', details: { id } } }),
+      quote: (t: Tenant, id: string) => ({
+        source: { type: 'walletCrypto', details: { id: t.eth.id }, amount: '100.00' },
+        destination: { type: 'walletExternal', details: { id } },
+      }),
       wallet: (t: Tenant) => t.eth.id,
       seconds: 5,
     },
     cardBuy: {
       instrument: (t: Tenant) => t.card(),
-      quote: (t: Tenant, id: string) => ({ source: { type: 'card', details: { externalAccountId: id }, amount: '100.00' }, destination: { type: 'walletOms', details: { id: t.usdc.id } } }),
+      quote: (t: Tenant, id: string) => ({
+        source: { type: 'card', details: { externalAccountId: id }, amount: '100.00' },
+        destination: { type: 'walletOms', details: { id: t.usdc.id } },
+      }),
       wallet: (t: Tenant) => t.usdc.id,
       seconds: 5,
     },
@@ -109,12 +135,27 @@ describe('stale destinations: a quote whose account stopped being usable', () =>
 
   describe('when the quote is accepted: 422 ExternalAccountNotActive, nothing moves, the quote stays open', () => {
     const cases: Array<[string, keyof typeof corridors, Unusable, RegExp]> = [
-      ['a bank account the provider invalidated', 'bank', 'invalidate', /destination external account ext_\w+ is invalid \(account_closed\)/],
+      [
+        'a bank account the provider invalidated',
+        'bank',
+        'invalidate',
+        /destination external account ext_\w+ is invalid \(account_closed\)/,
+      ],
       ['a deleted bank account', 'bank', 'delete', /destination external account ext_\w+ was deleted/],
       ['a deleted card a card sell pays', 'cardSell', 'delete', /destination external account ext_\w+ was deleted/],
-      ['a counterparty\'s external wallet, deleted with the counterparty', 'counterpartyWallet', 'deleteWithCounterparty', /destination external account ext_\w+ was deleted/],
+      [
+        "a counterparty's external wallet, deleted with the counterparty",
+        'counterpartyWallet',
+        'deleteWithCounterparty',
+        /destination external account ext_\w+ was deleted/,
+      ],
       ['a deleted card a card buy charges', 'cardBuy', 'delete', /source external account ext_\w+ was deleted/],
-      ['an invalidated card a card buy charges', 'cardBuy', 'invalidate', /source external account ext_\w+ is invalid \(account_closed\)/],
+      [
+        'an invalidated card a card buy charges',
+        'cardBuy',
+        'invalidate',
+        /source external account ext_\w+ is invalid \(account_closed\)/,
+      ],
     ];
     it.each(cases)('%s', async (_name, corridor, how, cause) => {
       const c = corridors[corridor];
@@ -143,10 +184,15 @@ describe('stale destinations: a quote whose account stopped being usable', () =>
     });
   });
 
-  it('answers the account\'s refusal before the wallet\'s when neither could go on, and moves nothing', async () => {
+  it("answers the account's refusal before the wallet's when neither could go on, and moves nothing", async () => {
     const t = await tenant('stale-accept-before-funds');
     const bank = await t.bank();
-    const quote = (amount: string) => t.post('/quotes', { customerId: t.ada.id, source: { type: 'walletOms', details: { id: t.usdc.id }, amount }, destination: { type: 'bankUs', details: { id: bank.id, network: 'ach', accountHolder: 'customer' } } });
+    const quote = (amount: string) =>
+      t.post('/quotes', {
+        customerId: t.ada.id,
+        source: { type: 'walletOms', details: { id: t.usdc.id }, amount },
+        destination: { type: 'bankUs', details: { id: bank.id, network: 'ach', accountHolder: 'customer' } },
+      });
     const [first, second] = [await quote('600.00'), await quote('600.00')];
     expect((await t.post('/transactions', { quoteId: first.body.id })).status).toBe(201);
     const left = await t.balance(t.usdc.id);
@@ -165,60 +211,97 @@ describe('stale destinations: a quote whose account stopped being usable', () =>
       ['an ACH payout to a bank account the provider invalidated', 'bank', 'invalidate', 'externalAccountInvalid'],
       ['an ACH payout to a deleted bank account', 'bank', 'delete', 'externalAccountDeleted'],
       ['a card sell to a deleted card', 'cardSell', 'delete', 'externalAccountDeleted'],
-      ['a payout to a counterparty\'s external wallet, deleted with the counterparty', 'counterpartyWallet', 'deleteWithCounterparty', 'externalAccountDeleted'],
+      [
+        "a payout to a counterparty's external wallet, deleted with the counterparty",
+        'counterpartyWallet',
+        'deleteWithCounterparty',
+        'externalAccountDeleted',
+      ],
     ];
-    it.each(payouts)('%s goes back to the source wallet: failed.returnedToSender', async (_name, corridor, how, code) => {
-      const c = corridors[corridor];
-      const t = await tenant(`stale-payout-${corridor}-${how}`);
-      const account = await c.instrument(t);
-      const quote = (await t.post('/quotes', { customerId: t.ada.id, ...c.quote(t, account.id) })).body;
-      const created = await t.post('/transactions', { quoteId: quote.id });
-      expect(created.body).toMatchObject({ status: 'processing', subStatus: 'processing.fundsPulled' });
-      expect(await t.balance(c.wallet(t))).toBe('900.00');
-      await t.spoil(account.id, how);
+    it.each(payouts)(
+      '%s goes back to the source wallet: failed.returnedToSender',
+      async (_name, corridor, how, code) => {
+        const c = corridors[corridor];
+        const t = await tenant(`stale-payout-${corridor}-${how}`);
+        const account = await c.instrument(t);
+        const quote = (await t.post('/quotes', { customerId: t.ada.id, ...c.quote(t, account.id) })).body;
+        const created = await t.post('/transactions', { quoteId: quote.id });
+        expect(created.body).toMatchObject({ status: 'processing', subStatus: 'processing.fundsPulled' });
+        expect(await t.balance(c.wallet(t))).toBe('900.00');
+        await t.spoil(account.id, how);
 
-      await t.advance(c.seconds);
-      const failed = await t.until(created.body.id, 'failed', 'failed.returnedToSender');
-      expect(failed.legs.map((l: { kind: string; status: string }) => [l.kind, l.status])).toEqual([['payout', 'failed'], ['refund', 'settled']]);
-      expect(failed.legs[0].failure).toEqual({ code, message: expect.stringContaining(account.id) });
-      expect(failed.legs[0].settledAt).toBeNull();
-      expect(failed.error).toEqual({ code, message: failed.legs[0].failure.message, occurredAt: expect.stringMatching(ISO), recoverable: false, refund: { status: 'completed', amount: '100.00', asset: 'usdc' } });
-      expect(JSON.stringify(failed)).not.toContain(ACCOUNT_NUMBER);
-      // Pulled, then returned: no payout posting, the transit account empty, the wallet whole again.
-      expect(await ledger(created.body.id)).toEqual({ steps: ['pull', 'refund'], transitEmpty: true });
-      expect(await t.balance(c.wallet(t))).toBe('1000.00');
-      // The quote stays accepted by its transaction: it cannot be used again.
-      expectError(await t.post('/transactions', { quoteId: quote.id }), 409, 'QuoteAlreadyAccepted');
-    });
+        await t.advance(c.seconds);
+        const failed = await t.until(created.body.id, 'failed', 'failed.returnedToSender');
+        expect(failed.legs.map((l: { kind: string; status: string }) => [l.kind, l.status])).toEqual([
+          ['payout', 'failed'],
+          ['refund', 'settled'],
+        ]);
+        expect(failed.legs[0].failure).toEqual({ code, message: expect.stringContaining(account.id) });
+        expect(failed.legs[0].settledAt).toBeNull();
+        expect(failed.error).toEqual({
+          code,
+          message: failed.legs[0].failure.message,
+          occurredAt: expect.stringMatching(ISO),
+          recoverable: false,
+          refund: { status: 'completed', amount: '100.00', asset: 'usdc' },
+        });
+        expect(JSON.stringify(failed)).not.toContain(ACCOUNT_NUMBER);
+        // Pulled, then returned: no payout posting, the transit account empty, the wallet whole again.
+        expect(await ledger(created.body.id)).toEqual({ steps: ['pull', 'refund'], transitEmpty: true });
+        expect(await t.balance(c.wallet(t))).toBe('1000.00');
+        // The quote stays accepted by its transaction: it cannot be used again.
+        expectError(await t.post('/transactions', { quoteId: quote.id }), 409, 'QuoteAlreadyAccepted');
+      },
+    );
 
     const charges: Array<[string, Unusable, string]> = [
       ['deleted', 'delete', 'externalAccountDeleted'],
       ['invalidated', 'invalidate', 'externalAccountInvalid'],
     ];
-    it.each(charges)('a card buy whose card was %s is never charged: failed.providerDeclined', async (_name, how, code) => {
-      const c = corridors.cardBuy;
-      const t = await tenant(`stale-charge-${how}`);
-      const card = await c.instrument(t);
-      const quote = (await t.post('/quotes', { customerId: t.ada.id, ...c.quote(t, card.id) })).body;
-      const created = await t.post('/transactions', { quoteId: quote.id });
-      expect(created.body).toMatchObject({ status: 'processing', subStatus: null, legs: [expect.objectContaining({ kind: 'deposit', status: 'pending' })] });
-      await t.spoil(card.id, how);
+    it.each(charges)(
+      'a card buy whose card was %s is never charged: failed.providerDeclined',
+      async (_name, how, code) => {
+        const c = corridors.cardBuy;
+        const t = await tenant(`stale-charge-${how}`);
+        const card = await c.instrument(t);
+        const quote = (await t.post('/quotes', { customerId: t.ada.id, ...c.quote(t, card.id) })).body;
+        const created = await t.post('/transactions', { quoteId: quote.id });
+        expect(created.body).toMatchObject({
+          status: 'processing',
+          subStatus: null,
+          legs: [expect.objectContaining({ kind: 'deposit', status: 'pending' })],
+        });
+        await t.spoil(card.id, how);
 
-      await t.advance(c.seconds);
-      const failed = await t.until(created.body.id, 'failed', 'failed.providerDeclined');
-      expect(failed.legs).toEqual([expect.objectContaining({ kind: 'deposit', rail: 'card', status: 'failed', failure: { code, message: expect.stringContaining(card.id) } })]);
-      expect(failed.error).toMatchObject({ code, recoverable: false });
-      expect(failed.error.refund).toBeUndefined();
-      // Nothing was charged and nothing delivered.
-      expect(await ledger(created.body.id)).toEqual({ steps: [], transitEmpty: true });
-      expect(await t.balance(t.usdc.id)).toBe('1000.00');
-    });
+        await t.advance(c.seconds);
+        const failed = await t.until(created.body.id, 'failed', 'failed.providerDeclined');
+        expect(failed.legs).toEqual([
+          expect.objectContaining({
+            kind: 'deposit',
+            rail: 'card',
+            status: 'failed',
+            failure: { code, message: expect.stringContaining(card.id) },
+          }),
+        ]);
+        expect(failed.error).toMatchObject({ code, recoverable: false });
+        expect(failed.error.refund).toBeUndefined();
+        // Nothing was charged and nothing delivered.
+        expect(await ledger(created.body.id)).toEqual({ steps: [], transitEmpty: true });
+        expect(await t.balance(t.usdc.id)).toBe('1000.00');
+      },
+    );
 
     it('a card buy whose external wallet was invalidated is not charged either: the crypto would have nowhere to go', async () => {
       const t = await tenant('stale-charge-destination');
       const card = await t.card();
       const wallet = await t.counterpartyWallet();
-      const quote = (await t.post('/quotes', { customerId: t.ada.id, source: { type: 'card', details: { externalAccountId: card.id }, amount: '100.00' }, destination: { type: 'walletExternal', details: { id: wallet.id } } })).body;
+      const quote = (
+        await t.post('/quotes', {
+          customerId: t.ada.id,
+          source: { type: 'card', details: { externalAccountId: card.id }, amount: '100.00' },
+          destination: { type: 'walletExternal', details: { id: wallet.id } },
+        })
+      ).body;
       expect(quote.status).toBe('open');
       const created = await t.post('/transactions', { quoteId: quote.id });
       expect(created.status).toBe(201);
@@ -226,7 +309,13 @@ describe('stale destinations: a quote whose account stopped being usable', () =>
 
       await t.advance(5);
       const failed = await t.until(created.body.id, 'failed', 'failed.providerDeclined');
-      expect(failed.legs).toEqual([expect.objectContaining({ kind: 'deposit', status: 'failed', failure: { code: 'externalAccountInvalid', message: expect.stringContaining(wallet.id) } })]);
+      expect(failed.legs).toEqual([
+        expect.objectContaining({
+          kind: 'deposit',
+          status: 'failed',
+          failure: { code: 'externalAccountInvalid', message: expect.stringContaining(wallet.id) },
+        }),
+      ]);
       expect(await ledger(created.body.id)).toEqual({ steps: [], transitEmpty: true });
     });
 
@@ -234,7 +323,13 @@ describe('stale destinations: a quote whose account stopped being usable', () =>
       const t = await tenant('stale-buy-payout');
       const card = await t.card();
       const wallet = await t.counterpartyWallet();
-      const quote = (await t.post('/quotes', { customerId: t.ada.id, source: { type: 'card', details: { externalAccountId: card.id }, amount: '100.00' }, destination: { type: 'walletExternal', details: { id: wallet.id } } })).body;
+      const quote = (
+        await t.post('/quotes', {
+          customerId: t.ada.id,
+          source: { type: 'card', details: { externalAccountId: card.id }, amount: '100.00' },
+          destination: { type: 'walletExternal', details: { id: wallet.id } },
+        })
+      ).body;
       const created = await t.post('/transactions', { quoteId: quote.id });
       await t.advance(5);
       await t.until(created.body.id, 'processing', 'processing.fundsPulled');
@@ -242,22 +337,43 @@ describe('stale destinations: a quote whose account stopped being usable', () =>
 
       await t.advance(5);
       const held = await t.until(created.body.id, 'processing', 'processing.underReview');
-      expect(held.legs.map((l: { kind: string; status: string }) => [l.kind, l.status])).toEqual([['deposit', 'settled'], ['payout', 'failed']]);
-      expect(held.legs[1].failure).toEqual({ code: 'externalAccountInvalid', message: expect.stringContaining(wallet.id) });
+      expect(held.legs.map((l: { kind: string; status: string }) => [l.kind, l.status])).toEqual([
+        ['deposit', 'settled'],
+        ['payout', 'failed'],
+      ]);
+      expect(held.legs[1].failure).toEqual({
+        code: 'externalAccountInvalid',
+        message: expect.stringContaining(wallet.id),
+      });
       // The charge is in transit; nothing went to the wallet.
-      expect(await eventually(async () => ((await ledger(created.body.id)).steps.length > 0 ? ledger(created.body.id) : undefined))).toEqual({ steps: ['deposit'], transitEmpty: false });
+      expect(
+        await eventually(async () =>
+          (await ledger(created.body.id)).steps.length > 0 ? ledger(created.body.id) : undefined,
+        ),
+      ).toEqual({ steps: ['deposit'], transitEmpty: false });
 
       // An operator's retry (which the sandbox rail would settle) meets the same check.
-      const retried = await platform.admin('POST', `/transactions/${created.body.id}/retry`, { body: { reason: 'try again' } });
-      expect(retried.body).toMatchObject({ result: 'retried', transaction: { subStatus: 'processing.payoutRetrying' } });
+      const retried = await platform.admin('POST', `/transactions/${created.body.id}/retry`, {
+        body: { reason: 'try again' },
+      });
+      expect(retried.body).toMatchObject({
+        result: 'retried',
+        transaction: { subStatus: 'processing.payoutRetrying' },
+      });
       await t.advance(5);
       const again = await eventually(async () => {
         const txn = (await t.get(`/transactions/${created.body.id}`)).body;
         return txn.subStatus === 'processing.underReview' && txn.legs.length === 3 ? txn : undefined;
       }, 15_000);
-      expect(again.legs[2]).toMatchObject({ kind: 'payout', status: 'failed', failure: { code: 'externalAccountInvalid' } });
+      expect(again.legs[2]).toMatchObject({
+        kind: 'payout',
+        status: 'failed',
+        failure: { code: 'externalAccountInvalid' },
+      });
 
-      const refund = await platform.admin('POST', `/transactions/${created.body.id}/refund`, { body: { reason: 'the external wallet was closed' } });
+      const refund = await platform.admin('POST', `/transactions/${created.body.id}/refund`, {
+        body: { reason: 'the external wallet was closed' },
+      });
       expect(refund.body).toMatchObject({ result: 'refunding' });
       const refunded = await t.until(created.body.id, 'failed', 'failed.returnedToSender');
       expect(refunded.legs.at(-1)).toMatchObject({ kind: 'refund', rail: 'card', status: 'settled', amount: '100.00' });

@@ -20,14 +20,24 @@ jest.setTimeout(START_TIMEOUT_MS + 60_000);
 
 /** Nothing of the test run's own configuration (its DATABASE_URL, HOST, MM_*): a person's first run. */
 function freshEnvironment(env: Record<string, string>): NodeJS.ProcessEnv {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MM_') && !['DATABASE_URL', 'HOST', 'PORT', 'KAFKA_BROKERS'].includes(key)));
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([key]) => !key.startsWith('MM_') && !['DATABASE_URL', 'HOST', 'PORT', 'KAFKA_BROKERS'].includes(key),
+    ),
+  );
   return { ...inherited, ...env };
 }
 
-async function waitFor(output: () => string, pattern: RegExp, child: ChildProcess, timeoutMs = START_TIMEOUT_MS): Promise<void> {
+async function waitFor(
+  output: () => string,
+  pattern: RegExp,
+  child: ChildProcess,
+  timeoutMs = START_TIMEOUT_MS,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!pattern.test(output())) {
-    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) throw new Error(`no ${pattern} in:\n${output()}`);
+    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline)
+      throw new Error(`no ${pattern} in:\n${output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -40,7 +50,10 @@ async function interrupt(child: ChildProcess): Promise<number | null> {
 }
 
 /** Log lines at warn or above (JSON lines, a service's under its name), and anything on a line with a stack frame. */
-const warnings = (text: string) => text.split('\n').filter((line) => /"level":[4-6]0\b/.test(line) || /^\s*(\[[\w-]+\] )?\s*at .+:\d+:\d+\)?$/.test(line));
+const warnings = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => /"level":[4-6]0\b/.test(line) || /^\s*(\[[\w-]+\] )?\s*at .+:\d+:\d+\)?$/.test(line));
 
 const nestNarration = /Mapped \{|dependencies initialized|RoutesResolver|RouterExplorer|InstanceLoader/;
 
@@ -60,17 +73,15 @@ function bannerLines(text: string, title: RegExp, dataDir: string): string[] {
   const start = lines.findIndex((line) => title.test(line));
   if (start < 0) return [];
   const end = lines.findIndex((line, i) => i > start && line.trim() === '');
-  return lines
-    .slice(start + 1, end < 0 ? undefined : end)
-    .map((line) =>
-      line
-        .replaceAll(dataDir, 'DIR')
-        .replace(/http:\/\/127\.0\.0\.1:\d+/g, 'URL')
-        .replace(/sk_sdbx_\w+/, 'KEY')
-        .replace(/^( {2}API secret {3})\S+/, '$1SECRET')
-        .replace(/prj_\w+/, 'PROJECT')
-        .replace(/mm_admin_\S+/, 'ADMIN_TOKEN'),
-    );
+  return lines.slice(start + 1, end < 0 ? undefined : end).map((line) =>
+    line
+      .replaceAll(dataDir, 'DIR')
+      .replace(/http:\/\/127\.0\.0\.1:\d+/g, 'URL')
+      .replace(/sk_sdbx_\w+/, 'KEY')
+      .replace(/^( {2}API secret {3})\S+/, '$1SECRET')
+      .replace(/prj_\w+/, 'PROJECT')
+      .replace(/mm_admin_\S+/, 'ADMIN_TOKEN'),
+  );
 }
 
 /** What each mode's first start printed up to its banner, and the data directory it ran on: recorded by the tests that start one. */
@@ -103,7 +114,10 @@ describe('what start-up prints and a clean stop logs', () => {
 
   /** `npm start` on an empty data directory, at the default log level, until its banner is out. */
   async function startPlatformMode(): Promise<ReturnType<typeof spawnTied>> {
-    started = spawnTied(['-r', './tools/register.js', '-r', './apps/platform/src/instrument.ts', 'apps/platform/src/main.ts'], freshEnvironment({ MM_DATA_DIR: dataDir, PORT: '0' }));
+    started = spawnTied(
+      ['-r', './tools/register.js', '-r', './apps/platform/src/instrument.ts', 'apps/platform/src/main.ts'],
+      freshEnvironment({ MM_DATA_DIR: dataDir, PORT: '0' }),
+    );
     await waitFor(started.output, /^ {2}Data {9}.*$/m, started.child);
     firstStarts.platform = { output: started.output(), dataDir };
     return started;
@@ -113,14 +127,23 @@ describe('what start-up prints and a clean stop logs', () => {
    * `npm run start:distributed` on an empty data directory, until its banner is out: events over Kafka (the
    * run's broker, on topics of this test's own), or, asked or without a broker, over the PostgreSQL log transport.
    */
-  async function startDistributedMode(transport: 'kafka' | 'postgres' = 'kafka'): Promise<{ started: ReturnType<typeof spawnTied>; port: number }> {
+  async function startDistributedMode(
+    transport: 'kafka' | 'postgres' = 'kafka',
+  ): Promise<{ started: ReturnType<typeof spawnTied>; port: number }> {
     const port = await freePort();
     const kafkaPrefix = transport === 'kafka' && brokers.length > 0 ? kafkaTestPrefix('startup') : undefined;
     if (kafkaPrefix) kafkaPrefixes.push(kafkaPrefix);
-    const kafka: Record<string, string> = kafkaPrefix ? { KAFKA_BROKERS: brokers.join(','), MM_KAFKA_TOPIC_PREFIX: kafkaPrefix, MM_KAFKA_SESSION_TIMEOUT_MS: '6000' } : {};
+    const kafka: Record<string, string> = kafkaPrefix
+      ? { KAFKA_BROKERS: brokers.join(','), MM_KAFKA_TOPIC_PREFIX: kafkaPrefix, MM_KAFKA_SESSION_TIMEOUT_MS: '6000' }
+      : {};
     started = spawnTied(
       ['-r', './tools/register.js', 'tools/distributed/start-distributed.ts'],
-      freshEnvironment({ MM_DATA_DIR: dataDir, PORT: String(port), MM_READY_TIMEOUT_SECS: String(START_TIMEOUT_MS / 1000 - 30), ...kafka }),
+      freshEnvironment({
+        MM_DATA_DIR: dataDir,
+        PORT: String(port),
+        MM_READY_TIMEOUT_SECS: String(START_TIMEOUT_MS / 1000 - 30),
+        ...kafka,
+      }),
     );
     await waitFor(started.output, /^ {2}A service again: .*$/m, started.child);
     firstStarts[kafkaPrefix ? 'kafka' : 'postgres'] = { output: started.output(), dataDir };
@@ -159,8 +182,12 @@ describe('what start-up prints and a clean stop logs', () => {
       port,
     } = await startDistributedMode();
     const password = readFileSync(join(dataDir, 'pg-password'), 'utf8').trim();
-    expect(output()).toMatch(/^ {2}Database {5}postgres:\/\/postgres@127\.0\.0\.1:\d+\/money_movement {3}\(password in .*pg-password\)$/m);
-    expect(output()).toMatch(/^ {2}A service again: DATABASE_URL=postgres:\/\/postgres:<password>@127\.0\.0\.1:\d+\/money_movement /m);
+    expect(output()).toMatch(
+      /^ {2}Database {5}postgres:\/\/postgres@127\.0\.0\.1:\d+\/money_movement {3}\(password in .*pg-password\)$/m,
+    );
+    expect(output()).toMatch(
+      /^ {2}A service again: DATABASE_URL=postgres:\/\/postgres:<password>@127\.0\.0\.1:\d+\/money_movement /m,
+    );
     expect(output()).not.toContain(password);
     expect(output()).not.toMatch(nestNarration);
 
@@ -199,16 +226,30 @@ describe('what start-up prints and a clean stop logs', () => {
     const platform = firstStarts.platform!;
     const platformWarnings = logged(platform.output, 40, platform.dataDir);
     const platformBanner = bannerLines(platform.output, PLATFORM_TITLE, platform.dataDir);
-    expect(platformBanner.map((line) => line.slice(0, 15).trim())).toEqual(['API', 'Reference', 'Dashboard', 'API key', 'API secret', 'Project', 'Admin token', 'Data']);
+    expect(platformBanner.map((line) => line.slice(0, 15).trim())).toEqual([
+      'API',
+      'Reference',
+      'Dashboard',
+      'API key',
+      'API secret',
+      'Project',
+      'Admin token',
+      'Data',
+    ]);
 
     for (const transport of ['kafka', 'postgres'] as const) {
       const distributed = firstStarts[transport];
       if (!distributed) continue;
       // No error from any process (a reader of a log another service had not created yet logged one each poll).
-      expect({ transport, errors: logged(distributed.output, 50, distributed.dataDir) }).toEqual({ transport, errors: [] });
+      expect({ transport, errors: logged(distributed.output, 50, distributed.dataDir) }).toEqual({
+        transport,
+        errors: [],
+      });
       expect(distributed.output).not.toMatch(/^\s*(\[[\w-]+\] )?\s*at .+:\d+:\d+\)?$/m);
       // No warning but those npm start's first start printed too.
-      const warnings = logged(distributed.output, 40, distributed.dataDir).filter((warning) => !platformWarnings.includes(warning));
+      const warnings = logged(distributed.output, 40, distributed.dataDir).filter(
+        (warning) => !platformWarnings.includes(warning),
+      );
       expect({ transport, warnings }).toEqual({ transport, warnings: [] });
       // Each of npm start's banner lines is in start:distributed's, as it is or with more said after it.
       const distributedBanner = bannerLines(distributed.output, DISTRIBUTED_TITLE, distributed.dataDir);

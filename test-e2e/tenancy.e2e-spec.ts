@@ -14,8 +14,16 @@ describe('tenant isolation', () => {
     a = await platform.newProject('tenant-a');
     b = await platform.newProject('tenant-b');
     customerA = await platform.endorsedCustomer(a.token, { firstName: 'A', lastName: 'Only' }, ['cryptoCustody']);
-    walletA = (await platform.request('POST', `/v0.13/customers/${customerA.id}/wallets`, { token: a.token, body: { asset: 'usdc', network: 'ethereum' } })).body;
-    await platform.request('POST', `/v0.13/sandbox/wallets/${walletA.id}/fund`, { token: a.token, body: { amount: '50' } });
+    walletA = (
+      await platform.request('POST', `/v0.13/customers/${customerA.id}/wallets`, {
+        token: a.token,
+        body: { asset: 'usdc', network: 'ethereum' },
+      })
+    ).body;
+    await platform.request('POST', `/v0.13/sandbox/wallets/${walletA.id}/fund`, {
+      token: a.token,
+      body: { amount: '50' },
+    });
   }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
 
@@ -32,11 +40,20 @@ describe('tenant isolation', () => {
   });
 
   it("cannot write to another project's resources", async () => {
-    const wallet = await platform.request('POST', `/v0.13/customers/${customerA.id}/wallets`, { token: b.token, body: { asset: 'usdc', network: 'ethereum' } });
+    const wallet = await platform.request('POST', `/v0.13/customers/${customerA.id}/wallets`, {
+      token: b.token,
+      body: { asset: 'usdc', network: 'ethereum' },
+    });
     expect(wallet.status).toBe(404);
-    const fund = await platform.request('POST', `/v0.13/sandbox/wallets/${walletA.id}/fund`, { token: b.token, body: { amount: '1' } });
+    const fund = await platform.request('POST', `/v0.13/sandbox/wallets/${walletA.id}/fund`, {
+      token: b.token,
+      body: { amount: '1' },
+    });
     expect(fund.status).toBe(404);
-    const endorse = await platform.request('POST', `/v0.13/customers/${customerA.id}/endorsements`, { token: b.token, body: { name: 'usd' } });
+    const endorse = await platform.request('POST', `/v0.13/customers/${customerA.id}/endorsements`, {
+      token: b.token,
+      body: { name: 'usd' },
+    });
     expect(endorse.status).toBe(404);
     const balance = await platform.request('GET', `/v0.13/wallets/${walletA.id}/balance`, { token: a.token });
     expect(balance.body.data.balance).toBe('50.00');

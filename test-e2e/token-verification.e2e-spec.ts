@@ -21,12 +21,16 @@ describe('bearer token verification', () => {
 
   /** A token under the issuer's own signing key, with the given claims. */
   const mint = (claims: Record<string, unknown>) =>
-    sign({ projectId: tenant.projectId, mode: 'sdbx', sub: tenant.apiKey, iss: ISSUER, aud: AUDIENCE, ...claims }, signingKey.privateKey, {
-      algorithm: 'ES256',
-      keyid: signingKey.kid,
-      // jsonwebtoken adds iat itself unless told not to: a test that leaves iat out means it.
-      noTimestamp: !('iat' in claims),
-    });
+    sign(
+      { projectId: tenant.projectId, mode: 'sdbx', sub: tenant.apiKey, iss: ISSUER, aud: AUDIENCE, ...claims },
+      signingKey.privateKey,
+      {
+        algorithm: 'ES256',
+        keyid: signingKey.kid,
+        // jsonwebtoken adds iat itself unless told not to: a test that leaves iat out means it.
+        noTimestamp: !('iat' in claims),
+      },
+    );
   const now = () => Math.floor(Date.now() / 1000);
 
   beforeAll(async () => {
@@ -49,12 +53,20 @@ describe('bearer token verification', () => {
   });
 
   it('refuses a token whose lifetime is over 60 minutes', async () => {
-    expectInvalidToken(await platform.request('GET', '/v0.13/customers', { token: mint({ iat: now(), exp: now() + 5 * 365 * 24 * 3600 }) }));
-    expectInvalidToken(await platform.request('GET', '/v0.13/customers', { token: mint({ iat: now(), exp: now() + 3601 }) }));
+    expectInvalidToken(
+      await platform.request('GET', '/v0.13/customers', {
+        token: mint({ iat: now(), exp: now() + 5 * 365 * 24 * 3600 }),
+      }),
+    );
+    expectInvalidToken(
+      await platform.request('GET', '/v0.13/customers', { token: mint({ iat: now(), exp: now() + 3601 }) }),
+    );
   });
 
   it('refuses a token issued in the future', async () => {
-    expectInvalidToken(await platform.request('GET', '/v0.13/customers', { token: mint({ iat: now() + 600, exp: now() + 1200 }) }));
+    expectInvalidToken(
+      await platform.request('GET', '/v0.13/customers', { token: mint({ iat: now() + 600, exp: now() + 1200 }) }),
+    );
   });
 
   it('refuses a token without iat', async () => {
@@ -62,13 +74,26 @@ describe('bearer token verification', () => {
   });
 
   it('refuses a token whose mode does not match the host', async () => {
-    expectInvalidToken(await platform.request('GET', '/v0.13/customers', { token: mint({ mode: 'live', iat: now(), exp: now() + 600 }) }));
+    expectInvalidToken(
+      await platform.request('GET', '/v0.13/customers', {
+        token: mint({ mode: 'live', iat: now(), exp: now() + 600 }),
+      }),
+    );
   });
 
   it('takes the bearer scheme in any case, on partner and operator routes', async () => {
     for (const scheme of ['bearer', 'BEARER', 'Bearer']) {
-      expect((await platform.request('GET', '/v0.13/customers', { headers: { authorization: `${scheme} ${tenant.token}` } })).status).toBe(200);
-      expect((await platform.request('GET', '/v0.13/admin/projects', { headers: { authorization: `${scheme} ${ADMIN_TOKEN}` } })).status).toBe(200);
+      expect(
+        (await platform.request('GET', '/v0.13/customers', { headers: { authorization: `${scheme} ${tenant.token}` } }))
+          .status,
+      ).toBe(200);
+      expect(
+        (
+          await platform.request('GET', '/v0.13/admin/projects', {
+            headers: { authorization: `${scheme} ${ADMIN_TOKEN}` },
+          })
+        ).status,
+      ).toBe(200);
     }
   });
 
@@ -80,21 +105,26 @@ describe('bearer token verification', () => {
     expectInvalidToken(await platform.request('GET', '/v0.13/customers', { token }));
   });
 
-  it('tells another process on the same database of a revocation, which then refuses the token too', async () => {
-    const { apiKey, token } = await platform.newProject('revoked-elsewhere');
-    const other = await TestPlatform.start({}, platform.running.databaseUrl, { services: ['accounts'] });
-    try {
-      // The other process verifies and remembers the token ...
-      for (let i = 0; i < 3; i++) expect((await other.request('GET', '/v0.13/customers', { token })).status).toBe(200);
-      // ... and hears of the revocation made here through the database.
-      expect((await platform.admin('DELETE', `/api-keys/${apiKey}`)).status).toBe(200);
-      const refused = await eventually(async () => {
-        const res = await other.request('GET', '/v0.13/customers', { token });
-        return res.status === 401 ? res : undefined;
-      }, 5000);
-      expectInvalidToken(refused);
-    } finally {
-      await other.stop();
-    }
-  }, START_TIMEOUT_MS);
+  it(
+    'tells another process on the same database of a revocation, which then refuses the token too',
+    async () => {
+      const { apiKey, token } = await platform.newProject('revoked-elsewhere');
+      const other = await TestPlatform.start({}, platform.running.databaseUrl, { services: ['accounts'] });
+      try {
+        // The other process verifies and remembers the token ...
+        for (let i = 0; i < 3; i++)
+          expect((await other.request('GET', '/v0.13/customers', { token })).status).toBe(200);
+        // ... and hears of the revocation made here through the database.
+        expect((await platform.admin('DELETE', `/api-keys/${apiKey}`)).status).toBe(200);
+        const refused = await eventually(async () => {
+          const res = await other.request('GET', '/v0.13/customers', { token });
+          return res.status === 401 ? res : undefined;
+        }, 5000);
+        expectInvalidToken(refused);
+      } finally {
+        await other.stop();
+      }
+    },
+    START_TIMEOUT_MS,
+  );
 });

@@ -112,11 +112,24 @@ describe('virtual accounts', () => {
     return {
       ...base,
       /** An external wallet: a fresh address unless one is given. */
-      externalWallet: (customerId: string, address = evmAddress(), network = 'meridianchain', counterpartyId?: string) => base.externalWallet(customerId, address, network, counterpartyId),
+      externalWallet: (
+        customerId: string,
+        address = evmAddress(),
+        network = 'meridianchain',
+        counterpartyId?: string,
+      ) => base.externalWallet(customerId, address, network, counterpartyId),
       create: async (body: Record<string, unknown>, idempotencyKey?: string) => {
         const res = await post('/virtual-accounts', body, idempotencyKey);
         if (res.status === 201 && res.body.status === 'pending' && body.label !== 'ProvisioningSlow') {
-          opening.push(() => eventually(async () => ((await get(`/virtual-accounts/${res.body.id}`)).body.status !== 'pending' ? true : (await tick(), undefined)), WITHIN_MS));
+          opening.push(() =>
+            eventually(
+              async () =>
+                (await get(`/virtual-accounts/${res.body.id}`)).body.status !== 'pending'
+                  ? true
+                  : (await tick(), undefined),
+              WITHIN_MS,
+            ),
+          );
         }
         return res;
       },
@@ -129,7 +142,8 @@ describe('virtual accounts', () => {
         return until(res.body.id, 'active');
       },
       remove: (id: string) => base.del(`/virtual-accounts/${id}`),
-      transfer: (id: string, body: Record<string, unknown>, idempotencyKey?: string) => post(`/virtual-accounts/${id}/simulate/inbound-transfer`, body, idempotencyKey),
+      transfer: (id: string, body: Record<string, unknown>, idempotencyKey?: string) =>
+        post(`/virtual-accounts/${id}/simulate/inbound-transfer`, body, idempotencyKey),
       simulate: (id: string, what: 'freeze' | 'unfreeze' | 'close') => post(`/virtual-accounts/${id}/simulate/${what}`),
       /** Every delivery to `path` about this resource, once there are n. */
       deliveries: (path: string, id: string, n: number) =>
@@ -173,7 +187,14 @@ describe('virtual accounts', () => {
         id: expect.stringMatching(VA),
         object: 'virtualAccount',
         customerId: ada.id,
-        destination: { type: 'walletExternal', id: wallet.id, asset: 'usdc', network: 'meridianchain', owner: { kind: 'customer', id: ada.id, name: 'Ada Lovelace' }, details: wallet.details },
+        destination: {
+          type: 'walletExternal',
+          id: wallet.id,
+          asset: 'usdc',
+          network: 'meridianchain',
+          owner: { kind: 'customer', id: ada.id, name: 'Ada Lovelace' },
+          details: wallet.details,
+        },
         accountHolder: 'customer',
         type: 'bankUs',
         status: 'pending',
@@ -185,14 +206,31 @@ describe('virtual accounts', () => {
       };
       expect(created.body).toEqual(expected);
       // Removed from the v1 shape, and optional fields not set: absent.
-      for (const absent of ['source', 'sourceToDestination', 'payoutOrigin', 'finalBalance', 'returnDestination', 'returnPayout', 'deletionRequestedAt', 'label', 'sponsorGas']) expect(created.body).not.toHaveProperty(absent);
+      for (const absent of [
+        'source',
+        'sourceToDestination',
+        'payoutOrigin',
+        'finalBalance',
+        'returnDestination',
+        'returnPayout',
+        'deletionRequestedAt',
+        'label',
+        'sponsorGas',
+      ])
+        expect(created.body).not.toHaveProperty(absent);
       const id = created.body.id as string;
 
       const active = await t.until(id, 'active');
       expect(active).toEqual({
         ...expected,
         status: 'active',
-        bankDetails: { bankName: expect.any(String), accountHolderName: 'Ada Lovelace', accountNumber: expect.stringMatching(/^[1-9]\d{9}$/), routingNumber: expect.any(String), bic: expect.stringMatching(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/) },
+        bankDetails: {
+          bankName: expect.any(String),
+          accountHolderName: 'Ada Lovelace',
+          accountNumber: expect.stringMatching(/^[1-9]\d{9}$/),
+          routingNumber: expect.any(String),
+          bic: expect.stringMatching(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/),
+        },
         updatedAt: expect.stringMatching(ISO),
       });
       expect(isAba(active.bankDetails.routingNumber)).toBe(true);
@@ -209,17 +247,33 @@ describe('virtual accounts', () => {
       ]);
       expect(events[0]).toMatchObject({ event: 'virtualAccount.created', data: created.body });
       const changed = events.find((e) => e.eventType === 'virtualAccount.statusChanged')!;
-      expect(changed).toMatchObject({ eventId: expect.stringMatching(/^evt_/), previousStatus: 'pending', data: active });
+      expect(changed).toMatchObject({
+        eventId: expect.stringMatching(/^evt_/),
+        previousStatus: 'pending',
+        data: active,
+      });
       expect(changed).not.toHaveProperty('event');
       expect(events.find((e) => e.event === 'virtualAccount.provisioned')!.data).toEqual(active);
     });
 
-    it('shows the optional fields when set: a custodial wallet, a counterparty\'s bank account with ACH fields, a return destination and its rail, label, sponsorGas', async () => {
+    it("shows the optional fields when set: a custodial wallet, a counterparty's bank account with ACH fields, a return destination and its rail, label, sponsorGas", async () => {
       const custodial = await t.wallet(ada.id);
-      const toOms = await t.create({ ...toWallet(ada.id, wallet.id), destination: { type: 'walletOms', walletId: custodial.id }, label: 'Salary', sponsorGas: true });
+      const toOms = await t.create({
+        ...toWallet(ada.id, wallet.id),
+        destination: { type: 'walletOms', walletId: custodial.id },
+        label: 'Salary',
+        sponsorGas: true,
+      });
       expect(toOms.status).toBe(201);
       expect(toOms.body).toMatchObject({
-        destination: { type: 'walletOms', id: custodial.id, asset: 'usdc', network: 'meridianchain', owner: { kind: 'customer', id: ada.id, name: 'Ada Lovelace' }, details: { address: custodial.address } },
+        destination: {
+          type: 'walletOms',
+          id: custodial.id,
+          asset: 'usdc',
+          network: 'meridianchain',
+          owner: { kind: 'customer', id: ada.id, name: 'Ada Lovelace' },
+          details: { address: custodial.address },
+        },
         label: 'Salary',
         sponsorGas: true,
       });
@@ -231,7 +285,11 @@ describe('virtual accounts', () => {
       const toBank = await t.create({
         ...toWallet(ada.id, wallet.id),
         source: { asset: 'usd', network: 'wire' },
-        destination: { type: 'bankUs', externalAccountId: theirs.id, payout: { rail: 'achSameDay', secCode: 'CCD', companyDiscretionaryData: 'INV 77' } },
+        destination: {
+          type: 'bankUs',
+          externalAccountId: theirs.id,
+          payout: { rail: 'achSameDay', secCode: 'CCD', companyDiscretionaryData: 'INV 77' },
+        },
         returnDestination: { externalAccountId: back.id },
         returnPayout: { rail: 'wire' },
         sponsorGas: false,
@@ -247,7 +305,14 @@ describe('virtual accounts', () => {
           details: theirs.details,
           payout: { rail: 'achSameDay', secCode: 'CCD', companyDiscretionaryData: 'INV 77' },
         },
-        returnDestination: { type: 'bankUs', id: back.id, asset: 'usd', network: 'wire', owner: { kind: 'customer', id: ada.id, name: 'Ada Lovelace' }, details: back.details },
+        returnDestination: {
+          type: 'bankUs',
+          id: back.id,
+          asset: 'usd',
+          network: 'wire',
+          owner: { kind: 'customer', id: ada.id, name: 'Ada Lovelace' },
+          details: back.details,
+        },
         returnPayout: { rail: 'wire' },
         supportedSources: SOURCES,
       });
@@ -260,9 +325,15 @@ describe('virtual accounts', () => {
       const mine = [];
       for (let i = 0; i < 3; i++) mine.push((await t.create(toWallet(grace.id, hers.id))).body.id);
       const all = (await t.get('/virtual-accounts?limit=100')).body;
-      expect(all.data.map((a: { id: string }) => a.id)).toEqual([...all.data.map((a: { id: string }) => a.id)].sort().reverse());
+      expect(all.data.map((a: { id: string }) => a.id)).toEqual(
+        [...all.data.map((a: { id: string }) => a.id)].sort().reverse(),
+      );
       const first = (await t.get(`/virtual-accounts?customerId=${grace.id}&limit=2`)).body;
-      expect(first).toEqual({ data: [expect.objectContaining({ id: mine[2] }), expect.objectContaining({ id: mine[1] })], hasMore: true, nextCursor: expect.any(String) });
+      expect(first).toEqual({
+        data: [expect.objectContaining({ id: mine[2] }), expect.objectContaining({ id: mine[1] })],
+        hasMore: true,
+        nextCursor: expect.any(String),
+      });
       const second = (await t.get(`/virtual-accounts?customerId=${grace.id}&limit=2&cursor=${first.nextCursor}`)).body;
       expect(second).toEqual({ data: [expect.objectContaining({ id: mine[0] })], hasMore: false, nextCursor: null });
       expect((await t.get('/virtual-accounts?customerId=cst_01h455vb4pex5vsknk084sn02q')).body.data).toEqual([]);
@@ -272,7 +343,9 @@ describe('virtual accounts', () => {
 
     it('PATCH changes the destination, return destination and its rail, label and metadata: virtualAccount.updated names what changed; a PATCH that changes nothing sends nothing', async () => {
       const hookPath = '/va-patch';
-      expect((await t.post('/webhooks', { url: receiver.url(hookPath), subscriptions: ['virtualAccount.updated'] })).status).toBe(201);
+      expect(
+        (await t.post('/webhooks', { url: receiver.url(hookPath), subscriptions: ['virtualAccount.updated'] })).status,
+      ).toBe(201);
       const created = await t.active({ ...toWallet(ada.id, wallet.id), metadata: { a: '1', b: '2' } });
       const bank = await t.bankUs(ada.id, undefined, '423456789012');
       const first = await t.patch(`/virtual-accounts/${created.id}`, {
@@ -292,14 +365,26 @@ describe('virtual accounts', () => {
         metadata: { b: '2', c: '3' },
         bankDetails: created.bankDetails,
       });
-      const same = await t.patch(`/virtual-accounts/${created.id}`, { destination: { type: 'bankUs', externalAccountId: bank.id, payout: { rail: 'wire' } }, label: 'Main', metadata: { c: '3' } });
+      const same = await t.patch(`/virtual-accounts/${created.id}`, {
+        destination: { type: 'bankUs', externalAccountId: bank.id, payout: { rail: 'wire' } },
+        label: 'Main',
+        metadata: { c: '3' },
+      });
       expect(same.status).toBe(200);
       expect(same.body).toEqual(first.body);
       const rail = await t.patch(`/virtual-accounts/${created.id}`, { returnPayout: { rail: 'achSameDay' } });
-      expect(rail.body).toMatchObject({ returnDestination: { id: bank.id, network: 'achSameDay' }, returnPayout: { rail: 'achSameDay' } });
-      const second = await t.patch(`/virtual-accounts/${created.id}`, { label: null, returnDestination: null, destination: { type: 'walletExternal', externalAccountId: wallet.id } });
+      expect(rail.body).toMatchObject({
+        returnDestination: { id: bank.id, network: 'achSameDay' },
+        returnPayout: { rail: 'achSameDay' },
+      });
+      const second = await t.patch(`/virtual-accounts/${created.id}`, {
+        label: null,
+        returnDestination: null,
+        destination: { type: 'walletExternal', externalAccountId: wallet.id },
+      });
       expect(second.status).toBe(200);
-      for (const removed of ['label', 'returnDestination', 'returnPayout']) expect(second.body).not.toHaveProperty(removed);
+      for (const removed of ['label', 'returnDestination', 'returnPayout'])
+        expect(second.body).not.toHaveProperty(removed);
       expect(second.body.destination).toEqual(created.destination);
       expect((await t.get(`/virtual-accounts/${created.id}`)).body).toEqual(second.body);
       const updates = await t.deliveries(hookPath, created.id, 3);
@@ -320,7 +405,20 @@ describe('virtual accounts', () => {
     const hook = '/va-bank';
     beforeAll(async () => {
       t = await tenant('va-bank');
-      expect((await t.post('/webhooks', { url: receiver.url(hook), subscriptions: ['virtualAccount.statusChanged', 'virtualAccount.active', 'virtualAccount.frozen', 'virtualAccount.closed', 'virtualAccount.failed'] })).status).toBe(201);
+      expect(
+        (
+          await t.post('/webhooks', {
+            url: receiver.url(hook),
+            subscriptions: [
+              'virtualAccount.statusChanged',
+              'virtualAccount.active',
+              'virtualAccount.frozen',
+              'virtualAccount.closed',
+              'virtualAccount.failed',
+            ],
+          })
+        ).status,
+      ).toBe(201);
       ada = await t.customer();
       wallet = await t.externalWallet(ada.id);
     }, 60_000);
@@ -334,7 +432,8 @@ describe('virtual accounts', () => {
       expect((await t.simulate(id, 'unfreeze')).body.status).toBe('active');
       expectError(await t.simulate(id, 'unfreeze'), 422, 'VirtualAccountTransitionNotAllowed');
       expect((await t.simulate(id, 'close')).body.status).toBe('closed');
-      for (const what of ['freeze', 'unfreeze', 'close'] as const) expectError(await t.simulate(id, what), 422, 'VirtualAccountTransitionNotAllowed');
+      for (const what of ['freeze', 'unfreeze', 'close'] as const)
+        expectError(await t.simulate(id, what), 422, 'VirtualAccountTransitionNotAllowed');
       const events = await t.deliveries(hook, id, 8);
       expect(timeline(events)).toEqual([
         [2, 'virtualAccount.active', 'active', null],
@@ -372,7 +471,8 @@ describe('virtual accounts', () => {
       expectError(await t.patch(`/virtual-accounts/${id}`, { label: 'x' }), 422, 'VirtualAccountTransitionNotAllowed');
       expectError(await t.remove(id), 422, 'VirtualAccountTransitionNotAllowed');
       expectError(await t.transfer(id, { amount: '10.00' }), 422, 'VirtualAccountNotProvisioned');
-      for (const what of ['freeze', 'unfreeze', 'close'] as const) expectError(await t.simulate(id, what), 422, 'VirtualAccountTransitionNotAllowed');
+      for (const what of ['freeze', 'unfreeze', 'close'] as const)
+        expectError(await t.simulate(id, what), 422, 'VirtualAccountTransitionNotAllowed');
       expect(await stored()).toEqual(before);
       const events = await t.deliveries(hook, id, 2);
       expect(timeline(events)).toEqual([
@@ -389,7 +489,14 @@ describe('virtual accounts', () => {
     const hook = '/va-delete';
     beforeAll(async () => {
       t = await tenant('va-delete');
-      expect((await t.post('/webhooks', { url: receiver.url(hook), subscriptions: ['virtualAccount.statusChanged', 'virtualAccount.deleted'] })).status).toBe(201);
+      expect(
+        (
+          await t.post('/webhooks', {
+            url: receiver.url(hook),
+            subscriptions: ['virtualAccount.statusChanged', 'virtualAccount.deleted'],
+          })
+        ).status,
+      ).toBe(201);
       ada = await t.customer();
       wallet = await t.externalWallet(ada.id);
     }, 60_000);
@@ -398,17 +505,33 @@ describe('virtual accounts', () => {
       const account = await t.active(toWallet(ada.id, wallet.id));
       const res = await t.remove(account.id);
       expect(res.status).toBe(202);
-      expect(res.body).toEqual({ ...account, status: 'deleting', deletionRequestedAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO) });
+      expect(res.body).toEqual({
+        ...account,
+        status: 'deleting',
+        deletionRequestedAt: expect.stringMatching(ISO),
+        updatedAt: expect.stringMatching(ISO),
+      });
       expect(res.body.deletionRequestedAt).toBe(res.body.updatedAt);
       const deleted = await t.until(account.id, 'deleted');
-      expect(deleted).toMatchObject({ status: 'deleted', deletionRequestedAt: res.body.deletionRequestedAt, bankDetails: account.bankDetails });
+      expect(deleted).toMatchObject({
+        status: 'deleted',
+        deletionRequestedAt: res.body.deletionRequestedAt,
+        bankDetails: account.bankDetails,
+      });
       const again = await t.remove(account.id);
       expect(again.status).toBe(202);
       expect(again.body).toEqual(deleted);
-      expectError(await t.patch(`/virtual-accounts/${account.id}`, { label: 'x' }), 422, 'VirtualAccountTransitionNotAllowed');
+      expectError(
+        await t.patch(`/virtual-accounts/${account.id}`, { label: 'x' }),
+        422,
+        'VirtualAccountTransitionNotAllowed',
+      );
       const transfer = await t.transfer(account.id, { amount: '15.00' });
       expect(transfer.status).toBe(201);
-      const [row] = await platform.db.query(`SELECT disposition FROM virtual_accounts.deposits WHERE transaction_id = $1`, [transfer.body.transactionId]);
+      const [row] = await platform.db.query(
+        `SELECT disposition FROM virtual_accounts.deposits WHERE transaction_id = $1`,
+        [transfer.body.transactionId],
+      );
       expect(row).toEqual({ disposition: 'returnToSender' });
       const events = await t.deliveries(hook, account.id, 4);
       expect(timeline(events)).toEqual([
@@ -429,7 +552,12 @@ describe('virtual accounts', () => {
         expect(res.body.status).toBe('deleting');
         await t.until(id, 'deleted');
         const events = await t.deliveries(hook, id, 5);
-        expect(timeline(events).map(([seq, name, st, prev]) => [seq, name, st, prev])).toContainEqual([4, 'virtualAccount.statusChanged', 'deleting', status]);
+        expect(timeline(events).map(([seq, name, st, prev]) => [seq, name, st, prev])).toContainEqual([
+          4,
+          'virtualAccount.statusChanged',
+          'deleting',
+          status,
+        ]);
       }
     });
 
@@ -461,7 +589,10 @@ describe('virtual accounts', () => {
       expect(res.status).toBe(202);
       expect(res.body.status).toBe('deleting');
       const failed = await t.until(account.id, 'failed');
-      expect(failed).toMatchObject({ deletionRequestedAt: res.body.deletionRequestedAt, bankDetails: account.bankDetails });
+      expect(failed).toMatchObject({
+        deletionRequestedAt: res.body.deletionRequestedAt,
+        bankDetails: account.bankDetails,
+      });
       expectError(await t.remove(account.id), 422, 'VirtualAccountTransitionNotAllowed');
       expectError(await t.transfer(account.id, { amount: '10.00' }), 422, 'VirtualAccountNotProvisioned');
       const events = await t.deliveries(hook, account.id, 3);
@@ -477,7 +608,10 @@ describe('virtual accounts', () => {
       expect((await t.remove(account.id)).status).toBe(202);
       // The bank closed it (its own record), and nothing told the service.
       await eventually(async () => {
-        const [row] = await platform.db.query(`SELECT status FROM virtual_accounts.bank_accounts WHERE virtual_account_id = $1`, [account.id]);
+        const [row] = await platform.db.query(
+          `SELECT status FROM virtual_accounts.bank_accounts WHERE virtual_account_id = $1`,
+          [account.id],
+        );
         if (row?.status === 'closed') return row;
         await t.tick();
         return undefined;
@@ -486,7 +620,10 @@ describe('virtual accounts', () => {
       expect((await t.post('/sandbox/clock/advance', { seconds: 600 })).status).toBe(200);
       const deleted = await t.until(account.id, 'deleted');
       expect(deleted.deletionRequestedAt).toEqual(expect.stringMatching(ISO));
-      const [event] = await platform.db.query(`SELECT data FROM virtual_accounts.events WHERE stream_id = $1 AND type = 'virtualAccount.deleted'`, [`virtualAccount-${account.id}`]);
+      const [event] = await platform.db.query(
+        `SELECT data FROM virtual_accounts.events WHERE stream_id = $1 AND type = 'virtualAccount.deleted'`,
+        [`virtualAccount-${account.id}`],
+      );
       expect(event.data).toMatchObject({ by: 'sweeper', previousStatus: 'deleting', status: 'deleted' });
       const events = await t.deliveries(hook, account.id, 4);
       expect(timeline(events).slice(-2)).toEqual([
@@ -500,16 +637,22 @@ describe('virtual accounts', () => {
       const res = await t.remove(account.id);
       expect(res.status).toBe(202);
       expect(res.body.status).toBe('deleting');
-      const [bank] = await platform.db.query(`SELECT status, close_request FROM virtual_accounts.bank_accounts WHERE virtual_account_id = $1`, [account.id]);
+      const [bank] = await platform.db.query(
+        `SELECT status, close_request FROM virtual_accounts.bank_accounts WHERE virtual_account_id = $1`,
+        [account.id],
+      );
       expect(bank).toEqual({ status: 'open', close_request: null });
       expect((await t.post('/sandbox/clock/advance', { seconds: 600 })).status).toBe(200);
       const deleted = await t.until(account.id, 'deleted');
       expect(deleted.deletionRequestedAt).toBe(res.body.deletionRequestedAt);
-      const [event] = await platform.db.query(`SELECT data FROM virtual_accounts.events WHERE stream_id = $1 AND type = 'virtualAccount.deleted'`, [`virtualAccount-${account.id}`]);
+      const [event] = await platform.db.query(
+        `SELECT data FROM virtual_accounts.events WHERE stream_id = $1 AND type = 'virtualAccount.deleted'`,
+        [`virtualAccount-${account.id}`],
+      );
       expect(event.data).toMatchObject({ by: 'bank' });
     });
 
-    it('409 VirtualAccountNotEmpty while a transfer\'s transaction still moves money, nothing changed; accepted once it ended', async () => {
+    it("409 VirtualAccountNotEmpty while a transfer's transaction still moves money, nothing changed; accepted once it ended", async () => {
       const account = await t.active(toWallet(ada.id, wallet.id));
       const transfer = await t.transfer(account.id, { amount: '40.00' });
       expect(transfer.status).toBe(201);
@@ -575,10 +718,16 @@ describe('virtual accounts', () => {
       expect(replay.status).toBe(201);
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(replay.body).toEqual(res.body);
-      const rows = await platform.db.query(`SELECT transaction_id, disposition, rail FROM virtual_accounts.deposits WHERE virtual_account_id = $1`, [account.id]);
+      const rows = await platform.db.query(
+        `SELECT transaction_id, disposition, rail FROM virtual_accounts.deposits WHERE virtual_account_id = $1`,
+        [account.id],
+      );
       expect(rows).toEqual([{ transaction_id: res.body.transactionId, disposition: 'deliver', rail: 'ach' }]);
       // What the transactions service makes the transaction from.
-      const [received] = await platform.db.query(`SELECT type, data FROM virtual_accounts.events WHERE stream_id = $1`, [`virtualAccountDeposit-${res.body.transactionId}`]);
+      const [received] = await platform.db.query(
+        `SELECT type, data FROM virtual_accounts.events WHERE stream_id = $1`,
+        [`virtualAccountDeposit-${res.body.transactionId}`],
+      );
       expect(received).toEqual({
         type: 'virtualAccount.depositReceived',
         data: {
@@ -587,12 +736,28 @@ describe('virtual accounts', () => {
           customerId: ada.id,
           customerName: 'Ada Lovelace',
           transactionId: res.body.transactionId,
-          deposit: { asset: 'usd', rail: 'ach', amount: '125.50', senderName: 'ACME PAYROLL', reference: res.body.reference },
+          deposit: {
+            asset: 'usd',
+            rail: 'ach',
+            amount: '125.50',
+            senderName: 'ACME PAYROLL',
+            reference: res.body.reference,
+          },
           disposition: 'deliver',
           target: {
-            destination: { type: 'walletExternal', category: 'crypto', details: { id: wallet.id, asset: 'usdc', network: 'meridianchain', address: expect.any(String) }, party: { relationship: 'customer', customerId: ada.id, entityType: 'individual' } },
+            destination: {
+              type: 'walletExternal',
+              category: 'crypto',
+              details: { id: wallet.id, asset: 'usdc', network: 'meridianchain', address: expect.any(String) },
+              party: { relationship: 'customer', customerId: ada.id, entityType: 'individual' },
+            },
             payout: null,
-            pricing: expect.objectContaining({ pair: 'usd/usdc', fixedAmountSide: 'source', source: expect.objectContaining({ asset: 'usd', amountGross: '125.50' }), destination: expect.objectContaining({ asset: 'usdc' }) }),
+            pricing: expect.objectContaining({
+              pair: 'usd/usdc',
+              fixedAmountSide: 'source',
+              source: expect.objectContaining({ asset: 'usd', amountGross: '125.50' }),
+              destination: expect.objectContaining({ asset: 'usdc' }),
+            }),
           },
           returnTo: { externalAccountId: null, rail: 'ach' },
           metadata: { ref: 'R-1' },
@@ -603,9 +768,22 @@ describe('virtual accounts', () => {
 
     it('takes each rail with its reference (an IMAD for a wire, an instruction id for an international wire); senderName null when not given', async () => {
       const wire = await t.transfer(account.id, { amount: '1000', rail: 'wire' });
-      expect(wire.body).toMatchObject({ rail: 'wire', amount: '1000', senderName: null, reference: expect.stringMatching(/^\d{8}[A-Z0-9]{8}\d{6}$/) });
-      const intl = await t.transfer(account.id, { amount: '0.01', rail: 'internationalWire', senderName: 'Müller GmbH' });
-      expect(intl.body).toMatchObject({ rail: 'internationalWire', senderName: 'Müller GmbH', reference: expect.stringMatching(/^[A-Z0-9]{6,35}$/) });
+      expect(wire.body).toMatchObject({
+        rail: 'wire',
+        amount: '1000',
+        senderName: null,
+        reference: expect.stringMatching(/^\d{8}[A-Z0-9]{8}\d{6}$/),
+      });
+      const intl = await t.transfer(account.id, {
+        amount: '0.01',
+        rail: 'internationalWire',
+        senderName: 'Müller GmbH',
+      });
+      expect(intl.body).toMatchObject({
+        rail: 'internationalWire',
+        senderName: 'Müller GmbH',
+        reference: expect.stringMatching(/^[A-Z0-9]{6,35}$/),
+      });
     });
 
     it('a frozen or closed account takes the transfer and returns it to the sender', async () => {
@@ -616,7 +794,10 @@ describe('virtual accounts', () => {
       for (const id of [frozen.id, closed.id]) {
         const res = await t.transfer(id, { amount: '20.00' });
         expect(res.status).toBe(201);
-        const [row] = await platform.db.query(`SELECT disposition FROM virtual_accounts.deposits WHERE transaction_id = $1`, [res.body.transactionId]);
+        const [row] = await platform.db.query(
+          `SELECT disposition FROM virtual_accounts.deposits WHERE transaction_id = $1`,
+          [res.body.transactionId],
+        );
         expect(row).toEqual({ disposition: 'returnToSender' });
       }
     });
@@ -626,10 +807,15 @@ describe('virtual accounts', () => {
       const theirs = await other.customer();
       const foreign = await other.active(toWallet(theirs.id, (await other.externalWallet(theirs.id)).id));
       const before = await stored();
-      for (const amount of ['0', '-1.00', '10.001', 'ten', 10, '1e3']) expectError(await t.transfer(account.id, { amount }), 400, 'InvalidAmount');
+      for (const amount of ['0', '-1.00', '10.001', 'ten', 10, '1e3'])
+        expectError(await t.transfer(account.id, { amount }), 400, 'InvalidAmount');
       expectError(await t.transfer(account.id, { amount: '10.00', rail: 'swift' }), 400, 'InvalidRequest');
       expectError(await t.transfer(account.id, { amount: '10.00', rail: 'achSameDay' }), 400, 'InvalidRequest');
-      expectError(await t.transfer(account.id, { amount: '10.00', senderName: 'x'.repeat(141) }), 400, 'InvalidRequest');
+      expectError(
+        await t.transfer(account.id, { amount: '10.00', senderName: 'x'.repeat(141) }),
+        400,
+        'InvalidRequest',
+      );
       expectError(await t.transfer(account.id, { amount: '10.00', extra: 1 }), 400, 'InvalidRequest');
       expectError(await t.transfer(UNKNOWN_VA, { amount: '10.00' }), 404, 'VirtualAccountNotFound');
       expectError(await t.transfer(foreign.id, { amount: '10.00' }), 404, 'VirtualAccountNotFound');
@@ -659,11 +845,30 @@ describe('virtual accounts', () => {
       grace = await t.customer({ firstName: 'Grace', lastName: 'Hopper' });
       graceWallet = await t.externalWallet(grace.id);
       graceCustodial = await t.wallet(grace.id);
-      failed = await t.account({ owner: { kind: 'customer', customerId: ada.id }, type: 'bankUs', bankUs: { accountNumber: '000123450002', routingNumber: '021000021' } }, 'failed');
+      failed = await t.account(
+        {
+          owner: { kind: 'customer', customerId: ada.id },
+          type: 'bankUs',
+          bankUs: { accountNumber: '000123450002', routingNumber: '021000021' },
+        },
+        'failed',
+      );
       ethWallet = await t.externalWallet(ada.id, evmAddress(), 'ethereum');
       const cardRes = await t.post('/external-accounts/cards', {
         owner: { kind: 'customer', customerId: ada.id },
-        card: { cardNumber: '4242424242424242', expiryMonth: 12, expiryYear: 2031, cvc: '123', billingAddress: { addressLine1: '1 Market St', city: 'San Francisco', state: 'CA', country: 'US', zipCode: '94105' } },
+        card: {
+          cardNumber: '4242424242424242',
+          expiryMonth: 12,
+          expiryYear: 2031,
+          cvc: '123',
+          billingAddress: {
+            addressLine1: '1 Market St',
+            city: 'San Francisco',
+            state: 'CA',
+            country: 'US',
+            zipCode: '94105',
+          },
+        },
       });
       card = cardRes.body;
       const f = await tenant('va-bad-input-foreign');
@@ -673,35 +878,169 @@ describe('virtual accounts', () => {
       account = (await t.active(toWallet(ada.id, wallet.id))).id;
     }, 120_000);
 
-    const toBank = (rail: string, extra: Record<string, unknown> = {}) => ({ type: 'bankUs', externalAccountId: bank.id, payout: { rail, ...extra } });
+    const toBank = (rail: string, extra: Record<string, unknown> = {}) => ({
+      type: 'bankUs',
+      externalAccountId: bank.id,
+      payout: { rail, ...extra },
+    });
     const cases: Array<[string, number, string, () => Record<string, unknown>]> = [
       ['an unknown customer', 404, 'CustomerNotFound', () => toWallet('cst_01h455vb4pex5vsknk084sn02q', wallet.id)],
       ['a malformed customer id', 400, 'InvalidCustomerID', () => toWallet('customer-1', wallet.id)],
       ["another project's customer", 404, 'CustomerNotFound', () => toWallet(foreign.customer, wallet.id)],
       ["another project's external wallet", 404, 'ExternalAccountNotFound', () => toWallet(ada.id, foreign.wallet)],
-      ["another customer's external wallet", 422, 'ExternalAccountHolderMismatch', () => toWallet(ada.id, graceWallet.id)],
-      ["another customer's custodial wallet", 422, 'WalletNotOwned', () => toWallet(ada.id, wallet.id, { destination: { type: 'walletOms', walletId: graceCustodial.id } })],
-      ['an unknown custodial wallet', 404, 'WalletNotFound', () => toWallet(ada.id, wallet.id, { destination: { type: 'walletOms', walletId: 'wlt_01h455vb4pex5vsknk084sn02q' } })],
-      ['a malformed wallet id', 400, 'InvalidWalletID', () => toWallet(ada.id, wallet.id, { destination: { type: 'walletOms', walletId: 'wallet-1' } })],
-      ['an inactive (failed) bank account', 422, 'ExternalAccountNotActive', () => toWallet(ada.id, wallet.id, { destination: { type: 'bankUs', externalAccountId: failed.id, payout: { rail: 'ach' } } })],
-      ['a card as a walletExternal destination', 422, 'external_account_rail_mismatch', () => toWallet(ada.id, card.id)],
-      ['a card as a bankUs destination', 422, 'external_account_rail_mismatch', () => toWallet(ada.id, wallet.id, { destination: { type: 'bankUs', externalAccountId: card.id, payout: { rail: 'ach' } } })],
-      ['a card destination type', 400, 'InvalidRequest', () => toWallet(ada.id, wallet.id, { destination: { type: 'card', externalAccountId: card.id } })],
-      ['a bank account as a walletExternal destination', 422, 'external_account_rail_mismatch', () => toWallet(ada.id, bank.id)],
-      ['a rail the bank account does not take', 422, 'VirtualAccountPayoutUnsupported', () => toWallet(ada.id, wallet.id, { destination: toBank('swift') })],
-      ['ACH fields on a wire', 422, 'VirtualAccountPayoutUnsupported', () => toWallet(ada.id, wallet.id, { destination: toBank('wire', { secCode: 'PPD' }) })],
-      ['a payout on a wallet destination', 422, 'VirtualAccountPayoutUnsupported', () => toWallet(ada.id, wallet.id, { destination: { type: 'walletExternal', externalAccountId: wallet.id, payout: { rail: 'ach' } } })],
-      ['an unknown SEC code', 400, 'InvalidRequest', () => toWallet(ada.id, wallet.id, { destination: toBank('ach', { secCode: 'ABC' }) })],
-      ['company discretionary data too long', 400, 'InvalidRequest', () => toWallet(ada.id, wallet.id, { destination: toBank('ach', { companyDiscretionaryData: 'X'.repeat(21) }) })],
-      ['a bank destination without payout', 400, 'InvalidRequest', () => toWallet(ada.id, wallet.id, { destination: { type: 'bankUs', externalAccountId: bank.id } })],
-      ['a source asset other than usd', 400, 'InvalidRequest', () => toWallet(ada.id, wallet.id, { source: { asset: 'usdc', network: 'ach' } })],
-      ['an unsupported source rail', 400, 'InvalidRequest', () => toWallet(ada.id, wallet.id, { source: { asset: 'usd', network: 'sepa' } })],
-      ['another accountHolder', 400, 'InvalidRequest', () => toWallet(ada.id, wallet.id, { accountHolder: 'business' })],
+      [
+        "another customer's external wallet",
+        422,
+        'ExternalAccountHolderMismatch',
+        () => toWallet(ada.id, graceWallet.id),
+      ],
+      [
+        "another customer's custodial wallet",
+        422,
+        'WalletNotOwned',
+        () => toWallet(ada.id, wallet.id, { destination: { type: 'walletOms', walletId: graceCustodial.id } }),
+      ],
+      [
+        'an unknown custodial wallet',
+        404,
+        'WalletNotFound',
+        () =>
+          toWallet(ada.id, wallet.id, {
+            destination: { type: 'walletOms', walletId: 'wlt_01h455vb4pex5vsknk084sn02q' },
+          }),
+      ],
+      [
+        'a malformed wallet id',
+        400,
+        'InvalidWalletID',
+        () => toWallet(ada.id, wallet.id, { destination: { type: 'walletOms', walletId: 'wallet-1' } }),
+      ],
+      [
+        'an inactive (failed) bank account',
+        422,
+        'ExternalAccountNotActive',
+        () =>
+          toWallet(ada.id, wallet.id, {
+            destination: { type: 'bankUs', externalAccountId: failed.id, payout: { rail: 'ach' } },
+          }),
+      ],
+      [
+        'a card as a walletExternal destination',
+        422,
+        'external_account_rail_mismatch',
+        () => toWallet(ada.id, card.id),
+      ],
+      [
+        'a card as a bankUs destination',
+        422,
+        'external_account_rail_mismatch',
+        () =>
+          toWallet(ada.id, wallet.id, {
+            destination: { type: 'bankUs', externalAccountId: card.id, payout: { rail: 'ach' } },
+          }),
+      ],
+      [
+        'a card destination type',
+        400,
+        'InvalidRequest',
+        () => toWallet(ada.id, wallet.id, { destination: { type: 'card', externalAccountId: card.id } }),
+      ],
+      [
+        'a bank account as a walletExternal destination',
+        422,
+        'external_account_rail_mismatch',
+        () => toWallet(ada.id, bank.id),
+      ],
+      [
+        'a rail the bank account does not take',
+        422,
+        'VirtualAccountPayoutUnsupported',
+        () => toWallet(ada.id, wallet.id, { destination: toBank('swift') }),
+      ],
+      [
+        'ACH fields on a wire',
+        422,
+        'VirtualAccountPayoutUnsupported',
+        () => toWallet(ada.id, wallet.id, { destination: toBank('wire', { secCode: 'PPD' }) }),
+      ],
+      [
+        'a payout on a wallet destination',
+        422,
+        'VirtualAccountPayoutUnsupported',
+        () =>
+          toWallet(ada.id, wallet.id, {
+            destination: { type: 'walletExternal', externalAccountId: wallet.id, payout: { rail: 'ach' } },
+          }),
+      ],
+      [
+        'an unknown SEC code',
+        400,
+        'InvalidRequest',
+        () => toWallet(ada.id, wallet.id, { destination: toBank('ach', { secCode: 'ABC' }) }),
+      ],
+      [
+        'company discretionary data too long',
+        400,
+        'InvalidRequest',
+        () => toWallet(ada.id, wallet.id, { destination: toBank('ach', { companyDiscretionaryData: 'X'.repeat(21) }) }),
+      ],
+      [
+        'a bank destination without payout',
+        400,
+        'InvalidRequest',
+        () => toWallet(ada.id, wallet.id, { destination: { type: 'bankUs', externalAccountId: bank.id } }),
+      ],
+      [
+        'a source asset other than usd',
+        400,
+        'InvalidRequest',
+        () => toWallet(ada.id, wallet.id, { source: { asset: 'usdc', network: 'ach' } }),
+      ],
+      [
+        'an unsupported source rail',
+        400,
+        'InvalidRequest',
+        () => toWallet(ada.id, wallet.id, { source: { asset: 'usd', network: 'sepa' } }),
+      ],
+      [
+        'another accountHolder',
+        400,
+        'InvalidRequest',
+        () => toWallet(ada.id, wallet.id, { accountHolder: 'business' }),
+      ],
       ['another type', 400, 'InvalidRequest', () => toWallet(ada.id, wallet.id, { type: 'bankIban' })],
-      ['a returnDestination without returnPayout', 400, 'InvalidRequest', () => toWallet(ada.id, wallet.id, { returnDestination: { externalAccountId: bank.id } })],
-      ['a returnPayout without returnDestination', 400, 'InvalidRequest', () => toWallet(ada.id, wallet.id, { returnPayout: { rail: 'ach' } })],
-      ['a wallet as returnDestination', 422, 'external_account_rail_mismatch', () => toWallet(ada.id, wallet.id, { returnDestination: { externalAccountId: ethWallet.id }, returnPayout: { rail: 'ach' } })],
-      ['a return rail the account does not take', 422, 'VirtualAccountPayoutUnsupported', () => toWallet(ada.id, wallet.id, { returnDestination: { externalAccountId: bank.id }, returnPayout: { rail: 'swift' } })],
+      [
+        'a returnDestination without returnPayout',
+        400,
+        'InvalidRequest',
+        () => toWallet(ada.id, wallet.id, { returnDestination: { externalAccountId: bank.id } }),
+      ],
+      [
+        'a returnPayout without returnDestination',
+        400,
+        'InvalidRequest',
+        () => toWallet(ada.id, wallet.id, { returnPayout: { rail: 'ach' } }),
+      ],
+      [
+        'a wallet as returnDestination',
+        422,
+        'external_account_rail_mismatch',
+        () =>
+          toWallet(ada.id, wallet.id, {
+            returnDestination: { externalAccountId: ethWallet.id },
+            returnPayout: { rail: 'ach' },
+          }),
+      ],
+      [
+        'a return rail the account does not take',
+        422,
+        'VirtualAccountPayoutUnsupported',
+        () =>
+          toWallet(ada.id, wallet.id, {
+            returnDestination: { externalAccountId: bank.id },
+            returnPayout: { rail: 'swift' },
+          }),
+      ],
       ['a malformed account id', 400, 'InvalidExternalAccountID', () => toWallet(ada.id, 'ext-1')],
       ['an unknown field', 400, 'InvalidRequest', () => toWallet(ada.id, wallet.id, { finalBalance: '0' })],
       ['sponsorGas as a string', 400, 'InvalidRequest', () => toWallet(ada.id, wallet.id, { sponsorGas: 'yes' })],
@@ -729,15 +1068,39 @@ describe('virtual accounts', () => {
       const read = (await t.get(`/virtual-accounts/${account}`)).body;
       const before = await stored();
       for (const [body, status, error] of [
-        [{ destination: { type: 'walletExternal', externalAccountId: graceWallet.id } }, 422, 'ExternalAccountHolderMismatch'],
-        [{ destination: { type: 'bankUs', externalAccountId: failed.id, payout: { rail: 'ach' } } }, 422, 'ExternalAccountNotActive'],
-        [{ destination: { type: 'walletExternal', externalAccountId: card.id } }, 422, 'external_account_rail_mismatch'],
-        [{ destination: { type: 'walletExternal', externalAccountId: foreign.wallet } }, 404, 'ExternalAccountNotFound'],
-        [{ destination: { type: 'bankUs', externalAccountId: bank.id, payout: { rail: 'local' } } }, 422, 'VirtualAccountPayoutUnsupported'],
+        [
+          { destination: { type: 'walletExternal', externalAccountId: graceWallet.id } },
+          422,
+          'ExternalAccountHolderMismatch',
+        ],
+        [
+          { destination: { type: 'bankUs', externalAccountId: failed.id, payout: { rail: 'ach' } } },
+          422,
+          'ExternalAccountNotActive',
+        ],
+        [
+          { destination: { type: 'walletExternal', externalAccountId: card.id } },
+          422,
+          'external_account_rail_mismatch',
+        ],
+        [
+          { destination: { type: 'walletExternal', externalAccountId: foreign.wallet } },
+          404,
+          'ExternalAccountNotFound',
+        ],
+        [
+          { destination: { type: 'bankUs', externalAccountId: bank.id, payout: { rail: 'local' } } },
+          422,
+          'VirtualAccountPayoutUnsupported',
+        ],
         [{ returnDestination: { externalAccountId: bank.id } }, 400, 'InvalidRequest'],
         [{ returnPayout: { rail: 'ach' } }, 400, 'InvalidRequest'],
         [{ returnDestination: null, returnPayout: { rail: 'ach' } }, 400, 'InvalidRequest'],
-        [{ returnDestination: { externalAccountId: wallet.id }, returnPayout: { rail: 'ach' } }, 422, 'external_account_rail_mismatch'],
+        [
+          { returnDestination: { externalAccountId: wallet.id }, returnPayout: { rail: 'ach' } },
+          422,
+          'external_account_rail_mismatch',
+        ],
         [{ source: { asset: 'usd', network: 'wire' } }, 400, 'InvalidRequest'],
         [{ status: 'active' }, 400, 'InvalidRequest'],
         [{ label: 7 }, 400, 'InvalidRequest'],
@@ -751,10 +1114,15 @@ describe('virtual accounts', () => {
     it("another project's account is not found, on every route", async () => {
       const before = await stored();
       expectError(await t.get(`/virtual-accounts/${foreign.account}`), 404, 'VirtualAccountNotFound');
-      expectError(await t.patch(`/virtual-accounts/${foreign.account}`, { label: 'mine' }), 404, 'VirtualAccountNotFound');
+      expectError(
+        await t.patch(`/virtual-accounts/${foreign.account}`, { label: 'mine' }),
+        404,
+        'VirtualAccountNotFound',
+      );
       expectError(await t.transfer(foreign.account, { amount: '10.00' }), 404, 'VirtualAccountNotFound');
       expectError(await t.remove(foreign.account), 404, 'VirtualAccountNotFound');
-      for (const what of ['freeze', 'unfreeze', 'close'] as const) expectError(await t.simulate(foreign.account, what), 404, 'VirtualAccountNotFound');
+      for (const what of ['freeze', 'unfreeze', 'close'] as const)
+        expectError(await t.simulate(foreign.account, what), 404, 'VirtualAccountNotFound');
       expectError(await t.get(`/virtual-accounts/${UNKNOWN_VA}`), 404, 'VirtualAccountNotFound');
       expectError(await t.get('/virtual-accounts/va_bad'), 400, 'InvalidVirtualAccountID');
       expect((await t.get(`/virtual-accounts?customerId=${foreign.customer}`)).body.data).toEqual([]);

@@ -42,8 +42,10 @@ describe('webhook deliveries', () => {
   /** A project of its own, so that advancing its clock moves nothing else. */
   const tenant = (name: string) => newTenant(platform, { name, receiver });
 
-  const arrivals = (path: string, n: number, timeoutMs = 15_000) => eventually(async () => (receiver.at(path).length >= n ? receiver.at(path) : undefined), timeoutMs);
-  const delivery = (t: Tenant, webhookId: string, id: string) => t.get(`/webhooks/${webhookId}/deliveries/${id}`).then((r) => r.body);
+  const arrivals = (path: string, n: number, timeoutMs = 15_000) =>
+    eventually(async () => (receiver.at(path).length >= n ? receiver.at(path) : undefined), timeoutMs);
+  const delivery = (t: Tenant, webhookId: string, id: string) =>
+    t.get(`/webhooks/${webhookId}/deliveries/${id}`).then((r) => r.body);
   const attemptsReach = (t: Tenant, webhookId: string, id: string, n: number) =>
     eventually(async () => {
       const d = await delivery(t, webhookId, id);
@@ -64,17 +66,45 @@ describe('webhook deliveries', () => {
     beforeAll(async () => {
       t = await tenant('families');
       hook = await t.endpoint('/families');
-      customer = (await t.post('/customers', { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', endorsements: ['cryptoCustody'] })).body;
+      customer = (
+        await t.post('/customers', {
+          type: 'individual',
+          firstName: 'Ada',
+          lastName: 'Lovelace',
+          endorsements: ['cryptoCustody'],
+        })
+      ).body;
       // A custodial wallet needs the cryptoCustody endorsement active (docs/endorsements.md).
-      await eventually(async () => ((await t.get(`/customers/${customer.id}`)).body.endorsements[0].status === 'active' ? true : undefined));
+      await eventually(async () =>
+        (await t.get(`/customers/${customer.id}`)).body.endorsements[0].status === 'active' ? true : undefined,
+      );
       wallet = (await t.post(`/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'ethereum' })).body;
-      counterparty = (await t.post('/counterparties', { customerId: customer.id, entityType: 'business', businessName: 'Acme Ltd' })).body;
-      ext = (await t.post('/external-accounts', { owner: { kind: 'customer', customerId: customer.id }, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } })).body;
+      counterparty = (
+        await t.post('/counterparties', { customerId: customer.id, entityType: 'business', businessName: 'Acme Ltd' })
+      ).body;
+      ext = (
+        await t.post('/external-accounts', {
+          owner: { kind: 'customer', customerId: customer.id },
+          type: 'bankUs',
+          bankUs: { accountNumber: '123456789012', routingNumber: '021000021' },
+        })
+      ).body;
       // endorsement.updated x2 + endorsement.active, wallet.provisioned, counterparty.statusChanged,
       // externalAccount.created, .statusChanged, .verified.
       // Deliveries run concurrently: wait for each event the tests below read, not only the last one made.
-      const expected = ['externalAccount.verified', 'externalAccount.statusChanged', 'externalAccount.created', 'endorsement.active', 'wallet.provisioned', 'counterparty.statusChanged'];
-      await eventually(async () => (expected.every((name) => named(name).length >= 1) && named('endorsement.updated').length >= 2 ? true : undefined));
+      const expected = [
+        'externalAccount.verified',
+        'externalAccount.statusChanged',
+        'externalAccount.created',
+        'endorsement.active',
+        'wallet.provisioned',
+        'counterparty.statusChanged',
+      ];
+      await eventually(async () =>
+        expected.every((name) => named(name).length >= 1) && named('endorsement.updated').length >= 2
+          ? true
+          : undefined,
+      );
     });
 
     it('posts JSON with the delivery id and a signature every verifier accepts', async () => {
@@ -84,39 +114,78 @@ describe('webhook deliveries', () => {
         expect(r.headers['webhook-signature']).toMatch(/^t=\d{10},v1=[0-9a-f]{64}$/);
         expect(verifiesWith(r, hook.signingKey)).toBe(true);
         // Stripe's verifier, given the key as is, and the contract lib's helper.
-        expect(stripe.webhooks.constructEvent(r.rawBody, String(r.headers['webhook-signature']), hook.signingKey)).toEqual(r.body);
-        expect(constructWebhookEvent(r.rawBody, String(r.headers['webhook-signature']), hook.signingKey)).toEqual(r.body);
+        expect(
+          stripe.webhooks.constructEvent(r.rawBody, String(r.headers['webhook-signature']), hook.signingKey),
+        ).toEqual(r.body);
+        expect(constructWebhookEvent(r.rawBody, String(r.headers['webhook-signature']), hook.signingKey)).toEqual(
+          r.body,
+        );
       }
     });
 
     it('refuses a tampered body, another key and a stale timestamp', () => {
       const r = receiver.at('/families')[0];
       const header = String(r.headers['webhook-signature']);
-      expect(() => verifyWebhookSignature(r.rawBody.replace('"', ' "'), header, hook.signingKey)).toThrow(WebhookSignatureError);
+      expect(() => verifyWebhookSignature(r.rawBody.replace('"', ' "'), header, hook.signingKey)).toThrow(
+        WebhookSignatureError,
+      );
       expect(() => verifyWebhookSignature(r.rawBody, header, 'whsec_other')).toThrow(WebhookSignatureError);
-      expect(() => verifyWebhookSignature(r.rawBody, header, hook.signingKey, { now: Math.floor(Date.now() / 1000) + 301 })).toThrow(/300 s/);
-      expect(() => stripe.webhooks.constructEvent(r.rawBody, header, hook.signingKey, 300, undefined, Date.now() + 301_000)).toThrow();
+      expect(() =>
+        verifyWebhookSignature(r.rawBody, header, hook.signingKey, { now: Math.floor(Date.now() / 1000) + 301 }),
+      ).toThrow(/300 s/);
+      expect(() =>
+        stripe.webhooks.constructEvent(r.rawBody, header, hook.signingKey, 300, undefined, Date.now() + 301_000),
+      ).toThrow();
     });
 
     it('gives the statusChanged events eventType, eventId and previousStatus, and the others event', async () => {
       const [changed] = named('externalAccount.statusChanged');
-      expect(Object.keys(changed)).toEqual(['id', 'eventType', 'eventId', 'previousStatus', 'sequence', 'createdAt', 'occurredAt', 'data']);
-      expect(changed).toMatchObject({ id: expect.stringMatching(WHD), eventType: 'externalAccount.statusChanged', eventId: expect.stringMatching(EVT), previousStatus: 'pending', createdAt: expect.stringMatching(ISO), occurredAt: expect.stringMatching(ISO) });
+      expect(Object.keys(changed)).toEqual([
+        'id',
+        'eventType',
+        'eventId',
+        'previousStatus',
+        'sequence',
+        'createdAt',
+        'occurredAt',
+        'data',
+      ]);
+      expect(changed).toMatchObject({
+        id: expect.stringMatching(WHD),
+        eventType: 'externalAccount.statusChanged',
+        eventId: expect.stringMatching(EVT),
+        previousStatus: 'pending',
+        createdAt: expect.stringMatching(ISO),
+        occurredAt: expect.stringMatching(ISO),
+      });
       expect(changed.data).toMatchObject({ id: ext.id, object: 'externalAccount', status: 'active' });
       const [created] = named('externalAccount.created');
       expect(Object.keys(created)).toEqual(['id', 'event', 'sequence', 'createdAt', 'occurredAt', 'data']);
       // The resource as it was at the time: created as pending.
       expect(created.data).toMatchObject({ id: ext.id, status: 'pending' });
       const [cp] = named('counterparty.statusChanged');
-      expect(cp).toMatchObject({ eventType: 'counterparty.statusChanged', previousStatus: null, data: { id: counterparty.id, object: 'counterparty', status: 'active' } });
+      expect(cp).toMatchObject({
+        eventType: 'counterparty.statusChanged',
+        previousStatus: null,
+        data: { id: counterparty.id, object: 'counterparty', status: 'active' },
+      });
       expect(named('wallet.provisioned')[0].data).toEqual((await t.get(`/wallets/${wallet.id}`)).body);
-      expect(named('endorsement.active')[0].data).toMatchObject({ id: customer.id, endorsements: [{ name: 'cryptoCustody', status: 'active' }] });
+      expect(named('endorsement.active')[0].data).toMatchObject({
+        id: customer.id,
+        endorsements: [{ name: 'cryptoCustody', status: 'active' }],
+      });
       expect(named('endorsement.updated').map((e) => e.data.endorsements[0].status)).toEqual(['pending', 'active']);
     });
 
     it('numbers each resource monotonically, gives every delivery its own id, and data is the full resource', async () => {
-      const ofExt = events().filter((e) => e.data.id === ext.id).sort((a, b) => a.sequence - b.sequence);
-      expect(ofExt.map((e) => e.event ?? e.eventType)).toEqual(['externalAccount.created', 'externalAccount.statusChanged', 'externalAccount.verified']);
+      const ofExt = events()
+        .filter((e) => e.data.id === ext.id)
+        .sort((a, b) => a.sequence - b.sequence);
+      expect(ofExt.map((e) => e.event ?? e.eventType)).toEqual([
+        'externalAccount.created',
+        'externalAccount.statusChanged',
+        'externalAccount.verified',
+      ]);
       expect(ofExt.map((e) => e.sequence)).toEqual([1, 2, 3]);
       expect(new Set(events().map((e) => e.id)).size).toBe(events().length);
       expect(ofExt[2].data).toEqual((await t.get(`/external-accounts/${ext.id}`)).body);
@@ -125,16 +194,25 @@ describe('webhook deliveries', () => {
     it('announces a deletion with the resource as deleted', async () => {
       expect((await t.del(`/external-accounts/${ext.id}`)).status).toBe(204);
       expect((await t.del(`/counterparties/${counterparty.id}`)).status).toBe(204);
-      await eventually(async () => (named('externalAccount.deleted').length === 1 && named('counterparty.statusChanged').length === 2 ? true : undefined));
+      await eventually(async () =>
+        named('externalAccount.deleted').length === 1 && named('counterparty.statusChanged').length === 2
+          ? true
+          : undefined,
+      );
       expect(named('externalAccount.deleted')[0].data).toMatchObject({ id: ext.id, object: 'externalAccount' });
-      expect(named('counterparty.statusChanged')[1]).toMatchObject({ previousStatus: 'active', data: { id: counterparty.id, status: 'deleted' } });
+      expect(named('counterparty.statusChanged')[1]).toMatchObject({
+        previousStatus: 'active',
+        data: { id: counterparty.id, status: 'deleted' },
+      });
     });
 
     it('lists the deliveries with their filters, and shows one with its attempts', async () => {
       // The receiver answers before the webhooks service records the attempt: wait for the records.
       const all = await eventually(async () => {
         const res = await t.get(`/webhooks/${hook.id}/deliveries?limit=100`);
-        return res.status !== 200 || res.body.data.every((d: { status: string }) => d.status === 'delivered') ? res : undefined;
+        return res.status !== 200 || res.body.data.every((d: { status: string }) => d.status === 'delivered')
+          ? res
+          : undefined;
       });
       expect(all.status).toBe(200);
       expect(all.body.data.length).toBe(receiver.at('/families').length);
@@ -156,13 +234,24 @@ describe('webhook deliveries', () => {
       });
       const detail = await t.get(`/webhooks/${hook.id}/deliveries/${one.id}`);
       expect(detail.body.payload).toEqual(receiver.at('/families').find((r) => r.body.id === one.id)!.body);
-      expect(detail.body.attempts).toEqual([{ attempt: 1, attemptedAt: expect.stringMatching(ISO), durationMs: expect.any(Number), statusCode: 200, error: null, responseBody: 'ok' }]);
+      expect(detail.body.attempts).toEqual([
+        {
+          attempt: 1,
+          attemptedAt: expect.stringMatching(ISO),
+          durationMs: expect.any(Number),
+          statusCode: 200,
+          error: null,
+          responseBody: 'ok',
+        },
+      ]);
       const byEvent = await t.get(`/webhooks/${hook.id}/deliveries?eventId=${one.eventId}`);
       expect(byEvent.body.data.map((d: { id: string }) => d.id)).toEqual([one.id]);
       expect((await t.get(`/webhooks/${hook.id}/deliveries?status=failed`)).body.data).toEqual([]);
       expect((await t.get(`/webhooks/${hook.id}/deliveries?test=true`)).body.data).toEqual([]);
       expect((await t.get(`/webhooks/${hook.id}/deliveries?createdAfter=2999-01-01T00:00:00Z`)).body.data).toEqual([]);
-      expect((await t.get(`/webhooks/${hook.id}/deliveries?createdBefore=2999-01-01T00:00:00Z&limit=100`)).body.data.length).toBe(all.body.data.length);
+      expect(
+        (await t.get(`/webhooks/${hook.id}/deliveries?createdBefore=2999-01-01T00:00:00Z&limit=100`)).body.data.length,
+      ).toBe(all.body.data.length);
       const page = await t.get(`/webhooks/${hook.id}/deliveries?limit=2`);
       expect(page.body).toMatchObject({ hasMore: true, nextCursor: expect.any(String) });
       const next = await t.get(`/webhooks/${hook.id}/deliveries?limit=2&cursor=${page.body.nextCursor}`);
@@ -181,7 +270,11 @@ describe('webhook deliveries', () => {
 
     it('answers 400 for a malformed id and 404 for an unknown one', async () => {
       expectError(await t.get(`/webhooks/${hook.id}/deliveries/nope`), 400, 'InvalidWebhookDeliveryID');
-      expectError(await t.get(`/webhooks/${hook.id}/deliveries/whd_01h455vb4pex5vsknk084sn02q`), 404, 'WebhookDeliveryNotFound');
+      expectError(
+        await t.get(`/webhooks/${hook.id}/deliveries/whd_01h455vb4pex5vsknk084sn02q`),
+        404,
+        'WebhookDeliveryNotFound',
+      );
       expectError(await t.get(`/webhooks/wh_01h455vb4pex5vsknk084sn02q/deliveries`), 404, 'WebhookNotFound');
       // Another project's endpoint is unknown here.
       const other = await tenant('other');
@@ -193,19 +286,41 @@ describe('webhook deliveries', () => {
     it('delivers only the events an endpoint names; webhook.test whatever it names', async () => {
       const t = await tenant('subscriptions');
       const named = await t.endpoint('/named', ['externalAccount.statusChanged']);
-      const customer = (await t.post('/customers', { type: 'individual', firstName: 'Grace', lastName: 'Hopper' })).body;
-      await t.post('/external-accounts', { owner: { kind: 'customer', customerId: customer.id }, type: 'bankUs', bankUs: { accountNumber: '99887766', routingNumber: '021000021' } });
+      const customer = (await t.post('/customers', { type: 'individual', firstName: 'Grace', lastName: 'Hopper' }))
+        .body;
+      await t.post('/external-accounts', {
+        owner: { kind: 'customer', customerId: customer.id },
+        type: 'bankUs',
+        bankUs: { accountNumber: '99887766', routingNumber: '021000021' },
+      });
       const [first] = await arrivals('/named', 1);
       expect(first.body.eventType).toBe('externalAccount.statusChanged');
       const test = await t.post(`/webhooks/${named.id}/test`);
       expect(test.status).toBe(201);
-      expect(test.body).toMatchObject({ object: 'webhookDelivery', webhookId: named.id, event: 'webhook.test', test: true, status: 'queued' });
+      expect(test.body).toMatchObject({
+        object: 'webhookDelivery',
+        webhookId: named.id,
+        event: 'webhook.test',
+        test: true,
+        status: 'queued',
+      });
       const received = await arrivals('/named', 2);
-      expect(received[1].body).toEqual({ id: test.body.id, event: 'webhook.test', createdAt: expect.stringMatching(ISO), occurredAt: expect.stringMatching(ISO), data: (await t.get(`/webhooks/${named.id}`)).body });
+      expect(received[1].body).toEqual({
+        id: test.body.id,
+        event: 'webhook.test',
+        createdAt: expect.stringMatching(ISO),
+        occurredAt: expect.stringMatching(ISO),
+        data: (await t.get(`/webhooks/${named.id}`)).body,
+      });
       expect(verifiesWith(received[1], named.signingKey)).toBe(true);
-      expect((await t.get(`/webhooks/${named.id}/deliveries?test=true`)).body.data.map((d: { id: string }) => d.id)).toEqual([test.body.id]);
+      expect(
+        (await t.get(`/webhooks/${named.id}/deliveries?test=true`)).body.data.map((d: { id: string }) => d.id),
+      ).toEqual([test.body.id]);
       await platform.settle();
-      expect(receiver.at('/named').map((r) => r.body.event ?? r.body.eventType)).toEqual(['externalAccount.statusChanged', 'webhook.test']);
+      expect(receiver.at('/named').map((r) => r.body.event ?? r.body.eventType)).toEqual([
+        'externalAccount.statusChanged',
+        'webhook.test',
+      ]);
     });
 
     it("sends a resource's events to an endpoint one after another, in the order they occurred, each once the one before was answered", async () => {
@@ -214,11 +329,24 @@ describe('webhook deliveries', () => {
       const t = await tenant('ordered');
       const hangMs = 500;
       receiver.hang('/ordered', hangMs);
-      await t.endpoint('/ordered', ['externalAccount.created', 'externalAccount.statusChanged', 'externalAccount.verified']);
-      const customer = (await t.post('/customers', { type: 'individual', firstName: 'Edsger', lastName: 'Dijkstra' })).body;
-      await t.post('/external-accounts', { owner: { kind: 'customer', customerId: customer.id }, type: 'bankUs', bankUs: { accountNumber: '55667788', routingNumber: '021000021' } });
+      await t.endpoint('/ordered', [
+        'externalAccount.created',
+        'externalAccount.statusChanged',
+        'externalAccount.verified',
+      ]);
+      const customer = (await t.post('/customers', { type: 'individual', firstName: 'Edsger', lastName: 'Dijkstra' }))
+        .body;
+      await t.post('/external-accounts', {
+        owner: { kind: 'customer', customerId: customer.id },
+        type: 'bankUs',
+        bankUs: { accountNumber: '55667788', routingNumber: '021000021' },
+      });
       const got = await arrivals('/ordered', 3);
-      expect(got.map((r) => r.body.event ?? r.body.eventType)).toEqual(['externalAccount.created', 'externalAccount.statusChanged', 'externalAccount.verified']);
+      expect(got.map((r) => r.body.event ?? r.body.eventType)).toEqual([
+        'externalAccount.created',
+        'externalAccount.statusChanged',
+        'externalAccount.verified',
+      ]);
       const sequences = got.map((r) => Number(r.body.sequence));
       expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
       // Each arrived after the answer to the one before it (the receiver answers hangMs after arrival).
@@ -286,7 +414,10 @@ describe('webhook deliveries', () => {
       // The clock moves 5 s on, and no process is told: with triggers off for this one write, no
       // notification goes out. Every process's copy of the clock is now stale, as one that has not
       // yet heard an advance would be; the claim, in PostgreSQL, finds the retry due all the same.
-      const [project] = await platform.db.query<{ project_id: string }>(`SELECT project_id FROM webhooks.deliveries WHERE id = $1`, [sent.id]);
+      const [project] = await platform.db.query<{ project_id: string }>(
+        `SELECT project_id FROM webhooks.deliveries WHERE id = $1`,
+        [sent.id],
+      );
       await platform.db.query(
         `BEGIN; SET LOCAL session_replication_role = replica;
          INSERT INTO platform.sandbox_clocks (project_id, offset_ms) VALUES ('${project.project_id}', 5000)
@@ -325,8 +456,16 @@ describe('webhook deliveries', () => {
         return e.status === 'suspended' ? e : undefined;
       });
       expect(endpoint.status).toBe('suspended');
-      await eventually(async () => (platform.logs().includes(`webhook endpoint ${hook.id}`) && platform.logs().includes('down: every attempt has failed') ? true : undefined));
-      const [{ n: downNotices }] = await platform.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks.events WHERE type = 'webhookEndpoint.downNotified' AND data->>'webhookId' = $1`, [hook.id]);
+      await eventually(async () =>
+        platform.logs().includes(`webhook endpoint ${hook.id}`) &&
+        platform.logs().includes('down: every attempt has failed')
+          ? true
+          : undefined,
+      );
+      const [{ n: downNotices }] = await platform.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM webhooks.events WHERE type = 'webhookEndpoint.downNotified' AND data->>'webhookId' = $1`,
+        [hook.id],
+      );
       expect(downNotices).toBe(1);
       // While suspended, matching events are recorded as skipped and not sent.
       await t.post('/customers', { type: 'individual', firstName: 'Skip', lastName: 'Ped', endorsements: ['basic'] });
@@ -336,21 +475,28 @@ describe('webhook deliveries', () => {
         return page.length >= 2 ? page : undefined;
       });
       let skipped = (await t.get(`/webhooks/${hook.id}/deliveries?status=skipped`)).body.data;
-      for (let still = 0; still < 4; ) {
+      for (let still = 0; still < 4;) {
         await new Promise((r) => setTimeout(r, 250));
         const page = (await t.get(`/webhooks/${hook.id}/deliveries?status=skipped`)).body.data;
         still = page.length === skipped.length ? still + 1 : 0;
         skipped = page;
       }
       expect(skipped.every((d: { attemptCount: number }) => d.attemptCount === 0)).toBe(true);
-      expectError(await t.post(`/webhooks/${hook.id}/deliveries/retry`, { status: 'skipped' }), 409, 'WebhookNotEnabled');
+      expectError(
+        await t.post(`/webhooks/${hook.id}/deliveries/retry`, { status: 'skipped' }),
+        409,
+        'WebhookNotEnabled',
+      );
       expect(receiver.at('/dead')).toHaveLength(10);
       // Enable, fix the receiver, and re-fire the skipped ones and the failed one.
       receiver.fail('/dead', 0);
       expect((await t.post(`/webhooks/${hook.id}/enable`)).body.status).toBe('enabled');
       const retried = await t.post(`/webhooks/${hook.id}/deliveries/retry`, { status: 'skipped' });
       expect(retried.status).toBe(200);
-      expect(retried.body).toEqual({ requeued: skipped.length, deliveryIds: expect.arrayContaining(skipped.map((d: { id: string }) => d.id)) });
+      expect(retried.body).toEqual({
+        requeued: skipped.length,
+        deliveryIds: expect.arrayContaining(skipped.map((d: { id: string }) => d.id)),
+      });
       const byId = await t.post(`/webhooks/${hook.id}/deliveries/retry`, { deliveryIds: [sent.id] });
       expect(byId.body).toEqual({ requeued: 1, deliveryIds: [sent.id] });
       await arrivals('/dead', 10 + skipped.length + 1);
@@ -376,7 +522,12 @@ describe('webhook deliveries', () => {
       const sent = (await t.post(`/webhooks/${hook.id}/test`)).body;
       const first = await attemptsReach(t, hook.id, sent.id, 1);
       // Attempts at 0, 5, 15, 45 and 105 s fail; the threshold is 600 s after the first.
-      for (const [n, step] of [[2, 5], [3, 10], [4, 30], [5, 60]] as const) {
+      for (const [n, step] of [
+        [2, 5],
+        [3, 10],
+        [4, 30],
+        [5, 60],
+      ] as const) {
         await t.advance(step);
         await attemptsReach(t, hook.id, sent.id, n);
       }
@@ -394,7 +545,9 @@ describe('webhook deliveries', () => {
       // A success ends the episode; the next failure starts another, noticed once more.
       receiver.fail('/down', 0);
       await t.post(`/webhooks/${hook.id}/test`);
-      await eventually(async () => ((await t.get(`/webhooks/${hook.id}/deliveries?status=delivered`)).body.data.length === 1 ? true : undefined));
+      await eventually(async () =>
+        (await t.get(`/webhooks/${hook.id}/deliveries?status=delivered`)).body.data.length === 1 ? true : undefined,
+      );
       receiver.fail('/down', Infinity, 500);
       const third = (await t.post(`/webhooks/${hook.id}/test`)).body;
       await attemptsReach(t, hook.id, third.id, 1);
@@ -422,13 +575,35 @@ describe('webhook deliveries', () => {
       const hook = await t.endpoint('/retry-validation');
       const before = await settledRowCounts(platform);
       expectError(await t.post(`/webhooks/${hook.id}/deliveries/retry`, {}), 422, 'InvalidDeliveryRetry');
-      expectError(await t.post(`/webhooks/${hook.id}/deliveries/retry`, { deliveryIds: ['whd_01h455vb4pex5vsknk084sn02q'], status: 'failed' }), 422, 'InvalidDeliveryRetry');
-      expectError(await t.post(`/webhooks/${hook.id}/deliveries/retry`, { deliveryIds: ['nope'] }), 400, 'InvalidWebhookDeliveryID');
-      expectError(await t.post(`/webhooks/${hook.id}/deliveries/retry`, { status: 'failed', createdAfter: '2026-02-01T00:00:00Z', createdBefore: '2026-01-01T00:00:00Z' }), 422, 'InvalidDeliveryRetry');
+      expectError(
+        await t.post(`/webhooks/${hook.id}/deliveries/retry`, {
+          deliveryIds: ['whd_01h455vb4pex5vsknk084sn02q'],
+          status: 'failed',
+        }),
+        422,
+        'InvalidDeliveryRetry',
+      );
+      expectError(
+        await t.post(`/webhooks/${hook.id}/deliveries/retry`, { deliveryIds: ['nope'] }),
+        400,
+        'InvalidWebhookDeliveryID',
+      );
+      expectError(
+        await t.post(`/webhooks/${hook.id}/deliveries/retry`, {
+          status: 'failed',
+          createdAfter: '2026-02-01T00:00:00Z',
+          createdBefore: '2026-01-01T00:00:00Z',
+        }),
+        422,
+        'InvalidDeliveryRetry',
+      );
       expectError(await t.post(`/webhooks/${hook.id}/deliveries/retry`, { status: 'lost' }), 400, 'InvalidRequest');
       expectError(await t.post(`/webhooks/${hook.id}/deliveries/retry`, { deliveryIds: [] }), 400, 'InvalidRequest');
       expect(await settledRowCounts(platform)).toEqual(before);
-      expect((await t.post(`/webhooks/${hook.id}/deliveries/retry`, { status: 'failed' })).body).toEqual({ requeued: 0, deliveryIds: [] });
+      expect((await t.post(`/webhooks/${hook.id}/deliveries/retry`, { status: 'failed' })).body).toEqual({
+        requeued: 0,
+        deliveryIds: [],
+      });
     });
 
     it('makes a retry of a delivery whose attempt is in flight right after that attempt, never beside it, and numbers its attempts on', async () => {
@@ -440,7 +615,11 @@ describe('webhook deliveries', () => {
       const other = await t.endpoint('/retry-in-flight-marker');
       const marker = (await t.post(`/webhooks/${other.id}/test`)).body;
       let markerAttempts = await attemptsReach(t, other.id, marker.id, 1).then(() => 1);
-      const retry = async (webhookId: string, id: string) => expect((await t.post(`/webhooks/${webhookId}/deliveries/retry`, { deliveryIds: [id] })).body).toEqual({ requeued: 1, deliveryIds: [id] });
+      const retry = async (webhookId: string, id: string) =>
+        expect((await t.post(`/webhooks/${webhookId}/deliveries/retry`, { deliveryIds: [id] })).body).toEqual({
+          requeued: 1,
+          deliveryIds: [id],
+        });
       const aClaimHasRun = async () => {
         await retry(other.id, marker.id);
         await attemptsReach(t, other.id, marker.id, ++markerAttempts);
@@ -496,7 +675,9 @@ describe('webhook deliveries', () => {
       const [, after] = await arrivals('/rotate', 2);
       expect(verifiesWith(after, rotated.signingKey)).toBe(true);
       expect(verifiesWith(after, hook.signingKey)).toBe(false);
-      expect(() => stripe.webhooks.constructEvent(after.rawBody, String(after.headers['webhook-signature']), hook.signingKey)).toThrow();
+      expect(() =>
+        stripe.webhooks.constructEvent(after.rawBody, String(after.headers['webhook-signature']), hook.signingKey),
+      ).toThrow();
     });
 
     it("keeps a deleted endpoint's deliveries resolvable, and forgets them after the retention window", async () => {
@@ -506,8 +687,13 @@ describe('webhook deliveries', () => {
       await arrivals('/deleted', 1);
       expect((await t.del(`/webhooks/${hook.id}`)).status).toBe(204);
       expectError(await t.get(`/webhooks/${hook.id}`), 404, 'WebhookNotFound');
-      expect((await t.get(`/webhooks/${hook.id}/deliveries/${sent.id}`)).body).toMatchObject({ id: sent.id, status: 'delivered' });
-      expect((await t.get(`/webhooks/${hook.id}/deliveries`)).body.data.map((d: { id: string }) => d.id)).toEqual([sent.id]);
+      expect((await t.get(`/webhooks/${hook.id}/deliveries/${sent.id}`)).body).toMatchObject({
+        id: sent.id,
+        status: 'delivered',
+      });
+      expect((await t.get(`/webhooks/${hook.id}/deliveries`)).body.data.map((d: { id: string }) => d.id)).toEqual([
+        sent.id,
+      ]);
       expectError(await t.post(`/webhooks/${hook.id}/test`), 404, 'WebhookNotFound');
       // 30 days by default, on the project's clock.
       await t.advance(29 * 86_400);

@@ -9,7 +9,8 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 describe('webhook endpoints', () => {
   let platform: TestPlatform;
   let token: string;
-  const post = (path: string, body?: unknown, idempotencyKey?: string) => platform.request('POST', `/v0.13${path}`, { token, body, idempotencyKey });
+  const post = (path: string, body?: unknown, idempotencyKey?: string) =>
+    platform.request('POST', `/v0.13${path}`, { token, body, idempotencyKey });
   const get = (path: string) => platform.request('GET', `/v0.13${path}`, { token });
   const patch = (path: string, body?: unknown) => platform.request('PATCH', `/v0.13${path}`, { token, body });
 
@@ -43,14 +44,25 @@ describe('webhook endpoints', () => {
       `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`,
     );
     for (const t of tables) {
-      const [row] = await platform.db.query(`SELECT count(*)::int AS n FROM "${t.schema}"."${t.name}" r WHERE r::text LIKE $1`, [`%${signingKey.slice(6, 30)}%`]);
+      const [row] = await platform.db.query(
+        `SELECT count(*)::int AS n FROM "${t.schema}"."${t.name}" r WHERE r::text LIKE $1`,
+        [`%${signingKey.slice(6, 30)}%`],
+      );
       expect({ table: `${t.schema}.${t.name}`, n: row.n }).toEqual({ table: `${t.schema}.${t.name}`, n: 0 });
     }
   });
 
   it('replays the create response, key included, for a retry with the same Idempotency-Key', async () => {
-    const first = await post('/webhooks', { url: 'https://example.com/retry', subscriptions: ['externalAccount.statusChanged'] }, 'create-webhook-1');
-    const again = await post('/webhooks', { url: 'https://example.com/retry', subscriptions: ['externalAccount.statusChanged'] }, 'create-webhook-1');
+    const first = await post(
+      '/webhooks',
+      { url: 'https://example.com/retry', subscriptions: ['externalAccount.statusChanged'] },
+      'create-webhook-1',
+    );
+    const again = await post(
+      '/webhooks',
+      { url: 'https://example.com/retry', subscriptions: ['externalAccount.statusChanged'] },
+      'create-webhook-1',
+    );
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
@@ -59,7 +71,12 @@ describe('webhook endpoints', () => {
   it('takes every catalogue event, * and the compliance events by name; refuses unknown names', async () => {
     const res = await post('/webhooks', {
       url: 'http://127.0.0.1:9/receiver',
-      subscriptions: ['transaction.statusChanged', 'transaction.cryptoToFiat.underReview', 'cashIn.expired', 'webhook.test'],
+      subscriptions: [
+        'transaction.statusChanged',
+        'transaction.cryptoToFiat.underReview',
+        'cashIn.expired',
+        'webhook.test',
+      ],
       timeoutMs: 10000,
       notifyThresholdSecs: 600,
       description: 'ops',
@@ -67,7 +84,11 @@ describe('webhook endpoints', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ timeoutMs: 10000, notifyThresholdSecs: 600, description: 'ops' });
     const before = await settledRowCounts(platform);
-    expectError(await post('/webhooks', { url: 'https://example.com', subscriptions: ['transaction.created'] }), 422, 'UnknownEventType');
+    expectError(
+      await post('/webhooks', { url: 'https://example.com', subscriptions: ['transaction.created'] }),
+      422,
+      'UnknownEventType',
+    );
     expect(await settledRowCounts(platform)).toEqual(before);
   });
 
@@ -82,8 +103,23 @@ describe('webhook endpoints', () => {
   });
 
   it('takes the events of virtual accounts, their lifecycle and their legs (issue 20), on create and PATCH', async () => {
-    const lifecycle = ['created', 'provisioned', 'active', 'frozen', 'closed', 'deleted', 'failed', 'statusChanged', 'updated'].map((e) => `virtualAccount.${e}`);
-    const legs = ['virtualAccount.deposit.settled', 'virtualAccount.deposit.returned', 'virtualAccount.cryptoTransfer.failed', 'virtualAccount.fiatTransfer.pending'];
+    const lifecycle = [
+      'created',
+      'provisioned',
+      'active',
+      'frozen',
+      'closed',
+      'deleted',
+      'failed',
+      'statusChanged',
+      'updated',
+    ].map((e) => `virtualAccount.${e}`);
+    const legs = [
+      'virtualAccount.deposit.settled',
+      'virtualAccount.deposit.returned',
+      'virtualAccount.cryptoTransfer.failed',
+      'virtualAccount.fiatTransfer.pending',
+    ];
     const created = await post('/webhooks', { url: 'https://example.com/virtual-accounts', subscriptions: lifecycle });
     expect(created.status).toBe(201);
     expect(created.body.subscriptions).toEqual(lifecycle);
@@ -93,7 +129,9 @@ describe('webhook endpoints', () => {
   });
 
   it('takes the events of deposit addresses (issue 19)', async () => {
-    const names = ['created', 'active', 'frozen', 'closed', 'failed', 'statusChanged', 'updated'].map((e) => `depositAddress.${e}`);
+    const names = ['created', 'active', 'frozen', 'closed', 'failed', 'statusChanged', 'updated'].map(
+      (e) => `depositAddress.${e}`,
+    );
     const created = await post('/webhooks', { url: 'https://example.com/deposit-addresses', subscriptions: names });
     expect(created.status).toBe(201);
     expect(created.body.subscriptions).toEqual(names);
@@ -180,9 +218,18 @@ describe('webhook endpoints', () => {
 
   it('updates settings, disables and enables, rotates the key', async () => {
     const created = (await post('/webhooks', { url: 'https://example.com/a', subscriptions: ['*'] })).body;
-    const updated = await patch(`/webhooks/${created.id}`, { url: 'https://example.com/b', subscriptions: ['cashIn.created'], timeoutMs: 2000 });
+    const updated = await patch(`/webhooks/${created.id}`, {
+      url: 'https://example.com/b',
+      subscriptions: ['cashIn.created'],
+      timeoutMs: 2000,
+    });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ url: 'https://example.com/b', subscriptions: ['cashIn.created'], timeoutMs: 2000, notifyThresholdSecs: 3600 });
+    expect(updated.body).toMatchObject({
+      url: 'https://example.com/b',
+      subscriptions: ['cashIn.created'],
+      timeoutMs: 2000,
+      notifyThresholdSecs: 3600,
+    });
     expect(updated.body).not.toHaveProperty('signingKey');
     expectError(await patch(`/webhooks/${created.id}`, { status: 'disabled' }), 400, 'InvalidRequest');
     expect((await post(`/webhooks/${created.id}/disable`)).body.status).toBe('disabled');
@@ -192,7 +239,10 @@ describe('webhook endpoints', () => {
     expect(rotated.status).toBe(200);
     expect(rotated.body.signingKey).toMatch(/^whsec_/);
     expect(rotated.body.signingKey).not.toBe(created.signingKey);
-    const types = await platform.db.query(`SELECT type FROM webhooks.events WHERE stream_id = $1 ORDER BY stream_version`, [`webhook-endpoint-${created.id}`]);
+    const types = await platform.db.query(
+      `SELECT type FROM webhooks.events WHERE stream_id = $1 ORDER BY stream_version`,
+      [`webhook-endpoint-${created.id}`],
+    );
     expect(types.map((r: { type: string }) => r.type)).toEqual([
       'webhookEndpoint.created',
       'webhookEndpoint.updated',
@@ -204,9 +254,11 @@ describe('webhook endpoints', () => {
 
   it('lists newest first with pagination, and deletes softly', async () => {
     const project = await platform.newProject('webhooks-list');
-    const as = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token: project.token, body });
+    const as = (method: string, path: string, body?: unknown) =>
+      platform.request(method, `/v0.13${path}`, { token: project.token, body });
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await as('POST', '/webhooks', { url: `https://example.com/${i}`, subscriptions: ['*'] })).body.id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await as('POST', '/webhooks', { url: `https://example.com/${i}`, subscriptions: ['*'] })).body.id);
     const first = await as('GET', '/webhooks?limit=2');
     expect(first.body.data.map((w: { id: string }) => w.id)).toEqual([ids[2], ids[1]]);
     expect(first.body.data[0]).not.toHaveProperty('signingKey');
@@ -229,7 +281,11 @@ describe('webhook endpoints in production', () => {
 
   beforeAll(async () => {
     // Webhook endpoints are all this is about: in distributed mode, the gateway and the webhooks service.
-    platform = await TestPlatform.start({ MM_ENVIRONMENT: 'production', MM_BOOTSTRAP_API_KEY: 'sk_live_e2eBootstrapKey01' }, undefined, { services: ['webhooks'] });
+    platform = await TestPlatform.start(
+      { MM_ENVIRONMENT: 'production', MM_BOOTSTRAP_API_KEY: 'sk_live_e2eBootstrapKey01' },
+      undefined,
+      { services: ['webhooks'] },
+    );
     token = await platform.token('sk_live_e2eBootstrapKey01');
   }, START_TIMEOUT_MS);
   afterAll(() => platform.stop());
@@ -272,10 +328,23 @@ describe('webhook endpoints in production', () => {
     'http://[2002:7f00:1::1]/x',
     'http://[2002:c0a8:101::]/x',
   ])('refuses the non-public address %s, on create and on update', async (url) => {
-    const existing = (await platform.request('POST', '/v0.13/webhooks', { token, body: { url: 'https://93.184.216.34/unchanged', subscriptions: ['*'] } })).body;
+    const existing = (
+      await platform.request('POST', '/v0.13/webhooks', {
+        token,
+        body: { url: 'https://93.184.216.34/unchanged', subscriptions: ['*'] },
+      })
+    ).body;
     const before = await settledRowCounts(platform);
-    expectError(await platform.request('POST', '/v0.13/webhooks', { token, body: { url, subscriptions: ['*'] } }), 422, 'InvalidWebhookUrl');
-    expectError(await platform.request('PATCH', `/v0.13/webhooks/${existing.id}`, { token, body: { url } }), 422, 'InvalidWebhookUrl');
+    expectError(
+      await platform.request('POST', '/v0.13/webhooks', { token, body: { url, subscriptions: ['*'] } }),
+      422,
+      'InvalidWebhookUrl',
+    );
+    expectError(
+      await platform.request('PATCH', `/v0.13/webhooks/${existing.id}`, { token, body: { url } }),
+      422,
+      'InvalidWebhookUrl',
+    );
     expect(await settledRowCounts(platform)).toEqual(before);
   });
 

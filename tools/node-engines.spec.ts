@@ -31,7 +31,9 @@ describe('the Node versions the project runs on', () => {
   it('is a range every installed package accepts, whole', () => {
     const ranges = lockedRanges();
     expect(ranges.length).toBeGreaterThan(100);
-    const rejecting = ranges.filter(({ node }) => !subset(declared, node)).map(({ name, node }) => `${name} wants node ${node}`);
+    const rejecting = ranges
+      .filter(({ node }) => !subset(declared, node))
+      .map(({ name, node }) => `${name} wants node ${node}`);
     expect(rejecting).toEqual([]);
   });
 

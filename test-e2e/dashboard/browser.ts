@@ -11,9 +11,13 @@ const ROOT = join(__dirname, '..', '..');
 export const SCREENSHOTS = join(ROOT, 'test-results', 'dashboard');
 
 function findChromium(): { path: string } | { reason: string } {
-  const candidates = process.env.MM_CHROMIUM ? [process.env.MM_CHROMIUM] : ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
+  const candidates = process.env.MM_CHROMIUM
+    ? [process.env.MM_CHROMIUM]
+    : ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
   const path = candidates.find((p) => existsSync(p));
-  return path ? { path } : { reason: `no Chromium at ${candidates.join(' or ')} (apt-get install chromium, or set MM_CHROMIUM)` };
+  return path
+    ? { path }
+    : { reason: `no Chromium at ${candidates.join(' or ')} (apt-get install chromium, or set MM_CHROMIUM)` };
 }
 
 export const browserFound = findChromium();
@@ -24,13 +28,22 @@ export const describeWithBrowser = 'path' in browserFound ? describe : describe.
 export async function launchBrowser(): Promise<Browser> {
   if (!('path' in browserFound)) throw new Error(browserFound.reason);
   // As root (CI containers) Chromium refuses to start with its sandbox.
-  return chromium.launch({ executablePath: browserFound.path, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+  return chromium.launch({
+    executablePath: browserFound.path,
+    headless: true,
+    args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
+  });
 }
 
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 export interface Axe {
-  run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }> }>;
+  run(
+    context: unknown,
+    options: unknown,
+  ): Promise<{
+    violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }>;
+  }>;
 }
 
 /** A page of its own context (its own sessionStorage), watched for console and page errors. */
@@ -63,7 +76,8 @@ export class WatchedPage {
   /** Opens a view of the dashboard (the part after #) and waits until it has loaded; the tests check it with axe. */
   async visit(hash: string): Promise<void> {
     const url = `${this.base}/dashboard/#${hash}`;
-    if (this.page.url().startsWith(`${this.base}/dashboard/`)) await this.page.evaluate((h) => ((globalThis as any).location.hash = h), hash);
+    if (this.page.url().startsWith(`${this.base}/dashboard/`))
+      await this.page.evaluate((h) => ((globalThis as any).location.hash = h), hash);
     else await this.page.goto(url);
     await this.loaded();
   }
@@ -72,7 +86,10 @@ export class WatchedPage {
   async loaded(): Promise<void> {
     await this.page.waitForFunction(() => {
       const document = (globalThis as any).document;
-      return document.querySelector('#app')?.childElementCount > 0 && !document.querySelector('[aria-busy="true"][role="status"]');
+      return (
+        document.querySelector('#app')?.childElementCount > 0 &&
+        !document.querySelector('[aria-busy="true"][role="status"]')
+      );
     });
   }
 
@@ -80,17 +97,25 @@ export class WatchedPage {
   async checkAccessibility(): Promise<void> {
     // Through the DevTools protocol, which the page's Content-Security-Policy does not govern.
     await this.page.evaluate(AXE_SOURCE);
-    const results = await this.page.evaluate(() => (globalThis as unknown as { axe: Axe }).axe.run((globalThis as any).document, { resultTypes: ['violations'] }));
+    const results = await this.page.evaluate(() =>
+      (globalThis as unknown as { axe: Axe }).axe.run((globalThis as any).document, { resultTypes: ['violations'] }),
+    );
     const serious = results.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
-    expect({ hash: new URL(this.page.url()).hash, serious }).toEqual({ hash: new URL(this.page.url()).hash, serious: [] });
+    expect({ hash: new URL(this.page.url()).hash, serious }).toEqual({
+      hash: new URL(this.page.url()).hash,
+      serious: [],
+    });
   }
 
   /** Waits until the element marked data-testid=testId shows this status (data-status), reading it as the page changes. */
   async waitForStatus(testId: string, status: string, timeout = 30_000): Promise<void> {
     await this.page.waitForFunction(
-      ([id, expected]) => (globalThis as any).document.querySelector(`[data-testid="${id}"] [data-status]`)?.getAttribute('data-status') === expected,
+      ([id, expected]) =>
+        (globalThis as any).document
+          .querySelector(`[data-testid="${id}"] [data-status]`)
+          ?.getAttribute('data-status') === expected,
       [testId, status] as const,
       { timeout },
     );
@@ -99,10 +124,17 @@ export class WatchedPage {
   /** axe over the page as the test left it, the screenshot (kept as an artifact), then the errors the page had: none is allowed. */
   async close(name: string): Promise<void> {
     let inaccessible: unknown;
-    if (this.errors.length === 0 && !this.page.isClosed()) await this.checkAccessibility().catch((error: unknown) => (inaccessible = error));
+    if (this.errors.length === 0 && !this.page.isClosed())
+      await this.checkAccessibility().catch((error: unknown) => (inaccessible = error));
     mkdirSync(SCREENSHOTS, { recursive: true });
-    const file = `${name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase().slice(0, 100)}.png`;
-    await this.page.screenshot({ path: join(SCREENSHOTS, file), fullPage: true }).catch((error: unknown) => this.errors.push(`screenshot: ${String(error)}`));
+    const file = `${name
+      .replace(/[^a-z0-9]+/gi, '-')
+      .replace(/^-|-$/g, '')
+      .toLowerCase()
+      .slice(0, 100)}.png`;
+    await this.page
+      .screenshot({ path: join(SCREENSHOTS, file), fullPage: true })
+      .catch((error: unknown) => this.errors.push(`screenshot: ${String(error)}`));
     await this.context.close();
     expect(this.errors).toEqual([]);
     if (inaccessible) throw inaccessible;

@@ -32,7 +32,8 @@ describeWithBrowser('the dashboard in a browser', () => {
     await open?.close(expect.getState().currentTestName ?? 'test');
   });
 
-  const api = (method: string, path: string, body?: unknown) => platform.request(method, `/v0.13${path}`, { token: project.token, body });
+  const api = (method: string, path: string, body?: unknown) =>
+    platform.request(method, `/v0.13${path}`, { token: project.token, body });
 
   /** A new page, signed in through the form as the project's partner. */
   async function partnerPage(viewport?: { width: number; height: number }): Promise<WatchedPage> {
@@ -48,11 +49,23 @@ describeWithBrowser('the dashboard in a browser', () => {
 
   /** A wallet payout of this amount to a bank account, made through the API. */
   async function payout(amount: string): Promise<{ id: string; customerId: string }> {
-    const customer = await platform.endorsedCustomer(project.token, { firstName: 'Ada', lastName: 'Lovelace' }, ['basic', 'cryptoCustody', 'usd']);
+    const customer = await platform.endorsedCustomer(project.token, { firstName: 'Ada', lastName: 'Lovelace' }, [
+      'basic',
+      'cryptoCustody',
+      'usd',
+    ]);
     const wallet = await api('POST', `/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' });
     expect((await api('POST', `/sandbox/wallets/${wallet.body.id}/fund`, { amount: '500.00' })).status).toBe(200);
-    const registered = await api('POST', '/external-accounts', { owner: { kind: 'customer', customerId: customer.id }, type: 'bankUs', bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } });
-    await eventually(async () => ((await api('GET', `/external-accounts/${registered.body.id}`)).body.status === 'active' ? true : undefined), 30_000);
+    const registered = await api('POST', '/external-accounts', {
+      owner: { kind: 'customer', customerId: customer.id },
+      type: 'bankUs',
+      bankUs: { accountNumber: '123456789012', routingNumber: '021000021' },
+    });
+    await eventually(
+      async () =>
+        (await api('GET', `/external-accounts/${registered.body.id}`)).body.status === 'active' ? true : undefined,
+      30_000,
+    );
     const quote = await api('POST', '/quotes', {
       customerId: customer.id,
       source: { type: 'walletOms', details: { id: wallet.body.id }, amount },
@@ -91,7 +104,9 @@ describeWithBrowser('the dashboard in a browser', () => {
 
     const kept = await w.page.evaluate(() => {
       const { sessionStorage, localStorage, location, document } = globalThis as any;
-      return JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }) + location.href + document.cookie;
+      return (
+        JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }) + location.href + document.cookie
+      );
     });
     expect(kept).not.toContain(project.apiSecret);
     expect(w.page.url()).not.toContain(project.token);
@@ -103,7 +118,9 @@ describeWithBrowser('the dashboard in a browser', () => {
     await w.visit(`/transactions/${transaction.id}`);
     const status = w.page.getByTestId('transaction-status');
     await expect(status.textContent()).resolves.toContain('processing');
-    await expect(w.page.getByRole('list', { name: 'Status changes, oldest first' }).textContent()).resolves.toContain('processing');
+    await expect(w.page.getByRole('list', { name: 'Status changes, oldest first' }).textContent()).resolves.toContain(
+      'processing',
+    );
     await w.checkAccessibility();
 
     // ACH settles a minute of project time later (docs/sandbox.md).
@@ -122,12 +139,21 @@ describeWithBrowser('the dashboard in a browser', () => {
   it('shows a failed webhook attempt with its status code, duration and response, retries the delivery and re-delivers an event from the page', async () => {
     // The endpoint's server fails until the test mends it (the platform's own retries fail too meanwhile).
     receiver.fail('/dashboard-hook', Infinity, 500);
-    const endpoint = await api('POST', '/webhooks', { url: receiver.url('/dashboard-hook'), subscriptions: ['cashIn.completed'] });
+    const endpoint = await api('POST', '/webhooks', {
+      url: receiver.url('/dashboard-hook'),
+      subscriptions: ['cashIn.completed'],
+    });
     expect(endpoint.status).toBe(201);
     const test = await api('POST', `/webhooks/${endpoint.body.id}/test`);
     expect(test.status).toBeLessThan(300);
     const deliveryId = test.body.id as string;
-    await eventually(async () => ((await api('GET', `/webhooks/${endpoint.body.id}/deliveries/${deliveryId}`)).body.attemptCount >= 1 ? true : undefined), 30_000);
+    await eventually(
+      async () =>
+        (await api('GET', `/webhooks/${endpoint.body.id}/deliveries/${deliveryId}`)).body.attemptCount >= 1
+          ? true
+          : undefined,
+      30_000,
+    );
 
     const w = await partnerPage();
     await w.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
@@ -177,7 +203,13 @@ describeWithBrowser('the dashboard in a browser', () => {
     // docs/sandbox.md: .95 goes unanswered, and 300 s of project time later the payout is unconfirmed.
     const held = await payout('25.95');
     expect((await api('POST', '/sandbox/clock/advance', { seconds: 301 })).status).toBe(200);
-    await eventually(async () => ((await api('GET', `/transactions/${held.id}`)).body.subStatus === 'processing.payoutUnconfirmed' ? true : undefined), 30_000);
+    await eventually(
+      async () =>
+        (await api('GET', `/transactions/${held.id}`)).body.subStatus === 'processing.payoutUnconfirmed'
+          ? true
+          : undefined,
+      30_000,
+    );
 
     const w = (page = await WatchedPage.open(browser, platform.url));
     await w.visit('/');
@@ -202,19 +234,37 @@ describeWithBrowser('the dashboard in a browser', () => {
     await w.checkAccessibility();
     await item.getByRole('button', { name: 'Confirm retry' }).click();
     // The provider holds the transfer (.95): the retry answers completedByProvider and the payout completes.
-    await w.page.getByRole('status').filter({ hasText: `${held.id}: completedByProvider` }).waitFor();
+    await w.page
+      .getByRole('status')
+      .filter({ hasText: `${held.id}: completedByProvider` })
+      .waitFor();
     await item.waitFor({ state: 'detached' });
     expect((await api('GET', `/transactions/${held.id}`)).body.status).toBe('completed');
   });
 
   it('opens every partner view at a phone width without a serious accessibility violation or a page wider than the screen, by keyboard too, and funds a wallet from the sandbox form', async () => {
-    const customer = await platform.endorsedCustomer(project.token, { firstName: 'Katherine', lastName: 'Johnson' }, ['cryptoCustody']);
+    const customer = await platform.endorsedCustomer(project.token, { firstName: 'Katherine', lastName: 'Johnson' }, [
+      'cryptoCustody',
+    ]);
     const wallet = await api('POST', `/customers/${customer.id}/wallets`, { asset: 'usdc', network: 'meridianchain' });
     const w = await partnerPage({ width: 390, height: 844 });
-    for (const view of ['/transactions', '/customers', `/customers/${customer.id}`, '/quotes', '/cash-ins', `/external-accounts?customerId=${customer.id}`, '/webhooks', '/events', '/sandbox']) {
+    for (const view of [
+      '/transactions',
+      '/customers',
+      `/customers/${customer.id}`,
+      '/quotes',
+      '/cash-ins',
+      `/external-accounts?customerId=${customer.id}`,
+      '/webhooks',
+      '/events',
+      '/sandbox',
+    ]) {
       await w.visit(view);
       await w.checkAccessibility();
-      const widths = await w.page.evaluate(() => ({ page: (globalThis as any).document.documentElement.scrollWidth, screen: (globalThis as any).innerWidth }));
+      const widths = await w.page.evaluate(() => ({
+        page: (globalThis as any).document.documentElement.scrollWidth,
+        screen: (globalThis as any).innerWidth,
+      }));
       expect({ view, ...widths, fits: widths.page <= widths.screen }).toEqual({ view, ...widths, fits: true });
     }
     // A reload keeps the session (this tab's sessionStorage); the first Tab reaches the skip link, which takes
@@ -222,7 +272,9 @@ describeWithBrowser('the dashboard in a browser', () => {
     await w.page.reload();
     await w.loaded();
     await w.page.keyboard.press('Tab');
-    await expect(w.page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).resolves.toBe('Skip to content');
+    await expect(w.page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).resolves.toBe(
+      'Skip to content',
+    );
     await w.page.keyboard.press('Enter');
     await expect(w.page.evaluate(() => (globalThis as any).document.activeElement?.id)).resolves.toBe('content');
 
@@ -255,7 +307,12 @@ describeWithBrowser('the dashboard in a browser', () => {
     await eventually(async () => {
       const read = (await platform.admin('GET', `/projects/${project.projectId}`)).body;
       return read.attributionTimeoutHours === 2 ? read : undefined;
-    }).then((read) => expect({ cashPickup: read.features.cashPickup, cap: read.limits.dailyBankPayoutCap }).toEqual({ cashPickup: true, cap: '5000.00' }));
+    }).then((read) =>
+      expect({ cashPickup: read.features.cashPickup, cap: read.limits.dailyBankPayoutCap }).toEqual({
+        cashPickup: true,
+        cap: '5000.00',
+      }),
+    );
 
     await w.page.getByRole('button', { name: 'Issue a key pair' }).click();
     const secret = w.page.getByRole('article', { name: /^Secret of sk_/ });

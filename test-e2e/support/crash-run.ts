@@ -12,7 +12,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serviceUrlVariable } from '@mm/contracts';
 import { cloneTemplateDatabase } from '@mm/platform/testing';
-import { spawnTied, startDistributedProcesses, START_TIMEOUT_MS, stopTied, track, type PlatformHandle, type Queryable } from './distributed-processes';
+import {
+  spawnTied,
+  startDistributedProcesses,
+  START_TIMEOUT_MS,
+  stopTied,
+  track,
+  type PlatformHandle,
+  type Queryable,
+} from './distributed-processes';
 import { until } from './platform-process';
 import { ADMIN_TOKEN, platformSettings } from './settings';
 
@@ -53,7 +61,8 @@ export interface Service {
 /** Each process's line in start:distributed's banner: name, URL, pid. */
 export function bannerServices(output: string): Map<string, Service> {
   const services = new Map<string, Service>();
-  for (const [, name, url, port, pid] of output.matchAll(/^ {2}([a-z-]+) +(http:\/\/127\.0\.0\.1:(\d+)) +pid (\d+)$/gm)) services.set(name, { name, url, port, pid: Number(pid) });
+  for (const [, name, url, port, pid] of output.matchAll(/^ {2}([a-z-]+) +(http:\/\/127\.0\.0\.1:(\d+)) +pid (\d+)$/gm))
+    services.set(name, { name, url, port, pid: Number(pid) });
   return services;
 }
 
@@ -100,7 +109,11 @@ export class CrashRun {
     private readonly prefix: string,
   ) {
     this.services = bannerServices(platform.output!());
-    this.serviceUrls = Object.fromEntries([...this.services.values()].filter((s) => s.name !== 'gateway').map((s) => [serviceUrlVariable(s.name as never), s.url]));
+    this.serviceUrls = Object.fromEntries(
+      [...this.services.values()]
+        .filter((s) => s.name !== 'gateway')
+        .map((s) => [serviceUrlVariable(s.name as never), s.url]),
+    );
   }
 
   /** `prefix` names the temporary directories of the processes started again. */
@@ -121,7 +134,12 @@ export class CrashRun {
   }
 
   /** One request through the gateway; POST and PATCH carry `key` (a new one when none is given). Throws when the connection fails. */
-  readonly call = async (method: string, path: string, body?: unknown, options: { token?: string; key?: string } = {}): Promise<Answer> => {
+  readonly call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    options: { token?: string; key?: string } = {},
+  ): Promise<Answer> => {
     const res = await fetch(`${this.platform.url}/v0.13${path}`, {
       method,
       headers: {
@@ -131,13 +149,28 @@ export class CrashRun {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, body: await res.json().catch(() => undefined), replayed: res.headers.get('idempotent-replayed') === 'true' };
+    return {
+      status: res.status,
+      body: await res.json().catch(() => undefined),
+      replayed: res.headers.get('idempotent-replayed') === 'true',
+    };
   };
 
   /** A request that must answer `status`; its body. */
-  readonly ok = async (method: string, path: string, body?: unknown, status = method === 'POST' ? 201 : 200, token?: string): Promise<any> => {
+  readonly ok = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    status = method === 'POST' ? 201 : 200,
+    token?: string,
+  ): Promise<any> => {
     const res = await this.call(method, path, body, { token });
-    expect({ method, path, status: res.status, body: res.body }).toEqual({ method, path, status, body: expect.anything() });
+    expect({ method, path, status: res.status, body: res.body }).toEqual({
+      method,
+      path,
+      status,
+      body: expect.anything(),
+    });
     return res.body;
   };
 
@@ -147,7 +180,9 @@ export class CrashRun {
     const project = await this.ok('POST', '/admin/projects', { name });
     if (Object.keys(features).length > 0) await this.ok('PATCH', `/admin/projects/${project.id}`, { features }, 200);
     const keys = await this.ok('POST', `/admin/projects/${project.id}/api-keys`);
-    this.bearer = (await this.ok('POST', '/auth/token', { apiKey: keys.apiKey, apiSecret: keys.apiSecret }, 200)).accessToken;
+    this.bearer = (
+      await this.ok('POST', '/auth/token', { apiKey: keys.apiKey, apiSecret: keys.apiSecret }, 200)
+    ).accessToken;
     return project.id;
   }
 
@@ -170,7 +205,8 @@ export class CrashRun {
       } catch (error) {
         res = { status: 0, body: { error: (error as Error).message }, replayed: false };
       }
-      if (res.status !== 0 && res.status < 500 && !(res.status === 409 && res.body?.error === 'IdempotencyKeyInFlight')) return { answer: res, lost };
+      if (res.status !== 0 && res.status < 500 && !(res.status === 409 && res.body?.error === 'IdempotencyKeyInFlight'))
+        return { answer: res, lost };
       lost.push(`${res.status} ${res.body?.error ?? ''} while ${[...this.down].join(' and ') || 'nothing'} down`);
       if (Date.now() > this.deadline) return { lost };
       await new Promise((r) => setTimeout(r, 200));
@@ -182,7 +218,8 @@ export class CrashRun {
     const { answer, lost } = await this.retried('POST', path, body, item.key);
     item.lost.push(...lost);
     if (!answer) this.problems.push(`${what} ${item.n}: never answered (${item.lost.join(', ')})`);
-    else if (answer.status !== 201) this.problems.push(`${what} ${item.n}: answered ${answer.status} ${JSON.stringify(answer.body)}`);
+    else if (answer.status !== 201)
+      this.problems.push(`${what} ${item.n}: answered ${answer.status} ${JSON.stringify(answer.body)}`);
     else {
       item.transactionId = answer.body.transactionId;
       item.replayed = answer.replayed;
@@ -193,8 +230,11 @@ export class CrashRun {
   async transactions(customerIds: readonly string[]): Promise<Map<string, any>> {
     const all = new Map<string, any>();
     for (const customerId of customerIds) {
-      for (let cursor: string | null = null; ; ) {
-        const page = await this.call('GET', `/transactions?customerId=${customerId}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      for (let cursor: string | null = null; ;) {
+        const page = await this.call(
+          'GET',
+          `/transactions?customerId=${customerId}&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+        );
         expect(page.status).toBe(200);
         for (const t of page.body.data) all.set(t.id, t);
         cursor = page.body.nextCursor;
@@ -224,7 +264,12 @@ export class CrashRun {
       const [status, subStatus] = where(item);
       const [wanted, wantedSub] = final[item.expected];
       const v = views.get(item.transactionId!);
-      return status === wanted && subStatus === wantedSub && (wantedSub !== 'processing.underReview' || v.legs.some((l: any) => l.kind === 'payout' && l.status === 'failed'));
+      return (
+        status === wanted &&
+        subStatus === wantedSub &&
+        (wantedSub !== 'processing.underReview' ||
+          v.legs.some((l: any) => l.kind === 'payout' && l.status === 'failed'))
+      );
     };
     await until(
       async () => {
@@ -265,7 +310,8 @@ export class CrashRun {
     (this.outputs[name] ??= []).push(again.output);
     await until(
       () => {
-        if (again.child.exitCode !== null) throw new Error(`the ${name} service exited on its restart:\n${again.output()}`);
+        if (again.child.exitCode !== null)
+          throw new Error(`the ${name} service exited on its restart:\n${again.output()}`);
         return new RegExp(`${name} service \\(sandbox\\) is listening`).test(again.output()) ? true : undefined;
       },
       START_TIMEOUT_MS - 30_000,
@@ -276,7 +322,9 @@ export class CrashRun {
 
   /** How many lines of the processes started again of this service match `pattern`. */
   restartedLines(name: string, pattern: RegExp): number {
-    return (this.outputs[name] ?? []).map((output) => output().match(new RegExp(pattern.source, 'g'))?.length ?? 0).reduce((a, b) => a + b, 0);
+    return (this.outputs[name] ?? [])
+      .map((output) => output().match(new RegExp(pattern.source, 'g'))?.length ?? 0)
+      .reduce((a, b) => a + b, 0);
   }
 }
 

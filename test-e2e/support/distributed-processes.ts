@@ -69,7 +69,11 @@ process.once('exit', () => {
  * A Node script of this repository in a process group of its own, tied to this process by its stdin.
  * Its output is collected, and handed to onOutput as it comes.
  */
-export function spawnTied(args: string[], env: NodeJS.ProcessEnv, onOutput?: (text: string) => void): { child: ChildProcess; output: () => string } {
+export function spawnTied(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  onOutput?: (text: string) => void,
+): { child: ChildProcess; output: () => string } {
   let output = '';
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -164,16 +168,33 @@ export function brokerList(value: string | undefined): string[] {
  * groups carry env's MM_KAFKA_TOPIC_PREFIX, or one of its own, and are deleted once the file is done
  * (kafkaNames: a broker other runs share keeps whatever a run leaves).
  */
-export async function startDistributedProcesses(env: Record<string, string>, onOutput?: (text: string) => void, services?: readonly string[]): Promise<PlatformHandle> {
+export async function startDistributedProcesses(
+  env: Record<string, string>,
+  onOutput?: (text: string) => void,
+  services?: readonly string[],
+): Promise<PlatformHandle> {
   // The gateway's port: the one env names (a test of a port in use), else a free one.
   const port = env.PORT && env.PORT !== '0' ? Number(env.PORT) : await freeLoopbackPort();
   const dataDir = mkdtempSync(join(tmpdir(), 'mm-e2e-distributed-'));
   const brokers = brokerList(env.KAFKA_BROKERS ?? process.env.KAFKA_BROKERS);
-  const kafka = brokers.length > 0 ? { MM_KAFKA_TOPIC_PREFIX: env.MM_KAFKA_TOPIC_PREFIX ?? kafkaTestPrefix('e2e') } : {};
+  const kafka =
+    brokers.length > 0 ? { MM_KAFKA_TOPIC_PREFIX: env.MM_KAFKA_TOPIC_PREFIX ?? kafkaTestPrefix('e2e') } : {};
   const { child, output } = spawnTied(
-    ['-r', './tools/register.js', 'tools/distributed/start-distributed.ts', ...(services ? ['gateway', ...services] : [])],
+    [
+      '-r',
+      './tools/register.js',
+      'tools/distributed/start-distributed.ts',
+      ...(services ? ['gateway', ...services] : []),
+    ],
     // Each service's readiness is given most of the hook's time, so a slow start names the service.
-    { MM_READY_TIMEOUT_SECS: String(START_TIMEOUT_MS / 1000 - 30), ...process.env, ...env, ...kafka, PORT: String(port), MM_DATA_DIR: dataDir },
+    {
+      MM_READY_TIMEOUT_SECS: String(START_TIMEOUT_MS / 1000 - 30),
+      ...process.env,
+      ...env,
+      ...kafka,
+      PORT: String(port),
+      MM_DATA_DIR: dataDir,
+    },
     onOutput,
   );
   if (kafka.MM_KAFKA_TOPIC_PREFIX) kafkaNames.set(kafka.MM_KAFKA_TOPIC_PREFIX, brokers);
@@ -211,7 +232,8 @@ export async function startDistributedProcesses(env: Record<string, string>, onO
     stop: async () => {
       untrackRunning();
       await stopAll();
-      if (child.exitCode !== 0) throw new Error(`start:distributed stopped with ${child.exitCode ?? child.signalCode}:\n${output()}`);
+      if (child.exitCode !== 0)
+        throw new Error(`start:distributed stopped with ${child.exitCode ?? child.signalCode}:\n${output()}`);
     },
   };
 }
@@ -221,8 +243,10 @@ async function started(child: ChildProcess, output: () => string): Promise<void>
   const deadline = Date.now() + START_TIMEOUT_MS - 10_000;
   for (;;) {
     if (/Money-movement platform, distributed \(\w+\): \d+ processes/.test(output())) return;
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`start:distributed failed (${child.exitCode ?? child.signalCode}):\n${output()}`);
-    if (Date.now() > deadline) throw new Error(`start:distributed did not start within ${START_TIMEOUT_MS / 1000} s:\n${output()}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`start:distributed failed (${child.exitCode ?? child.signalCode}):\n${output()}`);
+    if (Date.now() > deadline)
+      throw new Error(`start:distributed did not start within ${START_TIMEOUT_MS / 1000} s:\n${output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -235,5 +259,10 @@ function bootstrapFromBanner(output: string): BootstrapResult | undefined {
   const apiKey = line('API key')?.[1];
   const secret = line('API secret');
   const created = Boolean(secret && /shown this once/.test(secret[2]));
-  return { projectId: project[1], ...(apiKey ? { apiKey } : {}), ...(created ? { apiSecret: secret![1] } : {}), created };
+  return {
+    projectId: project[1],
+    ...(apiKey ? { apiKey } : {}),
+    ...(created ? { apiSecret: secret![1] } : {}),
+    created,
+  };
 }

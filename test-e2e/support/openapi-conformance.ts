@@ -17,7 +17,11 @@ import addFormats from 'ajv-formats';
 import type { RequestOptions, Response, TestPlatform } from './test-platform';
 
 type Schema = Record<string, any>;
-type Document = { openapi: string; paths: Record<string, Record<string, any>>; components?: { schemas?: Record<string, Schema> } } & Record<string, any>;
+type Document = {
+  openapi: string;
+  paths: Record<string, Record<string, any>>;
+  components?: { schemas?: Record<string, Schema> };
+} & Record<string, any>;
 
 /** Where the document's schemas live for Ajv: `#/components/schemas/X` becomes `<BASE>#/$defs/X`. */
 const BASE = 'https://money-movement.invalid/openapi.json';
@@ -35,22 +39,38 @@ interface Operation {
   operation: Schema;
 }
 
-const isObject = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Schema =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
-const types = (schema: Schema): string[] => (Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type]);
+const types = (schema: Schema): string[] =>
+  Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type];
 
 /** Every subschema of a schema with its JSON pointer, the schema itself first. */
 function* subschemas(schema: unknown, pointer: string): Generator<[Schema, string]> {
   if (!isObject(schema)) return;
   yield [schema, pointer];
   for (const key of ['properties', 'patternProperties', '$defs', 'dependentSchemas']) {
-    if (isObject(schema[key])) for (const [name, sub] of Object.entries(schema[key])) yield* subschemas(sub, `${pointer}/${key}/${escapePointer(name)}`);
+    if (isObject(schema[key]))
+      for (const [name, sub] of Object.entries(schema[key]))
+        yield* subschemas(sub, `${pointer}/${key}/${escapePointer(name)}`);
   }
-  for (const key of ['items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'contains', 'propertyNames', 'not', 'if', 'then', 'else']) {
+  for (const key of [
+    'items',
+    'additionalProperties',
+    'unevaluatedProperties',
+    'unevaluatedItems',
+    'contains',
+    'propertyNames',
+    'not',
+    'if',
+    'then',
+    'else',
+  ]) {
     yield* subschemas(schema[key], `${pointer}/${key}`);
   }
   for (const key of ['allOf', 'anyOf', 'oneOf', 'prefixItems']) {
-    if (Array.isArray(schema[key])) for (const [i, sub] of schema[key].entries()) yield* subschemas(sub, `${pointer}/${key}/${i}`);
+    if (Array.isArray(schema[key]))
+      for (const [i, sub] of schema[key].entries()) yield* subschemas(sub, `${pointer}/${key}/${i}`);
   }
 }
 
@@ -58,14 +78,22 @@ function* subschemas(schema: unknown, pointer: string): Generator<[Schema, strin
 function isFreeForm(schema: Schema): boolean {
   const objectTyped = types(schema).includes('object');
   if (!objectTyped) return false;
-  if (schema.properties || schema.patternProperties || schema.allOf || schema.anyOf || schema.oneOf || schema.$ref) return false;
+  if (schema.properties || schema.patternProperties || schema.allOf || schema.anyOf || schema.oneOf || schema.$ref)
+    return false;
   const extra = schema.additionalProperties;
-  return extra === undefined || extra === true || (isObject(extra) && Object.keys(extra).filter((k) => k !== 'description').length === 0);
+  return (
+    extra === undefined ||
+    extra === true ||
+    (isObject(extra) && Object.keys(extra).filter((k) => k !== 'description').length === 0)
+  );
 }
 
 /** A schema with no type at all (not a reference, a combination, an enum or a constant). */
 function isUntyped(schema: Schema): boolean {
-  return schema.type === undefined && !['$ref', 'allOf', 'anyOf', 'oneOf', 'not', 'enum', 'const', 'properties'].some((k) => k in schema);
+  return (
+    schema.type === undefined &&
+    !['$ref', 'allOf', 'anyOf', 'oneOf', 'not', 'enum', 'const', 'properties'].some((k) => k in schema)
+  );
 }
 
 /** A copy for Ajv: references into the components resolved under BASE, and every object closed. */
@@ -76,22 +104,31 @@ function forValidator(schema: unknown): unknown {
   for (const [key, value] of Object.entries(schema)) {
     // 3.0's `nullable` (which Ajv would honour) means nothing to a 3.1 reader: the document check reports it.
     if (key === 'nullable') continue;
-    if (key === '$ref' && typeof value === 'string' && COMPONENT_REF.test(value)) copy.$ref = `${BASE}#/$defs/${value.replace(COMPONENT_REF, '$1')}`;
-    else if (key === 'enum' || key === 'const' || key === 'example' || key === 'examples' || key === 'default') copy[key] = value;
-    else if (key === 'properties' || key === '$defs' || key === 'patternProperties') copy[key] = Object.fromEntries(Object.entries(value as Schema).map(([k, v]) => [k, forValidator(v)]));
+    if (key === '$ref' && typeof value === 'string' && COMPONENT_REF.test(value))
+      copy.$ref = `${BASE}#/$defs/${value.replace(COMPONENT_REF, '$1')}`;
+    else if (key === 'enum' || key === 'const' || key === 'example' || key === 'examples' || key === 'default')
+      copy[key] = value;
+    else if (key === 'properties' || key === '$defs' || key === 'patternProperties')
+      copy[key] = Object.fromEntries(Object.entries(value as Schema).map(([k, v]) => [k, forValidator(v)]));
     else copy[key] = forValidator(value);
   }
   const objectSchema = types(copy).includes('object') || copy.properties !== undefined;
   // Closed: a field the server sends and the document does not name is an error. unevaluatedProperties
   // (not additionalProperties) so that fields named in allOf/anyOf/oneOf branches count as named.
-  if (objectSchema && copy.additionalProperties === undefined && copy.unevaluatedProperties === undefined) copy.unevaluatedProperties = false;
+  if (objectSchema && copy.additionalProperties === undefined && copy.unevaluatedProperties === undefined)
+    copy.unevaluatedProperties = false;
   return copy;
 }
 
 function describeErrors(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? [])
     .map((e) => {
-      const extra = e.keyword === 'unevaluatedProperties' ? ` "${e.params.unevaluatedProperty}"` : e.keyword === 'enum' ? ` ${JSON.stringify(e.params.allowedValues)}` : '';
+      const extra =
+        e.keyword === 'unevaluatedProperties'
+          ? ` "${e.params.unevaluatedProperty}"`
+          : e.keyword === 'enum'
+            ? ` ${JSON.stringify(e.params.allowedValues)}`
+            : '';
       return `${e.instancePath || '/'} ${e.message}${extra} (${e.schemaPath})`;
     })
     .join('; ');
@@ -110,29 +147,50 @@ export class OpenApiConformance {
     addFormats(this.ajv);
     // Extensions (x-…) and OpenAPI's annotations are allowed in a Schema Object.
     const extensions = new Set<string>(OPENAPI_SCHEMA_KEYWORDS);
-    for (const [schema] of this.allSchemas()) for (const key of Object.keys(schema)) if (key.startsWith('x-')) extensions.add(key);
+    for (const [schema] of this.allSchemas())
+      for (const key of Object.keys(schema)) if (key.startsWith('x-')) extensions.add(key);
     for (const keyword of extensions) if (!this.ajv.getKeyword(keyword)) this.ajv.addKeyword({ keyword });
-    this.ajv.addSchema({ $id: BASE, $defs: Object.fromEntries(Object.entries(document.components?.schemas ?? {}).map(([name, schema]) => [name, forValidator(schema)])) });
+    this.ajv.addSchema({
+      $id: BASE,
+      $defs: Object.fromEntries(
+        Object.entries(document.components?.schemas ?? {}).map(([name, schema]) => [name, forValidator(schema)]),
+      ),
+    });
     this.operations = Object.entries(document.paths).flatMap(([template, item]) =>
       Object.entries(item)
         .filter(([method]) => HTTP_METHODS.includes(method))
         .map(([method, operation]) => {
           const segments = template.split('/');
-          const pattern = new RegExp(`^${segments.map((s) => (/^\{[^}]+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`);
-          return { method: method.toUpperCase(), template, pattern, literals: segments.filter((s) => !s.startsWith('{')).length, operation };
+          const pattern = new RegExp(
+            `^${segments.map((s) => (/^\{[^}]+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`,
+          );
+          return {
+            method: method.toUpperCase(),
+            template,
+            pattern,
+            literals: segments.filter((s) => !s.startsWith('{')).length,
+            operation,
+          };
         }),
     );
   }
 
   /** Every schema of the document (components, parameters, bodies, webhooks), each with its pointer. */
   private *allSchemas(): Generator<[Schema, string]> {
-    for (const [name, schema] of Object.entries(this.document.components?.schemas ?? {})) yield* subschemas(schema, `#/components/schemas/${escapePointer(name)}`);
+    for (const [name, schema] of Object.entries(this.document.components?.schemas ?? {}))
+      yield* subschemas(schema, `#/components/schemas/${escapePointer(name)}`);
     for (const { method, template, operation, root } of [...this.operationList(), ...this.webhookList()]) {
       const at = `#/${root}/${escapePointer(template)}/${method}`;
-      for (const [i, parameter] of (operation.parameters ?? []).entries()) yield* subschemas(parameter.schema, `${at}/parameters/${i}/schema`);
-      for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) yield* subschemas((media as Schema).schema, `${at}/requestBody/content/${escapePointer(type)}/schema`);
+      for (const [i, parameter] of (operation.parameters ?? []).entries())
+        yield* subschemas(parameter.schema, `${at}/parameters/${i}/schema`);
+      for (const [type, media] of Object.entries(operation.requestBody?.content ?? {}))
+        yield* subschemas((media as Schema).schema, `${at}/requestBody/content/${escapePointer(type)}/schema`);
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        for (const [type, media] of Object.entries((response as Schema).content ?? {})) yield* subschemas((media as Schema).schema, `${at}/responses/${status}/content/${escapePointer(type)}/schema`);
+        for (const [type, media] of Object.entries((response as Schema).content ?? {}))
+          yield* subschemas(
+            (media as Schema).schema,
+            `${at}/responses/${status}/content/${escapePointer(type)}/schema`,
+          );
       }
     }
   }
@@ -147,16 +205,18 @@ export class OpenApiConformance {
 
   /** The operations of the document's `webhooks` (OpenAPI 3.1), keyed by event name. */
   private webhookList(): Array<{ method: string; template: string; operation: Schema; root: string }> {
-    return Object.entries((this.document.webhooks ?? {}) as Record<string, Record<string, Schema>>).flatMap(([name, item]) =>
-      Object.entries(item)
-        .filter(([method]) => HTTP_METHODS.includes(method))
-        .map(([method, operation]) => ({ method, template: name, operation, root: 'webhooks' })),
+    return Object.entries((this.document.webhooks ?? {}) as Record<string, Record<string, Schema>>).flatMap(
+      ([name, item]) =>
+        Object.entries(item)
+          .filter(([method]) => HTTP_METHODS.includes(method))
+          .map(([method, operation]) => ({ method, template: name, operation, root: 'webhooks' })),
     );
   }
 
   /** The schema of the body posted for an event, from `webhooks`. */
   private webhookSchema(event: string): Schema | undefined {
-    return (this.document.webhooks as Record<string, { post?: Schema }> | undefined)?.[event]?.post?.requestBody?.content?.['application/json']?.schema;
+    return (this.document.webhooks as Record<string, { post?: Schema }> | undefined)?.[event]?.post?.requestBody
+      ?.content?.['application/json']?.schema;
   }
 
   /**
@@ -167,7 +227,8 @@ export class OpenApiConformance {
     const problems: string[] = [];
     const described = Object.keys(this.document.webhooks ?? {});
     for (const event of events) if (!described.includes(event)) problems.push(`webhooks: no entry for ${event}`);
-    for (const name of described) if (!events.includes(name)) problems.push(`webhooks: ${name} is not an event of this version`);
+    for (const name of described)
+      if (!events.includes(name)) problems.push(`webhooks: ${name} is not an event of this version`);
     for (const { template: event, operation } of this.webhookList()) {
       const media = operation.requestBody?.content?.['application/json'];
       if (!media?.schema) {
@@ -203,8 +264,12 @@ export class OpenApiConformance {
   documentProblems(): string[] {
     const problems: string[] = [];
     for (const [schema, pointer] of this.allSchemas()) {
-      if ('nullable' in schema) problems.push(`${pointer}: "nullable" is OpenAPI 3.0; in 3.1 null is a type (type: [T, "null"], or anyOf with {type: "null"})`);
-      if (Array.isArray(schema.enum) && types(schema).includes('null') && !schema.enum.includes(null)) problems.push(`${pointer}: its type admits null but its enum does not list null`);
+      if ('nullable' in schema)
+        problems.push(
+          `${pointer}: "nullable" is OpenAPI 3.0; in 3.1 null is a type (type: [T, "null"], or anyOf with {type: "null"})`,
+        );
+      if (Array.isArray(schema.enum) && types(schema).includes('null') && !schema.enum.includes(null))
+        problems.push(`${pointer}: its type admits null but its enum does not list null`);
     }
     for (const name of Object.keys(this.document.components?.schemas ?? {})) {
       try {
@@ -221,8 +286,15 @@ export class OpenApiConformance {
         const schema = (response as Schema).content?.['application/json']?.schema;
         if (/^2\d\d$/.test(status) && status !== '204' && !schema) problems.push(`${at}: no response body schema`);
         if (!schema) continue;
-        for (const [sub, pointer] of this.reachable(schema, `#/paths/${escapePointer(template)}/${method}/responses/${status}/content/application~1json/schema`)) {
-          const what = isFreeForm(sub) ? 'an object whose fields are not described' : isUntyped(sub) ? 'a value with no type' : undefined;
+        for (const [sub, pointer] of this.reachable(
+          schema,
+          `#/paths/${escapePointer(template)}/${method}/responses/${status}/content/application~1json/schema`,
+        )) {
+          const what = isFreeForm(sub)
+            ? 'an object whose fields are not described'
+            : isUntyped(sub)
+              ? 'a value with no type'
+              : undefined;
           if (!what || reported.has(pointer)) continue;
           reported.add(pointer);
           problems.push(`${pointer}: ${what} (in ${at})`);
@@ -239,7 +311,11 @@ export class OpenApiConformance {
       const name = typeof sub.$ref === 'string' ? COMPONENT_REF.exec(sub.$ref)?.[1] : undefined;
       if (name === undefined || visited.has(name)) continue;
       visited.add(name);
-      yield* this.reachable(this.document.components?.schemas?.[name] ?? {}, `#/components/schemas/${escapePointer(name)}`, visited);
+      yield* this.reachable(
+        this.document.components?.schemas?.[name] ?? {},
+        `#/components/schemas/${escapePointer(name)}`,
+        visited,
+      );
     }
   }
 
@@ -249,8 +325,19 @@ export class OpenApiConformance {
     try {
       const file = join(dir, 'openapi.json');
       writeFileSync(file, JSON.stringify(this.document));
-      const cli = resolve(__dirname, '..', '..', 'node_modules', '@seriousme', 'openapi-schema-validator', 'bin', 'validate-api-cli.js');
-      const { stdout } = await promisify(execFile)(process.execPath, [cli, file]).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
+      const cli = resolve(
+        __dirname,
+        '..',
+        '..',
+        'node_modules',
+        '@seriousme',
+        'openapi-schema-validator',
+        'bin',
+        'validate-api-cli.js',
+      );
+      const { stdout } = await promisify(execFile)(process.execPath, [cli, file]).catch(
+        (error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }),
+      );
       const result = JSON.parse(stdout) as { valid: boolean; errors?: unknown };
       return result.valid ? [] : [`the document does not match the OAS 3.1 schema: ${JSON.stringify(result.errors)}`];
     } finally {
@@ -260,7 +347,9 @@ export class OpenApiConformance {
 
   private operationFor(method: string, path: string): Operation | undefined {
     const bare = path.split('?')[0];
-    return this.operations.filter((o) => o.method === method && o.pattern.test(bare)).sort((a, b) => b.literals - a.literals)[0];
+    return this.operations
+      .filter((o) => o.method === method && o.pattern.test(bare))
+      .sort((a, b) => b.literals - a.literals)[0];
   }
 
   private validator(key: string, schema: Schema): ValidateFunction | string {
@@ -295,7 +384,8 @@ export class OpenApiConformance {
     } else if (!media?.schema) {
       problems.push(`${what}: the response has a body the document does not describe: ${res.text.slice(0, 200)}`);
     } else {
-      if (!/^application\/json\b/.test(res.headers.get('content-type') ?? '')) problems.push(`${what}: content-type ${res.headers.get('content-type')}, documented application/json`);
+      if (!/^application\/json\b/.test(res.headers.get('content-type') ?? ''))
+        problems.push(`${what}: content-type ${res.headers.get('content-type')}, documented application/json`);
       const validate = this.validator(`${route} ${status} response`, media.schema);
       if (typeof validate === 'string') problems.push(`${what}: ${validate}`);
       else if (!validate(res.body)) problems.push(`${what}: ${describeErrors(validate.errors)}`);
@@ -307,7 +397,8 @@ export class OpenApiConformance {
       else {
         const validate = this.validator(`${route} request`, requestSchema);
         if (typeof validate === 'string') problems.push(`${what} (request): ${validate}`);
-        else if (!validate(sent)) problems.push(`${what} (request body the server accepted): ${describeErrors(validate.errors)}`);
+        else if (!validate(sent))
+          problems.push(`${what} (request body the server accepted): ${describeErrors(validate.errors)}`);
       }
     }
     return problems;

@@ -13,10 +13,16 @@ import { Client } from 'pg';
 export async function pauseReaders(databaseUrl: string, schema: string): Promise<() => Promise<void>> {
   const session = new Client({ connectionString: databaseUrl });
   await session.connect();
-  const readers = await session.query<{ subscription: string }>(`SELECT subscription FROM platform.subscription_checkpoints WHERE source = $1`, [schema]);
+  const readers = await session.query<{ subscription: string }>(
+    `SELECT subscription FROM platform.subscription_checkpoints WHERE source = $1`,
+    [schema],
+  );
   if (readers.rows.length === 0) throw new Error(`no reader of the ${schema} log is known yet`);
   // Waits for a batch under way to finish: from here on, nothing of this log is read.
-  await session.query(`SELECT pg_advisory_lock(hashtextextended(subscription || E'\\n' || $1, 7346003)) FROM platform.subscription_checkpoints WHERE source = $1`, [schema]);
+  await session.query(
+    `SELECT pg_advisory_lock(hashtextextended(subscription || E'\\n' || $1, 7346003)) FROM platform.subscription_checkpoints WHERE source = $1`,
+    [schema],
+  );
   return async () => {
     await session.query(`SELECT pg_advisory_unlock_all()`);
     await session.end();

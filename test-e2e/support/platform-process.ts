@@ -31,13 +31,29 @@ export function newDataDir(): string {
 /** Starts apps/platform as `npm start` does; resolves once it prints its address, rejects if it exits first. */
 export function start(dataDir: string, env: Record<string, string>): Promise<Launched> {
   // Nothing inherited from the test run's own configuration (DATABASE_URL, HOST, MM_*).
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MM_') && !['DATABASE_URL', 'HOST', 'PORT'].includes(key)));
-  const child = spawn(process.execPath, ['-r', './tools/register.js', '-r', './apps/platform/src/instrument.ts', 'apps/platform/src/main.ts'], {
-    cwd: ROOT,
-    env: { ...inherited, MM_DATA_DIR: dataDir, MM_LOG_LEVEL: 'warn', MM_BOOTSTRAP_API_KEY: API_KEY, MM_BOOTSTRAP_API_SECRET: API_SECRET, [LIFELINE_VARIABLE]: 'true', ...env },
-    // stdin: the lifeline (never written): if the test process dies, the platform stops its PostgreSQL and exits.
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([key]) => !key.startsWith('MM_') && !['DATABASE_URL', 'HOST', 'PORT'].includes(key),
+    ),
+  );
+  const child = spawn(
+    process.execPath,
+    ['-r', './tools/register.js', '-r', './apps/platform/src/instrument.ts', 'apps/platform/src/main.ts'],
+    {
+      cwd: ROOT,
+      env: {
+        ...inherited,
+        MM_DATA_DIR: dataDir,
+        MM_LOG_LEVEL: 'warn',
+        MM_BOOTSTRAP_API_KEY: API_KEY,
+        MM_BOOTSTRAP_API_SECRET: API_SECRET,
+        [LIFELINE_VARIABLE]: 'true',
+        ...env,
+      },
+      // stdin: the lifeline (never written): if the test process dies, the platform stops its PostgreSQL and exits.
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   child.stdin!.on('error', () => undefined);
   children.add(child);
   let output = '';
@@ -67,20 +83,34 @@ export function start(dataDir: string, env: Record<string, string>): Promise<Lau
   });
 }
 
-export async function stop(platform: Launched, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+export async function stop(
+  platform: Launched,
+  signal: NodeJS.Signals,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   platform.child.kill(signal);
   let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`still running 20 s after ${signal}:\n${platform.output()}`)), 20_000)));
+  const hung = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(
+        () => reject(new Error(`still running 20 s after ${signal}:\n${platform.output()}`)),
+        20_000,
+      )),
+  );
   return Promise.race([platform.exited, hung]).finally(() => clearTimeout(timer));
 }
 
 export async function token(url: string): Promise<string> {
-  const res = await fetch(`${url}/v0.13/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: API_KEY, apiSecret: API_SECRET }) });
+  const res = await fetch(`${url}/v0.13/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ apiKey: API_KEY, apiSecret: API_SECRET }),
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { accessToken: string }).accessToken;
 }
 
-export const postmasterPid = (dataDir: string) => Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+export const postmasterPid = (dataDir: string) =>
+  Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
 
 export function isAlive(pid: number): boolean {
   try {
@@ -93,7 +123,7 @@ export function isAlive(pid: number): boolean {
 }
 
 export async function waitUntilGone(pid: number, timeoutMs: number): Promise<boolean> {
-  for (const deadline = Date.now() + timeoutMs; isAlive(pid); ) {
+  for (const deadline = Date.now() + timeoutMs; isAlive(pid);) {
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -116,9 +146,13 @@ export async function stopEverything(): Promise<void> {
   }
 }
 
-
 /** Polls check until it answers (every 100 ms, or `intervalMs`); fails naming what is missing. */
-export async function until<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: () => string, intervalMs = 100): Promise<T> {
+export async function until<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs: number,
+  what: () => string,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -52,9 +52,16 @@ async function countRows(dataSource: Queryable, projectIds?: readonly string[]):
   const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
   const counted = projectIds === undefined ? all : all.filter((t) => t.scope !== null);
   const where = (t: Table) =>
-    projectIds === undefined ? '' : ` WHERE ${t.scope === 'metadata' ? `metadata->>'projectId'` : t.scope} = ANY($${counted.length + 1})`;
+    projectIds === undefined
+      ? ''
+      : ` WHERE ${t.scope === 'metadata' ? `metadata->>'projectId'` : t.scope} = ANY($${counted.length + 1})`;
   const rows = await dataSource.query<{ name: string; n: number }>(
-    counted.map((t, i) => `SELECT $${i + 1}::text AS name, count(*)::int AS n FROM ${quote(t.schema)}.${quote(t.name)}${where(t)}`).join(' UNION ALL '),
+    counted
+      .map(
+        (t, i) =>
+          `SELECT $${i + 1}::text AS name, count(*)::int AS n FROM ${quote(t.schema)}.${quote(t.name)}${where(t)}`,
+      )
+      .join(' UNION ALL '),
     [...counted.map((t) => `${t.schema}.${t.name}`), ...(projectIds === undefined ? [] : [projectIds])],
   );
   // In the tables' order, whatever order the server answered in (a parallel plan of the UNION may mix them), so

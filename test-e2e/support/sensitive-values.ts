@@ -52,7 +52,8 @@ export class SensitiveValues {
   /** Records a leak when `text` (a response body, the log output) carries a value sent earlier. */
   check(where: string, text: string): void {
     for (const value of this.values) {
-      if (text.includes(value)) this.leaks.push(`${where} carries a sensitive value sent by the test (…${value.slice(-4)})`);
+      if (text.includes(value))
+        this.leaks.push(`${where} carries a sensitive value sent by the test (…${value.slice(-4)})`);
     }
   }
 
@@ -66,8 +67,12 @@ export class SensitiveValues {
     const patterns = [...this.values].map((v) => `%${v.replace(/[\\%_]/g, '\\$&')}%`);
     const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
     for (const t of tables) {
-      const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${quote(t.schema)}.${quote(t.name)} r WHERE r::text LIKE ANY($1)`, [patterns]);
-      if (row.n > 0) this.leaks.push(`${row.n} row(s) of ${t.schema}.${t.name} carry a sensitive value sent by the test`);
+      const [row] = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${quote(t.schema)}.${quote(t.name)} r WHERE r::text LIKE ANY($1)`,
+        [patterns],
+      );
+      if (row.n > 0)
+        this.leaks.push(`${row.n} row(s) of ${t.schema}.${t.name} carry a sensitive value sent by the test`);
     }
   }
 }

@@ -28,11 +28,18 @@ let warnedNoKafka = false;
 export function distributedKafka(databaseUrl: string): Record<string, string> {
   const brokers = process.env.KAFKA_BROKERS;
   if (!brokers) {
-    if (!warnedNoKafka) process.stderr.write('e2e-distributed: no Kafka broker (KAFKA_BROKERS, tools/kafka-mock): events travel on the PostgreSQL log transport\n');
+    if (!warnedNoKafka)
+      process.stderr.write(
+        'e2e-distributed: no Kafka broker (KAFKA_BROKERS, tools/kafka-mock): events travel on the PostgreSQL log transport\n',
+      );
     warnedNoKafka = true;
     return {};
   }
   // Kafka's least session timeout, which any broker accepts: a stopped platform's consumers leave their groups at once, so its successor does not wait out a session.
   // The fetch wait is the platform's default: the stock-broker proxy answers a waiting fetch as soon as events arrive.
-  return { KAFKA_BROKERS: brokers, MM_KAFKA_TOPIC_PREFIX: `mm-${new URL(databaseUrl).pathname.slice(1)}`, MM_KAFKA_SESSION_TIMEOUT_MS: '6000' };
+  return {
+    KAFKA_BROKERS: brokers,
+    MM_KAFKA_TOPIC_PREFIX: `mm-${new URL(databaseUrl).pathname.slice(1)}`,
+    MM_KAFKA_SESSION_TIMEOUT_MS: '6000',
+  };
 }

@@ -15,7 +15,12 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cloneTemplateDatabase, containerEngine, containersMode, ensureImages } from '@mm/platform/testing';
-import { removeStartedKafkaNames, START_TIMEOUT_MS, startDistributedProcesses, type PlatformHandle } from './distributed-processes';
+import {
+  removeStartedKafkaNames,
+  START_TIMEOUT_MS,
+  startDistributedProcesses,
+  type PlatformHandle,
+} from './distributed-processes';
 import { distributedKafka, platformSettings } from './settings';
 
 /** The platform's image, built from this tree (its layers cached by the engine between runs). */
@@ -37,7 +42,9 @@ export interface SharedState {
   error?: string;
 }
 
-const held = globalThis as unknown as { __mmSharedPlatform?: { dir: string; starting: Promise<PlatformHandle | undefined> } };
+const held = globalThis as unknown as {
+  __mmSharedPlatform?: { dir: string; starting: Promise<PlatformHandle | undefined> };
+};
 
 function write(file: string, state: SharedState): void {
   // Whole or not at all: a worker never reads half a file.
@@ -57,7 +64,10 @@ export async function startSharedPlatform(): Promise<void> {
   const starting = (async () => {
     const databaseUrl = await cloneTemplateDatabase();
     // Many files take tokens from the one loopback address at once: the token limit is other files' to test.
-    const settings = platformSettings(databaseUrl, { ...distributedKafka(databaseUrl), MM_TOKEN_RATE_LIMIT: '1000000' });
+    const settings = platformSettings(databaseUrl, {
+      ...distributedKafka(databaseUrl),
+      MM_TOKEN_RATE_LIMIT: '1000000',
+    });
     // Containers mode (MM_E2E_CONTAINERS=1): every service a container of the image built from this tree.
     const image: Record<string, string> = containersMode() ? { MM_SERVICE_IMAGE: await platformImage() } : {};
     const handle = await startDistributedProcesses({ ...settings, ...image }, (text) => appendFileSync(logFile, text));
@@ -94,7 +104,10 @@ export async function sharedPlatformState(): Promise<SharedState | undefined> {
     const state = JSON.parse(readFileSync(file, 'utf8')) as SharedState;
     if (state.status === 'ready') return state;
     if (state.status === 'failed') throw new Error(`the shared distributed platform did not start: ${state.error}`);
-    if (Date.now() > deadline) throw new Error(`the shared distributed platform is still starting after ${(START_TIMEOUT_MS + 30_000) / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `the shared distributed platform is still starting after ${(START_TIMEOUT_MS + 30_000) / 1000} s`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -57,33 +57,51 @@ const PROVISIONED_WITHIN_MS = 30_000;
  */
 export async function newTenant(platform: TestPlatform, options: TenantOptions) {
   const send: Send = options.send ?? ((method, path, requestOptions) => platform.request(method, path, requestOptions));
-  const admin = (method: string, path: string, body?: unknown) => send(method, `/v0.13/admin${path}`, { token: ADMIN_TOKEN, body });
+  const admin = (method: string, path: string, body?: unknown) =>
+    send(method, `/v0.13/admin${path}`, { token: ADMIN_TOKEN, body });
   const succeeded = (res: Response, status: number, what: string) =>
-    expect({ what, status: res.status, body: res.status === status ? undefined : res.body }).toEqual({ what, status, body: undefined });
+    expect({ what, status: res.status, body: res.status === status ? undefined : res.body }).toEqual({
+      what,
+      status,
+      body: undefined,
+    });
 
-  const project = await admin('POST', '/projects', { name: options.name, ...(options.features ? { features: options.features } : {}) });
+  const project = await admin('POST', '/projects', {
+    name: options.name,
+    ...(options.features ? { features: options.features } : {}),
+  });
   succeeded(project, 201, 'POST /admin/projects');
   const projectId = project.body.id as string;
   // The project's rows are this file's (row-counts.ts counts them on the shared platform).
   if (!platform.projects.includes(projectId)) platform.projects.push(projectId);
-  if (options.settings) succeeded(await admin('PATCH', `/projects/${projectId}`, options.settings), 200, 'PATCH /admin/projects/{id}');
+  if (options.settings)
+    succeeded(await admin('PATCH', `/projects/${projectId}`, options.settings), 200, 'PATCH /admin/projects/{id}');
   const keys = await admin('POST', `/projects/${projectId}/api-keys`);
   succeeded(keys, 201, 'POST /admin/projects/{id}/api-keys');
-  const issued = await send('POST', '/v0.13/auth/token', { body: { apiKey: keys.body.apiKey, apiSecret: keys.body.apiSecret } });
+  const issued = await send('POST', '/v0.13/auth/token', {
+    body: { apiKey: keys.body.apiKey, apiSecret: keys.body.apiSecret },
+  });
   succeeded(issued, 200, 'POST /auth/token');
   const token = issued.body.accessToken as string;
 
   /** A request of the partner's: `path` under /v0.13, with this tenant's token. */
-  const request = (method: string, path: string, requestOptions: RequestOptions = {}) => send(method, `/v0.13${path}`, { token, ...requestOptions });
-  const call = (method: string, path: string, body?: unknown, idempotencyKey?: string) => request(method, path, { body, idempotencyKey });
+  const request = (method: string, path: string, requestOptions: RequestOptions = {}) =>
+    send(method, `/v0.13${path}`, { token, ...requestOptions });
+  const call = (method: string, path: string, body?: unknown, idempotencyKey?: string) =>
+    request(method, path, { body, idempotencyKey });
   const post = (path: string, body?: unknown, idempotencyKey?: string) => call('POST', path, body, idempotencyKey);
   const patch = (path: string, body?: unknown, idempotencyKey?: string) => call('PATCH', path, body, idempotencyKey);
   const get = (path: string) => call('GET', path);
   const del = (path: string) => call('DELETE', path);
 
-  const owner = (customerId: string, counterpartyId?: string): Owner => (counterpartyId ? { kind: 'counterparty', counterpartyId } : { kind: 'customer', customerId });
+  const owner = (customerId: string, counterpartyId?: string): Owner =>
+    counterpartyId ? { kind: 'counterparty', counterpartyId } : { kind: 'customer', customerId };
   /** An external account, once provisioning brought it to `until` (active, or failed for a magic value). */
-  const account = async (body: Record<string, unknown>, until = 'active', path = '/external-accounts'): Promise<ExternalAccount> => {
+  const account = async (
+    body: Record<string, unknown>,
+    until = 'active',
+    path = '/external-accounts',
+  ): Promise<ExternalAccount> => {
     const res = await post(path, body);
     succeeded(res, 201, `POST ${path}`);
     return eventually(async () => {
@@ -118,20 +136,40 @@ export async function newTenant(platform: TestPlatform, options: TenantOptions) 
      * value makes the sandbox refuse. docs/endorsements.md: custodial wallets need cryptoCustody, cash, cards
      * and USD payouts usd, other currencies' payouts basic.
      */
-    customer: async (fields: Record<string, unknown> = {}, endorsements: readonly EndorsementName[] = ENDORSEMENT_NAMES, until: 'active' | 'created' = 'active'): Promise<Customer> => {
-      const created = await post('/customers', { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', ...fields, endorsements });
+    customer: async (
+      fields: Record<string, unknown> = {},
+      endorsements: readonly EndorsementName[] = ENDORSEMENT_NAMES,
+      until: 'active' | 'created' = 'active',
+    ): Promise<Customer> => {
+      const created = await post('/customers', {
+        type: 'individual',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        ...fields,
+        endorsements,
+      });
       succeeded(created, 201, 'POST /customers');
       if (until === 'created') return created.body as Customer;
       return eventually(async () => {
         const customer = (await get(`/customers/${created.body.id}`)).body;
-        return customer.endorsements.every((e: { status: string }) => e.status === 'active') ? (customer as Customer) : undefined;
+        return customer.endorsements.every((e: { status: string }) => e.status === 'active')
+          ? (customer as Customer)
+          : undefined;
       }, PROVISIONED_WITHIN_MS);
     },
     /** A custodial USDC wallet of the customer's, funded by the sandbox when `funding` is given. */
-    wallet: async (customerId: string, { network = 'meridianchain', funding }: { network?: string; funding?: string } = {}) => {
+    wallet: async (
+      customerId: string,
+      { network = 'meridianchain', funding }: { network?: string; funding?: string } = {},
+    ) => {
       const res = await post(`/customers/${customerId}/wallets`, { asset: 'usdc', network });
       succeeded(res, 201, 'POST /customers/{id}/wallets');
-      if (funding) succeeded(await post(`/sandbox/wallets/${res.body.id}/fund`, { amount: funding }), 200, 'POST /sandbox/wallets/{id}/fund');
+      if (funding)
+        succeeded(
+          await post(`/sandbox/wallets/${res.body.id}/fund`, { amount: funding }),
+          200,
+          'POST /sandbox/wallets/{id}/fund',
+        );
       return res.body as { id: string; address: string };
     },
     balance: async (walletId: string) => (await get(`/wallets/${walletId}/balance`)).body.data.balance as string,
@@ -144,12 +182,31 @@ export async function newTenant(platform: TestPlatform, options: TenantOptions) 
     owner,
     account,
     bankUs: (customerId: string, counterpartyId?: string, accountNumber = '123456789012') =>
-      account({ owner: owner(customerId, counterpartyId), type: 'bankUs', bankUs: { accountNumber, routingNumber: '021000021' } }),
-    bankIban: (customerId: string) => account({ owner: owner(customerId), type: 'bankIban', bankIban: { iban: 'DE89370400440532013000', BIC: 'COBADEFFXXX', countryCode: 'DE' } }),
-    bankCanada: (customerId: string) => account({ owner: owner(customerId), type: 'bankCanada', bankCanada: { institutionNumber: '001', transitNumber: '12345', accountNumber: '1234567' } }),
+      account({
+        owner: owner(customerId, counterpartyId),
+        type: 'bankUs',
+        bankUs: { accountNumber, routingNumber: '021000021' },
+      }),
+    bankIban: (customerId: string) =>
+      account({
+        owner: owner(customerId),
+        type: 'bankIban',
+        bankIban: { iban: 'DE89370400440532013000', BIC: 'COBADEFFXXX', countryCode: 'DE' },
+      }),
+    bankCanada: (customerId: string) =>
+      account({
+        owner: owner(customerId),
+        type: 'bankCanada',
+        bankCanada: { institutionNumber: '001', transitNumber: '12345', accountNumber: '1234567' },
+      }),
     externalWallet: (customerId: string, address: string, network = 'meridianchain', counterpartyId?: string) =>
-      account({ owner: owner(customerId, counterpartyId), type: 'walletExternal', walletExternal: { address, network } }),
-    card: (customerId: string, card: Partial<typeof TEST_CARD> = {}) => account({ owner: owner(customerId), card: { ...TEST_CARD, ...card } }, 'active', '/external-accounts/cards'),
+      account({
+        owner: owner(customerId, counterpartyId),
+        type: 'walletExternal',
+        walletExternal: { address, network },
+      }),
+    card: (customerId: string, card: Partial<typeof TEST_CARD> = {}) =>
+      account({ owner: owner(customerId), card: { ...TEST_CARD, ...card } }, 'active', '/external-accounts/cards'),
 
     /** A webhook endpoint at `path` of the receiver given in the options. */
     endpoint: async (path: string, subscriptions: string[] = ['*'], extra: Record<string, unknown> = {}) => {

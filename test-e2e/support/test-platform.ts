@@ -43,13 +43,17 @@ export interface RequestOptions {
   idempotencyKey?: string | null;
 }
 
-
 /** Each consumer group's topics (a service's own log and the logs it reads). */
-function consumerTopics(prefix: string, services: readonly ServiceName[]): Array<{ groupId: string; topics: string[] }> {
-  return services.filter((s) => s !== 'gateway').map((service) => ({
-    groupId: `${prefix}.${service}`,
-    topics: [SERVICES[service].schema, ...SERVICES[service].consumes].map((schema) => `${prefix}.${schema}.events`),
-  }));
+function consumerTopics(
+  prefix: string,
+  services: readonly ServiceName[],
+): Array<{ groupId: string; topics: string[] }> {
+  return services
+    .filter((s) => s !== 'gateway')
+    .map((service) => ({
+      groupId: `${prefix}.${service}`,
+      topics: [SERVICES[service].schema, ...SERVICES[service].consumes].map((schema) => `${prefix}.${schema}.events`),
+    }));
 }
 
 export class TestPlatform {
@@ -92,7 +96,11 @@ export class TestPlatform {
    * about start-up that reaches no other (platform mode runs every service in its one process anyway).
    * A start still running when the file ends (its hook timed out) is stopped then.
    */
-  static async start(env: Record<string, string> = {}, databaseUrl?: string, { services }: { services?: ServiceName[] } = {}): Promise<TestPlatform> {
+  static async start(
+    env: Record<string, string> = {},
+    databaseUrl?: string,
+    { services }: { services?: ServiceName[] } = {},
+  ): Promise<TestPlatform> {
     const url = databaseUrl ?? (await cloneTemplateDatabase());
     const settings = platformSettings(url, env);
     // The same suite in both modes (jest project e2e-distributed): every request through the gateway,
@@ -168,10 +176,14 @@ export class TestPlatform {
    */
   private async settleLogReaders(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    const readers = await this.db.query<{ source: string }>(`SELECT DISTINCT source FROM platform.subscription_checkpoints WHERE subscription NOT LIKE 'kafka-relay:%'`);
+    const readers = await this.db.query<{ source: string }>(
+      `SELECT DISTINCT source FROM platform.subscription_checkpoints WHERE subscription NOT LIKE 'kafka-relay:%'`,
+    );
     const sources = readers.map((r) => r.source).filter((source) => /^[a-z_]+$/.test(source));
     if (sources.length === 0) return;
-    const [targets] = await this.db.query<Record<string, string>>(`SELECT ${sources.map((schema) => `(SELECT coalesce(max(global_position), 0) FROM ${schema}.events) AS ${schema}`).join(', ')}`);
+    const [targets] = await this.db.query<Record<string, string>>(
+      `SELECT ${sources.map((schema) => `(SELECT coalesce(max(global_position), 0) FROM ${schema}.events) AS ${schema}`).join(', ')}`,
+    );
     // A reader is behind while an event appended before now is after its checkpoint in the order it reads in:
     // (transaction, position), not position alone. A transaction that took its id first may append after
     // another one and commit after it: the reader then ends on the earlier position, having read both.
@@ -189,7 +201,9 @@ export class TestPlatform {
     }
     // Goes on, but says why: a reader reads only what committed before the oldest transaction still open
     // anywhere on the server (the log's ordering rule), so an open transaction of any database holds it.
-    const lagging = await this.db.query(`SELECT subscription, source, transaction_id::text AS transaction_id, global_position FROM platform.subscription_checkpoints c WHERE ${unread}`);
+    const lagging = await this.db.query(
+      `SELECT subscription, source, transaction_id::text AS transaction_id, global_position FROM platform.subscription_checkpoints c WHERE ${unread}`,
+    );
     // And what this database's sessions are doing: a reader's batch that holds its lock without having written
     // (waiting on a lock, or on the process) shows here, not among the transactions above.
     const sessions = await this.db.query(
@@ -231,7 +245,11 @@ export class TestPlatform {
     const prefix = this.settings.KAFKA_BROKERS ? this.settings.MM_KAFKA_TOPIC_PREFIX : undefined;
     if (!prefix) return this.settleLogReaders(timeoutMs);
     this.kafkaAdmin ??= (async () => {
-      const admin = new Kafka({ clientId: 'mm-e2e-settle', brokers: this.settings.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING }).admin();
+      const admin = new Kafka({
+        clientId: 'mm-e2e-settle',
+        brokers: this.settings.KAFKA_BROKERS.split(','),
+        logLevel: logLevel.NOTHING,
+      }).admin();
       await admin.connect();
       return admin;
     })();
@@ -239,18 +257,25 @@ export class TestPlatform {
     const deadline = Date.now() + timeoutMs;
     const wait = async (what: string, done: () => Promise<boolean>) => {
       while (!(await done())) {
-        if (Date.now() > deadline) throw new Error(`the events did not reach their consumers in time (${what}); ${await this.oldestOpenTransactions()}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `the events did not reach their consumers in time (${what}); ${await this.oldestOpenTransactions()}`,
+          );
         await new Promise((r) => setTimeout(r, 50));
       }
     };
     // 1. Every log's relay has published what was appended before now.
     const schemas = this.services.map((s) => SERVICES[s].schema);
-    const [targets] = await this.db.query<Record<string, string>>(`SELECT ${schemas.map((schema) => `(SELECT coalesce(max(global_position), 0) FROM ${schema}.events) AS ${schema}`).join(', ')}`);
+    const [targets] = await this.db.query<Record<string, string>>(
+      `SELECT ${schemas.map((schema) => `(SELECT coalesce(max(global_position), 0) FROM ${schema}.events) AS ${schema}`).join(', ')}`,
+    );
     await wait('relays', async () => {
       const [row] = await this.db.query<{ caught_up: boolean }>(
         `SELECT ${schemas
           .map(
-            (schema) => `${Number(targets[schema])} <= coalesce((SELECT global_position FROM platform.subscription_checkpoints
+            (
+              schema,
+            ) => `${Number(targets[schema])} <= coalesce((SELECT global_position FROM platform.subscription_checkpoints
               WHERE subscription = 'kafka-relay:${schema}' AND source = '${schema}'), 0)`,
           )
           .join(' AND ')} AS caught_up`,
@@ -288,8 +313,10 @@ export class TestPlatform {
     await this.running.stop();
     // The start-up banner prints the bootstrap secret by design; a test's account number may be part of it.
     this.sensitive.check('the log output', this.logs().replaceAll(BOOTSTRAP_SECRET, '[bootstrap secret]'));
-    if (this.internalErrors.length > 0) throw new Error(`the platform answered 500 to:\n${this.internalErrors.join('\n')}`);
-    if (this.sensitive.leaks.length > 0) throw new Error(`sensitive values leaked:\n${[...new Set(this.sensitive.leaks)].join('\n')}`);
+    if (this.internalErrors.length > 0)
+      throw new Error(`the platform answered 500 to:\n${this.internalErrors.join('\n')}`);
+    if (this.sensitive.leaks.length > 0)
+      throw new Error(`sensitive values leaked:\n${[...new Set(this.sensitive.leaks)].join('\n')}`);
   }
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Response<T>> {
@@ -325,13 +352,21 @@ export class TestPlatform {
    */
   readonly fetch = async (request: Request): Promise<globalThis.Response> => {
     const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.text();
-    const response = await undiciFetch(request.url, { method: request.method, headers: [...request.headers], body: body || undefined, dispatcher: this.http });
+    const response = await undiciFetch(request.url, {
+      method: request.method,
+      headers: [...request.headers],
+      body: body || undefined,
+      dispatcher: this.http,
+    });
     const text = await response.text();
     const where = `${request.method} ${new URL(request.url).pathname}`;
     if (response.status === 500) this.internalErrors.push(`${where}: ${text}`);
     if (body) this.sensitive.collectRaw(body);
     this.sensitive.check(`the response to ${where}`, text);
-    return new globalThis.Response(text === '' ? null : text, { status: response.status, headers: [...response.headers] });
+    return new globalThis.Response(text === '' ? null : text, {
+      status: response.status,
+      headers: [...response.headers],
+    });
   };
 
   /** A bearer token; by default for this file's project. */
@@ -355,7 +390,8 @@ export class TestPlatform {
 
   async admin<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Response<T>> {
     const res = await this.request<T>(method, `/v0.13/admin${path}`, { token: ADMIN_TOKEN, ...options });
-    if (method === 'POST' && path === '/projects' && res.status === 201) this.projects.push((res.body as { id: string }).id);
+    if (method === 'POST' && path === '/projects' && res.status === 201)
+      this.projects.push((res.body as { id: string }).id);
     return res;
   }
 
@@ -364,8 +400,15 @@ export class TestPlatform {
    * cash, cards and USD payouts usd, other currencies' payouts basic): POST /customers asking for them,
    * then waiting for the sandbox, which approves them asynchronously. `fields` over Ada Lovelace's.
    */
-  async endorsedCustomer(token: string, fields: Record<string, unknown> = {}, endorsements: readonly EndorsementName[] = ENDORSEMENT_NAMES): Promise<any> {
-    const created = await this.request('POST', '/v0.13/customers', { token, body: { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', ...fields, endorsements } });
+  async endorsedCustomer(
+    token: string,
+    fields: Record<string, unknown> = {},
+    endorsements: readonly EndorsementName[] = ENDORSEMENT_NAMES,
+  ): Promise<any> {
+    const created = await this.request('POST', '/v0.13/customers', {
+      token,
+      body: { type: 'individual', firstName: 'Ada', lastName: 'Lovelace', ...fields, endorsements },
+    });
     if (created.status !== 201) throw new Error(`POST /customers: ${created.status} ${created.text}`);
     return eventually(async () => {
       const customer = (await this.request('GET', `/v0.13/customers/${created.body.id}`, { token })).body;
@@ -393,7 +436,11 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
 }
 
 export function expectError(res: Response, status: number, error: string, code?: number): void {
-  expect({ status: res.status, error: res.body?.error, code: res.body?.code }).toEqual({ status, error, code: code ?? res.body?.code });
+  expect({ status: res.status, error: res.body?.error, code: res.body?.code }).toEqual({
+    status,
+    error,
+    code: code ?? res.body?.code,
+  });
   expect(typeof res.body.msg).toBe('string');
   expect(typeof res.body.cause).toBe('string');
   expect(typeof res.body.code).toBe('number');

@@ -31,7 +31,10 @@ export class WebhookReceiver {
   readonly received: ReceivedDelivery[] = [];
   private readonly plans = new Map<string, Plan>();
   private readonly served = new Map<string, number>();
-  private readonly holds = new Map<string, Array<(delivery: ReceivedDelivery, reply: (status: number) => void) => void>>();
+  private readonly holds = new Map<
+    string,
+    Array<(delivery: ReceivedDelivery, reply: (status: number) => void) => void>
+  >();
 
   private constructor(private readonly server: Server) {}
 
@@ -90,7 +93,12 @@ export class WebhookReceiver {
     await new Promise((resolve) => this.server.close(resolve));
   }
 
-  private answer(path: string, headers: IncomingHttpHeaders, rawBody: string, res: import('node:http').ServerResponse): void {
+  private answer(
+    path: string,
+    headers: IncomingHttpHeaders,
+    rawBody: string,
+    res: import('node:http').ServerResponse,
+  ): void {
     let body: unknown;
     try {
       body = JSON.parse(rawBody);

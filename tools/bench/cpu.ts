@@ -42,7 +42,11 @@ function stat(pid: number | string): { ms: number; children: number; ppid: numbe
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command may hold spaces and parentheses: the fields start after the last ')'.
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(fields[1]), ms: (Number(fields[11]) + Number(fields[12])) * TICK_MS, children: (Number(fields[13]) + Number(fields[14])) * TICK_MS };
+    return {
+      ppid: Number(fields[1]),
+      ms: (Number(fields[11]) + Number(fields[12])) * TICK_MS,
+      children: (Number(fields[13]) + Number(fields[14])) * TICK_MS,
+    };
   } catch {
     return undefined;
   }
@@ -104,7 +108,10 @@ export function profileWindow(scenario: string, clients: number): () => Promise<
   if (!command) return async () => undefined;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { spawn } = require('node:child_process') as typeof import('node:child_process');
-  const child = spawn('sh', ['-c', `exec ${command}`], { stdio: 'inherit', env: { ...process.env, BENCH_SCENARIO: scenario, BENCH_WINDOW_CLIENTS: String(clients) } });
+  const child = spawn('sh', ['-c', `exec ${command}`], {
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_SCENARIO: scenario, BENCH_WINDOW_CLIENTS: String(clients) },
+  });
   return () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();

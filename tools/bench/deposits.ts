@@ -68,11 +68,20 @@ interface Sample {
 export class Platform {
   private readonly agent: Agent;
   private token = '';
-  constructor(private readonly api: string, connections: number) {
+  constructor(
+    private readonly api: string,
+    connections: number,
+  ) {
     this.agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000, connections });
   }
 
-  async call<T>(method: 'GET' | 'POST', path: string, body?: unknown, expected = method === 'POST' ? 201 : 200, authorization = this.token): Promise<T> {
+  async call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    expected = method === 'POST' ? 201 : 200,
+    authorization = this.token,
+  ): Promise<T> {
     const res = await request(`${this.api}${path}`, {
       method,
       headers: {
@@ -88,10 +97,20 @@ export class Platform {
   }
 
   /** A project of the bench's own (its own clock), with deposit addresses enabled by the operator (or the features given). */
-  async project(adminToken: string, name = 'bench deposits', features: Record<string, boolean> = { depositAddresses: true }): Promise<void> {
+  async project(
+    adminToken: string,
+    name = 'bench deposits',
+    features: Record<string, boolean> = { depositAddresses: true },
+  ): Promise<void> {
     const admin = `Bearer ${adminToken}`;
     const project = await this.call<{ id: string }>('POST', '/admin/projects', { name, features }, 201, admin);
-    const keys = await this.call<{ apiKey: string; apiSecret: string }>('POST', `/admin/projects/${project.id}/api-keys`, undefined, 201, admin);
+    const keys = await this.call<{ apiKey: string; apiSecret: string }>(
+      'POST',
+      `/admin/projects/${project.id}/api-keys`,
+      undefined,
+      201,
+      admin,
+    );
     const { accessToken } = await this.call<{ accessToken: string }>('POST', '/auth/token', keys, 200, '');
     this.token = `Bearer ${accessToken}`;
   }
@@ -113,10 +132,19 @@ export class Platform {
 
   /** A customer endorsed for USD payouts, an active bank account, and an active deposit address paying to it over ACH. */
   async client(i: number): Promise<BenchClient> {
-    const customer = await this.call<{ id: string }>('POST', '/customers', { type: 'individual', firstName: 'Bench', lastName: `Depositor${i}`, endorsements: ['usd'] });
+    const customer = await this.call<{ id: string }>('POST', '/customers', {
+      type: 'individual',
+      firstName: 'Bench',
+      lastName: `Depositor${i}`,
+      endorsements: ['usd'],
+    });
     await this.until(`customer ${customer.id}'s endorsement`, async () => {
-      const { endorsements } = await this.call<{ endorsements: Array<{ status: string }> }>('GET', `/customers/${customer.id}`);
-      if (endorsements.some((e) => e.status === 'rejected')) throw new Error(`customer ${customer.id}'s endorsements were rejected`);
+      const { endorsements } = await this.call<{ endorsements: Array<{ status: string }> }>(
+        'GET',
+        `/customers/${customer.id}`,
+      );
+      if (endorsements.some((e) => e.status === 'rejected'))
+        throw new Error(`customer ${customer.id}'s endorsements were rejected`);
       return endorsements.every((e) => e.status === 'active') ? true : undefined;
     });
     const bank = await this.call<{ id: string }>('POST', '/external-accounts', {
@@ -126,7 +154,8 @@ export class Platform {
     });
     await this.until(`bank account ${bank.id}`, async () => {
       const account = await this.call<{ status: string }>('GET', `/external-accounts/${bank.id}`);
-      if (account.status !== 'active' && account.status !== 'pending') throw new Error(`bank account ${bank.id} is ${account.status}`);
+      if (account.status !== 'active' && account.status !== 'pending')
+        throw new Error(`bank account ${bank.id} is ${account.status}`);
       return account.status === 'active' ? true : undefined;
     });
     const address = await this.call<{ id: string }>('POST', '/deposit-addresses', {
@@ -140,19 +169,34 @@ export class Platform {
     await this.until(`deposit address ${address.id}`, async () => {
       await this.call('POST', '/sandbox/clock/advance', { seconds: 5 }, 200);
       const got = await this.call<{ status: string }>('GET', `/deposit-addresses/${address.id}`);
-      if (got.status !== 'active' && got.status !== 'pending') throw new Error(`deposit address ${address.id} is ${got.status}`);
+      if (got.status !== 'active' && got.status !== 'pending')
+        throw new Error(`deposit address ${address.id} is ${got.status}`);
       return got.status === 'active' ? true : undefined;
     });
-    return { customerId: customer.id, depositAddressId: address.id, senderAddress: `0x${randomBytes(20).toString('hex')}`, deposits: 0 };
+    return {
+      customerId: customer.id,
+      depositAddressId: address.id,
+      senderAddress: `0x${randomBytes(20).toString('hex')}`,
+      deposits: 0,
+    };
   }
 
   /** One operation: the simulated deposit, then its transaction read back. */
   async deposit(c: BenchClient): Promise<Sample> {
-    const deposit = await this.call<{ transactionId: string }>('POST', `/deposit-addresses/${c.depositAddressId}/simulate/crypto-deposit`, { amount: AMOUNT, senderAddress: c.senderAddress });
+    const deposit = await this.call<{ transactionId: string }>(
+      'POST',
+      `/deposit-addresses/${c.depositAddressId}/simulate/crypto-deposit`,
+      { amount: AMOUNT, senderAddress: c.senderAddress },
+    );
     c.deposits++;
-    const transaction = await this.call<{ status: string; precursor?: { id: string } }>('GET', `/transactions/${deposit.transactionId}`);
+    const transaction = await this.call<{ status: string; precursor?: { id: string } }>(
+      'GET',
+      `/transactions/${deposit.transactionId}`,
+    );
     if (transaction.status !== 'processing' || transaction.precursor?.id !== c.depositAddressId) {
-      throw new Error(`transaction ${deposit.transactionId} is ${transaction.status} from ${transaction.precursor?.id}, not processing from ${c.depositAddressId}`);
+      throw new Error(
+        `transaction ${deposit.transactionId} is ${transaction.status} from ${transaction.precursor?.id}, not processing from ${c.depositAddressId}`,
+      );
     }
     return { deposit, transaction };
   }
@@ -166,9 +210,15 @@ export class Platform {
     await this.call('POST', '/sandbox/clock/advance', { seconds: 61 }, 200);
     for (const c of clients) {
       for (;;) {
-        const { data } = await this.call<{ data: unknown[] }>('GET', `/transactions?customerId=${c.customerId}&status=processing&limit=1`);
+        const { data } = await this.call<{ data: unknown[] }>(
+          'GET',
+          `/transactions?customerId=${c.customerId}&status=processing&limit=1`,
+        );
         if (data.length === 0) break;
-        if (performance.now() - started > SETTLE_TIMEOUT_MS) throw new Error(`customer ${c.customerId} still has transactions processing after ${SETTLE_TIMEOUT_MS / 1000} s`);
+        if (performance.now() - started > SETTLE_TIMEOUT_MS)
+          throw new Error(
+            `customer ${c.customerId} still has transactions processing after ${SETTLE_TIMEOUT_MS / 1000} s`,
+          );
         await new Promise((r) => setTimeout(r, 200));
       }
     }
@@ -202,19 +252,44 @@ async function stored(databaseUrl: string, sample: Sample): Promise<Stored> {
   const pool = new Pool({ connectionString: databaseUrl, max: 1 });
   try {
     const events = (schema: string, streamId: string) =>
-      pool.query<StoredEvent>(`SELECT type, data, metadata FROM ${schema}.events WHERE stream_id = $1 ORDER BY stream_version`, [streamId]).then((r) => r.rows);
+      pool
+        .query<StoredEvent>(
+          `SELECT type, data, metadata FROM ${schema}.events WHERE stream_id = $1 ORDER BY stream_version`,
+          [streamId],
+        )
+        .then((r) => r.rows);
     const [depositEvent] = await events('deposit_addresses', `depositAddressDeposit-${transactionId}`);
     const transactionEvents = await events('transactions', `transaction-${transactionId}`);
     const partnerEvents = await events('transactions', `partner-${transactionId}`);
     // The accounts service posts the crypto in from the transactions log, after the answer.
     let ledgerEvent: StoredEvent | undefined;
-    for (const started = performance.now(); !ledgerEvent && performance.now() - started < 30_000; await new Promise((r) => setTimeout(r, 100))) {
+    for (
+      const started = performance.now();
+      !ledgerEvent && performance.now() - started < 30_000;
+      await new Promise((r) => setTimeout(r, 100))
+    ) {
       [ledgerEvent] = await events('accounts', `ledger-${transactionId}`);
     }
-    const [{ view }] = (await pool.query<{ view: unknown }>(`SELECT view FROM transactions.transactions WHERE id = $1`, [transactionId])).rows;
-    const [{ payload }] = (await pool.query<{ payload: unknown }>(`SELECT payload FROM platform.timers WHERE kind = 'transaction.leg' AND key = $1`, [`${transactionId}.2`])).rows;
-    if (!depositEvent || transactionEvents.length === 0 || partnerEvents.length === 0 || !ledgerEvent) throw new Error(`transaction ${transactionId}: its rows were not all found`);
-    return { response: JSON.stringify(sample.deposit), depositEvent, transactionEvents, partnerEvents, ledgerEvent, view: JSON.stringify(view), timerPayload: JSON.stringify(payload) };
+    const [{ view }] = (
+      await pool.query<{ view: unknown }>(`SELECT view FROM transactions.transactions WHERE id = $1`, [transactionId])
+    ).rows;
+    const [{ payload }] = (
+      await pool.query<{ payload: unknown }>(
+        `SELECT payload FROM platform.timers WHERE kind = 'transaction.leg' AND key = $1`,
+        [`${transactionId}.2`],
+      )
+    ).rows;
+    if (!depositEvent || transactionEvents.length === 0 || partnerEvents.length === 0 || !ledgerEvent)
+      throw new Error(`transaction ${transactionId}: its rows were not all found`);
+    return {
+      response: JSON.stringify(sample.deposit),
+      depositEvent,
+      transactionEvents,
+      partnerEvents,
+      ledgerEvent,
+      view: JSON.stringify(view),
+      timerPayload: JSON.stringify(payload),
+    };
   } finally {
     await pool.end();
   }
@@ -223,7 +298,11 @@ async function stored(databaseUrl: string, sample: Sample): Promise<Stored> {
 /** The raw reference: the same rows, two commits per operation, straight to PostgreSQL. */
 class RawReference {
   private readonly pool: Pool;
-  constructor(databaseUrl: string, connections: number, private readonly rows: Stored) {
+  constructor(
+    databaseUrl: string,
+    connections: number,
+    private readonly rows: Stored,
+  ) {
     this.pool = new Pool({ connectionString: databaseUrl, max: connections });
   }
 
@@ -271,14 +350,24 @@ class RawReference {
 
   get bodyBytes(): number {
     const r = this.rows;
-    const json = [r.response, r.view, r.timerPayload, ...[r.depositEvent, r.ledgerEvent, ...r.transactionEvents, ...r.partnerEvents].map((e) => JSON.stringify(e.data) + JSON.stringify(e.metadata))];
+    const json = [
+      r.response,
+      r.view,
+      r.timerPayload,
+      ...[r.depositEvent, r.ledgerEvent, ...r.transactionEvents, ...r.partnerEvents].map(
+        (e) => JSON.stringify(e.data) + JSON.stringify(e.metadata),
+      ),
+    ];
     return json.reduce((n, s) => n + Buffer.byteLength(s), 0);
   }
 
   /** An active address per client. */
   async addresses(count: number): Promise<string[]> {
     const ids = Array.from({ length: count }, () => `da_${randomUUID().replace(/-/g, '')}`);
-    await this.pool.query(`INSERT INTO ${SCHEMA}.addresses (id, customer_id, status) SELECT id, 'cst_' || id, 'active' FROM unnest($1::text[]) AS id`, [ids]);
+    await this.pool.query(
+      `INSERT INTO ${SCHEMA}.addresses (id, customer_id, status) SELECT id, 'cst_' || id, 'active' FROM unnest($1::text[]) AS id`,
+      [ids],
+    );
     return ids;
   }
 
@@ -299,44 +388,52 @@ class RawReference {
   /** A multi-row insert of events into one stream, versions from 1. */
   private events(db: PoolClient, streamId: string, events: StoredEvent[]) {
     const values = events.map((_, i) => `($1, ${i + 1}, $${3 * i + 2}, $${3 * i + 3}, $${3 * i + 4})`).join(', ');
-    return db.query(
-      `INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata) VALUES ${values}`,
-      [streamId, ...events.flatMap((e) => [e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)])],
-    );
+    return db.query(`INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata) VALUES ${values}`, [
+      streamId,
+      ...events.flatMap((e) => [e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)]),
+    ]);
   }
 
   async deposit(addressId: string): Promise<void> {
     const transactionId = `txn_${randomUUID().replace(/-/g, '')}`;
     const r = this.rows;
     await this.inTransaction(async (db) => {
-      const address = await db.query<{ customer_id: string }>(`SELECT customer_id FROM ${SCHEMA}.addresses WHERE id = $1 AND status = 'active' FOR UPDATE`, [addressId]);
+      const address = await db.query<{ customer_id: string }>(
+        `SELECT customer_id FROM ${SCHEMA}.addresses WHERE id = $1 AND status = 'active' FOR UPDATE`,
+        [addressId],
+      );
       if (address.rowCount !== 1) throw new Error(`address ${addressId} not active`);
       const customerId = address.rows[0].customer_id;
-      await db.query(`INSERT INTO ${SCHEMA}.customer_locks (customer_id) VALUES ($1) ON CONFLICT (customer_id) DO UPDATE SET customer_id = EXCLUDED.customer_id`, [customerId]);
+      await db.query(
+        `INSERT INTO ${SCHEMA}.customer_locks (customer_id) VALUES ($1) ON CONFLICT (customer_id) DO UPDATE SET customer_id = EXCLUDED.customer_id`,
+        [customerId],
+      );
       await this.events(db, `depositAddressDeposit-${transactionId}`, [r.depositEvent]);
       await db.query(
         `INSERT INTO ${SCHEMA}.deposits (transaction_id, customer_id, deposit_address_id, amount, sender_address, network, disposition) VALUES ($1, $2, $3, $4, '0x1111111111111111111111111111111111111111', $5, 'payout')`,
         [transactionId, customerId, addressId, AMOUNT, NETWORK],
       );
-      await db.query(`INSERT INTO ${SCHEMA}.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ('bench', $1, 'hash', 201, $2)`, [randomUUID(), r.response]);
+      await db.query(
+        `INSERT INTO ${SCHEMA}.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ('bench', $1, 'hash', 201, $2)`,
+        [randomUUID(), r.response],
+      );
     });
     await this.inTransaction(async (db) => {
       await this.events(db, `transaction-${transactionId}`, r.transactionEvents);
-      await db.query(`INSERT INTO ${SCHEMA}.transactions (id, project_id, customer_ids, status, view, version) VALUES ($1, 'bench', $2, 'processing', $3, $4)`, [
-        transactionId,
-        [`cst_${addressId}`],
-        r.view,
-        r.transactionEvents.length,
-      ]);
+      await db.query(
+        `INSERT INTO ${SCHEMA}.transactions (id, project_id, customer_ids, status, view, version) VALUES ($1, 'bench', $2, 'processing', $3, $4)`,
+        [transactionId, [`cst_${addressId}`], r.view, r.transactionEvents.length],
+      );
       await this.events(db, `partner-${transactionId}`, r.partnerEvents);
-      await db.query(`INSERT INTO ${SCHEMA}.timers (kind, key, payload, due_at) VALUES ('transaction.leg', $1, $2, now() + interval '1 minute')`, [`${transactionId}.2`, r.timerPayload]);
+      await db.query(
+        `INSERT INTO ${SCHEMA}.timers (kind, key, payload, due_at) VALUES ('transaction.leg', $1, $2, now() + interval '1 minute')`,
+        [`${transactionId}.2`, r.timerPayload],
+      );
       await this.events(db, `ledger-${transactionId}`, [r.ledgerEvent]);
-      await db.query(`INSERT INTO ${SCHEMA}.ledger_entries (posting_id, entry_no, account, asset, amount) VALUES ($1, 1, $2, 'usdc', -$3::numeric), ($1, 2, $4, 'usdc', $3::numeric)`, [
-        `${transactionId}:deposit`,
-        `rail:usdc:${NETWORK}`,
-        AMOUNT,
-        `transit:${transactionId}`,
-      ]);
+      await db.query(
+        `INSERT INTO ${SCHEMA}.ledger_entries (posting_id, entry_no, account, asset, amount) VALUES ($1, 1, $2, 'usdc', -$3::numeric), ($1, 2, $4, 'usdc', $3::numeric)`,
+        [`${transactionId}:deposit`, `rail:usdc:${NETWORK}`, AMOUNT, `transit:${transactionId}`],
+      );
     });
   }
 
@@ -345,10 +442,18 @@ class RawReference {
   }
 }
 
-export async function benchDeposits(api: string, adminToken: string, databaseUrl: string, options: Options): Promise<void> {
+export async function benchDeposits(
+  api: string,
+  adminToken: string,
+  databaseUrl: string,
+  options: Options,
+): Promise<void> {
   const fixed = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 100 ? 1 : 0) : '-');
-  const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
-  process.stdout.write(`\n${DEPOSITS_SCENARIO}: a simulated deposit of ${AMOUNT} usdc to an active address paying out over ACH, then GET of its transaction, one operation, an address per client\n`);
+  const line = (cells: string[]) =>
+    process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
+  process.stdout.write(
+    `\n${DEPOSITS_SCENARIO}: a simulated deposit of ${AMOUNT} usdc to an active address paying out over ACH, then GET of its transaction, one operation, an address per client\n`,
+  );
   process.stdout.write(roundsNote(options.durationSeconds));
   line(['scenario', 'clients', 'ops/s', 'p50 ms', 'p99 ms', 'errors', '1st/last s', 'ratio']);
   const platform = new Platform(api, Math.max(...options.clients));
@@ -396,7 +501,16 @@ export async function benchDeposits(api: string, adminToken: string, databaseUrl
         const { reference, ours } = comparison;
 
         const row = (name: string, f: Figures, ratio: string) =>
-          line([name, String(clients), fixed(f.rps), fixed(f.p50), fixed(f.p99), String(f.errors), `${f.firstSecond}/${f.lastSecond}`, ratio]);
+          line([
+            name,
+            String(clients),
+            fixed(f.rps),
+            fixed(f.p50),
+            fixed(f.p99),
+            String(f.errors),
+            `${f.firstSecond}/${f.lastSecond}`,
+            ratio,
+          ]);
         row('raw pg (two commits)', reference, '1.00');
         row('deposit + GET transaction', ours, `${comparison.ratio.toFixed(2)} raw`);
         process.stdout.write(cpuLine(reference, ours));
@@ -409,7 +523,9 @@ export async function benchDeposits(api: string, adminToken: string, databaseUrl
           if (error.message) process.stdout.write(`  first ${side} error: ${error.message}\n`);
         }
         const deposits = benchClients.reduce((n, c) => n + c.deposits, 0);
-        settleTimes.push(`${clients} clients: ${deposits} payouts settled ${fixed(await platform.settled(benchClients))} s after the run`);
+        settleTimes.push(
+          `${clients} clients: ${deposits} payouts settled ${fixed(await platform.settled(benchClients))} s after the run`,
+        );
       } finally {
         await raw.close();
       }

@@ -84,13 +84,25 @@ class VirtualAccountsPlatform {
   /** A customer endorsed for USD and custody, a custodial USDC wallet, and an active virtual account delivering to it. */
   async client(i: number): Promise<BenchClient> {
     const call = this.http.call.bind(this.http);
-    const customer = await call<{ id: string }>('POST', '/customers', { type: 'individual', firstName: 'Bench', lastName: `Receiver${i}`, endorsements: ['usd', 'cryptoCustody'] });
+    const customer = await call<{ id: string }>('POST', '/customers', {
+      type: 'individual',
+      firstName: 'Bench',
+      lastName: `Receiver${i}`,
+      endorsements: ['usd', 'cryptoCustody'],
+    });
     await this.until(`customer ${customer.id}'s endorsements`, async () => {
-      const { endorsements } = await call<{ endorsements: Array<{ status: string }> }>('GET', `/customers/${customer.id}`);
-      if (endorsements.some((e) => e.status === 'rejected')) throw new Error(`customer ${customer.id}'s endorsements were rejected`);
+      const { endorsements } = await call<{ endorsements: Array<{ status: string }> }>(
+        'GET',
+        `/customers/${customer.id}`,
+      );
+      if (endorsements.some((e) => e.status === 'rejected'))
+        throw new Error(`customer ${customer.id}'s endorsements were rejected`);
       return endorsements.every((e) => e.status === 'active') ? true : undefined;
     });
-    const wallet = await call<{ id: string }>('POST', `/customers/${customer.id}/wallets`, { asset: 'usdc', network: NETWORK });
+    const wallet = await call<{ id: string }>('POST', `/customers/${customer.id}/wallets`, {
+      asset: 'usdc',
+      network: NETWORK,
+    });
     const account = await call<{ id: string }>('POST', '/virtual-accounts', {
       customerId: customer.id,
       source: { asset: 'usd', network: 'ach' },
@@ -102,7 +114,8 @@ class VirtualAccountsPlatform {
     await this.until(`virtual account ${account.id}`, async () => {
       await call('POST', '/sandbox/clock/advance', { seconds: 5 }, 200);
       const got = await call<{ status: string }>('GET', `/virtual-accounts/${account.id}`);
-      if (got.status !== 'active' && got.status !== 'pending') throw new Error(`virtual account ${account.id} is ${got.status}`);
+      if (got.status !== 'active' && got.status !== 'pending')
+        throw new Error(`virtual account ${account.id} is ${got.status}`);
       return got.status === 'active' ? true : undefined;
     });
     return { customerId: customer.id, virtualAccountId: account.id, transfers: 0 };
@@ -110,11 +123,24 @@ class VirtualAccountsPlatform {
 
   /** One operation: the simulated inbound transfer, then its transaction read back. */
   async transfer(c: BenchClient): Promise<Sample> {
-    const transfer = await this.http.call<{ transactionId: string }>('POST', `/virtual-accounts/${c.virtualAccountId}/simulate/inbound-transfer`, { amount: AMOUNT });
+    const transfer = await this.http.call<{ transactionId: string }>(
+      'POST',
+      `/virtual-accounts/${c.virtualAccountId}/simulate/inbound-transfer`,
+      { amount: AMOUNT },
+    );
     c.transfers++;
-    const transaction = await this.http.call<{ status: string; precursor?: { type: string; id: string } }>('GET', `/transactions/${transfer.transactionId}`);
-    if (transaction.status !== 'processing' || transaction.precursor?.type !== 'virtualAccount' || transaction.precursor.id !== c.virtualAccountId) {
-      throw new Error(`transaction ${transfer.transactionId} is ${transaction.status} from ${transaction.precursor?.type} ${transaction.precursor?.id}, not processing from ${c.virtualAccountId}`);
+    const transaction = await this.http.call<{ status: string; precursor?: { type: string; id: string } }>(
+      'GET',
+      `/transactions/${transfer.transactionId}`,
+    );
+    if (
+      transaction.status !== 'processing' ||
+      transaction.precursor?.type !== 'virtualAccount' ||
+      transaction.precursor.id !== c.virtualAccountId
+    ) {
+      throw new Error(
+        `transaction ${transfer.transactionId} is ${transaction.status} from ${transaction.precursor?.type} ${transaction.precursor?.id}, not processing from ${c.virtualAccountId}`,
+      );
     }
     return { transfer, transaction };
   }
@@ -132,9 +158,15 @@ class VirtualAccountsPlatform {
     let advanced = performance.now();
     for (const c of clients) {
       for (;;) {
-        const { data } = await this.http.call<{ data: unknown[] }>('GET', `/transactions?customerId=${c.customerId}&status=processing&limit=1`);
+        const { data } = await this.http.call<{ data: unknown[] }>(
+          'GET',
+          `/transactions?customerId=${c.customerId}&status=processing&limit=1`,
+        );
         if (data.length === 0) break;
-        if (performance.now() - started > SETTLE_TIMEOUT_MS) throw new Error(`customer ${c.customerId} still has transactions processing after ${SETTLE_TIMEOUT_MS / 1000} s`);
+        if (performance.now() - started > SETTLE_TIMEOUT_MS)
+          throw new Error(
+            `customer ${c.customerId} still has transactions processing after ${SETTLE_TIMEOUT_MS / 1000} s`,
+          );
         if (performance.now() - advanced > 1000) {
           await advance(6);
           advanced = performance.now();
@@ -170,14 +202,28 @@ async function stored(databaseUrl: string, sample: Sample): Promise<Stored> {
   const pool = new Pool({ connectionString: databaseUrl, max: 1 });
   try {
     const events = (schema: string, streamId: string) =>
-      pool.query<StoredEvent>(`SELECT type, data, metadata FROM ${schema}.events WHERE stream_id = $1 ORDER BY stream_version`, [streamId]).then((r) => r.rows);
+      pool
+        .query<StoredEvent>(
+          `SELECT type, data, metadata FROM ${schema}.events WHERE stream_id = $1 ORDER BY stream_version`,
+          [streamId],
+        )
+        .then((r) => r.rows);
     const [depositEvent] = await events('virtual_accounts', `virtualAccountDeposit-${transactionId}`);
     const transactionEvents = await events('transactions', `transaction-${transactionId}`);
     const partnerEvents = await events('transactions', `partner-${transactionId}`);
-    const [{ view }] = (await pool.query<{ view: unknown }>(`SELECT view FROM transactions.transactions WHERE id = $1`, [transactionId])).rows;
-    const timers = (await pool.query<{ key: string; payload: unknown }>(`SELECT key, payload FROM platform.timers WHERE kind = 'transaction.leg' AND key LIKE $1 ORDER BY id`, [`${transactionId}.%`])).rows;
+    const [{ view }] = (
+      await pool.query<{ view: unknown }>(`SELECT view FROM transactions.transactions WHERE id = $1`, [transactionId])
+    ).rows;
+    const timers = (
+      await pool.query<{ key: string; payload: unknown }>(
+        `SELECT key, payload FROM platform.timers WHERE kind = 'transaction.leg' AND key LIKE $1 ORDER BY id`,
+        [`${transactionId}.%`],
+      )
+    ).rows;
     if (!depositEvent || transactionEvents.length === 0 || partnerEvents.length === 0 || timers.length !== 1) {
-      throw new Error(`transaction ${transactionId}: its rows were not all found (${transactionEvents.length} events, ${partnerEvents.length} partner events, ${timers.length} timers)`);
+      throw new Error(
+        `transaction ${transactionId}: its rows were not all found (${transactionEvents.length} events, ${partnerEvents.length} partner events, ${timers.length} timers)`,
+      );
     }
     return {
       response: JSON.stringify(sample.transfer),
@@ -197,7 +243,11 @@ async function stored(databaseUrl: string, sample: Sample): Promise<Stored> {
 /** The raw reference: the same rows, two commits per operation, straight to PostgreSQL. */
 class RawReference {
   private readonly pool: Pool;
-  constructor(databaseUrl: string, connections: number, private readonly rows: Stored) {
+  constructor(
+    databaseUrl: string,
+    connections: number,
+    private readonly rows: Stored,
+  ) {
     this.pool = new Pool({ connectionString: databaseUrl, max: connections });
   }
 
@@ -241,14 +291,24 @@ class RawReference {
 
   get bodyBytes(): number {
     const r = this.rows;
-    const json = [r.response, r.view, r.timerPayload, ...[r.depositEvent, ...r.transactionEvents, ...r.partnerEvents].map((e) => JSON.stringify(e.data) + JSON.stringify(e.metadata))];
+    const json = [
+      r.response,
+      r.view,
+      r.timerPayload,
+      ...[r.depositEvent, ...r.transactionEvents, ...r.partnerEvents].map(
+        (e) => JSON.stringify(e.data) + JSON.stringify(e.metadata),
+      ),
+    ];
     return json.reduce((n, s) => n + Buffer.byteLength(s), 0);
   }
 
   /** An active account per client. */
   async accounts(count: number): Promise<string[]> {
     const ids = Array.from({ length: count }, () => `va_${randomUUID().replace(/-/g, '')}`);
-    await this.pool.query(`INSERT INTO ${SCHEMA}.accounts (id, customer_id, status) SELECT id, 'cst_' || id, 'active' FROM unnest($1::text[]) AS id`, [ids]);
+    await this.pool.query(
+      `INSERT INTO ${SCHEMA}.accounts (id, customer_id, status) SELECT id, 'cst_' || id, 'active' FROM unnest($1::text[]) AS id`,
+      [ids],
+    );
     return ids;
   }
 
@@ -269,10 +329,10 @@ class RawReference {
   /** A multi-row insert of events into one stream, versions from 1. */
   private events(db: PoolClient, streamId: string, events: StoredEvent[]) {
     const values = events.map((_, i) => `($1, ${i + 1}, $${3 * i + 2}, $${3 * i + 3}, $${3 * i + 4})`).join(', ');
-    return db.query(
-      `INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata) VALUES ${values}`,
-      [streamId, ...events.flatMap((e) => [e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)])],
-    );
+    return db.query(`INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata) VALUES ${values}`, [
+      streamId,
+      ...events.flatMap((e) => [e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)]),
+    ]);
   }
 
   async transfer(accountId: string): Promise<void> {
@@ -280,7 +340,10 @@ class RawReference {
     const r = this.rows;
     let customerId = '';
     await this.inTransaction(async (db) => {
-      const account = await db.query<{ customer_id: string }>(`SELECT customer_id FROM ${SCHEMA}.accounts WHERE id = $1 AND status = 'active' FOR UPDATE`, [accountId]);
+      const account = await db.query<{ customer_id: string }>(
+        `SELECT customer_id FROM ${SCHEMA}.accounts WHERE id = $1 AND status = 'active' FOR UPDATE`,
+        [accountId],
+      );
       if (account.rowCount !== 1) throw new Error(`account ${accountId} not active`);
       customerId = account.rows[0].customer_id;
       await this.events(db, `virtualAccountDeposit-${transactionId}`, [r.depositEvent]);
@@ -288,18 +351,22 @@ class RawReference {
         `INSERT INTO ${SCHEMA}.deposits (transaction_id, customer_id, virtual_account_id, amount, rail, reference, disposition) VALUES ($1, $2, $3, $4, 'ach', $5, 'deliver')`,
         [transactionId, customerId, accountId, AMOUNT, r.reference],
       );
-      await db.query(`INSERT INTO ${SCHEMA}.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ('bench', $1, 'hash', 201, $2)`, [randomUUID(), r.response]);
+      await db.query(
+        `INSERT INTO ${SCHEMA}.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ('bench', $1, 'hash', 201, $2)`,
+        [randomUUID(), r.response],
+      );
     });
     await this.inTransaction(async (db) => {
       await this.events(db, `transaction-${transactionId}`, r.transactionEvents);
-      await db.query(`INSERT INTO ${SCHEMA}.transactions (id, project_id, customer_ids, status, view, version) VALUES ($1, 'bench', $2, 'processing', $3, $4)`, [
-        transactionId,
-        [customerId],
-        r.view,
-        r.transactionEvents.length,
-      ]);
+      await db.query(
+        `INSERT INTO ${SCHEMA}.transactions (id, project_id, customer_ids, status, view, version) VALUES ($1, 'bench', $2, 'processing', $3, $4)`,
+        [transactionId, [customerId], r.view, r.transactionEvents.length],
+      );
       await this.events(db, `partner-${transactionId}`, r.partnerEvents);
-      await db.query(`INSERT INTO ${SCHEMA}.timers (kind, key, payload, due_at) VALUES ('transaction.leg', $1, $2, now() + interval '1 minute')`, [`${transactionId}${r.timerKey}`, r.timerPayload]);
+      await db.query(
+        `INSERT INTO ${SCHEMA}.timers (kind, key, payload, due_at) VALUES ('transaction.leg', $1, $2, now() + interval '1 minute')`,
+        [`${transactionId}${r.timerKey}`, r.timerPayload],
+      );
     });
   }
 
@@ -308,10 +375,18 @@ class RawReference {
   }
 }
 
-export async function benchInboundTransfers(api: string, adminToken: string, databaseUrl: string, options: Options): Promise<void> {
+export async function benchInboundTransfers(
+  api: string,
+  adminToken: string,
+  databaseUrl: string,
+  options: Options,
+): Promise<void> {
   const fixed = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 100 ? 1 : 0) : '-');
-  const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
-  process.stdout.write(`\n${INBOUND_SCENARIO}: a simulated ACH transfer of ${AMOUNT} usd to an active virtual account delivering USDC to a custodial wallet, then GET of its transaction, one operation, an account per client\n`);
+  const line = (cells: string[]) =>
+    process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
+  process.stdout.write(
+    `\n${INBOUND_SCENARIO}: a simulated ACH transfer of ${AMOUNT} usd to an active virtual account delivering USDC to a custodial wallet, then GET of its transaction, one operation, an account per client\n`,
+  );
   process.stdout.write(roundsNote(options.durationSeconds));
   line(['scenario', 'clients', 'ops/s', 'p50 ms', 'p99 ms', 'errors', '1st/last s', 'ratio']);
   const platform = new VirtualAccountsPlatform(api, Math.max(...options.clients));
@@ -361,7 +436,16 @@ export async function benchInboundTransfers(api: string, adminToken: string, dat
         const { reference, ours } = comparison;
 
         const row = (name: string, f: Figures, ratio: string) =>
-          line([name, String(clients), fixed(f.rps), fixed(f.p50), fixed(f.p99), String(f.errors), `${f.firstSecond}/${f.lastSecond}`, ratio]);
+          line([
+            name,
+            String(clients),
+            fixed(f.rps),
+            fixed(f.p50),
+            fixed(f.p99),
+            String(f.errors),
+            `${f.firstSecond}/${f.lastSecond}`,
+            ratio,
+          ]);
         row('raw pg (two commits)', reference, '1.00');
         row('transfer + GET transaction', ours, `${comparison.ratio.toFixed(2)} raw`);
         process.stdout.write(cpuLine(reference, ours));
@@ -374,7 +458,9 @@ export async function benchInboundTransfers(api: string, adminToken: string, dat
           if (error.message) process.stdout.write(`  first ${side} error: ${error.message}\n`);
         }
         const transfers = benchClients.reduce((n, c) => n + c.transfers, 0);
-        settleTimes.push(`${clients} clients: ${transfers} transactions finished ${fixed(await platform.settled(benchClients))} s after the run`);
+        settleTimes.push(
+          `${clients} clients: ${transfers} transactions finished ${fixed(await platform.settled(benchClients))} s after the run`,
+        );
       } finally {
         await raw.close();
       }

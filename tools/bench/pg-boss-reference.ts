@@ -34,7 +34,11 @@ async function main(): Promise<void> {
   const producers = Number(process.env.PRODUCERS ?? 8);
   const body = process.env.BODY ?? '{}';
   // As many posts in flight as the batches add up to (at least the platform worker's 64).
-  const agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000, connections: Math.max(64, workers * batchSize) });
+  const agent = new Agent({
+    keepAliveTimeout: 10_000,
+    keepAliveMaxTimeout: 10_000,
+    connections: Math.max(64, workers * batchSize),
+  });
   // The platform's pool size, so neither side has more connections.
   const boss = new PgBoss({ connectionString: process.env.DATABASE_URL, schema: 'bench_pgboss', max: 20 });
   boss.on('error', (error: unknown) => process.stderr.write(`pg-boss: ${String(error)}\n`));
@@ -50,7 +54,12 @@ async function main(): Promise<void> {
       await boss.work(queue, { batchSize, pollingIntervalSeconds: 0.5 }, async (batch: Job[]) => {
         await Promise.all(
           batch.map(async (job) => {
-            const res = await request(process.env.RECEIVER_URL!, { method: 'POST', body, headers: { 'content-type': 'application/json', 'webhook-id': job.data.id }, dispatcher: agent });
+            const res = await request(process.env.RECEIVER_URL!, {
+              method: 'POST',
+              body,
+              headers: { 'content-type': 'application/json', 'webhook-id': job.data.id },
+              dispatcher: agent,
+            });
             await res.body.dump();
             if (res.statusCode >= 300) throw new Error(`receiver answered ${res.statusCode}`);
             done++;
@@ -61,7 +70,8 @@ async function main(): Promise<void> {
     }
   };
   const insert = async (ids: string[]) => {
-    for (let i = 0; i < ids.length; i += 1000) await boss.insert(ids.slice(i, i + 1000).map((id) => ({ name: queue, data: { id } })));
+    for (let i = 0; i < ids.length; i += 1000)
+      await boss.insert(ids.slice(i, i + 1000).map((id) => ({ name: queue, data: { id } })));
   };
   /** Each job's send by `producers` at a time; returns when each send started. */
   const send = async (ids: string[]) => {
@@ -107,6 +117,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`pg-boss reference failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `pg-boss reference failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

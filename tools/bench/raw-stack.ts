@@ -42,8 +42,17 @@ async function main(): Promise<void> {
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      await client.query('INSERT INTO bench_raw.idempotency_keys (scope, key, request_hash) VALUES ($1, $2, $3)', ['bench', key, 'hash']);
-      const data = { customerId: id, firstName: request.body.firstName, lastName: request.body.lastName, createdAt: at };
+      await client.query('INSERT INTO bench_raw.idempotency_keys (scope, key, request_hash) VALUES ($1, $2, $3)', [
+        'bench',
+        key,
+        'hash',
+      ]);
+      const data = {
+        customerId: id,
+        firstName: request.body.firstName,
+        lastName: request.body.lastName,
+        createdAt: at,
+      };
       await client.query(
         `INSERT INTO bench_raw.events (event_id, stream_id, stream_version, type, data, metadata) VALUES ($1, $2, 1, 'customer.created', $3, '{}')`,
         [`evt_${randomUUID()}`, `customer-${id}`, JSON.stringify(data)],
@@ -53,11 +62,10 @@ async function main(): Promise<void> {
          VALUES ($1, 'bench', 'individual', $2, $3, 1, $4, $4) RETURNING *`,
         [id, request.body.firstName, request.body.lastName, at],
       );
-      await client.query('UPDATE bench_raw.idempotency_keys SET response_status = 201, response_body = $3 WHERE scope = $1 AND key = $2', [
-        'bench',
-        key,
-        JSON.stringify(rows[0]),
-      ]);
+      await client.query(
+        'UPDATE bench_raw.idempotency_keys SET response_status = 201, response_body = $3 WHERE scope = $1 AND key = $2',
+        ['bench', key, JSON.stringify(rows[0])],
+      );
       await client.query('COMMIT');
       return reply.status(201).send(rows[0]);
     } catch (error) {
@@ -70,7 +78,14 @@ async function main(): Promise<void> {
 
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   process.stdout.write(`listening ${address}\n`);
-  process.on('SIGTERM', () => void app.close().then(() => pool.end()).then(() => process.exit(0)));
+  process.on(
+    'SIGTERM',
+    () =>
+      void app
+        .close()
+        .then(() => pool.end())
+        .then(() => process.exit(0)),
+  );
 }
 
 main().catch((error: unknown) => {

@@ -9,7 +9,11 @@ import { Pool } from 'pg';
 export const STATEMENTS = process.env.BENCH_PG_STATEMENTS === '1';
 
 /** The server settings that load the extension (startEmbeddedPostgres's `settings`). */
-export const STATEMENT_SETTINGS = { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000' };
+export const STATEMENT_SETTINGS = {
+  shared_preload_libraries: 'pg_stat_statements',
+  'pg_stat_statements.track': 'all',
+  'pg_stat_statements.max': '10000',
+};
 
 export interface StatementRow {
   query: string;
@@ -56,15 +60,25 @@ export function addStatements(into: Map<string, StatementRow>, rows: StatementRo
 }
 
 /** "statements per operation: 14.2 (COMMIT 2.0, BEGIN 2.0), 0.41 ms", then the costliest statements. */
-export function statementsText(side: string, rows: Map<string, StatementRow>, ops: number, top = Number(process.env.BENCH_PG_STATEMENTS_TOP ?? 12)): string {
+export function statementsText(
+  side: string,
+  rows: Map<string, StatementRow>,
+  ops: number,
+  top = Number(process.env.BENCH_PG_STATEMENTS_TOP ?? 12),
+): string {
   if (ops === 0) return '';
   const all = [...rows.values()];
   const calls = all.reduce((n, r) => n + r.calls, 0) / ops;
   const ms = all.reduce((n, r) => n + r.ms, 0) / ops;
-  const count = (pattern: RegExp) => all.filter((r) => pattern.test(r.query.trim())).reduce((n, r) => n + r.calls, 0) / ops;
-  const lines = [`  ${side} statements per operation: ${calls.toFixed(1)} (BEGIN ${count(/^begin/i).toFixed(2)}, COMMIT ${count(/^commit/i).toFixed(2)}), executing ${ms.toFixed(2)} ms`];
+  const count = (pattern: RegExp) =>
+    all.filter((r) => pattern.test(r.query.trim())).reduce((n, r) => n + r.calls, 0) / ops;
+  const lines = [
+    `  ${side} statements per operation: ${calls.toFixed(1)} (BEGIN ${count(/^begin/i).toFixed(2)}, COMMIT ${count(/^commit/i).toFixed(2)}), executing ${ms.toFixed(2)} ms`,
+  ];
   for (const r of all.sort((a, b) => b.ms - a.ms).slice(0, top)) {
-    lines.push(`    ${(r.calls / ops).toFixed(2).padStart(6)} × ${((1000 * r.ms) / r.calls).toFixed(0).padStart(5)} µs  ${r.query.replace(/\s+/g, ' ').slice(0, 140)}`);
+    lines.push(
+      `    ${(r.calls / ops).toFixed(2).padStart(6)} × ${((1000 * r.ms) / r.calls).toFixed(0).padStart(5)} µs  ${r.query.replace(/\s+/g, ' ').slice(0, 140)}`,
+    );
   }
   return lines.join('\n') + '\n';
 }

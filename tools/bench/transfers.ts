@@ -25,7 +25,14 @@ import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Agent, request } from 'undici';
 import { cpuNow, cpuPerOp, cpuText, profileWindow, type CpuTimes } from './cpu';
-import { addStatements, readStatements, resetStatements, STATEMENTS, statementsText, type StatementRow } from './statements';
+import {
+  addStatements,
+  readStatements,
+  resetStatements,
+  STATEMENTS,
+  statementsText,
+  type StatementRow,
+} from './statements';
 
 export const TRANSFERS_SCENARIO = 'quote + transaction creation';
 
@@ -75,7 +82,8 @@ interface Options {
   warmupSeconds: number;
 }
 
-const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /**
  * Runs `op(client)` from every client in a closed loop for `seconds`; an operation counts when it
@@ -212,7 +220,9 @@ export async function compareSides(o: {
   }
   const reference = pooled(raws, o.seconds);
   const mine = pooled(ours, o.seconds);
-  const statementLines = STATEMENTS ? statementsText('raw', statements.raw, reference.ops) + statementsText('platform', statements.ours, mine.ops) : '';
+  const statementLines = STATEMENTS
+    ? statementsText('raw', statements.raw, reference.ops) + statementsText('platform', statements.ours, mine.ops)
+    : '';
   return {
     reference,
     ours: mine,
@@ -234,7 +244,12 @@ const WARMUP_LIMIT_SECONDS = 30;
  * load, so a fixed three-second warm-up measured the compiler, not the steady state a partner's
  * sustained peak meets. Both sides warm up the same way; returns the seconds it took.
  */
-export async function warmUp(clients: number, minSeconds: number, op: (client: number) => Promise<void>, firstError: { message?: string }): Promise<number> {
+export async function warmUp(
+  clients: number,
+  minSeconds: number,
+  op: (client: number) => Promise<void>,
+  firstError: { message?: string },
+): Promise<number> {
   if (minSeconds <= 0) return 0;
   const rates: number[] = [];
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -262,14 +277,23 @@ interface Sample {
 /** The platform's side: HTTP through undici with keep-alive, one connection per client. */
 class Platform {
   private readonly agent: Agent;
-  constructor(private readonly api: string, private readonly authorization: string, connections: number) {
+  constructor(
+    private readonly api: string,
+    private readonly authorization: string,
+    connections: number,
+  ) {
     // An idle connection is dropped after 10 s whatever the server's Keep-Alive hint says: between the
     // client counts some sit idle for a minute or more, and one reused as the server closes it at its
     // keep-alive timeout fails the request ("other side closed").
     this.agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000, connections });
   }
 
-  async call<T>(method: 'GET' | 'POST', path: string, body?: unknown, expected = method === 'POST' ? 201 : 200): Promise<T> {
+  async call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    expected = method === 'POST' ? 201 : 200,
+  ): Promise<T> {
     const res = await request(`${this.api}${path}`, {
       method,
       headers: {
@@ -286,11 +310,20 @@ class Platform {
 
   async client(i: number): Promise<BenchClient> {
     // A wallet needs cryptoCustody, a USD bank payout usd (docs/endorsements.md); the sandbox approves them a moment later.
-    const customer = await this.call<{ id: string }>('POST', '/customers', { type: 'individual', firstName: 'Bench', lastName: `Client${i}`, endorsements: ['cryptoCustody', 'usd'] });
+    const customer = await this.call<{ id: string }>('POST', '/customers', {
+      type: 'individual',
+      firstName: 'Bench',
+      lastName: `Client${i}`,
+      endorsements: ['cryptoCustody', 'usd'],
+    });
     for (;;) {
-      const { endorsements } = await this.call<{ endorsements: Array<{ status: string }> }>('GET', `/customers/${customer.id}`);
+      const { endorsements } = await this.call<{ endorsements: Array<{ status: string }> }>(
+        'GET',
+        `/customers/${customer.id}`,
+      );
       if (endorsements.every((e) => e.status === 'active')) break;
-      if (endorsements.some((e) => e.status === 'rejected')) throw new Error(`customer ${customer.id}'s endorsements were rejected`);
+      if (endorsements.some((e) => e.status === 'rejected'))
+        throw new Error(`customer ${customer.id}'s endorsements were rejected`);
       await new Promise((r) => setTimeout(r, 50));
     }
     const wallet = { asset: 'usdc', network: 'meridianchain' };
@@ -317,10 +350,14 @@ class Platform {
       source: { type: 'walletOms', details: { id: c.sourceWalletId }, amount: AMOUNT },
       destination: { type: 'bankUs', details: { id: c.bankAccountId, network: 'ach', accountHolder: 'customer' } },
     });
-    const transaction = await this.call<{ status: string; subStatus: string }>('POST', '/transactions', { quoteId: quote.id });
+    const transaction = await this.call<{ status: string; subStatus: string }>('POST', '/transactions', {
+      quoteId: quote.id,
+    });
     c.transfers++;
     if (transaction.status !== 'processing' || transaction.subStatus !== 'processing.fundsPulled') {
-      throw new Error(`transaction ${transaction.status}/${transaction.subStatus}, not processing/processing.fundsPulled`);
+      throw new Error(
+        `transaction ${transaction.status}/${transaction.subStatus}, not processing/processing.fundsPulled`,
+      );
     }
     return { quote, transaction };
   }
@@ -334,9 +371,15 @@ class Platform {
     await this.call('POST', '/sandbox/clock/advance', { seconds: 61 }, 200);
     for (const c of clients) {
       for (;;) {
-        const { data } = await this.call<{ data: unknown[] }>('GET', `/transactions?customerId=${c.customerId}&status=processing&limit=1`);
+        const { data } = await this.call<{ data: unknown[] }>(
+          'GET',
+          `/transactions?customerId=${c.customerId}&status=processing&limit=1`,
+        );
         if (data.length === 0) break;
-        if (performance.now() - started > SETTLE_TIMEOUT_MS) throw new Error(`customer ${c.customerId} still has transactions processing after ${SETTLE_TIMEOUT_MS / 1000} s`);
+        if (performance.now() - started > SETTLE_TIMEOUT_MS)
+          throw new Error(
+            `customer ${c.customerId} still has transactions processing after ${SETTLE_TIMEOUT_MS / 1000} s`,
+          );
         await new Promise((r) => setTimeout(r, 200));
       }
     }
@@ -406,7 +449,10 @@ class RawReference {
   /** A funded balance row per client. */
   async wallets(count: number): Promise<string[]> {
     const ids = Array.from({ length: count }, () => `wal_${randomUUID().replace(/-/g, '')}`);
-    await this.pool.query(`INSERT INTO ${SCHEMA}.balances (wallet_id, balance) SELECT unnest($1::text[]), $2`, [ids, FUNDING]);
+    await this.pool.query(`INSERT INTO ${SCHEMA}.balances (wallet_id, balance) SELECT unnest($1::text[]), $2`, [
+      ids,
+      FUNDING,
+    ]);
     return ids;
   }
 
@@ -429,15 +475,18 @@ class RawReference {
     const transactionId = `txn_${randomUUID().replace(/-/g, '')}`;
     const customerId = 'cst_bench';
     await this.inTransaction(async (db) => {
-      await db.query(`INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata) VALUES ($1, 1, 'quote.created', $2, '{}')`, [`quote-${quoteId}`, this.quoteBody]);
+      await db.query(
+        `INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata) VALUES ($1, 1, 'quote.created', $2, '{}')`,
+        [`quote-${quoteId}`, this.quoteBody],
+      );
       await db.query(
         `INSERT INTO ${SCHEMA}.quotes (id, project_id, customer_id, body, status, expires_at) VALUES ($1, 'bench', $2, $3, 'open', now() + interval '5 minutes')`,
         [quoteId, customerId, this.quoteBody],
       );
-      await db.query(`INSERT INTO ${SCHEMA}.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ('bench', $1, 'hash', 201, $2)`, [
-        randomUUID(),
-        this.quoteBody,
-      ]);
+      await db.query(
+        `INSERT INTO ${SCHEMA}.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ('bench', $1, 'hash', 201, $2)`,
+        [randomUUID(), this.quoteBody],
+      );
     });
     await this.inTransaction(async (db) => {
       const accepted = await db.query(
@@ -445,22 +494,24 @@ class RawReference {
         [quoteId, transactionId],
       );
       if (accepted.rowCount !== 1) throw new Error(`quote ${quoteId} not open`);
-      await db.query(`INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata) VALUES ($1, 2, 'quote.accepted', $2, '{}')`, [
-        `quote-${quoteId}`,
-        JSON.stringify({ quoteId, transactionId }),
-      ]);
-      const debited = await db.query(`UPDATE ${SCHEMA}.balances SET balance = balance - $1, updated_at = now() WHERE wallet_id = $2 AND balance >= $1`, [AMOUNT, walletId]);
+      await db.query(
+        `INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata) VALUES ($1, 2, 'quote.accepted', $2, '{}')`,
+        [`quote-${quoteId}`, JSON.stringify({ quoteId, transactionId })],
+      );
+      const debited = await db.query(
+        `UPDATE ${SCHEMA}.balances SET balance = balance - $1, updated_at = now() WHERE wallet_id = $2 AND balance >= $1`,
+        [AMOUNT, walletId],
+      );
       if (debited.rowCount !== 1) throw new Error(`wallet ${walletId} lacks ${AMOUNT}`);
       await db.query(
         `INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata)
          SELECT $1, coalesce(max(stream_version), 0) + 1, 'wallet.debited', $2, '{}' FROM ${SCHEMA}.events WHERE stream_id = $1`,
         [`wallet-${walletId}`, JSON.stringify({ walletId, transactionId, amount: AMOUNT })],
       );
-      await db.query(`INSERT INTO ${SCHEMA}.ledger_entries (transaction_id, account, amount) VALUES ($1, $2, -$3::numeric), ($1, 'in_transit', $3::numeric)`, [
-        transactionId,
-        walletId,
-        AMOUNT,
-      ]);
+      await db.query(
+        `INSERT INTO ${SCHEMA}.ledger_entries (transaction_id, account, amount) VALUES ($1, $2, -$3::numeric), ($1, 'in_transit', $3::numeric)`,
+        [transactionId, walletId, AMOUNT],
+      );
       // The transaction's events (created, funds pulled, payout initiated) and its two statusChanged events.
       await db.query(
         `INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata) VALUES
@@ -475,11 +526,14 @@ class RawReference {
         `INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata) VALUES ($1, 1, 'partnerEvent.published', $2, '{}'), ($1, 2, 'partnerEvent.published', $2, '{}')`,
         [`partner-${transactionId}`, this.transactionBody],
       );
-      await db.query(`INSERT INTO ${SCHEMA}.timers (kind, key, payload, due_at) VALUES ('transaction.leg', $1, '{}', now() + interval '1 minute')`, [transactionId]);
-      await db.query(`INSERT INTO ${SCHEMA}.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ('bench', $1, 'hash', 201, $2)`, [
-        randomUUID(),
-        this.transactionBody,
-      ]);
+      await db.query(
+        `INSERT INTO ${SCHEMA}.timers (kind, key, payload, due_at) VALUES ('transaction.leg', $1, '{}', now() + interval '1 minute')`,
+        [transactionId],
+      );
+      await db.query(
+        `INSERT INTO ${SCHEMA}.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ('bench', $1, 'hash', 201, $2)`,
+        [randomUUID(), this.transactionBody],
+      );
     });
   }
 
@@ -493,7 +547,12 @@ export async function logReadersQuiet(databaseUrl: string): Promise<number> {
   const started = performance.now();
   const pool = new Pool({ connectionString: databaseUrl, max: 1 });
   try {
-    const positions = async () => (await pool.query<{ p: string }>(`SELECT coalesce(sum(global_position), 0)::text AS p FROM platform.subscription_checkpoints`)).rows[0].p;
+    const positions = async () =>
+      (
+        await pool.query<{ p: string }>(
+          `SELECT coalesce(sum(global_position), 0)::text AS p FROM platform.subscription_checkpoints`,
+        )
+      ).rows[0].p;
     let last = await positions();
     for (;;) {
       await new Promise((r) => setTimeout(r, 1000));
@@ -507,10 +566,18 @@ export async function logReadersQuiet(databaseUrl: string): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-export async function benchTransfers(api: string, headers: Record<string, string>, databaseUrl: string, options: Options): Promise<void> {
+export async function benchTransfers(
+  api: string,
+  headers: Record<string, string>,
+  databaseUrl: string,
+  options: Options,
+): Promise<void> {
   const fixed = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 100 ? 1 : 0) : '-');
-  const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
-  process.stdout.write(`\n${TRANSFERS_SCENARIO}: POST /quotes (walletOms to bankUs over ACH, ${AMOUNT}) then POST /transactions, one operation, a wallet and a bank account per client\n`);
+  const line = (cells: string[]) =>
+    process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(32) : c.padStart(i === 6 ? 12 : 10))).join('') + '\n');
+  process.stdout.write(
+    `\n${TRANSFERS_SCENARIO}: POST /quotes (walletOms to bankUs over ACH, ${AMOUNT}) then POST /transactions, one operation, a wallet and a bank account per client\n`,
+  );
   process.stdout.write(roundsNote(options.durationSeconds));
   line(['scenario', 'clients', 'ops/s', 'p50 ms', 'p99 ms', 'errors', '1st/last s', 'ratio']);
   const platform = new Platform(api, headers.authorization, Math.max(...options.clients));
@@ -557,7 +624,16 @@ export async function benchTransfers(api: string, headers: Record<string, string
         const { reference, ours } = comparison;
 
         const row = (name: string, f: Figures, ratio: string) =>
-          line([name, String(clients), fixed(f.rps), fixed(f.p50), fixed(f.p99), String(f.errors), `${f.firstSecond}/${f.lastSecond}`, ratio]);
+          line([
+            name,
+            String(clients),
+            fixed(f.rps),
+            fixed(f.p50),
+            fixed(f.p99),
+            String(f.errors),
+            `${f.firstSecond}/${f.lastSecond}`,
+            ratio,
+          ]);
         row('raw pg (two commits)', reference, '1.00');
         row('POST /quotes + /transactions', ours, `${comparison.ratio.toFixed(2)} raw`);
         process.stdout.write(cpuLine(reference, ours));
@@ -571,7 +647,9 @@ export async function benchTransfers(api: string, headers: Record<string, string
         // Then the payouts settle (the clock moves past the ACH delay) and the ledger posts them: wait for
         // all of it, so the next client count (and the next section) starts on a quiet platform.
         const transfers = benchClients.reduce((n, c) => n + c.transfers, 0);
-        settleTimes.push(`${clients} clients: ${transfers} payouts settled ${fixed(await platform.settled(benchClients))} s after the run`);
+        settleTimes.push(
+          `${clients} clients: ${transfers} payouts settled ${fixed(await platform.settled(benchClients))} s after the run`,
+        );
       } finally {
         await raw.close();
       }

@@ -24,7 +24,14 @@ import { resolve } from 'node:path';
 import { Agent, request } from 'undici';
 import { cpuNow, processCpuMs, profileWindow } from './cpu';
 import { Platform } from './deposits';
-import { addStatements, readStatements, resetStatements, STATEMENTS, statementsText, type StatementRow } from './statements';
+import {
+  addStatements,
+  readStatements,
+  resetStatements,
+  STATEMENTS,
+  statementsText,
+  type StatementRow,
+} from './statements';
 import { logReadersQuiet } from './transfers';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -107,7 +114,10 @@ class Receiver {
     let timer: NodeJS.Timeout | undefined;
     const arrived = new Promise<void>((r) => this.waiters.push({ pending, resolve: r }));
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${pending.size} deliveries had not arrived after ${PHASE_TIMEOUT_MS / 1000} s`)), PHASE_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(new Error(`${pending.size} deliveries had not arrived after ${PHASE_TIMEOUT_MS / 1000} s`)),
+        PHASE_TIMEOUT_MS,
+      );
     });
     try {
       await Promise.race([arrived, late]);
@@ -142,7 +152,11 @@ const client = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000
 async function post<T>(url: string, headers: Record<string, string>, body?: unknown): Promise<T> {
   const res = await request(url, {
     method: 'POST',
-    headers: { ...headers, 'idempotency-key': randomUUID(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      ...headers,
+      'idempotency-key': randomUUID(),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
     dispatcher: client,
   });
@@ -177,7 +191,10 @@ interface Burst {
 }
 
 /** CPU ms per event between two readings of the side's process and PostgreSQL. */
-function cpuPerEvent(before: { side?: number; postgres?: number }, after: { side?: number; postgres?: number }): Burst['cpu'] {
+function cpuPerEvent(
+  before: { side?: number; postgres?: number },
+  after: { side?: number; postgres?: number },
+): Burst['cpu'] {
   const per = (a?: number, b?: number) => (a === undefined || b === undefined ? undefined : (b - a) / EVENTS);
   return { side: per(before.side, after.side), postgres: per(before.postgres, after.postgres) };
 }
@@ -199,7 +216,12 @@ async function produce(api: string, auth: Record<string, string>, webhookId: str
   return sent;
 }
 
-async function platformBurst(api: string, auth: Record<string, string>, webhookId: string, receiver: Receiver): Promise<Burst> {
+async function platformBurst(
+  api: string,
+  auth: Record<string, string>,
+  webhookId: string,
+  receiver: Receiver,
+): Promise<Burst> {
   const endProfile = profileWindow('webhook burst', PRODUCERS);
   const cpuBefore = cpuNow();
   const started = now();
@@ -210,7 +232,10 @@ async function platformBurst(api: string, auth: Record<string, string>, webhookI
   await endProfile();
   const latencies = sent.map((s) => receiver.arrivals.get(s.id)! - s.start);
   return {
-    cpu: cpuPerEvent({ side: cpuBefore.platform, postgres: cpuBefore.postgres }, { side: cpuAfter.platform, postgres: cpuAfter.postgres }),
+    cpu: cpuPerEvent(
+      { side: cpuBefore.platform, postgres: cpuBefore.postgres },
+      { side: cpuAfter.platform, postgres: cpuAfter.postgres },
+    ),
     produced: EVENTS / ((produced - started) / 1000),
     delivered: EVENTS / ((receiver.lastArrival(sent.map((s) => s.id)) - started) / 1000),
     p50: percentile(latencies, 50),
@@ -228,12 +253,20 @@ async function platformPaced(api: string, auth: Record<string, string>, webhookI
     fromStart.push(arrived - sent.start);
     fromAnswer.push(arrived - sent.answered);
   }
-  return { p50: percentile(fromStart, 50), p99: percentile(fromStart, 99), answerP50: percentile(fromAnswer, 50), answerP99: percentile(fromAnswer, 99) };
+  return {
+    p50: percentile(fromStart, 50),
+    p99: percentile(fromStart, 99),
+    answerP50: percentile(fromAnswer, 50),
+    answerP99: percentile(fromAnswer, 99),
+  };
 }
 
 async function platformDrain(api: string, auth: Record<string, string>, receiver: Receiver): Promise<number> {
   // An endpoint of its own: failing attempts mark it down.
-  const endpoint = await post<{ id: string }>(`${api}/webhooks`, auth, { url: receiver.url, subscriptions: ['webhook.test'] });
+  const endpoint = await post<{ id: string }>(`${api}/webhooks`, auth, {
+    url: receiver.url,
+    subscriptions: ['webhook.test'],
+  });
   // Every attempt fails until the drain: N deliveries then wait in the queue for their retry.
   receiver.failing = true;
   receiver.refused = 0;
@@ -283,7 +316,9 @@ async function pgBoss(mode: 'burst' | 'drain', databaseUrl: string, receiver: Re
       output += chunk.toString();
       for (const check of [...checks]) check();
     });
-    const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`pg-boss reference exited (${code})`))));
+    const exited = new Promise<never>((_, reject) =>
+      child.once('exit', (code) => reject(new Error(`pg-boss reference exited (${code})`))),
+    );
     exited.catch(() => undefined);
     const line = (pattern: RegExp) =>
       Promise.race([
@@ -359,22 +394,55 @@ export async function benchWebhooks(api: string, adminToken: string, databaseUrl
     if (STATEMENTS) await resetStatements(databaseUrl);
     const reference = await pgBoss('burst', databaseUrl, receiver, body);
     const referenceStatements = STATEMENTS ? await readStatements(databaseUrl) : [];
-    const drained = DRAIN ? { ours: await platformDrain(api, auth, receiver), reference: await pgBoss('drain', databaseUrl, receiver, body) } : undefined;
+    const drained = DRAIN
+      ? {
+          ours: await platformDrain(api, auth, receiver),
+          reference: await pgBoss('drain', databaseUrl, receiver, body),
+        }
+      : undefined;
 
     const fixed = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 100 ? 1 : 0) : '-');
-    const line = (cells: string[]) => process.stdout.write(cells.map((c, i) => (i === 0 ? c.padEnd(34) : c.padStart(i <= 2 || i === 5 ? 14 : 10))).join('') + '\n');
-    process.stdout.write(`\nwebhook deliveries: ${EVENTS} events from ${PRODUCERS} producers, a ${Buffer.byteLength(body)}-byte body each, receiver on loopback\n`);
+    const line = (cells: string[]) =>
+      process.stdout.write(
+        cells.map((c, i) => (i === 0 ? c.padEnd(34) : c.padStart(i <= 2 || i === 5 ? 14 : 10))).join('') + '\n',
+      );
+    process.stdout.write(
+      `\nwebhook deliveries: ${EVENTS} events from ${PRODUCERS} producers, a ${Buffer.byteLength(body)}-byte body each, receiver on loopback\n`,
+    );
     line(['scenario', 'events in/s', 'deliveries/s', 'p50 ms', 'p99 ms', 'ratio']);
-    line(['platform (burst)', fixed(ours.produced), fixed(ours.delivered), fixed(ours.p50), fixed(ours.p99), `${(ours.delivered / reference.delivered).toFixed(2)} pg-boss`]);
-    line(['pg-boss (same jobs)', fixed(reference.produced), fixed(reference.delivered), fixed(reference.p50), fixed(reference.p99), '']);
+    line([
+      'platform (burst)',
+      fixed(ours.produced),
+      fixed(ours.delivered),
+      fixed(ours.p50),
+      fixed(ours.p99),
+      `${(ours.delivered / reference.delivered).toFixed(2)} pg-boss`,
+    ]);
+    line([
+      'pg-boss (same jobs)',
+      fixed(reference.produced),
+      fixed(reference.delivered),
+      fixed(reference.p50),
+      fixed(reference.p99),
+      '',
+    ]);
     line([`platform (paced latency, ${PACED})`, '-', '-', fixed(paced.p50), fixed(paced.p99), '']);
     line(['  measured from the POST response', '-', '-', fixed(paced.answerP50), fixed(paced.answerP99), '']);
     if (drained) {
-      line(['platform (queue drain)', '-', fixed(drained.ours), '-', '-', `${(drained.ours / drained.reference.delivered).toFixed(2)} pg-boss`]);
+      line([
+        'platform (queue drain)',
+        '-',
+        fixed(drained.ours),
+        '-',
+        '-',
+        `${(drained.ours / drained.reference.delivered).toFixed(2)} pg-boss`,
+      ]);
       line(['pg-boss (queued, then worked off)', '-', fixed(drained.reference.delivered), '-', '-', '']);
     }
     const cpuLine = (burst: Burst, side: string) =>
-      burst.cpu.side === undefined ? '' : `${side} ${burst.cpu.side.toFixed(2)}${burst.cpu.postgres === undefined ? '' : ` + postgres ${burst.cpu.postgres.toFixed(2)}`} ms`;
+      burst.cpu.side === undefined
+        ? ''
+        : `${side} ${burst.cpu.side.toFixed(2)}${burst.cpu.postgres === undefined ? '' : ` + postgres ${burst.cpu.postgres.toFixed(2)}`} ms`;
     const cpuLines = [cpuLine(ours, 'platform'), cpuLine(reference, 'pg-boss')].filter((l) => l !== '');
     if (cpuLines.length > 0) process.stdout.write(`  cpu per event in the burst: ${cpuLines.join('; ')}\n`);
     if (STATEMENTS) {
@@ -383,16 +451,19 @@ export async function benchWebhooks(api: string, adminToken: string, databaseUrl
         addStatements(map, rows);
         return map;
       };
-      process.stdout.write(statementsText('platform', byQuery(ourStatements), EVENTS) + statementsText('pg-boss', byQuery(referenceStatements), EVENTS));
+      process.stdout.write(
+        statementsText('platform', byQuery(ourStatements), EVENTS) +
+          statementsText('pg-boss', byQuery(referenceStatements), EVENTS),
+      );
     }
     process.stdout.write(`  log readers quiet ${quiet.toFixed(1)} s before the section\n`);
     if (receiver.malformed > 0) process.stdout.write(`(${receiver.malformed} bodies were not JSON)\n`);
     process.stdout.write(
       `burst: deliveries/s from the first POST /webhooks/{id}/test (pg-boss: the first ${PGBOSS_ENQUEUE}) until the receiver has all ${EVENTS};\n` +
         '  "events in/s" is how fast they were produced; p50/p99 there are event to delivery under that backlog, from each\n' +
-        '  POST\'s (send\'s) start. "ratio" is the platform\'s deliveries/s divided by pg-boss\'s jobs/s.\n' +
+        "  POST's (send's) start. \"ratio\" is the platform's deliveries/s divided by pg-boss's jobs/s.\n" +
         'paced: one test event at a time, the next once it has arrived; from the start of its POST (its commit is the event)\n' +
-        '  to the arrival, and from the POST\'s response (a delivery can arrive before it: negative).\n' +
+        "  to the arrival, and from the POST's response (a delivery can arrive before it: negative).\n" +
         `platform: its worker with ${CONCURRENCY} posts in flight (MM_WEBHOOK_CONCURRENCY). pg-boss 10: ${PGBOSS_WORKERS} work() workers of batchSize ${PGBOSS_BATCH}\n` +
         `  (BENCH_PGBOSS_WORKERS, BENCH_PGBOSS_BATCH), pollingIntervalSeconds 0.5 (its shortest), every job of a batch posted\n` +
         `  at once with undici keep-alive, jobs enqueued with ${PGBOSS_ENQUEUE === 'send' ? `boss.send by ${PRODUCERS} producers` : 'boss.insert, 1,000 at a time'} (BENCH_PGBOSS_ENQUEUE=send|insert),\n` +

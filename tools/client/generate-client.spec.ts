@@ -12,11 +12,16 @@ import { CONTRACT_LABEL } from '@meridian/money-movement';
 
 const ROOT = join(__dirname, '..', '..');
 const CLIENT_ROOT = join(ROOT, 'packages', 'client');
-const committedDocument = () => JSON.parse(readFileSync(join(CLIENT_ROOT, 'openapi.json'), 'utf8')) as { info: { version: string } };
+const committedDocument = () =>
+  JSON.parse(readFileSync(join(CLIENT_ROOT, 'openapi.json'), 'utf8')) as { info: { version: string } };
 
 describe('the generated client package', () => {
   it('is what `npm run client:generate` makes of the OpenAPI document the platform serves', () => {
-    const check = spawnSync(process.execPath, ['-r', './tools/register.js', 'tools/client/generate-client.ts', '--check'], { cwd: ROOT, encoding: 'utf8' });
+    const check = spawnSync(
+      process.execPath,
+      ['-r', './tools/register.js', 'tools/client/generate-client.ts', '--check'],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
     expect({ status: check.status, stderr: check.stderr }).toEqual({ status: 0, stderr: '' });
     expect(check.stdout).toContain('up to date');
   }, 120_000);
@@ -24,7 +29,10 @@ describe('the generated client package', () => {
   it('is labelled with the contract v26.09.30-0002 and versioned 107.1.0 in its own package.json', () => {
     expect(committedDocument().info.version).toBe('v26.09.30-0002');
     expect(CONTRACT_LABEL).toBe(committedDocument().info.version);
-    const manifest = JSON.parse(readFileSync(join(CLIENT_ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+    const manifest = JSON.parse(readFileSync(join(CLIENT_ROOT, 'package.json'), 'utf8')) as {
+      name: string;
+      version: string;
+    };
     expect(manifest).toMatchObject({ name: '@meridian/money-movement', version: '107.1.0' });
   });
 });

@@ -28,7 +28,13 @@ import { Client } from 'pg';
 import { parseAllDocuments, stringify } from 'yaml';
 import { ROOT, run } from '@mm/platform/testing';
 
-export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; spec?: any; data?: Record<string, string> };
+export type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  spec?: any;
+  data?: Record<string, string>;
+};
 
 export interface PlayOptions {
   overlay?: string;
@@ -107,7 +113,9 @@ export async function play(options: PlayOptions): Promise<Played> {
     return file;
   };
 
-  const configMaps = rendered.filter((o) => o.kind === 'ConfigMap').map((cm) => ({ ...cm, data: { ...cm.data, KAFKA_BROKERS: '' } }));
+  const configMaps = rendered
+    .filter((o) => o.kind === 'ConfigMap')
+    .map((cm) => ({ ...cm, data: { ...cm.data, KAFKA_BROKERS: '' } }));
   const secretName = new Set<string>();
   /** The run's image, secret and volume names in a pod spec, what podman 4.3 would play wrong left out; everything else as rendered. */
   const adapt = (pod: string, spec: any) => {
@@ -130,7 +138,10 @@ export async function play(options: PlayOptions): Promise<Played> {
       // podman 4.3 publishes each containerPort on the host's port of the same number (a Kubernetes
       // containerPort publishes nothing): left out, the pods are reached on their own addresses.
       delete container.ports;
-      for (const ref of [...(container.env ?? []).map((e: any) => e.valueFrom?.secretKeyRef), ...(container.envFrom ?? []).map((e: any) => e.secretRef)]) {
+      for (const ref of [
+        ...(container.env ?? []).map((e: any) => e.valueFrom?.secretKeyRef),
+        ...(container.envFrom ?? []).map((e: any) => e.secretRef),
+      ]) {
         if (!ref) continue;
         secretName.add(ref.name);
         ref.name = secret;
@@ -145,7 +156,14 @@ export async function play(options: PlayOptions): Promise<Played> {
   /** A pod's address on the run's network, which this machine reaches. */
   const address = async (pod: string) => {
     const infra = (await run('podman', ['pod', 'inspect', pod, '--format', '{{.InfraContainerID}}'])).stdout.trim();
-    const ip = (await run('podman', ['inspect', infra, '--format', `{{(index .NetworkSettings.Networks "${network}").IPAddress}}`])).stdout.trim();
+    const ip = (
+      await run('podman', [
+        'inspect',
+        infra,
+        '--format',
+        `{{(index .NetworkSettings.Networks "${network}").IPAddress}}`,
+      ])
+    ).stdout.trim();
     if (!ip) throw new Error(`the pod ${pod} has no address on ${network}`);
     return ip;
   };
@@ -163,7 +181,12 @@ export async function play(options: PlayOptions): Promise<Played> {
 
   try {
     // The Secret, as podman 4.3 reads one for secretKeyRef: a JSON object of base64 values.
-    const encoded = Object.fromEntries(Object.entries({ ...secrets, POSTGRES_PASSWORD: postgresPassword }).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
+    const encoded = Object.fromEntries(
+      Object.entries({ ...secrets, POSTGRES_PASSWORD: postgresPassword }).map(([k, v]) => [
+        k,
+        Buffer.from(v).toString('base64'),
+      ]),
+    );
     const secretFile = join(dir, 'secret.json');
     writeFileSync(secretFile, JSON.stringify(encoded), { mode: 0o600 });
     await run('podman', ['secret', 'create', secret, secretFile]);
@@ -184,7 +207,9 @@ export async function play(options: PlayOptions): Promise<Played> {
               name: 'postgres',
               image: options.postgresImage,
               args: ['-c', 'max_connections=200'],
-              env: [{ name: 'POSTGRES_PASSWORD', valueFrom: { secretKeyRef: { name: secret, key: 'POSTGRES_PASSWORD' } } }],
+              env: [
+                { name: 'POSTGRES_PASSWORD', valueFrom: { secretKeyRef: { name: secret, key: 'POSTGRES_PASSWORD' } } },
+              ],
             },
           ],
         },
@@ -203,7 +228,15 @@ export async function play(options: PlayOptions): Promise<Played> {
     log(`played ${postgresPod}, answering`);
 
     const migratePod = `${prefix}-migrate`;
-    const migrateFile = write('migrate.yaml', [...configMaps, { apiVersion: 'v1', kind: 'Pod', metadata: { name: migratePod, labels: job.spec.template.metadata?.labels }, spec: adapt(migratePod, structuredClone(job.spec.template.spec)) }]);
+    const migrateFile = write('migrate.yaml', [
+      ...configMaps,
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: migratePod, labels: job.spec.template.metadata?.labels },
+        spec: adapt(migratePod, structuredClone(job.spec.template.spec)),
+      },
+    ]);
     await playFile(migrateFile, []);
     log(`played ${migratePod} (the migrate Job's pod)`);
 
@@ -217,7 +250,10 @@ export async function play(options: PlayOptions): Promise<Played> {
       pods[deployment.metadata.name] = podOf(name);
     }
     log(`played ${deployments.length} Deployments: ${deployments.map((d) => d.metadata.name).join(', ')}`);
-    if (secretName.size !== 1) throw new Error(`the manifests refer to ${secretName.size} Secrets (${[...secretName].join(', ')}); this play provides one`);
+    if (secretName.size !== 1)
+      throw new Error(
+        `the manifests refer to ${secretName.size} Secrets (${[...secretName].join(', ')}); this play provides one`,
+      );
 
     return {
       network,
@@ -246,7 +282,8 @@ async function answers(url: string, timeoutMs: number): Promise<void> {
       await client.query('SELECT 1');
       return;
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`PostgreSQL did not answer in ${timeoutMs / 1000} s: ${(error as Error).message}`);
+      if (Date.now() > deadline)
+        throw new Error(`PostgreSQL did not answer in ${timeoutMs / 1000} s: ${(error as Error).message}`);
       await new Promise((r) => setTimeout(r, 250));
     } finally {
       await client.end().catch(() => undefined);
@@ -264,11 +301,27 @@ export async function probeTargets(played: Played): Promise<ProbeTarget[]> {
       for (const kind of ['startup', 'liveness', 'readiness'] as const) {
         const probe = container[`${kind}Probe`];
         if (!probe) continue;
-        if (!probe.httpGet) throw new Error(`${deployment.metadata.name}: the ${kind} probe is not an HTTP GET, which this play does not ask`);
-        const port = typeof probe.httpGet.port === 'number' ? probe.httpGet.port : container.ports?.find((p: { name?: string }) => p.name === probe.httpGet.port)?.containerPort;
-        if (!port) throw new Error(`${deployment.metadata.name}: the ${kind} probe's port ${probe.httpGet.port} is not a port of the container`);
-        const budgetMs = (probe.initialDelaySeconds ?? 0) * 1000 + (probe.periodSeconds ?? 10) * (probe.failureThreshold ?? 3) * 1000;
-        targets.push({ deployment: deployment.metadata.name, pod, kind, url: `http://${ip}:${port}${probe.httpGet.path ?? '/'}`, budgetMs });
+        if (!probe.httpGet)
+          throw new Error(
+            `${deployment.metadata.name}: the ${kind} probe is not an HTTP GET, which this play does not ask`,
+          );
+        const port =
+          typeof probe.httpGet.port === 'number'
+            ? probe.httpGet.port
+            : container.ports?.find((p: { name?: string }) => p.name === probe.httpGet.port)?.containerPort;
+        if (!port)
+          throw new Error(
+            `${deployment.metadata.name}: the ${kind} probe's port ${probe.httpGet.port} is not a port of the container`,
+          );
+        const budgetMs =
+          (probe.initialDelaySeconds ?? 0) * 1000 + (probe.periodSeconds ?? 10) * (probe.failureThreshold ?? 3) * 1000;
+        targets.push({
+          deployment: deployment.metadata.name,
+          pod,
+          kind,
+          url: `http://${ip}:${port}${probe.httpGet.path ?? '/'}`,
+          budgetMs,
+        });
       }
     }
   }
@@ -289,7 +342,11 @@ if (require.main === module) {
       image: process.env.MM_IMAGE ?? 'localhost/money-movement:local',
       postgresImage: process.env.MM_POSTGRES_IMAGE ?? 'localhost/mm-postgres:15',
       prefix: `mm-kube-${process.pid}`,
-      secrets: { MM_ADMIN_TOKEN: process.env.MM_ADMIN_TOKEN, MM_SECRET_HASH_KEY: process.env.MM_SECRET_HASH_KEY, MM_SIGNING_KEY_ENCRYPTION_KEYS: process.env.MM_SIGNING_KEY_ENCRYPTION_KEYS },
+      secrets: {
+        MM_ADMIN_TOKEN: process.env.MM_ADMIN_TOKEN,
+        MM_SECRET_HASH_KEY: process.env.MM_SECRET_HASH_KEY,
+        MM_SIGNING_KEY_ENCRYPTION_KEYS: process.env.MM_SIGNING_KEY_ENCRYPTION_KEYS,
+      },
       log: (line) => process.stderr.write(`${line}\n`),
     });
     let stopping = false;
@@ -309,13 +366,18 @@ if (require.main === module) {
       const started = Date.now();
       for (const target of targets.filter((t) => t.kind === 'readiness')) {
         while (!(await probe(target.url))) {
-          if (Date.now() - started > target.budgetMs + 120_000) throw new Error(`${target.deployment} is not ready at ${target.url}`);
+          if (Date.now() - started > target.budgetMs + 120_000)
+            throw new Error(`${target.deployment} is not ready at ${target.url}`);
           await new Promise((r) => setTimeout(r, 1_000));
         }
       }
       const gateway = targets.find((t) => t.deployment === 'gateway');
-      const token = process.env.MM_ADMIN_TOKEN ? 'the MM_ADMIN_TOKEN you exported' : 'generated and not shown (export MM_ADMIN_TOKEN to choose it)';
-      process.stdout.write(`ready: the API is at ${gateway ? new URL(gateway.url).origin : '?'}/v0.13 from this machine; the admin token is ${token}. Ctrl-C takes it all down.\n`);
+      const token = process.env.MM_ADMIN_TOKEN
+        ? 'the MM_ADMIN_TOKEN you exported'
+        : 'generated and not shown (export MM_ADMIN_TOKEN to choose it)';
+      process.stdout.write(
+        `ready: the API is at ${gateway ? new URL(gateway.url).origin : '?'}/v0.13 from this machine; the admin token is ${token}. Ctrl-C takes it all down.\n`,
+      );
     } catch (error) {
       clearInterval(keepAlive);
       process.stderr.write(`${(error as Error).message}\n`);

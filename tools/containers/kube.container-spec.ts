@@ -14,7 +14,13 @@ import { play, probe, probeTargets, type Played, type ProbeTarget } from './kube
 
 const engine: Engine = containerEngine();
 const hasKubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
-const skipped = !engine.available ? engine.reason : engine.command !== 'podman' ? 'kube play is podman’s: Docker has none' : !hasKubectl ? 'kubectl is not installed (it renders the overlay)' : undefined;
+const skipped = !engine.available
+  ? engine.reason
+  : engine.command !== 'podman'
+    ? 'kube play is podman’s: Docker has none'
+    : !hasKubectl
+      ? 'kubectl is not installed (it renders the overlay)'
+      : undefined;
 if (skipped) process.stderr.write(`kube.container-spec: skipped: ${skipped}\n`);
 const describeWithPodman = skipped ? describe.skip : describe;
 
@@ -28,21 +34,39 @@ describeWithPodman('the sandbox overlay played with podman kube play (containers
   const log = (line: string) => process.stderr.write(`kube.container-spec: ${line}\n`);
   const seconds = (since: number) => Math.round((Date.now() - since) / 1000);
 
-  beforeAll(async () => {
-    started = Date.now();
-    const images = await ensureImages(engine as Engine & { available: true });
-    log(`images ready in ${seconds(started)} s (${images.built.join(', ') || 'all built before'})`);
-    const playAt = Date.now();
-    played = await play({ overlay: 'sandbox', image: images.platform, postgresImage: images.postgres, prefix: PREFIX });
-    log(`played in ${seconds(playAt)} s`);
-    targets = await probeTargets(played);
-    // Startup probes first (each within its own budget), then liveness and readiness, as the kubelet orders them.
-    const probesAt = Date.now();
-    for (const kind of ['startup', 'liveness', 'readiness'] as const) {
-      await Promise.all(targets.filter((t) => t.kind === kind).map((t) => until(() => probe(t.url), t.budgetMs + 60_000, `${t.deployment}'s ${kind} probe ${new URL(t.url).pathname}`)));
-    }
-    log(`every pod ready ${seconds(probesAt)} s after the play`);
-  }, BUILD_TIMEOUT_MS + 8 * 60_000);
+  beforeAll(
+    async () => {
+      started = Date.now();
+      const images = await ensureImages(engine as Engine & { available: true });
+      log(`images ready in ${seconds(started)} s (${images.built.join(', ') || 'all built before'})`);
+      const playAt = Date.now();
+      played = await play({
+        overlay: 'sandbox',
+        image: images.platform,
+        postgresImage: images.postgres,
+        prefix: PREFIX,
+      });
+      log(`played in ${seconds(playAt)} s`);
+      targets = await probeTargets(played);
+      // Startup probes first (each within its own budget), then liveness and readiness, as the kubelet orders them.
+      const probesAt = Date.now();
+      for (const kind of ['startup', 'liveness', 'readiness'] as const) {
+        await Promise.all(
+          targets
+            .filter((t) => t.kind === kind)
+            .map((t) =>
+              until(
+                () => probe(t.url),
+                t.budgetMs + 60_000,
+                `${t.deployment}'s ${kind} probe ${new URL(t.url).pathname}`,
+              ),
+            ),
+        );
+      }
+      log(`every pod ready ${seconds(probesAt)} s after the play`);
+    },
+    BUILD_TIMEOUT_MS + 8 * 60_000,
+  );
 
   afterAll(async () => {
     if (!played) return;
@@ -55,10 +79,21 @@ describeWithPodman('the sandbox overlay played with podman kube play (containers
   }, 120_000);
 
   it('runs the migrate Job’s work to completion', async () => {
-    const state = await until(async () => {
-      const out = (await run('podman', ['inspect', `${played!.migratePod}-migrate`, '--format', '{{.State.Status}} {{.State.ExitCode}}'])).stdout.trim();
-      return out.startsWith('exited') ? out : undefined;
-    }, 120_000, 'the migrate pod to finish');
+    const state = await until(
+      async () => {
+        const out = (
+          await run('podman', [
+            'inspect',
+            `${played!.migratePod}-migrate`,
+            '--format',
+            '{{.State.Status}} {{.State.ExitCode}}',
+          ])
+        ).stdout.trim();
+        return out.startsWith('exited') ? out : undefined;
+      },
+      120_000,
+      'the migrate pod to finish',
+    );
     expect(state).toBe('exited 0');
   });
 
@@ -72,17 +107,40 @@ describeWithPodman('the sandbox overlay played with podman kube play (containers
     for (const [i, deployment] of deployments.entries()) {
       const container = deployment.spec.template.spec.containers[0];
       const c = inspected[i];
-      const env = new Map<string, string>((c.Config.Env as string[]).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+      const env = new Map<string, string>(
+        (c.Config.Env as string[]).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+      );
       const what = deployment.metadata.name;
-      expect({ what, status: c.State.Status, restarts: c.RestartCount }).toEqual({ what, status: 'running', restarts: 0 });
+      expect({ what, status: c.State.Status, restarts: c.RestartCount }).toEqual({
+        what,
+        status: 'running',
+        restarts: 0,
+      });
       // Every ConfigMap value as rendered, but the Kafka brokers (no Kafka here: events go through PostgreSQL).
-      for (const [key, value] of Object.entries(config)) expect({ what, key, value: env.get(key) }).toEqual({ what, key, value: key === 'KAFKA_BROKERS' ? '' : value });
+      for (const [key, value] of Object.entries(config))
+        expect({ what, key, value: env.get(key) }).toEqual({ what, key, value: key === 'KAFKA_BROKERS' ? '' : value });
       for (const variable of container.env) {
-        if (variable.value !== undefined) expect({ what, key: variable.name, value: env.get(variable.name) }).toEqual({ what, key: variable.name, value: variable.value });
+        if (variable.value !== undefined)
+          expect({ what, key: variable.name, value: env.get(variable.name) }).toEqual({
+            what,
+            key: variable.name,
+            value: variable.value,
+          });
         // A Secret's value is compared, never shown.
-        else expect({ what, key: variable.name, fromTheSecret: env.get(variable.name) === played!.secrets[variable.valueFrom.secretKeyRef.key] }).toEqual({ what, key: variable.name, fromTheSecret: true });
+        else
+          expect({
+            what,
+            key: variable.name,
+            fromTheSecret: env.get(variable.name) === played!.secrets[variable.valueFrom.secretKeyRef.key],
+          }).toEqual({ what, key: variable.name, fromTheSecret: true });
       }
-      expect({ what, user: c.Config.User, readOnlyRoot: c.HostConfig.ReadonlyRootfs, added: c.HostConfig.CapAdd ?? [], memory: c.HostConfig.Memory }).toEqual({
+      expect({
+        what,
+        user: c.Config.User,
+        readOnlyRoot: c.HostConfig.ReadonlyRootfs,
+        added: c.HostConfig.CapAdd ?? [],
+        memory: c.HostConfig.Memory,
+      }).toEqual({
         what,
         user: '1000:1000',
         readOnlyRoot: true,
@@ -99,7 +157,11 @@ describeWithPodman('the sandbox overlay played with podman kube play (containers
     const call = async (method: string, path: string, body?: unknown, token?: string) => {
       const res = await fetch(`${api}${path}`, {
         method,
-        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}) },
+        headers: {
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await res.text();
@@ -112,7 +174,12 @@ describeWithPodman('the sandbox overlay played with podman kube play (containers
     expect(keys.status).toBe(201);
     const auth = await call('POST', '/auth/token', { apiKey: keys.body.apiKey, apiSecret: keys.body.apiSecret });
     expect(auth.status).toBe(200);
-    const customer = await call('POST', '/customers', { type: 'individual', firstName: 'Grace', lastName: 'Hopper' }, auth.body.accessToken);
+    const customer = await call(
+      'POST',
+      '/customers',
+      { type: 'individual', firstName: 'Grace', lastName: 'Hopper' },
+      auth.body.accessToken,
+    );
     expect(customer.status).toBe(201);
     const fetched = await call('GET', `/customers/${customer.body.id}`, undefined, auth.body.accessToken);
     expect(fetched).toMatchObject({ status: 200, body: { id: customer.body.id, firstName: 'Grace' } });
@@ -120,7 +187,8 @@ describeWithPodman('the sandbox overlay played with podman kube play (containers
 
   /** Pods, containers, volumes, the network and the secret of this play that are still there. */
   async function leftBehind(): Promise<string[]> {
-    const list = async (args: string[]) => (await run('podman', args)).stdout.split('\n').filter((line) => line.includes(PREFIX));
+    const list = async (args: string[]) =>
+      (await run('podman', args)).stdout.split('\n').filter((line) => line.includes(PREFIX));
     return [
       ...(await list(['pod', 'ps', '--format', '{{.Name}}'])),
       ...(await list(['ps', '-a', '--format', '{{.Names}}'])),

@@ -30,7 +30,10 @@ function buildIfStale({ quiet = false } = {}) {
   try {
     vite = join(require.resolve('vite/package.json', { paths: [APP, ROOT] }), '..', 'bin', 'vite.js');
   } catch {
-    if (!quiet) process.stderr.write(`dashboard ${why}, and Vite is not installed here: npm install, then npm run dashboard:build\n`);
+    if (!quiet)
+      process.stderr.write(
+        `dashboard ${why}, and Vite is not installed here: npm install, then npm run dashboard:build\n`,
+      );
     return false;
   }
   if (!quiet) process.stdout.write(`dashboard ${why}: building it (apps/dashboard)\n`);

@@ -10,7 +10,12 @@ import { platformMigrations } from '@mm/runtime/platform';
 async function main(): Promise<void> {
   const config = loadConfig();
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set');
-  const dataSource = await openDatabase({ url: config.DATABASE_URL, migrations: platformMigrations, poolSize: 1, applicationName: 'money-movement-migrate' });
+  const dataSource = await openDatabase({
+    url: config.DATABASE_URL,
+    migrations: platformMigrations,
+    poolSize: 1,
+    applicationName: 'money-movement-migrate',
+  });
   await dataSource.destroy();
   process.stdout.write(`migrations applied (${platformMigrations.length} known)\n`);
 }

@@ -49,13 +49,37 @@ const CONTAINER_VARIABLES = /^(MM_|KAFKA_|OTEL_|DATABASE_URL$|HOST$|PORT$|NODE_E
  */
 function serviceCommand(name: ServiceName, env: NodeJS.ProcessEnv): { command: string; args: string[] } {
   const image = env.MM_SERVICE_IMAGE;
-  if (!image) return { command: process.execPath, args: ['-r', './tools/register.js', 'tools/distributed/start-service.ts', name] };
-  const passed = Object.keys(env).filter((key) => CONTAINER_VARIABLES.test(key) && key !== 'MM_DATA_DIR' && key !== 'MM_SERVICE_IMAGE' && key !== 'MM_CONTAINER_ENGINE');
+  if (!image)
+    return {
+      command: process.execPath,
+      args: ['-r', './tools/register.js', 'tools/distributed/start-service.ts', name],
+    };
+  const passed = Object.keys(env).filter(
+    (key) =>
+      CONTAINER_VARIABLES.test(key) &&
+      key !== 'MM_DATA_DIR' &&
+      key !== 'MM_SERVICE_IMAGE' &&
+      key !== 'MM_CONTAINER_ENGINE',
+  );
   return {
     command: env.MM_CONTAINER_ENGINE ?? 'podman',
     // -i: the lifeline (stdin) reaches the service; --rm: nothing is left once it stops. Only the names go on the
     // command line: the engine reads each value from its own environment, so no secret shows in a process list.
-    args: ['run', '--rm', '-i', '--network', 'host', '--name', `mm-${name}-${env.PORT}`, '-e', `SERVICE=${name}`, '-e', `${LIFELINE_VARIABLE}=true`, ...passed.flatMap((key) => ['-e', key]), image],
+    args: [
+      'run',
+      '--rm',
+      '-i',
+      '--network',
+      'host',
+      '--name',
+      `mm-${name}-${env.PORT}`,
+      '-e',
+      `SERVICE=${name}`,
+      '-e',
+      `${LIFELINE_VARIABLE}=true`,
+      ...passed.flatMap((key) => ['-e', key]),
+      image,
+    ],
   };
 }
 
@@ -63,7 +87,11 @@ function serviceCommand(name: ServiceName, env: NodeJS.ProcessEnv): { command: s
  * onLine sees each line of the service's output first; a line it answers `true` for is kept from the
  * terminal (the launcher shows it in its own banner).
  */
-function startService(name: ServiceName, env: NodeJS.ProcessEnv, onLine: (line: string) => boolean | void = () => undefined): ChildProcess {
+function startService(
+  name: ServiceName,
+  env: NodeJS.ProcessEnv,
+  onLine: (line: string) => boolean | void = () => undefined,
+): ChildProcess {
   // The service's own output goes to this terminal, each line under its name. Its stdin is a pipe from
   // this process that is never written: if this process dies, even by SIGKILL, the service stops too.
   const { command, args } = serviceCommand(name, env);
@@ -86,9 +114,16 @@ function startService(name: ServiceName, env: NodeJS.ProcessEnv, onLine: (line: 
 async function waitReady(name: ServiceName, url: string, child: ChildProcess, timeoutSecs: number): Promise<void> {
   const deadline = Date.now() + timeoutSecs * 1000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the ${name} service exited during start-up (${child.exitCode ?? child.signalCode})`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the ${name} service exited during start-up (${child.exitCode ?? child.signalCode})`);
     // Bounded: a probe left hanging (the port held by something that drops connections) would hide the service's exit.
-    if (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`the ${name} service was not ready within ${timeoutSecs} s (MM_READY_TIMEOUT_SECS)`);
@@ -98,8 +133,10 @@ async function waitReady(name: ServiceName, url: string, child: ChildProcess, ti
 async function bannerPrinted(printed: () => boolean, child: ChildProcess, timeoutSecs: number): Promise<void> {
   const deadline = Date.now() + timeoutSecs * 1000;
   while (!printed()) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the gateway exited during start-up (${child.exitCode ?? child.signalCode})`);
-    if (Date.now() > deadline) throw new Error(`the gateway printed no banner within ${timeoutSecs} s (MM_READY_TIMEOUT_SECS)`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the gateway exited during start-up (${child.exitCode ?? child.signalCode})`);
+    if (Date.now() > deadline)
+      throw new Error(`the gateway printed no banner within ${timeoutSecs} s (MM_READY_TIMEOUT_SECS)`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -137,7 +174,9 @@ function passwordHint(url: string, file: string | undefined): string {
 function chosenServices(args: string[]): ServiceName[] {
   const unknown = args.filter((a) => !isServiceName(a));
   if (unknown.length > 0) {
-    process.stderr.write(`usage: npm run start:distributed [-- <service> ...]; no service ${unknown.join(', ')} (the services are ${SERVICE_NAMES.join(', ')})\n`);
+    process.stderr.write(
+      `usage: npm run start:distributed [-- <service> ...]; no service ${unknown.join(', ')} (the services are ${SERVICE_NAMES.join(', ')})\n`,
+    );
     process.exit(2);
   }
   return args.length === 0 ? [...SERVICE_NAMES] : SERVICE_NAMES.filter((s) => s === 'gateway' || args.includes(s));
@@ -185,7 +224,11 @@ async function main(): Promise<void> {
   try {
     let databaseUrl = config.DATABASE_URL;
     if (!databaseUrl) {
-      embedded = await startEmbeddedPostgres({ dataDir: config.MM_DATA_DIR, database: 'money_movement', onNotice: (line) => process.stdout.write(`${line}\n`) });
+      embedded = await startEmbeddedPostgres({
+        dataDir: config.MM_DATA_DIR,
+        database: 'money_movement',
+        onNotice: (line) => process.stdout.write(`${line}\n`),
+      });
       databaseUrl = embedded.url;
     }
     const host = config.HOST ?? (config.DATABASE_URL ? '0.0.0.0' : '127.0.0.1');
@@ -214,19 +257,26 @@ async function main(): Promise<void> {
       const child = startService(name, { ...common, ...serviceUrls, PORT: String(port), HOST: '127.0.0.1' });
       started.push({ name, url: serviceUrls[serviceUrlVariable(name)], child });
     }
-    const gateway = startService('gateway', { ...common, ...serviceUrls, PORT: String(config.PORT), HOST: host }, (line) => {
-      if (/^ {2}Events {7}/.test(line)) gatewayBanner = true;
-      if (!CREDENTIAL_LINE.test(line)) return false;
-      gatewayCredentials.push(line);
-      return true;
-    });
+    const gateway = startService(
+      'gateway',
+      { ...common, ...serviceUrls, PORT: String(config.PORT), HOST: host },
+      (line) => {
+        if (/^ {2}Events {7}/.test(line)) gatewayBanner = true;
+        if (!CREDENTIAL_LINE.test(line)) return false;
+        gatewayCredentials.push(line);
+        return true;
+      },
+    );
     started.push({ name: 'gateway', url: gatewayUrl, child: gateway });
     await Promise.all(started.map((s) => waitReady(s.name, s.url, s.child, config.MM_READY_TIMEOUT_SECS)));
     // Ready, maybe before its banner has reached this process: the key pair is in it.
     await bannerPrinted(() => gatewayBanner, gateway, config.MM_READY_TIMEOUT_SECS);
     for (const s of started) {
       s.child.on('exit', (code, signal) => {
-        if (!stopping) process.stdout.write(`the ${s.name} service (pid ${s.child.pid}) exited (${code ?? signal}); its routes answer 503 until it is started again\n`);
+        if (!stopping)
+          process.stdout.write(
+            `the ${s.name} service (pid ${s.child.pid}) exited (${code ?? signal}); its routes answer 503 until it is started again\n`,
+          );
       });
     }
     const local = !config.DATABASE_URL;
@@ -251,7 +301,12 @@ async function main(): Promise<void> {
     // The gateway was up and made the first key pair before another process failed: the database keeps
     // it, and its secret is never shown again, so it is repeated here rather than left in the lines above.
     if (gatewayCredentials.some((line) => /shown this once/.test(line))) {
-      process.stderr.write(['The gateway made the first key pair before start-up failed; keep it, it is not shown again:', ...gatewayCredentials].join('\n') + '\n');
+      process.stderr.write(
+        [
+          'The gateway made the first key pair before start-up failed; keep it, it is not shown again:',
+          ...gatewayCredentials,
+        ].join('\n') + '\n',
+      );
     }
     stop('start-up failed', 1);
   }

@@ -26,7 +26,9 @@ function walk(dir: string, keep: (path: string) => boolean, into: string[] = [])
 
 /** The pages the rule covers: the README and every page under docs/, but the decision records. */
 function coveredPages(): string[] {
-  const docs = walk(join(ROOT, 'docs'), (p) => p.endsWith('.md')).filter((p) => !relative(ROOT, p).startsWith(`docs${sep}adr${sep}`));
+  const docs = walk(join(ROOT, 'docs'), (p) => p.endsWith('.md')).filter(
+    (p) => !relative(ROOT, p).startsWith(`docs${sep}adr${sep}`),
+  );
   return [join(ROOT, 'README.md'), ...docs].map((p) => relative(ROOT, p)).sort();
 }
 
@@ -38,8 +40,13 @@ function isSource(repoPath: string): boolean {
 /** Names the source exports (classes, functions, constants, types): internal symbols a reader does not have. */
 function exportedSymbols(): Set<string> {
   const names = new Set<string>();
-  for (const file of walk(join(ROOT, 'libs'), (p) => p.endsWith('.ts')).concat(walk(join(ROOT, 'apps'), (p) => p.endsWith('.ts')))) {
-    for (const m of readFileSync(file, 'utf8').matchAll(/export\s+(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:const|let|function|class|interface|type|enum)\s+([A-Za-z_$][\w$]*)/g)) names.add(m[1]);
+  for (const file of walk(join(ROOT, 'libs'), (p) => p.endsWith('.ts')).concat(
+    walk(join(ROOT, 'apps'), (p) => p.endsWith('.ts')),
+  )) {
+    for (const m of readFileSync(file, 'utf8').matchAll(
+      /export\s+(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:const|let|function|class|interface|type|enum)\s+([A-Za-z_$][\w$]*)/g,
+    ))
+      names.add(m[1]);
   }
   // Only names that read as code (camelCase, PascalCase of two words or more, SCREAMING_CASE): a symbol named
   // with one English word (`price`) says nothing about the source. And fields of the API that a source
@@ -57,10 +64,20 @@ function clientPackageNames(): Set<string> {
   const index = readFileSync(join(source, 'index.ts'), 'utf8');
   const names = new Set<string>();
   for (const list of index.matchAll(/export\s+(?:type\s+)?\{([^}]+)\}/g)) {
-    for (const item of list[1].split(',')) names.add(item.trim().replace(/^type\s+/, '').split(/\s+as\s+/).pop()!);
+    for (const item of list[1].split(','))
+      names.add(
+        item
+          .trim()
+          .replace(/^type\s+/, '')
+          .split(/\s+as\s+/)
+          .pop()!,
+      );
   }
   for (const star of index.matchAll(/export\s+(?:type\s+)?\*\s+from\s+'\.\/([\w-]+)'/g)) {
-    for (const m of readFileSync(join(source, `${star[1]}.ts`), 'utf8').matchAll(/export\s+(?:type|interface)\s+([A-Za-z_$][\w$]*)/g)) names.add(m[1]);
+    for (const m of readFileSync(join(source, `${star[1]}.ts`), 'utf8').matchAll(
+      /export\s+(?:type|interface)\s+([A-Za-z_$][\w$]*)/g,
+    ))
+      names.add(m[1]);
   }
   return names;
 }
@@ -68,7 +85,8 @@ function clientPackageNames(): Set<string> {
 /** File names of the repository's source (a page that names one sends the reader into the code). */
 function sourceFileNames(): Set<string> {
   const names = new Set<string>();
-  for (const dir of SOURCE_DIRS) for (const file of walk(join(ROOT, dir), (p) => SOURCE_FILE.test(p))) names.add(file.split(sep).pop()!);
+  for (const dir of SOURCE_DIRS)
+    for (const file of walk(join(ROOT, dir), (p) => SOURCE_FILE.test(p))) names.add(file.split(sep).pop()!);
   return names;
 }
 
@@ -82,15 +100,18 @@ function violations(page: string, text: string, symbols: Set<string>, sourceFile
       const target = m[1];
       if (target.startsWith('#')) continue;
       if (/^[a-z][a-z0-9+.-]*:/i.test(target)) {
-        found.push(`${at}: links outside the repository (${target}): link to a page of the repository, or say it in words`);
+        found.push(
+          `${at}: links outside the repository (${target}): link to a page of the repository, or say it in words`,
+        );
         continue;
       }
       const path = resolve(dirname(join(ROOT, page)), decodeURIComponent(target.split('#')[0]));
       const inRepo = relative(ROOT, path);
-      if (inRepo.startsWith("..") || isAbsolute(inRepo)) found.push(`${at}: links outside the repository (${target})`);
+      if (inRepo.startsWith('..') || isAbsolute(inRepo)) found.push(`${at}: links outside the repository (${target})`);
       else if (!existsSync(path)) found.push(`${at}: links to ${target}, which does not exist`);
       else if (statSync(path).isFile() && isSource(inRepo)) found.push(`${at}: links into the source (${target})`);
-      else if (statSync(path).isDirectory() && SOURCE_DIRS.includes(inRepo.split(sep)[0])) found.push(`${at}: links into the source (${target})`);
+      else if (statSync(path).isDirectory() && SOURCE_DIRS.includes(inRepo.split(sep)[0]))
+        found.push(`${at}: links into the source (${target})`);
     }
     const checks: Array<[RegExp, string]> = [
       [/\.\.\/shared\b|\/work\//, 'points outside the repository'],
@@ -119,13 +140,18 @@ describe('the README and docs/ stand alone', () => {
 
   it('covers the README and every page of docs/ but the decision records', () => {
     const pages = coveredPages();
-    expect(pages).toEqual(expect.arrayContaining(['README.md', 'docs/sandbox.md', 'docs/webhooks.md', 'docs/guides/README.md']));
+    expect(pages).toEqual(
+      expect.arrayContaining(['README.md', 'docs/sandbox.md', 'docs/webhooks.md', 'docs/guides/README.md']),
+    );
     expect(pages.filter((p) => p.startsWith('docs/adr/'))).toEqual([]);
   });
 
-  it.each(coveredPages())('%s links only to pages of the repository, and names no source, symbol or outside document', (page) => {
-    expect(violations(page, readFileSync(join(ROOT, page), 'utf8'), symbols, sourceFiles)).toEqual([]);
-  });
+  it.each(coveredPages())(
+    '%s links only to pages of the repository, and names no source, symbol or outside document',
+    (page) => {
+      expect(violations(page, readFileSync(join(ROOT, page), 'utf8'), symbols, sourceFiles)).toEqual([]);
+    },
+  );
 
   it('catches each kind of reference (the rule itself)', () => {
     const page = 'docs/example.md';
@@ -135,7 +161,9 @@ describe('the README and docs/ stand alone', () => {
     expect(flagged('[a guide](guides/README.md)')).toEqual([]);
     expect(flagged('[missing](nowhere.md)')).toEqual([expect.stringContaining('does not exist')]);
     expect(flagged('[the code](../libs/contracts/src/errors.ts)')).not.toEqual([]);
-    expect(flagged('[elsewhere](https://example.com/docs)')).toEqual([expect.stringContaining('outside the repository')]);
+    expect(flagged('[elsewhere](https://example.com/docs)')).toEqual([
+      expect.stringContaining('outside the repository'),
+    ]);
     expect(flagged('names of the catalogue (`PARTNER_EVENT_CATALOGUE` in `libs/contracts`)')).toHaveLength(2);
     expect(flagged("import { constructWebhookEvent } from '@mm/contracts';")).toHaveLength(2);
     expect(flagged('(API-CONTRACT: Webhooks on the wire)')).toHaveLength(1);

@@ -19,7 +19,10 @@ describe('error catalogue', () => {
     expect(ERROR_CATALOGUE.InvalidCustomerID).toMatchObject({ code: 10000, msg: 'invalid customer_id' });
     expect(ERROR_CATALOGUE.CustomerNotFound).toMatchObject({ code: 10001, msg: 'customer not found' });
     expect(ERROR_CATALOGUE.Provider).toMatchObject({ code: 10002, msg: 'invalid provider balance response' });
-    expect(ERROR_CATALOGUE.ProviderUserAccountNotFound).toMatchObject({ code: 10029, msg: 'provider account not provisioned for this customer' });
+    expect(ERROR_CATALOGUE.ProviderUserAccountNotFound).toMatchObject({
+      code: 10029,
+      msg: 'provider account not provisioned for this customer',
+    });
     expect(ERROR_CATALOGUE.ProviderUnreachable).toMatchObject({ code: 10087, msg: 'upstream provider unreachable' });
   });
 });

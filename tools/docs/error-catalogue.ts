@@ -1,6 +1,8 @@
 // docs/errors.md is generated from libs/contracts (the error catalogue), so
 // the document, the OpenAPI document and the code cannot disagree.
 // Regenerate with `npm run docs:errors`; a unit test fails when it is stale.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ERROR_CATALOGUE } from '@mm/contracts';
 
 export function renderErrorCatalogue(): string {
@@ -15,7 +17,7 @@ export function renderErrorCatalogue(): string {
     'Every failure answers with the body `{error, code, msg, cause, status, requestId}` and the HTTP status of its row.',
     '`error` is the stable name to branch on, `code` its number, `msg` a fixed sentence for the code, and',
     '`cause` the reason for this request (which field, which id). Codes 1000, 10000, 10001, 10002, 10029 and',
-    '10087 are numbered by the specification; the others are this project\'s own.',
+    "10087 are numbered by the specification; the others are this project's own.",
     '',
     '`requestId` is the id of the request, the same as the `X-Request-Id` header that every response carries,',
     'successes included: quote it when you ask about a request, and the operator finds every log line it wrote.',
@@ -42,6 +44,5 @@ export function renderErrorCatalogue(): string {
 }
 
 if (require.main === module) {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require('node:fs').writeFileSync(require('node:path').join(__dirname, '..', '..', 'docs', 'errors.md'), renderErrorCatalogue());
+  writeFileSync(join(__dirname, '..', '..', 'docs', 'errors.md'), renderErrorCatalogue());
 }

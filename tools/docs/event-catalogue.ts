@@ -3,6 +3,8 @@
 // same catalogue subscriptions are checked against and the OpenAPI document's
 // `webhooks` are built from, so the three cannot disagree.
 // Regenerate with `npm run docs:events`; a unit test fails when it is stale.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   COMPLIANCE_REVIEW_EVENTS,
   isOffered,
@@ -23,7 +25,9 @@ function dataOf(definition: PartnerEventDefinition): string {
 }
 
 function section(definition: PartnerEventDefinition): string[] {
-  const envelope = STATUS_CHANGED_EVENTS.includes(definition.name) ? '`eventType`, `eventId` and `previousStatus`' : '`event`';
+  const envelope = STATUS_CHANGED_EVENTS.includes(definition.name)
+    ? '`eventType`, `eventId` and `previousStatus`'
+    : '`event`';
   return [
     `### ${code(definition.name)}`,
     '',
@@ -46,7 +50,9 @@ export function renderEventCatalogue(): string {
   const planned = resources
     .map(([key, r]) => ({ r, events: PARTNER_EVENT_DEFINITIONS.filter((e) => e.resource === key && !isOffered(e)) }))
     .filter(({ events }) => events.length > 0);
-  const byResource = resources.filter(([, r]) => r.available).map(([key, r]) => ({ r, events: available.filter((e) => e.resource === key) }));
+  const byResource = resources
+    .filter(([, r]) => r.available)
+    .map(([key, r]) => ({ r, events: available.filter((e) => e.resource === key) }));
   return [
     '# Events',
     '',
@@ -55,7 +61,7 @@ export function renderEventCatalogue(): string {
     'Every event a webhook endpoint can receive in this version, with when it fires, the resource its `data`',
     'carries and an example delivery. The same catalogue decides what `subscriptions` accepts, and the OpenAPI',
     'document (`GET /openapi.json`) describes each event under `webhooks`: its envelope, and its `data` by the',
-    'schema of the resource\'s `GET` response. How deliveries are signed, retried and kept is in [webhooks.md](webhooks.md).',
+    "schema of the resource's `GET` response. How deliveries are signed, retried and kept is in [webhooks.md](webhooks.md).",
     '',
     '## Subscribing',
     '',
@@ -63,12 +69,15 @@ export function renderEventCatalogue(): string {
     `for every one of them except the compliance review events (${COMPLIANCE_REVIEW_EVENTS.map(code).join(', ')}),`,
     'which must be named. `webhook.test` reaches an endpoint whatever it subscribes to. Any other name is',
     'refused with 422 `UnknownEventType`, whose `cause` names it and says where the valid names are listed:',
-    'names from the specification\'s catalogue whose resources this version does not offer yet are refused too',
+    "names from the specification's catalogue whose resources this version does not offer yet are refused too",
     '(see the last section), since they could never fire.',
     '',
     '| event | `data` | `*` covers it |',
     '|---|---|---|',
-    ...available.map((e) => `| [${code(e.name)}](#${anchor(e.name)}) | ${PARTNER_EVENT_RESOURCES[e.resource].object} | ${e.namedOnly ? 'no: name it' : e.name === 'webhook.test' ? 'not needed: always sent' : 'yes'} |`),
+    ...available.map(
+      (e) =>
+        `| [${code(e.name)}](#${anchor(e.name)}) | ${PARTNER_EVENT_RESOURCES[e.resource].object} | ${e.namedOnly ? 'no: name it' : e.name === 'webhook.test' ? 'not needed: always sent' : 'yes'} |`,
+    ),
     '',
     '## The envelope',
     '',
@@ -83,14 +92,21 @@ export function renderEventCatalogue(): string {
     '| `eventType` | string | the event name of a `*.statusChanged` event |',
     '| `eventId` | string | `*.statusChanged` events: the event (`evt_…`), shared by its deliveries to every endpoint |',
     '| `previousStatus` | string or null | `*.statusChanged` events: the status before the change; null when the resource was just created |',
-    '| `sequence` | integer | the resource\'s version: see below. Absent on `webhook.test` only |',
+    "| `sequence` | integer | the resource's version: see below. Absent on `webhook.test` only |",
     '| `createdAt` | timestamp | when the delivery was created |',
-    '| `occurredAt` | timestamp | when the change happened, on the project\'s clock |',
-    `| \`changedFields\` | array of strings | every \`*.updated\` event (${available.filter((e) => e.changedFields).map((e) => code(e.name)).join(', ')}), and only those: which fields of \`data\` the change changed (one it removed is named although \`data\` no longer shows it). It sits in the envelope beside \`data\`, never inside it |`,
+    "| `occurredAt` | timestamp | when the change happened, on the project's clock |",
+    `| \`changedFields\` | array of strings | every \`*.updated\` event (${available
+      .filter((e) => e.changedFields)
+      .map((e) => code(e.name))
+      .join(
+        ', ',
+      )}), and only those: which fields of \`data\` the change changed (one it removed is named although \`data\` no longer shows it). It sits in the envelope beside \`data\`, never inside it |`,
     '| `data` | object | the whole resource as it was just after the change, in the shape its `GET` answers; its `object` says which resource it is. Branch on `data.status`, and use `data.subStatus` for detail only |',
     '',
     `The ${STATUS_CHANGED_EVENTS.length} \`*.statusChanged\` events of the specification are ${STATUS_CHANGED_EVENTS.map(code).join(', ')}; this version`,
-    `delivers ${STATUS_CHANGED_EVENTS.filter((name) => available.some((e) => e.name === name)).map(code).join(', ')}.`,
+    `delivers ${STATUS_CHANGED_EVENTS.filter((name) => available.some((e) => e.name === name))
+      .map(code)
+      .join(', ')}.`,
     '',
     '## `sequence`',
     '',
@@ -102,7 +118,7 @@ export function renderEventCatalogue(): string {
     ...byResource.flatMap(({ r, events }) => [`## ${r.title}`, '', ...events.flatMap(section)]),
     '## Not in this version',
     '',
-    'The specification\'s catalogue also names events this version does not send yet: those of resources it',
+    "The specification's catalogue also names events this version does not send yet: those of resources it",
     'does not offer yet, and some of resources it offers. They cannot be subscribed to (422 `UnknownEventType`)',
     'and join the catalogue above when they are sent:',
     '',
@@ -112,6 +128,5 @@ export function renderEventCatalogue(): string {
 }
 
 if (require.main === module) {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require('node:fs').writeFileSync(require('node:path').join(__dirname, '..', '..', 'docs', 'events.md'), renderEventCatalogue());
+  writeFileSync(join(__dirname, '..', '..', 'docs', 'events.md'), renderEventCatalogue());
 }

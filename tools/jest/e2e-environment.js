@@ -22,14 +22,17 @@ class E2eEnvironment extends TestEnvironment {
     const cleanUp = async () => {
       for (const { prefix, brokers } of await this.global.__mmStopLeftovers()) {
         // What cannot be deleted is named by the run's global teardown too, which fails the run.
-        await removeKafkaNames(brokers, prefix).catch((error) => process.stderr.write(`e2e: ${error instanceof Error ? error.message : String(error)}\n`));
+        await removeKafkaNames(brokers, prefix).catch((error) =>
+          process.stderr.write(`e2e: ${error instanceof Error ? error.message : String(error)}\n`),
+        );
       }
       return 'stopped';
     };
     const outcome = await Promise.race([cleanUp(), limit]);
     clearTimeout(timer);
     // Each tied process group is killed outright when this worker exits, so a hung stop only costs time.
-    if (outcome === 'timeout') process.stderr.write(`e2e: what the file left running did not stop within ${LIMIT_MS / 1000} s\n`);
+    if (outcome === 'timeout')
+      process.stderr.write(`e2e: what the file left running did not stop within ${LIMIT_MS / 1000} s\n`);
   }
 }
 

@@ -34,7 +34,12 @@ export default async function globalSetup(): Promise<void> {
     adminUrl = container.adminUrl;
   } else if (!adminUrl) {
     dir = mkdtempSync(join(tmpdir(), 'mm-test-pg-'));
-    embedded = await startEmbeddedPostgres({ dataDir: dir, database: 'postgres', ephemeral: true, onNotice: (line) => process.stdout.write(`[test] ${line}\n`) });
+    embedded = await startEmbeddedPostgres({
+      dataDir: dir,
+      database: 'postgres',
+      ephemeral: true,
+      onNotice: (line) => process.stdout.write(`[test] ${line}\n`),
+    });
     adminUrl = embedded.adminUrl;
     process.stdout.write(`\n[test] embedded PostgreSQL started for this run\n`);
   } else {
@@ -66,7 +71,10 @@ export async function teardown(): Promise<void> {
   await state.__mmTestKafka?.stop();
   state.__mmTestKafka = undefined;
   await stopDatabase();
-  if (unlisted) throw new Error(`listing what the run left on its Kafka broker failed: ${unlisted instanceof Error ? unlisted.message : String(unlisted)}`);
+  if (unlisted)
+    throw new Error(
+      `listing what the run left on its Kafka broker failed: ${unlisted instanceof Error ? unlisted.message : String(unlisted)}`,
+    );
   if (left && left.topics.length + left.groups.length > 0) {
     throw new Error(
       `the run left ${left.topics.length} Kafka topic(s) and ${left.groups.length} consumer group(s) on its broker; a test that makes them deletes them ` +
@@ -91,7 +99,9 @@ async function stopDatabase(): Promise<void> {
   }
   const admin = new Client({ connectionString: s.adminUrl });
   await admin.connect();
-  const { rows } = await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`mm_t%_${process.pid}%`]);
+  const { rows } = await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [
+    `mm_t%_${process.pid}%`,
+  ]);
   for (const row of rows) await admin.query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`);
   await admin.end();
 }

@@ -40,7 +40,11 @@ export async function startTestKafka(log: (line: string) => void): Promise<TestK
     log(`Kafka mock broker (librdkafka) at ${proxy.address} for this run, behind the stock-broker proxy`);
     return {
       contents: async () => {
-        const admin = new Kafka({ clientId: 'mm-test-run', brokers: [proxy.address], logLevel: logLevel.NOTHING }).admin();
+        const admin = new Kafka({
+          clientId: 'mm-test-run',
+          brokers: [proxy.address],
+          logLevel: logLevel.NOTHING,
+        }).admin();
         await admin.connect();
         try {
           const [topics, { groups }] = await Promise.all([admin.listTopics(), admin.listGroups()]);
@@ -102,7 +106,9 @@ function firstLine(child: ChildProcess): Promise<string> {
       reject(error);
     };
     child.once('error', fail);
-    child.once('exit', (code) => fail(new Error(`the Kafka mock broker exited with ${code} before printing its address`)));
+    child.once('exit', (code) =>
+      fail(new Error(`the Kafka mock broker exited with ${code} before printing its address`)),
+    );
     lines.once('line', (line) => {
       clearTimeout(timer);
       child.removeAllListeners('exit');

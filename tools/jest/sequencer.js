@@ -21,7 +21,10 @@ class PlatformFirstSequencer extends Sequencer {
       return index === -1 ? GROUPS.length : index;
     };
     // A stable partition: Jest's order within each group is kept.
-    return sorted.map((test, i) => ({ test, i })).sort((a, b) => group(a.test) - group(b.test) || a.i - b.i).map(({ test }) => test);
+    return sorted
+      .map((test, i) => ({ test, i }))
+      .sort((a, b) => group(a.test) - group(b.test) || a.i - b.i)
+      .map(({ test }) => test);
   }
 }
 

@@ -25,7 +25,12 @@ beforeAll(async () => {
   mock = await startMockBroker((line) => process.stderr.write(`stock-broker-proxy.spec: ${line}\n`));
   if (!mock) throw new Error('the mock broker did not start');
   proxy = await startStockBrokerProxy({ upstream: mock.address, log: (line) => refusals.push(line) });
-  kafka = new Kafka({ brokers: [proxy.address], clientId: 'stock-broker-proxy-spec', logLevel: logLevel.NOTHING, retry: { retries: 2 } });
+  kafka = new Kafka({
+    brokers: [proxy.address],
+    clientId: 'stock-broker-proxy-spec',
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 2 },
+  });
   admin = kafka.admin();
   await admin.connect();
 });
@@ -39,11 +44,25 @@ afterAll(async () => {
 const unique = (what: string) => `${what}-${randomUUID().slice(0, 8)}`;
 
 /** A consumer of a new group on the topic; resolves once kafkajs' run() has (it crashes inside when refused). */
-async function joinGroup(sessionTimeout: number, topic: string): Promise<{ crash?: { error: Error; restart: boolean }; joined: boolean; brokers: Set<string> }> {
-  const consumer = kafka.consumer({ groupId: unique('group'), sessionTimeout, rebalanceTimeout: sessionTimeout, heartbeatInterval: 1_000 });
+async function joinGroup(
+  sessionTimeout: number,
+  topic: string,
+): Promise<{ crash?: { error: Error; restart: boolean }; joined: boolean; brokers: Set<string> }> {
+  const consumer = kafka.consumer({
+    groupId: unique('group'),
+    sessionTimeout,
+    rebalanceTimeout: sessionTimeout,
+    heartbeatInterval: 1_000,
+  });
   consumers.push(consumer);
-  const seen: { crash?: { error: Error; restart: boolean }; joined: boolean; brokers: Set<string> } = { joined: false, brokers: new Set() };
-  consumer.on(consumer.events.CRASH, ({ payload }) => (seen.crash = { error: payload.error, restart: payload.restart }));
+  const seen: { crash?: { error: Error; restart: boolean }; joined: boolean; brokers: Set<string> } = {
+    joined: false,
+    brokers: new Set(),
+  };
+  consumer.on(
+    consumer.events.CRASH,
+    ({ payload }) => (seen.crash = { error: payload.error, restart: payload.restart }),
+  );
   consumer.on(consumer.events.GROUP_JOIN, () => (seen.joined = true));
   consumer.on(consumer.events.REQUEST, ({ payload }) => seen.brokers.add(payload.broker));
   await consumer.connect();
@@ -62,7 +81,10 @@ describe('the stock-broker proxy in front of the mock broker', () => {
       expect(refused.joined).toBe(false);
       expect(refused.crash).toMatchObject({ error: { type: 'INVALID_SESSION_TIMEOUT' }, restart: false });
     }
-    expect(refusals).toEqual([expect.stringContaining('session timeout 3000 ms is outside [6000, 300000]'), expect.stringContaining('session timeout 300001 ms')]);
+    expect(refusals).toEqual([
+      expect.stringContaining('session timeout 3000 ms is outside [6000, 300000]'),
+      expect.stringContaining('session timeout 300001 ms'),
+    ]);
 
     const accepted = await joinGroup(6_000, topic);
     expect(accepted.crash).toBeUndefined();
@@ -73,44 +95,55 @@ describe('the stock-broker proxy in front of the mock broker', () => {
 
   withMock('never creates a topic on a metadata request, even from a client that allows it', async () => {
     const topic = unique('never-created');
-    await expect(admin.fetchTopicMetadata({ topics: [topic] })).rejects.toMatchObject({ type: 'UNKNOWN_TOPIC_OR_PARTITION' });
+    await expect(admin.fetchTopicMetadata({ topics: [topic] })).rejects.toMatchObject({
+      type: 'UNKNOWN_TOPIC_OR_PARTITION',
+    });
     const producer = kafka.producer({ allowAutoTopicCreation: true, retry: { retries: 1 } });
     await producer.connect();
     try {
-      await expect(producer.send({ topic, messages: [{ value: 'x' }] })).rejects.toThrow(/does not host this topic-partition/);
+      await expect(producer.send({ topic, messages: [{ value: 'x' }] })).rejects.toThrow(
+        /does not host this topic-partition/,
+      );
     } finally {
       await producer.disconnect();
     }
     // A request naming it beside an existing topic answers for both, and still creates nothing.
     const existing = unique('existing');
     await admin.createTopics({ topics: [{ topic: existing }] });
-    await expect(admin.fetchTopicMetadata({ topics: [existing, topic] })).rejects.toMatchObject({ type: 'UNKNOWN_TOPIC_OR_PARTITION' });
+    await expect(admin.fetchTopicMetadata({ topics: [existing, topic] })).rejects.toMatchObject({
+      type: 'UNKNOWN_TOPIC_OR_PARTITION',
+    });
     expect(await admin.listTopics()).toContain(existing);
     expect(await admin.listTopics()).not.toContain(topic);
   });
 
-  withMock('creates topics with CreateTopics: TOPIC_ALREADY_EXISTS for one that exists, a refusal for more replicas than brokers', async () => {
-    const topic = unique('created');
-    expect(await admin.createTopics({ topics: [{ topic, numPartitions: 4 }], waitForLeaders: true })).toBe(true);
-    const [metadata] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
-    expect(metadata.partitions.length).toBeGreaterThan(0);
-    expect(metadata.partitions.every((p) => p.leader >= 0)).toBe(true);
+  withMock(
+    'creates topics with CreateTopics: TOPIC_ALREADY_EXISTS for one that exists, a refusal for more replicas than brokers',
+    async () => {
+      const topic = unique('created');
+      expect(await admin.createTopics({ topics: [{ topic, numPartitions: 4 }], waitForLeaders: true })).toBe(true);
+      const [metadata] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
+      expect(metadata.partitions.length).toBeGreaterThan(0);
+      expect(metadata.partitions.every((p) => p.leader >= 0)).toBe(true);
 
-    // kafkajs reports "all of them existed already" (TOPIC_ALREADY_EXISTS) as false.
-    expect(await admin.createTopics({ topics: [{ topic }] })).toBe(false);
-    await expect(admin.createTopics({ topics: [{ topic: unique('replicated'), replicationFactor: 3 }] })).rejects.toMatchObject({
-      errors: [expect.objectContaining({ type: 'INVALID_REPLICATION_FACTOR' })],
-    });
+      // kafkajs reports "all of them existed already" (TOPIC_ALREADY_EXISTS) as false.
+      expect(await admin.createTopics({ topics: [{ topic }] })).toBe(false);
+      await expect(
+        admin.createTopics({ topics: [{ topic: unique('replicated'), replicationFactor: 3 }] }),
+      ).rejects.toMatchObject({
+        errors: [expect.objectContaining({ type: 'INVALID_REPLICATION_FACTOR' })],
+      });
 
-    const producer = kafka.producer({ allowAutoTopicCreation: false });
-    await producer.connect();
-    try {
-      const [sent] = await producer.send({ topic, messages: [{ key: 'k', value: 'v' }] });
-      expect(sent.errorCode).toBe(0);
-    } finally {
-      await producer.disconnect();
-    }
-  });
+      const producer = kafka.producer({ allowAutoTopicCreation: false });
+      await producer.connect();
+      try {
+        const [sent] = await producer.send({ topic, messages: [{ key: 'k', value: 'v' }] });
+        expect(sent.errorCode).toBe(0);
+      } finally {
+        await producer.disconnect();
+      }
+    },
+  );
 
   withMock('names itself as the broker, so clients stay behind it after bootstrap', async () => {
     const { brokers } = await admin.describeCluster();
@@ -125,65 +158,111 @@ describe('the stock-broker proxy in front of the mock broker', () => {
     expect({ error: answer.readInt16BE(4), address: `${host}:${port}` }).toEqual({ error: 0, address: proxy.address });
   });
 
-  withMock("gives a member that syncs after its group is stable that generation's assignment, as a broker does (the mock refuses it)", async () => {
-    // A group of one: its leader's SyncGroup assigns it and makes the group stable; the second,
-    // with no assignments, is a follower's that comes late. JoinGroup v0 waits out the first rebalance.
-    const group = unique('late-sync');
-    const [joined] = await exchange([request(11, 0, 1, Buffer.concat([kafkaString(group), int32(6_000), kafkaString(''), kafkaString('consumer'), int32(1), kafkaString('range'), int32(0)]))]);
-    expect(joined.readInt16BE(4)).toBe(0);
-    const generation = joined.readInt32BE(6);
-    let at = 10;
-    const read = () => {
-      const value = joined.toString('utf8', at + 2, at + 2 + joined.readInt16BE(at));
-      at += 2 + Buffer.byteLength(value);
-      return value;
-    };
-    read(); // protocol
-    read(); // leader
-    const memberId = read();
-    const sync = (assignments: Buffer[]) => request(14, 0, 2, Buffer.concat([kafkaString(group), int32(generation), kafkaString(memberId), int32(assignments.length), ...assignments]));
-    const assignment = Buffer.from('partitions of the member');
-    const assigned = Buffer.concat([kafkaString(memberId), int32(assignment.length), assignment]);
+  withMock(
+    "gives a member that syncs after its group is stable that generation's assignment, as a broker does (the mock refuses it)",
+    async () => {
+      // A group of one: its leader's SyncGroup assigns it and makes the group stable; the second,
+      // with no assignments, is a follower's that comes late. JoinGroup v0 waits out the first rebalance.
+      const group = unique('late-sync');
+      const [joined] = await exchange([
+        request(
+          11,
+          0,
+          1,
+          Buffer.concat([
+            kafkaString(group),
+            int32(6_000),
+            kafkaString(''),
+            kafkaString('consumer'),
+            int32(1),
+            kafkaString('range'),
+            int32(0),
+          ]),
+        ),
+      ]);
+      expect(joined.readInt16BE(4)).toBe(0);
+      const generation = joined.readInt32BE(6);
+      let at = 10;
+      const read = () => {
+        const value = joined.toString('utf8', at + 2, at + 2 + joined.readInt16BE(at));
+        at += 2 + Buffer.byteLength(value);
+        return value;
+      };
+      read(); // protocol
+      read(); // leader
+      const memberId = read();
+      const sync = (assignments: Buffer[]) =>
+        request(
+          14,
+          0,
+          2,
+          Buffer.concat([
+            kafkaString(group),
+            int32(generation),
+            kafkaString(memberId),
+            int32(assignments.length),
+            ...assignments,
+          ]),
+        );
+      const assignment = Buffer.from('partitions of the member');
+      const assigned = Buffer.concat([kafkaString(memberId), int32(assignment.length), assignment]);
 
-    for (const answer of [...(await exchange([sync([assigned])])), ...(await exchange([sync([])]))]) {
-      expect({ error: answer.readInt16BE(4), assignment: answer.subarray(10, 10 + answer.readInt32BE(6)).toString() }).toEqual({ error: 0, assignment: assignment.toString() });
-    }
-  });
+      for (const answer of [...(await exchange([sync([assigned])])), ...(await exchange([sync([])]))]) {
+        expect({
+          error: answer.readInt16BE(4),
+          assignment: answer.subarray(10, 10 + answer.readInt32BE(6)).toString(),
+        }).toEqual({ error: 0, assignment: assignment.toString() });
+      }
+    },
+  );
 
-  withMock('answers a waiting fetch as soon as records are produced to its topic, as a broker does (the mock waits out the wait)', async () => {
-    const topic = unique('long-poll');
-    await admin.createTopics({ topics: [{ topic }] });
-    // A wait longer than the test: the record must come in the fetch that was waiting when it was produced.
-    const consumer = kafka.consumer({ groupId: unique('group'), sessionTimeout: 6_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 120_000 });
-    let fetchesStarted = 0;
-    consumer.on(consumer.events.FETCH_START, () => (fetchesStarted += 1));
-    let received: (value: string) => void;
-    const message = new Promise<string>((resolve) => (received = resolve));
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message: m }) => received(m.value!.toString()) });
-    await eventually(() => fetchesStarted > 0);
-    const startedBeforeProducing = fetchesStarted;
+  withMock(
+    'answers a waiting fetch as soon as records are produced to its topic, as a broker does (the mock waits out the wait)',
+    async () => {
+      const topic = unique('long-poll');
+      await admin.createTopics({ topics: [{ topic }] });
+      // A wait longer than the test: the record must come in the fetch that was waiting when it was produced.
+      const consumer = kafka.consumer({
+        groupId: unique('group'),
+        sessionTimeout: 6_000,
+        heartbeatInterval: 1_000,
+        maxWaitTimeInMs: 120_000,
+      });
+      let fetchesStarted = 0;
+      consumer.on(consumer.events.FETCH_START, () => (fetchesStarted += 1));
+      let received: (value: string) => void;
+      const message = new Promise<string>((resolve) => (received = resolve));
+      await consumer.connect();
+      await consumer.subscribe({ topics: [topic], fromBeginning: true });
+      await consumer.run({ eachMessage: async ({ message: m }) => received(m.value!.toString()) });
+      await eventually(() => fetchesStarted > 0);
+      const startedBeforeProducing = fetchesStarted;
 
-    const producer = kafka.producer({ allowAutoTopicCreation: false });
-    await producer.connect();
-    try {
-      await producer.send({ topic, acks: -1, messages: [{ value: 'now' }] });
-      expect(await message).toBe('now');
-      expect(fetchesStarted).toBe(startedBeforeProducing);
-      // A consumer stops once its fetch is answered: another record ends the wait of the one it has asked since.
-      const stopping = consumer.disconnect();
-      await producer.send({ topic, acks: -1, messages: [{ value: 'wake' }] });
-      await stopping;
-    } finally {
-      await producer.disconnect();
-    }
-  });
+      const producer = kafka.producer({ allowAutoTopicCreation: false });
+      await producer.connect();
+      try {
+        await producer.send({ topic, acks: -1, messages: [{ value: 'now' }] });
+        expect(await message).toBe('now');
+        expect(fetchesStarted).toBe(startedBeforeProducing);
+        // A consumer stops once its fetch is answered: another record ends the wait of the one it has asked since.
+        const stopping = consumer.disconnect();
+        await producer.send({ topic, acks: -1, messages: [{ value: 'wake' }] });
+        await stopping;
+      } finally {
+        await producer.disconnect();
+      }
+    },
+  );
 
   withMock('holds a fetch that finds nothing for its whole wait, so an idle consumer does not spin', async () => {
     const topic = unique('idle');
     await admin.createTopics({ topics: [{ topic }] });
-    const consumer = kafka.consumer({ groupId: unique('group'), sessionTimeout: 6_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 400 });
+    const consumer = kafka.consumer({
+      groupId: unique('group'),
+      sessionTimeout: 6_000,
+      heartbeatInterval: 1_000,
+      maxWaitTimeInMs: 400,
+    });
     consumers.push(consumer);
     const durations: number[] = [];
     consumer.on(consumer.events.FETCH, ({ payload }) => durations.push(payload.duration));
@@ -195,54 +274,90 @@ describe('the stock-broker proxy in front of the mock broker', () => {
     expect(Math.min(...durations.slice(0, 2))).toBeGreaterThanOrEqual(390);
   });
 
-  withMock('deletes topics and empty groups, and lists the groups, as a broker does (the mock has none of the three)', async () => {
-    const topic = unique('deleted');
-    await admin.createTopics({ topics: [{ topic }], waitForLeaders: true });
-    const groupId = unique('group');
-    const consumer = kafka.consumer({ groupId, sessionTimeout: 6_000, heartbeatInterval: 1_000 });
-    let joined = false;
-    consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({ eachMessage: async () => undefined });
-    await eventually(() => joined);
-    expect((await admin.listGroups()).groups).toContainEqual({ groupId, protocolType: 'consumer' });
+  withMock(
+    'deletes topics and empty groups, and lists the groups, as a broker does (the mock has none of the three)',
+    async () => {
+      const topic = unique('deleted');
+      await admin.createTopics({ topics: [{ topic }], waitForLeaders: true });
+      const groupId = unique('group');
+      const consumer = kafka.consumer({ groupId, sessionTimeout: 6_000, heartbeatInterval: 1_000 });
+      let joined = false;
+      consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
+      await consumer.connect();
+      await consumer.subscribe({ topics: [topic], fromBeginning: true });
+      await consumer.run({ eachMessage: async () => undefined });
+      await eventually(() => joined);
+      expect((await admin.listGroups()).groups).toContainEqual({ groupId, protocolType: 'consumer' });
 
-    // A group with a member is not deleted; once its member has left, it is.
-    await expect(admin.deleteGroups([groupId])).rejects.toMatchObject({ groups: [expect.objectContaining({ groupId, error: expect.objectContaining({ type: 'NON_EMPTY_GROUP' }) })] });
-    await consumer.disconnect();
-    expect(await admin.deleteGroups([groupId])).toEqual([expect.objectContaining({ groupId, errorCode: 0 })]);
-    expect((await admin.listGroups()).groups.map((g) => g.groupId)).not.toContain(groupId);
-    await expect(admin.deleteGroups([groupId])).rejects.toMatchObject({ groups: [expect.objectContaining({ error: expect.objectContaining({ type: 'GROUP_ID_NOT_FOUND' }) })] });
+      // A group with a member is not deleted; once its member has left, it is.
+      await expect(admin.deleteGroups([groupId])).rejects.toMatchObject({
+        groups: [expect.objectContaining({ groupId, error: expect.objectContaining({ type: 'NON_EMPTY_GROUP' }) })],
+      });
+      await consumer.disconnect();
+      expect(await admin.deleteGroups([groupId])).toEqual([expect.objectContaining({ groupId, errorCode: 0 })]);
+      expect((await admin.listGroups()).groups.map((g) => g.groupId)).not.toContain(groupId);
+      await expect(admin.deleteGroups([groupId])).rejects.toMatchObject({
+        groups: [expect.objectContaining({ error: expect.objectContaining({ type: 'GROUP_ID_NOT_FOUND' }) })],
+      });
 
-    // A deleted topic is gone from every answer: the list, its metadata, all topics' metadata.
-    await admin.deleteTopics({ topics: [topic] });
-    expect(await admin.listTopics()).not.toContain(topic);
-    await expect(admin.fetchTopicMetadata({ topics: [topic] })).rejects.toMatchObject({ type: 'UNKNOWN_TOPIC_OR_PARTITION' });
-    expect((await admin.fetchTopicMetadata()).topics.map((t) => t.name)).not.toContain(topic);
-    await expect(admin.deleteTopics({ topics: [topic] })).rejects.toThrow(/does not host this topic-partition/);
-    // The mock keeps its records, so the name stays taken (TOPIC_ALREADY_EXISTS, as while a broker's deletion is under way).
-    expect(await admin.createTopics({ topics: [{ topic }] })).toBe(false);
-    expect(await admin.listTopics()).not.toContain(topic);
-  });
+      // A deleted topic is gone from every answer: the list, its metadata, all topics' metadata.
+      await admin.deleteTopics({ topics: [topic] });
+      expect(await admin.listTopics()).not.toContain(topic);
+      await expect(admin.fetchTopicMetadata({ topics: [topic] })).rejects.toMatchObject({
+        type: 'UNKNOWN_TOPIC_OR_PARTITION',
+      });
+      expect((await admin.fetchTopicMetadata()).topics.map((t) => t.name)).not.toContain(topic);
+      await expect(admin.deleteTopics({ topics: [topic] })).rejects.toThrow(/does not host this topic-partition/);
+      // The mock keeps its records, so the name stays taken (TOPIC_ALREADY_EXISTS, as while a broker's deletion is under way).
+      expect(await admin.createTopics({ topics: [{ topic }] })).toBe(false);
+      expect(await admin.listTopics()).not.toContain(topic);
+    },
+  );
 
-  withMock('counts a member that went away without leaving until its session has expired, as a broker does', async () => {
-    const groupId = unique('group');
-    // A member that joins on a connection which then closes without a LeaveGroup, as a killed process's does.
-    const [answer] = await exchange([request(11, 0, 1, Buffer.concat([kafkaString(groupId), int32(6_000), kafkaString(''), kafkaString('consumer'), int32(1), kafkaString('range'), int32(0)]))]);
-    const gone = Date.now();
-    expect(answer.readInt16BE(4)).toBe(0);
-    await expect(admin.deleteGroups([groupId])).rejects.toMatchObject({ groups: [expect.objectContaining({ error: expect.objectContaining({ type: 'NON_EMPTY_GROUP' }) })] });
-    await eventuallyAsync(() => admin.deleteGroups([groupId]).then(() => true, () => false));
-    expect(Date.now() - gone).toBeGreaterThanOrEqual(6_000);
-  });
+  withMock(
+    'counts a member that went away without leaving until its session has expired, as a broker does',
+    async () => {
+      const groupId = unique('group');
+      // A member that joins on a connection which then closes without a LeaveGroup, as a killed process's does.
+      const [answer] = await exchange([
+        request(
+          11,
+          0,
+          1,
+          Buffer.concat([
+            kafkaString(groupId),
+            int32(6_000),
+            kafkaString(''),
+            kafkaString('consumer'),
+            int32(1),
+            kafkaString('range'),
+            int32(0),
+          ]),
+        ),
+      ]);
+      const gone = Date.now();
+      expect(answer.readInt16BE(4)).toBe(0);
+      await expect(admin.deleteGroups([groupId])).rejects.toMatchObject({
+        groups: [expect.objectContaining({ error: expect.objectContaining({ type: 'NON_EMPTY_GROUP' }) })],
+      });
+      await eventuallyAsync(() =>
+        admin.deleteGroups([groupId]).then(
+          () => true,
+          () => false,
+        ),
+      );
+      expect(Date.now() - gone).toBeGreaterThanOrEqual(6_000);
+    },
+  );
 
   withMock('can be taken away and brought back on the same address, its topics kept', async () => {
     const topic = unique('outage');
     await admin.createTopics({ topics: [{ topic }], waitForLeaders: true });
     await proxy.suspend();
     const [host, port] = proxy.address.split(':');
-    const refused = await new Promise<string>((resolve) => createConnection({ host, port: Number(port) }).on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? '')));
+    const refused = await new Promise<string>((resolve) =>
+      createConnection({ host, port: Number(port) }).on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? '')),
+    );
     expect(refused).toBe('ECONNREFUSED');
     await proxy.resume();
     expect(await admin.listTopics()).toContain(topic);

@@ -200,7 +200,10 @@ interface Context {
 /** The consumer groups clients made, and their members, for ListGroups and DeleteGroups. */
 class Groups {
   /** Each group's protocol type, and its members: a joining connection, with its session timeout. */
-  private readonly groups = new Map<string, { protocolType: string; members: Map<Socket, { sessionTimeout: number; expiry?: NodeJS.Timeout }> }>();
+  private readonly groups = new Map<
+    string,
+    { protocolType: string; members: Map<Socket, { sessionTimeout: number; expiry?: NodeJS.Timeout }> }
+  >();
 
   /** A group named by a JoinGroup or an OffsetCommit exists, as on a broker; the joining connection is a member. */
   seen(groupId: string, protocolType: string, member?: { connection: Socket; sessionTimeout: number }): void {
@@ -315,7 +318,10 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
     held.clear();
   };
   const close = (error?: unknown) => {
-    if (error) context.log(`stock-broker proxy: closing a client connection: ${error instanceof Error ? error.message : String(error)}`);
+    if (error)
+      context.log(
+        `stock-broker proxy: closing a client connection: ${error instanceof Error ? error.message : String(error)}`,
+      );
     release();
     client.destroy();
     mock.destroy();
@@ -337,7 +343,9 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
     if (range && (apiVersion < range[0] || apiVersion > range[1])) {
       // A broker answers an ApiVersions it cannot read in version 0, naming the versions it can.
       if (apiKey === API.ApiVersions) return answer(apiVersionsUnsupported(correlationId));
-      throw new Error(`${API_NAMES[apiKey]} v${apiVersion} is not a version this proxy reads (${range[0]} to ${range[1]})`);
+      throw new Error(
+        `${API_NAMES[apiKey]} v${apiVersion} is not a version this proxy reads (${range[0]} to ${range[1]})`,
+      );
     }
     switch (apiKey) {
       case API.JoinGroup: {
@@ -412,7 +420,9 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
       case API.ListGroups: {
         const w = new Writer().int32(correlationId);
         if (apiVersion >= 1) w.int32(0); // throttle_time_ms
-        w.int16(ERROR.NONE).array(context.groups.list(), (a, group) => a.string(group.groupId).string(group.protocolType));
+        w.int16(ERROR.NONE).array(context.groups.list(), (a, group) =>
+          a.string(group.groupId).string(group.protocolType),
+        );
         return answer(w.build());
       }
       case API.DeleteGroups: {
@@ -433,7 +443,8 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
         return forward(frame, request);
       }
       case API.Fetch: {
-        const fetch = apiVersion >= FETCH_VERSIONS[0] && apiVersion <= FETCH_VERSIONS[1] ? readFetch(frame, request) : undefined;
+        const fetch =
+          apiVersion >= FETCH_VERSIONS[0] && apiVersion <= FETCH_VERSIONS[1] ? readFetch(frame, request) : undefined;
         if (!fetch || fetch.maxWaitMs <= 0 || fetch.sessionEpoch !== -1) return forward(frame, request);
         const asked = Buffer.from(frame);
         asked.writeInt32BE(0, fetch.maxWaitOffset);
@@ -579,7 +590,10 @@ function readProduce(frame: Buffer, request: RequestHeader): { acks: number; top
 }
 
 /** A Fetch request's (v4 to v11) wait, where the wait is written, its fetch session's epoch and its topics. */
-function readFetch(frame: Buffer, request: RequestHeader): { maxWaitMs: number; maxWaitOffset: number; sessionEpoch: number; topics: string[] } {
+function readFetch(
+  frame: Buffer,
+  request: RequestHeader,
+): { maxWaitMs: number; maxWaitOffset: number; sessionEpoch: number; topics: string[] } {
   const { apiVersion } = request;
   const r = new Reader(frame, request.bodyOffset);
   r.int32(); // replica_id
@@ -655,7 +669,8 @@ function rewriteResponse(frame: Buffer, request: Rewrite, self: Address): Buffer
     case API.Metadata: {
       if (apiVersion >= 3) w.int32(r.int32()); // throttle_time_ms
       const brokers = r.array(() => ({ nodeId: r.int32(), host: r.string(), port: r.int32(), rack: r.string() })) ?? [];
-      if (brokers.length > 1) throw new Error(`the mock names ${brokers.length} brokers; this proxy fronts a cluster of one`);
+      if (brokers.length > 1)
+        throw new Error(`the mock names ${brokers.length} brokers; this proxy fronts a cluster of one`);
       w.array(brokers, (a, b) => a.int32(b.nodeId).string(self.host).int32(self.port).string(b.rack));
       if (apiVersion >= 2) w.string(r.string()); // cluster_id
       w.int32(r.int32()); // controller_id
@@ -732,8 +747,12 @@ async function createTopics(frame: Buffer, request: RequestHeader, context: Cont
     if (refusal) results.set(topic.name, refusal);
     else if (context.deletedTopics.has(topic.name)) {
       // Its records are still on the mock: a broker answers so while a deletion is under way, and here it never ends.
-      results.set(topic.name, { code: ERROR.TOPIC_ALREADY_EXISTS, message: `Topic '${topic.name}' is marked for deletion.` });
-    } else if (known.topics.has(topic.name)) results.set(topic.name, { code: ERROR.TOPIC_ALREADY_EXISTS, message: `Topic '${topic.name}' already exists.` });
+      results.set(topic.name, {
+        code: ERROR.TOPIC_ALREADY_EXISTS,
+        message: `Topic '${topic.name}' is marked for deletion.`,
+      });
+    } else if (known.topics.has(topic.name))
+      results.set(topic.name, { code: ERROR.TOPIC_ALREADY_EXISTS, message: `Topic '${topic.name}' already exists.` });
     else {
       results.set(topic.name, { code: ERROR.NONE, message: null });
       if (!validateOnly) toCreate.push(topic.name);
@@ -743,7 +762,8 @@ async function createTopics(frame: Buffer, request: RequestHeader, context: Cont
     const created = await mockMetadata(context.upstream, toCreate);
     for (const name of toCreate) {
       const code = created.topics.get(name);
-      if (code !== ERROR.NONE && code !== ERROR.LEADER_NOT_AVAILABLE) results.set(name, { code: code ?? ERROR.INVALID_REQUEST, message: 'the mock broker did not create it' });
+      if (code !== ERROR.NONE && code !== ERROR.LEADER_NOT_AVAILABLE)
+        results.set(name, { code: code ?? ERROR.INVALID_REQUEST, message: 'the mock broker did not create it' });
     }
   }
 
@@ -763,7 +783,8 @@ async function deleteTopics(frame: Buffer, request: RequestHeader, context: Cont
   const topics = r.array(() => r.string() ?? '') ?? [];
   const existing = (await mockMetadata(context.upstream, null)).topics;
   const results = topics.map((topic) => {
-    if (!existing.has(topic) || context.deletedTopics.has(topic)) return { topic, code: ERROR.UNKNOWN_TOPIC_OR_PARTITION };
+    if (!existing.has(topic) || context.deletedTopics.has(topic))
+      return { topic, code: ERROR.UNKNOWN_TOPIC_OR_PARTITION };
     context.deletedTopics.add(topic);
     return { topic, code: ERROR.NONE };
   });
@@ -773,11 +794,17 @@ async function deleteTopics(frame: Buffer, request: RequestHeader, context: Cont
 }
 
 function refuseTopic(topic: TopicRequest, brokers: number): { code: number; message: string } | undefined {
-  if (!TOPIC_NAME.test(topic.name) || topic.name === '.' || topic.name === '..') return { code: ERROR.INVALID_TOPIC_EXCEPTION, message: `'${topic.name}' is not a valid topic name` };
-  if (topic.assignments > 0) return { code: ERROR.INVALID_REQUEST, message: 'replica assignments are not supported by the test broker' };
-  if (topic.numPartitions !== -1 && topic.numPartitions < 1) return { code: ERROR.INVALID_PARTITIONS, message: 'Number of partitions must be larger than 0.' };
+  if (!TOPIC_NAME.test(topic.name) || topic.name === '.' || topic.name === '..')
+    return { code: ERROR.INVALID_TOPIC_EXCEPTION, message: `'${topic.name}' is not a valid topic name` };
+  if (topic.assignments > 0)
+    return { code: ERROR.INVALID_REQUEST, message: 'replica assignments are not supported by the test broker' };
+  if (topic.numPartitions !== -1 && topic.numPartitions < 1)
+    return { code: ERROR.INVALID_PARTITIONS, message: 'Number of partitions must be larger than 0.' };
   if (topic.replicationFactor !== -1 && (topic.replicationFactor < 1 || topic.replicationFactor > brokers)) {
-    return { code: ERROR.INVALID_REPLICATION_FACTOR, message: `Replication factor: ${topic.replicationFactor} larger than available brokers: ${brokers}.` };
+    return {
+      code: ERROR.INVALID_REPLICATION_FACTOR,
+      message: `Replication factor: ${topic.replicationFactor} larger than available brokers: ${brokers}.`,
+    };
   }
   return undefined;
 }
@@ -787,7 +814,10 @@ function refuseTopic(topic: TopicRequest, brokers: number): { code: number; mess
  * Named topics that do not exist are created (the mock auto-creates on every Metadata request
  * before v4); null names every existing topic and creates none.
  */
-function mockMetadata(upstream: Address, topics: string[] | null): Promise<{ brokers: number; topics: Map<string, number> }> {
+function mockMetadata(
+  upstream: Address,
+  topics: string[] | null,
+): Promise<{ brokers: number; topics: Map<string, number> }> {
   const request = new Writer().int16(API.Metadata).int16(1).int32(1).string('stock-broker-proxy');
   if (topics) request.array(topics, (w, topic) => w.string(topic));
   else request.int32(-1);
@@ -797,7 +827,9 @@ function mockMetadata(upstream: Address, topics: string[] | null): Promise<{ bro
       socket.destroy();
       reject(error instanceof Error ? error : new Error(String(error)));
     };
-    socket.setTimeout(MOCK_TIMEOUT_MS, () => fail(new Error(`the mock broker did not answer Metadata within ${MOCK_TIMEOUT_MS} ms`)));
+    socket.setTimeout(MOCK_TIMEOUT_MS, () =>
+      fail(new Error(`the mock broker did not answer Metadata within ${MOCK_TIMEOUT_MS} ms`)),
+    );
     socket.on('error', fail);
     socket.on(
       'data',

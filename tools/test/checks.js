@@ -14,7 +14,9 @@ function run(script) {
     child.on('close', (code, signal) => {
       const text = Buffer.concat(output).toString();
       const ok = code === 0 && !signal;
-      process.stdout.write(`${ok ? 'ok' : 'FAILED'}: npm run ${script} (${((Date.now() - started) / 1000).toFixed(1)} s)\n${text}${text && !text.endsWith('\n') ? '\n' : ''}`);
+      process.stdout.write(
+        `${ok ? 'ok' : 'FAILED'}: npm run ${script} (${((Date.now() - started) / 1000).toFixed(1)} s)\n${text}${text && !text.endsWith('\n') ? '\n' : ''}`,
+      );
       resolve(ok);
     });
   });

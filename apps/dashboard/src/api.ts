@@ -42,17 +42,29 @@ export interface CallOptions<P extends ApiPath, M extends HttpMethod> {
   token?: string | null;
 }
 
-export async function call<P extends ApiPath, M extends HttpMethod>(method: M, path: P, options: CallOptions<P, M> = {}): Promise<ResponseBody<P, M>> {
+export async function call<P extends ApiPath, M extends HttpMethod>(
+  method: M,
+  path: P,
+  options: CallOptions<P, M> = {},
+): Promise<ResponseBody<P, M>> {
   const url = new URL(fillPath(path, options.params), location.origin);
-  for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
+  for (const [key, value] of Object.entries(options.query ?? {}))
+    if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
   const headers: Record<string, string> = { accept: 'application/json' };
   const token = options.token === undefined ? currentSession()?.token : options.token;
   if (token) headers.authorization = `Bearer ${token}`;
-  if ((method === 'post' || method === 'patch') && !path.endsWith('/auth/token')) headers['idempotency-key'] = newIdempotencyKey();
+  if ((method === 'post' || method === 'patch') && !path.endsWith('/auth/token'))
+    headers['idempotency-key'] = newIdempotencyKey();
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
-    response = await fetch(url, { method: method.toUpperCase(), headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), credentials: 'omit', cache: 'no-store' });
+    response = await fetch(url, {
+      method: method.toUpperCase(),
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
   } catch {
     throw new ApiProblem(0, 'Unreachable', 0, 'the API did not answer: is the platform running?');
   }
@@ -64,8 +76,21 @@ export async function call<P extends ApiPath, M extends HttpMethod>(method: M, p
     body = undefined;
   }
   if (!response.ok) {
-    const e = (body ?? {}) as { error?: string; code?: number; cause?: string; msg?: string; error_description?: string; requestId?: string };
-    const problem = new ApiProblem(response.status, e.error ?? `HTTP ${response.status}`, e.code ?? 0, e.cause ?? e.error_description ?? e.msg ?? text.slice(0, 200), e.requestId ?? response.headers.get('x-request-id') ?? undefined);
+    const e = (body ?? {}) as {
+      error?: string;
+      code?: number;
+      cause?: string;
+      msg?: string;
+      error_description?: string;
+      requestId?: string;
+    };
+    const problem = new ApiProblem(
+      response.status,
+      e.error ?? `HTTP ${response.status}`,
+      e.code ?? 0,
+      e.cause ?? e.error_description ?? e.msg ?? text.slice(0, 200),
+      e.requestId ?? response.headers.get('x-request-id') ?? undefined,
+    );
     // An expired or revoked credential: back to sign-in, saying why.
     if (response.status === 401 && token && options.token === undefined) expireSession(problem.cause);
     throw problem;

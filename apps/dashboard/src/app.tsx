@@ -42,7 +42,13 @@ function partnerView(route: string[]): ComponentChildren {
     case 'external-accounts':
       return <ExternalAccounts />;
     case 'webhooks':
-      return id && sub === 'deliveries' && subId ? <DeliveryDetail webhookId={id} deliveryId={subId} /> : id ? <WebhookDetail id={id} /> : <WebhooksList />;
+      return id && sub === 'deliveries' && subId ? (
+        <DeliveryDetail webhookId={id} deliveryId={subId} />
+      ) : id ? (
+        <WebhookDetail id={id} />
+      ) : (
+        <WebhooksList />
+      );
     case 'events':
       return <EventsList />;
     case 'sandbox':
@@ -90,7 +96,11 @@ function Shell({ session, route }: { session: Session; route: string[] }) {
   }, [route.join('/')]);
   return (
     <>
-      <a class="skip" href="#content" onClick={(e) => (e.preventDefault(), document.getElementById('content')?.focus())}>
+      <a
+        class="skip"
+        href="#content"
+        onClick={(e) => (e.preventDefault(), document.getElementById('content')?.focus())}
+      >
         Skip to content
       </a>
       <header class="container">

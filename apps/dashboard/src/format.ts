@@ -13,10 +13,23 @@ export function formatAmount(amount: string | null | undefined, asset?: string |
 export function formatLocalTime(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'short' });
+  return date.toLocaleString(undefined, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    timeZoneName: 'short',
+  });
 }
 
 export function formatUtc(iso: string): string {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, '')} UTC`;
+  return Number.isNaN(date.getTime())
+    ? iso
+    : `${date
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, '')} UTC`;
 }

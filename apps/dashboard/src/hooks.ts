@@ -15,7 +15,11 @@ export interface Resource<T> {
  * live: read again when an event arrives (the default). pollMs: also read again this often, for what changes
  * without an event of its own (a webhook delivery's attempts, the operator's queue).
  */
-export function useResource<T>(load: () => Promise<T>, deps: unknown[], { live = true, pollMs }: { live?: boolean; pollMs?: number } = {}): Resource<T> {
+export function useResource<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+  { live = true, pollMs }: { live?: boolean; pollMs?: number } = {},
+): Resource<T> {
   const liveVersion = useLiveVersion();
   const [own, setOwn] = useState(0);
   useEffect(() => {
@@ -23,7 +27,10 @@ export function useResource<T>(load: () => Promise<T>, deps: unknown[], { live =
     const timer = setInterval(() => document.visibilityState !== 'hidden' && setOwn((n) => n + 1), pollMs);
     return () => clearInterval(timer);
   }, [pollMs]);
-  const [state, setState] = useState<{ data?: T; error?: ApiProblem; loading: boolean; key: string }>({ loading: true, key: '' });
+  const [state, setState] = useState<{ data?: T; error?: ApiProblem; loading: boolean; key: string }>({
+    loading: true,
+    key: '',
+  });
   const key = JSON.stringify(deps);
   const latest = useRef(0);
   useEffect(() => {
@@ -32,19 +39,30 @@ export function useResource<T>(load: () => Promise<T>, deps: unknown[], { live =
     setState((s) => (s.key === key ? { ...s, loading: true } : { loading: true, key }));
     load().then(
       (data) => request === latest.current && setState({ data, loading: false, key }),
-      (error: unknown) => request === latest.current && setState((s) => ({ data: s.key === key ? s.data : undefined, error: toProblem(error), loading: false, key })),
+      (error: unknown) =>
+        request === latest.current &&
+        setState((s) => ({ data: s.key === key ? s.data : undefined, error: toProblem(error), loading: false, key })),
     );
   }, [key, own, live ? liveVersion : 0]);
   const reload = useCallback(() => setOwn((n) => n + 1), []);
-  return { data: state.key === key ? state.data : undefined, error: state.key === key ? state.error : undefined, loading: state.loading || state.key !== key, reload };
+  return {
+    data: state.key === key ? state.data : undefined,
+    error: state.key === key ? state.error : undefined,
+    loading: state.loading || state.key !== key,
+    reload,
+  };
 }
 
 export function toProblem(error: unknown): ApiProblem {
-  return error instanceof ApiProblem ? error : new ApiProblem(0, 'Error', 0, error instanceof Error ? error.message : String(error));
+  return error instanceof ApiProblem
+    ? error
+    : new ApiProblem(0, 'Error', 0, error instanceof Error ? error.message : String(error));
 }
 
 /** An action a button runs: busy while it runs, its refusal kept to show, and every view read again after. */
-export function useAction<A extends unknown[], R>(run: (...args: A) => Promise<R>): { busy: boolean; error?: ApiProblem; result?: R; act(...args: A): Promise<R | undefined>; clear(): void } {
+export function useAction<A extends unknown[], R>(
+  run: (...args: A) => Promise<R>,
+): { busy: boolean; error?: ApiProblem; result?: R; act(...args: A): Promise<R | undefined>; clear(): void } {
   const [state, setState] = useState<{ busy: boolean; error?: ApiProblem; result?: R }>({ busy: false });
   const act = async (...args: A) => {
     setState({ busy: true });

@@ -4,8 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 
 export type Session =
-  | { kind: 'partner'; token: string; expiresAt: string; apiKey: string }
-  | { kind: 'operator'; token: string };
+  { kind: 'partner'; token: string; expiresAt: string; apiKey: string } | { kind: 'operator'; token: string };
 
 const KEY = 'mm.dashboard.session';
 let session: Session | undefined = read();

@@ -21,7 +21,15 @@ export function ProblemNote({ problem, title = 'The request was refused' }: { pr
 }
 
 /** A resource's three states: reading (first time), refused, or its data (kept on screen while it reads again). */
-export function Loaded<T>({ resource, label, children }: { resource: Resource<T>; label: string; children: (data: T) => ComponentChildren }) {
+export function Loaded<T>({
+  resource,
+  label,
+  children,
+}: {
+  resource: Resource<T>;
+  label: string;
+  children: (data: T) => ComponentChildren;
+}) {
   if (resource.data !== undefined) {
     return (
       <>
@@ -77,7 +85,15 @@ export function IdLink({ id, href }: { id: string; href: string }) {
  * A button whose action needs a reason (the operator's): it opens a small form asking for one, then
  * shows what the API answered or why it refused.
  */
-export function ReasonAction({ label, onConfirm, required = false }: { label: string; onConfirm: (reason: string) => Promise<string>; required?: boolean }) {
+export function ReasonAction({
+  label,
+  onConfirm,
+  required = false,
+}: {
+  label: string;
+  onConfirm: (reason: string) => Promise<string>;
+  required?: boolean;
+}) {
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
@@ -88,7 +104,8 @@ export function ReasonAction({ label, onConfirm, required = false }: { label: st
         <button type="button" class="secondary outline" onClick={() => (setOpen(true), setOutcome(undefined))}>
           {label}
         </button>
-        {outcome && (outcome.problem ? <ProblemNote problem={outcome.problem} /> : <span role="status"> {outcome.text}</span>)}
+        {outcome &&
+          (outcome.problem ? <ProblemNote problem={outcome.problem} /> : <span role="status"> {outcome.text}</span>)}
       </span>
     );
   }
@@ -111,7 +128,14 @@ export function ReasonAction({ label, onConfirm, required = false }: { label: st
       }}
     >
       <label for={id}>Reason for “{label}”</label>
-      <input id={id} name="reason" value={reason} required={required} placeholder="why (kept with the action)" onInput={(e) => setReason(e.currentTarget.value)} />
+      <input
+        id={id}
+        name="reason"
+        value={reason}
+        required={required}
+        placeholder="why (kept with the action)"
+        onInput={(e) => setReason(e.currentTarget.value)}
+      />
       <div role="group">
         <button type="submit" aria-busy={busy} disabled={busy}>
           Confirm {label.toLowerCase()}

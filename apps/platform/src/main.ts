@@ -4,7 +4,17 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig, type PlatformConfig } from '@mm/platform/config';
 import { API_BASE_PATH } from '@mm/platform/http';
 import { shutdownTelemetry } from '@mm/platform/telemetry';
-import { credentialLines, dashboardLine, describeFailure, ensureLocalAdminToken, handleShutdownSignalsInCaller, localLines, referenceLine, startPlatform, stopWhenParentDies } from '@mm/runtime/platform';
+import {
+  credentialLines,
+  dashboardLine,
+  describeFailure,
+  ensureLocalAdminToken,
+  handleShutdownSignalsInCaller,
+  localLines,
+  referenceLine,
+  startPlatform,
+  stopWhenParentDies,
+} from '@mm/runtime/platform';
 
 async function main(): Promise<void> {
   let config: PlatformConfig;
@@ -28,7 +38,10 @@ async function main(): Promise<void> {
     if (stopping) {
       // Impatience cuts the requests still in flight, never PostgreSQL's stop.
       process.stdout.write(`${signal}: still stopping; the process exits once PostgreSQL has stopped\n`);
-      void starting.then((platform) => platform.app.getHttpServer().closeAllConnections(), () => undefined);
+      void starting.then(
+        (platform) => platform.app.getHttpServer().closeAllConnections(),
+        () => undefined,
+      );
       return;
     }
     stopping = true;
@@ -56,7 +69,12 @@ async function main(): Promise<void> {
   const { bootstrap } = platform;
   if (stopping) {
     // Stopped while starting, after the first key pair was made: its secret is shown now or never.
-    if (bootstrap?.apiSecret) process.stdout.write(['Stopped during start-up; the key pair it made:', ...credentialLines(config, bootstrap)].filter((l) => l !== undefined).join('\n') + '\n');
+    if (bootstrap?.apiSecret)
+      process.stdout.write(
+        ['Stopped during start-up; the key pair it made:', ...credentialLines(config, bootstrap)]
+          .filter((l) => l !== undefined)
+          .join('\n') + '\n',
+      );
     return;
   }
 

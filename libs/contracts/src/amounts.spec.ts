@@ -18,6 +18,12 @@ describe('requireAmount (ADR 0023)', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(ApiError);
-    expect((thrown as ApiError).toBody()).toEqual({ error: 'InvalidAmount', code: 11003, msg: 'invalid amount', cause, status: 400 });
+    expect((thrown as ApiError).toBody()).toEqual({
+      error: 'InvalidAmount',
+      code: 11003,
+      msg: 'invalid amount',
+      cause,
+      status: 400,
+    });
   });
 });

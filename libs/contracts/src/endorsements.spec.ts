@@ -1,7 +1,13 @@
 // Which operations need which endorsement (docs/endorsements.md): only an active one admits the
 // operation, and each missing endorsement is refused with its own 422.
 import { ApiError } from './errors';
-import { ENDORSEMENT_REQUIRED, fiatEndorsement, OPERATION_ENDORSEMENTS, requireEndorsement, type EndorsedCustomer } from './endorsements';
+import {
+  ENDORSEMENT_REQUIRED,
+  fiatEndorsement,
+  OPERATION_ENDORSEMENTS,
+  requireEndorsement,
+  type EndorsedCustomer,
+} from './endorsements';
 import type { EndorsementName, EndorsementStatus } from './events';
 
 const customer = (endorsements: Array<[EndorsementName, EndorsementStatus]>): EndorsedCustomer => ({
@@ -22,7 +28,18 @@ function refusal(run: () => void): { status: number; error: string; cause: strin
 
 describe('endorsements', () => {
   it('admits an operation whose endorsement is active', () => {
-    expect(refusal(() => requireEndorsement(customer([['basic', 'pending'], ['usd', 'active']]), 'usd', 'a cash-in'))).toBeUndefined();
+    expect(
+      refusal(() =>
+        requireEndorsement(
+          customer([
+            ['basic', 'pending'],
+            ['usd', 'active'],
+          ]),
+          'usd',
+          'a cash-in',
+        ),
+      ),
+    ).toBeUndefined();
   });
 
   it.each<[string, Array<[EndorsementName, EndorsementStatus]>, string]>([
@@ -39,13 +56,25 @@ describe('endorsements', () => {
 
   it('refuses each endorsement with its own error', () => {
     for (const name of ['basic', 'cryptoCustody', 'usd'] as const) {
-      expect(refusal(() => requireEndorsement(customer([]), name, 'it'))).toMatchObject({ status: 422, error: ENDORSEMENT_REQUIRED[name] });
+      expect(refusal(() => requireEndorsement(customer([]), name, 'it'))).toMatchObject({
+        status: 422,
+        error: ENDORSEMENT_REQUIRED[name],
+      });
     }
-    expect(ENDORSEMENT_REQUIRED).toEqual({ basic: 'BasicEndorsementRequired', cryptoCustody: 'CryptoCustodyEndorsementRequired', usd: 'UsdEndorsementRequired' });
+    expect(ENDORSEMENT_REQUIRED).toEqual({
+      basic: 'BasicEndorsementRequired',
+      cryptoCustody: 'CryptoCustodyEndorsementRequired',
+      usd: 'UsdEndorsementRequired',
+    });
   });
 
-  it('asks custody for wallets and the currency rail\'s endorsement for fiat and cash', () => {
-    expect(OPERATION_ENDORSEMENTS).toEqual({ custodialWallet: 'cryptoCustody', cashIn: 'usd', cashPickup: 'usd', card: 'usd' });
+  it("asks custody for wallets and the currency rail's endorsement for fiat and cash", () => {
+    expect(OPERATION_ENDORSEMENTS).toEqual({
+      custodialWallet: 'cryptoCustody',
+      cashIn: 'usd',
+      cashPickup: 'usd',
+      card: 'usd',
+    });
     expect(fiatEndorsement('usd')).toBe('usd');
     expect(fiatEndorsement('cad')).toBe('basic');
   });

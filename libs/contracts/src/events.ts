@@ -36,8 +36,21 @@ export interface EventPayloads extends VirtualAccountEventPayloads {
     createdAt: string;
   };
   'endorsement.requested': { customerId: string; projectId: string; name: EndorsementName; requestedAt: string };
-  'endorsement.approved': { customerId: string; projectId: string; name: EndorsementName; previousStatus: EndorsementStatus; approvedAt: string };
-  'endorsement.rejected': { customerId: string; projectId: string; name: EndorsementName; previousStatus: EndorsementStatus; reason: string; rejectedAt: string };
+  'endorsement.approved': {
+    customerId: string;
+    projectId: string;
+    name: EndorsementName;
+    previousStatus: EndorsementStatus;
+    approvedAt: string;
+  };
+  'endorsement.rejected': {
+    customerId: string;
+    projectId: string;
+    name: EndorsementName;
+    previousStatus: EndorsementStatus;
+    reason: string;
+    rejectedAt: string;
+  };
   'wallet.provisioned': {
     walletId: string;
     projectId: string;
@@ -47,8 +60,26 @@ export interface EventPayloads extends VirtualAccountEventPayloads {
     address: string;
     createdAt: string;
   };
-  'wallet.credited': { walletId: string; projectId: string; postingId: string; amount: string; balance: string; entries: LedgerEntry[]; reason: string; at: string };
-  'wallet.debited': { walletId: string; projectId: string; postingId: string; amount: string; balance: string; entries: LedgerEntry[]; reason: string; at: string };
+  'wallet.credited': {
+    walletId: string;
+    projectId: string;
+    postingId: string;
+    amount: string;
+    balance: string;
+    entries: LedgerEntry[];
+    reason: string;
+    at: string;
+  };
+  'wallet.debited': {
+    walletId: string;
+    projectId: string;
+    postingId: string;
+    amount: string;
+    balance: string;
+    entries: LedgerEntry[];
+    reason: string;
+    at: string;
+  };
 
   // accounts: external accounts (spec: External account). No payload carries a full account
   // number, IBAN, card number or tax id: only what a read shows.
@@ -78,7 +109,12 @@ export interface EventPayloads extends VirtualAccountEventPayloads {
     at: string;
   };
   'externalAccount.verified': { externalAccountId: string; projectId: string; at: string };
-  'externalAccount.declined': { externalAccountId: string; projectId: string; failure: ExternalAccountFailure; at: string };
+  'externalAccount.declined': {
+    externalAccountId: string;
+    projectId: string;
+    failure: ExternalAccountFailure;
+    at: string;
+  };
   'externalAccount.updated': {
     externalAccountId: string;
     projectId: string;
@@ -110,7 +146,12 @@ export interface EventPayloads extends VirtualAccountEventPayloads {
     counterpartyId: string;
     projectId: string;
     changedFields: string[];
-    changes: Partial<Pick<EventPayloads['counterparty.created'], 'firstName' | 'lastName' | 'businessName' | 'email' | 'phone' | 'taxIdProvided' | 'address'>>;
+    changes: Partial<
+      Pick<
+        EventPayloads['counterparty.created'],
+        'firstName' | 'lastName' | 'businessName' | 'email' | 'phone' | 'taxIdProvided' | 'address'
+      >
+    >;
     name: string;
     at: string;
   };
@@ -131,18 +172,39 @@ export interface EventPayloads extends VirtualAccountEventPayloads {
     webhookId: string;
     projectId: string;
     changedFields: string[];
-    changes: Partial<Pick<EventPayloads['webhookEndpoint.created'], 'url' | 'subscriptions' | 'timeoutMs' | 'notifyThresholdSecs' | 'description'>>;
+    changes: Partial<
+      Pick<
+        EventPayloads['webhookEndpoint.created'],
+        'url' | 'subscriptions' | 'timeoutMs' | 'notifyThresholdSecs' | 'description'
+      >
+    >;
     at: string;
   };
-  'webhookEndpoint.enabled': { webhookId: string; projectId: string; previousStatus: WebhookEndpointStatus; at: string };
-  'webhookEndpoint.disabled': { webhookId: string; projectId: string; previousStatus: WebhookEndpointStatus; at: string };
+  'webhookEndpoint.enabled': {
+    webhookId: string;
+    projectId: string;
+    previousStatus: WebhookEndpointStatus;
+    at: string;
+  };
+  'webhookEndpoint.disabled': {
+    webhookId: string;
+    projectId: string;
+    previousStatus: WebhookEndpointStatus;
+    at: string;
+  };
   /** A new signing key replaced the old one, which stops verifying at once. */
   'webhookEndpoint.signingKeyRotated': { webhookId: string; projectId: string; at: string };
   'webhookEndpoint.deleted': { webhookId: string; projectId: string; at: string };
   /** Health (spec: Delivery and verification 4): the endpoint has failed without a success since downSince, for longer than its notifyThresholdSecs; once per down episode. */
   'webhookEndpoint.downNotified': { webhookId: string; projectId: string; downSince: string; at: string };
   /** About three days of continuous failure: set only by the service; `enable` brings it back. */
-  'webhookEndpoint.suspended': { webhookId: string; projectId: string; previousStatus: WebhookEndpointStatus; downSince: string; at: string };
+  'webhookEndpoint.suspended': {
+    webhookId: string;
+    projectId: string;
+    previousStatus: WebhookEndpointStatus;
+    downSince: string;
+    at: string;
+  };
 
   // quoting (spec: Quote; States / Quote)
   'quote.created': QuoteRecord;
@@ -153,9 +215,18 @@ export interface EventPayloads extends VirtualAccountEventPayloads {
   // transactions (spec: Transaction; States / Transaction). Every event that moves the status or
   // sub-status carries both, as they are after it.
   'transaction.created': TransactionCreated;
-  'transaction.fundsPulled': TransactionTransition & { walletId: string; postingId: string; asset: string; amount: string };
+  'transaction.fundsPulled': TransactionTransition & {
+    walletId: string;
+    postingId: string;
+    asset: string;
+    amount: string;
+  };
   'transaction.legInitiated': TransactionTransition & { leg: TransactionLeg };
-  'transaction.legSettled': TransactionTransition & { legId: string; references: LegReferences; settlement: LegSettlement };
+  'transaction.legSettled': TransactionTransition & {
+    legId: string;
+    references: LegReferences;
+    settlement: LegSettlement;
+  };
   /** afterSending: the transfer left and came back (returned by the bank, reverted on chain), rather than refused. */
   'transaction.legFailed': TransactionTransition & { legId: string; failure: LegFailure; afterSending?: boolean };
   'transaction.reviewStarted': TransactionTransition & { reason: string };
@@ -166,7 +237,13 @@ export interface EventPayloads extends VirtualAccountEventPayloads {
   /** walletId: the source wallet credited back; null for a card buy, refunded to the card. */
   /** finalSubStatus: where the refund ends (failed.returnedToSender unless given; failed.attributionTimeout for a lapsed attribution). */
   /** retained: what an operator's partial refund of a virtual account deposit does not send back (the leg carries what is). */
-  'transaction.refundInitiated': TransactionTransition & { leg: TransactionLeg; walletId: string | null; error: SettlementError; finalSubStatus?: string; retained?: string };
+  'transaction.refundInitiated': TransactionTransition & {
+    leg: TransactionLeg;
+    walletId: string | null;
+    error: SettlementError;
+    finalSubStatus?: string;
+    retained?: string;
+  };
   'transaction.refunded': TransactionTransition & { legId: string; error: SettlementError };
   /** A virtual account's bank refund: the bank took the refund and has it in flight (the refund stays pending). */
   'transaction.refundAccepted': TransactionTransition & { legId: string };
@@ -208,19 +285,45 @@ export interface EventPayloads extends VirtualAccountEventPayloads {
    * for an operator (processing.underReview). error: what the transaction ends with once an operator's refund
    * arrives; finalSubStatus: where that refund ends (failed.attributionTimeout after a lapsed attribution).
    */
-  'transaction.refundRefused': TransactionTransition & { leg: TransactionLeg; error: SettlementError; finalSubStatus?: string };
+  'transaction.refundRefused': TransactionTransition & {
+    leg: TransactionLeg;
+    error: SettlementError;
+    finalSubStatus?: string;
+  };
 
   // accounts: the ledger side of a transaction (ADR 0019)
   /** A posting between ledger accounts that are not wallets (transit, rails, conversion). */
-  'ledger.posted': { projectId: string; transactionId: string; postingId: string; asset: string; entries: LedgerEntry[]; reason: string; at: string };
+  'ledger.posted': {
+    projectId: string;
+    transactionId: string;
+    postingId: string;
+    asset: string;
+    entries: LedgerEntry[];
+    reason: string;
+    at: string;
+  };
   /** The refund of a transaction reached its source wallet. */
-  'funds.returned': { projectId: string; transactionId: string; walletId: string | null; postingId: string; amount: string; at: string };
+  'funds.returned': {
+    projectId: string;
+    transactionId: string;
+    walletId: string | null;
+    postingId: string;
+    amount: string;
+    at: string;
+  };
 
   // cash-in (spec: Cash-in, Cash location (read); States / Cash-in; ADR 0020). The deposit code is
   // shown to partners by design (depositInstructions.code); no payload carries anything sensitive.
   'cashIn.created': CashInCreated;
   /** POST /cash-ins/{id}/refresh: a new code valid an hour from `at`; the previous code is void. */
-  'cashIn.codeRefreshed': { cashInId: string; projectId: string; code: string; expiresAt: string; previousExpiresAt: string; at: string };
+  'cashIn.codeRefreshed': {
+    cashInId: string;
+    projectId: string;
+    code: string;
+    expiresAt: string;
+    previousExpiresAt: string;
+    at: string;
+  };
   /**
    * The retail partner confirmed the deposit: the cash-in is completed (`subStatus` settled) and the
    * transactions service auto-creates the `cashToCrypto` transaction `transactionId` from this event
@@ -256,7 +359,10 @@ export interface EventPayloads extends VirtualAccountEventPayloads {
    * address is inactiveActionRequired from now on; one pending or frozen keeps its status and takes it up
    * when provisioned or unfrozen. `status` equals `previousStatus` then.
    */
-  'depositAddress.destinationLost': DepositAddressStatusChange & { externalAccountId: string; reason: 'deleted' | 'invalid' };
+  'depositAddress.destinationLost': DepositAddressStatusChange & {
+    externalAccountId: string;
+    reason: 'deleted' | 'invalid';
+  };
   /** PATCH /deposit-addresses/{id}: what changed, each with its new value (returnDestination null: removed). */
   'depositAddress.updated': DepositAddressUpdated;
   /** A PATCH re-pointed an inactiveActionRequired address at an active bank account: active again. */
@@ -300,7 +406,13 @@ export interface PartnerEventPublished {
 export type WebhookEndpointStatus = 'enabled' | 'disabled' | 'suspended';
 
 export type ExternalAccountType = 'bankUs' | 'bankIban' | 'bankCanada' | 'card' | 'walletExternal';
-export const EXTERNAL_ACCOUNT_TYPES: readonly ExternalAccountType[] = ['bankUs', 'bankIban', 'bankCanada', 'card', 'walletExternal'];
+export const EXTERNAL_ACCOUNT_TYPES: readonly ExternalAccountType[] = [
+  'bankUs',
+  'bankIban',
+  'bankCanada',
+  'card',
+  'walletExternal',
+];
 export type ExternalAccountStatus = 'pending' | 'active' | 'failed' | 'invalid';
 
 export interface ExternalAccountFailure {
@@ -325,10 +437,29 @@ export interface BillingAddress {
 
 /** The instrument's details as reads and transactions show them: never a full number. */
 export type ExternalAccountDetails =
-  | { holderName: string; bankName: string | null; routingNumber: string; accountNumberLast4: string; accountType: 'checking' | 'savings' }
+  | {
+      holderName: string;
+      bankName: string | null;
+      routingNumber: string;
+      accountNumberLast4: string;
+      accountType: 'checking' | 'savings';
+    }
   | { holderName: string; ibanLast4: string; bic: string; countryCode: string; bankAddress: string | null }
-  | { holderName: string; bankName: string | null; institutionNumber: string; transitNumber: string; accountNumberLast4: string }
-  | { holderName: string; brand: string; last4: string; expiryMonth: number; expiryYear: number; billingAddress: BillingAddress }
+  | {
+      holderName: string;
+      bankName: string | null;
+      institutionNumber: string;
+      transitNumber: string;
+      accountNumberLast4: string;
+    }
+  | {
+      holderName: string;
+      brand: string;
+      last4: string;
+      expiryMonth: number;
+      expiryYear: number;
+      billingAddress: BillingAddress;
+    }
   | { address: string; network: string; asset: string };
 
 export type CounterpartyEntityType = 'individual' | 'business';
@@ -649,7 +780,12 @@ export interface DepositAddressDepositReceived {
   /** The address's destination now; while it is inactiveActionRequired, the last one it had (the deposit waits for a new one). */
   target: DepositPayoutTarget;
   /** Where a return goes: the address's returnDestination wallet, else the sender. Same asset and network as the deposit. */
-  returnTo: { address: string; network: string; externalAccountId: string | null; kind?: 'returnDestination' | 'sender' };
+  returnTo: {
+    address: string;
+    network: string;
+    externalAccountId: string | null;
+    kind?: 'returnDestination' | 'sender';
+  };
   /** The senderAttribution hold's deadline (project time), set when the disposition is awaitingSenderAttribution. */
   attributionDeadline: string | null;
   /** The address's metadata when the deposit arrived (the partner's own keys). */

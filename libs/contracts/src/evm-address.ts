@@ -15,5 +15,7 @@ export function evmAddressProblem(value: string): string | undefined {
   if (!/^0x[0-9a-fA-F]{40}$/.test(value)) return 'must be 0x followed by 40 hexadecimal digits';
   const body = value.slice(2);
   if (body === body.toLowerCase() || body === body.toUpperCase()) return undefined;
-  return toChecksumAddress(value) === value ? undefined : 'does not match its EIP-55 checksum; check the address for a typo';
+  return toChecksumAddress(value) === value
+    ? undefined
+    : 'does not match its EIP-55 checksum; check the address for a typo';
 }

@@ -4,7 +4,14 @@
 // the e2e conformance test validates every example against the component schema
 // the document generates from the response DTOs, so an example cannot drift
 // from what is delivered.
-import { isOffered, PARTNER_EVENT_DEFINITIONS, PARTNER_EVENT_RESOURCES, webhookEnvelope, type PartnerEventResourceName, type WebhookEnvelope } from './partner-events';
+import {
+  isOffered,
+  PARTNER_EVENT_DEFINITIONS,
+  PARTNER_EVENT_RESOURCES,
+  webhookEnvelope,
+  type PartnerEventResourceName,
+  type WebhookEnvelope,
+} from './partner-events';
 
 type Data = Record<string, unknown>;
 
@@ -34,7 +41,13 @@ const DEPOSIT_ADDRESS = '0x3f5ce5fbfe3e9af3971dd833d26ba9b5c936f0be';
 const WALLET_ADDRESS = '0xb98a27f6f3fb176614929cac1fb8161bd2f35ba9';
 const ZERO_FEES = { total: '0.00', developer: '0.00', gas: '0.00', meridian: '0.00' };
 const PARTY = { relationship: 'customer', customerId: ID.customer, entityType: 'individual' };
-const LOCATION_ADDRESS = { line1: '611 W 6th St', city: 'Los Angeles', state: 'CA', postalCode: '90017', country: 'US' };
+const LOCATION_ADDRESS = {
+  line1: '611 W 6th St',
+  city: 'Los Angeles',
+  state: 'CA',
+  postalCode: '90017',
+  country: 'US',
+};
 
 const customer = (endorsements: Array<[string, string]>, updatedAt: string): Data => ({
   id: ID.customer,
@@ -64,7 +77,13 @@ const bankAccount = (status: string, changes: Data = {}): Data => ({
   type: 'bankUs',
   status,
   customer: { id: ID.customer, name: 'Ada Lovelace' },
-  details: { holderName: 'Ada Lovelace', bankName: 'Chase', routingNumber: '021000021', accountNumberLast4: '9012', accountType: 'checking' },
+  details: {
+    holderName: 'Ada Lovelace',
+    bankName: 'Chase',
+    routingNumber: '021000021',
+    accountNumberLast4: '9012',
+    accountType: 'checking',
+  },
   supportedDestinations: [
     { asset: 'usd', network: 'ach' },
     { asset: 'usd', network: 'achSameDay' },
@@ -78,7 +97,8 @@ const bankAccount = (status: string, changes: Data = {}): Data => ({
   ...changes,
 });
 
-type DepositAddressState = 'pending' | 'active' | 'frozen' | 'closed' | 'failed' | 'inactiveActionRequired' | 'repointed';
+type DepositAddressState =
+  'pending' | 'active' | 'frozen' | 'closed' | 'failed' | 'inactiveActionRequired' | 'repointed';
 
 /** A deposit address through its life: created 16:00, provisioned 2 s later, then changed. */
 const depositAddress = (state: DepositAddressState): Data => {
@@ -105,16 +125,36 @@ const depositAddress = (state: DepositAddressState): Data => {
       asset: 'usd',
       network: 'ach',
       owner: { kind: 'customer', id: ID.customer, name: 'Ada Lovelace' },
-      details: { holderName: 'Ada Lovelace', bankName: 'Chase', routingNumber: '021000021', accountNumberLast4: repointed ? '4410' : '9012', accountType: 'checking' },
+      details: {
+        holderName: 'Ada Lovelace',
+        bankName: 'Chase',
+        routingNumber: '021000021',
+        accountNumberLast4: repointed ? '4410' : '9012',
+        accountType: 'checking',
+      },
     },
     payout: { rail: 'ach', secCode: 'PPD' },
     requiresCounterpartyWalletRegistration: true,
     ...(status === 'inactiveActionRequired'
-      ? { hold: { code: 'payoutDestinationMissing', message: 'The payout destination was deleted or is no longer valid: point the address at an active bank account to resume payouts.' } }
+      ? {
+          hold: {
+            code: 'payoutDestinationMissing',
+            message:
+              'The payout destination was deleted or is no longer valid: point the address at an active bank account to resume payouts.',
+          },
+        }
       : {}),
     status,
-    depositInstructions: state === 'pending' || state === 'failed' ? null : { address: DEPOSIT_ADDRESS, asset: 'usdc', network: 'meridianchain' },
-    payoutOrigin: { type: 'depositAddress', id: ID.depositAddress, accountHolder: 'customer', accountHolderName: 'Ada Lovelace' },
+    depositInstructions:
+      state === 'pending' || state === 'failed'
+        ? null
+        : { address: DEPOSIT_ADDRESS, asset: 'usdc', network: 'meridianchain' },
+    payoutOrigin: {
+      type: 'depositAddress',
+      id: ID.depositAddress,
+      accountHolder: 'customer',
+      accountHolderName: 'Ada Lovelace',
+    },
     label: 'Payroll inlet',
     metadata: { account: 'A-1001' },
     createdAt: '2026-03-02T16:00:00.000Z',
@@ -122,7 +162,8 @@ const depositAddress = (state: DepositAddressState): Data => {
   };
 };
 
-type VirtualAccountState = 'pending' | 'provisioned' | 'frozen' | 'closed' | 'failed' | 'relabelled' | 'deleting' | 'deleted';
+type VirtualAccountState =
+  'pending' | 'provisioned' | 'frozen' | 'closed' | 'failed' | 'relabelled' | 'deleting' | 'deleted';
 
 /** A virtual account through its life: created 17:00, provisioned 2 s later, then changed and deleted. */
 const virtualAccount = (state: VirtualAccountState): Data => {
@@ -156,13 +197,27 @@ const virtualAccount = (state: VirtualAccountState): Data => {
       asset: 'usd',
       network: 'ach',
       owner: { kind: 'customer', id: ID.customer, name: 'Ada Lovelace' },
-      details: { holderName: 'Ada Lovelace', bankName: 'Chase', routingNumber: '021000021', accountNumberLast4: '9012', accountType: 'checking' },
+      details: {
+        holderName: 'Ada Lovelace',
+        bankName: 'Chase',
+        routingNumber: '021000021',
+        accountNumberLast4: '9012',
+        accountType: 'checking',
+      },
     },
     returnPayout: { rail: 'ach' },
     accountHolder: 'customer',
     type: 'bankUs',
     status,
-    bankDetails: provisioned ? { bankName: 'Meridian Sandbox Bank', accountHolderName: 'Ada Lovelace', accountNumber: '4815162342', routingNumber: '026009593', bic: 'MRDNUS33XXX' } : null,
+    bankDetails: provisioned
+      ? {
+          bankName: 'Meridian Sandbox Bank',
+          accountHolderName: 'Ada Lovelace',
+          accountNumber: '4815162342',
+          routingNumber: '026009593',
+          bic: 'MRDNUS33XXX',
+        }
+      : null,
     supportedSources: [
       { asset: 'usd', rail: 'ach' },
       { asset: 'usd', rail: 'wire' },
@@ -197,7 +252,12 @@ const counterparty = (status: string, updatedAt: string): Data => ({
 const cashIn = (state: 'pending' | 'refreshed' | 'completed' | 'expired'): Data => {
   const deposited = state === 'completed';
   const amounts = { amountGross: '100.00', amountNet: '100.00', feesDeducted: ZERO_FEES };
-  const updatedAt = { pending: '2026-03-02T15:10:00.000Z', refreshed: '2026-03-02T15:40:00.000Z', completed: '2026-03-02T15:52:31.000Z', expired: '2026-03-02T16:40:00.000Z' }[state];
+  const updatedAt = {
+    pending: '2026-03-02T15:10:00.000Z',
+    refreshed: '2026-03-02T15:40:00.000Z',
+    completed: '2026-03-02T15:52:31.000Z',
+    expired: '2026-03-02T16:40:00.000Z',
+  }[state];
   return {
     id: ID.cashIn,
     object: 'cashIn',
@@ -206,7 +266,12 @@ const cashIn = (state: 'pending' | 'refreshed' | 'completed' | 'expired'): Data 
     subStatus: deposited ? 'settled' : null,
     customerId: ID.customer,
     source: { asset: 'usd', indicatedAmount: '100.00', ...amounts },
-    destination: { asset: 'usdc', network: 'meridianchain', ...amounts, wallet: { id: ID.wallet, blockchainAddress: WALLET_ADDRESS, externalAccount: null } },
+    destination: {
+      asset: 'usdc',
+      network: 'meridianchain',
+      ...amounts,
+      wallet: { id: ID.wallet, blockchainAddress: WALLET_ADDRESS, externalAccount: null },
+    },
     cash: { locationId: ID.location, locationReference: 'QUICKSTOP-2002' },
     location: { name: 'QuickStop Market #2002', locationProvider: 'quickstop', locationAddress: LOCATION_ADDRESS },
     rates: { pair: 'usd/usdc', exchangeRate: '1.00', effectiveRate: '1.00' },
@@ -262,12 +327,33 @@ const cashInTransaction = (status: string, subStatus: string | null, updatedAt: 
     party: PARTY,
     type: 'cash',
     category: 'cash',
-    details: { asset: 'usd', network: 'cash', locationId: ID.location, locationReference: 'QUICKSTOP-2002', locationProvider: 'quickstop' },
+    details: {
+      asset: 'usd',
+      network: 'cash',
+      locationId: ID.location,
+      locationReference: 'QUICKSTOP-2002',
+      locationProvider: 'quickstop',
+    },
   },
-  destination: { party: PARTY, type: 'walletOms', category: 'crypto', details: { id: ID.wallet, asset: 'usdc', network: 'meridianchain', address: WALLET_ADDRESS } },
+  destination: {
+    party: PARTY,
+    type: 'walletOms',
+    category: 'crypto',
+    details: { id: ID.wallet, asset: 'usdc', network: 'meridianchain', address: WALLET_ADDRESS },
+  },
   pricing: pricing('usd', 'usdc', '100.00'),
   legs: [
-    leg(ID.cashInTransaction, 1, { kind: 'deposit', rail: 'cash', asset: 'usd', network: 'cash', amount: '100.00', status: 'settled', endToEndId: 'E2E0947627519A7B069', initiatedAt: '2026-03-02T15:52:31.000Z', settledAt: '2026-03-02T15:52:31.400Z' }),
+    leg(ID.cashInTransaction, 1, {
+      kind: 'deposit',
+      rail: 'cash',
+      asset: 'usd',
+      network: 'cash',
+      amount: '100.00',
+      status: 'settled',
+      endToEndId: 'E2E0947627519A7B069',
+      initiatedAt: '2026-03-02T15:52:31.000Z',
+      settledAt: '2026-03-02T15:52:31.400Z',
+    }),
     leg(ID.cashInTransaction, 2, {
       kind: 'payout',
       rail: 'crypto',
@@ -275,7 +361,11 @@ const cashInTransaction = (status: string, subStatus: string | null, updatedAt: 
       network: 'meridianchain',
       amount: '100.00',
       ...(status === 'completed'
-        ? { status: 'settled', txHash: '0x7ac4443165777c549f542f5a6ebad38e9c66e1d00aaceb53cdc2ddc9bf962687', settledAt: updatedAt }
+        ? {
+            status: 'settled',
+            txHash: '0x7ac4443165777c549f542f5a6ebad38e9c66e1d00aaceb53cdc2ddc9bf962687',
+            settledAt: updatedAt,
+          }
         : { status: 'pending' }),
       initiatedAt: '2026-03-02T15:52:31.400Z',
     }),
@@ -294,11 +384,31 @@ const cardBuyTransaction: Data = {
   subStatus: 'processing.underReview',
   customerId: ID.customer,
   precursor: { type: 'quote', id: ID.cardBuyQuote },
-  source: { party: PARTY, type: 'card', category: 'fiat', details: { externalAccountId: ID.card, asset: 'usd', network: 'card', brand: 'visa', last4: '4242' } },
-  destination: { party: PARTY, type: 'walletOms', category: 'crypto', details: { id: ID.wallet, asset: 'usdc', network: 'meridianchain', address: WALLET_ADDRESS } },
+  source: {
+    party: PARTY,
+    type: 'card',
+    category: 'fiat',
+    details: { externalAccountId: ID.card, asset: 'usd', network: 'card', brand: 'visa', last4: '4242' },
+  },
+  destination: {
+    party: PARTY,
+    type: 'walletOms',
+    category: 'crypto',
+    details: { id: ID.wallet, asset: 'usdc', network: 'meridianchain', address: WALLET_ADDRESS },
+  },
   pricing: pricing('usd', 'usdc', '40.00'),
   legs: [
-    leg(ID.cardBuy, 1, { kind: 'deposit', rail: 'card', asset: 'usd', network: 'card', amount: '40.00', status: 'settled', endToEndId: 'E2E54B625B1A342CB87', initiatedAt: '2026-03-02T17:00:00.000Z', settledAt: '2026-03-02T17:00:05.000Z' }),
+    leg(ID.cardBuy, 1, {
+      kind: 'deposit',
+      rail: 'card',
+      asset: 'usd',
+      network: 'card',
+      amount: '40.00',
+      status: 'settled',
+      endToEndId: 'E2E54B625B1A342CB87',
+      initiatedAt: '2026-03-02T17:00:00.000Z',
+      settledAt: '2026-03-02T17:00:05.000Z',
+    }),
     leg(ID.cardBuy, 2, {
       kind: 'payout',
       rail: 'crypto',
@@ -324,8 +434,18 @@ const payoutTransaction: Data = {
   subStatus: 'processing.underReview',
   customerId: ID.customer,
   precursor: { type: 'quote', id: ID.quote },
-  source: { party: PARTY, type: 'walletOms', category: 'crypto', details: { id: ID.wallet, asset: 'usdc', network: 'meridianchain', address: WALLET_ADDRESS } },
-  destination: { party: PARTY, type: 'bankUs', category: 'fiat', details: { id: ID.bank, asset: 'usd', network: 'wire', accountHolder: 'customer', last4: '9012' } },
+  source: {
+    party: PARTY,
+    type: 'walletOms',
+    category: 'crypto',
+    details: { id: ID.wallet, asset: 'usdc', network: 'meridianchain', address: WALLET_ADDRESS },
+  },
+  destination: {
+    party: PARTY,
+    type: 'bankUs',
+    category: 'fiat',
+    details: { id: ID.bank, asset: 'usd', network: 'wire', accountHolder: 'customer', last4: '9012' },
+  },
   pricing: pricing('usdc', 'usd', '10000.00'),
   legs: [],
   payoutOrigin: { type: 'quote', id: ID.quote, accountHolder: 'customer', accountHolderName: 'Ada Lovelace' },
@@ -343,13 +463,29 @@ const cryptoTransaction: Data = {
     party: PARTY,
     type: 'walletExternal',
     category: 'crypto',
-    details: { id: 'ext_01m87bvejhfvptagg0v52webye', asset: 'usdc', network: 'ethereum', address: '0x52908400098527886E0F7030069857D2E4169EE7' },
+    details: {
+      id: 'ext_01m87bvejhfvptagg0v52webye',
+      asset: 'usdc',
+      network: 'ethereum',
+      address: '0x52908400098527886E0F7030069857D2E4169EE7',
+    },
   },
   pricing: pricing('usdc', 'usdc', '10000.00'),
 };
 
 /** The steps of a deposit address deposit's transaction that its deposit_address.* events announce. */
-type DepositStep = 'depositPending' | 'depositSettled' | 'needsAttribution' | 'payoutPending' | 'payoutSettled' | 'payoutFailed' | 'payoutReturned' | 'returnPending' | 'returnSettled' | 'depositFailed' | 'returnFailed';
+type DepositStep =
+  | 'depositPending'
+  | 'depositSettled'
+  | 'needsAttribution'
+  | 'payoutPending'
+  | 'payoutSettled'
+  | 'payoutFailed'
+  | 'payoutReturned'
+  | 'returnPending'
+  | 'returnSettled'
+  | 'depositFailed'
+  | 'returnFailed';
 
 const SENDER = '0x52908400098527886e0f7030069857d2e4169ee7';
 const DEPOSIT_AT = '2026-03-03T09:00:00.000Z';
@@ -368,7 +504,11 @@ function depositTransaction(step: DepositStep): Data {
     amount: '250.00',
     txHash: '0x9f2c1e7d4b3a5968c7e1d2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3',
     initiatedAt: DEPOSIT_AT,
-    ...(step === 'depositPending' ? { status: 'pending' } : depositFailed ? { status: 'failed', failure: { code: 'providerError', message: 'The deposit was reverted on chain.' } } : { status: 'settled', settledAt: DEPOSIT_SETTLED_AT }),
+    ...(step === 'depositPending'
+      ? { status: 'pending' }
+      : depositFailed
+        ? { status: 'failed', failure: { code: 'providerError', message: 'The deposit was reverted on chain.' } }
+        : { status: 'settled', settledAt: DEPOSIT_SETTLED_AT }),
   });
   const paid = ['payoutPending', 'payoutSettled', 'payoutFailed', 'payoutReturned'].includes(step);
   const payoutStatus: Data =
@@ -377,9 +517,20 @@ function depositTransaction(step: DepositStep): Data {
       : step === 'payoutFailed'
         ? { status: 'failed', failure: { code: 'providerError', message: 'The payout provider refused the transfer.' } }
         : step === 'payoutReturned'
-          ? { status: 'failed', failure: { code: 'providerError', message: 'The receiving institution returned the payment.' } }
+          ? {
+              status: 'failed',
+              failure: { code: 'providerError', message: 'The receiving institution returned the payment.' },
+            }
           : { status: 'pending' };
-  const payout = leg(t, 2, { kind: 'payout', rail: 'ach', asset: 'usd', network: 'ach', amount: '250.00', initiatedAt: DEPOSIT_SETTLED_AT, ...payoutStatus });
+  const payout = leg(t, 2, {
+    kind: 'payout',
+    rail: 'ach',
+    asset: 'usd',
+    network: 'ach',
+    amount: '250.00',
+    initiatedAt: DEPOSIT_SETTLED_AT,
+    ...payoutStatus,
+  });
   const returning = ['returnPending', 'returnSettled', 'returnFailed'].includes(step);
   const refund = leg(t, 2, {
     kind: 'refund',
@@ -388,7 +539,11 @@ function depositTransaction(step: DepositStep): Data {
     network: 'ethereum',
     amount: '250.00',
     initiatedAt: PAYOUT_AT,
-    ...(step === 'returnSettled' ? { status: 'settled', settledAt: PAYOUT_AT } : step === 'returnFailed' ? { status: 'failed', failure: { code: 'providerError', message: 'The return was reverted on chain.' } } : { status: 'pending' }),
+    ...(step === 'returnSettled'
+      ? { status: 'settled', settledAt: PAYOUT_AT }
+      : step === 'returnFailed'
+        ? { status: 'failed', failure: { code: 'providerError', message: 'The return was reverted on chain.' } }
+        : { status: 'pending' }),
   });
   const [status, subStatus]: [string, string | null] =
     step === 'needsAttribution'
@@ -413,16 +568,32 @@ function depositTransaction(step: DepositStep): Data {
     subStatus,
     customerId: ID.customer,
     precursor: { type: 'depositAddress', id: ID.depositAddress },
-    source: { party: { relationship: 'externalUnregistered' }, type: 'walletExternal', category: 'crypto', details: { asset: 'usdc', network: 'ethereum', address: SENDER } },
-    destination: { party: PARTY, type: 'bankUs', category: 'fiat', details: { id: ID.bank, asset: 'usd', network: 'ach', accountHolder: 'customer', last4: '9012' } },
+    source: {
+      party: { relationship: 'externalUnregistered' },
+      type: 'walletExternal',
+      category: 'crypto',
+      details: { asset: 'usdc', network: 'ethereum', address: SENDER },
+    },
+    destination: {
+      party: PARTY,
+      type: 'bankUs',
+      category: 'fiat',
+      details: { id: ID.bank, asset: 'usd', network: 'ach', accountHolder: 'customer', last4: '9012' },
+    },
     pricing: pricing('usdc', 'usd', '250.00'),
     legs: [deposit, ...(paid ? [payout] : []), ...(returning ? [refund] : [])],
-    payoutOrigin: { type: 'depositAddress', id: ID.depositAddress, accountHolder: 'customer', accountHolderName: 'Ada Lovelace' },
+    payoutOrigin: {
+      type: 'depositAddress',
+      id: ID.depositAddress,
+      accountHolder: 'customer',
+      accountHolderName: 'Ada Lovelace',
+    },
     ...(step === 'needsAttribution'
       ? {
           hold: {
             code: 'senderAttribution',
-            message: 'The sender of this deposit is not registered for the customer. Register the sending wallet as an external account of the customer or one of its counterparties to release it.',
+            message:
+              'The sender of this deposit is not registered for the customer. Register the sending wallet as an external account of the customer or one of its counterparties to release it.',
             deadline: '2026-03-06T09:00:00.000Z',
             match: { address: SENDER, network: 'ethereum' },
           },
@@ -432,14 +603,24 @@ function depositTransaction(step: DepositStep): Data {
       ? {
           error: {
             code: 'attributionTimeout',
-            message: 'The sender was not registered before the attribution deadline; the crypto goes back to the sender.',
+            message:
+              'The sender was not registered before the attribution deadline; the crypto goes back to the sender.',
             occurredAt: PAYOUT_AT,
             recoverable: false,
             refund: { status: 'completed', amount: '250.00', asset: 'usdc' },
           },
         }
       : {}),
-    ...(depositFailed ? { error: { code: 'providerError', message: 'The deposit was reverted on chain.', occurredAt: DEPOSIT_AT, recoverable: false } } : {}),
+    ...(depositFailed
+      ? {
+          error: {
+            code: 'providerError',
+            message: 'The deposit was reverted on chain.',
+            occurredAt: DEPOSIT_AT,
+            recoverable: false,
+          },
+        }
+      : {}),
     metadata: {},
     createdAt: DEPOSIT_AT,
     updatedAt,
@@ -453,11 +634,22 @@ const DEPOSIT_LEG_EXAMPLES: Record<string, Example> = {
   'deposit_address.crypto_deposit.needs_attribution': { data: depositTransaction('needsAttribution'), sequence: 4 },
   ...Object.fromEntries(
     ['ach_payout', 'wire_payout', 'intl_wire_payout'].flatMap((family) => {
-      const [rail, network] = family === 'ach_payout' ? ['ach', 'ach'] : family === 'wire_payout' ? ['wire', 'wire'] : ['swift', 'swift'];
+      const [rail, network] =
+        family === 'ach_payout' ? ['ach', 'ach'] : family === 'wire_payout' ? ['wire', 'wire'] : ['swift', 'swift'];
       const on = (step: DepositStep, sequence: number): Example => {
         const data = depositTransaction(step);
         const legs = (data.legs as Data[]).map((l) => (l.kind === 'payout' ? { ...l, rail, network } : l));
-        return { data: { ...data, legs, destination: { ...(data.destination as Data), details: { ...((data.destination as Data).details as Data), network } } }, sequence };
+        return {
+          data: {
+            ...data,
+            legs,
+            destination: {
+              ...(data.destination as Data),
+              details: { ...((data.destination as Data).details as Data), network },
+            },
+          },
+          sequence,
+        };
       };
       return [
         [`deposit_address.${family}.initiated`, on('payoutPending', 4)],
@@ -475,7 +667,20 @@ const DEPOSIT_LEG_EXAMPLES: Record<string, Example> = {
 };
 
 /** The steps of a virtual account deposit's transaction that its virtualAccount.* leg events announce. */
-type InboundStep = 'depositPending' | 'depositSettled' | 'depositFailed' | 'depositReturned' | 'cryptoPending' | 'cryptoSettled' | 'cryptoFailed' | 'bankPayoutPending' | 'bankPayoutSettled' | 'bankPayoutFailed' | 'refundInitiated' | 'refundPending' | 'refundSettled';
+type InboundStep =
+  | 'depositPending'
+  | 'depositSettled'
+  | 'depositFailed'
+  | 'depositReturned'
+  | 'cryptoPending'
+  | 'cryptoSettled'
+  | 'cryptoFailed'
+  | 'bankPayoutPending'
+  | 'bankPayoutSettled'
+  | 'bankPayoutFailed'
+  | 'refundInitiated'
+  | 'refundPending'
+  | 'refundSettled';
 
 const INBOUND_AT = '2026-03-03T10:00:00.000Z';
 const INBOUND_SETTLED_AT = '2026-03-03T10:01:00.000Z';
@@ -495,13 +700,27 @@ function inboundTransaction(step: InboundStep): Data {
     ...(step === 'depositPending'
       ? { status: 'pending' }
       : step === 'depositFailed'
-        ? { status: 'failed', failure: { code: 'providerDeclined', message: 'The bank declined the inbound transfer.' } }
+        ? {
+            status: 'failed',
+            failure: { code: 'providerDeclined', message: 'The bank declined the inbound transfer.' },
+          }
         : step === 'depositReturned'
-          ? { status: 'failed', failure: { code: 'virtualAccountInactive', message: 'The virtual account is frozen, closed or deleted: the bank returned the transfer to the sender.' } }
+          ? {
+              status: 'failed',
+              failure: {
+                code: 'virtualAccountInactive',
+                message:
+                  'The virtual account is frozen, closed or deleted: the bank returned the transfer to the sender.',
+              },
+            }
           : { status: 'settled', settledAt: INBOUND_SETTLED_AT, endToEndId: '656919975076510' }),
   });
   const outcome = (settled: boolean, failed: boolean, failure: string, reference: Data): Data =>
-    settled ? { status: 'settled', settledAt: DELIVERY_AT, ...reference } : failed ? { status: 'failed', failure: { code: 'providerError', message: failure } } : { status: 'pending' };
+    settled
+      ? { status: 'settled', settledAt: DELIVERY_AT, ...reference }
+      : failed
+        ? { status: 'failed', failure: { code: 'providerError', message: failure } }
+        : { status: 'pending' };
   const crypto = leg(t, 2, {
     kind: 'payout',
     rail: 'crypto',
@@ -509,7 +728,9 @@ function inboundTransaction(step: InboundStep): Data {
     network: 'meridianchain',
     amount: '500.00',
     initiatedAt: INBOUND_SETTLED_AT,
-    ...outcome(step === 'cryptoSettled', step === 'cryptoFailed', 'The transfer was reverted on chain.', { txHash: '0x2b7d4e9a1c3f5e7a9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e' }),
+    ...outcome(step === 'cryptoSettled', step === 'cryptoFailed', 'The transfer was reverted on chain.', {
+      txHash: '0x2b7d4e9a1c3f5e7a9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e',
+    }),
   });
   const payout = leg(t, 2, {
     kind: 'payout',
@@ -518,7 +739,9 @@ function inboundTransaction(step: InboundStep): Data {
     network: 'wire',
     amount: '500.00',
     initiatedAt: INBOUND_SETTLED_AT,
-    ...outcome(step === 'bankPayoutSettled', step === 'bankPayoutFailed', 'The payout provider refused the transfer.', { imad: '20260303MMQFMP9C000042' }),
+    ...outcome(step === 'bankPayoutSettled', step === 'bankPayoutFailed', 'The payout provider refused the transfer.', {
+      imad: '20260303MMQFMP9C000042',
+    }),
   });
   const refunding = step.startsWith('refund');
   const refund = leg(t, 3, {
@@ -528,9 +751,26 @@ function inboundTransaction(step: InboundStep): Data {
     network: 'ach',
     amount: '500.00',
     initiatedAt: DELIVERY_AT,
-    ...(step === 'refundSettled' ? { status: 'settled', settledAt: DELIVERY_AT, endToEndId: '656919975076511' } : { status: 'pending' }),
+    ...(step === 'refundSettled'
+      ? { status: 'settled', settledAt: DELIVERY_AT, endToEndId: '656919975076511' }
+      : { status: 'pending' }),
   });
-  const legs = [deposit, ...(step.startsWith('crypto') || refunding ? [refunding ? { ...crypto, status: 'failed', failure: { code: 'providerError', message: 'The transfer was reverted on chain.' } } : crypto] : []), ...(bankDestination ? [payout] : []), ...(refunding ? [refund] : [])];
+  const legs = [
+    deposit,
+    ...(step.startsWith('crypto') || refunding
+      ? [
+          refunding
+            ? {
+                ...crypto,
+                status: 'failed',
+                failure: { code: 'providerError', message: 'The transfer was reverted on chain.' },
+              }
+            : crypto,
+        ]
+      : []),
+    ...(bankDestination ? [payout] : []),
+    ...(refunding ? [refund] : []),
+  ];
   const [status, subStatus]: [string, string | null] =
     step === 'cryptoSettled' || step === 'bankPayoutSettled'
       ? ['completed', null]
@@ -544,9 +784,24 @@ function inboundTransaction(step: InboundStep): Data {
               ? ['failed', 'failed.returnedToSender']
               : ['processing', null];
   const destination = bankDestination
-    ? { party: PARTY, type: 'bankUs', category: 'fiat', details: { id: ID.bank, asset: 'usd', network: 'wire', accountHolder: 'customer', last4: '9012' } }
-    : { party: PARTY, type: 'walletOms', category: 'crypto', details: { id: ID.wallet, asset: 'usdc', network: 'meridianchain', address: WALLET_ADDRESS } };
-  const updatedAt = step === 'depositPending' || step === 'depositFailed' || step === 'depositReturned' ? INBOUND_AT : step === 'depositSettled' ? INBOUND_SETTLED_AT : DELIVERY_AT;
+    ? {
+        party: PARTY,
+        type: 'bankUs',
+        category: 'fiat',
+        details: { id: ID.bank, asset: 'usd', network: 'wire', accountHolder: 'customer', last4: '9012' },
+      }
+    : {
+        party: PARTY,
+        type: 'walletOms',
+        category: 'crypto',
+        details: { id: ID.wallet, asset: 'usdc', network: 'meridianchain', address: WALLET_ADDRESS },
+      };
+  const updatedAt =
+    step === 'depositPending' || step === 'depositFailed' || step === 'depositReturned'
+      ? INBOUND_AT
+      : step === 'depositSettled'
+        ? INBOUND_SETTLED_AT
+        : DELIVERY_AT;
   return {
     id: t,
     object: 'transaction',
@@ -555,11 +810,32 @@ function inboundTransaction(step: InboundStep): Data {
     subStatus,
     customerId: ID.customer,
     precursor: { type: 'virtualAccount', id: ID.virtualAccount },
-    source: { party: { relationship: 'externalUnregistered' }, type: 'virtualAccount', category: 'fiat', details: { id: ID.virtualAccount, asset: 'usd', network: 'ach', senderName: 'ACME PAYROLL', reference: '656919975076510' } },
+    source: {
+      party: { relationship: 'externalUnregistered' },
+      type: 'virtualAccount',
+      category: 'fiat',
+      details: {
+        id: ID.virtualAccount,
+        asset: 'usd',
+        network: 'ach',
+        senderName: 'ACME PAYROLL',
+        reference: '656919975076510',
+      },
+    },
     destination,
     pricing: pricing('usd', bankDestination ? 'usd' : 'usdc', '500.00'),
     legs,
-    ...(step === 'refundSettled' ? { error: { code: 'providerError', message: 'The transfer was reverted on chain.', occurredAt: DELIVERY_AT, recoverable: false, refund: { status: 'completed', amount: '500.00', asset: 'usd' } } } : {}),
+    ...(step === 'refundSettled'
+      ? {
+          error: {
+            code: 'providerError',
+            message: 'The transfer was reverted on chain.',
+            occurredAt: DELIVERY_AT,
+            recoverable: false,
+            refund: { status: 'completed', amount: '500.00', asset: 'usd' },
+          },
+        }
+      : {}),
     metadata: {},
     createdAt: INBOUND_AT,
     updatedAt,
@@ -603,7 +879,11 @@ interface Example {
 }
 
 const EXAMPLES: Record<string, Example> = {
-  'transaction.statusChanged': { data: cashInTransaction('completed', null, '2026-03-02T15:52:36.900Z'), sequence: 6, previousStatus: 'processing' },
+  'transaction.statusChanged': {
+    data: cashInTransaction('completed', null, '2026-03-02T15:52:36.900Z'),
+    sequence: 6,
+    previousStatus: 'processing',
+  },
   'cashIn.created': { data: cashIn('pending'), sequence: 1 },
   'cashIn.completed': { data: cashIn('completed'), sequence: 3 },
   'cashIn.expired': { data: cashIn('expired'), sequence: 3 },
@@ -613,7 +893,11 @@ const EXAMPLES: Record<string, Example> = {
   'depositAddress.frozen': { data: depositAddress('frozen'), sequence: 3 },
   'depositAddress.closed': { data: depositAddress('closed'), sequence: 4 },
   'depositAddress.failed': { data: depositAddress('failed'), sequence: 2 },
-  'depositAddress.statusChanged': { data: depositAddress('inactiveActionRequired'), sequence: 3, previousStatus: 'active' },
+  'depositAddress.statusChanged': {
+    data: depositAddress('inactiveActionRequired'),
+    sequence: 3,
+    previousStatus: 'active',
+  },
   'depositAddress.updated': { data: depositAddress('repointed'), sequence: 4, changedFields: ['destination'] },
   'virtualAccount.created': { data: virtualAccount('pending'), sequence: 1 },
   'virtualAccount.provisioned': { data: virtualAccount('provisioned'), sequence: 2 },
@@ -627,13 +911,26 @@ const EXAMPLES: Record<string, Example> = {
   'externalAccount.created': { data: bankAccount('pending'), sequence: 1 },
   'externalAccount.verified': { data: bankAccount('active'), sequence: 3 },
   'externalAccount.declined': {
-    data: bankAccount('failed', { failure: { code: 'provider_rejected', message: 'the bank rejected the account: it could not be found or cannot receive payments' } }),
+    data: bankAccount('failed', {
+      failure: {
+        code: 'provider_rejected',
+        message: 'the bank rejected the account: it could not be found or cannot receive payments',
+      },
+    }),
     sequence: 3,
   },
   'externalAccount.deleted': { data: bankAccount('active', { updatedAt: '2026-03-09T10:00:00.000Z' }), sequence: 5 },
   'externalAccount.statusChanged': { data: bankAccount('active'), sequence: 2, previousStatus: 'pending' },
-  'externalAccount.updated': { data: bankAccount('active', { label: 'Main account', updatedAt: '2026-03-05T09:30:00.000Z' }), sequence: 4, changedFields: ['label'] },
-  'counterparty.statusChanged': { data: counterparty('active', '2026-03-02T15:06:00.000Z'), sequence: 1, previousStatus: null },
+  'externalAccount.updated': {
+    data: bankAccount('active', { label: 'Main account', updatedAt: '2026-03-05T09:30:00.000Z' }),
+    sequence: 4,
+    changedFields: ['label'],
+  },
+  'counterparty.statusChanged': {
+    data: counterparty('active', '2026-03-02T15:06:00.000Z'),
+    sequence: 1,
+    previousStatus: null,
+  },
   'endorsement.updated': {
     data: customer(
       [
@@ -690,12 +987,16 @@ export function partnerEventExampleProblems(): string[] {
     if (!isOffered(definition)) continue;
     const example = EXAMPLES[definition.name];
     if (!example) problems.push(`${definition.name}: no example`);
-    else if (example.data.object !== resource.object) problems.push(`${definition.name}: data.object is ${String(example.data.object)}, not ${resource.object}`);
+    else if (example.data.object !== resource.object)
+      problems.push(`${definition.name}: data.object is ${String(example.data.object)}, not ${resource.object}`);
     // Every `*.updated` envelope names what changed: its catalogue entry says which fields can, its example some.
-    if (definition.name.endsWith('.updated') && !definition.changedFields?.length) problems.push(`${definition.name}: an update that lists no changedFields`);
-    if (example && (example.changedFields !== undefined) !== definition.name.endsWith('.updated')) problems.push(`${definition.name}: changedFields belong to *.updated events, and every one has them`);
+    if (definition.name.endsWith('.updated') && !definition.changedFields?.length)
+      problems.push(`${definition.name}: an update that lists no changedFields`);
+    if (example && (example.changedFields !== undefined) !== definition.name.endsWith('.updated'))
+      problems.push(`${definition.name}: changedFields belong to *.updated events, and every one has them`);
     for (const field of example?.changedFields ?? []) {
-      if (!definition.changedFields?.includes(field)) problems.push(`${definition.name}: its example names ${field}, which its catalogue entry does not list`);
+      if (!definition.changedFields?.includes(field))
+        problems.push(`${definition.name}: its example names ${field}, which its catalogue entry does not list`);
     }
   }
   return problems;

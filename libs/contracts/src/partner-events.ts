@@ -82,7 +82,8 @@ export const PARTNER_EVENTS: Partial<Record<EventType, readonly string[]>> = {
 /** The compliance review event of a corridor (spec: Events / Catalog). */
 export function underReviewEvent(sourceToDestination: string): string {
   if (sourceToDestination === 'cryptoToCrypto') return 'transaction.cryptoToCrypto.underReview';
-  if (sourceToDestination === 'cryptoToFiatAccount' || sourceToDestination === 'cryptoToCash') return 'transaction.cryptoToFiat.underReview';
+  if (sourceToDestination === 'cryptoToFiatAccount' || sourceToDestination === 'cryptoToCash')
+    return 'transaction.cryptoToFiat.underReview';
   return 'transaction.fiatToCrypto.underReview';
 }
 
@@ -105,15 +106,69 @@ export interface PartnerEventResource {
 }
 
 export const PARTNER_EVENT_RESOURCES = {
-  transaction: { object: 'transaction', title: 'Transactions', schema: 'TransactionResponse', read: 'GET /transactions/{transactionId}', available: true },
-  cashIn: { object: 'cashIn', title: 'Cash-ins', schema: 'CashInResponse', read: 'GET /cash-ins/{cashInId}', available: true },
-  externalAccount: { object: 'externalAccount', title: 'External accounts', schema: 'ExternalAccountResponse', read: 'GET /external-accounts/{externalAccountId}', available: true },
-  counterparty: { object: 'counterparty', title: 'Counterparties', schema: 'CounterpartyResponse', read: 'GET /counterparties/{counterpartyId}', available: true },
-  customer: { object: 'customer', title: 'Endorsements (the customer)', schema: 'CustomerResponse', read: 'GET /customers/{customerId}', available: true },
-  wallet: { object: 'wallet', title: 'Wallets', schema: 'WalletResponse', read: 'GET /wallets/{walletId}', available: true },
-  webhookEndpoint: { object: 'webhookEndpoint', title: 'Test', schema: 'WebhookResponse', read: 'GET /webhooks/{webhookId}', available: true },
-  depositAddress: { object: 'depositAddress', title: 'Deposit addresses', schema: 'DepositAddressResponse', read: 'GET /deposit-addresses/{depositAddressId}', available: true },
-  virtualAccount: { object: 'virtualAccount', title: 'Virtual accounts', schema: 'VirtualAccountResponse', read: 'GET /virtual-accounts/{virtualAccountId}', available: true },
+  transaction: {
+    object: 'transaction',
+    title: 'Transactions',
+    schema: 'TransactionResponse',
+    read: 'GET /transactions/{transactionId}',
+    available: true,
+  },
+  cashIn: {
+    object: 'cashIn',
+    title: 'Cash-ins',
+    schema: 'CashInResponse',
+    read: 'GET /cash-ins/{cashInId}',
+    available: true,
+  },
+  externalAccount: {
+    object: 'externalAccount',
+    title: 'External accounts',
+    schema: 'ExternalAccountResponse',
+    read: 'GET /external-accounts/{externalAccountId}',
+    available: true,
+  },
+  counterparty: {
+    object: 'counterparty',
+    title: 'Counterparties',
+    schema: 'CounterpartyResponse',
+    read: 'GET /counterparties/{counterpartyId}',
+    available: true,
+  },
+  customer: {
+    object: 'customer',
+    title: 'Endorsements (the customer)',
+    schema: 'CustomerResponse',
+    read: 'GET /customers/{customerId}',
+    available: true,
+  },
+  wallet: {
+    object: 'wallet',
+    title: 'Wallets',
+    schema: 'WalletResponse',
+    read: 'GET /wallets/{walletId}',
+    available: true,
+  },
+  webhookEndpoint: {
+    object: 'webhookEndpoint',
+    title: 'Test',
+    schema: 'WebhookResponse',
+    read: 'GET /webhooks/{webhookId}',
+    available: true,
+  },
+  depositAddress: {
+    object: 'depositAddress',
+    title: 'Deposit addresses',
+    schema: 'DepositAddressResponse',
+    read: 'GET /deposit-addresses/{depositAddressId}',
+    available: true,
+  },
+  virtualAccount: {
+    object: 'virtualAccount',
+    title: 'Virtual accounts',
+    schema: 'VirtualAccountResponse',
+    read: 'GET /virtual-accounts/{virtualAccountId}',
+    available: true,
+  },
 } as const satisfies Record<string, PartnerEventResource>;
 
 export type PartnerEventResourceName = keyof typeof PARTNER_EVENT_RESOURCES;
@@ -149,9 +204,11 @@ export const DEPOSIT_ADDRESS_PAYOUT_FAMILIES: Record<string, string> = {
   swift: 'deposit_address.intl_wire_payout',
 };
 
-const LEG_DATA = 'Its `data` is the deposit\'s transaction (precursor `depositAddress`) as it is after this step, with its `sequence`';
+const LEG_DATA =
+  "Its `data` is the deposit's transaction (precursor `depositAddress`) as it is after this step, with its `sequence`";
 
-const VA_LEG_DATA = 'Its `data` is the deposit\'s transaction (precursor `virtualAccount`, `sourceToDestination` `fiatAccountToCrypto`) as it is after this step, with its `sequence`';
+const VA_LEG_DATA =
+  "Its `data` is the deposit's transaction (precursor `virtualAccount`, `sourceToDestination` `fiatAccountToCrypto`) as it is after this step, with its `sequence`";
 
 /**
  * The legs of a virtual account deposit's transaction (spec: Events / Catalog, virtual account legs; ties 4
@@ -159,17 +216,41 @@ const VA_LEG_DATA = 'Its `data` is the deposit\'s transaction (precursor `virtua
  * before the `transaction.statusChanged` the same write causes.
  */
 const VIRTUAL_ACCOUNT_LEG_DEFINITIONS: PartnerEventDefinition[] = [
-  { name: 'virtualAccount.deposit.pending', resource: 'transaction', when: `an inbound bank transfer reached a virtual account and its transaction was created: the bank deposit leg is \`pending\` until the bank settles it. ${VA_LEG_DATA}` },
-  { name: 'virtualAccount.deposit.settled', resource: 'transaction', when: `the bank settled the inbound transfer: the dollars are held for the delivery (the deposit leg is \`settled\`). ${VA_LEG_DATA}` },
-  { name: 'virtualAccount.deposit.failed', resource: 'transaction', when: `the bank refused the inbound transfer before crediting it: nothing arrived and the transaction is \`failed\` (\`failed.providerDeclined\`). ${VA_LEG_DATA}` },
+  {
+    name: 'virtualAccount.deposit.pending',
+    resource: 'transaction',
+    when: `an inbound bank transfer reached a virtual account and its transaction was created: the bank deposit leg is \`pending\` until the bank settles it. ${VA_LEG_DATA}`,
+  },
+  {
+    name: 'virtualAccount.deposit.settled',
+    resource: 'transaction',
+    when: `the bank settled the inbound transfer: the dollars are held for the delivery (the deposit leg is \`settled\`). ${VA_LEG_DATA}`,
+  },
+  {
+    name: 'virtualAccount.deposit.failed',
+    resource: 'transaction',
+    when: `the bank refused the inbound transfer before crediting it: nothing arrived and the transaction is \`failed\` (\`failed.providerDeclined\`). ${VA_LEG_DATA}`,
+  },
   {
     name: 'virtualAccount.deposit.returned',
     resource: 'transaction',
     when: `the bank sent the inbound transfer back to the sender: the account was frozen, closed or deleted (\`failed.returnedToSender\`), or the transfer was returned after it arrived (\`failed.inboundFailed\`). Nothing was credited. ${VA_LEG_DATA}`,
   },
-  { name: 'virtualAccount.cryptoTransfer.initiated', resource: 'transaction', when: `the USDC for a deposit is sent to the account's wallet destination, or an operator sends it again (a new payout leg). ${VA_LEG_DATA}` },
-  { name: 'virtualAccount.cryptoTransfer.pending', resource: 'transaction', when: `the USDC transfer is in flight on chain; sent with \`.initiated\`, same \`sequence\`. ${VA_LEG_DATA}` },
-  { name: 'virtualAccount.cryptoTransfer.settled', resource: 'transaction', when: `the USDC reached the destination wallet: the transaction is \`completed\`. ${VA_LEG_DATA}` },
+  {
+    name: 'virtualAccount.cryptoTransfer.initiated',
+    resource: 'transaction',
+    when: `the USDC for a deposit is sent to the account's wallet destination, or an operator sends it again (a new payout leg). ${VA_LEG_DATA}`,
+  },
+  {
+    name: 'virtualAccount.cryptoTransfer.pending',
+    resource: 'transaction',
+    when: `the USDC transfer is in flight on chain; sent with \`.initiated\`, same \`sequence\`. ${VA_LEG_DATA}`,
+  },
+  {
+    name: 'virtualAccount.cryptoTransfer.settled',
+    resource: 'transaction',
+    when: `the USDC reached the destination wallet: the transaction is \`completed\`. ${VA_LEG_DATA}`,
+  },
   {
     name: 'virtualAccount.cryptoTransfer.failed',
     resource: 'transaction',
@@ -185,7 +266,11 @@ const VIRTUAL_ACCOUNT_LEG_DEFINITIONS: PartnerEventDefinition[] = [
     resource: 'transaction',
     when: `the bank has the transfer in flight: sent with \`.initiated\` for a payout; for a refund, once the bank accepted it (a refund the bank reported only as initiated never sends this). ${VA_LEG_DATA}`,
   },
-  { name: 'virtualAccount.fiatTransfer.settled', resource: 'transaction', when: `the bank transfer arrived: a payout completes the transaction; a refund ends it \`failed.returnedToSender\` (also when an operator completes a refund with complete-refund). ${VA_LEG_DATA}` },
+  {
+    name: 'virtualAccount.fiatTransfer.settled',
+    resource: 'transaction',
+    when: `the bank transfer arrived: a payout completes the transaction; a refund ends it \`failed.returnedToSender\` (also when an operator completes a refund with complete-refund). ${VA_LEG_DATA}`,
+  },
   {
     name: 'virtualAccount.fiatTransfer.failed',
     resource: 'transaction',
@@ -198,8 +283,16 @@ const VIRTUAL_ACCOUNT_LEG_DEFINITIONS: PartnerEventDefinition[] = [
  * each is announced with the transaction as `data`, in the same database transaction as its leg write.
  */
 const DEPOSIT_ADDRESS_LEG_DEFINITIONS: PartnerEventDefinition[] = [
-  { name: 'deposit_address.crypto_deposit.pending', resource: 'transaction', when: `an on-chain deposit reached a deposit address and its transaction was created (the crypto deposit leg is recorded). ${LEG_DATA}` },
-  { name: 'deposit_address.crypto_deposit.settled', resource: 'transaction', when: `the on-chain deposit is final: the crypto is held for the payout (the deposit leg is \`settled\`). ${LEG_DATA}` },
+  {
+    name: 'deposit_address.crypto_deposit.pending',
+    resource: 'transaction',
+    when: `an on-chain deposit reached a deposit address and its transaction was created (the crypto deposit leg is recorded). ${LEG_DATA}`,
+  },
+  {
+    name: 'deposit_address.crypto_deposit.settled',
+    resource: 'transaction',
+    when: `the on-chain deposit is final: the crypto is held for the payout (the deposit leg is \`settled\`). ${LEG_DATA}`,
+  },
   {
     name: 'deposit_address.crypto_deposit.failed',
     resource: 'transaction',
@@ -218,9 +311,21 @@ const DEPOSIT_ADDRESS_LEG_DEFINITIONS: PartnerEventDefinition[] = [
       .join(', ');
     const payout = `the bank payout of a deposit (payout rail ${rails})`;
     return [
-      { name: `deposit_address.${family}.initiated`, resource: 'transaction', when: `${payout} is initiated, or an operator sends it again (a new payout leg). ${LEG_DATA}` },
-      { name: `deposit_address.${family}.pending`, resource: 'transaction', when: `${payout} was handed to the bank and is in flight; sent with \`.initiated\`, same \`sequence\`. ${LEG_DATA}` },
-      { name: `deposit_address.${family}.settled`, resource: 'transaction', when: `${payout} settled: the money reached the bank account and the transaction is \`completed\`. ${LEG_DATA}` },
+      {
+        name: `deposit_address.${family}.initiated`,
+        resource: 'transaction',
+        when: `${payout} is initiated, or an operator sends it again (a new payout leg). ${LEG_DATA}`,
+      },
+      {
+        name: `deposit_address.${family}.pending`,
+        resource: 'transaction',
+        when: `${payout} was handed to the bank and is in flight; sent with \`.initiated\`, same \`sequence\`. ${LEG_DATA}`,
+      },
+      {
+        name: `deposit_address.${family}.settled`,
+        resource: 'transaction',
+        when: `${payout} settled: the money reached the bank account and the transaction is \`completed\`. ${LEG_DATA}`,
+      },
       {
         name: `deposit_address.${family}.failed`,
         resource: 'transaction',
@@ -238,7 +343,11 @@ const DEPOSIT_ADDRESS_LEG_DEFINITIONS: PartnerEventDefinition[] = [
     resource: 'transaction',
     when: `the deposit's crypto is being returned on chain (to the address's \`returnDestination\`, else the sender): the address was frozen or closed, the sender was never attributed, a review rejected it, or an operator refunded it. ${LEG_DATA}`,
   },
-  { name: 'deposit_address.crypto_payout.pending', resource: 'transaction', when: `the return is in flight on chain; sent with \`.initiated\`, same \`sequence\`. ${LEG_DATA}` },
+  {
+    name: 'deposit_address.crypto_payout.pending',
+    resource: 'transaction',
+    when: `the return is in flight on chain; sent with \`.initiated\`, same \`sequence\`. ${LEG_DATA}`,
+  },
   {
     name: 'deposit_address.crypto_payout.settled',
     resource: 'transaction',
@@ -258,13 +367,21 @@ const VIRTUAL_ACCOUNT_STATUS_CHANGED_WHEN =
 
 /** The lifecycle of a virtual account (spec: Events / Catalog, virtual account lifecycle; tie 3): `data` is the account. */
 const VIRTUAL_ACCOUNT_LIFECYCLE_DEFINITIONS: PartnerEventDefinition[] = [
-  { name: 'virtualAccount.created', resource: 'virtualAccount', when: 'a virtual account is created (`POST /virtual-accounts`): it is `pending` and `bankDetails` is null until the bank provisions it' },
+  {
+    name: 'virtualAccount.created',
+    resource: 'virtualAccount',
+    when: 'a virtual account is created (`POST /virtual-accounts`): it is `pending` and `bankDetails` is null until the bank provisions it',
+  },
   {
     name: 'virtualAccount.provisioned',
     resource: 'virtualAccount',
     when: 'the bank opened the account: `bankDetails` holds its bank name, holder name, account and routing numbers and `bic` (followed by its `virtualAccount.statusChanged` and `virtualAccount.active`, with the same `sequence`)',
   },
-  { name: 'virtualAccount.active', resource: 'virtualAccount', when: 'the account is `active` and takes deposits: once provisioned, and again when the bank unfreezes it (right after its `virtualAccount.statusChanged`, with the same `sequence`)' },
+  {
+    name: 'virtualAccount.active',
+    resource: 'virtualAccount',
+    when: 'the account is `active` and takes deposits: once provisioned, and again when the bank unfreezes it (right after its `virtualAccount.statusChanged`, with the same `sequence`)',
+  },
   {
     name: 'virtualAccount.frozen',
     resource: 'virtualAccount',
@@ -306,13 +423,21 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
       'a transaction is created (`previousStatus` null) and whenever its `status` or `subStatus` changes afterwards, in any corridor or rail, refunds and cash pickups included; `previousStatus` is the status before (equal to `data.status` when only the subStatus moved). ' +
       '`data` is the transaction with everything done at that step: the first one shows a new transaction as the response to `POST /transactions` does, its first leg included',
   },
-  { name: 'cashIn.created', resource: 'cashIn', when: 'a cash-in is created (`POST /cash-ins`) with its deposit code: it is `pending`, the code in `depositInstructions`' },
+  {
+    name: 'cashIn.created',
+    resource: 'cashIn',
+    when: 'a cash-in is created (`POST /cash-ins`) with its deposit code: it is `pending`, the code in `depositInstructions`',
+  },
   {
     name: 'cashIn.completed',
     resource: 'cashIn',
-    when: 'the cash was deposited and converted: the cash-in is `completed` and `transactionId` names the transaction it created, which already answers `GET /transactions/{transactionId}`. Emitted before that transaction\'s first `transaction.statusChanged`',
+    when: "the cash was deposited and converted: the cash-in is `completed` and `transactionId` names the transaction it created, which already answers `GET /transactions/{transactionId}`. Emitted before that transaction's first `transaction.statusChanged`",
   },
-  { name: 'cashIn.expired', resource: 'cashIn', when: 'the deposit code lapsed (an hour after issue or refresh) with no deposit: the cash-in is `expired`' },
+  {
+    name: 'cashIn.expired',
+    resource: 'cashIn',
+    when: 'the deposit code lapsed (an hour after issue or refresh) with no deposit: the cash-in is `expired`',
+  },
   {
     name: 'cashIn.updated',
     resource: 'cashIn',
@@ -321,7 +446,11 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
   },
   ...VIRTUAL_ACCOUNT_LIFECYCLE_DEFINITIONS,
   ...VIRTUAL_ACCOUNT_LEG_DEFINITIONS,
-  { name: 'depositAddress.created', resource: 'depositAddress', when: 'a deposit address is created (`POST /deposit-addresses`): it is `pending` and `depositInstructions` is null until the custodian provisions it' },
+  {
+    name: 'depositAddress.created',
+    resource: 'depositAddress',
+    when: 'a deposit address is created (`POST /deposit-addresses`): it is `pending` and `depositInstructions` is null until the custodian provisions it',
+  },
   {
     name: 'depositAddress.active',
     resource: 'depositAddress',
@@ -355,18 +484,25 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
     resource: 'externalAccount',
     when: 'an account is registered (`POST /external-accounts`, `POST /external-accounts/cards`): it is `pending` while it is validated',
   },
-  { name: 'externalAccount.verified', resource: 'externalAccount', when: 'validation succeeded: the account is `active` and usable on quotes (right after its `externalAccount.statusChanged` to `active`)' },
+  {
+    name: 'externalAccount.verified',
+    resource: 'externalAccount',
+    when: 'validation succeeded: the account is `active` and usable on quotes (right after its `externalAccount.statusChanged` to `active`)',
+  },
   {
     name: 'externalAccount.declined',
     resource: 'externalAccount',
     when: 'validation failed: the account is `failed`, the reason in `failure` (right after its `externalAccount.statusChanged` to `failed`, and followed by an `externalAccount.updated`)',
   },
-  { name: 'externalAccount.deleted', resource: 'externalAccount', when: 'the account is deleted (`DELETE /external-accounts/{externalAccountId}`): `data` is the account as it was then; it answers 404 from then on' },
+  {
+    name: 'externalAccount.deleted',
+    resource: 'externalAccount',
+    when: 'the account is deleted (`DELETE /external-accounts/{externalAccountId}`): `data` is the account as it was then; it answers 404 from then on',
+  },
   {
     name: 'externalAccount.statusChanged',
     resource: 'externalAccount',
-    when:
-      'the account\'s `status` changed: from `pending` to `active` or `failed` when validation ends, or to `invalid` when the bank or network reports it unusable or when a card\'s expiry month ends on the project\'s clock (`failure.code` `card_expired`); `previousStatus` is the status before',
+    when: "the account's `status` changed: from `pending` to `active` or `failed` when validation ends, or to `invalid` when the bank or network reports it unusable or when a card's expiry month ends on the project's clock (`failure.code` `card_expired`); `previousStatus` is the status before",
   },
   {
     name: 'externalAccount.updated',
@@ -385,11 +521,34 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
     changedFields: ['endorsements'],
     when: 'an endorsement of the customer is requested (at `POST /customers` or `POST /customers/{customerId}/endorsements`), approved or rejected: `data` is the customer, every endorsement with its status; `changedFields` is `["endorsements"]`',
   },
-  { name: 'endorsement.active', resource: 'customer', when: 'an endorsement is approved and becomes `active` (right after that approval\'s `endorsement.updated`, with the same `sequence`)' },
-  { name: 'wallet.provisioned', resource: 'wallet', when: 'a custodial wallet is created (`POST /customers/{customerId}/wallets`), with its on-chain `address`' },
-  { name: 'transaction.fiatToCrypto.underReview', resource: 'transaction', namedOnly: true, when: UNDER_REVIEW_WHEN('into crypto (`cashToCrypto`, `fiatAccountToCrypto`: card buys)') },
-  { name: 'transaction.cryptoToFiat.underReview', resource: 'transaction', namedOnly: true, when: UNDER_REVIEW_WHEN('out of crypto into fiat (`cryptoToFiatAccount`, `cryptoToCash`)') },
-  { name: 'transaction.cryptoToCrypto.underReview', resource: 'transaction', namedOnly: true, when: UNDER_REVIEW_WHEN('between crypto wallets (`cryptoToCrypto`)') },
+  {
+    name: 'endorsement.active',
+    resource: 'customer',
+    when: "an endorsement is approved and becomes `active` (right after that approval's `endorsement.updated`, with the same `sequence`)",
+  },
+  {
+    name: 'wallet.provisioned',
+    resource: 'wallet',
+    when: 'a custodial wallet is created (`POST /customers/{customerId}/wallets`), with its on-chain `address`',
+  },
+  {
+    name: 'transaction.fiatToCrypto.underReview',
+    resource: 'transaction',
+    namedOnly: true,
+    when: UNDER_REVIEW_WHEN('into crypto (`cashToCrypto`, `fiatAccountToCrypto`: card buys)'),
+  },
+  {
+    name: 'transaction.cryptoToFiat.underReview',
+    resource: 'transaction',
+    namedOnly: true,
+    when: UNDER_REVIEW_WHEN('out of crypto into fiat (`cryptoToFiatAccount`, `cryptoToCash`)'),
+  },
+  {
+    name: 'transaction.cryptoToCrypto.underReview',
+    resource: 'transaction',
+    namedOnly: true,
+    when: UNDER_REVIEW_WHEN('between crypto wallets (`cryptoToCrypto`)'),
+  },
   {
     name: 'webhook.test',
     resource: 'webhookEndpoint',
@@ -398,13 +557,19 @@ export const PARTNER_EVENT_DEFINITIONS: readonly PartnerEventDefinition[] = [
 ];
 
 /** The events of this version: subscriptions name these or `*` (events of resources not offered yet are refused). */
-export const PARTNER_EVENT_CATALOGUE: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => isOffered(e)).map((e) => e.name);
+export const PARTNER_EVENT_CATALOGUE: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => isOffered(e)).map(
+  (e) => e.name,
+);
 
 /** The events of this version the sandbox produces: every one but the failures it does not simulate. */
-export const SANDBOX_PARTNER_EVENTS: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => isOffered(e) && !e.notInSandbox).map((e) => e.name);
+export const SANDBOX_PARTNER_EVENTS: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter(
+  (e) => isOffered(e) && !e.notInSandbox,
+).map((e) => e.name);
 
 /** Events of the spec's catalogue this version does not send yet (their resource is not offered, or they are planned). */
-export const PLANNED_PARTNER_EVENTS: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => !isOffered(e)).map((e) => e.name);
+export const PLANNED_PARTNER_EVENTS: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => !isOffered(e)).map(
+  (e) => e.name,
+);
 
 /** Whether this version sends the event: its resource is offered and the event is not planned. */
 export function isOffered(definition: PartnerEventDefinition): boolean {
@@ -417,7 +582,9 @@ export function partnerEventDefinition(name: string): PartnerEventDefinition | u
 }
 
 /** Compliance review events: partner-visible, but only to endpoints that name them (not `*`). */
-export const COMPLIANCE_REVIEW_EVENTS: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => e.namedOnly).map((e) => e.name);
+export const COMPLIANCE_REVIEW_EVENTS: readonly string[] = PARTNER_EVENT_DEFINITIONS.filter((e) => e.namedOnly).map(
+  (e) => e.name,
+);
 
 /** The five events that carry `eventType`, `eventId` and `previousStatus` instead of `event` (spec: Events / Envelope). */
 export const STATUS_CHANGED_EVENTS: readonly string[] = [
@@ -433,10 +600,10 @@ export const STATUS_CHANGED_EVENTS: readonly string[] = [
  * documentation and the OpenAPI document use.
  */
 export const SEQUENCE_MEANING =
-  "The version of the resource in `data` (its `data.id`) after the change this event announces. It increases with every change of that resource and has gaps: " +
+  'The version of the resource in `data` (its `data.id`) after the change this event announces. It increases with every change of that resource and has gaps: ' +
   'not every version is announced, so the next event of a resource may skip numbers. Events that announce the same change carry the same `sequence` and the same `data` ' +
   '(`endorsement.updated` and `endorsement.active`; a `transaction.statusChanged` and its `underReview` event). Deliveries can arrive out of order and more than once: ' +
-  'keep a resource\'s `data` only when its `sequence` is greater than that of the copy you hold. `webhook.test` has no `sequence`.';
+  "keep a resource's `data` only when its `sequence` is greater than that of the copy you hold. `webhook.test` has no `sequence`.";
 
 /** What a webhook delivery posts (spec: Events / Envelope). A handler reads `event ?? eventType`. */
 export interface WebhookEnvelope<Data = Record<string, unknown>> {
@@ -473,7 +640,9 @@ export function webhookEnvelope(input: EnvelopeInput): WebhookEnvelope {
   const statusChanged = STATUS_CHANGED_EVENTS.includes(input.event);
   return {
     id: input.deliveryId,
-    ...(statusChanged ? { eventType: input.event, eventId: input.eventId, previousStatus: input.previousStatus ?? null } : { event: input.event }),
+    ...(statusChanged
+      ? { eventType: input.event, eventId: input.eventId, previousStatus: input.previousStatus ?? null }
+      : { event: input.event }),
     ...(input.sequence !== undefined ? { sequence: input.sequence } : {}),
     createdAt: input.createdAt,
     ...(input.occurredAt !== undefined ? { occurredAt: input.occurredAt } : {}),

@@ -29,26 +29,40 @@ export function payoutInstruction(input: PayoutInput, field: string, notAch: Err
   const ach = ACH_RAILS.includes(input.rail);
   for (const name of ['secCode', 'companyDiscretionaryData'] as const) {
     if (input[name] !== undefined && !ach) {
-      throw new ApiError(notAch, `${field}.${name} applies to ACH payouts only (rail ach or achSameDay), not to ${input.rail}`);
+      throw new ApiError(
+        notAch,
+        `${field}.${name} applies to ACH payouts only (rail ach or achSameDay), not to ${input.rail}`,
+      );
     }
   }
   if (input.secCode !== undefined && !(SEC_CODES as readonly string[]).includes(input.secCode)) {
     throw new ApiError('InvalidRequest', `${field}.secCode must be one of ${SEC_CODES.join(', ')}`);
   }
-  if (input.companyDiscretionaryData !== undefined && !COMPANY_DISCRETIONARY_DATA.test(input.companyDiscretionaryData)) {
-    throw new ApiError('InvalidRequest', `${field}.companyDiscretionaryData must be 1 to 20 letters, digits, spaces or . , & / ( ) ' # -`);
+  if (
+    input.companyDiscretionaryData !== undefined &&
+    !COMPANY_DISCRETIONARY_DATA.test(input.companyDiscretionaryData)
+  ) {
+    throw new ApiError(
+      'InvalidRequest',
+      `${field}.companyDiscretionaryData must be 1 to 20 letters, digits, spaces or . , & / ( ) ' # -`,
+    );
   }
   return {
     rail: input.rail,
     ...(input.secCode !== undefined ? { secCode: input.secCode } : {}),
-    ...(input.companyDiscretionaryData !== undefined ? { companyDiscretionaryData: input.companyDiscretionaryData } : {}),
+    ...(input.companyDiscretionaryData !== undefined
+      ? { companyDiscretionaryData: input.companyDiscretionaryData }
+      : {}),
   };
 }
 
 /** ExternalAccountHolderMismatch unless the account is the customer's or one of its counterparties'. */
 export function requireAccountOwned(customerId: string, account: ExternalAccountView, field: string): void {
   if (account.customerId !== customerId) {
-    throw new ApiError('ExternalAccountHolderMismatch', `${field} external account ${account.id} is registered to another customer, not to ${customerId} or one of its counterparties`);
+    throw new ApiError(
+      'ExternalAccountHolderMismatch',
+      `${field} external account ${account.id} is registered to another customer, not to ${customerId} or one of its counterparties`,
+    );
   }
 }
 
@@ -56,12 +70,19 @@ export function requireAccountOwned(customerId: string, account: ExternalAccount
 export function requireAccountActive(account: ExternalAccountView, field: string): void {
   if (account.status !== 'active') {
     const why = account.failure ? ` (${account.failure.code})` : '';
-    throw new ApiError('ExternalAccountNotActive', `${field} external account ${account.id} is ${account.status}${why}; name an active account`);
+    throw new ApiError(
+      'ExternalAccountNotActive',
+      `${field} external account ${account.id} is ${account.status}${why}; name an active account`,
+    );
   }
 }
 
 /** The customer, or the counterparty that holds the account: an instrument's `owner`. */
-export function accountOwner(account: ExternalAccountView): { kind: 'customer' | 'counterparty'; id: string; name: string } {
+export function accountOwner(account: ExternalAccountView): {
+  kind: 'customer' | 'counterparty';
+  id: string;
+  name: string;
+} {
   return account.counterpartyId
     ? { kind: 'counterparty', id: account.counterpartyId, name: account.counterpartyName ?? '' }
     : { kind: 'customer', id: account.customerId, name: account.customerName };
@@ -70,7 +91,12 @@ export function accountOwner(account: ExternalAccountView): { kind: 'customer' |
 /** Who receives what is paid to the account (spec: Party). */
 export function accountParty(account: ExternalAccountView): Party {
   if (account.counterpartyId) {
-    return { relationship: 'externalRegistered', counterpartyId: account.counterpartyId, entityType: account.counterpartyEntityType ?? 'individual', name: account.counterpartyName };
+    return {
+      relationship: 'externalRegistered',
+      counterpartyId: account.counterpartyId,
+      entityType: account.counterpartyEntityType ?? 'individual',
+      name: account.counterpartyName,
+    };
   }
   return { relationship: 'customer', customerId: account.customerId, entityType: 'individual' };
 }
@@ -80,13 +106,25 @@ export function accountParty(account: ExternalAccountView): Party {
  * InvalidExternalAccountID for a malformed id, ExternalAccountNotFound (naming the field) for one this
  * project does not have or has deleted.
  */
-export async function namedExternalAccount(accounts: AccountsPort, projectId: string, externalAccountId: string, field: string): Promise<ExternalAccountView> {
-  if (!isId('externalAccount', externalAccountId)) throw new ApiError('InvalidExternalAccountID', `${field}.externalAccountId: "${externalAccountId.slice(0, 64)}" is not an external account id (ext_…)`);
+export async function namedExternalAccount(
+  accounts: AccountsPort,
+  projectId: string,
+  externalAccountId: string,
+  field: string,
+): Promise<ExternalAccountView> {
+  if (!isId('externalAccount', externalAccountId))
+    throw new ApiError(
+      'InvalidExternalAccountID',
+      `${field}.externalAccountId: "${externalAccountId.slice(0, 64)}" is not an external account id (ext_…)`,
+    );
   try {
     return await accounts.externalAccount(projectId, externalAccountId);
   } catch (error) {
     if (error instanceof ApiError && error.errorName === 'ExternalAccountNotFound') {
-      throw new ApiError('ExternalAccountNotFound', `${field}.externalAccountId: no external account ${externalAccountId} in this project (or it was deleted)`);
+      throw new ApiError(
+        'ExternalAccountNotFound',
+        `${field}.externalAccountId: no external account ${externalAccountId} in this project (or it was deleted)`,
+      );
     }
     throw error;
   }

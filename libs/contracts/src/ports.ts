@@ -5,7 +5,20 @@
 // process the owning service's module implements it directly, joining the
 // caller's database transaction; across processes an HTTP client posts to the
 // owner's internal route, with every call idempotent on the ids it carries.
-import { EXTERNAL_ACCOUNT_TYPES, type EndorsementName, type EndorsementStatus, type DepositAddressDepositReceived, type EventPayloads, type ExternalAccountDetails, type ExternalAccountFailure, type ExternalAccountStatus, type ExternalAccountType, type InstrumentDestination, type ProjectFeatures, type ProjectLimits } from './events';
+import {
+  EXTERNAL_ACCOUNT_TYPES,
+  type EndorsementName,
+  type EndorsementStatus,
+  type DepositAddressDepositReceived,
+  type EventPayloads,
+  type ExternalAccountDetails,
+  type ExternalAccountFailure,
+  type ExternalAccountStatus,
+  type ExternalAccountType,
+  type InstrumentDestination,
+  type ProjectFeatures,
+  type ProjectLimits,
+} from './events';
 import type { ServiceName } from './services';
 import type { VirtualAccountDepositReceived } from './virtual-accounts';
 
@@ -13,7 +26,12 @@ import type { VirtualAccountDepositReceived } from './virtual-accounts';
 export type Party =
   | { relationship: 'customer'; customerId: string; entityType: 'individual' }
   | { relationship: 'otherCustomer'; customerId: string; entityType: 'individual' }
-  | { relationship: 'externalRegistered'; counterpartyId: string | null; entityType: 'individual' | 'business'; name: string | null }
+  | {
+      relationship: 'externalRegistered';
+      counterpartyId: string | null;
+      entityType: 'individual' | 'business';
+      name: string | null;
+    }
   | { relationship: 'externalUnregistered' };
 
 export interface CustomerView {
@@ -82,7 +100,12 @@ export abstract class AccountsPort {
    * The active walletExternal registered for the customer or one of its counterparties at this address
    * (compared case-insensitively) on this network, or null: who sent a deposit (ADR 0030).
    */
-  abstract registeredWallet(projectId: string, customerId: string, network: string, address: string): Promise<ExternalAccountView | null>;
+  abstract registeredWallet(
+    projectId: string,
+    customerId: string,
+    network: string,
+    address: string,
+  ): Promise<ExternalAccountView | null>;
 }
 
 /** One side of a quote as the transaction takes it over. */
@@ -122,7 +145,8 @@ export interface Pricing {
   sponsorGasCost: string;
 }
 
-export type Corridor = 'cryptoToCrypto' | 'cryptoToCash' | 'cryptoToFiatAccount' | 'cashToCrypto' | 'fiatAccountToCrypto';
+export type Corridor =
+  'cryptoToCrypto' | 'cryptoToCash' | 'cryptoToFiatAccount' | 'cashToCrypto' | 'fiatAccountToCrypto';
 
 /** An accepted quote: what a transaction is made from. */
 export interface AcceptedQuote {
@@ -172,7 +196,11 @@ export abstract class QuotesPort {
    * that what the caller queues in it at once (the reads its next step needs) travels in the same round trip,
    * after them. Not called otherwise (across processes, never).
    */
-  abstract accept(projectId: string, request: AcceptQuoteRequest, alongside?: (outline: QuoteOutline) => void): Promise<AcceptedQuote>;
+  abstract accept(
+    projectId: string,
+    request: AcceptQuoteRequest,
+    alongside?: (outline: QuoteOutline) => void,
+  ): Promise<AcceptedQuote>;
   /** Undoes an acceptance whose transaction could not be made (it was refused after the quote was accepted). */
   abstract release(projectId: string, request: AcceptQuoteRequest): Promise<void>;
 }
@@ -212,12 +240,18 @@ export abstract class TransactionsPort {
    * Creates a deposit address deposit's transaction, or finds it made: the deposit-addresses service
    * answers the simulated deposit with the transaction id only once it exists.
    */
-  abstract createForDepositAddress(projectId: string, deposit: DepositAddressDepositReceived): Promise<{ transactionId: string }>;
+  abstract createForDepositAddress(
+    projectId: string,
+    deposit: DepositAddressDepositReceived,
+  ): Promise<{ transactionId: string }>;
   /**
    * Creates a virtual account deposit's transaction, or finds it made: the virtual-accounts service
    * answers the simulated inbound transfer with the transaction id only once it exists.
    */
-  abstract createForVirtualAccount(projectId: string, deposit: VirtualAccountDepositReceived): Promise<{ transactionId: string }>;
+  abstract createForVirtualAccount(
+    projectId: string,
+    deposit: VirtualAccountDepositReceived,
+  ): Promise<{ transactionId: string }>;
   /**
    * Of these transactions, those that still hold money or may still move it: not yet made, processing,
    * awaitingAction, or failed with the money held for an operator (failed.outboundFailed). A virtual

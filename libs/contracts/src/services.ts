@@ -2,7 +2,16 @@
 // (ARCHITECTURE: Services). The gateway routes by this table; a service added
 // later adds its row here, its app under apps/, and its Kubernetes objects.
 
-export const SERVICE_NAMES = ['gateway', 'accounts', 'quoting', 'transactions', 'webhooks', 'cash-in', 'deposit-addresses', 'virtual-accounts'] as const;
+export const SERVICE_NAMES = [
+  'gateway',
+  'accounts',
+  'quoting',
+  'transactions',
+  'webhooks',
+  'cash-in',
+  'deposit-addresses',
+  'virtual-accounts',
+] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /** Path prefixes under the base path that the gateway forwards, by owning service. */

@@ -1,7 +1,12 @@
 // Spec: Events / Delivery and verification 2; API-CONTRACT: Webhooks on the wire.
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
-import { constructWebhookEvent, signWebhookPayload, verifyWebhookSignature, WebhookSignatureError } from './webhook-signature';
+import {
+  constructWebhookEvent,
+  signWebhookPayload,
+  verifyWebhookSignature,
+  WebhookSignatureError,
+} from './webhook-signature';
 
 const key = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4ZWXjPW0y6s=';
 const now = 1_800_000_000;
@@ -31,13 +36,16 @@ describe('webhook signatures', () => {
     expect(() => verifyWebhookSignature(body, header, key, { now: now - 301 })).toThrow(/300 s/);
     verifyWebhookSignature(body, header, key, { now: now + 3600, toleranceSecs: 3600 });
     expect(() => verifyWebhookSignature(body, header, `${key}x`, { now })).toThrow(/no signature matches/);
-    for (const bad of [undefined, '', 'v1=abc', `t=${now}`, `t=x,v1=${'0'.repeat(64)}`]) expect(() => verifyWebhookSignature(body, bad, key, { now })).toThrow(WebhookSignatureError);
+    for (const bad of [undefined, '', 'v1=abc', `t=${now}`, `t=x,v1=${'0'.repeat(64)}`])
+      expect(() => verifyWebhookSignature(body, bad, key, { now })).toThrow(WebhookSignatureError);
   });
 
   it('accepts any of several v1 signatures (a receiver during a key change), and parses only after verifying', () => {
     const body = '{"id":"whd_1","event":"webhook.test","createdAt":"2026-01-01T00:00:00.000Z","data":{}}';
     const header = `${signWebhookPayload(key, body, now)},v1=${'0'.repeat(64)}`;
     expect(constructWebhookEvent(body, header, key, { now })).toEqual(JSON.parse(body));
-    expect(() => constructWebhookEvent(body, header.replace(/v1=[0-9a-f]{8}/, 'v1=00000000'), key, { now })).toThrow(WebhookSignatureError);
+    expect(() => constructWebhookEvent(body, header.replace(/v1=[0-9a-f]{8}/, 'v1=00000000'), key, { now })).toThrow(
+      WebhookSignatureError,
+    );
   });
 });

@@ -12,10 +12,7 @@ export const WEBHOOK_ID_HEADER = 'webhook-id';
 export const DEFAULT_SIGNATURE_TOLERANCE_SECS = 300;
 
 function hmacHex(signingKey: string, timestamp: number, rawBody: string | Buffer): string {
-  return createHmac('sha256', Buffer.from(signingKey, 'utf8'))
-    .update(`${timestamp}.`)
-    .update(rawBody)
-    .digest('hex');
+  return createHmac('sha256', Buffer.from(signingKey, 'utf8')).update(`${timestamp}.`).update(rawBody).digest('hex');
 }
 
 /** The `Webhook-Signature` header value for a body sent at `timestamp` (unix seconds). */
@@ -42,7 +39,12 @@ export interface VerifyOptions {
  * under this key, with a timestamp within the tolerance. Give it the raw bytes as received:
  * a re-serialised JSON body does not verify.
  */
-export function verifyWebhookSignature(rawBody: string | Buffer, header: string | undefined, signingKey: string, options: VerifyOptions = {}): void {
+export function verifyWebhookSignature(
+  rawBody: string | Buffer,
+  header: string | undefined,
+  signingKey: string,
+  options: VerifyOptions = {},
+): void {
   if (!header) throw new WebhookSignatureError('no Webhook-Signature header');
   let timestamp: number | undefined;
   const signatures: string[] = [];
@@ -58,13 +60,20 @@ export function verifyWebhookSignature(rawBody: string | Buffer, header: string 
   if (signatures.length === 0) throw new WebhookSignatureError('the Webhook-Signature header has no v1 signature');
   const tolerance = options.toleranceSecs ?? DEFAULT_SIGNATURE_TOLERANCE_SECS;
   const now = options.now ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - timestamp) > tolerance) throw new WebhookSignatureError(`the signature timestamp is more than ${tolerance} s from now`);
+  if (Math.abs(now - timestamp) > tolerance)
+    throw new WebhookSignatureError(`the signature timestamp is more than ${tolerance} s from now`);
   const expected = Buffer.from(hmacHex(signingKey, timestamp, rawBody), 'hex');
-  if (!signatures.some((s) => timingSafeEqual(Buffer.from(s, 'hex'), expected))) throw new WebhookSignatureError('no signature matches the body and the signing key');
+  if (!signatures.some((s) => timingSafeEqual(Buffer.from(s, 'hex'), expected)))
+    throw new WebhookSignatureError('no signature matches the body and the signing key');
 }
 
 /** Verifies, then parses: the envelope of a delivery that really came from the service. */
-export function constructWebhookEvent<Data = Record<string, unknown>>(rawBody: string | Buffer, header: string | undefined, signingKey: string, options?: VerifyOptions): WebhookEnvelope<Data> {
+export function constructWebhookEvent<Data = Record<string, unknown>>(
+  rawBody: string | Buffer,
+  header: string | undefined,
+  signingKey: string,
+  options?: VerifyOptions,
+): WebhookEnvelope<Data> {
   verifyWebhookSignature(rawBody, header, signingKey, options);
   return JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8')) as WebhookEnvelope<Data>;
 }

@@ -22,7 +22,12 @@ export interface ErrorBody {
 function isErrorBody(value: unknown): value is ErrorBody {
   if (typeof value !== 'object' || value === null) return false;
   const body = value as Record<string, unknown>;
-  return typeof body.error === 'string' && typeof body.code === 'number' && typeof body.msg === 'string' && typeof body.cause === 'string';
+  return (
+    typeof body.error === 'string' &&
+    typeof body.code === 'number' &&
+    typeof body.msg === 'string' &&
+    typeof body.cause === 'string'
+  );
 }
 
 /** A response of the API that is not a success, as the API described it. */
@@ -47,7 +52,9 @@ export class ApiError extends Error {
   constructor(init: { status: number; body: ErrorBody; requestId?: string; retryAfterSeconds?: number }) {
     const { status, body } = init;
     const requestId = init.requestId ?? body.requestId;
-    super(`${status} ${body.error} (${body.code}): ${body.msg}${body.cause && body.cause !== body.msg ? `: ${body.cause}` : ''}${requestId ? ` [request ${requestId}]` : ''}`);
+    super(
+      `${status} ${body.error} (${body.code}): ${body.msg}${body.cause && body.cause !== body.msg ? `: ${body.cause}` : ''}${requestId ? ` [request ${requestId}]` : ''}`,
+    );
     this.error = body.error;
     this.code = body.code;
     this.msg = body.msg;
@@ -66,7 +73,12 @@ export class ApiError extends Error {
     const excerpt = text.replace(/\s+/g, ' ').trim().slice(0, 200);
     return new ApiError({
       status: response.status,
-      body: { error: 'UnexpectedResponse', code: 0, msg: `the server answered ${response.status} without an error body`, cause: excerpt || 'empty body' },
+      body: {
+        error: 'UnexpectedResponse',
+        code: 0,
+        msg: `the server answered ${response.status} without an error body`,
+        cause: excerpt || 'empty body',
+      },
       requestId,
       retryAfterSeconds,
     });
@@ -83,7 +95,8 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
 }
 
 /** Why a webhook delivery was refused by `webhooks.verify`. */
-export type WebhookVerificationReason = 'missingSignature' | 'malformedSignature' | 'staleTimestamp' | 'badSignature' | 'malformedBody';
+export type WebhookVerificationReason =
+  'missingSignature' | 'malformedSignature' | 'staleTimestamp' | 'badSignature' | 'malformedBody';
 
 /** A webhook delivery that did not verify: do not act on it. */
 export class WebhookVerificationError extends Error {

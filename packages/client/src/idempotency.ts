@@ -30,6 +30,8 @@ function sortKeys(value: unknown): unknown {
  * the second is answered with what the first made: use it only where that is what you mean.
  */
 export function deriveIdempotencyKey(method: string, path: string, body: unknown): string {
-  const digest = createHash('sha256').update(JSON.stringify([method.toUpperCase(), path, canonicalJson(body)])).digest('hex');
+  const digest = createHash('sha256')
+    .update(JSON.stringify([method.toUpperCase(), path, canonicalJson(body)]))
+    .digest('hex');
   return `mm_${digest}`;
 }

@@ -53,7 +53,11 @@ export function isRetryableStatus(status: number, errorName: string | undefined,
 }
 
 /** How long to wait before retry number `retry` (0 for the first): Retry-After when sent, else 250 ms doubling, with jitter. */
-export function retryDelayMs(retry: number, retryAfterSeconds: number | undefined, random: () => number = Math.random): number {
+export function retryDelayMs(
+  retry: number,
+  retryAfterSeconds: number | undefined,
+  random: () => number = Math.random,
+): number {
   if (retryAfterSeconds !== undefined) return retryAfterSeconds * 1000;
   const ceiling = BACKOFF_BASE_MS * 2 ** retry;
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
@@ -96,7 +100,11 @@ async function withRetries(
       await sleep(delay);
       continue;
     }
-    if (last || !may.afterRefusal || !isRetryableStatus(response.status, response.status === 409 ? await errorName(response) : undefined, may.keyed)) {
+    if (
+      last ||
+      !may.afterRefusal ||
+      !isRetryableStatus(response.status, response.status === 409 ? await errorName(response) : undefined, may.keyed)
+    ) {
       return response;
     }
     const delay = retryDelayMs(retries, parseRetryAfter(response.headers.get('retry-after')));
@@ -201,5 +209,8 @@ export function authorizedFetch(tokens: TokenSource, fetch: Fetch, retry: RetryO
 
 /** The fetch of requests sent without a token (the issuer's keys, the publishable-key route): retried as any other. */
 export function retryingFetch(fetch: Fetch, retry: RetryOptions): Fetch {
-  return (request: Request) => withRetries(repeatable(request.method, request.headers.has('idempotency-key')), retry, () => fetch(request.clone()));
+  return (request: Request) =>
+    withRetries(repeatable(request.method, request.headers.has('idempotency-key')), retry, () =>
+      fetch(request.clone()),
+    );
 }

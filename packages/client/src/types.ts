@@ -17,14 +17,17 @@ export type RequestBody<P extends ApiPath, M extends HttpMethod> =
   Operation<P, M> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
 
 /** The query parameters an operation takes. */
-export type QueryParams<P extends ApiPath, M extends HttpMethod> = Operation<P, M> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+export type QueryParams<P extends ApiPath, M extends HttpMethod> =
+  Operation<P, M> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
 
 type SuccessStatus = 200 | 201 | 202 | 204;
 type Content<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
 
 /** What an operation answers on success (undefined for a 204). */
 export type ResponseBody<P extends ApiPath, M extends HttpMethod> =
-  Operation<P, M> extends { responses: infer R } ? { [S in keyof R]: S extends SuccessStatus ? Content<R[S]> : never }[keyof R] : never;
+  Operation<P, M> extends { responses: infer R }
+    ? { [S in keyof R]: S extends SuccessStatus ? Content<R[S]> : never }[keyof R]
+    : never;
 
 /** One page of a cursor list: `{data, hasMore, nextCursor}`, newest first unless the list says otherwise. */
 export interface Page<T> {
@@ -59,7 +62,8 @@ export type PartnerEvent = Schemas['PartnerEventResponse'];
 export type WebhookEventType = keyof webhooks;
 
 /** The envelope of one event as it is posted to an endpoint. */
-export type WebhookEventOf<E extends WebhookEventType> = NonNullable<webhooks[E]['post']> extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+export type WebhookEventOf<E extends WebhookEventType> =
+  NonNullable<webhooks[E]['post']> extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
 
 /** Any envelope an endpoint can receive: narrow it on `event` (or `eventType` for the `*.statusChanged` events). */
 export type WebhookEvent = { [E in WebhookEventType]: WebhookEventOf<E> }[WebhookEventType];

@@ -26,8 +26,16 @@ function parseHeader(header: string): { timestamp: number; signatures: string[] 
     if (name === 't' && /^\d+$/.test(value)) timestamp = Number(value);
     else if (name === 'v1' && /^[0-9a-f]{64}$/i.test(value)) signatures.push(value.toLowerCase());
   }
-  if (timestamp === undefined) throw new WebhookVerificationError('malformedSignature', 'the Webhook-Signature header has no timestamp (t=<unix seconds>)');
-  if (signatures.length === 0) throw new WebhookVerificationError('malformedSignature', 'the Webhook-Signature header has no v1 signature (v1=<64 hex digits>)');
+  if (timestamp === undefined)
+    throw new WebhookVerificationError(
+      'malformedSignature',
+      'the Webhook-Signature header has no timestamp (t=<unix seconds>)',
+    );
+  if (signatures.length === 0)
+    throw new WebhookVerificationError(
+      'malformedSignature',
+      'the Webhook-Signature header has no v1 signature (v1=<64 hex digits>)',
+    );
   return { timestamp, signatures };
 }
 
@@ -42,19 +50,30 @@ export function verifyWebhook(
   signingKey: string,
   options: VerifyOptions = {},
 ): WebhookEvent {
-  const header = Array.isArray(signatureHeader) ? signatureHeader.join(',') : (signatureHeader as string | null | undefined);
+  const header = Array.isArray(signatureHeader)
+    ? signatureHeader.join(',')
+    : (signatureHeader as string | null | undefined);
   if (!header) throw new WebhookVerificationError('missingSignature', 'the delivery has no Webhook-Signature header');
-  if (!signingKey) throw new TypeError('verify needs the endpoint\'s signing key (whsec_…)');
+  if (!signingKey) throw new TypeError("verify needs the endpoint's signing key (whsec_…)");
   const { timestamp, signatures } = parseHeader(header);
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  const body =
+    typeof rawBody === 'string'
+      ? Buffer.from(rawBody, 'utf8')
+      : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
   const expected = createHmac('sha256', Buffer.from(signingKey, 'utf8')).update(`${timestamp}.`).update(body).digest();
   if (!signatures.some((hex) => timingSafeEqual(Buffer.from(hex, 'hex'), expected))) {
-    throw new WebhookVerificationError('badSignature', 'no v1 signature of the Webhook-Signature header matches this body and signing key: check that the body is the raw bytes received and the key is this endpoint\'s current one');
+    throw new WebhookVerificationError(
+      'badSignature',
+      "no v1 signature of the Webhook-Signature header matches this body and signing key: check that the body is the raw bytes received and the key is this endpoint's current one",
+    );
   }
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const age = Math.floor(Date.now() / 1000) - timestamp;
   if (Math.abs(age) > tolerance) {
-    throw new WebhookVerificationError('staleTimestamp', `the signature's timestamp is ${Math.abs(age)} s ${age >= 0 ? 'old' : 'in the future'}, beyond the tolerance of ${tolerance} s: refuse it (a replayed delivery, or a clock that is off)`);
+    throw new WebhookVerificationError(
+      'staleTimestamp',
+      `the signature's timestamp is ${Math.abs(age)} s ${age >= 0 ? 'old' : 'in the future'}, beyond the tolerance of ${tolerance} s: refuse it (a replayed delivery, or a clock that is off)`,
+    );
   }
   try {
     return JSON.parse(body.toString('utf8')) as WebhookEvent;
@@ -65,5 +84,7 @@ export function verifyWebhook(
 
 /** The event's type, wherever its envelope names it (`event`, or `eventType` on the `*.statusChanged` events). */
 export function eventTypeOf(envelope: WebhookEvent): WebhookEventType {
-  return ('event' in envelope ? envelope.event : (envelope as { eventType: WebhookEventType }).eventType) as WebhookEventType;
+  return (
+    'event' in envelope ? envelope.event : (envelope as { eventType: WebhookEventType }).eventType
+  ) as WebhookEventType;
 }

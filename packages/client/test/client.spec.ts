@@ -17,7 +17,8 @@ afterEach(async () => {
   await api.stop();
 });
 
-const client = (options: Partial<MoneyMovementOptions> = {}) => new MoneyMovement({ apiKey: API_KEY, apiSecret: API_SECRET, baseUrl: api.baseUrl, ...options });
+const client = (options: Partial<MoneyMovementOptions> = {}) =>
+  new MoneyMovement({ apiKey: API_KEY, apiSecret: API_SECRET, baseUrl: api.baseUrl, ...options });
 const CUSTOMER = { id: 'cst_1', object: 'customer' };
 const header = (r: Received, name: string) => r.headers[name.toLowerCase()];
 const thrown = async (promise: Promise<unknown>): Promise<ApiError> => {
@@ -49,7 +50,11 @@ describe('the bearer token', () => {
     await mm.customers.get('cst_1');
     await mm.customers.get('cst_1');
     expect(api.tokens).toEqual(['token-1', 'token-2']);
-    expect(api.calls.map((r) => header(r, 'authorization'))).toEqual(['Bearer token-1', 'Bearer token-2', 'Bearer token-2']);
+    expect(api.calls.map((r) => header(r, 'authorization'))).toEqual([
+      'Bearer token-1',
+      'Bearer token-2',
+      'Bearer token-2',
+    ]);
   });
 
   it('is renewed once when the API answers 401, and the request sent again with the new one', async () => {
@@ -57,18 +62,31 @@ describe('the bearer token', () => {
     const mm = client();
     await mm.customers.get('cst_1');
     api.refused.add('token-1');
-    await expect(mm.customers.create({ type: 'individual', firstName: 'Ada', lastName: 'Lovelace' })).resolves.toEqual(CUSTOMER);
+    await expect(mm.customers.create({ type: 'individual', firstName: 'Ada', lastName: 'Lovelace' })).resolves.toEqual(
+      CUSTOMER,
+    );
     expect(api.tokens).toEqual(['token-1', 'token-2']);
     const [, refused, again] = api.calls;
-    expect([header(refused, 'authorization'), header(again, 'authorization')]).toEqual(['Bearer token-1', 'Bearer token-2']);
+    expect([header(refused, 'authorization'), header(again, 'authorization')]).toEqual([
+      'Bearer token-1',
+      'Bearer token-2',
+    ]);
     // The same request, key included.
     expect(header(again, 'idempotency-key')).toBe(header(refused, 'idempotency-key'));
   });
 
   it('is renewed only once: a second 401 is thrown', async () => {
-    api.on(() => ({ status: 401, body: { ...errorBody(401, 'invalid_token', 1000, 'invalid token').body, error_description: 'invalid token' } }));
+    api.on(() => ({
+      status: 401,
+      body: { ...errorBody(401, 'invalid_token', 1000, 'invalid token').body, error_description: 'invalid token' },
+    }));
     const error = await thrown(client().customers.get('cst_1'));
-    expect({ status: error.status, error: error.error, code: error.code, errorDescription: error.errorDescription }).toEqual({ status: 401, error: 'invalid_token', code: 1000, errorDescription: 'invalid token' });
+    expect({
+      status: error.status,
+      error: error.error,
+      code: error.code,
+      errorDescription: error.errorDescription,
+    }).toEqual({ status: 401, error: 'invalid_token', code: 1000, errorDescription: 'invalid token' });
     expect(api.calls).toHaveLength(2);
     expect(api.tokens).toHaveLength(2);
   });
@@ -76,22 +94,46 @@ describe('the bearer token', () => {
   it('is never shown: the secret is in no log line, inspection, JSON or error of the client', async () => {
     const written: string[] = [];
     const spies = [
-      ...(['log', 'info', 'warn', 'error', 'debug'] as const).map((level) => jest.spyOn(console, level).mockImplementation((...args: unknown[]) => void written.push(args.map(String).join(' ')))),
-      jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true)),
-      jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true)),
+      ...(['log', 'info', 'warn', 'error', 'debug'] as const).map((level) =>
+        jest
+          .spyOn(console, level)
+          .mockImplementation((...args: unknown[]) => void written.push(args.map(String).join(' '))),
+      ),
+      jest
+        .spyOn(process.stdout, 'write')
+        .mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true)),
+      jest
+        .spyOn(process.stderr, 'write')
+        .mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true)),
     ];
     try {
       api.on(() => ({ body: CUSTOMER }));
       const mm = client();
       await mm.customers.get('cst_1');
-      const refused = await thrown(new MoneyMovement({ apiKey: API_KEY, apiSecret: `${API_SECRET}-wrong`, baseUrl: api.baseUrl }).customers.get('cst_1'));
-      expect({ status: refused.status, error: refused.error, cause: refused.cause, errorDescription: refused.errorDescription }).toEqual({
+      const refused = await thrown(
+        new MoneyMovement({ apiKey: API_KEY, apiSecret: `${API_SECRET}-wrong`, baseUrl: api.baseUrl }).customers.get(
+          'cst_1',
+        ),
+      );
+      expect({
+        status: refused.status,
+        error: refused.error,
+        cause: refused.cause,
+        errorDescription: refused.errorDescription,
+      }).toEqual({
         status: 401,
         error: 'Unauthorized',
         cause: 'signature',
         errorDescription: 'invalid API key or secret',
       });
-      const shown = [...written, inspect(mm, { depth: 10, showHidden: true }), JSON.stringify(mm), refused.message, refused.stack ?? '', inspect(refused, { depth: 10 })].join('\n');
+      const shown = [
+        ...written,
+        inspect(mm, { depth: 10, showHidden: true }),
+        JSON.stringify(mm),
+        refused.message,
+        refused.stack ?? '',
+        inspect(refused, { depth: 10 }),
+      ].join('\n');
       expect(shown).not.toContain(API_SECRET);
       expect(shown).not.toContain('token-1');
     } finally {
@@ -131,9 +173,25 @@ describe('Idempotency-Key', () => {
     api.on(() => ({ status: 201, body: {} }));
     const mm = client();
     const john = { customerId: 'cst_1', entityType: 'individual' as const, firstName: 'John', lastName: 'Smith' };
-    const bank = { owner: { kind: 'customer' as const, customerId: 'cst_1' }, type: 'bankUs' as const, bankUs: { accountNumber: '123456789012', routingNumber: '021000021' } };
-    const address = { customerId: 'cst_1', expectedSourceAsset: 'usdc', expectedSourceNetwork: 'meridianchain', destination: { externalAccountId: 'ext_1' }, payout: { rail: 'ach' } } as const;
-    const account = { customerId: 'cst_1', source: { asset: 'usd', network: 'ach' }, destination: { type: 'walletOms', walletId: 'wlt_1' }, accountHolder: 'customer', type: 'bankUs' } as const;
+    const bank = {
+      owner: { kind: 'customer' as const, customerId: 'cst_1' },
+      type: 'bankUs' as const,
+      bankUs: { accountNumber: '123456789012', routingNumber: '021000021' },
+    };
+    const address = {
+      customerId: 'cst_1',
+      expectedSourceAsset: 'usdc',
+      expectedSourceNetwork: 'meridianchain',
+      destination: { externalAccountId: 'ext_1' },
+      payout: { rail: 'ach' },
+    } as const;
+    const account = {
+      customerId: 'cst_1',
+      source: { asset: 'usd', network: 'ach' },
+      destination: { type: 'walletOms', walletId: 'wlt_1' },
+      accountHolder: 'customer',
+      type: 'bankUs',
+    } as const;
     for (let i = 0; i < 2; i++) {
       await mm.customers.create({ type: 'individual', firstName: 'Ada', lastName: 'Lovelace' });
       await mm.customers.requestEndorsement('cst_1', { name: 'usd' });
@@ -152,14 +210,23 @@ describe('Idempotency-Key', () => {
     const keys = api.calls.map((r) => header(r, 'idempotency-key') as string);
     expect(keys).toHaveLength(26);
     expect(new Set(keys).size).toBe(26);
-    for (const key of keys) expect(key).toMatch(/^mm_call_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (const key of keys)
+      expect(key).toMatch(/^mm_call_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
-  it('is the same across one call\'s retries: after a 503, a 409 in flight and a lost connection', async () => {
+  it("is the same across one call's retries: after a 503, a 409 in flight and a lost connection", async () => {
     api.on((_, n) =>
-      n === 1 ? { ...errorBody(503, 'ServiceUnavailable', 1503), headers: { 'retry-after': '0' } } : n === 2 ? errorBody(409, 'IdempotencyKeyInFlight', 1113) : n === 3 ? { hangUp: true } : { status: 201, body: CUSTOMER },
+      n === 1
+        ? { ...errorBody(503, 'ServiceUnavailable', 1503), headers: { 'retry-after': '0' } }
+        : n === 2
+          ? errorBody(409, 'IdempotencyKeyInFlight', 1113)
+          : n === 3
+            ? { hangUp: true }
+            : { status: 201, body: CUSTOMER },
     );
-    await expect(client().customers.create({ type: 'individual', firstName: 'Ada', lastName: 'Lovelace' })).resolves.toEqual(CUSTOMER);
+    await expect(
+      client().customers.create({ type: 'individual', firstName: 'Ada', lastName: 'Lovelace' }),
+    ).resolves.toEqual(CUSTOMER);
     expect(api.calls).toHaveLength(4);
     expect(new Set(api.calls.map((r) => header(r, 'idempotency-key'))).size).toBe(1);
   });
@@ -179,7 +246,7 @@ describe('Idempotency-Key', () => {
     expect(made).toEqual(['res_1', 'res_2']);
   });
 
-  it('is the caller\'s when given: a job run again with the key of its own operation finds what the first run made', async () => {
+  it("is the caller's when given: a job run again with the key of its own operation finds what the first run made", async () => {
     const { made } = keepsKeys(api);
     const body = { type: 'individual' as const, firstName: 'Ada', lastName: 'Lovelace' };
     const firstRun = await client().customers.create(body, { idempotencyKey: 'signup-42' });
@@ -189,10 +256,13 @@ describe('Idempotency-Key', () => {
     expect(api.calls.map((r) => header(r, 'idempotency-key'))).toEqual(['signup-42', 'signup-42']);
   });
 
-  it('is the caller\'s when given, and never sent on GET or DELETE', async () => {
+  it("is the caller's when given, and never sent on GET or DELETE", async () => {
     api.on(() => ({ body: {} }));
     const mm = client();
-    await mm.customers.create({ type: 'individual', firstName: 'Ada', lastName: 'Lovelace' }, { idempotencyKey: 'customer-42' });
+    await mm.customers.create(
+      { type: 'individual', firstName: 'Ada', lastName: 'Lovelace' },
+      { idempotencyKey: 'customer-42' },
+    );
     await mm.webhooks.update('wh_1', { description: 'x' }, { idempotencyKey: 'describe-wh_1' });
     await mm.webhooks.get('wh_1');
     await mm.webhooks.delete('wh_1');
@@ -208,7 +278,9 @@ describe('Idempotency-Key', () => {
     expect(deriveIdempotencyKey('POST', '/v0.13/sandbox/wallets/wlt_1/fund', { amount: '100.00' })).toBe(
       'mm_56aca7179e87a1d758998c05775b9c2ad8860db57e2297053d60c9a98f6e61e9',
     );
-    expect(deriveIdempotencyKey('POST', '/v0.13/customers', { lastName: 'Lovelace', firstName: 'Ada' })).toBe(deriveIdempotencyKey('post', '/v0.13/customers', { firstName: 'Ada', lastName: 'Lovelace' }));
+    expect(deriveIdempotencyKey('POST', '/v0.13/customers', { lastName: 'Lovelace', firstName: 'Ada' })).toBe(
+      deriveIdempotencyKey('post', '/v0.13/customers', { firstName: 'Ada', lastName: 'Lovelace' }),
+    );
     api.on(() => ({ status: 201, body: CUSTOMER }));
     const body = { type: 'individual' as const, firstName: 'Ada', lastName: 'Lovelace' };
     await client().customers.create(body, { idempotencyKey: deriveIdempotencyKey('POST', '/v0.13/customers', body) });
@@ -218,9 +290,15 @@ describe('Idempotency-Key', () => {
 
 describe('retries', () => {
   it('wait out a 503 on a POST, sending it again with the same key, for as long as Retry-After says', async () => {
-    api.on((_, n) => (n === 1 ? { ...errorBody(503, 'ServiceUnavailable', 1503), headers: { 'retry-after': '1' } } : { status: 201, body: CUSTOMER }));
+    api.on((_, n) =>
+      n === 1
+        ? { ...errorBody(503, 'ServiceUnavailable', 1503), headers: { 'retry-after': '1' } }
+        : { status: 201, body: CUSTOMER },
+    );
     const started = Date.now();
-    await expect(client().customers.create({ type: 'individual', firstName: 'Ada', lastName: 'Lovelace' })).resolves.toEqual(CUSTOMER);
+    await expect(
+      client().customers.create({ type: 'individual', firstName: 'Ada', lastName: 'Lovelace' }),
+    ).resolves.toEqual(CUSTOMER);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     const [first, second] = api.calls;
     expect(api.calls).toHaveLength(2);
@@ -229,7 +307,13 @@ describe('retries', () => {
   });
 
   it('wait out a 429 and a 409 IdempotencyKeyInFlight, backing off when there is no Retry-After', async () => {
-    api.on((_, n) => (n === 1 ? { ...errorBody(429, 'RateLimited', 1120), headers: { 'retry-after': '0' } } : n === 2 ? errorBody(409, 'IdempotencyKeyInFlight', 1113) : { body: { data: { balance: '1.00' } } }));
+    api.on((_, n) =>
+      n === 1
+        ? { ...errorBody(429, 'RateLimited', 1120), headers: { 'retry-after': '0' } }
+        : n === 2
+          ? errorBody(409, 'IdempotencyKeyInFlight', 1113)
+          : { body: { data: { balance: '1.00' } } },
+    );
     await client().sandbox.wallets.fund('wlt_1', { amount: '1.00' });
     expect(api.calls).toHaveLength(3);
     expect(new Set(api.calls.map((r) => header(r, 'idempotency-key'))).size).toBe(1);
@@ -247,19 +331,30 @@ describe('retries', () => {
   it('stop after maxRetries, and throw the last refusal', async () => {
     api.on(() => ({ ...errorBody(503, 'ServiceUnavailable', 1503), headers: { 'retry-after': '0' } }));
     const error = await thrown(client({ maxRetries: 2 }).customers.get('cst_1'));
-    expect({ status: error.status, error: error.error, retryAfterSeconds: error.retryAfterSeconds }).toEqual({ status: 503, error: 'ServiceUnavailable', retryAfterSeconds: 0 });
+    expect({ status: error.status, error: error.error, retryAfterSeconds: error.retryAfterSeconds }).toEqual({
+      status: 503,
+      error: 'ServiceUnavailable',
+      retryAfterSeconds: 0,
+    });
     expect(api.calls).toHaveLength(3);
   });
 
   it('do not wait longer than maxRetryDelaySeconds: a longer Retry-After is thrown at once', async () => {
     api.on(() => ({ ...errorBody(503, 'VirtualAccountCloseUnavailable', 15105), headers: { 'retry-after': '120' } }));
     const error = await thrown(client().virtualAccounts.delete('va_1'));
-    expect({ error: error.error, retryAfterSeconds: error.retryAfterSeconds }).toEqual({ error: 'VirtualAccountCloseUnavailable', retryAfterSeconds: 120 });
+    expect({ error: error.error, retryAfterSeconds: error.retryAfterSeconds }).toEqual({
+      error: 'VirtualAccountCloseUnavailable',
+      retryAfterSeconds: 120,
+    });
     expect(api.calls).toHaveLength(1);
   });
 
   it('repeat a DELETE after a 503, which did not apply it, but not after a lost connection, which may have', async () => {
-    api.on((_, n) => (n === 1 ? { ...errorBody(503, 'VirtualAccountCloseUnavailable', 15105), headers: { 'retry-after': '0' } } : { status: 202, body: { id: 'va_1', status: 'deleting' } }));
+    api.on((_, n) =>
+      n === 1
+        ? { ...errorBody(503, 'VirtualAccountCloseUnavailable', 15105), headers: { 'retry-after': '0' } }
+        : { status: 202, body: { id: 'va_1', status: 'deleting' } },
+    );
     await expect(client().virtualAccounts.delete('va_1')).resolves.toMatchObject({ status: 'deleting' });
     expect(api.calls).toHaveLength(2);
     api.on(() => ({ hangUp: true }));
@@ -271,7 +366,9 @@ describe('retries', () => {
     api.on((_, n) => (n === 1 || n === 3 ? { hangUp: true } : { body: CUSTOMER }));
     const mm = client();
     await expect(mm.customers.get('cst_1')).resolves.toEqual(CUSTOMER);
-    await expect(mm.customers.create({ type: 'individual', firstName: 'Ada', lastName: 'Lovelace' })).resolves.toEqual(CUSTOMER);
+    await expect(mm.customers.create({ type: 'individual', firstName: 'Ada', lastName: 'Lovelace' })).resolves.toEqual(
+      CUSTOMER,
+    );
     expect(api.calls.map((r) => r.method)).toEqual(['GET', 'GET', 'POST', 'POST']);
     expect(header(api.calls[3], 'idempotency-key')).toBe(header(api.calls[2], 'idempotency-key'));
   });
@@ -291,10 +388,21 @@ describe('retries', () => {
 });
 
 describe('ApiError', () => {
-  it('carries the error body, the status and the response\'s request id', async () => {
-    api.on(() => ({ ...errorBody(404, 'CustomerNotFound', 10001, 'no customer cst_9 in this project'), headers: { 'x-request-id': 'req_abc' } }));
+  it("carries the error body, the status and the response's request id", async () => {
+    api.on(() => ({
+      ...errorBody(404, 'CustomerNotFound', 10001, 'no customer cst_9 in this project'),
+      headers: { 'x-request-id': 'req_abc' },
+    }));
     const error = await thrown(client().customers.get('cst_9'));
-    expect({ name: error.name, error: error.error, code: error.code, msg: error.msg, cause: error.cause, status: error.status, requestId: error.requestId }).toEqual({
+    expect({
+      name: error.name,
+      error: error.error,
+      code: error.code,
+      msg: error.msg,
+      cause: error.cause,
+      status: error.status,
+      requestId: error.requestId,
+    }).toEqual({
       name: 'ApiError',
       error: 'CustomerNotFound',
       code: 10001,
@@ -303,14 +411,21 @@ describe('ApiError', () => {
       status: 404,
       requestId: 'req_abc',
     });
-    expect(error.message).toBe('404 CustomerNotFound (10001): msg of CustomerNotFound: no customer cst_9 in this project [request req_abc]');
+    expect(error.message).toBe(
+      '404 CustomerNotFound (10001): msg of CustomerNotFound: no customer cst_9 in this project [request req_abc]',
+    );
     expect(error).toBeInstanceOf(Error);
   });
 
-  it('says what came back when a response has no error body (a proxy\'s page)', async () => {
+  it("says what came back when a response has no error body (a proxy's page)", async () => {
     api.on(() => ({ status: 502, body: '<html>Bad Gateway</html>', headers: { 'content-type': 'text/html' } }));
     const error = await thrown(client().customers.get('cst_1'));
-    expect({ status: error.status, error: error.error, code: error.code, cause: error.cause }).toEqual({ status: 502, error: 'UnexpectedResponse', code: 0, cause: '<html>Bad Gateway</html>' });
+    expect({ status: error.status, error: error.error, code: error.code, cause: error.cause }).toEqual({
+      status: 502,
+      error: 'UnexpectedResponse',
+      code: 0,
+      cause: '<html>Bad Gateway</html>',
+    });
   });
 });
 
@@ -325,7 +440,7 @@ describe('cursor lists', () => {
     return { body: { data, hasMore, nextCursor: hasMore ? String(from + limit) : null } };
   };
 
-  it('are iterated item by item across every page, with the caller\'s filters on each', async () => {
+  it("are iterated item by item across every page, with the caller's filters on each", async () => {
     api.on(pages);
     const seen: string[] = [];
     for await (const t of client().transactions.list({ customerId: 'cst_1', limit: 2 })) seen.push(t.id);
@@ -342,28 +457,44 @@ describe('cursor lists', () => {
     const list = client().transactions.list({ limit: 2 });
     expect((await list.toArray(3)).map((t) => t.id)).toEqual(['txn_5', 'txn_4', 'txn_3']);
     expect(api.calls).toHaveLength(2);
-    expect(await list.firstPage()).toEqual({ data: [{ id: 'txn_5' }, { id: 'txn_4' }], hasMore: true, nextCursor: '2' });
+    expect(await list.firstPage()).toEqual({
+      data: [{ id: 'txn_5' }, { id: 'txn_4' }],
+      hasMore: true,
+      nextCursor: '2',
+    });
   });
 
   it('start from a cursor when given one', async () => {
     api.on(pages);
-    expect((await client().transactions.list({ limit: 2, cursor: '2' }).toArray()).map((t) => t.id)).toEqual(['txn_3', 'txn_2', 'txn_1']);
+    expect((await client().transactions.list({ limit: 2, cursor: '2' }).toArray()).map((t) => t.id)).toEqual([
+      'txn_3',
+      'txn_2',
+      'txn_1',
+    ]);
   });
 });
 
 describe('the client', () => {
-  it('takes the banner\'s API address with or without the version, and refuses another version', async () => {
+  it("takes the banner's API address with or without the version, and refuses another version", async () => {
     api.on(() => ({ body: CUSTOMER }));
     await client({ baseUrl: api.baseUrl.replace('/v0.13', '/') }).customers.get('cst_1');
     await client({ baseUrl: `${api.baseUrl}/` }).customers.get('cst_1');
     expect(api.calls.map((r) => r.path)).toEqual(['/v0.13/customers/cst_1', '/v0.13/customers/cst_1']);
-    expect(() => client({ baseUrl: api.baseUrl.replace('v0.13', 'v0.12') })).toThrow('this client speaks v0.13; baseUrl names v0.12');
+    expect(() => client({ baseUrl: api.baseUrl.replace('v0.13', 'v0.12') })).toThrow(
+      'this client speaks v0.13; baseUrl names v0.12',
+    );
     expect(() => client({ baseUrl: 'localhost:3000' })).toThrow(/absolute http\(s\) URL|http\(s\) URL/);
-    expect(() => new MoneyMovement({ apiKey: API_KEY, apiSecret: '', baseUrl: api.baseUrl })).toThrow('MoneyMovement needs apiSecret');
+    expect(() => new MoneyMovement({ apiKey: API_KEY, apiSecret: '', baseUrl: api.baseUrl })).toThrow(
+      'MoneyMovement needs apiSecret',
+    );
   });
 
-  it('sends the publishable-key route and the issuer\'s keys without a token, retried all the same', async () => {
-    api.on((_, n) => (n === 1 ? { ...errorBody(503, 'RiskConfigUnavailable', 1200), headers: { 'retry-after': '0' } } : { body: { provider: 'x' } }));
+  it("sends the publishable-key route and the issuer's keys without a token, retried all the same", async () => {
+    api.on((_, n) =>
+      n === 1
+        ? { ...errorBody(503, 'RiskConfigUnavailable', 1200), headers: { 'retry-after': '0' } }
+        : { body: { provider: 'x' } },
+    );
     const mm = client();
     await mm.risk.config('pk_sdbx_1');
     await mm.auth.jwks();
@@ -385,20 +516,44 @@ describe('the client', () => {
         if (typeof value === 'function') {
           if (`${at}.${name}` === 'webhooks.verify') continue;
           const result = (value as (...args: unknown[]) => unknown)('id_1', 'id_2', {}, {});
-          calls.push(result && typeof (result as { firstPage?: unknown }).firstPage === 'function' ? (result as { firstPage: () => Promise<unknown> }).firstPage() : (result as Promise<unknown>));
-        } else if (value && typeof value === 'object') walk(value as Record<string, unknown>, `${at}.${name}`.replace(/^\./, ''));
+          calls.push(
+            result && typeof (result as { firstPage?: unknown }).firstPage === 'function'
+              ? (result as { firstPage: () => Promise<unknown> }).firstPage()
+              : (result as Promise<unknown>),
+          );
+        } else if (value && typeof value === 'object')
+          walk(value as Record<string, unknown>, `${at}.${name}`.replace(/^\./, ''));
       }
     };
     walk(mm as unknown as Record<string, unknown>, '');
     await Promise.all(calls);
-    const document = JSON.parse(readFileSync(join(__dirname, '..', 'openapi.json'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+    const document = JSON.parse(readFileSync(join(__dirname, '..', 'openapi.json'), 'utf8')) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const operations = Object.entries(document.paths)
       .filter(([path]) => !path.startsWith('/v0.13/admin/'))
-      .flatMap(([path, item]) => Object.keys(item).map((method) => ({ method: method.toUpperCase(), path, pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`) })));
-    const reached = (method: string, path: string) => api.received.filter((r) => r.method === method && operations.find((o) => o.method === method && o.pattern.test(r.path.split('?')[0]))?.path === path);
-    expect(operations.filter((o) => reached(o.method, o.path).length === 0).map((o) => `${o.method} ${o.path}`)).toEqual([]);
+      .flatMap(([path, item]) =>
+        Object.keys(item).map((method) => ({
+          method: method.toUpperCase(),
+          path,
+          pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+        })),
+      );
+    const reached = (method: string, path: string) =>
+      api.received.filter(
+        (r) =>
+          r.method === method &&
+          operations.find((o) => o.method === method && o.pattern.test(r.path.split('?')[0]))?.path === path,
+      );
+    expect(
+      operations.filter((o) => reached(o.method, o.path).length === 0).map((o) => `${o.method} ${o.path}`),
+    ).toEqual([]);
     // One method each: the token endpoint is also where the client gets its own token.
-    expect(operations.filter((o) => reached(o.method, o.path).length > (o.path.endsWith('/auth/token') ? 2 : 1)).map((o) => `${o.method} ${o.path}`)).toEqual([]);
+    expect(
+      operations
+        .filter((o) => reached(o.method, o.path).length > (o.path.endsWith('/auth/token') ? 2 : 1))
+        .map((o) => `${o.method} ${o.path}`),
+    ).toEqual([]);
   });
 });
 
@@ -406,13 +561,25 @@ describe('waitFor', () => {
   it('reads until done and answers what it read then', async () => {
     api.on((_, n) => ({ body: { id: 'ext_1', status: n < 3 ? 'pending' : 'active' } }));
     const mm = client();
-    await expect(waitFor(() => mm.externalAccounts.get('ext_1'), (a) => a.status === 'active', { intervalMs: 10 })).resolves.toEqual({ id: 'ext_1', status: 'active' });
+    await expect(
+      waitFor(
+        () => mm.externalAccounts.get('ext_1'),
+        (a) => a.status === 'active',
+        { intervalMs: 10 },
+      ),
+    ).resolves.toEqual({ id: 'ext_1', status: 'active' });
     expect(api.calls).toHaveLength(3);
   });
 
   it('gives up after timeoutMs, saying what it last read', async () => {
     api.on(() => ({ body: { id: 'ext_1', status: 'pending' } }));
     const mm = client();
-    await expect(waitFor(() => mm.externalAccounts.get('ext_1'), (a) => a.status === 'active', { timeoutMs: 100, intervalMs: 10 })).rejects.toThrow(/not done after 100 ms; last read: \{"id":"ext_1","status":"pending"\}/);
+    await expect(
+      waitFor(
+        () => mm.externalAccounts.get('ext_1'),
+        (a) => a.status === 'active',
+        { timeoutMs: 100, intervalMs: 10 },
+      ),
+    ).rejects.toThrow(/not done after 100 ms; last read: \{"id":"ext_1","status":"pending"\}/);
   });
 });

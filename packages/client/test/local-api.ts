@@ -40,7 +40,17 @@ export class LocalApi {
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => api.answer({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }, res));
+      req.on('end', () =>
+        api.answer(
+          {
+            method: req.method ?? '',
+            path: req.url ?? '',
+            headers: req.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          },
+          res,
+        ),
+      );
     });
     const api = new LocalApi(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -79,7 +89,17 @@ export class LocalApi {
       const token = /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1];
       reply =
         token !== undefined && this.refused.has(token)
-          ? { status: 401, body: { error: 'invalid_token', error_description: 'token expired', code: 1000, msg: 'unauthorized access', cause: 'token expired', status: 401 } }
+          ? {
+              status: 401,
+              body: {
+                error: 'invalid_token',
+                error_description: 'token expired',
+                code: 1000,
+                msg: 'unauthorized access',
+                cause: 'token expired',
+                status: 401,
+              },
+            }
           : this.handler(request, this.calls.length);
     }
     if (reply.hangUp) {
@@ -87,22 +107,51 @@ export class LocalApi {
       return;
     }
     const status = reply.status ?? 200;
-    res.writeHead(status, { 'x-request-id': `req_${this.received.length}`, ...(reply.body === undefined ? {} : { 'content-type': 'application/json' }), ...reply.headers });
-    res.end(reply.body === undefined ? undefined : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
+    res.writeHead(status, {
+      'x-request-id': `req_${this.received.length}`,
+      ...(reply.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...reply.headers,
+    });
+    res.end(
+      reply.body === undefined ? undefined : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body),
+    );
   }
 
   private issue(request: Received): Reply {
     const { apiKey, apiSecret } = JSON.parse(request.body) as { apiKey: string; apiSecret: string };
     if (apiKey !== API_KEY || apiSecret !== API_SECRET) {
-      return { status: 401, body: { error: 'Unauthorized', code: 1000, msg: 'unauthorized access', cause: 'signature', status: 401, error_description: 'invalid API key or secret' } };
+      return {
+        status: 401,
+        body: {
+          error: 'Unauthorized',
+          code: 1000,
+          msg: 'unauthorized access',
+          cause: 'signature',
+          status: 401,
+          error_description: 'invalid API key or secret',
+        },
+      };
     }
     const token = `token-${this.tokens.length + 1}`;
     this.tokens.push(token);
-    return { status: 200, body: { accessToken: token, tokenType: 'bearer', expiresIn: this.tokenLifetime, expiresAt: new Date(Date.now() + this.tokenLifetime * 1000).toISOString() } };
+    return {
+      status: 200,
+      body: {
+        accessToken: token,
+        tokenType: 'bearer',
+        expiresIn: this.tokenLifetime,
+        expiresAt: new Date(Date.now() + this.tokenLifetime * 1000).toISOString(),
+      },
+    };
   }
 }
 
 /** An error body of the API. */
-export function errorBody(status: number, error: string, code: number, cause = 'because'): { status: number; body: Record<string, unknown> } {
+export function errorBody(
+  status: number,
+  error: string,
+  code: number,
+  cause = 'because',
+): { status: number; body: Record<string, unknown> } {
   return { status, body: { error, code, msg: `msg of ${error}`, cause, status, requestId: 'req_body' } };
 }

@@ -51,13 +51,41 @@ const MISTAKES: Array<{ name: string; line: string; says: RegExp }> = [
     line: "await client.customers.create({ type: 'individual', firstName: 'Ada', lastNme: 'Lovelace' });",
     says: /'lastNme' does not exist/,
   },
-  { name: 'a number where the body takes a decimal string', line: "await client.sandbox.wallets.fund('wlt_1', { amount: 100 });", says: /Type 'number' is not assignable to type 'string'/ },
-  { name: 'a value outside an enum of the body', line: "await client.customers.create({ type: 'business', firstName: 'Ada', lastName: 'Lovelace' });", says: /'"business"' is not assignable/ },
-  { name: 'a query parameter the list does not take', line: "client.wallets.list({ customer: 'cst_1' });", says: /'customer' does not exist/ },
-  { name: 'a filter value the list does not know', line: "client.transactions.list({ status: 'done' });", says: /'"done"' is not assignable/ },
-  { name: 'a misspelt field of a response', line: "const name: string = (await client.customers.get('cst_1')).firstNam;", says: /Property 'firstNam' does not exist/ },
-  { name: 'a response field read as the wrong type', line: "const balance: number = (await client.wallets.balance('wlt_1')).data.balance;", says: /Type 'string' is not assignable to type 'number'/ },
-  { name: 'a missing required field', line: "await client.transactions.create({});", says: /Property 'quoteId' is missing/ },
+  {
+    name: 'a number where the body takes a decimal string',
+    line: "await client.sandbox.wallets.fund('wlt_1', { amount: 100 });",
+    says: /Type 'number' is not assignable to type 'string'/,
+  },
+  {
+    name: 'a value outside an enum of the body',
+    line: "await client.customers.create({ type: 'business', firstName: 'Ada', lastName: 'Lovelace' });",
+    says: /'"business"' is not assignable/,
+  },
+  {
+    name: 'a query parameter the list does not take',
+    line: "client.wallets.list({ customer: 'cst_1' });",
+    says: /'customer' does not exist/,
+  },
+  {
+    name: 'a filter value the list does not know',
+    line: "client.transactions.list({ status: 'done' });",
+    says: /'"done"' is not assignable/,
+  },
+  {
+    name: 'a misspelt field of a response',
+    line: "const name: string = (await client.customers.get('cst_1')).firstNam;",
+    says: /Property 'firstNam' does not exist/,
+  },
+  {
+    name: 'a response field read as the wrong type',
+    line: "const balance: number = (await client.wallets.balance('wlt_1')).data.balance;",
+    says: /Type 'string' is not assignable to type 'number'/,
+  },
+  {
+    name: 'a missing required field',
+    line: 'await client.transactions.create({});',
+    says: /Property 'quoteId' is missing/,
+  },
 ];
 
 function mistake(line: string): string {
@@ -72,7 +100,7 @@ function mistake(line: string): string {
 }
 const MISTAKE_LINE = 3;
 
-describe('the package\'s types, as tsc checks a program written against it', () => {
+describe("the package's types, as tsc checks a program written against it", () => {
   let dir: string;
   let diagnostics: Map<string, readonly ts.Diagnostic[]>;
 
@@ -94,7 +122,15 @@ describe('the package\'s types, as tsc checks a program written against it', () 
       typeRoots: [join(ROOT, 'node_modules', '@types')],
       paths: { '@meridian/money-movement': [join(ROOT, 'packages', 'client', 'src', 'index.ts')] },
     });
-    diagnostics = new Map(files.map((file) => [file, [...program.getSyntacticDiagnostics(program.getSourceFile(file)), ...program.getSemanticDiagnostics(program.getSourceFile(file))]]));
+    diagnostics = new Map(
+      files.map((file) => [
+        file,
+        [
+          ...program.getSyntacticDiagnostics(program.getSourceFile(file)),
+          ...program.getSemanticDiagnostics(program.getSourceFile(file)),
+        ],
+      ]),
+    );
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -106,6 +142,8 @@ describe('the package\'s types, as tsc checks a program written against it', () 
 
   it.each(MISTAKES.map((m, i) => [m.name, i] as const))('refuses %s', (_, i) => {
     const found = diagnostics.get(join(dir, `mistake-${i}.ts`))!;
-    expect(found.map((d) => ({ line: d.file!.getLineAndCharacterOfPosition(d.start!).line, message: text(d) }))).toEqual([{ line: MISTAKE_LINE, message: expect.stringMatching(MISTAKES[i].says) }]);
+    expect(
+      found.map((d) => ({ line: d.file!.getLineAndCharacterOfPosition(d.start!).line, message: text(d) })),
+    ).toEqual([{ line: MISTAKE_LINE, message: expect.stringMatching(MISTAKES[i].says) }]);
   });
 });

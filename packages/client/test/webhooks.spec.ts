@@ -4,13 +4,26 @@
 // envelope, and says clearly why it refuses one. The signatures here are made
 // the way the API's own documentation describes, with node:crypto.
 import { createHmac, randomBytes } from 'node:crypto';
-import { eventTypeOf, MoneyMovement, verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from '../src';
+import {
+  eventTypeOf,
+  MoneyMovement,
+  verifyWebhook,
+  WebhookVerificationError,
+  type WebhookVerificationReason,
+} from '../src';
 
 const KEY = `whsec_${randomBytes(32).toString('base64')}`;
-const ENVELOPE = { id: 'whd_01m87bvejhfvptagftmmfq3bsy', event: 'wallet.provisioned', sequence: 1, createdAt: '2026-03-02T15:52:37.080Z', data: { id: 'wlt_1', object: 'wallet' } };
+const ENVELOPE = {
+  id: 'whd_01m87bvejhfvptagftmmfq3bsy',
+  event: 'wallet.provisioned',
+  sequence: 1,
+  createdAt: '2026-03-02T15:52:37.080Z',
+  data: { id: 'wlt_1', object: 'wallet' },
+};
 const RAW = JSON.stringify(ENVELOPE);
 const now = () => Math.floor(Date.now() / 1000);
-const sign = (raw: string, t = now(), key = KEY) => `t=${t},v1=${createHmac('sha256', Buffer.from(key, 'utf8')).update(`${t}.${raw}`).digest('hex')}`;
+const sign = (raw: string, t = now(), key = KEY) =>
+  `t=${t},v1=${createHmac('sha256', Buffer.from(key, 'utf8')).update(`${t}.${raw}`).digest('hex')}`;
 const client = new MoneyMovement({ apiKey: 'sk_sdbx_x', apiSecret: 'x', baseUrl: 'http://127.0.0.1:1/v0.13' });
 
 function refusal(run: () => unknown): { reason: WebhookVerificationReason; message: string } {
@@ -24,7 +37,7 @@ function refusal(run: () => unknown): { reason: WebhookVerificationReason; messa
 }
 
 describe('webhooks.verify', () => {
-  it('returns the envelope of a delivery signed with the endpoint\'s key, from a string or the raw bytes', () => {
+  it("returns the envelope of a delivery signed with the endpoint's key, from a string or the raw bytes", () => {
     const event = client.webhooks.verify(RAW, sign(RAW), KEY);
     expect(event).toEqual(ENVELOPE);
     expect(eventTypeOf(event)).toBe('wallet.provisioned');
@@ -40,27 +53,45 @@ describe('webhooks.verify', () => {
 
   it('refuses a body that is not the one signed, and a signature of another key', () => {
     const tampered = RAW.replace('wlt_1', 'wlt_2');
-    expect(refusal(() => client.webhooks.verify(tampered, sign(RAW), KEY))).toEqual({ reason: 'badSignature', message: expect.stringContaining('no v1 signature') });
-    expect(refusal(() => client.webhooks.verify(RAW, sign(RAW), `whsec_${randomBytes(32).toString('base64')}`)).reason).toBe('badSignature');
+    expect(refusal(() => client.webhooks.verify(tampered, sign(RAW), KEY))).toEqual({
+      reason: 'badSignature',
+      message: expect.stringContaining('no v1 signature'),
+    });
+    expect(
+      refusal(() => client.webhooks.verify(RAW, sign(RAW), `whsec_${randomBytes(32).toString('base64')}`)).reason,
+    ).toBe('badSignature');
     // The body re-serialised after parsing is not the raw body.
-    expect(refusal(() => client.webhooks.verify(JSON.stringify(JSON.parse(RAW), null, 1), sign(RAW), KEY)).reason).toBe('badSignature');
+    expect(refusal(() => client.webhooks.verify(JSON.stringify(JSON.parse(RAW), null, 1), sign(RAW), KEY)).reason).toBe(
+      'badSignature',
+    );
   });
 
   it('refuses a stale timestamp, and says how old it is, however well signed', () => {
     const old = now() - 301;
-    expect(refusal(() => client.webhooks.verify(RAW, sign(RAW, old), KEY))).toEqual({ reason: 'staleTimestamp', message: expect.stringMatching(/is 30\d s old, beyond the tolerance of 300 s/) });
+    expect(refusal(() => client.webhooks.verify(RAW, sign(RAW, old), KEY))).toEqual({
+      reason: 'staleTimestamp',
+      message: expect.stringMatching(/is 30\d s old, beyond the tolerance of 300 s/),
+    });
     expect(refusal(() => client.webhooks.verify(RAW, sign(RAW, now() + 400), KEY)).message).toMatch(/in the future/);
     // Within the default tolerance, and with one of the caller's own.
     expect(client.webhooks.verify(RAW, sign(RAW, now() - 290), KEY)).toEqual(ENVELOPE);
-    expect(refusal(() => client.webhooks.verify(RAW, sign(RAW, now() - 90), KEY, { toleranceSeconds: 60 })).reason).toBe('staleTimestamp');
+    expect(
+      refusal(() => client.webhooks.verify(RAW, sign(RAW, now() - 90), KEY, { toleranceSeconds: 60 })).reason,
+    ).toBe('staleTimestamp');
     expect(client.webhooks.verify(RAW, sign(RAW, old), KEY, { toleranceSeconds: 600 })).toEqual(ENVELOPE);
   });
 
   it('refuses a delivery with no signature, or one it cannot read', () => {
     expect(refusal(() => client.webhooks.verify(RAW, undefined, KEY)).reason).toBe('missingSignature');
     expect(refusal(() => client.webhooks.verify(RAW, '', KEY)).reason).toBe('missingSignature');
-    expect(refusal(() => client.webhooks.verify(RAW, 'v1=abc', KEY))).toEqual({ reason: 'malformedSignature', message: expect.stringContaining('no timestamp') });
-    expect(refusal(() => client.webhooks.verify(RAW, `t=${now()}`, KEY))).toEqual({ reason: 'malformedSignature', message: expect.stringContaining('no v1 signature') });
+    expect(refusal(() => client.webhooks.verify(RAW, 'v1=abc', KEY))).toEqual({
+      reason: 'malformedSignature',
+      message: expect.stringContaining('no timestamp'),
+    });
+    expect(refusal(() => client.webhooks.verify(RAW, `t=${now()}`, KEY))).toEqual({
+      reason: 'malformedSignature',
+      message: expect.stringContaining('no v1 signature'),
+    });
     expect(refusal(() => client.webhooks.verify('not json', sign('not json'), KEY)).reason).toBe('malformedBody');
   });
 });

@@ -16,7 +16,10 @@ export function CustomersList() {
   const list = useResource(async () => {
     if (byId) {
       try {
-        return { customers: [await get('/v0.13/customers/{id}', { params: { id: search.trim() } })], page: { hasMore: false } };
+        return {
+          customers: [await get('/v0.13/customers/{id}', { params: { id: search.trim() } })],
+          page: { hasMore: false },
+        };
       } catch (error) {
         if (error instanceof ApiProblem && error.status === 404) return { customers: [], page: { hasMore: false } };
         throw error;
@@ -24,7 +27,10 @@ export function CustomersList() {
     }
     const page = await get('/v0.13/customers', { query: { limit: 100, cursor: cursor || undefined } });
     const words = search.trim().toLowerCase();
-    return { customers: page.data.filter((c) => !words || name(c).toLowerCase().includes(words) || c.id.includes(words)), page };
+    return {
+      customers: page.data.filter((c) => !words || name(c).toLowerCase().includes(words) || c.id.includes(words)),
+      page,
+    };
   }, [search, cursor]);
   return (
     <section aria-labelledby="customers-title">
@@ -39,7 +45,14 @@ export function CustomersList() {
       >
         <label for="customer-search">Customer id or name</label>
         <fieldset role="group">
-          <input id="customer-search" type="search" name="q" placeholder="cst_… or a name" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+          <input
+            id="customer-search"
+            type="search"
+            name="q"
+            placeholder="cst_… or a name"
+            value={text}
+            onInput={(e) => setText(e.currentTarget.value)}
+          />
           <button type="submit">Search</button>
         </fieldset>
       </form>
@@ -52,35 +65,35 @@ export function CustomersList() {
             </>
           ) : (
             <>
-            <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
-              <table class="striped">
-                <thead>
-                  <tr>
-                    <th scope="col">Customer</th>
-                    <th scope="col">Name</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Endorsements</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {customers.map((c) => (
-                    <tr key={c.id}>
-                      <td>
-                        <IdLink id={c.id} href={`#/customers/${c.id}`} />
-                      </td>
-                      <td>{name(c)}</td>
-                      <td>{c.type}</td>
-                      <td>{c.endorsements.map((e) => `${e.name}: ${e.status}`).join(', ') || '—'}</td>
-                      <td>
-                        <Time iso={c.createdAt} />
-                      </td>
+              <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
+                <table class="striped">
+                  <thead>
+                    <tr>
+                      <th scope="col">Customer</th>
+                      <th scope="col">Name</th>
+                      <th scope="col">Type</th>
+                      <th scope="col">Endorsements</th>
+                      <th scope="col">Created</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager page={page} />
+                  </thead>
+                  <tbody>
+                    {customers.map((c) => (
+                      <tr key={c.id}>
+                        <td>
+                          <IdLink id={c.id} href={`#/customers/${c.id}`} />
+                        </td>
+                        <td>{name(c)}</td>
+                        <td>{c.type}</td>
+                        <td>{c.endorsements.map((e) => `${e.name}: ${e.status}`).join(', ') || '—'}</td>
+                        <td>
+                          <Time iso={c.createdAt} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <Pager page={page} />
             </>
           )
         }
@@ -94,7 +107,15 @@ export function CustomerDetail({ id }: { id: string }) {
   const balance = useResource(() => get('/v0.13/customers/{id}/balance', { params: { id } }), [id]);
   const wallets = useResource(async () => {
     const page = await get('/v0.13/wallets', { query: { customerId: id, limit: 100 } });
-    return Promise.all(page.data.map(async (w) => ({ wallet: w, balance: await get('/v0.13/wallets/{id}/balance', { params: { id: w.id } }).then((b) => b.data, (e: ApiProblem) => e) })));
+    return Promise.all(
+      page.data.map(async (w) => ({
+        wallet: w,
+        balance: await get('/v0.13/wallets/{id}/balance', { params: { id: w.id } }).then(
+          (b) => b.data,
+          (e: ApiProblem) => e,
+        ),
+      })),
+    );
   }, [id]);
   return (
     <section aria-labelledby="customer-title">
@@ -120,7 +141,8 @@ export function CustomerDetail({ id }: { id: string }) {
         )}
       </Loaded>
       <p>
-        <a href={`#/transactions?customerId=${id}`}>Their transactions</a> · <a href={`#/external-accounts?customerId=${id}`}>Their external accounts</a>
+        <a href={`#/transactions?customerId=${id}`}>Their transactions</a> ·{' '}
+        <a href={`#/external-accounts?customerId=${id}`}>Their external accounts</a>
       </p>
       <h3>Balance</h3>
       <Loaded resource={balance} label="the balance">
@@ -158,7 +180,13 @@ export function CustomerDetail({ id }: { id: string }) {
                       <td>
                         <code>{wallet.address}</code>
                       </td>
-                      <td>{b instanceof ApiProblem ? <small role="alert">{b.message}</small> : <Amount amount={b.balance} asset={b.asset} />}</td>
+                      <td>
+                        {b instanceof ApiProblem ? (
+                          <small role="alert">{b.message}</small>
+                        ) : (
+                          <Amount amount={b.balance} asset={b.asset} />
+                        )}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -173,7 +201,10 @@ export function CustomerDetail({ id }: { id: string }) {
 
 export function QuoteLookup({ id }: { id?: string }) {
   const [text, setText] = useState(id ?? '');
-  const quote = useResource(() => (id ? get('/v0.13/quotes/{id}', { params: { id } }) : Promise.resolve(undefined)), [id]);
+  const quote = useResource(
+    () => (id ? get('/v0.13/quotes/{id}', { params: { id } }) : Promise.resolve(undefined)),
+    [id],
+  );
   return (
     <section aria-labelledby="quotes-title">
       <h2 id="quotes-title">Quotes</h2>
@@ -187,7 +218,14 @@ export function QuoteLookup({ id }: { id?: string }) {
       >
         <label for="quote-id">Quote id (quotes are read by id: a transaction names its quote)</label>
         <fieldset role="group">
-          <input id="quote-id" name="id" placeholder="qt_…" value={text} onInput={(e) => setText(e.currentTarget.value)} required />
+          <input
+            id="quote-id"
+            name="id"
+            placeholder="qt_…"
+            value={text}
+            onInput={(e) => setText(e.currentTarget.value)}
+            required
+          />
           <button type="submit">Open</button>
         </fieldset>
       </form>
@@ -212,7 +250,8 @@ export function QuoteLookup({ id }: { id?: string }) {
                 </dd>
                 <dt>Destination</dt>
                 <dd>
-                  <Amount amount={q.pricing.destination.amountNet} asset={q.pricing.destination.asset} /> ({q.destination.type})
+                  <Amount amount={q.pricing.destination.amountNet} asset={q.pricing.destination.asset} /> (
+                  {q.destination.type})
                 </dd>
                 <dt>Fees</dt>
                 <dd>
@@ -227,7 +266,9 @@ export function QuoteLookup({ id }: { id?: string }) {
                   <Time iso={q.expiresAt} />
                 </dd>
                 <dt>Transaction</dt>
-                <dd>{q.transactionId ? <IdLink id={q.transactionId} href={`#/transactions/${q.transactionId}`} /> : '—'}</dd>
+                <dd>
+                  {q.transactionId ? <IdLink id={q.transactionId} href={`#/transactions/${q.transactionId}`} /> : '—'}
+                </dd>
               </dl>
             )
           }
@@ -239,7 +280,10 @@ export function QuoteLookup({ id }: { id?: string }) {
 
 export function CashIns() {
   const cursor = routeQuery().get('cursor') ?? '';
-  const list = useResource(() => get('/v0.13/cash-ins', { query: { limit: 100, cursor: cursor || undefined } }), [cursor]);
+  const list = useResource(
+    () => get('/v0.13/cash-ins', { query: { limit: 100, cursor: cursor || undefined } }),
+    [cursor],
+  );
   return (
     <section aria-labelledby="cash-ins-title">
       <h2 id="cash-ins-title">Cash-ins</h2>
@@ -249,43 +293,49 @@ export function CashIns() {
             <Empty>No cash-in yet.</Empty>
           ) : (
             <>
-            <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
-              <table class="striped">
-                <thead>
-                  <tr>
-                    <th scope="col">Cash-in</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Indicated</th>
-                    <th scope="col">Customer</th>
-                    <th scope="col">Transaction</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((c) => (
-                    <tr key={c.id}>
-                      <td>
-                        <code>{c.id}</code>
-                      </td>
-                      <td>
-                        <Status status={c.status} sub={c.subStatus} />
-                      </td>
-                      <td>
-                        <Amount amount={c.source.indicatedAmount} asset={c.source.asset} />
-                      </td>
-                      <td>
-                        <IdLink id={c.customerId} href={`#/customers/${c.customerId}`} />
-                      </td>
-                      <td>{c.transactionId ? <IdLink id={c.transactionId} href={`#/transactions/${c.transactionId}`} /> : '—'}</td>
-                      <td>
-                        <Time iso={c.createdAt} />
-                      </td>
+              <div class="overflow-auto" tabIndex={0} role="region" aria-label="Table (scrolls sideways when narrow)">
+                <table class="striped">
+                  <thead>
+                    <tr>
+                      <th scope="col">Cash-in</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Indicated</th>
+                      <th scope="col">Customer</th>
+                      <th scope="col">Transaction</th>
+                      <th scope="col">Created</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager page={page} />
+                  </thead>
+                  <tbody>
+                    {page.data.map((c) => (
+                      <tr key={c.id}>
+                        <td>
+                          <code>{c.id}</code>
+                        </td>
+                        <td>
+                          <Status status={c.status} sub={c.subStatus} />
+                        </td>
+                        <td>
+                          <Amount amount={c.source.indicatedAmount} asset={c.source.asset} />
+                        </td>
+                        <td>
+                          <IdLink id={c.customerId} href={`#/customers/${c.customerId}`} />
+                        </td>
+                        <td>
+                          {c.transactionId ? (
+                            <IdLink id={c.transactionId} href={`#/transactions/${c.transactionId}`} />
+                          ) : (
+                            '—'
+                          )}
+                        </td>
+                        <td>
+                          <Time iso={c.createdAt} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <Pager page={page} />
             </>
           )
         }
@@ -306,8 +356,14 @@ function describeDetails(details: unknown): string {
 export function ExternalAccounts() {
   const customerId = routeQuery().get('customerId') ?? '';
   const [text, setText] = useState(customerId);
-  const list = useResource(() => (customerId ? get('/v0.13/external-accounts', { query: { customerId, limit: 100 } }) : Promise.resolve(undefined)), [customerId]);
-  const invalidate = useAction((id: string) => post('/v0.13/external-accounts/{id}/simulate/invalidate', { params: { id }, body: {} }));
+  const list = useResource(
+    () =>
+      customerId ? get('/v0.13/external-accounts', { query: { customerId, limit: 100 } }) : Promise.resolve(undefined),
+    [customerId],
+  );
+  const invalidate = useAction((id: string) =>
+    post('/v0.13/external-accounts/{id}/simulate/invalidate', { params: { id }, body: {} }),
+  );
   return (
     <section aria-labelledby="external-accounts-title">
       <h2 id="external-accounts-title">External accounts</h2>
@@ -320,7 +376,14 @@ export function ExternalAccounts() {
       >
         <label for="accounts-customer">Customer id (accounts are listed per customer)</label>
         <fieldset role="group">
-          <input id="accounts-customer" name="customerId" placeholder="cst_…" required value={text} onInput={(e) => setText(e.currentTarget.value)} />
+          <input
+            id="accounts-customer"
+            name="customerId"
+            placeholder="cst_…"
+            required
+            value={text}
+            onInput={(e) => setText(e.currentTarget.value)}
+          />
           <button type="submit">Show</button>
         </fieldset>
       </form>
@@ -356,7 +419,13 @@ export function ExternalAccounts() {
                         <td>{describeDetails(a.details)}</td>
                         <td>{a.label ?? '—'}</td>
                         <td>
-                          <button type="button" class="secondary outline" disabled={invalidate.busy} onClick={() => void invalidate.act(a.id)} aria-label={`Simulate the provider invalidating ${a.id}`}>
+                          <button
+                            type="button"
+                            class="secondary outline"
+                            disabled={invalidate.busy}
+                            onClick={() => void invalidate.act(a.id)}
+                            aria-label={`Simulate the provider invalidating ${a.id}`}
+                          >
                             Invalidate
                           </button>
                         </td>

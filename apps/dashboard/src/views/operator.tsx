@@ -30,7 +30,10 @@ async function operate(id: string, action: OperatorAction, reason: string): Prom
 
 export function HeldQueue() {
   const cursor = routeQuery().get('cursor') ?? '';
-  const queue = useResource(() => get('/v0.13/admin/transactions/held', { query: { limit: 100, cursor: cursor || undefined } }), [cursor]);
+  const queue = useResource(
+    () => get('/v0.13/admin/transactions/held', { query: { limit: 100, cursor: cursor || undefined } }),
+    [cursor],
+  );
   // What the last action did: kept here, since a resolved transaction leaves the queue.
   const [outcome, setOutcome] = useState<string>();
   const act = async (id: string, action: OperatorAction, reason: string) => {
@@ -42,7 +45,9 @@ export function HeldQueue() {
   return (
     <section aria-labelledby="held-title">
       <h2 id="held-title">Held transactions</h2>
-      <p>Transactions waiting on an operator: under review, payout unconfirmed, or awaiting action, in every project.</p>
+      <p>
+        Transactions waiting on an operator: under review, payout unconfirmed, or awaiting action, in every project.
+      </p>
       <p role="status">{outcome}</p>
       <Loaded resource={queue} label="held transactions">
         {(page) =>
@@ -90,7 +95,12 @@ export function HeldQueue() {
                     </dl>
                     <div class="actions">
                       {ACTIONS.map(({ action, label }) => (
-                        <ReasonAction key={action} label={label} required={action === 'complete-refund'} onConfirm={(reason) => act(t.id, action, reason)} />
+                        <ReasonAction
+                          key={action}
+                          label={label}
+                          required={action === 'complete-refund'}
+                          onConfirm={(reason) => act(t.id, action, reason)}
+                        />
                       ))}
                     </div>
                   </article>
@@ -107,7 +117,11 @@ export function HeldQueue() {
 
 export function Projects() {
   const cursor = routeQuery().get('cursor') ?? '';
-  const list = useResource(() => get('/v0.13/admin/projects', { query: { limit: 100, cursor: cursor || undefined } }), [cursor], { live: false });
+  const list = useResource(
+    () => get('/v0.13/admin/projects', { query: { limit: 100, cursor: cursor || undefined } }),
+    [cursor],
+    { live: false },
+  );
   const [name, setName] = useState('');
   const create = useAction(() => post('/v0.13/admin/projects', { body: { name: name.trim() } }));
   return (
@@ -180,7 +194,9 @@ function featureList(features: Schemas['ProjectFeaturesDto']): string {
 }
 
 export function ProjectDetail({ id }: { id: string }) {
-  const project = useResource(() => get('/v0.13/admin/projects/{projectId}', { params: { projectId: id } }), [id], { live: false });
+  const project = useResource(() => get('/v0.13/admin/projects/{projectId}', { params: { projectId: id } }), [id], {
+    live: false,
+  });
   return (
     <section aria-labelledby="project-title">
       <h2 id="project-title">
@@ -196,12 +212,18 @@ export function ProjectDetail({ id }: { id: string }) {
 
 function ProjectForm({ project, onSaved }: { project: Schemas['ProjectResponse']; onSaved: () => void }) {
   const [features, setFeatures] = useState({ ...project.features });
-  const [limits, setLimits] = useState<Record<string, string>>(Object.fromEntries(LIMITS.map(([k]) => [k, project.limits[k] ?? ''])));
+  const [limits, setLimits] = useState<Record<string, string>>(
+    Object.fromEntries(LIMITS.map(([k]) => [k, project.limits[k] ?? ''])),
+  );
   const [timeout, setTimeoutHours] = useState(String(project.attributionTimeoutHours));
   const save = useAction(async () => {
     await patch('/v0.13/admin/projects/{projectId}', {
       params: { projectId: project.id },
-      body: { features, limits: Object.fromEntries(LIMITS.map(([k]) => [k, limits[k].trim() || null])), attributionTimeoutHours: Number(timeout) },
+      body: {
+        features,
+        limits: Object.fromEntries(LIMITS.map(([k]) => [k, limits[k].trim() || null])),
+        attributionTimeoutHours: Number(timeout),
+      },
     });
     onSaved();
   });
@@ -220,7 +242,13 @@ function ProjectForm({ project, onSaved }: { project: Schemas['ProjectResponse']
         <legend>Features</legend>
         {FEATURES.map((f) => (
           <label key={f}>
-            <input type="checkbox" role="switch" name={f} checked={!!features[f]} onChange={(e) => setFeatures({ ...features, [f]: e.currentTarget.checked })} />
+            <input
+              type="checkbox"
+              role="switch"
+              name={f}
+              checked={!!features[f]}
+              onChange={(e) => setFeatures({ ...features, [f]: e.currentTarget.checked })}
+            />
             {f}
           </label>
         ))}
@@ -231,14 +259,26 @@ function ProjectForm({ project, onSaved }: { project: Schemas['ProjectResponse']
           {LIMITS.map(([k, label]) => (
             <label key={k}>
               {label}
-              <input name={k} inputMode="decimal" value={limits[k]} onInput={(e) => setLimits({ ...limits, [k]: e.currentTarget.value })} />
+              <input
+                name={k}
+                inputMode="decimal"
+                value={limits[k]}
+                onInput={(e) => setLimits({ ...limits, [k]: e.currentTarget.value })}
+              />
             </label>
           ))}
         </div>
       </fieldset>
       <label>
         Attribution timeout (hours)
-        <input name="attributionTimeoutHours" type="number" min={1} required value={timeout} onInput={(e) => setTimeoutHours(e.currentTarget.value)} />
+        <input
+          name="attributionTimeoutHours"
+          type="number"
+          min={1}
+          required
+          value={timeout}
+          onInput={(e) => setTimeoutHours(e.currentTarget.value)}
+        />
       </label>
       <button type="submit" aria-busy={save.busy} disabled={save.busy}>
         Save project
@@ -265,10 +305,13 @@ function ApiKeys({ projectId }: { projectId: string }) {
         Issue a key pair
       </button>
       {issue.error && <ProblemNote problem={issue.error} />}
-      {secret && <ShownOnce label={`Secret of ${secret.apiKey}`} value={secret.apiSecret} onDone={() => setSecret(undefined)} />}
+      {secret && (
+        <ShownOnce label={`Secret of ${secret.apiKey}`} value={secret.apiSecret} onDone={() => setSecret(undefined)} />
+      )}
       {issued.length > 0 && (
         <p>
-          Issued here: {issued.map((k) => (
+          Issued here:{' '}
+          {issued.map((k) => (
             <code key={k}>{k} </code>
           ))}
         </p>
@@ -282,7 +325,14 @@ function ApiKeys({ projectId }: { projectId: string }) {
       >
         <label for="revoke-key">API key to revoke</label>
         <fieldset role="group">
-          <input id="revoke-key" name="apiKey" placeholder="sk_sdbx_…" required value={revokeKey} onInput={(e) => setRevokeKey(e.currentTarget.value)} />
+          <input
+            id="revoke-key"
+            name="apiKey"
+            placeholder="sk_sdbx_…"
+            required
+            value={revokeKey}
+            onInput={(e) => setRevokeKey(e.currentTarget.value)}
+          />
           <button type="submit" class="contrast" disabled={revoke.busy}>
             Revoke
           </button>

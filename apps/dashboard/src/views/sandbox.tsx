@@ -6,7 +6,13 @@ import { useAction, useResource } from '../hooks';
 import { Loaded, ProblemNote, Time } from '../ui';
 
 export function ClockControl() {
-  const clock = useResource(() => get('/v0.13/sandbox/clock').catch((e: unknown) => (e instanceof ApiProblem && e.status === 404 ? null : Promise.reject(e))), []);
+  const clock = useResource(
+    () =>
+      get('/v0.13/sandbox/clock').catch((e: unknown) =>
+        e instanceof ApiProblem && e.status === 404 ? null : Promise.reject(e),
+      ),
+    [],
+  );
   const [seconds, setSeconds] = useState('60');
   const advance = useAction(() => post('/v0.13/sandbox/clock/advance', { body: { seconds: Number(seconds) } }));
   if (clock.data === null) return null;
@@ -24,7 +30,16 @@ export function ClockControl() {
         {clock.data && clock.data.offsetSeconds > 0 ? <small> (+{clock.data.offsetSeconds} s)</small> : null}
       </span>
       <fieldset role="group">
-        <input aria-label="Seconds to advance the clock by" name="seconds" type="number" min={1} max={31536000} required value={seconds} onInput={(e) => setSeconds(e.currentTarget.value)} />
+        <input
+          aria-label="Seconds to advance the clock by"
+          name="seconds"
+          type="number"
+          min={1}
+          max={31536000}
+          required
+          value={seconds}
+          onInput={(e) => setSeconds(e.currentTarget.value)}
+        />
         <button type="submit" aria-busy={advance.busy} disabled={advance.busy}>
           Advance clock
         </button>
@@ -36,7 +51,15 @@ export function ClockControl() {
 }
 
 /** One simulation route as a form: its fields, its answer (or refusal) below it. */
-function SimulationForm({ title, fields, run }: { title: string; fields: Array<{ name: string; label: string; placeholder?: string; required?: boolean; options?: string[] }>; run: (values: Record<string, string>) => Promise<unknown> }) {
+function SimulationForm({
+  title,
+  fields,
+  run,
+}: {
+  title: string;
+  fields: Array<{ name: string; label: string; placeholder?: string; required?: boolean; options?: string[] }>;
+  run: (values: Record<string, string>) => Promise<unknown>;
+}) {
   const [values, setValues] = useState<Record<string, string>>({});
   const action = useAction(run);
   const slug = title.replace(/\W+/g, '-').toLowerCase();
@@ -54,14 +77,27 @@ function SimulationForm({ title, fields, run }: { title: string; fields: Array<{
           <label key={f.name} for={`${slug}-${f.name}`}>
             {f.label}
             {f.options ? (
-              <select id={`${slug}-${f.name}`} name={f.name} required={f.required} value={values[f.name] ?? ''} onChange={(e) => setValues({ ...values, [f.name]: e.currentTarget.value })}>
+              <select
+                id={`${slug}-${f.name}`}
+                name={f.name}
+                required={f.required}
+                value={values[f.name] ?? ''}
+                onChange={(e) => setValues({ ...values, [f.name]: e.currentTarget.value })}
+              >
                 <option value="">choose</option>
                 {f.options.map((o) => (
                   <option value={o}>{o}</option>
                 ))}
               </select>
             ) : (
-              <input id={`${slug}-${f.name}`} name={f.name} placeholder={f.placeholder} required={f.required} value={values[f.name] ?? ''} onInput={(e) => setValues({ ...values, [f.name]: e.currentTarget.value })} />
+              <input
+                id={`${slug}-${f.name}`}
+                name={f.name}
+                placeholder={f.placeholder}
+                required={f.required}
+                value={values[f.name] ?? ''}
+                onInput={(e) => setValues({ ...values, [f.name]: e.currentTarget.value })}
+              />
             )}
           </label>
         ))}
@@ -92,7 +128,8 @@ export function Sandbox() {
       <Loaded resource={clock} label="the sandbox clock">
         {(c) => (
           <p>
-            The project's clock reads <Time iso={c.now} />, {c.offsetSeconds} s ahead of real time. Advance it with the control at the top of every page.
+            The project's clock reads <Time iso={c.now} />, {c.offsetSeconds} s ahead of real time. Advance it with the
+            control at the top of every page.
           </p>
         )}
       </Loaded>
@@ -103,7 +140,9 @@ export function Sandbox() {
             { name: 'walletId', label: 'Wallet id', placeholder: 'wal_…', required: true },
             { name: 'amount', label: 'Amount (decimal, in the wallet asset)', placeholder: '100.00', required: true },
           ]}
-          run={(v) => post('/v0.13/sandbox/wallets/{id}/fund', { params: { id: v.walletId }, body: { amount: v.amount } })}
+          run={(v) =>
+            post('/v0.13/sandbox/wallets/{id}/fund', { params: { id: v.walletId }, body: { amount: v.amount } })
+          }
         />
         <SimulationForm
           title="Simulate a cash deposit"
@@ -112,7 +151,12 @@ export function Sandbox() {
             { name: 'amount', label: 'Amount (USD)', placeholder: '50.00', required: true },
             { name: 'code', label: 'Code (optional)' },
           ]}
-          run={(v) => post('/v0.13/cash-ins/{id}/simulate/deposit', { params: { id: v.cashInId }, body: { amount: v.amount, code: opt(v.code) } })}
+          run={(v) =>
+            post('/v0.13/cash-ins/{id}/simulate/deposit', {
+              params: { id: v.cashInId },
+              body: { amount: v.amount, code: opt(v.code) },
+            })
+          }
         />
         <SimulationForm
           title="Simulate a crypto deposit"
@@ -121,7 +165,12 @@ export function Sandbox() {
             { name: 'amount', label: 'Amount', placeholder: '40.00', required: true },
             { name: 'senderAddress', label: 'Sender address (optional)', placeholder: '0x…' },
           ]}
-          run={(v) => post('/v0.13/deposit-addresses/{id}/simulate/crypto-deposit', { params: { id: v.depositAddressId }, body: { amount: v.amount, senderAddress: opt(v.senderAddress) } })}
+          run={(v) =>
+            post('/v0.13/deposit-addresses/{id}/simulate/crypto-deposit', {
+              params: { id: v.depositAddressId },
+              body: { amount: v.amount, senderAddress: opt(v.senderAddress) },
+            })
+          }
         />
         <SimulationForm
           title="Simulate an inbound bank transfer"
@@ -131,7 +180,10 @@ export function Sandbox() {
             { name: 'rail', label: 'Rail', options: ['ach', 'wire', 'internationalWire'] },
           ]}
           run={(v) =>
-            post('/v0.13/virtual-accounts/{id}/simulate/inbound-transfer', { params: { id: v.virtualAccountId }, body: { amount: v.amount, rail: opt(v.rail) as 'ach' | 'wire' | 'internationalWire' | undefined } })
+            post('/v0.13/virtual-accounts/{id}/simulate/inbound-transfer', {
+              params: { id: v.virtualAccountId },
+              body: { amount: v.amount, rail: opt(v.rail) as 'ach' | 'wire' | 'internationalWire' | undefined },
+            })
           }
         />
         <SimulationForm
@@ -140,7 +192,12 @@ export function Sandbox() {
             { name: 'transactionId', label: 'Transaction id', placeholder: 'txn_…', required: true },
             { name: 'outcome', label: 'Outcome', options: ['collected', 'expired'], required: true },
           ]}
-          run={(v) => post('/v0.13/transactions/{id}/simulate/cash-pickup', { params: { id: v.transactionId }, body: { outcome: v.outcome as 'collected' | 'expired' } })}
+          run={(v) =>
+            post('/v0.13/transactions/{id}/simulate/cash-pickup', {
+              params: { id: v.transactionId },
+              body: { outcome: v.outcome as 'collected' | 'expired' },
+            })
+          }
         />
       </div>
     </section>

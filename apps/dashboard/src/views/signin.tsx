@@ -19,7 +19,10 @@ export function SignIn({ notice }: { notice?: string }) {
     setProblem(undefined);
     try {
       if (kind === 'partner') {
-        const token = await call('post', '/v0.13/auth/token', { body: { apiKey: apiKey.trim(), apiSecret: apiSecret.trim() }, token: null });
+        const token = await call('post', '/v0.13/auth/token', {
+          body: { apiKey: apiKey.trim(), apiSecret: apiSecret.trim() },
+          token: null,
+        });
         setApiSecret('');
         signIn({ kind: 'partner', token: token.accessToken, expiresAt: token.expiresAt, apiKey: apiKey.trim() });
       } else {
@@ -47,32 +50,71 @@ export function SignIn({ notice }: { notice?: string }) {
         <fieldset>
           <legend>Sign in as</legend>
           <label>
-            <input type="radio" name="kind" value="partner" checked={kind === 'partner'} onChange={() => setKind('partner')} />
+            <input
+              type="radio"
+              name="kind"
+              value="partner"
+              checked={kind === 'partner'}
+              onChange={() => setKind('partner')}
+            />
             Partner (API key and secret)
           </label>
           <label>
-            <input type="radio" name="kind" value="operator" checked={kind === 'operator'} onChange={() => setKind('operator')} />
+            <input
+              type="radio"
+              name="kind"
+              value="operator"
+              checked={kind === 'operator'}
+              onChange={() => setKind('operator')}
+            />
             Operator (operator token)
           </label>
         </fieldset>
         {kind === 'partner' ? (
           <>
             <label for="api-key">API key</label>
-            <input id="api-key" name="apiKey" autocomplete="username" required spellcheck={false} value={apiKey} onInput={(e) => setApiKey(e.currentTarget.value)} />
+            <input
+              id="api-key"
+              name="apiKey"
+              autocomplete="username"
+              required
+              spellcheck={false}
+              value={apiKey}
+              onInput={(e) => setApiKey(e.currentTarget.value)}
+            />
             <label for="api-secret">API secret</label>
-            <input id="api-secret" name="apiSecret" type="password" autocomplete="current-password" required value={apiSecret} onInput={(e) => setApiSecret(e.currentTarget.value)} />
+            <input
+              id="api-secret"
+              name="apiSecret"
+              type="password"
+              autocomplete="current-password"
+              required
+              value={apiSecret}
+              onInput={(e) => setApiSecret(e.currentTarget.value)}
+            />
           </>
         ) : (
           <>
             <label for="operator-token">Operator token</label>
-            <input id="operator-token" name="operatorToken" type="password" autocomplete="current-password" required value={operatorToken} onInput={(e) => setOperatorToken(e.currentTarget.value)} />
+            <input
+              id="operator-token"
+              name="operatorToken"
+              type="password"
+              autocomplete="current-password"
+              required
+              value={operatorToken}
+              onInput={(e) => setOperatorToken(e.currentTarget.value)}
+            />
           </>
         )}
         <button type="submit" aria-busy={busy} disabled={busy}>
           Sign in
         </button>
         {problem && <ProblemNote problem={problem} title="Sign-in refused" />}
-        <small>The credentials stay in this tab: a partner's secret is exchanged for a one-hour token and then forgotten; closing the tab signs out.</small>
+        <small>
+          The credentials stay in this tab: a partner's secret is exchanged for a one-hour token and then forgotten;
+          closing the tab signs out.
+        </small>
       </form>
     </main>
   );

@@ -14,13 +14,29 @@ export function TransactionsList() {
   const [customerId, setCustomerId] = useState(query.get('customerId') ?? '');
   const [from, setFrom] = useState(query.get('from') ?? '');
   const [to, setTo] = useState(query.get('to') ?? '');
-  const applied = { status: query.get('status') ?? '', customerId: query.get('customerId') ?? '', from: query.get('from') ?? '', to: query.get('to') ?? '', cursor: query.get('cursor') ?? '' };
+  const applied = {
+    status: query.get('status') ?? '',
+    customerId: query.get('customerId') ?? '',
+    from: query.get('from') ?? '',
+    to: query.get('to') ?? '',
+    cursor: query.get('cursor') ?? '',
+  };
   const list = useResource(
-    () => get('/v0.13/transactions', { query: { limit: 100, status: applied.status || undefined, customerId: applied.customerId || undefined, cursor: applied.cursor || undefined } }),
+    () =>
+      get('/v0.13/transactions', {
+        query: {
+          limit: 100,
+          status: applied.status || undefined,
+          customerId: applied.customerId || undefined,
+          cursor: applied.cursor || undefined,
+        },
+      }),
     [applied.status, applied.customerId, applied.cursor],
   );
   // The API filters by status and customer; the dates (the viewer's days) are applied to what it answered.
-  const inRange = (t: Transaction) => (!applied.from || new Date(t.createdAt) >= new Date(`${applied.from}T00:00:00`)) && (!applied.to || new Date(t.createdAt) < new Date(new Date(`${applied.to}T00:00:00`).getTime() + 86_400_000));
+  const inRange = (t: Transaction) =>
+    (!applied.from || new Date(t.createdAt) >= new Date(`${applied.from}T00:00:00`)) &&
+    (!applied.to || new Date(t.createdAt) < new Date(new Date(`${applied.to}T00:00:00`).getTime() + 86_400_000));
   return (
     <section aria-labelledby="transactions-title">
       <h2 id="transactions-title">Transactions</h2>
@@ -29,7 +45,9 @@ export function TransactionsList() {
         aria-label="Filter transactions"
         onSubmit={(e) => {
           e.preventDefault();
-          const params = new URLSearchParams(Object.entries({ status, customerId: customerId.trim(), from, to }).filter(([, v]) => v));
+          const params = new URLSearchParams(
+            Object.entries({ status, customerId: customerId.trim(), from, to }).filter(([, v]) => v),
+          );
           navigate(`/transactions${params.size ? `?${params}` : ''}`);
         }}
       >
@@ -45,7 +63,12 @@ export function TransactionsList() {
           </label>
           <label>
             Customer id
-            <input name="customerId" placeholder="cst_…" value={customerId} onInput={(e) => setCustomerId(e.currentTarget.value)} />
+            <input
+              name="customerId"
+              placeholder="cst_…"
+              value={customerId}
+              onInput={(e) => setCustomerId(e.currentTarget.value)}
+            />
           </label>
           <label>
             From
@@ -124,7 +147,10 @@ interface StatusEvent {
 
 export function TransactionDetail({ id }: { id: string }) {
   const transaction = useResource(() => get('/v0.13/transactions/{id}', { params: { id } }), [id]);
-  const timeline = useResource(() => get('/v0.13/events', { query: { resourceId: id, type: 'transaction.statusChanged', limit: 100 } }), [id]);
+  const timeline = useResource(
+    () => get('/v0.13/events', { query: { resourceId: id, type: 'transaction.statusChanged', limit: 100 } }),
+    [id],
+  );
   return (
     <section aria-labelledby="transaction-title">
       <h2 id="transaction-title">
@@ -160,7 +186,12 @@ export function TransactionDetail({ id }: { id: string }) {
                 <>
                   <dt>Hold</dt>
                   <dd>
-                    {t.hold.code}: {t.hold.message} {t.hold.deadline && <>(until <Time iso={t.hold.deadline} />)</>}
+                    {t.hold.code}: {t.hold.message}{' '}
+                    {t.hold.deadline && (
+                      <>
+                        (until <Time iso={t.hold.deadline} />)
+                      </>
+                    )}
                   </dd>
                 </>
               )}
@@ -224,7 +255,8 @@ export function TransactionDetail({ id }: { id: string }) {
             <ol class="timeline" aria-label="Status changes, oldest first">
               {events.map((e) => (
                 <li key={e.id}>
-                  <Status status={e.data.status ?? '?'} sub={e.data.subStatus} /> <Time iso={e.occurredAt ?? e.createdAt} />
+                  <Status status={e.data.status ?? '?'} sub={e.data.subStatus} />{' '}
+                  <Time iso={e.occurredAt ?? e.createdAt} />
                   {e.previousStatus ? <small> from {e.previousStatus}</small> : null}
                 </li>
               ))}

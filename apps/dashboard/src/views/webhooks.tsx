@@ -11,7 +11,10 @@ const DELIVERY_POLL_MS = 2_000;
 
 export function WebhooksList() {
   const cursor = routeQuery().get('cursor') ?? '';
-  const list = useResource(() => get('/v0.13/webhooks', { query: { limit: 100, cursor: cursor || undefined } }), [cursor]);
+  const list = useResource(
+    () => get('/v0.13/webhooks', { query: { limit: 100, cursor: cursor || undefined } }),
+    [cursor],
+  );
   return (
     <section aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">Webhook endpoints</h2>
@@ -64,7 +67,15 @@ export function WebhookDetail({ id }: { id: string }) {
   const status = routeQuery().get('status') ?? '';
   const cursor = routeQuery().get('cursor') ?? '';
   const endpoint = useResource(() => get('/v0.13/webhooks/{id}', { params: { id } }), [id]);
-  const deliveries = useResource(() => get('/v0.13/webhooks/{id}/deliveries', { params: { id }, query: { limit: 50, status: status || undefined, cursor: cursor || undefined } }), [id, status, cursor], { pollMs: DELIVERY_POLL_MS });
+  const deliveries = useResource(
+    () =>
+      get('/v0.13/webhooks/{id}/deliveries', {
+        params: { id },
+        query: { limit: 50, status: status || undefined, cursor: cursor || undefined },
+      }),
+    [id, status, cursor],
+    { pollMs: DELIVERY_POLL_MS },
+  );
   const [selected, setSelected] = useState<string[]>([]);
   const [newKey, setNewKey] = useState<string>();
   const action = useAction(async (what: 'enable' | 'disable' | 'test' | 'rotate-key' | 'retry') => {
@@ -110,15 +121,30 @@ export function WebhookDetail({ id }: { id: string }) {
                 Send a test
               </button>
               {w.status === 'enabled' ? (
-                <button type="button" class="secondary" disabled={action.busy} onClick={() => void action.act('disable')}>
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={action.busy}
+                  onClick={() => void action.act('disable')}
+                >
                   Disable
                 </button>
               ) : (
-                <button type="button" class="secondary" disabled={action.busy} onClick={() => void action.act('enable')}>
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={action.busy}
+                  onClick={() => void action.act('enable')}
+                >
                   Enable
                 </button>
               )}
-              <button type="button" class="contrast" disabled={action.busy} onClick={() => void action.act('rotate-key')}>
+              <button
+                type="button"
+                class="contrast"
+                disabled={action.busy}
+                onClick={() => void action.act('rotate-key')}
+              >
                 Rotate signing key
               </button>
             </div>
@@ -131,7 +157,13 @@ export function WebhookDetail({ id }: { id: string }) {
       <form class="filters" aria-label="Filter deliveries">
         <label>
           Status
-          <select name="status" value={status} onChange={(e) => navigate(`/webhooks/${id}${e.currentTarget.value ? `?status=${e.currentTarget.value}` : ''}`)}>
+          <select
+            name="status"
+            value={status}
+            onChange={(e) =>
+              navigate(`/webhooks/${id}${e.currentTarget.value ? `?status=${e.currentTarget.value}` : ''}`)
+            }
+          >
             <option value="">any</option>
             {DELIVERY_STATUSES.map((s) => (
               <option value={s}>{s}</option>
@@ -168,7 +200,9 @@ export function WebhookDetail({ id }: { id: string }) {
                           type="checkbox"
                           aria-label={`Select delivery ${d.id}`}
                           checked={selected.includes(d.id)}
-                          onChange={(e) => setSelected((s) => (e.currentTarget.checked ? [...s, d.id] : s.filter((x) => x !== d.id)))}
+                          onChange={(e) =>
+                            setSelected((s) => (e.currentTarget.checked ? [...s, d.id] : s.filter((x) => x !== d.id)))
+                          }
                         />
                       </td>
                       <td>
@@ -202,8 +236,14 @@ export function WebhookDetail({ id }: { id: string }) {
 }
 
 export function DeliveryDetail({ webhookId, deliveryId }: { webhookId: string; deliveryId: string }) {
-  const delivery = useResource(() => get('/v0.13/webhooks/{id}/deliveries/{deliveryId}', { params: { id: webhookId, deliveryId } }), [webhookId, deliveryId], { pollMs: DELIVERY_POLL_MS });
-  const retry = useAction(() => post('/v0.13/webhooks/{id}/deliveries/retry', { params: { id: webhookId }, body: { deliveryIds: [deliveryId] } }));
+  const delivery = useResource(
+    () => get('/v0.13/webhooks/{id}/deliveries/{deliveryId}', { params: { id: webhookId, deliveryId } }),
+    [webhookId, deliveryId],
+    { pollMs: DELIVERY_POLL_MS },
+  );
+  const retry = useAction(() =>
+    post('/v0.13/webhooks/{id}/deliveries/retry', { params: { id: webhookId }, body: { deliveryIds: [deliveryId] } }),
+  );
   return (
     <section aria-labelledby="delivery-title">
       <h2 id="delivery-title">
@@ -289,10 +329,15 @@ export function DeliveryDetail({ webhookId, deliveryId }: { webhookId: string; d
 export function EventsList() {
   const type = routeQuery().get('type') ?? '';
   const cursor = routeQuery().get('cursor') ?? '';
-  const events = useResource(() => get('/v0.13/events', { query: { limit: 50, type: type || undefined, cursor: cursor || undefined } }), [type, cursor]);
+  const events = useResource(
+    () => get('/v0.13/events', { query: { limit: 50, type: type || undefined, cursor: cursor || undefined } }),
+    [type, cursor],
+  );
   const endpoints = useResource(() => get('/v0.13/webhooks', { query: { limit: 100 } }), [], { live: false });
   const [endpoint, setEndpoint] = useState('');
-  const resend = useAction((eventId: string) => post('/v0.13/webhooks/{id}/deliveries', { params: { id: endpoint }, body: { eventIds: [eventId] } }));
+  const resend = useAction((eventId: string) =>
+    post('/v0.13/webhooks/{id}/deliveries', { params: { id: endpoint }, body: { eventIds: [eventId] } }),
+  );
   return (
     <section aria-labelledby="events-title">
       <h2 id="events-title">Events</h2>
@@ -303,7 +348,11 @@ export function EventsList() {
             name="type"
             placeholder="transaction.statusChanged"
             value={type}
-            onChange={(e) => navigate(`/events${e.currentTarget.value.trim() ? `?type=${encodeURIComponent(e.currentTarget.value.trim())}` : ''}`)}
+            onChange={(e) =>
+              navigate(
+                `/events${e.currentTarget.value.trim() ? `?type=${encodeURIComponent(e.currentTarget.value.trim())}` : ''}`,
+              )
+            }
           />
         </label>
         <label>
@@ -319,7 +368,9 @@ export function EventsList() {
       {resend.error && <ProblemNote problem={resend.error} />}
       {resend.result && (
         <p role="status">
-          {resend.result.deliveries.length > 0 ? `Queued again as ${resend.result.deliveries.map((d) => d.id).join(', ')}.` : 'The endpoint does not subscribe to that event: nothing sent.'}
+          {resend.result.deliveries.length > 0
+            ? `Queued again as ${resend.result.deliveries.map((d) => d.id).join(', ')}.`
+            : 'The endpoint does not subscribe to that event: nothing sent.'}
         </p>
       )}
       <Loaded resource={events} label="events">
@@ -350,12 +401,24 @@ export function EventsList() {
                           {e.eventType ?? e.event}
                           {data.status ? ` → ${data.subStatus ?? data.status}` : ''}
                         </td>
-                        <td>{data.id?.startsWith('txn_') ? <IdLink id={data.id} href={`#/transactions/${data.id}`} /> : <code>{data.id ?? '—'}</code>}</td>
+                        <td>
+                          {data.id?.startsWith('txn_') ? (
+                            <IdLink id={data.id} href={`#/transactions/${data.id}`} />
+                          ) : (
+                            <code>{data.id ?? '—'}</code>
+                          )}
+                        </td>
                         <td>
                           <Time iso={e.occurredAt} />
                         </td>
                         <td>
-                          <button type="button" class="secondary outline" disabled={!endpoint || resend.busy} onClick={() => void resend.act(e.id)} aria-label={`Re-deliver ${e.id}`}>
+                          <button
+                            type="button"
+                            class="secondary outline"
+                            disabled={!endpoint || resend.busy}
+                            onClick={() => void resend.act(e.id)}
+                            aria-label={`Re-deliver ${e.id}`}
+                          >
                             Re-deliver
                           </button>
                         </td>

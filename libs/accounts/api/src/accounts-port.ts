@@ -3,7 +3,15 @@
 // processes they post to AccountsInternalController.
 import { Body, Controller, HttpCode, Injectable, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { AccountsPort, ApiError, type CustomerView, type ExternalAccountView, type PullFundsRequest, type PullFundsResult, type WalletView } from '@mm/contracts';
+import {
+  AccountsPort,
+  ApiError,
+  type CustomerView,
+  type ExternalAccountView,
+  type PullFundsRequest,
+  type PullFundsResult,
+  type WalletView,
+} from '@mm/contracts';
 import { CustomersService, WalletsService } from '@mm/accounts/application';
 import { ExternalAccountsReadModels, type ExternalAccountRow } from '@mm/accounts/infrastructure';
 import { isId } from '@mm/platform/ids';
@@ -22,7 +30,12 @@ export class AccountsPortAdapter extends AccountsPort {
   async customer(projectId: string, customerId: string): Promise<CustomerView> {
     const row = await this.customers.require(projectId, customerId);
     // Endorsements as of now, so that a cash-in sees an endorsement the moment it is active.
-    return { id: row.id, entityType: 'individual', name: `${row.first_name} ${row.last_name}`, endorsements: row.endorsements.map((e) => ({ name: e.name, status: e.status })) };
+    return {
+      id: row.id,
+      entityType: 'individual',
+      name: `${row.first_name} ${row.last_name}`,
+      endorsements: row.endorsements.map((e) => ({ name: e.name, status: e.status })),
+    };
   }
 
   async wallet(projectId: string, walletId: string): Promise<WalletView> {
@@ -31,19 +44,35 @@ export class AccountsPortAdapter extends AccountsPort {
   }
 
   async externalAccount(projectId: string, externalAccountId: string): Promise<ExternalAccountView> {
-    if (!isId('externalAccount', externalAccountId)) throw new ApiError('InvalidExternalAccountID', `"${String(externalAccountId).slice(0, 64)}" is not an external account id (ext_…)`);
+    if (!isId('externalAccount', externalAccountId))
+      throw new ApiError(
+        'InvalidExternalAccountID',
+        `"${String(externalAccountId).slice(0, 64)}" is not an external account id (ext_…)`,
+      );
     const row = await this.externalAccounts.externalAccount(projectId, externalAccountId);
     if (!row) throw new ApiError('ExternalAccountNotFound');
     return this.view(projectId, row);
   }
 
-  async registeredWallet(projectId: string, customerId: string, network: string, address: string): Promise<ExternalAccountView | null> {
-    const row = await this.externalAccounts.registeredWallet(projectId, String(customerId), String(network), String(address));
+  async registeredWallet(
+    projectId: string,
+    customerId: string,
+    network: string,
+    address: string,
+  ): Promise<ExternalAccountView | null> {
+    const row = await this.externalAccounts.registeredWallet(
+      projectId,
+      String(customerId),
+      String(network),
+      String(address),
+    );
     return row ? this.view(projectId, row) : null;
   }
 
   private async view(projectId: string, row: ExternalAccountRow): Promise<ExternalAccountView> {
-    const counterparty = row.counterparty_id ? await this.externalAccounts.counterparty(projectId, row.counterparty_id, { includeDeleted: true }) : undefined;
+    const counterparty = row.counterparty_id
+      ? await this.externalAccounts.counterparty(projectId, row.counterparty_id, { includeDeleted: true })
+      : undefined;
     return {
       id: row.id,
       customerId: row.customer_id,
@@ -101,7 +130,9 @@ export class AccountsInternalController {
   @InternalRoute()
   @NoIdempotencyKey()
   @HttpCode(200)
-  async registeredWallet(@Body() body: { projectId: string; customerId: string; network: string; address: string }): Promise<{ wallet: ExternalAccountView | null }> {
+  async registeredWallet(
+    @Body() body: { projectId: string; customerId: string; network: string; address: string },
+  ): Promise<{ wallet: ExternalAccountView | null }> {
     // Wrapped: a bare null is no JSON body a client can tell from an empty answer.
     return { wallet: await this.port.registeredWallet(body.projectId, body.customerId, body.network, body.address) };
   }

@@ -2,10 +2,26 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { EventPayloads } from '@mm/contracts';
-import { CustomersService, EndorsementReviewer, ExternalAccountProvisioner, TransactionLedgerService, WalletsService } from '@mm/accounts/application';
+import {
+  CustomersService,
+  EndorsementReviewer,
+  ExternalAccountProvisioner,
+  TransactionLedgerService,
+  WalletsService,
+} from '@mm/accounts/application';
 import { AccountsReadModels } from '@mm/accounts/infrastructure';
 import type { RecordedEvent } from '@mm/platform/event-store';
-import { ApiPage, decodeCursor, Idempotent, ListQuery, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
+import {
+  ApiPage,
+  decodeCursor,
+  Idempotent,
+  ListQuery,
+  pageLimit,
+  ProjectId,
+  SandboxOnly,
+  toPage,
+  type Page,
+} from '@mm/platform/http';
 import { isId } from '@mm/platform/ids';
 import { ApiError } from '@mm/contracts';
 import {
@@ -45,7 +61,11 @@ export class CustomersController {
   @ApiPage(CustomerResponse)
   async list(@ProjectId() projectId: string, @Query() query: ListQuery): Promise<Page<CustomerResponse>> {
     const limit = pageLimit(query);
-    const page = toPage(await this.readModels.listCustomers(projectId, decodeCursor(query.cursor), limit), limit, (r) => r.id);
+    const page = toPage(
+      await this.readModels.listCustomers(projectId, decodeCursor(query.cursor), limit),
+      limit,
+      (r) => r.id,
+    );
     return { ...page, data: page.data.map(toCustomer) };
   }
 
@@ -60,22 +80,37 @@ export class CustomersController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Request one more endorsement; it starts pending' })
   @ApiOkResponse({ type: CustomerResponse })
-  async requestEndorsement(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: RequestEndorsementRequest): Promise<CustomerResponse> {
+  async requestEndorsement(
+    @ProjectId() projectId: string,
+    @Param('id') id: string,
+    @Body() body: RequestEndorsementRequest,
+  ): Promise<CustomerResponse> {
     return toCustomer(await this.customers.requestEndorsement(projectId, id, body.name));
   }
 
   @Get(':id/balance')
   @ApiOperation({ summary: "The customer's balance across wallets, valued in a currency (USD by default)" })
   @ApiOkResponse({ type: CustomerBalanceResponse })
-  async balance(@ProjectId() projectId: string, @Param('id') id: string, @Query() query: CustomerBalanceQuery): Promise<CustomerBalanceResponse> {
+  async balance(
+    @ProjectId() projectId: string,
+    @Param('id') id: string,
+    @Query() query: CustomerBalanceQuery,
+  ): Promise<CustomerBalanceResponse> {
     return { data: await this.wallets.customerBalance(projectId, id, query.estimatedBalanceCurrencyCode) };
   }
 
   @Post(':id/wallets')
   @Idempotent()
-  @ApiOperation({ summary: 'Create a custodial wallet', description: 'The customer needs an active cryptoCustody endorsement (else 422 CryptoCustodyEndorsementRequired).' })
+  @ApiOperation({
+    summary: 'Create a custodial wallet',
+    description: 'The customer needs an active cryptoCustody endorsement (else 422 CryptoCustodyEndorsementRequired).',
+  })
   @ApiCreatedResponse({ type: WalletResponse })
-  async createWallet(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: CreateWalletRequest): Promise<WalletResponse> {
+  async createWallet(
+    @ProjectId() projectId: string,
+    @Param('id') id: string,
+    @Body() body: CreateWalletRequest,
+  ): Promise<WalletResponse> {
     return toWallet(await this.wallets.create(projectId, id, body.asset, body.network));
   }
 }
@@ -84,7 +119,10 @@ export class CustomersController {
 @ApiBearerAuth('bearer')
 @Controller('wallets')
 export class WalletsController {
-  constructor(private readonly wallets: WalletsService, private readonly readModels: AccountsReadModels) {}
+  constructor(
+    private readonly wallets: WalletsService,
+    private readonly readModels: AccountsReadModels,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List wallets, newest first; filter by customerId' })
@@ -122,7 +160,11 @@ export class SandboxWalletsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Credit a wallet from the sandbox funding account (a ledger posting)' })
   @ApiOkResponse({ type: WalletBalanceResponse })
-  async fund(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: FundWalletRequest): Promise<WalletBalanceResponse> {
+  async fund(
+    @ProjectId() projectId: string,
+    @Param('id') id: string,
+    @Body() body: FundWalletRequest,
+  ): Promise<WalletBalanceResponse> {
     return { data: toWalletBalance(await this.wallets.fund(projectId, id, body.amount)) };
   }
 }
@@ -137,22 +179,30 @@ export class AccountsEventsController {
   ) {}
 
   @EventPattern('transaction.legSettled')
-  onLegSettled(@Payload() event: RecordedEvent<'transaction.legSettled', EventPayloads['transaction.legSettled']>): Promise<void> {
+  onLegSettled(
+    @Payload() event: RecordedEvent<'transaction.legSettled', EventPayloads['transaction.legSettled']>,
+  ): Promise<void> {
     return this.ledger.onLegSettled(event);
   }
 
   @EventPattern('transaction.refundInitiated')
-  onRefundInitiated(@Payload() event: RecordedEvent<'transaction.refundInitiated', EventPayloads['transaction.refundInitiated']>): Promise<void> {
+  onRefundInitiated(
+    @Payload() event: RecordedEvent<'transaction.refundInitiated', EventPayloads['transaction.refundInitiated']>,
+  ): Promise<void> {
     return this.ledger.onRefundInitiated(event);
   }
 
   @EventPattern('endorsement.requested')
-  onEndorsementRequested(@Payload() event: RecordedEvent<'endorsement.requested', EventPayloads['endorsement.requested']>): Promise<void> {
+  onEndorsementRequested(
+    @Payload() event: RecordedEvent<'endorsement.requested', EventPayloads['endorsement.requested']>,
+  ): Promise<void> {
     return this.reviewer.onEndorsementRequested(event);
   }
 
   @EventPattern('externalAccount.created')
-  onExternalAccountCreated(@Payload() event: RecordedEvent<'externalAccount.created', EventPayloads['externalAccount.created']>): Promise<void> {
+  onExternalAccountCreated(
+    @Payload() event: RecordedEvent<'externalAccount.created', EventPayloads['externalAccount.created']>,
+  ): Promise<void> {
     return this.provisioner.onCreated(event);
   }
 }

@@ -4,25 +4,43 @@ import { ENDORSEMENT_NAMES, SANDBOX_MAX_FUNDING, type EndorsementName, type Endo
 import { IsAmount, IsNotBlank, ListQuery } from '@mm/platform/http';
 
 export class CreateCustomerRequest {
-  @ApiProperty({ enum: ['individual'] }) @IsIn(['individual'], { message: 'type must be individual' })
+  @ApiProperty({ enum: ['individual'] })
+  @IsIn(['individual'], { message: 'type must be individual' })
   type!: 'individual';
 
-  @ApiProperty({ maxLength: 100 }) @IsString() @IsNotBlank() @MaxLength(100)
+  @ApiProperty({ maxLength: 100 })
+  @IsString()
+  @IsNotBlank()
+  @MaxLength(100)
   firstName!: string;
 
-  @ApiProperty({ maxLength: 100 }) @IsString() @IsNotBlank() @MaxLength(100)
+  @ApiProperty({ maxLength: 100 })
+  @IsString()
+  @IsNotBlank()
+  @MaxLength(100)
   lastName!: string;
 
-  @ApiPropertyOptional({ format: 'email' }) @IsOptional() @IsEmail() @MaxLength(254)
+  @ApiPropertyOptional({ format: 'email' })
+  @IsOptional()
+  @IsEmail()
+  @MaxLength(254)
   email?: string;
 
-  @ApiPropertyOptional({ enum: ENDORSEMENT_NAMES, isArray: true, description: 'endorsements to request; the sandbox approves them asynchronously' })
-  @IsOptional() @IsArray() @ArrayMaxSize(3) @IsIn(ENDORSEMENT_NAMES, { each: true, message: `each endorsement must be one of ${ENDORSEMENT_NAMES.join(', ')}` })
+  @ApiPropertyOptional({
+    enum: ENDORSEMENT_NAMES,
+    isArray: true,
+    description: 'endorsements to request; the sandbox approves them asynchronously',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(3)
+  @IsIn(ENDORSEMENT_NAMES, { each: true, message: `each endorsement must be one of ${ENDORSEMENT_NAMES.join(', ')}` })
   endorsements?: EndorsementName[];
 }
 
 export class RequestEndorsementRequest {
-  @ApiProperty({ enum: ENDORSEMENT_NAMES }) @IsIn(ENDORSEMENT_NAMES, { message: `name must be one of ${ENDORSEMENT_NAMES.join(', ')}` })
+  @ApiProperty({ enum: ENDORSEMENT_NAMES })
+  @IsIn(ENDORSEMENT_NAMES, { message: `name must be one of ${ENDORSEMENT_NAMES.join(', ')}` })
   name!: EndorsementName;
 }
 
@@ -44,10 +62,16 @@ export class CustomerResponse {
 }
 
 export class CreateWalletRequest {
-  @ApiProperty({ example: 'usdc' }) @IsString() @IsNotBlank() @MaxLength(20)
+  @ApiProperty({ example: 'usdc' })
+  @IsString()
+  @IsNotBlank()
+  @MaxLength(20)
   asset!: string;
 
-  @ApiProperty({ example: 'meridianchain' }) @IsString() @IsNotBlank() @MaxLength(40)
+  @ApiProperty({ example: 'meridianchain' })
+  @IsString()
+  @IsNotBlank()
+  @MaxLength(40)
   network!: string;
 }
 
@@ -74,18 +98,24 @@ export class WalletBalanceResponse {
 }
 
 export class FundWalletRequest {
-  @ApiProperty({ example: '100.00', description: 'positive decimal string, at most 6 decimals' }) @IsAmount({ max: SANDBOX_MAX_FUNDING })
+  @ApiProperty({ example: '100.00', description: 'positive decimal string, at most 6 decimals' })
+  @IsAmount({ max: SANDBOX_MAX_FUNDING })
   amount!: string;
 }
 
 export class ListWalletsQuery extends ListQuery {
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(64)
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
   customerId?: string;
 }
 
 export class CustomerBalanceQuery {
   @ApiPropertyOptional({ default: 'USD', description: 'ISO 4217; USD or CAD' })
-  @IsOptional() @IsString() @Matches(/^[A-Za-z]{3}$/, { message: 'estimatedBalanceCurrencyCode must be a 3-letter ISO 4217 code' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z]{3}$/, { message: 'estimatedBalanceCurrencyCode must be a 3-letter ISO 4217 code' })
   estimatedBalanceCurrencyCode?: string;
 }
 
@@ -99,8 +129,10 @@ export class CustomerBalanceData {
   @ApiProperty() customerId!: string;
   @ApiProperty() estimatedBalanceValue!: string;
   @ApiProperty() estimatedBalanceCurrencyCode!: string;
-  @ApiPropertyOptional({ format: 'date-time', description: 'omitted when no provider balance was available' }) updatedAt?: string;
-  @ApiPropertyOptional({ type: TotalBalance, description: 'only in USD; omitted if a component cannot be read' }) totalBalance?: TotalBalance;
+  @ApiPropertyOptional({ format: 'date-time', description: 'omitted when no provider balance was available' })
+  updatedAt?: string;
+  @ApiPropertyOptional({ type: TotalBalance, description: 'only in USD; omitted if a component cannot be read' })
+  totalBalance?: TotalBalance;
 }
 
 export class CustomerBalanceResponse {

@@ -32,8 +32,17 @@ import {
 import { AccountsPort } from '@mm/contracts';
 import { AccountsApiPartnerViews } from './accounts-partner-views';
 import { AccountsInternalController, AccountsPortAdapter } from './accounts-port';
-import { AccountsEventsController, CustomersController, SandboxWalletsController, WalletsController } from './accounts.controllers';
-import { CounterpartiesController, ExternalAccountsController, SandboxExternalAccountsController } from './external-accounts.controllers';
+import {
+  AccountsEventsController,
+  CustomersController,
+  SandboxWalletsController,
+  WalletsController,
+} from './accounts.controllers';
+import {
+  CounterpartiesController,
+  ExternalAccountsController,
+  SandboxExternalAccountsController,
+} from './external-accounts.controllers';
 
 @Module({
   controllers: [

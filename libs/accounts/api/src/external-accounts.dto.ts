@@ -4,36 +4,75 @@
 // spec names rather than a complaint about the wrong object's fields.
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { EXTERNAL_ACCOUNT_TYPES, type ExternalAccountStatus, type ExternalAccountType } from '@mm/contracts';
-import { BankCanadaDetailsResponse, BankIbanDetailsResponse, BankUsDetailsResponse, IsLabel, IsMetadata, IsNotBlank, IsOptionalNotNull, ListQuery, oneOfModels, WalletExternalDetailsResponse } from '@mm/platform/http';
+import {
+  BankCanadaDetailsResponse,
+  BankIbanDetailsResponse,
+  BankUsDetailsResponse,
+  IsLabel,
+  IsMetadata,
+  IsNotBlank,
+  IsOptionalNotNull,
+  ListQuery,
+  oneOfModels,
+  WalletExternalDetailsResponse,
+} from '@mm/platform/http';
 
 export class OwnerRequest {
-  @ApiProperty({ enum: ['customer', 'counterparty'] }) @IsIn(['customer', 'counterparty'], { message: 'kind must be customer or counterparty' })
+  @ApiProperty({ enum: ['customer', 'counterparty'] })
+  @IsIn(['customer', 'counterparty'], { message: 'kind must be customer or counterparty' })
   kind!: 'customer' | 'counterparty';
 
   @ApiPropertyOptional({ description: 'with kind customer' })
-  @ValidateIf((o: OwnerRequest) => o.kind === 'customer' || o.customerId !== undefined) @IsString() @MaxLength(64)
+  @ValidateIf((o: OwnerRequest) => o.kind === 'customer' || o.customerId !== undefined)
+  @IsString()
+  @MaxLength(64)
   customerId?: string;
 
   @ApiPropertyOptional({ description: 'with kind counterparty' })
-  @ValidateIf((o: OwnerRequest) => o.kind === 'counterparty' || o.counterpartyId !== undefined) @IsString() @MaxLength(64)
+  @ValidateIf((o: OwnerRequest) => o.kind === 'counterparty' || o.counterpartyId !== undefined)
+  @IsString()
+  @MaxLength(64)
   counterpartyId?: string;
 }
 
 export class BankUsRequest {
   @ApiProperty({ description: 'write-only; 4 to 17 digits' }) @IsString() @MaxLength(64) accountNumber!: string;
-  @ApiProperty({ description: 'ABA routing number, 9 digits', example: '021000021' }) @IsString() @MaxLength(64) routingNumber!: string;
-  @ApiPropertyOptional({ enum: ['checking', 'savings'], default: 'checking' }) @IsOptional() @IsIn(['checking', 'savings'], { message: 'accountType must be checking or savings' })
+  @ApiProperty({ description: 'ABA routing number, 9 digits', example: '021000021' })
+  @IsString()
+  @MaxLength(64)
+  routingNumber!: string;
+  @ApiPropertyOptional({ enum: ['checking', 'savings'], default: 'checking' })
+  @IsOptional()
+  @IsIn(['checking', 'savings'], { message: 'accountType must be checking or savings' })
   accountType?: 'checking' | 'savings';
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(140) bankName?: string;
 }
 
 export class BankIbanRequest {
-  @ApiProperty({ description: 'write-only; spaces between groups are allowed', example: 'DE89370400440532013000' }) @IsString() @MaxLength(64) iban!: string;
+  @ApiProperty({ description: 'write-only; spaces between groups are allowed', example: 'DE89370400440532013000' })
+  @IsString()
+  @MaxLength(64)
+  iban!: string;
   @ApiProperty({ description: '8 or 11 characters', example: 'COBADEFFXXX' }) @IsString() @MaxLength(64) BIC!: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(280) bankAddress?: string;
-  @ApiPropertyOptional({ description: 'derived from the IBAN when omitted; refused when it contradicts it' }) @IsOptional() @IsString() @MaxLength(8) countryCode?: string;
+  @ApiPropertyOptional({ description: 'derived from the IBAN when omitted; refused when it contradicts it' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(8)
+  countryCode?: string;
 }
 
 export class BankCanadaRequest {
@@ -44,7 +83,10 @@ export class BankCanadaRequest {
 }
 
 export class WalletExternalRequest {
-  @ApiProperty({ description: 'EVM address; EIP-55 checksum when mixed case' }) @IsString() @MaxLength(128) address!: string;
+  @ApiProperty({ description: 'EVM address; EIP-55 checksum when mixed case' })
+  @IsString()
+  @MaxLength(128)
+  address!: string;
   @ApiProperty({ example: 'ethereum' }) @IsString() @MaxLength(40) network!: string;
   @ApiPropertyOptional({ default: 'usdc' }) @IsOptional() @IsString() @MaxLength(20) asset?: string;
 }
@@ -60,26 +102,51 @@ export class BillingAddressRequest {
 }
 
 export class CardRequest {
-  @ApiProperty({ description: 'write-only; handed to the card processor and never stored', example: '4242424242424242' }) @IsString() @MaxLength(64)
+  @ApiProperty({
+    description: 'write-only; handed to the card processor and never stored',
+    example: '4242424242424242',
+  })
+  @IsString()
+  @MaxLength(64)
   cardNumber!: string;
   @ApiProperty({ minimum: 1, maximum: 12 }) @IsInt() expiryMonth!: number;
   @ApiProperty({ example: 2030 }) @IsInt() expiryYear!: number;
-  @ApiPropertyOptional({ description: 'write-only; 3 or 4 digits' }) @IsOptional() @IsString() @Matches(/^\d{3,4}$/, { message: 'cvc must be 3 or 4 digits' })
+  @ApiPropertyOptional({ description: 'write-only; 3 or 4 digits' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^\d{3,4}$/, { message: 'cvc must be 3 or 4 digits' })
   cvc?: string;
-  @ApiPropertyOptional({ description: "the name on the card; the owner's name when omitted" }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(140)
+  @ApiPropertyOptional({ description: "the name on the card; the owner's name when omitted" })
+  @IsOptional()
+  @IsString()
+  @IsNotBlank()
+  @MaxLength(140)
   holderName?: string;
-  @ApiPropertyOptional({ type: BillingAddressRequest, description: 'here or at the top level' }) @IsOptional()
+  @ApiPropertyOptional({ type: BillingAddressRequest, description: 'here or at the top level' })
+  @IsOptional()
   billingAddress?: Record<string, unknown>;
 }
 
 class RegistrationCommon {
-  @ApiProperty({ type: OwnerRequest }) @ValidateNested() @Type(() => OwnerRequest) @IsObject()
+  @ApiProperty({ type: OwnerRequest })
+  @ValidateNested()
+  @Type(() => OwnerRequest)
+  @IsObject()
   owner!: OwnerRequest;
 
-  @ApiPropertyOptional({ maxLength: 200, nullable: true, type: String, description: 'trimmed; one line of visible text' }) @IsOptional() @IsLabel(200)
+  @ApiPropertyOptional({
+    maxLength: 200,
+    nullable: true,
+    type: String,
+    description: 'trimmed; one line of visible text',
+  })
+  @IsOptional()
+  @IsLabel(200)
   label?: string | null;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } }) @IsOptional() @IsMetadata()
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @IsOptional()
+  @IsMetadata()
   metadata?: Record<string, string>;
 }
 
@@ -92,39 +159,64 @@ export class CreateExternalAccountRequest extends RegistrationCommon {
   @ApiPropertyOptional({ type: BankIbanRequest }) @IsOptional() bankIban?: unknown;
   @ApiPropertyOptional({ type: BankCanadaRequest }) @IsOptional() bankCanada?: unknown;
   @ApiPropertyOptional({ type: WalletExternalRequest }) @IsOptional() walletExternal?: unknown;
-  @ApiPropertyOptional({ description: 'refused here: cards use POST /external-accounts/cards' }) @IsOptional() card?: unknown;
+  @ApiPropertyOptional({ description: 'refused here: cards use POST /external-accounts/cards' })
+  @IsOptional()
+  card?: unknown;
 }
 
 export class CreateCardRequest extends RegistrationCommon {
-  @ApiPropertyOptional({ enum: ['card'] }) @IsOptional() @IsIn(['card'], { message: 'type must be card on this endpoint' })
+  @ApiPropertyOptional({ enum: ['card'] })
+  @IsOptional()
+  @IsIn(['card'], { message: 'type must be card on this endpoint' })
   type?: 'card';
 
   @ApiProperty({ type: CardRequest }) @IsOptional() card?: unknown;
 
-  @ApiPropertyOptional({ type: BillingAddressRequest, description: 'the card billing address, when not inside card' }) @IsOptional()
+  @ApiPropertyOptional({ type: BillingAddressRequest, description: 'the card billing address, when not inside card' })
+  @IsOptional()
   billingAddress?: Record<string, unknown>;
 }
 
 export class UpdateExternalAccountRequest {
-  @ApiPropertyOptional({ maxLength: 200, nullable: true, type: String, description: 'trimmed; one line of visible text; null removes it' }) @IsOptional() @IsLabel(200)
+  @ApiPropertyOptional({
+    maxLength: 200,
+    nullable: true,
+    type: String,
+    description: 'trimmed; one line of visible text; null removes it',
+  })
+  @IsOptional()
+  @IsLabel(200)
   label?: string | null;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true }, nullable: true, description: 'merged: a key set to null or "" is removed; null removes every key' })
-  @IsOptional() @IsMetadata({ removable: true })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string', nullable: true },
+    nullable: true,
+    description: 'merged: a key set to null or "" is removed; null removes every key',
+  })
+  @IsOptional()
+  @IsMetadata({ removable: true })
   metadata?: Record<string, string | null> | null;
 }
 
 export class ListExternalAccountsQuery extends ListQuery {
-  @ApiProperty({ description: 'required' }) @IsString({ message: 'customerId is required: the customer whose external accounts to list' }) @MaxLength(64)
+  @ApiProperty({ description: 'required' })
+  @IsString({ message: 'customerId is required: the customer whose external accounts to list' })
+  @MaxLength(64)
   customerId!: string;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(64)
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
   counterpartyId?: string;
 }
 
 export class InvalidateExternalAccountRequest {
   @ApiPropertyOptional({ default: 'account_closed', description: 'the failure code to record' })
-  @IsOptional() @IsString() @Matches(/^[a-z][a-z0-9_]{0,63}$/, { message: 'code must be snake_case, at most 64 characters' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[a-z][a-z0-9_]{0,63}$/, { message: 'code must be snake_case, at most 64 characters' })
   code?: string;
 }
 
@@ -168,7 +260,13 @@ export class CardAccountDetailsResponse {
   @ApiProperty({ type: BillingAddressResponse }) billingAddress!: BillingAddressResponse;
 }
 
-const ACCOUNT_DETAILS = [BankUsDetailsResponse, BankIbanDetailsResponse, BankCanadaDetailsResponse, CardAccountDetailsResponse, WalletExternalDetailsResponse];
+const ACCOUNT_DETAILS = [
+  BankUsDetailsResponse,
+  BankIbanDetailsResponse,
+  BankCanadaDetailsResponse,
+  CardAccountDetailsResponse,
+  WalletExternalDetailsResponse,
+];
 
 @ApiExtraModels(...ACCOUNT_DETAILS)
 export class ExternalAccountResponse {
@@ -177,8 +275,12 @@ export class ExternalAccountResponse {
   @ApiProperty({ enum: EXTERNAL_ACCOUNT_TYPES }) type!: ExternalAccountType;
   @ApiProperty({ enum: ['pending', 'active', 'failed', 'invalid'] }) status!: ExternalAccountStatus;
   @ApiProperty({ type: NamedReference }) customer!: NamedReference;
-  @ApiPropertyOptional({ type: OwnerResponse, description: 'only when a counterparty owns the account' }) owner?: OwnerResponse;
-  @ApiProperty({ ...oneOfModels(...ACCOUNT_DETAILS), description: 'by type, as a transaction shows it: bankUs, bankIban, bankCanada, card or walletExternal' })
+  @ApiPropertyOptional({ type: OwnerResponse, description: 'only when a counterparty owns the account' })
+  owner?: OwnerResponse;
+  @ApiProperty({
+    ...oneOfModels(...ACCOUNT_DETAILS),
+    description: 'by type, as a transaction shows it: bankUs, bankIban, bankCanada, card or walletExternal',
+  })
   details!: Record<string, unknown>;
   @ApiProperty({ type: [InstrumentDestinationResponse] }) supportedDestinations!: InstrumentDestinationResponse[];
   @ApiProperty({ type: FailureResponse, nullable: true }) failure!: FailureResponse | null;
@@ -190,35 +292,75 @@ export class ExternalAccountResponse {
 
 /** An address is given whole (a PATCH replaces it): a part left out or null is a part it does not have. */
 export class AddressRequest {
-  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(200) streetAddress?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(200) streetAddress?:
+    string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(100) city?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(20) postalCode?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'ISO 3166-1 alpha-2' }) @IsOptional() @IsString() @MaxLength(8) country?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(20) postalCode?:
+    string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'ISO 3166-1 alpha-2' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(8)
+  country?: string | null;
 }
 
 class CounterpartyFieldsRequest {
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'individual (needs it); null removes it' }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(100) firstName?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'individual (needs it); null removes it' }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(100) lastName?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'business (needs it); null removes it' }) @IsOptional() @IsString() @IsNotBlank() @MaxLength(200) businessName?: string | null;
-  @ApiPropertyOptional({ format: 'email', nullable: true, type: String }) @IsOptional() @IsEmail() @MaxLength(254) email?: string | null;
-  @ApiPropertyOptional({ description: 'E.164, for example +14155550123', nullable: true, type: String }) @IsOptional() @IsString() @Matches(/^\+[1-9]\d{6,14}$/, { message: 'phone must be in E.164 form, for example +14155550123' })
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'individual (needs it); null removes it' })
+  @IsOptional()
+  @IsString()
+  @IsNotBlank()
+  @MaxLength(100)
+  firstName?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'individual (needs it); null removes it' })
+  @IsOptional()
+  @IsString()
+  @IsNotBlank()
+  @MaxLength(100)
+  lastName?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'business (needs it); null removes it' })
+  @IsOptional()
+  @IsString()
+  @IsNotBlank()
+  @MaxLength(200)
+  businessName?: string | null;
+  @ApiPropertyOptional({ format: 'email', nullable: true, type: String })
+  @IsOptional()
+  @IsEmail()
+  @MaxLength(254)
+  email?: string | null;
+  @ApiPropertyOptional({ description: 'E.164, for example +14155550123', nullable: true, type: String })
+  @IsOptional()
+  @IsString()
+  @Matches(/^\+[1-9]\d{6,14}$/, { message: 'phone must be in E.164 form, for example +14155550123' })
   phone?: string | null;
-  @ApiPropertyOptional({ description: 'write-only: reads show taxIdProvided; replaced, never removed (null is refused)' }) @IsOptionalNotNull() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9 -]{2,39}$/, { message: 'taxId must be 3 to 40 letters, digits, spaces or hyphens' })
+  @ApiPropertyOptional({
+    description: 'write-only: reads show taxIdProvided; replaced, never removed (null is refused)',
+  })
+  @IsOptionalNotNull()
+  @IsString()
+  @Matches(/^[A-Za-z0-9][A-Za-z0-9 -]{2,39}$/, { message: 'taxId must be 3 to 40 letters, digits, spaces or hyphens' })
   taxId?: string;
-  @ApiPropertyOptional({ type: AddressRequest, nullable: true }) @IsOptional() @ValidateNested() @Type(() => AddressRequest) @IsObject()
+  @ApiPropertyOptional({ type: AddressRequest, nullable: true })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => AddressRequest)
+  @IsObject()
   address?: AddressRequest | null;
 }
 
 export class CreateCounterpartyRequest extends CounterpartyFieldsRequest {
   @ApiProperty() @IsString() @MaxLength(64) customerId!: string;
-  @ApiProperty({ enum: ['individual', 'business'] }) @IsIn(['individual', 'business'], { message: 'entityType must be individual or business' })
+  @ApiProperty({ enum: ['individual', 'business'] })
+  @IsIn(['individual', 'business'], { message: 'entityType must be individual or business' })
   entityType!: 'individual' | 'business';
 }
 
 export class UpdateCounterpartyRequest extends CounterpartyFieldsRequest {}
 
 export class ListCounterpartiesQuery extends ListQuery {
-  @ApiProperty({ description: 'required' }) @IsString({ message: 'customerId is required: the customer whose counterparties to list' }) @MaxLength(64)
+  @ApiProperty({ description: 'required' })
+  @IsString({ message: 'customerId is required: the customer whose counterparties to list' })
+  @MaxLength(64)
   customerId!: string;
 }
 
@@ -242,7 +384,12 @@ export class CounterpartyResponse {
   @ApiProperty({ nullable: true, type: String }) phone!: string | null;
   @ApiProperty({ description: 'whether a tax id is on file; the tax id itself is write-only' }) taxIdProvided!: boolean;
   @ApiProperty({ type: CounterpartyAddressResponse, nullable: true }) address!: CounterpartyAddressResponse | null;
-  @ApiProperty({ enum: ['active', 'deleted'], description: 'active; deleted only in the counterparty.statusChanged event of its deletion (a deleted counterparty answers 404)' }) status!: 'active' | 'deleted';
+  @ApiProperty({
+    enum: ['active', 'deleted'],
+    description:
+      'active; deleted only in the counterparty.statusChanged event of its deletion (a deleted counterparty answers 404)',
+  })
+  status!: 'active' | 'deleted';
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }

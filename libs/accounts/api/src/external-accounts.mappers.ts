@@ -9,7 +9,9 @@ export function toExternalAccount(row: ExternalAccountRow): ExternalAccountRespo
     type: row.type,
     status: row.status,
     customer: { id: row.customer_id, name: row.customer_name },
-    ...(row.counterparty_id ? { owner: { kind: 'counterparty' as const, id: row.counterparty_id, name: row.counterparty_name ?? '' } } : {}),
+    ...(row.counterparty_id
+      ? { owner: { kind: 'counterparty' as const, id: row.counterparty_id, name: row.counterparty_name ?? '' } }
+      : {}),
     details: row.details as unknown as Record<string, unknown>,
     supportedDestinations: row.supported_destinations,
     failure: row.failure,

@@ -30,10 +30,28 @@ export class AccountsPartnerEvents {
   }
 
   private async resource(event: RecordedEvent): Promise<PartnerResource | undefined> {
-    const d = event.data as { projectId: string; customerId?: string; walletId?: string; externalAccountId?: string; counterpartyId?: string };
-    const of = async (id: string | undefined, read: (projectId: string, id: string) => Promise<Shape | undefined>, previousStatus?: string | null, changedFields?: string[]) => {
+    const d = event.data as {
+      projectId: string;
+      customerId?: string;
+      walletId?: string;
+      externalAccountId?: string;
+      counterpartyId?: string;
+    };
+    const of = async (
+      id: string | undefined,
+      read: (projectId: string, id: string) => Promise<Shape | undefined>,
+      previousStatus?: string | null,
+      changedFields?: string[],
+    ) => {
       const data = id ? await read(d.projectId, id) : undefined;
-      return data && id ? { resourceId: id, data, ...(previousStatus !== undefined ? { previousStatus } : {}), ...(changedFields ? { changedFields } : {}) } : undefined;
+      return data && id
+        ? {
+            resourceId: id,
+            data,
+            ...(previousStatus !== undefined ? { previousStatus } : {}),
+            ...(changedFields ? { changedFields } : {}),
+          }
+        : undefined;
     };
     switch (event.type.slice(0, event.type.indexOf('.'))) {
       case 'endorsement':
@@ -45,7 +63,11 @@ export class AccountsPartnerEvents {
         return of(d.externalAccountId, (p, id) => this.views.externalAccount(p, id));
       case 'counterparty':
         // A counterparty is active from creation to deletion: its two status changes.
-        return of(d.counterpartyId, (p, id) => this.views.counterparty(p, id), event.type === 'counterparty.deleted' ? 'active' : null);
+        return of(
+          d.counterpartyId,
+          (p, id) => this.views.counterparty(p, id),
+          event.type === 'counterparty.deleted' ? 'active' : null,
+        );
       default:
         return undefined;
     }

@@ -34,13 +34,19 @@ export class CounterpartiesService {
   ) {}
 
   async require(projectId: string, id: string): Promise<CounterpartyRow> {
-    if (!isId('counterparty', id)) throw new ApiError('InvalidCounterpartyID', `"${id.slice(0, 64)}" is not a counterparty id (cpty_…)`);
+    if (!isId('counterparty', id))
+      throw new ApiError('InvalidCounterpartyID', `"${id.slice(0, 64)}" is not a counterparty id (cpty_…)`);
     const row = await this.readModels.counterparty(projectId, id);
     if (!row) throw new ApiError('CounterpartyNotFound');
     return row;
   }
 
-  async create(projectId: string, customerId: string, entityType: CounterpartyEntityType, input: CounterpartyInput): Promise<CounterpartyRow> {
+  async create(
+    projectId: string,
+    customerId: string,
+    entityType: CounterpartyEntityType,
+    input: CounterpartyInput,
+  ): Promise<CounterpartyRow> {
     return runCommand(this.uow, async () => {
       await this.customers.require(projectId, customerId);
       const counterpartyId = newId('counterparty');
@@ -54,7 +60,12 @@ export class CounterpartiesService {
         taxIdProvided: typeof input.taxId === 'string',
         address: input.address ?? null,
       };
-      const { row } = await this.commands.handle(projectId, counterpartyId, { type: 'CreateCounterparty', counterpartyId, projectId, customerId, entityType, ...fields, at }, { newStream: true });
+      const { row } = await this.commands.handle(
+        projectId,
+        counterpartyId,
+        { type: 'CreateCounterparty', counterpartyId, projectId, customerId, entityType, ...fields, at },
+        { newStream: true },
+      );
       if (typeof input.taxId === 'string') await this.screening.recordTaxId(counterpartyId, input.taxId);
       return row!;
     });
@@ -65,9 +76,16 @@ export class CounterpartiesService {
       const before = await this.require(projectId, id);
       const at = (await this.clock.now(projectId)).toISOString();
       const { taxId, ...rest } = input;
-      const changes = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)) as Partial<CounterpartyFields>;
+      const changes = Object.fromEntries(
+        Object.entries(rest).filter(([, value]) => value !== undefined),
+      ) as Partial<CounterpartyFields>;
       // A tax id can be replaced, not removed (the API refuses null for it).
-      const { row } = await this.commands.handle(projectId, id, { type: 'UpdateCounterparty', changes, taxIdReplaced: typeof taxId === 'string', at });
+      const { row } = await this.commands.handle(projectId, id, {
+        type: 'UpdateCounterparty',
+        changes,
+        taxIdReplaced: typeof taxId === 'string',
+        at,
+      });
       if (typeof taxId === 'string') await this.screening.recordTaxId(id, taxId);
       return row ?? before;
     });
@@ -79,8 +97,14 @@ export class CounterpartiesService {
       await this.require(projectId, id);
       const live = await this.readModels.liveAccountsOfCounterparty(projectId, id);
       if (live.length > 0) {
-        const listed = live.slice(0, 5).map((a) => `${a.id} (${a.status})`).join(', ');
-        throw new ApiError('CounterpartyHasActiveExternalAccounts', `it owns ${live.length} active or pending external account(s): ${listed}${live.length > 5 ? ', …' : ''}; delete them first`);
+        const listed = live
+          .slice(0, 5)
+          .map((a) => `${a.id} (${a.status})`)
+          .join(', ');
+        throw new ApiError(
+          'CounterpartyHasActiveExternalAccounts',
+          `it owns ${live.length} active or pending external account(s): ${listed}${live.length > 5 ? ', …' : ''}; delete them first`,
+        );
       }
       const at = (await this.clock.now(projectId)).toISOString();
       await this.commands.handle(projectId, id, { type: 'DeleteCounterparty', at });

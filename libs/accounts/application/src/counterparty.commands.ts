@@ -2,14 +2,25 @@
 // the counterparty read model (the row a use case answers with), then the partner events with the counterparty
 // as a read shows it, deleted ones too (spec: Counterparty; Events / Catalog).
 import { Injectable } from '@nestjs/common';
-import { counterpartyDecider, counterpartyStreamId, type CounterpartyCommand, type CounterpartyEvent, type CounterpartyState } from '@mm/accounts/domain';
+import {
+  counterpartyDecider,
+  counterpartyStreamId,
+  type CounterpartyCommand,
+  type CounterpartyEvent,
+  type CounterpartyState,
+} from '@mm/accounts/domain';
 import { ExternalAccountsReadModels, type CounterpartyRow } from '@mm/accounts/infrastructure';
 import { CommandHandler, type RecordedEvent } from '@mm/platform/event-store';
 import { AccountsEventStore } from './accounts-event-store';
 import { AccountsPartnerEvents } from './accounts-partner-events';
 
 @Injectable()
-export class CounterpartyCommands extends CommandHandler<CounterpartyCommand, CounterpartyEvent, CounterpartyState, CounterpartyRow> {
+export class CounterpartyCommands extends CommandHandler<
+  CounterpartyCommand,
+  CounterpartyEvent,
+  CounterpartyState,
+  CounterpartyRow
+> {
   constructor(store: AccountsEventStore, readModels: ExternalAccountsReadModels, partnerEvents: AccountsPartnerEvents) {
     super(store, {
       decider: counterpartyDecider,
@@ -21,7 +32,10 @@ export class CounterpartyCommands extends CommandHandler<CounterpartyCommand, Co
 }
 
 /** The counterparty row as the event left it (none for a deletion: reads no longer show it). */
-async function projectCounterparty(readModels: ExternalAccountsReadModels, event: RecordedEvent & CounterpartyEvent): Promise<CounterpartyRow | undefined> {
+async function projectCounterparty(
+  readModels: ExternalAccountsReadModels,
+  event: RecordedEvent & CounterpartyEvent,
+): Promise<CounterpartyRow | undefined> {
   const version = event.streamVersion;
   switch (event.type) {
     case 'counterparty.created': {

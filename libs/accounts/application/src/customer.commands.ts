@@ -2,7 +2,13 @@
 // customer read model as it is appended (the row a use case answers with), then the partner events with the
 // customer as a read shows it (spec: Events / Catalog: endorsements; ADR 0018).
 import { Injectable } from '@nestjs/common';
-import { customerDecider, customerStreamId, type CustomerCommand, type CustomerEvent, type CustomerState } from '@mm/accounts/domain';
+import {
+  customerDecider,
+  customerStreamId,
+  type CustomerCommand,
+  type CustomerEvent,
+  type CustomerState,
+} from '@mm/accounts/domain';
 import { AccountsReadModels, type CustomerRow } from '@mm/accounts/infrastructure';
 import { CommandHandler, type RecordedEvent } from '@mm/platform/event-store';
 import { AccountsEventStore } from './accounts-event-store';
@@ -21,7 +27,10 @@ export class CustomerCommands extends CommandHandler<CustomerCommand, CustomerEv
 }
 
 /** The customer row as the event left it. */
-function projectCustomer(readModels: AccountsReadModels, event: RecordedEvent & CustomerEvent): Promise<CustomerRow | undefined> {
+function projectCustomer(
+  readModels: AccountsReadModels,
+  event: RecordedEvent & CustomerEvent,
+): Promise<CustomerRow | undefined> {
   switch (event.type) {
     case 'customer.created': {
       const d = event.data;
@@ -38,10 +47,31 @@ function projectCustomer(readModels: AccountsReadModels, event: RecordedEvent & 
       });
     }
     case 'endorsement.requested':
-      return readModels.setEndorsement(event.data.projectId, event.data.customerId, event.data.name, 'pending', event.streamVersion, event.data.requestedAt);
+      return readModels.setEndorsement(
+        event.data.projectId,
+        event.data.customerId,
+        event.data.name,
+        'pending',
+        event.streamVersion,
+        event.data.requestedAt,
+      );
     case 'endorsement.approved':
-      return readModels.setEndorsement(event.data.projectId, event.data.customerId, event.data.name, 'active', event.streamVersion, event.data.approvedAt);
+      return readModels.setEndorsement(
+        event.data.projectId,
+        event.data.customerId,
+        event.data.name,
+        'active',
+        event.streamVersion,
+        event.data.approvedAt,
+      );
     case 'endorsement.rejected':
-      return readModels.setEndorsement(event.data.projectId, event.data.customerId, event.data.name, 'rejected', event.streamVersion, event.data.rejectedAt);
+      return readModels.setEndorsement(
+        event.data.projectId,
+        event.data.customerId,
+        event.data.name,
+        'rejected',
+        event.streamVersion,
+        event.data.rejectedAt,
+      );
   }
 }

@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, type EndorsementName } from '@mm/contracts';
-import { AccountsReadModels, type BalanceCustomer, type BalanceWallet, type CustomerRow } from '@mm/accounts/infrastructure';
+import {
+  AccountsReadModels,
+  type BalanceCustomer,
+  type BalanceWallet,
+  type CustomerRow,
+} from '@mm/accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
 import { runCommand } from '@mm/platform/event-store';
@@ -32,7 +37,10 @@ export class CustomersService {
   }
 
   /** What a balance read needs of the customer and its wallets (CustomerNotFound when there is no such customer). */
-  async requireBalanceHolder(projectId: string, customerId: string): Promise<{ customer: BalanceCustomer; wallets: BalanceWallet[] }> {
+  async requireBalanceHolder(
+    projectId: string,
+    customerId: string,
+  ): Promise<{ customer: BalanceCustomer; wallets: BalanceWallet[] }> {
     requireCustomerId(customerId);
     const { customer, wallets } = await this.readModels.balanceHolder(projectId, customerId);
     if (!customer) throw new ApiError('CustomerNotFound');
@@ -43,16 +51,21 @@ export class CustomersService {
     const customerId = newId('customer');
     return runCommand(this.uow, async () => {
       const at = (await this.clock.now(projectId)).toISOString();
-      const { row } = await this.commands.handle(projectId, customerId, {
-        type: 'CreateCustomer',
-        customerId,
+      const { row } = await this.commands.handle(
         projectId,
-        firstName: input.firstName,
-        lastName: input.lastName,
-        email: input.email ?? null,
-        endorsements: input.endorsements ?? [],
-        at,
-      }, { newStream: true });
+        customerId,
+        {
+          type: 'CreateCustomer',
+          customerId,
+          projectId,
+          firstName: input.firstName,
+          lastName: input.lastName,
+          email: input.email ?? null,
+          endorsements: input.endorsements ?? [],
+          at,
+        },
+        { newStream: true },
+      );
       return row!;
     });
   }
@@ -68,13 +81,20 @@ export class CustomersService {
   }
 
   /** The sandbox reviewer's (or a KYC provider's) verdict on a pending endorsement. */
-  async decideEndorsement(projectId: string, customerId: string, name: EndorsementName, verdict: { approved: true } | { approved: false; reason: string }): Promise<void> {
+  async decideEndorsement(
+    projectId: string,
+    customerId: string,
+    name: EndorsementName,
+    verdict: { approved: true } | { approved: false; reason: string },
+  ): Promise<void> {
     await runCommand(this.uow, async () => {
       const at = (await this.clock.now(projectId)).toISOString();
       await this.commands.handle(
         projectId,
         customerId,
-        verdict.approved ? { type: 'ApproveEndorsement', name, at } : { type: 'RejectEndorsement', name, reason: verdict.reason, at },
+        verdict.approved
+          ? { type: 'ApproveEndorsement', name, at }
+          : { type: 'RejectEndorsement', name, reason: verdict.reason, at },
       );
     });
   }
@@ -82,5 +102,6 @@ export class CustomersService {
 
 /** 400 InvalidCustomerID for a value that is not a customer id at all. */
 function requireCustomerId(customerId: string): void {
-  if (!isId('customer', customerId)) throw new ApiError('InvalidCustomerID', `"${customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+  if (!isId('customer', customerId))
+    throw new ApiError('InvalidCustomerID', `"${customerId.slice(0, 64)}" is not a customer id (cst_…)`);
 }

@@ -16,7 +16,9 @@ export class EndorsementReviewer {
     private readonly kyc: KycProvider,
   ) {}
 
-  async onEndorsementRequested(event: RecordedEvent<'endorsement.requested', EventPayloads['endorsement.requested']>): Promise<void> {
+  async onEndorsementRequested(
+    event: RecordedEvent<'endorsement.requested', EventPayloads['endorsement.requested']>,
+  ): Promise<void> {
     const { projectId, customerId, name } = event.data;
     const customer = await this.readModels.customer(projectId, customerId);
     if (!customer) return;

@@ -26,22 +26,37 @@ export class ExternalAccountProvisioner implements OnModuleInit {
     this.timers.on(PROVISIONING_TIMEOUT_TIMER, (timer) => this.onTimeout(timer));
   }
 
-  async onCreated(event: RecordedEvent<'externalAccount.created', EventPayloads['externalAccount.created']>): Promise<void> {
+  async onCreated(
+    event: RecordedEvent<'externalAccount.created', EventPayloads['externalAccount.created']>,
+  ): Promise<void> {
     const { projectId, externalAccountId, screenedNames } = event.data;
     const account = await this.readModels.externalAccount(projectId, externalAccountId);
     if (account?.status !== 'pending') return; // decided already, or deleted
     const hit = screenedNames.length > 0 ? await this.screening.screen(screenedNames) : null;
-    if (hit) return this.externalAccounts.completeProvisioning(projectId, externalAccountId, { active: false, failure: hit });
-    const result = await this.provider.provision({ type: account.type, details: account.details, providerReference: account.provider_reference });
-    if (result.outcome === 'active') return this.externalAccounts.completeProvisioning(projectId, externalAccountId, { active: true });
-    if (result.outcome === 'rejected') return this.externalAccounts.completeProvisioning(projectId, externalAccountId, { active: false, failure: result.failure });
+    if (hit)
+      return this.externalAccounts.completeProvisioning(projectId, externalAccountId, { active: false, failure: hit });
+    const result = await this.provider.provision({
+      type: account.type,
+      details: account.details,
+      providerReference: account.provider_reference,
+    });
+    if (result.outcome === 'active')
+      return this.externalAccounts.completeProvisioning(projectId, externalAccountId, { active: true });
+    if (result.outcome === 'rejected')
+      return this.externalAccounts.completeProvisioning(projectId, externalAccountId, {
+        active: false,
+        failure: result.failure,
+      });
     // noAnswer: the timer decides.
   }
 
   private async onTimeout(timer: DueTimer): Promise<void> {
     await this.externalAccounts.completeProvisioning(timer.projectId, timer.key, {
       active: false,
-      failure: { code: 'provisioning_timeout', message: 'the provider did not confirm the account before the provisioning deadline' },
+      failure: {
+        code: 'provisioning_timeout',
+        message: 'the provider did not confirm the account before the provisioning deadline',
+      },
     });
   }
 }

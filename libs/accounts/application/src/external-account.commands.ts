@@ -3,7 +3,14 @@
 // clock, the provisioning deadline and, for a card, the end of its expiry month (spec: External account;
 // States / External account); then the partner events with the account as a read shows it (Events, tie 2).
 import { Injectable } from '@nestjs/common';
-import { cardExpiresAt, externalAccountDecider, externalAccountStreamId, type ExternalAccountCommand, type ExternalAccountEvent, type ExternalAccountState } from '@mm/accounts/domain';
+import {
+  cardExpiresAt,
+  externalAccountDecider,
+  externalAccountStreamId,
+  type ExternalAccountCommand,
+  type ExternalAccountEvent,
+  type ExternalAccountState,
+} from '@mm/accounts/domain';
 import { CARD_EXPIRY_TIMER, ExternalAccountsReadModels, type ExternalAccountRow } from '@mm/accounts/infrastructure';
 import { TimerService } from '@mm/platform/clock';
 import { CommandHandler, type AfterDecision, type RecordedEvent } from '@mm/platform/event-store';
@@ -17,15 +24,33 @@ export { CARD_EXPIRY_TIMER };
 type After = AfterDecision<ExternalAccountEvent, ExternalAccountState, ExternalAccountRow>;
 
 @Injectable()
-export class ExternalAccountCommands extends CommandHandler<ExternalAccountCommand, ExternalAccountEvent, ExternalAccountState, ExternalAccountRow> {
-  constructor(store: AccountsEventStore, readModels: ExternalAccountsReadModels, timers: TimerService, partnerEvents: AccountsPartnerEvents) {
+export class ExternalAccountCommands extends CommandHandler<
+  ExternalAccountCommand,
+  ExternalAccountEvent,
+  ExternalAccountState,
+  ExternalAccountRow
+> {
+  constructor(
+    store: AccountsEventStore,
+    readModels: ExternalAccountsReadModels,
+    timers: TimerService,
+    partnerEvents: AccountsPartnerEvents,
+  ) {
     const armTimers: After = async ({ events }, { projectId, id }) => {
       for (const event of events as unknown as Array<RecordedEvent & ExternalAccountEvent>) {
         if (event.type !== 'externalAccount.created') continue;
-        await timers.schedule(projectId, PROVISIONING_TIMEOUT_TIMER, id, new Date(event.data.provisioningDeadline), { externalAccountId: id });
+        await timers.schedule(projectId, PROVISIONING_TIMEOUT_TIMER, id, new Date(event.data.provisioningDeadline), {
+          externalAccountId: id,
+        });
         const details = event.data.details;
         if (details && 'expiryMonth' in details) {
-          await timers.schedule(projectId, CARD_EXPIRY_TIMER, id, cardExpiresAt({ month: details.expiryMonth, year: details.expiryYear }), { externalAccountId: id });
+          await timers.schedule(
+            projectId,
+            CARD_EXPIRY_TIMER,
+            id,
+            cardExpiresAt({ month: details.expiryMonth, year: details.expiryYear }),
+            { externalAccountId: id },
+          );
         }
       }
     };
@@ -39,7 +64,10 @@ export class ExternalAccountCommands extends CommandHandler<ExternalAccountComma
 }
 
 /** The account row as the event left it. */
-async function projectExternalAccount(readModels: ExternalAccountsReadModels, event: RecordedEvent & ExternalAccountEvent): Promise<ExternalAccountRow | undefined> {
+async function projectExternalAccount(
+  readModels: ExternalAccountsReadModels,
+  event: RecordedEvent & ExternalAccountEvent,
+): Promise<ExternalAccountRow | undefined> {
   const version = event.streamVersion;
   switch (event.type) {
     case 'externalAccount.created': {
@@ -65,10 +93,21 @@ async function projectExternalAccount(readModels: ExternalAccountsReadModels, ev
     }
     case 'externalAccount.updated': {
       const d = event.data;
-      return readModels.updateExternalAccount(d.projectId, d.externalAccountId, { label: d.label, metadata: d.metadata, failure: d.failure }, version, d.at);
+      return readModels.updateExternalAccount(
+        d.projectId,
+        d.externalAccountId,
+        { label: d.label, metadata: d.metadata, failure: d.failure },
+        version,
+        d.at,
+      );
     }
     case 'externalAccount.deleted':
-      await readModels.markExternalAccountDeleted(event.data.projectId, event.data.externalAccountId, version, event.data.at);
+      await readModels.markExternalAccountDeleted(
+        event.data.projectId,
+        event.data.externalAccountId,
+        version,
+        event.data.at,
+      );
       return undefined;
     case 'externalAccount.verified':
     case 'externalAccount.declined':

@@ -17,7 +17,8 @@ import { CounterpartiesService } from './counterparties.service';
 import { CARD_EXPIRY_TIMER, ExternalAccountCommands, PROVISIONING_TIMEOUT_TIMER } from './external-account.commands';
 import { CustomersService } from './customers.service';
 
-export type ExternalAccountOwner = { kind: 'customer'; customerId: string } | { kind: 'counterparty'; counterpartyId: string };
+export type ExternalAccountOwner =
+  { kind: 'customer'; customerId: string } | { kind: 'counterparty'; counterpartyId: string };
 
 export interface RegisterExternalAccountInput {
   owner: ExternalAccountOwner;
@@ -41,7 +42,8 @@ export class ExternalAccountsService {
 
   /** 400 for a malformed id; 404 for one this project does not have, or has deleted. */
   async require(projectId: string, id: string): Promise<ExternalAccountRow> {
-    if (!isId('externalAccount', id)) throw new ApiError('InvalidExternalAccountID', `"${id.slice(0, 64)}" is not an external account id (ext_…)`);
+    if (!isId('externalAccount', id))
+      throw new ApiError('InvalidExternalAccountID', `"${id.slice(0, 64)}" is not an external account id (ext_…)`);
     const row = await this.readModels.externalAccount(projectId, id);
     if (!row) throw new ApiError('ExternalAccountNotFound');
     return row;
@@ -81,7 +83,11 @@ export class ExternalAccountsService {
     });
   }
 
-  async update(projectId: string, id: string, changes: { label?: string | null; metadata?: Record<string, string | null> | null }): Promise<ExternalAccountRow> {
+  async update(
+    projectId: string,
+    id: string,
+    changes: { label?: string | null; metadata?: Record<string, string | null> | null },
+  ): Promise<ExternalAccountRow> {
     return runCommand(this.uow, async () => {
       const before = await this.require(projectId, id);
       const at = (await this.clock.now(projectId)).toISOString();
@@ -101,10 +107,16 @@ export class ExternalAccountsService {
   }
 
   /** The provider's (or the screening's, or the timer's) verdict on a pending account. */
-  async completeProvisioning(projectId: string, id: string, verdict: { active: true } | { active: false; failure: ExternalAccountFailure }): Promise<void> {
+  async completeProvisioning(
+    projectId: string,
+    id: string,
+    verdict: { active: true } | { active: false; failure: ExternalAccountFailure },
+  ): Promise<void> {
     await runCommand(this.uow, async () => {
       const at = (await this.clock.now(projectId)).toISOString();
-      const command: ExternalAccountCommand = verdict.active ? { type: 'CompleteProvisioning', at } : { type: 'FailProvisioning', failure: verdict.failure, at };
+      const command: ExternalAccountCommand = verdict.active
+        ? { type: 'CompleteProvisioning', at }
+        : { type: 'FailProvisioning', failure: verdict.failure, at };
       await this.commands.handle(projectId, id, command);
       await this.timers.cancel(PROVISIONING_TIMEOUT_TIMER, id);
     });
@@ -129,7 +141,10 @@ export class ExternalAccountsService {
     });
   }
 
-  private async resolveOwner(projectId: string, owner: ExternalAccountOwner): Promise<{ customerId: string; counterpartyId: string | null; name: string }> {
+  private async resolveOwner(
+    projectId: string,
+    owner: ExternalAccountOwner,
+  ): Promise<{ customerId: string; counterpartyId: string | null; name: string }> {
     if (owner.kind === 'counterparty') {
       const counterparty = await this.counterparties.require(projectId, owner.counterpartyId);
       return { customerId: counterparty.customer_id, counterpartyId: counterparty.id, name: counterparty.name };

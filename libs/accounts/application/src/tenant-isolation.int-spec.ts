@@ -36,7 +36,16 @@ describe('tenant isolation of the accounts service', () => {
     const partnerEvents = new AccountsPartnerEvents(store, new RowViews());
     customers = new CustomersService(db.uow, new CustomerCommands(store, readModels, partnerEvents), readModels, clock);
     const walletCommands = new WalletCommands(store, readModels, partnerEvents);
-    wallets = new WalletsService(db.uow, store, walletCommands, readModels, customers, new SandboxCustodian(), clock, partnerEvents);
+    wallets = new WalletsService(
+      db.uow,
+      store,
+      walletCommands,
+      readModels,
+      customers,
+      new SandboxCustodian(),
+      clock,
+      partnerEvents,
+    );
     // A custodial wallet needs the cryptoCustody endorsement active (docs/endorsements.md): the reviewer's verdict, given here.
     customerA = (await customers.create(A, { firstName: 'Only', lastName: 'InA', endorsements: ['cryptoCustody'] })).id;
     await customers.decideEndorsement(A, customerA, 'cryptoCustody', { approved: true });
@@ -55,11 +64,17 @@ describe('tenant isolation of the accounts service', () => {
   });
 
   it("does not write to another project's customer or wallet", async () => {
-    await expect(wallets.create(B, customerA, 'usdc', 'ethereum')).rejects.toMatchObject({ errorName: 'CustomerNotFound' });
+    await expect(wallets.create(B, customerA, 'usdc', 'ethereum')).rejects.toMatchObject({
+      errorName: 'CustomerNotFound',
+    });
     await expect(wallets.fund(B, walletA, '1')).rejects.toMatchObject({ errorName: 'WalletNotFound' });
-    await expect(customers.requestEndorsement(B, customerA, 'usd')).rejects.toMatchObject({ errorName: 'CustomerNotFound' });
+    await expect(customers.requestEndorsement(B, customerA, 'usd')).rejects.toMatchObject({
+      errorName: 'CustomerNotFound',
+    });
     expect((await readModels.wallet(A, walletA))!.balance).toBe('12.500000000000000000');
-    expect((await readModels.customer(A, customerA))!.endorsements).toEqual([{ name: 'cryptoCustody', status: 'active' }]);
+    expect((await readModels.customer(A, customerA))!.endorsements).toEqual([
+      { name: 'cryptoCustody', status: 'active' },
+    ]);
   });
 
   it('lists only the project asked for', async () => {
@@ -72,7 +87,9 @@ describe('tenant isolation of the accounts service', () => {
 
   it('keeps the ledger balanced and equal to the wallet balance', async () => {
     expect(Number(await readModels.ledgerBalance(`wallet:${walletA}`))).toBe(12.5);
-    const [{ total }] = await db.uow.query<{ total: string }>(`SELECT sum(amount)::text AS total FROM accounts.ledger_entries`);
+    const [{ total }] = await db.uow.query<{ total: string }>(
+      `SELECT sum(amount)::text AS total FROM accounts.ledger_entries`,
+    );
     expect(Number(total)).toBe(0);
   });
 

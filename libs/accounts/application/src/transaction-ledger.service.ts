@@ -21,7 +21,9 @@ export class TransactionLedgerService {
     private readonly wallets: WalletsService,
   ) {}
 
-  async onLegSettled(event: RecordedEvent<'transaction.legSettled', EventPayloads['transaction.legSettled']>): Promise<void> {
+  async onLegSettled(
+    event: RecordedEvent<'transaction.legSettled', EventPayloads['transaction.legSettled']>,
+  ): Promise<void> {
     const { transactionId, projectId, at, settlement: s } = event.data;
     const transit = transitAccount(transactionId);
     const move = (step: string, asset: string, amount: string, from: string, to: string, reason: string): Posting => ({
@@ -37,24 +39,61 @@ export class TransactionLedgerService {
       at,
     });
     if (s.kind === 'deposit') {
-      await this.post(move(`deposit:${event.data.legId}`, s.railAsset, s.railAmount, railAccount(s.railAsset, s.network), transit, `${depositLabel(s.network)} of transaction ${transactionId}`));
+      await this.post(
+        move(
+          `deposit:${event.data.legId}`,
+          s.railAsset,
+          s.railAmount,
+          railAccount(s.railAsset, s.network),
+          transit,
+          `${depositLabel(s.network)} of transaction ${transactionId}`,
+        ),
+      );
       return;
     }
     // The money in transit leaves in its own asset, or through the conversion desk into the rail's.
     let from = transit;
     if (s.transitAsset !== s.railAsset) {
-      await this.post(move('convert', s.transitAsset, s.transitAmount, transit, conversionAccount(s.transitAsset), `conversion of transaction ${transactionId}`));
+      await this.post(
+        move(
+          'convert',
+          s.transitAsset,
+          s.transitAmount,
+          transit,
+          conversionAccount(s.transitAsset),
+          `conversion of transaction ${transactionId}`,
+        ),
+      );
       from = conversionAccount(s.railAsset);
     }
     const postingId = transactionPostingId(transactionId, `payout:${event.data.legId}`);
     if (s.walletId) {
-      await this.wallets.creditFromLedger(projectId, s.walletId, postingId, s.railAmount, from, `transaction ${transactionId}`, at);
+      await this.wallets.creditFromLedger(
+        projectId,
+        s.walletId,
+        postingId,
+        s.railAmount,
+        from,
+        `transaction ${transactionId}`,
+        at,
+      );
       return;
     }
-    await this.post(move(`payout:${event.data.legId}`, s.railAsset, s.railAmount, from, railAccount(s.railAsset, s.network), `payout of transaction ${transactionId}`));
+    await this.post(
+      move(
+        `payout:${event.data.legId}`,
+        s.railAsset,
+        s.railAmount,
+        from,
+        railAccount(s.railAsset, s.network),
+        `payout of transaction ${transactionId}`,
+      ),
+    );
   }
 
-  async onRefundInitiated(event: RecordedEvent<'transaction.refundInitiated', EventPayloads['transaction.refundInitiated']>): Promise<void> {
+  async onRefundInitiated(
+    event: RecordedEvent<'transaction.refundInitiated', EventPayloads['transaction.refundInitiated']>,
+  ): Promise<void> {
     const { transactionId, projectId, at, leg, walletId } = event.data;
     const step = `refund:${leg.id}`;
     const postingId = transactionPostingId(transactionId, step);
@@ -75,7 +114,15 @@ export class TransactionLedgerService {
       });
     }
     if (walletId) {
-      await this.wallets.creditFromLedger(projectId, walletId, postingId, leg.amount, transitAccount(transactionId), reason, at);
+      await this.wallets.creditFromLedger(
+        projectId,
+        walletId,
+        postingId,
+        leg.amount,
+        transitAccount(transactionId),
+        reason,
+        at,
+      );
     } else if (dec(leg.amount).isZero()) {
       // A refund of nothing moves nothing: no posting, though the refund is still announced.
     } else {
@@ -93,7 +140,10 @@ export class TransactionLedgerService {
         at,
       });
     }
-    await this.commands.handle(projectId, transactionId, { type: 'AnnounceReturn', returned: { projectId, transactionId, walletId, postingId, amount: leg.amount, at } });
+    await this.commands.handle(projectId, transactionId, {
+      type: 'AnnounceReturn',
+      returned: { projectId, transactionId, walletId, postingId, amount: leg.amount, at },
+    });
   }
 
   private async post(posting: Posting): Promise<void> {

@@ -3,7 +3,13 @@
 // partners (spec: Wallet; Customer balance; Events / Catalog). A posting reads the stream by its first and last
 // events (each carries the balance after it), which WalletsService hands the path as the stream's read.
 import { Injectable } from '@nestjs/common';
-import { walletDecider, walletStreamId, type WalletCommand, type WalletEvent, type WalletState } from '@mm/accounts/domain';
+import {
+  walletDecider,
+  walletStreamId,
+  type WalletCommand,
+  type WalletEvent,
+  type WalletState,
+} from '@mm/accounts/domain';
 import { AccountsReadModels } from '@mm/accounts/infrastructure';
 import { CommandHandler, type RecordedEvent } from '@mm/platform/event-store';
 import { AccountsEventStore } from './accounts-event-store';
@@ -16,7 +22,11 @@ export class WalletCommands extends CommandHandler<WalletCommand, WalletEvent, W
       decider: walletDecider,
       streamId: walletStreamId,
       project: (event) => projectWallet(readModels, event),
-      then: [({ before, events }, { projectId, id }) => applyPostings(readModels, projectId, id, before, events as unknown as Array<RecordedEvent & WalletEvent>), ({ events }) => partnerEvents.publish(events)],
+      then: [
+        ({ before, events }, { projectId, id }) =>
+          applyPostings(readModels, projectId, id, before, events as unknown as Array<RecordedEvent & WalletEvent>),
+        ({ events }) => partnerEvents.publish(events),
+      ],
     });
   }
 }
@@ -25,7 +35,15 @@ async function projectWallet(readModels: AccountsReadModels, event: RecordedEven
   switch (event.type) {
     case 'wallet.provisioned': {
       const d = event.data;
-      return readModels.insertWallet({ id: d.walletId, project_id: d.projectId, customer_id: d.customerId, asset: d.asset, network: d.network, address: d.address, at: d.createdAt });
+      return readModels.insertWallet({
+        id: d.walletId,
+        project_id: d.projectId,
+        customer_id: d.customerId,
+        asset: d.asset,
+        network: d.network,
+        address: d.address,
+        at: d.createdAt,
+      });
     }
     case 'wallet.credited':
     case 'wallet.debited':
@@ -35,11 +53,26 @@ async function projectWallet(readModels: AccountsReadModels, event: RecordedEven
 }
 
 /** A posting's ledger entries and the balance after it, in the posting's transaction. */
-async function applyPostings(readModels: AccountsReadModels, projectId: string, walletId: string, before: WalletState, events: Array<RecordedEvent & WalletEvent>): Promise<void> {
+async function applyPostings(
+  readModels: AccountsReadModels,
+  projectId: string,
+  walletId: string,
+  before: WalletState,
+  events: Array<RecordedEvent & WalletEvent>,
+): Promise<void> {
   if (before.status === 'none') return;
   for (const event of events) {
     if (event.type === 'wallet.provisioned') continue;
     const d = event.data;
-    await readModels.applyPosting({ projectId, walletId, postingId: d.postingId, asset: before.asset, entries: d.entries, balance: d.balance, reason: d.reason, at: d.at });
+    await readModels.applyPosting({
+      projectId,
+      walletId,
+      postingId: d.postingId,
+      asset: before.asset,
+      entries: d.entries,
+      balance: d.balance,
+      reason: d.reason,
+      at: d.at,
+    });
   }
 }

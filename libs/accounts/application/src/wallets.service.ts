@@ -1,6 +1,27 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, OPERATION_ENDORSEMENTS, requireAmount, requireEndorsement, SANDBOX_FX_FROM_USD, SANDBOX_MAX_FUNDING, WALLET_NETWORKS, type PullFundsRequest, type PullFundsResult } from '@mm/contracts';
-import { customerBalance, sandboxFundingAccount, transactionPostingId, transitAccount, walletDecider, walletStreamId, type CustomerBalance, type WalletCommand, type WalletEvent, type WalletState } from '@mm/accounts/domain';
+import {
+  ApiError,
+  OPERATION_ENDORSEMENTS,
+  requireAmount,
+  requireEndorsement,
+  SANDBOX_FX_FROM_USD,
+  SANDBOX_MAX_FUNDING,
+  WALLET_NETWORKS,
+  type PullFundsRequest,
+  type PullFundsResult,
+} from '@mm/contracts';
+import {
+  customerBalance,
+  sandboxFundingAccount,
+  transactionPostingId,
+  transitAccount,
+  walletDecider,
+  walletStreamId,
+  type CustomerBalance,
+  type WalletCommand,
+  type WalletEvent,
+  type WalletState,
+} from '@mm/accounts/domain';
 import { AccountsReadModels, CustodianProvider, type WalletRow } from '@mm/accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { PrefetchKey, UnitOfWork } from '@mm/platform/database';
@@ -26,7 +47,8 @@ export class WalletsService {
   ) {}
 
   async require(projectId: string, walletId: string): Promise<WalletRow> {
-    if (!isId('wallet', walletId)) throw new ApiError('InvalidWalletID', `"${walletId.slice(0, 64)}" is not a wallet id (wlt_…)`);
+    if (!isId('wallet', walletId))
+      throw new ApiError('InvalidWalletID', `"${walletId.slice(0, 64)}" is not a wallet id (wlt_…)`);
     const row = await this.readModels.wallet(projectId, walletId);
     if (!row) throw new ApiError('WalletNotFound');
     return row;
@@ -45,7 +67,12 @@ export class WalletsService {
       requireEndorsement(customer, OPERATION_ENDORSEMENTS.custodialWallet, 'a custodial wallet');
       const address = await this.custodian.provisionAddress(asset, network);
       const at = (await this.clock.now(projectId)).toISOString();
-      await this.commands.handle(projectId, walletId, { type: 'ProvisionWallet', walletId, projectId, customerId, asset, network, address, at }, { newStream: true });
+      await this.commands.handle(
+        projectId,
+        walletId,
+        { type: 'ProvisionWallet', walletId, projectId, customerId, asset, network, address, at },
+        { newStream: true },
+      );
       return (await this.readModels.wallet(projectId, walletId))!;
     });
   }
@@ -59,7 +86,14 @@ export class WalletsService {
       const at = (await this.clock.now(projectId)).toISOString();
       await this.post(
         walletId,
-        { type: 'CreditWallet', postingId: newId('posting'), amount, counterAccount: sandboxFundingAccount(wallet.asset, wallet.network), reason: 'sandbox funding', at },
+        {
+          type: 'CreditWallet',
+          postingId: newId('posting'),
+          amount,
+          counterAccount: sandboxFundingAccount(wallet.asset, wallet.network),
+          reason: 'sandbox funding',
+          at,
+        },
         projectId,
       );
       return (await this.readModels.wallet(projectId, walletId))!;
@@ -71,12 +105,20 @@ export class WalletsService {
    * transit account, once per transaction however often it is asked; InsufficientFunds otherwise.
    */
   async pullFunds(projectId: string, request: PullFundsRequest): Promise<PullFundsResult> {
-    if (!isId('wallet', request.walletId)) throw new ApiError('InvalidWalletID', `"${String(request.walletId).slice(0, 64)}" is not a wallet id (wlt_…)`);
+    if (!isId('wallet', request.walletId))
+      throw new ApiError('InvalidWalletID', `"${String(request.walletId).slice(0, 64)}" is not a wallet id (wlt_…)`);
     return runCommand(this.uow, async () => {
       const postingId = transactionPostingId(request.transactionId, 'pull');
       const decision = await this.post(
         request.walletId,
-        { type: 'DebitWallet', postingId, amount: request.amount, counterAccount: transitAccount(request.transactionId), reason: `transaction ${request.transactionId}`, at: request.at },
+        {
+          type: 'DebitWallet',
+          postingId,
+          amount: request.amount,
+          counterAccount: transitAccount(request.transactionId),
+          reason: `transaction ${request.transactionId}`,
+          at: request.at,
+        },
         projectId,
       );
       return { postingId, balance: decision.state.status === 'provisioned' ? decision.state.balance : '0' };
@@ -93,11 +135,22 @@ export class WalletsService {
     const postingId = transactionPostingId(request.transactionId, 'pull');
     const streamId = walletStreamId(request.walletId);
     // Its failure is the failure of the statements it travelled with, or of pullFunds, which takes it.
-    this.uow.prefetch({ key: aheadKey(request.walletId), read: async () => ({ projectId, postingId, ...(await this.readStreamEnds(streamId, postingId)) }) });
+    this.uow.prefetch({
+      key: aheadKey(request.walletId),
+      read: async () => ({ projectId, postingId, ...(await this.readStreamEnds(streamId, postingId)) }),
+    });
   }
 
   /** A ledger movement into a wallet (a transaction's payout or refund); once per posting id. */
-  async creditFromLedger(projectId: string, walletId: string, postingId: string, amount: string, counterAccount: string, reason: string, at: string): Promise<void> {
+  async creditFromLedger(
+    projectId: string,
+    walletId: string,
+    postingId: string,
+    amount: string,
+    counterAccount: string,
+    reason: string,
+    at: string,
+  ): Promise<void> {
     await this.post(walletId, { type: 'CreditWallet', postingId, amount, counterAccount, reason, at }, projectId);
   }
 
@@ -105,7 +158,10 @@ export class WalletsService {
     const currency = currencyCode.toUpperCase();
     const rate = SANDBOX_FX_FROM_USD[currency];
     if (!/^[A-Z]{3}$/.test(currency) || !rate) {
-      throw new ApiError('UnsupportedCurrency', `estimatedBalanceCurrencyCode must be one of ${Object.keys(SANDBOX_FX_FROM_USD).join(', ')}`);
+      throw new ApiError(
+        'UnsupportedCurrency',
+        `estimatedBalanceCurrencyCode must be one of ${Object.keys(SANDBOX_FX_FROM_USD).join(', ')}`,
+      );
     }
     const { customer, wallets } = await this.customers.requireBalanceHolder(projectId, customerId);
     const readings = await this.custodian.readBalances(customer, wallets);
@@ -117,25 +173,38 @@ export class WalletsService {
    * first event and its last, however long its history; a posting already in the ledger is not
    * applied again (the ledger's key, not a list of every posting the wallet ever had).
    */
-  private async post(walletId: string, command: Exclude<WalletCommand, { type: 'ProvisionWallet' }>, projectId: string): Promise<{ state: WalletState }> {
+  private async post(
+    walletId: string,
+    command: Exclude<WalletCommand, { type: 'ProvisionWallet' }>,
+    projectId: string,
+  ): Promise<{ state: WalletState }> {
     const streamId = walletStreamId(walletId);
     // The lock, the wallet's ends and whether the posting is in the ledger already: one round trip, or none
     // when they were read ahead for this posting in this transaction (preparePull). Any posting to the wallet
     // makes a read ahead of it stale.
     const sent = this.uow.prefetched(aheadKey(walletId));
     const ahead = sent && (await sent.result);
-    const { ends, posted } = ahead && ahead.postingId === command.postingId && ahead.projectId === projectId ? ahead : await this.readStreamEnds(streamId, command.postingId);
+    const { ends, posted } =
+      ahead && ahead.postingId === command.postingId && ahead.projectId === projectId
+        ? ahead
+        : await this.readStreamEnds(streamId, command.postingId);
     const state = fold(walletDecider, ends as unknown as WalletEvent[]);
     if (state.status === 'none' || state.projectId !== projectId) throw new ApiError('WalletNotFound');
     if (posted) return { state };
     // Under the wallet's lock, which every posting takes (its provisioning is the stream's first event):
     // the append travels with the next statement, the ledger entries and the balance after it.
-    const decision = await this.commands.handle(projectId, walletId, command, { read: { events: ends, version: ends[ends.length - 1].streamVersion }, deferAppend: true });
+    const decision = await this.commands.handle(projectId, walletId, command, {
+      read: { events: ends, version: ends[ends.length - 1].streamVersion },
+      deferAppend: true,
+    });
     return { state: decision.state };
   }
 
   /** Under the wallet's lock: its first and last events, and whether the posting is in the ledger already. */
-  private async readStreamEnds(streamId: string, postingId: string): Promise<{ ends: RecordedEvent[]; posted: boolean }> {
+  private async readStreamEnds(
+    streamId: string,
+    postingId: string,
+  ): Promise<{ ends: RecordedEvent[]; posted: boolean }> {
     const {
       events,
       alongside: [posted],

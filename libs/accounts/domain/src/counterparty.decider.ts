@@ -3,7 +3,13 @@
 // first and last name, a business a business name, and an update may not leave
 // it without them. Deletion is refused while it owns active external accounts,
 // which the service checks against its read model before deciding.
-import { ApiError, type CounterpartyAddress, type CounterpartyEntityType, type EventPayloads, type TypedEvent } from '@mm/contracts';
+import {
+  ApiError,
+  type CounterpartyAddress,
+  type CounterpartyEntityType,
+  type EventPayloads,
+  type TypedEvent,
+} from '@mm/contracts';
 import type { Decider } from '@mm/platform/decider';
 
 export type CounterpartyEvent = TypedEvent<'counterparty.created' | 'counterparty.updated' | 'counterparty.deleted'>;
@@ -19,23 +25,43 @@ export interface CounterpartyFields {
 }
 
 export type CounterpartyCommand =
-  | ({ type: 'CreateCounterparty'; counterpartyId: string; projectId: string; customerId: string; entityType: CounterpartyEntityType; at: string } & CounterpartyFields)
+  | ({
+      type: 'CreateCounterparty';
+      counterpartyId: string;
+      projectId: string;
+      customerId: string;
+      entityType: CounterpartyEntityType;
+      at: string;
+    } & CounterpartyFields)
   /** taxIdReplaced: a tax id was given; it is never stored, so a new one counts as a change even when one was on file. */
   | { type: 'UpdateCounterparty'; changes: Partial<CounterpartyFields>; taxIdReplaced?: boolean; at: string }
   | { type: 'DeleteCounterparty'; at: string };
 
-type CounterpartyRecord = { counterpartyId: string; projectId: string; entityType: CounterpartyEntityType } & CounterpartyFields;
+type CounterpartyRecord = {
+  counterpartyId: string;
+  projectId: string;
+  entityType: CounterpartyEntityType;
+} & CounterpartyFields;
 
 /** Active from creation to deletion (spec: Counterparty). */
-export type CounterpartyState = { status: 'none' } | ({ status: 'active' } & CounterpartyRecord) | ({ status: 'deleted' } & CounterpartyRecord);
+export type CounterpartyState =
+  { status: 'none' } | ({ status: 'active' } & CounterpartyRecord) | ({ status: 'deleted' } & CounterpartyRecord);
 
 /** The read-only name: "First Last" for an individual, the business name for a business. */
-export function counterpartyName(entityType: CounterpartyEntityType, fields: Pick<CounterpartyFields, 'firstName' | 'lastName' | 'businessName'>): string {
-  return entityType === 'business' ? (fields.businessName ?? '').trim() : `${(fields.firstName ?? '').trim()} ${(fields.lastName ?? '').trim()}`.trim();
+export function counterpartyName(
+  entityType: CounterpartyEntityType,
+  fields: Pick<CounterpartyFields, 'firstName' | 'lastName' | 'businessName'>,
+): string {
+  return entityType === 'business'
+    ? (fields.businessName ?? '').trim()
+    : `${(fields.firstName ?? '').trim()} ${(fields.lastName ?? '').trim()}`.trim();
 }
 
 /** The structured names an entity type needs, and none of the other type's. */
-export function counterpartyNamesProblem(entityType: CounterpartyEntityType, fields: Pick<CounterpartyFields, 'firstName' | 'lastName' | 'businessName'>): string | undefined {
+export function counterpartyNamesProblem(
+  entityType: CounterpartyEntityType,
+  fields: Pick<CounterpartyFields, 'firstName' | 'lastName' | 'businessName'>,
+): string | undefined {
   if (entityType === 'individual') {
     if (!fields.firstName || !fields.lastName) return 'an individual needs firstName and lastName';
     if (fields.businessName) return 'businessName is for entityType business';
@@ -46,7 +72,15 @@ export function counterpartyNamesProblem(entityType: CounterpartyEntityType, fie
   return undefined;
 }
 
-const FIELDS: ReadonlyArray<keyof CounterpartyFields> = ['firstName', 'lastName', 'businessName', 'email', 'phone', 'taxIdProvided', 'address'];
+const FIELDS: ReadonlyArray<keyof CounterpartyFields> = [
+  'firstName',
+  'lastName',
+  'businessName',
+  'email',
+  'phone',
+  'taxIdProvided',
+  'address',
+];
 
 export type ActiveCounterparty = Extract<CounterpartyState, { status: 'active' }>;
 
@@ -78,7 +112,9 @@ function createCounterparty(command: CommandOf<'CreateCounterparty'>, state: Cou
   const problem = counterpartyNamesProblem(command.entityType, command);
   if (problem) throw new ApiError('CounterpartyFieldsInvalid', problem);
   const { type: _type, at, ...data } = command;
-  return [event('counterparty.created', { ...data, name: counterpartyName(command.entityType, command), createdAt: at })];
+  return [
+    event('counterparty.created', { ...data, name: counterpartyName(command.entityType, command), createdAt: at }),
+  ];
 }
 
 /** Only the fields that differ change; the name is composed again from them. */
@@ -99,11 +135,22 @@ function updateCounterparty(command: CommandOf<'UpdateCounterparty'>, state: Act
     if (!changedFields.includes('taxIdProvided')) changedFields.push('taxIdProvided');
   }
   if (changedFields.length === 0) return [];
-  return [event('counterparty.updated', { counterpartyId, projectId, changedFields, changes, name: counterpartyName(state.entityType, next), at: command.at })];
+  return [
+    event('counterparty.updated', {
+      counterpartyId,
+      projectId,
+      changedFields,
+      changes,
+      name: counterpartyName(state.entityType, next),
+      at: command.at,
+    }),
+  ];
 }
 
 function deleteCounterparty(command: CommandOf<'DeleteCounterparty'>, state: ActiveCounterparty): CounterpartyEvent[] {
-  return [event('counterparty.deleted', { counterpartyId: state.counterpartyId, projectId: state.projectId, at: command.at })];
+  return [
+    event('counterparty.deleted', { counterpartyId: state.counterpartyId, projectId: state.projectId, at: command.at }),
+  ];
 }
 
 /** A deleted counterparty is not found. */

@@ -25,7 +25,12 @@ export interface CustomerBalance {
   totalBalance?: { totalUsd: string; fiatUsd: string; cryptoUsd: string };
 }
 
-export function customerBalance(customerId: string, readings: BalanceReadings, currency: string, usdToCurrency: string): CustomerBalance {
+export function customerBalance(
+  customerId: string,
+  readings: BalanceReadings,
+  currency: string,
+  usdToCurrency: string,
+): CustomerBalance {
   const cryptoUsd: DecimalValue = sum((readings.crypto ?? []).map((h) => dec(h.balance).times(h.usdPrice)));
   const fiatUsd: DecimalValue = sum((readings.fiatUsd ?? []).map((f) => f.balance));
   const totalUsd = cryptoUsd.plus(fiatUsd);
@@ -38,7 +43,11 @@ export function customerBalance(customerId: string, readings: BalanceReadings, c
   if (timestamps.length > 0) result.updatedAt = timestamps[timestamps.length - 1];
   // Only in USD, and never partial: both components must have been read.
   if (currency === 'USD' && readings.crypto !== undefined && readings.fiatUsd !== undefined) {
-    result.totalBalance = { totalUsd: toFixed(totalUsd, 2), fiatUsd: toFixed(fiatUsd, 2), cryptoUsd: toFixed(cryptoUsd, 2) };
+    result.totalBalance = {
+      totalUsd: toFixed(totalUsd, 2),
+      fiatUsd: toFixed(fiatUsd, 2),
+      cryptoUsd: toFixed(cryptoUsd, 2),
+    };
   }
   return result;
 }

@@ -1,10 +1,18 @@
 // A customer and its endorsements (spec: Customer; API-CONTRACT: Customers and
 // wallets). Endorsements move pending -> active | rejected; a rejected one may
 // be requested again.
-import { ApiError, type EndorsementName, type EndorsementStatus, type EventPayloads, type TypedEvent } from '@mm/contracts';
+import {
+  ApiError,
+  type EndorsementName,
+  type EndorsementStatus,
+  type EventPayloads,
+  type TypedEvent,
+} from '@mm/contracts';
 import type { Decider } from '@mm/platform/decider';
 
-export type CustomerEvent = TypedEvent<'customer.created' | 'endorsement.requested' | 'endorsement.approved' | 'endorsement.rejected'>;
+export type CustomerEvent = TypedEvent<
+  'customer.created' | 'endorsement.requested' | 'endorsement.approved' | 'endorsement.rejected'
+>;
 
 export type CustomerCommand =
   | {
@@ -23,7 +31,13 @@ export type CustomerCommand =
 
 export type CustomerState =
   | { status: 'none' }
-  | { status: 'created'; customerId: string; projectId: string; lastName: string; endorsements: Partial<Record<EndorsementName, EndorsementStatus>> };
+  | {
+      status: 'created';
+      customerId: string;
+      projectId: string;
+      lastName: string;
+      endorsements: Partial<Record<EndorsementName, EndorsementStatus>>;
+    };
 
 export type ExistingCustomer = Extract<CustomerState, { status: 'created' }>;
 
@@ -34,7 +48,13 @@ function withEndorsement(state: CustomerState, name: EndorsementName, status: En
 function evolve(state: CustomerState, event: CustomerEvent): CustomerState {
   switch (event.type) {
     case 'customer.created':
-      return { status: 'created', customerId: event.data.customerId, projectId: event.data.projectId, lastName: event.data.lastName, endorsements: {} };
+      return {
+        status: 'created',
+        customerId: event.data.customerId,
+        projectId: event.data.projectId,
+        lastName: event.data.lastName,
+        endorsements: {},
+      };
     case 'endorsement.requested':
       return withEndorsement(state, event.data.name, 'pending');
     case 'endorsement.approved':
@@ -68,7 +88,9 @@ function createCustomer(command: CommandOf<'CreateCustomer'>, state: CustomerSta
       email: command.email,
       createdAt: at,
     }),
-    ...[...new Set(command.endorsements)].map((name) => event('endorsement.requested', { customerId, projectId, name, requestedAt: at })),
+    ...[...new Set(command.endorsements)].map((name) =>
+      event('endorsement.requested', { customerId, projectId, name, requestedAt: at }),
+    ),
   ];
 }
 
@@ -84,14 +106,31 @@ function approveEndorsement(command: CommandOf<'ApproveEndorsement'>, state: Exi
   const { customerId, projectId } = state;
   const current = state.endorsements[command.name];
   if (current !== 'pending') return [];
-  return [event('endorsement.approved', { customerId, projectId, name: command.name, previousStatus: current, approvedAt: command.at })];
+  return [
+    event('endorsement.approved', {
+      customerId,
+      projectId,
+      name: command.name,
+      previousStatus: current,
+      approvedAt: command.at,
+    }),
+  ];
 }
 
 function rejectEndorsement(command: CommandOf<'RejectEndorsement'>, state: ExistingCustomer): CustomerEvent[] {
   const { customerId, projectId } = state;
   const current = state.endorsements[command.name];
   if (current !== 'pending') return [];
-  return [event('endorsement.rejected', { customerId, projectId, name: command.name, previousStatus: current, reason: command.reason, rejectedAt: command.at })];
+  return [
+    event('endorsement.rejected', {
+      customerId,
+      projectId,
+      name: command.name,
+      previousStatus: current,
+      reason: command.reason,
+      rejectedAt: command.at,
+    }),
+  ];
 }
 
 function requireCustomer(state: CustomerState): ExistingCustomer {

@@ -5,7 +5,13 @@
 // usable when its expiry month ends becomes `invalid` with `card_expired`;
 // deleted softly. Only
 // `label` and `metadata` change after creation: financial details are immutable.
-import { ApiError, type EventPayloads, type ExternalAccountFailure, type ExternalAccountStatus, type TypedEvent } from '@mm/contracts';
+import {
+  ApiError,
+  type EventPayloads,
+  type ExternalAccountFailure,
+  type ExternalAccountStatus,
+  type TypedEvent,
+} from '@mm/contracts';
 import type { Decider } from '@mm/platform/decider';
 
 export type ExternalAccountEvent = TypedEvent<
@@ -18,7 +24,9 @@ export type ExternalAccountEvent = TypedEvent<
 >;
 
 /** The created event's payload, its `type` (the instrument's) named instrumentType beside the command's own type. */
-type Registration = Omit<EventPayloads['externalAccount.created'], 'createdAt' | 'type'> & { instrumentType: EventPayloads['externalAccount.created']['type'] };
+type Registration = Omit<EventPayloads['externalAccount.created'], 'createdAt' | 'type'> & {
+  instrumentType: EventPayloads['externalAccount.created']['type'];
+};
 
 export type ExternalAccountCommand =
   | ({ type: 'RegisterExternalAccount'; at: string } & Registration)
@@ -27,7 +35,12 @@ export type ExternalAccountCommand =
   | { type: 'InvalidateExternalAccount'; failure: ExternalAccountFailure; at: string }
   /** The card's expiry month ended on the project clock (the card expiry timer). */
   | { type: 'ExpireCard'; at: string }
-  | { type: 'UpdateExternalAccount'; label?: string | null; metadata?: Record<string, string | null> | null; at: string }
+  | {
+      type: 'UpdateExternalAccount';
+      label?: string | null;
+      metadata?: Record<string, string | null> | null;
+      at: string;
+    }
   | { type: 'DeleteExternalAccount'; at: string };
 
 export type ExternalAccountState =
@@ -66,8 +79,20 @@ function evolve(state: ExternalAccountState, event: ExternalAccountEvent): Exter
   switch (event.type) {
     case 'externalAccount.created': {
       const d = event.data;
-      const cardExpiry = d.type === 'card' ? { month: (d.details as CardDetails).expiryMonth, year: (d.details as CardDetails).expiryYear } : null;
-      return { status: 'pending', externalAccountId: d.externalAccountId, projectId: d.projectId, cardExpiry, label: d.label, metadata: d.metadata, failure: null, deleted: false };
+      const cardExpiry =
+        d.type === 'card'
+          ? { month: (d.details as CardDetails).expiryMonth, year: (d.details as CardDetails).expiryYear }
+          : null;
+      return {
+        status: 'pending',
+        externalAccountId: d.externalAccountId,
+        projectId: d.projectId,
+        cardExpiry,
+        label: d.label,
+        metadata: d.metadata,
+        failure: null,
+        deleted: false,
+      };
     }
     case 'externalAccount.statusChanged':
       return state.status === 'none' ? state : { ...state, status: event.data.status, failure: event.data.failure };
@@ -104,7 +129,10 @@ function sameFailure(a: ExternalAccountFailure | null, b: ExternalAccountFailure
  * Merges a metadata patch, as Stripe does: a key set to null or "" is removed, and a patch that is null
  * itself removes every key, as every PATCH of the API reads null (docs/sandbox.md, "Changing a resource").
  */
-export function mergeMetadata(current: Record<string, string>, patch: Record<string, string | null> | null): Record<string, string> {
+export function mergeMetadata(
+  current: Record<string, string>,
+  patch: Record<string, string | null> | null,
+): Record<string, string> {
   if (patch === null) return {};
   const merged: Record<string, string> = { ...current };
   for (const [key, value] of Object.entries(patch)) {
@@ -121,39 +149,74 @@ function sameMetadata(a: Record<string, string>, b: Record<string, string>): boo
 
 type CommandOf<T extends ExternalAccountCommand['type']> = Extract<ExternalAccountCommand, { type: T }>;
 
-function registerExternalAccount(command: CommandOf<'RegisterExternalAccount'>, state: ExternalAccountState): ExternalAccountEvent[] {
+function registerExternalAccount(
+  command: CommandOf<'RegisterExternalAccount'>,
+  state: ExternalAccountState,
+): ExternalAccountEvent[] {
   if (state.status !== 'none') return [];
   const { type: _command, instrumentType, at, ...registration } = command;
   return [event('externalAccount.created', { ...registration, type: instrumentType, createdAt: at })];
 }
 
-function completeProvisioning({ at }: CommandOf<'CompleteProvisioning'>, state: ExistingExternalAccount): ExternalAccountEvent[] {
+function completeProvisioning(
+  { at }: CommandOf<'CompleteProvisioning'>,
+  state: ExistingExternalAccount,
+): ExternalAccountEvent[] {
   const { externalAccountId, projectId } = state;
   // A late provider answer after a failure, an invalidation or a deletion changes nothing.
   if (state.status !== 'pending' || state.deleted) return [];
   return [
-    event('externalAccount.statusChanged', { externalAccountId, projectId, status: 'active', previousStatus: 'pending', failure: null, at }),
+    event('externalAccount.statusChanged', {
+      externalAccountId,
+      projectId,
+      status: 'active',
+      previousStatus: 'pending',
+      failure: null,
+      at,
+    }),
     event('externalAccount.verified', { externalAccountId, projectId, at }),
   ];
 }
 
-function failProvisioning({ failure, at }: CommandOf<'FailProvisioning'>, state: ExistingExternalAccount): ExternalAccountEvent[] {
+function failProvisioning(
+  { failure, at }: CommandOf<'FailProvisioning'>,
+  state: ExistingExternalAccount,
+): ExternalAccountEvent[] {
   const { externalAccountId, projectId } = state;
   if (state.status !== 'pending' || state.deleted) return [];
   return [
-    event('externalAccount.statusChanged', { externalAccountId, projectId, status: 'failed', previousStatus: 'pending', failure, at }),
+    event('externalAccount.statusChanged', {
+      externalAccountId,
+      projectId,
+      status: 'failed',
+      previousStatus: 'pending',
+      failure,
+      at,
+    }),
     event('externalAccount.declined', { externalAccountId, projectId, failure, at }),
     event('externalAccount.updated', { externalAccountId, projectId, changedFields: ['failure'], failure, at }),
   ];
 }
 
 /** From any status (spec: States / External account). */
-function invalidateExternalAccount({ failure, at }: CommandOf<'InvalidateExternalAccount'>, state: ExistingExternalAccount): ExternalAccountEvent[] {
+function invalidateExternalAccount(
+  { failure, at }: CommandOf<'InvalidateExternalAccount'>,
+  state: ExistingExternalAccount,
+): ExternalAccountEvent[] {
   const { externalAccountId, projectId } = state;
   if (state.status === 'invalid' || state.deleted) return [];
   return [
-    event('externalAccount.statusChanged', { externalAccountId, projectId, status: 'invalid', previousStatus: state.status, failure, at }),
-    ...(sameFailure(state.failure, failure) ? [] : [event('externalAccount.updated', { externalAccountId, projectId, changedFields: ['failure'], failure, at })]),
+    event('externalAccount.statusChanged', {
+      externalAccountId,
+      projectId,
+      status: 'invalid',
+      previousStatus: state.status,
+      failure,
+      at,
+    }),
+    ...(sameFailure(state.failure, failure)
+      ? []
+      : [event('externalAccount.updated', { externalAccountId, projectId, changedFields: ['failure'], failure, at })]),
   ];
 }
 
@@ -164,18 +227,36 @@ function expireCard({ at }: CommandOf<'ExpireCard'>, state: ExistingExternalAcco
   const expiry = state.cardExpiry;
   if (!expiry || state.deleted || (state.status !== 'active' && state.status !== 'pending')) return [];
   if (Date.parse(at) < cardExpiresAt(expiry).getTime()) return [];
-  const failure = { code: CARD_EXPIRED, message: `the card expired at the end of ${String(expiry.month).padStart(2, '0')}/${expiry.year}` };
+  const failure = {
+    code: CARD_EXPIRED,
+    message: `the card expired at the end of ${String(expiry.month).padStart(2, '0')}/${expiry.year}`,
+  };
   return [
-    event('externalAccount.statusChanged', { externalAccountId, projectId, status: 'invalid', previousStatus: state.status, failure, at }),
+    event('externalAccount.statusChanged', {
+      externalAccountId,
+      projectId,
+      status: 'invalid',
+      previousStatus: state.status,
+      failure,
+      at,
+    }),
     event('externalAccount.updated', { externalAccountId, projectId, changedFields: ['failure'], failure, at }),
   ];
 }
 
 /** Only label and metadata change after creation. */
-function updateExternalAccount(command: CommandOf<'UpdateExternalAccount'>, state: ExistingExternalAccount): ExternalAccountEvent[] {
+function updateExternalAccount(
+  command: CommandOf<'UpdateExternalAccount'>,
+  state: ExistingExternalAccount,
+): ExternalAccountEvent[] {
   if (state.deleted) throw new ApiError('ExternalAccountNotFound');
   const changedFields: Array<'label' | 'metadata'> = [];
-  const data: EventPayloads['externalAccount.updated'] = { externalAccountId: state.externalAccountId, projectId: state.projectId, changedFields, at: command.at };
+  const data: EventPayloads['externalAccount.updated'] = {
+    externalAccountId: state.externalAccountId,
+    projectId: state.projectId,
+    changedFields,
+    at: command.at,
+  };
   if (command.label !== undefined && command.label !== state.label) {
     changedFields.push('label');
     data.label = command.label;
@@ -193,9 +274,14 @@ function updateExternalAccount(command: CommandOf<'UpdateExternalAccount'>, stat
   return changedFields.length === 0 ? [] : [event('externalAccount.updated', data)];
 }
 
-function deleteExternalAccount({ at }: CommandOf<'DeleteExternalAccount'>, state: ExistingExternalAccount): ExternalAccountEvent[] {
+function deleteExternalAccount(
+  { at }: CommandOf<'DeleteExternalAccount'>,
+  state: ExistingExternalAccount,
+): ExternalAccountEvent[] {
   if (state.deleted) throw new ApiError('ExternalAccountNotFound');
-  return [event('externalAccount.deleted', { externalAccountId: state.externalAccountId, projectId: state.projectId, at })];
+  return [
+    event('externalAccount.deleted', { externalAccountId: state.externalAccountId, projectId: state.projectId, at }),
+  ];
 }
 
 function requireExisting(state: ExternalAccountState): ExistingExternalAccount {

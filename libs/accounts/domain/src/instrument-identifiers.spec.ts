@@ -28,7 +28,10 @@ import {
 
 /** Every string that differs from `value` in exactly one position, by another character of `alphabet`. */
 const oneCharacterChanged = (value: string, alphabet: string) =>
-  fc.tuple(fc.nat({ max: value.length - 1 }), fc.constantFrom(...alphabet)).filter(([i, c]) => value[i] !== c).map(([i, c]) => value.slice(0, i) + c + value.slice(i + 1));
+  fc
+    .tuple(fc.nat({ max: value.length - 1 }), fc.constantFrom(...alphabet))
+    .filter(([i, c]) => value[i] !== c)
+    .map(([i, c]) => value.slice(0, i) + c + value.slice(i + 1));
 
 describe('ABA routing numbers', () => {
   it.each(VALID_ABA_ROUTING_NUMBERS)('accepts %s', (n) => expect(abaRoutingNumberProblem(n)).toBeUndefined());
@@ -44,10 +47,13 @@ describe('ABA routing numbers', () => {
 
   it('accepts every generated routing number and refuses each with one digit changed', () =>
     fc.assert(
-      fc.property(validAbaRoutingNumber().chain((n) => fc.tuple(fc.constant(n), oneCharacterChanged(n, '0123456789'))), ([valid, changed]) => {
-        expect(abaRoutingNumberProblem(valid)).toBeUndefined();
-        expect(abaRoutingNumberProblem(changed)).toBeDefined();
-      }),
+      fc.property(
+        validAbaRoutingNumber().chain((n) => fc.tuple(fc.constant(n), oneCharacterChanged(n, '0123456789'))),
+        ([valid, changed]) => {
+          expect(abaRoutingNumberProblem(valid)).toBeUndefined();
+          expect(abaRoutingNumberProblem(changed)).toBeDefined();
+        },
+      ),
     ));
 });
 
@@ -72,7 +78,9 @@ describe('account numbers', () => {
 });
 
 describe('IBANs', () => {
-  it.each(EXAMPLE_IBANS.map((e) => [e.country, e.iban]))('accepts the published example of %s', (_country, iban) => expect(ibanProblem(iban)).toBeUndefined());
+  it.each(EXAMPLE_IBANS.map((e) => [e.country, e.iban]))('accepts the published example of %s', (_country, iban) =>
+    expect(ibanProblem(iban)).toBeUndefined(),
+  );
 
   it('normalises printed groups and case', () => {
     expect(normalizeIban('gb29 nwbk 6016 1331 9268 19')).toBe('GB29NWBK60161331926819');
@@ -125,7 +133,10 @@ describe('BICs', () => {
     ['COBADEF', 'must be 8 or 11 characters (got 7)'],
     ['COBADEFFXX', 'must be 8 or 11 characters (got 10)'],
     ['cobadeff', 'must be upper case'],
-    ['C0BADEFF', 'must be 4 letters of bank code, 2 of country, 2 letters or digits of location, and an optional 3 of branch'],
+    [
+      'C0BADEFF',
+      'must be 4 letters of bank code, 2 of country, 2 letters or digits of location, and an optional 3 of branch',
+    ],
     ['COBAXXFF', 'XX is not an ISO 3166 country code'],
   ])('refuses %p: %s', (bic, problem) => expect(bicProblem(bic)).toBe(problem));
 });
@@ -141,30 +152,44 @@ describe('EVM addresses (EIP-55)', () => {
     expect(evmAddressProblem(`0x${VALID_EVM_ADDRESSES[0].slice(2).toUpperCase()}`)).toBeUndefined();
   });
 
-  it.each([['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAe'], ['5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'], ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeg']])('refuses the malformed %p', (address) =>
-    expect(evmAddressProblem(address)).toBe('must be 0x followed by 40 hexadecimal digits'));
+  it.each([
+    ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAe'],
+    ['5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'],
+    ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeg'],
+  ])('refuses the malformed %p', (address) =>
+    expect(evmAddressProblem(address)).toBe('must be 0x followed by 40 hexadecimal digits'),
+  );
 
   it('refuses a checksummed address with the case of one letter flipped', () =>
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 15 }), { minLength: 40, maxLength: 40 }), fc.nat(), (nibbles, pick) => {
-        const address = toChecksumAddress(`0x${nibbles.map((n) => n.toString(16)).join('')}`);
-        const letters = [...address.slice(2)].flatMap((c, i) => (/[a-fA-F]/.test(c) ? [i + 2] : []));
-        fc.pre(letters.length >= 2); // one case only would be all-lower or all-upper after the flip
-        const i = letters[pick % letters.length];
-        const flipped = address.slice(0, i) + (address[i] === address[i].toLowerCase() ? address[i].toUpperCase() : address[i].toLowerCase()) + address.slice(i + 1);
-        const body = flipped.slice(2);
-        fc.pre(body !== body.toLowerCase() && body !== body.toUpperCase());
-        expect(evmAddressProblem(address)).toBeUndefined();
-        expect(evmAddressProblem(flipped)).toBe('does not match its EIP-55 checksum; check the address for a typo');
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 15 }), { minLength: 40, maxLength: 40 }),
+        fc.nat(),
+        (nibbles, pick) => {
+          const address = toChecksumAddress(`0x${nibbles.map((n) => n.toString(16)).join('')}`);
+          const letters = [...address.slice(2)].flatMap((c, i) => (/[a-fA-F]/.test(c) ? [i + 2] : []));
+          fc.pre(letters.length >= 2); // one case only would be all-lower or all-upper after the flip
+          const i = letters[pick % letters.length];
+          const flipped =
+            address.slice(0, i) +
+            (address[i] === address[i].toLowerCase() ? address[i].toUpperCase() : address[i].toLowerCase()) +
+            address.slice(i + 1);
+          const body = flipped.slice(2);
+          fc.pre(body !== body.toLowerCase() && body !== body.toUpperCase());
+          expect(evmAddressProblem(address)).toBeUndefined();
+          expect(evmAddressProblem(flipped)).toBe('does not match its EIP-55 checksum; check the address for a typo');
+        },
+      ),
     ));
 });
 
 describe('card numbers', () => {
   it.each(VALID_CARD_NUMBERS.map((c) => [c.brand, c.number]))('detects %s for %s', (brand, number) =>
-    expect(inspectCardNumber(number)).toEqual({ brand, last4: number.slice(-4) }));
+    expect(inspectCardNumber(number)).toEqual({ brand, last4: number.slice(-4) }),
+  );
 
-  it('accepts groups separated by spaces', () => expect(inspectCardNumber('4242 4242 4242 4242')).toEqual({ brand: 'visa', last4: '4242' }));
+  it('accepts groups separated by spaces', () =>
+    expect(inspectCardNumber('4242 4242 4242 4242')).toEqual({ brand: 'visa', last4: '4242' }));
 
   it.each([
     ['4242424242424241', 'fails the Luhn check; check the number for a typo'],
@@ -176,10 +201,13 @@ describe('card numbers', () => {
 
   it('accepts generated Luhn-valid numbers and refuses each with one digit changed', () =>
     fc.assert(
-      fc.property(validLuhnCardNumber().chain((n) => fc.tuple(fc.constant(n), oneCharacterChanged(n, '0123456789'))), ([valid, changed]) => {
-        expect(inspectCardNumber(valid)).toHaveProperty('brand');
-        expect(inspectCardNumber(changed)).toHaveProperty('problem');
-      }),
+      fc.property(
+        validLuhnCardNumber().chain((n) => fc.tuple(fc.constant(n), oneCharacterChanged(n, '0123456789'))),
+        ([valid, changed]) => {
+          expect(inspectCardNumber(valid)).toHaveProperty('brand');
+          expect(inspectCardNumber(changed)).toHaveProperty('problem');
+        },
+      ),
     ));
 
   it('checks the expiry against the project clock: valid through the end of the month', () => {
@@ -196,13 +224,23 @@ describe('card numbers', () => {
 describe('totality', () => {
   it('answers every string with a problem or nothing, never an exception', () =>
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme', maxLength: 60 })), (value) => {
-        for (const check of [abaRoutingNumberProblem, usAccountNumberProblem, ibanProblem, bicProblem, canadianAccountNumberProblem, evmAddressProblem]) {
-          const problem = check(value);
-          expect(problem === undefined || typeof problem === 'string').toBe(true);
-          if (problem && value.length >= 6) expect(problem).not.toContain(value);
-        }
-        expect(inspectCardNumber(value)).toBeInstanceOf(Object);
-      }),
+      fc.property(
+        fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme', maxLength: 60 })),
+        (value) => {
+          for (const check of [
+            abaRoutingNumberProblem,
+            usAccountNumberProblem,
+            ibanProblem,
+            bicProblem,
+            canadianAccountNumberProblem,
+            evmAddressProblem,
+          ]) {
+            const problem = check(value);
+            expect(problem === undefined || typeof problem === 'string').toBe(true);
+            if (problem && value.length >= 6) expect(problem).not.toContain(value);
+          }
+          expect(inspectCardNumber(value)).toBeInstanceOf(Object);
+        },
+      ),
     ));
 });

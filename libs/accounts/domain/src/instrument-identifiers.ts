@@ -13,7 +13,10 @@ export type Problem = string;
 
 const digits = (value: string, min: number, max = min): Problem | undefined => {
   if (!/^\d*$/.test(value)) return 'must contain digits only';
-  if (value.length < min || value.length > max) return min === max ? `must be exactly ${min} digits (got ${value.length})` : `must be ${min} to ${max} digits (got ${value.length})`;
+  if (value.length < min || value.length > max)
+    return min === max
+      ? `must be exactly ${min} digits (got ${value.length})`
+      : `must be ${min} to ${max} digits (got ${value.length})`;
   return undefined;
 };
 
@@ -48,16 +51,23 @@ export function ibanLast4(normalizedIban: string): string {
 }
 
 export function ibanProblem(value: string): Problem | undefined {
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]+$/.test(value)) return 'must be two letters of country, two check digits, then letters and digits';
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]+$/.test(value))
+    return 'must be two letters of country, two check digits, then letters and digits';
   const country = ibanCountry(value);
   const spec = countrySpecs[country];
   if (!spec?.chars) return `${country} is not a country that uses IBANs`;
   if (value.length !== spec.chars) return `must be ${spec.chars} characters for ${country} (got ${value.length})`;
   const { errorCodes } = validateIBAN(value);
   if (errorCodes.length === 0) return undefined;
-  if (errorCodes.includes(ValidationErrorsIBAN.WrongBBANFormat)) return `the account part does not have the format of ${country}`;
-  if (errorCodes.includes(ValidationErrorsIBAN.WrongIBANChecksum) || errorCodes.includes(ValidationErrorsIBAN.ChecksumNotNumber)) return 'check digits do not match (mod-97)';
-  if (errorCodes.includes(ValidationErrorsIBAN.WrongAccountBankBranchChecksum)) return `the national check digits of ${country} do not match`;
+  if (errorCodes.includes(ValidationErrorsIBAN.WrongBBANFormat))
+    return `the account part does not have the format of ${country}`;
+  if (
+    errorCodes.includes(ValidationErrorsIBAN.WrongIBANChecksum) ||
+    errorCodes.includes(ValidationErrorsIBAN.ChecksumNotNumber)
+  )
+    return 'check digits do not match (mod-97)';
+  if (errorCodes.includes(ValidationErrorsIBAN.WrongAccountBankBranchChecksum))
+    return `the national check digits of ${country} do not match`;
   return 'is not a valid IBAN';
 }
 
@@ -66,8 +76,10 @@ const regions = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none'
 export function bicProblem(value: string): Problem | undefined {
   if (value.length !== 8 && value.length !== 11) return `must be 8 or 11 characters (got ${value.length})`;
   if (/[a-z]/.test(value)) return 'must be upper case';
-  if (!/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/.test(value)) return 'must be 4 letters of bank code, 2 of country, 2 letters or digits of location, and an optional 3 of branch';
-  if (regions.of(bicCountry(value)) === undefined || !isValidBIC(value)) return `${bicCountry(value)} is not an ISO 3166 country code`;
+  if (!/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/.test(value))
+    return 'must be 4 letters of bank code, 2 of country, 2 letters or digits of location, and an optional 3 of branch';
+  if (regions.of(bicCountry(value)) === undefined || !isValidBIC(value))
+    return `${bicCountry(value)} is not an ISO 3166 country code`;
   return undefined;
 }
 
@@ -112,7 +124,8 @@ export function inspectCardNumber(value: string): { brand: CardBrand; last4: str
   if (!card) return { problem: 'is not the number of a card brand we recognise' };
   const brand = BRANDS[card.type];
   if (!brand) return { problem: `${card.niceType} cards are not supported` };
-  if (!card.lengths.includes(number.length)) return { problem: `a ${card.niceType} number has ${card.lengths.join(' or ')} digits (got ${number.length})` };
+  if (!card.lengths.includes(number.length))
+    return { problem: `a ${card.niceType} number has ${card.lengths.join(' or ')} digits (got ${number.length})` };
   if (!result.isValid) return { problem: 'fails the Luhn check; check the number for a typo' };
   return { brand, last4: last4(number) };
 }

@@ -109,16 +109,20 @@ export function billingAddress(input: CardInput['billingAddress'], field = 'bill
     refuse('billing_address_invalid', field, 'required, with addressLine1, city, state, country and zipCode');
   }
   for (const key of Object.keys(input)) {
-    if (!(BILLING_FIELDS as readonly string[]).includes(key) && key !== 'addressLine2') refuse('billing_address_invalid', `${field}.${key}`, 'unknown field');
+    if (!(BILLING_FIELDS as readonly string[]).includes(key) && key !== 'addressLine2')
+      refuse('billing_address_invalid', `${field}.${key}`, 'unknown field');
   }
   for (const name of BILLING_FIELDS) {
     const value = input[name];
-    if (typeof value !== 'string' || !/[^\s\p{Cc}\p{Cf}]/u.test(value)) refuse('billing_address_invalid', `${field}.${name}`, 'required and must not be blank');
+    if (typeof value !== 'string' || !/[^\s\p{Cc}\p{Cf}]/u.test(value))
+      refuse('billing_address_invalid', `${field}.${name}`, 'required and must not be blank');
   }
   const line2 = input.addressLine2;
-  if (line2 !== undefined && line2 !== null && typeof line2 !== 'string') refuse('billing_address_invalid', `${field}.addressLine2`, 'must be a string');
+  if (line2 !== undefined && line2 !== null && typeof line2 !== 'string')
+    refuse('billing_address_invalid', `${field}.addressLine2`, 'must be a string');
   const country = (input.country as string).trim().toUpperCase();
-  if (!isCountryCode(country)) refuse('billing_address_invalid', `${field}.country`, 'must be an ISO 3166-1 alpha-2 country code, for example US');
+  if (!isCountryCode(country))
+    refuse('billing_address_invalid', `${field}.country`, 'must be an ISO 3166-1 alpha-2 country code, for example US');
   return {
     addressLine1: (input.addressLine1 as string).trim(),
     addressLine2: typeof line2 === 'string' && line2.trim() !== '' ? line2.trim() : null,
@@ -142,7 +146,13 @@ export function describeInstrument(input: InstrumentInput, holderName: string, n
       check('InvalidAccountNumber', 'bankUs.accountNumber', usAccountNumberProblem(b.accountNumber));
       return {
         type: 'bankUs',
-        details: { holderName, bankName: b.bankName?.trim() || null, routingNumber: b.routingNumber, accountNumberLast4: last4(b.accountNumber), accountType: b.accountType ?? 'checking' },
+        details: {
+          holderName,
+          bankName: b.bankName?.trim() || null,
+          routingNumber: b.routingNumber,
+          accountNumberLast4: last4(b.accountNumber),
+          accountType: b.accountType ?? 'checking',
+        },
         sensitive: { accountNumber: b.accountNumber, routingNumber: b.routingNumber },
         supportedDestinations: [
           { asset: 'usd', network: 'ach' },
@@ -160,12 +170,24 @@ export function describeInstrument(input: InstrumentInput, holderName: string, n
       const derived = ibanCountry(iban);
       if (b.countryCode !== undefined && b.countryCode !== null) {
         const given = b.countryCode.trim().toUpperCase();
-        if (!isCountryCode(given)) refuse('CountryCodeMismatch', 'bankIban.countryCode', 'must be an ISO 3166-1 alpha-2 country code');
-        if (given !== derived) refuse('CountryCodeMismatch', 'bankIban.countryCode', `is ${given} but the IBAN is of ${derived}; omit countryCode to derive it from the IBAN`);
+        if (!isCountryCode(given))
+          refuse('CountryCodeMismatch', 'bankIban.countryCode', 'must be an ISO 3166-1 alpha-2 country code');
+        if (given !== derived)
+          refuse(
+            'CountryCodeMismatch',
+            'bankIban.countryCode',
+            `is ${given} but the IBAN is of ${derived}; omit countryCode to derive it from the IBAN`,
+          );
       }
       return {
         type: 'bankIban',
-        details: { holderName, ibanLast4: ibanLast4(iban), bic: b.BIC, countryCode: derived, bankAddress: b.bankAddress?.trim() || null },
+        details: {
+          holderName,
+          ibanLast4: ibanLast4(iban),
+          bic: b.BIC,
+          countryCode: derived,
+          bankAddress: b.bankAddress?.trim() || null,
+        },
         sensitive: { iban, bic: b.BIC },
         supportedDestinations: [{ asset: 'usd', network: 'swift' }],
         screenedNames: [holderName],
@@ -173,13 +195,27 @@ export function describeInstrument(input: InstrumentInput, holderName: string, n
     }
     case 'bankCanada': {
       const b = input.bankCanada;
-      check('InvalidInstitutionNumber', 'bankCanada.institutionNumber', canadianInstitutionNumberProblem(b.institutionNumber));
+      check(
+        'InvalidInstitutionNumber',
+        'bankCanada.institutionNumber',
+        canadianInstitutionNumberProblem(b.institutionNumber),
+      );
       check('InvalidTransitNumber', 'bankCanada.transitNumber', canadianTransitNumberProblem(b.transitNumber));
       check('InvalidAccountNumber', 'bankCanada.accountNumber', canadianAccountNumberProblem(b.accountNumber));
       return {
         type: 'bankCanada',
-        details: { holderName, bankName: b.bankName?.trim() || null, institutionNumber: b.institutionNumber, transitNumber: b.transitNumber, accountNumberLast4: last4(b.accountNumber) },
-        sensitive: { institutionNumber: b.institutionNumber, transitNumber: b.transitNumber, accountNumber: b.accountNumber },
+        details: {
+          holderName,
+          bankName: b.bankName?.trim() || null,
+          institutionNumber: b.institutionNumber,
+          transitNumber: b.transitNumber,
+          accountNumberLast4: last4(b.accountNumber),
+        },
+        sensitive: {
+          institutionNumber: b.institutionNumber,
+          transitNumber: b.transitNumber,
+          accountNumber: b.accountNumber,
+        },
         supportedDestinations: [
           { asset: 'usd', network: 'swift' },
           { asset: 'cad', network: 'local' },
@@ -189,10 +225,22 @@ export function describeInstrument(input: InstrumentInput, holderName: string, n
     }
     case 'walletExternal': {
       const w = input.walletExternal;
-      const assets = Object.hasOwn(EXTERNAL_WALLET_NETWORKS, w.network) ? EXTERNAL_WALLET_NETWORKS[w.network] : undefined;
-      if (!assets) refuse('UnsupportedAssetNetwork', 'walletExternal.network', `must be one of ${Object.keys(EXTERNAL_WALLET_NETWORKS).join(', ')}`);
+      const assets = Object.hasOwn(EXTERNAL_WALLET_NETWORKS, w.network)
+        ? EXTERNAL_WALLET_NETWORKS[w.network]
+        : undefined;
+      if (!assets)
+        refuse(
+          'UnsupportedAssetNetwork',
+          'walletExternal.network',
+          `must be one of ${Object.keys(EXTERNAL_WALLET_NETWORKS).join(', ')}`,
+        );
       const asset = w.asset ?? assets[0];
-      if (!assets.includes(asset)) refuse('UnsupportedAssetNetwork', 'walletExternal.asset', `on ${w.network} must be one of ${assets.join(', ')}`);
+      if (!assets.includes(asset))
+        refuse(
+          'UnsupportedAssetNetwork',
+          'walletExternal.asset',
+          `on ${w.network} must be one of ${assets.join(', ')}`,
+        );
       // Both networks are EVM chains: one address format, with the EIP-55 checksum.
       check('InvalidWalletAddress', 'walletExternal.address', evmAddressProblem(w.address));
       const address = toChecksumAddress(w.address);
@@ -213,7 +261,14 @@ export function describeInstrument(input: InstrumentInput, holderName: string, n
       const digits = c.cardNumber.replace(/ /g, '');
       return {
         type: 'card',
-        details: { holderName: c.holderName?.trim() || holderName, brand: inspected.brand, last4: inspected.last4, expiryMonth: c.expiryMonth, expiryYear: c.expiryYear, billingAddress: billing },
+        details: {
+          holderName: c.holderName?.trim() || holderName,
+          brand: inspected.brand,
+          last4: inspected.last4,
+          expiryMonth: c.expiryMonth,
+          expiryYear: c.expiryYear,
+          billingAddress: billing,
+        },
         sensitive: { cardNumber: digits, ...(c.cvc === undefined ? {} : { cvc: c.cvc }) },
         supportedDestinations: [{ asset: 'usd', network: 'card' }],
         screenedNames: [],

@@ -36,7 +36,10 @@ function post({ posting }: CommandOf<'Post'>, state: TransactionLedgerState): Tr
   return state.postings.includes(posting.postingId) ? [] : [{ type: 'ledger.posted', data: posting }];
 }
 
-function announceReturn({ returned }: CommandOf<'AnnounceReturn'>, state: TransactionLedgerState): TransactionLedgerEvent[] {
+function announceReturn(
+  { returned }: CommandOf<'AnnounceReturn'>,
+  state: TransactionLedgerState,
+): TransactionLedgerEvent[] {
   return state.returned ? [] : [{ type: 'funds.returned', data: returned }];
 }
 
@@ -53,7 +56,11 @@ function decide(command: TransactionLedgerCommand, state: TransactionLedgerState
   }
 }
 
-export const transactionLedgerDecider: Decider<TransactionLedgerCommand, TransactionLedgerEvent, TransactionLedgerState> = {
+export const transactionLedgerDecider: Decider<
+  TransactionLedgerCommand,
+  TransactionLedgerEvent,
+  TransactionLedgerState
+> = {
   initialState: () => ({ postings: [], returned: false }),
   evolve,
   decide,

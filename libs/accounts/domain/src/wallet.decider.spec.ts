@@ -7,9 +7,24 @@ const given = specFor(walletDecider);
 const at = '2026-01-01T00:00:00.000Z';
 const provisioned: WalletEvent = {
   type: 'wallet.provisioned',
-  data: { walletId: 'wlt_1', projectId: 'prj_1', customerId: 'cst_1', asset: 'usdc', network: 'meridianchain', address: '0xabc', createdAt: at },
+  data: {
+    walletId: 'wlt_1',
+    projectId: 'prj_1',
+    customerId: 'cst_1',
+    asset: 'usdc',
+    network: 'meridianchain',
+    address: '0xabc',
+    createdAt: at,
+  },
 };
-const credit = { type: 'CreditWallet' as const, postingId: 'pst_1', amount: '25.50', counterAccount: 'sandbox-funding:usdc:meridianchain', reason: 'sandbox funding', at };
+const credit = {
+  type: 'CreditWallet' as const,
+  postingId: 'pst_1',
+  amount: '25.50',
+  counterAccount: 'sandbox-funding:usdc:meridianchain',
+  reason: 'sandbox funding',
+  at,
+};
 const credited: WalletEvent = {
   type: 'wallet.credited',
   data: {
@@ -64,15 +79,22 @@ describe('wallet decider', () => {
         },
       ]));
 
-  it('refuses a zero amount', () => given([provisioned]).when({ ...credit, amount: '0' }).thenThrows(isError('InvalidAmount')));
+  it('refuses a zero amount', () =>
+    given([provisioned])
+      .when({ ...credit, amount: '0' })
+      .thenThrows(isError('InvalidAmount')));
 
-  it('refuses to move money on a wallet that does not exist', () => given([]).when(credit).thenThrows(isError('WalletNotFound')));
+  it('refuses to move money on a wallet that does not exist', () =>
+    given([]).when(credit).thenThrows(isError('WalletNotFound')));
 
   it('keeps decimal precision across many small credits', () => {
     const events: WalletEvent[] = [provisioned];
     let balance = '0';
     for (let i = 0; i < 10; i++) {
-      const [e] = walletDecider.decide({ ...credit, postingId: `pst_${i}`, amount: '0.1' }, events.reduce(walletDecider.evolve, walletDecider.initialState()));
+      const [e] = walletDecider.decide(
+        { ...credit, postingId: `pst_${i}`, amount: '0.1' },
+        events.reduce(walletDecider.evolve, walletDecider.initialState()),
+      );
       events.push(e);
       balance = (e.data as { balance: string }).balance;
     }

@@ -8,13 +8,30 @@ import { dec, toAmount, type DecimalValue } from '@mm/platform/money';
 export type WalletEvent = TypedEvent<'wallet.provisioned' | 'wallet.credited' | 'wallet.debited'>;
 
 export type WalletCommand =
-  | { type: 'ProvisionWallet'; walletId: string; projectId: string; customerId: string; asset: string; network: string; address: string; at: string }
+  | {
+      type: 'ProvisionWallet';
+      walletId: string;
+      projectId: string;
+      customerId: string;
+      asset: string;
+      network: string;
+      address: string;
+      at: string;
+    }
   | { type: 'CreditWallet'; postingId: string; amount: string; counterAccount: string; reason: string; at: string }
   | { type: 'DebitWallet'; postingId: string; amount: string; counterAccount: string; reason: string; at: string };
 
 export type WalletState =
   | { status: 'none' }
-  | { status: 'provisioned'; walletId: string; projectId: string; asset: string; network: string; balance: string; postings: string[] };
+  | {
+      status: 'provisioned';
+      walletId: string;
+      projectId: string;
+      asset: string;
+      network: string;
+      balance: string;
+      postings: string[];
+    };
 
 export const walletAccount = (walletId: string) => `wallet:${walletId}`;
 export const sandboxFundingAccount = (asset: string, network: string) => `sandbox-funding:${asset}:${network}`;
@@ -33,11 +50,21 @@ function evolve(state: WalletState, event: WalletEvent): WalletState {
   switch (event.type) {
     case 'wallet.provisioned': {
       const d = event.data;
-      return { status: 'provisioned', walletId: d.walletId, projectId: d.projectId, asset: d.asset, network: d.network, balance: '0', postings: [] };
+      return {
+        status: 'provisioned',
+        walletId: d.walletId,
+        projectId: d.projectId,
+        asset: d.asset,
+        network: d.network,
+        balance: '0',
+        postings: [],
+      };
     }
     case 'wallet.credited':
     case 'wallet.debited':
-      return state.status === 'none' ? state : { ...state, balance: event.data.balance, postings: [...state.postings, event.data.postingId] };
+      return state.status === 'none'
+        ? state
+        : { ...state, balance: event.data.balance, postings: [...state.postings, event.data.postingId] };
     default: {
       const _exhaustive: never = event;
       return state;
@@ -65,7 +92,10 @@ function provisionWallet(command: CommandOf<'ProvisionWallet'>, state: WalletSta
 }
 
 /** The posting's amount, or undefined for a posting the wallet has applied already (a posting is applied once). */
-function postingAmount(command: CommandOf<'CreditWallet' | 'DebitWallet'>, state: ProvisionedWallet): DecimalValue | undefined {
+function postingAmount(
+  command: CommandOf<'CreditWallet' | 'DebitWallet'>,
+  state: ProvisionedWallet,
+): DecimalValue | undefined {
   if (state.postings.includes(command.postingId)) return undefined;
   const amount = dec(command.amount);
   if (!amount.isFinite() || amount.lte(0)) throw new ApiError('InvalidAmount', 'amount must be greater than zero');
@@ -96,7 +126,8 @@ function debitWallet(command: CommandOf<'DebitWallet'>, state: ProvisionedWallet
   if (!amount) return [];
   const { walletId, projectId } = state;
   const after = dec(state.balance).minus(amount);
-  if (after.lt(0)) throw new ApiError('InsufficientFunds', `the wallet holds ${toAmount(state.balance, 18)} ${state.asset}`);
+  if (after.lt(0))
+    throw new ApiError('InsufficientFunds', `the wallet holds ${toAmount(state.balance, 18)} ${state.asset}`);
   return [
     event('wallet.debited', {
       walletId,

@@ -49,7 +49,14 @@ export class AccountsReadModels {
   }
 
   /** Sets one endorsement's status, keeping the order in which endorsements were first requested. */
-  async setEndorsement(projectId: string, customerId: string, name: EndorsementName, status: EndorsementStatus, version: number, at: string): Promise<CustomerRow | undefined> {
+  async setEndorsement(
+    projectId: string,
+    customerId: string,
+    name: EndorsementName,
+    status: EndorsementStatus,
+    version: number,
+    at: string,
+  ): Promise<CustomerRow | undefined> {
     const customer = await this.customer(projectId, customerId);
     if (!customer) return undefined;
     const endorsements = customer.endorsements.some((e) => e.name === name)
@@ -63,7 +70,10 @@ export class AccountsReadModels {
   }
 
   async customer(projectId: string, customerId: string): Promise<CustomerRow | undefined> {
-    const [row] = await this.uow.query<CustomerRow>(`SELECT * FROM accounts.customers WHERE project_id = $1 AND id = $2`, [projectId, customerId]);
+    const [row] = await this.uow.query<CustomerRow>(
+      `SELECT * FROM accounts.customers WHERE project_id = $1 AND id = $2`,
+      [projectId, customerId],
+    );
     return row;
   }
 
@@ -74,7 +84,9 @@ export class AccountsReadModels {
     );
   }
 
-  async insertWallet(w: Omit<WalletRow, 'balance' | 'balance_updated_at' | 'created_at'> & { at: string }): Promise<void> {
+  async insertWallet(
+    w: Omit<WalletRow, 'balance' | 'balance_updated_at' | 'created_at'> & { at: string },
+  ): Promise<void> {
     await this.uow.query(
       `INSERT INTO accounts.wallets (id, project_id, customer_id, asset, network, address, balance, balance_updated_at, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $7)`,
@@ -83,11 +95,19 @@ export class AccountsReadModels {
   }
 
   async wallet(projectId: string, walletId: string): Promise<WalletRow | undefined> {
-    const [row] = await this.uow.query<WalletRow>(`SELECT * FROM accounts.wallets WHERE project_id = $1 AND id = $2`, [projectId, walletId]);
+    const [row] = await this.uow.query<WalletRow>(`SELECT * FROM accounts.wallets WHERE project_id = $1 AND id = $2`, [
+      projectId,
+      walletId,
+    ]);
     return row;
   }
 
-  async listWallets(projectId: string, customerId: string | undefined, before: string | undefined, limit: number): Promise<WalletRow[]> {
+  async listWallets(
+    projectId: string,
+    customerId: string | undefined,
+    before: string | undefined,
+    limit: number,
+  ): Promise<WalletRow[]> {
     return this.uow.query<WalletRow>(
       `SELECT * FROM accounts.wallets
         WHERE project_id = $1 AND ($2::text IS NULL OR customer_id = $2) AND ($3::text IS NULL OR id < $3)
@@ -101,8 +121,13 @@ export class AccountsReadModels {
    * customer's row joined to its wallets' (none: one row, its wallet columns null), only the columns the
    * custodian reads, so that no other value is sent or parsed (docs/performance.md, round fourteen).
    */
-  async balanceHolder(projectId: string, customerId: string): Promise<{ customer: BalanceCustomer | undefined; wallets: BalanceWallet[] }> {
-    const rows = await this.uow.query<BalanceCustomer & { asset: string | null; balance: string | null; balance_updated_at: Date | null }>(
+  async balanceHolder(
+    projectId: string,
+    customerId: string,
+  ): Promise<{ customer: BalanceCustomer | undefined; wallets: BalanceWallet[] }> {
+    const rows = await this.uow.query<
+      BalanceCustomer & { asset: string | null; balance: string | null; balance_updated_at: Date | null }
+    >(
       `SELECT c.last_name, w.asset, w.balance, w.balance_updated_at
          FROM accounts.customers c
          LEFT JOIN accounts.wallets w ON w.project_id = c.project_id AND w.customer_id = c.id
@@ -111,12 +136,23 @@ export class AccountsReadModels {
       [projectId, customerId],
     );
     if (rows.length === 0) return { customer: undefined, wallets: [] };
-    const wallets = rows.flatMap((r) => (r.asset === null ? [] : [{ asset: r.asset, balance: r.balance!, balance_updated_at: r.balance_updated_at! }]));
+    const wallets = rows.flatMap((r) =>
+      r.asset === null ? [] : [{ asset: r.asset, balance: r.balance!, balance_updated_at: r.balance_updated_at! }],
+    );
     return { customer: { last_name: rows[0].last_name }, wallets };
   }
 
   /** Applies a posting: its ledger entries and the wallet's new balance. */
-  async applyPosting(p: { projectId: string; walletId: string; postingId: string; asset: string; entries: LedgerEntry[]; balance: string; reason: string; at: string }): Promise<void> {
+  async applyPosting(p: {
+    projectId: string;
+    walletId: string;
+    postingId: string;
+    asset: string;
+    entries: LedgerEntry[];
+    balance: string;
+    reason: string;
+    at: string;
+  }): Promise<void> {
     await this.insertEntries(p);
     await this.uow.defer(
       `UPDATE accounts.wallets SET balance = $3, balance_updated_at = $4 WHERE project_id = $1 AND id = $2`,
@@ -136,7 +172,14 @@ export class AccountsReadModels {
   }
 
   /** A posting's entries in one statement, sent with the transaction's next (UnitOfWork.defer). */
-  private async insertEntries(p: { projectId: string; postingId: string; asset: string; entries: LedgerEntry[]; reason: string; at: string }): Promise<void> {
+  private async insertEntries(p: {
+    projectId: string;
+    postingId: string;
+    asset: string;
+    entries: LedgerEntry[];
+    reason: string;
+    at: string;
+  }): Promise<void> {
     const values: unknown[] = [p.postingId, p.projectId, p.asset, p.reason, p.at];
     const tuples = p.entries.map((entry, i) => {
       values.push(i + 1, entry.account, entry.amount);
@@ -150,13 +193,23 @@ export class AccountsReadModels {
   }
 
   /** A posting between ledger accounts that are not wallets (a transaction's transit, rails, conversion). */
-  async applyLedgerPosting(p: { projectId: string; postingId: string; asset: string; entries: LedgerEntry[]; reason: string; at: string }): Promise<void> {
+  async applyLedgerPosting(p: {
+    projectId: string;
+    postingId: string;
+    asset: string;
+    entries: LedgerEntry[];
+    reason: string;
+    at: string;
+  }): Promise<void> {
     await this.insertEntries(p);
   }
 
   /** The balance of a ledger account as the sum of its entries (reconciliation). */
   async ledgerBalance(account: string): Promise<string> {
-    const [row] = await this.uow.query<{ total: string | null }>(`SELECT sum(amount)::text AS total FROM accounts.ledger_entries WHERE account = $1`, [account]);
+    const [row] = await this.uow.query<{ total: string | null }>(
+      `SELECT sum(amount)::text AS total FROM accounts.ledger_entries WHERE account = $1`,
+      [account],
+    );
     return row.total ?? '0';
   }
 }

@@ -56,7 +56,10 @@ export interface CounterpartyRow {
   deleted_at: Date | null;
 }
 
-export type NewExternalAccountRow = Omit<ExternalAccountRow, 'created_at' | 'updated_at' | 'deleted_at' | 'customer_name' | 'counterparty_name' | 'failure' | 'status'> & { at: string };
+export type NewExternalAccountRow = Omit<
+  ExternalAccountRow,
+  'created_at' | 'updated_at' | 'deleted_at' | 'customer_name' | 'counterparty_name' | 'failure' | 'status'
+> & { at: string };
 
 const SELECT_EXTERNAL_ACCOUNT = `
   SELECT e.*, c.first_name || ' ' || c.last_name AS customer_name, cp.name AS counterparty_name
@@ -83,12 +86,32 @@ export class ExternalAccountsReadModels {
       `INSERT INTO accounts.external_accounts
          (id, project_id, customer_id, counterparty_id, type, status, details, supported_destinations, provider_reference, failure, label, metadata, version, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, 'pending', $6::jsonb, $7::jsonb, $8, NULL, $9, $10::jsonb, $11, $12, $12)`,
-      [a.id, a.project_id, a.customer_id, a.counterparty_id, a.type, JSON.stringify(a.details), JSON.stringify(a.supported_destinations), a.provider_reference, a.label, JSON.stringify(a.metadata), a.version, a.at],
+      [
+        a.id,
+        a.project_id,
+        a.customer_id,
+        a.counterparty_id,
+        a.type,
+        JSON.stringify(a.details),
+        JSON.stringify(a.supported_destinations),
+        a.provider_reference,
+        a.label,
+        JSON.stringify(a.metadata),
+        a.version,
+        a.at,
+      ],
     );
     return (await this.externalAccount(a.project_id, a.id))!;
   }
 
-  async setExternalAccountStatus(projectId: string, id: string, status: ExternalAccountStatus, failure: ExternalAccountFailure | null, version: number, at: string): Promise<ExternalAccountRow | undefined> {
+  async setExternalAccountStatus(
+    projectId: string,
+    id: string,
+    status: ExternalAccountStatus,
+    failure: ExternalAccountFailure | null,
+    version: number,
+    at: string,
+  ): Promise<ExternalAccountRow | undefined> {
     await this.uow.query(
       `UPDATE accounts.external_accounts SET status = $3, failure = $4::jsonb, version = $5, updated_at = $6 WHERE project_id = $1 AND id = $2`,
       [projectId, id, status, JSON.stringify(failure), version, at],
@@ -126,11 +149,18 @@ export class ExternalAccountsReadModels {
   }
 
   async markExternalAccountDeleted(projectId: string, id: string, version: number, at: string): Promise<void> {
-    await this.uow.query(`UPDATE accounts.external_accounts SET deleted_at = $3, version = $4, updated_at = $3 WHERE project_id = $1 AND id = $2`, [projectId, id, at, version]);
+    await this.uow.query(
+      `UPDATE accounts.external_accounts SET deleted_at = $3, version = $4, updated_at = $3 WHERE project_id = $1 AND id = $2`,
+      [projectId, id, at, version],
+    );
   }
 
   /** A deleted account is not found unless asked for: transactions that used it may still resolve it. */
-  async externalAccount(projectId: string, id: string, options: { includeDeleted?: boolean } = {}): Promise<ExternalAccountRow | undefined> {
+  async externalAccount(
+    projectId: string,
+    id: string,
+    options: { includeDeleted?: boolean } = {},
+  ): Promise<ExternalAccountRow | undefined> {
     const [row] = await this.uow.query<ExternalAccountRow>(
       `${SELECT_EXTERNAL_ACCOUNT} WHERE e.project_id = $1 AND e.id = $2 AND ($3 OR e.deleted_at IS NULL)`,
       [projectId, id, options.includeDeleted ?? false],
@@ -138,7 +168,13 @@ export class ExternalAccountsReadModels {
     return row;
   }
 
-  async listExternalAccounts(projectId: string, customerId: string, counterpartyId: string | undefined, before: string | undefined, limit: number): Promise<ExternalAccountRow[]> {
+  async listExternalAccounts(
+    projectId: string,
+    customerId: string,
+    counterpartyId: string | undefined,
+    before: string | undefined,
+    limit: number,
+  ): Promise<ExternalAccountRow[]> {
     return this.uow.query<ExternalAccountRow>(
       `${SELECT_EXTERNAL_ACCOUNT}
         WHERE e.project_id = $1 AND e.customer_id = $2 AND e.deleted_at IS NULL
@@ -152,7 +188,12 @@ export class ExternalAccountsReadModels {
    * The active external wallet registered for the customer (its own, or one of its counterparties') at
    * this address on this network; addresses compare case-insensitively (EVM: the checksum is only case).
    */
-  async registeredWallet(projectId: string, customerId: string, network: string, address: string): Promise<ExternalAccountRow | undefined> {
+  async registeredWallet(
+    projectId: string,
+    customerId: string,
+    network: string,
+    address: string,
+  ): Promise<ExternalAccountRow | undefined> {
     const [row] = await this.uow.query<ExternalAccountRow>(
       `${SELECT_EXTERNAL_ACCOUNT}
         WHERE e.project_id = $1 AND e.customer_id = $2 AND e.type = 'walletExternal' AND e.status = 'active' AND e.deleted_at IS NULL
@@ -164,7 +205,10 @@ export class ExternalAccountsReadModels {
   }
 
   /** Accounts of a counterparty that are active, or pending and so about to be. */
-  async liveAccountsOfCounterparty(projectId: string, counterpartyId: string): Promise<Array<{ id: string; status: ExternalAccountStatus }>> {
+  async liveAccountsOfCounterparty(
+    projectId: string,
+    counterpartyId: string,
+  ): Promise<Array<{ id: string; status: ExternalAccountStatus }>> {
     return this.uow.query(
       `SELECT id, status FROM accounts.external_accounts
         WHERE project_id = $1 AND counterparty_id = $2 AND deleted_at IS NULL AND status IN ('active', 'pending') ORDER BY id`,
@@ -172,17 +216,41 @@ export class ExternalAccountsReadModels {
     );
   }
 
-  async insertCounterparty(c: Omit<CounterpartyRow, 'created_at' | 'updated_at' | 'deleted_at'> & { at: string }): Promise<CounterpartyRow> {
+  async insertCounterparty(
+    c: Omit<CounterpartyRow, 'created_at' | 'updated_at' | 'deleted_at'> & { at: string },
+  ): Promise<CounterpartyRow> {
     const [row] = await this.uow.query<CounterpartyRow>(
       `INSERT INTO accounts.counterparties
          (id, project_id, customer_id, entity_type, first_name, last_name, business_name, name, email, phone, tax_id_provided, address, version, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14, $14) RETURNING *`,
-      [c.id, c.project_id, c.customer_id, c.entity_type, c.first_name, c.last_name, c.business_name, c.name, c.email, c.phone, c.tax_id_provided, JSON.stringify(c.address), c.version, c.at],
+      [
+        c.id,
+        c.project_id,
+        c.customer_id,
+        c.entity_type,
+        c.first_name,
+        c.last_name,
+        c.business_name,
+        c.name,
+        c.email,
+        c.phone,
+        c.tax_id_provided,
+        JSON.stringify(c.address),
+        c.version,
+        c.at,
+      ],
     );
     return row;
   }
 
-  async updateCounterparty(projectId: string, id: string, changes: Record<string, unknown>, name: string, version: number, at: string): Promise<CounterpartyRow | undefined> {
+  async updateCounterparty(
+    projectId: string,
+    id: string,
+    changes: Record<string, unknown>,
+    name: string,
+    version: number,
+    at: string,
+  ): Promise<CounterpartyRow | undefined> {
     const sets: string[] = [];
     const values: unknown[] = [projectId, id, name, version, at];
     for (const [field, value] of Object.entries(changes)) {
@@ -199,10 +267,17 @@ export class ExternalAccountsReadModels {
   }
 
   async markCounterpartyDeleted(projectId: string, id: string, version: number, at: string): Promise<void> {
-    await this.uow.query(`UPDATE accounts.counterparties SET deleted_at = $3, version = $4, updated_at = $3 WHERE project_id = $1 AND id = $2`, [projectId, id, at, version]);
+    await this.uow.query(
+      `UPDATE accounts.counterparties SET deleted_at = $3, version = $4, updated_at = $3 WHERE project_id = $1 AND id = $2`,
+      [projectId, id, at, version],
+    );
   }
 
-  async counterparty(projectId: string, id: string, options: { includeDeleted?: boolean } = {}): Promise<CounterpartyRow | undefined> {
+  async counterparty(
+    projectId: string,
+    id: string,
+    options: { includeDeleted?: boolean } = {},
+  ): Promise<CounterpartyRow | undefined> {
     const [row] = await this.uow.query<CounterpartyRow>(
       `SELECT * FROM accounts.counterparties WHERE project_id = $1 AND id = $2 AND ($3 OR deleted_at IS NULL)`,
       [projectId, id, options.includeDeleted === true],
@@ -210,7 +285,12 @@ export class ExternalAccountsReadModels {
     return row;
   }
 
-  async listCounterparties(projectId: string, customerId: string, before: string | undefined, limit: number): Promise<CounterpartyRow[]> {
+  async listCounterparties(
+    projectId: string,
+    customerId: string,
+    before: string | undefined,
+    limit: number,
+  ): Promise<CounterpartyRow[]> {
     return this.uow.query<CounterpartyRow>(
       `SELECT * FROM accounts.counterparties
         WHERE project_id = $1 AND customer_id = $2 AND deleted_at IS NULL AND ($3::text IS NULL OR id < $3)

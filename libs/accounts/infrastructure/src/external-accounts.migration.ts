@@ -29,7 +29,9 @@ export class AccountsExternalAccounts1700000002100 implements MigrationInterface
         updated_at      timestamptz NOT NULL,
         deleted_at      timestamptz
       )`);
-    await runner.query(`CREATE INDEX counterparties_customer_idx ON accounts.counterparties (project_id, customer_id, id DESC) WHERE deleted_at IS NULL`);
+    await runner.query(
+      `CREATE INDEX counterparties_customer_idx ON accounts.counterparties (project_id, customer_id, id DESC) WHERE deleted_at IS NULL`,
+    );
     await runner.query(`
       CREATE TABLE accounts.external_accounts (
         id                     text        PRIMARY KEY,
@@ -49,8 +51,12 @@ export class AccountsExternalAccounts1700000002100 implements MigrationInterface
         updated_at             timestamptz NOT NULL,
         deleted_at             timestamptz
       )`);
-    await runner.query(`CREATE INDEX external_accounts_customer_idx ON accounts.external_accounts (project_id, customer_id, id DESC) WHERE deleted_at IS NULL`);
-    await runner.query(`CREATE INDEX external_accounts_counterparty_idx ON accounts.external_accounts (counterparty_id) WHERE deleted_at IS NULL`);
+    await runner.query(
+      `CREATE INDEX external_accounts_customer_idx ON accounts.external_accounts (project_id, customer_id, id DESC) WHERE deleted_at IS NULL`,
+    );
+    await runner.query(
+      `CREATE INDEX external_accounts_counterparty_idx ON accounts.external_accounts (counterparty_id) WHERE deleted_at IS NULL`,
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {

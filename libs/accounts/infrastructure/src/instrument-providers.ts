@@ -16,13 +16,18 @@ import {
 /** The write-only values of a registration: account number, IBAN, card number and CVC. */
 export type SensitiveValues = Record<string, string>;
 
-export type ProvisioningOutcome = { outcome: 'active' } | { outcome: 'rejected'; failure: ExternalAccountFailure } | { outcome: 'noAnswer' };
+export type ProvisioningOutcome =
+  { outcome: 'active' } | { outcome: 'rejected'; failure: ExternalAccountFailure } | { outcome: 'noAnswer' };
 
 export abstract class InstrumentProvider {
   /** Hands the full instrument to the provider (card processor, bank account vault); returns its token. */
   abstract register(type: ExternalAccountType, sensitive: SensitiveValues): Promise<string>;
   /** Asks the provider to provision (verify) a registered instrument. */
-  abstract provision(account: { type: ExternalAccountType; details: ExternalAccountDetails; providerReference: string }): Promise<ProvisioningOutcome>;
+  abstract provision(account: {
+    type: ExternalAccountType;
+    details: ExternalAccountDetails;
+    providerReference: string;
+  }): Promise<ProvisioningOutcome>;
 }
 
 export abstract class ScreeningProvider {
@@ -47,13 +52,25 @@ export class SandboxInstrumentProvider extends InstrumentProvider {
     return `${type === 'card' ? 'tok' : 'pvd'}_sdbx_${randomBytes(12).toString('hex')}`;
   }
 
-  async provision(account: { type: ExternalAccountType; details: ExternalAccountDetails }): Promise<ProvisioningOutcome> {
+  async provision(account: {
+    type: ExternalAccountType;
+    details: ExternalAccountDetails;
+  }): Promise<ProvisioningOutcome> {
     const magic = EXTERNAL_ACCOUNT_MAGIC_LAST4[last4Of(account.details) as keyof typeof EXTERNAL_ACCOUNT_MAGIC_LAST4];
     if (magic === 'noAnswer') return { outcome: 'noAnswer' };
     if (magic === 'reject') {
       return account.type === 'card'
-        ? { outcome: 'rejected', failure: { code: 'card_declined', message: 'the card issuer declined the card verification' } }
-        : { outcome: 'rejected', failure: { code: 'provider_rejected', message: 'the bank rejected the account: it could not be found or cannot receive payments' } };
+        ? {
+            outcome: 'rejected',
+            failure: { code: 'card_declined', message: 'the card issuer declined the card verification' },
+          }
+        : {
+            outcome: 'rejected',
+            failure: {
+              code: 'provider_rejected',
+              message: 'the bank rejected the account: it could not be found or cannot receive payments',
+            },
+          };
     }
     return { outcome: 'active' };
   }
@@ -65,8 +82,10 @@ export class SandboxScreening extends ScreeningProvider {
     for (const name of names) {
       for (const word of name.split(/\s+/)) {
         const code = SCREENING_MAGIC_NAMES[word as keyof typeof SCREENING_MAGIC_NAMES];
-        if (code === 'sanctions_screening_hit') return { code, message: 'the beneficiary matched a sanctions list during payout screening' };
-        if (code === 'aml_screening_hit') return { code, message: 'the beneficiary was flagged by anti-money-laundering screening' };
+        if (code === 'sanctions_screening_hit')
+          return { code, message: 'the beneficiary matched a sanctions list during payout screening' };
+        if (code === 'aml_screening_hit')
+          return { code, message: 'the beneficiary was flagged by anti-money-laundering screening' };
       }
     }
     return null;

@@ -4,7 +4,13 @@
 // simulated providers fail the ways real ones do.
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { ApiError, BALANCE_PROVIDER_MAGIC_LAST_NAMES, ENDORSEMENT_REJECT_LAST_NAME, FIAT_UNAVAILABLE_LAST_NAME, SANDBOX_USD_PRICE } from '@mm/contracts';
+import {
+  ApiError,
+  BALANCE_PROVIDER_MAGIC_LAST_NAMES,
+  ENDORSEMENT_REJECT_LAST_NAME,
+  FIAT_UNAVAILABLE_LAST_NAME,
+  SANDBOX_USD_PRICE,
+} from '@mm/contracts';
 import type { BalanceCustomer, BalanceWallet, CustomerRow } from './accounts-read-models.repository';
 import type { BalanceReadings } from '@mm/accounts/domain';
 
@@ -16,7 +22,10 @@ export abstract class CustodianProvider {
 }
 
 export abstract class KycProvider {
-  abstract review(customer: CustomerRow, endorsement: string): Promise<{ approved: true } | { approved: false; reason: string }>;
+  abstract review(
+    customer: CustomerRow,
+    endorsement: string,
+  ): Promise<{ approved: true } | { approved: false; reason: string }>;
 }
 
 @Injectable()
@@ -27,8 +36,10 @@ export class SandboxCustodian extends CustodianProvider {
   }
 
   async readBalances(customer: BalanceCustomer, wallets: BalanceWallet[]): Promise<BalanceReadings> {
-    const magic = BALANCE_PROVIDER_MAGIC_LAST_NAMES[customer.last_name as keyof typeof BALANCE_PROVIDER_MAGIC_LAST_NAMES];
-    if (magic === 'ProviderUserAccountNotFound') throw new ApiError(magic, 'the custodian has no account for this customer');
+    const magic =
+      BALANCE_PROVIDER_MAGIC_LAST_NAMES[customer.last_name as keyof typeof BALANCE_PROVIDER_MAGIC_LAST_NAMES];
+    if (magic === 'ProviderUserAccountNotFound')
+      throw new ApiError(magic, 'the custodian has no account for this customer');
     if (magic === 'Provider') throw new ApiError(magic, 'the custodian returned a balance that is not a number');
     if (magic === 'ProviderUnreachable') throw new ApiError(magic, 'the custodian did not answer');
     return {
@@ -46,7 +57,8 @@ export class SandboxCustodian extends CustodianProvider {
 @Injectable()
 export class SandboxKyc extends KycProvider {
   async review(customer: CustomerRow): Promise<{ approved: true } | { approved: false; reason: string }> {
-    if (customer.last_name === ENDORSEMENT_REJECT_LAST_NAME) return { approved: false, reason: 'sandbox: identity could not be verified' };
+    if (customer.last_name === ENDORSEMENT_REJECT_LAST_NAME)
+      return { approved: false, reason: 'sandbox: identity could not be verified' };
     return { approved: true };
   }
 }

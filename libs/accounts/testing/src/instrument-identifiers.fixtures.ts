@@ -63,7 +63,16 @@ export const VALID_ABA_ROUTING_NUMBERS = [
   '121000248', // Wells Fargo, California
 ];
 
-export const VALID_BICS = ['COBADEFFXXX', 'DEUTDEFF', 'NWBKGB2L', 'BNPAFRPPXXX', 'ABNANL2A', 'CHASUS33', 'BOFAUS3N', 'RBOSGB2LXXX'];
+export const VALID_BICS = [
+  'COBADEFFXXX',
+  'DEUTDEFF',
+  'NWBKGB2L',
+  'BNPAFRPPXXX',
+  'ABNANL2A',
+  'CHASUS33',
+  'BOFAUS3N',
+  'RBOSGB2LXXX',
+];
 
 export const VALID_CARD_NUMBERS: Array<{ brand: string; number: string }> = [
   { brand: 'visa', number: '4242424242424242' },
@@ -119,13 +128,23 @@ export function abaComplete(eightDigits: string): string {
   return `${eightDigits}${(10 - (partial % 10)) % 10}`;
 }
 
-const digitString = (length: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: length, maxLength: length }).map((ds) => ds.join(''));
+const digitString = (length: number) =>
+  fc.array(fc.integer({ min: 0, max: 9 }), { minLength: length, maxLength: length }).map((ds) => ds.join(''));
 const upperAlnum = (length: number) =>
-  fc.array(fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'), { minLength: length, maxLength: length }).map((cs) => cs.join(''));
+  fc
+    .array(fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'), { minLength: length, maxLength: length })
+    .map((cs) => cs.join(''));
 
 export function validAbaRoutingNumber(): fc.Arbitrary<string> {
-  const prefixes = [...Array.from({ length: 13 }, (_, i) => i), ...Array.from({ length: 12 }, (_, i) => 21 + i), ...Array.from({ length: 12 }, (_, i) => 61 + i), 80];
-  return fc.tuple(fc.constantFrom(...prefixes), digitString(6)).map(([prefix, rest]) => abaComplete(`${String(prefix).padStart(2, '0')}${rest}`));
+  const prefixes = [
+    ...Array.from({ length: 13 }, (_, i) => i),
+    ...Array.from({ length: 12 }, (_, i) => 21 + i),
+    ...Array.from({ length: 12 }, (_, i) => 61 + i),
+    80,
+  ];
+  return fc
+    .tuple(fc.constantFrom(...prefixes), digitString(6))
+    .map(([prefix, rest]) => abaComplete(`${String(prefix).padStart(2, '0')}${rest}`));
 }
 
 /**
@@ -150,7 +169,9 @@ const IBAN_SHAPES: Record<string, fc.Arbitrary<string>> = {
 
 /** Valid IBANs of many countries, with the national checks of those countries that have none beyond mod-97. */
 export function validIban(): fc.Arbitrary<string> {
-  return fc.oneof(...Object.entries(IBAN_SHAPES).map(([country, bban]) => bban.map((b) => ibanWithCheckDigits(country, b))));
+  return fc.oneof(
+    ...Object.entries(IBAN_SHAPES).map(([country, bban]) => bban.map((b) => ibanWithCheckDigits(country, b))),
+  );
 }
 
 /**
@@ -158,9 +179,22 @@ export function validIban(): fc.Arbitrary<string> {
  * card-validator names a few six-digit ranges inside them as brands we do not take (Elo's 401178 and 457631,
  * Naranja's 402918 and 527572, among others), which a random prefix met about once in ten thousand numbers.
  */
-const VISA_AND_MASTERCARD_PREFIXES = ['400000', '411111', '424242', '444433', '476173', '510510', '520082', '530125', '545454', '555555'];
+const VISA_AND_MASTERCARD_PREFIXES = [
+  '400000',
+  '411111',
+  '424242',
+  '444433',
+  '476173',
+  '510510',
+  '520082',
+  '530125',
+  '545454',
+  '555555',
+];
 
 /** Valid Visa (16) and Mastercard (16) numbers: a prefix of theirs, nine random digits, the Luhn check digit. */
 export function validLuhnCardNumber(): fc.Arbitrary<string> {
-  return fc.tuple(fc.constantFrom(...VISA_AND_MASTERCARD_PREFIXES), digitString(9)).map(([prefix, rest]) => luhnComplete(`${prefix}${rest}`));
+  return fc
+    .tuple(fc.constantFrom(...VISA_AND_MASTERCARD_PREFIXES), digitString(9))
+    .map(([prefix, rest]) => luhnComplete(`${prefix}${rest}`));
 }

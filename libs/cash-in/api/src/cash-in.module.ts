@@ -1,6 +1,13 @@
 import { Module } from '@nestjs/common';
 import { CashInCommands, CashInEventStore, CashInsService, CashLocationsService } from '@mm/cash-in/application';
-import { CashInPrices, CashInsReadModel, CashLocationsReadModel, RetailNetwork, SandboxCashInPrices, SandboxRetailNetwork } from '@mm/cash-in/infrastructure';
+import {
+  CashInPrices,
+  CashInsReadModel,
+  CashLocationsReadModel,
+  RetailNetwork,
+  SandboxCashInPrices,
+  SandboxRetailNetwork,
+} from '@mm/cash-in/infrastructure';
 import { CashInsController, CashLocationsController, SandboxCashInsController } from './cash-ins.controllers';
 
 @Module({

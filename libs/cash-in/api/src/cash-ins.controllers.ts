@@ -2,8 +2,24 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CashInsService, CashLocationsService } from '@mm/cash-in/application';
 import type { CashInView } from '@mm/cash-in/domain';
-import { ApiPage, decodeCursor, Idempotent, ListQuery, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
-import { CashInResponse, CashLocationResponse, CashLocationsQuery, CreateCashInRequest, SimulateDepositRequest } from './cash-ins.dto';
+import {
+  ApiPage,
+  decodeCursor,
+  Idempotent,
+  ListQuery,
+  pageLimit,
+  ProjectId,
+  SandboxOnly,
+  toPage,
+  type Page,
+} from '@mm/platform/http';
+import {
+  CashInResponse,
+  CashLocationResponse,
+  CashLocationsQuery,
+  CreateCashInRequest,
+  SimulateDepositRequest,
+} from './cash-ins.dto';
 
 /** The view is the partner shape already (domain cashInView); the DTO class only documents it. */
 const toResponse = (view: CashInView) => view as unknown as CashInResponse;
@@ -16,7 +32,10 @@ export class CashInsController {
 
   @Post()
   @Idempotent()
-  @ApiOperation({ summary: 'Create a cash-in: a one-time deposit code valid one hour at a retail location; it starts pending', description: 'The customer needs an active usd endorsement (else 422 UsdEndorsementRequired).' })
+  @ApiOperation({
+    summary: 'Create a cash-in: a one-time deposit code valid one hour at a retail location; it starts pending',
+    description: 'The customer needs an active usd endorsement (else 422 UsdEndorsementRequired).',
+  })
   @ApiCreatedResponse({ type: CashInResponse })
   async create(@ProjectId() projectId: string, @Body() body: CreateCashInRequest): Promise<CashInResponse> {
     return toResponse(await this.cashIns.create(projectId, body));
@@ -42,7 +61,10 @@ export class CashInsController {
   @Post(':id/refresh')
   @Idempotent()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Issue a new code valid one hour from now; the previous code is void (422 CashInNotPending unless pending)' })
+  @ApiOperation({
+    summary:
+      'Issue a new code valid one hour from now; the previous code is void (422 CashInNotPending unless pending)',
+  })
   @ApiOkResponse({ type: CashInResponse })
   async refresh(@ProjectId() projectId: string, @Param('id') id: string): Promise<CashInResponse> {
     return toResponse(await this.cashIns.refresh(projectId, id));
@@ -59,9 +81,16 @@ export class SandboxCashInsController {
   @Post(':id/simulate/deposit')
   @Idempotent()
   @HttpCode(200)
-  @ApiOperation({ summary: 'The retail partner confirms a cash deposit: the cash-in completes (subStatus settled) and its transaction is created' })
+  @ApiOperation({
+    summary:
+      'The retail partner confirms a cash deposit: the cash-in completes (subStatus settled) and its transaction is created',
+  })
   @ApiOkResponse({ type: CashInResponse })
-  async deposit(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: SimulateDepositRequest): Promise<CashInResponse> {
+  async deposit(
+    @ProjectId() projectId: string,
+    @Param('id') id: string,
+    @Body() body: SimulateDepositRequest,
+  ): Promise<CashInResponse> {
     return toResponse(await this.cashIns.deposit(projectId, id, body.amount, body.code));
   }
 }
@@ -73,11 +102,21 @@ export class CashLocationsController {
   constructor(private readonly locations: CashLocationsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Retail locations for a flow (cash_in by default), nearest first with distanceKm when latitude and longitude are given, else by reference' })
+  @ApiOperation({
+    summary:
+      'Retail locations for a flow (cash_in by default), nearest first with distanceKm when latitude and longitude are given, else by reference',
+  })
   @ApiPage(CashLocationResponse)
   list(@Query() query: CashLocationsQuery): Page<CashLocationResponse> {
     const limit = pageLimit(query);
-    const results = this.locations.search({ provider: query.provider, latitude: query.latitude, longitude: query.longitude, flow: query.flow, after: decodeCursor(query.cursor), limit });
+    const results = this.locations.search({
+      provider: query.provider,
+      latitude: query.latitude,
+      longitude: query.longitude,
+      flow: query.flow,
+      after: decodeCursor(query.cursor),
+      limit,
+    });
     const page = toPage(results, limit, (r) => r.locId);
     return {
       ...page,

@@ -3,7 +3,15 @@
 // (spec: Cash-in: a code is valid for an hour), and the partner events, each with the cash-in as it was
 // at its event (spec: Events, ties 1 and 6).
 import { Injectable } from '@nestjs/common';
-import { cashInDecider, cashInStreamId, cashInView, requireCashIn, type CashInCommand, type CashInEvent, type CashInState } from '@mm/cash-in/domain';
+import {
+  cashInDecider,
+  cashInStreamId,
+  cashInView,
+  requireCashIn,
+  type CashInCommand,
+  type CashInEvent,
+  type CashInState,
+} from '@mm/cash-in/domain';
 import { CashInsReadModel } from '@mm/cash-in/infrastructure';
 import { TimerService } from '@mm/platform/clock';
 import { CommandHandler, publishStateViews, type AfterDecision, type RecordedEvent } from '@mm/platform/event-store';
@@ -20,12 +28,15 @@ export class CashInCommands extends CommandHandler<CashInCommand, CashInEvent, C
     const project: After = async ({ state, events, version }, { projectId, id }) => {
       await readModel.upsert(projectId, cashInView(requireCashIn(state, projectId)), version);
       for (const event of events as unknown as Array<RecordedEvent & CashInEvent>) {
-        if (event.type === 'cashIn.deposited') await readModel.recordDeposit(projectId, event.data.customerId, id, event.data.deposit.amount, event.data.at);
+        if (event.type === 'cashIn.deposited')
+          await readModel.recordDeposit(projectId, event.data.customerId, id, event.data.deposit.amount, event.data.at);
       }
     };
     const armExpiry: After = async ({ state, events }, { projectId, id }) => {
       if (events.some((e) => e.type === 'cashIn.created' || e.type === 'cashIn.codeRefreshed')) {
-        await timers.schedule(projectId, CODE_EXPIRY_TIMER, id, new Date(requireCashIn(state, projectId).expiresAt), { cashInId: id });
+        await timers.schedule(projectId, CODE_EXPIRY_TIMER, id, new Date(requireCashIn(state, projectId).expiresAt), {
+          cashInId: id,
+        });
       }
     };
     // A refresh is the cash-in's update (cashIn.updated): a new code, valid an hour from now.

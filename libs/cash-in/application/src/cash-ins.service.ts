@@ -11,7 +11,16 @@
 // from, should the port's answer be lost.
 import { randomInt } from 'node:crypto';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { AccountsPort, ApiError, OPERATION_ENDORSEMENTS, requireEndorsement, TransactionsPort, type CashInCreated, type CashInDestination, type EventPayloads } from '@mm/contracts';
+import {
+  AccountsPort,
+  ApiError,
+  OPERATION_ENDORSEMENTS,
+  requireEndorsement,
+  TransactionsPort,
+  type CashInCreated,
+  type CashInDestination,
+  type EventPayloads,
+} from '@mm/contracts';
 import {
   addressDestination,
   cashInLocation,
@@ -71,8 +80,13 @@ export class CashInsService implements OnModuleInit {
 
   async create(projectId: string, request: CashInRequest): Promise<CashInView> {
     const plan = planCashIn(request);
-    if (!isId('customer', request.customerId)) throw new ApiError('InvalidCustomerID', `"${request.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
-    if (!isId('cashLocation', request.cash.locationId)) throw new ApiError('InvalidCashLocationID', `"${request.cash.locationId.slice(0, 64)}" is not a cash location id (loc_…)`);
+    if (!isId('customer', request.customerId))
+      throw new ApiError('InvalidCustomerID', `"${request.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+    if (!isId('cashLocation', request.cash.locationId))
+      throw new ApiError(
+        'InvalidCashLocationID',
+        `"${request.cash.locationId.slice(0, 64)}" is not a cash location id (loc_…)`,
+      );
     const customer = await this.accounts.customer(projectId, request.customerId);
     // The spec: "The customer needs an active usd endorsement", as the accounts service has it now.
     requireEndorsement(customer, OPERATION_ENDORSEMENTS.cashIn, 'a cash-in');
@@ -90,7 +104,14 @@ export class CashInsService implements OnModuleInit {
         estimate: plan.indicatedAmount === null ? null : cashInPricing(plan.indicatedAmount, plan.asset, rate),
         rates: cashInRates(plan.asset, rate),
         destination,
-        location: { locId: location.locId, reference: location.cashLocationReference, name: location.name, provider: location.provider, state: location.address.state, address: location.address },
+        location: {
+          locId: location.locId,
+          reference: location.cashLocationReference,
+          name: location.name,
+          provider: location.provider,
+          state: location.address.state,
+          address: location.address,
+        },
         sponsorGas: true,
         code: newDepositCode(),
         expiresAt: codeExpiresAt(at),
@@ -98,7 +119,12 @@ export class CashInsService implements OnModuleInit {
         createdAt: at,
       };
       const usage = await this.readModel.usage(projectId, request.customerId, windowStarts(at));
-      const { state } = await this.commands.handle(projectId, cashInId, { type: 'CreateCashIn', record, usage }, { newStream: true });
+      const { state } = await this.commands.handle(
+        projectId,
+        cashInId,
+        { type: 'CreateCashIn', record, usage },
+        { newStream: true },
+      );
       return cashInView(requireCashIn(state, projectId));
     });
   }
@@ -108,7 +134,12 @@ export class CashInsService implements OnModuleInit {
     await this.row(projectId, id);
     return runCommand(this.uow, async () => {
       const at = (await this.clock.now(projectId)).toISOString();
-      const { state } = await this.commands.handle(projectId, id, (current) => ({ type: 'RefreshCode', projectId, code: newDepositCode(liveCode(current)), at }));
+      const { state } = await this.commands.handle(projectId, id, (current) => ({
+        type: 'RefreshCode',
+        projectId,
+        code: newDepositCode(liveCode(current)),
+        at,
+      }));
       return cashInView(requireCashIn(state, projectId));
     });
   }
@@ -122,11 +153,21 @@ export class CashInsService implements OnModuleInit {
       await this.readModel.lockCustomer(projectId, customerId);
       const at = (await this.clock.now(projectId)).toISOString();
       const usage = await this.readModel.usage(projectId, customerId, windowStarts(at));
-      const { state, events } = await this.commands.handle(projectId, id, { type: 'DepositCash', projectId, amount, code, rate, usage, at });
+      const { state, events } = await this.commands.handle(projectId, id, {
+        type: 'DepositCash',
+        projectId,
+        amount,
+        code,
+        rate,
+        usage,
+        at,
+      });
       await this.timers.cancel(CODE_EXPIRY_TIMER, id);
       // The transaction exists before its id is announced (cashIn.completed, this response): in one
       // process in this very database transaction; across processes committed just before this one.
-      for (const event of events) if (event.type === 'cashIn.deposited') await this.transactions.createForCashIn(projectId, event.data as EventPayloads['cashIn.deposited']);
+      for (const event of events)
+        if (event.type === 'cashIn.deposited')
+          await this.transactions.createForCashIn(projectId, event.data as EventPayloads['cashIn.deposited']);
       return cashInView(requireCashIn(state, projectId));
     });
   }
@@ -134,7 +175,11 @@ export class CashInsService implements OnModuleInit {
   /** The code's timer: expired once its expiresAt has passed on the project's clock (a refresh re-arms it). */
   private async onCodeExpiry(timer: DueTimer): Promise<void> {
     const at = (await this.clock.now(timer.projectId)).toISOString();
-    await this.commands.handle(timer.projectId, String(timer.payload.cashInId), { type: 'ExpireCashIn', projectId: timer.projectId, at });
+    await this.commands.handle(timer.projectId, String(timer.payload.cashInId), {
+      type: 'ExpireCashIn',
+      projectId: timer.projectId,
+      at,
+    });
   }
 
   private async row(projectId: string, id: string): Promise<CashInRow> {
@@ -153,11 +198,16 @@ export class CashInsService implements OnModuleInit {
   private async destination(projectId: string, customerId: string, plan: CashInPlan): Promise<CashInDestination> {
     const target = plan.target;
     if (target.kind === 'wallet') {
-      if (!isId('wallet', target.walletId)) throw new ApiError('InvalidWalletID', `"${target.walletId.slice(0, 64)}" is not a wallet id (wlt_…)`);
+      if (!isId('wallet', target.walletId))
+        throw new ApiError('InvalidWalletID', `"${target.walletId.slice(0, 64)}" is not a wallet id (wlt_…)`);
       return walletDestination(customerId, plan, await this.accounts.wallet(projectId, target.walletId));
     }
     if (target.kind === 'externalAccount') {
-      return externalAccountDestination(customerId, plan, await this.accounts.externalAccount(projectId, target.externalAccountId));
+      return externalAccountDestination(
+        customerId,
+        plan,
+        await this.accounts.externalAccount(projectId, target.externalAccountId),
+      );
     }
     return addressDestination(plan, target.address);
   }

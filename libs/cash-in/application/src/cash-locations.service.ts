@@ -8,7 +8,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ApiError, type CashLocationPublished } from '@mm/contracts';
-import { checkProvider, parseCoordinates, parseFlow, searchLocations, type CashLocation, type LocationResult } from '@mm/cash-in/domain';
+import {
+  checkProvider,
+  parseCoordinates,
+  parseFlow,
+  searchLocations,
+  type CashLocation,
+  type LocationResult,
+} from '@mm/cash-in/domain';
 import { CashLocationsReadModel, RetailNetwork } from '@mm/cash-in/infrastructure';
 import { UnitOfWork } from '@mm/platform/database';
 import { runCommand } from '@mm/platform/event-store';
@@ -68,8 +75,15 @@ export class CashLocationsService implements OnApplicationBootstrap {
     for (const location of this.network.locations()) {
       const row = current.get(location.locId);
       if (row && sameLocation(row.location, location)) continue;
-      const data: CashLocationPublished = { ...location, address: { ...location.address }, flows: [...location.flows], publishedAt };
-      const [event] = await this.store.append(cashLocationStreamId(location.locId), row ? row.version : 'no_stream', [{ type: 'cashLocation.published', data }]);
+      const data: CashLocationPublished = {
+        ...location,
+        address: { ...location.address },
+        flows: [...location.flows],
+        publishedAt,
+      };
+      const [event] = await this.store.append(cashLocationStreamId(location.locId), row ? row.version : 'no_stream', [
+        { type: 'cashLocation.published', data },
+      ]);
       await this.published.upsert(data, event.streamVersion);
       appended++;
     }

@@ -28,7 +28,11 @@ export interface WindowUsage {
 
 export type CashInUsage = Record<LimitWindow, WindowUsage>;
 
-export const NO_USAGE: CashInUsage = { day: { count: 0, amount: '0' }, week: { count: 0, amount: '0' }, month: { count: 0, amount: '0' } };
+export const NO_USAGE: CashInUsage = {
+  day: { count: 0, amount: '0' },
+  week: { count: 0, amount: '0' },
+  month: { count: 0, amount: '0' },
+};
 
 /** Where each window that contains `at` begins (UTC): the day, the ISO week (Monday), the month. */
 export function windowStarts(at: string): Record<LimitWindow, string> {
@@ -61,12 +65,21 @@ function usd(value: DecimalValue | string): string {
 export function checkTransactionAmount(amount: string, provider: string): void {
   const value = dec(amount);
   if (value.lt(CASH_IN_LIMITS.minimum)) {
-    throw new ApiError('CashInBelowMinimum', `${usd(value)} USD is below the cash-in minimum of ${CASH_IN_LIMITS.minimum} USD`);
+    throw new ApiError(
+      'CashInBelowMinimum',
+      `${usd(value)} USD is below the cash-in minimum of ${CASH_IN_LIMITS.minimum} USD`,
+    );
   }
   const maximum = maximumAt(provider);
   if (value.gt(maximum)) {
-    const where = provider === LARGE_RETAILER ? `at ${LARGE_RETAILER} locations` : `at this location (${CASH_IN_LIMITS.largeRetailerMaximum} USD at ${LARGE_RETAILER} locations)`;
-    throw new ApiError('CashInAboveMaximum', `${usd(value)} USD is above the cash-in maximum of ${maximum} USD ${where}`);
+    const where =
+      provider === LARGE_RETAILER
+        ? `at ${LARGE_RETAILER} locations`
+        : `at this location (${CASH_IN_LIMITS.largeRetailerMaximum} USD at ${LARGE_RETAILER} locations)`;
+    throw new ApiError(
+      'CashInAboveMaximum',
+      `${usd(value)} USD is above the cash-in maximum of ${maximum} USD ${where}`,
+    );
   }
 }
 
@@ -80,11 +93,17 @@ export function checkCaps(usage: CashInUsage, amount: string): void {
     const used = usage[window];
     const names = WINDOW_NAMES[window];
     if (used.count + 1 > cap.count) {
-      throw new ApiError(names.count, `the customer has ${used.count} completed cash-ins this ${window}; the ${names.label} limit is ${cap.count}`);
+      throw new ApiError(
+        names.count,
+        `the customer has ${used.count} completed cash-ins this ${window}; the ${names.label} limit is ${cap.count}`,
+      );
     }
     const total = dec(used.amount).plus(amount);
     if (total.gt(cap.amount)) {
-      throw new ApiError(names.amount, `${usd(amount)} USD would take the customer's ${names.label} cash-ins to ${usd(total)} USD, over the ${names.label} limit of ${cap.amount} USD`);
+      throw new ApiError(
+        names.amount,
+        `${usd(amount)} USD would take the customer's ${names.label} cash-ins to ${usd(total)} USD, over the ${names.label} limit of ${cap.amount} USD`,
+      );
     }
   }
 }

@@ -25,7 +25,12 @@ function side(asset: string, amount: string): PricingSide {
   const scale = ASSET_SCALE[asset];
   const value = formatAmount(amount, scale);
   const zero = formatAmount('0', scale);
-  return { asset, amountGross: value, amountNet: value, feesDeducted: { total: zero, developer: zero, gas: zero, [OPERATOR]: zero } };
+  return {
+    asset,
+    amountGross: value,
+    amountNet: value,
+    feesDeducted: { total: zero, developer: zero, gas: zero, [OPERATOR]: zero },
+  };
 }
 
 /** The pricing of `amount` usd into the destination asset at `rate`. */
@@ -33,7 +38,8 @@ export function cashInPricing(amount: string, destinationAsset: string, rate: st
   const scale = ASSET_SCALE[destinationAsset];
   if (scale === undefined) throw new Error(`no scale for asset ${destinationAsset}`);
   const destination = dec(amount).times(rate);
-  if (destination.decimalPlaces() > scale) throw new Error(`${amount} ${CASH_ASSET} at ${rate} is not a whole number of ${destinationAsset} units`);
+  if (destination.decimalPlaces() > scale)
+    throw new Error(`${amount} ${CASH_ASSET} at ${rate} is not a whole number of ${destinationAsset} units`);
   const rates = cashInRates(destinationAsset, rate);
   return {
     source: side(CASH_ASSET, amount),

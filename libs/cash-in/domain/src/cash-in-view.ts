@@ -42,14 +42,22 @@ export interface CashInView {
 const NO_AMOUNTS: CashInAmounts = { amountGross: null, amountNet: null, feesDeducted: null };
 
 function amounts(side: PricingSide | undefined): CashInAmounts {
-  return side ? { amountGross: side.amountGross, amountNet: side.amountNet, feesDeducted: { ...side.feesDeducted } } : NO_AMOUNTS;
+  return side
+    ? { amountGross: side.amountGross, amountNet: side.amountNet, feesDeducted: { ...side.feesDeducted } }
+    : NO_AMOUNTS;
 }
 
 export function cashInView(state: ExistingCashIn): CashInView {
   const { record, deposit } = state;
   // The deposit's pricing once deposited; the estimate from indicatedAmount before; none without either.
   const pricing = deposit?.pricing ?? record.estimate ?? undefined;
-  const rates = deposit ? { pair: deposit.pricing.pair, exchangeRate: deposit.pricing.exchangeRate, effectiveRate: deposit.pricing.effectiveRate } : record.rates;
+  const rates = deposit
+    ? {
+        pair: deposit.pricing.pair,
+        exchangeRate: deposit.pricing.exchangeRate,
+        effectiveRate: deposit.pricing.effectiveRate,
+      }
+    : record.rates;
   const address = record.location.address;
   return {
     id: record.cashInId,
@@ -63,15 +71,28 @@ export function cashInView(state: ExistingCashIn): CashInView {
       asset: record.destination.asset,
       network: record.destination.network,
       ...amounts(pricing?.destination),
-      wallet: { id: record.destination.walletId, blockchainAddress: record.destination.blockchainAddress, externalAccount: record.destination.externalAccountId },
+      wallet: {
+        id: record.destination.walletId,
+        blockchainAddress: record.destination.blockchainAddress,
+        externalAccount: record.destination.externalAccountId,
+      },
     },
     cash: { locationId: record.location.locId, locationReference: record.location.reference },
-    location: { name: record.location.name, locationProvider: record.location.provider, locationAddress: { ...address } },
+    location: {
+      name: record.location.name,
+      locationProvider: record.location.provider,
+      locationAddress: { ...address },
+    },
     rates: { ...rates },
     fixedAmountSide: 'source',
     sponsorGas: record.sponsorGas,
     sponsorGasCost: '0.00',
-    depositInstructions: { code: state.code, expiresAt: state.expiresAt, locationName: record.location.name, locationAddress: { ...address } },
+    depositInstructions: {
+      code: state.code,
+      expiresAt: state.expiresAt,
+      locationName: record.location.name,
+      locationAddress: { ...address },
+    },
     transactionId: deposit?.transactionId ?? null,
     metadata: { ...record.metadata },
     createdAt: record.createdAt,
@@ -85,4 +106,3 @@ export function viewAt(view: CashInView, at: string): CashInView {
   if (view.status !== 'pending' || Date.parse(at) < Date.parse(view.depositInstructions.expiresAt)) return view;
   return { ...view, status: 'expired', updatedAt: view.depositInstructions.expiresAt };
 }
-

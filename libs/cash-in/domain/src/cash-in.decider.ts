@@ -4,7 +4,14 @@
 // code's expiresAt on, a pending cash-in is expired on the project's clock
 // whether or not its expiry timer has fired yet: reads show it expired and
 // commands refuse it, so the answer never depends on the timer's timing.
-import { ApiError, requireAmount, type CashInCreated, type CashInDeposited, type EventPayloads, type TypedEvent } from '@mm/contracts';
+import {
+  ApiError,
+  requireAmount,
+  type CashInCreated,
+  type CashInDeposited,
+  type EventPayloads,
+  type TypedEvent,
+} from '@mm/contracts';
 import type { Decider } from '@mm/platform/decider';
 import { checkCashInCreation, checkDeposit, type CashInUsage } from './cash-in-limits';
 import { CASH_ASSET, cashInPricing } from './cash-in-pricing';
@@ -16,7 +23,15 @@ export type CashInStatus = 'pending' | 'completed' | 'expired';
 export type CashInCommand =
   | { type: 'CreateCashIn'; record: CashInCreated; usage: CashInUsage }
   | { type: 'RefreshCode'; projectId: string; code: string; at: string }
-  | { type: 'DepositCash'; projectId: string; amount: string; code?: string; rate: string; usage: CashInUsage; at: string }
+  | {
+      type: 'DepositCash';
+      projectId: string;
+      amount: string;
+      code?: string;
+      rate: string;
+      usage: CashInUsage;
+      at: string;
+    }
   | { type: 'ExpireCashIn'; projectId: string; at: string };
 
 /** The fields every cash-in has, whatever its status. */
@@ -53,7 +68,14 @@ function event<T extends CashInEvent['type']>(type: T, data: EventPayloads[T]): 
 function evolve(state: CashInState, e: CashInEvent): CashInState {
   switch (e.type) {
     case 'cashIn.created':
-      return { status: 'pending', record: e.data, code: e.data.code, expiresAt: e.data.expiresAt, deposit: null, updatedAt: e.data.createdAt };
+      return {
+        status: 'pending',
+        record: e.data,
+        code: e.data.code,
+        expiresAt: e.data.expiresAt,
+        deposit: null,
+        updatedAt: e.data.createdAt,
+      };
     case 'cashIn.codeRefreshed':
       if (state.status === 'none') return state;
       return { ...state, code: e.data.code, expiresAt: e.data.expiresAt, updatedAt: e.data.at };
@@ -79,14 +101,23 @@ export function statusAt(state: ExistingCashIn, at: string): CashInStatus {
  * project's (another project's cash-in is no cash-in of this one).
  */
 export function requireCashIn(state: CashInState, projectId?: string): ExistingCashIn {
-  if (state.status === 'none' || (projectId !== undefined && state.record.projectId !== projectId)) throw new ApiError('CashInNotFound');
+  if (state.status === 'none' || (projectId !== undefined && state.record.projectId !== projectId))
+    throw new ApiError('CashInNotFound');
   return state;
 }
 
 function requirePending(state: ExistingCashIn, at: string, action: string): void {
   const status = statusAt(state, at);
-  if (status === 'completed') throw new ApiError('CashInNotPending', `cash-in ${state.record.cashInId} is completed: a cash-in is single-use, so it cannot be ${action}`);
-  if (status === 'expired') throw new ApiError('CashInNotPending', `cash-in ${state.record.cashInId} expired at ${state.expiresAt}: it cannot be ${action}; create a new cash-in`);
+  if (status === 'completed')
+    throw new ApiError(
+      'CashInNotPending',
+      `cash-in ${state.record.cashInId} is completed: a cash-in is single-use, so it cannot be ${action}`,
+    );
+  if (status === 'expired')
+    throw new ApiError(
+      'CashInNotPending',
+      `cash-in ${state.record.cashInId} expired at ${state.expiresAt}: it cannot be ${action}; create a new cash-in`,
+    );
 }
 
 /** The transaction a cash-in's deposit creates: `txn_` and the cash-in's own TypeID body. */
@@ -105,7 +136,16 @@ function refreshCode(command: CommandOf<'RefreshCode'>, state: ExistingCashIn): 
   const { cashInId, projectId } = state.record;
   requirePending(state, command.at, 'refreshed');
   if (command.code === state.code) throw new Error('a refreshed code must differ from the one it replaces');
-  return [event('cashIn.codeRefreshed', { cashInId, projectId, code: command.code, expiresAt: codeExpiresAt(command.at), previousExpiresAt: state.expiresAt, at: command.at })];
+  return [
+    event('cashIn.codeRefreshed', {
+      cashInId,
+      projectId,
+      code: command.code,
+      expiresAt: codeExpiresAt(command.at),
+      previousExpiresAt: state.expiresAt,
+      at: command.at,
+    }),
+  ];
 }
 
 function depositCash(command: CommandOf<'DepositCash'>, state: ExistingCashIn): CashInEvent[] {
@@ -114,7 +154,10 @@ function depositCash(command: CommandOf<'DepositCash'>, state: ExistingCashIn): 
   requireAmount(command.amount, 'amount', { asset: CASH_ASSET });
   requirePending(state, command.at, 'deposited');
   if (command.code !== undefined && command.code !== state.code) {
-    throw new ApiError('DepositCodeMismatch', `the code is not cash-in ${cashInId}'s current code (a refresh voids the previous one)`);
+    throw new ApiError(
+      'DepositCodeMismatch',
+      `the code is not cash-in ${cashInId}'s current code (a refresh voids the previous one)`,
+    );
   }
   checkDeposit(command.amount, record.location.provider, command.usage);
   const pricing = cashInPricing(command.amount, record.destination.asset, command.rate);
@@ -138,7 +181,13 @@ function depositCash(command: CommandOf<'DepositCash'>, state: ExistingCashIn): 
 function expireCashIn(command: CommandOf<'ExpireCashIn'>, state: CashInState): CashInEvent[] {
   if (state.status === 'none' || state.record.projectId !== command.projectId) return [];
   if (statusAt(state, command.at) !== 'expired' || state.status !== 'pending') return [];
-  return [event('cashIn.expired', { cashInId: state.record.cashInId, projectId: state.record.projectId, expiredAt: state.expiresAt })];
+  return [
+    event('cashIn.expired', {
+      cashInId: state.record.cashInId,
+      projectId: state.record.projectId,
+      expiredAt: state.expiresAt,
+    }),
+  ];
 }
 
 function decide(command: CashInCommand, state: CashInState): CashInEvent[] {

@@ -1,7 +1,16 @@
 // Spec: Cash location (read); API-CONTRACT: Cash locations. The sandbox network and its search.
 import { ApiError } from '@mm/contracts';
 import { isId } from '@mm/platform/ids';
-import { cashInLocation, checkProvider, haversineKm, LARGE_RETAILER, parseCoordinates, parseFlow, SANDBOX_CASH_LOCATIONS, searchLocations } from './cash-locations';
+import {
+  cashInLocation,
+  checkProvider,
+  haversineKm,
+  LARGE_RETAILER,
+  parseCoordinates,
+  parseFlow,
+  SANDBOX_CASH_LOCATIONS,
+  searchLocations,
+} from './cash-locations';
 
 const isError = (name: string) => (fn: () => unknown) => {
   try {
@@ -18,7 +27,9 @@ describe('the sandbox retail network', () => {
     expect(SANDBOX_CASH_LOCATIONS.length).toBeGreaterThanOrEqual(24);
     expect(SANDBOX_CASH_LOCATIONS.every((l) => isId('cashLocation', l.locId))).toBe(true);
     expect(new Set(SANDBOX_CASH_LOCATIONS.map((l) => l.locId)).size).toBe(SANDBOX_CASH_LOCATIONS.length);
-    expect(new Set(SANDBOX_CASH_LOCATIONS.map((l) => l.cashLocationReference)).size).toBe(SANDBOX_CASH_LOCATIONS.length);
+    expect(new Set(SANDBOX_CASH_LOCATIONS.map((l) => l.cashLocationReference)).size).toBe(
+      SANDBOX_CASH_LOCATIONS.length,
+    );
     const states = new Set(SANDBOX_CASH_LOCATIONS.map((l) => l.address.state));
     for (const state of ['CA', 'NM', 'TX', 'NY']) expect(states.has(state)).toBe(true);
     expect(new Set(SANDBOX_CASH_LOCATIONS.map((l) => l.provider)).size).toBeGreaterThanOrEqual(3);
@@ -43,7 +54,9 @@ describe('searching locations', () => {
 
   it('measures great-circle distances', () => {
     // Los Angeles City Hall to San Francisco City Hall: about 559 km.
-    expect(haversineKm({ latitude: 34.05349, longitude: -118.24255 }, { latitude: 37.77926, longitude: -122.41929 })).toBeCloseTo(559, 0);
+    expect(
+      haversineKm({ latitude: 34.05349, longitude: -118.24255 }, { latitude: 37.77926, longitude: -122.41929 }),
+    ).toBeCloseTo(559, 0);
     expect(haversineKm(DOWNTOWN_LA, DOWNTOWN_LA)).toBe(0);
   });
 
@@ -58,7 +71,11 @@ describe('searching locations', () => {
     const bigmart = searchLocations(SANDBOX_CASH_LOCATIONS, { flow: 'cash_in', provider: 'bigmart' });
     expect(bigmart.length).toBeGreaterThan(0);
     expect(bigmart.every((r) => r.provider === 'bigmart')).toBe(true);
-    expect(searchLocations(SANDBOX_CASH_LOCATIONS, { flow: 'cash_in', provider: 'cashpoint' }).map((r) => r.cashLocationReference)).toEqual(['CASHPOINT-4006']);
+    expect(
+      searchLocations(SANDBOX_CASH_LOCATIONS, { flow: 'cash_in', provider: 'cashpoint' }).map(
+        (r) => r.cashLocationReference,
+      ),
+    ).toEqual(['CASHPOINT-4006']);
   });
 
   it.each([
@@ -71,7 +88,9 @@ describe('searching locations', () => {
     ['1e2', '0'],
     ['', '0'],
     ['34,05', '0'],
-  ])('refuses latitude %p with longitude %p', (latitude, longitude) => expect(isError('InvalidCoordinates')(() => parseCoordinates(latitude, longitude))).toBe(true));
+  ])('refuses latitude %p with longitude %p', (latitude, longitude) =>
+    expect(isError('InvalidCoordinates')(() => parseCoordinates(latitude, longitude))).toBe(true),
+  );
 
   it('takes coordinates in range, the extremes included', () => {
     expect(parseCoordinates('-90', '180')).toEqual({ latitude: -90, longitude: 180 });
@@ -91,8 +110,18 @@ describe('searching locations', () => {
     const la = SANDBOX_CASH_LOCATIONS.find((l) => l.cashLocationReference === 'BIGMART-1001')!;
     const pickupOnly = SANDBOX_CASH_LOCATIONS.find((l) => l.flows.join() === 'cash_out')!;
     expect(cashInLocation(SANDBOX_CASH_LOCATIONS, la.locId, 'BIGMART-1001')).toBe(la);
-    expect(isError('CashLocationReferenceMismatch')(() => cashInLocation(SANDBOX_CASH_LOCATIONS, la.locId, 'BIGMART-1002'))).toBe(true);
-    expect(isError('CashLocationNotFound')(() => cashInLocation(SANDBOX_CASH_LOCATIONS, 'loc_01h455vb4pex5vsknk084sn02q', 'BIGMART-1001'))).toBe(true);
-    expect(isError('CashLocationFlowUnsupported')(() => cashInLocation(SANDBOX_CASH_LOCATIONS, pickupOnly.locId, pickupOnly.cashLocationReference))).toBe(true);
+    expect(
+      isError('CashLocationReferenceMismatch')(() => cashInLocation(SANDBOX_CASH_LOCATIONS, la.locId, 'BIGMART-1002')),
+    ).toBe(true);
+    expect(
+      isError('CashLocationNotFound')(() =>
+        cashInLocation(SANDBOX_CASH_LOCATIONS, 'loc_01h455vb4pex5vsknk084sn02q', 'BIGMART-1001'),
+      ),
+    ).toBe(true);
+    expect(
+      isError('CashLocationFlowUnsupported')(() =>
+        cashInLocation(SANDBOX_CASH_LOCATIONS, pickupOnly.locId, pickupOnly.cashLocationReference),
+      ),
+    ).toBe(true);
   });
 });

@@ -19,7 +19,10 @@ describe('deposit codes', () => {
     for (const n of [-1, 1_000_000, 1.5]) expect(() => formatDepositCode(n)).toThrow(RangeError);
   });
 
-  it.each(['123456', '123-456', '12 3456', '123 45a', ' 123 456', 42])('does not take %p for a code', (value) => expect(isDepositCode(value)).toBe(false));
+  it.each(['123456', '123-456', '12 3456', '123 45a', ' 123 456', 42])('does not take %p for a code', (value) =>
+    expect(isDepositCode(value)).toBe(false),
+  );
 
-  it('lapse one hour after issue or refresh', () => expect(codeExpiresAt('2030-01-01T23:30:00.000Z')).toBe('2030-01-02T00:30:00.000Z'));
+  it('lapse one hour after issue or refresh', () =>
+    expect(codeExpiresAt('2030-01-01T23:30:00.000Z')).toBe('2030-01-02T00:30:00.000Z'));
 });

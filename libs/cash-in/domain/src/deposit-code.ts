@@ -13,7 +13,8 @@ export const DEPOSIT_CODE_SPACE = 1_000_000;
 
 /** The code of a number drawn in [0, 1,000,000): leading zeros kept, e.g. 4521 is "004 521". */
 export function formatDepositCode(n: number): string {
-  if (!Number.isInteger(n) || n < 0 || n >= DEPOSIT_CODE_SPACE) throw new RangeError(`a deposit code is drawn from [0, ${DEPOSIT_CODE_SPACE})`);
+  if (!Number.isInteger(n) || n < 0 || n >= DEPOSIT_CODE_SPACE)
+    throw new RangeError(`a deposit code is drawn from [0, ${DEPOSIT_CODE_SPACE})`);
   const digits = String(n).padStart(6, '0');
   return `${digits.slice(0, 3)} ${digits.slice(3)}`;
 }

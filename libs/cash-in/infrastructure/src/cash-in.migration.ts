@@ -28,7 +28,9 @@ export class CashIn1700000006000 implements MigrationInterface {
     await runner.query(`CREATE INDEX cash_ins_project_idx ON cash_in.cash_ins (project_id, id DESC)`);
     // A code names one live cash-in for the retail network, whatever the project: unique among
     // pending cash-ins (a lapsed code stays taken until the expiry timer marks its cash-in expired).
-    await runner.query(`CREATE UNIQUE INDEX cash_ins_live_code_unique ON cash_in.cash_ins (code) WHERE status = 'pending'`);
+    await runner.query(
+      `CREATE UNIQUE INDEX cash_ins_live_code_unique ON cash_in.cash_ins (code) WHERE status = 'pending'`,
+    );
     await runner.query(`
       CREATE TABLE cash_in.deposits (
         cash_in_id   text          PRIMARY KEY,
@@ -37,7 +39,9 @@ export class CashIn1700000006000 implements MigrationInterface {
         amount       numeric(20,2) NOT NULL CHECK (amount > 0),
         deposited_at timestamptz   NOT NULL
       )`);
-    await runner.query(`CREATE INDEX deposits_customer_idx ON cash_in.deposits (project_id, customer_id, deposited_at)`);
+    await runner.query(
+      `CREATE INDEX deposits_customer_idx ON cash_in.deposits (project_id, customer_id, deposited_at)`,
+    );
     // Locked by every deposit of the customer: deposits of one customer are decided one at a time.
     await runner.query(`
       CREATE TABLE cash_in.customer_usage (

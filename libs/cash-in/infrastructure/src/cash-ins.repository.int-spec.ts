@@ -18,8 +18,21 @@ function view(cashInId: string, code: string) {
         indicatedAmount: '50.00',
         estimate: cashInPricing('50.00', 'usdc', '1.00'),
         rates: cashInRates('usdc', '1.00'),
-        destination: { asset: 'usdc', network: 'meridianchain', walletId: null, externalAccountId: null, blockchainAddress: '0x52908400098527886e0f7030069857d2e4169ee7' },
-        location: { locId: 'loc_1', reference: 'QUICKSTOP-2002', name: 'QuickStop Market #2002', provider: 'quickstop', state: 'CA', address: { line1: '611 W 6th St', city: 'Los Angeles', state: 'CA', postalCode: '90017', country: 'US' } },
+        destination: {
+          asset: 'usdc',
+          network: 'meridianchain',
+          walletId: null,
+          externalAccountId: null,
+          blockchainAddress: '0x52908400098527886e0f7030069857d2e4169ee7',
+        },
+        location: {
+          locId: 'loc_1',
+          reference: 'QUICKSTOP-2002',
+          name: 'QuickStop Market #2002',
+          provider: 'quickstop',
+          state: 'CA',
+          address: { line1: '611 W 6th St', city: 'Los Angeles', state: 'CA', postalCode: '90017', country: 'US' },
+        },
         sponsorGas: true,
         code,
         expiresAt: '2030-01-01T01:00:00.000Z',
@@ -58,16 +71,35 @@ describe('cash-in read models on PostgreSQL', () => {
   });
 
   it('counts each window from its own start, the week across a month boundary, each deposit once', async () => {
-    const record = (id: string, amount: string, at: string) => db.uow.run(() => readModel.recordDeposit('prj_w', 'cst_w', id, amount, at));
+    const record = (id: string, amount: string, at: string) =>
+      db.uow.run(() => readModel.recordDeposit('prj_w', 'cst_w', id, amount, at));
     await record('ci_a', '100.00', '2029-12-30T10:00:00.000Z'); // Sunday, the week before
     await record('ci_b', '200.00', '2029-12-31T10:00:00.000Z'); // Monday, in the week, not the month
     await record('ci_c', '300.00', '2030-01-01T10:00:00.000Z'); // in the month, the week, not the day
     await record('ci_d', '400.00', '2030-01-02T10:00:00.000Z'); // today
     await record('ci_d', '400.00', '2030-01-02T10:00:00.000Z'); // a repeat counts once
-    const usage = await readModel.usage('prj_w', 'cst_w', { day: '2030-01-02T00:00:00.000Z', week: '2029-12-31T00:00:00.000Z', month: '2030-01-01T00:00:00.000Z' });
-    expect(usage).toEqual({ day: { count: 1, amount: '400.00' }, week: { count: 3, amount: '900.00' }, month: { count: 2, amount: '700.00' } });
-    expect(await db.uow.query(`SELECT deposits FROM cash_in.customer_usage WHERE project_id = 'prj_w' AND customer_id = 'cst_w'`)).toEqual([{ deposits: 4 }]);
-    expect(await readModel.usage('prj_w', 'other', { day: '2030-01-02T00:00:00.000Z', week: '2029-12-31T00:00:00.000Z', month: '2030-01-01T00:00:00.000Z' })).toEqual({
+    const usage = await readModel.usage('prj_w', 'cst_w', {
+      day: '2030-01-02T00:00:00.000Z',
+      week: '2029-12-31T00:00:00.000Z',
+      month: '2030-01-01T00:00:00.000Z',
+    });
+    expect(usage).toEqual({
+      day: { count: 1, amount: '400.00' },
+      week: { count: 3, amount: '900.00' },
+      month: { count: 2, amount: '700.00' },
+    });
+    expect(
+      await db.uow.query(
+        `SELECT deposits FROM cash_in.customer_usage WHERE project_id = 'prj_w' AND customer_id = 'cst_w'`,
+      ),
+    ).toEqual([{ deposits: 4 }]);
+    expect(
+      await readModel.usage('prj_w', 'other', {
+        day: '2030-01-02T00:00:00.000Z',
+        week: '2029-12-31T00:00:00.000Z',
+        month: '2030-01-01T00:00:00.000Z',
+      }),
+    ).toEqual({
       day: { count: 0, amount: '0' },
       week: { count: 0, amount: '0' },
       month: { count: 0, amount: '0' },
@@ -75,7 +107,11 @@ describe('cash-in read models on PostgreSQL', () => {
   });
 
   it("orders one customer's deposits: a second waits for the first's commit and then sees its deposit", async () => {
-    const starts = { day: '2030-02-01T00:00:00.000Z', week: '2030-01-28T00:00:00.000Z', month: '2030-02-01T00:00:00.000Z' };
+    const starts = {
+      day: '2030-02-01T00:00:00.000Z',
+      week: '2030-01-28T00:00:00.000Z',
+      month: '2030-02-01T00:00:00.000Z',
+    };
     let releaseFirst!: () => void;
     const firstHolds = new Promise<void>((resolve) => (releaseFirst = resolve));
     let firstLocked!: () => void;

@@ -45,11 +45,27 @@ export class CashInsReadModel {
          ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, code = EXCLUDED.code, expires_at = EXCLUDED.expires_at,
            view = EXCLUDED.view, version = EXCLUDED.version, updated_at = EXCLUDED.updated_at
          RETURNING *`,
-        [view.id, projectId, view.customerId, view.status, view.depositInstructions.code, view.depositInstructions.expiresAt, JSON.stringify(view), version, view.createdAt, view.updatedAt],
+        [
+          view.id,
+          projectId,
+          view.customerId,
+          view.status,
+          view.depositInstructions.code,
+          view.depositInstructions.expiresAt,
+          JSON.stringify(view),
+          version,
+          view.createdAt,
+          view.updatedAt,
+        ],
       );
       return row;
     } catch (error) {
-      if (sqlState(error) === UNIQUE_VIOLATION && String((error as { constraint?: unknown }).constraint ?? (error as Error).message).includes(LIVE_CODE_CONSTRAINT)) {
+      if (
+        sqlState(error) === UNIQUE_VIOLATION &&
+        String((error as { constraint?: unknown }).constraint ?? (error as Error).message).includes(
+          LIVE_CODE_CONSTRAINT,
+        )
+      ) {
         throw new DepositCodeTaken(view.id);
       }
       throw error;
@@ -57,7 +73,10 @@ export class CashInsReadModel {
   }
 
   async get(projectId: string, id: string): Promise<CashInRow | undefined> {
-    const [row] = await this.uow.query<CashInRow>(`SELECT * FROM cash_in.cash_ins WHERE project_id = $1 AND id = $2`, [projectId, id]);
+    const [row] = await this.uow.query<CashInRow>(`SELECT * FROM cash_in.cash_ins WHERE project_id = $1 AND id = $2`, [
+      projectId,
+      id,
+    ]);
     return row;
   }
 
@@ -95,12 +114,21 @@ export class CashInsReadModel {
         WHERE project_id = $1 AND customer_id = $2 AND deposited_at >= least($4::timestamptz, $5::timestamptz)`,
       [projectId, customerId, starts.day, starts.week, starts.month],
     );
-    const window = (name: LimitWindow) => ({ count: Number(row[`${name}_count`]), amount: String(row[`${name}_amount`]) });
+    const window = (name: LimitWindow) => ({
+      count: Number(row[`${name}_count`]),
+      amount: String(row[`${name}_amount`]),
+    });
     return { day: window('day'), week: window('week'), month: window('month') };
   }
 
   /** A completed deposit, counted by the limits from now on (once per cash-in). */
-  async recordDeposit(projectId: string, customerId: string, cashInId: string, amount: string, at: string): Promise<void> {
+  async recordDeposit(
+    projectId: string,
+    customerId: string,
+    cashInId: string,
+    amount: string,
+    at: string,
+  ): Promise<void> {
     await this.uow.query(
       `WITH deposit AS (
          INSERT INTO cash_in.deposits (cash_in_id, project_id, customer_id, amount, deposited_at) VALUES ($1, $2, $3, $4, $5)

@@ -15,7 +15,16 @@ import {
 } from '@mm/deposit-addresses/application';
 import type { DepositAddressView } from '@mm/deposit-addresses/domain';
 import type { RecordedEvent } from '@mm/platform/event-store';
-import { ApiPage, decodeCursor, Idempotent, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
+import {
+  ApiPage,
+  decodeCursor,
+  Idempotent,
+  pageLimit,
+  ProjectId,
+  SandboxOnly,
+  toPage,
+  type Page,
+} from '@mm/platform/http';
 import {
   CreateDepositAddressRequest,
   DepositAddressDepositResponse,
@@ -41,19 +50,26 @@ export class DepositAddressesController {
   @Post()
   @Idempotent()
   @ApiOperation({
-    summary: 'Create a deposit address: a persistent on-chain inlet that pays out to a bank account; it starts pending, with depositInstructions null until provisioned',
+    summary:
+      'Create a deposit address: a persistent on-chain inlet that pays out to a bank account; it starts pending, with depositInstructions null until provisioned',
     description:
-      'Needs the project feature depositAddresses (else 403 FeatureNotEnabled), and the endorsement a bank payout in the destination\'s currency needs (usd for USD, basic for CAD; else 422).',
+      "Needs the project feature depositAddresses (else 403 FeatureNotEnabled), and the endorsement a bank payout in the destination's currency needs (usd for USD, basic for CAD; else 422).",
   })
   @ApiCreatedResponse({ type: DepositAddressResponse })
-  async create(@ProjectId() projectId: string, @Body() body: CreateDepositAddressRequest): Promise<DepositAddressResponse> {
+  async create(
+    @ProjectId() projectId: string,
+    @Body() body: CreateDepositAddressRequest,
+  ): Promise<DepositAddressResponse> {
     return toResponse(await this.creation.create(projectId, body));
   }
 
   @Get()
   @ApiOperation({ summary: 'List deposit addresses, newest first; customerId filters' })
   @ApiPage(DepositAddressResponse)
-  async list(@ProjectId() projectId: string, @Query() query: ListDepositAddressesQuery): Promise<Page<DepositAddressResponse>> {
+  async list(
+    @ProjectId() projectId: string,
+    @Query() query: ListDepositAddressesQuery,
+  ): Promise<Page<DepositAddressResponse>> {
     const limit = pageLimit(query);
     const views = await this.queries.list(projectId, query.customerId, decodeCursor(query.cursor), limit + 1);
     const page = toPage(views, limit, (v) => v.id);
@@ -70,10 +86,15 @@ export class DepositAddressesController {
   @Patch(':id')
   @Idempotent()
   @ApiOperation({
-    summary: 'Change the destination, payout, return destination, label or metadata; a new active destination makes an inactiveActionRequired address active and resumes its held deposits',
+    summary:
+      'Change the destination, payout, return destination, label or metadata; a new active destination makes an inactiveActionRequired address active and resumes its held deposits',
   })
   @ApiOkResponse({ type: DepositAddressResponse })
-  async update(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: UpdateDepositAddressRequest): Promise<DepositAddressResponse> {
+  async update(
+    @ProjectId() projectId: string,
+    @Param('id') id: string,
+    @Body() body: UpdateDepositAddressRequest,
+  ): Promise<DepositAddressResponse> {
     return toResponse(await this.updates.update(projectId, id, body));
   }
 }
@@ -91,11 +112,17 @@ export class SandboxDepositAddressesController {
   @Post(':id/simulate/crypto-deposit')
   @Idempotent()
   @ApiOperation({
-    summary: 'An on-chain deposit reaches the address: it makes a cryptoToFiatAccount transaction (paid out, held, or returned to the sender)',
-    description: '422 DepositAddressNotProvisioned on a pending or failed address. The amount must pay out in whole cents of the destination\'s currency (else 422 InexactConversion).',
+    summary:
+      'An on-chain deposit reaches the address: it makes a cryptoToFiatAccount transaction (paid out, held, or returned to the sender)',
+    description:
+      "422 DepositAddressNotProvisioned on a pending or failed address. The amount must pay out in whole cents of the destination's currency (else 422 InexactConversion).",
   })
   @ApiCreatedResponse({ type: DepositAddressDepositResponse })
-  deposit(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: SimulateCryptoDepositRequest): Promise<DepositAddressDepositResponse> {
+  deposit(
+    @ProjectId() projectId: string,
+    @Param('id') id: string,
+    @Body() body: SimulateCryptoDepositRequest,
+  ): Promise<DepositAddressDepositResponse> {
     return this.deposits.deposit(projectId, id, body);
   }
 
@@ -111,7 +138,10 @@ export class SandboxDepositAddressesController {
   @Post(':id/simulate/unfreeze')
   @Idempotent()
   @HttpCode(200)
-  @ApiOperation({ summary: 'The custodian unlocks a frozen address: active again (inactiveActionRequired if its destination was lost meanwhile)' })
+  @ApiOperation({
+    summary:
+      'The custodian unlocks a frozen address: active again (inactiveActionRequired if its destination was lost meanwhile)',
+  })
   @ApiOkResponse({ type: DepositAddressResponse })
   unfreeze(@ProjectId() projectId: string, @Param('id') id: string): Promise<DepositAddressResponse> {
     return this.simulate(projectId, id, 'unfreeze');
@@ -120,7 +150,9 @@ export class SandboxDepositAddressesController {
   @Post(':id/simulate/close')
   @Idempotent()
   @HttpCode(200)
-  @ApiOperation({ summary: 'The custodian closes the address for good: closed; deposits to it are returned to the sender' })
+  @ApiOperation({
+    summary: 'The custodian closes the address for good: closed; deposits to it are returned to the sender',
+  })
   @ApiOkResponse({ type: DepositAddressResponse })
   close(@ProjectId() projectId: string, @Param('id') id: string): Promise<DepositAddressResponse> {
     return this.simulate(projectId, id, 'close');
@@ -141,19 +173,25 @@ export class DepositAddressesEventsController {
   ) {}
 
   @EventPattern('externalAccount.statusChanged')
-  async onExternalAccountStatusChanged(@Payload() event: RecordedEvent<'externalAccount.statusChanged', EventPayloads['externalAccount.statusChanged']>): Promise<void> {
+  async onExternalAccountStatusChanged(
+    @Payload() event: RecordedEvent<'externalAccount.statusChanged', EventPayloads['externalAccount.statusChanged']>,
+  ): Promise<void> {
     // Invalid: the addresses paying to it lose their destination. Active: the deposits held for its sender are attributed.
     await this.lostDestinations.onExternalAccountStatusChanged(event);
     await this.attribution.onExternalAccountStatusChanged(event);
   }
 
   @EventPattern('externalAccount.deleted')
-  onExternalAccountDeleted(@Payload() event: RecordedEvent<'externalAccount.deleted', EventPayloads['externalAccount.deleted']>): Promise<void> {
+  onExternalAccountDeleted(
+    @Payload() event: RecordedEvent<'externalAccount.deleted', EventPayloads['externalAccount.deleted']>,
+  ): Promise<void> {
     return this.lostDestinations.onExternalAccountDeleted(event);
   }
 
   @EventPattern('transaction.held')
-  onTransactionHeld(@Payload() event: RecordedEvent<'transaction.held', EventPayloads['transaction.held']>): Promise<void> {
+  onTransactionHeld(
+    @Payload() event: RecordedEvent<'transaction.held', EventPayloads['transaction.held']>,
+  ): Promise<void> {
     return this.heldDeposits.onTransactionHeld(event);
   }
 }

@@ -1,7 +1,17 @@
 import { Module } from '@nestjs/common';
 import { DEPOSIT_ADDRESS_APPLICATION } from '@mm/deposit-addresses/application';
-import { DepositAddressCustodian, DepositAddressesReadModel, DepositPrices, SandboxDepositAddressCustodian, SandboxDepositPrices } from '@mm/deposit-addresses/infrastructure';
-import { DepositAddressesController, DepositAddressesEventsController, SandboxDepositAddressesController } from './deposit-addresses.controllers';
+import {
+  DepositAddressCustodian,
+  DepositAddressesReadModel,
+  DepositPrices,
+  SandboxDepositAddressCustodian,
+  SandboxDepositPrices,
+} from '@mm/deposit-addresses/infrastructure';
+import {
+  DepositAddressesController,
+  DepositAddressesEventsController,
+  SandboxDepositAddressesController,
+} from './deposit-addresses.controllers';
 
 @Module({
   controllers: [DepositAddressesController, SandboxDepositAddressesController, DepositAddressesEventsController],

@@ -5,7 +5,14 @@
 // address's destination as it is now, or waits on for one while the destination is lost.
 import { Injectable } from '@nestjs/common';
 import { AccountsPort, ApiError, type EventPayloads, type ExternalAccountView } from '@mm/contracts';
-import { attributeSender, depositAddressDecider, depositAddressStreamId, depositStreamId, requireDepositAddress, type DepositAddressEvent } from '@mm/deposit-addresses/domain';
+import {
+  attributeSender,
+  depositAddressDecider,
+  depositAddressStreamId,
+  depositStreamId,
+  requireDepositAddress,
+  type DepositAddressEvent,
+} from '@mm/deposit-addresses/domain';
 import { DepositAddressesReadModel, DepositPrices } from '@mm/deposit-addresses/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
@@ -25,7 +32,9 @@ export class AttributeSenderHandler {
     private readonly clock: ProjectClock,
   ) {}
 
-  async onExternalAccountStatusChanged(event: RecordedEvent<'externalAccount.statusChanged', EventPayloads['externalAccount.statusChanged']>): Promise<void> {
+  async onExternalAccountStatusChanged(
+    event: RecordedEvent<'externalAccount.statusChanged', EventPayloads['externalAccount.statusChanged']>,
+  ): Promise<void> {
     const { projectId, externalAccountId, status } = event.data;
     if (status === 'active') await this.attribute(projectId, externalAccountId);
   }
@@ -46,14 +55,25 @@ export class AttributeSenderHandler {
       const at = (await this.clock.now(projectId)).toISOString();
       for (const deposit of held) {
         const history = await this.store.lockAndReadStream(depositAddressStreamId(deposit.deposit_address_id));
-        const state = requireDepositAddress(fold(depositAddressDecider, history as unknown as DepositAddressEvent[]), projectId);
+        const state = requireDepositAddress(
+          fold(depositAddressDecider, history as unknown as DepositAddressEvent[]),
+          projectId,
+        );
         // Past its deadline the transaction has failed (attributionTimeout), or is about to: nothing to clear.
         if (deposit.attribution_deadline && Date.parse(at) >= new Date(deposit.attribution_deadline).getTime()) {
           await this.readModel.setHeld([deposit.transaction_id], null);
           continue;
         }
-        const data = attributeSender(state, { transactionId: deposit.transaction_id, amount: deposit.amount }, account, usdcRate(this.prices, state.destination.instrument.asset), at);
-        await this.store.append(depositStreamId(deposit.transaction_id), 1, [{ type: 'depositAddress.senderAttributed', data, metadata: { projectId } }]);
+        const data = attributeSender(
+          state,
+          { transactionId: deposit.transaction_id, amount: deposit.amount },
+          account,
+          usdcRate(this.prices, state.destination.instrument.asset),
+          at,
+        );
+        await this.store.append(depositStreamId(deposit.transaction_id), 1, [
+          { type: 'depositAddress.senderAttributed', data, metadata: { projectId } },
+        ]);
         await this.readModel.setHeld([deposit.transaction_id], data.destinationMissing ? 'destination' : null);
       }
     });

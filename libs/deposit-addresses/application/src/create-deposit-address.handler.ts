@@ -3,7 +3,14 @@
 // return wallet the accounts port resolves; it starts pending, and the custodian's answer comes on a durable
 // timer of the project's clock (provision-deposit-address.handler.ts).
 import { Injectable } from '@nestjs/common';
-import { AccountsPort, ApiError, GatewayPort, namedExternalAccount, requireEndorsement, type DepositAddressCreated } from '@mm/contracts';
+import {
+  AccountsPort,
+  ApiError,
+  GatewayPort,
+  namedExternalAccount,
+  requireEndorsement,
+  type DepositAddressCreated,
+} from '@mm/contracts';
 import {
   bankDestination,
   checkExpectedSource,
@@ -52,18 +59,32 @@ export class CreateDepositAddressHandler {
     // The gateway's answer as of now: an operator's PATCH counts from its 200 on.
     const project = await this.gateway.project(projectId);
     if (!project.features.depositAddresses) {
-      throw new ApiError('FeatureNotEnabled', 'deposit addresses are not enabled for this project: the operator enables the depositAddresses feature (PATCH /admin/projects/{projectId})');
+      throw new ApiError(
+        'FeatureNotEnabled',
+        'deposit addresses are not enabled for this project: the operator enables the depositAddresses feature (PATCH /admin/projects/{projectId})',
+      );
     }
-    if (!isId('customer', request.customerId)) throw new ApiError('InvalidCustomerID', `"${request.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+    if (!isId('customer', request.customerId))
+      throw new ApiError('InvalidCustomerID', `"${request.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
     checkExpectedSource(request.expectedSourceAsset, request.expectedSourceNetwork);
     const payout = payoutInstruction(request.payout);
     const customer = await this.accounts.customer(projectId, request.customerId);
-    const account = await namedExternalAccount(this.accounts, projectId, request.destination.externalAccountId, 'destination');
+    const account = await namedExternalAccount(
+      this.accounts,
+      projectId,
+      request.destination.externalAccountId,
+      'destination',
+    );
     const destination = bankDestination(customer.id, account, payout);
     const returnDestination = request.returnDestination
       ? returnWallet(
           customer.id,
-          await namedExternalAccount(this.accounts, projectId, request.returnDestination.externalAccountId, 'returnDestination'),
+          await namedExternalAccount(
+            this.accounts,
+            projectId,
+            request.returnDestination.externalAccountId,
+            'returnDestination',
+          ),
           request.expectedSourceAsset,
           request.expectedSourceNetwork,
         )
@@ -89,9 +110,25 @@ export class CreateDepositAddressHandler {
         metadata: request.metadata ?? {},
         createdAt: at,
       };
-      const { state } = await this.commands.handle(projectId, depositAddressId, { type: 'CreateDepositAddress', record }, { newStream: true });
-      const delay = this.custodian.provisioningDelaySeconds({ depositAddressId, asset: record.expectedSourceAsset, network: record.expectedSourceNetwork, label: record.label });
-      await this.timers.schedule(projectId, PROVISIONING_TIMER, depositAddressId, new Date(Date.parse(at) + delay * 1000), { depositAddressId });
+      const { state } = await this.commands.handle(
+        projectId,
+        depositAddressId,
+        { type: 'CreateDepositAddress', record },
+        { newStream: true },
+      );
+      const delay = this.custodian.provisioningDelaySeconds({
+        depositAddressId,
+        asset: record.expectedSourceAsset,
+        network: record.expectedSourceNetwork,
+        label: record.label,
+      });
+      await this.timers.schedule(
+        projectId,
+        PROVISIONING_TIMER,
+        depositAddressId,
+        new Date(Date.parse(at) + delay * 1000),
+        { depositAddressId },
+      );
       return depositAddressView(requireDepositAddress(state, projectId));
     });
   }

@@ -19,7 +19,11 @@ import { DepositAddressesEventStore } from './deposit-addresses-event-store';
 type After = AfterDecision<DepositAddressEvent, DepositAddressState>;
 
 @Injectable()
-export class DepositAddressCommands extends CommandHandler<DepositAddressCommand, DepositAddressEvent, DepositAddressState> {
+export class DepositAddressCommands extends CommandHandler<
+  DepositAddressCommand,
+  DepositAddressEvent,
+  DepositAddressState
+> {
   constructor(store: DepositAddressesEventStore, readModel: DepositAddressesReadModel) {
     const project: After = async ({ state, version }, { projectId }) => {
       await readModel.upsert(projectId, depositAddressView(requireDepositAddress(state, projectId)), version);
@@ -28,7 +32,8 @@ export class DepositAddressCommands extends CommandHandler<DepositAddressCommand
       store,
       depositAddressDecider,
       (state) => depositAddressView(requireDepositAddress(state)) as unknown as Record<string, unknown>,
-      (event, before, after) => (event.type === 'depositAddress.destinationLost' && before.status === after.status ? { events: [] } : {}),
+      (event, before, after) =>
+        event.type === 'depositAddress.destinationLost' && before.status === after.status ? { events: [] } : {},
     );
     super(store, { decider: depositAddressDecider, streamId: depositAddressStreamId, then: [project, publish] });
   }

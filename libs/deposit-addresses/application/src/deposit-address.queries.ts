@@ -14,8 +14,14 @@ export class DepositAddressQueries {
     return (await this.row(projectId, id)).view;
   }
 
-  async list(projectId: string, customerId: string | undefined, before: string | undefined, limit: number): Promise<DepositAddressView[]> {
-    if (customerId !== undefined && !isId('customer', customerId)) throw new ApiError('InvalidCustomerID', `"${customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+  async list(
+    projectId: string,
+    customerId: string | undefined,
+    before: string | undefined,
+    limit: number,
+  ): Promise<DepositAddressView[]> {
+    if (customerId !== undefined && !isId('customer', customerId))
+      throw new ApiError('InvalidCustomerID', `"${customerId.slice(0, 64)}" is not a customer id (cst_…)`);
     return (await this.readModel.list(projectId, customerId, before, limit)).map((r) => r.view);
   }
 
@@ -29,7 +35,8 @@ export class DepositAddressQueries {
 }
 
 export function requireDepositAddressId(id: string): void {
-  if (!isId('depositAddress', id)) throw new ApiError('InvalidDepositAddressID', `"${id.slice(0, 64)}" is not a deposit address id (da_…)`);
+  if (!isId('depositAddress', id))
+    throw new ApiError('InvalidDepositAddressID', `"${id.slice(0, 64)}" is not a deposit address id (da_…)`);
 }
 
 /** One usdc in `asset`, as quotes price it: UnsupportedCorridor when there is no price. */

@@ -16,18 +16,29 @@ export class LoseDestinationHandler {
     private readonly readModel: DepositAddressesReadModel,
   ) {}
 
-  async onExternalAccountStatusChanged(event: RecordedEvent<'externalAccount.statusChanged', EventPayloads['externalAccount.statusChanged']>): Promise<void> {
+  async onExternalAccountStatusChanged(
+    event: RecordedEvent<'externalAccount.statusChanged', EventPayloads['externalAccount.statusChanged']>,
+  ): Promise<void> {
     const { projectId, externalAccountId, status, at } = event.data;
     if (status === 'invalid') await this.loseDestination(projectId, externalAccountId, 'invalid', at);
   }
 
-  async onExternalAccountDeleted(event: RecordedEvent<'externalAccount.deleted', EventPayloads['externalAccount.deleted']>): Promise<void> {
+  async onExternalAccountDeleted(
+    event: RecordedEvent<'externalAccount.deleted', EventPayloads['externalAccount.deleted']>,
+  ): Promise<void> {
     await this.loseDestination(event.data.projectId, event.data.externalAccountId, 'deleted', event.data.at);
   }
 
-  private async loseDestination(projectId: string, externalAccountId: string, reason: 'deleted' | 'invalid', at: string): Promise<void> {
+  private async loseDestination(
+    projectId: string,
+    externalAccountId: string,
+    reason: 'deleted' | 'invalid',
+    at: string,
+  ): Promise<void> {
     for (const id of await this.readModel.payingTo(projectId, externalAccountId)) {
-      await runCommand(this.uow, () => this.commands.handle(projectId, id, { type: 'LoseDestination', projectId, externalAccountId, reason, at }));
+      await runCommand(this.uow, () =>
+        this.commands.handle(projectId, id, { type: 'LoseDestination', projectId, externalAccountId, reason, at }),
+      );
     }
   }
 }

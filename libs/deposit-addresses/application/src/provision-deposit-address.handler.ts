@@ -31,8 +31,18 @@ export class ProvisionDepositAddressHandler implements OnModuleInit {
     const [first] = await this.store.readStream(depositAddressStreamId(id));
     if (!first) return;
     const record = first.data as DepositAddressCreated;
-    const outcome = await this.custodian.provision({ depositAddressId: id, asset: record.expectedSourceAsset, network: record.expectedSourceNetwork, label: record.label });
+    const outcome = await this.custodian.provision({
+      depositAddressId: id,
+      asset: record.expectedSourceAsset,
+      network: record.expectedSourceNetwork,
+      label: record.label,
+    });
     const at = (await this.clock.now(timer.projectId)).toISOString();
-    await this.commands.handle(timer.projectId, id, { type: 'CompleteProvisioning', projectId: timer.projectId, outcome, at });
+    await this.commands.handle(timer.projectId, id, {
+      type: 'CompleteProvisioning',
+      projectId: timer.projectId,
+      outcome,
+      at,
+    });
   }
 }

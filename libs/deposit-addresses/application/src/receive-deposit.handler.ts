@@ -3,8 +3,24 @@
 // takes too) and the address's stream lock (which a PATCH takes), recorded in its own stream with the read
 // model in the same transaction, then handed to the transactions service (the port) once committed.
 import { Injectable, Logger } from '@nestjs/common';
-import { AccountsPort, ApiError, evmAddressProblem, GatewayPort, toChecksumAddress, TransactionsPort, type DepositAddressDepositReceived } from '@mm/contracts';
-import { depositAddressDecider, depositAddressStreamId, depositStreamId, dispositionOf, receiveDeposit, requireProvisioned, type DepositAddressEvent } from '@mm/deposit-addresses/domain';
+import {
+  AccountsPort,
+  ApiError,
+  evmAddressProblem,
+  GatewayPort,
+  toChecksumAddress,
+  TransactionsPort,
+  type DepositAddressDepositReceived,
+} from '@mm/contracts';
+import {
+  depositAddressDecider,
+  depositAddressStreamId,
+  depositStreamId,
+  dispositionOf,
+  receiveDeposit,
+  requireProvisioned,
+  type DepositAddressEvent,
+} from '@mm/deposit-addresses/domain';
 import { DepositAddressesReadModel, DepositPrices } from '@mm/deposit-addresses/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
@@ -42,7 +58,11 @@ export class ReceiveDepositHandler {
     private readonly clock: ProjectClock,
   ) {}
 
-  async deposit(projectId: string, id: string, input: { amount: string; senderAddress?: string }): Promise<DepositAddressDepositView> {
+  async deposit(
+    projectId: string,
+    id: string,
+    input: { amount: string; senderAddress?: string },
+  ): Promise<DepositAddressDepositView> {
     if (input.senderAddress !== undefined) {
       const problem = evmAddressProblem(input.senderAddress);
       if (problem) throw new ApiError('InvalidWalletAddress', `senderAddress ${problem}`);
@@ -65,7 +85,12 @@ export class ReceiveDepositHandler {
       const at = (await this.clock.now(projectId)).toISOString();
       // Refused before anything is asked of the other services when the address cannot take it.
       const existing = requireProvisioned(state, projectId);
-      const registeredSender = await this.accounts.registeredWallet(projectId, row.customer_id, existing.record.expectedSourceNetwork, senderAddress);
+      const registeredSender = await this.accounts.registeredWallet(
+        projectId,
+        row.customer_id,
+        existing.record.expectedSourceNetwork,
+        senderAddress,
+      );
       const held = dispositionOf(existing, registeredSender !== null) === 'awaitingSenderAttribution';
       const data = receiveDeposit(state, {
         projectId,
@@ -79,7 +104,9 @@ export class ReceiveDepositHandler {
         at,
       });
       // A stream of the transaction id minted above: its first event travels with the commit.
-      await this.store.appendNewStreamDeferred(depositStreamId(data.transactionId), [{ type: 'depositAddress.depositReceived', data, metadata: { projectId } }]);
+      await this.store.appendNewStreamDeferred(depositStreamId(data.transactionId), [
+        { type: 'depositAddress.depositReceived', data, metadata: { projectId } },
+      ]);
       await this.readModel.recordDeposit({
         transactionId: data.transactionId,
         projectId,
@@ -89,7 +116,12 @@ export class ReceiveDepositHandler {
         senderAddress,
         network: data.deposit.network,
         disposition: data.disposition,
-        held: data.disposition === 'awaitingSenderAttribution' ? 'attribution' : data.disposition === 'payoutDestinationMissing' ? 'destination' : null,
+        held:
+          data.disposition === 'awaitingSenderAttribution'
+            ? 'attribution'
+            : data.disposition === 'payoutDestinationMissing'
+              ? 'destination'
+              : null,
         attributionDeadline: data.attributionDeadline,
         at,
       });
@@ -115,7 +147,9 @@ export class ReceiveDepositHandler {
       await this.transactions.createForDepositAddress(projectId, data);
     } catch (error) {
       // The deposit is committed: the transactions service makes the transaction from its event in our log.
-      this.logger.warn(`deposit ${data.transactionId} to ${data.depositAddressId}: the transactions service did not take it at once (${String(error)}); it follows from the log`);
+      this.logger.warn(
+        `deposit ${data.transactionId} to ${data.depositAddressId}: the transactions service did not take it at once (${String(error)}); it follows from the log`,
+      );
     }
   }
 }

@@ -5,7 +5,12 @@
 // address has now.
 import { Injectable } from '@nestjs/common';
 import { ApiError, type DepositPayoutTarget, type EventPayloads } from '@mm/contracts';
-import { depositAddressDecider, depositAddressStreamId, payoutTarget, type DepositAddressEvent } from '@mm/deposit-addresses/domain';
+import {
+  depositAddressDecider,
+  depositAddressStreamId,
+  payoutTarget,
+  type DepositAddressEvent,
+} from '@mm/deposit-addresses/domain';
 import { DepositAddressesReadModel, DepositPrices } from '@mm/deposit-addresses/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
@@ -38,14 +43,23 @@ export class ReleaseHeldDepositHandler {
       if (state.status === 'none' || state.destinationLost || state.destination.instrument.id === destinationId) return;
       let target: DepositPayoutTarget;
       try {
-        target = payoutTarget(state, amountText(deposit.amount), usdcRate(this.prices, state.destination.instrument.asset));
+        target = payoutTarget(
+          state,
+          amountText(deposit.amount),
+          usdcRate(this.prices, state.destination.instrument.asset),
+        );
       } catch (error) {
         // Not payable exactly to this destination: it waits for one it can be paid to.
         if (error instanceof ApiError && error.errorName === 'InexactConversion') return;
         throw error;
       }
       const at = (await this.clock.now(projectId)).toISOString();
-      await this.commands.handle(projectId, id, { type: 'ReleaseDeposits', projectId, releases: [{ transactionId, target }], at });
+      await this.commands.handle(projectId, id, {
+        type: 'ReleaseDeposits',
+        projectId,
+        releases: [{ transactionId, target }],
+        at,
+      });
     });
   }
 }

@@ -11,7 +11,11 @@ import { DepositAddressQueries } from './deposit-address.queries';
 
 export type Simulation = 'freeze' | 'unfreeze' | 'close';
 
-const COMMANDS = { freeze: 'FreezeDepositAddress', unfreeze: 'UnfreezeDepositAddress', close: 'CloseDepositAddress' } as const;
+const COMMANDS = {
+  freeze: 'FreezeDepositAddress',
+  unfreeze: 'UnfreezeDepositAddress',
+  close: 'CloseDepositAddress',
+} as const;
 
 @Injectable()
 export class SimulateCustodianHandler {

@@ -3,11 +3,17 @@
 // read model keeps it as of its last event. The optional fields are present
 // only when set; `destination.payoutOrigin`, `sourceToDestination` and
 // `depositInstructions.expiresAt` are gone from the v1 shape.
-import type { DepositAddressInstrument, DepositAddressStatus, DepositInstructions, PayoutInstruction } from '@mm/contracts';
+import type {
+  DepositAddressInstrument,
+  DepositAddressStatus,
+  DepositInstructions,
+  PayoutInstruction,
+} from '@mm/contracts';
 import type { ExistingDepositAddress } from './deposit-address.decider';
 
 /** The fixed sentence of an address's hold (it names no provider). */
-export const DESTINATION_MISSING_MESSAGE = 'The payout destination was deleted or is no longer valid: point the address at an active bank account to resume payouts.';
+export const DESTINATION_MISSING_MESSAGE =
+  'The payout destination was deleted or is no longer valid: point the address at an active bank account to resume payouts.';
 
 export interface DepositAddressView {
   id: string;
@@ -35,7 +41,14 @@ export interface DepositAddressView {
 }
 
 function instrument(i: DepositAddressInstrument): DepositAddressInstrument {
-  return { type: i.type, id: i.id, asset: i.asset, network: i.network, owner: { ...i.owner }, details: { ...i.details } };
+  return {
+    type: i.type,
+    id: i.id,
+    asset: i.asset,
+    network: i.network,
+    owner: { ...i.owner },
+    details: { ...i.details },
+  };
 }
 
 export function depositAddressView(state: ExistingDepositAddress): DepositAddressView {
@@ -48,13 +61,24 @@ export function depositAddressView(state: ExistingDepositAddress): DepositAddres
     expectedSourceNetwork: record.expectedSourceNetwork,
     destination: instrument(state.destination.instrument),
     payout: { ...state.payout },
-    ...(state.returnDestination ? { returnDestination: instrument(state.returnDestination), returnDestinationTypes: ['walletExternal'] } : {}),
-    ...(record.requiresCounterpartyWalletRegistration !== null ? { requiresCounterpartyWalletRegistration: record.requiresCounterpartyWalletRegistration } : {}),
+    ...(state.returnDestination
+      ? { returnDestination: instrument(state.returnDestination), returnDestinationTypes: ['walletExternal'] }
+      : {}),
+    ...(record.requiresCounterpartyWalletRegistration !== null
+      ? { requiresCounterpartyWalletRegistration: record.requiresCounterpartyWalletRegistration }
+      : {}),
     ...(record.sponsorGas !== null ? { sponsorGas: record.sponsorGas } : {}),
-    ...(state.status === 'inactiveActionRequired' ? { hold: { code: 'payoutDestinationMissing' as const, message: DESTINATION_MISSING_MESSAGE } } : {}),
+    ...(state.status === 'inactiveActionRequired'
+      ? { hold: { code: 'payoutDestinationMissing' as const, message: DESTINATION_MISSING_MESSAGE } }
+      : {}),
     status: state.status,
     depositInstructions: state.depositInstructions ? { ...state.depositInstructions } : null,
-    payoutOrigin: { type: 'depositAddress', id: record.depositAddressId, accountHolder: 'customer', accountHolderName: record.customerName },
+    payoutOrigin: {
+      type: 'depositAddress',
+      id: record.depositAddressId,
+      accountHolder: 'customer',
+      accountHolderName: record.customerName,
+    },
     ...(state.label !== null ? { label: state.label } : {}),
     metadata: { ...state.metadata },
     createdAt: record.createdAt,

@@ -66,7 +66,12 @@ export type DepositAddressCommand =
       at: string;
     }
   /** Deposits held for a destination the address has replaced since: released to the one it has. */
-  | { type: 'ReleaseDeposits'; projectId: string; releases: Array<{ transactionId: string; target: DepositPayoutTarget }>; at: string };
+  | {
+      type: 'ReleaseDeposits';
+      projectId: string;
+      releases: Array<{ transactionId: string; target: DepositPayoutTarget }>;
+      at: string;
+    };
 
 export interface ExistingDepositAddress {
   status: DepositAddressStatus;
@@ -150,7 +155,8 @@ function evolve(state: DepositAddressState, e: DepositAddressEvent): DepositAddr
  * another project's (another project's address is no address of this one).
  */
 export function requireDepositAddress(state: DepositAddressState, projectId?: string): ExistingDepositAddress {
-  if (state.status === 'none' || (projectId !== undefined && state.record.projectId !== projectId)) throw new ApiError('DepositAddressNotFound');
+  if (state.status === 'none' || (projectId !== undefined && state.record.projectId !== projectId))
+    throw new ApiError('DepositAddressNotFound');
   return state;
 }
 
@@ -160,11 +166,20 @@ function ownAddress(state: DepositAddressState, projectId: string): ExistingDepo
 }
 
 function refuse(state: ExistingDepositAddress, action: string): never {
-  throw new ApiError('DepositAddressTransitionNotAllowed', `deposit address ${state.record.depositAddressId} is ${state.status}: it cannot be ${action}`);
+  throw new ApiError(
+    'DepositAddressTransitionNotAllowed',
+    `deposit address ${state.record.depositAddressId} is ${state.status}: it cannot be ${action}`,
+  );
 }
 
 function change(state: ExistingDepositAddress, status: DepositAddressStatus, at: string): DepositAddressStatusChange {
-  return { depositAddressId: state.record.depositAddressId, projectId: state.record.projectId, previousStatus: state.status, status, at };
+  return {
+    depositAddressId: state.record.depositAddressId,
+    projectId: state.record.projectId,
+    previousStatus: state.status,
+    status,
+    at,
+  };
 }
 
 /** The status an address takes up when it becomes usable again (provisioned, unfrozen): active unless its destination is lost. */
@@ -176,7 +191,10 @@ function usableStatus(state: ExistingDepositAddress): DepositAddressStatus {
  * Merges a metadata patch, as Stripe does: a key set to null or "" is removed, and a patch that is null
  * itself removes every key, as every PATCH of the API reads null (docs/sandbox.md, "Changing a resource").
  */
-export function mergeMetadata(current: Record<string, string>, patch: Record<string, string | null> | null): Record<string, string> {
+export function mergeMetadata(
+  current: Record<string, string>,
+  patch: Record<string, string | null> | null,
+): Record<string, string> {
   if (patch === null) return {};
   const merged: Record<string, string> = { ...current };
   for (const [key, value] of Object.entries(patch)) {
@@ -188,10 +206,16 @@ export function mergeMetadata(current: Record<string, string>, patch: Record<str
 
 function sameRecord(a: object, b: object): boolean {
   const ka = Object.keys(a);
-  return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && (b as Record<string, unknown>)[k] === (a as Record<string, unknown>)[k]);
+  return (
+    ka.length === Object.keys(b).length &&
+    ka.every((k) => Object.hasOwn(b, k) && (b as Record<string, unknown>)[k] === (a as Record<string, unknown>)[k])
+  );
 }
 
-function updateDepositAddress(command: CommandOf<'UpdateDepositAddress'>, state: ExistingDepositAddress): DepositAddressEvent[] {
+function updateDepositAddress(
+  command: CommandOf<'UpdateDepositAddress'>,
+  state: ExistingDepositAddress,
+): DepositAddressEvent[] {
   if (state.status === 'failed') refuse(state, 'changed: its provisioning failed and it never takes deposits');
   const { changes, at } = command;
   const { depositAddressId, projectId } = state.record;
@@ -199,17 +223,24 @@ function updateDepositAddress(command: CommandOf<'UpdateDepositAddress'>, state:
   const data: EventPayloads['depositAddress.updated'] = { depositAddressId, projectId, changedFields, at };
   // Re-pointed: a new account, or any account named while the one it had is lost.
   const named = changes.destination;
-  const repointedTo = named !== undefined && (named.instrument.id !== state.destination.instrument.id || state.destinationLost) ? named : undefined;
+  const repointedTo =
+    named !== undefined && (named.instrument.id !== state.destination.instrument.id || state.destinationLost)
+      ? named
+      : undefined;
   const repointed = repointedTo !== undefined;
   const destination = paidOn(repointedTo ?? state.destination, changes.payout ?? state.payout);
   if (repointed) changedFields.push('destination');
   // The instrument shows the rail it is paid on: a new rail changes it too, the payout being what changed.
-  if (repointed || destination.instrument.network !== state.destination.instrument.network) data.destination = destination;
+  if (repointed || destination.instrument.network !== state.destination.instrument.network)
+    data.destination = destination;
   if (changes.payout !== undefined && !sameRecord(changes.payout, state.payout)) {
     changedFields.push('payout');
     data.payout = changes.payout;
   }
-  if (changes.returnDestination !== undefined && (changes.returnDestination?.id ?? null) !== (state.returnDestination?.id ?? null)) {
+  if (
+    changes.returnDestination !== undefined &&
+    (changes.returnDestination?.id ?? null) !== (state.returnDestination?.id ?? null)
+  ) {
     changedFields.push('returnDestination');
     data.returnDestination = changes.returnDestination;
   }
@@ -219,7 +250,8 @@ function updateDepositAddress(command: CommandOf<'UpdateDepositAddress'>, state:
   }
   if (changes.metadata !== undefined) {
     const metadata = mergeMetadata(state.metadata, changes.metadata);
-    if (Object.keys(metadata).length > METADATA_MAX_KEYS) throw new ApiError('InvalidRequest', `metadata: at most ${METADATA_MAX_KEYS} keys`);
+    if (Object.keys(metadata).length > METADATA_MAX_KEYS)
+      throw new ApiError('InvalidRequest', `metadata: at most ${METADATA_MAX_KEYS} keys`);
     if (!sameRecord(metadata, state.metadata)) {
       changedFields.push('metadata');
       data.metadata = metadata;
@@ -227,40 +259,65 @@ function updateDepositAddress(command: CommandOf<'UpdateDepositAddress'>, state:
   }
   if (changedFields.length === 0) return [];
   const events = [event('depositAddress.updated', data)];
-  if (repointed && state.status === 'inactiveActionRequired') events.push(event('depositAddress.reactivated', change(state, 'active', at)));
+  if (repointed && state.status === 'inactiveActionRequired')
+    events.push(event('depositAddress.reactivated', change(state, 'active', at)));
   if (repointed && command.releases.length > 0) {
-    events.push(event('depositAddress.destinationRestored', { depositAddressId, projectId, releases: command.releases, at }));
+    events.push(
+      event('depositAddress.destinationRestored', { depositAddressId, projectId, releases: command.releases, at }),
+    );
   }
   return events;
 }
 
-function createDepositAddress(command: CommandOf<'CreateDepositAddress'>, state: DepositAddressState): DepositAddressEvent[] {
+function createDepositAddress(
+  command: CommandOf<'CreateDepositAddress'>,
+  state: DepositAddressState,
+): DepositAddressEvent[] {
   if (state.status !== 'none') return [];
   return [event('depositAddress.created', command.record)];
 }
 
-function completeProvisioning(command: CommandOf<'CompleteProvisioning'>, current: DepositAddressState): DepositAddressEvent[] {
+function completeProvisioning(
+  command: CommandOf<'CompleteProvisioning'>,
+  current: DepositAddressState,
+): DepositAddressEvent[] {
   const state = ownAddress(current, command.projectId);
   // The custodian answers once; a repeated timer changes nothing.
   if (state === null || state.status !== 'pending') return [];
   const { outcome, at } = command;
-  if ('failure' in outcome) return [event('depositAddress.provisioningFailed', { ...change(state, 'failed', at), failure: outcome.failure })];
-  const depositInstructions = { address: outcome.address, asset: state.record.expectedSourceAsset, network: state.record.expectedSourceNetwork };
+  if ('failure' in outcome)
+    return [event('depositAddress.provisioningFailed', { ...change(state, 'failed', at), failure: outcome.failure })];
+  const depositInstructions = {
+    address: outcome.address,
+    asset: state.record.expectedSourceAsset,
+    network: state.record.expectedSourceNetwork,
+  };
   return [event('depositAddress.provisioned', { ...change(state, usableStatus(state), at), depositInstructions })];
 }
 
-function freezeDepositAddress(command: CommandOf<'FreezeDepositAddress'>, state: ExistingDepositAddress): DepositAddressEvent[] {
-  if (state.status !== 'active' && state.status !== 'inactiveActionRequired') refuse(state, 'frozen (only an active or inactiveActionRequired address can be)');
+function freezeDepositAddress(
+  command: CommandOf<'FreezeDepositAddress'>,
+  state: ExistingDepositAddress,
+): DepositAddressEvent[] {
+  if (state.status !== 'active' && state.status !== 'inactiveActionRequired')
+    refuse(state, 'frozen (only an active or inactiveActionRequired address can be)');
   return [event('depositAddress.frozen', change(state, 'frozen', command.at))];
 }
 
-function unfreezeDepositAddress(command: CommandOf<'UnfreezeDepositAddress'>, state: ExistingDepositAddress): DepositAddressEvent[] {
+function unfreezeDepositAddress(
+  command: CommandOf<'UnfreezeDepositAddress'>,
+  state: ExistingDepositAddress,
+): DepositAddressEvent[] {
   if (state.status !== 'frozen') refuse(state, 'unfrozen (only a frozen address can be)');
   return [event('depositAddress.unfrozen', change(state, usableStatus(state), command.at))];
 }
 
-function closeDepositAddress(command: CommandOf<'CloseDepositAddress'>, state: ExistingDepositAddress): DepositAddressEvent[] {
-  if (state.status === 'pending' || state.status === 'failed' || state.status === 'closed') refuse(state, 'closed (only an active, inactiveActionRequired or frozen address can be)');
+function closeDepositAddress(
+  command: CommandOf<'CloseDepositAddress'>,
+  state: ExistingDepositAddress,
+): DepositAddressEvent[] {
+  if (state.status === 'pending' || state.status === 'failed' || state.status === 'closed')
+    refuse(state, 'closed (only an active, inactiveActionRequired or frozen address can be)');
   return [event('depositAddress.closed', change(state, 'closed', command.at))];
 }
 
@@ -270,12 +327,25 @@ function loseDestination(command: CommandOf<'LoseDestination'>, current: Deposit
   if (state === null || state.status === 'closed' || state.status === 'failed') return [];
   if (state.destinationLost || state.destination.instrument.id !== command.externalAccountId) return [];
   const status = state.status === 'active' ? 'inactiveActionRequired' : state.status;
-  return [event('depositAddress.destinationLost', { ...change(state, status, command.at), externalAccountId: command.externalAccountId, reason: command.reason })];
+  return [
+    event('depositAddress.destinationLost', {
+      ...change(state, status, command.at),
+      externalAccountId: command.externalAccountId,
+      reason: command.reason,
+    }),
+  ];
 }
 
 function releaseDeposits(command: CommandOf<'ReleaseDeposits'>, state: ExistingDepositAddress): DepositAddressEvent[] {
   if (state.destinationLost || command.releases.length === 0) return [];
-  return [event('depositAddress.destinationRestored', { depositAddressId: state.record.depositAddressId, projectId: state.record.projectId, releases: command.releases, at: command.at })];
+  return [
+    event('depositAddress.destinationRestored', {
+      depositAddressId: state.record.depositAddressId,
+      projectId: state.record.projectId,
+      releases: command.releases,
+      at: command.at,
+    }),
+  ];
 }
 
 function decide(command: DepositAddressCommand, state: DepositAddressState): DepositAddressEvent[] {

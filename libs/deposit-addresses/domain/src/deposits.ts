@@ -17,7 +17,11 @@ import {
   type Party,
 } from '@mm/contracts';
 import { accountParty } from './deposit-address-request';
-import { requireDepositAddress, type DepositAddressState, type ExistingDepositAddress } from './deposit-address.decider';
+import {
+  requireDepositAddress,
+  type DepositAddressState,
+  type ExistingDepositAddress,
+} from './deposit-address.decider';
 
 export const depositStreamId = (transactionId: string) => `depositAddressDeposit-${transactionId}`;
 
@@ -29,7 +33,8 @@ export const depositStreamId = (transactionId: string) => `depositAddressDeposit
  */
 export function dispositionOf(state: ExistingDepositAddress, senderRegistered: boolean): DepositDisposition {
   if (state.status === 'frozen' || state.status === 'closed') return 'returnToSender';
-  if (state.record.requiresCounterpartyWalletRegistration === true && !senderRegistered) return 'awaitingSenderAttribution';
+  if (state.record.requiresCounterpartyWalletRegistration === true && !senderRegistered)
+    return 'awaitingSenderAttribution';
   if (state.destinationLost) return 'payoutDestinationMissing';
   return 'payout';
 }
@@ -47,11 +52,24 @@ export function payoutTarget(state: ExistingDepositAddress, amount: string, rate
     destination: {
       type: instrument.type,
       category: 'fiat',
-      details: { id: instrument.id, asset: instrument.asset, network: instrument.network, accountHolder: instrument.owner.kind, ...(last4 ? { last4 } : {}) },
+      details: {
+        id: instrument.id,
+        asset: instrument.asset,
+        network: instrument.network,
+        accountHolder: instrument.owner.kind,
+        ...(last4 ? { last4 } : {}),
+      },
       party,
     },
     payout: { ...state.payout },
-    pricing: price({ sourceAsset: state.record.expectedSourceAsset, destinationAsset: instrument.asset, amount, fixedAmountSide: 'source', sponsorGas: state.record.sponsorGas ?? true, rate }),
+    pricing: price({
+      sourceAsset: state.record.expectedSourceAsset,
+      destinationAsset: instrument.asset,
+      amount,
+      fixedAmountSide: 'source',
+      sponsorGas: state.record.sponsorGas ?? true,
+      rate,
+    }),
   };
 }
 
@@ -71,12 +89,21 @@ export interface ReceiveDeposit {
 }
 
 /** The address, if it can receive a deposit: DepositAddressNotFound, or DepositAddressNotProvisioned while pending or once failed. */
-export function requireProvisioned(state: DepositAddressState, projectId: string): ExistingDepositAddress & { depositInstructions: DepositInstructions } {
+export function requireProvisioned(
+  state: DepositAddressState,
+  projectId: string,
+): ExistingDepositAddress & { depositInstructions: DepositInstructions } {
   const address = requireDepositAddress(state, projectId);
   const { depositInstructions } = address;
   if (address.status === 'pending' || address.status === 'failed' || !depositInstructions) {
-    const why = address.status === 'failed' ? 'its provisioning failed: it has no on-chain address and never takes deposits' : 'it is pending: wait for depositAddress.active, when depositInstructions holds its on-chain address';
-    throw new ApiError('DepositAddressNotProvisioned', `deposit address ${address.record.depositAddressId} cannot receive a deposit: ${why}`);
+    const why =
+      address.status === 'failed'
+        ? 'its provisioning failed: it has no on-chain address and never takes deposits'
+        : 'it is pending: wait for depositAddress.active, when depositInstructions holds its on-chain address';
+    throw new ApiError(
+      'DepositAddressNotProvisioned',
+      `deposit address ${address.record.depositAddressId} cannot receive a deposit: ${why}`,
+    );
   }
   return { ...address, depositInstructions };
 }
@@ -84,13 +111,20 @@ export function requireProvisioned(state: DepositAddressState, projectId: string
 /** The deposit's arrival, or the refusal: DepositAddressNotFound, DepositAddressNotProvisioned, InvalidAmount, InexactConversion. */
 export function receiveDeposit(current: DepositAddressState, command: ReceiveDeposit): DepositAddressDepositReceived {
   const state = requireProvisioned(current, command.projectId);
-  const { depositAddressId, projectId, customerId, expectedSourceAsset: asset, expectedSourceNetwork: network } = state.record;
+  const {
+    depositAddressId,
+    projectId,
+    customerId,
+    expectedSourceAsset: asset,
+    expectedSourceNetwork: network,
+  } = state.record;
   const amount = requireAmount(command.amount, 'amount', { asset }).toFixed();
   const sender = command.registeredSender;
   const disposition = dispositionOf(state, sender !== null);
   let attributionDeadline: string | null = null;
   if (disposition === 'awaitingSenderAttribution') {
-    if (command.attributionTimeoutHours === null) throw new Error('a deposit held for attribution needs the project\'s attribution timeout');
+    if (command.attributionTimeoutHours === null)
+      throw new Error("a deposit held for attribution needs the project's attribution timeout");
     attributionDeadline = new Date(Date.parse(command.at) + command.attributionTimeoutHours * 3_600_000).toISOString();
   }
   const returnDestination = state.returnDestination;
@@ -99,13 +133,25 @@ export function receiveDeposit(current: DepositAddressState, command: ReceiveDep
     projectId,
     customerId,
     transactionId: command.transactionId,
-    deposit: { asset, network, amount: command.amount, address: state.depositInstructions.address, senderAddress: command.senderAddress, txHash: command.txHash },
+    deposit: {
+      asset,
+      network,
+      amount: command.amount,
+      address: state.depositInstructions.address,
+      senderAddress: command.senderAddress,
+      txHash: command.txHash,
+    },
     sender: sender ? accountParty(sender) : ({ relationship: 'externalUnregistered' } satisfies Party),
     senderExternalAccountId: sender?.id ?? null,
     disposition,
     target: payoutTarget(state, amount, command.rate),
     returnTo: returnDestination
-      ? { address: (returnDestination.details as { address: string }).address, network: returnDestination.network, externalAccountId: returnDestination.id, kind: 'returnDestination' }
+      ? {
+          address: (returnDestination.details as { address: string }).address,
+          network: returnDestination.network,
+          externalAccountId: returnDestination.id,
+          kind: 'returnDestination',
+        }
       : { address: command.senderAddress, network, externalAccountId: sender?.id ?? null, kind: 'sender' },
     attributionDeadline,
     metadata: { ...state.metadata },

@@ -38,7 +38,9 @@ export class SandboxDepositAddressCustodian extends DepositAddressCustodian {
 
   async provision(request: ProvisioningRequest): Promise<ProvisioningOutcome> {
     if (request.label === PROVISIONING_FAILURE_LABEL) {
-      return { failure: { code: 'custodian_rejected', message: 'the custodian could not open an address for this customer' } };
+      return {
+        failure: { code: 'custodian_rejected', message: 'the custodian could not open an address for this customer' },
+      };
     }
     // EVM-style, as custodial wallets' addresses: 20 bytes, hex.
     return { address: `0x${randomBytes(20).toString('hex')}` };

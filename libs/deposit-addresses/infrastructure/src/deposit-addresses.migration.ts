@@ -27,8 +27,12 @@ export class DepositAddresses1700000007000 implements MigrationInterface {
         updated_at             timestamptz NOT NULL
       )`);
     await runner.query(`CREATE INDEX addresses_project_idx ON deposit_addresses.addresses (project_id, id DESC)`);
-    await runner.query(`CREATE INDEX addresses_customer_idx ON deposit_addresses.addresses (project_id, customer_id, id DESC)`);
-    await runner.query(`CREATE INDEX addresses_destination_idx ON deposit_addresses.addresses (project_id, destination_account_id)`);
+    await runner.query(
+      `CREATE INDEX addresses_customer_idx ON deposit_addresses.addresses (project_id, customer_id, id DESC)`,
+    );
+    await runner.query(
+      `CREATE INDEX addresses_destination_idx ON deposit_addresses.addresses (project_id, destination_account_id)`,
+    );
     await runner.query(`
       CREATE TABLE deposit_addresses.deposits (
         transaction_id       text          PRIMARY KEY,
@@ -43,7 +47,9 @@ export class DepositAddresses1700000007000 implements MigrationInterface {
         attribution_deadline timestamptz,
         deposited_at         timestamptz   NOT NULL
       )`);
-    await runner.query(`CREATE INDEX deposits_address_idx ON deposit_addresses.deposits (deposit_address_id, transaction_id)`);
+    await runner.query(
+      `CREATE INDEX deposits_address_idx ON deposit_addresses.deposits (deposit_address_id, transaction_id)`,
+    );
     // What a registration looks for: this customer's deposits held for a sender on this network.
     await runner.query(`
       CREATE INDEX deposits_attribution_idx ON deposit_addresses.deposits (project_id, customer_id, network, lower(sender_address))

@@ -15,11 +15,28 @@ function view(projectId: string, customerId: string): DepositAddressView {
     customerId,
     expectedSourceAsset: 'usdc',
     expectedSourceNetwork: 'meridianchain',
-    destination: { type: 'bankUs', id: 'ext_bank', asset: 'usd', network: 'ach', owner: { kind: 'customer', id: customerId, name: 'Ada Lovelace' }, details: { holderName: 'Ada Lovelace', bankName: null, routingNumber: '021000021', accountNumberLast4: '9012', accountType: 'checking' } },
+    destination: {
+      type: 'bankUs',
+      id: 'ext_bank',
+      asset: 'usd',
+      network: 'ach',
+      owner: { kind: 'customer', id: customerId, name: 'Ada Lovelace' },
+      details: {
+        holderName: 'Ada Lovelace',
+        bankName: null,
+        routingNumber: '021000021',
+        accountNumberLast4: '9012',
+        accountType: 'checking',
+      },
+    },
     payout: { rail: 'ach' },
     requiresCounterpartyWalletRegistration: true,
     status: 'active',
-    depositInstructions: { address: '0x1111111111111111111111111111111111111111', asset: 'usdc', network: 'meridianchain' },
+    depositInstructions: {
+      address: '0x1111111111111111111111111111111111111111',
+      asset: 'usdc',
+      network: 'meridianchain',
+    },
     payoutOrigin: { type: 'depositAddress', id: ADDRESS, accountHolder: 'customer', accountHolderName: 'Ada Lovelace' },
     metadata: {},
     createdAt: '2030-01-01T00:00:00.000Z',
@@ -93,14 +110,21 @@ describe('deposit address read models on PostgreSQL', () => {
       await readModel.recordDeposit(deposit('txn_01h455vb4pex5vsknk084sn0bb', { senderAddress: SENDER.toLowerCase() }));
       await readModel.recordDeposit(deposit('txn_01h455vb4pex5vsknk084sn0cc', { network: 'ethereum' }));
       await readModel.recordDeposit(deposit('txn_01h455vb4pex5vsknk084sn0dd', { held: null, disposition: 'payout' }));
-      await readModel.recordDeposit(deposit('txn_01h455vb4pex5vsknk084sn0ee', { held: 'destination', disposition: 'payoutDestinationMissing' }));
+      await readModel.recordDeposit(
+        deposit('txn_01h455vb4pex5vsknk084sn0ee', { held: 'destination', disposition: 'payoutDestinationMissing' }),
+      );
     });
     const held = await readModel.heldForSender('prj_1', 'cst_1', 'meridianchain', SENDER.toLowerCase());
-    expect(held.map((d) => d.transaction_id)).toEqual(['txn_01h455vb4pex5vsknk084sn0aa', 'txn_01h455vb4pex5vsknk084sn0bb']);
+    expect(held.map((d) => d.transaction_id)).toEqual([
+      'txn_01h455vb4pex5vsknk084sn0aa',
+      'txn_01h455vb4pex5vsknk084sn0bb',
+    ]);
     expect(await readModel.heldForSender('prj_1', 'cst_2', 'meridianchain', SENDER)).toEqual([]);
     expect(await readModel.heldForSender('prj_2', 'cst_1', 'meridianchain', SENDER)).toEqual([]);
     await db.uow.run(() => readModel.setHeld(['txn_01h455vb4pex5vsknk084sn0aa'], null));
-    expect((await readModel.heldForSender('prj_1', 'cst_1', 'meridianchain', SENDER)).map((d) => d.transaction_id)).toEqual(['txn_01h455vb4pex5vsknk084sn0bb']);
+    expect(
+      (await readModel.heldForSender('prj_1', 'cst_1', 'meridianchain', SENDER)).map((d) => d.transaction_id),
+    ).toEqual(['txn_01h455vb4pex5vsknk084sn0bb']);
     expect((await readModel.held(ADDRESS)).map((d) => [d.transaction_id, d.held])).toEqual([
       ['txn_01h455vb4pex5vsknk084sn0bb', 'attribution'],
       ['txn_01h455vb4pex5vsknk084sn0cc', 'attribution'],

@@ -60,17 +60,36 @@ export class DepositAddressesReadModel {
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10)
        ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, destination_account_id = EXCLUDED.destination_account_id,
          return_account_id = EXCLUDED.return_account_id, view = EXCLUDED.view, version = EXCLUDED.version, updated_at = EXCLUDED.updated_at`,
-      [view.id, projectId, view.customerId, view.status, view.destination.id, view.returnDestination?.id ?? null, JSON.stringify(view), version, view.createdAt, view.updatedAt],
+      [
+        view.id,
+        projectId,
+        view.customerId,
+        view.status,
+        view.destination.id,
+        view.returnDestination?.id ?? null,
+        JSON.stringify(view),
+        version,
+        view.createdAt,
+        view.updatedAt,
+      ],
     );
   }
 
   async get(projectId: string, id: string): Promise<DepositAddressRow | undefined> {
-    const [row] = await this.uow.query<DepositAddressRow>(`SELECT * FROM deposit_addresses.addresses WHERE project_id = $1 AND id = $2`, [projectId, id]);
+    const [row] = await this.uow.query<DepositAddressRow>(
+      `SELECT * FROM deposit_addresses.addresses WHERE project_id = $1 AND id = $2`,
+      [projectId, id],
+    );
     return row;
   }
 
   /** Newest first; `before` is the last id of the previous page. */
-  list(projectId: string, customerId: string | undefined, before: string | undefined, limit: number): Promise<DepositAddressRow[]> {
+  list(
+    projectId: string,
+    customerId: string | undefined,
+    before: string | undefined,
+    limit: number,
+  ): Promise<DepositAddressRow[]> {
     return this.uow.query<DepositAddressRow>(
       `SELECT * FROM deposit_addresses.addresses
         WHERE project_id = $1 AND ($2::text IS NULL OR customer_id = $2) AND ($3::text IS NULL OR id < $3)
@@ -122,7 +141,19 @@ export class DepositAddressesReadModel {
       `INSERT INTO deposit_addresses.deposits
          (transaction_id, project_id, customer_id, deposit_address_id, amount, sender_address, network, disposition, held, attribution_deadline, deposited_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [d.transactionId, d.projectId, d.customerId, d.depositAddressId, d.amount, d.senderAddress, d.network, d.disposition, d.held, d.attributionDeadline, d.at],
+      [
+        d.transactionId,
+        d.projectId,
+        d.customerId,
+        d.depositAddressId,
+        d.amount,
+        d.senderAddress,
+        d.network,
+        d.disposition,
+        d.held,
+        d.attributionDeadline,
+        d.at,
+      ],
     );
   }
 
@@ -146,17 +177,26 @@ export class DepositAddressesReadModel {
 
   async setHeld(transactionIds: string[], held: HeldFor | null): Promise<void> {
     if (transactionIds.length === 0) return;
-    await this.uow.defer(`UPDATE deposit_addresses.deposits SET held = $2 WHERE transaction_id = ANY($1)`, [transactionIds, held]);
+    await this.uow.defer(`UPDATE deposit_addresses.deposits SET held = $2 WHERE transaction_id = ANY($1)`, [
+      transactionIds,
+      held,
+    ]);
   }
 
   /** How many deposits the address took (tests and operators). */
   /** A deposit by its transaction, in this project; undefined for a transaction of no deposit here. */
   async deposit(projectId: string, transactionId: string): Promise<DepositRow | undefined> {
-    const [row] = await this.uow.query<DepositRow>(`SELECT * FROM deposit_addresses.deposits WHERE project_id = $1 AND transaction_id = $2`, [projectId, transactionId]);
+    const [row] = await this.uow.query<DepositRow>(
+      `SELECT * FROM deposit_addresses.deposits WHERE project_id = $1 AND transaction_id = $2`,
+      [projectId, transactionId],
+    );
     return row;
   }
 
   async deposits(depositAddressId: string): Promise<DepositRow[]> {
-    return this.uow.query<DepositRow>(`SELECT * FROM deposit_addresses.deposits WHERE deposit_address_id = $1 ORDER BY transaction_id`, [depositAddressId]);
+    return this.uow.query<DepositRow>(
+      `SELECT * FROM deposit_addresses.deposits WHERE deposit_address_id = $1 ORDER BY transaction_id`,
+      [depositAddressId],
+    );
   }
 }

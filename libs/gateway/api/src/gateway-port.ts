@@ -24,7 +24,12 @@ export class GatewayPortAdapter extends GatewayPort {
     const row = isId('project', projectId) ? await this.projects.project(projectId) : undefined;
     if (!row) throw new ApiError('ProjectNotFound');
     // Copies: the caller's objects are its own, never the remembered ones.
-    return { projectId: row.id, features: { ...row.features }, limits: { ...row.limits }, attributionTimeoutHours: row.attribution_timeout_hours };
+    return {
+      projectId: row.id,
+      features: { ...row.features },
+      limits: { ...row.limits },
+      attributionTimeoutHours: row.attribution_timeout_hours,
+    };
   }
 
   /** Read from the keys' table: asked only for requests that reached a service without passing here. */

@@ -1,13 +1,51 @@
 import { createHash } from 'node:crypto';
-import { Body, Controller, Delete, Get, Headers, HttpCode, Options, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiExcludeEndpoint, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Options,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiExcludeEndpoint,
+  ApiHeader,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ThrottlerGuard } from '@nestjs/throttler';
 import type { FastifyReply } from 'fastify';
 import { ApiError, type ProjectLimits } from '@mm/contracts';
 import { GatewayService } from '@mm/gateway/application';
 import { SigningKeys, GatewayReadModels, type ProjectRow } from '@mm/gateway/infrastructure';
 import { PlatformConfig } from '@mm/platform/config';
-import { AdminRoute, ApiPage, decodeCursor, Idempotent, ListQuery, NoIdempotencyKey, NoStore, pageLimit, Public, PublishableKeyRoute, ShownOnce, toPage, type Page } from '@mm/platform/http';
+import {
+  AdminRoute,
+  ApiPage,
+  decodeCursor,
+  Idempotent,
+  ListQuery,
+  NoIdempotencyKey,
+  NoStore,
+  pageLimit,
+  Public,
+  PublishableKeyRoute,
+  ShownOnce,
+  toPage,
+  type Page,
+} from '@mm/platform/http';
 import { isId } from '@mm/platform/ids';
 import {
   ApiKeyPairResponse,
@@ -47,7 +85,10 @@ function toProject(row: ProjectRow): ProjectResponse {
 @ApiTags('Authentication')
 @Controller()
 export class AuthController {
-  constructor(private readonly gateway: GatewayService, private readonly signingKeys: SigningKeys) {}
+  constructor(
+    private readonly gateway: GatewayService,
+    private readonly signingKeys: SigningKeys,
+  ) {}
 
   @Post('auth/token')
   @Public()
@@ -73,7 +114,10 @@ export class AuthController {
 @ApiTags('Risk')
 @Controller('risk')
 export class RiskConfigController {
-  constructor(private readonly readModels: GatewayReadModels, private readonly config: PlatformConfig) {}
+  constructor(
+    private readonly readModels: GatewayReadModels,
+    private readonly config: PlatformConfig,
+  ) {}
 
   /** A browser's preflight for GET config (or any OPTIONS of it): the CORS hook answers it (204) before any handler runs. */
   @Options('config')
@@ -90,17 +134,24 @@ export class RiskConfigController {
   @ApiHeader({ name: 'Api-Key', description: 'publishable key (pk_sdbx_… / pk_live_…)', required: true })
   @ApiOperation({ summary: 'Browser risk configuration: provider identifiers only' })
   @ApiOkResponse({ type: RiskConfigResponse })
-  async riskConfig(@Headers('api-key') apiKey: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<RiskConfigResponse> {
+  async riskConfig(
+    @Headers('api-key') apiKey: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RiskConfigResponse> {
     void reply.header('cache-control', 'no-store');
     if (!apiKey) throw new ApiError('Unauthorized', 'publishable key required in the Api-Key header');
     const mode = /^pk_(sdbx|live)_/.exec(apiKey)?.[1];
     if (!mode) throw new ApiError('Unauthorized', 'invalid publishable key');
     // The key's mode is in its prefix: a host refuses the other mode's keys without knowing them.
     if (mode !== this.config.keyMode) {
-      throw new ApiError('Forbidden', `a ${mode === 'live' ? 'production' : 'sandbox'} key cannot be used on the ${this.config.MM_ENVIRONMENT} host`);
+      throw new ApiError(
+        'Forbidden',
+        `a ${mode === 'live' ? 'production' : 'sandbox'} key cannot be used on the ${this.config.MM_ENVIRONMENT} host`,
+      );
     }
     const row = await this.readModels.publishableKey(apiKey);
-    if (!row || row.revoked_at || row.mode !== mode) throw new ApiError('Unauthorized', row?.revoked_at ? 'publishable key revoked' : 'invalid publishable key');
+    if (!row || row.revoked_at || row.mode !== mode)
+      throw new ApiError('Unauthorized', row?.revoked_at ? 'publishable key revoked' : 'invalid publishable key');
     const clientId = this.config.MM_RISK_CLIENT_ID ?? (this.config.isSandbox ? 'sandbox-risk-client' : undefined);
     if (!clientId) throw new ApiError('RiskConfigUnavailable', 'risk configuration unavailable');
     // The provider's identifier for this partner: derived from the project, naming no customer.
@@ -114,7 +165,10 @@ export class RiskConfigController {
 @AdminRoute()
 @Controller('admin')
 export class AdminController {
-  constructor(private readonly gateway: GatewayService, private readonly readModels: GatewayReadModels) {}
+  constructor(
+    private readonly gateway: GatewayService,
+    private readonly readModels: GatewayReadModels,
+  ) {}
 
   private projectId(value: string): string {
     if (!isId('project', value)) throw new ApiError('ProjectNotFound', 'no project with this id');
@@ -149,11 +203,16 @@ export class AdminController {
   @Idempotent()
   @ApiOperation({ summary: 'Change features, bank payout limits or the attribution timeout' })
   @ApiOkResponse({ type: ProjectResponse })
-  async updateProject(@Param('projectId') projectId: string, @Body() body: UpdateProjectRequest): Promise<ProjectResponse> {
+  async updateProject(
+    @Param('projectId') projectId: string,
+    @Body() body: UpdateProjectRequest,
+  ): Promise<ProjectResponse> {
     const { features, attributionTimeoutHours } = body;
     // null removes every limit: each set to null, as naming them all would.
     const limits = body.limits === null ? NO_LIMITS : body.limits;
-    return toProject(await this.gateway.updateProject(this.projectId(projectId), { features, limits, attributionTimeoutHours }));
+    return toProject(
+      await this.gateway.updateProject(this.projectId(projectId), { features, limits, attributionTimeoutHours }),
+    );
   }
 
   @Post('projects/:projectId/api-keys')
@@ -172,7 +231,7 @@ export class AdminController {
   }
 
   @Delete('api-keys/:apiKey')
-  @ApiOperation({ summary: "Revoke an API key; its tokens stop working at once" })
+  @ApiOperation({ summary: 'Revoke an API key; its tokens stop working at once' })
   @ApiOkResponse({ type: RevokedApiKeyResponse })
   async revokeApiKey(@Param('apiKey') apiKey: string): Promise<RevokedApiKeyResponse> {
     const revoked = await this.gateway.revokeApiKey(apiKey);

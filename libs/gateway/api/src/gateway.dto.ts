@@ -1,13 +1,31 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  IsBoolean,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { IsAmount, IsNotBlank, IsOptionalNotNull } from '@mm/platform/http';
 
 export class TokenRequest {
-  @ApiProperty({ example: 'sk_sdbx_…' }) @IsString() @IsNotEmpty() @MaxLength(200)
+  @ApiProperty({ example: 'sk_sdbx_…' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
   apiKey!: string;
 
-  @ApiProperty() @IsString() @IsNotEmpty() @MaxLength(200)
+  @ApiProperty()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
   apiSecret!: string;
 }
 
@@ -36,32 +54,76 @@ const LIMIT_AMOUNT = { asset: ['usd', 'cad'] } as const;
 
 /** Limits on bank payouts (spec: Limits / Bank payouts and others, item 2); null clears one. */
 export class ProjectLimitsDto {
-  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) perTransactionMin?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) perTransactionMax?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) perTransactionMultiple?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) dailyBankPayoutCap?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' }) @ValidateIf((_o, v) => v !== null) @IsOptional() @IsAmount(LIMIT_AMOUNT) monthlyBankPayoutCap?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' })
+  @ValidateIf((_o, v) => v !== null)
+  @IsOptional()
+  @IsAmount(LIMIT_AMOUNT)
+  perTransactionMin?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' })
+  @ValidateIf((_o, v) => v !== null)
+  @IsOptional()
+  @IsAmount(LIMIT_AMOUNT)
+  perTransactionMax?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' })
+  @ValidateIf((_o, v) => v !== null)
+  @IsOptional()
+  @IsAmount(LIMIT_AMOUNT)
+  perTransactionMultiple?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' })
+  @ValidateIf((_o, v) => v !== null)
+  @IsOptional()
+  @IsAmount(LIMIT_AMOUNT)
+  dailyBankPayoutCap?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '100.00' })
+  @ValidateIf((_o, v) => v !== null)
+  @IsOptional()
+  @IsAmount(LIMIT_AMOUNT)
+  monthlyBankPayoutCap?: string | null;
 }
 
 export class CreateProjectRequest {
-  @ApiProperty() @IsString() @IsNotBlank() @MaxLength(100)
+  @ApiProperty()
+  @IsString()
+  @IsNotBlank()
+  @MaxLength(100)
   name!: string;
 
-  @ApiPropertyOptional({ type: ProjectFeaturesDto }) @IsOptionalNotNull() @IsObject() @ValidateNested() @Type(() => ProjectFeaturesDto)
+  @ApiPropertyOptional({ type: ProjectFeaturesDto })
+  @IsOptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ProjectFeaturesDto)
   features?: ProjectFeaturesDto;
 }
 
 /** A PATCH: a field left out keeps its value; null removes what can be removed (a limit, every limit) and is refused elsewhere. */
 export class UpdateProjectRequest {
-  @ApiPropertyOptional({ type: ProjectFeaturesDto, description: 'the features named are switched; the others keep their state' })
-  @IsOptionalNotNull() @IsObject() @ValidateNested() @Type(() => ProjectFeaturesDto)
+  @ApiPropertyOptional({
+    type: ProjectFeaturesDto,
+    description: 'the features named are switched; the others keep their state',
+  })
+  @IsOptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ProjectFeaturesDto)
   features?: ProjectFeaturesDto;
 
-  @ApiPropertyOptional({ type: ProjectLimitsDto, nullable: true, description: 'the limits named are set (null removes one); null removes every limit' })
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => ProjectLimitsDto)
+  @ApiPropertyOptional({
+    type: ProjectLimitsDto,
+    nullable: true,
+    description: 'the limits named are set (null removes one); null removes every limit',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ProjectLimitsDto)
   limits?: ProjectLimitsDto | null;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 720, description: 'whole hours, as a JSON number' }) @IsOptionalNotNull() @IsInt() @Min(1) @Max(720)
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 720, description: 'whole hours, as a JSON number' })
+  @IsOptionalNotNull()
+  @IsInt()
+  @Min(1)
+  @Max(720)
   attributionTimeoutHours?: number;
 }
 
@@ -85,12 +147,14 @@ export class RevokedApiKeyResponse {
   @ApiProperty({ enum: ['apiKey'] }) object!: 'apiKey';
   @ApiProperty() apiKey!: string;
   @ApiProperty() projectId!: string;
-  @ApiProperty({ format: 'date-time', description: 'when it was first revoked: revoking again changes nothing' }) revokedAt!: string;
+  @ApiProperty({ format: 'date-time', description: 'when it was first revoked: revoking again changes nothing' })
+  revokedAt!: string;
   @ApiProperty({ enum: ['revoked'] }) status!: 'revoked';
 }
 
 export class PublishableKeyResponse {
-  @ApiProperty({ example: 'pk_sdbx_…', description: 'for the Api-Key header of GET /risk/config' }) publishableKey!: string;
+  @ApiProperty({ example: 'pk_sdbx_…', description: 'for the Api-Key header of GET /risk/config' })
+  publishableKey!: string;
 }
 
 /** One public key of the token issuer (RFC 7517): ECDSA P-256 for ES256. */
@@ -105,5 +169,6 @@ export class PublicSigningKey {
 }
 
 export class JsonWebKeySetResponse {
-  @ApiProperty({ type: [PublicSigningKey], description: 'the current key and those retired within the last two hours' }) keys!: PublicSigningKey[];
+  @ApiProperty({ type: [PublicSigningKey], description: 'the current key and those retired within the last two hours' })
+  keys!: PublicSigningKey[];
 }

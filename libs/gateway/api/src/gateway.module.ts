@@ -1,7 +1,13 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { GatewayEventStore, GatewayService, ProjectCommands } from '@mm/gateway/application';
-import { GatewayReadModels, PostgresThrottlerStorage, ProjectSettings, SecretHasher, SigningKeys } from '@mm/gateway/infrastructure';
+import {
+  GatewayReadModels,
+  PostgresThrottlerStorage,
+  ProjectSettings,
+  SecretHasher,
+  SigningKeys,
+} from '@mm/gateway/infrastructure';
 import { GatewayPort } from '@mm/contracts';
 import { API_KEY_REGISTRY, SIGNING_KEYSET } from '@mm/platform/auth';
 import { PlatformConfig } from '@mm/platform/config';
@@ -16,7 +22,9 @@ import { GatewayInternalController, GatewayPortAdapter } from './gateway-port';
     ThrottlerModule.forRootAsync({
       inject: [PlatformConfig, UnitOfWork],
       useFactory: (config: PlatformConfig, uow: UnitOfWork) => ({
-        throttlers: [{ name: 'default', ttl: config.MM_TOKEN_RATE_WINDOW_SECONDS * 1000, limit: config.MM_TOKEN_RATE_LIMIT }],
+        throttlers: [
+          { name: 'default', ttl: config.MM_TOKEN_RATE_WINDOW_SECONDS * 1000, limit: config.MM_TOKEN_RATE_LIMIT },
+        ],
         storage: new PostgresThrottlerStorage(uow),
       }),
     }),

@@ -8,7 +8,12 @@ import { SERVICE_ROUTES, serviceUrlVariable, type ServiceName } from '@mm/contra
 import { loadConfig } from '@mm/platform/config';
 import { serviceDocuments } from './service-routes';
 
-const OWN: OpenAPIObject = { openapi: '3.1.0', info: { title: 'gateway', version: '1' }, paths: { '/own': {} }, components: { schemas: {} } };
+const OWN: OpenAPIObject = {
+  openapi: '3.1.0',
+  info: { title: 'gateway', version: '1' },
+  paths: { '/own': {} },
+  components: { schemas: {} },
+};
 
 describe("the gateway's merged API reference", () => {
   let server: Server;
@@ -23,7 +28,9 @@ describe("the gateway's merged API reference", () => {
     server = createServer((request, response) => {
       const path = documented.get(request.url!.split('/')[1]);
       if (!path) return void response.writeHead(503).end();
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ paths: { [path]: {} }, components: { schemas: {} } }));
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ paths: { [path]: {} }, components: { schemas: {} } }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -31,7 +38,14 @@ describe("the gateway's merged API reference", () => {
   afterEach(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   const merged = () =>
-    serviceDocuments(loadConfig(Object.fromEntries(Object.keys(SERVICE_ROUTES).map((s) => [serviceUrlVariable(s as ServiceName), `${base}/${s}`]))), () => now);
+    serviceDocuments(
+      loadConfig(
+        Object.fromEntries(
+          Object.keys(SERVICE_ROUTES).map((s) => [serviceUrlVariable(s as ServiceName), `${base}/${s}`]),
+        ),
+      ),
+      () => now,
+    );
 
   it("shows a service's new document within a minute of its deploy", async () => {
     const documents = merged();

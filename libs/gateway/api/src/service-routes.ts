@@ -13,13 +13,22 @@ import { ApiError, SERVICE_ROUTES, serviceUrlVariable, type ServiceName } from '
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { BearerAuthenticator, bearerCredential, GATEWAY_CHECKED_HEADER, gatewayCheckOf } from '@mm/platform/auth';
 import { internalToken, type PlatformConfig } from '@mm/platform/config';
-import { API_BASE_PATH, deferredBody, describeWebhooks, REQUEST_ID_HEADER, sendError, type ApiRequest } from '@mm/platform/http';
+import {
+  API_BASE_PATH,
+  deferredBody,
+  describeWebhooks,
+  REQUEST_ID_HEADER,
+  sendError,
+  type ApiRequest,
+} from '@mm/platform/http';
 
 /** How long an idle connection to a service is kept. */
 const UPSTREAM_IDLE_MS = 4_000;
 
 /** Where each service listens, from MM_SERVICE_<NAME>_URL; a missing one stops start-up. */
-export function serviceUpstreams(config: PlatformConfig): Array<{ service: ServiceName; upstream: string; prefixes: string[] }> {
+export function serviceUpstreams(
+  config: PlatformConfig,
+): Array<{ service: ServiceName; upstream: string; prefixes: string[] }> {
   return Object.entries(SERVICE_ROUTES).map(([service, prefixes]) => {
     const variable = serviceUrlVariable(service as ServiceName);
     const upstream = (config as unknown as Record<string, string | undefined>)[variable];
@@ -46,7 +55,10 @@ export async function routeToServices(app: NestFastifyApplication, config: Platf
         // An idle connection to a service is closed after 4 s, well inside the service's keep-alive: kept
         // as long as the service allows, it races the service's close on a busy machine, and the request
         // sent on it fails (a spurious 503).
-        http: { requestOptions: { timeout: config.MM_GATEWAY_UPSTREAM_TIMEOUT_MS }, agentOptions: { timeout: UPSTREAM_IDLE_MS } },
+        http: {
+          requestOptions: { timeout: config.MM_GATEWAY_UPSTREAM_TIMEOUT_MS },
+          agentOptions: { timeout: UPSTREAM_IDLE_MS },
+        },
         preHandler: async (request, reply) => {
           // A bearer token is checked here too, where revocations are heard at once; the service checks
           // it again (reached directly, it refuses the same), and decides about requests without one.
@@ -69,7 +81,11 @@ export async function routeToServices(app: NestFastifyApplication, config: Platf
             return;
           }
           // Every partner body is a JSON object; the services refuse anything else in these words too.
-          if (request.body === undefined || (request.body !== null && typeof request.body === 'object' && !Array.isArray(request.body))) return;
+          if (
+            request.body === undefined ||
+            (request.body !== null && typeof request.body === 'object' && !Array.isArray(request.body))
+          )
+            return;
           refuse(reply, new ApiError('InvalidRequest', 'the body must be a JSON object'));
           return reply;
         },
@@ -77,11 +93,17 @@ export async function routeToServices(app: NestFastifyApplication, config: Platf
           rewriteRequestHeaders: (request, headers) => {
             // The id this request has here (the caller's when valid, else the gateway's own): the service takes it as
             // its own, so its log lines, its error bodies and the response's X-Request-Id all carry the same id.
-            const forwarded: Record<string, string | string[] | undefined> = { ...headers, [REQUEST_ID_HEADER]: String(request.id) };
+            const forwarded: Record<string, string | string[] | undefined> = {
+              ...headers,
+              [REQUEST_ID_HEADER]: String(request.id),
+            };
             // The token was checked here, against keys whose revocation this process hears at once: the service
             // need not ask about its key again (ADR 0057). Only the gateway makes this header; a caller's own is dropped.
             delete forwarded[GATEWAY_CHECKED_HEADER];
-            const token = (request as ApiRequest).caller?.kind === 'partner' ? bearerCredential(request.headers.authorization) : undefined;
+            const token =
+              (request as ApiRequest).caller?.kind === 'partner'
+                ? bearerCredential(request.headers.authorization)
+                : undefined;
             if (token) forwarded[GATEWAY_CHECKED_HEADER] = gatewayCheckOf(internalSecret, token);
             // A parsed body goes out whole, with the Content-Length of its JSON: the client's chunking must not
             // travel with it, or the service refuses a request that has both (a smuggling guard).
@@ -90,7 +112,12 @@ export async function routeToServices(app: NestFastifyApplication, config: Platf
           },
           onError: (reply, { error }) => {
             logger.warn(`${service} unavailable: ${error.message}`);
-            refuse(reply, new ApiError('ServiceUnavailable', `the ${service} service is unavailable; retry shortly`, { 'retry-after': '1' }));
+            refuse(
+              reply,
+              new ApiError('ServiceUnavailable', `the ${service} service is unavailable; retry shortly`, {
+                'retry-after': '1',
+              }),
+            );
           },
         },
       });
@@ -106,7 +133,10 @@ export async function routeToServices(app: NestFastifyApplication, config: Platf
  * Nothing decides on it (routes are SERVICE_ROUTES), and a service's document changes only when that
  * service is deployed again: a minute behind a deploy is what it can be (ADR 0025).
  */
-export function serviceDocuments(config: PlatformConfig, now: () => number = Date.now): (own: OpenAPIObject) => Promise<OpenAPIObject> {
+export function serviceDocuments(
+  config: PlatformConfig,
+  now: () => number = Date.now,
+): (own: OpenAPIObject) => Promise<OpenAPIObject> {
   const upstreams = serviceUpstreams(config);
   const cache = new Map<string, { document: OpenAPIObject; at: number }>();
   const fetchDocument = async (upstream: string): Promise<OpenAPIObject | undefined> => {
@@ -119,7 +149,11 @@ export function serviceDocuments(config: PlatformConfig, now: () => number = Dat
     return document ?? cached?.document;
   };
   return async (own) => {
-    const merged: OpenAPIObject = { ...own, paths: { ...own.paths }, components: { ...own.components, schemas: { ...own.components?.schemas } } };
+    const merged: OpenAPIObject = {
+      ...own,
+      paths: { ...own.paths },
+      components: { ...own.components, schemas: { ...own.components?.schemas } },
+    };
     for (const { upstream } of upstreams) {
       const document = await fetchDocument(upstream);
       if (!document) continue;

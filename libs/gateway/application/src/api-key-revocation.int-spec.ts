@@ -18,10 +18,21 @@ function gateway(uow: UnitOfWork, config: PlatformConfig) {
   const tokens = new VerifiedTokens();
   const keys = new SigningKeys(uow, config);
   const readModels = new GatewayReadModels(uow);
-  const commands = new ProjectCommands(new GatewayEventStore(uow), readModels, new ProjectSettings(uow, readModels), uow, tokens);
+  const commands = new ProjectCommands(
+    new GatewayEventStore(uow),
+    readModels,
+    new ProjectSettings(uow, readModels),
+    uow,
+    tokens,
+  );
   const service = new GatewayService(uow, commands, readModels, new SecretHasher(uow, config), keys, config);
   const authenticator = new BearerAuthenticator(new TokenVerifier(keys, service, config), tokens);
-  return { service, tokens, feed: new RevocationFeed(uow, tokens), authenticate: (token: string) => authenticator.authenticate(`Bearer ${token}`) };
+  return {
+    service,
+    tokens,
+    feed: new RevocationFeed(uow, tokens),
+    authenticate: (token: string) => authenticator.authenticate(`Bearer ${token}`),
+  };
 }
 
 describe('API key revocations heard by several gateway processes', () => {
@@ -33,7 +44,10 @@ describe('API key revocations heard by several gateway processes', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     other = await anotherProcess(db);
-    const config = loadConfig({ DATABASE_URL: db.url, MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}` });
+    const config = loadConfig({
+      DATABASE_URL: db.url,
+      MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    });
     here = gateway(db.uow, config);
     there = gateway(other.uow, config);
     await here.feed.onApplicationBootstrap();

@@ -6,7 +6,13 @@ import { sign } from 'jsonwebtoken';
 import { ApiError, type ProjectChanges, type ProjectFeatures } from '@mm/contracts';
 import { NO_FEATURES } from '@mm/gateway/domain';
 import { GatewayReadModels, SecretHasher, SigningKeys, type ProjectRow } from '@mm/gateway/infrastructure';
-import { TOKEN_ALGORITHM, TOKEN_AUDIENCE, TOKEN_ISSUER, TOKEN_LIFETIME_SECONDS, type ApiKeyRegistry } from '@mm/platform/auth';
+import {
+  TOKEN_ALGORITHM,
+  TOKEN_AUDIENCE,
+  TOKEN_ISSUER,
+  TOKEN_LIFETIME_SECONDS,
+  type ApiKeyRegistry,
+} from '@mm/platform/auth';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { runCommand } from '@mm/platform/event-store';
@@ -54,7 +60,13 @@ export class GatewayService implements ApiKeyRegistry {
     const at = new Date().toISOString();
     return runCommand(this.uow, async () => {
       const merged = { ...NO_FEATURES, ...features };
-      await this.commands.handle(projectId, projectId, { type: 'CreateProject', projectId, name, features: merged, at });
+      await this.commands.handle(projectId, projectId, {
+        type: 'CreateProject',
+        projectId,
+        name,
+        features: merged,
+        at,
+      });
       return (await this.readModels.project(projectId))!;
     });
   }
@@ -77,7 +89,10 @@ export class GatewayService implements ApiKeyRegistry {
   }
 
   /** A new key pair; the secret is returned here and never again. */
-  async createApiKey(projectId: string, pair?: { apiKey: string; apiSecret: string }): Promise<{ apiKey: string; apiSecret: string }> {
+  async createApiKey(
+    projectId: string,
+    pair?: { apiKey: string; apiSecret: string },
+  ): Promise<{ apiKey: string; apiSecret: string }> {
     const mode = this.config.keyMode;
     const apiKey = pair?.apiKey ?? `sk_${mode}_${base62(24)}`;
     const apiSecret = pair?.apiSecret ?? base62(40);
@@ -140,9 +155,13 @@ export class GatewayService implements ApiKeyRegistry {
       );
     }
     const row = await this.readModels.apiKey(apiKey);
-    const secretOk = row ? await this.hasher.matches(apiSecret, row.secret_hash) : await this.hasher.hash(apiSecret).then(() => false);
+    const secretOk = row
+      ? await this.hasher.matches(apiSecret, row.secret_hash)
+      : await this.hasher.hash(apiSecret).then(() => false);
     if (!row || !secretOk || row.mode !== this.config.keyMode) {
-      throw refuse('invalid API key or secret: the pair does not match an active key; check the secret (shown once, when the key pair was created) or create a new pair');
+      throw refuse(
+        'invalid API key or secret: the pair does not match an active key; check the secret (shown once, when the key pair was created) or create a new pair',
+      );
     }
     if (row.revoked_at) throw refuse('this API key was revoked; create a new key pair');
     const { kid, privateKey } = await this.signingKeys.activeKey();

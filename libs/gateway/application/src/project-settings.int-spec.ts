@@ -18,7 +18,14 @@ function gateway(uow: UnitOfWork, config: PlatformConfig) {
   const readModels = new GatewayReadModels(uow);
   const settings = new ProjectSettings(uow, readModels);
   const commands = new ProjectCommands(new GatewayEventStore(uow), readModels, settings, uow, new VerifiedTokens());
-  const service = new GatewayService(uow, commands, readModels, new SecretHasher(uow, config), new SigningKeys(uow, config), config);
+  const service = new GatewayService(
+    uow,
+    commands,
+    readModels,
+    new SecretHasher(uow, config),
+    new SigningKeys(uow, config),
+    config,
+  );
   return { service, settings };
 }
 
@@ -31,7 +38,10 @@ describe('project settings kept in memory by several gateway processes', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     other = await anotherProcess(db);
-    const config = loadConfig({ DATABASE_URL: db.url, MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}` });
+    const config = loadConfig({
+      DATABASE_URL: db.url,
+      MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    });
     here = gateway(db.uow, config);
     there = gateway(other.uow, config);
     await here.settings.onApplicationBootstrap();
@@ -58,17 +68,29 @@ describe('project settings kept in memory by several gateway processes', () => {
       expect(await seen(projectId)).toMatchObject({ features: { cashPickup: true }, limits: {} });
 
       // Turned off and lowered: what a stale copy would let through.
-      await here.service.updateProject(projectId, { features: { cashPickup: false }, limits: { perTransactionMax: '5.00', dailyBankPayoutCap: '100.00' } });
+      await here.service.updateProject(projectId, {
+        features: { cashPickup: false },
+        limits: { perTransactionMax: '5.00', dailyBankPayoutCap: '100.00' },
+      });
       expect({ round, seen: await seen(projectId) }).toEqual({
         round,
-        seen: { features: expect.objectContaining({ cashPickup: false }), limits: { perTransactionMax: '5.00', dailyBankPayoutCap: '100.00' } },
+        seen: {
+          features: expect.objectContaining({ cashPickup: false }),
+          limits: { perTransactionMax: '5.00', dailyBankPayoutCap: '100.00' },
+        },
       });
 
       // Turned back on, and a limit cleared.
-      await here.service.updateProject(projectId, { features: { cashPickup: true }, limits: { dailyBankPayoutCap: null } });
+      await here.service.updateProject(projectId, {
+        features: { cashPickup: true },
+        limits: { dailyBankPayoutCap: null },
+      });
       expect({ round, seen: await seen(projectId) }).toEqual({
         round,
-        seen: { features: expect.objectContaining({ cashPickup: true }), limits: { perTransactionMax: '5.00', dailyBankPayoutCap: null } },
+        seen: {
+          features: expect.objectContaining({ cashPickup: true }),
+          limits: { perTransactionMax: '5.00', dailyBankPayoutCap: null },
+        },
       });
     }
   });

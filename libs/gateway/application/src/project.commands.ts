@@ -3,7 +3,14 @@
 // answered, in every process: new settings decided on by all (ADR 0057), a revoked key's tokens refused by all
 // (ADR 0025).
 import { Injectable } from '@nestjs/common';
-import { DEFAULT_ATTRIBUTION_TIMEOUT_HOURS, projectDecider, projectStreamId, type ProjectCommand, type ProjectEvent, type ProjectState } from '@mm/gateway/domain';
+import {
+  DEFAULT_ATTRIBUTION_TIMEOUT_HOURS,
+  projectDecider,
+  projectStreamId,
+  type ProjectCommand,
+  type ProjectEvent,
+  type ProjectState,
+} from '@mm/gateway/domain';
 import { GatewayReadModels, ProjectSettings } from '@mm/gateway/infrastructure';
 import { revokeEverywhere, VerifiedTokens } from '@mm/platform/auth';
 import { UnitOfWork } from '@mm/platform/database';
@@ -14,7 +21,13 @@ type After = AfterDecision<ProjectEvent, ProjectState>;
 
 @Injectable()
 export class ProjectCommands extends CommandHandler<ProjectCommand, ProjectEvent, ProjectState> {
-  constructor(store: GatewayEventStore, readModels: GatewayReadModels, settings: ProjectSettings, uow: UnitOfWork, verifiedTokens: VerifiedTokens) {
+  constructor(
+    store: GatewayEventStore,
+    readModels: GatewayReadModels,
+    settings: ProjectSettings,
+    uow: UnitOfWork,
+    verifiedTokens: VerifiedTokens,
+  ) {
     // The settings as the project now has them: answered once no process decides on them as they were.
     const applySettings: After = async ({ state, events }, { projectId }) => {
       for (const event of events as unknown as Array<RecordedEvent & ProjectEvent>) {
@@ -31,7 +44,12 @@ export class ProjectCommands extends CommandHandler<ProjectCommand, ProjectEvent
         await revokeEverywhere(uow, verifiedTokens, apiKey, () => readModels.revokeApiKey(apiKey, revokedAt));
       }
     };
-    super(store, { decider: projectDecider, streamId: projectStreamId, project: (event) => projectGateway(readModels, event), then: [applySettings, revokeKeys] });
+    super(store, {
+      decider: projectDecider,
+      streamId: projectStreamId,
+      project: (event) => projectGateway(readModels, event),
+      then: [applySettings, revokeKeys],
+    });
   }
 }
 
@@ -40,15 +58,32 @@ async function projectGateway(readModels: GatewayReadModels, event: RecordedEven
   switch (event.type) {
     case 'project.created': {
       const d = event.data;
-      return readModels.insertProject({ id: d.projectId, name: d.name, features: d.features, attributionTimeoutHours: DEFAULT_ATTRIBUTION_TIMEOUT_HOURS, at: d.createdAt });
+      return readModels.insertProject({
+        id: d.projectId,
+        name: d.name,
+        features: d.features,
+        attributionTimeoutHours: DEFAULT_ATTRIBUTION_TIMEOUT_HOURS,
+        at: d.createdAt,
+      });
     }
     case 'apiKey.created': {
       const d = event.data;
-      return readModels.insertApiKey({ apiKey: d.apiKey, projectId: d.projectId, mode: d.mode, secretHash: d.secretHash, at: d.createdAt });
+      return readModels.insertApiKey({
+        apiKey: d.apiKey,
+        projectId: d.projectId,
+        mode: d.mode,
+        secretHash: d.secretHash,
+        at: d.createdAt,
+      });
     }
     case 'publishableKey.created': {
       const d = event.data;
-      return readModels.insertPublishableKey({ publishableKey: d.publishableKey, projectId: d.projectId, mode: d.mode, at: d.createdAt });
+      return readModels.insertPublishableKey({
+        publishableKey: d.publishableKey,
+        projectId: d.projectId,
+        mode: d.mode,
+        at: d.createdAt,
+      });
     }
     case 'publishableKey.revoked':
       return readModels.revokePublishableKey(event.data.publishableKey, event.data.revokedAt);

@@ -1,10 +1,22 @@
 // A project and its credentials: one stream per project.
-import { ApiError, type EventPayloads, type ProjectChanges, type ProjectFeatures, type ProjectLimits, type TypedEvent } from '@mm/contracts';
+import {
+  ApiError,
+  type EventPayloads,
+  type ProjectChanges,
+  type ProjectFeatures,
+  type ProjectLimits,
+  type TypedEvent,
+} from '@mm/contracts';
 import type { Decider } from '@mm/platform/decider';
 import { dec } from '@mm/platform/money';
 
 export type ProjectEvent = TypedEvent<
-  'project.created' | 'project.updated' | 'apiKey.created' | 'apiKey.revoked' | 'publishableKey.created' | 'publishableKey.revoked'
+  | 'project.created'
+  | 'project.updated'
+  | 'apiKey.created'
+  | 'apiKey.revoked'
+  | 'publishableKey.created'
+  | 'publishableKey.revoked'
 >;
 
 export type ProjectCommand =
@@ -28,7 +40,12 @@ export type ProjectState =
       publishableKeys: Record<string, 'active' | 'revoked'>;
     };
 
-export const NO_FEATURES: ProjectFeatures = { depositAddresses: false, cashPickup: false, globalRemittance: false, bulkPayouts: false };
+export const NO_FEATURES: ProjectFeatures = {
+  depositAddresses: false,
+  cashPickup: false,
+  globalRemittance: false,
+  bulkPayouts: false,
+};
 export const DEFAULT_ATTRIBUTION_TIMEOUT_HOURS = 72;
 
 export type ActiveProject = Extract<ProjectState, { status: 'active' }>;
@@ -59,13 +76,21 @@ function evolve(state: ProjectState, event: ProjectEvent): ProjectState {
       };
     }
     case 'apiKey.created':
-      return state.status === 'none' ? state : { ...state, apiKeys: { ...state.apiKeys, [event.data.apiKey]: 'active' } };
+      return state.status === 'none'
+        ? state
+        : { ...state, apiKeys: { ...state.apiKeys, [event.data.apiKey]: 'active' } };
     case 'apiKey.revoked':
-      return state.status === 'none' ? state : { ...state, apiKeys: { ...state.apiKeys, [event.data.apiKey]: 'revoked' } };
+      return state.status === 'none'
+        ? state
+        : { ...state, apiKeys: { ...state.apiKeys, [event.data.apiKey]: 'revoked' } };
     case 'publishableKey.created':
-      return state.status === 'none' ? state : { ...state, publishableKeys: { ...state.publishableKeys, [event.data.publishableKey]: 'active' } };
+      return state.status === 'none'
+        ? state
+        : { ...state, publishableKeys: { ...state.publishableKeys, [event.data.publishableKey]: 'active' } };
     case 'publishableKey.revoked':
-      return state.status === 'none' ? state : { ...state, publishableKeys: { ...state.publishableKeys, [event.data.publishableKey]: 'revoked' } };
+      return state.status === 'none'
+        ? state
+        : { ...state, publishableKeys: { ...state.publishableKeys, [event.data.publishableKey]: 'revoked' } };
     default: {
       const _exhaustive: never = event;
       return state;
@@ -84,7 +109,8 @@ function checkLimits(current: ProjectLimits, changes: ProjectLimits): void {
   for (const [low, high] of ORDERED_LIMITS) {
     const [a, b] = [next[low], next[high]];
     if (a == null || b == null || dec(a).lte(dec(b))) continue;
-    const shown = (name: typeof low | typeof high, value: string) => `${name} ${value}${name in changes ? '' : " (the project's current value)"}`;
+    const shown = (name: typeof low | typeof high, value: string) =>
+      `${name} ${value}${name in changes ? '' : " (the project's current value)"}`;
     throw new ApiError('InvalidRequest', `limits.${shown(low, a)} must not exceed limits.${shown(high, b)}`);
   }
 }
@@ -98,7 +124,14 @@ type CommandOf<T extends ProjectCommand['type']> = Extract<ProjectCommand, { typ
 /** The same create twice records nothing new. */
 function createProject(command: CommandOf<'CreateProject'>, state: ProjectState): ProjectEvent[] {
   if (state.status !== 'none') return [];
-  return [event('project.created', { projectId: command.projectId, name: command.name, features: command.features, createdAt: command.at })];
+  return [
+    event('project.created', {
+      projectId: command.projectId,
+      name: command.name,
+      features: command.features,
+      createdAt: command.at,
+    }),
+  ];
 }
 
 function updateProject(command: CommandOf<'UpdateProject'>, state: ActiveProject): ProjectEvent[] {
@@ -107,7 +140,15 @@ function updateProject(command: CommandOf<'UpdateProject'>, state: ActiveProject
 }
 
 function issueApiKey(command: CommandOf<'IssueApiKey'>, state: ActiveProject): ProjectEvent[] {
-  return [event('apiKey.created', { projectId: state.projectId, apiKey: command.apiKey, mode: command.mode, secretHash: command.secretHash, createdAt: command.at })];
+  return [
+    event('apiKey.created', {
+      projectId: state.projectId,
+      apiKey: command.apiKey,
+      mode: command.mode,
+      secretHash: command.secretHash,
+      createdAt: command.at,
+    }),
+  ];
 }
 
 function revokeApiKey(command: CommandOf<'RevokeApiKey'>, state: ActiveProject): ProjectEvent[] {
@@ -117,13 +158,26 @@ function revokeApiKey(command: CommandOf<'RevokeApiKey'>, state: ActiveProject):
 }
 
 function issuePublishableKey(command: CommandOf<'IssuePublishableKey'>, state: ActiveProject): ProjectEvent[] {
-  return [event('publishableKey.created', { projectId: state.projectId, publishableKey: command.publishableKey, mode: command.mode, createdAt: command.at })];
+  return [
+    event('publishableKey.created', {
+      projectId: state.projectId,
+      publishableKey: command.publishableKey,
+      mode: command.mode,
+      createdAt: command.at,
+    }),
+  ];
 }
 
 function revokePublishableKey(command: CommandOf<'RevokePublishableKey'>, state: ActiveProject): ProjectEvent[] {
   if (!state.publishableKeys[command.publishableKey]) throw new ApiError('ApiKeyNotFound', 'publishable key not found');
   if (state.publishableKeys[command.publishableKey] === 'revoked') return [];
-  return [event('publishableKey.revoked', { projectId: state.projectId, publishableKey: command.publishableKey, revokedAt: command.at })];
+  return [
+    event('publishableKey.revoked', {
+      projectId: state.projectId,
+      publishableKey: command.publishableKey,
+      revokedAt: command.at,
+    }),
+  ];
 }
 
 function requireProject(state: ProjectState): ActiveProject {

@@ -33,7 +33,13 @@ export interface PublishableKeyRow {
 export class GatewayReadModels {
   constructor(private readonly uow: UnitOfWork) {}
 
-  async insertProject(p: { id: string; name: string; features: ProjectFeatures; attributionTimeoutHours: number; at: string }): Promise<void> {
+  async insertProject(p: {
+    id: string;
+    name: string;
+    features: ProjectFeatures;
+    attributionTimeoutHours: number;
+    at: string;
+  }): Promise<void> {
     await this.uow.query(
       `INSERT INTO gateway.projects (id, name, features, attribution_timeout_hours, created_at, updated_at)
        VALUES ($1, $2, $3::jsonb, $4, $5, $5)`,
@@ -41,7 +47,11 @@ export class GatewayReadModels {
     );
   }
 
-  async updateProject(id: string, s: { features: ProjectFeatures; limits: ProjectLimits; attributionTimeoutHours: number }, at: string): Promise<void> {
+  async updateProject(
+    id: string,
+    s: { features: ProjectFeatures; limits: ProjectLimits; attributionTimeoutHours: number },
+    at: string,
+  ): Promise<void> {
     await this.uow.query(
       `UPDATE gateway.projects SET features = $2::jsonb, limits = $3::jsonb, attribution_timeout_hours = $4, updated_at = $5 WHERE id = $1`,
       [id, JSON.stringify(s.features), JSON.stringify(s.limits), s.attributionTimeoutHours, at],
@@ -54,7 +64,10 @@ export class GatewayReadModels {
   }
 
   async projectByName(name: string): Promise<ProjectRow | undefined> {
-    const [row] = await this.uow.query<ProjectRow>(`SELECT * FROM gateway.projects WHERE name = $1 ORDER BY id LIMIT 1`, [name]);
+    const [row] = await this.uow.query<ProjectRow>(
+      `SELECT * FROM gateway.projects WHERE name = $1 ORDER BY id LIMIT 1`,
+      [name],
+    );
     return row;
   }
 
@@ -70,7 +83,13 @@ export class GatewayReadModels {
     return Number(row.n);
   }
 
-  async insertApiKey(k: { apiKey: string; projectId: string; mode: string; secretHash: string; at: string }): Promise<void> {
+  async insertApiKey(k: {
+    apiKey: string;
+    projectId: string;
+    mode: string;
+    secretHash: string;
+    at: string;
+  }): Promise<void> {
     await this.uow.query(
       `INSERT INTO gateway.api_keys (api_key, project_id, mode, secret_hash, created_at) VALUES ($1, $2, $3, $4, $5)`,
       [k.apiKey, k.projectId, k.mode, k.secretHash, k.at],
@@ -94,7 +113,12 @@ export class GatewayReadModels {
     return row;
   }
 
-  async insertPublishableKey(k: { publishableKey: string; projectId: string; mode: string; at: string }): Promise<void> {
+  async insertPublishableKey(k: {
+    publishableKey: string;
+    projectId: string;
+    mode: string;
+    at: string;
+  }): Promise<void> {
     await this.uow.query(
       `INSERT INTO gateway.publishable_keys (publishable_key, project_id, mode, created_at) VALUES ($1, $2, $3, $4)`,
       [k.publishableKey, k.projectId, k.mode, k.at],
@@ -106,7 +130,10 @@ export class GatewayReadModels {
   }
 
   async publishableKey(key: string): Promise<PublishableKeyRow | undefined> {
-    const [row] = await this.uow.query<PublishableKeyRow>(`SELECT * FROM gateway.publishable_keys WHERE publishable_key = $1`, [key]);
+    const [row] = await this.uow.query<PublishableKeyRow>(
+      `SELECT * FROM gateway.publishable_keys WHERE publishable_key = $1`,
+      [key],
+    );
     return row;
   }
 }

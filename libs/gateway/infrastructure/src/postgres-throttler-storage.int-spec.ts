@@ -30,24 +30,37 @@ afterEach(async () => {
 
 describe('PostgresThrottlerStorage', () => {
   it('counts the hits of every replica against one limit', async () => {
-    expect(await a.increment('ip-1', MINUTE, 3, MINUTE, 'default')).toEqual({ totalHits: 1, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 });
+    expect(await a.increment('ip-1', MINUTE, 3, MINUTE, 'default')).toEqual({
+      totalHits: 1,
+      timeToExpire: 60,
+      isBlocked: false,
+      timeToBlockExpire: 0,
+    });
     expect((await b.increment('ip-1', MINUTE, 3, MINUTE, 'default')).totalHits).toBe(2);
     expect(await a.increment('ip-1', MINUTE, 3, MINUTE, 'default')).toMatchObject({ totalHits: 3, isBlocked: false });
-    expect(await b.increment('ip-1', MINUTE, 3, MINUTE, 'default')).toMatchObject({ totalHits: 4, isBlocked: true, timeToBlockExpire: 60 });
+    expect(await b.increment('ip-1', MINUTE, 3, MINUTE, 'default')).toMatchObject({
+      totalHits: 4,
+      isBlocked: true,
+      timeToBlockExpire: 60,
+    });
     // Other keys and other throttlers on the same key count apart.
     expect((await b.increment('ip-2', MINUTE, 3, MINUTE, 'default')).totalHits).toBe(1);
     expect((await b.increment('ip-1', MINUTE, 3, MINUTE, 'burst')).totalHits).toBe(1);
   });
 
   it('loses no hit under concurrency: every hit gets its own count', async () => {
-    const hits = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).increment('ip-1', MINUTE, 1000, MINUTE, 'default')));
+    const hits = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).increment('ip-1', MINUTE, 1000, MINUTE, 'default')),
+    );
     expect(hits.map((h) => h.totalHits).sort((x, y) => x - y)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
     const [row] = await db.uow.query<{ hits: number }>(`SELECT hits FROM gateway.rate_limits`);
     expect(row.hits).toBe(200);
   });
 
   it('refuses exactly the hits over the limit when replicas race for the last ones', async () => {
-    const hits = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).increment('ip-1', MINUTE, 10, MINUTE, 'default')));
+    const hits = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).increment('ip-1', MINUTE, 10, MINUTE, 'default')),
+    );
     expect(hits.filter((h) => !h.isBlocked)).toHaveLength(10);
   });
 
@@ -55,28 +68,48 @@ describe('PostgresThrottlerStorage', () => {
     await a.increment('ip-1', 300, 5, 300, 'default');
     expect((await b.increment('ip-1', 300, 5, 300, 'default')).totalHits).toBe(2);
     await sleep(400);
-    expect(await a.increment('ip-1', 300, 5, 300, 'default')).toEqual({ totalHits: 1, timeToExpire: 1, isBlocked: false, timeToBlockExpire: 0 });
+    expect(await a.increment('ip-1', 300, 5, 300, 'default')).toEqual({
+      totalHits: 1,
+      timeToExpire: 1,
+      isBlocked: false,
+      timeToBlockExpire: 0,
+    });
   });
 
   it('blocks for blockDuration, without counting blocked hits, then counts afresh', async () => {
     await a.increment('ip-1', MINUTE, 2, 500, 'default');
     await b.increment('ip-1', MINUTE, 2, 500, 'default');
-    expect(await a.increment('ip-1', MINUTE, 2, 500, 'default')).toMatchObject({ totalHits: 3, isBlocked: true, timeToBlockExpire: 1 });
+    expect(await a.increment('ip-1', MINUTE, 2, 500, 'default')).toMatchObject({
+      totalHits: 3,
+      isBlocked: true,
+      timeToBlockExpire: 1,
+    });
     expect(await b.increment('ip-1', MINUTE, 2, 500, 'default')).toMatchObject({ totalHits: 3, isBlocked: true });
     await sleep(600);
-    expect(await b.increment('ip-1', MINUTE, 2, 500, 'default')).toMatchObject({ totalHits: 1, isBlocked: false, timeToBlockExpire: 0 });
+    expect(await b.increment('ip-1', MINUTE, 2, 500, 'default')).toMatchObject({
+      totalHits: 1,
+      isBlocked: false,
+      timeToBlockExpire: 0,
+    });
   });
 
   it('keeps a block that outlasts the window', async () => {
     await a.increment('ip-1', 200, 1, MINUTE, 'default');
     expect((await b.increment('ip-1', 200, 1, MINUTE, 'default')).isBlocked).toBe(true);
     await sleep(300);
-    expect(await a.increment('ip-1', 200, 1, MINUTE, 'default')).toMatchObject({ isBlocked: true, timeToBlockExpire: 60 });
+    expect(await a.increment('ip-1', 200, 1, MINUTE, 'default')).toMatchObject({
+      isBlocked: true,
+      timeToBlockExpire: 60,
+    });
   });
 
   it('without a block duration, refuses until the window ends', async () => {
     await a.increment('ip-1', 300, 1, 0, 'default');
-    expect(await b.increment('ip-1', 300, 1, 0, 'default')).toMatchObject({ totalHits: 2, isBlocked: true, timeToBlockExpire: 1 });
+    expect(await b.increment('ip-1', 300, 1, 0, 'default')).toMatchObject({
+      totalHits: 2,
+      isBlocked: true,
+      timeToBlockExpire: 1,
+    });
     await sleep(400);
     expect(await a.increment('ip-1', 300, 1, 0, 'default')).toMatchObject({ totalHits: 1, isBlocked: false });
   });

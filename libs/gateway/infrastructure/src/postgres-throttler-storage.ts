@@ -57,22 +57,35 @@ export class PostgresThrottlerStorage implements ThrottlerStorage, OnModuleDestr
   private readonly timer: NodeJS.Timeout;
   private sweeping = false;
 
-  constructor(private readonly uow: UnitOfWork, options: PostgresThrottlerStorageOptions = {}) {
+  constructor(
+    private readonly uow: UnitOfWork,
+    options: PostgresThrottlerStorageOptions = {},
+  ) {
     this.sweepBatch = options.sweepBatch ?? 10_000;
     // Off the request path; unref'd so that it never keeps a process alive.
     this.timer = setInterval(() => void this.sweepAll(), options.sweepIntervalMs ?? 60_000);
     this.timer.unref();
   }
 
-  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
-    const [row] = await this.uow.query<{ hits: number; time_to_expire: number; is_blocked: boolean; time_to_block_expire: number }>(INCREMENT, [
-      key,
-      throttlerName,
-      ttl,
-      limit,
-      blockDuration,
-    ]);
-    return { totalHits: row.hits, timeToExpire: row.time_to_expire, isBlocked: row.is_blocked, timeToBlockExpire: row.time_to_block_expire };
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): Promise<ThrottlerStorageRecord> {
+    const [row] = await this.uow.query<{
+      hits: number;
+      time_to_expire: number;
+      is_blocked: boolean;
+      time_to_block_expire: number;
+    }>(INCREMENT, [key, throttlerName, ttl, limit, blockDuration]);
+    return {
+      totalHits: row.hits,
+      timeToExpire: row.time_to_expire,
+      isBlocked: row.is_blocked,
+      timeToBlockExpire: row.time_to_block_expire,
+    };
   }
 
   /** Deletes up to one batch of rows whose window and block have both ended; answers how many. */

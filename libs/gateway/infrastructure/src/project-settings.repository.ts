@@ -16,7 +16,10 @@ export const PROJECT_CHANGES_CHANNEL = 'mm_project_changes';
 
 @Injectable()
 export class ProjectSettings extends ProjectCache<ProjectRow | undefined> {
-  constructor(uow: UnitOfWork, private readonly readModels: GatewayReadModels) {
+  constructor(
+    uow: UnitOfWork,
+    private readonly readModels: GatewayReadModels,
+  ) {
     super(uow, PROJECT_CHANGES_CHANNEL, 'project-settings');
   }
 
@@ -26,7 +29,11 @@ export class ProjectSettings extends ProjectCache<ProjectRow | undefined> {
   }
 
   /** Writes the project's new settings: once the caller's transaction has committed, every process decides on them. */
-  update(projectId: string, settings: { features: ProjectFeatures; limits: ProjectLimits; attributionTimeoutHours: number }, at: string): Promise<void> {
+  update(
+    projectId: string,
+    settings: { features: ProjectFeatures; limits: ProjectLimits; attributionTimeoutHours: number },
+    at: string,
+  ): Promise<void> {
     return this.change(projectId, () => this.readModels.updateProject(projectId, settings, at));
   }
 }
@@ -38,7 +45,12 @@ export class GatewayProjectChanges1700000001800 implements MigrationInterface {
   name = 'GatewayProjectChanges1700000001800';
 
   async up(runner: QueryRunner): Promise<void> {
-    await createChangeNotifyTrigger(runner, { ...TRIGGER, events: 'AFTER UPDATE', channel: PROJECT_CHANGES_CHANNEL, groupColumn: 'id' });
+    await createChangeNotifyTrigger(runner, {
+      ...TRIGGER,
+      events: 'AFTER UPDATE',
+      channel: PROJECT_CHANGES_CHANNEL,
+      groupColumn: 'id',
+    });
   }
 
   async down(runner: QueryRunner): Promise<void> {

@@ -10,23 +10,31 @@ import { UnitOfWork } from '@mm/platform/database';
 export class SecretHasher {
   private key?: Buffer;
 
-  constructor(private readonly uow: UnitOfWork, private readonly config: PlatformConfig) {}
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly config: PlatformConfig,
+  ) {}
 
   private async hmacKey(): Promise<Buffer> {
     if (this.key) return this.key;
     const configured = this.config.MM_SECRET_HASH_KEY;
     if (configured) return (this.key = Buffer.from(configured, 'utf8'));
     await this.uow.runDetached(() =>
-      this.uow.query(`INSERT INTO gateway.settings (name, value) VALUES ('secret_hash_key', $1) ON CONFLICT DO NOTHING`, [
-        randomBytes(32).toString('base64'),
-      ]),
+      this.uow.query(
+        `INSERT INTO gateway.settings (name, value) VALUES ('secret_hash_key', $1) ON CONFLICT DO NOTHING`,
+        [randomBytes(32).toString('base64')],
+      ),
     );
-    const [row] = await this.uow.query<{ value: string }>(`SELECT value FROM gateway.settings WHERE name = 'secret_hash_key'`);
+    const [row] = await this.uow.query<{ value: string }>(
+      `SELECT value FROM gateway.settings WHERE name = 'secret_hash_key'`,
+    );
     return (this.key = Buffer.from(row.value, 'base64'));
   }
 
   async hash(secret: string): Promise<string> {
-    return createHmac('sha256', await this.hmacKey()).update(secret, 'utf8').digest('hex');
+    return createHmac('sha256', await this.hmacKey())
+      .update(secret, 'utf8')
+      .digest('hex');
   }
 
   async matches(secret: string, storedHash: string): Promise<boolean> {

@@ -21,7 +21,10 @@ afterEach(() => db.close());
 
 /** One process's view of the keys, as start-up leaves it. */
 async function started(ring: string, uow = db.uow): Promise<SigningKeys> {
-  const keys = new SigningKeys(uow, loadConfig({ DATABASE_URL: db.url, MM_SIGNING_KEY_ENCRYPTION_KEYS: ring, MM_ENVIRONMENT: 'production' }));
+  const keys = new SigningKeys(
+    uow,
+    loadConfig({ DATABASE_URL: db.url, MM_SIGNING_KEY_ENCRYPTION_KEYS: ring, MM_ENVIRONMENT: 'production' }),
+  );
   await keys.onModuleInit();
   return keys;
 }
@@ -73,25 +76,38 @@ describe('signing keys at rest', () => {
 
   it('refuses to start without the key a row is sealed under, naming it', async () => {
     await (await started(`${k2},${k1}`)).activeKey();
-    await expect(started(k1)).rejects.toThrow(/token signing key sig_\w+ is encrypted under key "k2", which MM_SIGNING_KEY_ENCRYPTION_KEYS does not hold \(it holds "k1"\)/);
+    await expect(started(k1)).rejects.toThrow(
+      /token signing key sig_\w+ is encrypted under key "k2", which MM_SIGNING_KEY_ENCRYPTION_KEYS does not hold \(it holds "k1"\)/,
+    );
   });
 
   it('refuses to start when the id names other key material, and changes nothing', async () => {
     await (await started(k1)).activeKey();
     const [before] = await rows();
     const impostor = `k1:${randomBytes(32).toString('base64')}`;
-    await expect(started(impostor)).rejects.toThrow(/token signing key sig_\w+ does not decrypt under key "k1" of MM_SIGNING_KEY_ENCRYPTION_KEYS/);
-    await expect(started(`k3:${randomBytes(32).toString('base64')},${impostor}`)).rejects.toThrow(/does not decrypt under key "k1"/);
+    await expect(started(impostor)).rejects.toThrow(
+      /token signing key sig_\w+ does not decrypt under key "k1" of MM_SIGNING_KEY_ENCRYPTION_KEYS/,
+    );
+    await expect(started(`k3:${randomBytes(32).toString('base64')},${impostor}`)).rejects.toThrow(
+      /does not decrypt under key "k1"/,
+    );
     expect(await rows()).toEqual([before]);
   });
 
   it('seals a row written before encryption at start-up', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    await db.uow.query(`INSERT INTO gateway.signing_keys (kid, legacy_private_key_pem, public_jwk) VALUES ('sig_legacy', $1, $2::jsonb)`, [
-      privateKey.export({ type: 'pkcs8', format: 'pem' }),
-      JSON.stringify({ ...publicKey.export({ format: 'jwk' }), kid: 'sig_legacy', alg: 'ES256', use: 'sig' }),
-    ]);
-    const legacyToken = sign({ projectId: 'prj_test' }, privateKey, { algorithm: 'ES256', keyid: 'sig_legacy', expiresIn: 600 });
+    await db.uow.query(
+      `INSERT INTO gateway.signing_keys (kid, legacy_private_key_pem, public_jwk) VALUES ('sig_legacy', $1, $2::jsonb)`,
+      [
+        privateKey.export({ type: 'pkcs8', format: 'pem' }),
+        JSON.stringify({ ...publicKey.export({ format: 'jwk' }), kid: 'sig_legacy', alg: 'ES256', use: 'sig' }),
+      ],
+    );
+    const legacyToken = sign({ projectId: 'prj_test' }, privateKey, {
+      algorithm: 'ES256',
+      keyid: 'sig_legacy',
+      expiresIn: 600,
+    });
 
     const keys = await started(k1);
     const [row] = await rows();
@@ -122,7 +138,11 @@ describe('public keys kept by kid in several gateway processes', () => {
         expect(await there.publicKey('sig_none')).toBeUndefined();
         const [fromHere, fromThere] = await Promise.all([tokenFrom(here), tokenFrom(there)]);
         expect({ round, keys: (await rows()).length }).toEqual({ round, keys: 1 });
-        expect({ round, hereVerifiesThere: await verifies(here, fromThere), thereVerifiesHere: await verifies(there, fromHere) }).toEqual({
+        expect({
+          round,
+          hereVerifiesThere: await verifies(here, fromThere),
+          thereVerifiesHere: await verifies(there, fromHere),
+        }).toEqual({
           round,
           hereVerifiesThere: true,
           thereVerifiesHere: true,

@@ -4,7 +4,14 @@
 // temporarily_unavailable), never as a bad token. Private keys are stored
 // sealed under MM_SIGNING_KEY_ENCRYPTION_KEYS (ADR 0010): a copy of the
 // database alone signs nothing.
-import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type JsonWebKey, type KeyObject } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  type JsonWebKey,
+  type KeyObject,
+} from 'node:crypto';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { KeysetUnavailableError, type SigningKeyset } from '@mm/platform/auth';
 import { lazyKeyRing, PlatformConfig, type KeyRing } from '@mm/platform/config';
@@ -35,7 +42,10 @@ export class SigningKeys implements SigningKeyset, OnModuleInit {
   private active?: { kid: string; privateKey: KeyObject };
   private readonly keyRing: () => KeyRing;
 
-  constructor(private readonly uow: UnitOfWork, config: PlatformConfig) {
+  constructor(
+    private readonly uow: UnitOfWork,
+    config: PlatformConfig,
+  ) {
     this.keyRing = lazyKeyRing(config, this.logger);
   }
 
@@ -48,7 +58,9 @@ export class SigningKeys implements SigningKeyset, OnModuleInit {
     const ring = this.keyRing();
     await this.uow.runDetached(async () => {
       // Locked: instances starting together re-seal each row once.
-      const rows = await this.uow.query<PrivateKeyRow>(`SELECT ${PRIVATE_KEY_COLUMNS} FROM gateway.signing_keys ORDER BY kid FOR UPDATE`);
+      const rows = await this.uow.query<PrivateKeyRow>(
+        `SELECT ${PRIVATE_KEY_COLUMNS} FROM gateway.signing_keys ORDER BY kid FOR UPDATE`,
+      );
       for (const row of rows) {
         const der = this.open(row);
         if (row.encryption_key_id === ring.currentId && !row.legacy_private_key_pem) continue;
@@ -56,7 +68,9 @@ export class SigningKeys implements SigningKeyset, OnModuleInit {
           `UPDATE gateway.signing_keys SET private_key_sealed = $2, encryption_key_id = $3, legacy_private_key_pem = NULL WHERE kid = $1`,
           [row.kid, ring.seal(der, row.kid), ring.currentId],
         );
-        this.logger.log(`signing key ${row.kid} re-encrypted under key "${ring.currentId}" (was ${row.encryption_key_id ? `"${row.encryption_key_id}"` : 'unencrypted'})`);
+        this.logger.log(
+          `signing key ${row.kid} re-encrypted under key "${ring.currentId}" (was ${row.encryption_key_id ? `"${row.encryption_key_id}"` : 'unencrypted'})`,
+        );
       }
     });
   }
@@ -86,7 +100,12 @@ export class SigningKeys implements SigningKeyset, OnModuleInit {
         const [inserted] = await this.uow.query<PrivateKeyRow>(
           `INSERT INTO gateway.signing_keys (kid, private_key_sealed, encryption_key_id, public_jwk) VALUES ($1, $2, $3, $4::jsonb)
            RETURNING ${PRIVATE_KEY_COLUMNS}`,
-          [kid, ring.seal(privateKey.export({ type: 'pkcs8', format: 'der' }), kid), ring.currentId, JSON.stringify(jwk)],
+          [
+            kid,
+            ring.seal(privateKey.export({ type: 'pkcs8', format: 'der' }), kid),
+            ring.currentId,
+            JSON.stringify(jwk),
+          ],
         );
         this.logger.log(`created token signing key ${kid}`);
         return inserted;
@@ -95,11 +114,16 @@ export class SigningKeys implements SigningKeyset, OnModuleInit {
     return this.active;
   }
 
-
   /** The PKCS#8 DER of a stored private key. */
   private open(row: PrivateKeyRow): Buffer {
-    if (row.legacy_private_key_pem) return createPrivateKey(row.legacy_private_key_pem).export({ type: 'pkcs8', format: 'der' });
-    return this.keyRing().open(row.encryption_key_id!, row.private_key_sealed!, row.kid, `token signing key ${row.kid}`);
+    if (row.legacy_private_key_pem)
+      return createPrivateKey(row.legacy_private_key_pem).export({ type: 'pkcs8', format: 'der' });
+    return this.keyRing().open(
+      row.encryption_key_id!,
+      row.private_key_sealed!,
+      row.kid,
+      `token signing key ${row.kid}`,
+    );
   }
 
   async publicKey(kid: string): Promise<KeyObject | undefined> {

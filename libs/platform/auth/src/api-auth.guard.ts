@@ -7,7 +7,15 @@ import { Injectable, Optional, type CanActivate, type ExecutionContext } from '@
 import { Reflector } from '@nestjs/core';
 import { ApiError } from '@mm/contracts';
 import { internalToken, PlatformConfig } from '@mm/platform/config';
-import { BEARER_ERRORS, raiseBodyProblem, ROUTE_ACCESS, SANDBOX_ONLY, type ApiRequest, type Caller, type RouteAccess } from '@mm/platform/http';
+import {
+  BEARER_ERRORS,
+  raiseBodyProblem,
+  ROUTE_ACCESS,
+  SANDBOX_ONLY,
+  type ApiRequest,
+  type Caller,
+  type RouteAccess,
+} from '@mm/platform/http';
 import { DirectRequestKeyCheck, GATEWAY_CHECKED_HEADER } from './gateway-check';
 import { TokenVerifier } from './token-verifier';
 import { VerifiedTokens } from './verified-tokens';
@@ -85,7 +93,10 @@ export class ApiAuthGuard implements CanActivate {
       const token = bearerCredential(request.headers.authorization);
       const expected = this.config.MM_ADMIN_TOKEN;
       if (!expected || !token || !sameSecret(token, expected)) {
-        throw new ApiError('Unauthorized', expected ? 'operator token required' : 'operator routes are disabled: set MM_ADMIN_TOKEN');
+        throw new ApiError(
+          'Unauthorized',
+          expected ? 'operator token required' : 'operator routes are disabled: set MM_ADMIN_TOKEN',
+        );
       }
       return { kind: 'admin' };
     }
@@ -93,7 +104,8 @@ export class ApiAuthGuard implements CanActivate {
       // Service to service only. The gateway serves its own on the public port, so to anyone without the
       // service credential an internal route is what an unknown route is.
       const token = bearerCredential(request.headers.authorization);
-      if (!token || !sameSecret(token, internalToken(this.config))) throw new ApiError('NotFound', `no route ${request.method} ${request.url.split('?')[0]}`);
+      if (!token || !sameSecret(token, internalToken(this.config)))
+        throw new ApiError('NotFound', `no route ${request.method} ${request.url.split('?')[0]}`);
       return { kind: 'internal' };
     }
     return this.bearer.authenticate(request.headers.authorization, request.headers[GATEWAY_CHECKED_HEADER]);

@@ -28,7 +28,12 @@ describe("API key revocations heard by several processes of a service that proje
   const serviceProcess = (uow: UnitOfWork) => {
     const tokens = new VerifiedTokens();
     const authenticator = new BearerAuthenticator(new TokenVerifier(keyset, new ApiKeyDirectory(uow), config), tokens);
-    return { tokens, feed: new RevocationFeed(uow, tokens), events: new ApiKeyEventsController(uow, tokens), authenticate: (token: string) => authenticator.authenticate(`Bearer ${token}`) };
+    return {
+      tokens,
+      feed: new RevocationFeed(uow, tokens),
+      events: new ApiKeyEventsController(uow, tokens),
+      authenticate: (token: string) => authenticator.authenticate(`Bearer ${token}`),
+    };
   };
   let here: ReturnType<typeof serviceProcess>;
   let there: ReturnType<typeof serviceProcess>;
@@ -57,7 +62,11 @@ describe("API key revocations heard by several processes of a service that proje
     for (let round = 1; round <= 25; round++) {
       const apiKey = `sk_sdbx_round${round}`;
       // The handlers run in the transaction the transport gives them (with the processed-event row or checkpoint).
-      await db.uow.run(() => here.events.onCreated({ data: { apiKey, projectId, mode: 'sdbx', secretHash: 'not used here', createdAt: new Date().toISOString() } }));
+      await db.uow.run(() =>
+        here.events.onCreated({
+          data: { apiKey, projectId, mode: 'sdbx', secretHash: 'not used here', createdAt: new Date().toISOString() },
+        }),
+      );
       const token = sign({ projectId, mode: 'sdbx' }, privateKey, {
         algorithm: TOKEN_ALGORITHM,
         keyid: 'sig_test',
@@ -71,7 +80,9 @@ describe("API key revocations heard by several processes of a service that proje
       expect(await there.authenticate(token)).toEqual({ kind: 'partner', projectId, apiKey });
       expect(there.tokens.lookup(VerifiedTokens.keyOf(token))).toEqual({ kind: 'partner', projectId, apiKey });
 
-      await db.uow.run(() => here.events.onRevoked({ data: { apiKey, projectId, revokedAt: new Date().toISOString() } }));
+      await db.uow.run(() =>
+        here.events.onRevoked({ data: { apiKey, projectId, revokedAt: new Date().toISOString() } }),
+      );
       const after = await there.authenticate(token).then(
         () => 'accepted',
         (error: { message?: string }) => `refused: ${error.message}`,

@@ -39,14 +39,17 @@ export class ApiKeyDirectory implements ApiKeyRegistry {
  */
 @Controller()
 export class ApiKeyEventsController {
-  constructor(private readonly uow: UnitOfWork, private readonly tokens: VerifiedTokens) {}
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly tokens: VerifiedTokens,
+  ) {}
 
   @EventPattern('apiKey.created')
   async onCreated(@Payload() event: { data: EventPayloads['apiKey.created'] }): Promise<void> {
-    await this.uow.query(`INSERT INTO platform.api_keys (api_key, project_id) VALUES ($1, $2) ON CONFLICT (api_key) DO NOTHING`, [
-      event.data.apiKey,
-      event.data.projectId,
-    ]);
+    await this.uow.query(
+      `INSERT INTO platform.api_keys (api_key, project_id) VALUES ($1, $2) ON CONFLICT (api_key) DO NOTHING`,
+      [event.data.apiKey, event.data.projectId],
+    );
   }
 
   @EventPattern('apiKey.revoked')

@@ -8,7 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { JwksKeyset } from './jwks-keyset';
 import { KeysetUnavailableError } from './token-claims';
 
-const jwk = (kid: string) => ({ ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid, alg: 'ES256', use: 'sig' });
+const jwk = (kid: string) => ({
+  ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }),
+  kid,
+  alg: 'ES256',
+  use: 'sig',
+});
 
 describe('JwksKeyset', () => {
   let server: Server;
@@ -23,7 +28,9 @@ describe('JwksKeyset', () => {
     now = 1_000_000;
     server = createServer((_request, response) => {
       fetches++;
-      response.writeHead(served.status, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: served.keys }));
+      response
+        .writeHead(served.status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ keys: served.keys }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`;

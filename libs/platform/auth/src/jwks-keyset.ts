@@ -14,7 +14,10 @@ export class JwksKeyset implements SigningKeyset {
   private lastFetch = 0;
   private fetching?: Promise<void>;
 
-  constructor(private readonly jwksUrl: string, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly jwksUrl: string,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async publicKey(kid: string): Promise<KeyObject | undefined> {
     const cached = this.keys.get(kid);
@@ -31,9 +34,13 @@ export class JwksKeyset implements SigningKeyset {
       if (!response.ok) throw new Error(`${response.status}`);
       body = (await response.json()) as typeof body;
     } catch (error) {
-      throw new KeysetUnavailableError(`signing keyset unavailable at ${this.jwksUrl}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new KeysetUnavailableError(
+        `signing keyset unavailable at ${this.jwksUrl}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
-    this.keys = new Map((body.keys ?? []).filter((k) => k.kid).map((k) => [k.kid!, createPublicKey({ key: k, format: 'jwk' })]));
+    this.keys = new Map(
+      (body.keys ?? []).filter((k) => k.kid).map((k) => [k.kid!, createPublicKey({ key: k, format: 'jwk' })]),
+    );
     this.lastFetch = this.now();
   }
 }

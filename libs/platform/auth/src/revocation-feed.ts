@@ -17,7 +17,14 @@ export class RevocationFeed implements OnApplicationBootstrap, OnApplicationShut
   private readonly feed: NotifiedCacheFeed;
 
   constructor(uow: UnitOfWork, tokens: VerifiedTokens) {
-    this.feed = new NotifiedCacheFeed(listenConnectionConfig(uow.dataSource), API_KEY_REVOCATIONS_CHANNEL, tokens, logger, 1000, true);
+    this.feed = new NotifiedCacheFeed(
+      listenConnectionConfig(uow.dataSource),
+      API_KEY_REVOCATIONS_CHANNEL,
+      tokens,
+      logger,
+      1000,
+      true,
+    );
   }
 
   onApplicationBootstrap(): Promise<void> {
@@ -34,6 +41,11 @@ export class RevocationFeed implements OnApplicationBootstrap, OnApplicationShut
  * checks the key's tokens in full, and once it has committed (the caller's transaction, whose run() waits
  * for this) no process answers from a token verified before.
  */
-export function revokeEverywhere<T>(uow: UnitOfWork, tokens: VerifiedTokens, apiKey: string, write: () => Promise<T>): Promise<T> {
+export function revokeEverywhere<T>(
+  uow: UnitOfWork,
+  tokens: VerifiedTokens,
+  apiKey: string,
+  write: () => Promise<T>,
+): Promise<T> {
   return changeEverywhere(uow, { channel: API_KEY_REVOCATIONS_CHANNEL, cache: tokens, logger }, apiKey, write);
 }

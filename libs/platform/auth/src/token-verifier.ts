@@ -60,18 +60,32 @@ export class TokenVerifier {
     let claims: Partial<Omit<AccessTokenClaims, 'aud'>> & JwtPayload;
     try {
       // The KeyObject itself: no PEM is exported and parsed again per token.
-      claims = verify(token, key, { algorithms: [TOKEN_ALGORITHM], issuer: TOKEN_ISSUER, audience: TOKEN_AUDIENCE }) as JwtPayload;
+      claims = verify(token, key, {
+        algorithms: [TOKEN_ALGORITHM],
+        issuer: TOKEN_ISSUER,
+        audience: TOKEN_AUDIENCE,
+      }) as JwtPayload;
     } catch (error) {
       throw rowFor(error);
     }
-    if (typeof claims.projectId !== 'string' || !isId('project', claims.projectId) || typeof claims.sub !== 'string' || (claims.mode !== 'sdbx' && claims.mode !== 'live')) {
+    if (
+      typeof claims.projectId !== 'string' ||
+      !isId('project', claims.projectId) ||
+      typeof claims.sub !== 'string' ||
+      (claims.mode !== 'sdbx' && claims.mode !== 'live')
+    ) {
       throw BEARER_ERRORS.missingClaims();
     }
     // Only what this issuer mints is accepted, even under its own signature: a lifetime of at
     // most 60 minutes (spec: Authentication 2), issued in the past, for this host's mode.
     const now = Math.floor(Date.now() / 1000);
     const { exp, iat } = claims;
-    if (typeof exp !== 'number' || typeof iat !== 'number' || iat > now + CLOCK_SKEW_SECONDS || exp - iat > TOKEN_LIFETIME_SECONDS) {
+    if (
+      typeof exp !== 'number' ||
+      typeof iat !== 'number' ||
+      iat > now + CLOCK_SKEW_SECONDS ||
+      exp - iat > TOKEN_LIFETIME_SECONDS
+    ) {
       throw BEARER_ERRORS.invalid();
     }
     if (claims.mode !== this.config.keyMode) throw BEARER_ERRORS.invalid();

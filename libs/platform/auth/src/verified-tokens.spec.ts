@@ -68,7 +68,8 @@ describe('VerifiedTokens', () => {
   });
 
   it('stays bounded, dropping the oldest entry first', () => {
-    for (let i = 0; i < 10_001; i++) tokens.remember(VerifiedTokens.keyOf(`t${i}`), caller('sk_a'), tokens.mark(), now + 30_000);
+    for (let i = 0; i < 10_001; i++)
+      tokens.remember(VerifiedTokens.keyOf(`t${i}`), caller('sk_a'), tokens.mark(), now + 30_000);
     expect(tokens.lookup(VerifiedTokens.keyOf('t0'))).toBeUndefined();
     expect(tokens.lookup(VerifiedTokens.keyOf('t10000'))).toEqual(caller('sk_a'));
   });

@@ -39,7 +39,12 @@ export class PlatformClockChanges1700000000210 implements MigrationInterface {
   name = 'PlatformClockChanges1700000000210';
 
   async up(runner: QueryRunner): Promise<void> {
-    await createChangeNotifyTrigger(runner, { ...CLOCK_TRIGGER, events: 'AFTER INSERT OR UPDATE', channel: CLOCK_CHANGES_CHANNEL, groupColumn: 'project_id' });
+    await createChangeNotifyTrigger(runner, {
+      ...CLOCK_TRIGGER,
+      events: 'AFTER INSERT OR UPDATE',
+      channel: CLOCK_CHANGES_CHANNEL,
+      groupColumn: 'project_id',
+    });
   }
 
   async down(runner: QueryRunner): Promise<void> {

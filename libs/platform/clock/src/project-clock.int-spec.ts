@@ -55,7 +55,9 @@ describe('a project clock kept in memory by several processes', () => {
 
   it('does not wait for a process that has gone without saying so', async () => {
     // A listener that stopped answering long ago (a crashed process) is not waited for.
-    await db.uow.query(`INSERT INTO platform.cache_listeners (listener_id, channel, heard, alive_at) VALUES ('gone', 'mm_clock_changes', 0, now() - interval '1 hour')`);
+    await db.uow.query(
+      `INSERT INTO platform.cache_listeners (listener_id, channel, heard, alive_at) VALUES ('gone', 'mm_clock_changes', 0, now() - interval '1 hour')`,
+    );
     const started = Date.now();
     await db.uow.run(() => here.advance('prj_gone', 60));
     expect(Date.now() - started).toBeLessThan(4_000);

@@ -8,7 +8,13 @@
 // acknowledgements), so the next request, to whichever service, runs on the
 // advanced clock: read your writes, however far apart the processes.
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { changeEverywhere, listenConnectionConfig, NotifiedCache, NotifiedCacheFeed, UnitOfWork } from '@mm/platform/database';
+import {
+  changeEverywhere,
+  listenConnectionConfig,
+  NotifiedCache,
+  NotifiedCacheFeed,
+  UnitOfWork,
+} from '@mm/platform/database';
 
 export const CLOCK_CHANGES_CHANNEL = 'mm_clock_changes';
 
@@ -19,7 +25,14 @@ export class ProjectClock implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly logger = new Logger('clock');
 
   constructor(private readonly uow: UnitOfWork) {
-    this.feed = new NotifiedCacheFeed(listenConnectionConfig(uow.dataSource), CLOCK_CHANGES_CHANNEL, this.offsets, this.logger, 1000, true);
+    this.feed = new NotifiedCacheFeed(
+      listenConnectionConfig(uow.dataSource),
+      CLOCK_CHANGES_CHANNEL,
+      this.offsets,
+      this.logger,
+      1000,
+      true,
+    );
   }
 
   onApplicationBootstrap(): Promise<void> {
@@ -64,13 +77,17 @@ export class ProjectClock implements OnApplicationBootstrap, OnApplicationShutdo
   async advance(projectId: string, seconds: number): Promise<Date> {
     // Until this commits and the change is heard back, this project's offset is read afresh. The number the
     // row's notification carries (change_no) is acknowledged like any; the answer waits for a later one.
-    const [row] = await changeEverywhere(this.uow, { channel: CLOCK_CHANGES_CHANNEL, cache: this.offsets, logger: this.logger }, projectId, () =>
-      this.uow.query<{ offset_ms: string }>(
-        `INSERT INTO platform.sandbox_clocks (project_id, offset_ms, change_no) VALUES ($1, $2, nextval('platform.cache_change_no'))
+    const [row] = await changeEverywhere(
+      this.uow,
+      { channel: CLOCK_CHANGES_CHANNEL, cache: this.offsets, logger: this.logger },
+      projectId,
+      () =>
+        this.uow.query<{ offset_ms: string }>(
+          `INSERT INTO platform.sandbox_clocks (project_id, offset_ms, change_no) VALUES ($1, $2, nextval('platform.cache_change_no'))
          ON CONFLICT (project_id) DO UPDATE SET offset_ms = platform.sandbox_clocks.offset_ms + EXCLUDED.offset_ms, change_no = EXCLUDED.change_no
          RETURNING offset_ms`,
-        [projectId, Math.round(seconds * 1000)],
-      ),
+          [projectId, Math.round(seconds * 1000)],
+        ),
     );
     return new Date(Date.now() + Number(row.offset_ms));
   }

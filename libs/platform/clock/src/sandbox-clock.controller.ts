@@ -7,15 +7,23 @@ import { TimerService } from './timer.service';
 
 export class AdvanceClockRequest {
   @ApiProperty({ minimum: 1, maximum: 31536000, description: 'seconds to move the project clock forward' })
-  @IsInt() @Min(1) @Max(365 * 24 * 3600)
+  @IsInt()
+  @Min(1)
+  @Max(365 * 24 * 3600)
   seconds!: number;
 }
 
 export class SandboxClockResponse {
   @ApiProperty({ enum: ['sandboxClock'] }) object!: 'sandboxClock';
   @ApiProperty({ format: 'date-time', description: 'the project clock, ISO 8601 UTC' }) now!: string;
-  @ApiProperty({ type: 'integer', description: 'how far the project clock is ahead of real time' }) offsetSeconds!: number;
-  @ApiPropertyOptional({ type: 'integer', description: 'timers that fell due and fired before the answer (advance only); a large backlog is finished in the background' }) firedTimers?: number;
+  @ApiProperty({ type: 'integer', description: 'how far the project clock is ahead of real time' })
+  offsetSeconds!: number;
+  @ApiPropertyOptional({
+    type: 'integer',
+    description:
+      'timers that fell due and fired before the answer (advance only); a large backlog is finished in the background',
+  })
+  firedTimers?: number;
 }
 
 /**
@@ -31,14 +39,21 @@ export const ADVANCE_FIRING_BUDGET_MS = 5_000;
 @SandboxOnly()
 @Controller('sandbox/clock')
 export class SandboxClockController {
-  constructor(private readonly clock: ProjectClock, private readonly timers: TimerService) {}
+  constructor(
+    private readonly clock: ProjectClock,
+    private readonly timers: TimerService,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: "Read the project's sandbox clock" })
   @ApiOkResponse({ type: SandboxClockResponse })
   async read(@ProjectId() projectId: string): Promise<SandboxClockResponse> {
     const offset = await this.clock.offsetMs(projectId);
-    return { object: 'sandboxClock', now: new Date(Date.now() + offset).toISOString(), offsetSeconds: Math.floor(offset / 1000) };
+    return {
+      object: 'sandboxClock',
+      now: new Date(Date.now() + offset).toISOString(),
+      offsetSeconds: Math.floor(offset / 1000),
+    };
   }
 
   @Post('advance')

@@ -34,7 +34,7 @@ describe('project clock and timers on PostgreSQL', () => {
     await expect(clock.advance('prj_a', -10)).rejects.toThrow();
   });
 
-  it("leaves due timers of kinds it has no handler for to the process that has one", async () => {
+  it('leaves due timers of kinds it has no handler for to the process that has one', async () => {
     const now = await clock.now('prj_k');
     await timers.schedule('prj_k', 'other.service', 'k-1', new Date(now.getTime() - 1000));
     expect(await timers.fireDue('prj_k')).toBe(0);
@@ -59,14 +59,17 @@ describe('project clock and timers on PostgreSQL', () => {
       await clock.advance('prj_c', 2);
       expect(await timers.fireDue('prj_c')).toBe(1);
     });
-    expect(fired).toEqual([expect.objectContaining({ projectId: 'prj_c', key: 'code-1', payload: { code: '123 456' } })]);
+    expect(fired).toEqual([
+      expect.objectContaining({ projectId: 'prj_c', key: 'code-1', payload: { code: '123 456' } }),
+    ]);
     expect(await timers.fireDue('prj_c')).toBe(0);
   });
 
   it('stops starting batches once its time budget is spent, leaving the timers still due to the next poll', async () => {
     const now = await clock.now('prj_b1');
     await db.uow.run(async () => {
-      for (let i = 0; i < 120; i++) await timers.schedule('prj_b1', 'test.expire', `budget-${i}`, new Date(now.getTime() - 1000));
+      for (let i = 0; i < 120; i++)
+        await timers.schedule('prj_b1', 'test.expire', `budget-${i}`, new Date(now.getTime() - 1000));
     });
     // A budget already spent: the first batch (50) fires, no other starts.
     expect(await timers.fireDue('prj_b1', 0)).toBe(50);
@@ -86,7 +89,8 @@ describe('project clock and timers on PostgreSQL', () => {
   it("fires the timers due on each project's own clock, the one furthest ahead included, and none due later on slower clocks", async () => {
     const near = await clock.now('prj_near');
     await db.uow.run(async () => {
-      for (let i = 0; i < 200; i++) await timers.schedule('prj_near', 'test.expire', `near-${i}`, new Date(near.getTime() + 86_400_000 + i * 1000));
+      for (let i = 0; i < 200; i++)
+        await timers.schedule('prj_near', 'test.expire', `near-${i}`, new Date(near.getTime() + 86_400_000 + i * 1000));
     });
     await clock.advance('prj_far', 10 * 86_400);
     const far = await clock.now('prj_far');
@@ -97,7 +101,9 @@ describe('project clock and timers on PostgreSQL', () => {
     expect(fired.map((t) => t.key)).toEqual(['far-due']);
     await clock.advance('prj_near', 86_400 + 60);
     await timers.fireDue('prj_near');
-    expect(fired.filter((t) => t.key.startsWith('near-')).map((t) => t.key)).toEqual(Array.from({ length: 61 }, (_, i) => `near-${i}`));
+    expect(fired.filter((t) => t.key.startsWith('near-')).map((t) => t.key)).toEqual(
+      Array.from({ length: 61 }, (_, i) => `near-${i}`),
+    );
   });
 
   it('re-scheduling the same key moves the timer instead of adding one', async () => {
@@ -146,7 +152,9 @@ describe('project clock and timers on PostgreSQL', () => {
       // The advance's notification held back, as if still on its way (its trigger does not run for this session).
       await db.uow.run(async () => {
         await db.uow.query(`SET LOCAL session_replication_role = replica`);
-        await db.uow.query(`UPDATE platform.sandbox_clocks SET offset_ms = offset_ms + 7200000 WHERE project_id = 'prj_unheard'`);
+        await db.uow.query(
+          `UPDATE platform.sandbox_clocks SET offset_ms = offset_ms + 7200000 WHERE project_id = 'prj_unheard'`,
+        );
       });
       expect((await clock2.now('prj_unheard')).getTime()).toBeLessThan(dueAt.getTime());
       expect(await timers2.fireDue('prj_unheard')).toBe(1);

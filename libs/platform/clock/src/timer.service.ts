@@ -44,7 +44,13 @@ export class TimerService implements OnApplicationShutdown {
 
   /** Schedules (or re-schedules, for the same kind and key) a timer, in the caller's transaction. */
   /** Written with the transaction's next statement (UnitOfWork.defer), as is a cancel, in order. */
-  async schedule(projectId: string, kind: string, key: string, dueAt: Date, payload: Record<string, unknown> = {}): Promise<void> {
+  async schedule(
+    projectId: string,
+    kind: string,
+    key: string,
+    dueAt: Date,
+    payload: Record<string, unknown> = {},
+  ): Promise<void> {
     await this.uow.defer(
       `INSERT INTO platform.timers (project_id, kind, key, payload, due_at) VALUES ($1, $2, $3, $4::jsonb, $5)
        ON CONFLICT (kind, key) DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, fired_at = NULL`,
@@ -97,7 +103,13 @@ export class TimerService implements OnApplicationShutdown {
           // yet (its notification is on its way), and its handler reads the clock the process remembers.
           this.clock.notBehind(row.project_id, Number(row.offset_ms));
           const handler = this.handlers.get(row.kind)!;
-          await handler({ projectId: row.project_id, kind: row.kind, key: row.key, payload: row.payload, dueAt: new Date(row.due_at) });
+          await handler({
+            projectId: row.project_id,
+            kind: row.kind,
+            key: row.key,
+            payload: row.payload,
+            dueAt: new Date(row.due_at),
+          });
           await this.uow.query(`UPDATE platform.timers SET fired_at = clock_timestamp() WHERE id = $1`, [row.id]);
         }
         return rows.length;

@@ -10,13 +10,22 @@ const material = () => randomBytes(32).toString('base64');
 describe('MM_SIGNING_KEY_ENCRYPTION_KEYS', () => {
   it('is required in production, with a message that says how to make one', () => {
     expect(() => loadConfig({ MM_ENVIRONMENT: 'production' })).toThrow(ConfigError);
-    expect(() => loadConfig({ MM_ENVIRONMENT: 'production' })).toThrow(/MM_SIGNING_KEY_ENCRYPTION_KEYS is required in production.*openssl rand -base64 32/);
-    expect(loadConfig({ MM_ENVIRONMENT: 'production', MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${material()}` }).MM_SIGNING_KEY_ENCRYPTION_KEYS).toMatch(/^k1:/);
+    expect(() => loadConfig({ MM_ENVIRONMENT: 'production' })).toThrow(
+      /MM_SIGNING_KEY_ENCRYPTION_KEYS is required in production.*openssl rand -base64 32/,
+    );
+    expect(
+      loadConfig({ MM_ENVIRONMENT: 'production', MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${material()}` })
+        .MM_SIGNING_KEY_ENCRYPTION_KEYS,
+    ).toMatch(/^k1:/);
   });
 
   it.each([
     ['no id', material(), /entry 1 must be <id>:<base64/],
-    ['a short key', `k1:${randomBytes(16).toString('base64')}`, /key "k1" must be the base64 of exactly 32 random bytes/],
+    [
+      'a short key',
+      `k1:${randomBytes(16).toString('base64')}`,
+      /key "k1" must be the base64 of exactly 32 random bytes/,
+    ],
     ['a repeated id', `k1:${material()},k1:${material()}`, /key id "k1" appears twice/],
     ['an empty entry', `k1:${material()},`, /entry 2 must be/],
   ])('refuses %s, naming the variable and never the key', (_case, value, message) => {
@@ -29,7 +38,8 @@ describe('MM_SIGNING_KEY_ENCRYPTION_KEYS', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect(error!.message).toMatch(/MM_SIGNING_KEY_ENCRYPTION_KEYS: /);
     expect(error!.message).toMatch(message);
-    for (const entry of value.split(',')) if (entry.includes(':')) expect(error!.message).not.toContain(entry.split(':')[1]);
+    for (const entry of value.split(','))
+      if (entry.includes(':')) expect(error!.message).not.toContain(entry.split(':')[1]);
   });
 
   it('seals under the first key and opens under any key of the ring', () => {
@@ -39,7 +49,9 @@ describe('MM_SIGNING_KEY_ENCRYPTION_KEYS', () => {
     expect(ring.currentId).toBe('new');
     expect(ring.open('old', sealedOld, 'row-1', 'x').toString()).toBe('secret');
     expect(ring.open('new', ring.seal(Buffer.from('secret'), 'row-1'), 'row-1', 'x').toString()).toBe('secret');
-    expect(() => ring.open('old', sealedOld, 'row-2', 'the secret')).toThrow(/the secret does not decrypt under key "old"/);
+    expect(() => ring.open('old', sealedOld, 'row-2', 'the secret')).toThrow(
+      /the secret does not decrypt under key "old"/,
+    );
   });
 });
 
@@ -75,7 +87,11 @@ describe('the sandbox without MM_SIGNING_KEY_ENCRYPTION_KEYS', () => {
     expect(ring('postgres://postgres:secret@127.0.0.1:54321/money_movement').warning).toBeUndefined();
     expect(ring('postgres://postgres@localhost:54321/money_movement').warning).toBeUndefined();
     // Another server, even on this machine, is not the one beside the file.
-    expect(ring('postgres://postgres@127.0.0.1:54322/money_movement').warning).toMatch(/Keep that file with the database/);
-    expect(ring('postgres://postgres@db.example:54321/money_movement').warning).toMatch(/Keep that file with the database/);
+    expect(ring('postgres://postgres@127.0.0.1:54322/money_movement').warning).toMatch(
+      /Keep that file with the database/,
+    );
+    expect(ring('postgres://postgres@db.example:54321/money_movement').warning).toMatch(
+      /Keep that file with the database/,
+    );
   });
 });

@@ -54,7 +54,9 @@ export class KeyRing {
   /** iv ‖ tag ‖ ciphertext under the current key; `context` binds it to where it is stored. */
   seal(plaintext: Buffer, context: string): Buffer {
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.currentId)!, iv).setAAD(Buffer.from(context, 'utf8'));
+    const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.currentId)!, iv).setAAD(
+      Buffer.from(context, 'utf8'),
+    );
     const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
     return Buffer.concat([iv, cipher.getAuthTag(), body]);
   }
@@ -69,11 +71,15 @@ export class KeyRing {
       );
     }
     try {
-      const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, IV_BYTES)).setAAD(Buffer.from(context, 'utf8'));
+      const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, IV_BYTES)).setAAD(
+        Buffer.from(context, 'utf8'),
+      );
       decipher.setAuthTag(sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
       return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
     } catch {
-      throw new KeyRingError(`${what} does not decrypt under key "${keyId}" of ${this.source}: that id holds other key material than the key that encrypted it`);
+      throw new KeyRingError(
+        `${what} does not decrypt under key "${keyId}" of ${this.source}: that id holds other key material than the key that encrypted it`,
+      );
     }
   }
 }
@@ -103,14 +109,20 @@ function isEmbeddedDatabaseIn(dataDir: string, url: string): boolean {
  * into MM_DATA_DIR, readable by this user only, and keeps it there; `warning`
  * says so when the database is not the embedded one beside that file.
  */
-export function signingKeyEncryptionRing(config: PlatformConfig): { ring: KeyRing; generated?: string; warning?: string } {
+export function signingKeyEncryptionRing(config: PlatformConfig): {
+  ring: KeyRing;
+  generated?: string;
+  warning?: string;
+} {
   if (config.MM_SIGNING_KEY_ENCRYPTION_KEYS) return { ring: KeyRing.parse(config.MM_SIGNING_KEY_ENCRYPTION_KEYS) };
   if (!config.isSandbox) throw new KeyRingError(`${SIGNING_KEY_ENCRYPTION_KEYS} ${REQUIRED}`);
   mkdirSync(config.MM_DATA_DIR, { recursive: true });
   const file = join(config.MM_DATA_DIR, LOCAL_KEY_RING_FILE);
   // Written aside and linked into place: two processes starting together both read one complete key.
   const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  writeFileSync(draft, `local-${randomBytes(4).toString('hex')}:${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  writeFileSync(draft, `local-${randomBytes(4).toString('hex')}:${randomBytes(32).toString('base64')}\n`, {
+    mode: 0o600,
+  });
   let generated: string | undefined;
   try {
     linkSync(draft, file);
@@ -123,9 +135,9 @@ export function signingKeyEncryptionRing(config: PlatformConfig): { ring: KeyRin
   const ring = KeyRing.parse(readFileSync(file, 'utf8').trim(), file);
   const warning =
     config.DATABASE_URL && !isEmbeddedDatabaseIn(config.MM_DATA_DIR, config.DATABASE_URL)
-    ? `${SIGNING_KEY_ENCRYPTION_KEYS} is not set: the token signing key in this database is encrypted under the key in ${file}. ` +
-      `Keep that file with the database, or start will be refused; set ${SIGNING_KEY_ENCRYPTION_KEYS} (as production must) to manage the key yourself.`
-    : undefined;
+      ? `${SIGNING_KEY_ENCRYPTION_KEYS} is not set: the token signing key in this database is encrypted under the key in ${file}. ` +
+        `Keep that file with the database, or start will be refused; set ${SIGNING_KEY_ENCRYPTION_KEYS} (as production must) to manage the key yourself.`
+      : undefined;
   return { ring, generated, warning };
 }
 
@@ -133,7 +145,10 @@ export function signingKeyEncryptionRing(config: PlatformConfig): { ring: KeyRin
  * The ring, read (or, on a sandbox without the variable, generated) on first use and then kept;
  * `log` hears where a generated ring was written and any warning.
  */
-export function lazyKeyRing(config: PlatformConfig, log: { log(message: string): void; warn(message: string): void }): () => KeyRing {
+export function lazyKeyRing(
+  config: PlatformConfig,
+  log: { log(message: string): void; warn(message: string): void },
+): () => KeyRing {
   let ring: KeyRing | undefined;
   return () => {
     if (ring) return ring;

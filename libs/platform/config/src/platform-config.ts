@@ -2,7 +2,19 @@
 // validated at start-up). A missing or bad variable stops the process with a
 // message that names it.
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, NotEquals, ValidateBy, validateSync } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  NotEquals,
+  ValidateBy,
+  validateSync,
+} from 'class-validator';
 import { isIP } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { KeyRing, REQUIRED, SIGNING_KEY_ENCRYPTION_KEYS } from './key-ring';
@@ -10,7 +22,8 @@ import { KeyRing, REQUIRED, SIGNING_KEY_ENCRYPTION_KEYS } from './key-ring';
 const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
 /** An IP address or a host name; a dotted quad must be a real IPv4 address, not pass as a name. */
 const isListenHost = (value: unknown) =>
-  typeof value === 'string' && (/^[\d.]+$/.test(value) ? isIP(value) === 4 : isIP(value) !== 0 || HOST_NAME.test(value));
+  typeof value === 'string' &&
+  (/^[\d.]+$/.test(value) ? isIP(value) === 4 : isIP(value) !== 0 || HOST_NAME.test(value));
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 
@@ -19,7 +32,10 @@ const REPLICATION = "MM_KAFKA_TOPIC_REPLICATION_FACTOR must be -1 (the broker's 
 
 export class PlatformConfig {
   /** HTTP port; 0 picks a free port (tests). */
-  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT = 3000;
 
   /** Listening address; unset: loopback on the embedded database, every interface with DATABASE_URL. */
@@ -34,7 +50,8 @@ export class PlatformConfig {
   HOST?: string;
 
   /** External PostgreSQL; when unset, platform mode starts an embedded one under MM_DATA_DIR. */
-  @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL?: string;
 
   @IsString()
@@ -44,28 +61,42 @@ export class PlatformConfig {
   MM_ENVIRONMENT: 'sandbox' | 'production' = 'sandbox';
 
   /** Operator credential for /v0.13/admin/* routes. */
-  @IsOptional() @IsString() @MinLength(16, { message: 'MM_ADMIN_TOKEN must be at least 16 characters' })
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'MM_ADMIN_TOKEN must be at least 16 characters' })
   MM_ADMIN_TOKEN?: string;
 
-  @IsOptional() @Matches(/^sk_(sdbx|live)_[A-Za-z0-9]{8,}$/, { message: 'MM_BOOTSTRAP_API_KEY must look like sk_sdbx_<at least 8 letters or digits>' })
+  @IsOptional()
+  @Matches(/^sk_(sdbx|live)_[A-Za-z0-9]{8,}$/, {
+    message: 'MM_BOOTSTRAP_API_KEY must look like sk_sdbx_<at least 8 letters or digits>',
+  })
   MM_BOOTSTRAP_API_KEY?: string;
 
-  @IsOptional() @IsString() @MinLength(16, { message: 'MM_BOOTSTRAP_API_SECRET must be at least 16 characters' })
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'MM_BOOTSTRAP_API_SECRET must be at least 16 characters' })
   MM_BOOTSTRAP_API_SECRET?: string;
 
   /** HMAC key for stored API secrets; when unset, one is generated per database. Keep it stable. */
-  @IsOptional() @IsString() @MinLength(32, { message: 'MM_SECRET_HASH_KEY must be at least 32 characters' })
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'MM_SECRET_HASH_KEY must be at least 32 characters' })
   MM_SECRET_HASH_KEY?: string;
 
   /** Keys sealing the token signing key in the database (key-ring.ts): "<id>:<base64 32 bytes>,…", the first current. */
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   MM_SIGNING_KEY_ENCRYPTION_KEYS?: string;
 
   /** Token endpoint: requests allowed per client IP per window. */
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   MM_TOKEN_RATE_LIMIT = 60;
 
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   MM_TOKEN_RATE_WINDOW_SECONDS = 60;
 
   /** Trust X-Forwarded-For from a reverse proxy when computing the client IP. */
@@ -73,35 +104,50 @@ export class PlatformConfig {
   MM_TRUST_PROXY: 'true' | 'false' = 'false';
 
   /** Largest accepted request body, in bytes. */
-  @Transform(toInt) @IsInt() @Min(1024)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
   MM_BODY_LIMIT_BYTES = 1024 * 1024;
 
   // Slow clients (docs/configuration.md, ADR 0009).
   /** Time to receive a request's headers, on a new connection counted from its opening; then 408. */
-  @Transform(toInt) @IsInt() @Min(100)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
   MM_HTTP_HEADERS_TIMEOUT_MS = 10_000;
 
   /** Time to receive a whole request, headers and body; then 408. */
-  @Transform(toInt) @IsInt() @Min(100)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
   MM_HTTP_REQUEST_TIMEOUT_MS = 30_000;
 
   /** Silence on a connection while a request is read or answered, after which it is closed. */
-  @Transform(toInt) @IsInt() @Min(100)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
   MM_HTTP_IDLE_TIMEOUT_MS = 30_000;
 
   /** Idle time allowed between requests on a kept-alive connection: above a load balancer's idle timeout. */
-  @Transform(toInt) @IsInt() @Min(100)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
   MM_HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   MM_HTTP_MAX_CONNECTIONS = 4096;
 
   /** Open connections from one remote address; behind a load balancer that is the balancer's. */
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   MM_HTTP_MAX_CONNECTIONS_PER_CLIENT = 256;
 
   /** Risk provider client id returned by GET /risk/config; without it production answers 503. */
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   MM_RISK_CLIENT_ID?: string;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -116,11 +162,16 @@ export class PlatformConfig {
   MM_HTTP_METRICS: 'true' | 'false' = 'true';
 
   /** Comma-separated Kafka brokers (host:port): distributed mode's event transport. */
-  @IsOptional() @Matches(/^\s*[^\s,]+:\d{1,5}\s*(,\s*[^\s,]+:\d{1,5}\s*)*$/, { message: 'KAFKA_BROKERS must be host:port[,host:port...]' })
+  @IsOptional()
+  @Matches(/^\s*[^\s,]+:\d{1,5}\s*(,\s*[^\s,]+:\d{1,5}\s*)*$/, {
+    message: 'KAFKA_BROKERS must be host:port[,host:port...]',
+  })
   KAFKA_BROKERS?: string;
 
   /** Distributed mode on Kafka: the prefix of the topics (`<prefix>.<service>.events`) and consumer groups, so installations can share a cluster. */
-  @Matches(/^[A-Za-z0-9._-]{1,100}$/, { message: 'MM_KAFKA_TOPIC_PREFIX must be 1 to 100 letters, digits, dots, underscores or hyphens' })
+  @Matches(/^[A-Za-z0-9._-]{1,100}$/, {
+    message: 'MM_KAFKA_TOPIC_PREFIX must be 1 to 100 letters, digits, dots, underscores or hyphens',
+  })
   MM_KAFKA_TOPIC_PREFIX = 'mm';
 
   /**
@@ -130,8 +181,14 @@ export class PlatformConfig {
    */
   @Transform(toInt)
   @IsInt({ message: 'MM_KAFKA_SESSION_TIMEOUT_MS must be a whole number of milliseconds' })
-  @Min(6_000, { message: "MM_KAFKA_SESSION_TIMEOUT_MS must be at least 6000: a Kafka broker's least session timeout (group.min.session.timeout.ms) is 6000 by default" })
-  @Max(300_000, { message: 'MM_KAFKA_SESSION_TIMEOUT_MS must be at most 300000, which every Kafka broker allows by default (group.max.session.timeout.ms)' })
+  @Min(6_000, {
+    message:
+      "MM_KAFKA_SESSION_TIMEOUT_MS must be at least 6000: a Kafka broker's least session timeout (group.min.session.timeout.ms) is 6000 by default",
+  })
+  @Max(300_000, {
+    message:
+      'MM_KAFKA_SESSION_TIMEOUT_MS must be at most 300000, which every Kafka broker allows by default (group.max.session.timeout.ms)',
+  })
   MM_KAFKA_SESSION_TIMEOUT_MS = 10_000;
 
   /**
@@ -159,68 +216,93 @@ export class PlatformConfig {
   /** Distributed mode on Kafka: the partitions of each topic a service creates; -1, the broker's num.partitions. Never change it once a topic exists. */
   @Transform(toInt)
   @IsInt({ message: 'MM_KAFKA_TOPIC_PARTITIONS must be a whole number' })
-  @Min(-1, { message: PARTITIONS }) @Max(10_000, { message: PARTITIONS }) @NotEquals(0, { message: PARTITIONS })
+  @Min(-1, { message: PARTITIONS })
+  @Max(10_000, { message: PARTITIONS })
+  @NotEquals(0, { message: PARTITIONS })
   MM_KAFKA_TOPIC_PARTITIONS = 6;
 
   /** Distributed mode on Kafka: the replicas of each partition of a topic a service creates; -1, the broker's default.replication.factor. */
   @Transform(toInt)
   @IsInt({ message: 'MM_KAFKA_TOPIC_REPLICATION_FACTOR must be a whole number' })
-  @Min(-1, { message: REPLICATION }) @Max(32_767, { message: REPLICATION }) @NotEquals(0, { message: REPLICATION })
+  @Min(-1, { message: REPLICATION })
+  @Max(32_767, { message: REPLICATION })
+  @NotEquals(0, { message: REPLICATION })
   MM_KAFKA_TOPIC_REPLICATION_FACTOR = -1;
 
   /** Distributed mode, every service but the gateway: the gateway's address, for its public keyset (JWKS). */
-  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_GATEWAY_URL must be an http(s) URL' })
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_GATEWAY_URL must be an http(s) URL' })
   MM_GATEWAY_URL?: string;
 
   /** Distributed mode, the gateway: where the accounts service listens. */
-  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_ACCOUNTS_URL must be an http(s) URL' })
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_ACCOUNTS_URL must be an http(s) URL' })
   MM_SERVICE_ACCOUNTS_URL?: string;
 
   /** Distributed mode, the gateway: where the webhooks service listens. */
-  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_WEBHOOKS_URL must be an http(s) URL' })
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_WEBHOOKS_URL must be an http(s) URL' })
   MM_SERVICE_WEBHOOKS_URL?: string;
 
   /** Distributed mode, the gateway and the transactions service: where the quoting service listens. */
-  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_QUOTING_URL must be an http(s) URL' })
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_QUOTING_URL must be an http(s) URL' })
   MM_SERVICE_QUOTING_URL?: string;
 
   /** Distributed mode, the gateway: where the transactions service listens. */
-  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_TRANSACTIONS_URL must be an http(s) URL' })
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_TRANSACTIONS_URL must be an http(s) URL' })
   MM_SERVICE_TRANSACTIONS_URL?: string;
 
   /** Distributed mode, the gateway: where the cash-in service listens. */
-  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_CASH_IN_URL must be an http(s) URL' })
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_CASH_IN_URL must be an http(s) URL' })
   MM_SERVICE_CASH_IN_URL?: string;
 
   /** Distributed mode, the gateway: where the deposit-addresses service listens. */
-  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_DEPOSIT_ADDRESSES_URL must be an http(s) URL' })
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_DEPOSIT_ADDRESSES_URL must be an http(s) URL' })
   MM_SERVICE_DEPOSIT_ADDRESSES_URL?: string;
 
   /** Distributed mode, the gateway: where the virtual-accounts service listens. */
-  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_VIRTUAL_ACCOUNTS_URL must be an http(s) URL' })
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'MM_SERVICE_VIRTUAL_ACCOUNTS_URL must be an http(s) URL' })
   MM_SERVICE_VIRTUAL_ACCOUNTS_URL?: string;
 
   /**
    * Distributed mode: the credential services present on each other's internal routes (ADR 0019).
    * When unset it is derived from DATABASE_URL, which every service of one deployment shares.
    */
-  @IsOptional() @IsString() @MinLength(32, { message: 'MM_INTERNAL_TOKEN must be at least 32 characters' })
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'MM_INTERNAL_TOKEN must be at least 32 characters' })
   MM_INTERNAL_TOKEN?: string;
 
   /** Quotes: how long a quote's pricing stays locked, in seconds of project time. */
-  @Transform(toInt) @IsInt() @Min(5) @Max(3600)
+  @Transform(toInt)
+  @IsInt()
+  @Min(5)
+  @Max(3600)
   MM_QUOTE_TTL_SECONDS = 60;
 
   /** Webhooks: how long delivery history (deliveries and their attempts) is kept, in days of project time. */
-  @Transform(toInt) @IsInt() @Min(1) @Max(3650)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
   MM_WEBHOOK_RETENTION_DAYS = 30;
 
   /** Webhooks: deliveries in flight at once, per process of the webhooks service. */
-  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   MM_WEBHOOK_CONCURRENCY = 64;
 
   /** Distributed mode, the gateway: longest wait for a service's answer before 503. */
-  @Transform(toInt) @IsInt() @Min(100)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
   MM_GATEWAY_UPSTREAM_TIMEOUT_MS = 10_000;
 
   get isSandbox(): boolean {
@@ -240,7 +322,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const known = Object.keys(new PlatformConfig());
   const input: Record<string, string> = {};
   // Optional variables have no default, so they are not own keys of a fresh instance.
-  const optional = ['HOST', 'DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_BOOTSTRAP_API_KEY', 'MM_BOOTSTRAP_API_SECRET', 'MM_SECRET_HASH_KEY', 'MM_SIGNING_KEY_ENCRYPTION_KEYS', 'MM_RISK_CLIENT_ID', 'KAFKA_BROKERS', 'MM_GATEWAY_URL', 'MM_SERVICE_ACCOUNTS_URL', 'MM_SERVICE_WEBHOOKS_URL', 'MM_SERVICE_QUOTING_URL', 'MM_SERVICE_TRANSACTIONS_URL', 'MM_SERVICE_CASH_IN_URL', 'MM_SERVICE_DEPOSIT_ADDRESSES_URL', 'MM_SERVICE_VIRTUAL_ACCOUNTS_URL', 'MM_INTERNAL_TOKEN'];
+  const optional = [
+    'HOST',
+    'DATABASE_URL',
+    'MM_ADMIN_TOKEN',
+    'MM_BOOTSTRAP_API_KEY',
+    'MM_BOOTSTRAP_API_SECRET',
+    'MM_SECRET_HASH_KEY',
+    'MM_SIGNING_KEY_ENCRYPTION_KEYS',
+    'MM_RISK_CLIENT_ID',
+    'KAFKA_BROKERS',
+    'MM_GATEWAY_URL',
+    'MM_SERVICE_ACCOUNTS_URL',
+    'MM_SERVICE_WEBHOOKS_URL',
+    'MM_SERVICE_QUOTING_URL',
+    'MM_SERVICE_TRANSACTIONS_URL',
+    'MM_SERVICE_CASH_IN_URL',
+    'MM_SERVICE_DEPOSIT_ADDRESSES_URL',
+    'MM_SERVICE_VIRTUAL_ACCOUNTS_URL',
+    'MM_INTERNAL_TOKEN',
+  ];
   for (const key of [...known, ...optional]) {
     const value = env[key];
     if (value !== undefined && value !== '') input[key] = value;
@@ -252,10 +353,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   if (Boolean(config.MM_BOOTSTRAP_API_KEY) !== Boolean(config.MM_BOOTSTRAP_API_SECRET)) {
-    throw new ConfigError('invalid configuration:\n  MM_BOOTSTRAP_API_KEY and MM_BOOTSTRAP_API_SECRET must be set together');
+    throw new ConfigError(
+      'invalid configuration:\n  MM_BOOTSTRAP_API_KEY and MM_BOOTSTRAP_API_SECRET must be set together',
+    );
   }
   if (config.MM_BOOTSTRAP_API_KEY && !config.MM_BOOTSTRAP_API_KEY.startsWith(`sk_${config.keyMode}_`)) {
-    throw new ConfigError(`invalid configuration:\n  MM_BOOTSTRAP_API_KEY must start with sk_${config.keyMode}_ in ${config.MM_ENVIRONMENT}`);
+    throw new ConfigError(
+      `invalid configuration:\n  MM_BOOTSTRAP_API_KEY must start with sk_${config.keyMode}_ in ${config.MM_ENVIRONMENT}`,
+    );
   }
   if (config.MM_SIGNING_KEY_ENCRYPTION_KEYS) {
     try {
@@ -268,7 +373,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   // Node refuses a header deadline after the request deadline.
   if (config.MM_HTTP_HEADERS_TIMEOUT_MS > config.MM_HTTP_REQUEST_TIMEOUT_MS) {
-    throw new ConfigError('invalid configuration:\n  MM_HTTP_HEADERS_TIMEOUT_MS must not exceed MM_HTTP_REQUEST_TIMEOUT_MS');
+    throw new ConfigError(
+      'invalid configuration:\n  MM_HTTP_HEADERS_TIMEOUT_MS must not exceed MM_HTTP_REQUEST_TIMEOUT_MS',
+    );
   }
   return config;
 }
@@ -276,5 +383,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 /** The credential of internal routes between services (ADR 0019): MM_INTERNAL_TOKEN, else derived from DATABASE_URL. */
 export function internalToken(config: PlatformConfig): string {
   if (config.MM_INTERNAL_TOKEN) return config.MM_INTERNAL_TOKEN;
-  return createHmac('sha256', config.DATABASE_URL ?? 'embedded').update('mm-internal-calls').digest('base64url');
+  return createHmac('sha256', config.DATABASE_URL ?? 'embedded')
+    .update('mm-internal-calls')
+    .digest('base64url');
 }

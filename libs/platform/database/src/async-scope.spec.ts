@@ -55,6 +55,9 @@ describe('the async scope a request and its transactions share', () => {
         }),
       ),
     );
-    expect(seen).toEqual([['req_x', 'tx-req_x'], ['req_y', 'tx-req_y']]);
+    expect(seen).toEqual([
+      ['req_x', 'tx-req_x'],
+      ['req_y', 'tx-req_y'],
+    ]);
   });
 });

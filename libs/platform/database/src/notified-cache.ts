@@ -68,7 +68,11 @@ export class NotifiedCache<V> {
     const group = this.options.groupOf(key, value);
     if (!this.live || mark !== this.generation || this.isChanging(group)) return;
     if (this.entries.size >= this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { value, group, expiresAtMs: Math.min(expiresAtMs, this.now() + (this.options.maxAgeMs ?? Number.POSITIVE_INFINITY)) });
+    this.entries.set(key, {
+      value,
+      group,
+      expiresAtMs: Math.min(expiresAtMs, this.now() + (this.options.maxAgeMs ?? Number.POSITIVE_INFINITY)),
+    });
   }
 
   /** Drops a value known to be behind the database; reads under way when this is called are not remembered. */
@@ -152,13 +156,21 @@ export class NotifiedCacheFeed {
       if (!(await this.register())) throw new Error('not registered as a listener');
       this.cache.setLive(true);
       if (this.acknowledge && !this.alive) {
-        this.alive = setInterval(() => void this.ack(`UPDATE platform.cache_listeners SET alive_at = now() WHERE listener_id = $1`, [this.listenerId]), ALIVE_EVERY_MS);
+        this.alive = setInterval(
+          () =>
+            void this.ack(`UPDATE platform.cache_listeners SET alive_at = now() WHERE listener_id = $1`, [
+              this.listenerId,
+            ]),
+          ALIVE_EVERY_MS,
+        );
         this.alive.unref();
       }
     } catch (error) {
       // Without the feed every value is read afresh: slower, never wrong.
       if (this.stopped) return;
-      this.logger.warn(`cache feed unavailable (${error instanceof Error ? error.message : String(error)}); reading through`);
+      this.logger.warn(
+        `cache feed unavailable (${error instanceof Error ? error.message : String(error)}); reading through`,
+      );
       this.retry = setTimeout(() => void this.start(), this.retryMs);
     }
   }
@@ -178,7 +190,10 @@ export class NotifiedCacheFeed {
     this.cache.changed(space < 0 ? payload : payload.slice(0, space));
     if (space < 0) return;
     // Only once the cache has dropped the group: the author waits for this before it answers.
-    void this.ack(`UPDATE platform.cache_listeners SET heard = greatest(heard, $2), alive_at = now() WHERE listener_id = $1`, [this.listenerId, payload.slice(space + 1)]);
+    void this.ack(
+      `UPDATE platform.cache_listeners SET heard = greatest(heard, $2), alive_at = now() WHERE listener_id = $1`,
+      [this.listenerId, payload.slice(space + 1)],
+    );
   }
 
   /** LISTEN is back: listed again as having heard everything so far, then trusted (its cache starts empty). */
@@ -204,7 +219,9 @@ export class NotifiedCacheFeed {
         [this.listenerId, this.channel],
       );
     } catch (error) {
-      this.logger.warn(`cache feed could not list itself as a listener (${error instanceof Error ? error.message : String(error)})`);
+      this.logger.warn(
+        `cache feed could not list itself as a listener (${error instanceof Error ? error.message : String(error)})`,
+      );
       return false;
     }
   }
@@ -247,7 +264,9 @@ export async function changeHeardEverywhere(
     );
     if (row.behind === 0) return;
     if (Date.now() > deadline) {
-      logger.warn(`${row.behind} listener(s) of ${channel} had not heard change ${changeNo} after ${limitMs / 1000} s; going on`);
+      logger.warn(
+        `${row.behind} listener(s) of ${channel} had not heard change ${changeNo} after ${limitMs / 1000} s; going on`,
+      );
       return;
     }
     await new Promise((r) => setTimeout(r, 5));
@@ -268,7 +287,9 @@ export async function changeEverywhere<T>(
 ): Promise<T> {
   feed.cache?.beginChange(group);
   const result = await write();
-  await uow.afterCommit(() => changeHeardEverywhere((sql, params) => uow.query(sql, params), feed.channel, group, feed.logger));
+  await uow.afterCommit(() =>
+    changeHeardEverywhere((sql, params) => uow.query(sql, params), feed.channel, group, feed.logger),
+  );
   return result;
 }
 
@@ -309,10 +330,15 @@ export async function createChangeNotifyTrigger(
       PERFORM pg_notify('${o.channel}', NEW.${o.groupColumn});
       RETURN NULL;
     END $$`);
-  await runner.query(`CREATE TRIGGER ${o.name} ${o.events} ON ${o.table} FOR EACH ROW ${o.when ? `WHEN (${o.when}) ` : ''}EXECUTE FUNCTION ${schema}.${o.name}()`);
+  await runner.query(
+    `CREATE TRIGGER ${o.name} ${o.events} ON ${o.table} FOR EACH ROW ${o.when ? `WHEN (${o.when}) ` : ''}EXECUTE FUNCTION ${schema}.${o.name}()`,
+  );
 }
 
-export async function dropChangeNotifyTrigger(runner: { query(sql: string): Promise<unknown> }, o: { name: string; table: string }): Promise<void> {
+export async function dropChangeNotifyTrigger(
+  runner: { query(sql: string): Promise<unknown> },
+  o: { name: string; table: string },
+): Promise<void> {
   await runner.query(`DROP TRIGGER ${o.name} ON ${o.table}`);
   await runner.query(`DROP FUNCTION ${o.table.split('.')[0]}.${o.name}()`);
 }

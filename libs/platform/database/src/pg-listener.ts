@@ -93,7 +93,16 @@ class ListenConnection {
 
   static of(config: ClientConfig): ListenConnection {
     const { connectionString, host, port, user, password, database, ssl, application_name } = config;
-    const key = JSON.stringify([connectionString, host, port, user, typeof password === 'string' ? password : '', database, ssl ?? null, application_name]);
+    const key = JSON.stringify([
+      connectionString,
+      host,
+      port,
+      user,
+      typeof password === 'string' ? password : '',
+      database,
+      ssl ?? null,
+      application_name,
+    ]);
     let connection = connections.get(key);
     if (!connection) connections.set(key, (connection = new ListenConnection(key, config)));
     return connection;
@@ -160,7 +169,8 @@ class ListenConnection {
   private async listen(channels: string[]): Promise<void> {
     const fresh = channels.filter((channel) => !this.listened.has(channel));
     if (fresh.length === 0) return;
-    if (!(await this.query(fresh.map((channel) => `LISTEN ${channel}`).join('; ')))) throw new Error('the LISTEN connection is down');
+    if (!(await this.query(fresh.map((channel) => `LISTEN ${channel}`).join('; '))))
+      throw new Error('the LISTEN connection is down');
     for (const channel of fresh) this.listened.add(channel);
   }
 
@@ -211,7 +221,9 @@ class ListenConnection {
         member.handlers.onNotification(channel, payload);
       } catch (error) {
         // One member's failure is not the others' to bear.
-        member.logger.error(`a ${channel} notification handler failed: ${error instanceof Error ? error.message : String(error)}`);
+        member.logger.error(
+          `a ${channel} notification handler failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
   }
@@ -220,7 +232,9 @@ class ListenConnection {
     if (client !== this.client) return;
     this.client = undefined;
     this.listened.clear();
-    this.logger?.warn(`LISTEN ${this.channels().join(', ')} connection lost (${error?.message ?? 'closed'}); reconnecting`);
+    this.logger?.warn(
+      `LISTEN ${this.channels().join(', ')} connection lost (${error?.message ?? 'closed'}); reconnecting`,
+    );
     for (const member of this.members) {
       this.toldLost.add(member);
       member.handlers.onLost?.();

@@ -15,9 +15,20 @@ export abstract class ProjectCache<V> implements OnApplicationBootstrap, OnAppli
   private readonly feed: NotifiedCacheFeed;
   private readonly logger: Logger;
 
-  protected constructor(protected readonly uow: UnitOfWork, private readonly channel: string, name: string) {
+  protected constructor(
+    protected readonly uow: UnitOfWork,
+    private readonly channel: string,
+    name: string,
+  ) {
     this.logger = new Logger(name);
-    this.feed = new NotifiedCacheFeed(listenConnectionConfig(uow.dataSource), channel, this.projects, this.logger, 1000, true);
+    this.feed = new NotifiedCacheFeed(
+      listenConnectionConfig(uow.dataSource),
+      channel,
+      this.projects,
+      this.logger,
+      1000,
+      true,
+    );
   }
 
   onApplicationBootstrap(): Promise<void> {
@@ -33,7 +44,12 @@ export abstract class ProjectCache<V> implements OnApplicationBootstrap, OnAppli
    * it has committed (the caller's transaction, whose run() waits for this) every process has dropped its copy.
    */
   change<T>(projectId: string, write: () => Promise<T>): Promise<T> {
-    return changeEverywhere(this.uow, { channel: this.channel, cache: this.projects, logger: this.logger }, projectId, write);
+    return changeEverywhere(
+      this.uow,
+      { channel: this.channel, cache: this.projects, logger: this.logger },
+      projectId,
+      write,
+    );
   }
 
   protected async cached(projectId: string, load: () => Promise<V>): Promise<V> {

@@ -16,7 +16,18 @@
 // answer, in order. Every part of pg it uses beyond the public API comes from
 // pg-internals.ts, whose contract test names what an upgrade of pg broke.
 import type { PoolClient, QueryResult } from 'pg';
-import { columnsOf, newResult, prepareValue, resultWithColumns, submit, typeParsersOf, type PgColumns, type PgConnection, type PgResult, type Submittable } from './pg-internals';
+import {
+  columnsOf,
+  newResult,
+  prepareValue,
+  resultWithColumns,
+  submit,
+  typeParsersOf,
+  type PgColumns,
+  type PgConnection,
+  type PgResult,
+  type Submittable,
+} from './pg-internals';
 
 export interface Statement {
   sql: string;
@@ -140,7 +151,8 @@ class StatementBatch implements Submittable {
   handleCommandComplete(message: unknown): void {
     const statement = this.plan[this.results.length];
     // A statement described here answered its columns (a RowDescription before its rows) or none (NoData).
-    if (statement?.describe && statement.name !== '') this.prepared.columns.set(statement.name, this.current ? columnsOf(this.current) : null);
+    if (statement?.describe && statement.name !== '')
+      this.prepared.columns.set(statement.name, this.current ? columnsOf(this.current) : null);
     const result = this.current ?? this.keptResult() ?? newResult(this.types);
     result.addCommandComplete(message);
     this.results.push(result);

@@ -157,7 +157,10 @@ function notifyStatements(notifications: Map<string, Set<string>>): Statement[] 
  * first five runs of each statement on each connection). Reads outside a transaction (lists with optional
  * filters and limits, whose plans do depend on the values) keep PostgreSQL's choice. ADR 0051.
  */
-const BEGIN: Statement[] = [{ sql: 'BEGIN' }, { sql: `SELECT set_config('plan_cache_mode', $1, true)`, params: ['force_generic_plan'] }];
+const BEGIN: Statement[] = [
+  { sql: 'BEGIN' },
+  { sql: `SELECT set_config('plan_cache_mode', $1, true)`, params: ['force_generic_plan'] },
+];
 
 export class UnitOfWork {
   constructor(readonly dataSource: DataSource) {}
@@ -190,7 +193,11 @@ export class UnitOfWork {
       // A transaction that wrote nothing has nothing to commit. Its notifications follow the COMMIT in the
       // same round trip (notifyOnCommit).
       if (tx.begun || tx.outbox.length > 0) {
-        await this.transmit(tx, [...tx.outbox.splice(0), { sql: 'COMMIT' }], tx.notifications ? notifyStatements(tx.notifications) : []);
+        await this.transmit(
+          tx,
+          [...tx.outbox.splice(0), { sql: 'COMMIT' }],
+          tx.notifications ? notifyStatements(tx.notifications) : [],
+        );
       }
     } catch (error) {
       // A connection that cannot even roll back is not given back to the pool.
@@ -458,7 +465,12 @@ export class UnitOfWork {
   }
 
   /** `trailing`: statements after the entries in the same round trip (after a COMMIT), whose answers nobody needs. */
-  private async send(tx: Transaction, entries: Outgoing[], before: Promise<void> | undefined, trailing: Statement[]): Promise<void> {
+  private async send(
+    tx: Transaction,
+    entries: Outgoing[],
+    before: Promise<void> | undefined,
+    trailing: Statement[],
+  ): Promise<void> {
     const sent = entries.filter((e) => e.sql !== '');
     try {
       if (tx.refusal) throw tx.refusal.error;

@@ -13,7 +13,10 @@ export interface Decider<Command, E extends Event, State> {
   decide: (command: Command, state: State) => E[];
 }
 
-export function fold<E extends Event, State>(decider: Pick<Decider<unknown, E, State>, 'initialState' | 'evolve'>, events: E[]): State {
+export function fold<E extends Event, State>(
+  decider: Pick<Decider<unknown, E, State>, 'initialState' | 'evolve'>,
+  events: E[],
+): State {
   return events.reduce(decider.evolve, decider.initialState());
 }
 

@@ -14,7 +14,10 @@ export interface CommandContext {
 }
 
 /** One thing a decision that made events sets off, in the command's transaction. */
-export type AfterDecision<E extends Event, State, Row = void> = (decision: Decision<E, State, Row>, context: CommandContext) => Promise<void>;
+export type AfterDecision<E extends Event, State, Row = void> = (
+  decision: Decision<E, State, Row>,
+  context: CommandContext,
+) => Promise<void>;
 
 export interface CommandHandlerDefinition<Command, E extends Event, State, Row = void> {
   decider: Decider<Command, E, State>;
@@ -37,9 +40,17 @@ export class CommandHandler<Command, E extends Event, State, Row = void> {
   ) {}
 
   /** Joins the caller's transaction (runCommand owns retries); the decision, with the state after it. */
-  async handle(projectId: string, id: string, command: CommandOf<Command, State>, options: DecideOptions = {}): Promise<Decision<E, State, Row>> {
+  async handle(
+    projectId: string,
+    id: string,
+    command: CommandOf<Command, State>,
+    options: DecideOptions = {},
+  ): Promise<Decision<E, State, Row>> {
     const { decider, streamId, project, then = [] } = this.definition;
-    const decision = await decideAndAppend(this.store, streamId(id), decider, command, { projectId }, project, { ...this.definition.options, ...options });
+    const decision = await decideAndAppend(this.store, streamId(id), decider, command, { projectId }, project, {
+      ...this.definition.options,
+      ...options,
+    });
     if (decision.events.length === 0) return decision;
     for (const step of then) await step(decision, { projectId, id });
     return decision;

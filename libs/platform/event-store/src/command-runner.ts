@@ -16,7 +16,9 @@ export interface Decision<E extends Event, State, Row = void> {
 }
 
 /** Updates the service's own read models from one new event, in the command's transaction; may return the row it wrote. */
-export type InlineProjection<E extends Event, Row = void> = (event: RecordedEvent<E['type'], E['data']> & E) => Promise<Row | void>;
+export type InlineProjection<E extends Event, Row = void> = (
+  event: RecordedEvent<E['type'], E['data']> & E,
+) => Promise<Row | void>;
 
 export interface DecideOptions {
   /**
@@ -65,7 +67,10 @@ export async function decideAndAppend<Command, E extends Event, State, Row = voi
     version = history.length;
   }
   const before = fold(decider, history as unknown as E[]);
-  const decided = decider.decide(typeof command === 'function' ? (command as (state: State) => Command)(before) : command, before);
+  const decided = decider.decide(
+    typeof command === 'function' ? (command as (state: State) => Command)(before) : command,
+    before,
+  );
   const newEvents = decided.map((e) => ({ type: e.type, data: e.data, metadata }));
   const events = options.deferAppend
     ? await store.appendAfterDeferred(streamId, version, newEvents)
@@ -98,7 +103,10 @@ export async function loadState<E extends Event, State>(
  */
 export function isRetryable(error: unknown): boolean {
   if (error instanceof ConcurrencyError || sqlState(error) === DEADLOCK_DETECTED) return true;
-  return sqlState(error) === UNIQUE_VIOLATION && (error as { constraint?: unknown }).constraint === EVENTS_STREAM_VERSION_UNIQUE;
+  return (
+    sqlState(error) === UNIQUE_VIOLATION &&
+    (error as { constraint?: unknown }).constraint === EVENTS_STREAM_VERSION_UNIQUE
+  );
 }
 
 /**

@@ -48,7 +48,10 @@ describe('EventStore on PostgreSQL', () => {
       { type: 'order.paid', data: {} },
     ]);
     const events = await store.readStream('order-1');
-    expect(events.map((e) => [e.streamVersion, e.type])).toEqual([[1, 'order.placed'], [2, 'order.paid']]);
+    expect(events.map((e) => [e.streamVersion, e.type])).toEqual([
+      [1, 'order.placed'],
+      [2, 'order.paid'],
+    ]);
     expect(events[0].data).toEqual({ amount: '10.50' });
     expect(events[0].metadata.projectId).toBe('prj_1');
     expect(events[0].eventId).toMatch(/^evt_[0-9a-hjkmnp-tv-z]{26}$/);
@@ -67,21 +70,32 @@ describe('EventStore on PostgreSQL', () => {
 
   it('refuses an append at a stale expected version', async () => {
     await store.append('order-2', 'no_stream', [{ type: 'order.placed', data: {} }]);
-    await expect(store.append('order-2', 'no_stream', [{ type: 'order.placed', data: {} }])).rejects.toBeInstanceOf(ConcurrencyError);
-    await expect(store.append('order-2', 0, [{ type: 'order.paid', data: {} }])).rejects.toBeInstanceOf(ConcurrencyError);
-    await expect(store.append('order-2', 5, [{ type: 'order.paid', data: {} }])).rejects.toBeInstanceOf(ConcurrencyError);
+    await expect(store.append('order-2', 'no_stream', [{ type: 'order.placed', data: {} }])).rejects.toBeInstanceOf(
+      ConcurrencyError,
+    );
+    await expect(store.append('order-2', 0, [{ type: 'order.paid', data: {} }])).rejects.toBeInstanceOf(
+      ConcurrencyError,
+    );
+    await expect(store.append('order-2', 5, [{ type: 'order.paid', data: {} }])).rejects.toBeInstanceOf(
+      ConcurrencyError,
+    );
     expect(await store.readStream('order-2')).toHaveLength(1);
   });
 
   it("appends after whatever version the stream is at when expecting 'any'", async () => {
     await store.append('order-any', 'any', [{ type: 'order.placed', data: {} }]);
-    await store.append('order-any', 'any', [{ type: 'order.paid', data: {} }, { type: 'order.shipped', data: {} }]);
+    await store.append('order-any', 'any', [
+      { type: 'order.paid', data: {} },
+      { type: 'order.shipped', data: {} },
+    ]);
     expect((await store.readStream('order-any')).map((e) => e.streamVersion)).toEqual([1, 2, 3]);
   });
 
   it('appends at the end of a stream with the next statement, whatever its version', async () => {
     await db.uow.run(async () => {
-      await store.appendDeferred('deferred-end-1', [{ type: 'thing.made', data: { n: 1 }, metadata: { projectId: 'prj_1' } }]);
+      await store.appendDeferred('deferred-end-1', [
+        { type: 'thing.made', data: { n: 1 }, metadata: { projectId: 'prj_1' } },
+      ]);
       await store.appendDeferred('deferred-end-1', [
         { type: 'thing.changed', data: { n: 2 } },
         { type: 'thing.changed', data: { n: 3, nested: { amount: '1.00' } } },
@@ -118,10 +132,14 @@ describe('EventStore on PostgreSQL', () => {
     await store.append('counter', 'no_stream', [{ type: 'counter.started', data: {} }]);
     await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
-        runCommand(db.uow, async () => {
-          const history = await store.readStream('counter');
-          await store.append('counter', history.length, [{ type: 'counter.incremented', data: { i } }]);
-        }, 20),
+        runCommand(
+          db.uow,
+          async () => {
+            const history = await store.readStream('counter');
+            await store.append('counter', history.length, [{ type: 'counter.incremented', data: { i } }]);
+          },
+          20,
+        ),
       ),
     );
     const events = await store.readStream('counter');
@@ -146,7 +164,10 @@ describe('EventStore on PostgreSQL', () => {
   it('reads all events in commit-safe global order from a checkpoint', async () => {
     const all = await readSettled(START, 1000);
     expect(all.length).toBeGreaterThan(5);
-    const rest = await readSettled({ transactionId: all[2].transactionId, globalPosition: all[2].globalPosition }, 1000);
+    const rest = await readSettled(
+      { transactionId: all[2].transactionId, globalPosition: all[2].globalPosition },
+      1000,
+    );
     expect(rest.map((e) => e.eventId)).toEqual(all.slice(3).map((e) => e.eventId));
   });
 
@@ -175,7 +196,9 @@ describe('EventStore on PostgreSQL', () => {
     // The slow transaction takes its id first, then a later one commits.
     await runner.query(`SELECT pg_current_xact_id()`);
     await store.append('fast', 'no_stream', [{ type: 'fast.done', data: {} }]);
-    expect(await store.readAll({ transactionId: after.transactionId, globalPosition: after.globalPosition })).toEqual([]);
+    expect(await store.readAll({ transactionId: after.transactionId, globalPosition: after.globalPosition })).toEqual(
+      [],
+    );
     await runner.query(
       `INSERT INTO test_es.events (event_id, stream_id, stream_version, type, data) VALUES ('evt_slow', 'slow', 1, 'slow.done', '{}')`,
     );
@@ -188,9 +211,15 @@ describe('EventStore on PostgreSQL', () => {
   describe('subscriptions', () => {
     it('handles each event once, in order, and resumes from its checkpoint', async () => {
       const seen: string[] = [];
-      const sub = new Subscription(db.uow, 'test-sub', [store], async (e) => {
-        seen.push(e.eventId);
-      }, { batchSize: 3 });
+      const sub = new Subscription(
+        db.uow,
+        'test-sub',
+        [store],
+        async (e) => {
+          seen.push(e.eventId);
+        },
+        { batchSize: 3 },
+      );
       await settled();
       await sub.drain();
       const all = await readSettled();
@@ -230,18 +259,36 @@ describe('EventStore on PostgreSQL', () => {
       await runner.release();
       const typed = new EventStore(db.uow, 'test_es_typed');
       await typed.append('t-1', 'no_stream', [
-        { type: 'kept.happened', data: { n: 1 }, metadata: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } },
-        { type: 'ignored.happened', data: { secret: 'x' }, metadata: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } },
+        {
+          type: 'kept.happened',
+          data: { n: 1 },
+          metadata: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+        },
+        {
+          type: 'ignored.happened',
+          data: { secret: 'x' },
+          metadata: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+        },
         { type: 'kept.happened', data: { n: 2 } },
       ]);
       await settled(typed);
       const seen: Array<{ type: string; data: unknown; metadata: unknown }> = [];
-      const sub = new Subscription(db.uow, 'typed-sub', [typed], async (e) => {
-        seen.push({ type: e.type, data: e.data, metadata: e.metadata });
-      }, { types: ['kept.happened'] });
+      const sub = new Subscription(
+        db.uow,
+        'typed-sub',
+        [typed],
+        async (e) => {
+          seen.push({ type: e.type, data: e.data, metadata: e.metadata });
+        },
+        { types: ['kept.happened'] },
+      );
       await sub.drain();
       expect(seen).toEqual([
-        { type: 'kept.happened', data: { n: 1 }, metadata: expect.objectContaining({ traceparent: expect.any(String) }) },
+        {
+          type: 'kept.happened',
+          data: { n: 1 },
+          metadata: expect.objectContaining({ traceparent: expect.any(String) }),
+        },
         { type: 'ignored.happened', data: null, metadata: {} },
         { type: 'kept.happened', data: { n: 2 }, metadata: expect.any(Object) },
       ]);
@@ -271,7 +318,10 @@ describe('EventStore on PostgreSQL', () => {
       await createEventsTable(runner, 'test_es_other');
       await runner.release();
       const other = new EventStore(db.uow, 'test_es_other');
-      await other.append('other-1', 'no_stream', [{ type: 'other.happened', data: {} }, { type: 'other.happened', data: {} }]);
+      await other.append('other-1', 'no_stream', [
+        { type: 'other.happened', data: {} },
+        { type: 'other.happened', data: {} },
+      ]);
       let fail = true;
       const handled: string[] = [];
       const sub = new Subscription(db.uow, 'two-logs', [store, other], async (e) => {
@@ -311,10 +361,16 @@ describe('EventStore on PostgreSQL', () => {
       const absent: string[][] = [];
       const handled: string[] = [];
       const errors: unknown[] = [];
-      const sub = new Subscription(db.uow, 'reads-a-later-log', [store, later], async (e) => void handled.push(e.source), {
-        onAbsent: (schemas) => absent.push(schemas),
-        onError: (error) => errors.push(error),
-      });
+      const sub = new Subscription(
+        db.uow,
+        'reads-a-later-log',
+        [store, later],
+        async (e) => void handled.push(e.source),
+        {
+          onAbsent: (schemas) => absent.push(schemas),
+          onError: (error) => errors.push(error),
+        },
+      );
       await settled();
       await sub.drain();
       await sub.drain();
@@ -327,7 +383,10 @@ describe('EventStore on PostgreSQL', () => {
       const runner: QueryRunner = db.dataSource.createQueryRunner();
       await createEventsTable(runner, 'test_es_later');
       await runner.release();
-      await later.append('later-1', 'no_stream', [{ type: 'later.happened', data: {} }, { type: 'later.happened', data: {} }]);
+      await later.append('later-1', 'no_stream', [
+        { type: 'later.happened', data: {} },
+        { type: 'later.happened', data: {} },
+      ]);
       await settled(later);
       handled.length = 0;
       await sub.drain();
@@ -337,9 +396,14 @@ describe('EventStore on PostgreSQL', () => {
 
     it('reads with a statement PostgreSQL plans once a connection, not at every poll', async () => {
       await settled();
-      const sub = new Subscription(db.uow, 'planned-once', [store], async () => undefined, { types: ['order.placed'], batchSize: 2 });
+      const sub = new Subscription(db.uow, 'planned-once', [store], async () => undefined, {
+        types: ['order.placed'],
+        batchSize: 2,
+      });
       await sub.drain();
-      const statement = store.readAfterCheckpointStatement('planned-once', 'planned-once\ntest_es', 2, ['order.placed']);
+      const statement = store.readAfterCheckpointStatement('planned-once', 'planned-once\ntest_es', 2, [
+        'order.placed',
+      ]);
       // The same statement polled on one connection again and again: after PostgreSQL's five custom plans, its
       // generic plan (a limit given as a parameter made every plan a custom one).
       const plans = await db.uow.run(async () => {
@@ -359,7 +423,7 @@ describe('EventStore on PostgreSQL', () => {
       let schema: string;
       let made = 0;
       beforeEach(async () => {
-        schema = `test_es_order_${"abc"[made++]}`;
+        schema = `test_es_order_${'abc'[made++]}`;
         const runner: QueryRunner = db.dataSource.createQueryRunner();
         await createEventsTable(runner, schema);
         await runner.release();
@@ -374,7 +438,10 @@ describe('EventStore on PostgreSQL', () => {
         return client;
       };
       const insert = (client: Client, id: string, stream: string, version: number) =>
-        client.query(`INSERT INTO ${schema}.events (event_id, stream_id, stream_version, type, data) VALUES ($1, $2, $3, 'thing.happened', '{}')`, [id, stream, version]);
+        client.query(
+          `INSERT INTO ${schema}.events (event_id, stream_id, stream_version, type, data) VALUES ($1, $2, $3, 'thing.happened', '{}')`,
+          [id, stream, version],
+        );
       const names = (events: Array<{ eventId: string }>) => events.map((e) => e.eventId);
 
       it('hands each stream over in version order when a later version has the earlier transaction id', async () => {
@@ -438,9 +505,15 @@ describe('EventStore on PostgreSQL', () => {
         // Read order a-2, x-1, x-2, x-3, a-1: a batch of two, then of four, has nothing to hand over.
         expect(names(await log.readAll())).toEqual(['evt_a2', 'evt_x1', 'evt_x2', 'evt_x3', a1.eventId]);
         const seen: string[] = [];
-        await new Subscription(db.uow, `order-${made}`, [log], async (e) => {
-          seen.push(e.eventId);
-        }, { batchSize: 2 }).drain();
+        await new Subscription(
+          db.uow,
+          `order-${made}`,
+          [log],
+          async (e) => {
+            seen.push(e.eventId);
+          },
+          { batchSize: 2 },
+        ).drain();
         expect(seen).toEqual(['evt_x1', 'evt_x2', 'evt_x3', a1.eventId, 'evt_a2']);
       });
     });
@@ -473,8 +546,13 @@ describe('EventStore on PostgreSQL', () => {
       return events;
     });
     const stored = await store.readStream('fresh-1');
-    expect(stored.map((e) => [e.streamVersion, e.type, e.data])).toEqual([[1, 'fresh.made', { n: 1 }], [2, 'fresh.noted', { n: 2 }]]);
-    expect(answered.map((e) => [e.eventId, e.streamVersion, e.metadata.projectId])).toEqual(stored.map((e) => [e.eventId, e.streamVersion, e.metadata.projectId]));
+    expect(stored.map((e) => [e.streamVersion, e.type, e.data])).toEqual([
+      [1, 'fresh.made', { n: 1 }],
+      [2, 'fresh.noted', { n: 2 }],
+    ]);
+    expect(answered.map((e) => [e.eventId, e.streamVersion, e.metadata.projectId])).toEqual(
+      stored.map((e) => [e.eventId, e.streamVersion, e.metadata.projectId]),
+    );
     expect(stored[0].globalPosition).not.toBe('');
     // Rolled back with its transaction.
     await expect(
@@ -485,7 +563,9 @@ describe('EventStore on PostgreSQL', () => {
     ).rejects.toThrow('the command fails');
     expect(await store.readStream('fresh-2')).toEqual([]);
     // A stream that exists after all: the unique (stream, version) constraint, which the command runner retries.
-    const error = await db.uow.run(() => store.appendNewStreamDeferred('fresh-1', [{ type: 'fresh.made', data: {} }])).catch((e: unknown) => e);
+    const error = await db.uow
+      .run(() => store.appendNewStreamDeferred('fresh-1', [{ type: 'fresh.made', data: {} }]))
+      .catch((e: unknown) => e);
     expect(isRetryable(error)).toBe(true);
     expect((await store.readStream('fresh-1')).length).toBe(2);
   });
@@ -503,9 +583,16 @@ describe('EventStore on PostgreSQL', () => {
     );
     const stored = await store.readStream('locked-1');
     expect(stored.map((e) => e.streamVersion)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    expect(stored.slice(1).map((e) => (e.data as { i: number }).i).sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(
+      stored
+        .slice(1)
+        .map((e) => (e.data as { i: number }).i)
+        .sort(),
+    ).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     // A version read without the lock and overtaken: the unique (stream, version) constraint, which the command runner retries.
-    const error = await db.uow.run(() => store.appendAfterDeferred('locked-1', 3, [{ type: 'locked.noted', data: {} }])).catch((e: unknown) => e);
+    const error = await db.uow
+      .run(() => store.appendAfterDeferred('locked-1', 3, [{ type: 'locked.noted', data: {} }]))
+      .catch((e: unknown) => e);
     expect(isRetryable(error)).toBe(true);
     expect(await store.readStream('locked-1')).toHaveLength(9);
   });

@@ -50,7 +50,10 @@ export interface Checkpoint {
 export const START: Checkpoint = { transactionId: '0', globalPosition: '0' };
 
 export class ConcurrencyError extends Error {
-  constructor(readonly streamId: string, readonly expected: ExpectedVersion) {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedVersion,
+  ) {
     super(`stream ${streamId} was not at the expected version ${expected}`);
   }
 }
@@ -70,7 +73,8 @@ interface EventRow {
 const LOCK_STREAM = `SELECT pg_advisory_xact_lock(hashtextextended($1, 7346004))`;
 
 /** An event's columns before its payload (data and metadata). */
-const HEADER_COLUMNS = 'event_id, global_position, transaction_id::text AS transaction_id, stream_id, stream_version, type';
+const HEADER_COLUMNS =
+  'event_id, global_position, transaction_id::text AS transaction_id, stream_id, stream_version, type';
 const COLUMNS = `${HEADER_COLUMNS}, data, metadata, recorded_at`;
 /**
  * COLUMNS for a reader that acts on the types in $4 only: the others' data (null) and metadata ({}) are
@@ -102,7 +106,10 @@ function eventTuples(count: number, before: number): string {
 }
 
 export class EventStore {
-  constructor(private readonly uow: UnitOfWork, readonly schema: string) {
+  constructor(
+    private readonly uow: UnitOfWork,
+    readonly schema: string,
+  ) {
     if (!/^[a-z_]+$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
   }
 
@@ -170,7 +177,18 @@ export class EventStore {
       const eventId = newId('event');
       const metadata = { ...traceContext, ...event.metadata };
       values.push(eventId, event.type, JSON.stringify(event.data), JSON.stringify(metadata));
-      return { eventId, source: this.schema, globalPosition: '', transactionId: '', streamId, streamVersion: version + i + 1, type: event.type, data: event.data, metadata, recordedAt };
+      return {
+        eventId,
+        source: this.schema,
+        globalPosition: '',
+        transactionId: '',
+        streamId,
+        streamVersion: version + i + 1,
+        type: event.type,
+        data: event.data,
+        metadata,
+        recordedAt,
+      };
     });
     values.push(version);
     await this.uow.defer(this.appendDeferredSql(events.length), values);
@@ -181,7 +199,11 @@ export class EventStore {
   /**
    * One statement: the expected-version check (none when null) and the insert.
    */
-  private appendStatement(streamId: string, expectedVersion: number | null, events: NewEvent[]): { sql: string; values: unknown[] } {
+  private appendStatement(
+    streamId: string,
+    expectedVersion: number | null,
+    events: NewEvent[],
+  ): { sql: string; values: unknown[] } {
     const values: unknown[] = [streamId, expectedVersion];
     this.pushEvents(values, events);
     return { sql: this.appendSql(events.length), values };
@@ -204,7 +226,11 @@ export class EventStore {
   /** Statement texts by kind and number (of events; the limit of a read): made once, so that naming the prepared statement finds a hashed string. */
   private readonly texts = new Map<string, string>();
 
-  private text(kind: 'append' | 'at end' | 'deferred' | 'read' | 'read typed', count: number, make: () => string): string {
+  private text(
+    kind: 'append' | 'at end' | 'deferred' | 'read' | 'read typed',
+    count: number,
+    make: () => string,
+  ): string {
     const key = `${kind}:${count}`;
     let sql = this.texts.get(key);
     if (sql === undefined) this.texts.set(key, (sql = make()));
@@ -241,7 +267,11 @@ export class EventStore {
     return this.text('deferred', count, () => {
       // The version the last parameter: one statement text per number of events, whatever the stream's version.
       const at = 1 + count * 4 + 1;
-      const tuples = Array.from({ length: count }, (_, i) => `($${2 + i * 4}, $1, $${at}::integer + ${i + 1}, $${3 + i * 4}, $${4 + i * 4}::jsonb, $${5 + i * 4}::jsonb)`);
+      const tuples = Array.from(
+        { length: count },
+        (_, i) =>
+          `($${2 + i * 4}, $1, $${at}::integer + ${i + 1}, $${3 + i * 4}, $${4 + i * 4}::jsonb, $${5 + i * 4}::jsonb)`,
+      );
       return `INSERT INTO ${this.schema}.events (event_id, stream_id, stream_version, type, data, metadata) VALUES ${tuples.join(', ')}`;
     });
   }
@@ -268,7 +298,10 @@ export class EventStore {
    * lockStream then readStreamEnds, and with them any further reads the caller decides on (each
    * one's rows after the events), in one round trip.
    */
-  async lockAndReadStreamEnds(streamId: string, alongside: Statement[] = []): Promise<{ events: RecordedEvent[]; alongside: Array<Array<Record<string, unknown>>> }> {
+  async lockAndReadStreamEnds(
+    streamId: string,
+    alongside: Statement[] = [],
+  ): Promise<{ events: RecordedEvent[]; alongside: Array<Array<Record<string, unknown>>> }> {
     const [, rows, ...rest] = await this.uow.batch([
       { sql: LOCK_STREAM, params: [this.lockKey(streamId)] },
       { sql: this.readStreamEndsSql, params: [streamId] },
@@ -304,7 +337,10 @@ export class EventStore {
 
   /** Whether the stream has an event: one index probe, no event read. */
   async streamExists(streamId: string): Promise<boolean> {
-    const [row] = await this.uow.query<{ exists: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${this.schema}.events WHERE stream_id = $1) AS exists`, [streamId]);
+    const [row] = await this.uow.query<{ exists: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM ${this.schema}.events WHERE stream_id = $1) AS exists`,
+      [streamId],
+    );
     return row.exists;
   }
 
@@ -338,7 +374,12 @@ export class EventStore {
    * takes) the advisory lock `lockKey` names (a subscription's lock on this source). Rows for recorded().
    * With `types`, events of other types come without their data (null) and metadata (empty).
    */
-  readAfterCheckpointStatement(subscription: string, lockKey: string, limit: number, types?: readonly string[]): Statement {
+  readAfterCheckpointStatement(
+    subscription: string,
+    lockKey: string,
+    limit: number,
+    types?: readonly string[],
+  ): Statement {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`invalid read limit ${limit}`);
     // The limit a literal, not a parameter: for a parameter PostgreSQL's generic plan supposes a tenth of the
     // log is read, so it chose a custom plan at every poll (120-230 microseconds of planning a poll;
@@ -346,7 +387,8 @@ export class EventStore {
     const sql = this.text(types ? 'read typed' : 'read', limit, () => {
       // The checkpoint and the lock as uncorrelated scalar subqueries: each runs once, before the scan,
       // so the row comparison is an index condition as readAll's is. No checkpoint row: no events.
-      const checkpoint = (column: string) => `(SELECT c.${column} FROM platform.subscription_checkpoints c WHERE c.subscription = $1 AND c.source = $2)`;
+      const checkpoint = (column: string) =>
+        `(SELECT c.${column} FROM platform.subscription_checkpoints c WHERE c.subscription = $1 AND c.source = $2)`;
       // `later`: the stream's previous version comes after this event in read order (inStreamOrder); one probe
       // of the (stream, version) index an event.
       return `SELECT ${types ? COLUMNS_OF_TYPES : COLUMNS},

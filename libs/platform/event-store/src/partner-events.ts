@@ -25,7 +25,11 @@ export type PartnerResourceView = (event: RecordedEvent) => Promise<PartnerResou
 export const partnerStreamId = (resourceId: string) => `partner-${resourceId}`;
 
 /** Appends the partner events of these domain events, if any; joins the caller's transaction. */
-export async function publishPartnerEvents(store: EventStore, events: readonly RecordedEvent[], view: PartnerResourceView): Promise<void> {
+export async function publishPartnerEvents(
+  store: EventStore,
+  events: readonly RecordedEvent[],
+  view: PartnerResourceView,
+): Promise<void> {
   // One append per resource stream, however many of its events one command published.
   const streams = new Map<string, NewEvent[]>();
   for (const event of events) {
@@ -37,10 +41,24 @@ export async function publishPartnerEvents(store: EventStore, events: readonly R
     const domain = event.data as { previousStatus?: unknown; projectId?: string; changedFields?: unknown };
     const projectId = event.metadata.projectId ?? domain.projectId;
     if (!projectId) throw new Error(`partner event of ${event.type} ${event.eventId} has no project`);
-    const occurredAt = typeof resource.data.updatedAt === 'string' ? resource.data.updatedAt : typeof resource.data.createdAt === 'string' ? resource.data.createdAt : event.recordedAt;
-    const previousStatus = resource.previousStatus !== undefined ? resource.previousStatus : typeof domain.previousStatus === 'string' ? domain.previousStatus : null;
+    const occurredAt =
+      typeof resource.data.updatedAt === 'string'
+        ? resource.data.updatedAt
+        : typeof resource.data.createdAt === 'string'
+          ? resource.data.createdAt
+          : event.recordedAt;
+    const previousStatus =
+      resource.previousStatus !== undefined
+        ? resource.previousStatus
+        : typeof domain.previousStatus === 'string'
+          ? domain.previousStatus
+          : null;
     // Every `*.updated` envelope names what changed (spec: Events / Catalog): as the domain event says, or the resource.
-    const changedFields = Array.isArray(domain.changedFields) ? domain.changedFields.map(String) : resource.changedFields ? [...resource.changedFields] : undefined;
+    const changedFields = Array.isArray(domain.changedFields)
+      ? domain.changedFields.map(String)
+      : resource.changedFields
+        ? [...resource.changedFields]
+        : undefined;
     const stream = partnerStreamId(resource.resourceId);
     const pending = streams.get(stream) ?? [];
     streams.set(stream, pending);
@@ -55,7 +73,11 @@ export async function publishPartnerEvents(store: EventStore, events: readonly R
         occurredAt,
         data: resource.data,
       };
-      pending.push({ type: 'partnerEvent.published', data, metadata: { ...event.metadata, causationId: event.eventId } });
+      pending.push({
+        type: 'partnerEvent.published',
+        data,
+        metadata: { ...event.metadata, causationId: event.eventId },
+      });
     }
   }
   // Nobody reads them back in this transaction: they travel with its next statement.

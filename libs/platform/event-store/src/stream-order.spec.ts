@@ -48,12 +48,13 @@ describe('inStreamOrder', () => {
   });
 
   it('handles every event once, each stream in version order, whatever the read order and however the reads are cut', () => {
-    const log = fc
-      .array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 5 })
-      .chain((lengths) => {
-        const all = lengths.flatMap((length, s) => Array.from({ length }, (_, v) => event(`s${s}`, v + 1)));
-        return fc.tuple(fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length }), fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 20 }));
-      });
+    const log = fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 5 }).chain((lengths) => {
+      const all = lengths.flatMap((length, s) => Array.from({ length }, (_, v) => event(`s${s}`, v + 1)));
+      return fc.tuple(
+        fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length }),
+        fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 20 }),
+      );
+    });
     fc.assert(
       fc.property(log, ([order, visible]) => {
         const position = new Map(order.map((e, i) => [`${e.streamId}/${e.streamVersion}`, i]));
@@ -63,7 +64,9 @@ describe('inStreamOrder', () => {
           // Each read sees a prefix of what is left (the horizon and the limit); the last read sees it all.
           const size = round < visible.length ? visible[round] : order.length;
           const read = order.slice(from, from + size);
-          const later = read.map((e) => (position.get(`${e.streamId}/${e.streamVersion - 1}`) ?? -1) > from + read.indexOf(e));
+          const later = read.map(
+            (e) => (position.get(`${e.streamId}/${e.streamVersion - 1}`) ?? -1) > from + read.indexOf(e),
+          );
           const { events, count } = inStreamOrder(read, later);
           expect(new Set(events)).toEqual(new Set(read.slice(0, count)));
           if (round >= visible.length) expect(count).toBe(read.length);

@@ -50,7 +50,7 @@ export function inStreamOrder(read: readonly RecordedEvent[], later: readonly bo
       continue;
     }
     // This one, then the events that waited for it, each for the one before it.
-    for (let next: number | undefined = i; next !== undefined; ) {
+    for (let next: number | undefined = i; next !== undefined;) {
       const event = read[next];
       waiting.delete(key(event.streamId, event.streamVersion - 1));
       events.push(event);

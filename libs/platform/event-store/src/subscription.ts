@@ -191,12 +191,20 @@ export class Subscription {
           params: [this.name, store.schema],
         })),
         ...(unknown.length > 0
-          ? [{ sql: `SELECT s AS schema FROM unnest($1::text[]) AS s WHERE to_regclass(format('%I.events', s)) IS NOT NULL`, params: [unknown.map((store) => store.schema)] }]
+          ? [
+              {
+                sql: `SELECT s AS schema FROM unnest($1::text[]) AS s WHERE to_regclass(format('%I.events', s)) IS NOT NULL`,
+                params: [unknown.map((store) => store.schema)],
+              },
+            ]
           : []),
       ]);
       for (const store of missing) this.ensured.add(store.schema);
-      if (unknown.length > 0) for (const row of answers[answers.length - 1] as Array<{ schema: string }>) this.present.add(row.schema);
-      const absent = unknown.filter((store) => !this.present.has(store.schema) && !this.toldAbsent.has(store.schema)).map((store) => store.schema);
+      if (unknown.length > 0)
+        for (const row of answers[answers.length - 1] as Array<{ schema: string }>) this.present.add(row.schema);
+      const absent = unknown
+        .filter((store) => !this.present.has(store.schema) && !this.toldAbsent.has(store.schema))
+        .map((store) => store.schema);
       if (absent.length > 0) {
         for (const schema of absent) this.toldAbsent.add(schema);
         this.options.onAbsent?.(absent);

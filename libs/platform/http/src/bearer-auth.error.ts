@@ -3,7 +3,10 @@
 export type BearerErrorCode = 'invalid_token' | 'invalid_request' | 'temporarily_unavailable';
 
 export class BearerAuthError extends Error {
-  constructor(readonly errorCode: BearerErrorCode, readonly description: string) {
+  constructor(
+    readonly errorCode: BearerErrorCode,
+    readonly description: string,
+  ) {
     super(`${errorCode}: ${description}`);
   }
 

@@ -25,7 +25,9 @@ export class ApiFastifyAdapter extends FastifyAdapter {
   private readonly errorLogger = new Logger('http');
 
   override setErrorHandler(): ReturnType<FastifyAdapter['setErrorHandler']> {
-    return super.setErrorHandler((error: unknown, _request: unknown, reply: Parameters<typeof sendError>[0]) => sendError(reply, error, this.errorLogger));
+    return super.setErrorHandler((error: unknown, _request: unknown, reply: Parameters<typeof sendError>[0]) =>
+      sendError(reply, error, this.errorLogger),
+    );
   }
 }
 
@@ -80,15 +82,23 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           msg: { type: 'string' },
           cause: { type: 'string' },
           status: { type: 'integer' },
-          error_description: { type: 'string', description: 'the reason in words, on bearer-token failures (RFC 6750) and on the token endpoint\'s refusals' },
-          requestId: { type: 'string', description: "the request's id, as in the X-Request-Id response header: quote it when asking about a request" },
+          error_description: {
+            type: 'string',
+            description:
+              "the reason in words, on bearer-token failures (RFC 6750) and on the token endpoint's refusals",
+          },
+          requestId: {
+            type: 'string',
+            description:
+              "the request's id, as in the X-Request-Id response header: quote it when asking about a request",
+          },
         },
       },
     },
   };
-  (document as OpenAPIObject & { 'x-error-catalogue': unknown })['x-error-catalogue'] = Object.entries(ERROR_CATALOGUE).map(
-    ([error, d]) => ({ error, code: d.code, status: d.status, msg: d.msg, when: d.when }),
-  );
+  (document as OpenAPIObject & { 'x-error-catalogue': unknown })['x-error-catalogue'] = Object.entries(
+    ERROR_CATALOGUE,
+  ).map(([error, d]) => ({ error, code: d.code, status: d.status, msg: d.msg, when: d.when }));
   return describeWebhooks(document);
 }
 
@@ -99,11 +109,16 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
  */
 function describeConventions(document: OpenAPIObject): void {
   for (const [path, item] of Object.entries(document.paths)) {
-    for (const [method, operation] of Object.entries(item) as Array<[string, { responses?: Record<string, unknown>; parameters?: unknown[] }]>) {
+    for (const [method, operation] of Object.entries(item) as Array<
+      [string, { responses?: Record<string, unknown>; parameters?: unknown[] }]
+    >) {
       if (!operation || typeof operation !== 'object' || !('responses' in operation)) continue;
       operation.responses = {
         ...operation.responses,
-        default: { description: 'Error: see x-error-catalogue', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        default: {
+          description: 'Error: see x-error-catalogue',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
       };
       if ((method === 'post' || method === 'patch') && !path.endsWith('/auth/token')) {
         operation.parameters = [
@@ -112,7 +127,8 @@ function describeConventions(document: OpenAPIObject): void {
             name: 'Idempotency-Key',
             in: 'header',
             required: true,
-            description: 'Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400.',
+            description:
+              'Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400.',
             schema: { type: 'string', minLength: 1, maxLength: 255 },
           },
         ];
@@ -122,12 +138,17 @@ function describeConventions(document: OpenAPIObject): void {
 }
 
 /** /openapi.json and the rendered reference at /docs. */
-export function serveOpenApi(app: NestFastifyApplication, patch?: (document: OpenAPIObject) => OpenAPIObject | Promise<OpenAPIObject>): void {
+export function serveOpenApi(
+  app: NestFastifyApplication,
+  patch?: (document: OpenAPIObject) => OpenAPIObject | Promise<OpenAPIObject>,
+): void {
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'openapi.json',
     raw: ['json'],
     customSiteTitle: 'Money-movement API reference',
-    ...(patch ? { patchDocumentOnRequest: (_request: unknown, _reply: unknown, served: OpenAPIObject) => patch(served) } : {}),
+    ...(patch
+      ? { patchDocumentOnRequest: (_request: unknown, _reply: unknown, served: OpenAPIObject) => patch(served) }
+      : {}),
   });
 }

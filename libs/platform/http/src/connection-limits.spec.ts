@@ -9,7 +9,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { closeConnectionsOnceAnswered } from './connection-limits';
 import { sendError } from './error-body.filter';
 
-const closedSocket = (socket: Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
+const closedSocket = (socket: Socket) =>
+  new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
 
 describe('closeConnectionsOnceAnswered', () => {
   let app: FastifyInstance;
@@ -137,14 +138,18 @@ describe('an answer given before the body has arrived', () => {
   /** The server's end of the next connection. */
   const serverSide = () => new Promise<Socket>((resolve) => app.server.once('connection', resolve));
 
-  const send = (socket: Socket, data: string) => new Promise<void>((resolve, reject) => socket.write(data, (e) => (e ? reject(e) : resolve())));
+  const send = (socket: Socket, data: string) =>
+    new Promise<void>((resolve, reject) => socket.write(data, (e) => (e ? reject(e) : resolve())));
 
   const chunk = (size: number) => `${size.toString(16)}\r\n${' '.repeat(size)}\r\n`;
 
   it('lets a chunked body over the limit finish arriving, so the client reads its 413, then closes', async () => {
     const server = serverSide();
     const socket = await connect();
-    socket.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n' + chunk(64 * 1024));
+    socket.write(
+      'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n' +
+        chunk(64 * 1024),
+    );
     const answer = await response(socket);
     expect(answer.head).toMatch(/^HTTP\/1\.1 413 /);
     expect(answer.head).toMatch(/connection: close/i);
@@ -171,7 +176,10 @@ describe('an answer given before the body has arrived', () => {
   it('closes a connection whose body stops coming once the linger is over', async () => {
     const server = serverSide();
     const socket = await connect();
-    socket.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n' + chunk(4096));
+    socket.write(
+      'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n' +
+        chunk(4096),
+    );
     expect((await response(socket)).head).toMatch(/^HTTP\/1\.1 413 /);
     // Neither the rest of the body nor the client's FIN ever comes: the server closes on its own.
     await closedSocket(await server);
@@ -180,11 +188,15 @@ describe('an answer given before the body has arrived', () => {
 
   it('keeps a connection whose error came after the whole body', async () => {
     const socket = await connect();
-    socket.write('POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}');
+    socket.write(
+      'POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}',
+    );
     const first = await response(socket);
     expect(first.head).toMatch(/^HTTP\/1\.1 400 /);
     expect(first.head).not.toMatch(/connection: close/i);
-    socket.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}');
+    socket.write(
+      'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}',
+    );
     const second = await response(socket);
     expect(second.head).toMatch(/^HTTP\/1\.1 200 /);
     expect(JSON.parse(second.body)).toEqual({ received: { a: 1 } });

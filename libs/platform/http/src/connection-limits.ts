@@ -19,7 +19,10 @@ export interface ConnectionLimits {
   MM_HTTP_MAX_CONNECTIONS_PER_CLIENT: number;
 }
 
-type ServerOptions = Pick<FastifyHttpOptions<Server>, 'connectionTimeout' | 'keepAliveTimeout' | 'requestTimeout' | 'http' | 'clientErrorHandler'>;
+type ServerOptions = Pick<
+  FastifyHttpOptions<Server>,
+  'connectionTimeout' | 'keepAliveTimeout' | 'requestTimeout' | 'http' | 'clientErrorHandler'
+>;
 
 /** Options for the Fastify adapter: they must be given when the server is created. */
 export function connectionOptions(limits: ConnectionLimits): ServerOptions {
@@ -128,7 +131,10 @@ export function refuseInApiBody(error: Error & { code?: string; reason?: string 
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse<IncomingMessage> })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
     const name = REFUSALS[error.code ?? ''] ?? 'InvalidRequest';
-    const refusal = new ApiError(name, name === 'InvalidRequest' ? `malformed HTTP request: ${error.reason ?? error.code ?? error.message}` : undefined);
+    const refusal = new ApiError(
+      name,
+      name === 'InvalidRequest' ? `malformed HTTP request: ${error.reason ?? error.code ?? error.message}` : undefined,
+    );
     // A request Node could not parse has no id yet, nor a header to take it from: it gets a new one.
     const requestId = newRequestId();
     const body = JSON.stringify({ ...refusal.toBody(), requestId });

@@ -69,15 +69,26 @@ export function noRouteCause(frameworkMessage: string): string {
   const match = /^no route ([A-Z]+) (\S+)$/.exec(cause);
   if (!match) return cause;
   const path = match[2].split('?')[0];
-  if (path === BASE_PATH || path.startsWith(`${BASE_PATH}/`) || OUTSIDE_BASE_PATH.some((p) => path === `/${p}` || path.startsWith(`/${p}/`))) return cause;
-  const meant = VERSION_SEGMENT.test(path) ? path.replace(VERSION_SEGMENT, BASE_PATH) : `${BASE_PATH}${path === '/' ? '' : path}`;
+  if (
+    path === BASE_PATH ||
+    path.startsWith(`${BASE_PATH}/`) ||
+    OUTSIDE_BASE_PATH.some((p) => path === `/${p}` || path.startsWith(`/${p}/`))
+  )
+    return cause;
+  const meant = VERSION_SEGMENT.test(path)
+    ? path.replace(VERSION_SEGMENT, BASE_PATH)
+    : `${BASE_PATH}${path === '/' ? '' : path}`;
   return `no route ${match[1]} ${path}: this API lives under ${BASE_PATH} (${match[1]} ${meant || BASE_PATH})`;
 }
 
 /** Maps any thrown value to the status, body and headers the partner sees. */
 export function toErrorResponse(exception: unknown): ErrorResponse {
   const response = describeError(exception);
-  const body: ErrorBody = { ...response.body, msg: boundText(response.body.msg), cause: boundText(response.body.cause) };
+  const body: ErrorBody = {
+    ...response.body,
+    msg: boundText(response.body.msg),
+    cause: boundText(response.body.cause),
+  };
   if (body.error_description !== undefined) body.error_description = boundText(body.error_description);
   return { ...response, body };
 }
@@ -106,18 +117,30 @@ function describeError(exception: unknown): ErrorResponse {
     const status = exception.getStatus();
     const name = STATUS_NAMES[status];
     // The throttler's own text names its class; Retry-After is already on the reply.
-    if (status === 429) return named('RateLimited', 'too many requests from this client; retry after the number of seconds in Retry-After');
+    if (status === 429)
+      return named(
+        'RateLimited',
+        'too many requests from this client; retry after the number of seconds in Retry-After',
+      );
     const response = exception.getResponse();
-    const message = typeof response === 'object' && response && 'message' in response ? (response as { message: unknown }).message : exception.message;
+    const message =
+      typeof response === 'object' && response && 'message' in response
+        ? (response as { message: unknown }).message
+        : exception.message;
     const cause = Array.isArray(message) ? message.join('; ') : String(message);
     if (name) return named(name, status === 404 ? noRouteCause(cause) : cause);
-    return { status, body: { error: 'HttpError', code: ERROR_CATALOGUE.InternalError.code, msg: cause, cause, status }, headers: {} };
+    return {
+      status,
+      body: { error: 'HttpError', code: ERROR_CATALOGUE.InternalError.code, msg: cause, cause, status },
+      headers: {},
+    };
   }
   const fastifyError = exception as { code?: string; statusCode?: number; message?: string } | null;
   if (fastifyError && typeof fastifyError.code === 'string' && FASTIFY_CODES[fastifyError.code]) {
     return named(FASTIFY_CODES[fastifyError.code], fastifyError.message);
   }
-  if (exception instanceof SyntaxError && fastifyError?.statusCode === 400) return named('MalformedJson', exception.message);
+  if (exception instanceof SyntaxError && fastifyError?.statusCode === 400)
+    return named('MalformedJson', exception.message);
   if (fastifyError?.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     return named(STATUS_NAMES[fastifyError.statusCode] ?? 'InvalidRequest', fastifyError.message);
   }
@@ -134,7 +157,9 @@ function methodNotAllowed(reply: FastifyReply): ApiError | undefined {
   const allowed = allowedMethods(reply.request);
   if (!allowed) return undefined;
   const path = reply.request.url.split('?')[0];
-  return new ApiError('MethodNotAllowed', `${path} takes ${allowed.join(', ')}, not ${reply.request.method}`, { allow: allowed.join(', ') });
+  return new ApiError('MethodNotAllowed', `${path} takes ${allowed.join(', ')}, not ${reply.request.method}`, {
+    allow: allowed.join(', '),
+  });
 }
 
 export function sendError(reply: FastifyReply, exception: unknown, logger: Logger): void {
@@ -142,10 +167,11 @@ export function sendError(reply: FastifyReply, exception: unknown, logger: Logge
   // The request's id (ADR 0026): Fastify gives every request one before any hook or handler runs.
   const requestId = String(reply.request.id);
   if (response.status >= 500 && !(exception instanceof BearerAuthError) && !(exception instanceof ApiError)) {
-    logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
+    logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
   }
   // Refused before its body had arrived (too large, malformed): let the client read the answer.
-  if (!reply.request.raw.complete && reply.getHeader('connection') === 'close') lingerUntilTheBodyArrives(reply.request.raw);
+  if (!reply.request.raw.complete && reply.getHeader('connection') === 'close')
+    lingerUntilTheBodyArrives(reply.request.raw);
   void reply
     .status(response.status)
     .headers({ ...response.headers, [REQUEST_ID_HEADER]: requestId })

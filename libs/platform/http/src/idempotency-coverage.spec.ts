@@ -10,7 +10,16 @@ import { UnitOfWork } from '@mm/platform/database';
 
 /** Builds an application around one controller and reports whether it starts. */
 async function starts(controller: Type): Promise<true | string> {
-  @Module({ imports: [DiscoveryModule], controllers: [controller], providers: [IdempotencyCoverage, { provide: UnitOfWork, useValue: {} }, { provide: PlatformConfig, useValue: {} }, IdempotencyInterceptor] })
+  @Module({
+    imports: [DiscoveryModule],
+    controllers: [controller],
+    providers: [
+      IdempotencyCoverage,
+      { provide: UnitOfWork, useValue: {} },
+      { provide: PlatformConfig, useValue: {} },
+      IdempotencyInterceptor,
+    ],
+  })
   class TestModule {}
   const app = await NestFactory.create(TestModule, new FastifyAdapter(), { logger: false, abortOnError: false });
   try {
@@ -41,6 +50,8 @@ describe('IdempotencyCoverage', () => {
       @Post() create() {}
       @Patch(':id') update() {}
     }
-    expect(await starts(Forgot)).toMatch(/without @Idempotent\(\) or @NoIdempotencyKey\(\): Forgot\.create, Forgot\.update/);
+    expect(await starts(Forgot)).toMatch(
+      /without @Idempotent\(\) or @NoIdempotencyKey\(\): Forgot\.create, Forgot\.update/,
+    );
   });
 });

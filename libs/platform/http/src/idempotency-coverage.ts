@@ -12,7 +12,11 @@ const COMMAND_METHODS = new Set([RequestMethod.POST, RequestMethod.PATCH, Reques
 
 @Injectable()
 export class IdempotencyCoverage implements OnModuleInit {
-  constructor(private readonly discovery: DiscoveryService, private readonly scanner: MetadataScanner, private readonly reflector: Reflector) {}
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+  ) {}
 
   onModuleInit(): void {
     const missing: string[] = [];
@@ -23,7 +27,10 @@ export class IdempotencyCoverage implements OnModuleInit {
         const handler = (type.prototype as Record<string, (...args: unknown[]) => unknown>)[name];
         if (!COMMAND_METHODS.has(Reflect.getMetadata(METHOD_METADATA, handler))) continue;
         const mode = this.reflector.getAllAndOverride<IdempotencyMode>(IDEMPOTENCY, [handler, type]);
-        const interceptors = [...(Reflect.getMetadata(INTERCEPTORS_METADATA, type) ?? []), ...(Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? [])];
+        const interceptors = [
+          ...(Reflect.getMetadata(INTERCEPTORS_METADATA, type) ?? []),
+          ...(Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? []),
+        ];
         if (mode !== 'none' && !interceptors.includes(IdempotencyInterceptor)) missing.push(`${type.name}.${name}`);
       }
     }

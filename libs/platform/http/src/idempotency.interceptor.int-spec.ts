@@ -18,7 +18,13 @@ import type { ApiRequest } from './request-context';
 import { SealedReplay } from './route-metadata';
 
 let db: TestDatabase;
-const behaviour = { failNext: false, conflictsBeforeSuccess: 0, delayMs: 0, refuseBeforeStatement: false, swallow: false };
+const behaviour = {
+  failNext: false,
+  conflictsBeforeSuccess: 0,
+  delayMs: 0,
+  refuseBeforeStatement: false,
+  swallow: false,
+};
 
 /** Stands in for the bearer guard: the project comes from a test header. */
 @Injectable()
@@ -83,7 +89,13 @@ class SecretsController {
 class OrderedThingsController {
   @Post()
   create(@Body() body: { name: string }) {
-    return { object: 'thing', id: randomUUID(), name: body.name, metadata: { zeta: 'z', a: 'a', '10': 'ten' }, legs: [{ status: 'pending', id: 'leg_1' }] };
+    return {
+      object: 'thing',
+      id: randomUUID(),
+      name: body.name,
+      metadata: { zeta: 'z', a: 'a', '10': 'ten' },
+      legs: [{ status: 'pending', id: 'leg_1' }],
+    };
   }
 }
 
@@ -91,7 +103,10 @@ class OrderedThingsController {
   controllers: [ThingsController, DeferredThingsController, SecretsController, OrderedThingsController],
   providers: [
     { provide: UnitOfWork, useFactory: () => db.uow },
-    { provide: PlatformConfig, useValue: loadConfig({ MM_SIGNING_KEY_ENCRYPTION_KEYS: `t1:${Buffer.alloc(32, 7).toString('base64')}` }) },
+    {
+      provide: PlatformConfig,
+      useValue: loadConfig({ MM_SIGNING_KEY_ENCRYPTION_KEYS: `t1:${Buffer.alloc(32, 7).toString('base64')}` }),
+    },
     { provide: APP_GUARD, useClass: TestProjectGuard },
     { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ],
@@ -101,9 +116,20 @@ class TestModule {}
 describe('IdempotencyInterceptor on PostgreSQL', () => {
   let app: NestFastifyApplication;
   const rows = async (name?: string) =>
-    Number((await db.uow.query<{ n: string }>(`SELECT count(*) AS n FROM idem_things WHERE $1::text IS NULL OR name = $1`, [name ?? null]))[0].n);
+    Number(
+      (
+        await db.uow.query<{ n: string }>(`SELECT count(*) AS n FROM idem_things WHERE $1::text IS NULL OR name = $1`, [
+          name ?? null,
+        ])
+      )[0].n,
+    );
   const post = (body: unknown, key: string | undefined, project = 'prj_a') =>
-    app.inject({ method: 'POST', url: '/things', payload: body as object, headers: { ...(key ? { 'idempotency-key': key } : {}), 'x-project': project } });
+    app.inject({
+      method: 'POST',
+      url: '/things',
+      payload: body as object,
+      headers: { ...(key ? { 'idempotency-key': key } : {}), 'x-project': project },
+    });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -117,7 +143,15 @@ describe('IdempotencyInterceptor on PostgreSQL', () => {
     await app.close();
     await db.close();
   });
-  beforeEach(() => Object.assign(behaviour, { failNext: false, conflictsBeforeSuccess: 0, delayMs: 0, refuseBeforeStatement: false, swallow: false }));
+  beforeEach(() =>
+    Object.assign(behaviour, {
+      failNext: false,
+      conflictsBeforeSuccess: 0,
+      delayMs: 0,
+      refuseBeforeStatement: false,
+      swallow: false,
+    }),
+  );
 
   it('refuses a POST without a key and runs nothing', async () => {
     const res = await post({ name: 'no-key' }, undefined);
@@ -147,18 +181,24 @@ describe('IdempotencyInterceptor on PostgreSQL', () => {
     await holder.connect();
     try {
       await holder.query('BEGIN');
-      const [claimed] = (await holder.query(`SELECT * FROM platform.claim_idempotency_key($1, $2)`, ['prj_a', key])).rows;
+      const [claimed] = (await holder.query(`SELECT * FROM platform.claim_idempotency_key($1, $2)`, ['prj_a', key]))
+        .rows;
       expect(claimed.locked).toBe(true);
       const res = await post({ name: 'held' }, key);
       expect(res.statusCode).toBe(409);
       expect(res.json()).toMatchObject({ error: 'IdempotencyKeyInFlight' });
       // The holder stores its response and commits: the next request with the key replays it.
-      await holder.query(`INSERT INTO platform.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ($1, $2, $3, 201, $4)`, [
-        'prj_a',
-        key,
-        createHash('sha256').update(`POST /things\n${JSON.stringify({ name: 'held' })}`).digest('hex'),
-        JSON.stringify({ id: 'from-the-holder', name: 'held' }),
-      ]);
+      await holder.query(
+        `INSERT INTO platform.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ($1, $2, $3, 201, $4)`,
+        [
+          'prj_a',
+          key,
+          createHash('sha256')
+            .update(`POST /things\n${JSON.stringify({ name: 'held' })}`)
+            .digest('hex'),
+          JSON.stringify({ id: 'from-the-holder', name: 'held' }),
+        ],
+      );
       await holder.query('COMMIT');
     } finally {
       await holder.end();
@@ -205,12 +245,24 @@ describe('IdempotencyInterceptor on PostgreSQL', () => {
 
   it('keeps a response that carries a secret sealed, and replays it whole', async () => {
     const key = randomUUID();
-    const send = () => app.inject({ method: 'POST', url: '/secrets', payload: {}, headers: { 'idempotency-key': key, 'x-project': 'prj_s' } });
+    const send = () =>
+      app.inject({
+        method: 'POST',
+        url: '/secrets',
+        payload: {},
+        headers: { 'idempotency-key': key, 'x-project': 'prj_s' },
+      });
     const first = await send();
     const again = await send();
     expect(again.headers['idempotent-replayed']).toBe('true');
-    expect({ type: again.headers['content-type'], body: again.body }).toEqual({ type: first.headers['content-type'], body: first.body });
-    const [row] = await db.uow.query<{ body: string; text: string }>(`SELECT response_body::text AS body, response_text AS text FROM platform.idempotency_keys WHERE scope = 'prj_s' AND key = $1`, [key]);
+    expect({ type: again.headers['content-type'], body: again.body }).toEqual({
+      type: first.headers['content-type'],
+      body: first.body,
+    });
+    const [row] = await db.uow.query<{ body: string; text: string }>(
+      `SELECT response_body::text AS body, response_text AS text FROM platform.idempotency_keys WHERE scope = 'prj_s' AND key = $1`,
+      [key],
+    );
     for (const kept of [row.body, row.text]) {
       expect(kept).not.toContain(first.json().secret);
       expect(kept).not.toContain('whsec_');
@@ -219,27 +271,46 @@ describe('IdempotencyInterceptor on PostgreSQL', () => {
 
   it('replays the first response byte for byte: its keys in the order sent, under the same Content-Type', async () => {
     const key = randomUUID();
-    const send = () => app.inject({ method: 'POST', url: '/ordered-things', payload: { name: 'ordered' }, headers: { 'idempotency-key': key, 'x-project': 'prj_o' } });
+    const send = () =>
+      app.inject({
+        method: 'POST',
+        url: '/ordered-things',
+        payload: { name: 'ordered' },
+        headers: { 'idempotency-key': key, 'x-project': 'prj_o' },
+      });
     const first = await send();
     expect(first.statusCode).toBe(201);
     const again = await send();
     expect(again.headers['idempotent-replayed']).toBe('true');
-    expect({ status: again.statusCode, type: again.headers['content-type'], body: again.body }).toEqual({ status: 201, type: first.headers['content-type'], body: first.body });
+    expect({ status: again.statusCode, type: again.headers['content-type'], body: again.body }).toEqual({
+      status: 201,
+      type: first.headers['content-type'],
+      body: first.body,
+    });
     // A process of the version before replays the row from its jsonb copy: the same fields.
-    const [row] = await db.uow.query<{ body: unknown }>(`SELECT response_body AS body FROM platform.idempotency_keys WHERE scope = 'prj_o' AND key = $1`, [key]);
+    const [row] = await db.uow.query<{ body: unknown }>(
+      `SELECT response_body AS body FROM platform.idempotency_keys WHERE scope = 'prj_o' AND key = $1`,
+      [key],
+    );
     expect(row.body).toEqual(first.json());
   });
 
   it('replays a row stored before the response text was kept, from its jsonb', async () => {
     const key = randomUUID();
-    const hash = createHash('sha256').update(`POST /things\n${JSON.stringify({ name: 'legacy' })}`).digest('hex');
-    await db.uow.query(`INSERT INTO platform.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ('prj_a', $1, $2, 201, $3)`, [
-      key,
-      hash,
-      JSON.stringify({ id: 'stored-before', name: 'legacy' }),
-    ]);
+    const hash = createHash('sha256')
+      .update(`POST /things\n${JSON.stringify({ name: 'legacy' })}`)
+      .digest('hex');
+    await db.uow.query(
+      `INSERT INTO platform.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ('prj_a', $1, $2, 201, $3)`,
+      [key, hash, JSON.stringify({ id: 'stored-before', name: 'legacy' })],
+    );
     const replay = await post({ name: 'legacy' }, key);
-    expect({ status: replay.statusCode, replayed: replay.headers['idempotent-replayed'], type: replay.headers['content-type'], body: replay.json() }).toEqual({
+    expect({
+      status: replay.statusCode,
+      replayed: replay.headers['idempotent-replayed'],
+      type: replay.headers['content-type'],
+      body: replay.json(),
+    }).toEqual({
       status: 201,
       replayed: 'true',
       type: 'application/json; charset=utf-8',
@@ -269,7 +340,13 @@ describe('IdempotencyInterceptor on PostgreSQL', () => {
   it('gives concurrent duplicates one effect when the claim travels with the COMMIT', async () => {
     behaviour.delayMs = 30;
     const key = randomUUID();
-    const send = () => app.inject({ method: 'POST', url: '/deferred-things', payload: { name: 'deferred-dup' }, headers: { 'idempotency-key': key, 'x-project': 'prj_a' } });
+    const send = () =>
+      app.inject({
+        method: 'POST',
+        url: '/deferred-things',
+        payload: { name: 'deferred-dup' },
+        headers: { 'idempotency-key': key, 'x-project': 'prj_a' },
+      });
     const responses = await Promise.all(Array.from({ length: 8 }, send));
     const ok = responses.filter((r) => r.statusCode === 201);
     expect(responses.every((r) => r.statusCode === 201 || r.statusCode === 409)).toBe(true);

@@ -7,7 +7,14 @@
 // duplicate finds the stored row and replays it. A crash leaves no marker behind.
 // Failed requests store nothing: retrying them with the same key runs them again.
 import { hash as digest } from 'node:crypto';
-import { Injectable, Logger, UseInterceptors, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  UseInterceptors,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+} from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply } from 'fastify';
@@ -45,14 +52,18 @@ interface Claim {
 function claimStatements(scope: string, key: string): Statement[] {
   return [
     { sql: `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`, params: [`${scope}\n${key}`] },
-    { sql: `SELECT request_hash, response_status, response_text, response_body FROM platform.idempotency_keys WHERE scope = $1 AND key = $2`, params: [scope, key] },
+    {
+      sql: `SELECT request_hash, response_status, response_text, response_body FROM platform.idempotency_keys WHERE scope = $1 AND key = $2`,
+      params: [scope, key],
+    },
   ];
 }
 
 /** The claim the rows of claimStatements make: a response stored only counts when the lock was taken. */
 function claimOf([[lock], [stored]]: Array<Array<Record<string, unknown>>>): Claim {
   const locked = lock.locked === true;
-  if (!locked || !stored) return { locked, request_hash: null, response_status: null, response_text: null, response_body: null };
+  if (!locked || !stored)
+    return { locked, request_hash: null, response_status: null, response_text: null, response_body: null };
   return { locked, ...(stored as Omit<Claim, 'locked'>) };
 }
 
@@ -107,21 +118,32 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (context.getType() !== 'http') return next.handle();
     const request = context.switchToHttp().getRequest<ApiRequest>();
     if (request.method !== 'POST' && request.method !== 'PATCH') return next.handle();
-    const mode = this.reflector.getAllAndOverride<IdempotencyMode>(IDEMPOTENCY, [context.getHandler(), context.getClass()]) ?? 'required';
+    const mode =
+      this.reflector.getAllAndOverride<IdempotencyMode>(IDEMPOTENCY, [context.getHandler(), context.getClass()]) ??
+      'required';
     if (mode === 'none') return next.handle();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const header = request.headers['idempotency-key'];
     const key = Array.isArray(header) ? header[0] : header;
-    if (key === undefined) throw new ApiError('IdempotencyKeyRequired', 'send an Idempotency-Key header with every POST and PATCH');
-    if (!KEY_FORMAT.test(key)) throw new ApiError('IdempotencyKeyInvalid', 'the key must be 1 to 255 printable ASCII characters');
+    if (key === undefined)
+      throw new ApiError('IdempotencyKeyRequired', 'send an Idempotency-Key header with every POST and PATCH');
+    if (!KEY_FORMAT.test(key))
+      throw new ApiError('IdempotencyKeyInvalid', 'the key must be 1 to 255 printable ASCII characters');
     const scope = request.caller?.projectId ?? request.caller?.kind ?? 'anonymous';
     const path = request.url.split('?')[0];
     const hash = digest('sha256', `${request.method} ${path}\n${canonicalJson(request.body ?? null)}`, 'hex');
     // The status Nest will send: the route's @HttpCode, else 201 for POST and 200 otherwise.
-    const status = this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
+    const status =
+      this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
     const sealed = this.reflector.get<boolean>(IDEMPOTENCY_SEALED, context.getHandler()) === true;
     const shownOnce = this.reflector.get<string[] | undefined>(IDEMPOTENCY_SHOWN_ONCE, context.getHandler());
-    return from(this.withRetry(() => this.once(scope, key, hash, status, reply, { sealed, shownOnce }, () => lastValueFrom(next.handle(), { defaultValue: undefined }))));
+    return from(
+      this.withRetry(() =>
+        this.once(scope, key, hash, status, reply, { sealed, shownOnce }, () =>
+          lastValueFrom(next.handle(), { defaultValue: undefined }),
+        ),
+      ),
+    );
   }
 
   private async once(
@@ -135,10 +157,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
   ): Promise<unknown> {
     const context = `idempotent response ${scope} ${key}`;
     const judge = (stored: Claim) => {
-      if (!stored.locked) throw new ClaimAnswer(new ApiError('IdempotencyKeyInFlight', 'a request with this Idempotency-Key has not finished; retry shortly'));
+      if (!stored.locked)
+        throw new ClaimAnswer(
+          new ApiError('IdempotencyKeyInFlight', 'a request with this Idempotency-Key has not finished; retry shortly'),
+        );
       if (stored.request_hash === null) return;
       if (stored.request_hash !== hash) {
-        throw new ClaimAnswer(new ApiError('IdempotencyKeyReused', 'this Idempotency-Key was used with a different request; use a new key'));
+        throw new ClaimAnswer(
+          new ApiError('IdempotencyKeyReused', 'this Idempotency-Key was used with a different request; use a new key'),
+        );
       }
       if (shownOnce) {
         throw new ClaimAnswer(
@@ -163,16 +190,29 @@ export class IdempotencyInterceptor implements NestInterceptor {
       const text = await this.uow.run(async () => {
         // The claim travels with the command's first statement (a guard: UnitOfWork.prefetch): it is judged
         // before that statement answers, and nothing commits before it is.
-        claim = this.uow.prefetch({ key: IDEMPOTENCY_CLAIM, guard: claimStatements(scope, key), judge: (rows) => judge(claimOf(rows)) });
+        claim = this.uow.prefetch({
+          key: IDEMPOTENCY_CLAIM,
+          guard: claimStatements(scope, key),
+          judge: (rows) => judge(claimOf(rows)),
+        });
         const result = await run();
         // The body as it is sent (class instances become plain JSON), serialised once: stored from this text
         // and sent as it is.
         const text = result === undefined ? 'null' : JSON.stringify(result);
         const kept = shownOnce
-          ? JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(text) as Record<string, unknown>).filter(([field]) => !shownOnce.includes(field))))
+          ? JSON.stringify(
+              Object.fromEntries(
+                Object.entries(JSON.parse(text) as Record<string, unknown>).filter(
+                  ([field]) => !shownOnce.includes(field),
+                ),
+              ),
+            )
           : sealed
-          ? JSON.stringify({ sealed: this.keyRing().seal(Buffer.from(text, 'utf8'), context).toString('base64'), keyId: this.keyRing().currentId } satisfies SealedBody)
-          : text;
+            ? JSON.stringify({
+                sealed: this.keyRing().seal(Buffer.from(text, 'utf8'), context).toString('base64'),
+                keyId: this.keyRing().currentId,
+              } satisfies SealedBody)
+            : text;
         // Sent with COMMIT: nothing reads it back in this transaction. Kept as the text sent, which a replay
         // sends again; and as jsonb, which a process of the version before replays (ADR 0059).
         await this.uow.defer(

@@ -38,13 +38,20 @@ export class InternalClient {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      throw new ApiError('ServiceUnavailable', `${new URL(url).host} could not be reached: ${(error as Error).message}`, { 'retry-after': '1' });
+      throw new ApiError(
+        'ServiceUnavailable',
+        `${new URL(url).host} could not be reached: ${(error as Error).message}`,
+        { 'retry-after': '1' },
+      );
     }
     const text = await response.text();
     const parsed = text ? (JSON.parse(text) as unknown) : undefined;
     if (response.ok) return parsed as T;
     const error = parsed as { error?: string; cause?: string } | undefined;
-    if (error?.error && Object.hasOwn(ERROR_CATALOGUE, error.error)) throw new ApiError(error.error as ErrorName, error.cause);
-    throw new ApiError('ServiceUnavailable', `${new URL(url).host} answered ${response.status}`, { 'retry-after': '1' });
+    if (error?.error && Object.hasOwn(ERROR_CATALOGUE, error.error))
+      throw new ApiError(error.error as ErrorName, error.cause);
+    throw new ApiError('ServiceUnavailable', `${new URL(url).host} answered ${response.status}`, {
+      'retry-after': '1',
+    });
   }
 }

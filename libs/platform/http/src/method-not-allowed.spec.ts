@@ -12,7 +12,9 @@ describe('405 for a method a path does not take', () => {
   beforeAll(async () => {
     app = Fastify();
     trackRouteMethods(app);
-    app.setNotFoundHandler((request, reply) => sendError(reply, new NotFoundException(`Cannot ${request.method} ${request.url}`), logger));
+    app.setNotFoundHandler((request, reply) =>
+      sendError(reply, new NotFoundException(`Cannot ${request.method} ${request.url}`), logger),
+    );
     app.get('/v1/things', () => []);
     app.post('/v1/things', () => ({}));
     app.get('/v1/things/:id', () => ({}));
@@ -31,7 +33,12 @@ describe('405 for a method a path does not take', () => {
     const res = await app.inject({ method: 'DELETE', url: '/v1/things?limit=2' });
     expect(res.statusCode).toBe(405);
     expect(res.headers.allow).toBe('GET, HEAD, POST');
-    expect(res.json()).toMatchObject({ error: 'MethodNotAllowed', code: 1105, status: 405, cause: '/v1/things takes GET, HEAD, POST, not DELETE' });
+    expect(res.json()).toMatchObject({
+      error: 'MethodNotAllowed',
+      code: 1105,
+      status: 405,
+      cause: '/v1/things takes GET, HEAD, POST, not DELETE',
+    });
   });
 
   it('matches parameterised paths, and routes of an encapsulated plugin', async () => {

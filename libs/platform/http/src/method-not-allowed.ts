@@ -38,6 +38,9 @@ export function allowedMethods(request: FastifyRequest): string[] | undefined {
   const tracked = (request.server as Tracked)[ROUTES];
   if (!tracked) return undefined;
   const path = request.url.split('?')[0];
-  const allowed = [...tracked.methods].filter((method) => method !== request.method && tracked.router.find(method as Parameters<Router['find']>[0], path) !== null);
+  const allowed = [...tracked.methods].filter(
+    (method) =>
+      method !== request.method && tracked.router.find(method as Parameters<Router['find']>[0], path) !== null,
+  );
   return allowed.length > 0 ? allowed.sort() : undefined;
 }

@@ -2,7 +2,14 @@ import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { ApiOkResponse, ApiProperty, ApiPropertyOptional, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import {
+  ApiOkResponse,
+  ApiProperty,
+  ApiPropertyOptional,
+  DocumentBuilder,
+  SwaggerModule,
+  type OpenAPIObject,
+} from '@nestjs/swagger';
 import { openApi31Nullables } from './openapi-nullable';
 
 class Failure {
@@ -15,7 +22,10 @@ class Example {
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) completedAt!: string | null;
   @ApiProperty({ nullable: true, type: Number }) distanceKm!: number | null;
   @ApiProperty({ type: Failure, nullable: true, description: 'why' }) failure!: Failure | null;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true } }) metadata?: Record<string, string | null>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true } }) metadata?: Record<
+    string,
+    string | null
+  >;
   @ApiProperty() plain!: string;
 }
 
@@ -42,7 +52,10 @@ async function document(module: unknown): Promise<OpenAPIObject> {
 
 describe('openApi31Nullables', () => {
   it('writes null as a type (3.1), never the 3.0 nullable keyword', async () => {
-    const schema = openApi31Nullables(await document(ExampleModule)).components!.schemas!.Example as Record<string, any>;
+    const schema = openApi31Nullables(await document(ExampleModule)).components!.schemas!.Example as Record<
+      string,
+      any
+    >;
     expect(schema.properties).toEqual({
       label: { type: ['string', 'null'], description: 'kept' },
       subStatus: { type: ['string', 'null'], enum: ['settled', null] },
@@ -56,7 +69,14 @@ describe('openApi31Nullables', () => {
   });
 
   it('refuses a nullable field without a type, which would reach partners as an untyped object', () => {
-    const untyped = { openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {}, components: { schemas: { Limits: { type: 'object', properties: { cap: { type: 'object', nullable: true } } } } } };
-    expect(() => openApi31Nullables(untyped as OpenAPIObject)).toThrow('#/components/schemas/Limits/properties/cap is nullable but has no type');
+    const untyped = {
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: {},
+      components: { schemas: { Limits: { type: 'object', properties: { cap: { type: 'object', nullable: true } } } } },
+    };
+    expect(() => openApi31Nullables(untyped as OpenAPIObject)).toThrow(
+      '#/components/schemas/Limits/properties/cap is nullable but has no type',
+    );
   });
 });

@@ -19,25 +19,41 @@ const PLAIN_LIMIT = /^[1-9][0-9]{0,2}$/;
  */
 function IsPageLimit() {
   return applyDecorators(
-    Transform(({ value }: { value: unknown }) => (typeof value === 'string' && PLAIN_LIMIT.test(value) ? Number(value) : value)),
+    Transform(({ value }: { value: unknown }) =>
+      typeof value === 'string' && PLAIN_LIMIT.test(value) ? Number(value) : value,
+    ),
     (target: object, propertyName: string | symbol) =>
       registerDecorator({
         name: 'isPageLimit',
         target: target.constructor,
         propertyName: propertyName as string,
-        options: { message: `must be a whole number from 1 to ${MAX_PAGE_LIMIT} in plain digits (no sign, exponent, decimal point, spaces or leading zero)` },
-        validator: { validate: (value: unknown) => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_PAGE_LIMIT },
+        options: {
+          message: `must be a whole number from 1 to ${MAX_PAGE_LIMIT} in plain digits (no sign, exponent, decimal point, spaces or leading zero)`,
+        },
+        validator: {
+          validate: (value: unknown) =>
+            Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_PAGE_LIMIT,
+        },
       }),
   );
 }
 
 export class ListQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: 20, description: 'the page size, in plain digits' })
-  @IsOptional() @IsPageLimit()
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_PAGE_LIMIT,
+    default: 20,
+    description: 'the page size, in plain digits',
+  })
+  @IsOptional()
+  @IsPageLimit()
   limit?: number;
 
   @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
-  @IsOptional() @IsString() @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   cursor?: string;
 }
 
@@ -85,7 +101,10 @@ export function ApiPage(model: ClassType<unknown>) {
         properties: {
           data: { type: 'array', items: { $ref: getSchemaPath(model) } },
           hasMore: { type: 'boolean' },
-          nextCursor: { oneOf: [{ type: 'string' }, { type: 'null' }], description: 'pass as cursor for the next page' },
+          nextCursor: {
+            oneOf: [{ type: 'string' }, { type: 'null' }],
+            description: 'pass as cursor for the next page',
+          },
         },
       },
     }),

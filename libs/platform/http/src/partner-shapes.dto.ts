@@ -11,7 +11,7 @@ export function oneOfModels(...models: Array<Type<unknown>>): { oneOf: Array<{ $
   return { oneOf: models.map((model) => ({ $ref: getSchemaPath(model) })) };
 }
 
-const DECIMAL = { example: '0.00', description: 'decimal string, in the side\'s asset' };
+const DECIMAL = { example: '0.00', description: "decimal string, in the side's asset" };
 
 export class FeesDeductedResponse {
   @ApiProperty(DECIMAL) total!: string;
@@ -54,7 +54,8 @@ export class OtherCustomerPartyResponse {
 
 export class ExternalRegisteredPartyResponse {
   @ApiProperty({ enum: ['externalRegistered'] }) relationship!: 'externalRegistered';
-  @ApiProperty({ nullable: true, type: String, description: 'the counterparty that owns the instrument' }) counterpartyId!: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'the counterparty that owns the instrument' })
+  counterpartyId!: string | null;
   @ApiProperty({ enum: ['individual', 'business'] }) entityType!: 'individual' | 'business';
   @ApiProperty({ nullable: true, type: String }) name!: string | null;
 }
@@ -63,11 +64,19 @@ export class ExternalUnregisteredPartyResponse {
   @ApiProperty({ enum: ['externalUnregistered'] }) relationship!: 'externalUnregistered';
 }
 
-const PARTIES = [CustomerPartyResponse, OtherCustomerPartyResponse, ExternalRegisteredPartyResponse, ExternalUnregisteredPartyResponse];
+const PARTIES = [
+  CustomerPartyResponse,
+  OtherCustomerPartyResponse,
+  ExternalRegisteredPartyResponse,
+  ExternalUnregisteredPartyResponse,
+];
 
 // A side's details, one shape per kind of instrument.
 export class WalletDetailsResponse {
-  @ApiPropertyOptional({ description: 'the wallet (wlt_) or external wallet (ext_); absent for an address given as is' }) id?: string;
+  @ApiPropertyOptional({
+    description: 'the wallet (wlt_) or external wallet (ext_); absent for an address given as is',
+  })
+  id?: string;
   @ApiProperty({ example: 'usdc' }) asset!: string;
   @ApiProperty({ example: 'meridianchain' }) network!: string;
   @ApiProperty({ description: 'on-chain address' }) address!: string;
@@ -86,8 +95,12 @@ export class BankDetailsResponse {
   @ApiProperty({ description: 'the bank account (ext_)' }) id!: string;
   @ApiProperty({ example: 'usd' }) asset!: string;
   @ApiProperty({ example: 'ach', description: 'the rail: ach, achSameDay, wire, swift or local' }) network!: string;
-  @ApiProperty({ enum: ['customer', 'counterparty'], description: 'who holds the account: the customer, or (a deposit address\'s payout) one of its counterparties' }) accountHolder!: 'customer' | 'counterparty';
-  @ApiPropertyOptional({ example: '9012', description: 'the account number\'s or IBAN\'s last four' }) last4?: string;
+  @ApiProperty({
+    enum: ['customer', 'counterparty'],
+    description: "who holds the account: the customer, or (a deposit address's payout) one of its counterparties",
+  })
+  accountHolder!: 'customer' | 'counterparty';
+  @ApiPropertyOptional({ example: '9012', description: "the account number's or IBAN's last four" }) last4?: string;
 }
 
 export class CashPickupDetailsResponse {
@@ -112,20 +125,50 @@ export class CashDepositDetailsResponse {
 export class VirtualAccountDetailsResponse {
   @ApiProperty({ example: 'va_01m87f3k8dfvptagv2n4p6r8ts', description: 'the virtual account (va_)' }) id!: string;
   @ApiProperty({ enum: ['usd'] }) asset!: string;
-  @ApiProperty({ enum: ['ach', 'wire', 'internationalWire'], description: 'the rail the transfer came by' }) network!: string;
-  @ApiPropertyOptional({ example: 'ACME PAYROLL', description: 'the sender as the bank named it, when it did' }) senderName?: string;
-  @ApiProperty({ example: '021000089000123', description: "the bank's reference of the transfer: an ACH trace number, a wire's IMAD or an international wire's instruction id" })
+  @ApiProperty({ enum: ['ach', 'wire', 'internationalWire'], description: 'the rail the transfer came by' })
+  network!: string;
+  @ApiPropertyOptional({ example: 'ACME PAYROLL', description: 'the sender as the bank named it, when it did' })
+  senderName?: string;
+  @ApiProperty({
+    example: '021000089000123',
+    description:
+      "the bank's reference of the transfer: an ACH trace number, a wire's IMAD or an international wire's instruction id",
+  })
   reference!: string;
 }
 
-const DETAILS = [WalletDetailsResponse, CardDetailsResponse, BankDetailsResponse, CashPickupDetailsResponse, CashDepositDetailsResponse, VirtualAccountDetailsResponse];
+const DETAILS = [
+  WalletDetailsResponse,
+  CardDetailsResponse,
+  BankDetailsResponse,
+  CashPickupDetailsResponse,
+  CashDepositDetailsResponse,
+  VirtualAccountDetailsResponse,
+];
 
 /** One side of a quote or transaction (spec: Transaction, source and destination). */
 @ApiExtraModels(...PARTIES, ...DETAILS)
 export class InstrumentSideResponse {
-  @ApiProperty({ enum: ['walletOms', 'walletCrypto', 'walletExternal', 'bankUs', 'bankIban', 'bankCanada', 'card', 'cash', 'virtualAccount'] }) type!: string;
+  @ApiProperty({
+    enum: [
+      'walletOms',
+      'walletCrypto',
+      'walletExternal',
+      'bankUs',
+      'bankIban',
+      'bankCanada',
+      'card',
+      'cash',
+      'virtualAccount',
+    ],
+  })
+  type!: string;
   @ApiProperty({ enum: ['crypto', 'fiat', 'cash'] }) category!: 'crypto' | 'fiat' | 'cash';
-  @ApiProperty({ ...oneOfModels(...DETAILS), description: 'the instrument, by kind: wallet, card, bank account, cash pickup or cash deposit location, or the virtual account an inbound transfer reached' })
+  @ApiProperty({
+    ...oneOfModels(...DETAILS),
+    description:
+      'the instrument, by kind: wallet, card, bank account, cash pickup or cash deposit location, or the virtual account an inbound transfer reached',
+  })
   details!: Record<string, unknown>;
   @ApiProperty({
     ...oneOfModels(...PARTIES),

@@ -58,7 +58,10 @@ const MAX_LOGGED_PATH = 200;
  * matched), status, duration, the project when a partner token was accepted, and the request id. Never
  * a body, a query string or a header.
  */
-export function accessLine(request: FastifyRequest, reply: FastifyReply): { fields: Record<string, unknown>; message: string } {
+export function accessLine(
+  request: FastifyRequest,
+  reply: FastifyReply,
+): { fields: Record<string, unknown>; message: string } {
   const route = request.routeOptions.url;
   const durationMs = Math.round(reply.elapsedTime * 10) / 10;
   const fields: Record<string, unknown> = { requestId: request.id, method: request.method, route: route ?? null };

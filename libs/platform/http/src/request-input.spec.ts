@@ -1,5 +1,11 @@
 import { boundText } from './error-body.filter';
-import { jsonTextProblem, MAX_JSON_DEPTH, MAX_JSON_OBJECT_KEYS, MAX_JSON_VALUES, unstorableText } from './request-input';
+import {
+  jsonTextProblem,
+  MAX_JSON_DEPTH,
+  MAX_JSON_OBJECT_KEYS,
+  MAX_JSON_VALUES,
+  unstorableText,
+} from './request-input';
 import { summariseProblems } from './validation.pipe';
 
 describe('JSON text checks', () => {
@@ -19,7 +25,10 @@ describe('JSON text checks', () => {
   it.each([
     [`deeper than ${MAX_JSON_DEPTH} levels`, `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`],
     ['deeper than', `${'{"a":'.repeat(1300)}1${'}'.repeat(1300)}`],
-    [`body: an object with more than ${MAX_JSON_OBJECT_KEYS} keys`, JSON.stringify(Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, i])))],
+    [
+      `body: an object with more than ${MAX_JSON_OBJECT_KEYS} keys`,
+      JSON.stringify(Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, i]))),
+    ],
     [`more than ${MAX_JSON_VALUES} values`, JSON.stringify({ a: Array.from({ length: MAX_JSON_VALUES }, () => 0) })],
     ['amount: duplicate key', '{"amount":"1.00","amount":"999999"}'],
     ['limits.a: duplicate key', '{"limits":{"a":1,"b":2,"\\u0061":3}}'],

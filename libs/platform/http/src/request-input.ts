@@ -56,9 +56,11 @@ export function jsonTextProblem(text: string): string | undefined {
   let values = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
-    if ((c === '{' || c === '[' || c === ',') && ++values > MAX_JSON_VALUES) return `the body holds more than ${MAX_JSON_VALUES} values`;
+    if ((c === '{' || c === '[' || c === ',') && ++values > MAX_JSON_VALUES)
+      return `the body holds more than ${MAX_JSON_VALUES} values`;
     if (c === '{' || c === '[') {
-      if (stack.length >= MAX_JSON_DEPTH) return `the body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`;
+      if (stack.length >= MAX_JSON_DEPTH)
+        return `the body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`;
       stack.push(c === '{' ? { keys: new Set(), index: 0, expectKey: true } : { index: 0, expectKey: false });
     } else if (c === '}' || c === ']') {
       stack.pop();
@@ -84,7 +86,8 @@ export function jsonTextProblem(text: string): string | undefined {
         top.key = value;
         if (top.keys.has(value)) return `${pathOf(stack)}: duplicate key`;
         top.keys.add(value);
-        if (top.keys.size > MAX_JSON_OBJECT_KEYS) return `${pathOf(stack.slice(0, -1))}: an object with more than ${MAX_JSON_OBJECT_KEYS} keys`;
+        if (top.keys.size > MAX_JSON_OBJECT_KEYS)
+          return `${pathOf(stack.slice(0, -1))}: an object with more than ${MAX_JSON_OBJECT_KEYS} keys`;
         const problem = unstorableText(value);
         if (problem) return `${pathOf(stack)}: the key ${problem}`;
       } else {
@@ -102,7 +105,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 function charsetOf(contentType: string | undefined): string | undefined {
   for (const parameter of (contentType ?? '').split(';').slice(1)) {
     const [name, value = ''] = parameter.split('=');
-    if (name.trim().toLowerCase() === 'charset') return value.trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (name.trim().toLowerCase() === 'charset')
+      return value
+        .trim()
+        .replace(/^"(.*)"$/, '$1')
+        .toLowerCase();
   }
   return undefined;
 }
@@ -154,7 +161,12 @@ function installBodyParsers(app: NestFastifyApplication): void {
     if (body.length === 0) return done(null, undefined);
     const charset = charsetOf(request.headers['content-type']);
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-      return refuseLater(request, body, new ApiError('UnsupportedMediaType', `send JSON in UTF-8, not charset=${charset.slice(0, 40)}`), done);
+      return refuseLater(
+        request,
+        body,
+        new ApiError('UnsupportedMediaType', `send JSON in UTF-8, not charset=${charset.slice(0, 40)}`),
+        done,
+      );
     }
     let text: string;
     try {
@@ -174,7 +186,15 @@ function installBodyParsers(app: NestFastifyApplication): void {
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request: FastifyRequest, body: Buffer, done: Done) => {
     if (body.length === 0) return done(null, undefined);
     const type = mediaTypeOf(request.headers['content-type']);
-    refuseLater(request, body, new ApiError('UnsupportedMediaType', `send the body as application/json, not ${type.slice(0, 80) || 'an untyped body'}`), done);
+    refuseLater(
+      request,
+      body,
+      new ApiError(
+        'UnsupportedMediaType',
+        `send the body as application/json, not ${type.slice(0, 80) || 'an untyped body'}`,
+      ),
+      done,
+    );
   });
 }
 
@@ -197,10 +217,14 @@ function parameterProblem(values: unknown, kind: string): string | undefined {
 export function guardRequestInput(app: NestFastifyApplication): void {
   installBodyParsers(app);
   const logger = new Logger('http');
-  app.getHttpAdapter().getInstance().addHook('onRequest', async (request, reply) => {
-    const problem = parameterProblem(request.params, 'path parameter') ?? parameterProblem(request.query, 'query parameter');
-    if (!problem) return;
-    sendError(reply, new ApiError('InvalidRequest', problem), logger);
-    return reply;
-  });
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', async (request, reply) => {
+      const problem =
+        parameterProblem(request.params, 'path parameter') ?? parameterProblem(request.query, 'query parameter');
+      if (!problem) return;
+      sendError(reply, new ApiError('InvalidRequest', problem), logger);
+      return reply;
+    });
 }

@@ -17,13 +17,23 @@ export const InternalRoute = () => SetMetadata(ROUTE_ACCESS, 'internal' satisfie
  * Origin (no browser's) is answered as one is, not with @fastify/cors's plain-text 400, which is not the
  * API's error body.
  */
-const BROWSER_CORS = { origin: '*', methods: ['GET'], allowedHeaders: ['Api-Key'], maxAge: 600, strictPreflight: false };
+const BROWSER_CORS = {
+  origin: '*',
+  methods: ['GET'],
+  allowedHeaders: ['Api-Key'],
+  maxAge: 600,
+  strictPreflight: false,
+};
 
 /**
  * Browser routes authenticated by a publishable key in the Api-Key header: the only routes that answer
  * cross-origin requests. A route's preflight (OPTIONS on its path) needs a route of its own with this too.
  */
-export const PublishableKeyRoute = () => applyDecorators(SetMetadata(ROUTE_ACCESS, 'publishable-key' satisfies RouteAccess), RouteConfig({ cors: BROWSER_CORS }));
+export const PublishableKeyRoute = () =>
+  applyDecorators(
+    SetMetadata(ROUTE_ACCESS, 'publishable-key' satisfies RouteAccess),
+    RouteConfig({ cors: BROWSER_CORS }),
+  );
 
 export const IDEMPOTENCY = 'mm:idempotency';
 export type IdempotencyMode = 'required' | 'none';

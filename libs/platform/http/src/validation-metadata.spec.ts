@@ -13,7 +13,10 @@ describe('keepValidationMetadata: class-validator answers from kept rules, and s
     count!: unknown;
   }
   const derived = (fields: Record<string, unknown>) => Object.assign(new Derived(), fields);
-  const failed = (object: object) => validateSync(object, { forbidUnknownValues: true }).map((e) => `${e.property}:${Object.keys(e.constraints ?? {}).join(',')}`);
+  const failed = (object: object) =>
+    validateSync(object, { forbidUnknownValues: true }).map(
+      (e) => `${e.property}:${Object.keys(e.constraints ?? {}).join(',')}`,
+    );
 
   it('validates own and inherited rules the same on every call', () => {
     for (let i = 0; i < 3; i++) {

@@ -2,7 +2,18 @@
 // the handlers word it; any other problem makes it InvalidRequest naming all.
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { ArrayMinSize, IsArray, IsIn, IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import {
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { ApiError } from '@mm/contracts';
 import { validateObject } from './validation.pipe';
 import { ListQuery } from './pagination';
@@ -26,17 +37,25 @@ function refusal(value: unknown): { error: string; cause: string } {
 
 describe('validation of amounts', () => {
   it('accepts amounts under the rule', () => {
-    expect(validateObject(Side, { asset: 'usdc', amount: '1.500000', fee: '0.1' }, 'source')).toMatchObject({ amount: '1.500000' });
+    expect(validateObject(Side, { asset: 'usdc', amount: '1.500000', fee: '0.1' }, 'source')).toMatchObject({
+      amount: '1.500000',
+    });
   });
 
   it('answers InvalidAmount naming the field path and the rule when only amounts are wrong', () => {
-    expect(refusal({ asset: 'usdc', amount: '1.0000000', fee: '0.1' })).toEqual({ error: 'InvalidAmount', cause: 'source.amount: usdc amounts have at most 6 decimal places' });
+    expect(refusal({ asset: 'usdc', amount: '1.0000000', fee: '0.1' })).toEqual({
+      error: 'InvalidAmount',
+      cause: 'source.amount: usdc amounts have at most 6 decimal places',
+    });
     expect(refusal({ asset: 'usdc', amount: 5, fee: '+1' })).toEqual({
       error: 'InvalidAmount',
       cause:
         'source.amount: amounts are decimal strings such as "10.50", not a JSON number; source.fee: amounts are decimal strings such as "10.50": digits, optionally a point and more digits; no sign, exponent, spaces or leading zeros',
     });
-    expect(refusal({ asset: 'usdc', fee: '1' })).toEqual({ error: 'InvalidAmount', cause: 'source.amount: is required: amounts are decimal strings such as "10.50"' });
+    expect(refusal({ asset: 'usdc', fee: '1' })).toEqual({
+      error: 'InvalidAmount',
+      cause: 'source.amount: is required: amounts are decimal strings such as "10.50"',
+    });
   });
 
   it('answers InvalidRequest, naming every problem, when something else is wrong too', () => {
@@ -67,23 +86,43 @@ function problems(value: unknown): string {
 }
 
 describe('a missing required field (issue 18 item 5)', () => {
-  const valid = { firstName: 'Ada', type: 'individual', count: 2, names: ['a'], source: { asset: 'usdc', amount: '1.5', fee: '0.1' } };
+  const valid = {
+    firstName: 'Ada',
+    type: 'individual',
+    count: 2,
+    names: ['a'],
+    source: { asset: 'usdc', amount: '1.5', fee: '0.1' },
+  };
 
   it('is one "is required", not a message per rule it would break', () => {
     expect(problems({ ...valid, firstName: undefined })).toBe('firstName: is required');
-    expect(problems({ ...valid, firstName: undefined, count: 11, names: 7 })).toBe('firstName: is required; count: must not be greater than 10; names: must be an array, not a number');
-    expect(problems({ type: 'individual', count: 2, names: ['a'], source: valid.source })).toBe('firstName: is required');
-    expect(problems({})).toBe('firstName: is required; type: is required; count: is required; names: is required; source: is required');
+    expect(problems({ ...valid, firstName: undefined, count: 11, names: 7 })).toBe(
+      'firstName: is required; count: must not be greater than 10; names: must be an array, not a number',
+    );
+    expect(problems({ type: 'individual', count: 2, names: ['a'], source: valid.source })).toBe(
+      'firstName: is required',
+    );
+    expect(problems({})).toBe(
+      'firstName: is required; type: is required; count: is required; names: is required; source: is required',
+    );
   });
 
-  it('keeps an amount\'s own words, and names a missing field inside an object by its path', () => {
-    expect(problems({ ...valid, source: { asset: 'usdc', fee: '1' } })).toBe('source.amount: is required: amounts are decimal strings such as "10.50"');
+  it("keeps an amount's own words, and names a missing field inside an object by its path", () => {
+    expect(problems({ ...valid, source: { asset: 'usdc', fee: '1' } })).toBe(
+      'source.amount: is required: amounts are decimal strings such as "10.50"',
+    );
     expect(problems({ ...valid, source: { amount: '1', fee: '1' } })).toBe('source.asset: is required');
   });
 });
 
 describe('one message a field (issue 42, item 9)', () => {
-  const valid = { firstName: 'Ada', type: 'individual', count: 2, names: ['a'], source: { asset: 'usdc', amount: '1.5', fee: '0.1' } };
+  const valid = {
+    firstName: 'Ada',
+    type: 'individual',
+    count: 2,
+    names: ['a'],
+    source: { asset: 'usdc', amount: '1.5', fee: '0.1' },
+  };
 
   it('tells a field of the wrong type its type and what was sent, and nothing about the bounds it would then keep', () => {
     expect(problems({ ...valid, count: '2' })).toBe('count: must be an integer number, not a string');
@@ -98,13 +137,17 @@ describe('one message a field (issue 42, item 9)', () => {
     expect(problems({ ...valid, count: 11 })).toBe('count: must not be greater than 10');
     expect(problems({ ...valid, count: 0 })).toBe('count: must not be less than 1');
     expect(problems({ ...valid, count: 1.5 })).toBe('count: must be an integer number');
-    expect(problems({ ...valid, firstName: ' '.repeat(101) })).toBe('firstName: must contain a visible character, not only whitespace');
+    expect(problems({ ...valid, firstName: ' '.repeat(101) })).toBe(
+      'firstName: must contain a visible character, not only whitespace',
+    );
     expect(problems({ ...valid, names: ['a', 7] })).toBe('names: each value in names must be a string');
     expect(problems({ ...valid, names: [] })).toBe('names: must contain at least 1 elements');
   });
 
   it('names each field with a problem, once', () => {
-    expect(problems({ ...valid, count: '2', firstName: null, extra: 1 })).toBe('extra: unknown field; firstName: must be a string, not null; count: must be an integer number, not a string');
+    expect(problems({ ...valid, count: '2', firstName: null, extra: 1 })).toBe(
+      'extra: unknown field; firstName: must be a string, not null; count: must be an integer number, not a string',
+    );
   });
 });
 
@@ -129,18 +172,37 @@ describe('labels (issue 42, item 9)', () => {
   });
 
   it('are refused empty, blank or invisible', () => {
-    for (const value of ['', '   ', '\n', '\u200B', '\u00A0']) expect(label(value)).toEqual({ refused: 'label: must contain a visible character, not be empty or only spaces' });
+    for (const value of ['', '   ', '\n', '\u200B', '\u00A0'])
+      expect(label(value)).toEqual({ refused: 'label: must contain a visible character, not be empty or only spaces' });
   });
 
   it('are refused with a control character inside: a line break, a tab, DEL, a C1 control', () => {
     for (const value of ['a\nb', 'a\rb', 'a\tb', 'a\u0000b', 'a\u007Fb', 'a\u0085b', 'a\u009Bb']) {
-      expect(label(value)).toEqual({ refused: 'label: must be one line, without control characters (line breaks, tabs)' });
+      expect(label(value)).toEqual({
+        refused: 'label: must be one line, without control characters (line breaks, tabs)',
+      });
     }
   });
 
   it('are refused with a bidirectional formatting character: overrides, embeddings, isolates and marks', () => {
-    for (const c of ['\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069', '\u200E', '\u200F', '\u061C']) {
-      expect(label(`invoice${c}fdp.exe`)).toEqual({ refused: 'label: must not contain bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069)' });
+    for (const c of [
+      '\u202A',
+      '\u202B',
+      '\u202C',
+      '\u202D',
+      '\u202E',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\u200E',
+      '\u200F',
+      '\u061C',
+    ]) {
+      expect(label(`invoice${c}fdp.exe`)).toEqual({
+        refused:
+          'label: must not contain bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069)',
+      });
     }
   });
 
@@ -167,7 +229,25 @@ describe('limit of every list (issue 42, item 9)', () => {
   });
 
   it('is refused, with one message, in any other form or out of range', () => {
-    const refused = 'InvalidRequest: limit: must be a whole number from 1 to 100 in plain digits (no sign, exponent, decimal point, spaces or leading zero)';
-    for (const value of ['1e2', '0x10', ' 5', '5 ', '5.0', '+5', '05', '-1', '0', '101', '', '1_0', 'ten', '１０', ['5', '6']]) expect(limit(value)).toBe(refused);
+    const refused =
+      'InvalidRequest: limit: must be a whole number from 1 to 100 in plain digits (no sign, exponent, decimal point, spaces or leading zero)';
+    for (const value of [
+      '1e2',
+      '0x10',
+      ' 5',
+      '5 ',
+      '5.0',
+      '+5',
+      '05',
+      '-1',
+      '0',
+      '101',
+      '',
+      '1_0',
+      'ten',
+      '１０',
+      ['5', '6'],
+    ])
+      expect(limit(value)).toBe(refused);
   });
 });

@@ -49,7 +49,8 @@ function fieldMessage(error: ValidationError, path: string): string {
   if (typeRule) {
     const message = typeRule === 'nestedValidation' ? 'must be an object' : sentence(error, constraints[typeRule]);
     // "each value in names must be a string" is about the items: what the field itself is says nothing.
-    const sent = !message.startsWith('each value') && !TYPE_RULES[typeRule](error.value) ? `, not ${kindOf(error.value)}` : '';
+    const sent =
+      !message.startsWith('each value') && !TYPE_RULES[typeRule](error.value) ? `, not ${kindOf(error.value)}` : '';
     return `${path}: ${message}${sent}`;
   }
   return `${path}: ${sentence(error, constraints[names[names.length - 1]])}`;
@@ -73,7 +74,10 @@ function constraintNames(errors: ValidationError[]): string[] {
 export function validationError(errors: ValidationError[], path = ''): ApiError {
   const names = constraintNames(errors);
   const onlyAmounts = names.length > 0 && names.every((name) => name === AMOUNT_CONSTRAINT);
-  return new ApiError(onlyAmounts ? 'InvalidAmount' : 'InvalidRequest', summariseProblems(describe(errors, path)) || 'invalid request');
+  return new ApiError(
+    onlyAmounts ? 'InvalidAmount' : 'InvalidRequest',
+    summariseProblems(describe(errors, path)) || 'invalid request',
+  );
 }
 
 /** The first problems, within about `budget` characters, then how many more: 60,000 unknown keys are one line. */
@@ -106,7 +110,8 @@ export class RequestValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object) {
       // No bytes at all (or Content-Length: 0, or an empty chunked body): say so, rather than call it malformed.
-      if (value === undefined) throw new ApiError('InvalidRequest', 'the request has no body; this route takes a JSON object');
+      if (value === undefined)
+        throw new ApiError('InvalidRequest', 'the request has no body; this route takes a JSON object');
       if (value === null || typeof value !== 'object' || Array.isArray(value)) {
         throw new ApiError('InvalidRequest', 'the body must be a JSON object');
       }
@@ -121,15 +126,24 @@ export class RequestValidationPipe extends ValidationPipe {
  * unknown fields, wrong types and missing fields are a 400 naming `path.field`.
  */
 export function validateObject<T extends object>(cls: Type<T>, value: unknown, path: string): T {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ApiError('InvalidRequest', path ? `${path}: must be an object` : 'the body must be a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new ApiError('InvalidRequest', path ? `${path}: must be an object` : 'the body must be a JSON object');
   let instance: T;
   let errors: ValidationError[];
   try {
     instance = plainToInstance(cls, value);
-    errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true, validationError: { target: false, value: true } });
+    errors = validateSync(instance, {
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      validationError: { target: false, value: true },
+    });
   } catch {
     // class-transformer cannot construct some shapes (an object whose `constructor` is not a function).
-    throw new ApiError('InvalidRequest', path ? `${path}: has a field of a shape it cannot have` : 'the body has a field of a shape it cannot have');
+    throw new ApiError(
+      'InvalidRequest',
+      path ? `${path}: has a field of a shape it cannot have` : 'the body has a field of a shape it cannot have',
+    );
   }
   if (errors.length > 0) throw validationError(errors, path);
   return instance;

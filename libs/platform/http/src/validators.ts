@@ -57,7 +57,8 @@ export function labelProblem(value: unknown, maxLength: number): string | undefi
   if (typeof value !== 'string') return `must be a string, not ${kindOf(value)}`;
   if (!/[^\s\p{Cc}\p{Cf}]/u.test(value)) return 'must contain a visible character, not be empty or only spaces';
   if (CONTROLS.test(value)) return 'must be one line, without control characters (line breaks, tabs)';
-  if (BIDI_CONTROLS.test(value)) return 'must not contain bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069)';
+  if (BIDI_CONTROLS.test(value))
+    return 'must not contain bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069)';
   if (value.length > maxLength) return `must be at most ${maxLength} characters`;
   return undefined;
 }
@@ -111,7 +112,8 @@ export function IsMetadata(options: { removable?: boolean } = {}, validation?: V
               ([key, v]) =>
                 key.length > 0 &&
                 key.length <= METADATA_LIMITS.keyLength &&
-                ((typeof v === 'string' && v.length <= METADATA_LIMITS.valueLength) || (options.removable === true && v === null)),
+                ((typeof v === 'string' && v.length <= METADATA_LIMITS.valueLength) ||
+                  (options.removable === true && v === null)),
             )
           );
         },

@@ -15,7 +15,8 @@ describe('randomHex', () => {
 
   it('spreads its values over every hex digit', () => {
     const counts = new Map<string, number>();
-    for (const c of Array.from({ length: 2_000 }, () => randomHex(16)).join('')) counts.set(c, (counts.get(c) ?? 0) + 1);
+    for (const c of Array.from({ length: 2_000 }, () => randomHex(16)).join(''))
+      counts.set(c, (counts.get(c) ?? 0) + 1);
     // 64,000 digits, 4,000 expected of each: a fixed or skewed pool would fail this.
     expect(counts.size).toBe(16);
     for (const n of counts.values()) expect(n).toBeGreaterThan(3_400);

@@ -11,7 +11,8 @@ let offset = POOL_SIZE;
 
 /** `bytes` random bytes (at most 4 KiB) as lowercase hex, twice as many characters. */
 export function randomHex(bytes: number): string {
-  if (!Number.isInteger(bytes) || bytes < 1 || bytes > POOL_SIZE) throw new RangeError(`randomHex takes 1 to ${POOL_SIZE} bytes, not ${bytes}`);
+  if (!Number.isInteger(bytes) || bytes < 1 || bytes > POOL_SIZE)
+    throw new RangeError(`randomHex takes 1 to ${POOL_SIZE} bytes, not ${bytes}`);
   if (offset + bytes > POOL_SIZE) {
     randomFillSync(pool);
     offset = 0;

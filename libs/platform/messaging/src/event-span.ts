@@ -20,13 +20,20 @@ export function inEventSpan<T>(
       `${event.type} process`,
       {
         kind: SpanKind.CONSUMER,
-        attributes: { 'messaging.system': system, 'messaging.consumer.group.name': group, 'messaging.message.id': event.eventId },
+        attributes: {
+          'messaging.system': system,
+          'messaging.consumer.group.name': group,
+          'messaging.message.id': event.eventId,
+        },
       },
       async (span) => {
         try {
           return await fn();
         } catch (error) {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+          span.setStatus({
+            code: SpanStatusCode.ERROR,
+            message: error instanceof Error ? error.message : String(error),
+          });
           throw error;
         } finally {
           span.end();

@@ -5,8 +5,7 @@ import { KafkaEventServer, type KafkaEventServerOptions } from './kafka-event.se
 import { PgLogTransport, type PgLogTransportOptions } from './pg-log.transport';
 
 export type EventTransportOptions =
-  | ({ mode: 'postgres' } & PgLogTransportOptions)
-  | ({ mode: 'kafka' } & KafkaEventServerOptions);
+  ({ mode: 'postgres' } & PgLogTransportOptions) | ({ mode: 'kafka' } & KafkaEventServerOptions);
 
 export function createEventTransport(options: EventTransportOptions): KafkaEventServer | PgLogTransport {
   return options.mode === 'kafka' ? new KafkaEventServer(options) : new PgLogTransport(options);

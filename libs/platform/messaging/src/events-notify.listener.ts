@@ -12,7 +12,13 @@ export { EVENTS_CHANNEL };
 export class EventsNotifyListener {
   private readonly listener: PgListener;
 
-  constructor(config: ClientConfig, schemas: string[], onEvents: (schema: string) => void, logger: LoggerService, reconnectMs = 1000) {
+  constructor(
+    config: ClientConfig,
+    schemas: string[],
+    onEvents: (schema: string) => void,
+    logger: LoggerService,
+    reconnectMs = 1000,
+  ) {
     const watched = new Set(schemas);
     this.listener = new PgListener(
       config,

@@ -40,7 +40,10 @@ class RecordingProducer {
         return true;
       },
       fetchTopicMetadata: async (options?: { topics: string[] }) => ({
-        topics: (options?.topics ?? []).map((name) => ({ name, partitions: [{ partitionErrorCode: 0, partitionId: 0, leader: 1, replicas: [1], isr: [1] }] })),
+        topics: (options?.topics ?? []).map((name) => ({
+          name,
+          partitions: [{ partitionErrorCode: 0, partitionId: 0, leader: 1, replicas: [1], isr: [1] }],
+        })),
       }),
     }),
     consumer: () => {
@@ -62,7 +65,9 @@ class RecordingProducer {
 
   /** Event ids of the messages the broker accepted, in order. */
   published(): string[] {
-    return this.attempts.filter((a) => !a.failed).flatMap((a) => a.record.messages.map((m) => String(m.headers?.eventId)));
+    return this.attempts
+      .filter((a) => !a.failed)
+      .flatMap((a) => a.record.messages.map((m) => String(m.headers?.eventId)));
   }
 }
 
@@ -126,13 +131,23 @@ describe('KafkaRelay', () => {
 
   it('creates its topic before its producer connects, with the partitions and replication factor it is given, and leaves it alone once it exists', async () => {
     const producer = new RecordingProducer();
-    const options = { uow: db.uow, source: store, kafka: producer.kafka, topicPrefix: 'acme', topic: { numPartitions: 12, replicationFactor: 3 }, idlePollMs: 100, logger: quiet };
+    const options = {
+      uow: db.uow,
+      source: store,
+      kafka: producer.kafka,
+      topicPrefix: 'acme',
+      topic: { numPartitions: 12, replicationFactor: 3 },
+      idlePollMs: 100,
+      logger: quiet,
+    };
     relay = new KafkaRelay(options);
     await relay.start();
     await relay.stop();
     relay = new KafkaRelay(options);
     await relay.start();
-    expect(producer.created).toEqual([{ topic: 'acme.relay_log.events', numPartitions: 12, replicationFactor: 3, beforeConnect: true }]);
+    expect(producer.created).toEqual([
+      { topic: 'acme.relay_log.events', numPartitions: 12, replicationFactor: 3, beforeConnect: true },
+    ]);
   });
 
   it('keeps its checkpoint when a send fails and sends again from there (at-least-once)', async () => {
@@ -148,7 +163,13 @@ describe('KafkaRelay', () => {
       return (refused = true);
     };
     const errors: string[] = [];
-    const failing = new KafkaRelay({ uow: db.uow, source: store, kafka: producer.kafka, idlePollMs: 100, logger: { ...quiet, error: (m: string) => errors.push(m) } });
+    const failing = new KafkaRelay({
+      uow: db.uow,
+      source: store,
+      kafka: producer.kafka,
+      idlePollMs: 100,
+      logger: { ...quiet, error: (m: string) => errors.push(m) },
+    });
     relay = failing;
     await failing.start();
 
@@ -162,7 +183,8 @@ describe('KafkaRelay', () => {
     const all = ids(await readAll());
     const refusedAt = all.indexOf(appended[1].eventId);
     const failure = producer.attempts.findIndex((a) => a.failed);
-    const sent = (attempts: RecordingProducer['attempts']) => attempts.map((a) => String(a.record.messages[0].headers?.eventId));
+    const sent = (attempts: RecordingProducer['attempts']) =>
+      attempts.map((a) => String(a.record.messages[0].headers?.eventId));
     const beforeFailure = sent(producer.attempts.slice(0, failure));
     const afterFailure = sent(producer.attempts.slice(failure + 1));
     // Up to the failure: the log in order. After it: the log again in order, from the
@@ -242,8 +264,18 @@ describe('KafkaEventServer without a broker', () => {
     await db.uow.query(`CREATE TABLE kafka_effects (event_id text NOT NULL)`);
     @Module({ controllers: [CustomerProjection], providers: [{ provide: UnitOfWork, useValue: db.uow }] })
     class CustomersModule {}
-    server = new KafkaEventServer({ uow: db.uow, group: 'customers-view', sources: ['accounts'], brokers: ['127.0.0.1:9'], clientId: 'customers' });
-    app = await NestFactory.createMicroservice<MicroserviceOptions>(CustomersModule, { strategy: server, logger: false, abortOnError: false });
+    server = new KafkaEventServer({
+      uow: db.uow,
+      group: 'customers-view',
+      sources: ['accounts'],
+      brokers: ['127.0.0.1:9'],
+      clientId: 'customers',
+    });
+    app = await NestFactory.createMicroservice<MicroserviceOptions>(CustomersModule, {
+      strategy: server,
+      logger: false,
+      abortOnError: false,
+    });
     await app.init(); // registers the handlers; listen() would connect to the broker
   });
   afterAll(() => app.close());

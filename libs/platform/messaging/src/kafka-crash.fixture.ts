@@ -6,7 +6,13 @@
 import 'reflect-metadata';
 import { Controller, Inject, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { EventPattern, Payload, type KafkaContext, type MicroserviceOptions, type ReadPacket } from '@nestjs/microservices';
+import {
+  EventPattern,
+  Payload,
+  type KafkaContext,
+  type MicroserviceOptions,
+  type ReadPacket,
+} from '@nestjs/microservices';
 import { logLevel } from 'kafkajs';
 import { createDataSource, UnitOfWork } from '@mm/platform/database';
 import type { RecordedEvent } from '@mm/platform/event-store';
@@ -47,7 +53,10 @@ async function main(): Promise<void> {
       brokers: brokers.split(','),
       clientId: 'mm-crashing',
       // Short, so the group hands the dead member's partitions on soon after the kill.
-      kafka: { client: { logLevel: logLevel.NOTHING }, consumer: { sessionTimeout: 6_000, rebalanceTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100 } },
+      kafka: {
+        client: { logLevel: logLevel.NOTHING },
+        consumer: { sessionTimeout: 6_000, rebalanceTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100 },
+      },
     }),
     logger: false,
   });

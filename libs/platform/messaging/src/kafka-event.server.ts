@@ -59,7 +59,11 @@ export class KafkaEventServer extends ServerKafka {
       consumer: { ...kafka.consumer, groupId: `${prefix}.${options.group}`, allowAutoTopicCreation: false },
       // Nest's server makes a producer too (for replies, which events have none); kafkajs 2's
       // default partitioner is named so it does not warn that it changed.
-      producer: { createPartitioner: Partitioners.DefaultPartitioner, ...kafka.producer, allowAutoTopicCreation: false },
+      producer: {
+        createPartitioner: Partitioners.DefaultPartitioner,
+        ...kafka.producer,
+        allowAutoTopicCreation: false,
+      },
       // A new group starts from the oldest retained event, not from "now".
       subscribe: { fromBeginning: true, ...kafka.subscribe },
       // Nest appends "-server" to the client and group ids by default.
@@ -90,7 +94,10 @@ export class KafkaEventServer extends ServerKafka {
     } finally {
       stopListening();
     }
-    if (crash) throw new Error(`the Kafka consumer of group ${this.groupId} could not join it: ${crash.message}`, { cause: crash });
+    if (crash)
+      throw new Error(`the Kafka consumer of group ${this.groupId} could not join it: ${crash.message}`, {
+        cause: crash,
+      });
   }
 
   override async handleEvent(topic: string, packet: ReadPacket, context: KafkaContext): Promise<void> {
@@ -101,7 +108,9 @@ export class KafkaEventServer extends ServerKafka {
     const event: unknown = packet.data;
     if (!isRecordedEvent(event) || event.type !== type) {
       // It cannot become valid by retrying, and blocking the partition would stop every event behind it.
-      this.logger.error(`${topic}: message at partition ${context.getPartition()} offset ${context.getMessage().offset} is not a recorded ${type} event; skipped`);
+      this.logger.error(
+        `${topic}: message at partition ${context.getPartition()} offset ${context.getMessage().offset} is not a recorded ${type} event; skipped`,
+      );
       return;
     }
     await inEventSpan(

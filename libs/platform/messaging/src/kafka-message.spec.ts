@@ -30,7 +30,9 @@ describe('the Kafka form of a recorded event', () => {
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     const message = toKafkaMessage({ ...event, metadata: { ...event.metadata, traceparent, tracestate: 'mm=1' } });
     expect(message.headers).toEqual({ eventId: 'evt_01hx', type: 'customer.created', traceparent, tracestate: 'mm=1' });
-    expect(traceHeaders({ traceparent: Buffer.from(traceparent), type: Buffer.from('customer.created') })).toEqual({ traceparent });
+    expect(traceHeaders({ traceparent: Buffer.from(traceparent), type: Buffer.from('customer.created') })).toEqual({
+      traceparent,
+    });
     expect(traceHeaders({ type: 'customer.created' })).toBeUndefined();
   });
 

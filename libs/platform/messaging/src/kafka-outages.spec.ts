@@ -1,6 +1,11 @@
 // A broker outage as the process's log and /metrics tell it (issue 42 item 10):
 // one warning when it begins, one line with its duration when it ends.
-import { KafkaJSConnectionError, KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError } from 'kafkajs';
+import {
+  KafkaJSConnectionError,
+  KafkaJSNonRetriableError,
+  KafkaJSNumberOfRetriesExceeded,
+  KafkaJSProtocolError,
+} from 'kafkajs';
 import { Registry } from 'prom-client';
 import { KafkaOutages, saysUnreachable, unreachableReason } from './kafka-outages';
 
@@ -23,7 +28,8 @@ describe('KafkaOutages', () => {
   });
   afterEach(() => jest.useRealTimers());
 
-  const metric = async (name: string) => (await registry.getSingleMetricAsString(name)).split('\n').filter((l) => !l.startsWith('#'));
+  const metric = async (name: string) =>
+    (await registry.getSingleMetricAsString(name)).split('\n').filter((l) => !l.startsWith('#'));
 
   it('says an outage once when it begins and once, with its duration, when every client that failed is answered again', async () => {
     const relay = outages.client('relay');
@@ -52,7 +58,9 @@ describe('KafkaOutages', () => {
     ]);
     expect(lines[1].message).toBe('the Kafka broker answers again, after an outage of 47.5 s');
     expect(relay.ongoing()).toBe(false);
-    expect(await metric('mm_kafka_outage_seconds')).toEqual(expect.arrayContaining(['mm_kafka_outage_seconds_count 1', 'mm_kafka_outage_seconds_sum 47.5']));
+    expect(await metric('mm_kafka_outage_seconds')).toEqual(
+      expect.arrayContaining(['mm_kafka_outage_seconds_count 1', 'mm_kafka_outage_seconds_sum 47.5']),
+    );
     expect(await metric('mm_kafka_broker_unreachable_seconds')).toContain('mm_kafka_broker_unreachable_seconds 0');
   });
 
@@ -74,7 +82,7 @@ describe('KafkaOutages', () => {
     ]);
   });
 
-  it("is not ended by a client that never failed, and answers cost nothing when nothing failed", () => {
+  it('is not ended by a client that never failed, and answers cost nothing when nothing failed', () => {
     const relay = outages.client('relay');
     const consumer = outages.client('consumer');
     for (let i = 0; i < 3; i++) relay.reached();
@@ -89,13 +97,27 @@ describe('what says the broker could not be reached', () => {
   it("knows kafkajs' connection failures, through the errors that wrap them, from a refusal by a broker that answered", () => {
     const refused = new KafkaJSConnectionError('Connection error: connect ECONNREFUSED 127.0.0.1:9092');
     expect(unreachableReason(refused)).toBe('Connection error: connect ECONNREFUSED 127.0.0.1:9092');
-    expect(unreachableReason(new KafkaJSNumberOfRetriesExceeded(refused, { retryCount: 5, retryTime: 30_000 }))).toMatch(/ECONNREFUSED/);
-    expect(unreachableReason(new KafkaJSNonRetriableError(new KafkaJSNumberOfRetriesExceeded(refused, { retryCount: 5, retryTime: 300 })))).toMatch(/ECONNREFUSED/);
-    expect(unreachableReason(new KafkaJSProtocolError('This server does not host this topic-partition'))).toBeUndefined();
+    expect(
+      unreachableReason(new KafkaJSNumberOfRetriesExceeded(refused, { retryCount: 5, retryTime: 30_000 })),
+    ).toMatch(/ECONNREFUSED/);
+    expect(
+      unreachableReason(
+        new KafkaJSNonRetriableError(new KafkaJSNumberOfRetriesExceeded(refused, { retryCount: 5, retryTime: 300 })),
+      ),
+    ).toMatch(/ECONNREFUSED/);
+    expect(
+      unreachableReason(new KafkaJSProtocolError('This server does not host this topic-partition')),
+    ).toBeUndefined();
     expect(unreachableReason(new Error('relation "gateway.events" does not exist'))).toBeUndefined();
 
-    expect(saysUnreachable('Failed to connect to seed broker, trying another broker from the list: Connection error: connect ECONNREFUSED 127.0.0.1:9092')).toBe(true);
-    expect(saysUnreachable('Crash: KafkaJSNumberOfRetriesExceeded: Connection error: connect ECONNREFUSED 127.0.0.1:9092')).toBe(true);
+    expect(
+      saysUnreachable(
+        'Failed to connect to seed broker, trying another broker from the list: Connection error: connect ECONNREFUSED 127.0.0.1:9092',
+      ),
+    ).toBe(true);
+    expect(
+      saysUnreachable('Crash: KafkaJSNumberOfRetriesExceeded: Connection error: connect ECONNREFUSED 127.0.0.1:9092'),
+    ).toBe(true);
     expect(saysUnreachable('Connection timeout')).toBe(true);
     expect(saysUnreachable('The group is rebalancing, re-joining')).toBe(false);
     expect(saysUnreachable('Response CreateTopics(key: 19, version: 3)')).toBe(false);

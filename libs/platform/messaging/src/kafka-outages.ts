@@ -60,7 +60,8 @@ export class KafkaOutages {
       name: UNREACHABLE_METRIC,
       help: 'How long the Kafka broker has been unreachable from this process, 0 while it answers',
       registers: [registry],
-      collect: () => unreachableFor.set(this.since === undefined ? 0 : ((this.ending?.at ?? this.now()) - this.since) / 1000),
+      collect: () =>
+        unreachableFor.set(this.since === undefined ? 0 : ((this.ending?.at ?? this.now()) - this.since) / 1000),
     });
   }
 

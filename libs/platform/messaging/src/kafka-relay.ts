@@ -58,7 +58,10 @@ export class KafkaRelay implements OnApplicationBootstrap, OnApplicationShutdown
   async start(): Promise<void> {
     if (this.subscription) return;
     const { uow, source, batchSize, idlePollMs, kafka, topic } = this.options;
-    await ensureTopics(kafka, [eventsTopic(source.schema, this.options.topicPrefix)], { ...topic, logger: this.logger });
+    await ensureTopics(kafka, [eventsTopic(source.schema, this.options.topicPrefix)], {
+      ...topic,
+      logger: this.logger,
+    });
     const producer = kafka.producer({
       // Its topic exists now: nothing it does may have the broker create one with the broker's defaults.
       allowAutoTopicCreation: false,
@@ -82,7 +85,11 @@ export class KafkaRelay implements OnApplicationBootstrap, OnApplicationShutdown
     const stopped = new Promise<never>((_, reject) => (stop = () => reject(new RelayStopped(`${this.name} stopped`))));
     stopped.catch(() => undefined);
     this.abort = { stopped, stop };
-    const logErrors = logSubscriptionErrors(this.logger, this.name, 'publishing failed; it is sent again from the checkpoint');
+    const logErrors = logSubscriptionErrors(
+      this.logger,
+      this.name,
+      'publishing failed; it is sent again from the checkpoint',
+    );
     const subscription = new Subscription(uow, this.name, [source], (event) => this.publish(producer, event), {
       batchSize,
       idlePollMs,
@@ -94,7 +101,12 @@ export class KafkaRelay implements OnApplicationBootstrap, OnApplicationShutdown
         else logErrors?.(error, event);
       },
     });
-    const listener = new EventsNotifyListener(listenConnectionConfig(uow.dataSource), [source.schema], () => subscription.wake(), this.logger);
+    const listener = new EventsNotifyListener(
+      listenConnectionConfig(uow.dataSource),
+      [source.schema],
+      () => subscription.wake(),
+      this.logger,
+    );
     try {
       await listener.start();
     } catch (error) {

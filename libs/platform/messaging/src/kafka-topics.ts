@@ -27,7 +27,6 @@ export interface KafkaTopicSettings {
   replicationFactor?: number;
 }
 
-
 export interface EnsureTopicsOptions extends KafkaTopicSettings {
   logger?: LoggerService;
   /** How long to wait for the topics' leaders; 30 s by default. */
@@ -37,7 +36,11 @@ export interface EnsureTopicsOptions extends KafkaTopicSettings {
 const AUTHORIZATION_FAILURES = new Set(['TOPIC_AUTHORIZATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED']);
 
 /** Creates the topics that do not exist yet and resolves once each has a leader for every partition. */
-export async function ensureTopics(kafka: TopicsClient, topics: readonly string[], options: EnsureTopicsOptions = {}): Promise<void> {
+export async function ensureTopics(
+  kafka: TopicsClient,
+  topics: readonly string[],
+  options: EnsureTopicsOptions = {},
+): Promise<void> {
   if (topics.length === 0) return;
   const logger = options.logger ?? new Logger('KafkaTopics');
   const numPartitions = options.numPartitions ?? -1;
@@ -59,7 +62,11 @@ async function createTopics(
   kafka: TopicsClient,
   admin: ReturnType<TopicsClient['admin']>,
   topics: readonly string[],
-  { numPartitions, replicationFactor, logger }: { numPartitions: number; replicationFactor: number; logger: LoggerService },
+  {
+    numPartitions,
+    replicationFactor,
+    logger,
+  }: { numPartitions: number; replicationFactor: number; logger: LoggerService },
 ): Promise<void> {
   try {
     // Another service may create one of them at the same moment: kafkajs takes TOPIC_ALREADY_EXISTS as done.
@@ -67,7 +74,9 @@ async function createTopics(
   } catch (error) {
     const failures = topicErrors(error);
     if ((error as Error).name === 'KafkaJSServerDoesNotSupportApiKey') {
-      logger.log(`the Kafka broker has no CreateTopics: ${topics.join(', ')} are created by asking for their metadata with auto-creation allowed`);
+      logger.log(
+        `the Kafka broker has no CreateTopics: ${topics.join(', ')} are created by asking for their metadata with auto-creation allowed`,
+      );
       await createByMetadata(kafka, topics);
     } else if (failures.length > 0 && failures.every((type) => AUTHORIZATION_FAILURES.has(type))) {
       // Not allowed to create topics: an operator must have, and waiting for their leaders says if not.
@@ -92,7 +101,11 @@ async function createByMetadata(kafka: TopicsClient, topics: readonly string[]):
   }
 }
 
-async function waitForLeaders(admin: ReturnType<TopicsClient['admin']>, topics: readonly string[], timeoutMs: number): Promise<void> {
+async function waitForLeaders(
+  admin: ReturnType<TopicsClient['admin']>,
+  topics: readonly string[],
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let waitingFor: string;
@@ -135,5 +148,7 @@ function topicErrors(error: unknown): string[] {
 function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const failed = failedTopics(error);
-  return failed.length > 0 ? `${message}: ${failed.map((e) => `${e.topic ?? '?'} ${e.type ?? 'unknown'}`).join(', ')}` : message;
+  return failed.length > 0
+    ? `${message}: ${failed.map((e) => `${e.topic ?? '?'} ${e.type ?? 'unknown'}`).join(', ')}`
+    : message;
 }

@@ -28,7 +28,14 @@ interface Entry {
 const entry = (correlationId: number): Entry => ({ correlationId, resolve: () => undefined, reject: () => undefined });
 
 function queue(): Queue {
-  return new RequestQueue({ maxInFlightRequests: 1, requestTimeout: 30_000, enforceRequestTimeout: false, clientId: 'test', broker: 'test:9092', logger: quiet });
+  return new RequestQueue({
+    maxInFlightRequests: 1,
+    requestTimeout: 30_000,
+    enforceRequestTimeout: false,
+    clientId: 'test',
+    broker: 'test:9092',
+    logger: quiet,
+  });
 }
 
 describe("kafkajs' request queue", () => {
@@ -57,7 +64,9 @@ describe("kafkajs' request queue", () => {
   it('sends a request held back by a throttle once the throttle ends', async () => {
     const q = queue();
     q.throttledUntil = Date.now() + 20;
-    const sent = new Promise<void>((resolve) => q.push({ entry: entry(1), expectResponse: false, sendRequest: resolve }));
+    const sent = new Promise<void>((resolve) =>
+      q.push({ entry: entry(1), expectResponse: false, sendRequest: resolve }),
+    );
     expect(q.pending).toHaveLength(1);
     await sent;
     expect(q.pending).toHaveLength(0);
@@ -67,7 +76,9 @@ describe("kafkajs' request queue", () => {
   it('sends a request waiting for a place in flight once an answer frees one', async () => {
     const q = queue();
     q.push({ entry: entry(1), expectResponse: true, sendRequest: () => undefined });
-    const sent = new Promise<void>((resolve) => q.push({ entry: entry(2), expectResponse: true, sendRequest: resolve }));
+    const sent = new Promise<void>((resolve) =>
+      q.push({ entry: entry(2), expectResponse: true, sendRequest: resolve }),
+    );
     expect(q.pending).toHaveLength(1);
     q.fulfillRequest({ correlationId: 1, payload: null, size: 0 });
     await sent;

@@ -12,7 +12,12 @@
 // loads kafkajs; every client of the process shares the one class.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const RequestQueue = require('kafkajs/src/network/requestQueue') as {
-  prototype: { pending: unknown[]; throttledUntil: number; throttleCheckTimeoutId: unknown; scheduleCheckPendingRequests(): void };
+  prototype: {
+    pending: unknown[];
+    throttledUntil: number;
+    throttleCheckTimeoutId: unknown;
+    scheduleCheckPendingRequests(): void;
+  };
 };
 
 const PATCHED = Symbol.for('mm.kafkajs.idleLoop');

@@ -27,7 +27,8 @@ transportContract('PgLogTransport', async () => {
   return {
     uow: db.uow,
     append: (streamId, events) => db.uow.run(() => store.append(streamId, 'any', events)),
-    createServer: (group) => new PgLogTransport({ uow: db.uow, group, sources: [store], idlePollMs: 100, batchSize: 10 }),
+    createServer: (group) =>
+      new PgLogTransport({ uow: db.uow, group, sources: [store], idlePollMs: 100, batchSize: 10 }),
     close: async () => undefined,
   };
 });
@@ -66,8 +67,14 @@ describe('PgLogTransport beyond the contract', () => {
     await app.listen();
     try {
       await orders.append('o-1', 'no_stream', [{ type: 'order.placed', data: {} }]);
-      await payments.append('o-1', 'no_stream', [{ type: 'order.placed', data: {} }, { type: 'order.paid', data: {} }]);
-      await orders.append('o-1', 1, [{ type: 'order.paid', data: {} }, { type: 'order.placed', data: {} }]);
+      await payments.append('o-1', 'no_stream', [
+        { type: 'order.placed', data: {} },
+        { type: 'order.paid', data: {} },
+      ]);
+      await orders.append('o-1', 1, [
+        { type: 'order.paid', data: {} },
+        { type: 'order.placed', data: {} },
+      ]);
       await eventually(() => expect(seen).toHaveLength(5));
       const from = (schema: string) => seen.filter((s) => s.includes(` ${schema} `));
       expect(from('mq_orders')).toEqual([
@@ -75,7 +82,10 @@ describe('PgLogTransport beyond the contract', () => {
         'orders-view mq_orders o-1@2 order.paid',
         'orders-view mq_orders o-1@3 order.placed',
       ]);
-      expect(from('mq_payments')).toEqual(['orders-view mq_payments o-1@1 order.placed', 'orders-view mq_payments o-1@2 order.paid']);
+      expect(from('mq_payments')).toEqual([
+        'orders-view mq_payments o-1@1 order.placed',
+        'orders-view mq_payments o-1@2 order.paid',
+      ]);
     } finally {
       await app.close();
     }
@@ -83,7 +93,12 @@ describe('PgLogTransport beyond the contract', () => {
 
   it('is woken by NOTIFY on commit, with the schema, and never by a rolled-back append', async () => {
     const woken: string[] = [];
-    const listener = new EventsNotifyListener(listenConnectionConfig(db.dataSource), ['mq_orders', 'mq_payments'], (s) => woken.push(s), console);
+    const listener = new EventsNotifyListener(
+      listenConnectionConfig(db.dataSource),
+      ['mq_orders', 'mq_payments'],
+      (s) => woken.push(s),
+      console,
+    );
     await listener.start();
     try {
       await expect(

@@ -83,7 +83,9 @@ export class PgLogTransport extends Server implements CustomTransportStrategy {
       // Distributed mode on one database: a service that consumes another may start before that one has
       // created its schema, or that one may not run at all (start:distributed with some services).
       onAbsent: (schemas) =>
-        this.logger.debug?.(`${group}: no events log of ${schemas.join(', ')} yet (its service has not created it on this database): read from its start once there is`),
+        this.logger.debug?.(
+          `${group}: no events log of ${schemas.join(', ')} yet (its service has not created it on this database): read from its start once there is`,
+        ),
     });
     const listener = new EventsNotifyListener(
       listenConnectionConfig(uow.dataSource),
@@ -124,7 +126,9 @@ export class PgLogTransport extends Server implements CustomTransportStrategy {
         this.onProcessingStartHook(this.transportId, rpcContext, async () => {
           // A value, a Promise or a stream (several handlers of one pattern), settled in full; a
           // failure rejects here and the subscription rolls the batch back.
-          await lastValueFrom(this.transformToObservable(await handler(event, rpcContext)), { defaultValue: undefined });
+          await lastValueFrom(this.transformToObservable(await handler(event, rpcContext)), {
+            defaultValue: undefined,
+          });
           this.onProcessingEndHook?.(this.transportId, rpcContext);
         }),
       ),

@@ -5,7 +5,11 @@ import type { RecordedEvent, SubscriptionOptions } from '@mm/platform/event-stor
  * Logs a subscription's failures once each: the subscription reports a handler
  * failure with its event, then again from its poll loop without one.
  */
-export function logSubscriptionErrors(logger: LoggerService, name: string, failed: string): SubscriptionOptions['onError'] {
+export function logSubscriptionErrors(
+  logger: LoggerService,
+  name: string,
+  failed: string,
+): SubscriptionOptions['onError'] {
   let lastHandlerError: unknown;
   return (error: unknown, event?: RecordedEvent) => {
     if (event) lastHandlerError = error;

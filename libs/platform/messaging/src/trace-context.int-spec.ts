@@ -66,7 +66,9 @@ describe('trace context across the event log', () => {
         await eventually(() => expect(seen).toHaveLength(1), 30_000);
         return seen;
       })();
-      expect(delivered.event.metadata.traceparent).toMatch(new RegExp(`^00-${command.traceId}-${command.spanId}-0[01]$`));
+      expect(delivered.event.metadata.traceparent).toMatch(
+        new RegExp(`^00-${command.traceId}-${command.spanId}-0[01]$`),
+      );
       expect(delivered.traceId).toBe(command.traceId);
       const consumer = exporter.getFinishedSpans().find((s) => s.name === 'traced.happened process');
       expect(consumer?.spanContext().traceId).toBe(command.traceId);
@@ -77,14 +79,26 @@ describe('trace context across the event log', () => {
   });
 
   it('continues the trace on the Kafka consumer too (fed the relay wire format, no broker)', async () => {
-    const server = new KafkaEventServer({ uow: db.uow, group: 'traced-kafka', sources: [store], brokers: ['127.0.0.1:9'], clientId: 'traced' });
-    const app = await NestFactory.createMicroservice<MicroserviceOptions>(TracedModule, { strategy: server, logger: false, abortOnError: false });
+    const server = new KafkaEventServer({
+      uow: db.uow,
+      group: 'traced-kafka',
+      sources: [store],
+      brokers: ['127.0.0.1:9'],
+      clientId: 'traced',
+    });
+    const app = await NestFactory.createMicroservice<MicroserviceOptions>(TracedModule, {
+      strategy: server,
+      logger: false,
+      abortOnError: false,
+    });
     await app.init(); // registers the handlers; listen() would connect to the broker
     try {
       seen.length = 0;
       const tracer = trace.getTracer('test');
       const [appended, command] = await tracer.startActiveSpan('create order', async (span) => {
-        const events = await db.uow.run(() => store.append('order-3', 'no_stream', [{ type: 'traced.happened', data: {} }]));
+        const events = await db.uow.run(() =>
+          store.append('order-3', 'no_stream', [{ type: 'traced.happened', data: {} }]),
+        );
         span.end();
         return [events[0], span.spanContext()] as const;
       });
@@ -92,7 +106,14 @@ describe('trace context across the event log', () => {
       await server.handleMessage({
         topic,
         partition: 0,
-        message: { key: Buffer.from(key), value: Buffer.from(value), headers: { eventId: Buffer.from(headers.eventId), type: Buffer.from(headers.type) }, offset: '0', timestamp: '0', attributes: 0 },
+        message: {
+          key: Buffer.from(key),
+          value: Buffer.from(value),
+          headers: { eventId: Buffer.from(headers.eventId), type: Buffer.from(headers.type) },
+          offset: '0',
+          timestamp: '0',
+          attributes: 0,
+        },
         heartbeat: async () => undefined,
         pause: () => () => undefined,
       });
@@ -104,7 +125,9 @@ describe('trace context across the event log', () => {
       other.end();
       const carrier: Record<string, string> = {};
       propagation.inject(trace.setSpan(context.active(), other), carrier);
-      const [bare] = await db.uow.run(() => store.append('order-4', 'no_stream', [{ type: 'traced.happened', data: {} }]));
+      const [bare] = await db.uow.run(() =>
+        store.append('order-4', 'no_stream', [{ type: 'traced.happened', data: {} }]),
+      );
       const plain = toKafkaMessage({ ...bare, metadata: {} });
       await server.handleMessage({
         topic: plain.topic,
@@ -112,7 +135,11 @@ describe('trace context across the event log', () => {
         message: {
           key: Buffer.from(plain.key),
           value: Buffer.from(plain.value),
-          headers: { eventId: Buffer.from(bare.eventId), type: Buffer.from(bare.type), traceparent: Buffer.from(carrier.traceparent) },
+          headers: {
+            eventId: Buffer.from(bare.eventId),
+            type: Buffer.from(bare.type),
+            traceparent: Buffer.from(carrier.traceparent),
+          },
           offset: '1',
           timestamp: '0',
           attributes: 0,
@@ -127,7 +154,9 @@ describe('trace context across the event log', () => {
   });
 
   it('adds nothing to an event appended outside any trace', async () => {
-    const [event] = await db.uow.run(() => store.append('order-2', 'no_stream', [{ type: 'untraced.happened', data: {} }]));
+    const [event] = await db.uow.run(() =>
+      store.append('order-2', 'no_stream', [{ type: 'untraced.happened', data: {} }]),
+    );
     expect(event.metadata.traceparent).toBeUndefined();
   });
 });

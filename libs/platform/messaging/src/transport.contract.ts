@@ -22,7 +22,10 @@ const PROBE = Symbol('contract probe');
 class Probe {
   readonly invocations: RecordedEvent[] = [];
   readonly failed = new Set<string>();
-  constructor(readonly group: string, readonly server: string) {}
+  constructor(
+    readonly group: string,
+    readonly server: string,
+  ) {}
 }
 
 interface HappenedData {
@@ -102,7 +105,11 @@ export async function eventually(assertion: () => void | Promise<void>, timeoutM
   }
 }
 
-export function transportContract(name: string, createHarness: () => Promise<TransportHarness>, test: jest.It = it): void {
+export function transportContract(
+  name: string,
+  createHarness: () => Promise<TransportHarness>,
+  test: jest.It = it,
+): void {
   describe(`${name}: event transport contract`, () => {
     const TIMEOUT = 120_000;
     const run = randomBytes(4).toString('hex');
@@ -149,7 +156,9 @@ export function transportContract(name: string, createHarness: () => Promise<Tra
             `SELECT count(DISTINCT event_id)::int AS n FROM contract_effects WHERE consumer_group = $1 AND event_id = ANY($2)`,
             [group, fences],
           );
-          expect(`${group}: ${row.n} of ${fences.length} fences`).toBe(`${group}: ${fences.length} of ${fences.length} fences`);
+          expect(`${group}: ${row.n} of ${fences.length} fences`).toBe(
+            `${group}: ${fences.length} of ${fences.length} fences`,
+          );
         }
       });
     }
@@ -168,8 +177,13 @@ export function transportContract(name: string, createHarness: () => Promise<Tra
           `SELECT source, transaction_id::text AS transaction_id, global_position::text AS global_position FROM platform.subscription_checkpoints WHERE subscription = $1`,
           [group],
         );
-        const [horizon] = await h.uow.query<{ xmin: string }>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`);
-        const handledBy = rows.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.server]: (acc[r.server] ?? 0) + 1 }), {});
+        const [horizon] = await h.uow.query<{ xmin: string }>(
+          `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`,
+        );
+        const handledBy = rows.reduce<Record<string, number>>(
+          (acc, r) => ({ ...acc, [r.server]: (acc[r.server] ?? 0) + 1 }),
+          {},
+        );
         throw new Error(
           `${group}: ${missing.length} of ${expected.length} events have no effect: ${JSON.stringify({ missing, handledBy, checkpoints, horizon: horizon.xmin })}`,
         );
@@ -203,98 +217,132 @@ export function transportContract(name: string, createHarness: () => Promise<Tra
       await h?.close();
     }, TIMEOUT);
 
-    test('delivers each appended event, whole, to its @EventPattern handler, in version order per stream', async () => {
-      const group = unique('group');
-      const streams = [unique('stream'), unique('stream'), unique('stream')];
-      await start(group);
-      const appended: RecordedEvent[] = [];
-      for (let round = 1; round <= 3; round++) {
-        for (const stream of streams) {
-          // An event no handler of the group wants is passed over, not a stop.
-          appended.push(...(await h.append(stream, [happened(), { type: 'contract.ignored', data: {} }, happened()])));
+    test(
+      'delivers each appended event, whole, to its @EventPattern handler, in version order per stream',
+      async () => {
+        const group = unique('group');
+        const streams = [unique('stream'), unique('stream'), unique('stream')];
+        await start(group);
+        const appended: RecordedEvent[] = [];
+        for (let round = 1; round <= 3; round++) {
+          for (const stream of streams) {
+            // An event no handler of the group wants is passed over, not a stop.
+            appended.push(
+              ...(await h.append(stream, [happened(), { type: 'contract.ignored', data: {} }, happened()])),
+            );
+          }
         }
-      }
-      await settle([group], streams);
+        await settle([group], streams);
 
-      const handled = appended.filter((e) => e.type === 'contract.happened');
-      const rows = await expectHandled(group, streams, ids(handled));
-      for (const row of rows) expect(row.payload).toEqual(handled.find((e) => e.eventId === row.event_id));
-      expectVersionOrder(rows, streams);
-    }, TIMEOUT);
+        const handled = appended.filter((e) => e.type === 'contract.happened');
+        const rows = await expectHandled(group, streams, ids(handled));
+        for (const row of rows) expect(row.payload).toEqual(handled.find((e) => e.eventId === row.event_id));
+        expectVersionOrder(rows, streams);
+      },
+      TIMEOUT,
+    );
 
-    test("keeps each stream's order across its event types", async () => {
-      const group = unique('group');
-      const streams = [unique('stream'), unique('stream'), unique('stream'), unique('stream')];
-      await start(group);
-      const appended: RecordedEvent[] = [];
-      for (let round = 0; round < 3; round++) {
-        // Streams interleave in the log; within each, the types alternate.
-        appended.push(...(await Promise.all(streams.map((s) => h.append(s, [changed(), happened(), changed()])))).flat());
-      }
-      await settle([group], streams);
+    test(
+      "keeps each stream's order across its event types",
+      async () => {
+        const group = unique('group');
+        const streams = [unique('stream'), unique('stream'), unique('stream'), unique('stream')];
+        await start(group);
+        const appended: RecordedEvent[] = [];
+        for (let round = 0; round < 3; round++) {
+          // Streams interleave in the log; within each, the types alternate.
+          appended.push(
+            ...(await Promise.all(streams.map((s) => h.append(s, [changed(), happened(), changed()])))).flat(),
+          );
+        }
+        await settle([group], streams);
 
-      const rows = await expectHandled(group, streams, ids(appended));
-      expectVersionOrder(rows, streams);
-      for (const stream of streams) {
-        const types = rows.filter((r) => r.stream_id === stream).map((r) => r.payload.type);
-        expect(types).toEqual(appended.filter((e) => e.streamId === stream).map((e) => e.type));
-      }
-    }, TIMEOUT);
+        const rows = await expectHandled(group, streams, ids(appended));
+        expectVersionOrder(rows, streams);
+        for (const stream of streams) {
+          const types = rows.filter((r) => r.stream_id === stream).map((r) => r.payload.type);
+          expect(types).toEqual(appended.filter((e) => e.streamId === stream).map((e) => e.type));
+        }
+      },
+      TIMEOUT,
+    );
 
-    test("commits a handler's writes with the delivery: a handler that fails once is retried and its effect lands once", async () => {
-      const group = unique('group');
-      const stream = unique('stream');
-      const probe = await start(group);
-      const [, failing] = await h.append(stream, [happened(), happened({ failOnce: true }), happened()]);
-      await settle([group], [stream]);
+    test(
+      "commits a handler's writes with the delivery: a handler that fails once is retried and its effect lands once",
+      async () => {
+        const group = unique('group');
+        const stream = unique('stream');
+        const probe = await start(group);
+        const [, failing] = await h.append(stream, [happened(), happened({ failOnce: true }), happened()]);
+        await settle([group], [stream]);
 
-      expect((await effects(group, [stream])).map((r) => r.stream_version)).toEqual([1, 2, 3]);
-      expect(probe.invocations.filter((e) => e.eventId === failing.eventId).length).toBeGreaterThanOrEqual(2);
-    }, TIMEOUT);
+        expect((await effects(group, [stream])).map((r) => r.stream_version)).toEqual([1, 2, 3]);
+        expect(probe.invocations.filter((e) => e.eventId === failing.eventId).length).toBeGreaterThanOrEqual(2);
+      },
+      TIMEOUT,
+    );
 
-    test('does not redeliver what a group handled to the next server of that group', async () => {
-      const group = unique('group');
-      const stream = unique('stream');
-      const first = await start(group, 'first');
-      await h.append(stream, [happened(), happened()]);
-      await settle([group], [stream]);
-      await closeServers();
+    test(
+      'does not redeliver what a group handled to the next server of that group',
+      async () => {
+        const group = unique('group');
+        const stream = unique('stream');
+        const first = await start(group, 'first');
+        await h.append(stream, [happened(), happened()]);
+        await settle([group], [stream]);
+        await closeServers();
 
-      const [later] = await h.append(stream, [happened()]);
-      const second = await start(group, 'second');
-      await settle([group], [stream]);
+        const [later] = await h.append(stream, [happened()]);
+        const second = await start(group, 'second');
+        await settle([group], [stream]);
 
-      // This test's stream only: a new group also reads the topic's earlier events, among them other
-      // tests' fail-once events, whose offsets the first server may rightly not have committed yet.
-      const seenByFirst = new Set(ids(first.invocations.filter((e) => e.streamId === stream)));
-      expect(second.invocations.filter((e) => e.streamId === stream && seenByFirst.has(e.eventId))).toEqual([]);
-      expect(ids(second.invocations)).toContain(later.eventId);
-      const rows = await effects(group, [stream]);
-      expect(rows.map((r) => [r.stream_version, r.server])).toEqual([[1, 'first'], [2, 'first'], [4, 'second']]);
-    }, TIMEOUT);
+        // This test's stream only: a new group also reads the topic's earlier events, among them other
+        // tests' fail-once events, whose offsets the first server may rightly not have committed yet.
+        const seenByFirst = new Set(ids(first.invocations.filter((e) => e.streamId === stream)));
+        expect(second.invocations.filter((e) => e.streamId === stream && seenByFirst.has(e.eventId))).toEqual([]);
+        expect(ids(second.invocations)).toContain(later.eventId);
+        const rows = await effects(group, [stream]);
+        expect(rows.map((r) => [r.stream_version, r.server])).toEqual([
+          [1, 'first'],
+          [2, 'first'],
+          [4, 'second'],
+        ]);
+      },
+      TIMEOUT,
+    );
 
-    test('delivers every event to each consumer group', async () => {
-      const groups = [unique('group'), unique('group')];
-      const streams = [unique('stream'), unique('stream')];
-      await Promise.all(groups.map((group) => start(group)));
-      const appended = (await Promise.all(streams.map((s) => h.append(s, [happened(), happened(), happened()])))).flat();
-      await settle(groups, streams);
+    test(
+      'delivers every event to each consumer group',
+      async () => {
+        const groups = [unique('group'), unique('group')];
+        const streams = [unique('stream'), unique('stream')];
+        await Promise.all(groups.map((group) => start(group)));
+        const appended = (
+          await Promise.all(streams.map((s) => h.append(s, [happened(), happened(), happened()])))
+        ).flat();
+        await settle(groups, streams);
 
-      for (const group of groups) await expectHandled(group, streams, ids(appended));
-    }, TIMEOUT);
+        for (const group of groups) await expectHandled(group, streams, ids(appended));
+      },
+      TIMEOUT,
+    );
 
-    test('shares a group between two running servers: each event is handled exactly once', async () => {
-      const group = unique('group');
-      const streams = Array.from({ length: 4 }, () => unique('stream'));
-      await Promise.all([start(group, 'a'), start(group, 'b')]);
-      const appended: RecordedEvent[] = [];
-      for (let round = 0; round < 5; round++) {
-        appended.push(...(await Promise.all(streams.map((s) => h.append(s, [happened(), happened()])))).flat());
-      }
-      await settle([group], streams);
+    test(
+      'shares a group between two running servers: each event is handled exactly once',
+      async () => {
+        const group = unique('group');
+        const streams = Array.from({ length: 4 }, () => unique('stream'));
+        await Promise.all([start(group, 'a'), start(group, 'b')]);
+        const appended: RecordedEvent[] = [];
+        for (let round = 0; round < 5; round++) {
+          appended.push(...(await Promise.all(streams.map((s) => h.append(s, [happened(), happened()])))).flat());
+        }
+        await settle([group], streams);
 
-      const rows = await expectHandled(group, streams, ids(appended));
-      expectVersionOrder(rows, streams);
-    }, TIMEOUT);
+        const rows = await expectHandled(group, streams, ids(appended));
+        expectVersionOrder(rows, streams);
+      },
+      TIMEOUT,
+    );
   });
 }

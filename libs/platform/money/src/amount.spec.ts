@@ -26,7 +26,9 @@ function oracle(s: unknown, decimals: number | undefined, max: string): boolean 
   if (decimals !== undefined && fraction.length > decimals) return false;
   const places = Math.max(fraction.length, 1);
   const [maxInt, maxFraction = ''] = max.split('.');
-  return scaled(intPart, fraction, places) > 0n && scaled(intPart, fraction, places) <= scaled(maxInt, maxFraction, places);
+  return (
+    scaled(intPart, fraction, places) > 0n && scaled(intPart, fraction, places) <= scaled(maxInt, maxFraction, places)
+  );
 }
 
 const RULES: Array<{ rule: AmountRule; decimals: number | undefined; max: string }> = [
@@ -39,10 +41,16 @@ const RULES: Array<{ rule: AmountRule; decimals: number | undefined; max: string
   { rule: { max: '1000000' }, decimals: undefined, max: '1000000' },
 ];
 
-const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...DIGITS), minLength: min, maxLength: max });
-const integerPart = fc.oneof(fc.constant('0'), fc.tuple(fc.constantFrom(...'123456789'), digits(0, 11)).map(([a, b]) => a + b));
+const digits = (min: number, max: number) =>
+  fc.string({ unit: fc.constantFrom(...DIGITS), minLength: min, maxLength: max });
+const integerPart = fc.oneof(
+  fc.constant('0'),
+  fc.tuple(fc.constantFrom(...'123456789'), digits(0, 11)).map(([a, b]) => a + b),
+);
 /** Amounts that are valid or miss the rule by one thing: places, magnitude, zero. */
-const plausible = fc.tuple(integerPart, fc.option(digits(0, 9), { nil: undefined })).map(([i, f]) => (f === undefined ? i : `${i}.${f}`));
+const plausible = fc
+  .tuple(integerPart, fc.option(digits(0, 9), { nil: undefined }))
+  .map(([i, f]) => (f === undefined ? i : `${i}.${f}`));
 /** What partners and attackers send instead. */
 const hostile = fc.oneof(
   plausible.map((s) => `-${s}`),
@@ -52,29 +60,59 @@ const hostile = fc.oneof(
   fc.tuple(plausible, fc.constantFrom('e', 'E', 'e-', 'E+'), digits(1, 3)).map(([s, e, n]) => `${s}${e}${n}`),
   plausible.map((s) => `.${s.replace('.', '')}`),
   plausible.map((s) => `${s.split('.')[0]}.`),
-  fc.tuple(plausible, fc.constantFrom(' ', '\t', '\n', '\u00a0', '\u200b')).chain(([s, w]) => fc.constantFrom(`${w}${s}`, `${s}${w}`, s.replace(/^(.)/, `$1${w}`))),
+  fc
+    .tuple(plausible, fc.constantFrom(' ', '\t', '\n', '\u00a0', '\u200b'))
+    .chain(([s, w]) => fc.constantFrom(`${w}${s}`, `${s}${w}`, s.replace(/^(.)/, `$1${w}`))),
   plausible.map((s) => s.replace('.', ',')),
   plausible.map((s) => `${s}.5`),
   plausible.map((s) => s.replace(/^(\d)/, '$1_')),
   fc.tuple(plausible, fc.constantFrom('١', '１', '٫', '𝟏')).map(([s, c]) => `${s}${c}`),
-  fc.constantFrom('', '.', '-', '+', '-0', '0', '0.0', '0.000000', 'NaN', 'Infinity', '-Infinity', '0x10', '0b1', '1e3', '1.0e2', '01.00', '1..0', '1.0.0', 'null', 'true'),
+  fc.constantFrom(
+    '',
+    '.',
+    '-',
+    '+',
+    '-0',
+    '0',
+    '0.0',
+    '0.000000',
+    'NaN',
+    'Infinity',
+    '-Infinity',
+    '0x10',
+    '0b1',
+    '1e3',
+    '1.0e2',
+    '01.00',
+    '1..0',
+    '1.0.0',
+    'null',
+    'true',
+  ),
   fc.integer({ min: AMOUNT_MAX_LENGTH + 1, max: 2000 }).map((n) => '1'.repeat(n)),
   fc.integer({ min: 1, max: 40 }).map((n) => `1.${'0'.repeat(n)}`),
   fc.integer({ min: 1, max: 40 }).map((n) => `0.${'0'.repeat(n)}1`),
 );
-const anyString = fc.oneof({ weight: 4, arbitrary: plausible }, { weight: 4, arbitrary: hostile }, { weight: 1, arbitrary: fc.string({ maxLength: 40 }) });
+const anyString = fc.oneof(
+  { weight: 4, arbitrary: plausible },
+  { weight: 4, arbitrary: hostile },
+  { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
+);
 
 describe('the amount rule (ADR 0023)', () => {
   it('accepts exactly the strings the rule describes, for every asset and maximum', () => {
     fc.assert(
       fc.property(anyString, fc.constantFrom(...RULES), (s, { rule, decimals, max }) => {
-        expect({ s, accepted: amountProblem(s, rule) === undefined }).toEqual({ s, accepted: oracle(s, decimals, max) });
+        expect({ s, accepted: amountProblem(s, rule) === undefined }).toEqual({
+          s,
+          accepted: oracle(s, decimals, max),
+        });
       }),
       { numRuns: 5000 },
     );
   });
 
-  it('gives an accepted amount back exactly as decimal.js reads it, and canonically at its asset\'s places', () => {
+  it("gives an accepted amount back exactly as decimal.js reads it, and canonically at its asset's places", () => {
     fc.assert(
       fc.property(plausible, fc.constantFrom('usdc', 'usd', 'cad'), (s, asset) => {
         const parsed = parseAmount(s, { asset });
@@ -141,9 +179,14 @@ describe('the amount rule (ADR 0023)', () => {
     expect(amountProblem(value, rule)).toBe(problem);
   });
 
-  it.each(['1e3', '+1', '01.00', '.5', '1.', ' 1', '1 ', '1,5', '1_000', 'NaN', 'Infinity', '0x10', '', '١'])('refuses the form %p by its shape', (s) => {
-    expect(amountProblem(s, { asset: 'usdc' })).toBe('amounts are decimal strings such as "10.50": digits, optionally a point and more digits; no sign, exponent, spaces or leading zeros');
-  });
+  it.each(['1e3', '+1', '01.00', '.5', '1.', ' 1', '1 ', '1,5', '1_000', 'NaN', 'Infinity', '0x10', '', '١'])(
+    'refuses the form %p by its shape',
+    (s) => {
+      expect(amountProblem(s, { asset: 'usdc' })).toBe(
+        'amounts are decimal strings such as "10.50": digits, optionally a point and more digits; no sign, exponent, spaces or leading zeros',
+      );
+    },
+  );
 
   it('reads no further than its length limit: a megabyte of digits is refused at once', () => {
     const started = process.hrtime.bigint();

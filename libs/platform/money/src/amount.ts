@@ -81,7 +81,10 @@ export function amountProblem(value: unknown, rule: AmountRule = {}): string | u
 }
 
 /** The amount as a decimal, or why it is not one. */
-export function parseAmount(value: unknown, rule: AmountRule = {}): { ok: true; value: DecimalValue } | { ok: false; problem: string } {
+export function parseAmount(
+  value: unknown,
+  rule: AmountRule = {},
+): { ok: true; value: DecimalValue } | { ok: false; problem: string } {
   const problem = amountProblem(value, rule);
   return problem === undefined ? { ok: true, value: dec(value as string) } : { ok: false, problem };
 }

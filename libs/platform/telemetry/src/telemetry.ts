@@ -13,7 +13,9 @@ let running: NodeSDK | undefined;
 
 export function telemetryConfigured(env: Record<string, string | undefined> = process.env): boolean {
   const exporter = env.OTEL_TRACES_EXPORTER;
-  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (exporter && exporter !== 'none'));
+  return Boolean(
+    env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (exporter && exporter !== 'none'),
+  );
 }
 
 /** Starts tracing when configured. Must run before http and pg are first required (a -r preload). */
@@ -22,7 +24,9 @@ export function startTelemetry(serviceName: string): void {
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,
     instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0]) }),
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0]),
+      }),
       // Statement text only, never bound values: parameters carry customer data.
       new PgInstrumentation({ enhancedDatabaseReporting: false }),
     ],

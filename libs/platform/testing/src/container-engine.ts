@@ -9,21 +9,30 @@ import { join } from 'node:path';
 
 export const ROOT = join(__dirname, '..', '..', '..', '..');
 
-export type Engine = { available: true; command: 'podman' | 'docker' } | { available: false; command: 'podman' | 'docker'; reason: string };
+export type Engine =
+  | { available: true; command: 'podman' | 'docker' }
+  | { available: false; command: 'podman' | 'docker'; reason: string };
 
 /** podman or docker, whichever is installed and answers; or why there is none. */
 export function containerEngine(): Engine {
-  if (process.env.MM_CONTAINER_TESTS === '0') return { available: false, command: 'podman', reason: 'MM_CONTAINER_TESTS=0' };
+  if (process.env.MM_CONTAINER_TESTS === '0')
+    return { available: false, command: 'podman', reason: 'MM_CONTAINER_TESTS=0' };
   const tried: string[] = [];
   for (const command of ['podman', 'docker'] as const) {
     try {
       execFileSync(command, ['info', '--format', '{{.Host.Arch}}'], { stdio: 'pipe', timeout: 30_000 });
       return { available: true, command };
     } catch (error) {
-      tried.push(`${command}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not installed' : 'does not answer'}`);
+      tried.push(
+        `${command}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not installed' : 'does not answer'}`,
+      );
     }
   }
-  return { available: false, command: 'podman', reason: `no container engine (${tried.join('; ')}); tools/containers/setup installs one` };
+  return {
+    available: false,
+    command: 'podman',
+    reason: `no container engine (${tried.join('; ')}); tools/containers/setup installs one`,
+  };
 }
 
 /**
@@ -34,10 +43,17 @@ export function composeEngine(): Engine {
   const engine = containerEngine();
   if (!engine.available || engine.command !== 'podman' || process.env.DOCKER_HOST) return engine;
   try {
-    execFileSync('podman', ['--remote', '--url', `unix://${PODMAN_SOCKET}`, 'version'], { stdio: 'pipe', timeout: 30_000 });
+    execFileSync('podman', ['--remote', '--url', `unix://${PODMAN_SOCKET}`, 'version'], {
+      stdio: 'pipe',
+      timeout: 30_000,
+    });
     return engine;
   } catch {
-    return { available: false, command: 'podman', reason: `podman's API at ${PODMAN_SOCKET} does not answer; tools/containers/setup starts it` };
+    return {
+      available: false,
+      command: 'podman',
+      reason: `podman's API at ${PODMAN_SOCKET} does not answer; tools/containers/setup starts it`,
+    };
   }
 }
 
@@ -63,10 +79,18 @@ export interface RunResult {
 }
 
 /** Runs a command from the repository root; rejects with its output when it fails. */
-export function run(command: string | string[], args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<RunResult> {
+export function run(
+  command: string | string[],
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<RunResult> {
   const [program, ...lead] = Array.isArray(command) ? command : [command];
   return new Promise((resolve, reject) => {
-    const child = spawn(program, [...lead, ...args], { cwd: ROOT, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(program, [...lead, ...args], {
+      cwd: ROOT,
+      env: options.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -76,7 +100,12 @@ export function run(command: string | string[], args: string[], options: { env?:
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolve({ stdout, stderr });
-      else reject(new Error(`${[program, ...lead, ...args].join(' ')} exited with ${code ?? signal}:\n${(stderr || stdout).slice(-4000)}`));
+      else
+        reject(
+          new Error(
+            `${[program, ...lead, ...args].join(' ')} exited with ${code ?? signal}:\n${(stderr || stdout).slice(-4000)}`,
+          ),
+        );
     });
   });
 }
@@ -91,7 +120,13 @@ export function pumpHealthchecks(engine: Engine & { available: true }, project: 
   let running = true;
   void (async () => {
     while (running) {
-      const listed = await run('podman', ['ps', '--filter', `label=com.docker.compose.project=${project}`, '--format', '{{.Names}} {{.Status}}']).catch(() => ({ stdout: '' }));
+      const listed = await run('podman', [
+        'ps',
+        '--filter',
+        `label=com.docker.compose.project=${project}`,
+        '--format',
+        '{{.Names}} {{.Status}}',
+      ]).catch(() => ({ stdout: '' }));
       const starting = listed.stdout
         .split('\n')
         .filter((line) => /\((starting|unhealthy)\)/.test(line))
@@ -117,19 +152,30 @@ const exists = async (engine: Engine, image: string) =>
  * PostgreSQL is MM_POSTGRES_IMAGE when given. A network that inspects TLS gets the machine's CA bundle as
  * a build secret, kept out of the image.
  */
-export async function ensureImages(engine: Engine & { available: true }, which: { platform?: boolean } = {}): Promise<{ platform: string; postgres: string; built: string[] }> {
+export async function ensureImages(
+  engine: Engine & { available: true },
+  which: { platform?: boolean } = {},
+): Promise<{ platform: string; postgres: string; built: string[] }> {
   // Once per test run: the tree does not change during a run, and even a build that is all cache reads the
   // whole context again (about 20 s here). The run's template database names the run (its global setup).
   // Two files of the run asking at once: the second waits for the first's build, then finds its note.
-  const memo = process.env.MM_TEST_TEMPLATE_DB && which.platform !== false ? imagesMemo(process.env.MM_TEST_TEMPLATE_DB) : undefined;
+  const memo =
+    process.env.MM_TEST_TEMPLATE_DB && which.platform !== false
+      ? imagesMemo(process.env.MM_TEST_TEMPLATE_DB)
+      : undefined;
   const lock = memo && `${memo}.lock`;
-  for (const since = Date.now(); memo && lock; ) {
-    if (existsSync(memo)) return { ...(JSON.parse(readFileSync(memo, 'utf8')) as { platform: string; postgres: string }), built: ['none: built earlier in this run'] };
+  for (const since = Date.now(); memo && lock;) {
+    if (existsSync(memo))
+      return {
+        ...(JSON.parse(readFileSync(memo, 'utf8')) as { platform: string; postgres: string }),
+        built: ['none: built earlier in this run'],
+      };
     try {
       mkdirSync(lock);
       break;
     } catch {
-      if (Date.now() - since > 20 * 60_000) throw new Error(`waited 20 minutes for another test file's image build (${lock})`);
+      if (Date.now() - since > 20 * 60_000)
+        throw new Error(`waited 20 minutes for another test file's image build (${lock})`);
       await new Promise((r) => setTimeout(r, 1_000));
     }
   }
@@ -140,8 +186,14 @@ export async function ensureImages(engine: Engine & { available: true }, which: 
   }
 }
 
-async function buildImages(engine: Engine & { available: true }, which: { platform?: boolean }, memo: string | undefined): Promise<{ platform: string; postgres: string; built: string[] }> {
-  const base = process.env.MM_BASE_IMAGE ?? ((await exists(engine, 'localhost/debian:bookworm')) ? 'localhost/debian:bookworm' : undefined);
+async function buildImages(
+  engine: Engine & { available: true },
+  which: { platform?: boolean },
+  memo: string | undefined,
+): Promise<{ platform: string; postgres: string; built: string[] }> {
+  const base =
+    process.env.MM_BASE_IMAGE ??
+    ((await exists(engine, 'localhost/debian:bookworm')) ? 'localhost/debian:bookworm' : undefined);
   const baseArgs = base ? ['--build-arg', `BASE_IMAGE=${base}`] : [];
   const caBundle = process.env.SSL_CERT_FILE ?? process.env.NODE_EXTRA_CA_CERTS;
   const secret = caBundle && existsSync(caBundle) ? ['--secret', `id=build_ca,src=${caBundle}`] : [];
@@ -154,7 +206,8 @@ async function buildImages(engine: Engine & { available: true }, which: { platfo
     built.push(`${what} ${Math.round((Date.now() - at) / 1000)} s`);
   };
   const ignore = engine.command === 'podman' ? ['--ignorefile', 'deploy/Dockerfile.dockerignore'] : [];
-  if (which.platform !== false) await build([...baseArgs, ...secret, ...ignore, '-f', 'deploy/Dockerfile', '-t', platform, '.'], 'platform');
+  if (which.platform !== false)
+    await build([...baseArgs, ...secret, ...ignore, '-f', 'deploy/Dockerfile', '-t', platform, '.'], 'platform');
   let postgres = process.env.MM_POSTGRES_IMAGE;
   if (!postgres) {
     postgres = 'localhost/mm-postgres:15';

@@ -58,7 +58,8 @@ export interface ShellBlock {
   keepsRunning: boolean;
 }
 
-export type GuideStep = { kind: 'exchange'; request: HttpRequestBlock; response: HttpResponseBlock } | FileBlock | ShellBlock;
+export type GuideStep =
+  { kind: 'exchange'; request: HttpRequestBlock; response: HttpResponseBlock } | FileBlock | ShellBlock;
 
 export interface Guide {
   title: string;
@@ -92,7 +93,10 @@ function splitMessage(text: string): { head: string[]; body?: string } {
   const lines = text.split('\n');
   const blank = lines.findIndex((l) => l.trim() === '');
   if (blank === -1) return { head: lines };
-  const body = lines.slice(blank + 1).join('\n').trim();
+  const body = lines
+    .slice(blank + 1)
+    .join('\n')
+    .trim();
   return { head: lines.slice(0, blank), body: body === '' ? undefined : body };
 }
 
@@ -120,7 +124,8 @@ function parseHttp(text: string, line: number, where: string): HttpRequestBlock 
     return { kind: 'response', line, status: Number(status[1]), headers, body };
   }
   const request = /^(GET|POST|PATCH|PUT|DELETE) (\S+)$/.exec(first);
-  if (!request) throw new Error(`${where}: "${first}" is neither a request line (METHOD url) nor a status line (HTTP/1.1 200 OK)`);
+  if (!request)
+    throw new Error(`${where}: "${first}" is neither a request line (METHOD url) nor a status line (HTTP/1.1 200 OK)`);
   let name: string | undefined;
   let poll = false;
   for (const d of directives) {
@@ -142,7 +147,10 @@ export function parseGuide(markdown: string, source = 'guide'): Guide {
     if (block.lang === 'http') {
       const parsed = parseHttp(block.text, block.line, where);
       if (parsed.kind === 'request') {
-        if (pending) throw new Error(`${source}:${pending.line}: a request without its response (an http block starting HTTP/1.1 …) after it`);
+        if (pending)
+          throw new Error(
+            `${source}:${pending.line}: a request without its response (an http block starting HTTP/1.1 …) after it`,
+          );
         pending = parsed;
       } else {
         if (!pending) throw new Error(`${where}: a response with no request before it`);
@@ -151,13 +159,22 @@ export function parseGuide(markdown: string, source = 'guide'): Guide {
       }
       continue;
     }
-    if (pending) throw new Error(`${source}:${pending.line}: a request without its response (an http block starting HTTP/1.1 …) right after it`);
+    if (pending)
+      throw new Error(
+        `${source}:${pending.line}: a request without its response (an http block starting HTTP/1.1 …) right after it`,
+      );
     if (block.lang === 'js' || block.lang === 'javascript' || block.lang === 'ts' || block.lang === 'typescript') {
       const named = /^\/\/ ([\w.-]+\.(?:c?js|mjs|ts))\s*$/.exec(block.text.split('\n')[0]);
-      if (!named) throw new Error(`${where}: a code block to save starts with a comment naming its file (// receiver.cjs)`);
+      if (!named)
+        throw new Error(`${where}: a code block to save starts with a comment naming its file (// receiver.cjs)`);
       steps.push({ kind: 'file', line: block.line, fileName: named[1], code: block.text + '\n' });
     } else if (block.lang === 'sh' || block.lang === 'bash' || block.lang === 'shell') {
-      steps.push({ kind: 'shell', line: block.line, code: block.text, keepsRunning: /^# keeps running\b/m.test(block.text) });
+      steps.push({
+        kind: 'shell',
+        line: block.line,
+        code: block.text,
+        keepsRunning: /^# keeps running\b/m.test(block.text),
+      });
     }
   }
   if (pending) throw new Error(`${source}:${pending.line}: a request without its response after it`);
@@ -169,7 +186,9 @@ export function lookup(bindings: Record<string, unknown>, path: string): unknown
   let value: unknown = bindings;
   for (const part of path.split('.')) {
     if (value === null || typeof value !== 'object' || !(part in (value as object))) {
-      throw new Error(`{{${path}}}: ${part === path.split('.')[0] ? `no value named ${part} yet` : `no ${part} in it`}`);
+      throw new Error(
+        `{{${path}}}: ${part === path.split('.')[0] ? `no value named ${part} yet` : `no ${part} in it`}`,
+      );
     }
     value = (value as Record<string, unknown>)[part];
   }
@@ -181,7 +200,8 @@ export function substitute(text: string, bindings: Record<string, unknown>): str
   return text.replace(/\{\{\s*([$\w.]+)\s*\}\}/g, (_all, path: string) => {
     if (path === '$uuid') return randomUUID();
     const value = lookup(bindings, path);
-    if (value === null || typeof value === 'object') throw new Error(`{{${path}}} is ${JSON.stringify(value)}, not a single value`);
+    if (value === null || typeof value === 'object')
+      throw new Error(`{{${path}}} is ${JSON.stringify(value)}, not a single value`);
     return String(value);
   });
 }
@@ -195,25 +215,35 @@ const ANY = '…';
  * element by element, and one whose last element is `"…"` may go on with more. Empty: it matches.
  */
 export function mismatches(expected: unknown, actual: unknown, path = 'body'): string[] {
-  if (typeof expected === 'string' && expected === ANY) return actual === null || actual === undefined ? [`${path}: expected a value, got ${JSON.stringify(actual)}`] : [];
+  if (typeof expected === 'string' && expected === ANY)
+    return actual === null || actual === undefined ? [`${path}: expected a value, got ${JSON.stringify(actual)}`] : [];
   if (typeof expected === 'string' && expected.endsWith(ANY)) {
     const prefix = expected.slice(0, -ANY.length);
-    return typeof actual === 'string' && actual.startsWith(prefix) ? [] : [`${path}: expected a string starting ${JSON.stringify(prefix)}, got ${JSON.stringify(actual)}`];
+    return typeof actual === 'string' && actual.startsWith(prefix)
+      ? []
+      : [`${path}: expected a string starting ${JSON.stringify(prefix)}, got ${JSON.stringify(actual)}`];
   }
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return [`${path}: expected an array, got ${JSON.stringify(actual)}`];
     const open = expected.length > 0 && expected[expected.length - 1] === ANY;
     const shown = open ? expected.slice(0, -1) : expected;
     if (open ? actual.length < shown.length : actual.length !== shown.length) {
-      return [`${path}: expected ${open ? 'at least ' : ''}${shown.length} elements, got ${actual.length}: ${JSON.stringify(actual)}`];
+      return [
+        `${path}: expected ${open ? 'at least ' : ''}${shown.length} elements, got ${actual.length}: ${JSON.stringify(actual)}`,
+      ];
     }
     return shown.flatMap((e, i) => mismatches(e, actual[i], `${path}[${i}]`));
   }
   if (expected !== null && typeof expected === 'object') {
-    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return [`${path}: expected an object, got ${JSON.stringify(actual)}`];
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual))
+      return [`${path}: expected an object, got ${JSON.stringify(actual)}`];
     return Object.entries(expected).flatMap(([key, e]) =>
-      key in actual ? mismatches(e, (actual as Record<string, unknown>)[key], `${path}.${key}`) : [`${path}.${key}: missing`],
+      key in actual
+        ? mismatches(e, (actual as Record<string, unknown>)[key], `${path}.${key}`)
+        : [`${path}.${key}: missing`],
     );
   }
-  return Object.is(expected, actual) ? [] : [`${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
+  return Object.is(expected, actual)
+    ? []
+    : [`${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
 }

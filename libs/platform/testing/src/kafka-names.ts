@@ -19,7 +19,12 @@ export function kafkaTestPrefix(what: string): string {
 }
 
 async function withAdmin<T>(brokers: readonly string[], use: (admin: Admin) => Promise<T>): Promise<T> {
-  const admin = new Kafka({ clientId: 'mm-test-cleanup', brokers: [...brokers], logLevel: logLevel.NOTHING, retry: { retries: 3 } }).admin();
+  const admin = new Kafka({
+    clientId: 'mm-test-cleanup',
+    brokers: [...brokers],
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 3 },
+  }).admin();
   await admin.connect();
   try {
     return await use(admin);
@@ -38,7 +43,13 @@ export function kafkaNamesUnder(brokers: readonly string[], prefix: string): Pro
 async function namesUnder(admin: Admin, prefix: string): Promise<KafkaNames> {
   const mine = underPrefix(prefix);
   const [topics, { groups }] = await Promise.all([admin.listTopics(), admin.listGroups()]);
-  return { topics: topics.filter(mine).sort(), groups: groups.map((g) => g.groupId).filter(mine).sort() };
+  return {
+    topics: topics.filter(mine).sort(),
+    groups: groups
+      .map((g) => g.groupId)
+      .filter(mine)
+      .sort(),
+  };
 }
 
 /**
@@ -47,7 +58,11 @@ async function namesUnder(admin: Admin, prefix: string): Promise<KafkaNames> {
  * leaving, until its session expires) is tried again until `timeoutMs` (the longest session the tests
  * use is 10 s) has passed. Run it once every process that used them has stopped.
  */
-export async function removeKafkaNames(brokers: readonly string[], prefix: string, { timeoutMs = 30_000 }: { timeoutMs?: number } = {}): Promise<void> {
+export async function removeKafkaNames(
+  brokers: readonly string[],
+  prefix: string,
+  { timeoutMs = 30_000 }: { timeoutMs?: number } = {},
+): Promise<void> {
   await withAdmin(brokers, async (admin) => {
     const deadline = Date.now() + timeoutMs;
     let { topics, groups } = await namesUnder(admin, prefix);
@@ -58,7 +73,9 @@ export async function removeKafkaNames(brokers: readonly string[], prefix: strin
         (error: { groups?: Array<{ groupId: string; error?: { type?: string } }> }) => {
           // kafkajs names each group that was not deleted: a group with members waits for their sessions.
           const failed = error.groups ?? [];
-          const other = failed.find((g) => g.error?.type !== 'NON_EMPTY_GROUP' && g.error?.type !== 'GROUP_ID_NOT_FOUND');
+          const other = failed.find(
+            (g) => g.error?.type !== 'NON_EMPTY_GROUP' && g.error?.type !== 'GROUP_ID_NOT_FOUND',
+          );
           if (other || failed.length === 0) throw error;
           return failed.filter((g) => g.error?.type === 'NON_EMPTY_GROUP').map((g) => g.groupId);
         },
@@ -69,7 +86,9 @@ export async function removeKafkaNames(brokers: readonly string[], prefix: strin
     }
     ({ topics, groups } = await namesUnder(admin, prefix));
     if (topics.length + groups.length > 0) {
-      throw new Error(`Kafka names of ${prefix} are still on the broker after ${timeoutMs / 1000} s: topics ${topics.join(', ') || 'none'}; groups ${groups.join(', ') || 'none'}`);
+      throw new Error(
+        `Kafka names of ${prefix} are still on the broker after ${timeoutMs / 1000} s: topics ${topics.join(', ') || 'none'}; groups ${groups.join(', ') || 'none'}`,
+      );
     }
   });
 }

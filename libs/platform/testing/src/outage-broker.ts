@@ -25,7 +25,10 @@ export class OutageBroker {
 
   static async start(): Promise<OutageBroker> {
     // Its stdin is a pipe from this process: it stops when this process ends, however it ends.
-    const child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/kafka-mock/outage-broker.ts'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/kafka-mock/outage-broker.ts'], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     const lines = createInterface({ input: child.stdout! });
     const first = await OutageBroker.next(lines, child);
     if (!/^[\w.-]+:\d+$/.test(first)) {

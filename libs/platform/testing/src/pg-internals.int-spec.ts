@@ -15,7 +15,11 @@ type Heard = Array<{ call: string; message?: unknown }>;
  * A submittable that writes what `write` writes on the connection, then Sync, and reads each answer's rows
  * with a PgResult: the columns described, or (a statement not described) the columns given.
  */
-function submittable(client: PoolClient | Client, write: (connection: pgInternals.PgConnection) => void, columns?: pgInternals.PgColumns) {
+function submittable(
+  client: PoolClient | Client,
+  write: (connection: pgInternals.PgConnection) => void,
+  columns?: pgInternals.PgColumns,
+) {
   const heard: Heard = [];
   const results: pgInternals.PgResult[] = [];
   let current: pgInternals.PgResult | undefined;
@@ -85,7 +89,9 @@ describe('pg internals the UnitOfWork relies on (pg-internals.ts)', () => {
     expect(pool).toBeInstanceOf(Pool);
     const client = await pool!.connect();
     try {
-      expect((await client.query('SELECT current_database() AS name')).rows).toEqual([{ name: new URL(db.url).pathname.slice(1) }]);
+      expect((await client.query('SELECT current_database() AS name')).rows).toEqual([
+        { name: new URL(db.url).pathname.slice(1) },
+      ]);
       expect(pool!.totalCount - pool!.idleCount).toBeGreaterThanOrEqual(1);
       expect(pool!.waitingCount).toBe(0);
     } finally {
@@ -108,7 +114,8 @@ describe('pg internals the UnitOfWork relies on (pg-internals.ts)', () => {
     const client = await poolOf(db.dataSource)!.connect();
     try {
       const batch = submittable(client, (connection) => {
-        for (const writer of ['parse', 'bind', 'describe', 'execute', 'close', 'sync'] as const) expect(typeof connection[writer]).toBe('function');
+        for (const writer of ['parse', 'bind', 'describe', 'execute', 'close', 'sync'] as const)
+          expect(typeof connection[writer]).toBe('function');
         connection.parse({ name: 'pg_internals_s', text: 'SELECT $1::int + 1 AS n, $2::text AS t', types: [] });
         connection.bind({ portal: '', statement: 'pg_internals_s', values: [prepareValue(41), prepareValue('x')] });
         connection.describe({ type: 'P', name: '' });
@@ -119,10 +126,23 @@ describe('pg internals the UnitOfWork relies on (pg-internals.ts)', () => {
         connection.execute({ portal: '', rows: 0 });
       });
       await batch.done;
-      expect(batch.heard.map((h) => h.call)).toEqual(['submit', 'handleRowDescription', 'handleDataRow', 'handleCommandComplete', 'handleRowDescription', 'handleCommandComplete', 'handleReadyForQuery']);
-      expect(batch.results.map((r) => ({ command: r.command, rowCount: r.rowCount, rows: r.rows }))).toEqual([{ command: 'SELECT', rowCount: 1, rows: [{ n: 42, t: 'x' }] }, { command: 'SELECT', rowCount: 0, rows: [] }]);
+      expect(batch.heard.map((h) => h.call)).toEqual([
+        'submit',
+        'handleRowDescription',
+        'handleDataRow',
+        'handleCommandComplete',
+        'handleRowDescription',
+        'handleCommandComplete',
+        'handleReadyForQuery',
+      ]);
+      expect(batch.results.map((r) => ({ command: r.command, rowCount: r.rowCount, rows: r.rows }))).toEqual([
+        { command: 'SELECT', rowCount: 1, rows: [{ n: 42, t: 'x' }] },
+        { command: 'SELECT', rowCount: 0, rows: [] },
+      ]);
       // The client serves on, and the named statement stays prepared on its connection.
-      expect((await client.query(`SELECT name FROM pg_prepared_statements WHERE name = 'pg_internals_s'`)).rows).toEqual([{ name: 'pg_internals_s' }]);
+      expect(
+        (await client.query(`SELECT name FROM pg_prepared_statements WHERE name = 'pg_internals_s'`)).rows,
+      ).toEqual([{ name: 'pg_internals_s' }]);
     } finally {
       client.release();
     }
@@ -151,7 +171,12 @@ describe('pg internals the UnitOfWork relies on (pg-internals.ts)', () => {
       );
       await kept.done;
       // No RowDescription: the rows arrive bare and are read with the columns kept.
-      expect(kept.heard.map((h) => h.call)).toEqual(['submit', 'handleDataRow', 'handleCommandComplete', 'handleReadyForQuery']);
+      expect(kept.heard.map((h) => h.call)).toEqual([
+        'submit',
+        'handleDataRow',
+        'handleCommandComplete',
+        'handleReadyForQuery',
+      ]);
       expect(kept.results[0].rows).toEqual([{ ...row, id: 8 }]);
       expect(kept.results[0].command).toBe('SELECT');
     } finally {
@@ -160,7 +185,13 @@ describe('pg internals the UnitOfWork relies on (pg-internals.ts)', () => {
   });
 
   it("typeParsersOf: a client's own type parsers read the rows of the results made with them", async () => {
-    const client = new Client({ connectionString: db.url, types: { getTypeParser: (oid: number, format?: string) => (oid === types.builtins.INT4 ? (v: string) => `int ${v}` : types.getTypeParser(oid, format as 'text')) } as never });
+    const client = new Client({
+      connectionString: db.url,
+      types: {
+        getTypeParser: (oid: number, format?: string) =>
+          oid === types.builtins.INT4 ? (v: string) => `int ${v}` : types.getTypeParser(oid, format as 'text'),
+      } as never,
+    });
     await client.connect();
     try {
       const batch = submittable(client, (connection) => {
@@ -190,7 +221,13 @@ describe('pg internals the UnitOfWork relies on (pg-internals.ts)', () => {
         connection.execute({ portal: '', rows: 0 });
       });
       await expect(batch.done).rejects.toMatchObject({ code: '22012' });
-      expect(batch.heard.map((h) => h.call)).toEqual(['submit', 'handleRowDescription', 'handleDataRow', 'handleCommandComplete', 'handleError']);
+      expect(batch.heard.map((h) => h.call)).toEqual([
+        'submit',
+        'handleRowDescription',
+        'handleDataRow',
+        'handleCommandComplete',
+        'handleError',
+      ]);
       expect((await client.query('SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);
     } finally {
       client.release();

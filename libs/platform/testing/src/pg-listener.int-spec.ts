@@ -60,7 +60,11 @@ describe('PgListener', () => {
     return listener;
   };
   const backends = async () =>
-    (await db.uow.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 ORDER BY pid`, [application])).map((r) => r.pid);
+    (
+      await db.uow.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 ORDER BY pid`, [
+        application,
+      ])
+    ).map((r) => r.pid);
   const notify = (channel: string, payload: string) => db.uow.query(`SELECT pg_notify($1, $2)`, [channel, payload]);
 
   it('gives the listeners of one database one connection, each hearing its own channels only', async () => {
@@ -73,14 +77,32 @@ describe('PgListener', () => {
     await notify('pgl_one', '1');
     await notify('pgl_two', '2');
     await notify('pgl_shared', '3');
-    await Promise.all([a.until(() => a.heard.length >= 1), b.until(() => b.heard.length >= 2), c.until(() => c.heard.length >= 1)]);
+    await Promise.all([
+      a.until(() => a.heard.length >= 1),
+      b.until(() => b.heard.length >= 2),
+      c.until(() => c.heard.length >= 1),
+    ]);
     // A notification after the others, heard by all three: nothing else can still be on its way.
     await notify('pgl_one', 'end');
     await notify('pgl_shared', 'end');
-    await Promise.all([a.until(() => a.heard.length >= 2), b.until(() => b.heard.length >= 3), c.until(() => c.heard.length >= 2)]);
-    expect(a.heard).toEqual([['pgl_one', '1'], ['pgl_one', 'end']]);
-    expect(b.heard).toEqual([['pgl_two', '2'], ['pgl_shared', '3'], ['pgl_shared', 'end']]);
-    expect(c.heard).toEqual([['pgl_shared', '3'], ['pgl_shared', 'end']]);
+    await Promise.all([
+      a.until(() => a.heard.length >= 2),
+      b.until(() => b.heard.length >= 3),
+      c.until(() => c.heard.length >= 2),
+    ]);
+    expect(a.heard).toEqual([
+      ['pgl_one', '1'],
+      ['pgl_one', 'end'],
+    ]);
+    expect(b.heard).toEqual([
+      ['pgl_two', '2'],
+      ['pgl_shared', '3'],
+      ['pgl_shared', 'end'],
+    ]);
+    expect(c.heard).toEqual([
+      ['pgl_shared', '3'],
+      ['pgl_shared', 'end'],
+    ]);
   });
 
   it('keeps the connection for those still listening when one stops, and closes it with the last', async () => {
@@ -126,7 +148,9 @@ describe('PgListener', () => {
     const [pid] = await backends();
     const pids: number[] = [];
     const asked = Array.from({ length: 6 }, (_, i) =>
-      (i % 2 === 0 ? first : second).query(`SELECT pg_notify('pgl_query_a', $1 || ' ' || pg_backend_pid())`, [String(i)]).then((ran) => expect(ran).toBe(true)),
+      (i % 2 === 0 ? first : second)
+        .query(`SELECT pg_notify('pgl_query_a', $1 || ' ' || pg_backend_pid())`, [String(i)])
+        .then((ran) => expect(ran).toBe(true)),
     );
     await Promise.all(asked);
     await a.until(() => a.heard.length >= 6);
@@ -140,7 +164,12 @@ describe('PgListener', () => {
   });
 
   it('rejects start when the database cannot be reached, leaving nothing behind', async () => {
-    const unreachable = new PgListener({ ...config, connectionString: db.url.replace(/:(\d+)\//, ':1/') }, ['pgl_unreachable'], new Ear(), quiet);
+    const unreachable = new PgListener(
+      { ...config, connectionString: db.url.replace(/:(\d+)\//, ':1/') },
+      ['pgl_unreachable'],
+      new Ear(),
+      quiet,
+    );
     await expect(unreachable.start()).rejects.toThrow();
     expect(unreachable.listening).toBe(false);
     await unreachable.stop();

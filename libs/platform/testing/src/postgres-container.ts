@@ -21,7 +21,8 @@ export async function startPostgresContainer(log: (line: string) => void): Promi
   const engine = containerEngine();
   if (!engine.available) throw new Error(`MM_E2E_CONTAINERS=1 needs a container engine: ${engine.reason}`);
   const socket = '/run/podman/podman.sock';
-  if (engine.command === 'podman' && !process.env.DOCKER_HOST && existsSync(socket)) process.env.DOCKER_HOST = `unix://${socket}`;
+  if (engine.command === 'podman' && !process.env.DOCKER_HOST && existsSync(socket))
+    process.env.DOCKER_HOST = `unix://${socket}`;
   process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
   // testcontainers sees it runs inside a container (this machine looks like one) and would dial the bridge.
   process.env.TESTCONTAINERS_HOST_OVERRIDE ??= '127.0.0.1';
@@ -38,7 +39,16 @@ export async function startPostgresContainer(log: (line: string) => void): Promi
   const password = randomBytes(16).toString('hex');
   const container = await new GenericContainer(image)
     .withEnvironment({ POSTGRES_USER: 'postgres', POSTGRES_PASSWORD: password, POSTGRES_DB: 'postgres' })
-    .withCommand(['-c', 'max_connections=200', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'])
+    .withCommand([
+      '-c',
+      'max_connections=200',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+    ])
     .withExposedPorts(5432)
     .withWaitStrategy(Wait.forListeningPorts())
     .withStartupTimeout(120_000)
@@ -59,6 +69,8 @@ export async function startPostgresContainer(log: (line: string) => void): Promi
       await new Promise((r) => setTimeout(r, 250));
     }
   }
-  log(`PostgreSQL from the container image ${image} (testcontainers) at ${container.getHost()}:${container.getMappedPort(5432)}`);
+  log(
+    `PostgreSQL from the container image ${image} (testcontainers) at ${container.getHost()}:${container.getMappedPort(5432)}`,
+  );
   return { adminUrl, stop: async () => void (await container.stop({ remove: true, removeVolumes: true })) };
 }

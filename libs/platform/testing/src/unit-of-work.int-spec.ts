@@ -19,7 +19,13 @@ async function roundTrips<T>(fn: () => Promise<T>): Promise<{ result: T; trips: 
   Client.prototype.query = function (this: Client, ...args: unknown[]) {
     // A text, a query config, or a batch of statements (the UnitOfWork's own).
     const config = args[0] as string | { text?: string; statements?: Array<{ sql: string }> };
-    issued.push(...(typeof config === 'string' ? [config] : config.text !== undefined ? [config.text] : (config.statements ?? []).map((s) => s.sql)));
+    issued.push(
+      ...(typeof config === 'string'
+        ? [config]
+        : config.text !== undefined
+          ? [config.text]
+          : (config.statements ?? []).map((s) => s.sql)),
+    );
     return (original as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof original;
   const written = (write: (...a: unknown[]) => unknown) =>
@@ -28,7 +34,10 @@ async function roundTrips<T>(fn: () => Promise<T>): Promise<{ result: T; trips: 
       issued = [];
       return write.apply(this, args);
     };
-  const { _write: write, _writev: writev } = Socket.prototype as unknown as Record<'_write' | '_writev', (...a: unknown[]) => unknown>;
+  const { _write: write, _writev: writev } = Socket.prototype as unknown as Record<
+    '_write' | '_writev',
+    (...a: unknown[]) => unknown
+  >;
   Object.assign(Socket.prototype, { _write: written(write), _writev: written(writev) });
   try {
     return { result: await fn(), trips };
@@ -77,14 +86,32 @@ describe('UnitOfWork', () => {
   });
 
   it('reads a parameter written into a batch exactly as the same parameter bound', async () => {
-    const values = ["it's", 'back\\slash \\x00 $1 -- not a comment', '"quoted"', 'emoji 💸 and ünïcödé', '', ' E\'x\' ', '{"a":[1,"b\\\\"]}'];
+    const values = [
+      "it's",
+      'back\\slash \\x00 $1 -- not a comment',
+      '"quoted"',
+      'emoji 💸 and ünïcödé',
+      '',
+      " E'x' ",
+      '{"a":[1,"b\\\\"]}',
+    ];
     for (const value of values) {
-      const bound = await db.uow.query<{ v: string }>(`SELECT $1::text AS v, $1::text = $2::text AS same`, [value, value]);
-      const [[inlined]] = await db.uow.batch([{ sql: `SELECT $1::text AS v, $1::text = $2::text AS same`, params: [value, value] }]);
+      const bound = await db.uow.query<{ v: string }>(`SELECT $1::text AS v, $1::text = $2::text AS same`, [
+        value,
+        value,
+      ]);
+      const [[inlined]] = await db.uow.batch([
+        { sql: `SELECT $1::text AS v, $1::text = $2::text AS same`, params: [value, value] },
+      ]);
       expect(inlined).toEqual(bound[0]);
       expect(inlined.v).toBe(value);
     }
-    const [[json]] = await db.uow.batch([{ sql: `SELECT $1::jsonb AS j, $2::int + 1 AS n, $3::text[] AS a, $4::bytea AS b`, params: [JSON.stringify({ k: "v'\\" }), 41, ['x', 'y"z'], Buffer.from([0, 1, 255])] }]);
+    const [[json]] = await db.uow.batch([
+      {
+        sql: `SELECT $1::jsonb AS j, $2::int + 1 AS n, $3::text[] AS a, $4::bytea AS b`,
+        params: [JSON.stringify({ k: "v'\\" }), 41, ['x', 'y"z'], Buffer.from([0, 1, 255])],
+      },
+    ]);
     expect(json).toEqual({ j: { k: "v'\\" }, n: 42, a: ['x', 'y"z'], b: Buffer.from([0, 1, 255]) });
   });
 
@@ -117,7 +144,10 @@ describe('UnitOfWork', () => {
     const lock = `SELECT pg_advisory_xact_lock(42)`;
     const bump = () =>
       db.uow.run(async () => {
-        const [, [row]] = await db.uow.batch([{ sql: lock }, { sql: `SELECT n FROM uow_batch WHERE id = $1`, params: [1] }]);
+        const [, [row]] = await db.uow.batch([
+          { sql: lock },
+          { sql: `SELECT n FROM uow_batch WHERE id = $1`, params: [1] },
+        ]);
         await new Promise((r) => setTimeout(r, 20));
         await db.uow.query(`UPDATE uow_batch SET n = $1 WHERE id = 1`, [Number(row.n) + 1]);
       });
@@ -130,11 +160,22 @@ describe('UnitOfWork', () => {
     await db.uow.query(`CREATE TABLE uow_prepared (id int PRIMARY KEY, note text)`);
     const insert = `INSERT INTO uow_prepared (id, note) VALUES ($1, $2) RETURNING id, note`;
     const count = `SELECT count(*)::int AS n FROM uow_prepared WHERE note = $1`;
-    const prepared = () => db.uow.query<{ name: string; statement: string }>(`SELECT name, statement FROM pg_prepared_statements`);
-    const first = await db.uow.run(() => db.uow.batch([{ sql: insert, params: [1, "o'k"] }, { sql: count, params: ["o'k"] }]));
+    const prepared = () =>
+      db.uow.query<{ name: string; statement: string }>(`SELECT name, statement FROM pg_prepared_statements`);
+    const first = await db.uow.run(() =>
+      db.uow.batch([
+        { sql: insert, params: [1, "o'k"] },
+        { sql: count, params: ["o'k"] },
+      ]),
+    );
     expect(first).toEqual([[{ id: 1, note: "o'k" }], [{ n: 1 }]]);
     await db.uow.run(async () => {
-      expect(await db.uow.batch([{ sql: insert, params: [2, 'x'] }, { sql: count, params: ["o'k"] }])).toEqual([[{ id: 2, note: 'x' }], [{ n: 1 }]]);
+      expect(
+        await db.uow.batch([
+          { sql: insert, params: [2, 'x'] },
+          { sql: count, params: ["o'k"] },
+        ]),
+      ).toEqual([[{ id: 2, note: 'x' }], [{ n: 1 }]]);
       // Once each on this connection, whatever the number of runs.
       const names = await prepared();
       expect(names.filter((p) => /^(INSERT|SELECT).*uow_prepared/.test(p.statement))).toHaveLength(2);
@@ -143,29 +184,72 @@ describe('UnitOfWork', () => {
     // comes after the failure, so is never prepared...
     const update = `UPDATE uow_prepared SET note = $2 WHERE id = $1 RETURNING note`;
     const other = `SELECT note FROM uow_prepared WHERE id = $1`;
-    await expect(db.uow.run(() => db.uow.batch([{ sql: update, params: [2, 'y'] }, { sql: insert, params: [1, 'dup'] }, { sql: other, params: [1] }]))).rejects.toThrow(/duplicate key/);
+    await expect(
+      db.uow.run(() =>
+        db.uow.batch([
+          { sql: update, params: [2, 'y'] },
+          { sql: insert, params: [1, 'dup'] },
+          { sql: other, params: [1] },
+        ]),
+      ),
+    ).rejects.toThrow(/duplicate key/);
     // ...leave every connection able to run both: the ones that did prepare them and the ones that did not.
-    const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => db.uow.run(() => db.uow.batch([{ sql: update, params: [2, `y${i}`] }, { sql: other, params: [1] }]))));
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        db.uow.run(() =>
+          db.uow.batch([
+            { sql: update, params: [2, `y${i}`] },
+            { sql: other, params: [1] },
+          ]),
+        ),
+      ),
+    );
     expect(runs.map(([[row]]) => row.note)).toEqual(Array.from({ length: 8 }, (_, i) => `y${i}`));
     // A new statement that is parsed, then fails as it runs: prepared or not, it runs everywhere after.
     const failing = `INSERT INTO uow_prepared (id, note) VALUES ($1, $2)`;
-    await expect(db.uow.run(() => db.uow.batch([{ sql: failing, params: [1, 'dup'] }, { sql: count, params: ['x'] }]))).rejects.toThrow(/duplicate key/);
-    await Promise.all(Array.from({ length: 8 }, (_, i) => db.uow.run(() => db.uow.batch([{ sql: failing, params: [100 + i, 'n'] }, { sql: count, params: ['n'] }]))));
+    await expect(
+      db.uow.run(() =>
+        db.uow.batch([
+          { sql: failing, params: [1, 'dup'] },
+          { sql: count, params: ['x'] },
+        ]),
+      ),
+    ).rejects.toThrow(/duplicate key/);
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        db.uow.run(() =>
+          db.uow.batch([
+            { sql: failing, params: [100 + i, 'n'] },
+            { sql: count, params: ['n'] },
+          ]),
+        ),
+      ),
+    );
     await db.uow.query(`DELETE FROM uow_prepared WHERE id >= 100`);
     // Values are bound, never written into the text: NULL, arrays, json and text that looks like SQL.
-    const [[row]] = await db.uow.batch([{ sql: `SELECT $1::text IS NULL AS nil, $2::text[] AS a, $3::jsonb AS j, $4::text AS t`, params: [null, ['p', 'q"r'], JSON.stringify({ k: 1 }), "'); DROP TABLE uow_prepared; --"] }, { sql: `SELECT 1 AS one` }]);
+    const [[row]] = await db.uow.batch([
+      {
+        sql: `SELECT $1::text IS NULL AS nil, $2::text[] AS a, $3::jsonb AS j, $4::text AS t`,
+        params: [null, ['p', 'q"r'], JSON.stringify({ k: 1 }), "'); DROP TABLE uow_prepared; --"],
+      },
+      { sql: `SELECT 1 AS one` },
+    ]);
     expect(row).toEqual({ nil: true, a: ['p', 'q"r'], j: { k: 1 }, t: "'); DROP TABLE uow_prepared; --" });
     expect(await db.uow.query(`SELECT count(*)::int AS n FROM uow_prepared`)).toEqual([{ n: 2 }]);
   });
 
   it("asks for a prepared statement's columns once per connection, then reads its rows with the columns kept", async () => {
-    await db.uow.query(`CREATE TABLE uow_columns (id int PRIMARY KEY, at timestamptz NOT NULL, doc jsonb, amount numeric)`);
+    await db.uow.query(
+      `CREATE TABLE uow_columns (id int PRIMARY KEY, at timestamptz NOT NULL, doc jsonb, amount numeric)`,
+    );
     const insert = `INSERT INTO uow_columns (id, at, doc, amount) VALUES ($1, $2, $3, $4)`;
     const select = `SELECT id, at, doc, amount FROM uow_columns WHERE id = ANY($1::int[]) ORDER BY id`;
     const at = new Date('2026-01-02T03:04:05.678Z');
     // The Describes pg writes, by the statement each follows the Bind of, on the one connection of a transaction.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const Connection = require('pg/lib/connection') as { prototype: Record<'bind' | 'describe', (...a: unknown[]) => unknown> };
+    const Connection = require('pg/lib/connection') as {
+      prototype: Record<'bind' | 'describe', (...a: unknown[]) => unknown>;
+    };
     const { bind, describe } = Connection.prototype;
     const described = new Map<string, number>();
     let bound = '';
@@ -223,7 +307,14 @@ describe('UnitOfWork', () => {
       // The next statement answers its own rows, whatever travelled ahead of it.
       expect(await db.uow.query(`SELECT v FROM uow_savepoint WHERE id = 1`)).toEqual([{ v: 'deferred before' }]);
       // A step whose failed batch prepared a statement: the connection asks which after the rollback.
-      await expect(db.uow.savepoint(() => db.uow.batch([{ sql: `INSERT INTO uow_savepoint VALUES ($1, $2)`, params: [6, 'new text'] }, { sql: `INSERT INTO uow_savepoint VALUES ($1, 'dup')`, params: [1] }]))).rejects.toThrow(/duplicate key/);
+      await expect(
+        db.uow.savepoint(() =>
+          db.uow.batch([
+            { sql: `INSERT INTO uow_savepoint VALUES ($1, $2)`, params: [6, 'new text'] },
+            { sql: `INSERT INTO uow_savepoint VALUES ($1, 'dup')`, params: [1] },
+          ]),
+        ),
+      ).rejects.toThrow(/duplicate key/);
       // A step that fails before reaching the database: what it queued is forgotten.
       await expect(
         db.uow.savepoint(async () => {
@@ -232,7 +323,9 @@ describe('UnitOfWork', () => {
         }),
       ).rejects.toThrow('refused');
       // A step that succeeds stays.
-      expect(await db.uow.savepoint(() => db.uow.query(`INSERT INTO uow_savepoint VALUES (4, 'kept') RETURNING id`))).toEqual([{ id: 4 }]);
+      expect(
+        await db.uow.savepoint(() => db.uow.query(`INSERT INTO uow_savepoint VALUES (4, 'kept') RETURNING id`)),
+      ).toEqual([{ id: 4 }]);
       await db.uow.afterCommit(async () => void afterCommit.push('transaction'));
       await db.uow.query(`INSERT INTO uow_savepoint VALUES (5, 'after')`);
     });
@@ -245,11 +338,14 @@ describe('UnitOfWork', () => {
   });
 
   it("runs a transaction's statements on their generic plans from their first run, and reads outside one on PostgreSQL's choice", async () => {
-    const mode = async () => (await db.uow.query<{ mode: string }>(`SELECT current_setting('plan_cache_mode') AS mode`))[0].mode;
+    const mode = async () =>
+      (await db.uow.query<{ mode: string }>(`SELECT current_setting('plan_cache_mode') AS mode`))[0].mode;
     expect(await db.uow.run(mode)).toBe('force_generic_plan');
     expect(await mode()).toBe('auto');
     // Set for the transaction only: the connection, back in the pool, plans as PostgreSQL chooses again.
-    expect(await db.uow.run(async () => (await db.uow.runDetached(mode)) + ' ' + (await mode()))).toBe('force_generic_plan force_generic_plan');
+    expect(await db.uow.run(async () => (await db.uow.runDetached(mode)) + ' ' + (await mode()))).toBe(
+      'force_generic_plan force_generic_plan',
+    );
     expect(await mode()).toBe('auto');
   });
 
@@ -261,7 +357,10 @@ describe('UnitOfWork', () => {
         await db.uow.defer(`UPDATE uow_together SET v = 'deferred' WHERE id = 2`);
         return Promise.all([
           db.uow.query(`SELECT v FROM uow_together WHERE id = $1`, [1]),
-          db.uow.batch([{ sql: `SELECT v FROM uow_together WHERE id = $1`, params: [2] }, { sql: `SELECT count(*)::int AS n FROM uow_together` }]),
+          db.uow.batch([
+            { sql: `SELECT v FROM uow_together WHERE id = $1`, params: [2] },
+            { sql: `SELECT count(*)::int AS n FROM uow_together` },
+          ]),
           db.uow.query(`SELECT $1::text AS echo`, ['third']),
         ]);
       }),
@@ -279,7 +378,10 @@ describe('UnitOfWork', () => {
     let outcomes: string[] = [];
     await expect(
       db.uow.run(async () => {
-        const all = await Promise.allSettled([db.uow.query(`INSERT INTO uow_together_fail VALUES (1)`), db.uow.query(`INSERT INTO uow_together_fail VALUES (1)`)]);
+        const all = await Promise.allSettled([
+          db.uow.query(`INSERT INTO uow_together_fail VALUES (1)`),
+          db.uow.query(`INSERT INTO uow_together_fail VALUES (1)`),
+        ]);
         outcomes = all.map((o) => (o.status === 'rejected' ? String(o.reason) : 'answered'));
       }),
     ).rejects.toThrow(/rolled back/);
@@ -318,7 +420,10 @@ describe('UnitOfWork', () => {
     );
     expect(seen).toEqual([[{ claim: 7 }]]);
     // BEGIN, the guard and the insert together; then the rollback.
-    expect(trips).toEqual([['BEGIN', PLANS, 'SELECT $1::int AS claim', 'INSERT INTO uow_lead VALUES (1) RETURNING id'], ['ROLLBACK']]);
+    expect(trips).toEqual([
+      ['BEGIN', PLANS, 'SELECT $1::int AS claim', 'INSERT INTO uow_lead VALUES (1) RETURNING id'],
+      ['ROLLBACK'],
+    ]);
     expect(await db.uow.query(`SELECT * FROM uow_lead`)).toEqual([]);
   });
 
@@ -326,7 +431,10 @@ describe('UnitOfWork', () => {
     await db.uow.query(`CREATE TABLE uow_lead_ok (id int PRIMARY KEY)`);
     const { result: state, trips } = await roundTrips(() =>
       db.uow.run(async () => {
-        const guard = db.uow.prefetch({ guard: [{ sql: `SELECT 1 AS ok` }], judge: ([[row]]) => expect(row).toEqual({ ok: 1 }) });
+        const guard = db.uow.prefetch({
+          guard: [{ sql: `SELECT 1 AS ok` }],
+          judge: ([[row]]) => expect(row).toEqual({ ok: 1 }),
+        });
         expect(guard.answered).toBe(false);
         await db.uow.query(`INSERT INTO uow_lead_ok VALUES (1)`);
         expect(guard.answered).toBe(true);
@@ -354,7 +462,10 @@ describe('UnitOfWork', () => {
     expect(trips).toHaveLength(1);
     await expect(write('taken')).rejects.toThrow(/duplicate key/);
     expect(checks).toEqual([]);
-    expect(await db.uow.query(`SELECT key FROM uow_lead_commit ORDER BY key`)).toEqual([{ key: 'fresh' }, { key: 'taken' }]);
+    expect(await db.uow.query(`SELECT key FROM uow_lead_commit ORDER BY key`)).toEqual([
+      { key: 'fresh' },
+      { key: 'taken' },
+    ]);
   });
 
   it('sends and judges a guard whose result is asked for, before the caller acts outside the database', async () => {
@@ -386,7 +497,8 @@ describe('UnitOfWork', () => {
     await db.uow.query(`CREATE TABLE uow_prefetch (id int PRIMARY KEY, v text)`);
     await db.uow.query(`INSERT INTO uow_prefetch VALUES (1, 'one')`);
     const key = (id: number) => new PrefetchKey<{ id: number; v: string }>(`uow_prefetch/${id}`);
-    const read = (id: number) => async () => (await db.uow.query<{ id: number; v: string }>(`SELECT id, v FROM uow_prefetch WHERE id = $1`, [id]))[0];
+    const read = (id: number) => async () =>
+      (await db.uow.query<{ id: number; v: string }>(`SELECT id, v FROM uow_prefetch WHERE id = $1`, [id]))[0];
     const { result, trips } = await roundTrips(() =>
       db.uow.run(async () => {
         db.uow.prefetch({ key: key(1), read: read(1) });
@@ -398,22 +510,39 @@ describe('UnitOfWork', () => {
       }),
     );
     expect(result).toEqual({ value: { id: 1, v: 'one' }, again: undefined, other: undefined });
-    expect(trips).toEqual([['BEGIN', PLANS, 'SELECT id, v FROM uow_prefetch WHERE id = $1', "SELECT 'the step that prefetched' AS step"], ['COMMIT']]);
+    expect(trips).toEqual([
+      ['BEGIN', PLANS, 'SELECT id, v FROM uow_prefetch WHERE id = $1', "SELECT 'the step that prefetched' AS step"],
+      ['COMMIT'],
+    ]);
     // Outside a transaction there is nothing to take; a savepoint that rolls back drops what was prefetched.
     expect(db.uow.prefetched(key(1))).toBeUndefined();
     await db.uow.run(async () => {
       db.uow.prefetch({ key: key(1), read: read(1) });
-      await expect(db.uow.savepoint(() => db.uow.query(`INSERT INTO uow_prefetch VALUES (1, 'duplicate')`))).rejects.toThrow(/duplicate key/);
+      await expect(
+        db.uow.savepoint(() => db.uow.query(`INSERT INTO uow_prefetch VALUES (1, 'duplicate')`)),
+      ).rejects.toThrow(/duplicate key/);
       expect(db.uow.prefetched(key(1))).toBeUndefined();
     });
   });
 
   it('runs a batch outside a transaction as one implicit transaction: one round trip, all or nothing', async () => {
     await db.uow.query(`CREATE TABLE uow_implicit (id int PRIMARY KEY)`);
-    const { result, trips } = await roundTrips(() => db.uow.batch([{ sql: `INSERT INTO uow_implicit VALUES ($1) RETURNING id`, params: [1] }, { sql: `SELECT count(*)::int AS n FROM uow_implicit` }]));
+    const { result, trips } = await roundTrips(() =>
+      db.uow.batch([
+        { sql: `INSERT INTO uow_implicit VALUES ($1) RETURNING id`, params: [1] },
+        { sql: `SELECT count(*)::int AS n FROM uow_implicit` },
+      ]),
+    );
     expect(result).toEqual([[{ id: 1 }], [{ n: 1 }]]);
-    expect(trips).toEqual([['INSERT INTO uow_implicit VALUES ($1) RETURNING id', 'SELECT count(*)::int AS n FROM uow_implicit']]);
-    await expect(db.uow.batch([{ sql: `INSERT INTO uow_implicit VALUES ($1)`, params: [2] }, { sql: `INSERT INTO uow_implicit VALUES ($1)`, params: [1] }])).rejects.toThrow(/duplicate key/);
+    expect(trips).toEqual([
+      ['INSERT INTO uow_implicit VALUES ($1) RETURNING id', 'SELECT count(*)::int AS n FROM uow_implicit'],
+    ]);
+    await expect(
+      db.uow.batch([
+        { sql: `INSERT INTO uow_implicit VALUES ($1)`, params: [2] },
+        { sql: `INSERT INTO uow_implicit VALUES ($1)`, params: [1] },
+      ]),
+    ).rejects.toThrow(/duplicate key/);
     expect(await db.uow.query(`SELECT id FROM uow_implicit`)).toEqual([{ id: 1 }]);
   });
 

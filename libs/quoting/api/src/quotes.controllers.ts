@@ -1,5 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiExcludeController, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiExcludeController,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { type AcceptedQuote, type AcceptQuoteRequest, type EventPayloads } from '@mm/contracts';
 import { CashPickupsService, QuotesService } from '@mm/quoting/application';
@@ -67,7 +74,11 @@ export class QuotesInternalController {
   @HttpCode(200)
   async accept(@Body() body: { projectId: string } & AcceptQuoteRequest): Promise<AcceptedQuote> {
     // Across processes the checks are settled here, before the answer (and never serialised).
-    const { pendingChecks, ...quote } = await this.quotes.accept(body.projectId, { quoteId: body.quoteId, transactionId: body.transactionId, at: body.at });
+    const { pendingChecks, ...quote } = await this.quotes.accept(body.projectId, {
+      quoteId: body.quoteId,
+      transactionId: body.transactionId,
+      at: body.at,
+    });
     await pendingChecks;
     return quote;
   }
@@ -77,7 +88,11 @@ export class QuotesInternalController {
   @NoIdempotencyKey()
   @HttpCode(204)
   release(@Body() body: { projectId: string } & AcceptQuoteRequest): Promise<void> {
-    return this.quotes.release(body.projectId, { quoteId: body.quoteId, transactionId: body.transactionId, at: body.at });
+    return this.quotes.release(body.projectId, {
+      quoteId: body.quoteId,
+      transactionId: body.transactionId,
+      at: body.at,
+    });
   }
 }
 
@@ -91,12 +106,16 @@ export class QuotingEventsController {
   constructor(private readonly cashPickups: CashPickupsService) {}
 
   @EventPattern('cashLocation.published')
-  onCashLocationPublished(@Payload() event: RecordedEvent<'cashLocation.published', EventPayloads['cashLocation.published']>): Promise<void> {
+  onCashLocationPublished(
+    @Payload() event: RecordedEvent<'cashLocation.published', EventPayloads['cashLocation.published']>,
+  ): Promise<void> {
     return this.cashPickups.onCashLocationPublished(event);
   }
 
   @EventPattern('transaction.refunded')
-  onTransactionRefunded(@Payload() event: RecordedEvent<'transaction.refunded', EventPayloads['transaction.refunded']>): Promise<void> {
+  onTransactionRefunded(
+    @Payload() event: RecordedEvent<'transaction.refunded', EventPayloads['transaction.refunded']>,
+  ): Promise<void> {
     return this.cashPickups.onTransactionRefunded(event);
   }
 }

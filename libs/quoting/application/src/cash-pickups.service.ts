@@ -8,7 +8,13 @@
 // feature is the gateway's, asked where a pickup is decided (ADR 0057).
 import { Injectable } from '@nestjs/common';
 import { ApiError, GatewayPort, type EventPayloads, type QuoteRecord } from '@mm/contracts';
-import { cashPickupWindows, checkCashPickupAmount, checkCashPickupUsage, checkPickupLocation, type CashPickupLocation } from '@mm/quoting/domain';
+import {
+  cashPickupWindows,
+  checkCashPickupAmount,
+  checkCashPickupUsage,
+  checkPickupLocation,
+  type CashPickupLocation,
+} from '@mm/quoting/domain';
 import { CashPickupRepository } from '@mm/quoting/infrastructure';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { isId } from '@mm/platform/ids';
@@ -31,13 +37,17 @@ export class CashPickupsService {
       throw error;
     });
     if (!settings?.features.cashPickup) {
-      throw new ApiError('UnsupportedCorridor', 'cash pickup is not enabled for this project (project feature cashPickup, set by an operator)');
+      throw new ApiError(
+        'UnsupportedCorridor',
+        'cash pickup is not enabled for this project (project feature cashPickup, set by an operator)',
+      );
     }
   }
 
   /** The location a cash destination names: known, the same reference, a pickup location. */
   async location(id: string, reference: string): Promise<CashPickupLocation> {
-    if (!isId('cashLocation', id)) throw new ApiError('InvalidCashLocationID', `"${id.slice(0, 64)}" is not a cash location id (loc_…)`);
+    if (!isId('cashLocation', id))
+      throw new ApiError('InvalidCashLocationID', `"${id.slice(0, 64)}" is not a cash location id (loc_…)`);
     return checkPickupLocation(await this.pickups.location(id), id, reference);
   }
 
@@ -57,8 +67,20 @@ export class CashPickupsService {
     const state = String(quote.destination.details.locationState);
     checkCashPickupAmount(cash);
     await this.pickups.lockCustomer(quote.projectId, quote.customerId);
-    checkCashPickupUsage(cash, state, await this.pickups.usage(quote.projectId, quote.customerId, cashPickupWindows(at)));
-    await this.pickups.recordAccepted({ projectId: quote.projectId, quoteId: quote.quoteId, customerId: quote.customerId, transactionId, amount: cash, state, at });
+    checkCashPickupUsage(
+      cash,
+      state,
+      await this.pickups.usage(quote.projectId, quote.customerId, cashPickupWindows(at)),
+    );
+    await this.pickups.recordAccepted({
+      projectId: quote.projectId,
+      quoteId: quote.quoteId,
+      customerId: quote.customerId,
+      transactionId,
+      amount: cash,
+      state,
+      at,
+    });
   }
 
   /** The transaction that accepted the quote was refused after all: the pickup never counted. */
@@ -66,12 +88,16 @@ export class CashPickupsService {
     return this.pickups.removeReleased(projectId, quoteId);
   }
 
-  async onCashLocationPublished(event: RecordedEvent<'cashLocation.published', EventPayloads['cashLocation.published']>): Promise<void> {
+  async onCashLocationPublished(
+    event: RecordedEvent<'cashLocation.published', EventPayloads['cashLocation.published']>,
+  ): Promise<void> {
     await this.pickups.upsertLocation(event.data, event.streamVersion);
   }
 
   /** An expired pickup's money is back in the wallet: no cash was handed out, so it no longer counts. */
-  async onTransactionRefunded(event: RecordedEvent<'transaction.refunded', EventPayloads['transaction.refunded']>): Promise<void> {
+  async onTransactionRefunded(
+    event: RecordedEvent<'transaction.refunded', EventPayloads['transaction.refunded']>,
+  ): Promise<void> {
     if (event.data.subStatus !== 'completed.cashPickupExpired') return;
     await this.pickups.markReturned(event.data.projectId, event.data.transactionId, event.data.at);
   }

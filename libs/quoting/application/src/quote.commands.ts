@@ -12,7 +12,12 @@ import { QuotingEventStore } from './quoting-event-store';
 @Injectable()
 export class QuoteCommands extends CommandHandler<QuoteCommand, QuoteEvent, QuoteState, QuoteRow> {
   constructor(store: QuotingEventStore, quotes: QuotesReadModel) {
-    super(store, { decider: quoteDecider, streamId: quoteStreamId, project: (event) => projectQuote(quotes, event), options: { deferAppend: true } });
+    super(store, {
+      decider: quoteDecider,
+      streamId: quoteStreamId,
+      project: (event) => projectQuote(quotes, event),
+      options: { deferAppend: true },
+    });
   }
 }
 
@@ -21,7 +26,14 @@ function projectQuote(quotes: QuotesReadModel, event: RecordedEvent & QuoteEvent
     case 'quote.created':
       return quotes.insert(event.data, event.streamVersion);
     case 'quote.accepted':
-      return quotes.setStatus(event.data.projectId, event.data.quoteId, 'accepted', event.data.transactionId, event.streamVersion, event.data.at);
+      return quotes.setStatus(
+        event.data.projectId,
+        event.data.quoteId,
+        'accepted',
+        event.data.transactionId,
+        event.streamVersion,
+        event.data.at,
+      );
     case 'quote.released':
       return quotes.reopen(event.data.projectId, event.data.quoteId, event.streamVersion, event.data.at);
   }

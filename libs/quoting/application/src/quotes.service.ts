@@ -3,7 +3,18 @@
 // expires on its project's clock (read as expired from expiresAt on) unless one
 // transaction accepts it first.
 import { Injectable } from '@nestjs/common';
-import { AccountsPort, ApiError, requireAmount, requireEndorsement, sideExternalAccountId, type AcceptedQuote, type AcceptQuoteRequest, type CustomerView, type QuoteOutline, type QuoteRecord } from '@mm/contracts';
+import {
+  AccountsPort,
+  ApiError,
+  requireAmount,
+  requireEndorsement,
+  sideExternalAccountId,
+  type AcceptedQuote,
+  type AcceptQuoteRequest,
+  type CustomerView,
+  type QuoteOutline,
+  type QuoteRecord,
+} from '@mm/contracts';
 import {
   buildSides,
   planQuote,
@@ -70,23 +81,28 @@ export class QuotesService {
 
   async create(projectId: string, input: CreateQuoteInput): Promise<QuoteRow> {
     const plan = planQuote(input);
-    if (!isId('customer', input.customerId)) throw new ApiError('InvalidCustomerID', `"${input.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+    if (!isId('customer', input.customerId))
+      throw new ApiError('InvalidCustomerID', `"${input.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
     if (plan.cashLocation) await this.cashPickups.requireEnabled(projectId);
     const wallet = (id: string | undefined) => (id ? this.accounts.wallet(projectId, id) : undefined);
     const account = (id: string | undefined) => (id ? this.accounts.externalAccount(projectId, id) : undefined);
     // Every lookup at once (one round trip in one process, calls side by side across processes), the
     // customer's too unless a source wallet of theirs may prove they exist and nothing fiat or cash needs
     // their endorsements; their refusals are then taken in the order they would have come one by one.
-    const [sourceWallet, sourceCard, buyWallet, destinationWallet, destinationAccount, cashLocation, asked] = await Promise.allSettled([
-      wallet(plan.sourceWalletId),
-      account(plan.sourceCardId),
-      wallet(plan.buyWalletId),
-      wallet(plan.destinationWalletId),
-      account(plan.destinationAccountId),
-      plan.cashLocation ? this.cashPickups.location(plan.cashLocation.id, plan.cashLocation.reference) : undefined,
-      mayNeedCustomer(plan) ? this.accounts.customer(projectId, input.customerId) : undefined,
-    ]);
-    const customerLookup = (): Promise<CustomerView> => (asked.status === 'fulfilled' && asked.value === undefined ? this.accounts.customer(projectId, input.customerId) : Promise.resolve(settledValue(asked)!));
+    const [sourceWallet, sourceCard, buyWallet, destinationWallet, destinationAccount, cashLocation, asked] =
+      await Promise.allSettled([
+        wallet(plan.sourceWalletId),
+        account(plan.sourceCardId),
+        wallet(plan.buyWalletId),
+        wallet(plan.destinationWalletId),
+        account(plan.destinationAccountId),
+        plan.cashLocation ? this.cashPickups.location(plan.cashLocation.id, plan.cashLocation.reference) : undefined,
+        mayNeedCustomer(plan) ? this.accounts.customer(projectId, input.customerId) : undefined,
+      ]);
+    const customerLookup = (): Promise<CustomerView> =>
+      asked.status === 'fulfilled' && asked.value === undefined
+        ? this.accounts.customer(projectId, input.customerId)
+        : Promise.resolve(settledValue(asked)!);
     const resolved: ResolvedInstruments = {
       sourceWallet: settledValue(sourceWallet),
       sourceCard: settledValue(sourceCard),
@@ -102,9 +118,12 @@ export class QuotesService {
     const fixedAmountSide = input.source.amount !== undefined ? 'source' : 'destination';
     const amount = fixedAmountSide === 'source' ? input.source.amount! : input.destination.amount!;
     // The side's asset is known only now: the request's validation checked all but its decimal places (ADR 0023).
-    requireAmount(amount, `${fixedAmountSide}.amount`, { asset: fixedAmountSide === 'source' ? sides.sourceAsset : sides.destinationAsset });
+    requireAmount(amount, `${fixedAmountSide}.amount`, {
+      asset: fixedAmountSide === 'source' ? sides.sourceAsset : sides.destinationAsset,
+    });
     const rate = this.prices.rate(sides.sourceAsset, sides.destinationAsset);
-    if (!rate) throw new ApiError('UnsupportedCorridor', `no price for ${sides.sourceAsset} to ${sides.destinationAsset}`);
+    if (!rate)
+      throw new ApiError('UnsupportedCorridor', `no price for ${sides.sourceAsset} to ${sides.destinationAsset}`);
     // A fiat or cash side needs its currency's endorsement, as the accounts service has it now (docs/endorsements.md):
     // once the request is valid, before its amount is priced and held to limits.
     const endorsement = quoteEndorsement(sides);
@@ -112,13 +131,28 @@ export class QuotesService {
     if (endorsement) requireEndorsement(holder!, endorsement.name, endorsement.operation);
     // Who a fiat payout comes from (its transaction's payoutOrigin): the customer, by name, as the accounts
     // service has it now; an account of the customer's own names them too.
-    const ownAccount = [resolved.sourceCard, resolved.destinationAccount].find((a) => a?.customerId === input.customerId && a.counterpartyId === null);
+    const ownAccount = [resolved.sourceCard, resolved.destinationAccount].find(
+      (a) => a?.customerId === input.customerId && a.counterpartyId === null,
+    );
     const customerName = holder?.name ?? ownAccount?.customerName ?? null;
     const sponsorGas = input.sponsorGas ?? true;
-    const pricing = price({ sourceAsset: sides.sourceAsset, destinationAsset: sides.destinationAsset, amount, fixedAmountSide, sponsorGas, rate });
+    const pricing = price({
+      sourceAsset: sides.sourceAsset,
+      destinationAsset: sides.destinationAsset,
+      amount,
+      fixedAmountSide,
+      sponsorGas,
+      rate,
+    });
     if (resolved.cashLocation) {
       // The cash is the destination amount, whichever side was fixed (spec: Limits / Cash pickup).
-      await this.cashPickups.checkAtCreate(projectId, input.customerId, pricing.destination.amountGross, resolved.cashLocation.state, await this.clock.now(projectId));
+      await this.cashPickups.checkAtCreate(
+        projectId,
+        input.customerId,
+        pricing.destination.amountGross,
+        resolved.cashLocation.state,
+        await this.clock.now(projectId),
+      );
     }
     return runCommand(this.uow, async () => {
       const now = await this.clock.now(projectId);
@@ -139,15 +173,25 @@ export class QuotesService {
         customerName,
       };
       // A new quote's events need no answer from the database: they travel with the quote's row.
-      const { row } = await this.commands.handle(projectId, quoteId, { type: 'CreateQuote', quote }, { newStream: true });
+      const { row } = await this.commands.handle(
+        projectId,
+        quoteId,
+        { type: 'CreateQuote', quote },
+        { newStream: true },
+      );
       await this.uow.afterCommit(async () => this.rememberMadeHere(quote));
       return row!;
     });
   }
 
   /** The quotes port: accepts an open quote for one transaction (idempotent for that transaction). */
-  async accept(projectId: string, request: AcceptQuoteRequest, alongside?: (outline: QuoteOutline) => void): Promise<AcceptedQuote> {
-    if (!isId('quote', request.quoteId)) throw new ApiError('InvalidQuoteID', `"${String(request.quoteId).slice(0, 64)}" is not a quote id (qt_…)`);
+  async accept(
+    projectId: string,
+    request: AcceptQuoteRequest,
+    alongside?: (outline: QuoteOutline) => void,
+  ): Promise<AcceptedQuote> {
+    if (!isId('quote', request.quoteId))
+      throw new ApiError('InvalidQuoteID', `"${String(request.quoteId).slice(0, 64)}" is not a quote id (qt_…)`);
     // Joining the caller's transaction (one process), the accounts' checks need not hold the caller back:
     // they travel with its next statements, and it awaits them (AcceptedQuote.pendingChecks).
     const joined = this.uow.inTransaction;
@@ -164,7 +208,12 @@ export class QuotesService {
             alongside?.({ source: known.source });
           }
         : undefined;
-      const decision = await this.commands.handle(projectId, request.quoteId, { type: 'AcceptQuote', projectId, transactionId: request.transactionId, at: request.at }, { alongsideRead: sendAhead });
+      const decision = await this.commands.handle(
+        projectId,
+        request.quoteId,
+        { type: 'AcceptQuote', projectId, transactionId: request.transactionId, at: request.at },
+        { alongsideRead: sendAhead },
+      );
       if (decision.state.status === 'none') throw new ApiError('QuoteNotFound');
       const q = decision.state.quote;
       const cashPickup = q.sourceToDestination === 'cryptoToCash' && decision.events.length > 0;
@@ -202,9 +251,18 @@ export class QuotesService {
   /** The quotes port: the transaction that accepted the quote was refused after all; open again until it expires. */
   async release(projectId: string, request: AcceptQuoteRequest): Promise<void> {
     await runCommand(this.uow, async () => {
-      const decision = await this.commands.handle(projectId, request.quoteId, { type: 'ReleaseQuote', projectId, transactionId: request.transactionId, at: request.at });
+      const decision = await this.commands.handle(projectId, request.quoteId, {
+        type: 'ReleaseQuote',
+        projectId,
+        transactionId: request.transactionId,
+        at: request.at,
+      });
       // The transaction was never made, so a cash pickup never counted.
-      if (decision.events.length > 0 && decision.state.status !== 'none' && decision.state.quote.sourceToDestination === 'cryptoToCash') {
+      if (
+        decision.events.length > 0 &&
+        decision.state.status !== 'none' &&
+        decision.state.quote.sourceToDestination === 'cryptoToCash'
+      ) {
         await this.cashPickups.release(projectId, request.quoteId);
       }
     });
@@ -214,7 +272,11 @@ export class QuotesService {
    * An account may be invalidated or deleted between the quote and its acceptance (issue 17): asked again now,
    * in this transaction (`sentAhead`: asked with the quote's history read).
    */
-  private async requireUsableAccounts(projectId: string, quote: QuoteRecord, sentAhead?: Map<string, Promise<AccountStanding>>): Promise<void> {
+  private async requireUsableAccounts(
+    projectId: string,
+    quote: QuoteRecord,
+    sentAhead?: Map<string, Promise<AccountStanding>>,
+  ): Promise<void> {
     // Both sides asked at once (one round trip), judged source first.
     const asked = (['source', 'destination'] as const).flatMap((side) => {
       const id = sideExternalAccountId(quote[side]);

@@ -36,17 +36,33 @@ export interface CashPickupLocation {
 
 /** The daily maximum at a location in this state. */
 export function dailyCashPickupCap(state: string): string {
-  return CASH_PICKUP_LIMITS.lowDailyStates.includes(state.toUpperCase()) ? CASH_PICKUP_LIMITS.lowDaily : CASH_PICKUP_LIMITS.daily;
+  return CASH_PICKUP_LIMITS.lowDailyStates.includes(state.toUpperCase())
+    ? CASH_PICKUP_LIMITS.lowDaily
+    : CASH_PICKUP_LIMITS.daily;
 }
 
 /** The location a cash destination names: it exists, its reference matches, and it pays out cash. */
-export function checkPickupLocation(location: CashPickupLocation | undefined, locId: string, reference: string): CashPickupLocation {
-  if (!location) throw new ApiError('CashLocationNotFound', `no cash location ${locId}; GET /cash-locations?flow=cash_out lists the pickup locations`);
+export function checkPickupLocation(
+  location: CashPickupLocation | undefined,
+  locId: string,
+  reference: string,
+): CashPickupLocation {
+  if (!location)
+    throw new ApiError(
+      'CashLocationNotFound',
+      `no cash location ${locId}; GET /cash-locations?flow=cash_out lists the pickup locations`,
+    );
   if (location.cashLocationReference !== reference) {
-    throw new ApiError('CashLocationReferenceMismatch', `destination.details.cashLocationReference is ${reference.slice(0, 64)}, cash location ${locId} is ${location.cashLocationReference}`);
+    throw new ApiError(
+      'CashLocationReferenceMismatch',
+      `destination.details.cashLocationReference is ${reference.slice(0, 64)}, cash location ${locId} is ${location.cashLocationReference}`,
+    );
   }
   if (!location.flows.includes('cash_out')) {
-    throw new ApiError('CashLocationFlowUnsupported', `cash location ${locId} (${location.cashLocationReference}) takes cash-ins only; GET /cash-locations?flow=cash_out lists the pickup locations`);
+    throw new ApiError(
+      'CashLocationFlowUnsupported',
+      `cash location ${locId} (${location.cashLocationReference}) takes cash-ins only; GET /cash-locations?flow=cash_out lists the pickup locations`,
+    );
   }
   return location;
 }
@@ -55,9 +71,21 @@ export function checkPickupLocation(location: CashPickupLocation | undefined, lo
 export function checkCashPickupAmount(amount: string): void {
   const cash = dec(amount);
   const shown = formatAmount(cash, 2);
-  if (cash.lt(CASH_PICKUP_LIMITS.minimum)) throw new ApiError('CashPickupBelowMinimum', `${shown} usd is below the cash pickup minimum of ${CASH_PICKUP_LIMITS.minimum}`);
-  if (cash.gt(CASH_PICKUP_LIMITS.maximum)) throw new ApiError('CashPickupAboveMaximum', `${shown} usd is above the cash pickup maximum of ${CASH_PICKUP_LIMITS.maximum}`);
-  if (!cash.mod(CASH_PICKUP_LIMITS.increment).isZero()) throw new ApiError('CashPickupIncrement', `${shown} usd is not a multiple of ${CASH_PICKUP_LIMITS.increment}: cash is paid out in $20 notes`);
+  if (cash.lt(CASH_PICKUP_LIMITS.minimum))
+    throw new ApiError(
+      'CashPickupBelowMinimum',
+      `${shown} usd is below the cash pickup minimum of ${CASH_PICKUP_LIMITS.minimum}`,
+    );
+  if (cash.gt(CASH_PICKUP_LIMITS.maximum))
+    throw new ApiError(
+      'CashPickupAboveMaximum',
+      `${shown} usd is above the cash pickup maximum of ${CASH_PICKUP_LIMITS.maximum}`,
+    );
+  if (!cash.mod(CASH_PICKUP_LIMITS.increment).isZero())
+    throw new ApiError(
+      'CashPickupIncrement',
+      `${shown} usd is not a multiple of ${CASH_PICKUP_LIMITS.increment}: cash is paid out in $20 notes`,
+    );
 }
 
 /** What the customer's pickups already use of the windows of this one (accepted, not expired). */
@@ -78,12 +106,20 @@ export function checkCashPickupUsage(amount: string, state: string, used: CashPi
   }
   const month = dec(used.month).plus(amount);
   if (month.gt(CASH_PICKUP_LIMITS.monthly)) {
-    throw new ApiError('CashPickupMonthlyLimitExceeded', `${formatAmount(amount, 2)} usd on top of ${formatAmount(used.month, 2)} picked up this month would pass the monthly maximum of ${CASH_PICKUP_LIMITS.monthly}`);
+    throw new ApiError(
+      'CashPickupMonthlyLimitExceeded',
+      `${formatAmount(amount, 2)} usd on top of ${formatAmount(used.month, 2)} picked up this month would pass the monthly maximum of ${CASH_PICKUP_LIMITS.monthly}`,
+    );
   }
 }
 
 /** The UTC day and calendar month of a moment of project time, as half-open ISO ranges. */
-export function cashPickupWindows(at: string | Date): { dayStart: string; dayEnd: string; monthStart: string; monthEnd: string } {
+export function cashPickupWindows(at: string | Date): {
+  dayStart: string;
+  dayEnd: string;
+  monthStart: string;
+  monthEnd: string;
+} {
   const t = new Date(at);
   const y = t.getUTCFullYear();
   const m = t.getUTCMonth();

@@ -1,14 +1,36 @@
 // The instruments of a quote (spec: Quote; rules 2, 4, 5): which sources and
 // destinations pair, the card rules, and each side as partners read it. Pure:
 // the application resolves the ids this names through the accounts port first.
-import { ApiError, fiatEndorsement, OPERATION_ENDORSEMENTS, type Corridor, type EndorsementName, type ExternalAccountView, type Party, type QuoteSideRecord, type WalletView } from '@mm/contracts';
+import {
+  ApiError,
+  fiatEndorsement,
+  OPERATION_ENDORSEMENTS,
+  type Corridor,
+  type EndorsementName,
+  type ExternalAccountView,
+  type Party,
+  type QuoteSideRecord,
+  type WalletView,
+} from '@mm/contracts';
 import type { CashPickupLocation } from './cash-pickup';
 
 export const SOURCE_TYPES = ['walletOms', 'walletCrypto', 'card'] as const;
-export const DESTINATION_TYPES = ['walletOms', 'walletExternal', 'bankUs', 'bankIban', 'bankCanada', 'card', 'cash'] as const;
+export const DESTINATION_TYPES = [
+  'walletOms',
+  'walletExternal',
+  'bankUs',
+  'bankIban',
+  'bankCanada',
+  'card',
+  'cash',
+] as const;
 export const BANK_TYPES = ['bankUs', 'bankIban', 'bankCanada'] as const;
 /** Bank rails by destination type (spec: Quote, "Bank rails by network"). */
-export const BANK_NETWORKS: Record<string, readonly string[]> = { bankUs: ['ach', 'achSameDay', 'wire'], bankIban: ['swift'], bankCanada: ['swift', 'local'] };
+export const BANK_NETWORKS: Record<string, readonly string[]> = {
+  bankUs: ['ach', 'achSameDay', 'wire'],
+  bankIban: ['swift'],
+  bankCanada: ['swift', 'local'],
+};
 
 export interface SideDetails {
   id?: string;
@@ -74,7 +96,11 @@ function accountId(details: SideDetails, side: string, card: boolean): string {
   if (card && details.externalAccountId && details.id && details.id !== details.externalAccountId) {
     throw new ApiError('InvalidRequest', `${side}.details: id and externalAccountId name different accounts`);
   }
-  if (!id) throw new ApiError('external_account_required', `${side}.details.${card ? 'externalAccountId' : 'id'} is required for a ${card ? 'card' : 'registered account'}`);
+  if (!id)
+    throw new ApiError(
+      'external_account_required',
+      `${side}.details.${card ? 'externalAccountId' : 'id'} is required for a ${card ? 'card' : 'registered account'}`,
+    );
   return id;
 }
 
@@ -82,10 +108,16 @@ function accountId(details: SideDetails, side: string, card: boolean): string {
 export function planQuote(input: QuoteInput): QuotePlan {
   const { source, destination } = input;
   if ((source.amount === undefined) === (destination.amount === undefined)) {
-    throw new ApiError('InvalidRequest', 'amount must be set on exactly one of source and destination (that side is fixedAmountSide)');
+    throw new ApiError(
+      'InvalidRequest',
+      'amount must be set on exactly one of source and destination (that side is fixedAmountSide)',
+    );
   }
   if ((BANK_TYPES as readonly string[]).includes(source.type)) {
-    throw new ApiError('UnsupportedCorridor', 'a bank account is only ever a destination; inbound bank money arrives through a virtual account');
+    throw new ApiError(
+      'UnsupportedCorridor',
+      'a bank account is only ever a destination; inbound bank money arrives through a virtual account',
+    );
   }
   if (!(SOURCE_TYPES as readonly string[]).includes(source.type)) {
     throw new ApiError('InvalidRequest', `source.type must be one of ${SOURCE_TYPES.join(', ')}`);
@@ -101,12 +133,22 @@ export function planQuote(input: QuoteInput): QuotePlan {
   }
   if (cardBuy) {
     if (destination.type === 'card' || (BANK_TYPES as readonly string[]).includes(destination.type)) {
-      throw new ApiError('UnsupportedCorridor', 'a card buy delivers crypto: its destination is walletOms or walletExternal');
+      throw new ApiError(
+        'UnsupportedCorridor',
+        'a card buy delivers crypto: its destination is walletOms or walletExternal',
+      );
     }
-    if (source.details.address !== undefined) throw new ApiError('source_wallet_address_not_allowed', 'source.details.address: name a custodial wallet by walletId instead');
+    if (source.details.address !== undefined)
+      throw new ApiError(
+        'source_wallet_address_not_allowed',
+        'source.details.address: name a custodial wallet by walletId instead',
+      );
     const settlementType = input.settlementType ?? 'external';
     if (settlementType === 'internal' && destination.type === 'walletExternal') {
-      throw new ApiError('external_custody_not_allowed', 'settlementType internal keeps the crypto in custody: the destination must be a walletOms wallet');
+      throw new ApiError(
+        'external_custody_not_allowed',
+        'settlementType internal keeps the crypto in custody: the destination must be a walletOms wallet',
+      );
     }
     return {
       kind: 'cardBuy',
@@ -119,26 +161,69 @@ export function planQuote(input: QuoteInput): QuotePlan {
     };
   }
   if (cardSell) {
-    if ((input.settlementType ?? 'internal') === 'external') throw new ApiError('external_sell_unsupported', 'card sells settle internally: omit settlementType or send internal');
+    if ((input.settlementType ?? 'internal') === 'external')
+      throw new ApiError(
+        'external_sell_unsupported',
+        'card sells settle internally: omit settlementType or send internal',
+      );
     // The card rules (spec: Errors, card validation) apply to any card quote whose source names a raw address.
-    if (source.details.address !== undefined) throw new ApiError('source_wallet_address_not_allowed', 'source.details.address: name the custodial wallet by id');
-    if (destination.details.walletId !== undefined || destination.details.address !== undefined || destination.details.id?.startsWith('wlt_')) {
-      throw new ApiError('invalid_wallet_target', 'a card sell pays out to the card: its destination names the card by externalAccountId, never a wallet');
+    if (source.details.address !== undefined)
+      throw new ApiError(
+        'source_wallet_address_not_allowed',
+        'source.details.address: name the custodial wallet by id',
+      );
+    if (
+      destination.details.walletId !== undefined ||
+      destination.details.address !== undefined ||
+      destination.details.id?.startsWith('wlt_')
+    ) {
+      throw new ApiError(
+        'invalid_wallet_target',
+        'a card sell pays out to the card: its destination names the card by externalAccountId, never a wallet',
+      );
     }
-    return { kind: 'cardSell', sourceWalletId: walletIdOf(source.details, 'source'), destinationAccountId: accountId(destination.details, 'destination', true), settlementType: 'internal' };
+    return {
+      kind: 'cardSell',
+      sourceWalletId: walletIdOf(source.details, 'source'),
+      destinationAccountId: accountId(destination.details, 'destination', true),
+      settlementType: 'internal',
+    };
   }
   const sourceWalletId = walletIdOf(source.details, 'source');
-  if (destination.type === 'walletOms') return { kind: 'cryptoToCrypto', sourceWalletId, destinationWalletId: walletIdOf(destination.details, 'destination'), settlementType: null };
-  if (destination.type === 'walletExternal') return { kind: 'cryptoToCrypto', sourceWalletId, destinationAccountId: accountId(destination.details, 'destination', false), settlementType: null };
+  if (destination.type === 'walletOms')
+    return {
+      kind: 'cryptoToCrypto',
+      sourceWalletId,
+      destinationWalletId: walletIdOf(destination.details, 'destination'),
+      settlementType: null,
+    };
+  if (destination.type === 'walletExternal')
+    return {
+      kind: 'cryptoToCrypto',
+      sourceWalletId,
+      destinationAccountId: accountId(destination.details, 'destination', false),
+      settlementType: null,
+    };
   // A bank destination: the network picks the rail, and only the customer may hold the account.
   const networks = BANK_NETWORKS[destination.type];
   if (!destination.details.network || !networks.includes(destination.details.network)) {
-    throw new ApiError('InvalidRequest', `destination.details.network of ${destination.type} must be one of ${networks.join(', ')}`);
+    throw new ApiError(
+      'InvalidRequest',
+      `destination.details.network of ${destination.type} must be one of ${networks.join(', ')}`,
+    );
   }
   if (destination.details.accountHolder !== 'customer') {
-    throw new ApiError('InvalidRequest', 'destination.details.accountHolder must be customer: bank payouts go to the customer\'s own account');
+    throw new ApiError(
+      'InvalidRequest',
+      "destination.details.accountHolder must be customer: bank payouts go to the customer's own account",
+    );
   }
-  return { kind: 'cryptoToFiat', sourceWalletId, destinationAccountId: accountId(destination.details, 'destination', false), settlementType: null };
+  return {
+    kind: 'cryptoToFiat',
+    sourceWalletId,
+    destinationAccountId: accountId(destination.details, 'destination', false),
+    settlementType: null,
+  };
 }
 
 /**
@@ -147,17 +232,37 @@ export function planQuote(input: QuoteInput): QuotePlan {
  */
 function planCashPickup(input: QuoteInput): QuotePlan {
   const { source, destination } = input;
-  if (!isWallet(source.type)) throw new ApiError('UnsupportedCorridor', 'a cash pickup is paid from a custodial wallet: its source is walletOms');
-  if (input.settlementType !== undefined) throw new ApiError('InvalidRequest', 'settlementType applies to card buys and card sells only');
+  if (!isWallet(source.type))
+    throw new ApiError('UnsupportedCorridor', 'a cash pickup is paid from a custodial wallet: its source is walletOms');
+  if (input.settlementType !== undefined)
+    throw new ApiError('InvalidRequest', 'settlementType applies to card buys and card sells only');
   const d = destination.details;
-  const named = (['id', 'externalAccountId', 'walletId', 'address', 'accountHolder'] as const).filter((k) => d[k] !== undefined);
+  const named = (['id', 'externalAccountId', 'walletId', 'address', 'accountHolder'] as const).filter(
+    (k) => d[k] !== undefined,
+  );
   if (named.length > 0) {
-    throw new ApiError('InvalidRequest', `destination.details.${named[0]}: a cash destination is named by cashLocationId and cashLocationReference (GET /cash-locations?flow=cash_out)`);
+    throw new ApiError(
+      'InvalidRequest',
+      `destination.details.${named[0]}: a cash destination is named by cashLocationId and cashLocationReference (GET /cash-locations?flow=cash_out)`,
+    );
   }
-  if (!d.cashLocationId) throw new ApiError('InvalidRequest', 'destination.details.cashLocationId (the pickup location, loc_…) is required for a cash destination');
-  if (!d.cashLocationReference) throw new ApiError('InvalidRequest', 'destination.details.cashLocationReference is required for a cash destination');
-  if (d.asset !== undefined && d.asset !== 'usd') throw new ApiError('AssetNetworkMismatch', `destination.details.asset is ${d.asset}; cash is paid out in usd`);
-  if (d.network !== undefined && d.network !== 'cash') throw new ApiError('AssetNetworkMismatch', `destination.details.network is ${d.network}; cash is paid out on the cash network`);
+  if (!d.cashLocationId)
+    throw new ApiError(
+      'InvalidRequest',
+      'destination.details.cashLocationId (the pickup location, loc_…) is required for a cash destination',
+    );
+  if (!d.cashLocationReference)
+    throw new ApiError(
+      'InvalidRequest',
+      'destination.details.cashLocationReference is required for a cash destination',
+    );
+  if (d.asset !== undefined && d.asset !== 'usd')
+    throw new ApiError('AssetNetworkMismatch', `destination.details.asset is ${d.asset}; cash is paid out in usd`);
+  if (d.network !== undefined && d.network !== 'cash')
+    throw new ApiError(
+      'AssetNetworkMismatch',
+      `destination.details.network is ${d.network}; cash is paid out on the cash network`,
+    );
   return {
     kind: 'cashPickup',
     sourceWalletId: walletIdOf(source.details, 'source'),
@@ -167,18 +272,33 @@ function planCashPickup(input: QuoteInput): QuotePlan {
 }
 
 function walletIdOf(details: SideDetails, side: string): string {
-  if (details.address !== undefined && side === 'source') throw new ApiError('InvalidRequest', 'source.details.address: a source wallet is named by id');
+  if (details.address !== undefined && side === 'source')
+    throw new ApiError('InvalidRequest', 'source.details.address: a source wallet is named by id');
   if (!details.id) throw new ApiError('InvalidRequest', `${side}.details.id (the wallet, wlt_…) is required`);
   return details.id;
 }
 
 function checkAssetNetwork(details: SideDetails, side: string, asset: string, network: string): void {
-  if (details.asset !== undefined && details.asset !== asset) throw new ApiError('AssetNetworkMismatch', `${side}.details.asset is ${details.asset}, the instrument holds ${asset}`);
-  if (details.network !== undefined && details.network !== network) throw new ApiError('AssetNetworkMismatch', `${side}.details.network is ${details.network}, the instrument is on ${network}`);
+  if (details.asset !== undefined && details.asset !== asset)
+    throw new ApiError(
+      'AssetNetworkMismatch',
+      `${side}.details.asset is ${details.asset}, the instrument holds ${asset}`,
+    );
+  if (details.network !== undefined && details.network !== network)
+    throw new ApiError(
+      'AssetNetworkMismatch',
+      `${side}.details.network is ${details.network}, the instrument is on ${network}`,
+    );
 }
 
 function walletSide(type: string, wallet: WalletView, party: Party, amount?: string): QuoteSideRecord {
-  return { type, category: 'crypto', details: { id: wallet.id, asset: wallet.asset, network: wallet.network, address: wallet.address }, ...(amount ? { amount } : {}), party };
+  return {
+    type,
+    category: 'crypto',
+    details: { id: wallet.id, asset: wallet.asset, network: wallet.network, address: wallet.address },
+    ...(amount ? { amount } : {}),
+    party,
+  };
 }
 
 function walletParty(customerId: string, wallet: WalletView): Party {
@@ -189,13 +309,19 @@ function walletParty(customerId: string, wallet: WalletView): Party {
 
 function accountParty(customerId: string, account: ExternalAccountView): Party {
   if (account.counterpartyId) {
-    return { relationship: 'externalRegistered', counterpartyId: account.counterpartyId, entityType: account.counterpartyEntityType ?? 'individual', name: account.counterpartyName };
+    return {
+      relationship: 'externalRegistered',
+      counterpartyId: account.counterpartyId,
+      entityType: account.counterpartyEntityType ?? 'individual',
+      name: account.counterpartyName,
+    };
   }
   return { relationship: 'customer', customerId, entityType: 'individual' };
 }
 
 function requireActive(account: ExternalAccountView, side: string): void {
-  if (account.status !== 'active') throw new ApiError('ExternalAccountNotActive', `${side} external account ${account.id} is ${account.status}`);
+  if (account.status !== 'active')
+    throw new ApiError('ExternalAccountNotActive', `${side} external account ${account.id} is ${account.status}`);
 }
 
 /** Where an external account a quote names stands now: as the accounts service reads it, or deleted. */
@@ -208,28 +334,52 @@ export type AccountStanding = Pick<ExternalAccountView, 'status' | 'failure'> | 
  */
 export function requireUsableAtAcceptance(side: 'source' | 'destination', id: string, standing: AccountStanding): void {
   const fix = side === 'source' ? 'create a new quote with an active card' : 'create a new quote to an active account';
-  if (standing === 'deleted') throw new ApiError('ExternalAccountNotActive', `${side} external account ${id} was deleted; ${fix}`);
+  if (standing === 'deleted')
+    throw new ApiError('ExternalAccountNotActive', `${side} external account ${id} was deleted; ${fix}`);
   if (standing.status !== 'active') {
     const why = standing.failure ? ` (${standing.failure.code})` : '';
-    throw new ApiError('ExternalAccountNotActive', `${side} external account ${id} is ${standing.status}${why}; ${fix}`);
+    throw new ApiError(
+      'ExternalAccountNotActive',
+      `${side} external account ${id} is ${standing.status}${why}; ${fix}`,
+    );
   }
 }
 
 function requireOwnAccount(customerId: string, account: ExternalAccountView, side: string): void {
   if (account.customerId !== customerId || account.counterpartyId !== null) {
-    throw new ApiError('ExternalAccountHolderMismatch', `${side} external account ${account.id} is not registered to customer ${customerId}`);
+    throw new ApiError(
+      'ExternalAccountHolderMismatch',
+      `${side} external account ${account.id} is not registered to customer ${customerId}`,
+    );
   }
 }
 
-function cardSide(card: ExternalAccountView, customerId: string, side: string, amount: string | undefined, extra: Record<string, unknown> = {}): QuoteSideRecord {
-  if (card.type !== 'card') throw new ApiError('external_account_rail_mismatch', `${side} external account ${card.id} is a ${card.type}, not a card`);
+function cardSide(
+  card: ExternalAccountView,
+  customerId: string,
+  side: string,
+  amount: string | undefined,
+  extra: Record<string, unknown> = {},
+): QuoteSideRecord {
+  if (card.type !== 'card')
+    throw new ApiError(
+      'external_account_rail_mismatch',
+      `${side} external account ${card.id} is a ${card.type}, not a card`,
+    );
   requireOwnAccount(customerId, card, side);
   requireActive(card, side);
   const details = card.details as { brand: string; last4: string };
   return {
     type: 'card',
     category: 'fiat',
-    details: { externalAccountId: card.id, asset: 'usd', network: 'card', brand: details.brand, last4: details.last4, ...extra },
+    details: {
+      externalAccountId: card.id,
+      asset: 'usd',
+      network: 'card',
+      brand: details.brand,
+      last4: details.last4,
+      ...extra,
+    },
     ...(amount ? { amount } : {}),
     party: { relationship: 'customer', customerId, entityType: 'individual' },
   };
@@ -241,15 +391,31 @@ export function buildSides(input: QuoteInput, plan: QuotePlan, resolved: Resolve
   let sourceSide: QuoteSideRecord;
   let sourceAsset: string;
   if (plan.kind === 'cardBuy') {
-    if (resolved.buyWallet && resolved.buyWallet.customerId !== customerId) throw new ApiError('WalletNotOwned', `wallet ${resolved.buyWallet.id} is not one of customer ${customerId}'s wallets`);
-    sourceSide = cardSide(resolved.sourceCard!, customerId, 'source', source.amount, resolved.buyWallet ? { walletId: resolved.buyWallet.id } : {});
+    if (resolved.buyWallet && resolved.buyWallet.customerId !== customerId)
+      throw new ApiError(
+        'WalletNotOwned',
+        `wallet ${resolved.buyWallet.id} is not one of customer ${customerId}'s wallets`,
+      );
+    sourceSide = cardSide(
+      resolved.sourceCard!,
+      customerId,
+      'source',
+      source.amount,
+      resolved.buyWallet ? { walletId: resolved.buyWallet.id } : {},
+    );
     checkAssetNetwork(source.details, 'source', 'usd', 'card');
     sourceAsset = 'usd';
   } else {
     const wallet = resolved.sourceWallet!;
-    if (wallet.customerId !== customerId) throw new ApiError('WalletNotOwned', `wallet ${wallet.id} is not one of customer ${customerId}'s wallets`);
+    if (wallet.customerId !== customerId)
+      throw new ApiError('WalletNotOwned', `wallet ${wallet.id} is not one of customer ${customerId}'s wallets`);
     checkAssetNetwork(source.details, 'source', wallet.asset, wallet.network);
-    sourceSide = walletSide(source.type === 'walletCrypto' ? 'walletCrypto' : 'walletOms', wallet, { relationship: 'customer', customerId, entityType: 'individual' }, source.amount);
+    sourceSide = walletSide(
+      source.type === 'walletCrypto' ? 'walletCrypto' : 'walletOms',
+      wallet,
+      { relationship: 'customer', customerId, entityType: 'individual' },
+      source.amount,
+    );
     sourceAsset = wallet.asset;
   }
 
@@ -258,7 +424,8 @@ export function buildSides(input: QuoteInput, plan: QuotePlan, resolved: Resolve
   if (resolved.destinationWallet) {
     const wallet = resolved.destinationWallet;
     checkAssetNetwork(destination.details, 'destination', wallet.asset, wallet.network);
-    if (plan.kind !== 'cardBuy' && wallet.id === resolved.sourceWallet?.id) throw new ApiError('InvalidRequest', 'the destination wallet is the source wallet');
+    if (plan.kind !== 'cardBuy' && wallet.id === resolved.sourceWallet?.id)
+      throw new ApiError('InvalidRequest', 'the destination wallet is the source wallet');
     destinationSide = walletSide('walletOms', wallet, walletParty(customerId, wallet), destination.amount);
     destinationAsset = wallet.asset;
   } else if (plan.kind === 'cashPickup') {
@@ -286,36 +453,71 @@ export function buildSides(input: QuoteInput, plan: QuotePlan, resolved: Resolve
     destinationAsset = 'usd';
   } else {
     const account = resolved.destinationAccount!;
-    if (account.type !== destination.type) throw new ApiError('external_account_rail_mismatch', `destination external account ${account.id} is a ${account.type}, not a ${destination.type}`);
+    if (account.type !== destination.type)
+      throw new ApiError(
+        'external_account_rail_mismatch',
+        `destination external account ${account.id} is a ${account.type}, not a ${destination.type}`,
+      );
     if (destination.type === 'walletExternal') {
       const details = account.details as { address: string; network: string; asset: string };
-      if (account.customerId !== customerId) throw new ApiError('ExternalAccountHolderMismatch', `external wallet ${account.id} is not registered under customer ${customerId}`);
+      if (account.customerId !== customerId)
+        throw new ApiError(
+          'ExternalAccountHolderMismatch',
+          `external wallet ${account.id} is not registered under customer ${customerId}`,
+        );
       requireActive(account, 'destination');
       checkAssetNetwork(destination.details, 'destination', details.asset, details.network);
-      destinationSide = { type: 'walletExternal', category: 'crypto', details: { id: account.id, asset: details.asset, network: details.network, address: details.address }, ...(destination.amount ? { amount: destination.amount } : {}), party: accountParty(customerId, account) };
+      destinationSide = {
+        type: 'walletExternal',
+        category: 'crypto',
+        details: { id: account.id, asset: details.asset, network: details.network, address: details.address },
+        ...(destination.amount ? { amount: destination.amount } : {}),
+        party: accountParty(customerId, account),
+      };
       destinationAsset = details.asset;
     } else {
       requireOwnAccount(customerId, account, 'destination');
       requireActive(account, 'destination');
       const network = destination.details.network!;
       const supported = account.supportedDestinations.find((d) => d.network === network);
-      if (!supported) throw new ApiError('external_account_rail_mismatch', `destination external account ${account.id} does not take ${network} payouts`);
+      if (!supported)
+        throw new ApiError(
+          'external_account_rail_mismatch',
+          `destination external account ${account.id} does not take ${network} payouts`,
+        );
       destinationAsset = supported.asset;
       if (destination.details.asset !== undefined && destination.details.asset !== destinationAsset) {
-        throw new ApiError('AssetNetworkMismatch', `destination.details.asset: ${network} payouts to this account are in ${destinationAsset}`);
+        throw new ApiError(
+          'AssetNetworkMismatch',
+          `destination.details.asset: ${network} payouts to this account are in ${destinationAsset}`,
+        );
       }
-      const last4 = (account.details as { accountNumberLast4?: string; ibanLast4?: string }).accountNumberLast4 ?? (account.details as { ibanLast4?: string }).ibanLast4;
+      const last4 =
+        (account.details as { accountNumberLast4?: string; ibanLast4?: string }).accountNumberLast4 ??
+        (account.details as { ibanLast4?: string }).ibanLast4;
       destinationSide = {
         type: destination.type,
         category: 'fiat',
-        details: { id: account.id, asset: destinationAsset, network, accountHolder: 'customer', ...(last4 ? { last4 } : {}) },
+        details: {
+          id: account.id,
+          asset: destinationAsset,
+          network,
+          accountHolder: 'customer',
+          ...(last4 ? { last4 } : {}),
+        },
         ...(destination.amount ? { amount: destination.amount } : {}),
         party: accountParty(customerId, account),
       };
     }
   }
   const sourceToDestination: Corridor =
-    plan.kind === 'cardBuy' ? 'fiatAccountToCrypto' : plan.kind === 'cryptoToCrypto' ? 'cryptoToCrypto' : plan.kind === 'cashPickup' ? 'cryptoToCash' : 'cryptoToFiatAccount';
+    plan.kind === 'cardBuy'
+      ? 'fiatAccountToCrypto'
+      : plan.kind === 'cryptoToCrypto'
+        ? 'cryptoToCrypto'
+        : plan.kind === 'cashPickup'
+          ? 'cryptoToCash'
+          : 'cryptoToFiatAccount';
   return { sourceToDestination, source: sourceSide, destination: destinationSide, sourceAsset, destinationAsset };
 }
 
@@ -324,7 +526,9 @@ export function buildSides(input: QuoteInput, plan: QuotePlan, resolved: Resolve
  * its currency's (usd for cash, cards and USD bank payouts; basic for a CAD payout); crypto between wallets
  * needs none beyond the custody its wallets needed.
  */
-export function quoteEndorsement(sides: Pick<PricedSides, 'sourceToDestination' | 'destination' | 'destinationAsset'>): { name: EndorsementName; operation: string } | undefined {
+export function quoteEndorsement(
+  sides: Pick<PricedSides, 'sourceToDestination' | 'destination' | 'destinationAsset'>,
+): { name: EndorsementName; operation: string } | undefined {
   switch (sides.sourceToDestination) {
     case 'cryptoToCash':
       return { name: OPERATION_ENDORSEMENTS.cashPickup, operation: 'a cash pickup' };
@@ -332,7 +536,10 @@ export function quoteEndorsement(sides: Pick<PricedSides, 'sourceToDestination' 
       return { name: OPERATION_ENDORSEMENTS.card, operation: 'a card buy' };
     case 'cryptoToFiatAccount':
       if (sides.destination.type === 'card') return { name: OPERATION_ENDORSEMENTS.card, operation: 'a card sell' };
-      return { name: fiatEndorsement(sides.destinationAsset), operation: `a ${sides.destinationAsset.toUpperCase()} bank payout` };
+      return {
+        name: fiatEndorsement(sides.destinationAsset),
+        operation: `a ${sides.destinationAsset.toUpperCase()} bank payout`,
+      };
     default:
       return undefined;
   }

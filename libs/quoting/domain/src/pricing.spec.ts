@@ -18,35 +18,64 @@ describe('pricing', () => {
       ['usdc', 'cad', '1.25'],
     ];
     fc.assert(
-      fc.property(fc.constantFrom(...pairs), fc.constantFrom('source' as const, 'destination' as const), cents, micros, ([from, to, rate], side, fiat, crypto) => {
-        const amount = (side === 'source' ? from : to) === 'usdc' ? crypto : fiat;
-        let p;
-        try {
-          p = price({ sourceAsset: from, destinationAsset: to, amount, fixedAmountSide: side, sponsorGas: true, rate });
-        } catch (error) {
-          expect(isError('InexactConversion')(error)).toBe(true);
-          return;
-        }
-        expect(dec(p.source.amountNet).times(p.exchangeRate).eq(p.destination.amountGross)).toBe(true);
-        expect(dec(side === 'source' ? p.source.amountGross : p.destination.amountGross).eq(amount)).toBe(true);
-        for (const s of [p.source, p.destination]) {
-          expect(s.amountGross).toBe(s.amountNet);
-          expect(Object.values(s.feesDeducted).every((v) => dec(v).isZero())).toBe(true);
-        }
-      }),
+      fc.property(
+        fc.constantFrom(...pairs),
+        fc.constantFrom('source' as const, 'destination' as const),
+        cents,
+        micros,
+        ([from, to, rate], side, fiat, crypto) => {
+          const amount = (side === 'source' ? from : to) === 'usdc' ? crypto : fiat;
+          let p;
+          try {
+            p = price({
+              sourceAsset: from,
+              destinationAsset: to,
+              amount,
+              fixedAmountSide: side,
+              sponsorGas: true,
+              rate,
+            });
+          } catch (error) {
+            expect(isError('InexactConversion')(error)).toBe(true);
+            return;
+          }
+          expect(dec(p.source.amountNet).times(p.exchangeRate).eq(p.destination.amountGross)).toBe(true);
+          expect(dec(side === 'source' ? p.source.amountGross : p.destination.amountGross).eq(amount)).toBe(true);
+          for (const s of [p.source, p.destination]) {
+            expect(s.amountGross).toBe(s.amountNet);
+            expect(Object.values(s.feesDeducted).every((v) => dec(v).isZero())).toBe(true);
+          }
+        },
+      ),
     );
   });
 
   it('always prices a fixed destination in USD or whole CAD cents', () => {
     fc.assert(
       fc.property(cents, fc.constantFrom(['usd', '1.00'], ['cad', '1.25']), (amount, [asset, rate]) => {
-        const p = price({ sourceAsset: 'usdc', destinationAsset: asset, amount, fixedAmountSide: 'destination', sponsorGas: false, rate });
+        const p = price({
+          sourceAsset: 'usdc',
+          destinationAsset: asset,
+          amount,
+          fixedAmountSide: 'destination',
+          sponsorGas: false,
+          rate,
+        });
         expect(dec(p.source.amountNet).times(rate).eq(amount)).toBe(true);
       }),
     );
   });
 
   it('refuses a USDC amount whose dollars are not whole cents', () => {
-    expect(() => price({ sourceAsset: 'usdc', destinationAsset: 'usd', amount: '1.001', fixedAmountSide: 'source', sponsorGas: true, rate: '1.00' })).toThrow(ApiError);
+    expect(() =>
+      price({
+        sourceAsset: 'usdc',
+        destinationAsset: 'usd',
+        amount: '1.001',
+        fixedAmountSide: 'source',
+        sponsorGas: true,
+        rate: '1.00',
+      }),
+    ).toThrow(ApiError);
   });
 });

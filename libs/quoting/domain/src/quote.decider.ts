@@ -29,7 +29,9 @@ function evolve(state: QuoteState, e: QuoteEvent): QuoteState {
     case 'quote.created':
       return { status: 'open', quote: e.data, transactionId: null, updatedAt: e.data.createdAt };
     case 'quote.accepted':
-      return state.status === 'none' ? state : { ...state, status: 'accepted', transactionId: e.data.transactionId, updatedAt: e.data.at };
+      return state.status === 'none'
+        ? state
+        : { ...state, status: 'accepted', transactionId: e.data.transactionId, updatedAt: e.data.at };
     case 'quote.released':
       return state.status === 'none' ? state : { ...state, status: 'open', transactionId: null, updatedAt: e.data.at };
     default: {

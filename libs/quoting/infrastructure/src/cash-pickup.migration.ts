@@ -36,8 +36,12 @@ export class QuotingCashPickup1700000004100 implements MigrationInterface {
         accepted_at    timestamptz    NOT NULL,
         returned_at    timestamptz
       )`);
-    await runner.query(`CREATE INDEX cash_pickups_customer_idx ON quoting.cash_pickups (project_id, customer_id, accepted_at) WHERE returned_at IS NULL`);
-    await runner.query(`CREATE INDEX cash_pickups_transaction_idx ON quoting.cash_pickups (project_id, transaction_id)`);
+    await runner.query(
+      `CREATE INDEX cash_pickups_customer_idx ON quoting.cash_pickups (project_id, customer_id, accepted_at) WHERE returned_at IS NULL`,
+    );
+    await runner.query(
+      `CREATE INDEX cash_pickups_transaction_idx ON quoting.cash_pickups (project_id, transaction_id)`,
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {

@@ -13,7 +13,10 @@ import type { BootstrapResult } from '@mm/gateway/application';
  * them once; stored only as a hash). Production prints no credential, only where it
  * comes from: logs outlive terminals.
  */
-export function credentialLines(config: PlatformConfig, bootstrap: BootstrapResult | undefined): Array<string | undefined> {
+export function credentialLines(
+  config: PlatformConfig,
+  bootstrap: BootstrapResult | undefined,
+): Array<string | undefined> {
   const production = config.MM_ENVIRONMENT === 'production';
   const newSecret = production
     ? config.MM_BOOTSTRAP_API_SECRET
@@ -43,7 +46,10 @@ export function referenceLine(url: string): string {
 export function localLines(config: PlatformConfig, adminTokenFrom: string): string[] {
   if (config.DATABASE_URL) return [];
   const production = config.MM_ENVIRONMENT === 'production';
-  return [`  Admin token  ${production ? `from ${adminTokenFrom} (not printed in production)` : config.MM_ADMIN_TOKEN}`, `  Data         ${config.MM_DATA_DIR}`];
+  return [
+    `  Admin token  ${production ? `from ${adminTokenFrom} (not printed in production)` : config.MM_ADMIN_TOKEN}`,
+    `  Data         ${config.MM_DATA_DIR}`,
+  ];
 }
 
 /** The credential lines credentialLines makes, as a process that reads another's output recognises them. */
@@ -58,7 +64,9 @@ export function describeFailure(error: unknown): string {
 
 /** Which transport carries events between processes, as the banner says it. */
 export function transportLine(config: PlatformConfig): string {
-  return config.KAFKA_BROKERS ? `Kafka at ${config.KAFKA_BROKERS} (topics ${config.MM_KAFKA_TOPIC_PREFIX}.<service>.events)` : 'PostgreSQL log transport (one shared database, a schema per service; no KAFKA_BROKERS)';
+  return config.KAFKA_BROKERS
+    ? `Kafka at ${config.KAFKA_BROKERS} (topics ${config.MM_KAFKA_TOPIC_PREFIX}.<service>.events)`
+    : 'PostgreSQL log transport (one shared database, a schema per service; no KAFKA_BROKERS)';
 }
 
 /**

@@ -51,7 +51,10 @@ export function dashboardBuild(): { built: boolean; stale: boolean } {
   const builtAt = statSync(index).mtimeMs;
   const sources = join(APP_ROOT, 'src');
   const newer = (dir: string): boolean =>
-    existsSync(dir) && readdirSync(dir, { withFileTypes: true }).some((e) => (e.isDirectory() ? newer(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs > builtAt));
+    existsSync(dir) &&
+    readdirSync(dir, { withFileTypes: true }).some((e) =>
+      e.isDirectory() ? newer(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs > builtAt,
+    );
   return { built: true, stale: newer(sources) || statSync(join(APP_ROOT, 'index.html')).mtimeMs > builtAt };
 }
 
@@ -72,7 +75,11 @@ export async function serveDashboard(app: NestFastifyApplication): Promise<void>
     scope.get('/dashboard', (_request, reply) => reply.redirect(DASHBOARD_PATH, 308));
     if (!existsSync(join(DASHBOARD_DIST, 'index.html'))) {
       scope.get('/dashboard/*', (_request, reply) =>
-        reply.code(503).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send('The dashboard has not been built: run npm run dashboard:build, then start the platform again.\n'),
+        reply
+          .code(503)
+          .header('cache-control', 'no-store')
+          .type('text/plain; charset=utf-8')
+          .send('The dashboard has not been built: run npm run dashboard:build, then start the platform again.\n'),
       );
       return;
     }
@@ -85,7 +92,10 @@ export async function serveDashboard(app: NestFastifyApplication): Promise<void>
       // File names under assets/ carry a hash of their content: kept for a year. The page itself is read
       // again every time, so a new build is seen at once.
       setHeaders: (res, path) => {
-        res.setHeader('cache-control', path.includes(`${join('dist', 'assets')}`) ? 'public, max-age=31536000, immutable' : 'no-store');
+        res.setHeader(
+          'cache-control',
+          path.includes(`${join('dist', 'assets')}`) ? 'public, max-age=31536000, immutable' : 'no-store',
+        );
       },
     });
   });

@@ -3,7 +3,16 @@
 // tell a server still in use from one orphaned when the node process that
 // started it was killed (the postmaster outlives its parent), so the node
 // process that starts a server records itself in an owner file beside it.
-import { linkSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  linkSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 /** A start-up failure whose message tells the operator everything: printed without a stack trace. */
@@ -86,7 +95,11 @@ export function postgresProcessesIn(clusterDir: string): number[] | undefined {
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres' && readlinkSync(`/proc/${entry}/cwd`) === dir && isAlive(Number(entry))) {
+      if (
+        readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres' &&
+        readlinkSync(`/proc/${entry}/cwd`) === dir &&
+        isAlive(Number(entry))
+      ) {
         found.push(Number(entry));
       }
     } catch {
@@ -144,19 +157,26 @@ function readPostmasterLock(clusterDir: string): PostmasterLock | undefined {
 }
 
 const inUse = (root: string, what: string) =>
-  new StartupError(`data directory ${root} is in use by ${what}; stop it first, or set MM_DATA_DIR to another directory`);
+  new StartupError(
+    `data directory ${root} is in use by ${what}; stop it first, or set MM_DATA_DIR to another directory`,
+  );
 
 /**
  * Makes this process the owner of root's embedded PostgreSQL, once nothing else is using it:
  * waits (bounded) for a server or owner that is stopping, stops a server orphaned by a dead
  * owner, clears a postmaster.pid whose process is gone, and refuses a directory in live use.
  */
-export async function claimDataDirectory(root: string, clusterDir: string, notice: (line: string) => void): Promise<DataDirectoryClaim> {
+export async function claimDataDirectory(
+  root: string,
+  clusterDir: string,
+  notice: (line: string) => void,
+): Promise<DataDirectoryClaim> {
   const file = join(root, 'pg-owner');
   const previous = readOwner(file);
   if (previous && ownerAlive(previous)) {
     if (previous.stopping) await waitUntil(() => !ownerAlive(previous), STOPPING_WAIT_MS);
-    if (ownerAlive(previous)) throw inUse(root, `another running platform process (pid ${previous.pid}), which runs its PostgreSQL`);
+    if (ownerAlive(previous))
+      throw inUse(root, `another running platform process (pid ${previous.pid}), which runs its PostgreSQL`);
   }
   // Two processes clearing the same dead owner at the same instant could both go on; PostgreSQL's
   // own lock file then stops the second server.
@@ -189,7 +209,12 @@ export async function claimDataDirectory(root: string, clusterDir: string, notic
 }
 
 /** deadOwner: the pid of the process that owned the directory and is gone, if one did. */
-async function clearLeftovers(root: string, clusterDir: string, deadOwner: number | undefined, notice: (line: string) => void): Promise<void> {
+async function clearLeftovers(
+  root: string,
+  clusterDir: string,
+  deadOwner: number | undefined,
+  notice: (line: string) => void,
+): Promise<void> {
   const lock = readPostmasterLock(clusterDir);
   const processes = postgresProcessesIn(clusterDir);
   // Where /proc cannot tell, a live pid is taken for a server of this directory: refusing is safe, clearing is not.
@@ -200,7 +225,9 @@ async function clearLeftovers(root: string, clusterDir: string, deadOwner: numbe
       notice(`waiting for the PostgreSQL server (pid ${lock.pid}) of ${clusterDir} to finish stopping`);
       await waitUntil(gone, STOPPING_WAIT_MS);
     } else if (deadOwner !== undefined && processes !== undefined) {
-      notice(`stopping the PostgreSQL server (pid ${lock.pid}) left running in ${clusterDir} by platform process ${deadOwner}, which is gone`);
+      notice(
+        `stopping the PostgreSQL server (pid ${lock.pid}) left running in ${clusterDir} by platform process ${deadOwner}, which is gone`,
+      );
       process.kill(lock.pid, 'SIGINT');
       if (!(await waitUntil(gone, FAST_SHUTDOWN_WAIT_MS))) {
         process.kill(lock.pid, 'SIGQUIT');
@@ -208,7 +235,10 @@ async function clearLeftovers(root: string, clusterDir: string, deadOwner: numbe
       }
     }
     if (!gone()) {
-      throw inUse(root, `a PostgreSQL server (pid ${lock.pid}) ${lock.status === 'stopping' ? 'still stopping' : 'that no running platform process started'}`);
+      throw inUse(
+        root,
+        `a PostgreSQL server (pid ${lock.pid}) ${lock.status === 'stopping' ? 'still stopping' : 'that no running platform process started'}`,
+      );
     }
   }
   // A server killed outright leaves children that exit once they notice; PostgreSQL refuses to

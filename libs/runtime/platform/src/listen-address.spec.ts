@@ -12,7 +12,7 @@ describe('the listening address', () => {
     expect(listenHost(loadConfig({ DATABASE_URL: 'postgres://db/mm', HOST: '10.0.0.5' }))).toBe('10.0.0.5');
   });
 
-  it('takes the caller\'s host over HOST', () => {
+  it("takes the caller's host over HOST", () => {
     expect(listenHost(loadConfig({ HOST: '0.0.0.0' }), '127.0.0.1')).toBe('127.0.0.1');
   });
 
@@ -27,7 +27,9 @@ describe('the listening address', () => {
     const inUse = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' });
     const failure = listenFailure(inUse, '127.0.0.1', 3000);
     expect(failure).toBeInstanceOf(StartupError);
-    expect((failure as Error).message).toBe('HTTP port 3000 (PORT) is already in use on 127.0.0.1: stop what listens there or set PORT to another port');
+    expect((failure as Error).message).toBe(
+      'HTTP port 3000 (PORT) is already in use on 127.0.0.1: stop what listens there or set PORT to another port',
+    );
     const other = new Error('boom');
     expect(listenFailure(other, '127.0.0.1', 3000)).toBe(other);
   });

@@ -46,11 +46,21 @@ describe('request ids in the log', () => {
   const linesOf = (requestId: string) => lines.filter((line) => line.requestId === requestId);
 
   it('are on every line written while the request is handled, and on its one access line', async () => {
-    const res = await app.inject({ method: 'GET', url: '/things/thing_1?token=secret-value', headers: { 'x-request-id': 'caller-id-1' } });
+    const res = await app.inject({
+      method: 'GET',
+      url: '/things/thing_1?token=secret-value',
+      headers: { 'x-request-id': 'caller-id-1' },
+    });
     expect(res.headers['x-request-id']).toBe('caller-id-1');
     const written = linesOf('caller-id-1');
-    expect(written.map((line) => line.msg)).toEqual(['handling a thing', 'still handling it', expect.stringMatching(/^GET \/things\/:id 200 /)]);
-    expect(written[2]).toEqual(expect.objectContaining({ method: 'GET', route: '/things/:id', status: 200, durationMs: expect.any(Number) }));
+    expect(written.map((line) => line.msg)).toEqual([
+      'handling a thing',
+      'still handling it',
+      expect.stringMatching(/^GET \/things\/:id 200 /),
+    ]);
+    expect(written[2]).toEqual(
+      expect.objectContaining({ method: 'GET', route: '/things/:id', status: 200, durationMs: expect.any(Number) }),
+    );
     expect(JSON.stringify(lines)).not.toContain('secret-value');
   });
 
@@ -63,17 +73,26 @@ describe('request ids in the log', () => {
     let answer = '';
     socket.on('data', (chunk) => (answer += chunk.toString()));
     const closed = new Promise((resolve) => socket.on('close', resolve));
-    socket.write(`POST /things HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nX-Request-Id: caller-id-2\r\nConnection: close\r\n\r\n${body.slice(0, 3)}`);
+    socket.write(
+      `POST /things HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nX-Request-Id: caller-id-2\r\nConnection: close\r\n\r\n${body.slice(0, 3)}`,
+    );
     await waitingForBody;
     socket.end(body.slice(3));
     await closed;
     expect(answer).toMatch(/^HTTP\/1.1 200 /);
-    expect(linesOf('caller-id-2').map((line) => line.msg)).toEqual(['got 2 field(s)', expect.stringMatching(/^POST \/things 200 /)]);
+    expect(linesOf('caller-id-2').map((line) => line.msg)).toEqual([
+      'got 2 field(s)',
+      expect.stringMatching(/^POST \/things 200 /),
+    ]);
   });
 
   it('are new ones when the caller sent none, or one that is not valid (never echoed)', async () => {
     for (const sent of [undefined, '', 'has space', 'a"quote', 'x'.repeat(129), 'naïve', 'a,b']) {
-      const res = await app.inject({ method: 'GET', url: '/things/1', headers: sent === undefined ? {} : { 'x-request-id': sent } });
+      const res = await app.inject({
+        method: 'GET',
+        url: '/things/1',
+        headers: sent === undefined ? {} : { 'x-request-id': sent },
+      });
       const id = res.headers['x-request-id'] as string;
       expect(id).toMatch(/^req_[0-9a-z]{26}$/);
       expect(linesOf(id)).toHaveLength(3);
@@ -81,18 +100,33 @@ describe('request ids in the log', () => {
   });
 
   it('say which route answered and with what, without the path of a matched route or any query', async () => {
-    await app.inject({ method: 'GET', url: '/nowhere/at/all?apiSecret=hunter2', headers: { 'x-request-id': 'caller-id-3' } });
-    expect(linesOf('caller-id-3')).toEqual([expect.objectContaining({ method: 'GET', route: null, path: '/nowhere/at/all', status: 404 })]);
+    await app.inject({
+      method: 'GET',
+      url: '/nowhere/at/all?apiSecret=hunter2',
+      headers: { 'x-request-id': 'caller-id-3' },
+    });
+    expect(linesOf('caller-id-3')).toEqual([
+      expect.objectContaining({ method: 'GET', route: null, path: '/nowhere/at/all', status: 404 }),
+    ]);
     expect(JSON.stringify(lines)).not.toContain('hunter2');
   });
 });
 
 describe('a valid request id', () => {
   it('is 1 to 128 letters, digits or - . _ ~ : + = @ /', () => {
-    for (const id of ['a', 'x'.repeat(128), '0b9a1f7e-6d3c-4e2a-9f10-7c1b2a3d4e5f', 'req_01h455vb4pex5vsknk084sn02q', 'Root=1-5759e988-bd862e3fe1be46a994272793', 'YWJj+/==', 'svc:1234@host']) {
+    for (const id of [
+      'a',
+      'x'.repeat(128),
+      '0b9a1f7e-6d3c-4e2a-9f10-7c1b2a3d4e5f',
+      'req_01h455vb4pex5vsknk084sn02q',
+      'Root=1-5759e988-bd862e3fe1be46a994272793',
+      'YWJj+/==',
+      'svc:1234@host',
+    ]) {
       expect(VALID_REQUEST_ID.test(id)).toBe(true);
     }
-    for (const id of ['', 'x'.repeat(129), 'a b', 'a\tb', 'a;b', 'a,b', '<script>', 'é', 'a\nb']) expect(VALID_REQUEST_ID.test(id)).toBe(false);
+    for (const id of ['', 'x'.repeat(129), 'a b', 'a\tb', 'a;b', 'a,b', '<script>', 'é', 'a\nb'])
+      expect(VALID_REQUEST_ID.test(id)).toBe(false);
   });
 });
 

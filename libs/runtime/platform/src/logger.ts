@@ -30,7 +30,9 @@ export function prettyLogs(format: LogFormat, stdoutIsTerminal = Boolean(process
 /** pino-pretty's formatter (loaded only when wanted), each line written to stdout as it comes, in order with the banner. */
 function prettyStdout(): DestinationStream {
   /* eslint-disable-next-line @typescript-eslint/no-require-imports */
-  const { prettyFactory } = require('pino-pretty') as { prettyFactory(options: Record<string, unknown>): (line: string) => string };
+  const { prettyFactory } = require('pino-pretty') as {
+    prettyFactory(options: Record<string, unknown>): (line: string) => string;
+  };
   const format = prettyFactory({
     colorize: Boolean(process.stdout.isTTY),
     singleLine: true,
@@ -71,7 +73,14 @@ export function frameworkLevel(level: string): LevelWithSilent {
 }
 
 /** Nest's start-up narration (modules loaded, each route mapped): debugging detail, not start-up news. */
-const NEST_START_UP = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication', 'NestMicroservice']);
+const NEST_START_UP = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+  'NestMicroservice',
+]);
 
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}

@@ -18,27 +18,46 @@ import {
 } from '@mm/platform/auth';
 import { SandboxClockController } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
-import { API_BASE_PATH, HealthController, HttpMetrics, IdempotencyCoverage, MetricsController, StartupState } from '@mm/platform/http';
+import {
+  API_BASE_PATH,
+  HealthController,
+  HttpMetrics,
+  IdempotencyCoverage,
+  MetricsController,
+  StartupState,
+} from '@mm/platform/http';
 import { CoreModule } from './core.module';
 import { PortsModule } from './ports.module';
 import { SERVICES } from './services';
 
 @Module({})
 export class PlatformModule {
-  static forRoot(config: PlatformConfig, dataSource: DataSource, services: readonly ServiceName[] = Object.keys(SERVICES) as ServiceName[]): DynamicModule {
+  static forRoot(
+    config: PlatformConfig,
+    dataSource: DataSource,
+    services: readonly ServiceName[] = Object.keys(SERVICES) as ServiceName[],
+  ): DynamicModule {
     const withGateway = services.includes('gateway');
     // Without the gateway in the process, tokens are verified against its JWKS, and API keys are known from
     // its events; a request that did not come through the gateway also asks it whether the key is active.
     const standaloneAuth: Provider[] = withGateway
       ? []
       : [
-          { provide: SIGNING_KEYSET, useFactory: () => new JwksKeyset(`${requireGatewayUrl(config)}/${API_BASE_PATH}/.well-known/jwks.json`) },
+          {
+            provide: SIGNING_KEYSET,
+            useFactory: () => new JwksKeyset(`${requireGatewayUrl(config)}/${API_BASE_PATH}/.well-known/jwks.json`),
+          },
           { provide: API_KEY_REGISTRY, useClass: ApiKeyDirectory },
           DirectRequestKeyCheck,
         ];
     return {
       module: PlatformModule,
-      imports: [CoreModule.forRoot(config, dataSource), DiscoveryModule, PortsModule.forServices(services), ...services.map((s) => SERVICES[s].module)],
+      imports: [
+        CoreModule.forRoot(config, dataSource),
+        DiscoveryModule,
+        PortsModule.forServices(services),
+        ...services.map((s) => SERVICES[s].module),
+      ],
       controllers: [
         HealthController,
         MetricsController,
@@ -63,6 +82,9 @@ export class PlatformModule {
 }
 
 function requireGatewayUrl(config: PlatformConfig): string {
-  if (!config.MM_GATEWAY_URL) throw new Error('MM_GATEWAY_URL is not set: a service running without the gateway verifies tokens against its JWKS');
+  if (!config.MM_GATEWAY_URL)
+    throw new Error(
+      'MM_GATEWAY_URL is not set: a service running without the gateway verifies tokens against its JWKS',
+    );
   return config.MM_GATEWAY_URL.replace(/\/+$/, '');
 }

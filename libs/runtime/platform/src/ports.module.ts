@@ -50,8 +50,16 @@ class HttpAccountsPort extends AccountsPort {
   }
   /** Across processes pullFunds reads for itself, in the accounts service's own transaction. */
   preparePull(): void {}
-  async registeredWallet(projectId: string, customerId: string, network: string, address: string): Promise<ExternalAccountView | null> {
-    const answer = await this.client.call<{ wallet: ExternalAccountView | null }>(PORT_ROUTES.accounts.registeredWallet, { projectId, customerId, network, address });
+  async registeredWallet(
+    projectId: string,
+    customerId: string,
+    network: string,
+    address: string,
+  ): Promise<ExternalAccountView | null> {
+    const answer = await this.client.call<{ wallet: ExternalAccountView | null }>(
+      PORT_ROUTES.accounts.registeredWallet,
+      { projectId, customerId, network, address },
+    );
     return answer.wallet;
   }
 }
@@ -88,10 +96,16 @@ class HttpTransactionsPort extends TransactionsPort {
   createForCashIn(projectId: string, deposit: CashInTransactionRequest): Promise<{ transactionId: string }> {
     return this.client.call(PORT_ROUTES.transactions.createForCashIn, { projectId, deposit });
   }
-  createForDepositAddress(projectId: string, deposit: DepositAddressDepositReceived): Promise<{ transactionId: string }> {
+  createForDepositAddress(
+    projectId: string,
+    deposit: DepositAddressDepositReceived,
+  ): Promise<{ transactionId: string }> {
     return this.client.call(PORT_ROUTES.transactions.createForDepositAddress, { projectId, deposit });
   }
-  createForVirtualAccount(projectId: string, deposit: VirtualAccountDepositReceived): Promise<{ transactionId: string }> {
+  createForVirtualAccount(
+    projectId: string,
+    deposit: VirtualAccountDepositReceived,
+  ): Promise<{ transactionId: string }> {
     return this.client.call(PORT_ROUTES.transactions.createForVirtualAccount, { projectId, deposit });
   }
   unfinishedTransactions(projectId: string, transactionIds: string[]): Promise<string[]> {
@@ -106,8 +120,11 @@ function client(config: PlatformConfig, uow: UnitOfWork, owner: ServiceName): In
   // Every service knows the gateway's address already (it verifies tokens against its JWKS).
   const variable = (owner === 'gateway' ? 'MM_GATEWAY_URL' : serviceUrlVariable(owner)) as keyof PlatformConfig;
   const url = config[variable];
-  if (typeof url !== 'string') throw new Error(`${String(variable)} is not set: this service calls the ${owner} service's port`);
-  return new InternalClient(url, internalToken(config), config.MM_GATEWAY_UPSTREAM_TIMEOUT_MS, () => settleIdempotencyClaim(uow));
+  if (typeof url !== 'string')
+    throw new Error(`${String(variable)} is not set: this service calls the ${owner} service's port`);
+  return new InternalClient(url, internalToken(config), config.MM_GATEWAY_UPSTREAM_TIMEOUT_MS, () =>
+    settleIdempotencyClaim(uow),
+  );
 }
 
 /** Each port: its abstract class, the owner's module that provides it in one process, and its HTTP client. */
@@ -115,7 +132,11 @@ const PORTS = {
   accounts: { port: AccountsPort, module: AccountsModule, remote: (c: InternalClient) => new HttpAccountsPort(c) },
   quoting: { port: QuotesPort, module: QuotingModule, remote: (c: InternalClient) => new HttpQuotesPort(c) },
   gateway: { port: GatewayPort, module: GatewayModule, remote: (c: InternalClient) => new HttpGatewayPort(c) },
-  transactions: { port: TransactionsPort, module: TransactionsModule, remote: (c: InternalClient) => new HttpTransactionsPort(c) },
+  transactions: {
+    port: TransactionsPort,
+    module: TransactionsModule,
+    remote: (c: InternalClient) => new HttpTransactionsPort(c),
+  },
 } as const;
 
 @Global()
@@ -127,7 +148,11 @@ export class PortsModule {
    * for a port nobody here calls, so no URL is needed for it.
    */
   static forServices(services: readonly ServiceName[]): DynamicModule {
-    const called = new Set((Object.keys(PORT_CALLERS) as ServiceName[]).filter((owner) => PORT_CALLERS[owner].some((caller) => services.includes(caller))));
+    const called = new Set(
+      (Object.keys(PORT_CALLERS) as ServiceName[]).filter((owner) =>
+        PORT_CALLERS[owner].some((caller) => services.includes(caller)),
+      ),
+    );
     const imports: DynamicModule['imports'] = [];
     const providers: Provider[] = [];
     const exports: DynamicModule['exports'] = [];
@@ -138,7 +163,11 @@ export class PortsModule {
         imports.push(module);
         exports.push(module);
       } else {
-        providers.push({ provide: port, useFactory: (config: PlatformConfig, uow: UnitOfWork) => remote(client(config, uow, owner)), inject: [PlatformConfig, UnitOfWork] });
+        providers.push({
+          provide: port,
+          useFactory: (config: PlatformConfig, uow: UnitOfWork) => remote(client(config, uow, owner)),
+          inject: [PlatformConfig, UnitOfWork],
+        });
         exports.push(port);
       }
     }

@@ -9,7 +9,8 @@ import { stopWhenParentDies } from './lifeline';
 import { startPlatform, type RunningPlatform } from './start-platform';
 
 export async function runService(name: ServiceName): Promise<RunningPlatform> {
-  if (!SERVICE_NAMES.includes(name)) throw new Error(`no service ${name}; the services are ${SERVICE_NAMES.join(', ')}`);
+  if (!SERVICE_NAMES.includes(name))
+    throw new Error(`no service ${name}; the services are ${SERVICE_NAMES.join(', ')}`);
   let config;
   try {
     config = loadConfig();

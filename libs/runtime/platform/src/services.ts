@@ -6,7 +6,11 @@ import type { Type } from '@nestjs/common';
 import { AccountsModule } from '@mm/accounts/api';
 import { CashInModule } from '@mm/cash-in/api';
 import { CashIn1700000006000 } from '@mm/cash-in/infrastructure';
-import { Accounts1700000002000, AccountsCardExpiryTimers1700000002360, AccountsExternalAccounts1700000002100 } from '@mm/accounts/infrastructure';
+import {
+  Accounts1700000002000,
+  AccountsCardExpiryTimers1700000002360,
+  AccountsExternalAccounts1700000002100,
+} from '@mm/accounts/infrastructure';
 import type { ServiceName } from '@mm/contracts';
 import { DepositAddressesModule } from '@mm/deposit-addresses/api';
 import { DepositAddresses1700000007000 } from '@mm/deposit-addresses/infrastructure';
@@ -21,11 +25,19 @@ import {
   GatewaySigningKeyEncryption1700000001600,
 } from '@mm/gateway/infrastructure';
 import { PlatformApiKeys1700000000300 } from '@mm/platform/auth';
-import { PlatformClock1700000000200, PlatformClockAcknowledged1700000000230, PlatformClockChanges1700000000210 } from '@mm/platform/clock';
+import {
+  PlatformClock1700000000200,
+  PlatformClockAcknowledged1700000000230,
+  PlatformClockChanges1700000000210,
+} from '@mm/platform/clock';
 import { CacheListeners1700000000220, type MigrationClass } from '@mm/platform/database';
 import { PlatformSubscriptions1700000000000 } from '@mm/platform/event-store';
 import { QuotingModule } from '@mm/quoting/api';
-import { Quoting1700000004000, QuotingCashPickup1700000004100, QuotingProjectFeaturesDropped1700000004200 } from '@mm/quoting/infrastructure';
+import {
+  Quoting1700000004000,
+  QuotingCashPickup1700000004100,
+  QuotingProjectFeaturesDropped1700000004200,
+} from '@mm/quoting/infrastructure';
 import { TransactionsModule } from '@mm/transactions/api';
 import {
   TransactionLimitChanges1700000005200,
@@ -42,7 +54,11 @@ import {
   WebhookPartnerEvents1700000003400,
   Webhooks1700000003000,
 } from '@mm/webhooks/infrastructure';
-import { PlatformIdempotency1700000000100, PlatformIdempotencyClaim1700000000110, PlatformIdempotencyResponseText1700000000120 } from '@mm/platform/http';
+import {
+  PlatformIdempotency1700000000100,
+  PlatformIdempotencyClaim1700000000110,
+  PlatformIdempotencyResponseText1700000000120,
+} from '@mm/platform/http';
 
 /** The platform schema every application has: checkpoints, idempotency keys, clocks, timers. */
 export const BASE_MIGRATIONS: MigrationClass[] = [
@@ -69,21 +85,37 @@ export interface ServiceDefinition {
 export const SERVICES: Record<ServiceName, ServiceDefinition> = {
   gateway: {
     module: GatewayModule,
-    migrations: [Gateway1700000001000, GatewayApiKeyRevocations1700000001500, GatewaySigningKeyEncryption1700000001600, GatewayRateLimits1700000001700, GatewayProjectChanges1700000001800],
+    migrations: [
+      Gateway1700000001000,
+      GatewayApiKeyRevocations1700000001500,
+      GatewaySigningKeyEncryption1700000001600,
+      GatewayRateLimits1700000001700,
+      GatewayProjectChanges1700000001800,
+    ],
     schema: 'gateway',
     consumes: [],
   },
   accounts: {
     module: AccountsModule,
     // Alone, it learns of API keys from the gateway's events (platform.api_keys).
-    migrations: [PlatformApiKeys1700000000300, Accounts1700000002000, AccountsExternalAccounts1700000002100, AccountsCardExpiryTimers1700000002360],
+    migrations: [
+      PlatformApiKeys1700000000300,
+      Accounts1700000002000,
+      AccountsExternalAccounts1700000002100,
+      AccountsCardExpiryTimers1700000002360,
+    ],
     schema: 'accounts',
     // The ledger side of the transaction saga reacts to the transactions service's legs.
     consumes: ['gateway', 'transactions'],
   },
   quoting: {
     module: QuotingModule,
-    migrations: [PlatformApiKeys1700000000300, Quoting1700000004000, QuotingCashPickup1700000004100, QuotingProjectFeaturesDropped1700000004200],
+    migrations: [
+      PlatformApiKeys1700000000300,
+      Quoting1700000004000,
+      QuotingCashPickup1700000004100,
+      QuotingProjectFeaturesDropped1700000004200,
+    ],
     schema: 'quoting',
     // API keys (gateway); cash pickup: retail locations (cash_in), expired pickups' refunds (transactions). It asks
     // the gateway (a project's features) and the accounts service through ports.
@@ -91,7 +123,13 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
   },
   transactions: {
     module: TransactionsModule,
-    migrations: [PlatformApiKeys1700000000300, Transactions1700000005000, TransactionLimits1700000005100, TransactionLimitChanges1700000005200, TransactionProjectLimitsDropped1700000005300],
+    migrations: [
+      PlatformApiKeys1700000000300,
+      Transactions1700000005000,
+      TransactionLimits1700000005100,
+      TransactionLimitChanges1700000005200,
+      TransactionProjectLimitsDropped1700000005300,
+    ],
     schema: 'transactions',
     // API keys (gateway; it asks the gateway's port for a project's limits); the saga's answers from the ledger
     // (funds.returned); cash-ins' deposits (cashIn.deposited); deposit addresses' deposits, attributions and
@@ -100,7 +138,15 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
   },
   webhooks: {
     module: WebhooksModule,
-    migrations: [PlatformApiKeys1700000000300, Webhooks1700000003000, WebhookDeliveries1700000003100, WebhookEndpointChanges1700000003200, WebhookAnnouncementOrder1700000003300, WebhookPartnerEvents1700000003400, WebhookDeliveryRetries1700000003500],
+    migrations: [
+      PlatformApiKeys1700000000300,
+      Webhooks1700000003000,
+      WebhookDeliveries1700000003100,
+      WebhookEndpointChanges1700000003200,
+      WebhookAnnouncementOrder1700000003300,
+      WebhookPartnerEvents1700000003400,
+      WebhookDeliveryRetries1700000003500,
+    ],
     schema: 'webhooks',
     // Every partner-visible event is fanned out from the other services' logs.
     consumes: ['gateway', 'accounts', 'transactions', 'cash_in', 'deposit_addresses', 'virtual_accounts'],

@@ -62,10 +62,17 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   const logger = createRootLogger(config.MM_LOG_LEVEL, options.logDestination, config.MM_LOG_FORMAT);
   let embedded: EmbeddedDatabase | undefined;
   let url = config.DATABASE_URL;
-  if (!url && !platformMode) throw new Error(`DATABASE_URL is not set: a service run alone (${services.join(', ')}) needs the database of the distributed run`);
+  if (!url && !platformMode)
+    throw new Error(
+      `DATABASE_URL is not set: a service run alone (${services.join(', ')}) needs the database of the distributed run`,
+    );
   if (!url) {
     logger.info({ dataDir: config.MM_DATA_DIR }, 'starting embedded PostgreSQL');
-    embedded = await startEmbeddedPostgres({ dataDir: config.MM_DATA_DIR, database: 'money_movement', onNotice: (line) => logger.warn(line) });
+    embedded = await startEmbeddedPostgres({
+      dataDir: config.MM_DATA_DIR,
+      database: 'money_movement',
+      onNotice: (line) => logger.warn(line),
+    });
     url = embedded.url;
   }
   // What has started so far, stopped in reverse if a later step fails (a port in use, a bad migration).
@@ -91,7 +98,11 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     }
   };
   try {
-    dataSource = await openDatabase({ url, migrations: migrationsFor(services), applicationName: `money-movement-${platformMode ? 'platform' : services.join('-')}` });
+    dataSource = await openDatabase({
+      url,
+      migrations: migrationsFor(services),
+      applicationName: `money-movement-${platformMode ? 'platform' : services.join('-')}`,
+    });
     const adapter = new ApiFastifyAdapter({
       loggerInstance: logger.child({}, { level: frameworkLevel(config.MM_LOG_LEVEL) }),
       // Every request's id (ADR 0026): the caller's X-Request-Id when valid, else a new one.
@@ -112,10 +123,14 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     closeConnectionsOnceAnswered(adapter.getInstance());
     // Before any route or plugin, so that every response carries the id, refusals included.
     traceRequests(adapter.getInstance(), logger);
-    app = await NestFactory.create<NestFastifyApplication>(PlatformModule.forRoot(config, dataSource, services), adapter, {
-      logger: new PinoNestLogger(logger),
-      bufferLogs: false,
-    });
+    app = await NestFactory.create<NestFastifyApplication>(
+      PlatformModule.forRoot(config, dataSource, services),
+      adapter,
+      {
+        logger: new PinoNestLogger(logger),
+        bufferLogs: false,
+      },
+    );
     configureHttpApp(app);
     if (config.MM_HTTP_METRICS === 'true') app.get(HttpMetrics).instrument(app.getHttpAdapter().getInstance());
     // The process's one view of whether the broker answers: an outage is said once, and measured on /metrics.
@@ -130,7 +145,11 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     // and its project changes, such as limits, through its log like every other service's.)
     const sources = platformMode
       ? SERVICE_NAMES.map((s) => SERVICES[s].schema)
-      : [...new Set(services.filter((s) => s !== 'gateway').flatMap((s) => [SERVICES[s].schema, ...SERVICES[s].consumes]))];
+      : [
+          ...new Set(
+            services.filter((s) => s !== 'gateway').flatMap((s) => [SERVICES[s].schema, ...SERVICES[s].consumes]),
+          ),
+        ];
     // One consumer group per service; platform mode keeps the name its checkpoints already have.
     const group = platformMode ? 'accounts' : services.join('-');
     if (sources.length > 0) {
@@ -151,15 +170,15 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
                   kafka: kafkaConsumerSettings(kafka, logger, reachability),
                   reachability,
                 })
-            : createEventTransport({
-                mode: 'postgres',
-                uow,
-                group,
-                sources: sources.map((schema) => new EventStore(uow, schema)),
-                // NOTIFY wakes it on every commit; polling only covers a lost notification.
-                idlePollMs: 1000,
-                logger: new PinoNestLogger(logger),
-              }),
+              : createEventTransport({
+                  mode: 'postgres',
+                  uow,
+                  group,
+                  sources: sources.map((schema) => new EventStore(uow, schema)),
+                  // NOTIFY wakes it on every commit; polling only covers a lost notification.
+                  idlePollMs: 1000,
+                  logger: new PinoNestLogger(logger),
+                }),
         },
         { inheritAppConfig: false },
       );

@@ -4,7 +4,12 @@
 // its transaction); across processes they post to TransactionsInternalController.
 import { Body, Controller, HttpCode, Injectable, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { TransactionsPort, type CashInTransactionRequest, type DepositAddressDepositReceived, type VirtualAccountDepositReceived } from '@mm/contracts';
+import {
+  TransactionsPort,
+  type CashInTransactionRequest,
+  type DepositAddressDepositReceived,
+  type VirtualAccountDepositReceived,
+} from '@mm/contracts';
 import { DepositTransactionsHandler, TransactionQueries } from '@mm/transactions/application';
 import { InternalRoute, NoIdempotencyKey } from '@mm/platform/http';
 
@@ -21,11 +26,17 @@ export class TransactionsPortAdapter extends TransactionsPort {
     return this.deposits.createForCashIn(projectId, deposit);
   }
 
-  createForDepositAddress(projectId: string, deposit: DepositAddressDepositReceived): Promise<{ transactionId: string }> {
+  createForDepositAddress(
+    projectId: string,
+    deposit: DepositAddressDepositReceived,
+  ): Promise<{ transactionId: string }> {
     return this.deposits.createForDepositAddress(projectId, deposit);
   }
 
-  createForVirtualAccount(projectId: string, deposit: VirtualAccountDepositReceived): Promise<{ transactionId: string }> {
+  createForVirtualAccount(
+    projectId: string,
+    deposit: VirtualAccountDepositReceived,
+  ): Promise<{ transactionId: string }> {
     return this.deposits.createForVirtualAccount(projectId, deposit);
   }
 
@@ -47,7 +58,9 @@ export class TransactionsInternalController {
   @InternalRoute()
   @NoIdempotencyKey()
   @HttpCode(200)
-  createForCashIn(@Body() body: { projectId: string; deposit: CashInTransactionRequest }): Promise<{ transactionId: string }> {
+  createForCashIn(
+    @Body() body: { projectId: string; deposit: CashInTransactionRequest },
+  ): Promise<{ transactionId: string }> {
     return this.port.createForCashIn(String(body.projectId), body.deposit);
   }
 
@@ -55,7 +68,9 @@ export class TransactionsInternalController {
   @InternalRoute()
   @NoIdempotencyKey()
   @HttpCode(200)
-  createForDepositAddress(@Body() body: { projectId: string; deposit: DepositAddressDepositReceived }): Promise<{ transactionId: string }> {
+  createForDepositAddress(
+    @Body() body: { projectId: string; deposit: DepositAddressDepositReceived },
+  ): Promise<{ transactionId: string }> {
     return this.port.createForDepositAddress(String(body.projectId), body.deposit);
   }
 
@@ -63,7 +78,9 @@ export class TransactionsInternalController {
   @InternalRoute()
   @NoIdempotencyKey()
   @HttpCode(200)
-  createForVirtualAccount(@Body() body: { projectId: string; deposit: VirtualAccountDepositReceived }): Promise<{ transactionId: string }> {
+  createForVirtualAccount(
+    @Body() body: { projectId: string; deposit: VirtualAccountDepositReceived },
+  ): Promise<{ transactionId: string }> {
     return this.port.createForVirtualAccount(String(body.projectId), body.deposit);
   }
 
@@ -72,7 +89,10 @@ export class TransactionsInternalController {
   @NoIdempotencyKey()
   @HttpCode(200)
   unfinishedTransactions(@Body() body: { projectId: string; transactionIds: string[] }): Promise<string[]> {
-    return this.port.unfinishedTransactions(String(body.projectId), Array.isArray(body.transactionIds) ? body.transactionIds.map(String) : []);
+    return this.port.unfinishedTransactions(
+      String(body.projectId),
+      Array.isArray(body.transactionIds) ? body.transactionIds.map(String) : [],
+    );
   }
 
   @Post('held-for-destination')
@@ -80,6 +100,9 @@ export class TransactionsInternalController {
   @NoIdempotencyKey()
   @HttpCode(200)
   heldForDestination(@Body() body: { projectId: string; transactionIds: string[] }): Promise<string[]> {
-    return this.port.heldForDestination(String(body.projectId), Array.isArray(body.transactionIds) ? body.transactionIds.map(String) : []);
+    return this.port.heldForDestination(
+      String(body.projectId),
+      Array.isArray(body.transactionIds) ? body.transactionIds.map(String) : [],
+    );
   }
 }

@@ -2,9 +2,27 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { ApiError, type EventPayloads } from '@mm/contracts';
-import { CashPickupHandler, CreateTransactionHandler, DepositTransactionsHandler, HoldsHandler, OperatorActionsHandler, RefundsHandler, TransactionQueries } from '@mm/transactions/application';
+import {
+  CashPickupHandler,
+  CreateTransactionHandler,
+  DepositTransactionsHandler,
+  HoldsHandler,
+  OperatorActionsHandler,
+  RefundsHandler,
+  TransactionQueries,
+} from '@mm/transactions/application';
 import type { RecordedEvent } from '@mm/platform/event-store';
-import { AdminRoute, ApiPage, decodeCursor, Idempotent, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
+import {
+  AdminRoute,
+  ApiPage,
+  decodeCursor,
+  Idempotent,
+  pageLimit,
+  ProjectId,
+  SandboxOnly,
+  toPage,
+  type Page,
+} from '@mm/platform/http';
 import { isId } from '@mm/platform/ids';
 import {
   CompleteRefundRequest,
@@ -39,12 +57,20 @@ export class TransactionsController {
   @Get()
   @ApiOperation({ summary: 'List transactions, newest first; customerId matches either side' })
   @ApiPage(TransactionResponse)
-  async list(@ProjectId() projectId: string, @Query() query: ListTransactionsQuery): Promise<Page<TransactionResponse>> {
+  async list(
+    @ProjectId() projectId: string,
+    @Query() query: ListTransactionsQuery,
+  ): Promise<Page<TransactionResponse>> {
     if (query.customerId !== undefined && !isId('customer', query.customerId)) {
       throw new ApiError('InvalidCustomerID', `"${query.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
     }
     const limit = pageLimit(query);
-    const rows = await this.transactions.list(projectId, { customerId: query.customerId, status: query.status, before: decodeCursor(query.cursor), limit: limit + 1 });
+    const rows = await this.transactions.list(projectId, {
+      customerId: query.customerId,
+      status: query.status,
+      before: decodeCursor(query.cursor),
+      limit: limit + 1,
+    });
     const page = toPage(rows, limit, (r) => r.id);
     return { ...page, data: page.data.map((r) => r.view as TransactionResponse) };
   }
@@ -71,7 +97,11 @@ export class SandboxTransactionsController {
       'The retail network reports a cash pickup waiting for collection (processing.cashPickupReady): collected completes it (completed.cashPickupCollected); expired returns the money to the source wallet, then completes it (completed.cashPickupExpired)',
   })
   @ApiOkResponse({ type: TransactionResponse })
-  async cashPickup(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: SimulateCashPickupRequest): Promise<TransactionResponse> {
+  async cashPickup(
+    @ProjectId() projectId: string,
+    @Param('id') id: string,
+    @Body() body: SimulateCashPickupRequest,
+  ): Promise<TransactionResponse> {
     return (await this.cashPickups.simulateCashPickup(projectId, id, body.outcome)) as TransactionResponse;
   }
 }
@@ -97,15 +127,29 @@ export class TransactionsAdminController {
       throw new ApiError('InvalidRequest', `projectId: "${query.projectId.slice(0, 64)}" is not a project id (prj_…)`);
     }
     const limit = pageLimit(query);
-    const rows = await this.transactions.held({ projectId: query.projectId, before: decodeCursor(query.cursor), limit: limit + 1 });
+    const rows = await this.transactions.held({
+      projectId: query.projectId,
+      before: decodeCursor(query.cursor),
+      limit: limit + 1,
+    });
     const page = toPage(rows, limit, (r) => r.id);
-    return { ...page, data: page.data.map((r) => ({ object: 'heldTransaction' as const, projectId: r.project_id, transaction: r.view as TransactionResponse })) };
+    return {
+      ...page,
+      data: page.data.map((r) => ({
+        object: 'heldTransaction' as const,
+        projectId: r.project_id,
+        transaction: r.view as TransactionResponse,
+      })),
+    };
   }
 
   @Post(':id/retry')
   @Idempotent()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Send a payout held after it failed again (processing.payoutRetrying); a completed transaction answers already_completed' })
+  @ApiOperation({
+    summary:
+      'Send a payout held after it failed again (processing.payoutRetrying); a completed transaction answers already_completed',
+  })
   @ApiOkResponse({ type: OperatorResultResponse })
   retry(@Param('id') id: string, @Body() body: OperatorActionRequest): Promise<OperatorResultResponse> {
     return this.operator.operate(id, 'retry', body.reason ?? 'operator retry') as Promise<OperatorResultResponse>;
@@ -120,16 +164,28 @@ export class TransactionsAdminController {
   })
   @ApiOkResponse({ type: OperatorResultResponse })
   refund(@Param('id') id: string, @Body() body: OperatorRefundRequest): Promise<OperatorResultResponse> {
-    return this.operator.operate(id, 'refund', body.reason ?? 'operator refund', body.amount, body.to) as Promise<OperatorResultResponse>;
+    return this.operator.operate(
+      id,
+      'refund',
+      body.reason ?? 'operator refund',
+      body.amount,
+      body.to,
+    ) as Promise<OperatorResultResponse>;
   }
 
   @Post(':id/mark-failed')
   @Idempotent()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Give up on a held or unconfirmed payout: failed.outboundFailed, the money held for a refund' })
+  @ApiOperation({
+    summary: 'Give up on a held or unconfirmed payout: failed.outboundFailed, the money held for a refund',
+  })
   @ApiOkResponse({ type: OperatorResultResponse })
   markFailed(@Param('id') id: string, @Body() body: OperatorActionRequest): Promise<OperatorResultResponse> {
-    return this.operator.operate(id, 'markFailed', body.reason ?? 'operator marked failed') as Promise<OperatorResultResponse>;
+    return this.operator.operate(
+      id,
+      'markFailed',
+      body.reason ?? 'operator marked failed',
+    ) as Promise<OperatorResultResponse>;
   }
 
   @Post(':id/complete-refund')
@@ -155,32 +211,47 @@ export class TransactionsEventsController {
   ) {}
 
   @EventPattern('cashIn.deposited')
-  onCashInDeposited(@Payload() event: RecordedEvent<'cashIn.deposited', EventPayloads['cashIn.deposited']>): Promise<void> {
+  onCashInDeposited(
+    @Payload() event: RecordedEvent<'cashIn.deposited', EventPayloads['cashIn.deposited']>,
+  ): Promise<void> {
     return this.deposits.onCashInDeposited(event);
   }
 
   @EventPattern('depositAddress.depositReceived')
-  onDepositReceived(@Payload() event: RecordedEvent<'depositAddress.depositReceived', EventPayloads['depositAddress.depositReceived']>): Promise<void> {
+  onDepositReceived(
+    @Payload() event: RecordedEvent<'depositAddress.depositReceived', EventPayloads['depositAddress.depositReceived']>,
+  ): Promise<void> {
     return this.deposits.onDepositReceived(event);
   }
 
   @EventPattern('depositAddress.senderAttributed')
-  onSenderAttributed(@Payload() event: RecordedEvent<'depositAddress.senderAttributed', EventPayloads['depositAddress.senderAttributed']>): Promise<void> {
+  onSenderAttributed(
+    @Payload()
+    event: RecordedEvent<'depositAddress.senderAttributed', EventPayloads['depositAddress.senderAttributed']>,
+  ): Promise<void> {
     return this.holds.onSenderAttributed(event);
   }
 
   @EventPattern('depositAddress.destinationRestored')
-  onDestinationRestored(@Payload() event: RecordedEvent<'depositAddress.destinationRestored', EventPayloads['depositAddress.destinationRestored']>): Promise<void> {
+  onDestinationRestored(
+    @Payload()
+    event: RecordedEvent<'depositAddress.destinationRestored', EventPayloads['depositAddress.destinationRestored']>,
+  ): Promise<void> {
     return this.holds.onDestinationRestored(event);
   }
 
   @EventPattern('virtualAccount.destinationRestored')
-  onVirtualAccountDestinationRestored(@Payload() event: RecordedEvent<'virtualAccount.destinationRestored', EventPayloads['virtualAccount.destinationRestored']>): Promise<void> {
+  onVirtualAccountDestinationRestored(
+    @Payload()
+    event: RecordedEvent<'virtualAccount.destinationRestored', EventPayloads['virtualAccount.destinationRestored']>,
+  ): Promise<void> {
     return this.holds.onVirtualAccountDestinationRestored(event);
   }
 
   @EventPattern('virtualAccount.depositReceived')
-  onVirtualAccountDeposit(@Payload() event: RecordedEvent<'virtualAccount.depositReceived', EventPayloads['virtualAccount.depositReceived']>): Promise<void> {
+  onVirtualAccountDeposit(
+    @Payload() event: RecordedEvent<'virtualAccount.depositReceived', EventPayloads['virtualAccount.depositReceived']>,
+  ): Promise<void> {
     return this.deposits.onVirtualAccountDeposit(event);
   }
 

@@ -3,15 +3,23 @@ import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validato
 import { InstrumentSideResponse, IsAmount, ListQuery, PricingResponse } from '@mm/platform/http';
 
 export class CreateTransactionRequest {
-  @ApiProperty({ example: 'qt_01h455vb4pex5vsknk084sn02q', description: 'the open quote: its pricing is the contract' }) @IsString() @MaxLength(64) quoteId!: string;
+  @ApiProperty({ example: 'qt_01h455vb4pex5vsknk084sn02q', description: 'the open quote: its pricing is the contract' })
+  @IsString()
+  @MaxLength(64)
+  quoteId!: string;
 }
 
 export const TRANSACTION_STATUSES = ['processing', 'awaitingAction', 'completed', 'failed'] as const;
 
 export class ListTransactionsQuery extends ListQuery {
-  @ApiPropertyOptional({ description: 'transactions where this customer is on either side' }) @IsOptional() @IsString() @MaxLength(64) customerId?: string;
+  @ApiPropertyOptional({ description: 'transactions where this customer is on either side' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  customerId?: string;
   @ApiPropertyOptional({ enum: TRANSACTION_STATUSES, description: 'a refund in flight is processing, not failed' })
-  @IsOptional() @IsIn(TRANSACTION_STATUSES, { message: `status must be one of ${TRANSACTION_STATUSES.join(', ')}` })
+  @IsOptional()
+  @IsIn(TRANSACTION_STATUSES, { message: `status must be one of ${TRANSACTION_STATUSES.join(', ')}` })
   status?: string;
 }
 
@@ -21,15 +29,28 @@ export class PrecursorResponse {
 }
 
 export class LegFailureResponse {
-  @ApiProperty({ example: 'providerError', description: 'providerError, providerTimeout, a card decline code or cardVerificationDeclined' }) code!: string;
+  @ApiProperty({
+    example: 'providerError',
+    description: 'providerError, providerTimeout, a card decline code or cardVerificationDeclined',
+  })
+  code!: string;
   @ApiProperty() message!: string;
 }
 
 /** One transfer of the transaction, with the rail's own references. */
 export class TransactionLegResponse {
   @ApiProperty() id!: string;
-  @ApiProperty({ enum: ['deposit', 'payout', 'refund'], description: 'deposit: money coming in; payout: money going out; refund: back to the source' }) kind!: string;
-  @ApiProperty({ example: 'ach', description: 'the rail: crypto, card, ach, achSameDay, wire, swift, local, cash, or internationalWire (an inbound transfer to a virtual account)' }) rail!: string;
+  @ApiProperty({
+    enum: ['deposit', 'payout', 'refund'],
+    description: 'deposit: money coming in; payout: money going out; refund: back to the source',
+  })
+  kind!: string;
+  @ApiProperty({
+    example: 'ach',
+    description:
+      'the rail: crypto, card, ach, achSameDay, wire, swift, local, cash, or internationalWire (an inbound transfer to a virtual account)',
+  })
+  rail!: string;
   @ApiProperty({ example: 'usd' }) asset!: string;
   @ApiProperty({ example: 'ach' }) network!: string;
   @ApiProperty({ example: '100.00' }) amount!: string;
@@ -41,9 +62,19 @@ export class TransactionLegResponse {
   @ApiProperty({ type: LegFailureResponse, nullable: true }) failure!: LegFailureResponse | null;
   @ApiProperty({ format: 'date-time' }) initiatedAt!: string;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) settledAt!: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'a cash pickup\'s payout (rail cash): the code the recipient collects the cash with, once the network issued it' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    description:
+      "a cash pickup's payout (rail cash): the code the recipient collects the cash with, once the network issued it",
+  })
   pickupCode?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'an incoming wire to a virtual account (rail wire or internationalWire): the instruction id of an international wire, once the bank settled it (null otherwise)' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    description:
+      'an incoming wire to a virtual account (rail wire or internationalWire): the instruction id of an international wire, once the bank settled it (null otherwise)',
+  })
   instructionId?: string | null;
 }
 
@@ -51,7 +82,13 @@ export class PayoutOriginResponse {
   @ApiProperty({ enum: ['quote', 'depositAddress', 'virtualAccount', 'cashIn'] }) type!: string;
   @ApiProperty() id!: string;
   @ApiProperty({ enum: ['customer'] }) accountHolder!: string;
-  @ApiProperty({ nullable: true, type: String, description: "the customer's name, as it was when the transaction was made; null only on transactions made before it was kept" }) accountHolderName!: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description:
+      "the customer's name, as it was when the transaction was made; null only on transactions made before it was kept",
+  })
+  accountHolderName!: string | null;
 }
 
 export class HoldMatchResponse {
@@ -85,16 +122,27 @@ export class SettlementErrorResponse {
 export class TransactionResponse {
   @ApiProperty({ example: 'txn_01h455vb4pex5vsknk084sn02q' }) id!: string;
   @ApiProperty({ enum: ['transaction'] }) object!: 'transaction';
-  @ApiProperty({ enum: ['cryptoToCrypto', 'cryptoToCash', 'cryptoToFiatAccount', 'cashToCrypto', 'fiatAccountToCrypto'] }) sourceToDestination!: string;
+  @ApiProperty({
+    enum: ['cryptoToCrypto', 'cryptoToCash', 'cryptoToFiatAccount', 'cashToCrypto', 'fiatAccountToCrypto'],
+  })
+  sourceToDestination!: string;
   @ApiProperty({ enum: TRANSACTION_STATUSES }) status!: string;
   @ApiProperty({ nullable: true, type: String, example: 'processing.fundsPulled' }) subStatus!: string | null;
   @ApiProperty() customerId!: string;
-  @ApiProperty({ type: PrecursorResponse, description: 'the origin: a quote, deposit address, virtual account or cash-in' }) precursor!: Record<string, unknown>;
+  @ApiProperty({
+    type: PrecursorResponse,
+    description: 'the origin: a quote, deposit address, virtual account or cash-in',
+  })
+  precursor!: Record<string, unknown>;
   @ApiProperty({ type: InstrumentSideResponse }) source!: Record<string, unknown>;
   @ApiProperty({ type: InstrumentSideResponse }) destination!: Record<string, unknown>;
   @ApiProperty({ type: PricingResponse, description: 'all amounts live here' }) pricing!: Record<string, unknown>;
-  @ApiProperty({ type: [TransactionLegResponse], description: 'the transfers, in the order they started' }) legs!: Array<Record<string, unknown>>;
-  @ApiPropertyOptional({ type: PayoutOriginResponse, description: 'fiat payouts' }) payoutOrigin?: Record<string, unknown>;
+  @ApiProperty({ type: [TransactionLegResponse], description: 'the transfers, in the order they started' })
+  legs!: Array<Record<string, unknown>>;
+  @ApiPropertyOptional({ type: PayoutOriginResponse, description: 'fiat payouts' }) payoutOrigin?: Record<
+    string,
+    unknown
+  >;
   @ApiPropertyOptional({ type: HoldResponse, description: 'only while awaitingAction' }) hold?: Record<string, unknown>;
   @ApiPropertyOptional({ type: SettlementErrorResponse, description: 'on failure' }) error?: Record<string, unknown>;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata!: Record<string, string>;
@@ -103,7 +151,12 @@ export class TransactionResponse {
 }
 
 export class OperatorActionRequest {
-  @ApiPropertyOptional({ maxLength: 500, description: 'why: recorded with the transaction' }) @IsOptional() @IsString() @MinLength(1) @MaxLength(500) reason?: string;
+  @ApiPropertyOptional({ maxLength: 500, description: 'why: recorded with the transaction' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(500)
+  reason?: string;
 }
 
 export const REFUND_TARGETS = ['returnDestination', 'sender'] as const;
@@ -131,7 +184,11 @@ export class OperatorRefundRequest extends OperatorActionRequest {
 export const CASH_PICKUP_OUTCOMES = ['collected', 'expired'] as const;
 
 export class SimulateCashPickupRequest {
-  @ApiProperty({ enum: CASH_PICKUP_OUTCOMES, description: 'collected: the recipient took the cash; expired: nobody came, the money goes back to the source wallet' })
+  @ApiProperty({
+    enum: CASH_PICKUP_OUTCOMES,
+    description:
+      'collected: the recipient took the cash; expired: nobody came, the money goes back to the source wallet',
+  })
   @IsIn(CASH_PICKUP_OUTCOMES, { message: `outcome must be one of ${CASH_PICKUP_OUTCOMES.join(', ')}` })
   outcome!: (typeof CASH_PICKUP_OUTCOMES)[number];
 }
@@ -141,7 +198,11 @@ export class CompleteRefundRequest {
 }
 
 export class ListHeldTransactionsQuery extends ListQuery {
-  @ApiPropertyOptional({ description: 'only this project\'s held transactions' }) @IsOptional() @IsString() @MaxLength(64) projectId?: string;
+  @ApiPropertyOptional({ description: "only this project's held transactions" })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  projectId?: string;
 }
 
 /** A transaction in the operator's queue, with the project it belongs to. */
@@ -152,7 +213,9 @@ export class HeldTransactionResponse {
 }
 
 export class OperatorResultResponse {
-  @ApiProperty({ enum: ['retried', 'refunding', 'markedFailed', 'already_completed', 'completedByProvider', 'refundCompleted'] })
+  @ApiProperty({
+    enum: ['retried', 'refunding', 'markedFailed', 'already_completed', 'completedByProvider', 'refundCompleted'],
+  })
   result!: 'retried' | 'refunding' | 'markedFailed' | 'already_completed' | 'completedByProvider' | 'refundCompleted';
   @ApiProperty({ type: TransactionResponse }) transaction!: TransactionResponse;
 }

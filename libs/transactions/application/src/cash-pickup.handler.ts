@@ -3,7 +3,13 @@ import { Injectable } from '@nestjs/common';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
 import { runCommand } from '@mm/platform/event-store';
-import { existingTransaction, nextLegId, refundLeg, transactionView, type TransactionView } from '@mm/transactions/domain';
+import {
+  existingTransaction,
+  nextLegId,
+  refundLeg,
+  transactionView,
+  type TransactionView,
+} from '@mm/transactions/domain';
 import { TransactionCommands } from './transaction.commands';
 import { TransactionQueries } from './transaction.queries';
 
@@ -27,7 +33,12 @@ export class CashPickupHandler {
       const at = (await this.clock.now(projectId)).toISOString();
       const { state } = await this.commands.handle(projectId, id, (current) => {
         const transaction = existingTransaction(current);
-        return { type: 'ReportCashPickup', outcome, refundLeg: refundLeg(transaction.record, nextLegId(transaction)), at };
+        return {
+          type: 'ReportCashPickup',
+          outcome,
+          refundLeg: refundLeg(transaction.record, nextLegId(transaction)),
+          at,
+        };
       });
       return transactionView(existingTransaction(state));
     });

@@ -31,7 +31,12 @@ function inboundTransfer(projectId: string): VirtualAccountDepositReceived {
     deposit: { asset: 'usd', rail: 'ach', amount: '125.50', senderName: 'Acme Payroll', reference: 'TRACE0001' },
     disposition: 'deliver',
     target: {
-      destination: { type: 'walletExternal', category: 'crypto', details: { id: newId('externalAccount'), asset: 'usdc', network: 'ethereum', address: '0xdest' }, party: customer },
+      destination: {
+        type: 'walletExternal',
+        category: 'crypto',
+        details: { id: newId('externalAccount'), asset: 'usdc', network: 'ethereum', address: '0xdest' },
+        party: customer,
+      },
       payout: null,
       pricing: {
         source: { asset: 'usd', amountGross: '125.50', amountNet: '125.50', feesDeducted: zero },
@@ -59,7 +64,7 @@ async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise
   }
 }
 
-describe('a transaction made once from another service\'s event', () => {
+describe("a transaction made once from another service's event", () => {
   let db: TestDatabase;
   let transactions: DepositTransactionsHandler;
   let store: TransactionsEventStore;
@@ -73,8 +78,19 @@ describe('a transaction made once from another service\'s event', () => {
     const unused = {} as never;
     const clock = new ProjectClock(db.uow);
     const timers = new TransactionTimerService(new TimerService(db.uow, clock));
-    const commands = new TransactionCommands(eventStore, new TransactionsReadModel(db.uow), new SandboxRails(), clock, timers);
-    return new DepositTransactionsHandler(db.uow, commands, new MadeTransactions(commands), new LegAccountChecks(unused as AccountsPort));
+    const commands = new TransactionCommands(
+      eventStore,
+      new TransactionsReadModel(db.uow),
+      new SandboxRails(),
+      clock,
+      timers,
+    );
+    return new DepositTransactionsHandler(
+      db.uow,
+      commands,
+      new MadeTransactions(commands),
+      new LegAccountChecks(unused as AccountsPort),
+    );
   }
 
   beforeAll(async () => {
@@ -85,11 +101,22 @@ describe('a transaction made once from another service\'s event', () => {
   });
   afterAll(() => db.close());
 
-  const received = (deposit: VirtualAccountDepositReceived) => ({ data: deposit }) as RecordedEvent<'virtualAccount.depositReceived', VirtualAccountDepositReceived>;
+  const received = (deposit: VirtualAccountDepositReceived) =>
+    ({ data: deposit }) as RecordedEvent<'virtualAccount.depositReceived', VirtualAccountDepositReceived>;
   const rowsOf = async (transactionId: string) =>
-    (await db.uow.query<{ rows: number }>(`SELECT count(*)::int AS rows FROM transactions.transactions WHERE id = $1`, [transactionId]))[0].rows;
+    (
+      await db.uow.query<{ rows: number }>(
+        `SELECT count(*)::int AS rows FROM transactions.transactions WHERE id = $1`,
+        [transactionId],
+      )
+    )[0].rows;
   const eventsOf = async (transactionId: string) =>
-    (await db.uow.query<{ events: number }>(`SELECT count(*)::int AS events FROM transactions.events WHERE stream_id = $1`, [`transaction-${transactionId}`]))[0].events;
+    (
+      await db.uow.query<{ events: number }>(
+        `SELECT count(*)::int AS events FROM transactions.events WHERE stream_id = $1`,
+        [`transaction-${transactionId}`],
+      )
+    )[0].events;
 
   /** Whether a session waits on a lock in an append to the transactions' log (the other side's uncommitted insert). */
   async function appendWaits(): Promise<boolean> {
@@ -99,7 +126,7 @@ describe('a transaction made once from another service\'s event', () => {
     return waiting > 0;
   }
 
-  it('lets the log reader\'s batch go on when the port made the transaction while the reader was making it too', async () => {
+  it("lets the log reader's batch go on when the port made the transaction while the reader was making it too", async () => {
     const deposit = inboundTransfer(projectId);
     const event = { data: deposit } as RecordedEvent<'virtualAccount.depositReceived', VirtualAccountDepositReceived>;
     let commitPort!: () => void;
@@ -117,7 +144,10 @@ describe('a transaction made once from another service\'s event', () => {
     // batch (the next event's statements, the checkpoint), here one more statement.
     const reader = db.uow.run(async () => {
       await transactions.onVirtualAccountDeposit(event);
-      const [{ events }] = await db.uow.query<{ events: number }>(`SELECT count(*)::int AS events FROM transactions.events WHERE stream_id = $1`, [`transaction-${deposit.transactionId}`]);
+      const [{ events }] = await db.uow.query<{ events: number }>(
+        `SELECT count(*)::int AS events FROM transactions.events WHERE stream_id = $1`,
+        [`transaction-${deposit.transactionId}`],
+      );
       return events;
     });
     // The reader's append waits on the port's uncommitted one.
@@ -130,9 +160,14 @@ describe('a transaction made once from another service\'s event', () => {
       `SELECT stream_id, count(*)::int AS versions, count(DISTINCT stream_version)::int AS distinct_versions FROM transactions.events WHERE stream_id LIKE $1 GROUP BY stream_id`,
       [`%${deposit.transactionId}%`],
     );
-    expect(streams.find((s) => s.stream_id === `transaction-${deposit.transactionId}`)).toMatchObject({ versions: expect.any(Number) });
+    expect(streams.find((s) => s.stream_id === `transaction-${deposit.transactionId}`)).toMatchObject({
+      versions: expect.any(Number),
+    });
     for (const s of streams) expect(s.versions).toBe(s.distinct_versions);
-    const [{ rows }] = await db.uow.query<{ rows: number }>(`SELECT count(*)::int AS rows FROM transactions.transactions WHERE id = $1`, [deposit.transactionId]);
+    const [{ rows }] = await db.uow.query<{ rows: number }>(
+      `SELECT count(*)::int AS rows FROM transactions.transactions WHERE id = $1`,
+      [deposit.transactionId],
+    );
     expect(rows).toBe(1);
   });
 
@@ -144,7 +179,10 @@ describe('a transaction made once from another service\'s event', () => {
     const appended = new Promise<void>((resolve) => (readerAppended = resolve));
     // The log reader's batch: the transaction made from the event, not yet committed.
     const reader = db.uow.run(async () => {
-      await transactions.onVirtualAccountDeposit({ data: deposit } as RecordedEvent<'virtualAccount.depositReceived', VirtualAccountDepositReceived>);
+      await transactions.onVirtualAccountDeposit({ data: deposit } as RecordedEvent<
+        'virtualAccount.depositReceived',
+        VirtualAccountDepositReceived
+      >);
       await db.uow.query('SELECT 1');
       readerAppended();
       await readerMayCommit;
@@ -164,7 +202,10 @@ describe('a transaction made once from another service\'s event', () => {
     );
     expect(versions).toBeGreaterThan(0);
     expect(versions).toBe(distinct);
-    const [{ rows }] = await db.uow.query<{ rows: number }>(`SELECT count(*)::int AS rows FROM transactions.transactions WHERE id = $1`, [deposit.transactionId]);
+    const [{ rows }] = await db.uow.query<{ rows: number }>(
+      `SELECT count(*)::int AS rows FROM transactions.transactions WHERE id = $1`,
+      [deposit.transactionId],
+    );
     expect(rows).toBe(1);
   });
 
@@ -201,16 +242,25 @@ describe('a transaction made once from another service\'s event', () => {
     expect(await rowsOf(deposit.transactionId)).toBe(1);
   });
 
-  it('makes the next deposit\'s transaction in the same batch after a deposit whose transaction the port had made', async () => {
+  it("makes the next deposit's transaction in the same batch after a deposit whose transaction the port had made", async () => {
     const made = inboundTransfer(projectId);
     const next = inboundTransfer(projectId);
     await transactions.createForVirtualAccount(projectId, made);
     // One batch of the log reader: the first event finds its transaction made, the second makes its own.
     await db.uow.run(async () => {
-      await transactions.onVirtualAccountDeposit({ data: made } as RecordedEvent<'virtualAccount.depositReceived', VirtualAccountDepositReceived>);
-      await transactions.onVirtualAccountDeposit({ data: next } as RecordedEvent<'virtualAccount.depositReceived', VirtualAccountDepositReceived>);
+      await transactions.onVirtualAccountDeposit({ data: made } as RecordedEvent<
+        'virtualAccount.depositReceived',
+        VirtualAccountDepositReceived
+      >);
+      await transactions.onVirtualAccountDeposit({ data: next } as RecordedEvent<
+        'virtualAccount.depositReceived',
+        VirtualAccountDepositReceived
+      >);
     });
-    const rows = await db.uow.query<{ id: string }>(`SELECT id FROM transactions.transactions WHERE id = ANY($1::text[]) ORDER BY id`, [[made.transactionId, next.transactionId]]);
+    const rows = await db.uow.query<{ id: string }>(
+      `SELECT id FROM transactions.transactions WHERE id = ANY($1::text[]) ORDER BY id`,
+      [[made.transactionId, next.transactionId]],
+    );
     expect(rows.map((r) => r.id).sort()).toEqual([made.transactionId, next.transactionId].sort());
   });
 });

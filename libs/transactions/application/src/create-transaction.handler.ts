@@ -3,7 +3,14 @@
 // on the transaction id (the quote's own), so a retry after a crash finishes what the first attempt began
 // and a second transaction for the quote is refused.
 import { Injectable } from '@nestjs/common';
-import { AccountsPort, ApiError, GatewayPort, QuotesPort, type AcceptedQuote, type TransactionCreated } from '@mm/contracts';
+import {
+  AccountsPort,
+  ApiError,
+  GatewayPort,
+  QuotesPort,
+  type AcceptedQuote,
+  type TransactionCreated,
+} from '@mm/contracts';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
 import { ConcurrencyError, runCommand } from '@mm/platform/event-store';
@@ -40,14 +47,16 @@ export class CreateTransactionHandler {
   ) {}
 
   async create(projectId: string, quoteId: string): Promise<TransactionView> {
-    if (!isId('quote', quoteId)) throw new ApiError('InvalidQuoteID', `"${quoteId.slice(0, 64)}" is not a quote id (qt_…)`);
+    if (!isId('quote', quoteId))
+      throw new ApiError('InvalidQuoteID', `"${quoteId.slice(0, 64)}" is not a quote id (qt_…)`);
     const transactionId = transactionIdForQuote(quoteId);
     return runCommand(this.uow, async () => {
       const at = (await this.clock.now(projectId)).toISOString();
       // In one process, for a quote made here: the wallet the pull will debit is read with the quote (one
       // round trip less), under the quote's lock as before.
       const quote = await this.quotes.accept(projectId, { quoteId, transactionId, at }, (outline) => {
-        if (outline.source.type !== 'card') this.accounts.preparePull(projectId, { transactionId, walletId: String(outline.source.details.id) });
+        if (outline.source.type !== 'card')
+          this.accounts.preparePull(projectId, { transactionId, walletId: String(outline.source.details.id) });
       });
       try {
         return await this.createAccepted(projectId, transactionId, quote, at);
@@ -63,9 +72,17 @@ export class CreateTransactionHandler {
     });
   }
 
-  private async createAccepted(projectId: string, transactionId: string, quote: AcceptedQuote, at: string): Promise<TransactionView> {
+  private async createAccepted(
+    projectId: string,
+    transactionId: string,
+    quote: AcceptedQuote,
+    at: string,
+  ): Promise<TransactionView> {
     const quoteId = quote.quoteId;
-    const customerIds = [quote.customerId, ...[quote.source.party, quote.destination.party].flatMap((p) => ('customerId' in p ? [p.customerId] : []))];
+    const customerIds = [
+      quote.customerId,
+      ...[quote.source.party, quote.destination.party].flatMap((p) => ('customerId' in p ? [p.customerId] : [])),
+    ];
     const record: Omit<TransactionCreated, 'status' | 'subStatus' | 'at'> = {
       transactionId,
       projectId,
@@ -100,11 +117,15 @@ export class CreateTransactionHandler {
       // for the quote is refused as QuoteAlreadyAccepted. (Should another request make it in between after all,
       // across processes, the commit fails on the stream's unique version, and the retry is such a repeat.)
       const created = { type: 'CreateTransaction', record, pulled, review, firstLeg, at } as const;
-      const { state } = await this.commands.handle(projectId, transactionId, created, { newStream: true, deferAppend: quote.acceptedNow });
+      const { state } = await this.commands.handle(projectId, transactionId, created, {
+        newStream: true,
+        deferAppend: quote.acceptedNow,
+      });
       return transactionView(existingTransaction(state));
     } catch (error) {
       // The quote's transaction exists already (its acceptance and pull answered as repeats): a second is refused.
-      if (error instanceof ConcurrencyError) throw new ApiError('QuoteAlreadyAccepted', `quote ${quoteId} was accepted by transaction ${transactionId}`);
+      if (error instanceof ConcurrencyError)
+        throw new ApiError('QuoteAlreadyAccepted', `quote ${quoteId} was accepted by transaction ${transactionId}`);
       throw error;
     }
   }
@@ -128,7 +149,10 @@ export class CreateTransactionHandler {
       if (!cap) continue;
       const used = await this.limits.use(projectId, period, leg.asset, leg.amount);
       if (dec(used).gt(cap)) {
-        throw new ApiError('TransactionLimitExceeded', `${leg.amount} ${leg.asset} would take the project's ${name} bank payouts to ${toAmount(used, 18)}, over its cap of ${cap}`);
+        throw new ApiError(
+          'TransactionLimitExceeded',
+          `${leg.amount} ${leg.asset} would take the project's ${name} bank payouts to ${toAmount(used, 18)}, over its cap of ${cap}`,
+        );
       }
     }
   }

@@ -83,12 +83,26 @@ export class DepositTransactionsHandler {
     const record = depositTransactionRecord(d);
     const full = { ...record, status: 'processing', subStatus: null, at: d.at } as TransactionCreated;
     let next = depositNext(full, d, `${d.transactionId}.2`);
-    if (next.kind === 'return') next = { ...next, refused: (await this.accounts.unusable(d.projectId, full, { kind: 'refund' }, 'start'))?.failure };
-    return { type: 'CreateFromDeposit', record, depositLeg: cryptoDepositLeg(d), txHash: d.deposit.txHash, next, at: d.at };
+    if (next.kind === 'return')
+      next = {
+        ...next,
+        refused: (await this.accounts.unusable(d.projectId, full, { kind: 'refund' }, 'start'))?.failure,
+      };
+    return {
+      type: 'CreateFromDeposit',
+      record,
+      depositLeg: cryptoDepositLeg(d),
+      txHash: d.deposit.txHash,
+      next,
+      at: d.at,
+    };
   }
 
   /** The log reader's: made unless the port made it first. */
-  private async createFromEvent(deposit: Deposit, creation: () => TransactionCommand | Promise<TransactionCommand>): Promise<void> {
+  private async createFromEvent(
+    deposit: Deposit,
+    creation: () => TransactionCommand | Promise<TransactionCommand>,
+  ): Promise<void> {
     if (await this.made.exists(deposit.transactionId)) return;
     await this.createOnce(deposit, await creation(), false);
   }
@@ -99,7 +113,11 @@ export class DepositTransactionsHandler {
    * same moment is rare, and then the commit fails on the stream's unique version, and the retry, appending at
    * once, finds the transaction made.
    */
-  private async createFromPort(projectId: string, deposit: Deposit | undefined, creation: () => TransactionCommand | Promise<TransactionCommand>): Promise<{ transactionId: string }> {
+  private async createFromPort(
+    projectId: string,
+    deposit: Deposit | undefined,
+    creation: () => TransactionCommand | Promise<TransactionCommand>,
+  ): Promise<{ transactionId: string }> {
     if (deposit?.projectId !== projectId || !isId('transaction', String(deposit.transactionId))) {
       throw new ApiError('InvalidRequest', 'the deposit names another project or no transaction id');
     }
@@ -123,9 +141,14 @@ export class DepositTransactionsHandler {
    * holds the other events of the batch and the checkpoint, goes on instead of rolling back and being
    * read again. (The port's first attempt, which no caller's batch holds, defers its append instead.)
    */
-  private async createOnce({ projectId, transactionId }: Deposit, command: TransactionCommand, deferAppend: boolean): Promise<void> {
+  private async createOnce(
+    { projectId, transactionId }: Deposit,
+    command: TransactionCommand,
+    deferAppend: boolean,
+  ): Promise<void> {
     try {
-      if (deferAppend) await this.commands.handle(projectId, transactionId, command, { newStream: true, deferAppend: true });
+      if (deferAppend)
+        await this.commands.handle(projectId, transactionId, command, { newStream: true, deferAppend: true });
       else await this.uow.savepoint(() => this.commands.handle(projectId, transactionId, command, { newStream: true }));
     } catch (error) {
       if (error instanceof ConcurrencyError) return;
@@ -147,5 +170,11 @@ function cashInCreation(d: CashInDeposit): TransactionCommand {
  */
 function inboundTransferCreation(d: InboundTransfer): TransactionCommand {
   const returned = d.disposition === 'returnToSender' ? VIRTUAL_ACCOUNT_INACTIVE : undefined;
-  return { type: 'CreateTransaction', record: virtualAccountTransactionRecord(d), firstLeg: bankDepositLeg(d), returned, at: d.at };
+  return {
+    type: 'CreateTransaction',
+    record: virtualAccountTransactionRecord(d),
+    firstLeg: bankDepositLeg(d),
+    returned,
+    at: d.at,
+  };
 }

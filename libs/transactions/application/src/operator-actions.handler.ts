@@ -50,13 +50,25 @@ export class OperatorActionsHandler {
    * sent twice; one it has none of fails with providerTimeout; a provider that cannot be reached
    * is error 10369 and changes nothing.
    */
-  async operate(id: string, action: OperatorAction, reason: string, amount?: string, to?: 'returnDestination' | 'sender'): Promise<OperatorResult> {
+  async operate(
+    id: string,
+    action: OperatorAction,
+    reason: string,
+    amount?: string,
+    to?: 'returnDestination' | 'sender',
+  ): Promise<OperatorResult> {
     const row = await this.queries.requireAny(id);
     if (amount !== undefined && (action !== 'refund' || row.view.precursor.type !== 'virtualAccount')) {
-      throw new ApiError('InvalidRequest', 'amount: only a refund of a virtual account deposit may return part of the money; other refunds return all of it');
+      throw new ApiError(
+        'InvalidRequest',
+        'amount: only a refund of a virtual account deposit may return part of the money; other refunds return all of it',
+      );
     }
     if (to !== undefined && (action !== 'refund' || !isFromDeposit(row.view))) {
-      throw new ApiError('InvalidRequest', 'to: only a refund of a deposit address or virtual account deposit goes to a return destination or the sender; other refunds go back to the wallet or card the money came from');
+      throw new ApiError(
+        'InvalidRequest',
+        'to: only a refund of a deposit address or virtual account deposit goes to a return destination or the sender; other refunds go back to the wallet or card the money came from',
+      );
     }
     const projectId = row.project_id;
     const looked = await runCommand(this.uow, () => this.lookUpUnconfirmed(projectId, id, action));
@@ -64,7 +76,8 @@ export class OperatorActionsHandler {
       return { result: looked, transaction: (await this.queries.requireAny(id)).view };
     }
     // Refused requests change nothing (the settlement rolls back with them): the sweeper completes the transfer.
-    if (looked === 'completedByProvider') throw new ApiError('vendorOrderExists', 'the provider holds the transfer: the payout completes');
+    if (looked === 'completedByProvider')
+      throw new ApiError('vendorOrderExists', 'the provider holds the transfer: the payout completes');
     return runCommand(this.uow, async () => {
       const state = await this.commands.load(id);
       const record = state.record;
@@ -78,17 +91,36 @@ export class OperatorActionsHandler {
         // A deposit's refund goes to its return destination, checked now; or, when the operator says so (the
         // return destination is gone), back to the sender (ADR 0056).
         const target = to === 'sender' ? sentBackToSender(record) : record;
-        const refused = isFromDeposit(target) ? (await this.accounts.unusable(projectId, target, { kind: 'refund' }, 'start'))?.failure : undefined;
+        const refused = isFromDeposit(target)
+          ? (await this.accounts.unusable(projectId, target, { kind: 'refund' }, 'start'))?.failure
+          : undefined;
         if (isVirtualAccountTransaction(record)) {
           const held = record.pricing.source.amountGross;
           const refunded = amount ?? held;
-          if (dec(refunded).gt(held)) throw new ApiError('InvalidRequest', `amount: ${refunded} is more than the ${held} ${record.pricing.source.asset} held for this transaction`);
+          if (dec(refunded).gt(held))
+            throw new ApiError(
+              'InvalidRequest',
+              `amount: ${refunded} is more than the ${held} ${record.pricing.source.asset} held for this transaction`,
+            );
           const retained = dec(held).minus(refunded);
           // Shown as the deposit's own amount is: two decimal places, "0.00" for nothing.
           const refundAmount = formatAmount(refunded, 2);
-          await this.commands.handle(projectId, id, { type: 'RefundHeld', refundLeg: bankRefundLeg(target, next, refundAmount), reason, retained: retained.gt(0) ? formatAmount(retained, 2) : undefined, refused, at });
+          await this.commands.handle(projectId, id, {
+            type: 'RefundHeld',
+            refundLeg: bankRefundLeg(target, next, refundAmount),
+            reason,
+            retained: retained.gt(0) ? formatAmount(retained, 2) : undefined,
+            refused,
+            at,
+          });
         } else {
-          await this.commands.handle(projectId, id, { type: 'RefundHeld', refundLeg: refundLeg(target, next), reason, refused, at });
+          await this.commands.handle(projectId, id, {
+            type: 'RefundHeld',
+            refundLeg: refundLeg(target, next),
+            reason,
+            refused,
+            at,
+          });
         }
       } else if (!(looked === 'providerHasNone' && state.subStatus === 'failed.outboundFailed')) {
         // (Unless the lookup itself just failed the unconfirmed payout: that is the mark-failed.)
@@ -100,7 +132,11 @@ export class OperatorActionsHandler {
   }
 
   /** A completed transaction has nothing to retry; an unconfirmed payout is settled or failed by what the provider holds. */
-  private async lookUpUnconfirmed(projectId: string, id: string, action: OperatorAction): Promise<'already_completed' | 'completedByProvider' | 'providerHasNone' | undefined> {
+  private async lookUpUnconfirmed(
+    projectId: string,
+    id: string,
+    action: OperatorAction,
+  ): Promise<'already_completed' | 'completedByProvider' | 'providerHasNone' | undefined> {
     const state = await this.commands.load(id);
     if (action === 'retry' && state.status === 'completed') return 'already_completed';
     if (state.subStatus !== 'processing.payoutUnconfirmed') return undefined;
@@ -108,8 +144,15 @@ export class OperatorActionsHandler {
     if (!leg) return undefined;
     const at = await this.clock.now(projectId);
     const answer = this.rails.lookup(state.record, leg, at);
-    if (answer.kind === 'unreachable') throw new ApiError('unconfirmedPayoutUnverifiable', 'the payout provider cannot be reached to look the transfer up; retry later');
-    const outcome: RailOutcome = answer.kind === 'holds' ? { kind: 'settled', references: answer.references } : { kind: 'failed', failure: PROVIDER_TIMEOUT };
+    if (answer.kind === 'unreachable')
+      throw new ApiError(
+        'unconfirmedPayoutUnverifiable',
+        'the payout provider cannot be reached to look the transfer up; retry later',
+      );
+    const outcome: RailOutcome =
+      answer.kind === 'holds'
+        ? { kind: 'settled', references: answer.references }
+        : { kind: 'failed', failure: PROVIDER_TIMEOUT };
     await this.commands.handle(projectId, id, { type: 'ReportLeg', legId: leg.id, outcome, at: at.toISOString() });
     return answer.kind === 'holds' ? 'completedByProvider' : 'providerHasNone';
   }
@@ -125,7 +168,10 @@ export class OperatorActionsHandler {
     return runCommand(this.uow, async () => {
       const at = (await this.clock.now(row.project_id)).toISOString();
       const decision = await this.commands.handle(row.project_id, id, { type: 'CompleteRefund', reason, at });
-      return { result: decision.events.length === 0 ? 'already_completed' : 'refundCompleted', transaction: transactionView(existingTransaction(decision.state)) };
+      return {
+        result: decision.events.length === 0 ? 'already_completed' : 'refundCompleted',
+        transaction: transactionView(existingTransaction(decision.state)),
+      };
     });
   }
 }

@@ -21,7 +21,13 @@ import {
 import { PaymentRails } from '@mm/transactions/infrastructure';
 import { LegAccountChecks } from './leg-account-checks';
 import { TransactionCommands } from './transaction.commands';
-import { LEG_TIMER, REFUND_TIMER, SWEEP_TIMER, TransactionTimerService, type DueTransactionTimer } from './transaction.timers';
+import {
+  LEG_TIMER,
+  REFUND_TIMER,
+  SWEEP_TIMER,
+  TransactionTimerService,
+  type DueTransactionTimer,
+} from './transaction.timers';
 
 @Injectable()
 export class RailAnswersHandler implements OnModuleInit {
@@ -44,15 +50,21 @@ export class RailAnswersHandler implements OnModuleInit {
    * lock. An account the leg needs that is no longer usable refuses the leg whatever the rail says; an
    * accounts service that cannot be asked fails the timer, which fires again later.
    */
-  private async onLegAnswer({ projectId, payload: { transactionId, legId } }: DueTransactionTimer<typeof LEG_TIMER>): Promise<void> {
+  private async onLegAnswer({
+    projectId,
+    payload: { transactionId, legId },
+  }: DueTransactionTimer<typeof LEG_TIMER>): Promise<void> {
     const at = await this.clock.now(projectId);
     const { unusable, deliveryGone } = await this.legChecks(projectId, transactionId, legId);
     await this.commands.handle(projectId, transactionId, (state: TransactionState): TransactionCommand => {
       const leg = state.status === 'none' ? undefined : state.legs.find((l) => l.id === legId);
       // A leg already answered (or unknown) is answered again with nothing: the decider ignores it.
-      if (state.status === 'none' || !leg || leg.status !== 'pending') return { type: 'ReportLeg', legId, outcome: { kind: 'unconfirmed' }, at: at.toISOString() };
+      if (state.status === 'none' || !leg || leg.status !== 'pending')
+        return { type: 'ReportLeg', legId, outcome: { kind: 'unconfirmed' }, at: at.toISOString() };
       const { record } = state;
-      let { outcome }: { outcome: RailOutcome } = unusable ? { outcome: { kind: 'declined', failure: unusable } } : this.rails.answer(record, leg, at);
+      let { outcome }: { outcome: RailOutcome } = unusable
+        ? { outcome: { kind: 'declined', failure: unusable } }
+        : this.rails.answer(record, leg, at);
       const next = nextLegId(state);
       let nextLeg: NewLeg | undefined;
       let review: string | undefined;
@@ -77,14 +89,20 @@ export class RailAnswersHandler implements OnModuleInit {
    * no longer usable (issue 42). Nothing when the leg is answered already. Asked before the stream's lock is
    * taken, so that no lock waits on another service.
    */
-  private async legChecks(projectId: string, transactionId: string, legId: string): Promise<{ unusable?: LegFailure; deliveryGone?: string }> {
+  private async legChecks(
+    projectId: string,
+    transactionId: string,
+    legId: string,
+  ): Promise<{ unusable?: LegFailure; deliveryGone?: string }> {
     const state = await this.commands.current(transactionId);
     const leg = state.status === 'none' ? undefined : state.legs.find((l) => l.id === legId);
     if (state.status === 'none' || !leg || leg.status !== 'pending') return {};
     const { record } = state;
     const unusable = (await this.accounts.unusable(projectId, record, leg, 'answer'))?.failure;
     const starts = leg.kind === 'deposit' && isVirtualAccountTransaction(record) && !needsReview(record);
-    const deliveryGone = starts ? (await this.accounts.unusable(projectId, record, { kind: 'payout' }, 'start'))?.account.id : undefined;
+    const deliveryGone = starts
+      ? (await this.accounts.unusable(projectId, record, { kind: 'payout' }, 'start'))?.account.id
+      : undefined;
     return { unusable, deliveryGone };
   }
 
@@ -97,17 +115,39 @@ export class RailAnswersHandler implements OnModuleInit {
     const at = await this.clock.now(projectId);
     const answer = this.rails.lookup(state.record, leg, at);
     if (answer.kind === 'unreachable') {
-      await this.timers.schedule(projectId, SWEEP_TIMER, payload.legId, new Date(at.getTime() + UNCONFIRMED_SWEEP_SECONDS * 1000), payload);
+      await this.timers.schedule(
+        projectId,
+        SWEEP_TIMER,
+        payload.legId,
+        new Date(at.getTime() + UNCONFIRMED_SWEEP_SECONDS * 1000),
+        payload,
+      );
       return;
     }
-    const outcome: RailOutcome = answer.kind === 'holds' ? { kind: 'settled', references: answer.references } : { kind: 'failed', failure: PROVIDER_TIMEOUT };
-    await this.commands.handle(projectId, payload.transactionId, { type: 'ReportLeg', legId: payload.legId, outcome, at: at.toISOString() });
+    const outcome: RailOutcome =
+      answer.kind === 'holds'
+        ? { kind: 'settled', references: answer.references }
+        : { kind: 'failed', failure: PROVIDER_TIMEOUT };
+    await this.commands.handle(projectId, payload.transactionId, {
+      type: 'ReportLeg',
+      legId: payload.legId,
+      outcome,
+      at: at.toISOString(),
+    });
   }
 
   /** The sandbox bank's answers about a virtual account's refund: accepted (in flight), settled, or silence past the window. */
-  private async onBankRefund({ projectId, payload: { transactionId, legId, step } }: DueTransactionTimer<typeof REFUND_TIMER>): Promise<void> {
+  private async onBankRefund({
+    projectId,
+    payload: { transactionId, legId, step },
+  }: DueTransactionTimer<typeof REFUND_TIMER>): Promise<void> {
     const at = (await this.clock.now(projectId)).toISOString();
-    const outcome: RailOutcome = step === 'accepted' ? { kind: 'refundAccepted' } : step === 'unconfirmed' ? { kind: 'refundUnconfirmed' } : { kind: 'settled', references: {} };
+    const outcome: RailOutcome =
+      step === 'accepted'
+        ? { kind: 'refundAccepted' }
+        : step === 'unconfirmed'
+          ? { kind: 'refundUnconfirmed' }
+          : { kind: 'settled', references: {} };
     await this.commands.handle(projectId, transactionId, { type: 'ReportLeg', legId, outcome, at });
   }
 }

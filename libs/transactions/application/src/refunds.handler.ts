@@ -21,7 +21,10 @@ export class RefundsHandler {
     // leaves over a bank rail: the bank, not the ledger's posting, says when it arrived.
     await this.commands.handle(d.projectId, d.transactionId, (state) => ({
       type: 'ConfirmRefund',
-      legId: state.status === 'none' || isVirtualAccountTransaction(state.record) ? '' : (state.legs.find((l) => l.kind === 'refund' && l.status === 'pending')?.id ?? ''),
+      legId:
+        state.status === 'none' || isVirtualAccountTransaction(state.record)
+          ? ''
+          : (state.legs.find((l) => l.kind === 'refund' && l.status === 'pending')?.id ?? ''),
       at,
     }));
   }

@@ -35,16 +35,24 @@ export class ReviewDecisionHandler implements OnModuleInit {
    * The sandbox compliance desk decided a review. A deposit's payout, once approved, or its refund, once
    * rejected, starts now: its account is checked first (ADR 0056).
    */
-  private async onReviewDecision({ projectId, payload: { transactionId } }: DueTransactionTimer<typeof REVIEW_TIMER>): Promise<void> {
+  private async onReviewDecision({
+    projectId,
+    payload: { transactionId },
+  }: DueTransactionTimer<typeof REVIEW_TIMER>): Promise<void> {
     const at = (await this.clock.now(projectId)).toISOString();
     const { record } = await this.commands.load(transactionId);
     const rejected = magicCents(record) === SANDBOX_MAGIC_CENTS.reviewRejected;
-    const checked = isFromDeposit(record) ? await this.accounts.unusable(projectId, record, { kind: rejected ? 'refund' : 'payout' }, 'start') : undefined;
+    const checked = isFromDeposit(record)
+      ? await this.accounts.unusable(projectId, record, { kind: rejected ? 'refund' : 'payout' }, 'start')
+      : undefined;
     await this.commands.handle(projectId, transactionId, (current) => {
       const state = existingTransaction(current);
       const next = nextLegId(state);
-      const firstLeg = state.record.source.type === 'card' ? depositLeg(state.record, next) : payoutLeg(state.record, next);
-      const back = isVirtualAccountTransaction(state.record) ? bankRefundLeg(state.record, next) : refundLeg(state.record, next);
+      const firstLeg =
+        state.record.source.type === 'card' ? depositLeg(state.record, next) : payoutLeg(state.record, next);
+      const back = isVirtualAccountTransaction(state.record)
+        ? bankRefundLeg(state.record, next)
+        : refundLeg(state.record, next);
       return {
         type: 'DecideReview',
         outcome: rejected ? 'rejected' : 'approved',

@@ -1,12 +1,30 @@
 // The partner events of a transaction's decisions (spec: Events; tie 5), published from the log in the
 // command's transaction.
 import { underReviewEvent } from '@mm/contracts';
-import { publishPartnerEvents, type AfterDecision, type EventStore, type PartnerResource, type RecordedEvent } from '@mm/platform/event-store';
-import { depositAddressLegEvents, transactionDecider, transactionView, virtualAccountLegEvents, type ExistingTransaction, type TransactionEvent, type TransactionState } from '@mm/transactions/domain';
+import {
+  publishPartnerEvents,
+  type AfterDecision,
+  type EventStore,
+  type PartnerResource,
+  type RecordedEvent,
+} from '@mm/platform/event-store';
+import {
+  depositAddressLegEvents,
+  transactionDecider,
+  transactionView,
+  virtualAccountLegEvents,
+  type ExistingTransaction,
+  type TransactionEvent,
+  type TransactionState,
+} from '@mm/transactions/domain';
 
 export function publishAnnouncements(store: EventStore): AfterDecision<TransactionEvent, TransactionState> {
   return async (decision, { id }) => {
-    const announcements = announce(id, decision.before, decision.events as unknown as Array<RecordedEvent & TransactionEvent>);
+    const announcements = announce(
+      id,
+      decision.before,
+      decision.events as unknown as Array<RecordedEvent & TransactionEvent>,
+    );
     await publishPartnerEvents(store, decision.events, async (event) => announcements.get(event.eventId));
   };
 }
@@ -20,13 +38,22 @@ export function publishAnnouncements(store: EventStore): AfterDecision<Transacti
  * it, so it is published with the last of them, that version its `sequence`. The command's last
  * announcement is therefore exactly what a GET answers once it commits.
  */
-export function announce(transactionId: string, before: TransactionState, events: ReadonlyArray<RecordedEvent & TransactionEvent>): Map<string, PartnerResource> {
+export function announce(
+  transactionId: string,
+  before: TransactionState,
+  events: ReadonlyArray<RecordedEvent & TransactionEvent>,
+): Map<string, PartnerResource> {
   const announcements = new Map<string, PartnerResource>();
   let state = before;
   let open: { events: string[]; previousStatus: string | null } | undefined;
   let last: { eventId: string; state: ExistingTransaction } | undefined;
   const close = () => {
-    if (open && last) announcements.set(last.eventId, { resourceId: transactionId, data: transactionView(last.state) as unknown as Record<string, unknown>, ...open });
+    if (open && last)
+      announcements.set(last.eventId, {
+        resourceId: transactionId,
+        data: transactionView(last.state) as unknown as Record<string, unknown>,
+        ...open,
+      });
     open = undefined;
   };
   for (const event of events) {
@@ -35,7 +62,10 @@ export function announce(transactionId: string, before: TransactionState, events
     // (Every event of a stream leaves a transaction: its first is transaction.created.)
     if (after.status === 'none') continue;
     state = after;
-    const names = [...depositAddressLegEvents(previous, event, after), ...virtualAccountLegEvents(previous, event, after)];
+    const names = [
+      ...depositAddressLegEvents(previous, event, after),
+      ...virtualAccountLegEvents(previous, event, after),
+    ];
     if (previous.status === 'none' || previous.status !== after.status || previous.subStatus !== after.subStatus) {
       names.push('transaction.statusChanged');
       if (event.type === 'transaction.reviewStarted') names.push(underReviewEvent(after.record.sourceToDestination));

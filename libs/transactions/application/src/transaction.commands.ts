@@ -38,7 +38,10 @@ export class TransactionCommands extends CommandHandler<TransactionCommand, Tran
 
   /** The transaction as its log has it now (outside the stream's lock), or none. */
   async current(transactionId: string): Promise<TransactionState> {
-    return (await loadState(this.log, transactionStreamId(transactionId), transactionDecider))?.state ?? transactionDecider.initialState();
+    return (
+      (await loadState(this.log, transactionStreamId(transactionId), transactionDecider))?.state ??
+      transactionDecider.initialState()
+    );
   }
 
   /** The transaction as its log has it now; TransactionNotFound without one. */

@@ -43,7 +43,12 @@ export class TransactionQueries {
     const rows = new Map((await this.readModel.statuses(projectId, ids)).map((r) => [r.id, r]));
     return ids.filter((id) => {
       const row = rows.get(id);
-      return !row || row.status === 'processing' || row.status === 'awaitingAction' || row.sub_status === 'failed.outboundFailed';
+      return (
+        !row ||
+        row.status === 'processing' ||
+        row.status === 'awaitingAction' ||
+        row.sub_status === 'failed.outboundFailed'
+      );
     });
   }
 
@@ -58,7 +63,8 @@ export class TransactionQueries {
 }
 
 function requireTransactionId(id: string): void {
-  if (!isId('transaction', id)) throw new ApiError('InvalidTransactionID', `"${id.slice(0, 64)}" is not a transaction id (txn_…)`);
+  if (!isId('transaction', id))
+    throw new ApiError('InvalidTransactionID', `"${id.slice(0, 64)}" is not a transaction id (txn_…)`);
 }
 
 function transactionIdsOf(transactionIds: string[]): string[] {

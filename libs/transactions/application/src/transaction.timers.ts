@@ -39,7 +39,13 @@ export class TransactionTimerService {
   constructor(private readonly timers: TimerService) {}
 
   /** In the caller's transaction; the same kind and key again re-schedules it. */
-  schedule<K extends TransactionTimerKind>(projectId: string, kind: K, key: string, dueAt: Date, payload: TransactionTimers[K]): Promise<void> {
+  schedule<K extends TransactionTimerKind>(
+    projectId: string,
+    kind: K,
+    key: string,
+    dueAt: Date,
+    payload: TransactionTimers[K],
+  ): Promise<void> {
     return this.timers.schedule(projectId, kind, key, dueAt, payload);
   }
 

@@ -3,14 +3,31 @@
 // the cash-in's wallet (the customer's own, or an external address), priced by the cash-in service.
 import type { EventPayloads, TransactionCreated } from '@mm/contracts';
 
-export function cashInTransactionRecord(d: EventPayloads['cashIn.deposited']): Omit<TransactionCreated, 'status' | 'subStatus' | 'at'> {
+export function cashInTransactionRecord(
+  d: EventPayloads['cashIn.deposited'],
+): Omit<TransactionCreated, 'status' | 'subStatus' | 'at'> {
   const customer = { relationship: 'customer', customerId: d.customerId, entityType: 'individual' } as const;
   const destination: TransactionCreated['destination'] = d.destination.walletId
-    ? { type: 'walletOms', category: 'crypto', details: { id: d.destination.walletId, asset: d.destination.asset, network: d.destination.network, address: d.destination.blockchainAddress }, party: customer }
+    ? {
+        type: 'walletOms',
+        category: 'crypto',
+        details: {
+          id: d.destination.walletId,
+          asset: d.destination.asset,
+          network: d.destination.network,
+          address: d.destination.blockchainAddress,
+        },
+        party: customer,
+      }
     : {
         type: 'walletExternal',
         category: 'crypto',
-        details: { ...(d.destination.externalAccountId ? { id: d.destination.externalAccountId } : {}), asset: d.destination.asset, network: d.destination.network, address: d.destination.blockchainAddress },
+        details: {
+          ...(d.destination.externalAccountId ? { id: d.destination.externalAccountId } : {}),
+          asset: d.destination.asset,
+          network: d.destination.network,
+          address: d.destination.blockchainAddress,
+        },
         party: d.destination.externalAccountId ? customer : { relationship: 'externalUnregistered' },
       };
   return {
@@ -22,7 +39,13 @@ export function cashInTransactionRecord(d: EventPayloads['cashIn.deposited']): O
     source: {
       type: 'cash',
       category: 'cash',
-      details: { asset: d.deposit.asset, network: 'cash', locationId: d.location.locId, locationReference: d.location.reference, locationProvider: d.location.provider },
+      details: {
+        asset: d.deposit.asset,
+        network: 'cash',
+        locationId: d.location.locId,
+        locationReference: d.location.reference,
+        locationProvider: d.location.provider,
+      },
       party: customer,
     },
     destination,

@@ -11,9 +11,15 @@ const CRYPTO_DEPOSIT = 'deposit_address.crypto_deposit';
 const CRYPTO_PAYOUT = 'deposit_address.crypto_payout';
 
 /** The deposit_address.* events one transaction event announces; none outside the deposit address flow. */
-export function depositAddressLegEvents(before: TransactionState, event: TransactionEvent, after: TransactionState): string[] {
+export function depositAddressLegEvents(
+  before: TransactionState,
+  event: TransactionEvent,
+  after: TransactionState,
+): string[] {
   if (after.status === 'none' || after.record.precursor.type !== 'depositAddress') return [];
-  const legOf = (id: string) => after.legs.find((l) => l.id === id) ?? (before.status === 'none' ? undefined : before.legs.find((l) => l.id === id));
+  const legOf = (id: string) =>
+    after.legs.find((l) => l.id === id) ??
+    (before.status === 'none' ? undefined : before.legs.find((l) => l.id === id));
   const family = (rail: string) => DEPOSIT_ADDRESS_PAYOUT_FAMILIES[rail] ?? DEPOSIT_ADDRESS_PAYOUT_FAMILIES.ach;
   switch (event.type) {
     case 'transaction.legInitiated':

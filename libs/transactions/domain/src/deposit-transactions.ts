@@ -3,27 +3,44 @@
 // sender (a registered wallet's party when the sender is one), its destination and pricing the address's
 // bank payout, priced by the deposit-addresses service exactly as a quote would be. Its crypto deposit leg
 // is settled when the transaction is made; what follows is the deposit's disposition.
-import { sideExternalAccountId, type DepositAddressDepositReceived, type DepositPayoutTarget, type TransactionCreated, type TransactionHold, type VirtualAccountTarget } from '@mm/contracts';
+import {
+  sideExternalAccountId,
+  type DepositAddressDepositReceived,
+  type DepositPayoutTarget,
+  type TransactionCreated,
+  type TransactionHold,
+  type VirtualAccountTarget,
+} from '@mm/contracts';
 import { needsReview, payoutLeg, refundLeg } from './rails';
 import type { DepositNext, NewLeg, TransactionState } from './transaction.decider';
 
 export const HOLD_MESSAGES: Record<TransactionHold['code'], string> = {
-  senderAttribution: 'The sender of this deposit is not registered for the customer. Register the sending wallet as an external account of the customer or one of its counterparties to release it.',
-  payoutDestinationMissing: 'The deposit address has no usable payout destination. Set an active bank account as its destination to release this deposit.',
+  senderAttribution:
+    'The sender of this deposit is not registered for the customer. Register the sending wallet as an external account of the customer or one of its counterparties to release it.',
+  payoutDestinationMissing:
+    'The deposit address has no usable payout destination. Set an active bank account as its destination to release this deposit.',
 };
 
 /** A virtual account's deposit waiting for a destination (spec: hold `message`, a fixed sentence naming no provider). */
-export const VIRTUAL_ACCOUNT_DESTINATION_MISSING = 'The virtual account has no usable destination. Set an active destination on the virtual account to release this deposit.';
+export const VIRTUAL_ACCOUNT_DESTINATION_MISSING =
+  'The virtual account has no usable destination. Set an active destination on the virtual account to release this deposit.';
 
 /** The hold's fixed sentence, by its code and the deposit's origin. */
 export function holdMessage(code: TransactionHold['code'], origin: TransactionCreated['precursor']['type']): string {
-  return code === 'payoutDestinationMissing' && origin === 'virtualAccount' ? VIRTUAL_ACCOUNT_DESTINATION_MISSING : HOLD_MESSAGES[code];
+  return code === 'payoutDestinationMissing' && origin === 'virtualAccount'
+    ? VIRTUAL_ACCOUNT_DESTINATION_MISSING
+    : HOLD_MESSAGES[code];
 }
 
 /** The return of a deposit made to an address that no longer takes deposits. */
-export const ADDRESS_INACTIVE = { code: 'depositAddressInactive', message: 'The deposit address is frozen or closed: deposits to it are returned to the sender.' };
+export const ADDRESS_INACTIVE = {
+  code: 'depositAddressInactive',
+  message: 'The deposit address is frozen or closed: deposits to it are returned to the sender.',
+};
 
-export function depositTransactionRecord(d: DepositAddressDepositReceived): Omit<TransactionCreated, 'status' | 'subStatus' | 'at'> {
+export function depositTransactionRecord(
+  d: DepositAddressDepositReceived,
+): Omit<TransactionCreated, 'status' | 'subStatus' | 'at'> {
   const customerIds = [d.customerId, ...('customerId' in d.sender ? [d.sender.customerId] : [])];
   return {
     transactionId: d.transactionId,
@@ -34,7 +51,12 @@ export function depositTransactionRecord(d: DepositAddressDepositReceived): Omit
     source: {
       type: 'walletExternal',
       category: 'crypto',
-      details: { ...(d.senderExternalAccountId ? { id: d.senderExternalAccountId } : {}), asset: d.deposit.asset, network: d.deposit.network, address: d.deposit.senderAddress },
+      details: {
+        ...(d.senderExternalAccountId ? { id: d.senderExternalAccountId } : {}),
+        asset: d.deposit.asset,
+        network: d.deposit.network,
+        address: d.deposit.senderAddress,
+      },
       party: d.sender,
     },
     destination: d.target.destination,
@@ -55,7 +77,14 @@ export function isFromDeposit(record: { precursor: { type: string } }): boolean 
 
 /** The crypto deposit leg: on chain, into the address, for the deposit's amount. */
 export function cryptoDepositLeg(d: DepositAddressDepositReceived): NewLeg {
-  return { id: `${d.transactionId}.1`, kind: 'deposit', rail: 'crypto', asset: d.deposit.asset, network: d.deposit.network, amount: d.deposit.amount };
+  return {
+    id: `${d.transactionId}.1`,
+    kind: 'deposit',
+    rail: 'crypto',
+    asset: d.deposit.asset,
+    network: d.deposit.network,
+    amount: d.deposit.amount,
+  };
 }
 
 /** The payout once the money is in and nothing holds it: after compliance review when the amount calls for it. */
@@ -65,7 +94,11 @@ export function payoutNext(record: TransactionCreated, legId: string): DepositNe
 }
 
 /** What a new deposit's transaction does next, by the disposition the deposit-addresses service decided. */
-export function depositNext(record: TransactionCreated, d: Pick<DepositAddressDepositReceived, 'disposition' | 'attributionDeadline' | 'deposit'>, legId: string): DepositNext {
+export function depositNext(
+  record: TransactionCreated,
+  d: Pick<DepositAddressDepositReceived, 'disposition' | 'attributionDeadline' | 'deposit'>,
+  legId: string,
+): DepositNext {
   switch (d.disposition) {
     case 'awaitingSenderAttribution':
       return {
@@ -90,8 +123,15 @@ export function depositNext(record: TransactionCreated, d: Pick<DepositAddressDe
  * The deposit waits for a destination. destinationId: the external account it could not be paid to, which the
  * origin compares with its destination when it hears of the hold (ADR 0056).
  */
-export function destinationMissing(origin: TransactionCreated['precursor']['type'] = 'depositAddress', destinationId?: string): DepositNext {
-  return { kind: 'hold', hold: { code: 'payoutDestinationMissing', message: holdMessage('payoutDestinationMissing', origin) }, ...(destinationId ? { destinationId } : {}) };
+export function destinationMissing(
+  origin: TransactionCreated['precursor']['type'] = 'depositAddress',
+  destinationId?: string,
+): DepositNext {
+  return {
+    kind: 'hold',
+    hold: { code: 'payoutDestinationMissing', message: holdMessage('payoutDestinationMissing', origin) },
+    ...(destinationId ? { destinationId } : {}),
+  };
 }
 
 /**
@@ -100,14 +140,23 @@ export function destinationMissing(origin: TransactionCreated['precursor']['type
  */
 export function releaseNext(state: TransactionState, record: TransactionCreated, legId: string): DepositNext {
   const reviewed = state.status !== 'none' && state.reviewed;
-  if (needsReview(record) && !reviewed) return { kind: 'review', reason: 'amount over the compliance review threshold' };
+  if (needsReview(record) && !reviewed)
+    return { kind: 'review', reason: 'amount over the compliance review threshold' };
   return { kind: 'payout', leg: payoutLeg(record, legId) };
 }
 
 /** The record with a new payout target (a destination set on the address or virtual account since the deposit). */
-export function withTarget(record: TransactionCreated, target: DepositPayoutTarget | VirtualAccountTarget | undefined): TransactionCreated {
+export function withTarget(
+  record: TransactionCreated,
+  target: DepositPayoutTarget | VirtualAccountTarget | undefined,
+): TransactionCreated {
   if (!target) return record;
   // A wallet destination of a virtual account takes no bank payout instruction.
   const { payout: _previous, ...rest } = record;
-  return { ...rest, destination: target.destination, pricing: target.pricing, ...(target.payout ? { payout: target.payout } : {}) };
+  return {
+    ...rest,
+    destination: target.destination,
+    pricing: target.pricing,
+    ...(target.payout ? { payout: target.payout } : {}),
+  };
 }

@@ -13,7 +13,13 @@
 // - a deposit's refund to its origin's return destination is checked when it would start: refused, nothing
 //   is sent and the money is held for an operator (`processing.underReview`). A refund to the sender goes
 //   back where the money came from and needs no account.
-import { sideExternalAccountId, type ExternalAccountFailure, type ExternalAccountStatus, type LegFailure, type TransactionCreated } from '@mm/contracts';
+import {
+  sideExternalAccountId,
+  type ExternalAccountFailure,
+  type ExternalAccountStatus,
+  type LegFailure,
+  type TransactionCreated,
+} from '@mm/contracts';
 import type { NewLeg } from './transaction.decider';
 
 export interface LegAccount {
@@ -24,7 +30,10 @@ export interface LegAccount {
 /** Where an account stands when the leg answers: as the accounts service reads it, or deleted. */
 export type AccountStanding = { status: ExternalAccountStatus; failure: ExternalAccountFailure | null } | 'deleted';
 
-export const EXTERNAL_ACCOUNT_FAILURES = { invalid: 'externalAccountInvalid', deleted: 'externalAccountDeleted' } as const;
+export const EXTERNAL_ACCOUNT_FAILURES = {
+  invalid: 'externalAccountInvalid',
+  deleted: 'externalAccountDeleted',
+} as const;
 
 /** Whether a leg failed because an account it needed was invalidated or deleted (nothing was sent). */
 export function isUnusableAccountFailure(failure: Pick<LegFailure, 'code'> | null | undefined): boolean {
@@ -38,14 +47,18 @@ export function isUnusableAccountFailure(failure: Pick<LegFailure, 'code'> | nul
  * deposit's refund needs its origin's return destination, when it goes to one. A cash-in's transaction
  * checks nothing here: its external wallet is checked when the cash-in is created.
  */
-export function legAccounts(record: Pick<TransactionCreated, 'precursor' | 'source' | 'destination' | 'returnTo'>, leg: Pick<NewLeg, 'kind'>): LegAccount[] {
+export function legAccounts(
+  record: Pick<TransactionCreated, 'precursor' | 'source' | 'destination' | 'returnTo'>,
+  leg: Pick<NewLeg, 'kind'>,
+): LegAccount[] {
   const named = (side: 'source' | 'destination'): LegAccount[] => {
     const id = sideExternalAccountId(record[side]);
     return id ? [{ side, id }] : [];
   };
   switch (record.precursor.type) {
     case 'quote':
-      if (leg.kind === 'deposit') return record.source.type === 'card' ? [...named('source'), ...named('destination')] : [];
+      if (leg.kind === 'deposit')
+        return record.source.type === 'card' ? [...named('source'), ...named('destination')] : [];
       return leg.kind === 'payout' ? named('destination') : [];
     case 'depositAddress':
     case 'virtualAccount': {
@@ -62,7 +75,9 @@ export function legAccounts(record: Pick<TransactionCreated, 'precursor' | 'sour
  * The return destination a deposit's refund goes to, when it goes to one the partner set on the deposit
  * address or virtual account; undefined when it goes back to the sender.
  */
-export function returnDestinationId(record: Pick<TransactionCreated, 'precursor' | 'source' | 'returnTo'>): string | undefined {
+export function returnDestinationId(
+  record: Pick<TransactionCreated, 'precursor' | 'source' | 'returnTo'>,
+): string | undefined {
   const to = record.returnTo;
   if (!to?.externalAccountId) return undefined;
   if (to.kind) return to.kind === 'returnDestination' ? to.externalAccountId : undefined;
@@ -79,20 +94,41 @@ export function returnDestinationId(record: Pick<TransactionCreated, 'precursor'
 export function sentBackToSender(record: TransactionCreated): TransactionCreated {
   const details = record.source.details as { id?: unknown; address?: unknown; network?: unknown };
   const network = String(details.network);
-  if (record.precursor.type === 'virtualAccount') return { ...record, returnTo: { address: null, network, externalAccountId: null, kind: 'sender' } };
+  if (record.precursor.type === 'virtualAccount')
+    return { ...record, returnTo: { address: null, network, externalAccountId: null, kind: 'sender' } };
   const address = typeof details.address === 'string' ? details.address : null;
-  return { ...record, returnTo: { address, network, externalAccountId: typeof details.id === 'string' ? details.id : null, kind: 'sender' } };
+  return {
+    ...record,
+    returnTo: {
+      address,
+      network,
+      externalAccountId: typeof details.id === 'string' ? details.id : null,
+      kind: 'sender',
+    },
+  };
 }
 
 /**
  * The failure of a leg whose account is no longer usable, or undefined while it is active. `when`: the leg
  * is about to start (the payout or refund is not sent), or its rail answers (the payout is not settled).
  */
-export function unusableAccountFailure(leg: Pick<NewLeg, 'kind'>, account: LegAccount, standing: AccountStanding, when: 'start' | 'answer' = 'answer'): LegFailure | undefined {
+export function unusableAccountFailure(
+  leg: Pick<NewLeg, 'kind'>,
+  account: LegAccount,
+  standing: AccountStanding,
+  when: 'start' | 'answer' = 'answer',
+): LegFailure | undefined {
   if (standing !== 'deleted' && standing.status === 'active') return undefined;
   const what =
-    account.side === 'source' ? `The card ${account.id}` : account.side === 'returnDestination' ? `The return destination external account ${account.id}` : `The destination external account ${account.id}`;
-  const became = standing === 'deleted' ? 'was deleted' : `became ${standing.status}${standing.failure ? ` (${standing.failure.code})` : ''}`;
+    account.side === 'source'
+      ? `The card ${account.id}`
+      : account.side === 'returnDestination'
+        ? `The return destination external account ${account.id}`
+        : `The destination external account ${account.id}`;
+  const became =
+    standing === 'deleted'
+      ? 'was deleted'
+      : `became ${standing.status}${standing.failure ? ` (${standing.failure.code})` : ''}`;
   const outcome =
     leg.kind === 'deposit'
       ? 'before the card was charged; nothing was charged'
@@ -101,5 +137,8 @@ export function unusableAccountFailure(leg: Pick<NewLeg, 'kind'>, account: LegAc
         : when === 'start'
           ? 'before the payout started; nothing was paid to it'
           : 'before the payout settled; nothing was paid to it';
-  return { code: standing === 'deleted' ? EXTERNAL_ACCOUNT_FAILURES.deleted : EXTERNAL_ACCOUNT_FAILURES.invalid, message: `${what} ${became} ${outcome}.` };
+  return {
+    code: standing === 'deleted' ? EXTERNAL_ACCOUNT_FAILURES.deleted : EXTERNAL_ACCOUNT_FAILURES.invalid,
+    message: `${what} ${became} ${outcome}.`,
+  };
 }

@@ -6,8 +6,15 @@ import { ApiError, type ProjectLimits, type TransactionCreated } from '@mm/contr
 import { dec } from '@mm/platform/money';
 
 /** The fiat leg the limits apply to, or undefined when this transaction is not such a sell. */
-export function limitedFiatLeg(record: Pick<TransactionCreated, 'sourceToDestination' | 'pricing' | 'destination'>): { asset: string; amount: string } | undefined {
-  if (record.sourceToDestination !== 'cryptoToFiatAccount' || record.pricing.fixedAmountSide !== 'source' || record.destination.category !== 'fiat') return undefined;
+export function limitedFiatLeg(
+  record: Pick<TransactionCreated, 'sourceToDestination' | 'pricing' | 'destination'>,
+): { asset: string; amount: string } | undefined {
+  if (
+    record.sourceToDestination !== 'cryptoToFiatAccount' ||
+    record.pricing.fixedAmountSide !== 'source' ||
+    record.destination.category !== 'fiat'
+  )
+    return undefined;
   return { asset: record.pricing.destination.asset, amount: record.pricing.destination.amountGross };
 }
 
@@ -16,9 +23,12 @@ export function checkPerTransaction(limits: ProjectLimits, leg: { asset: string;
   const refuse = (cause: string) => {
     throw new ApiError('TransactionLimitExceeded', cause);
   };
-  if (limits.perTransactionMin && amount.lt(limits.perTransactionMin)) refuse(`${leg.amount} ${leg.asset} is below the project's per-transaction minimum of ${limits.perTransactionMin}`);
-  if (limits.perTransactionMax && amount.gt(limits.perTransactionMax)) refuse(`${leg.amount} ${leg.asset} is above the project's per-transaction maximum of ${limits.perTransactionMax}`);
-  if (limits.perTransactionMultiple && !amount.mod(limits.perTransactionMultiple).isZero()) refuse(`${leg.amount} ${leg.asset} is not a multiple of ${limits.perTransactionMultiple}`);
+  if (limits.perTransactionMin && amount.lt(limits.perTransactionMin))
+    refuse(`${leg.amount} ${leg.asset} is below the project's per-transaction minimum of ${limits.perTransactionMin}`);
+  if (limits.perTransactionMax && amount.gt(limits.perTransactionMax))
+    refuse(`${leg.amount} ${leg.asset} is above the project's per-transaction maximum of ${limits.perTransactionMax}`);
+  if (limits.perTransactionMultiple && !amount.mod(limits.perTransactionMultiple).isZero())
+    refuse(`${leg.amount} ${leg.asset} is not a multiple of ${limits.perTransactionMultiple}`);
 }
 
 /** The usage periods of a moment of project time: its UTC day and month. */

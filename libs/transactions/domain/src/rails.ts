@@ -38,7 +38,16 @@ export const PAYOUT_CONFIRMATION_SECONDS = 300;
 export const UNCONFIRMED_SWEEP_SECONDS = 600;
 
 /** Seconds of project time a sandbox rail takes to settle. */
-export const SANDBOX_SETTLEMENT_SECONDS: Record<string, number> = { crypto: 5, card: 5, achSameDay: 30, wire: 30, ach: 60, local: 60, swift: 60, internationalWire: 60 };
+export const SANDBOX_SETTLEMENT_SECONDS: Record<string, number> = {
+  crypto: 5,
+  card: 5,
+  achSameDay: 30,
+  wire: 30,
+  ach: 60,
+  local: 60,
+  swift: 60,
+  internationalWire: 60,
+};
 
 /** Seconds of project time the sandbox compliance desk takes to decide a review. */
 export const SANDBOX_REVIEW_SECONDS = 60;
@@ -59,7 +68,8 @@ export function payoutLeg(record: TransactionCreated, id: string): NewLeg {
   const d = record.destination;
   const asset = record.pricing.destination.asset;
   const network = String(d.details.network);
-  if (d.type === 'cash') return { id, kind: 'payout', rail: 'cash', asset, network: 'cash', amount: record.pricing.destination.amountNet };
+  if (d.type === 'cash')
+    return { id, kind: 'payout', rail: 'cash', asset, network: 'cash', amount: record.pricing.destination.amountNet };
   const rail = d.category === 'crypto' ? 'crypto' : d.type === 'card' ? 'card' : network;
   return { id, kind: 'payout', rail, asset, network, amount: record.pricing.destination.amountNet };
 }
@@ -67,13 +77,27 @@ export function payoutLeg(record: TransactionCreated, id: string): NewLeg {
 /** Money coming in: a card buy's charge on the card rail, a cash-in's deposit on the cash rail; the source amount. */
 export function depositLeg(record: TransactionCreated, id: string): NewLeg {
   const rail = record.source.type === 'cash' ? 'cash' : 'card';
-  return { id, kind: 'deposit', rail, asset: record.pricing.source.asset, network: rail, amount: record.pricing.source.amountGross };
+  return {
+    id,
+    kind: 'deposit',
+    rail,
+    asset: record.pricing.source.asset,
+    network: rail,
+    amount: record.pricing.source.amountGross,
+  };
 }
 
 /** The refund: everything pulled goes back to the source wallet. */
 export function refundLeg(record: TransactionCreated, id: string): NewLeg {
   const s = record.source;
-  return { id, kind: 'refund', rail: s.type === 'card' ? 'card' : 'crypto', asset: record.pricing.source.asset, network: String(s.details.network), amount: record.pricing.source.amountGross };
+  return {
+    id,
+    kind: 'refund',
+    rail: s.type === 'card' ? 'card' : 'crypto',
+    asset: record.pricing.source.asset,
+    network: String(s.details.network),
+    amount: record.pricing.source.amountGross,
+  };
 }
 
 const DECLINES: Record<string, LegFailure> = {
@@ -82,23 +106,38 @@ const DECLINES: Record<string, LegFailure> = {
 };
 
 /** The sandbox's answer for a leg: settled, or a failure chosen by the magic cents. */
-const UNCONFIRMED = [SANDBOX_MAGIC_CENTS.unconfirmedHeld, SANDBOX_MAGIC_CENTS.unconfirmedNone, SANDBOX_MAGIC_CENTS.unconfirmedUnreachable] as const;
+const UNCONFIRMED = [
+  SANDBOX_MAGIC_CENTS.unconfirmedHeld,
+  SANDBOX_MAGIC_CENTS.unconfirmedNone,
+  SANDBOX_MAGIC_CENTS.unconfirmedUnreachable,
+] as const;
 
 /** What the provider says when asked about a payout it did not answer: it holds it, it has none, or it cannot be asked. */
 export type ProviderLookup = 'holds' | 'none' | 'unreachable';
 
 /** An unconfirmed payout the provider has no record of fails so (spec: Unconfirmed payout sweep). */
-export const PROVIDER_TIMEOUT: LegFailure = { code: 'providerTimeout', message: 'The payout provider has no record of the transfer.' };
+export const PROVIDER_TIMEOUT: LegFailure = {
+  code: 'providerTimeout',
+  message: 'The payout provider has no record of the transfer.',
+};
 
 export function sandboxLookup(record: TransactionCreated): ProviderLookup {
   const cents = magicCents(record);
-  return cents === SANDBOX_MAGIC_CENTS.unconfirmedHeld ? 'holds' : cents === SANDBOX_MAGIC_CENTS.unconfirmedUnreachable ? 'unreachable' : 'none';
+  return cents === SANDBOX_MAGIC_CENTS.unconfirmedHeld
+    ? 'holds'
+    : cents === SANDBOX_MAGIC_CENTS.unconfirmedUnreachable
+      ? 'unreachable'
+      : 'none';
 }
 
 /** A rail's answer before the provider adds its references (a settlement's, a pickup's code). */
-export type SandboxOutcome = Exclude<RailOutcome, { kind: 'settled' } | { kind: 'pickupReady' }> | { kind: 'settled' } | { kind: 'pickupReady' };
+export type SandboxOutcome =
+  Exclude<RailOutcome, { kind: 'settled' } | { kind: 'pickupReady' }> | { kind: 'settled' } | { kind: 'pickupReady' };
 
-export function sandboxOutcome(record: Pick<TransactionCreated, 'pricing'> & Partial<Pick<TransactionCreated, 'precursor'>>, leg: NewLeg): { outcome: SandboxOutcome; afterSeconds: number } {
+export function sandboxOutcome(
+  record: Pick<TransactionCreated, 'pricing'> & Partial<Pick<TransactionCreated, 'precursor'>>,
+  leg: NewLeg,
+): { outcome: SandboxOutcome; afterSeconds: number } {
   const cents = magicCents(record);
   const after = SANDBOX_SETTLEMENT_SECONDS[leg.rail] ?? 60;
   if (leg.kind === 'refund') return { outcome: { kind: 'settled' }, afterSeconds: 0 };
@@ -107,28 +146,67 @@ export function sandboxOutcome(record: Pick<TransactionCreated, 'pricing'> & Par
   if (leg.kind === 'deposit' && leg.rail === 'cash') return { outcome: { kind: 'settled' }, afterSeconds: 0 };
   if (leg.kind === 'deposit' && leg.rail !== 'card') {
     // A virtual account's inbound bank transfer: refused by the bank, or returned after it arrived.
-    if (cents === SANDBOX_MAGIC_CENTS.declined) return { outcome: { kind: 'declined', failure: { code: 'providerError', message: 'The bank refused the inbound transfer.' } }, afterSeconds: 0 };
+    if (cents === SANDBOX_MAGIC_CENTS.declined)
+      return {
+        outcome: {
+          kind: 'declined',
+          failure: { code: 'providerError', message: 'The bank refused the inbound transfer.' },
+        },
+        afterSeconds: 0,
+      };
     if (cents === SANDBOX_MAGIC_CENTS.failedAfterSending) {
-      return { outcome: { kind: 'failed', failure: { code: 'providerError', message: 'The inbound transfer was returned to the sender by the bank.' } }, afterSeconds: after };
+      return {
+        outcome: {
+          kind: 'failed',
+          failure: { code: 'providerError', message: 'The inbound transfer was returned to the sender by the bank.' },
+        },
+        afterSeconds: after,
+      };
     }
     return { outcome: { kind: 'settled' }, afterSeconds: after };
   }
   if (leg.kind === 'deposit') {
-    if (cents === SANDBOX_MAGIC_CENTS.declined) return { outcome: { kind: 'declined', failure: DECLINES.card }, afterSeconds: 0 };
+    if (cents === SANDBOX_MAGIC_CENTS.declined)
+      return { outcome: { kind: 'declined', failure: DECLINES.card }, afterSeconds: 0 };
     if (cents === SANDBOX_MAGIC_CENTS.cardVerificationDeclined) {
-      return { outcome: { kind: 'declined', failure: { code: 'cardVerificationDeclined', message: 'The card failed verification (CVC or address check).' } }, afterSeconds: 0 };
+      return {
+        outcome: {
+          kind: 'declined',
+          failure: {
+            code: 'cardVerificationDeclined',
+            message: 'The card failed verification (CVC or address check).',
+          },
+        },
+        afterSeconds: 0,
+      };
     }
     if (cents === SANDBOX_MAGIC_CENTS.failedAfterSending) {
-      return { outcome: { kind: 'failed', failure: { code: 'providerError', message: 'The card charge was reversed by the processor after authorisation.' } }, afterSeconds: after };
+      return {
+        outcome: {
+          kind: 'failed',
+          failure: {
+            code: 'providerError',
+            message: 'The card charge was reversed by the processor after authorisation.',
+          },
+        },
+        afterSeconds: after,
+      };
     }
     return { outcome: { kind: 'settled' }, afterSeconds: after };
   }
   if (leg.retryOf) return { outcome: { kind: 'settled' }, afterSeconds: after };
-  if (cents === SANDBOX_MAGIC_CENTS.declined) return { outcome: { kind: 'declined', failure: DECLINES.payout }, afterSeconds: 0 };
-  if ((UNCONFIRMED as readonly number[]).includes(cents)) return { outcome: { kind: 'unconfirmed' }, afterSeconds: PAYOUT_CONFIRMATION_SECONDS };
+  if (cents === SANDBOX_MAGIC_CENTS.declined)
+    return { outcome: { kind: 'declined', failure: DECLINES.payout }, afterSeconds: 0 };
+  if ((UNCONFIRMED as readonly number[]).includes(cents))
+    return { outcome: { kind: 'unconfirmed' }, afterSeconds: PAYOUT_CONFIRMATION_SECONDS };
   const refundSticks = cents === SANDBOX_MAGIC_CENTS.refundInitiatedOnly && record.precursor?.type === 'virtualAccount';
-  if (cents === SANDBOX_MAGIC_CENTS.failedAfterSending || cents === SANDBOX_MAGIC_CENTS.payoutFailedAfterSending || refundSticks) {
-    const message = leg.rail === 'crypto' ? 'The transfer was reverted on chain.' : 'The receiving institution returned the payment.';
+  if (
+    cents === SANDBOX_MAGIC_CENTS.failedAfterSending ||
+    cents === SANDBOX_MAGIC_CENTS.payoutFailedAfterSending ||
+    refundSticks
+  ) {
+    const message =
+      leg.rail === 'crypto' ? 'The transfer was reverted on chain.' : 'The receiving institution returned the payment.';
     return { outcome: { kind: 'failed', failure: { code: 'providerError', message } }, afterSeconds: after };
   }
   return { outcome: { kind: 'settled' }, afterSeconds: after };
@@ -139,7 +217,11 @@ export function sandboxOutcome(record: Pick<TransactionCreated, 'pricing'> & Par
  * delay; for .99 it reports the refund only as initiated, and the service stops waiting after the payout
  * confirmation window (the refund then waits for an operator's complete-refund).
  */
-export function sandboxRefundSteps(record: Pick<TransactionCreated, 'pricing'>, leg: Pick<NewLeg, 'rail'>): { accepted: number; settled: number } | { unconfirmed: number } {
-  if (magicCents(record) === SANDBOX_MAGIC_CENTS.refundInitiatedOnly) return { unconfirmed: PAYOUT_CONFIRMATION_SECONDS };
+export function sandboxRefundSteps(
+  record: Pick<TransactionCreated, 'pricing'>,
+  leg: Pick<NewLeg, 'rail'>,
+): { accepted: number; settled: number } | { unconfirmed: number } {
+  if (magicCents(record) === SANDBOX_MAGIC_CENTS.refundInitiatedOnly)
+    return { unconfirmed: PAYOUT_CONFIRMATION_SECONDS };
   return { accepted: 0, settled: SANDBOX_SETTLEMENT_SECONDS[leg.rail] ?? 60 };
 }

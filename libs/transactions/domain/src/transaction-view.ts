@@ -46,7 +46,9 @@ function legView(leg: TransactionLeg): Record<string, unknown> {
     // The cash rail's reference: the code the recipient collects a cash pickup with (null until issued).
     ...(leg.kind === 'payout' && leg.rail === 'cash' ? { pickupCode: leg.pickupCode ?? null } : {}),
     // An incoming wire (a virtual account deposit) carries the bank's instruction id (spec: Transaction legs).
-    ...(leg.kind === 'deposit' && (leg.rail === 'wire' || leg.rail === 'internationalWire') ? { instructionId: leg.instructionId ?? null } : {}),
+    ...(leg.kind === 'deposit' && (leg.rail === 'wire' || leg.rail === 'internationalWire')
+      ? { instructionId: leg.instructionId ?? null }
+      : {}),
   };
 }
 
@@ -67,7 +69,14 @@ export function transactionView(state: ExistingTransaction): TransactionView {
     pricing: r.pricing as unknown as Record<string, unknown>,
     legs: state.legs.map(legView),
     ...(fiatPayout
-      ? { payoutOrigin: { type: r.precursor.type, id: r.precursor.id, accountHolder: 'customer', accountHolderName: r.customerName ?? null } }
+      ? {
+          payoutOrigin: {
+            type: r.precursor.type,
+            id: r.precursor.id,
+            accountHolder: 'customer',
+            accountHolderName: r.customerName ?? null,
+          },
+        }
       : {}),
     ...(state.status === 'awaitingAction' && state.hold ? { hold: { ...state.hold } } : {}),
     ...(state.error && state.status === 'failed' ? { error: { ...state.error } } : {}),

@@ -11,9 +11,15 @@ const CRYPTO = 'virtualAccount.cryptoTransfer';
 const FIAT = 'virtualAccount.fiatTransfer';
 
 /** The virtualAccount.* leg events one transaction event announces; none outside the virtual account flow. */
-export function virtualAccountLegEvents(before: TransactionState, event: TransactionEvent, after: TransactionState): string[] {
+export function virtualAccountLegEvents(
+  before: TransactionState,
+  event: TransactionEvent,
+  after: TransactionState,
+): string[] {
   if (after.status === 'none' || after.record.precursor.type !== 'virtualAccount') return [];
-  const legOf = (id: string) => after.legs.find((l) => l.id === id) ?? (before.status === 'none' ? undefined : before.legs.find((l) => l.id === id));
+  const legOf = (id: string) =>
+    after.legs.find((l) => l.id === id) ??
+    (before.status === 'none' ? undefined : before.legs.find((l) => l.id === id));
   const family = (rail: string) => (rail === 'crypto' ? CRYPTO : FIAT);
   switch (event.type) {
     case 'transaction.legInitiated':

@@ -16,7 +16,9 @@ export const VIRTUAL_ACCOUNT_INACTIVE: LegFailure = {
   message: 'The virtual account is frozen, closed or deleted: the bank returned the transfer to the sender.',
 };
 
-export function virtualAccountTransactionRecord(d: VirtualAccountDepositReceived): Omit<TransactionCreated, 'status' | 'subStatus' | 'at'> {
+export function virtualAccountTransactionRecord(
+  d: VirtualAccountDepositReceived,
+): Omit<TransactionCreated, 'status' | 'subStatus' | 'at'> {
   const destinationCustomer = 'customerId' in d.target.destination.party ? [d.target.destination.party.customerId] : [];
   return {
     transactionId: d.transactionId,
@@ -27,7 +29,13 @@ export function virtualAccountTransactionRecord(d: VirtualAccountDepositReceived
     source: {
       type: 'virtualAccount',
       category: 'fiat',
-      details: { id: d.virtualAccountId, asset: d.deposit.asset, network: d.deposit.rail, ...(d.deposit.senderName ? { senderName: d.deposit.senderName } : {}), reference: d.deposit.reference },
+      details: {
+        id: d.virtualAccountId,
+        asset: d.deposit.asset,
+        network: d.deposit.rail,
+        ...(d.deposit.senderName ? { senderName: d.deposit.senderName } : {}),
+        reference: d.deposit.reference,
+      },
       party: { relationship: 'externalUnregistered' },
     },
     destination: d.target.destination,
@@ -37,13 +45,25 @@ export function virtualAccountTransactionRecord(d: VirtualAccountDepositReceived
     customerIds: [...new Set([d.customerId, ...destinationCustomer])],
     customerName: d.customerName ?? null,
     ...(d.target.payout ? { payout: d.target.payout } : {}),
-    returnTo: { address: null, network: d.returnTo.rail, externalAccountId: d.returnTo.externalAccountId, kind: d.returnTo.externalAccountId ? 'returnDestination' : 'sender' },
+    returnTo: {
+      address: null,
+      network: d.returnTo.rail,
+      externalAccountId: d.returnTo.externalAccountId,
+      kind: d.returnTo.externalAccountId ? 'returnDestination' : 'sender',
+    },
   };
 }
 
 /** The bank deposit leg: into the virtual account, on the rail it came by, for the transfer's amount. */
 export function bankDepositLeg(d: VirtualAccountDepositReceived): NewLeg {
-  return { id: `${d.transactionId}.1`, kind: 'deposit', rail: d.deposit.rail, asset: d.deposit.asset, network: d.deposit.rail, amount: d.deposit.amount };
+  return {
+    id: `${d.transactionId}.1`,
+    kind: 'deposit',
+    rail: d.deposit.rail,
+    asset: d.deposit.asset,
+    network: d.deposit.rail,
+    amount: d.deposit.amount,
+  };
 }
 
 export function isVirtualAccountTransaction(record: Pick<TransactionCreated, 'precursor'> | undefined): boolean {
@@ -51,7 +71,11 @@ export function isVirtualAccountTransaction(record: Pick<TransactionCreated, 'pr
 }
 
 /** A virtual account's refund: usd over a bank rail, to the return destination or the sender; the whole deposit unless an operator gave less. */
-export function bankRefundLeg(record: TransactionCreated, id: string, amount = record.pricing.source.amountGross): NewLeg {
+export function bankRefundLeg(
+  record: TransactionCreated,
+  id: string,
+  amount = record.pricing.source.amountGross,
+): NewLeg {
   const rail = record.returnTo?.network ?? String(record.source.details.network);
   return { id, kind: 'refund', rail, asset: record.pricing.source.asset, network: rail, amount };
 }

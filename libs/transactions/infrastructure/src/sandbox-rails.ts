@@ -28,7 +28,8 @@ export abstract class PaymentRails {
 export class SandboxRails extends PaymentRails {
   answer(record: TransactionCreated, leg: NewLeg, at: Date): RailAnswer {
     const { outcome, afterSeconds } = sandboxOutcome(record, leg);
-    if (outcome.kind === 'pickupReady') return { outcome: { kind: 'pickupReady', pickupCode: pickupCode() }, afterSeconds };
+    if (outcome.kind === 'pickupReady')
+      return { outcome: { kind: 'pickupReady', pickupCode: pickupCode() }, afterSeconds };
     if (outcome.kind !== 'settled') return { outcome, afterSeconds };
     return { outcome: { kind: 'settled', references: this.references(leg, at) }, afterSeconds };
   }
@@ -42,7 +43,9 @@ export class SandboxRails extends PaymentRails {
     if (leg.rail === 'crypto') return { txHash: `0x${randomHex(32)}` };
     if (leg.rail === 'wire') {
       const day = at.toISOString().slice(0, 10).replace(/-/g, '');
-      return { imad: `${day}MMQFMP${randomHex(1).toUpperCase()}${String(parseInt(randomHex(3), 16) % 1_000_000).padStart(6, '0')}` };
+      return {
+        imad: `${day}MMQFMP${randomHex(1).toUpperCase()}${String(parseInt(randomHex(3), 16) % 1_000_000).padStart(6, '0')}`,
+      };
     }
     if (leg.rail === 'swift') return { uetr: randomUUID() };
     return { endToEndId: `E2E${randomHex(8).toUpperCase()}` };

@@ -30,7 +30,12 @@ export class TransactionLimitChanges1700000005200 implements MigrationInterface 
   name = 'TransactionLimitChanges1700000005200';
 
   async up(runner: QueryRunner): Promise<void> {
-    await createChangeNotifyTrigger(runner, { ...LIMITS_TRIGGER, events: 'AFTER INSERT OR UPDATE', channel: LIMIT_CHANGES_CHANNEL, groupColumn: 'project_id' });
+    await createChangeNotifyTrigger(runner, {
+      ...LIMITS_TRIGGER,
+      events: 'AFTER INSERT OR UPDATE',
+      channel: LIMIT_CHANGES_CHANNEL,
+      groupColumn: 'project_id',
+    });
   }
 
   async down(runner: QueryRunner): Promise<void> {
@@ -53,6 +58,11 @@ export class TransactionProjectLimitsDropped1700000005300 implements MigrationIn
 
   async down(runner: QueryRunner): Promise<void> {
     await runner.query(`CREATE TABLE transactions.project_limits (project_id text PRIMARY KEY, limits jsonb NOT NULL)`);
-    await createChangeNotifyTrigger(runner, { ...LIMITS_TRIGGER, events: 'AFTER INSERT OR UPDATE', channel: LIMIT_CHANGES_CHANNEL, groupColumn: 'project_id' });
+    await createChangeNotifyTrigger(runner, {
+      ...LIMITS_TRIGGER,
+      events: 'AFTER INSERT OR UPDATE',
+      channel: LIMIT_CHANGES_CHANNEL,
+      groupColumn: 'project_id',
+    });
   }
 }

@@ -35,18 +35,34 @@ export class TransactionsReadModel {
        ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, sub_status = EXCLUDED.sub_status, view = EXCLUDED.view,
          version = EXCLUDED.version, updated_at = EXCLUDED.updated_at
        WHERE transactions.transactions.version < EXCLUDED.version`,
-      [view.id, projectId, customerIds, view.status, view.subStatus, JSON.stringify(view), version, view.createdAt, view.updatedAt],
+      [
+        view.id,
+        projectId,
+        customerIds,
+        view.status,
+        view.subStatus,
+        JSON.stringify(view),
+        version,
+        view.createdAt,
+        view.updatedAt,
+      ],
     );
   }
 
   async get(projectId: string, id: string): Promise<TransactionRow | undefined> {
-    const [row] = await this.uow.query<TransactionRow>(`SELECT id, project_id, status, sub_status, view, version FROM transactions.transactions WHERE project_id = $1 AND id = $2`, [projectId, id]);
+    const [row] = await this.uow.query<TransactionRow>(
+      `SELECT id, project_id, status, sub_status, view, version FROM transactions.transactions WHERE project_id = $1 AND id = $2`,
+      [projectId, id],
+    );
     return row;
   }
 
   /** Operator routes: by id alone. */
   async getById(id: string): Promise<TransactionRow | undefined> {
-    const [row] = await this.uow.query<TransactionRow>(`SELECT id, project_id, status, sub_status, view, version FROM transactions.transactions WHERE id = $1`, [id]);
+    const [row] = await this.uow.query<TransactionRow>(
+      `SELECT id, project_id, status, sub_status, view, version FROM transactions.transactions WHERE id = $1`,
+      [id],
+    );
     return row;
   }
 
@@ -78,8 +94,14 @@ export class TransactionsReadModel {
   }
 
   /** The statuses of these transactions of the project (those not made yet are absent). */
-  async statuses(projectId: string, ids: string[]): Promise<Array<Pick<TransactionRow, 'id' | 'status' | 'sub_status'>>> {
+  async statuses(
+    projectId: string,
+    ids: string[],
+  ): Promise<Array<Pick<TransactionRow, 'id' | 'status' | 'sub_status'>>> {
     if (ids.length === 0) return [];
-    return this.uow.query(`SELECT id, status, sub_status FROM transactions.transactions WHERE project_id = $1 AND id = ANY($2::text[])`, [projectId, ids]);
+    return this.uow.query(
+      `SELECT id, status, sub_status FROM transactions.transactions WHERE project_id = $1 AND id = ANY($2::text[])`,
+      [projectId, ids],
+    );
   }
 }

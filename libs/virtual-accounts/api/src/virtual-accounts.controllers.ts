@@ -1,6 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { EventPayloads } from '@mm/contracts';
 import {
   CreateVirtualAccountHandler,
@@ -14,7 +21,16 @@ import {
 } from '@mm/virtual-accounts/application';
 import type { VirtualAccountView } from '@mm/virtual-accounts/domain';
 import type { RecordedEvent } from '@mm/platform/event-store';
-import { ApiPage, decodeCursor, Idempotent, pageLimit, ProjectId, SandboxOnly, toPage, type Page } from '@mm/platform/http';
+import {
+  ApiPage,
+  decodeCursor,
+  Idempotent,
+  pageLimit,
+  ProjectId,
+  SandboxOnly,
+  toPage,
+  type Page,
+} from '@mm/platform/http';
 import {
   CreateVirtualAccountRequest,
   ListVirtualAccountsQuery,
@@ -41,18 +57,26 @@ export class VirtualAccountsController {
   @Post()
   @Idempotent()
   @ApiOperation({
-    summary: 'Create a virtual account: a US bank account number for the customer whose incoming dollars are delivered to its destination; it starts pending, with bankDetails null until the bank provisions it',
-    description: 'Needs the customer\'s active usd endorsement (else 422 UsdEndorsementRequired). A bank destination\'s payout the account cannot take is 422 VirtualAccountPayoutUnsupported (10240).',
+    summary:
+      'Create a virtual account: a US bank account number for the customer whose incoming dollars are delivered to its destination; it starts pending, with bankDetails null until the bank provisions it',
+    description:
+      "Needs the customer's active usd endorsement (else 422 UsdEndorsementRequired). A bank destination's payout the account cannot take is 422 VirtualAccountPayoutUnsupported (10240).",
   })
   @ApiCreatedResponse({ type: VirtualAccountResponse })
-  async create(@ProjectId() projectId: string, @Body() body: CreateVirtualAccountRequest): Promise<VirtualAccountResponse> {
+  async create(
+    @ProjectId() projectId: string,
+    @Body() body: CreateVirtualAccountRequest,
+  ): Promise<VirtualAccountResponse> {
     return toResponse(await this.creation.create(projectId, body));
   }
 
   @Get()
   @ApiOperation({ summary: 'List virtual accounts, newest first; customerId filters' })
   @ApiPage(VirtualAccountResponse)
-  async list(@ProjectId() projectId: string, @Query() query: ListVirtualAccountsQuery): Promise<Page<VirtualAccountResponse>> {
+  async list(
+    @ProjectId() projectId: string,
+    @Query() query: ListVirtualAccountsQuery,
+  ): Promise<Page<VirtualAccountResponse>> {
     const limit = pageLimit(query);
     const views = await this.queries.list(projectId, query.customerId, decodeCursor(query.cursor), limit + 1);
     const page = toPage(views, limit, (v) => v.id);
@@ -70,7 +94,11 @@ export class VirtualAccountsController {
   @Idempotent()
   @ApiOperation({ summary: 'Change the destination, the return destination or its rail, the label or the metadata' })
   @ApiOkResponse({ type: VirtualAccountResponse })
-  async update(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: UpdateVirtualAccountRequest): Promise<VirtualAccountResponse> {
+  async update(
+    @ProjectId() projectId: string,
+    @Param('id') id: string,
+    @Body() body: UpdateVirtualAccountRequest,
+  ): Promise<VirtualAccountResponse> {
     return toResponse(await this.updates.update(projectId, id, body));
   }
 
@@ -79,7 +107,7 @@ export class VirtualAccountsController {
   @ApiOperation({
     summary: 'Delete: accepted (202) with the account deleting; it becomes deleted when the bank closes it',
     description:
-      '409 VirtualAccountNotEmpty while a deposit\'s transaction still moves money (nothing changes). 503 VirtualAccountCloseUnavailable with Retry-After when the bank cannot close it now: the account is back in the status it had. 422 VirtualAccountTransitionNotAllowed on a pending or failed account. A repeat on a deleting or deleted account answers it as it is.',
+      "409 VirtualAccountNotEmpty while a deposit's transaction still moves money (nothing changes). 503 VirtualAccountCloseUnavailable with Retry-After when the bank cannot close it now: the account is back in the status it had. 422 VirtualAccountTransitionNotAllowed on a pending or failed account. A repeat on a deleting or deleted account answers it as it is.",
   })
   @ApiAcceptedResponse({ type: VirtualAccountResponse })
   async delete(@ProjectId() projectId: string, @Param('id') id: string): Promise<VirtualAccountResponse> {
@@ -100,11 +128,16 @@ export class SandboxVirtualAccountsController {
   @Post(':id/simulate/inbound-transfer')
   @Idempotent()
   @ApiOperation({
-    summary: 'A bank transfer reaches the account: it makes a fiatAccountToCrypto transaction (delivered to the destination, or returned to the sender when the account is frozen, closed, deleting or deleted)',
+    summary:
+      'A bank transfer reaches the account: it makes a fiatAccountToCrypto transaction (delivered to the destination, or returned to the sender when the account is frozen, closed, deleting or deleted)',
     description: '422 VirtualAccountNotProvisioned on a pending or failed account.',
   })
   @ApiCreatedResponse({ type: VirtualAccountDepositResponse })
-  deposit(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: SimulateInboundTransferRequest): Promise<VirtualAccountDepositResponse> {
+  deposit(
+    @ProjectId() projectId: string,
+    @Param('id') id: string,
+    @Body() body: SimulateInboundTransferRequest,
+  ): Promise<VirtualAccountDepositResponse> {
     return this.transfers.deposit(projectId, id, body);
   }
 
@@ -146,7 +179,9 @@ export class VirtualAccountsEventsController {
   constructor(private readonly heldTransfers: ReleaseHeldTransferHandler) {}
 
   @EventPattern('transaction.held')
-  onTransactionHeld(@Payload() event: RecordedEvent<'transaction.held', EventPayloads['transaction.held']>): Promise<void> {
+  onTransactionHeld(
+    @Payload() event: RecordedEvent<'transaction.held', EventPayloads['transaction.held']>,
+  ): Promise<void> {
     return this.heldTransfers.onTransactionHeld(event);
   }
 }

@@ -1,7 +1,17 @@
 import { Module } from '@nestjs/common';
 import { VIRTUAL_ACCOUNT_APPLICATION } from '@mm/virtual-accounts/application';
-import { SandboxVirtualAccountBank, SandboxVirtualAccountPrices, VirtualAccountBank, VirtualAccountPrices, VirtualAccountsReadModel } from '@mm/virtual-accounts/infrastructure';
-import { SandboxVirtualAccountsController, VirtualAccountsController, VirtualAccountsEventsController } from './virtual-accounts.controllers';
+import {
+  SandboxVirtualAccountBank,
+  SandboxVirtualAccountPrices,
+  VirtualAccountBank,
+  VirtualAccountPrices,
+  VirtualAccountsReadModel,
+} from '@mm/virtual-accounts/infrastructure';
+import {
+  SandboxVirtualAccountsController,
+  VirtualAccountsController,
+  VirtualAccountsEventsController,
+} from './virtual-accounts.controllers';
 
 @Module({
   controllers: [VirtualAccountsController, SandboxVirtualAccountsController, VirtualAccountsEventsController],

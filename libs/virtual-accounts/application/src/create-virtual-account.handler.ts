@@ -3,8 +3,19 @@
 // pending, and the simulated bank opens it on a durable timer of the project's clock
 // (provision-virtual-account.handler.ts).
 import { Injectable } from '@nestjs/common';
-import { AccountsPort, ApiError, namedExternalAccount, requireEndorsement, type VirtualAccountCreated } from '@mm/contracts';
-import { requireVirtualAccount, returnBank, virtualAccountView, type VirtualAccountView } from '@mm/virtual-accounts/domain';
+import {
+  AccountsPort,
+  ApiError,
+  namedExternalAccount,
+  requireEndorsement,
+  type VirtualAccountCreated,
+} from '@mm/contracts';
+import {
+  requireVirtualAccount,
+  returnBank,
+  virtualAccountView,
+  type VirtualAccountView,
+} from '@mm/virtual-accounts/domain';
 import { VirtualAccountBank } from '@mm/virtual-accounts/infrastructure';
 import { ProjectClock, TimerService } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
@@ -41,20 +52,32 @@ export class CreateVirtualAccountHandler {
   ) {}
 
   async create(projectId: string, request: CreateVirtualAccountRequest): Promise<VirtualAccountView> {
-    if (!isId('customer', request.customerId)) throw new ApiError('InvalidCustomerID', `"${request.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
-    if (request.source.asset !== 'usd') throw new ApiError('InvalidRequest', `source.asset: a virtual account receives usd, not ${request.source.asset.slice(0, 32)}`);
+    if (!isId('customer', request.customerId))
+      throw new ApiError('InvalidCustomerID', `"${request.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+    if (request.source.asset !== 'usd')
+      throw new ApiError(
+        'InvalidRequest',
+        `source.asset: a virtual account receives usd, not ${request.source.asset.slice(0, 32)}`,
+      );
     const sourceNetwork = inboundRail(request.source.network, 'source.network');
     if (request.accountHolder !== 'customer') throw new ApiError('InvalidRequest', 'accountHolder must be customer');
     if (request.type !== 'bankUs') throw new ApiError('InvalidRequest', 'type must be bankUs');
     const { returnDestination: returnInput, returnPayout } = request;
     if ((returnInput === undefined) !== (returnPayout === undefined)) {
-      throw new ApiError('InvalidRequest', 'returnDestination and returnPayout go together: give both (where refunds go, and on which rail) or neither (refunds go back to the sender)');
+      throw new ApiError(
+        'InvalidRequest',
+        'returnDestination and returnPayout go together: give both (where refunds go, and on which rail) or neither (refunds go back to the sender)',
+      );
     }
     const customer = await this.accounts.customer(projectId, request.customerId);
     const destination = await this.destinations.resolve(projectId, customer, request.destination);
     const returnDestination =
       returnInput && returnPayout
-        ? returnBank(customer.id, await namedExternalAccount(this.accounts, projectId, returnInput.externalAccountId, 'returnDestination'), returnPayout.rail)
+        ? returnBank(
+            customer.id,
+            await namedExternalAccount(this.accounts, projectId, returnInput.externalAccountId, 'returnDestination'),
+            returnPayout.rail,
+          )
         : null;
     requireEndorsement(customer, 'usd', 'a virtual account (it receives US dollars)');
     return runCommand(this.uow, async () => {
@@ -73,9 +96,25 @@ export class CreateVirtualAccountHandler {
         metadata: request.metadata ?? {},
         createdAt: at,
       };
-      const { state } = await this.commands.handle(projectId, virtualAccountId, { type: 'CreateVirtualAccount', record }, { newStream: true });
-      const delay = this.bank.provisioningDelaySeconds({ virtualAccountId, projectId, holderName: customer.name, label: record.label });
-      await this.timers.schedule(projectId, PROVISIONING_TIMER, virtualAccountId, new Date(Date.parse(at) + delay * 1000), { virtualAccountId });
+      const { state } = await this.commands.handle(
+        projectId,
+        virtualAccountId,
+        { type: 'CreateVirtualAccount', record },
+        { newStream: true },
+      );
+      const delay = this.bank.provisioningDelaySeconds({
+        virtualAccountId,
+        projectId,
+        holderName: customer.name,
+        label: record.label,
+      });
+      await this.timers.schedule(
+        projectId,
+        PROVISIONING_TIMER,
+        virtualAccountId,
+        new Date(Date.parse(at) + delay * 1000),
+        { virtualAccountId },
+      );
       return virtualAccountView(requireVirtualAccount(state, projectId));
     });
   }

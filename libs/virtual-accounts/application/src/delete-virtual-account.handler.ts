@@ -6,8 +6,19 @@
 // sweeper, ends it (finish-deletion.handler.ts).
 import { Injectable, Logger } from '@nestjs/common';
 import { ApiError, TransactionsPort } from '@mm/contracts';
-import { requireVirtualAccount, virtualAccountDecider, virtualAccountStreamId, virtualAccountView, type VirtualAccountEvent, type VirtualAccountView } from '@mm/virtual-accounts/domain';
-import { CLOSE_RETRY_AFTER_SECONDS, VirtualAccountBank, VirtualAccountsReadModel } from '@mm/virtual-accounts/infrastructure';
+import {
+  requireVirtualAccount,
+  virtualAccountDecider,
+  virtualAccountStreamId,
+  virtualAccountView,
+  type VirtualAccountEvent,
+  type VirtualAccountView,
+} from '@mm/virtual-accounts/domain';
+import {
+  CLOSE_RETRY_AFTER_SECONDS,
+  VirtualAccountBank,
+  VirtualAccountsReadModel,
+} from '@mm/virtual-accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
 import { fold } from '@mm/platform/decider';
@@ -37,15 +48,22 @@ export class DeleteVirtualAccountHandler {
     await this.queries.row(projectId, id);
     const requested = await runCommand(this.uow, async () => {
       const history = await this.store.lockAndReadStream(virtualAccountStreamId(id));
-      const current = requireVirtualAccount(fold(virtualAccountDecider, history as unknown as VirtualAccountEvent[]), projectId);
-      if (current.status === 'deleting' || current.status === 'deleted') return { view: virtualAccountView(current), label: current.label, asked: false };
+      const current = requireVirtualAccount(
+        fold(virtualAccountDecider, history as unknown as VirtualAccountEvent[]),
+        projectId,
+      );
+      if (current.status === 'deleting' || current.status === 'deleted')
+        return { view: virtualAccountView(current), label: current.label, asked: false };
       const at = (await this.clock.now(projectId)).toISOString();
       // Counted here or seeing `deleting`: a transfer takes the same lock before it is recorded.
       const deposits = await this.readModel.depositTransactionIds(id);
       const unfinished = deposits.length > 0 ? await this.transactions.unfinishedTransactions(projectId, deposits) : [];
       if (unfinished.length > 0) {
         const shown = unfinished.slice(0, 10).join(', ');
-        throw new ApiError('VirtualAccountNotEmpty', `virtual account ${id} has ${unfinished.length} deposit transaction(s) still moving money (${shown}${unfinished.length > 10 ? ', …' : ''}): delete it once they end`);
+        throw new ApiError(
+          'VirtualAccountNotEmpty',
+          `virtual account ${id} has ${unfinished.length} deposit transaction(s) still moving money (${shown}${unfinished.length > 10 ? ', …' : ''}): delete it once they end`,
+        );
       }
       const { state } = await this.commands.handle(projectId, id, { type: 'RequestDeletion', projectId, at });
       await this.deletions.scheduleSweep(projectId, id, at);
@@ -57,13 +75,22 @@ export class DeleteVirtualAccountHandler {
       answer = await this.bank.requestClose(projectId, id, requested.label);
     } catch (error) {
       // The request is recorded and the sweeper is due: it asks the bank again.
-      this.logger.warn(`virtual account ${id}: the bank was not reached with its close (${error instanceof Error ? error.message : String(error)}); the delete sweeper asks again`);
+      this.logger.warn(
+        `virtual account ${id}: the bank was not reached with its close (${error instanceof Error ? error.message : String(error)}); the delete sweeper asks again`,
+      );
       return requested.view;
     }
     if (answer === 'accepted') return requested.view;
     const restored = await runCommand(this.uow, async () => {
       const at = (await this.clock.now(projectId)).toISOString();
-      return (await this.commands.handle(projectId, id, { type: 'RestoreAfterDeletion', projectId, reason: 'the bank cannot close the account now', at })).state.status;
+      return (
+        await this.commands.handle(projectId, id, {
+          type: 'RestoreAfterDeletion',
+          projectId,
+          reason: 'the bank cannot close the account now',
+          at,
+        })
+      ).state.status;
     });
     throw new ApiError(
       'VirtualAccountCloseUnavailable',

@@ -39,21 +39,32 @@ export class FinishDeletionHandler implements OnModuleInit {
   /** Each look has a key of its own: a handler that re-used its own key would have its next look marked fired with it. */
   async scheduleSweep(projectId: string, id: string, at: string): Promise<void> {
     const due = new Date(Date.parse(at) + DELETE_SWEEP_SECONDS * 1000);
-    await this.timers.schedule(projectId, DELETE_SWEEP_TIMER, `${id}@${due.toISOString()}`, due, { virtualAccountId: id });
+    await this.timers.schedule(projectId, DELETE_SWEEP_TIMER, `${id}@${due.toISOString()}`, due, {
+      virtualAccountId: id,
+    });
   }
 
   /** The bank's answer to a close it accepted: closed (deleted), or refused (failed). */
   private async onCloseAnswer(projectId: string, id: string, answer: CloseAnswer): Promise<void> {
     const at = (await this.clock.now(projectId)).toISOString();
     await runCommand(this.uow, () =>
-      this.commands.handle(projectId, id, answer.closed ? { type: 'CompleteDeletion', projectId, by: 'bank', at } : { type: 'RefuseClose', projectId, failure: answer.failure, at }),
+      this.commands.handle(
+        projectId,
+        id,
+        answer.closed
+          ? { type: 'CompleteDeletion', projectId, by: 'bank', at }
+          : { type: 'RefuseClose', projectId, failure: answer.failure, at },
+      ),
     );
   }
 
   private async onSweep(timer: DueTimer): Promise<void> {
     const id = String(timer.payload.virtualAccountId);
     const projectId = timer.projectId;
-    const state = fold(virtualAccountDecider, (await this.store.readStream(virtualAccountStreamId(id))) as unknown as VirtualAccountEvent[]);
+    const state = fold(
+      virtualAccountDecider,
+      (await this.store.readStream(virtualAccountStreamId(id))) as unknown as VirtualAccountEvent[],
+    );
     if (state.status !== 'deleting') return;
     const at = (await this.clock.now(projectId)).toISOString();
     const report = await this.bank.account(id);
@@ -62,7 +73,12 @@ export class FinishDeletionHandler implements OnModuleInit {
       return;
     }
     if (report?.close === 'refused') {
-      await this.commands.handle(projectId, id, { type: 'RefuseClose', projectId, failure: { code: 'bank_refused', message: 'the bank refused to close the deposit account' }, at });
+      await this.commands.handle(projectId, id, {
+        type: 'RefuseClose',
+        projectId,
+        failure: { code: 'bank_refused', message: 'the bank refused to close the deposit account' },
+        at,
+      });
       return;
     }
     if (report?.close !== 'requested') {
@@ -70,11 +86,18 @@ export class FinishDeletionHandler implements OnModuleInit {
       try {
         answer = await this.bank.requestClose(projectId, id, state.label);
       } catch (error) {
-        this.logger.warn(`virtual account ${id}: the delete sweeper did not reach the bank (${error instanceof Error ? error.message : String(error)}); it asks again at its next look`);
+        this.logger.warn(
+          `virtual account ${id}: the delete sweeper did not reach the bank (${error instanceof Error ? error.message : String(error)}); it asks again at its next look`,
+        );
         answer = 'unreached';
       }
       if (answer === 'unavailable') {
-        await this.commands.handle(projectId, id, { type: 'RestoreAfterDeletion', projectId, reason: 'the bank cannot close the account now', at });
+        await this.commands.handle(projectId, id, {
+          type: 'RestoreAfterDeletion',
+          projectId,
+          reason: 'the bank cannot close the account now',
+          at,
+        });
         return;
       }
     }

@@ -28,10 +28,23 @@ export class ProvisionVirtualAccountHandler implements OnModuleInit {
 
   private async onProvisioning(timer: DueTimer): Promise<void> {
     const id = String(timer.payload.virtualAccountId);
-    const state = fold(virtualAccountDecider, (await this.store.readStream(virtualAccountStreamId(id))) as unknown as VirtualAccountEvent[]);
+    const state = fold(
+      virtualAccountDecider,
+      (await this.store.readStream(virtualAccountStreamId(id))) as unknown as VirtualAccountEvent[],
+    );
     if (state.status !== 'pending') return;
-    const outcome = await this.bank.open({ virtualAccountId: id, projectId: timer.projectId, holderName: state.record.customerName, label: state.label });
+    const outcome = await this.bank.open({
+      virtualAccountId: id,
+      projectId: timer.projectId,
+      holderName: state.record.customerName,
+      label: state.label,
+    });
     const at = (await this.clock.now(timer.projectId)).toISOString();
-    await this.commands.handle(timer.projectId, id, { type: 'CompleteProvisioning', projectId: timer.projectId, outcome, at });
+    await this.commands.handle(timer.projectId, id, {
+      type: 'CompleteProvisioning',
+      projectId: timer.projectId,
+      outcome,
+      at,
+    });
   }
 }

@@ -4,8 +4,20 @@
 // service (the port) once committed.
 import { Injectable, Logger } from '@nestjs/common';
 import { requireAmount, TransactionsPort, type InboundRail, type VirtualAccountDepositReceived } from '@mm/contracts';
-import { depositStreamId, destinationAsset, receiveTransfer, requireProvisioned, virtualAccountDecider, virtualAccountStreamId, type VirtualAccountEvent } from '@mm/virtual-accounts/domain';
-import { VirtualAccountBank, VirtualAccountPrices, VirtualAccountsReadModel } from '@mm/virtual-accounts/infrastructure';
+import {
+  depositStreamId,
+  destinationAsset,
+  receiveTransfer,
+  requireProvisioned,
+  virtualAccountDecider,
+  virtualAccountStreamId,
+  type VirtualAccountEvent,
+} from '@mm/virtual-accounts/domain';
+import {
+  VirtualAccountBank,
+  VirtualAccountPrices,
+  VirtualAccountsReadModel,
+} from '@mm/virtual-accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
 import { fold } from '@mm/platform/decider';
@@ -41,14 +53,21 @@ export class ReceiveTransferHandler {
     private readonly clock: ProjectClock,
   ) {}
 
-  async deposit(projectId: string, id: string, input: { amount: string; rail?: string; senderName?: string }): Promise<VirtualAccountDepositView> {
+  async deposit(
+    projectId: string,
+    id: string,
+    input: { amount: string; rail?: string; senderName?: string },
+  ): Promise<VirtualAccountDepositView> {
     const rail = inboundRail(input.rail ?? 'ach', 'rail');
     requireAmount(input.amount, 'amount', { asset: 'usd' });
     requireVirtualAccountId(id);
     const received = await runCommand(this.uow, async () => {
       // The account's row (a 404 for one this project does not have) and its history under its lock, in one
       // round trip; the row's refusal first.
-      const [account, locked] = await Promise.allSettled([this.queries.row(projectId, id), this.store.lockAndReadStream(virtualAccountStreamId(id))]);
+      const [account, locked] = await Promise.allSettled([
+        this.queries.row(projectId, id),
+        this.store.lockAndReadStream(virtualAccountStreamId(id)),
+      ]);
       if (account.status === 'rejected') throw account.reason;
       if (locked.status === 'rejected') throw locked.reason;
       const history = locked.value;
@@ -66,7 +85,9 @@ export class ReceiveTransferHandler {
         at: now.toISOString(),
       });
       // A stream of the transaction id minted above: its first event travels with the commit.
-      await this.store.appendNewStreamDeferred(depositStreamId(data.transactionId), [{ type: 'virtualAccount.depositReceived', data, metadata: { projectId } }]);
+      await this.store.appendNewStreamDeferred(depositStreamId(data.transactionId), [
+        { type: 'virtualAccount.depositReceived', data, metadata: { projectId } },
+      ]);
       await this.readModel.recordDeposit({
         transactionId: data.transactionId,
         projectId,
@@ -100,7 +121,9 @@ export class ReceiveTransferHandler {
       await this.transactions.createForVirtualAccount(projectId, data);
     } catch (error) {
       // The deposit is committed: the transactions service makes the transaction from its event in our log.
-      this.logger.warn(`deposit ${data.transactionId} to ${data.virtualAccountId}: the transactions service did not take it at once (${error instanceof Error ? error.message : String(error)}); it follows from the log`);
+      this.logger.warn(
+        `deposit ${data.transactionId} to ${data.virtualAccountId}: the transactions service did not take it at once (${error instanceof Error ? error.message : String(error)}); it follows from the log`,
+      );
     }
   }
 }

@@ -4,7 +4,13 @@
 // replaced already, the deposit is released to the destination the account has now.
 import { Injectable } from '@nestjs/common';
 import type { EventPayloads } from '@mm/contracts';
-import { depositTarget, destinationAsset, virtualAccountDecider, virtualAccountStreamId, type VirtualAccountEvent } from '@mm/virtual-accounts/domain';
+import {
+  depositTarget,
+  destinationAsset,
+  virtualAccountDecider,
+  virtualAccountStreamId,
+  type VirtualAccountEvent,
+} from '@mm/virtual-accounts/domain';
 import { VirtualAccountPrices, VirtualAccountsReadModel } from '@mm/virtual-accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
@@ -37,7 +43,12 @@ export class ReleaseHeldTransferHandler {
       if (state.status === 'none' || state.destination.instrument.id === destinationId) return;
       const at = (await this.clock.now(projectId)).toISOString();
       const target = depositTarget(state, deposit.amount, usdRate(this.prices, destinationAsset(state)));
-      await this.commands.handle(projectId, id, { type: 'ReleaseDeposits', projectId, releases: [{ transactionId, target }], at });
+      await this.commands.handle(projectId, id, {
+        type: 'ReleaseDeposits',
+        projectId,
+        releases: [{ transactionId, target }],
+        at,
+      });
     });
   }
 }

@@ -10,7 +10,11 @@ import { VirtualAccountQueries } from './virtual-account.queries';
 
 export type Simulation = 'freeze' | 'unfreeze' | 'close';
 
-const COMMANDS = { freeze: 'FreezeVirtualAccount', unfreeze: 'UnfreezeVirtualAccount', close: 'CloseVirtualAccount' } as const;
+const COMMANDS = {
+  freeze: 'FreezeVirtualAccount',
+  unfreeze: 'UnfreezeVirtualAccount',
+  close: 'CloseVirtualAccount',
+} as const;
 
 @Injectable()
 export class SimulateBankHandler {

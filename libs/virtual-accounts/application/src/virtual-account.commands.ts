@@ -18,7 +18,11 @@ import { VirtualAccountsEventStore } from './virtual-accounts-event-store';
 type After = AfterDecision<VirtualAccountEvent, VirtualAccountState>;
 
 @Injectable()
-export class VirtualAccountCommands extends CommandHandler<VirtualAccountCommand, VirtualAccountEvent, VirtualAccountState> {
+export class VirtualAccountCommands extends CommandHandler<
+  VirtualAccountCommand,
+  VirtualAccountEvent,
+  VirtualAccountState
+> {
   constructor(store: VirtualAccountsEventStore, readModel: VirtualAccountsReadModel) {
     const project: After = async ({ state, version }, { projectId }) => {
       await readModel.upsert(projectId, virtualAccountView(requireVirtualAccount(state, projectId)), version);

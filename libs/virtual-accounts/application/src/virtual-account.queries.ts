@@ -3,7 +3,11 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, INBOUND_RAILS, type InboundRail } from '@mm/contracts';
 import type { VirtualAccountView } from '@mm/virtual-accounts/domain';
-import { VirtualAccountPrices, VirtualAccountsReadModel, type VirtualAccountRow } from '@mm/virtual-accounts/infrastructure';
+import {
+  VirtualAccountPrices,
+  VirtualAccountsReadModel,
+  type VirtualAccountRow,
+} from '@mm/virtual-accounts/infrastructure';
 import { isId } from '@mm/platform/ids';
 
 @Injectable()
@@ -14,8 +18,14 @@ export class VirtualAccountQueries {
     return (await this.row(projectId, id)).view;
   }
 
-  async list(projectId: string, customerId: string | undefined, before: string | undefined, limit: number): Promise<VirtualAccountView[]> {
-    if (customerId !== undefined && !isId('customer', customerId)) throw new ApiError('InvalidCustomerID', `"${customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+  async list(
+    projectId: string,
+    customerId: string | undefined,
+    before: string | undefined,
+    limit: number,
+  ): Promise<VirtualAccountView[]> {
+    if (customerId !== undefined && !isId('customer', customerId))
+      throw new ApiError('InvalidCustomerID', `"${customerId.slice(0, 64)}" is not a customer id (cst_…)`);
     return (await this.readModel.list(projectId, customerId, before, limit)).map((r) => r.view);
   }
 
@@ -29,7 +39,8 @@ export class VirtualAccountQueries {
 }
 
 export function requireVirtualAccountId(id: string): void {
-  if (!isId('virtualAccount', id)) throw new ApiError('InvalidVirtualAccountID', `"${id.slice(0, 64)}" is not a virtual account id (va_…)`);
+  if (!isId('virtualAccount', id))
+    throw new ApiError('InvalidVirtualAccountID', `"${id.slice(0, 64)}" is not a virtual account id (va_…)`);
 }
 
 /** One US dollar in `asset` (usdc for a wallet), as quotes price it: UnsupportedCorridor when there is no price. */
@@ -42,5 +53,8 @@ export function usdRate(prices: VirtualAccountPrices, asset: string): string {
 /** One of the rails a transfer reaches a virtual account on, or 400 naming them. */
 export function inboundRail(value: string, field: string): InboundRail {
   if ((INBOUND_RAILS as readonly string[]).includes(value)) return value as InboundRail;
-  throw new ApiError('InvalidRequest', `${field} must be one of ${INBOUND_RAILS.join(', ')}, not ${JSON.stringify(value.slice(0, 32))}`);
+  throw new ApiError(
+    'InvalidRequest',
+    `${field} must be one of ${INBOUND_RAILS.join(', ')}, not ${JSON.stringify(value.slice(0, 32))}`,
+  );
 }

@@ -35,12 +35,23 @@ export function destinationSide(state: ExistingVirtualAccount): QuoteSideRecord 
     return {
       type: instrument.type,
       category: 'fiat',
-      details: { id: instrument.id, asset: instrument.asset, network: instrument.network, accountHolder: instrument.owner.kind, ...(details.accountNumberLast4 ? { last4: details.accountNumberLast4 } : {}) },
+      details: {
+        id: instrument.id,
+        asset: instrument.asset,
+        network: instrument.network,
+        accountHolder: instrument.owner.kind,
+        ...(details.accountNumberLast4 ? { last4: details.accountNumberLast4 } : {}),
+      },
       party,
     };
   }
   const address = (instrument.details as { address: string }).address;
-  return { type: instrument.type, category: 'crypto', details: { id: instrument.id, asset: instrument.asset, network: instrument.network, address }, party };
+  return {
+    type: instrument.type,
+    category: 'crypto',
+    details: { id: instrument.id, asset: instrument.asset, network: instrument.network, address },
+    party,
+  };
 }
 
 /**
@@ -51,7 +62,14 @@ export function depositTarget(state: ExistingVirtualAccount, amount: string, rat
   return {
     destination: destinationSide(state),
     payout: state.destination.payout ? { ...state.destination.payout } : null,
-    pricing: price({ sourceAsset: 'usd', destinationAsset: destinationAsset(state), amount, fixedAmountSide: 'source', sponsorGas: state.record.sponsorGas === true, rate }),
+    pricing: price({
+      sourceAsset: 'usd',
+      destinationAsset: destinationAsset(state),
+      amount,
+      fixedAmountSide: 'source',
+      sponsorGas: state.record.sponsorGas === true,
+      rate,
+    }),
   };
 }
 
@@ -63,7 +81,10 @@ export function requireProvisioned(state: VirtualAccountState, projectId: string
       state.status === 'pending'
         ? 'it is pending: wait for virtualAccount.active, when bankDetails holds its account and routing numbers'
         : 'it is failed: it has no bank account that takes deposits';
-    throw new ApiError('VirtualAccountNotProvisioned', `virtual account ${state.record.virtualAccountId} cannot receive a transfer: ${why}`);
+    throw new ApiError(
+      'VirtualAccountNotProvisioned',
+      `virtual account ${state.record.virtualAccountId} cannot receive a transfer: ${why}`,
+    );
   }
   return state;
 }
@@ -92,10 +113,18 @@ export function receiveTransfer(current: VirtualAccountState, command: ReceiveTr
     projectId,
     customerId,
     transactionId: command.transactionId,
-    deposit: { asset: 'usd', rail: command.rail, amount: command.amount, senderName: command.senderName, reference: command.reference },
+    deposit: {
+      asset: 'usd',
+      rail: command.rail,
+      amount: command.amount,
+      senderName: command.senderName,
+      reference: command.reference,
+    },
     disposition: dispositionOf(state),
     target: depositTarget(state, amount, command.rate),
-    returnTo: returnDestination ? { externalAccountId: returnDestination.instrument.id, rail: returnDestination.rail } : { externalAccountId: null, rail: command.rail },
+    returnTo: returnDestination
+      ? { externalAccountId: returnDestination.instrument.id, rail: returnDestination.rail }
+      : { externalAccountId: null, rail: command.rail },
     metadata: { ...state.metadata },
     customerName: state.record.customerName,
     at: command.at,

@@ -4,7 +4,12 @@
 // `payoutOrigin` and `finalBalance` are gone from the v1 shape; the optional
 // fields are present only when set, `sponsorGas` only when true, and empty bank
 // fields are left out.
-import type { PayoutInstruction, VirtualAccountBankDetails, VirtualAccountInstrument, VirtualAccountStatus } from '@mm/contracts';
+import type {
+  PayoutInstruction,
+  VirtualAccountBankDetails,
+  VirtualAccountInstrument,
+  VirtualAccountStatus,
+} from '@mm/contracts';
 import { SUPPORTED_SOURCES } from './virtual-account-request';
 import type { ExistingVirtualAccount } from './virtual-account.decider';
 
@@ -31,12 +36,21 @@ export interface VirtualAccountView {
 }
 
 function instrument(i: VirtualAccountInstrument): VirtualAccountInstrument {
-  return { type: i.type, id: i.id, asset: i.asset, network: i.network, owner: { ...i.owner }, details: { ...i.details } };
+  return {
+    type: i.type,
+    id: i.id,
+    asset: i.asset,
+    network: i.network,
+    owner: { ...i.owner },
+    details: { ...i.details },
+  };
 }
 
 /** The bank's details without the empty ones (the v1 shape omits empty bank fields). */
 function bankDetails(details: VirtualAccountBankDetails): Partial<VirtualAccountBankDetails> {
-  return Object.fromEntries(Object.entries(details).filter(([, v]) => typeof v === 'string' && v.trim() !== '')) as Partial<VirtualAccountBankDetails>;
+  return Object.fromEntries(
+    Object.entries(details).filter(([, v]) => typeof v === 'string' && v.trim() !== ''),
+  ) as Partial<VirtualAccountBankDetails>;
 }
 
 export function virtualAccountView(state: ExistingVirtualAccount): VirtualAccountView {
@@ -47,7 +61,12 @@ export function virtualAccountView(state: ExistingVirtualAccount): VirtualAccoun
     object: 'virtualAccount',
     customerId: record.customerId,
     destination: { ...instrument(state.destination.instrument), ...(payout ? { payout: { ...payout } } : {}) },
-    ...(state.returnDestination ? { returnDestination: instrument(state.returnDestination.instrument), returnPayout: { rail: state.returnDestination.rail } } : {}),
+    ...(state.returnDestination
+      ? {
+          returnDestination: instrument(state.returnDestination.instrument),
+          returnPayout: { rail: state.returnDestination.rail },
+        }
+      : {}),
     accountHolder: 'customer',
     type: 'bankUs',
     status: state.status,

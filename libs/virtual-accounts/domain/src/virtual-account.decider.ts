@@ -49,7 +49,8 @@ export interface VirtualAccountChanges {
   metadata?: Record<string, string | null> | null;
 }
 
-export type ProvisioningOutcome = { bankDetails: VirtualAccountBankDetails } | { failure: { code: string; message: string } };
+export type ProvisioningOutcome =
+  { bankDetails: VirtualAccountBankDetails } | { failure: { code: string; message: string } };
 
 export type VirtualAccountCommand =
   | { type: 'CreateVirtualAccount'; record: VirtualAccountCreated }
@@ -58,7 +59,13 @@ export type VirtualAccountCommand =
   | { type: 'UnfreezeVirtualAccount'; projectId: string; at: string }
   | { type: 'CloseVirtualAccount'; projectId: string; at: string }
   /** releases: the deposits held for a destination, each priced to the new one (released only when the destination changes). */
-  | { type: 'UpdateVirtualAccount'; projectId: string; changes: VirtualAccountChanges; releases?: DepositRelease[]; at: string }
+  | {
+      type: 'UpdateVirtualAccount';
+      projectId: string;
+      changes: VirtualAccountChanges;
+      releases?: DepositRelease[];
+      at: string;
+    }
   /** A deposit held for a destination the account has replaced since: released to the one it has. */
   | { type: 'ReleaseDeposits'; projectId: string; releases: DepositRelease[]; at: string }
   | { type: 'RequestDeletion'; projectId: string; at: string }
@@ -131,10 +138,22 @@ function evolve(state: VirtualAccountState, e: VirtualAccountEvent): VirtualAcco
       return state;
     case 'virtualAccount.deletionRequested':
       if (state.status === 'none') return state;
-      return { ...state, status: e.data.status, deletionRequestedAt: e.data.deletionRequestedAt, statusBeforeDeletion: e.data.previousStatus, updatedAt: e.data.at };
+      return {
+        ...state,
+        status: e.data.status,
+        deletionRequestedAt: e.data.deletionRequestedAt,
+        statusBeforeDeletion: e.data.previousStatus,
+        updatedAt: e.data.at,
+      };
     case 'virtualAccount.deletionRestored':
       if (state.status === 'none') return state;
-      return { ...state, status: e.data.status, deletionRequestedAt: null, statusBeforeDeletion: null, updatedAt: e.data.at };
+      return {
+        ...state,
+        status: e.data.status,
+        deletionRequestedAt: null,
+        statusBeforeDeletion: null,
+        updatedAt: e.data.at,
+      };
     case 'virtualAccount.updated': {
       if (state.status === 'none') return state;
       const d = e.data;
@@ -157,7 +176,8 @@ function evolve(state: VirtualAccountState, e: VirtualAccountEvent): VirtualAcco
  * another project's (another project's account is no account of this one).
  */
 export function requireVirtualAccount(state: VirtualAccountState, projectId?: string): ExistingVirtualAccount {
-  if (state.status === 'none' || (projectId !== undefined && state.record.projectId !== projectId)) throw new ApiError('VirtualAccountNotFound');
+  if (state.status === 'none' || (projectId !== undefined && state.record.projectId !== projectId))
+    throw new ApiError('VirtualAccountNotFound');
   return state;
 }
 
@@ -167,18 +187,30 @@ function ownAccount(state: VirtualAccountState, projectId: string): ExistingVirt
 }
 
 function refuse(state: ExistingVirtualAccount, action: string): never {
-  throw new ApiError('VirtualAccountTransitionNotAllowed', `virtual account ${state.record.virtualAccountId} is ${state.status}: it cannot be ${action}`);
+  throw new ApiError(
+    'VirtualAccountTransitionNotAllowed',
+    `virtual account ${state.record.virtualAccountId} is ${state.status}: it cannot be ${action}`,
+  );
 }
 
 function change(state: ExistingVirtualAccount, status: VirtualAccountStatus, at: string): VirtualAccountStatusChange {
-  return { virtualAccountId: state.record.virtualAccountId, projectId: state.record.projectId, previousStatus: state.status, status, at };
+  return {
+    virtualAccountId: state.record.virtualAccountId,
+    projectId: state.record.projectId,
+    previousStatus: state.status,
+    status,
+    at,
+  };
 }
 
 /**
  * Merges a metadata patch, as Stripe does: a key set to null or "" is removed, and a patch that is null
  * itself removes every key, as every PATCH of the API reads null (docs/sandbox.md, "Changing a resource").
  */
-export function mergeMetadata(current: Record<string, string>, patch: Record<string, string | null> | null): Record<string, string> {
+export function mergeMetadata(
+  current: Record<string, string>,
+  patch: Record<string, string | null> | null,
+): Record<string, string> {
   if (patch === null) return {};
   const merged: Record<string, string> = { ...current };
   for (const [key, value] of Object.entries(patch)) {
@@ -195,13 +227,20 @@ function same(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   const ka = Object.keys(a);
   const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => Object.hasOwn(b, k) && same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
 }
 
 /** A destination compared as partners see it: the instrument and its payout. */
-const sameDestination = (a: VirtualAccountDestination, b: VirtualAccountDestination) => same(a.instrument, b.instrument) && same(a.payout, b.payout);
+const sameDestination = (a: VirtualAccountDestination, b: VirtualAccountDestination) =>
+  same(a.instrument, b.instrument) && same(a.payout, b.payout);
 
-function updateFields(command: CommandOf<'UpdateVirtualAccount'>, state: ExistingVirtualAccount): VirtualAccountEvent[] {
+function updateFields(
+  command: CommandOf<'UpdateVirtualAccount'>,
+  state: ExistingVirtualAccount,
+): VirtualAccountEvent[] {
   if (state.status === 'failed' || state.status === 'deleting' || state.status === 'deleted') refuse(state, 'changed');
   const { changes, at } = command;
   const { virtualAccountId, projectId } = state.record;
@@ -216,7 +255,8 @@ function updateFields(command: CommandOf<'UpdateVirtualAccount'>, state: Existin
     const after = changes.returnDestination;
     if ((before?.instrument.id ?? null) !== (after?.instrument.id ?? null)) changedFields.push('returnDestination');
     if ((before?.rail ?? null) !== (after?.rail ?? null)) changedFields.push('returnPayout');
-    if (changedFields.includes('returnDestination') || changedFields.includes('returnPayout')) data.returnDestination = after;
+    if (changedFields.includes('returnDestination') || changedFields.includes('returnPayout'))
+      data.returnDestination = after;
   }
   if (changes.label !== undefined && changes.label !== state.label) {
     changedFields.push('label');
@@ -224,7 +264,8 @@ function updateFields(command: CommandOf<'UpdateVirtualAccount'>, state: Existin
   }
   if (changes.metadata !== undefined) {
     const metadata = mergeMetadata(state.metadata, changes.metadata);
-    if (Object.keys(metadata).length > METADATA_MAX_KEYS) throw new ApiError('InvalidRequest', `metadata: at most ${METADATA_MAX_KEYS} keys`);
+    if (Object.keys(metadata).length > METADATA_MAX_KEYS)
+      throw new ApiError('InvalidRequest', `metadata: at most ${METADATA_MAX_KEYS} keys`);
     if (!same(metadata, state.metadata)) {
       changedFields.push('metadata');
       data.metadata = metadata;
@@ -233,37 +274,57 @@ function updateFields(command: CommandOf<'UpdateVirtualAccount'>, state: Existin
   return changedFields.length === 0 ? [] : [event('virtualAccount.updated', data)];
 }
 
-function createVirtualAccount(command: CommandOf<'CreateVirtualAccount'>, state: VirtualAccountState): VirtualAccountEvent[] {
+function createVirtualAccount(
+  command: CommandOf<'CreateVirtualAccount'>,
+  state: VirtualAccountState,
+): VirtualAccountEvent[] {
   if (state.status !== 'none') return [];
   return [event('virtualAccount.created', command.record)];
 }
 
-function completeProvisioning(command: CommandOf<'CompleteProvisioning'>, current: VirtualAccountState): VirtualAccountEvent[] {
+function completeProvisioning(
+  command: CommandOf<'CompleteProvisioning'>,
+  current: VirtualAccountState,
+): VirtualAccountEvent[] {
   const state = ownAccount(current, command.projectId);
   // The bank answers once; a repeated timer changes nothing.
   if (state === null || state.status !== 'pending') return [];
   const { outcome, at } = command;
-  if ('failure' in outcome) return [event('virtualAccount.provisioningFailed', { ...change(state, 'failed', at), failure: outcome.failure })];
+  if ('failure' in outcome)
+    return [event('virtualAccount.provisioningFailed', { ...change(state, 'failed', at), failure: outcome.failure })];
   return [event('virtualAccount.provisioned', { ...change(state, 'active', at), bankDetails: outcome.bankDetails })];
 }
 
-function freezeVirtualAccount(command: CommandOf<'FreezeVirtualAccount'>, state: ExistingVirtualAccount): VirtualAccountEvent[] {
+function freezeVirtualAccount(
+  command: CommandOf<'FreezeVirtualAccount'>,
+  state: ExistingVirtualAccount,
+): VirtualAccountEvent[] {
   if (state.status !== 'active') refuse(state, 'frozen (only an active account can be)');
   return [event('virtualAccount.frozen', change(state, 'frozen', command.at))];
 }
 
-function unfreezeVirtualAccount(command: CommandOf<'UnfreezeVirtualAccount'>, state: ExistingVirtualAccount): VirtualAccountEvent[] {
+function unfreezeVirtualAccount(
+  command: CommandOf<'UnfreezeVirtualAccount'>,
+  state: ExistingVirtualAccount,
+): VirtualAccountEvent[] {
   if (state.status !== 'frozen') refuse(state, 'unfrozen (only a frozen account can be)');
   return [event('virtualAccount.unfrozen', change(state, 'active', command.at))];
 }
 
-function closeVirtualAccount(command: CommandOf<'CloseVirtualAccount'>, state: ExistingVirtualAccount): VirtualAccountEvent[] {
-  if (state.status !== 'active' && state.status !== 'frozen') refuse(state, 'closed (only an active or frozen account can be)');
+function closeVirtualAccount(
+  command: CommandOf<'CloseVirtualAccount'>,
+  state: ExistingVirtualAccount,
+): VirtualAccountEvent[] {
+  if (state.status !== 'active' && state.status !== 'frozen')
+    refuse(state, 'closed (only an active or frozen account can be)');
   return [event('virtualAccount.closed', change(state, 'closed', command.at))];
 }
 
 /** A PATCH; a new destination releases the deposits waiting for one. */
-function updateVirtualAccount(command: CommandOf<'UpdateVirtualAccount'>, state: ExistingVirtualAccount): VirtualAccountEvent[] {
+function updateVirtualAccount(
+  command: CommandOf<'UpdateVirtualAccount'>,
+  state: ExistingVirtualAccount,
+): VirtualAccountEvent[] {
   const events = updateFields(command, state);
   const repointed = events.some((e) => e.type === 'virtualAccount.updated' && e.data.destination !== undefined);
   return repointed && command.releases?.length ? [...events, restored(state, command.releases, command.at)] : events;
@@ -279,7 +340,12 @@ function requestDeletion(command: CommandOf<'RequestDeletion'>, state: ExistingV
   if (!VIRTUAL_ACCOUNT_DELETABLE.includes(state.status)) {
     refuse(state, `deleted (only an account the bank holds can be: ${VIRTUAL_ACCOUNT_DELETABLE.join(', ')})`);
   }
-  return [event('virtualAccount.deletionRequested', { ...change(state, 'deleting', command.at), deletionRequestedAt: command.at })];
+  return [
+    event('virtualAccount.deletionRequested', {
+      ...change(state, 'deleting', command.at),
+      deletionRequestedAt: command.at,
+    }),
+  ];
 }
 
 /**
@@ -291,10 +357,18 @@ function deletionInFlight(current: VirtualAccountState, projectId: string): Exis
   return state !== null && state.status === 'deleting' ? state : null;
 }
 
-function restoreAfterDeletion(command: CommandOf<'RestoreAfterDeletion'>, current: VirtualAccountState): VirtualAccountEvent[] {
+function restoreAfterDeletion(
+  command: CommandOf<'RestoreAfterDeletion'>,
+  current: VirtualAccountState,
+): VirtualAccountEvent[] {
   const state = deletionInFlight(current, command.projectId);
   if (state === null) return [];
-  return [event('virtualAccount.deletionRestored', { ...change(state, state.statusBeforeDeletion ?? 'active', command.at), reason: command.reason })];
+  return [
+    event('virtualAccount.deletionRestored', {
+      ...change(state, state.statusBeforeDeletion ?? 'active', command.at),
+      reason: command.reason,
+    }),
+  ];
 }
 
 function completeDeletion(command: CommandOf<'CompleteDeletion'>, current: VirtualAccountState): VirtualAccountEvent[] {
@@ -349,7 +423,12 @@ function unknownEvent(_event: never, state: VirtualAccountState): VirtualAccount
 }
 
 function restored(state: ExistingVirtualAccount, releases: DepositRelease[], at: string): VirtualAccountEvent {
-  return event('virtualAccount.destinationRestored', { virtualAccountId: state.record.virtualAccountId, projectId: state.record.projectId, releases, at });
+  return event('virtualAccount.destinationRestored', {
+    virtualAccountId: state.record.virtualAccountId,
+    projectId: state.record.projectId,
+    releases,
+    at,
+  });
 }
 
 export const virtualAccountDecider: Decider<VirtualAccountCommand, VirtualAccountEvent, VirtualAccountState> = {

@@ -137,13 +137,21 @@ export class SandboxVirtualAccountBank extends VirtualAccountBank implements OnM
 
   async open(request: OpenAccountRequest): Promise<ProvisioningOutcome> {
     if (request.label === PROVISIONING_FAILURE_LABEL) {
-      return { failure: { code: 'bank_rejected', message: 'the bank could not open a deposit account for this customer' } };
+      return {
+        failure: { code: 'bank_rejected', message: 'the bank could not open a deposit account for this customer' },
+      };
     }
     // Ten digits, never a leading zero; kept by the bank, so that asking again answers the same account.
     await this.uow.query(
       `INSERT INTO virtual_accounts.bank_accounts (virtual_account_id, project_id, holder_name, account_number, routing_number, status, opened_at)
        VALUES ($1, $2, $3, $4, $5, 'open', now()) ON CONFLICT (virtual_account_id) DO NOTHING`,
-      [request.virtualAccountId, request.projectId, request.holderName, `${1 + randomInt(9)}${digits(9)}`, SANDBOX_ROUTING_NUMBER],
+      [
+        request.virtualAccountId,
+        request.projectId,
+        request.holderName,
+        `${1 + randomInt(9)}${digits(9)}`,
+        SANDBOX_ROUTING_NUMBER,
+      ],
     );
     const row = (await this.row(request.virtualAccountId))!;
     const bankDetails: VirtualAccountBankDetails = {
@@ -164,15 +172,24 @@ export class SandboxVirtualAccountBank extends VirtualAccountBank implements OnM
       // A close already taken (or done) is taken again: the bank answers it once.
       if (row.close_request !== null && row.close_request !== 'refused') return 'accepted';
       if (label === CLOSE_REQUEST_LOST_LABEL && row.lost_close_requests === 0) {
-        await this.uow.query(`UPDATE virtual_accounts.bank_accounts SET lost_close_requests = lost_close_requests + 1 WHERE virtual_account_id = $1`, [virtualAccountId]);
+        await this.uow.query(
+          `UPDATE virtual_accounts.bank_accounts SET lost_close_requests = lost_close_requests + 1 WHERE virtual_account_id = $1`,
+          [virtualAccountId],
+        );
         return 'lost';
       }
-      await this.uow.query(`UPDATE virtual_accounts.bank_accounts SET close_request = 'requested', close_label = $2, close_requested_at = now() WHERE virtual_account_id = $1`, [
-        virtualAccountId,
-        label,
-      ]);
+      await this.uow.query(
+        `UPDATE virtual_accounts.bank_accounts SET close_request = 'requested', close_label = $2, close_requested_at = now() WHERE virtual_account_id = $1`,
+        [virtualAccountId, label],
+      );
       const now = await this.clock.now(projectId);
-      await this.timers.schedule(projectId, BANK_CLOSE_TIMER, virtualAccountId, new Date(now.getTime() + SANDBOX_CLOSE_SECONDS * 1000), { virtualAccountId });
+      await this.timers.schedule(
+        projectId,
+        BANK_CLOSE_TIMER,
+        virtualAccountId,
+        new Date(now.getTime() + SANDBOX_CLOSE_SECONDS * 1000),
+        { virtualAccountId },
+      );
       return 'accepted';
     });
     if (answer === 'lost') throw new Error('the close request did not reach the bank');
@@ -182,12 +199,16 @@ export class SandboxVirtualAccountBank extends VirtualAccountBank implements OnM
   async account(virtualAccountId: string): Promise<BankAccountReport | undefined> {
     const row = await this.row(virtualAccountId);
     if (!row) return undefined;
-    return { status: row.status, close: row.close_request === 'requested' ? 'requested' : row.close_request === 'refused' ? 'refused' : 'none' };
+    return {
+      status: row.status,
+      close: row.close_request === 'requested' ? 'requested' : row.close_request === 'refused' ? 'refused' : 'none',
+    };
   }
 
   inboundReference(rail: InboundRail, at: Date): string {
     if (rail === 'ach') return `${digits(8)}${digits(7)}`; // trace number: the sending bank's routing prefix, then its sequence
-    if (rail === 'wire') return `${at.toISOString().slice(0, 10).replace(/-/g, '')}MRDNQF${String(randomInt(100)).padStart(2, '0')}${digits(6)}`; // IMAD: date, source, sequence
+    if (rail === 'wire')
+      return `${at.toISOString().slice(0, 10).replace(/-/g, '')}MRDNQF${String(randomInt(100)).padStart(2, '0')}${digits(6)}`; // IMAD: date, source, sequence
     return `MRDN${randomBytes(6).toString('hex').toUpperCase()}`; // an international wire's instruction id
   }
 
@@ -197,11 +218,20 @@ export class SandboxVirtualAccountBank extends VirtualAccountBank implements OnM
     const row = await this.row(id, true);
     if (!row || row.close_request !== 'requested') return;
     if (row.close_label === CLOSE_REFUSED_LABEL) {
-      await this.uow.query(`UPDATE virtual_accounts.bank_accounts SET close_request = 'refused' WHERE virtual_account_id = $1`, [id]);
-      await this.answer?.(timer.projectId, id, { closed: false, failure: { code: 'bank_refused', message: 'the bank refused to close the deposit account' } });
+      await this.uow.query(
+        `UPDATE virtual_accounts.bank_accounts SET close_request = 'refused' WHERE virtual_account_id = $1`,
+        [id],
+      );
+      await this.answer?.(timer.projectId, id, {
+        closed: false,
+        failure: { code: 'bank_refused', message: 'the bank refused to close the deposit account' },
+      });
       return;
     }
-    await this.uow.query(`UPDATE virtual_accounts.bank_accounts SET status = 'closed', close_request = 'closed', closed_at = now() WHERE virtual_account_id = $1`, [id]);
+    await this.uow.query(
+      `UPDATE virtual_accounts.bank_accounts SET status = 'closed', close_request = 'closed', closed_at = now() WHERE virtual_account_id = $1`,
+      [id],
+    );
     if (row.close_label === CLOSE_ANSWER_LOST_LABEL) return;
     await this.answer?.(timer.projectId, id, { closed: true });
   }

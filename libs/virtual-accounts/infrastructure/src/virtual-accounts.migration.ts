@@ -26,7 +26,9 @@ export class VirtualAccounts1700000008000 implements MigrationInterface {
         updated_at             timestamptz NOT NULL
       )`);
     await runner.query(`CREATE INDEX accounts_project_idx ON virtual_accounts.accounts (project_id, id DESC)`);
-    await runner.query(`CREATE INDEX accounts_customer_idx ON virtual_accounts.accounts (project_id, customer_id, id DESC)`);
+    await runner.query(
+      `CREATE INDEX accounts_customer_idx ON virtual_accounts.accounts (project_id, customer_id, id DESC)`,
+    );
     await runner.query(`
       CREATE TABLE virtual_accounts.deposits (
         transaction_id     text          PRIMARY KEY,
@@ -39,7 +41,9 @@ export class VirtualAccounts1700000008000 implements MigrationInterface {
         disposition        text          NOT NULL CHECK (disposition IN ('deliver', 'returnToSender')),
         deposited_at       timestamptz   NOT NULL
       )`);
-    await runner.query(`CREATE INDEX deposits_account_idx ON virtual_accounts.deposits (virtual_account_id, transaction_id)`);
+    await runner.query(
+      `CREATE INDEX deposits_account_idx ON virtual_accounts.deposits (virtual_account_id, transaction_id)`,
+    );
     // The sandbox bank's ledger of accounts: what it opened, and the close it was asked for.
     await runner.query(`
       CREATE TABLE virtual_accounts.bank_accounts (

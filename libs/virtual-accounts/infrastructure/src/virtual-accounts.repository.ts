@@ -42,17 +42,36 @@ export class VirtualAccountsReadModel {
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10)
        ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, destination_id = EXCLUDED.destination_id,
          return_account_id = EXCLUDED.return_account_id, view = EXCLUDED.view, version = EXCLUDED.version, updated_at = EXCLUDED.updated_at`,
-      [view.id, projectId, view.customerId, view.status, view.destination.id, view.returnDestination?.id ?? null, JSON.stringify(view), version, view.createdAt, view.updatedAt],
+      [
+        view.id,
+        projectId,
+        view.customerId,
+        view.status,
+        view.destination.id,
+        view.returnDestination?.id ?? null,
+        JSON.stringify(view),
+        version,
+        view.createdAt,
+        view.updatedAt,
+      ],
     );
   }
 
   async get(projectId: string, id: string): Promise<VirtualAccountRow | undefined> {
-    const [row] = await this.uow.query<VirtualAccountRow>(`SELECT * FROM virtual_accounts.accounts WHERE project_id = $1 AND id = $2`, [projectId, id]);
+    const [row] = await this.uow.query<VirtualAccountRow>(
+      `SELECT * FROM virtual_accounts.accounts WHERE project_id = $1 AND id = $2`,
+      [projectId, id],
+    );
     return row;
   }
 
   /** Newest first; `before` is the last id of the previous page. */
-  list(projectId: string, customerId: string | undefined, before: string | undefined, limit: number): Promise<VirtualAccountRow[]> {
+  list(
+    projectId: string,
+    customerId: string | undefined,
+    before: string | undefined,
+    limit: number,
+  ): Promise<VirtualAccountRow[]> {
     return this.uow.query<VirtualAccountRow>(
       `SELECT * FROM virtual_accounts.accounts
         WHERE project_id = $1 AND ($2::text IS NULL OR customer_id = $2) AND ($3::text IS NULL OR id < $3)
@@ -65,12 +84,25 @@ export class VirtualAccountsReadModel {
     await this.uow.defer(
       `INSERT INTO virtual_accounts.deposits (transaction_id, project_id, customer_id, virtual_account_id, amount, rail, reference, disposition, deposited_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [d.transactionId, d.projectId, d.customerId, d.virtualAccountId, d.amount, d.rail, d.reference, d.disposition, d.at],
+      [
+        d.transactionId,
+        d.projectId,
+        d.customerId,
+        d.virtualAccountId,
+        d.amount,
+        d.rail,
+        d.reference,
+        d.disposition,
+        d.at,
+      ],
     );
   }
 
   /** The account and amount of a transfer, by its transaction; undefined for a transaction of no transfer here. */
-  async deposit(projectId: string, transactionId: string): Promise<{ virtual_account_id: string; amount: string } | undefined> {
+  async deposit(
+    projectId: string,
+    transactionId: string,
+  ): Promise<{ virtual_account_id: string; amount: string } | undefined> {
     const [row] = await this.uow.query<{ virtual_account_id: string; amount: string }>(
       `SELECT virtual_account_id, amount::text AS amount FROM virtual_accounts.deposits WHERE project_id = $1 AND transaction_id = $2`,
       [projectId, transactionId],
@@ -80,12 +112,18 @@ export class VirtualAccountsReadModel {
 
   /** Every transfer the account took, with its amount (a new destination asks which wait for one). */
   deposits(virtualAccountId: string): Promise<Array<{ transaction_id: string; amount: string }>> {
-    return this.uow.query(`SELECT transaction_id, amount::text AS amount FROM virtual_accounts.deposits WHERE virtual_account_id = $1 ORDER BY transaction_id`, [virtualAccountId]);
+    return this.uow.query(
+      `SELECT transaction_id, amount::text AS amount FROM virtual_accounts.deposits WHERE virtual_account_id = $1 ORDER BY transaction_id`,
+      [virtualAccountId],
+    );
   }
 
   /** The transactions of every transfer the account took (a DELETE asks which are unfinished). */
   async depositTransactionIds(virtualAccountId: string): Promise<string[]> {
-    const rows = await this.uow.query<{ transaction_id: string }>(`SELECT transaction_id FROM virtual_accounts.deposits WHERE virtual_account_id = $1 ORDER BY transaction_id`, [virtualAccountId]);
+    const rows = await this.uow.query<{ transaction_id: string }>(
+      `SELECT transaction_id FROM virtual_accounts.deposits WHERE virtual_account_id = $1 ORDER BY transaction_id`,
+      [virtualAccountId],
+    );
     return rows.map((r) => r.transaction_id);
   }
 }

@@ -1,11 +1,40 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { ApiError, type EventPayloads } from '@mm/contracts';
-import { PartnerEventsService, WebhookDeliveriesService, WebhookEndpointsService, WebhookFanOut } from '@mm/webhooks/application';
-import { WebhooksReadModels, type AttemptRow, type DeliveryRow, type EndpointRow, type PartnerEventRow } from '@mm/webhooks/infrastructure';
+import {
+  PartnerEventsService,
+  WebhookDeliveriesService,
+  WebhookEndpointsService,
+  WebhookFanOut,
+} from '@mm/webhooks/application';
+import {
+  WebhooksReadModels,
+  type AttemptRow,
+  type DeliveryRow,
+  type EndpointRow,
+  type PartnerEventRow,
+} from '@mm/webhooks/infrastructure';
 import type { RecordedEvent } from '@mm/platform/event-store';
-import { ApiPage, decodeCursor, Idempotent, ListQuery, NoStore, pageLimit, ProjectId, SealedReplay, toPage, type Page } from '@mm/platform/http';
+import {
+  ApiPage,
+  decodeCursor,
+  Idempotent,
+  ListQuery,
+  NoStore,
+  pageLimit,
+  ProjectId,
+  SealedReplay,
+  toPage,
+  type Page,
+} from '@mm/platform/http';
 import {
   CreateWebhookRequest,
   ListDeliveriesQuery,
@@ -96,7 +125,11 @@ export class WebhooksController {
   @ApiPage(WebhookResponse)
   async list(@ProjectId() projectId: string, @Query() query: ListQuery): Promise<Page<WebhookResponse>> {
     const limit = pageLimit(query);
-    const page = toPage(await this.readModels.listEndpoints(projectId, decodeCursor(query.cursor), limit), limit, (r) => r.id);
+    const page = toPage(
+      await this.readModels.listEndpoints(projectId, decodeCursor(query.cursor), limit),
+      limit,
+      (r) => r.id,
+    );
     return { ...page, data: page.data.map(toWebhook) };
   }
 
@@ -110,7 +143,11 @@ export class WebhooksController {
   @Idempotent()
   @ApiOperation({ summary: 'Change url, subscriptions, timeoutMs, notifyThresholdSecs or description' })
   @ApiOkResponse({ type: WebhookResponse })
-  async update(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: UpdateWebhookRequest): Promise<WebhookResponse> {
+  async update(
+    @ProjectId() projectId: string,
+    @Param('id') id: string,
+    @Body() body: UpdateWebhookRequest,
+  ): Promise<WebhookResponse> {
     return toWebhook(await this.endpoints.update(projectId, id, body));
   }
 
@@ -145,7 +182,9 @@ export class WebhooksController {
   @NoStore()
   @SealedReplay()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Replace the signing key; the old one stops verifying at once. The new key is in this response only' })
+  @ApiOperation({
+    summary: 'Replace the signing key; the old one stops verifying at once. The new key is in this response only',
+  })
   @ApiOkResponse({ type: WebhookWithKeyResponse })
   async rotateKey(@ProjectId() projectId: string, @Param('id') id: string): Promise<WebhookWithKeyResponse> {
     const { endpoint, signingKey } = await this.endpoints.rotateKey(projectId, id);
@@ -161,9 +200,15 @@ export class WebhooksController {
   }
 
   @Get(':id/deliveries')
-  @ApiOperation({ summary: "List the endpoint's deliveries, newest first; deleted endpoints' history too, for the retention window" })
+  @ApiOperation({
+    summary: "List the endpoint's deliveries, newest first; deleted endpoints' history too, for the retention window",
+  })
   @ApiPage(WebhookDeliveryResponse)
-  async listDeliveries(@ProjectId() projectId: string, @Param('id') id: string, @Query() query: ListDeliveriesQuery): Promise<Page<WebhookDeliveryResponse>> {
+  async listDeliveries(
+    @ProjectId() projectId: string,
+    @Param('id') id: string,
+    @Query() query: ListDeliveriesQuery,
+  ): Promise<Page<WebhookDeliveryResponse>> {
     const limit = pageLimit(query);
     const filter = {
       status: query.status,
@@ -172,7 +217,11 @@ export class WebhooksController {
       createdAfter: query.createdAfter,
       createdBefore: query.createdBefore,
     };
-    const page = toPage(await this.deliveries.list(projectId, id, filter, decodeCursor(query.cursor), limit), limit, (r) => r.id);
+    const page = toPage(
+      await this.deliveries.list(projectId, id, filter, decodeCursor(query.cursor), limit),
+      limit,
+      (r) => r.id,
+    );
     return { ...page, data: page.data.map(toDelivery) };
   }
 
@@ -187,21 +236,41 @@ export class WebhooksController {
       'one with an attempt in flight is still requeued (it is among deliveryIds), and its retry is made right after that attempt ends, whatever its outcome, never beside it.',
   })
   @ApiOkResponse({ type: RetryDeliveriesResponse })
-  async retry(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: RetryDeliveriesRequest): Promise<RetryDeliveriesResponse> {
+  async retry(
+    @ProjectId() projectId: string,
+    @Param('id') id: string,
+    @Body() body: RetryDeliveriesRequest,
+  ): Promise<RetryDeliveriesResponse> {
     const byIds = body.deliveryIds !== undefined;
-    if (byIds === (body.status !== undefined)) throw new ApiError('InvalidDeliveryRetry', 'give either deliveryIds, or status with an optional createdAfter/createdBefore range');
-    if (byIds && (body.createdAfter !== undefined || body.createdBefore !== undefined)) throw new ApiError('InvalidDeliveryRetry', 'createdAfter and createdBefore go with status, not with deliveryIds');
-    const ids = await this.deliveries.retry(projectId, id, byIds ? { deliveryIds: body.deliveryIds! } : { status: body.status!, createdAfter: body.createdAfter, createdBefore: body.createdBefore });
+    if (byIds === (body.status !== undefined))
+      throw new ApiError(
+        'InvalidDeliveryRetry',
+        'give either deliveryIds, or status with an optional createdAfter/createdBefore range',
+      );
+    if (byIds && (body.createdAfter !== undefined || body.createdBefore !== undefined))
+      throw new ApiError('InvalidDeliveryRetry', 'createdAfter and createdBefore go with status, not with deliveryIds');
+    const ids = await this.deliveries.retry(
+      projectId,
+      id,
+      byIds
+        ? { deliveryIds: body.deliveryIds! }
+        : { status: body.status!, createdAfter: body.createdAfter, createdBefore: body.createdBefore },
+    );
     return { requeued: ids.length, deliveryIds: ids };
   }
 
   @Post(':id/deliveries')
   @Idempotent()
   @ApiOperation({
-    summary: 'Send these events (GET /events) to this endpoint again: new deliveries, queued now, with the events\' evt_ ids; events it does not subscribe to are skipped and named',
+    summary:
+      "Send these events (GET /events) to this endpoint again: new deliveries, queued now, with the events' evt_ ids; events it does not subscribe to are skipped and named",
   })
   @ApiCreatedResponse({ type: ResendEventsResponse })
-  async resendEvents(@ProjectId() projectId: string, @Param('id') id: string, @Body() body: ResendEventsRequest): Promise<ResendEventsResponse> {
+  async resendEvents(
+    @ProjectId() projectId: string,
+    @Param('id') id: string,
+    @Body() body: ResendEventsRequest,
+  ): Promise<ResendEventsResponse> {
     const { deliveries, notSubscribed } = await this.deliveries.resend(projectId, id, body.eventIds);
     return { deliveries: deliveries.map(toDelivery), notSubscribed };
   }
@@ -209,7 +278,11 @@ export class WebhooksController {
   @Get(':id/deliveries/:deliveryId')
   @ApiOperation({ summary: 'A delivery with its envelope and every HTTP attempt' })
   @ApiOkResponse({ type: WebhookDeliveryDetailResponse })
-  async getDelivery(@ProjectId() projectId: string, @Param('id') id: string, @Param('deliveryId') deliveryId: string): Promise<WebhookDeliveryDetailResponse> {
+  async getDelivery(
+    @ProjectId() projectId: string,
+    @Param('id') id: string,
+    @Param('deliveryId') deliveryId: string,
+  ): Promise<WebhookDeliveryDetailResponse> {
     const { delivery, attempts } = await this.deliveries.get(projectId, id, deliveryId);
     return toDeliveryDetail(delivery, attempts);
   }
@@ -235,8 +308,17 @@ export class EventsController {
   @ApiPage(PartnerEventResponse)
   async list(@ProjectId() projectId: string, @Query() query: ListEventsQuery): Promise<Page<PartnerEventResponse>> {
     const limit = pageLimit(query);
-    const filter = { type: query.type, resourceId: query.resourceId, createdAfter: query.createdAfter, createdBefore: query.createdBefore };
-    const page = toPage(await this.events.list(projectId, filter, decodeCursor(query.cursor), limit), limit, (r) => r.event_id);
+    const filter = {
+      type: query.type,
+      resourceId: query.resourceId,
+      createdAfter: query.createdAfter,
+      createdBefore: query.createdBefore,
+    };
+    const page = toPage(
+      await this.events.list(projectId, filter, decodeCursor(query.cursor), limit),
+      limit,
+      (r) => r.event_id,
+    );
     return { ...page, data: page.data.map(toEvent) };
   }
 
@@ -254,7 +336,9 @@ export class WebhooksEventsController {
   constructor(private readonly fanOut: WebhookFanOut) {}
 
   @EventPattern('partnerEvent.published')
-  onPartnerEvent(@Payload() event: RecordedEvent<'partnerEvent.published', EventPayloads['partnerEvent.published']>): Promise<void> {
+  onPartnerEvent(
+    @Payload() event: RecordedEvent<'partnerEvent.published', EventPayloads['partnerEvent.published']>,
+  ): Promise<void> {
     return this.fanOut.onPartnerEvent(event);
   }
 }

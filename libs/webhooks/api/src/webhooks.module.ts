@@ -1,10 +1,43 @@
 import { Module } from '@nestjs/common';
-import { LocalDeliveryQueue, PartnerEventsService, WebhookDeliveriesService, WebhookDeliveryWorker, WebhookDeliveryWriter, WebhookEndpointCommands, WebhookEndpointsService, WebhookFanOut, WebhooksEventStore } from '@mm/webhooks/application';
-import { AnnouncementOrder, PartnerEvents, WebhookDeliveries, WebhookEndpointsCache, WebhooksReadModels, WebhookSigningKeys } from '@mm/webhooks/infrastructure';
+import {
+  LocalDeliveryQueue,
+  PartnerEventsService,
+  WebhookDeliveriesService,
+  WebhookDeliveryWorker,
+  WebhookDeliveryWriter,
+  WebhookEndpointCommands,
+  WebhookEndpointsService,
+  WebhookFanOut,
+  WebhooksEventStore,
+} from '@mm/webhooks/application';
+import {
+  AnnouncementOrder,
+  PartnerEvents,
+  WebhookDeliveries,
+  WebhookEndpointsCache,
+  WebhooksReadModels,
+  WebhookSigningKeys,
+} from '@mm/webhooks/infrastructure';
 import { EventsController, WebhooksController, WebhooksEventsController } from './webhooks.controllers';
 
 @Module({
   controllers: [WebhooksController, EventsController, WebhooksEventsController],
-  providers: [AnnouncementOrder, WebhooksEventStore, WebhookEndpointsCache, WebhooksReadModels, WebhookSigningKeys, WebhookDeliveries, PartnerEvents, WebhookEndpointCommands, WebhookEndpointsService, WebhookFanOut, PartnerEventsService, WebhookDeliveriesService, LocalDeliveryQueue, WebhookDeliveryWriter, WebhookDeliveryWorker],
+  providers: [
+    AnnouncementOrder,
+    WebhooksEventStore,
+    WebhookEndpointsCache,
+    WebhooksReadModels,
+    WebhookSigningKeys,
+    WebhookDeliveries,
+    PartnerEvents,
+    WebhookEndpointCommands,
+    WebhookEndpointsService,
+    WebhookFanOut,
+    PartnerEventsService,
+    WebhookDeliveriesService,
+    LocalDeliveryQueue,
+    WebhookDeliveryWriter,
+    WebhookDeliveryWorker,
+  ],
 })
 export class WebhooksModule {}

@@ -75,14 +75,26 @@ export class DeliveryAttemptRecorder {
           : delay === undefined || sinceRetry >= MAX_ATTEMPTS
             ? { status: 'failed', retryAfterSecs: null }
             : { status: 'queued', retryAfterSecs: delay };
-        attempts.push({ id: delivery.id, leaseToken: delivery.lease_token, attempt: delivery.earlier_attempts + sinceRetry, attemptedAt, ...result, ...next });
+        attempts.push({
+          id: delivery.id,
+          leaseToken: delivery.lease_token,
+          attempt: delivery.earlier_attempts + sinceRetry,
+          attemptedAt,
+          ...result,
+          ...next,
+        });
       }
       // The endpoints' health follows from the outcomes alone: its statements travel with the attempts'.
-      const [{ updated, retried }] = await Promise.all([this.deliveries.recordAttempts(attempts), this.health.update(outcomes)]);
+      const [{ updated, retried }] = await Promise.all([
+        this.deliveries.recordAttempts(attempts),
+        this.health.update(outcomes),
+      ]);
       for (const a of attempts) {
         if (a.status === 'failed' && updated.has(a.id) && !retried.has(a.id)) {
           const d = outcomes.find((o) => o.delivery.id === a.id)!.delivery;
-          this.logger.warn(`webhook delivery ${a.id} to endpoint ${d.webhook_id} (project ${d.project_id}) failed after ${MAX_ATTEMPTS} attempts`);
+          this.logger.warn(
+            `webhook delivery ${a.id} to endpoint ${d.webhook_id} (project ${d.project_id}) failed after ${MAX_ATTEMPTS} attempts`,
+          );
         }
       }
       return retried;

@@ -30,7 +30,12 @@ export class DeliveryWakeUps {
 
   async start(uow: UnitOfWork): Promise<void> {
     this.started = true;
-    this.listener = new PgListener(listenConnectionConfig(uow.dataSource), [DELIVERIES_CHANNEL, CLOCK_CHANGES_CHANNEL], { onNotification: () => this.wake(), onResumed: () => this.wake() }, this.logger);
+    this.listener = new PgListener(
+      listenConnectionConfig(uow.dataSource),
+      [DELIVERIES_CHANNEL, CLOCK_CHANGES_CHANNEL],
+      { onNotification: () => this.wake(), onResumed: () => this.wake() },
+      this.logger,
+    );
     await this.listener.start();
     const poll = () => {
       this.wake();

@@ -38,13 +38,16 @@ export class EndpointHealth {
       const failures = list.slice(lastSuccess + 1);
       if (failures.length > 0) failedSince.set(webhookId, failures);
     }
-    for (const recovered of await this.deliveries.markSuccesses(succeeded)) await this.timers.cancel(DOWN_NOTICE_TIMER, recovered);
+    for (const recovered of await this.deliveries.markSuccesses(succeeded))
+      await this.timers.cancel(DOWN_NOTICE_TIMER, recovered);
     for (const [webhookId, failures] of failedSince) {
       const { delivery } = failures[0];
       const { downSince, started } = await this.deliveries.markFailure(webhookId, failures[0].attemptedAt);
       if (started) {
         const dueAt = new Date(downSince.getTime() + delivery.notify_threshold_secs * 1000);
-        await this.timers.schedule(delivery.project_id, DOWN_NOTICE_TIMER, webhookId, dueAt, { downSince: downSince.toISOString() });
+        await this.timers.schedule(delivery.project_id, DOWN_NOTICE_TIMER, webhookId, dueAt, {
+          downSince: downSince.toISOString(),
+        });
       }
       if (shouldSuspend(downSince, new Date(failures[failures.length - 1].attemptedAt))) {
         if (await this.endpoints.suspend(delivery.project_id, webhookId, downSince.toISOString())) {
@@ -62,7 +65,9 @@ export class EndpointHealth {
     if (!downSince || downSince.toISOString() !== timer.payload.downSince) return; // recovered, or another episode
     if (await this.endpoints.notifyDown(timer.projectId, timer.key, downSince.toISOString())) {
       await this.deliveries.markNotified(timer.projectId, timer.key);
-      this.logger.warn(`webhook endpoint ${timer.key} (project ${timer.projectId}) down: every attempt has failed since ${downSince.toISOString()}`);
+      this.logger.warn(
+        `webhook endpoint ${timer.key} (project ${timer.projectId}) down: every attempt has failed since ${downSince.toISOString()}`,
+      );
     }
   }
 }

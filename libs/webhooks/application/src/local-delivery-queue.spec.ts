@@ -10,7 +10,11 @@ const delivery = (id: string) => ({ id }) as ClaimedDelivery;
 describe('the local delivery queue', () => {
   function worker(room = true) {
     const seen = { offered: 0, wakes: 0 };
-    const consumer: LocalDeliveryConsumer = { hasRoom: () => room, offered: () => void seen.offered++, wake: () => void seen.wakes++ };
+    const consumer: LocalDeliveryConsumer = {
+      hasRoom: () => room,
+      offered: () => void seen.offered++,
+      wake: () => void seen.wakes++,
+    };
     return { consumer, seen };
   }
 

@@ -8,7 +8,13 @@ import { ProjectClock } from '@mm/platform/clock';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { newId } from '@mm/platform/ids';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import { AnnouncementOrder, PartnerEvents, WebhookDeliveries, WebhookEndpointsCache, WebhookPartnerEvents1700000003400 } from '@mm/webhooks/infrastructure';
+import {
+  AnnouncementOrder,
+  PartnerEvents,
+  WebhookDeliveries,
+  WebhookEndpointsCache,
+  WebhookPartnerEvents1700000003400,
+} from '@mm/webhooks/infrastructure';
 import { LocalDeliveryQueue } from './local-delivery-queue';
 import { WebhookDeliveryWriter } from './webhook-delivery-writer';
 import { WebhookFanOut } from './webhook-fan-out';
@@ -30,7 +36,13 @@ describe('the record of partner events', () => {
     await clock.onApplicationBootstrap();
     events = new PartnerEvents(db.uow);
     const deliveries = new WebhookDeliveries(db.uow, cache);
-    fanOut = new WebhookFanOut(deliveries, new WebhookDeliveryWriter(db.uow, deliveries, cache, new LocalDeliveryQueue()), events, new AnnouncementOrder(db.uow), clock);
+    fanOut = new WebhookFanOut(
+      deliveries,
+      new WebhookDeliveryWriter(db.uow, deliveries, cache, new LocalDeliveryQueue()),
+      events,
+      new AnnouncementOrder(db.uow),
+      clock,
+    );
   });
   afterAll(async () => {
     await clock.onApplicationShutdown();
@@ -39,7 +51,13 @@ describe('the record of partner events', () => {
   });
 
   const count = async (table: string, projectId: string) =>
-    Number((await db.uow.query<{ n: string }>(`SELECT count(*) AS n FROM webhooks.${table} WHERE project_id = $1`, [projectId]))[0].n);
+    Number(
+      (
+        await db.uow.query<{ n: string }>(`SELECT count(*) AS n FROM webhooks.${table} WHERE project_id = $1`, [
+          projectId,
+        ])
+      )[0].n,
+    );
 
   it('records an event nobody subscribes to, once, as its deliveries would carry it', async () => {
     const projectId = newId('project');
@@ -52,7 +70,14 @@ describe('the record of partner events', () => {
       streamId: `partner-${walletId}`,
       streamVersion: 1,
       type: 'partnerEvent.published',
-      data: { projectId, event: 'wallet.provisioned', resourceId: walletId, sequence: 1, occurredAt: '2026-01-02T03:04:05.678Z', data: { id: walletId, object: 'wallet' } },
+      data: {
+        projectId,
+        event: 'wallet.provisioned',
+        resourceId: walletId,
+        sequence: 1,
+        occurredAt: '2026-01-02T03:04:05.678Z',
+        data: { id: walletId, object: 'wallet' },
+      },
       metadata: { projectId } as RecordedEvent['metadata'],
       recordedAt: new Date().toISOString(),
     };
@@ -81,16 +106,31 @@ describe('the record of partner events', () => {
     const record = (projectId: string, ageDays: number) => {
       const eventId = newId('event');
       return db.uow
-        .run(() => events.record({ eventId, projectId, event: 'wallet.provisioned', resourceId: newId('wallet'), createdAt: new Date(Date.now() - ageDays * DAY_MS).toISOString(), body: '{}' }))
+        .run(() =>
+          events.record({
+            eventId,
+            projectId,
+            event: 'wallet.provisioned',
+            resourceId: newId('wallet'),
+            createdAt: new Date(Date.now() - ageDays * DAY_MS).toISOString(),
+            body: '{}',
+          }),
+        )
         .then(() => eventId);
     };
     const kept = [await record(still, 29), await record(still, 1), await record(ahead, 27)];
     const gone = [await record(still, 31), await record(ahead, 29)];
 
     let purged = 0;
-    for (let batch = await db.uow.run(() => events.purge(30, 1)); batch > 0; batch = await db.uow.run(() => events.purge(30, 1))) purged += batch;
+    for (
+      let batch = await db.uow.run(() => events.purge(30, 1));
+      batch > 0;
+      batch = await db.uow.run(() => events.purge(30, 1))
+    )
+      purged += batch;
     expect(purged).toBe(gone.length);
-    const left = async (projectId: string) => (await events.find(projectId, [], [...kept, ...gone], new Date(0).toISOString())).map((r) => r.event_id);
+    const left = async (projectId: string) =>
+      (await events.find(projectId, [], [...kept, ...gone], new Date(0).toISOString())).map((r) => r.event_id);
     expect([...(await left(still)), ...(await left(ahead))].sort()).toEqual([...kept].sort());
   });
 
@@ -109,7 +149,16 @@ describe('the record of partner events', () => {
         );
       }
       const envelope = (deliveryId: string, eventId: string) =>
-        JSON.stringify({ id: deliveryId, eventType: 'transaction.statusChanged', eventId, previousStatus: null, sequence: 1, createdAt: '2026-01-01T00:00:00.000Z', occurredAt: '2026-01-01T00:00:00.000Z', data: { id: 'txn_x', object: 'transaction' } });
+        JSON.stringify({
+          id: deliveryId,
+          eventType: 'transaction.statusChanged',
+          eventId,
+          previousStatus: null,
+          sequence: 1,
+          createdAt: '2026-01-01T00:00:00.000Z',
+          occurredAt: '2026-01-01T00:00:00.000Z',
+          data: { id: 'txn_x', object: 'transaction' },
+        });
       const [older, newer, test] = [newId('event'), newId('event'), newId('event')];
       const deliver = (webhookId: string, eventId: string, at: string, isTest = false) => {
         const id = newId('webhookDelivery');
@@ -125,7 +174,10 @@ describe('the record of partner events', () => {
       await deliver(hooks[0], test, '2026-01-01T00:00:03Z', true);
       await migration.up(runner);
 
-      const rows = await db.uow.query<{ event_id: string; body: string }>(`SELECT event_id, body FROM webhooks.partner_events WHERE project_id = $1 ORDER BY position`, [projectId]);
+      const rows = await db.uow.query<{ event_id: string; body: string }>(
+        `SELECT event_id, body FROM webhooks.partner_events WHERE project_id = $1 ORDER BY position`,
+        [projectId],
+      );
       expect(rows.map((r) => r.event_id)).toEqual([older, newer]);
       for (const row of rows) expect(row.body).toBe(envelope(row.event_id, row.event_id));
     } finally {

@@ -21,18 +21,40 @@ export class PartnerEventsService {
     private readonly config: PlatformConfig,
   ) {}
 
-  async list(projectId: string, filter: PartnerEventFilter, before: string | undefined, limit: number): Promise<PartnerEventRow[]> {
+  async list(
+    projectId: string,
+    filter: PartnerEventFilter,
+    before: string | undefined,
+    limit: number,
+  ): Promise<PartnerEventRow[]> {
     const after = filter.createdAfter === undefined ? undefined : instant('createdAfter', filter.createdAfter);
     const until = filter.createdBefore === undefined ? undefined : instant('createdBefore', filter.createdBefore);
-    if (after && until && after >= until) throw new ApiError('InvalidRequest', 'createdAfter: must be before createdBefore');
+    if (after && until && after >= until)
+      throw new ApiError('InvalidRequest', 'createdAfter: must be before createdBefore');
     const window = { ...filter, createdAfter: after?.toISOString(), createdBefore: until?.toISOString() };
-    return this.events.list(projectId, COMPLIANCE_REVIEW_EVENTS, window, before, limit, await this.retainedFrom(projectId));
+    return this.events.list(
+      projectId,
+      COMPLIANCE_REVIEW_EVENTS,
+      window,
+      before,
+      limit,
+      await this.retainedFrom(projectId),
+    );
   }
 
   async get(projectId: string, eventId: string): Promise<PartnerEventRow> {
     if (!isId('event', eventId)) throw new ApiError('InvalidEventID', `${shown(eventId)} is not an event id (evt_…)`);
-    const [row] = await this.events.find(projectId, COMPLIANCE_REVIEW_EVENTS, [eventId], await this.retainedFrom(projectId));
-    if (!row) throw new ApiError('EventNotFound', `no event ${eventId} in this project within the last ${this.config.MM_WEBHOOK_RETENTION_DAYS} days`);
+    const [row] = await this.events.find(
+      projectId,
+      COMPLIANCE_REVIEW_EVENTS,
+      [eventId],
+      await this.retainedFrom(projectId),
+    );
+    if (!row)
+      throw new ApiError(
+        'EventNotFound',
+        `no event ${eventId} in this project within the last ${this.config.MM_WEBHOOK_RETENTION_DAYS} days`,
+      );
     return row;
   }
 
@@ -42,9 +64,15 @@ export class PartnerEventsService {
    */
   async require(projectId: string, field: string, eventIds: readonly string[]): Promise<PartnerEventRow[]> {
     const malformed = eventIds.find((id) => !isId('event', id));
-    if (malformed !== undefined) throw new ApiError('InvalidEventID', `${field}: ${shown(malformed)} is not an event id (evt_…)`);
+    if (malformed !== undefined)
+      throw new ApiError('InvalidEventID', `${field}: ${shown(malformed)} is not an event id (evt_…)`);
     const wanted = [...new Set(eventIds)];
-    const rows = await this.events.find(projectId, COMPLIANCE_REVIEW_EVENTS, wanted, await this.retainedFrom(projectId));
+    const rows = await this.events.find(
+      projectId,
+      COMPLIANCE_REVIEW_EVENTS,
+      wanted,
+      await this.retainedFrom(projectId),
+    );
     const missing = wanted.filter((id) => !rows.some((r) => r.event_id === id));
     if (missing.length > 0) {
       throw new ApiError(
@@ -83,6 +111,10 @@ export function redeliveredBody(row: PartnerEventRow, deliveryId: string, create
 /** A filter's timestamp, which the query has checked is ISO 8601; one outside what a date can hold is refused naming its field. */
 function instant(field: string, value: string): Date {
   const at = new Date(value);
-  if (Number.isNaN(at.getTime())) throw new ApiError('InvalidRequest', `${field}: must be an ISO 8601 timestamp, for example 2026-01-31T12:00:00.000Z`);
+  if (Number.isNaN(at.getTime()))
+    throw new ApiError(
+      'InvalidRequest',
+      `${field}: must be an ISO 8601 timestamp, for example 2026-01-31T12:00:00.000Z`,
+    );
   return at;
 }

@@ -4,7 +4,14 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@mm/contracts';
 import { subscribesTo, TEST_EVENT } from '@mm/webhooks/domain';
-import { WebhookDeliveries, type AttemptRow, type DeliveryFilter, type DeliveryRow, type DeliveryStatus, type EndpointRow } from '@mm/webhooks/infrastructure';
+import {
+  WebhookDeliveries,
+  type AttemptRow,
+  type DeliveryFilter,
+  type DeliveryRow,
+  type DeliveryStatus,
+  type EndpointRow,
+} from '@mm/webhooks/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
@@ -14,7 +21,8 @@ import { WebhookDeliveryWriter } from './webhook-delivery-writer';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookFanOut } from './webhook-fan-out';
 
-export type RetrySelection = { deliveryIds: string[] } | { status: DeliveryStatus; createdAfter?: string; createdBefore?: string };
+export type RetrySelection =
+  { deliveryIds: string[] } | { status: DeliveryStatus; createdAfter?: string; createdBefore?: string };
 
 @Injectable()
 export class WebhookDeliveriesService {
@@ -34,14 +42,28 @@ export class WebhookDeliveriesService {
     return this.endpoints.require(projectId, webhookId, { includeDeleted: true });
   }
 
-  async list(projectId: string, webhookId: string, filter: DeliveryFilter, before: string | undefined, limit: number): Promise<DeliveryRow[]> {
+  async list(
+    projectId: string,
+    webhookId: string,
+    filter: DeliveryFilter,
+    before: string | undefined,
+    limit: number,
+  ): Promise<DeliveryRow[]> {
     await this.endpointWithHistory(projectId, webhookId);
     return this.deliveries.list(webhookId, filter, before, limit, await this.retainedFrom(projectId));
   }
 
-  async get(projectId: string, webhookId: string, deliveryId: string): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }> {
+  async get(
+    projectId: string,
+    webhookId: string,
+    deliveryId: string,
+  ): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }> {
     await this.endpointWithHistory(projectId, webhookId);
-    if (!isId('webhookDelivery', deliveryId)) throw new ApiError('InvalidWebhookDeliveryID', `"${deliveryId.slice(0, 64)}" is not a webhook delivery id (whd_…)`);
+    if (!isId('webhookDelivery', deliveryId))
+      throw new ApiError(
+        'InvalidWebhookDeliveryID',
+        `"${deliveryId.slice(0, 64)}" is not a webhook delivery id (whd_…)`,
+      );
     const delivery = await this.deliveries.get(webhookId, deliveryId, await this.retainedFrom(projectId));
     if (!delivery) throw new ApiError('WebhookDeliveryNotFound');
     return { delivery, attempts: await this.deliveries.attempts(deliveryId) };
@@ -54,11 +76,24 @@ export class WebhookDeliveriesService {
       const at = (await this.clock.now(projectId)).toISOString();
       if ('deliveryIds' in selection) {
         const malformed = selection.deliveryIds.find((id) => !isId('webhookDelivery', id));
-        if (malformed !== undefined) throw new ApiError('InvalidWebhookDeliveryID', `deliveryIds: "${malformed.slice(0, 64)}" is not a webhook delivery id (whd_…)`);
-      } else if (selection.createdAfter && selection.createdBefore && new Date(selection.createdAfter) >= new Date(selection.createdBefore)) {
+        if (malformed !== undefined)
+          throw new ApiError(
+            'InvalidWebhookDeliveryID',
+            `deliveryIds: "${malformed.slice(0, 64)}" is not a webhook delivery id (whd_…)`,
+          );
+      } else if (
+        selection.createdAfter &&
+        selection.createdBefore &&
+        new Date(selection.createdAfter) >= new Date(selection.createdBefore)
+      ) {
         throw new ApiError('InvalidDeliveryRetry', 'createdAfter must be before createdBefore');
       }
-      return this.writer.requeue(endpoint.id, 'deliveryIds' in selection ? { ids: [...new Set(selection.deliveryIds)] } : selection, at, this.config.MM_WEBHOOK_RETENTION_DAYS);
+      return this.writer.requeue(
+        endpoint.id,
+        'deliveryIds' in selection ? { ids: [...new Set(selection.deliveryIds)] } : selection,
+        at,
+        this.config.MM_WEBHOOK_RETENTION_DAYS,
+      );
     });
   }
 
@@ -68,7 +103,11 @@ export class WebhookDeliveriesService {
    * subscribe to now are skipped and named, so that a partner can send it every event it missed
    * without knowing the subscription rules; an id the project has no event for refuses the whole request.
    */
-  async resend(projectId: string, webhookId: string, eventIds: string[]): Promise<{ deliveries: DeliveryRow[]; notSubscribed: string[] }> {
+  async resend(
+    projectId: string,
+    webhookId: string,
+    eventIds: string[],
+  ): Promise<{ deliveries: DeliveryRow[]; notSubscribed: string[] }> {
     return this.uow.run(async () => {
       const endpoint = await this.endpoints.requireEnabled(projectId, webhookId);
       const events = await this.events.require(projectId, 'eventIds', eventIds);
@@ -86,7 +125,11 @@ export class WebhookDeliveriesService {
   }
 
   /** Sends `webhook.test` to this endpoint whatever it subscribes to; data is the endpoint as GET shows it. */
-  async test(projectId: string, webhookId: string, endpointShape: (row: EndpointRow) => Record<string, unknown>): Promise<DeliveryRow> {
+  async test(
+    projectId: string,
+    webhookId: string,
+    endpointShape: (row: EndpointRow) => Record<string, unknown>,
+  ): Promise<DeliveryRow> {
     return this.uow.run(async () => {
       const endpoint = await this.endpoints.requireEnabled(projectId, webhookId);
       const [delivery] = await this.fanOut.fanOut({

@@ -7,7 +7,12 @@ import { ProjectClock, TimerService } from '@mm/platform/clock';
 import { loadConfig, type PlatformConfig } from '@mm/platform/config';
 import type { UnitOfWork } from '@mm/platform/database';
 import { newId } from '@mm/platform/ids';
-import { PartnerEvents, WebhookDeliveries, WebhookEndpointsCache, WebhookSigningKeys } from '@mm/webhooks/infrastructure';
+import {
+  PartnerEvents,
+  WebhookDeliveries,
+  WebhookEndpointsCache,
+  WebhookSigningKeys,
+} from '@mm/webhooks/infrastructure';
 import { LocalDeliveryQueue } from './local-delivery-queue';
 import { WebhookDeliveryWorker } from './webhook-delivery-worker';
 import { WebhookDeliveryWriter } from './webhook-delivery-writer';
@@ -49,7 +54,16 @@ function serviceProcess<D extends ProcessDatabase>(database: D, config: Platform
   const deliveries = new WebhookDeliveries(database.uow, cache);
   const queue = new LocalDeliveryQueue();
   const writer = new WebhookDeliveryWriter(database.uow, deliveries, cache, queue);
-  const process: ServiceProcess<D> = { db: database, config, cache, deliveries, queue, writer, endpoints: endpointsServiceOf(database.uow, cache, deliveries, config), claimed: [] };
+  const process: ServiceProcess<D> = {
+    db: database,
+    config,
+    cache,
+    deliveries,
+    queue,
+    writer,
+    endpoints: endpointsServiceOf(database.uow, cache, deliveries, config),
+    claimed: [],
+  };
   const claimDue = deliveries.claimDue.bind(deliveries);
   deliveries.claimDue = async (limit, leaseMs) => {
     const rows = await claimDue(limit, leaseMs);
@@ -60,8 +74,15 @@ function serviceProcess<D extends ProcessDatabase>(database: D, config: Platform
 }
 
 /** Processes A and B (four slots each) on the connections given, their copies of the endpoints started. */
-export async function twoProcesses<D extends ProcessDatabase>(db: D, other: D): Promise<{ a: ServiceProcess<D>; b: ServiceProcess<D> }> {
-  const config = loadConfig({ DATABASE_URL: db.url, MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`, MM_WEBHOOK_CONCURRENCY: '4' });
+export async function twoProcesses<D extends ProcessDatabase>(
+  db: D,
+  other: D,
+): Promise<{ a: ServiceProcess<D>; b: ServiceProcess<D> }> {
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    MM_WEBHOOK_CONCURRENCY: '4',
+  });
   const a = serviceProcess(db, config);
   const b = serviceProcess(other, config);
   await Promise.all([a.cache.onApplicationBootstrap(), b.cache.onApplicationBootstrap()]);
@@ -77,7 +98,16 @@ export async function closeProcesses(a: ServiceProcess, b: ServiceProcess): Prom
 export async function startWorker(process: ServiceProcess): Promise<void> {
   const { uow } = process.db;
   const { config } = process;
-  process.worker = new WebhookDeliveryWorker(uow, process.deliveries, new PartnerEvents(uow), new WebhookSigningKeys(uow, config), process.endpoints, new TimerService(uow, new ProjectClock(uow)), config, process.queue);
+  process.worker = new WebhookDeliveryWorker(
+    uow,
+    process.deliveries,
+    new PartnerEvents(uow),
+    new WebhookSigningKeys(uow, config),
+    process.endpoints,
+    new TimerService(uow, new ProjectClock(uow)),
+    config,
+    process.queue,
+  );
   await process.worker.onApplicationBootstrap();
 }
 
@@ -90,10 +120,16 @@ export const deliveryState = async (db: ProcessDatabase, id: string): Promise<De
   )[0];
 
 export const attemptNumbersOf = async (db: ProcessDatabase, id: string) =>
-  (await db.uow.query<{ attempt: number; status_code: number | null }>(`SELECT attempt, status_code FROM webhooks.delivery_attempts WHERE delivery_id = $1 ORDER BY id`, [id])).map((r) => [r.attempt, r.status_code]);
+  (
+    await db.uow.query<{ attempt: number; status_code: number | null }>(
+      `SELECT attempt, status_code FROM webhooks.delivery_attempts WHERE delivery_id = $1 ORDER BY id`,
+      [id],
+    )
+  ).map((r) => [r.attempt, r.status_code]);
 
 /** The retry endpoint's statement, in a transaction of the process given. */
-export const retry = (process: ServiceProcess, webhookId: string, id: string) => process.db.uow.run(() => process.writer.requeue(webhookId, { ids: [id] }, new Date().toISOString(), 30));
+export const retry = (process: ServiceProcess, webhookId: string, id: string) =>
+  process.db.uow.run(() => process.writer.requeue(webhookId, { ids: [id] }, new Date().toISOString(), 30));
 
 /** A test send queued by the process given, in a transaction of its own: handed to its worker when it runs one with room. */
 export async function queue(process: ServiceProcess, projectId: string, webhookId: string): Promise<string> {
@@ -101,7 +137,14 @@ export async function queue(process: ServiceProcess, projectId: string, webhookI
   await process.db.uow.run(() =>
     process.writer.insertNew(
       { id, webhookId, status: 'queued', body: '{}' },
-      { projectId, eventId: newId('event'), event: 'webhook.test', resourceId: webhookId, test: true, createdAt: new Date().toISOString() },
+      {
+        projectId,
+        eventId: newId('event'),
+        event: 'webhook.test',
+        resourceId: webhookId,
+        test: true,
+        createdAt: new Date().toISOString(),
+      },
     ),
   );
   return id;

@@ -6,8 +6,19 @@
 import type { QueryRunner } from 'typeorm';
 import { newId } from '@mm/platform/ids';
 import { anotherProcess, createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import { WebhookDeliveryRetries1700000003500, type ClaimedDelivery, type RecordedAttempt } from '@mm/webhooks/infrastructure';
-import { closeProcesses, deliveryState, queue, retry, twoProcesses, type ServiceProcess } from './webhook-delivery-processes.fixture';
+import {
+  WebhookDeliveryRetries1700000003500,
+  type ClaimedDelivery,
+  type RecordedAttempt,
+} from '@mm/webhooks/infrastructure';
+import {
+  closeProcesses,
+  deliveryState,
+  queue,
+  retry,
+  twoProcesses,
+  type ServiceProcess,
+} from './webhook-delivery-processes.fixture';
 
 describe('a retry of a delivery with an attempt in flight', () => {
   let db: TestDatabase;
@@ -28,7 +39,13 @@ describe('a retry of a delivery with an attempt in flight', () => {
 
     beforeAll(async () => {
       projectId = newId('project');
-      webhookId = (await a.endpoints.create(projectId, { url: 'https://partner.example/hooks', subscriptions: ['*'], timeoutMs: 10_000 })).endpoint.id;
+      webhookId = (
+        await a.endpoints.create(projectId, {
+          url: 'https://partner.example/hooks',
+          subscriptions: ['*'],
+          timeoutMs: 10_000,
+        })
+      ).endpoint.id;
     });
 
     /** A delivery claimed by process A (its attempt in flight). */
@@ -53,7 +70,10 @@ describe('a retry of a delivery with an attempt in flight', () => {
     });
 
     /** Runs `first` in a transaction left open until `second`, started meanwhile, waits on the row's lock; then commits it. */
-    async function interleaved<F, S>(first: { db: TestDatabase; run: () => Promise<F> }, second: { db: TestDatabase; run: () => Promise<S> }): Promise<[F, S]> {
+    async function interleaved<F, S>(
+      first: { db: TestDatabase; run: () => Promise<F> },
+      second: { db: TestDatabase; run: () => Promise<S> },
+    ): Promise<[F, S]> {
       let commit!: () => void;
       const committing = new Promise<void>((resolve) => (commit = resolve));
       let ran!: (value: F) => void;
@@ -90,7 +110,14 @@ describe('a retry of a delivery with an attempt in flight', () => {
       );
       expect(recorded.updated).toContain(d.id);
       expect(recorded.retried).toContain(d.id);
-      expect(await state(d.id)).toEqual({ status: 'queued', attempt_count: 0, earlier_attempts: 1, retry_requested: false, leased: false, due_now: true });
+      expect(await state(d.id)).toEqual({
+        status: 'queued',
+        attempt_count: 0,
+        earlier_attempts: 1,
+        retry_requested: false,
+        leased: false,
+        due_now: true,
+      });
       // The retry's attempt is the delivery's second.
       const [next] = (await b.deliveries.claimDue(100, 5_000)).filter((c) => c.id === d.id);
       expect(next.earlier_attempts + next.attempt_count + 1).toBe(2);
@@ -104,7 +131,14 @@ describe('a retry of a delivery with an attempt in flight', () => {
       );
       expect(recorded.retried.size).toBe(0);
       expect(requeued).toEqual([d.id]);
-      expect(await state(d.id)).toEqual({ status: 'queued', attempt_count: 0, earlier_attempts: 1, retry_requested: false, leased: false, due_now: true });
+      expect(await state(d.id)).toEqual({
+        status: 'queued',
+        attempt_count: 0,
+        earlier_attempts: 1,
+        retry_requested: false,
+        leased: false,
+        due_now: true,
+      });
     });
 
     it('a retry that waited on a claim finds the attempt in flight, and leaves it its lease', async () => {
@@ -121,7 +155,7 @@ describe('a retry of a delivery with an attempt in flight', () => {
       expect((await b.deliveries.claimDue(100, 5_000)).map((c) => c.id)).toContain(id);
     });
 
-    it('a retry asked while a lease ran out unrecorded (its process died mid-attempt) is the next claim\'s attempt', async () => {
+    it("a retry asked while a lease ran out unrecorded (its process died mid-attempt) is the next claim's attempt", async () => {
       const d = await claimed();
       await a.deliveries.recordAttempts([failedAttempt(d)]);
       // Retried: attempt 2 is due now, and claimed; retried again while it is in flight.
@@ -130,10 +164,16 @@ describe('a retry of a delivery with an attempt in flight', () => {
       expect(second.earlier_attempts + second.attempt_count + 1).toBe(2);
       expect(await retry(b, webhookId, d.id)).toEqual([d.id]);
       // Process A dies before recording attempt 2: its lease runs out.
-      await db.uow.query(`UPDATE webhooks.deliveries SET lease_until = clock_timestamp() - interval '1 second' WHERE id = $1`, [d.id]);
+      await db.uow.query(
+        `UPDATE webhooks.deliveries SET lease_until = clock_timestamp() - interval '1 second' WHERE id = $1`,
+        [d.id],
+      );
       const [third] = (await b.deliveries.claimDue(100, 5_000)).filter((c) => c.id === d.id);
       // The retry's attempt, counted from 0 and numbered after the last one recorded.
-      expect({ count: third.attempt_count, number: third.earlier_attempts + third.attempt_count + 1 }).toEqual({ count: 0, number: 2 });
+      expect({ count: third.attempt_count, number: third.earlier_attempts + third.attempt_count + 1 }).toEqual({
+        count: 0,
+        number: 2,
+      });
       expect(await state(d.id)).toMatchObject({ retry_requested: false, leased: true });
     });
   });
@@ -143,7 +183,10 @@ describe('a retry of a delivery with an attempt in flight', () => {
       const runner: QueryRunner = db.dataSource.createQueryRunner();
       const migration = new WebhookDeliveryRetries1700000003500();
       const projectId = newId('project');
-      const { endpoint } = await a.endpoints.create(projectId, { url: 'https://partner.example/old', subscriptions: ['*'] });
+      const { endpoint } = await a.endpoints.create(projectId, {
+        url: 'https://partner.example/old',
+        subscriptions: ['*'],
+      });
       try {
         await migration.down(runner);
         // Rows as the version before left them: one retried after 3 attempts (its count restarted, 1 since), one never retried.
@@ -158,7 +201,10 @@ describe('a retry of a delivery with an attempt in flight', () => {
             [id, projectId, endpoint.id, newId('event'), count],
           );
           for (let n = 1; n <= recorded; n++) {
-            await runner.query(`INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, attempted_at, duration_ms, status_code) VALUES ($1, $2, now(), 1, 500)`, [id, n <= 3 ? n : n - 3]);
+            await runner.query(
+              `INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, attempted_at, duration_ms, status_code) VALUES ($1, $2, now(), 1, 500)`,
+              [id, n <= 3 ? n : n - 3],
+            );
           }
         }
         await migration.up(runner);

@@ -9,7 +9,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { newId } from '@mm/platform/ids';
 import { anotherProcess, createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import { attemptNumbersOf, closeProcesses, deliveryState, queue, retry, startWorker, twoProcesses, type ServiceProcess } from './webhook-delivery-processes.fixture';
+import {
+  attemptNumbersOf,
+  closeProcesses,
+  deliveryState,
+  queue,
+  retry,
+  startWorker,
+  twoProcesses,
+  type ServiceProcess,
+} from './webhook-delivery-processes.fixture';
 
 describe('a retry of a delivery with an attempt in flight', () => {
   let db: TestDatabase;
@@ -37,7 +46,10 @@ describe('a retry of a delivery with an attempt in flight', () => {
       server = createServer((req: IncomingMessage, res: ServerResponse) => {
         req.resume();
         req.on('end', () => {
-          const request: { id: string; at: number; answeredAt?: number } = { id: String(req.headers['webhook-id']), at: Date.now() };
+          const request: { id: string; at: number; answeredAt?: number } = {
+            id: String(req.headers['webhook-id']),
+            at: Date.now(),
+          };
           requests.push(request);
           onRequest();
           void (answers.shift() ?? Promise.resolve(200)).then((status) => {
@@ -78,7 +90,11 @@ describe('a retry of a delivery with an attempt in flight', () => {
 
     it('makes it after the attempt in flight, whichever process holds the attempt and whichever takes the retry, and numbers the attempts on', async () => {
       const projectId = newId('project');
-      const { endpoint } = await a.endpoints.create(projectId, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, subscriptions: ['*'], timeoutMs: 10_000 });
+      const { endpoint } = await a.endpoints.create(projectId, {
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+        subscriptions: ['*'],
+        timeoutMs: 10_000,
+      });
 
       // Attempt 1: handed to process A's worker by its insert, held open by the receiver.
       const first = holdNext();
@@ -90,7 +106,12 @@ describe('a retry of a delivery with an attempt in flight', () => {
       expect(await retry(b, endpoint.id, id)).toEqual([id]);
       expect((await b.deliveries.claimDue(10, 5_000)).map((d) => d.id)).not.toContain(id);
       expect((await a.deliveries.claimDue(10, 5_000)).map((d) => d.id)).not.toContain(id);
-      expect(await state(id)).toMatchObject({ status: 'queued', retry_requested: true, leased: true, attempt_count: 0 });
+      expect(await state(id)).toMatchObject({
+        status: 'queued',
+        retry_requested: true,
+        leased: true,
+        attempt_count: 0,
+      });
       expect(requests).toHaveLength(1);
 
       // Attempt 1 fails: the retry's attempt is due at once (not 5 s on), and claimed (by either worker).

@@ -11,7 +11,13 @@ import { Client } from 'pg';
 import { loadConfig, type PlatformConfig } from '@mm/platform/config';
 import { newId } from '@mm/platform/ids';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import { DELIVERIES_CHANNEL, WebhookDeliveries, WebhookEndpointsCache, WebhookSigningKeys, type ClaimedDelivery } from '@mm/webhooks/infrastructure';
+import {
+  DELIVERIES_CHANNEL,
+  WebhookDeliveries,
+  WebhookEndpointsCache,
+  WebhookSigningKeys,
+  type ClaimedDelivery,
+} from '@mm/webhooks/infrastructure';
 import { LocalDeliveryQueue, type LocalDeliveryConsumer } from './local-delivery-queue';
 import { WebhookDeliveryWriter } from './webhook-delivery-writer';
 import type { WebhookEndpointsService } from './webhook-endpoints.service';
@@ -33,7 +39,10 @@ describe('the wake-up of a worker when a delivery is queued', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    config = loadConfig({ DATABASE_URL: db.url, MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}` });
+    config = loadConfig({
+      DATABASE_URL: db.url,
+      MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    });
     cache = new WebhookEndpointsCache(db.uow);
     await cache.onApplicationBootstrap();
     deliveries = new WebhookDeliveries(db.uow, cache);
@@ -69,23 +78,41 @@ describe('the wake-up of a worker when a delivery is queued', () => {
   }
 
   /** A worker of this process that takes no hand-off: each wake-up calls `onWake`. */
-  const refusing = (onWake: () => void): LocalDeliveryConsumer => ({ wake: onWake, hasRoom: () => false, offered: () => undefined });
+  const refusing = (onWake: () => void): LocalDeliveryConsumer => ({
+    wake: onWake,
+    hasRoom: () => false,
+    offered: () => undefined,
+  });
 
   /** Queues delivery `id`, a test to a new endpoint, in a transaction; `during` runs before its commit. Returns the endpoint's id and key. */
-  async function queueOne(id: string, during: () => Promise<void> = async () => undefined): Promise<{ webhookId: string; signingKey: string }> {
+  async function queueOne(
+    id: string,
+    during: () => Promise<void> = async () => undefined,
+  ): Promise<{ webhookId: string; signingKey: string }> {
     const projectId = newId('project');
-    const { endpoint, signingKey } = await endpoints.create(projectId, { url: 'https://partner.example/hooks', subscriptions: ['*'] });
+    const { endpoint, signingKey } = await endpoints.create(projectId, {
+      url: 'https://partner.example/hooks',
+      subscriptions: ['*'],
+    });
     await db.uow.run(async () => {
       await writer.insertNew(
         { id, webhookId: endpoint.id, status: 'queued', body: '{}' },
-        { projectId, eventId: newId('event'), event: 'webhook.test', resourceId: endpoint.id, test: true, createdAt: new Date().toISOString() },
+        {
+          projectId,
+          eventId: newId('event'),
+          event: 'webhook.test',
+          resourceId: endpoint.id,
+          test: true,
+          createdAt: new Date().toISOString(),
+        },
       );
       await during();
     });
     return { webhookId: endpoint.id, signingKey };
   }
 
-  const visible = async (id: string) => (await db.uow.query(`SELECT 1 FROM webhooks.deliveries WHERE id = $1`, [id])).length === 1;
+  const visible = async (id: string) =>
+    (await db.uow.query(`SELECT 1 FROM webhooks.deliveries WHERE id = $1`, [id])).length === 1;
 
   it('wakes the worker of its own process after the commit, and notifies no other process', async () => {
     await heardByOthers();
@@ -160,16 +187,26 @@ describe('the wake-up of a worker when a delivery is queued', () => {
         )
       )[0];
 
-    it('hands the delivery over after the commit, leased to it for the endpoint\'s timeout and the margin, with what a claim would answer; no claim finds it', async () => {
+    it("hands the delivery over after the commit, leased to it for the endpoint's timeout and the margin, with what a claim would answer; no claim finds it", async () => {
       await heardByOthers();
       const worker = taking();
       const id = newId('webhookDelivery');
       const { webhookId, signingKey } = await queueOne(id, async () => expect(worker.taken).toEqual([]));
       expect(worker.taken).toHaveLength(1);
       const [handed] = worker.taken;
-      expect(handed).toMatchObject({ id, webhook_id: webhookId, test: true, body: '{}', attempt_count: 0, url: 'https://partner.example/hooks', timeout_ms: 5000 });
+      expect(handed).toMatchObject({
+        id,
+        webhook_id: webhookId,
+        test: true,
+        body: '{}',
+        attempt_count: 0,
+        url: 'https://partner.example/hooks',
+        timeout_ms: 5000,
+      });
       // Signed with the key the endpoint was created with.
-      expect(new WebhookSigningKeys(db.uow, config).open(webhookId, handed.encryption_key_id!, handed.key_sealed!)).toBe(signingKey);
+      expect(
+        new WebhookSigningKeys(db.uow, config).open(webhookId, handed.encryption_key_id!, handed.key_sealed!),
+      ).toBe(signingKey);
       const row = await lease(id);
       expect(row.lease_token).toBe(handed.lease_token);
       expect(row.left_ms).toBeGreaterThan(5_000);
@@ -183,7 +220,9 @@ describe('the wake-up of a worker when a delivery is queued', () => {
     it('hands nothing over when the transaction rolls back', async () => {
       const worker = taking();
       const id = newId('webhookDelivery');
-      await expect(queueOne(id, async () => Promise.reject(new Error('the command fails after queueing')))).rejects.toThrow('the command fails after queueing');
+      await expect(
+        queueOne(id, async () => Promise.reject(new Error('the command fails after queueing'))),
+      ).rejects.toThrow('the command fails after queueing');
       expect(worker.taken).toEqual([]);
       expect(await visible(id)).toBe(false);
     });
@@ -202,9 +241,18 @@ describe('the wake-up of a worker when a delivery is queued', () => {
     it('hands over only the queued deliveries a fan-out inserts now, not the skipped ones or a repeat', async () => {
       const worker = taking();
       const projectId = newId('project');
-      const a = (await endpoints.create(projectId, { url: 'https://partner.example/a', subscriptions: ['*'] })).endpoint;
-      const b = (await endpoints.create(projectId, { url: 'https://partner.example/b', subscriptions: ['*'] })).endpoint;
-      const common = { projectId, eventId: newId('event'), event: 'customer.created', resourceId: newId('customer'), test: false, createdAt: new Date().toISOString() };
+      const a = (await endpoints.create(projectId, { url: 'https://partner.example/a', subscriptions: ['*'] }))
+        .endpoint;
+      const b = (await endpoints.create(projectId, { url: 'https://partner.example/b', subscriptions: ['*'] }))
+        .endpoint;
+      const common = {
+        projectId,
+        eventId: newId('event'),
+        event: 'customer.created',
+        resourceId: newId('customer'),
+        test: false,
+        createdAt: new Date().toISOString(),
+      };
       const queued = newId('webhookDelivery');
       const fanOut = () =>
         db.uow.run(() =>
@@ -217,7 +265,9 @@ describe('the wake-up of a worker when a delivery is queued', () => {
           ),
         );
       expect(await fanOut()).toHaveLength(2);
-      expect(worker.taken.map((d) => [d.id, d.url, d.resource_id])).toEqual([[queued, 'https://partner.example/a', common.resourceId]]);
+      expect(worker.taken.map((d) => [d.id, d.url, d.resource_id])).toEqual([
+        [queued, 'https://partner.example/a', common.resourceId],
+      ]);
       expect((await lease(queued)).lease_token).toBe(worker.taken[0].lease_token);
       // The event handed over again (at least once): its rows are there, nothing is inserted or handed over.
       expect(await fanOut()).toEqual([]);
@@ -231,7 +281,10 @@ describe('the wake-up of a worker when a delivery is queued', () => {
       expect(worker.taken).toEqual([]);
       expect((await deliveries.claimDue(100, 5_000)).map((d) => d.id)).not.toContain(id);
       // The lease's end, reached (as a process that died with the delivery would leave it).
-      await db.uow.query(`UPDATE webhooks.deliveries SET lease_until = clock_timestamp() - interval '1 second' WHERE id = $1`, [id]);
+      await db.uow.query(
+        `UPDATE webhooks.deliveries SET lease_until = clock_timestamp() - interval '1 second' WHERE id = $1`,
+        [id],
+      );
       expect((await deliveries.claimDue(100, 5_000)).map((d) => d.id)).toContain(id);
     });
   });

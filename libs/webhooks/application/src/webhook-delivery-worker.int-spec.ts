@@ -10,7 +10,12 @@ import { ProjectClock, TimerService } from '@mm/platform/clock';
 import { loadConfig, type PlatformConfig } from '@mm/platform/config';
 import { newId } from '@mm/platform/ids';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import { PartnerEvents, WebhookDeliveries, WebhookEndpointsCache, WebhookSigningKeys } from '@mm/webhooks/infrastructure';
+import {
+  PartnerEvents,
+  WebhookDeliveries,
+  WebhookEndpointsCache,
+  WebhookSigningKeys,
+} from '@mm/webhooks/infrastructure';
 import { LocalDeliveryQueue } from './local-delivery-queue';
 import { WebhookDeliveryWorker } from './webhook-delivery-worker';
 import { WebhookDeliveryWriter } from './webhook-delivery-writer';
@@ -38,7 +43,11 @@ describe('the delivery worker: handed over or claimed', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    config = loadConfig({ DATABASE_URL: db.url, MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`, MM_WEBHOOK_CONCURRENCY: '1' });
+    config = loadConfig({
+      DATABASE_URL: db.url,
+      MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      MM_WEBHOOK_CONCURRENCY: '1',
+    });
     cache = new WebhookEndpointsCache(db.uow);
     await cache.onApplicationBootstrap();
     deliveries = new WebhookDeliveries(db.uow, cache);
@@ -54,7 +63,16 @@ describe('the delivery worker: handed over or claimed', () => {
     const clock = new ProjectClock(db.uow);
     const queue = new LocalDeliveryQueue();
     writer = new WebhookDeliveryWriter(db.uow, deliveries, cache, queue);
-    worker = new WebhookDeliveryWorker(db.uow, deliveries, new PartnerEvents(db.uow), new WebhookSigningKeys(db.uow, config), endpoints, new TimerService(db.uow, clock), config, queue);
+    worker = new WebhookDeliveryWorker(
+      db.uow,
+      deliveries,
+      new PartnerEvents(db.uow),
+      new WebhookSigningKeys(db.uow, config),
+      endpoints,
+      new TimerService(db.uow, clock),
+      config,
+      queue,
+    );
     server = createServer((req: IncomingMessage, res: ServerResponse) => {
       req.resume();
       req.on('end', () => {
@@ -89,13 +107,26 @@ describe('the delivery worker: handed over or claimed', () => {
     await db.uow.run(() =>
       writer.insertNew(
         { id, webhookId, status: 'queued', body: '{}' },
-        { projectId, eventId: newId('event'), event: 'webhook.test', resourceId: webhookId, test: true, createdAt: new Date().toISOString() },
+        {
+          projectId,
+          eventId: newId('event'),
+          event: 'webhook.test',
+          resourceId: webhookId,
+          test: true,
+          createdAt: new Date().toISOString(),
+        },
       ),
     );
     return id;
   }
 
-  const statusOf = async (id: string) => (await db.uow.query<{ status: string; attempt_count: number }>(`SELECT status, attempt_count FROM webhooks.deliveries WHERE id = $1`, [id]))[0];
+  const statusOf = async (id: string) =>
+    (
+      await db.uow.query<{ status: string; attempt_count: number }>(
+        `SELECT status, attempt_count FROM webhooks.deliveries WHERE id = $1`,
+        [id],
+      )
+    )[0];
 
   /** Waits for the worker's record of the delivery (it follows the receiver's answer). */
   async function delivered(id: string): Promise<void> {

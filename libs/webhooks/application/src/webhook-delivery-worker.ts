@@ -14,7 +14,14 @@
 // (DeliveryAttemptRecorder, EndpointHealth) and the retention (DeliveryPurge).
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { signWebhookPayload } from '@mm/contracts';
-import { PartnerEvents, WebhookDeliveries, WebhookSender, WebhookSigningKeys, type ClaimedDelivery, type SendResult } from '@mm/webhooks/infrastructure';
+import {
+  PartnerEvents,
+  WebhookDeliveries,
+  WebhookSender,
+  WebhookSigningKeys,
+  type ClaimedDelivery,
+  type SendResult,
+} from '@mm/webhooks/infrastructure';
 import { TimerService } from '@mm/platform/clock';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
@@ -112,7 +119,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
 
   /** One attempt under way, in a slot of its own. */
   private start(delivery: ClaimedDelivery, leasedAt: number): void {
-    const attempt = this.attempt(delivery, leasedAt).catch((error: unknown) => this.logger.error(`delivery ${delivery.id} failed unexpectedly: ${String(error)}`));
+    const attempt = this.attempt(delivery, leasedAt).catch((error: unknown) =>
+      this.logger.error(`delivery ${delivery.id} failed unexpectedly: ${String(error)}`),
+    );
     this.slots.occupy(attempt, () => {
       this.startOffered();
       if (this.slots.worthClaiming()) this.wake();
@@ -148,13 +157,16 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   /** Gives deliveries back unattempted, due at once (a failure leaves their leases to run out). */
   private async release(deliveries: ClaimedDelivery[]): Promise<void> {
     for (const d of deliveries) {
-      await this.deliveries.release(d.id, d.lease_token).catch((error: unknown) => this.logger.error(`giving back delivery ${d.id} failed: ${String(error)}`));
+      await this.deliveries
+        .release(d.id, d.lease_token)
+        .catch((error: unknown) => this.logger.error(`giving back delivery ${d.id} failed: ${String(error)}`));
     }
   }
 
   /** A resource's deliveries to an endpoint go one after another (SendOrder); a test send keeps no order. */
   private async attempt(delivery: ClaimedDelivery, claimStarted: number): Promise<void> {
-    const key = delivery.test || delivery.resource_id === null ? undefined : `${delivery.webhook_id} ${delivery.resource_id}`;
+    const key =
+      delivery.test || delivery.resource_id === null ? undefined : `${delivery.webhook_id} ${delivery.resource_id}`;
     await this.order.inTurn(key, async (waited) => {
       if (waited && performance.now() - claimStarted > MAX_ORDER_WAIT_MS) {
         // The lease may not last through a whole attempt now: due again at once, claimed afresh.
@@ -178,7 +190,11 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
       const signature = signWebhookPayload(key, delivery.body, Math.floor(Date.now() / 1000));
       // The event's id travels beside the delivery's: a delivery asked for again (POST /webhooks/{id}/deliveries)
       // has a new whd_ but the event's evt_, which the envelope carries only for statusChanged events.
-      const headers = { 'webhook-signature': signature, 'webhook-id': delivery.id, 'webhook-event-id': delivery.event_id };
+      const headers = {
+        'webhook-signature': signature,
+        'webhook-id': delivery.id,
+        'webhook-event-id': delivery.event_id,
+      };
       result = await this.sender.send(delivery.url, delivery.body, headers, delivery.timeout_ms);
     }
     // Recorded with the others that finished meanwhile, in one transaction (group commit); the

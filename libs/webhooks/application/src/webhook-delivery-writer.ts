@@ -35,7 +35,8 @@ interface HandOff extends DeliveryLease {
   endpoints: Map<string, LiveEndpoint>;
 }
 
-export type RequeueSelection = { ids: string[] } | { status: DeliveryStatus; createdAfter?: string; createdBefore?: string };
+export type RequeueSelection =
+  { ids: string[] } | { status: DeliveryStatus; createdAfter?: string; createdBefore?: string };
 
 @Injectable()
 export class WebhookDeliveryWriter {

@@ -2,7 +2,13 @@
 // into the endpoint read model as it is appended (the row a use case answers with); enabling an endpoint also
 // resets its down clock and drops its pending down notice (spec: Webhook endpoint and delivery; States/Webhook).
 import { Injectable } from '@nestjs/common';
-import { webhookEndpointDecider, webhookEndpointStreamId, type WebhookEndpointCommand, type WebhookEndpointEvent, type WebhookEndpointState } from '@mm/webhooks/domain';
+import {
+  webhookEndpointDecider,
+  webhookEndpointStreamId,
+  type WebhookEndpointCommand,
+  type WebhookEndpointEvent,
+  type WebhookEndpointState,
+} from '@mm/webhooks/domain';
 import { WebhookDeliveries, WebhooksReadModels, type EndpointRow } from '@mm/webhooks/infrastructure';
 import { TimerService } from '@mm/platform/clock';
 import { CommandHandler, type RecordedEvent } from '@mm/platform/event-store';
@@ -12,8 +18,18 @@ import { WebhooksEventStore } from './webhooks-event-store';
 export const DOWN_NOTICE_TIMER = 'webhook.downNotice';
 
 @Injectable()
-export class WebhookEndpointCommands extends CommandHandler<WebhookEndpointCommand, WebhookEndpointEvent, WebhookEndpointState, EndpointRow> {
-  constructor(store: WebhooksEventStore, readModels: WebhooksReadModels, deliveries: WebhookDeliveries, timers: TimerService) {
+export class WebhookEndpointCommands extends CommandHandler<
+  WebhookEndpointCommand,
+  WebhookEndpointEvent,
+  WebhookEndpointState,
+  EndpointRow
+> {
+  constructor(
+    store: WebhooksEventStore,
+    readModels: WebhooksReadModels,
+    deliveries: WebhookDeliveries,
+    timers: TimerService,
+  ) {
     super(store, {
       decider: webhookEndpointDecider,
       streamId: webhookEndpointStreamId,
@@ -46,18 +62,42 @@ async function projectEndpoint(
       });
     }
     case 'webhookEndpoint.updated':
-      return readModels.updateEndpoint(event.data.projectId, event.data.webhookId, event.data.changes, version, event.data.at);
+      return readModels.updateEndpoint(
+        event.data.projectId,
+        event.data.webhookId,
+        event.data.changes,
+        version,
+        event.data.at,
+      );
     case 'webhookEndpoint.enabled':
       // Enabling resets the down clock; the pending down notice goes with it.
       await deliveries.resetHealth(event.data.webhookId);
       await timers.cancel(DOWN_NOTICE_TIMER, event.data.webhookId);
-      return readModels.setEndpointStatus(event.data.projectId, event.data.webhookId, 'enabled', version, event.data.at);
+      return readModels.setEndpointStatus(
+        event.data.projectId,
+        event.data.webhookId,
+        'enabled',
+        version,
+        event.data.at,
+      );
     case 'webhookEndpoint.suspended':
-      return readModels.setEndpointStatus(event.data.projectId, event.data.webhookId, 'suspended', version, event.data.at);
+      return readModels.setEndpointStatus(
+        event.data.projectId,
+        event.data.webhookId,
+        'suspended',
+        version,
+        event.data.at,
+      );
     case 'webhookEndpoint.downNotified':
       return readModels.touchEndpoint(event.data.projectId, event.data.webhookId, version, event.data.at);
     case 'webhookEndpoint.disabled':
-      return readModels.setEndpointStatus(event.data.projectId, event.data.webhookId, 'disabled', version, event.data.at);
+      return readModels.setEndpointStatus(
+        event.data.projectId,
+        event.data.webhookId,
+        'disabled',
+        version,
+        event.data.at,
+      );
     case 'webhookEndpoint.signingKeyRotated':
       return readModels.touchEndpoint(event.data.projectId, event.data.webhookId, version, event.data.at);
     case 'webhookEndpoint.deleted':

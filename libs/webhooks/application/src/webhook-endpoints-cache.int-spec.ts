@@ -24,7 +24,10 @@ describe("a project's webhook endpoints kept in memory by several processes", ()
   beforeAll(async () => {
     db = await createTestDatabase();
     other = await anotherProcess(db);
-    const config = loadConfig({ DATABASE_URL: db.url, MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}` });
+    const config = loadConfig({
+      DATABASE_URL: db.url,
+      MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    });
     hereCache = new WebhookEndpointsCache(db.uow);
     thereCache = new WebhookEndpointsCache(other.uow);
     await hereCache.onApplicationBootstrap();
@@ -51,7 +54,12 @@ describe("a project's webhook endpoints kept in memory by several processes", ()
   async function testSendTargetThere(projectId: string, id: string): Promise<unknown> {
     const read = () =>
       thereEndpoints.requireEnabled(projectId, id).then(
-        (row) => ({ url: row.url, description: row.description, status: row.status, updatedAt: row.updated_at.toISOString() }),
+        (row) => ({
+          url: row.url,
+          description: row.description,
+          status: row.status,
+          updatedAt: row.updated_at.toISOString(),
+        }),
         (error: { errorName?: string }) => error.errorName,
       );
     const first = await read();
@@ -62,30 +70,60 @@ describe("a project's webhook endpoints kept in memory by several processes", ()
   it('sends a test to the endpoint as the last answered command left it, in every process', async () => {
     for (let round = 1; round <= 5; round++) {
       const projectId = newId('project');
-      const { endpoint } = await endpoints.create(projectId, { url: 'https://partner.example/hooks', subscriptions: ['cashIn.created'] });
+      const { endpoint } = await endpoints.create(projectId, {
+        url: 'https://partner.example/hooks',
+        subscriptions: ['cashIn.created'],
+      });
       const shown = (row: { url: string; description: string | null; status: string; updated_at: Date }) => ({
         url: row.url,
         description: row.description,
         status: row.status,
         updatedAt: row.updated_at.toISOString(),
       });
-      expect({ round, step: 'created', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({ round, step: 'created', target: shown(endpoint) });
+      expect({ round, step: 'created', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({
+        round,
+        step: 'created',
+        target: shown(endpoint),
+      });
 
-      const updated = await endpoints.update(projectId, endpoint.id, { url: 'https://partner.example/v2', description: 'second' });
-      expect({ round, step: 'updated', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({ round, step: 'updated', target: shown(updated) });
+      const updated = await endpoints.update(projectId, endpoint.id, {
+        url: 'https://partner.example/v2',
+        description: 'second',
+      });
+      expect({ round, step: 'updated', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({
+        round,
+        step: 'updated',
+        target: shown(updated),
+      });
 
       const { endpoint: rotated } = await endpoints.rotateKey(projectId, endpoint.id);
       expect(rotated.updated_at.getTime()).toBeGreaterThanOrEqual(updated.updated_at.getTime());
-      expect({ round, step: 'rotated', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({ round, step: 'rotated', target: shown(rotated) });
+      expect({ round, step: 'rotated', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({
+        round,
+        step: 'rotated',
+        target: shown(rotated),
+      });
 
       await endpoints.disable(projectId, endpoint.id);
-      expect({ round, step: 'disabled', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({ round, step: 'disabled', target: 'WebhookNotEnabled' });
+      expect({ round, step: 'disabled', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({
+        round,
+        step: 'disabled',
+        target: 'WebhookNotEnabled',
+      });
 
       const enabled = await endpoints.enable(projectId, endpoint.id);
-      expect({ round, step: 'enabled', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({ round, step: 'enabled', target: shown(enabled) });
+      expect({ round, step: 'enabled', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({
+        round,
+        step: 'enabled',
+        target: shown(enabled),
+      });
 
       await endpoints.delete(projectId, endpoint.id);
-      expect({ round, step: 'deleted', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({ round, step: 'deleted', target: 'WebhookNotFound' });
+      expect({ round, step: 'deleted', target: await testSendTargetThere(projectId, endpoint.id) }).toEqual({
+        round,
+        step: 'deleted',
+        target: 'WebhookNotFound',
+      });
       expect(await testSendTargetThere(projectId, 'wh_not-an-id')).toBe('InvalidWebhookID');
     }
   });
@@ -96,23 +134,50 @@ describe("a project's webhook endpoints kept in memory by several processes", ()
       const projectId = newId('project');
       expect(await fannedOutThere(projectId)).toEqual([]);
 
-      const { endpoint } = await endpoints.create(projectId, { url: 'https://partner.example/hooks', subscriptions: ['transaction.statusChanged'] });
-      expect({ round, step: 'created', endpoints: await fannedOutThere(projectId) }).toEqual({ round, step: 'created', endpoints: [{ id: endpoint.id, status: 'enabled' }] });
+      const { endpoint } = await endpoints.create(projectId, {
+        url: 'https://partner.example/hooks',
+        subscriptions: ['transaction.statusChanged'],
+      });
+      expect({ round, step: 'created', endpoints: await fannedOutThere(projectId) }).toEqual({
+        round,
+        step: 'created',
+        endpoints: [{ id: endpoint.id, status: 'enabled' }],
+      });
 
       await endpoints.update(projectId, endpoint.id, { subscriptions: ['cashIn.created'] });
-      expect({ round, step: 'unsubscribed', endpoints: await fannedOutThere(projectId) }).toEqual({ round, step: 'unsubscribed', endpoints: [] });
+      expect({ round, step: 'unsubscribed', endpoints: await fannedOutThere(projectId) }).toEqual({
+        round,
+        step: 'unsubscribed',
+        endpoints: [],
+      });
 
       await endpoints.update(projectId, endpoint.id, { subscriptions: ['*'] });
-      expect({ round, step: 'subscribed', endpoints: await fannedOutThere(projectId) }).toEqual({ round, step: 'subscribed', endpoints: [{ id: endpoint.id, status: 'enabled' }] });
+      expect({ round, step: 'subscribed', endpoints: await fannedOutThere(projectId) }).toEqual({
+        round,
+        step: 'subscribed',
+        endpoints: [{ id: endpoint.id, status: 'enabled' }],
+      });
 
       await endpoints.disable(projectId, endpoint.id);
-      expect({ round, step: 'disabled', endpoints: await fannedOutThere(projectId) }).toEqual({ round, step: 'disabled', endpoints: [] });
+      expect({ round, step: 'disabled', endpoints: await fannedOutThere(projectId) }).toEqual({
+        round,
+        step: 'disabled',
+        endpoints: [],
+      });
 
       await endpoints.enable(projectId, endpoint.id);
-      expect({ round, step: 'enabled', endpoints: await fannedOutThere(projectId) }).toEqual({ round, step: 'enabled', endpoints: [{ id: endpoint.id, status: 'enabled' }] });
+      expect({ round, step: 'enabled', endpoints: await fannedOutThere(projectId) }).toEqual({
+        round,
+        step: 'enabled',
+        endpoints: [{ id: endpoint.id, status: 'enabled' }],
+      });
 
       await endpoints.delete(projectId, endpoint.id);
-      expect({ round, step: 'deleted', endpoints: await fannedOutThere(projectId) }).toEqual({ round, step: 'deleted', endpoints: [] });
+      expect({ round, step: 'deleted', endpoints: await fannedOutThere(projectId) }).toEqual({
+        round,
+        step: 'deleted',
+        endpoints: [],
+      });
     }
   });
 });

@@ -3,7 +3,12 @@
 // returned once: by create, and by rotate-key.
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@mm/contracts';
-import { subscriptionsProblem, WEBHOOK_DEFAULTS, type WebhookEndpointCommand, type WebhookEndpointSettings } from '@mm/webhooks/domain';
+import {
+  subscriptionsProblem,
+  WEBHOOK_DEFAULTS,
+  type WebhookEndpointCommand,
+  type WebhookEndpointSettings,
+} from '@mm/webhooks/domain';
 import { WebhooksReadModels, WebhookSigningKeys, type EndpointRow } from '@mm/webhooks/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { PlatformConfig } from '@mm/platform/config';
@@ -30,7 +35,8 @@ export class WebhookEndpointsService {
 
   /** 400 for a malformed id, 404 for one this project does not have (or deleted, unless includeDeleted). */
   async require(projectId: string, id: string, options: { includeDeleted?: boolean } = {}): Promise<EndpointRow> {
-    if (!isId('webhook', id)) throw new ApiError('InvalidWebhookID', `"${id.slice(0, 64)}" is not a webhook endpoint id (wh_…)`);
+    if (!isId('webhook', id))
+      throw new ApiError('InvalidWebhookID', `"${id.slice(0, 64)}" is not a webhook endpoint id (wh_…)`);
     const row = await this.readModels.endpoint(projectId, id, options);
     if (!row) throw new ApiError('WebhookNotFound');
     return row;
@@ -42,13 +48,18 @@ export class WebhookEndpointsService {
    * coherent copy of the project's live endpoints, without a round trip once held.
    */
   async requireEnabled(projectId: string, id: string): Promise<EndpointRow> {
-    if (!isId('webhook', id)) throw new ApiError('InvalidWebhookID', `"${id.slice(0, 64)}" is not a webhook endpoint id (wh_…)`);
+    if (!isId('webhook', id))
+      throw new ApiError('InvalidWebhookID', `"${id.slice(0, 64)}" is not a webhook endpoint id (wh_…)`);
     const endpoint = (await this.readModels.liveEndpoint(projectId, id)) ?? (await this.require(projectId, id));
-    if (endpoint.status !== 'enabled') throw new ApiError('WebhookNotEnabled', `the endpoint is ${endpoint.status}; POST /webhooks/${id}/enable first`);
+    if (endpoint.status !== 'enabled')
+      throw new ApiError('WebhookNotEnabled', `the endpoint is ${endpoint.status}; POST /webhooks/${id}/enable first`);
     return endpoint;
   }
 
-  async create(projectId: string, input: WebhookEndpointInput & { url: string; subscriptions: string[] }): Promise<{ endpoint: EndpointRow; signingKey: string }> {
+  async create(
+    projectId: string,
+    input: WebhookEndpointInput & { url: string; subscriptions: string[] },
+  ): Promise<{ endpoint: EndpointRow; signingKey: string }> {
     const settings = this.checked(input);
     return runCommand(this.uow, async () => {
       const webhookId = newId('webhook');
@@ -109,7 +120,11 @@ export class WebhookEndpointsService {
     return this.health(projectId, id, (at) => ({ type: 'NotifyEndpointDown', downSince, at }));
   }
 
-  private async health(projectId: string, id: string, command: (at: string) => WebhookEndpointCommand): Promise<boolean> {
+  private async health(
+    projectId: string,
+    id: string,
+    command: (at: string) => WebhookEndpointCommand,
+  ): Promise<boolean> {
     return runCommand(this.uow, async () => {
       const endpoint = await this.readModels.endpoint(projectId, id);
       if (!endpoint) return false; // deleted meanwhile
@@ -119,7 +134,11 @@ export class WebhookEndpointsService {
     });
   }
 
-  private async run(projectId: string, id: string, command: (at: string) => WebhookEndpointCommand): Promise<EndpointRow> {
+  private async run(
+    projectId: string,
+    id: string,
+    command: (at: string) => WebhookEndpointCommand,
+  ): Promise<EndpointRow> {
     return runCommand(this.uow, async () => {
       const before = await this.require(projectId, id);
       const at = (await this.clock.now(projectId)).toISOString();

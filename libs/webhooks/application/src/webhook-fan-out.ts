@@ -12,7 +12,13 @@
 import { Injectable } from '@nestjs/common';
 import { COMPLIANCE_REVIEW_EVENTS, webhookEnvelope, type EventPayloads } from '@mm/contracts';
 import { announcementOf, awaitedAnnouncement } from '@mm/webhooks/domain';
-import { AnnouncementOrder, PartnerEvents, WebhookDeliveries, type DeliveryRow, type NewDelivery } from '@mm/webhooks/infrastructure';
+import {
+  AnnouncementOrder,
+  PartnerEvents,
+  WebhookDeliveries,
+  type DeliveryRow,
+  type NewDelivery,
+} from '@mm/webhooks/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { newId } from '@mm/platform/ids';
@@ -43,7 +49,9 @@ export class WebhookFanOut {
   ) {}
 
   /** In the transport's transaction: the rows and the checkpoint commit together. */
-  async onPartnerEvent(event: RecordedEvent<'partnerEvent.published', EventPayloads['partnerEvent.published']>): Promise<void> {
+  async onPartnerEvent(
+    event: RecordedEvent<'partnerEvent.published', EventPayloads['partnerEvent.published']>,
+  ): Promise<void> {
     const p = event.data;
     const input: FanOutInput = {
       projectId: p.projectId,
@@ -92,17 +100,42 @@ export class WebhookFanOut {
           data: input.data,
         }),
       );
-    const common = { projectId: input.projectId, eventId: input.eventId, event: input.event, resourceId: input.resourceId, test: input.event === 'webhook.test', createdAt };
+    const common = {
+      projectId: input.projectId,
+      eventId: input.eventId,
+      event: input.event,
+      resourceId: input.resourceId,
+      test: input.event === 'webhook.test',
+      createdAt,
+    };
     if (input.webhookId) {
       // A test send: a new evt_ to one enabled endpoint, so its row cannot be there yet; it goes with the commit.
       const id = newId('webhookDelivery');
-      return [await this.writer.insertNew({ id, webhookId: input.webhookId, status: 'queued', body: envelope(id) }, common)];
+      return [
+        await this.writer.insertNew({ id, webhookId: input.webhookId, status: 'queued', body: envelope(id) }, common),
+      ];
     }
-    await this.events.record({ eventId: input.eventId, projectId: input.projectId, event: input.event, resourceId: input.resourceId, createdAt, body: envelope(input.eventId) });
-    const endpoints = await this.deliveries.subscribedEndpoints(input.projectId, input.event, !COMPLIANCE_REVIEW_EVENTS.includes(input.event));
+    await this.events.record({
+      eventId: input.eventId,
+      projectId: input.projectId,
+      event: input.event,
+      resourceId: input.resourceId,
+      createdAt,
+      body: envelope(input.eventId),
+    });
+    const endpoints = await this.deliveries.subscribedEndpoints(
+      input.projectId,
+      input.event,
+      !COMPLIANCE_REVIEW_EVENTS.includes(input.event),
+    );
     const rows: NewDelivery[] = endpoints.map((endpoint) => {
       const id = newId('webhookDelivery');
-      return { id, webhookId: endpoint.id, status: endpoint.status === 'enabled' ? 'queued' : 'skipped', body: envelope(id) };
+      return {
+        id,
+        webhookId: endpoint.id,
+        status: endpoint.status === 'enabled' ? 'queued' : 'skipped',
+        body: envelope(id),
+      };
     });
     return this.writer.insert(rows, common);
   }

@@ -4,13 +4,19 @@
 // Only events this version sends can be named (ADR 0027): an endpoint subscribed
 // to a virtual account event would wait for an event that cannot come, and
 // nothing would tell its owner.
-import { COMPLIANCE_REVIEW_EVENTS, PARTNER_EVENT_CATALOGUE, PARTNER_EVENT_RESOURCES, partnerEventDefinition } from '@mm/contracts';
+import {
+  COMPLIANCE_REVIEW_EVENTS,
+  PARTNER_EVENT_CATALOGUE,
+  PARTNER_EVENT_RESOURCES,
+  partnerEventDefinition,
+} from '@mm/contracts';
 
 export const ALL_EVENTS = '*';
 export const TEST_EVENT = 'webhook.test';
 
 /** Where partners find the names, said in every refusal. */
-export const EVENT_NAMES_PAGE = 'the event catalogue (the Events page of the documentation, and `webhooks` in GET /openapi.json) lists them';
+export const EVENT_NAMES_PAGE =
+  'the event catalogue (the Events page of the documentation, and `webhooks` in GET /openapi.json) lists them';
 
 /** The names that are not subscribable in this version. */
 export function unknownSubscriptions(subscriptions: readonly string[]): string[] {
@@ -23,7 +29,8 @@ function refusal(name: string): string {
   const planned = partnerEventDefinition(name);
   if (planned) {
     const resource = PARTNER_EVENT_RESOURCES[planned.resource];
-    if (resource.available) return `${shown} is an event of ${resource.title.toLowerCase()} this version does not send yet`;
+    if (resource.available)
+      return `${shown} is an event of ${resource.title.toLowerCase()} this version does not send yet`;
     return `${shown} is an event of ${resource.title.toLowerCase()}, which this version does not offer yet`;
   }
   return `${shown} is not an event of this version`;

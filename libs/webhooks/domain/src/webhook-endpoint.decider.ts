@@ -38,12 +38,30 @@ export type WebhookEndpointCommand =
 
 export type WebhookEndpointState =
   | { status: 'none' }
-  | ({ status: WebhookEndpointStatus; webhookId: string; projectId: string; deleted: boolean; notifiedDownSince: string | null } & WebhookEndpointSettings);
+  | ({
+      status: WebhookEndpointStatus;
+      webhookId: string;
+      projectId: string;
+      deleted: boolean;
+      notifiedDownSince: string | null;
+    } & WebhookEndpointSettings);
 
 /** Spec Limits 5: timeoutMs default 5000, hard cap 10000; notifyThresholdSecs 600 to 86400, default 3600. */
-export const WEBHOOK_DEFAULTS = { timeoutMs: 5000, maxTimeoutMs: 10_000, notifyThresholdSecs: 3600, minNotifyThresholdSecs: 600, maxNotifyThresholdSecs: 86_400 } as const;
+export const WEBHOOK_DEFAULTS = {
+  timeoutMs: 5000,
+  maxTimeoutMs: 10_000,
+  notifyThresholdSecs: 3600,
+  minNotifyThresholdSecs: 600,
+  maxNotifyThresholdSecs: 86_400,
+} as const;
 
-const SETTINGS: ReadonlyArray<keyof WebhookEndpointSettings> = ['url', 'subscriptions', 'timeoutMs', 'notifyThresholdSecs', 'description'];
+const SETTINGS: ReadonlyArray<keyof WebhookEndpointSettings> = [
+  'url',
+  'subscriptions',
+  'timeoutMs',
+  'notifyThresholdSecs',
+  'description',
+];
 
 export type ExistingWebhookEndpoint = Exclude<WebhookEndpointState, { status: 'none' }>;
 
@@ -81,40 +99,71 @@ function event<T extends WebhookEndpointEvent['type']>(type: T, data: EventPaylo
 
 type CommandOf<T extends WebhookEndpointCommand['type']> = Extract<WebhookEndpointCommand, { type: T }>;
 
-function createWebhookEndpoint(command: CommandOf<'CreateWebhookEndpoint'>, state: WebhookEndpointState): WebhookEndpointEvent[] {
+function createWebhookEndpoint(
+  command: CommandOf<'CreateWebhookEndpoint'>,
+  state: WebhookEndpointState,
+): WebhookEndpointEvent[] {
   if (state.status !== 'none') return [];
   const { type: _type, at, ...data } = command;
   return [event('webhookEndpoint.created', { ...data, createdAt: at })];
 }
 
 /** Only the settings that differ change. */
-function updateWebhookEndpoint(command: CommandOf<'UpdateWebhookEndpoint'>, state: ExistingWebhookEndpoint): WebhookEndpointEvent[] {
+function updateWebhookEndpoint(
+  command: CommandOf<'UpdateWebhookEndpoint'>,
+  state: ExistingWebhookEndpoint,
+): WebhookEndpointEvent[] {
   const changes: Partial<WebhookEndpointSettings> = {};
   for (const field of SETTINGS) {
     if (!Object.hasOwn(command.changes, field) || command.changes[field] === undefined) continue;
-    if (JSON.stringify(command.changes[field]) !== JSON.stringify(state[field])) Object.assign(changes, { [field]: command.changes[field] });
+    if (JSON.stringify(command.changes[field]) !== JSON.stringify(state[field]))
+      Object.assign(changes, { [field]: command.changes[field] });
   }
   const changedFields = Object.keys(changes);
   if (changedFields.length === 0) return [];
-  return [event('webhookEndpoint.updated', { webhookId: state.webhookId, projectId: state.projectId, changedFields, changes, at: command.at })];
+  return [
+    event('webhookEndpoint.updated', {
+      webhookId: state.webhookId,
+      projectId: state.projectId,
+      changedFields,
+      changes,
+      at: command.at,
+    }),
+  ];
 }
 
 /** From disabled or suspended. */
-function enableWebhookEndpoint({ at }: CommandOf<'EnableWebhookEndpoint'>, state: ExistingWebhookEndpoint): WebhookEndpointEvent[] {
+function enableWebhookEndpoint(
+  { at }: CommandOf<'EnableWebhookEndpoint'>,
+  state: ExistingWebhookEndpoint,
+): WebhookEndpointEvent[] {
   const { webhookId, projectId } = state;
-  return state.status === 'enabled' ? [] : [event('webhookEndpoint.enabled', { webhookId, projectId, previousStatus: state.status, at })];
+  return state.status === 'enabled'
+    ? []
+    : [event('webhookEndpoint.enabled', { webhookId, projectId, previousStatus: state.status, at })];
 }
 
-function disableWebhookEndpoint({ at }: CommandOf<'DisableWebhookEndpoint'>, state: ExistingWebhookEndpoint): WebhookEndpointEvent[] {
+function disableWebhookEndpoint(
+  { at }: CommandOf<'DisableWebhookEndpoint'>,
+  state: ExistingWebhookEndpoint,
+): WebhookEndpointEvent[] {
   const { webhookId, projectId } = state;
-  return state.status === 'disabled' ? [] : [event('webhookEndpoint.disabled', { webhookId, projectId, previousStatus: state.status, at })];
+  return state.status === 'disabled'
+    ? []
+    : [event('webhookEndpoint.disabled', { webhookId, projectId, previousStatus: state.status, at })];
 }
 
-function rotateSigningKey({ at }: CommandOf<'RotateSigningKey'>, { webhookId, projectId }: ExistingWebhookEndpoint): WebhookEndpointEvent[] {
+function rotateSigningKey(
+  { at }: CommandOf<'RotateSigningKey'>,
+  { webhookId, projectId }: ExistingWebhookEndpoint,
+): WebhookEndpointEvent[] {
   return [event('webhookEndpoint.signingKeyRotated', { webhookId, projectId, at })];
 }
 
-function deleteWebhookEndpoint({ at }: CommandOf<'DeleteWebhookEndpoint'>, { webhookId, projectId }: ExistingWebhookEndpoint): WebhookEndpointEvent[] {
+function deleteWebhookEndpoint(
+  { at }: CommandOf<'DeleteWebhookEndpoint'>,
+  { webhookId, projectId }: ExistingWebhookEndpoint,
+): WebhookEndpointEvent[] {
   return [event('webhookEndpoint.deleted', { webhookId, projectId, at })];
 }
 
@@ -122,15 +171,25 @@ function deleteWebhookEndpoint({ at }: CommandOf<'DeleteWebhookEndpoint'>, { web
  * Once per down episode; a partner who disabled the endpoint is not told it is down. A suspension that came
  * first (a clock moved days at once) does not swallow the notice.
  */
-function notifyEndpointDown({ downSince, at }: CommandOf<'NotifyEndpointDown'>, state: ExistingWebhookEndpoint): WebhookEndpointEvent[] {
+function notifyEndpointDown(
+  { downSince, at }: CommandOf<'NotifyEndpointDown'>,
+  state: ExistingWebhookEndpoint,
+): WebhookEndpointEvent[] {
   const { webhookId, projectId } = state;
-  return state.status === 'disabled' || state.notifiedDownSince === downSince ? [] : [event('webhookEndpoint.downNotified', { webhookId, projectId, downSince, at })];
+  return state.status === 'disabled' || state.notifiedDownSince === downSince
+    ? []
+    : [event('webhookEndpoint.downNotified', { webhookId, projectId, downSince, at })];
 }
 
 /** Set only by the service, and only on an endpoint that is being delivered to. */
-function suspendWebhookEndpoint({ downSince, at }: CommandOf<'SuspendWebhookEndpoint'>, state: ExistingWebhookEndpoint): WebhookEndpointEvent[] {
+function suspendWebhookEndpoint(
+  { downSince, at }: CommandOf<'SuspendWebhookEndpoint'>,
+  state: ExistingWebhookEndpoint,
+): WebhookEndpointEvent[] {
   const { webhookId, projectId } = state;
-  return state.status !== 'enabled' ? [] : [event('webhookEndpoint.suspended', { webhookId, projectId, previousStatus: state.status, downSince, at })];
+  return state.status !== 'enabled'
+    ? []
+    : [event('webhookEndpoint.suspended', { webhookId, projectId, previousStatus: state.status, downSince, at })];
 }
 
 /** A deleted endpoint is gone from every command. */

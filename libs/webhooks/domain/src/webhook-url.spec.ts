@@ -111,7 +111,19 @@ describe('webhook url', () => {
   });
 
   it('refuses any url with a control character, whitespace or a backslash anywhere', () => {
-    const bad = fc.constantFrom('\r', '\n', '\t', '\u0000', '\u007f', ' ', '\u00a0', '\u3000', '\\', '\u200b', '\ufeff');
+    const bad = fc.constantFrom(
+      '\r',
+      '\n',
+      '\t',
+      '\u0000',
+      '\u007f',
+      ' ',
+      '\u00a0',
+      '\u3000',
+      '\\',
+      '\u200b',
+      '\ufeff',
+    );
     fc.assert(
       fc.property(fc.webUrl({ validSchemes: ['http', 'https'] }), bad, fc.nat(), (url, character, at) => {
         const i = at % (url.length + 1);
@@ -160,7 +172,10 @@ describe('webhook url', () => {
         fc.property(nonPublicIPv4, (octets) => {
           for (const address of embeddings(octets)) {
             expect([address, isNonPublicAddress(address)]).toEqual([address, true]);
-            expect([address, problemOf(`https://[${address}]/x`, production)]).toEqual([address, expect.stringMatching(/private/)]);
+            expect([address, problemOf(`https://[${address}]/x`, production)]).toEqual([
+              address,
+              expect.stringMatching(/private/),
+            ]);
           }
         }),
       );
@@ -181,10 +196,36 @@ describe('webhook url', () => {
   });
 
   it('knows public addresses from the rest', () => {
-    for (const a of ['8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700::1111', '2a00:1450:4001:82b::200e', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1']) {
+    for (const a of [
+      '8.8.8.8',
+      '1.1.1.1',
+      '93.184.216.34',
+      '2606:4700::1111',
+      '2a00:1450:4001:82b::200e',
+      '::ffff:8.8.8.8',
+      '64:ff9b::808:808',
+      '2002:808:808::1',
+    ]) {
       expect([a, isNonPublicAddress(a)]).toEqual([a, false]);
     }
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '::', '::1', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1', '::ffff:a00:1', '64:ff9b::a00:1', '2002:a00:1::', '::a00:1', 'not an address']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '::',
+      '::1',
+      'fd00::1',
+      'fe80::1',
+      '::ffff:10.0.0.1',
+      '::ffff:a00:1',
+      '64:ff9b::a00:1',
+      '2002:a00:1::',
+      '::a00:1',
+      'not an address',
+    ]) {
       expect([a, isNonPublicAddress(a)]).toEqual([a, true]);
     }
   });

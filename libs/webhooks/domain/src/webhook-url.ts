@@ -46,12 +46,15 @@ export function normaliseWebhookUrl(raw: string, policy: { production: boolean }
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse('must use http or https');
   // `http:host`, `http:/host` and `http:///host` all parse as http://host.
-  if (!/^https?:\/\/[^/]/i.test(raw)) return refuse('the scheme must be followed by exactly two slashes and the host (https://host/path)');
-  if (url.username || url.password) return refuse('must not carry credentials; authenticate deliveries with the Webhook-Signature header');
+  if (!/^https?:\/\/[^/]/i.test(raw))
+    return refuse('the scheme must be followed by exactly two slashes and the host (https://host/path)');
+  if (url.username || url.password)
+    return refuse('must not carry credentials; authenticate deliveries with the Webhook-Signature header');
   // An empty fragment (a trailing #) survives in the normal form too.
   if (url.hash || raw.includes('#')) return refuse('must not have a fragment');
   if (url.port === '0') return refuse('port 0 cannot be called');
-  if (url.href.length > MAX_URL_LENGTH) return refuse(`must be at most ${MAX_URL_LENGTH} characters once normalised (${url.href.length})`);
+  if (url.href.length > MAX_URL_LENGTH)
+    return refuse(`must be at most ${MAX_URL_LENGTH} characters once normalised (${url.href.length})`);
   if (policy.production && isNonPublicHost(url.hostname)) {
     return refuse('must not point at a loopback, link-local or private address in production');
   }

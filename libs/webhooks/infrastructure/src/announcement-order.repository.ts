@@ -13,21 +13,33 @@ export class AnnouncementOrder {
 
   /** Serialises, until the transaction ends, everything about this announcement. */
   async lock(projectId: string, key: string): Promise<void> {
-    await this.uow.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`webhooks.announcement\n${projectId}\n${key}`]);
+    await this.uow.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+      `webhooks.announcement\n${projectId}\n${key}`,
+    ]);
   }
 
   async announced(projectId: string, key: string): Promise<boolean> {
-    const rows = await this.uow.query(`SELECT 1 FROM webhooks.announcements WHERE project_id = $1 AND key = $2`, [projectId, key]);
+    const rows = await this.uow.query(`SELECT 1 FROM webhooks.announcements WHERE project_id = $1 AND key = $2`, [
+      projectId,
+      key,
+    ]);
     return rows.length > 0;
   }
 
   async hold(projectId: string, key: string, event: unknown): Promise<void> {
-    await this.uow.query(`INSERT INTO webhooks.held_events (project_id, key, event) VALUES ($1, $2, $3::jsonb)`, [projectId, key, JSON.stringify(event)]);
+    await this.uow.query(`INSERT INTO webhooks.held_events (project_id, key, event) VALUES ($1, $2, $3::jsonb)`, [
+      projectId,
+      key,
+      JSON.stringify(event),
+    ]);
   }
 
   /** Records the announcement and hands back what waited for it, in the order it arrived. */
   async announce<T>(projectId: string, key: string): Promise<T[]> {
-    await this.uow.query(`INSERT INTO webhooks.announcements (project_id, key) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [projectId, key]);
+    await this.uow.query(
+      `INSERT INTO webhooks.announcements (project_id, key) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+      [projectId, key],
+    );
     const rows = await this.uow.query<{ event: T }>(
       `WITH released AS (DELETE FROM webhooks.held_events WHERE project_id = $1 AND key = $2 RETURNING id, event) SELECT event FROM released ORDER BY id`,
       [projectId, key],

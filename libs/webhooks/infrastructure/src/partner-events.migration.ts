@@ -24,13 +24,21 @@ export class WebhookPartnerEvents1700000003400 implements MigrationInterface {
         created_at  timestamptz NOT NULL,
         body        text        NOT NULL
       )`);
-    await runner.query(`CREATE INDEX partner_events_project_idx ON webhooks.partner_events (project_id, position DESC)`);
-    await runner.query(`CREATE INDEX partner_events_resource_idx ON webhooks.partner_events (project_id, resource_id, position DESC)`);
-    await runner.query(`CREATE INDEX partner_events_type_idx ON webhooks.partner_events (project_id, event, position DESC)`);
+    await runner.query(
+      `CREATE INDEX partner_events_project_idx ON webhooks.partner_events (project_id, position DESC)`,
+    );
+    await runner.query(
+      `CREATE INDEX partner_events_resource_idx ON webhooks.partner_events (project_id, resource_id, position DESC)`,
+    );
+    await runner.query(
+      `CREATE INDEX partner_events_type_idx ON webhooks.partner_events (project_id, event, position DESC)`,
+    );
     await runner.query(`CREATE INDEX partner_events_created_idx ON webhooks.partner_events (created_at)`);
     await runner.query(`ALTER TABLE webhooks.deliveries ADD COLUMN requested boolean NOT NULL DEFAULT false`);
     await runner.query(`ALTER TABLE webhooks.deliveries DROP CONSTRAINT deliveries_webhook_id_event_id_key`);
-    await runner.query(`CREATE UNIQUE INDEX deliveries_fan_out_once_idx ON webhooks.deliveries (webhook_id, event_id) WHERE NOT requested`);
+    await runner.query(
+      `CREATE UNIQUE INDEX deliveries_fan_out_once_idx ON webhooks.deliveries (webhook_id, event_id) WHERE NOT requested`,
+    );
     await runner.query(`CREATE INDEX deliveries_event_idx ON webhooks.deliveries (webhook_id, event_id)`);
     // An envelope is stored as JSON.stringify wrote it: its id comes first.
     await runner.query(`
@@ -45,7 +53,9 @@ export class WebhookPartnerEvents1700000003400 implements MigrationInterface {
     await runner.query(`DROP INDEX webhooks.deliveries_event_idx`);
     await runner.query(`DROP INDEX webhooks.deliveries_fan_out_once_idx`);
     await runner.query(`DELETE FROM webhooks.deliveries WHERE requested`);
-    await runner.query(`ALTER TABLE webhooks.deliveries ADD CONSTRAINT deliveries_webhook_id_event_id_key UNIQUE (webhook_id, event_id)`);
+    await runner.query(
+      `ALTER TABLE webhooks.deliveries ADD CONSTRAINT deliveries_webhook_id_event_id_key UNIQUE (webhook_id, event_id)`,
+    );
     await runner.query(`ALTER TABLE webhooks.deliveries DROP COLUMN requested`);
     await runner.query(`DROP TABLE webhooks.partner_events`);
   }

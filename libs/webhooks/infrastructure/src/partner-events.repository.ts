@@ -35,7 +35,8 @@ export interface PartnerEventFilter {
 }
 
 /** Project time in SQL: the wall clock plus the project's sandbox offset. */
-const PROJECT_NOW = (alias: string) => `clock_timestamp() + make_interval(secs => COALESCE(${alias}.offset_ms, 0) / 1000.0)`;
+const PROJECT_NOW = (alias: string) =>
+  `clock_timestamp() + make_interval(secs => COALESCE(${alias}.offset_ms, 0) / 1000.0)`;
 
 const COLUMNS = 'e.position, e.event_id, e.project_id, e.event, e.resource_id, e.created_at, e.body';
 
@@ -64,7 +65,14 @@ export class PartnerEvents {
    * Newest first (by the order they were recorded), after the event `before` when given; one more
    * than `limit`, so the caller knows whether there are more. Only what the retention window keeps.
    */
-  async list(projectId: string, namedOnly: readonly string[], filter: PartnerEventFilter, before: string | undefined, limit: number, notBefore: string): Promise<PartnerEventRow[]> {
+  async list(
+    projectId: string,
+    namedOnly: readonly string[],
+    filter: PartnerEventFilter,
+    before: string | undefined,
+    limit: number,
+    notBefore: string,
+  ): Promise<PartnerEventRow[]> {
     return this.uow.query<PartnerEventRow>(
       `SELECT ${COLUMNS} FROM webhooks.partner_events e
         WHERE e.project_id = $1 AND ${VISIBLE} AND e.created_at >= $3
@@ -74,12 +82,27 @@ export class PartnerEvents {
           AND ($7::timestamptz IS NULL OR e.created_at >= $7)
           AND ($8::timestamptz IS NULL OR e.created_at < $8)
         ORDER BY e.position DESC LIMIT $9`,
-      [projectId, namedOnly, notBefore, before ?? null, filter.type ?? null, filter.resourceId ?? null, filter.createdAfter ?? null, filter.createdBefore ?? null, limit + 1],
+      [
+        projectId,
+        namedOnly,
+        notBefore,
+        before ?? null,
+        filter.type ?? null,
+        filter.resourceId ?? null,
+        filter.createdAfter ?? null,
+        filter.createdBefore ?? null,
+        limit + 1,
+      ],
     );
   }
 
   /** These events of the project that it may see and the window keeps, in the order they were recorded. */
-  async find(projectId: string, namedOnly: readonly string[], eventIds: readonly string[], notBefore: string): Promise<PartnerEventRow[]> {
+  async find(
+    projectId: string,
+    namedOnly: readonly string[],
+    eventIds: readonly string[],
+    notBefore: string,
+  ): Promise<PartnerEventRow[]> {
     return this.uow.query<PartnerEventRow>(
       `SELECT ${COLUMNS} FROM webhooks.partner_events e
         WHERE e.project_id = $1 AND ${VISIBLE} AND e.created_at >= $3 AND e.event_id = ANY($4::text[])

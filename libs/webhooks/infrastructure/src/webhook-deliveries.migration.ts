@@ -31,7 +31,9 @@ export class WebhookDeliveries1700000003100 implements MigrationInterface {
         updated_at       timestamptz NOT NULL,
         UNIQUE (webhook_id, event_id)
       )`);
-    await runner.query(`CREATE INDEX deliveries_due_idx ON webhooks.deliveries (next_attempt_at) WHERE status = 'queued'`);
+    await runner.query(
+      `CREATE INDEX deliveries_due_idx ON webhooks.deliveries (next_attempt_at) WHERE status = 'queued'`,
+    );
     await runner.query(`CREATE INDEX deliveries_webhook_idx ON webhooks.deliveries (webhook_id, id DESC)`);
     await runner.query(`CREATE INDEX deliveries_created_idx ON webhooks.deliveries (created_at)`);
     await runner.query(`
@@ -73,7 +75,9 @@ export class WebhookDeliveryRetries1700000003500 implements MigrationInterface {
   name = 'WebhookDeliveryRetries1700000003500';
 
   async up(runner: QueryRunner): Promise<void> {
-    await runner.query(`ALTER TABLE webhooks.deliveries ADD COLUMN earlier_attempts integer NOT NULL DEFAULT 0, ADD COLUMN retry_requested boolean NOT NULL DEFAULT false`);
+    await runner.query(
+      `ALTER TABLE webhooks.deliveries ADD COLUMN earlier_attempts integer NOT NULL DEFAULT 0, ADD COLUMN retry_requested boolean NOT NULL DEFAULT false`,
+    );
     await runner.query(`
       UPDATE webhooks.deliveries d SET earlier_attempts = a.n - d.attempt_count
         FROM (SELECT delivery_id, count(*)::int AS n FROM webhooks.delivery_attempts GROUP BY delivery_id) a

@@ -122,9 +122,11 @@ export interface DeliveryFilter {
 }
 
 /** Project time in SQL: the wall clock plus the project's sandbox offset. */
-const PROJECT_NOW = (alias: string) => `clock_timestamp() + make_interval(secs => COALESCE(${alias}.offset_ms, 0) / 1000.0)`;
+const PROJECT_NOW = (alias: string) =>
+  `clock_timestamp() + make_interval(secs => COALESCE(${alias}.offset_ms, 0) / 1000.0)`;
 
-const DELIVERY_COLUMNS = 'id, project_id, webhook_id, event_id, event, resource_id, test, body, status, attempt_count, next_attempt_at, last_attempt_at, delivered_at, created_at, updated_at';
+const DELIVERY_COLUMNS =
+  'id, project_id, webhook_id, event_id, event, resource_id, test, body, status, attempt_count, next_attempt_at, last_attempt_at, delivered_at, created_at, updated_at';
 
 @Injectable()
 export class WebhookDeliveries {
@@ -134,10 +136,17 @@ export class WebhookDeliveries {
   ) {}
 
   /** The endpoints an event of this project fans out to: enabled ones get it queued, suspended ones skipped. */
-  async subscribedEndpoints(projectId: string, event: string, allCovers: boolean): Promise<Array<{ id: string; status: 'enabled' | 'suspended' }>> {
+  async subscribedEndpoints(
+    projectId: string,
+    event: string,
+    allCovers: boolean,
+  ): Promise<Array<{ id: string; status: 'enabled' | 'suspended' }>> {
     const endpoints = await this.endpoints.live(projectId);
     return endpoints
-      .filter((e) => event === 'webhook.test' || e.subscriptions.includes(event) || (allCovers && e.subscriptions.includes('*')))
+      .filter(
+        (e) =>
+          event === 'webhook.test' || e.subscriptions.includes(event) || (allCovers && e.subscriptions.includes('*')),
+      )
       .map((e) => ({ id: e.id, status: e.status }));
   }
 
@@ -176,12 +185,28 @@ export class WebhookDeliveries {
    * be there already), leased from the insert when `lease` names it. Its insert travels with the transaction's
    * next statement or its COMMIT (UnitOfWork.defer), not in a round trip of its own; returns the row as inserted.
    */
-  async insertNew(delivery: NewDelivery & { status: 'queued' }, common: DeliveryCommon, lease?: DeliveryLease): Promise<DeliveryRow> {
+  async insertNew(
+    delivery: NewDelivery & { status: 'queued' },
+    common: DeliveryCommon,
+    lease?: DeliveryLease,
+  ): Promise<DeliveryRow> {
     const leaseMs = lease?.leases.get(delivery.id) ?? null;
     await this.uow.defer(
       `INSERT INTO webhooks.deliveries (id, project_id, webhook_id, event_id, event, resource_id, test, body, status, next_attempt_at, created_at, updated_at, lease_until, lease_token)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $9, $9, clock_timestamp() + make_interval(secs => $10::int / 1000.0), $11::uuid)`,
-      [delivery.id, common.projectId, delivery.webhookId, common.eventId, common.event, common.resourceId, common.test, delivery.body, common.createdAt, leaseMs, lease?.token ?? null],
+      [
+        delivery.id,
+        common.projectId,
+        delivery.webhookId,
+        common.eventId,
+        common.event,
+        common.resourceId,
+        common.test,
+        delivery.body,
+        common.createdAt,
+        leaseMs,
+        lease?.token ?? null,
+      ],
     );
     const at = new Date(common.createdAt);
     const row: DeliveryRow = {
@@ -222,7 +247,16 @@ export class WebhookDeliveries {
          FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS d (id, event_id, event, resource_id, body, n)
         ORDER BY d.n
        RETURNING ${DELIVERY_COLUMNS}`,
-      [projectId, webhookId, createdAt, column('id'), column('eventId'), column('event'), column('resourceId'), column('body')],
+      [
+        projectId,
+        webhookId,
+        createdAt,
+        column('id'),
+        column('eventId'),
+        column('event'),
+        column('resourceId'),
+        column('body'),
+      ],
     );
     return deliveries.map((d) => rows.find((r) => r.id === d.id)!);
   }
@@ -261,7 +295,10 @@ export class WebhookDeliveries {
 
   /** Gives back a claimed delivery unattempted, while the lease is still this claim's: it is due again at once. */
   async release(id: string, leaseToken: string): Promise<void> {
-    await this.uow.query(`UPDATE webhooks.deliveries SET lease_until = NULL, lease_token = NULL WHERE id = $1 AND lease_token = $2::uuid`, [id, leaseToken]);
+    await this.uow.query(
+      `UPDATE webhooks.deliveries SET lease_until = NULL, lease_token = NULL WHERE id = $1 AND lease_token = $2::uuid`,
+      [id, leaseToken],
+    );
   }
 
   /**
@@ -277,7 +314,15 @@ export class WebhookDeliveries {
     await this.uow.defer(
       `INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, attempted_at, duration_ms, status_code, error, response_body)
        SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[])`,
-      [column('id'), column('attempt'), column('attemptedAt'), column('durationMs'), column('statusCode'), column('error'), column('responseBody')],
+      [
+        column('id'),
+        column('attempt'),
+        column('attemptedAt'),
+        column('durationMs'),
+        column('statusCode'),
+        column('error'),
+        column('responseBody'),
+      ],
     );
     // The record's time and the next attempt's are read here, in PostgreSQL, on the project's clock as
     // it stands now: never a process's copy of it, which may not have heard the latest advance.
@@ -299,7 +344,10 @@ export class WebhookDeliveries {
        RETURNING d.id, d.status = 'queued' AND d.attempt_count = 0 AS retried`,
       [column('id'), column('leaseToken'), column('status'), column('retryAfterSecs'), column('attemptedAt')],
     );
-    return { updated: new Set(updated.map((r) => r.id)), retried: new Set(updated.filter((r) => r.retried).map((r) => r.id)) };
+    return {
+      updated: new Set(updated.map((r) => r.id)),
+      retried: new Set(updated.filter((r) => r.retried).map((r) => r.id)),
+    };
   }
 
   /**
@@ -308,7 +356,12 @@ export class WebhookDeliveries {
    * attempt at a time: it is marked, and queued again, due at once, when that attempt is recorded (ADR 0059).
    * Its attempts are numbered on: the count of those before the retry is kept beside the count that restarts.
    */
-  async requeue(webhookId: string, selection: { ids: string[] } | { status: DeliveryStatus; createdAfter?: string; createdBefore?: string }, at: string, retentionDays: number): Promise<string[]> {
+  async requeue(
+    webhookId: string,
+    selection: { ids: string[] } | { status: DeliveryStatus; createdAfter?: string; createdBefore?: string },
+    at: string,
+    retentionDays: number,
+  ): Promise<string[]> {
     const byIds = 'ids' in selection;
     // In flight: a lease that has not run out, by the test a claim makes (a lease that ran out is claimable); the
     // wall clock read once for the row.
@@ -325,13 +378,28 @@ export class WebhookDeliveries {
         WHERE d.webhook_id = $1 AND d.created_at >= $2::timestamptz - make_interval(days => $3)
           AND ${byIds ? 'd.id = ANY($4::text[])' : `d.status = $4 AND ($5::timestamptz IS NULL OR d.created_at >= $5) AND ($6::timestamptz IS NULL OR d.created_at < $6)`}
         RETURNING d.id`,
-      byIds ? [webhookId, at, retentionDays, selection.ids] : [webhookId, at, retentionDays, selection.status, selection.createdAfter ?? null, selection.createdBefore ?? null],
+      byIds
+        ? [webhookId, at, retentionDays, selection.ids]
+        : [
+            webhookId,
+            at,
+            retentionDays,
+            selection.status,
+            selection.createdAfter ?? null,
+            selection.createdBefore ?? null,
+          ],
     );
     return rows.map((r) => r.id);
   }
 
   /** Newest first; only what the retention window keeps. */
-  async list(webhookId: string, filter: DeliveryFilter, before: string | undefined, limit: number, notBefore: string): Promise<DeliveryRow[]> {
+  async list(
+    webhookId: string,
+    filter: DeliveryFilter,
+    before: string | undefined,
+    limit: number,
+    notBefore: string,
+  ): Promise<DeliveryRow[]> {
     return this.uow.query<DeliveryRow>(
       `SELECT ${DELIVERY_COLUMNS} FROM webhooks.deliveries
         WHERE webhook_id = $1 AND created_at >= $2
@@ -342,12 +410,25 @@ export class WebhookDeliveries {
           AND ($7::timestamptz IS NULL OR created_at >= $7)
           AND ($8::timestamptz IS NULL OR created_at < $8)
         ORDER BY id DESC LIMIT $9`,
-      [webhookId, notBefore, before ?? null, filter.status ?? null, filter.eventId ?? null, filter.test ?? null, filter.createdAfter ?? null, filter.createdBefore ?? null, limit + 1],
+      [
+        webhookId,
+        notBefore,
+        before ?? null,
+        filter.status ?? null,
+        filter.eventId ?? null,
+        filter.test ?? null,
+        filter.createdAfter ?? null,
+        filter.createdBefore ?? null,
+        limit + 1,
+      ],
     );
   }
 
   async get(webhookId: string, id: string, notBefore: string): Promise<DeliveryRow | undefined> {
-    const [row] = await this.uow.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhooks.deliveries WHERE webhook_id = $1 AND id = $2 AND created_at >= $3`, [webhookId, id, notBefore]);
+    const [row] = await this.uow.query<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhooks.deliveries WHERE webhook_id = $1 AND id = $2 AND created_at >= $3`,
+      [webhookId, id, notBefore],
+    );
     return row;
   }
 
@@ -399,7 +480,10 @@ export class WebhookDeliveries {
   }
 
   async downSince(webhookId: string): Promise<Date | undefined> {
-    const [row] = await this.uow.query<{ down_since: Date | null }>(`SELECT down_since FROM webhooks.endpoint_health WHERE webhook_id = $1`, [webhookId]);
+    const [row] = await this.uow.query<{ down_since: Date | null }>(
+      `SELECT down_since FROM webhooks.endpoint_health WHERE webhook_id = $1`,
+      [webhookId],
+    );
     return row?.down_since ? new Date(row.down_since) : undefined;
   }
 
@@ -413,6 +497,9 @@ export class WebhookDeliveries {
 
   /** `enable` resets the down clock. */
   async resetHealth(webhookId: string): Promise<void> {
-    await this.uow.query(`UPDATE webhooks.endpoint_health SET down_since = NULL, notified_at = NULL WHERE webhook_id = $1`, [webhookId]);
+    await this.uow.query(
+      `UPDATE webhooks.endpoint_health SET down_since = NULL, notified_at = NULL WHERE webhook_id = $1`,
+      [webhookId],
+    );
   }
 }

@@ -18,7 +18,11 @@ export const ENDPOINT_CHANGES_CHANNEL = 'mm_webhook_endpoint_changes';
  * what the worker signs a delivery handed to it by its insert with (ADR 0055). A key is issued and
  * rotated in the transaction that writes the endpoint's row, so the row's change notice covers the key's.
  */
-export type LiveEndpoint = EndpointRow & { status: 'enabled' | 'suspended'; encryption_key_id: string | null; key_sealed: Buffer | null };
+export type LiveEndpoint = EndpointRow & {
+  status: 'enabled' | 'suspended';
+  encryption_key_id: string | null;
+  key_sealed: Buffer | null;
+};
 
 @Injectable()
 export class WebhookEndpointsCache extends ProjectCache<LiveEndpoint[]> {
@@ -46,7 +50,12 @@ export class WebhookEndpointChanges1700000003200 implements MigrationInterface {
   name = 'WebhookEndpointChanges1700000003200';
 
   async up(runner: QueryRunner): Promise<void> {
-    await createChangeNotifyTrigger(runner, { ...ENDPOINTS_TRIGGER, events: 'AFTER INSERT OR UPDATE OR DELETE', channel: ENDPOINT_CHANGES_CHANNEL, groupColumn: 'project_id' });
+    await createChangeNotifyTrigger(runner, {
+      ...ENDPOINTS_TRIGGER,
+      events: 'AFTER INSERT OR UPDATE OR DELETE',
+      channel: ENDPOINT_CHANGES_CHANNEL,
+      groupColumn: 'project_id',
+    });
   }
 
   async down(runner: QueryRunner): Promise<void> {

@@ -30,7 +30,11 @@ describe('webhook sender', () => {
   });
 
   it('answers the status, the first 1 KiB of the body and the duration', async () => {
-    expect(await sandbox.send(`http://127.0.0.1:${port}/ok`, '{}', {}, 1000)).toMatchObject({ statusCode: 200, error: null, responseBody: 'ok' });
+    expect(await sandbox.send(`http://127.0.0.1:${port}/ok`, '{}', {}, 1000)).toMatchObject({
+      statusCode: 200,
+      error: null,
+      responseBody: 'ok',
+    });
     expect((await sandbox.send(`http://127.0.0.1:${port}/big`, '{}', {}, 1000)).responseBody).toHaveLength(1024);
     expect(await sandbox.send(`http://127.0.0.1:${port}/gone`, '{}', {}, 1000)).toMatchObject({ statusCode: 410 });
   });
@@ -57,14 +61,36 @@ describe('webhook sender', () => {
     const served = (await sandbox.send(`http://127.0.0.1:${port}/ok`, '{}', {}, 1000)).statusCode;
     expect(served).toBe(200);
     // An IP literal is never looked up, so the resolver's check alone would let these through.
-    for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[64:ff9b::7f00:1]', '[2002:7f00:1::1]', '[::127.0.0.1]', 'localhost.']) {
+    for (const host of [
+      '127.0.0.1',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '[64:ff9b::7f00:1]',
+      '[2002:7f00:1::1]',
+      '[::127.0.0.1]',
+      'localhost.',
+    ]) {
       const refused = await production.send(`http://${host}:${port}/ok`, '{}', {}, 1000);
       expect([host, refused.statusCode, refused.error]).toEqual([host, null, expect.stringMatching(/non-public/)]);
     }
   });
 
   it('judges resolved addresses by the domain rules', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1', '100.64.0.1', '64:ff9b::a00:1', '2002:a00:1::1']) expect([a, isNonPublicAddress(a)]).toEqual([a, true]);
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '::1',
+      'fd00::1',
+      'fe80::1',
+      '::ffff:10.0.0.1',
+      '100.64.0.1',
+      '64:ff9b::a00:1',
+      '2002:a00:1::1',
+    ])
+      expect([a, isNonPublicAddress(a)]).toEqual([a, true]);
     for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700::1111']) expect([a, isNonPublicAddress(a)]).toEqual([a, false]);
   });
 });

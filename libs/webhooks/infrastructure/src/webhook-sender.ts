@@ -72,12 +72,16 @@ export class WebhookSender {
     // and is tracked for the garbage collector (about 7 µs a send against well under one).
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), timeoutMs).unref();
-    const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({ ...r, durationMs: Math.round(performance.now() - started) });
+    const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({
+      ...r,
+      durationMs: Math.round(performance.now() - started),
+    });
     try {
       // Registration refuses these hosts too; this is for a url stored before a rule was added.
       if (this.production) {
         const host = new URL(url).hostname;
-        if (isNonPublicHost(host)) return done({ statusCode: null, error: `ENONPUBLIC: ${host} is a non-public address`, responseBody: null });
+        if (isNonPublicHost(host))
+          return done({ statusCode: null, error: `ENONPUBLIC: ${host} is a non-public address`, responseBody: null });
       }
       const response = await request(url, {
         method: 'POST',
@@ -87,10 +91,16 @@ export class WebhookSender {
         signal: timeout.signal,
       });
       const text = await firstBytes(response.body, RESPONSE_BODY_LIMIT);
-      return done({ statusCode: response.statusCode, error: null, responseBody: text ? text.slice(0, RESPONSE_BODY_LIMIT) : null });
+      return done({
+        statusCode: response.statusCode,
+        error: null,
+        responseBody: text ? text.slice(0, RESPONSE_BODY_LIMIT) : null,
+      });
     } catch (error) {
       const e = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-      const reason = timeout.signal.aborted ? `timeout after ${timeoutMs} ms` : `${e.code ?? e.cause?.code ?? e.name}: ${e.message}`.slice(0, 300);
+      const reason = timeout.signal.aborted
+        ? `timeout after ${timeoutMs} ms`
+        : `${e.code ?? e.cause?.code ?? e.name}: ${e.message}`.slice(0, 300);
       return done({ statusCode: null, error: reason, responseBody: null });
     } finally {
       clearTimeout(timer);

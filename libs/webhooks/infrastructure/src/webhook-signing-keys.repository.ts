@@ -33,7 +33,10 @@ export class WebhookSigningKeys {
   async issue(webhookId: string, at: string): Promise<string> {
     const key = `whsec_${randomBytes(32).toString('base64')}`;
     const ring = this.keyRing();
-    await this.uow.query(`UPDATE webhooks.signing_keys SET retired_at = $2 WHERE webhook_id = $1 AND retired_at IS NULL`, [webhookId, at]);
+    await this.uow.query(
+      `UPDATE webhooks.signing_keys SET retired_at = $2 WHERE webhook_id = $1 AND retired_at IS NULL`,
+      [webhookId, at],
+    );
     await this.uow.query(
       `INSERT INTO webhooks.signing_keys (webhook_id, encryption_key_id, key_sealed, created_at) VALUES ($1, $2, $3, $4)`,
       [webhookId, ring.currentId, ring.seal(Buffer.from(key, 'utf8'), context(webhookId)), at],
@@ -61,5 +64,4 @@ export class WebhookSigningKeys {
     }
     return key;
   }
-
 }

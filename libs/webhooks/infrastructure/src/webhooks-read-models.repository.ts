@@ -34,18 +34,36 @@ export class WebhooksReadModels {
     private readonly cache: WebhookEndpointsCache,
   ) {}
 
-  async insertEndpoint(e: Omit<EndpointRow, 'created_at' | 'updated_at' | 'deleted_at' | 'status'> & { at: string }): Promise<EndpointRow> {
+  async insertEndpoint(
+    e: Omit<EndpointRow, 'created_at' | 'updated_at' | 'deleted_at' | 'status'> & { at: string },
+  ): Promise<EndpointRow> {
     const [row] = await this.cache.change(e.project_id, () =>
       this.uow.query<EndpointRow>(
         `INSERT INTO webhooks.endpoints (id, project_id, url, subscriptions, timeout_ms, notify_threshold_secs, description, status, version, created_at, updated_at)
          VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, 'enabled', $8, $9, $9) RETURNING *`,
-        [e.id, e.project_id, e.url, JSON.stringify(e.subscriptions), e.timeout_ms, e.notify_threshold_secs, e.description, e.version, e.at],
+        [
+          e.id,
+          e.project_id,
+          e.url,
+          JSON.stringify(e.subscriptions),
+          e.timeout_ms,
+          e.notify_threshold_secs,
+          e.description,
+          e.version,
+          e.at,
+        ],
       ),
     );
     return row;
   }
 
-  async updateEndpoint(projectId: string, id: string, changes: Record<string, unknown>, version: number, at: string): Promise<EndpointRow | undefined> {
+  async updateEndpoint(
+    projectId: string,
+    id: string,
+    changes: Record<string, unknown>,
+    version: number,
+    at: string,
+  ): Promise<EndpointRow | undefined> {
     const sets: string[] = [];
     const values: unknown[] = [projectId, id, version, at];
     for (const [field, value] of Object.entries(changes)) {
@@ -55,20 +73,26 @@ export class WebhooksReadModels {
       sets.push(`${column} = $${values.length}${field === 'subscriptions' ? '::jsonb' : ''}`);
     }
     const [row] = await this.cache.change(projectId, () =>
-      this.uow.query<EndpointRow>(`UPDATE webhooks.endpoints SET ${[...sets, 'version = $3', 'updated_at = $4'].join(', ')} WHERE project_id = $1 AND id = $2 RETURNING *`, values),
+      this.uow.query<EndpointRow>(
+        `UPDATE webhooks.endpoints SET ${[...sets, 'version = $3', 'updated_at = $4'].join(', ')} WHERE project_id = $1 AND id = $2 RETURNING *`,
+        values,
+      ),
     );
     return row;
   }
 
-  async setEndpointStatus(projectId: string, id: string, status: WebhookEndpointStatus, version: number, at: string): Promise<EndpointRow | undefined> {
+  async setEndpointStatus(
+    projectId: string,
+    id: string,
+    status: WebhookEndpointStatus,
+    version: number,
+    at: string,
+  ): Promise<EndpointRow | undefined> {
     const [row] = await this.cache.change(projectId, () =>
-      this.uow.query<EndpointRow>(`UPDATE webhooks.endpoints SET status = $3, version = $4, updated_at = $5 WHERE project_id = $1 AND id = $2 RETURNING *`, [
-        projectId,
-        id,
-        status,
-        version,
-        at,
-      ]),
+      this.uow.query<EndpointRow>(
+        `UPDATE webhooks.endpoints SET status = $3, version = $4, updated_at = $5 WHERE project_id = $1 AND id = $2 RETURNING *`,
+        [projectId, id, status, version, at],
+      ),
     );
     return row;
   }
@@ -76,18 +100,28 @@ export class WebhooksReadModels {
   /** A new version and update time only (a new signing key): the cached row shows updatedAt too. */
   async touchEndpoint(projectId: string, id: string, version: number, at: string): Promise<EndpointRow | undefined> {
     const [row] = await this.cache.change(projectId, () =>
-      this.uow.query<EndpointRow>(`UPDATE webhooks.endpoints SET version = $3, updated_at = $4 WHERE project_id = $1 AND id = $2 RETURNING *`, [projectId, id, version, at]),
+      this.uow.query<EndpointRow>(
+        `UPDATE webhooks.endpoints SET version = $3, updated_at = $4 WHERE project_id = $1 AND id = $2 RETURNING *`,
+        [projectId, id, version, at],
+      ),
     );
     return row;
   }
 
   async markEndpointDeleted(projectId: string, id: string, version: number, at: string): Promise<void> {
     await this.cache.change(projectId, () =>
-      this.uow.query(`UPDATE webhooks.endpoints SET deleted_at = $3, version = $4, updated_at = $3 WHERE project_id = $1 AND id = $2`, [projectId, id, at, version]),
+      this.uow.query(
+        `UPDATE webhooks.endpoints SET deleted_at = $3, version = $4, updated_at = $3 WHERE project_id = $1 AND id = $2`,
+        [projectId, id, at, version],
+      ),
     );
   }
 
-  async endpoint(projectId: string, id: string, options: { includeDeleted?: boolean } = {}): Promise<EndpointRow | undefined> {
+  async endpoint(
+    projectId: string,
+    id: string,
+    options: { includeDeleted?: boolean } = {},
+  ): Promise<EndpointRow | undefined> {
     const [row] = await this.uow.query<EndpointRow>(
       `SELECT * FROM webhooks.endpoints WHERE project_id = $1 AND id = $2 AND ($3 OR deleted_at IS NULL)`,
       [projectId, id, options.includeDeleted === true],

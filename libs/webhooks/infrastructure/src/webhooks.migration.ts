@@ -26,7 +26,9 @@ export class Webhooks1700000003000 implements MigrationInterface {
         updated_at            timestamptz NOT NULL,
         deleted_at            timestamptz
       )`);
-    await runner.query(`CREATE INDEX endpoints_project_idx ON webhooks.endpoints (project_id, id DESC) WHERE deleted_at IS NULL`);
+    await runner.query(
+      `CREATE INDEX endpoints_project_idx ON webhooks.endpoints (project_id, id DESC) WHERE deleted_at IS NULL`,
+    );
     await runner.query(`
       CREATE TABLE webhooks.signing_keys (
         id                bigserial   PRIMARY KEY,
@@ -36,7 +38,9 @@ export class Webhooks1700000003000 implements MigrationInterface {
         created_at        timestamptz NOT NULL,
         retired_at        timestamptz
       )`);
-    await runner.query(`CREATE UNIQUE INDEX signing_keys_current_idx ON webhooks.signing_keys (webhook_id) WHERE retired_at IS NULL`);
+    await runner.query(
+      `CREATE UNIQUE INDEX signing_keys_current_idx ON webhooks.signing_keys (webhook_id) WHERE retired_at IS NULL`,
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {
