@@ -9,7 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { type AcceptedQuote, type AcceptQuoteRequest, type EventPayloads } from '@mm/contracts';
-import { CashPickupsService, QuotesService } from '@mm/quoting/application';
+import { AcceptQuoteHandler, CashPickupsService, QuotesService } from '@mm/quoting/application';
 import type { QuoteRow } from '@mm/quoting/infrastructure';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { Idempotent, InternalRoute, NoIdempotencyKey, ProjectId } from '@mm/platform/http';
@@ -66,7 +66,7 @@ export class QuotesController {
 @ApiExcludeController()
 @Controller('internal/quoting')
 export class QuotesInternalController {
-  constructor(private readonly quotes: QuotesService) {}
+  constructor(private readonly quotes: AcceptQuoteHandler) {}
 
   @Post('accept')
   @InternalRoute()

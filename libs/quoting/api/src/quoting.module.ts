@@ -1,6 +1,13 @@
 import { Module } from '@nestjs/common';
 import { QuotesPort } from '@mm/contracts';
-import { CashPickupsService, QuoteCommands, QuotesService, QuotingEventStore } from '@mm/quoting/application';
+import {
+  AcceptQuoteHandler,
+  CashPickupsService,
+  QuoteCommands,
+  QuotesMadeHere,
+  QuotesService,
+  QuotingEventStore,
+} from '@mm/quoting/application';
 import { CashPickupRepository, PriceProvider, QuotesReadModel, SandboxPriceProvider } from '@mm/quoting/infrastructure';
 import { QuotesController, QuotesInternalController, QuotingEventsController } from './quotes.controllers';
 
@@ -13,8 +20,10 @@ import { QuotesController, QuotesInternalController, QuotingEventsController } f
     { provide: PriceProvider, useClass: SandboxPriceProvider },
     CashPickupsService,
     QuoteCommands,
+    QuotesMadeHere,
     QuotesService,
-    { provide: QuotesPort, useExisting: QuotesService },
+    AcceptQuoteHandler,
+    { provide: QuotesPort, useExisting: AcceptQuoteHandler },
   ],
   // In one process the transactions service calls the quotes port directly.
   exports: [QuotesPort],

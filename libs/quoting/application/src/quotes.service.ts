@@ -8,11 +8,7 @@ import {
   ApiError,
   requireAmount,
   requireEndorsement,
-  sideExternalAccountId,
-  type AcceptedQuote,
-  type AcceptQuoteRequest,
   type CustomerView,
-  type QuoteOutline,
   type QuoteRecord,
 } from '@mm/contracts';
 import {
@@ -20,8 +16,6 @@ import {
   planQuote,
   price,
   quoteEndorsement,
-  requireUsableAtAcceptance,
-  type AccountStanding,
   type QuoteInput,
   type ResolvedInstruments,
 } from '@mm/quoting/domain';
@@ -33,30 +27,15 @@ import { runCommand } from '@mm/platform/event-store';
 import { isId, newId } from '@mm/platform/ids';
 import { CashPickupsService } from './cash-pickups.service';
 import { QuoteCommands } from './quote.commands';
+import { QuotesMadeHere } from './quotes-made-here';
 
 export interface CreateQuoteInput extends QuoteInput {
   sponsorGas?: boolean;
   metadata?: Record<string, string>;
 }
 
-/** How many quotes made here a process keeps the outline of (QuotesService.madeHere). */
-const QUOTES_MADE_HERE = 10_000;
-
-/** What the acceptance of a quote made in this process can ask before reading the quote. */
-interface MadeHere extends QuoteOutline {
-  projectId: string;
-  /** The external accounts the acceptance checks again, source first. */
-  accountIds: string[];
-}
-
 @Injectable()
 export class QuotesService {
-  /**
-   * The quotes this process made lately, from their commit: their instruments never change, so their
-   * acceptance can send the reads it and its caller will need with the quote's own (one round trip less).
-   */
-  private readonly madeHere = new Map<string, MadeHere>();
-
   constructor(
     private readonly uow: UnitOfWork,
     private readonly commands: QuoteCommands,
@@ -66,6 +45,7 @@ export class QuotesService {
     private readonly clock: ProjectClock,
     private readonly config: PlatformConfig,
     private readonly cashPickups: CashPickupsService,
+    private readonly madeHere: QuotesMadeHere,
   ) {}
 
   async require(projectId: string, id: string): Promise<QuoteRow> {
@@ -179,132 +159,8 @@ export class QuotesService {
         { type: 'CreateQuote', quote },
         { newStream: true },
       );
-      await this.uow.afterCommit(async () => this.rememberMadeHere(quote));
+      await this.uow.afterCommit(async () => this.madeHere.remember(quote));
       return row!;
-    });
-  }
-
-  /** The quotes port: accepts an open quote for one transaction (idempotent for that transaction). */
-  async accept(
-    projectId: string,
-    request: AcceptQuoteRequest,
-    alongside?: (outline: QuoteOutline) => void,
-  ): Promise<AcceptedQuote> {
-    if (!isId('quote', request.quoteId))
-      throw new ApiError('InvalidQuoteID', `"${String(request.quoteId).slice(0, 64)}" is not a quote id (qt_…)`);
-    // Joining the caller's transaction (one process), the accounts' checks need not hold the caller back:
-    // they travel with its next statements, and it awaits them (AcceptedQuote.pendingChecks).
-    const joined = this.uow.inTransaction;
-    // A quote made here: its accounts' checks, and what the caller reads next, go with its history read.
-    const made = joined ? this.madeHere.get(request.quoteId) : undefined;
-    const known = made?.projectId === projectId ? made : undefined;
-    return runCommand(this.uow, async () => {
-      let asked: Map<string, Promise<AccountStanding>> | undefined;
-      const sendAhead = known
-        ? () => {
-            asked = new Map(known.accountIds.map((id) => [id, this.standing(projectId, id)]));
-            // Asked for nothing should the acceptance be a repeat or refused.
-            for (const standing of asked.values()) standing.catch(() => undefined);
-            alongside?.({ source: known.source });
-          }
-        : undefined;
-      const decision = await this.commands.handle(
-        projectId,
-        request.quoteId,
-        { type: 'AcceptQuote', projectId, transactionId: request.transactionId, at: request.at },
-        { alongsideRead: sendAhead },
-      );
-      if (decision.state.status === 'none') throw new ApiError('QuoteNotFound');
-      const q = decision.state.quote;
-      const cashPickup = q.sourceToDestination === 'cryptoToCash' && decision.events.length > 0;
-      // Accepted now (not a repeat for the same transaction): the external accounts the quote names must
-      // still be usable, or the acceptance rolls back with nothing moved and the quote stays open.
-      let pendingChecks: Promise<void> | undefined;
-      if (decision.events.length > 0) {
-        const checks = this.requireUsableAccounts(projectId, q, asked);
-        if (joined && !cashPickup) {
-          // Its refusal is the caller's to raise; not an unhandled rejection meanwhile.
-          checks.catch(() => undefined);
-          pendingChecks = checks;
-        } else {
-          await checks;
-        }
-      }
-      // A cash pickup's limits decide, authoritatively, and the pickup counts from this transaction on.
-      if (cashPickup) await this.cashPickups.accept(q, request.transactionId, request.at);
-      return {
-        ...(pendingChecks ? { pendingChecks } : {}),
-        quoteId: q.quoteId,
-        customerId: q.customerId,
-        sourceToDestination: q.sourceToDestination,
-        source: q.source,
-        destination: q.destination,
-        pricing: q.pricing,
-        settlementType: q.settlementType,
-        metadata: q.metadata,
-        customerName: q.customerName ?? null,
-        acceptedNow: decision.events.length > 0,
-      };
-    });
-  }
-
-  /** The quotes port: the transaction that accepted the quote was refused after all; open again until it expires. */
-  async release(projectId: string, request: AcceptQuoteRequest): Promise<void> {
-    await runCommand(this.uow, async () => {
-      const decision = await this.commands.handle(projectId, request.quoteId, {
-        type: 'ReleaseQuote',
-        projectId,
-        transactionId: request.transactionId,
-        at: request.at,
-      });
-      // The transaction was never made, so a cash pickup never counted.
-      if (
-        decision.events.length > 0 &&
-        decision.state.status !== 'none' &&
-        decision.state.quote.sourceToDestination === 'cryptoToCash'
-      ) {
-        await this.cashPickups.release(projectId, request.quoteId);
-      }
-    });
-  }
-
-  /**
-   * An account may be invalidated or deleted between the quote and its acceptance (issue 17): asked again now,
-   * in this transaction (`sentAhead`: asked with the quote's history read).
-   */
-  private async requireUsableAccounts(
-    projectId: string,
-    quote: QuoteRecord,
-    sentAhead?: Map<string, Promise<AccountStanding>>,
-  ): Promise<void> {
-    // Both sides asked at once (one round trip), judged source first.
-    const asked = (['source', 'destination'] as const).flatMap((side) => {
-      const id = sideExternalAccountId(quote[side]);
-      if (!id) return [];
-      return [{ side, id, standing: sentAhead?.get(id) ?? this.standing(projectId, id) }];
-    });
-    const standings = await Promise.allSettled(asked.map((a) => a.standing));
-    asked.forEach(({ side, id }, i) => {
-      const answer = standings[i];
-      if (answer.status === 'rejected') throw answer.reason;
-      requireUsableAtAcceptance(side, id, answer.value);
-    });
-  }
-
-  private standing(projectId: string, externalAccountId: string): Promise<AccountStanding> {
-    return this.accounts.externalAccount(projectId, externalAccountId).catch((error: unknown) => {
-      // The quote resolved it when it was made: not found now means deleted since.
-      if (error instanceof ApiError && error.errorName === 'ExternalAccountNotFound') return 'deleted' as const;
-      throw error;
-    });
-  }
-
-  private rememberMadeHere(quote: QuoteRecord): void {
-    if (this.madeHere.size >= QUOTES_MADE_HERE) this.madeHere.delete(this.madeHere.keys().next().value!);
-    this.madeHere.set(quote.quoteId, {
-      projectId: quote.projectId,
-      source: { type: quote.source.type, details: quote.source.details },
-      accountIds: [quote.source, quote.destination].flatMap((side) => sideExternalAccountId(side) ?? []),
     });
   }
 }
