@@ -165,13 +165,6 @@ export interface AcceptedQuote {
    * quote accepted now has no transaction yet: only the caller that accepted it makes that transaction first.
    */
   acceptedNow: boolean;
-  /**
-   * In one process only, when the acceptance joined the caller's database transaction: the acceptance's
-   * checks of the quote's external accounts, still on their way with the caller's next statements (one round
-   * trip for both). Its refusal is the acceptance's, and comes before any of the caller's own; the caller
-   * awaits it before its commit and before acting outside the database. Never sent across processes.
-   */
-  pendingChecks?: Promise<void>;
 }
 
 export interface AcceptQuoteRequest {

@@ -72,15 +72,12 @@ export class QuotesInternalController {
   @InternalRoute()
   @NoIdempotencyKey()
   @HttpCode(200)
-  async accept(@Body() body: { projectId: string } & AcceptQuoteRequest): Promise<AcceptedQuote> {
-    // Across processes the checks are settled here, before the answer (and never serialised).
-    const { pendingChecks, ...quote } = await this.quotes.accept(body.projectId, {
+  accept(@Body() body: { projectId: string } & AcceptQuoteRequest): Promise<AcceptedQuote> {
+    return this.quotes.accept(body.projectId, {
       quoteId: body.quoteId,
       transactionId: body.transactionId,
       at: body.at,
     });
-    await pendingChecks;
-    return quote;
   }
 
   @Post('release')

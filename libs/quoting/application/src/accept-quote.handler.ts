@@ -37,10 +37,9 @@ export class AcceptQuoteHandler {
   ): Promise<AcceptedQuote> {
     if (!isId('quote', request.quoteId))
       throw new ApiError('InvalidQuoteID', `"${String(request.quoteId).slice(0, 64)}" is not a quote id (qt_…)`);
-    // Joining the caller's transaction (one process), the accounts' checks need not hold the caller back:
-    // they travel with its next statements, and it awaits them (AcceptedQuote.pendingChecks).
+    // Joining the caller's transaction (one process), for a quote made here: its accounts' checks, and what the
+    // caller reads next, go with its history read.
     const joined = this.uow.inTransaction;
-    // A quote made here: its accounts' checks, and what the caller reads next, go with its history read.
     const known = joined ? this.madeHere.get(projectId, request.quoteId) : undefined;
     return runCommand(this.uow, async () => {
       let asked: Map<string, Promise<AccountStanding>> | undefined;
@@ -62,22 +61,18 @@ export class AcceptQuoteHandler {
       const q = decision.state.quote;
       const cashPickup = q.sourceToDestination === 'cryptoToCash' && decision.events.length > 0;
       // Accepted now (not a repeat for the same transaction): the external accounts the quote names must
-      // still be usable, or the acceptance rolls back with nothing moved and the quote stays open.
-      let pendingChecks: Promise<void> | undefined;
+      // still be usable, or the acceptance rolls back with nothing moved and the quote stays open. Asked with
+      // the history read for a quote made here, they are answered by now; otherwise the caller's reads that
+      // did not go with the history read go with them (as they did when the caller awaited them itself).
       if (decision.events.length > 0) {
         const checks = this.requireUsableAccounts(projectId, q, asked);
-        if (joined && !cashPickup) {
-          // Its refusal is the caller's to raise; not an unhandled rejection meanwhile.
-          checks.catch(() => undefined);
-          pendingChecks = checks;
-        } else {
-          await checks;
-        }
+        if (joined && !known && !cashPickup)
+          alongside?.({ source: { type: q.source.type, details: q.source.details } });
+        await checks;
       }
       // A cash pickup's limits decide, authoritatively, and the pickup counts from this transaction on.
       if (cashPickup) await this.cashPickups.accept(q, request.transactionId, request.at);
       return {
-        ...(pendingChecks ? { pendingChecks } : {}),
         quoteId: q.quoteId,
         customerId: q.customerId,
         sourceToDestination: q.sourceToDestination,

@@ -99,16 +99,8 @@ export class CreateTransactionHandler {
     };
     const full = { ...record, status: 'processing', subStatus: null, at } as TransactionCreated;
     const cardBuy = quote.source.type === 'card';
-    // In one process the acceptance's account checks are still on their way: the limits and the pull travel
-    // with them, and their refusal comes first (as when the acceptance refused before anything else ran).
-    const pulled = await afterChecks(quote.pendingChecks, async (): Promise<Pulled> => {
-      await this.checkLimits(projectId, full);
-      if (cardBuy) return undefined;
-      const walletId = String(quote.source.details.id);
-      const amount = quote.pricing.source.amountGross;
-      const { postingId } = await this.accounts.pullFunds(projectId, { transactionId, walletId, amount, at });
-      return { walletId, postingId, asset: quote.pricing.source.asset, amount };
-    });
+    await this.checkLimits(projectId, full);
+    const pulled = cardBuy ? undefined : await this.pull(projectId, transactionId, quote, at);
     const firstLeg = cardBuy ? depositLeg(full, `${transactionId}.1`) : payoutLeg(full, `${transactionId}.1`);
     const review = needsReview(full) ? 'amount over the compliance review threshold' : undefined;
     try {
@@ -128,6 +120,14 @@ export class CreateTransactionHandler {
         throw new ApiError('QuoteAlreadyAccepted', `quote ${quoteId} was accepted by transaction ${transactionId}`);
       throw error;
     }
+  }
+
+  /** The quote's source amount, from the source wallet to the transaction (the accounts port). */
+  private async pull(projectId: string, transactionId: string, quote: AcceptedQuote, at: string): Promise<Pulled> {
+    const walletId = String(quote.source.details.id);
+    const amount = quote.pricing.source.amountGross;
+    const { postingId } = await this.accounts.pullFunds(projectId, { transactionId, walletId, amount, at });
+    return { walletId, postingId, asset: quote.pricing.source.asset, amount };
   }
 
   /**
@@ -156,16 +156,4 @@ export class CreateTransactionHandler {
       }
     }
   }
-}
-
-/**
- * work, started at once beside checks still on their way (AcceptedQuote.pendingChecks); the checks' refusal
- * wins over work's own, and work's result is given only once both have settled.
- */
-async function afterChecks<T>(checks: Promise<void> | undefined, work: () => Promise<T>): Promise<T> {
-  if (!checks) return work();
-  const [checked, done] = await Promise.allSettled([checks, work()]);
-  if (checked.status === 'rejected') throw checked.reason;
-  if (done.status === 'rejected') throw done.reason;
-  return done.value;
 }
