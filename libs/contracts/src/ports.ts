@@ -2,9 +2,11 @@
 // through events; where one needs an answer from another at once (the
 // instruments of a quote, accepting a quote exactly once, pulling a wallet's
 // funds before a transaction exists) it calls a port declared here. In one
-// process the owning service's module implements it directly, joining the
-// caller's database transaction; across processes an HTTP client posts to the
-// owner's internal route, with every call idempotent on the ids it carries.
+// process the owning service implements it directly, joining the caller's
+// database transaction; across processes an HTTP client posts to the owner's
+// internal route, with every call idempotent on the ids it carries. A port says
+// what is asked, never how: what one process saves in round trips is its
+// in-process adapter's business (the runtime's ports module).
 import {
   EXTERNAL_ACCOUNT_TYPES,
   type EndorsementName,
@@ -90,13 +92,6 @@ export abstract class AccountsPort {
   /** Moves the amount from the wallet to the transaction's transit account, or refuses with InsufficientFunds. */
   abstract pullFunds(projectId: string, request: PullFundsRequest): Promise<PullFundsResult>;
   /**
-   * In one process only, inside the caller's database transaction: queues at once what pullFunds will read
-   * for this transaction and wallet (the wallet's lock among it), so that it travels with the statements the
-   * caller is sending now, and a pullFunds later in the same transaction reads nothing. Does nothing across
-   * processes or outside a transaction; a wrong or unknown wallet is pullFunds' to refuse.
-   */
-  abstract preparePull(projectId: string, request: Pick<PullFundsRequest, 'transactionId' | 'walletId'>): void;
-  /**
    * The active walletExternal registered for the customer or one of its counterparties at this address
    * (compared case-insensitively) on this network, or null: who sent a deposit (ADR 0030).
    */
@@ -174,26 +169,13 @@ export interface AcceptQuoteRequest {
   at: string;
 }
 
-/** What a process knows of a quote it made itself, before reading it (QuotesPort.accept's `alongside`). */
-export interface QuoteOutline {
-  source: Pick<QuoteSide, 'type' | 'details'>;
-}
-
 /** The quoting service. */
 export abstract class QuotesPort {
   /**
    * Accepts an open quote for this transaction, or refuses (QuoteNotFound, QuoteExpired, QuoteAlreadyAccepted,
    * or ExternalAccountNotActive when an external account it names was invalidated or deleted since).
-   * `alongside`, in one process only, when the acceptance joins the caller's database transaction and this
-   * process made the quote: called with its outline once the quote's lock and history read are queued, so
-   * that what the caller queues in it at once (the reads its next step needs) travels in the same round trip,
-   * after them. Not called otherwise (across processes, never).
    */
-  abstract accept(
-    projectId: string,
-    request: AcceptQuoteRequest,
-    alongside?: (outline: QuoteOutline) => void,
-  ): Promise<AcceptedQuote>;
+  abstract accept(projectId: string, request: AcceptQuoteRequest): Promise<AcceptedQuote>;
   /** Undoes an acceptance whose transaction could not be made (it was refused after the quote was accepted). */
   abstract release(projectId: string, request: AcceptQuoteRequest): Promise<void>;
 }

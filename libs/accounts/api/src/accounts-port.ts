@@ -91,10 +91,6 @@ export class AccountsPortAdapter extends AccountsPort {
   pullFunds(projectId: string, request: PullFundsRequest): Promise<PullFundsResult> {
     return this.wallets.pullFunds(projectId, request);
   }
-
-  preparePull(projectId: string, request: Pick<PullFundsRequest, 'transactionId' | 'walletId'>): void {
-    this.wallets.preparePull(projectId, request);
-  }
 }
 
 @ApiExcludeController()

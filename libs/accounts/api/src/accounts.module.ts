@@ -83,6 +83,7 @@ import {
     { provide: InstrumentProvider, useClass: SandboxInstrumentProvider },
     { provide: ScreeningProvider, useClass: SandboxScreening },
   ],
-  exports: [AccountsEventStore, CustomersService, AccountsPort],
+  // WalletsService: in one process the quotes port reads a pull's wallet with the quote's acceptance (ADR 0054).
+  exports: [AccountsEventStore, CustomersService, WalletsService, AccountsPort],
 })
 export class AccountsModule {}

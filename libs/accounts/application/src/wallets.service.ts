@@ -126,9 +126,10 @@ export class WalletsService {
   }
 
   /**
-   * The funds port's read sent ahead (AccountsPort.preparePull): the wallet's lock, its ends and whether the
-   * pull's posting is in the ledger, queued now with whatever the caller is sending, for pullFunds to take
-   * later in the same transaction.
+   * The funds port's read sent ahead, in one process (the quotes port's in-process adapter, ADR 0054): the
+   * wallet's lock, its ends and whether the pull's posting is in the ledger, queued now with whatever the
+   * caller is sending, for pullFunds to take later in the same transaction. Does nothing outside a
+   * transaction; a wrong or unknown wallet is pullFunds' to refuse.
    */
   preparePull(projectId: string, request: Pick<PullFundsRequest, 'transactionId' | 'walletId'>): void {
     if (!this.uow.inTransaction || !isId('wallet', request.walletId)) return;

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { QuotesPort } from '@mm/contracts';
 import {
   AcceptQuoteHandler,
   CashPickupsService,
@@ -23,9 +22,8 @@ import { QuotesController, QuotesInternalController, QuotingEventsController } f
     QuotesMadeHere,
     QuotesService,
     AcceptQuoteHandler,
-    { provide: QuotesPort, useExisting: AcceptQuoteHandler },
   ],
-  // In one process the transactions service calls the quotes port directly.
-  exports: [QuotesPort],
+  // The quotes port is the runtime's to bind: in one process an adapter of this acceptance, else an HTTP client.
+  exports: [AcceptQuoteHandler],
 })
 export class QuotingModule {}

@@ -8,7 +8,6 @@ import {
   sideExternalAccountId,
   type AcceptedQuote,
   type AcceptQuoteRequest,
-  type QuoteOutline,
   type QuoteRecord,
 } from '@mm/contracts';
 import { requireUsableAtAcceptance, type AccountStanding } from '@mm/quoting/domain';
@@ -17,7 +16,16 @@ import { runCommand } from '@mm/platform/event-store';
 import { isId } from '@mm/platform/ids';
 import { CashPickupsService } from './cash-pickups.service';
 import { QuoteCommands } from './quote.commands';
-import { QuotesMadeHere } from './quotes-made-here';
+import { QuotesMadeHere, type QuoteSource } from './quotes-made-here';
+
+/**
+ * What a caller in this process reads with the acceptance (the reads of its next step), given the quote's
+ * source. Called at most once, inside the caller's database transaction, when what it queues at once travels
+ * in a round trip the acceptance makes anyway, after the quote's lock: with the quote's history read, for a
+ * quote this process made; else, for a quote accepted now, with the checks of its external accounts (but for
+ * a cash pickup, whose limits are decided first).
+ */
+export type ReadsAlongside = (source: QuoteSource) => void;
 
 @Injectable()
 export class AcceptQuoteHandler {
@@ -29,12 +37,11 @@ export class AcceptQuoteHandler {
     private readonly madeHere: QuotesMadeHere,
   ) {}
 
-  /** The quotes port: accepts an open quote for one transaction (idempotent for that transaction). */
-  async accept(
-    projectId: string,
-    request: AcceptQuoteRequest,
-    alongside?: (outline: QuoteOutline) => void,
-  ): Promise<AcceptedQuote> {
+  /**
+   * The quotes port: accepts an open quote for one transaction (idempotent for that transaction). `alongside`
+   * is the in-process port's (ADR 0054).
+   */
+  async accept(projectId: string, request: AcceptQuoteRequest, alongside?: ReadsAlongside): Promise<AcceptedQuote> {
     if (!isId('quote', request.quoteId))
       throw new ApiError('InvalidQuoteID', `"${String(request.quoteId).slice(0, 64)}" is not a quote id (qt_…)`);
     // Joining the caller's transaction (one process), for a quote made here: its accounts' checks, and what the
@@ -48,7 +55,7 @@ export class AcceptQuoteHandler {
             asked = new Map(known.accountIds.map((id) => [id, this.standing(projectId, id)]));
             // Asked for nothing should the acceptance be a repeat or refused.
             for (const standing of asked.values()) standing.catch(() => undefined);
-            alongside?.({ source: known.source });
+            alongside?.(known.source);
           }
         : undefined;
       const decision = await this.commands.handle(
@@ -62,12 +69,11 @@ export class AcceptQuoteHandler {
       const cashPickup = q.sourceToDestination === 'cryptoToCash' && decision.events.length > 0;
       // Accepted now (not a repeat for the same transaction): the external accounts the quote names must
       // still be usable, or the acceptance rolls back with nothing moved and the quote stays open. Asked with
-      // the history read for a quote made here, they are answered by now; otherwise the caller's reads that
-      // did not go with the history read go with them (as they did when the caller awaited them itself).
+      // the history read for a quote made here, they are answered with it; asked now for another, the
+      // caller's reads travel with them.
       if (decision.events.length > 0) {
         const checks = this.requireUsableAccounts(projectId, q, asked);
-        if (joined && !known && !cashPickup)
-          alongside?.({ source: { type: q.source.type, details: q.source.details } });
+        if (joined && !known && !cashPickup) alongside?.(q.source);
         await checks;
       }
       // A cash pickup's limits decide, authoritatively, and the pickup counts from this transaction on.

@@ -2,14 +2,18 @@
 // instruments never change, so an acceptance in this process can send the reads it and its caller will need
 // with the quote's own (one round trip less).
 import { Injectable } from '@nestjs/common';
-import { sideExternalAccountId, type QuoteOutline, type QuoteRecord } from '@mm/contracts';
+import { sideExternalAccountId, type QuoteRecord, type QuoteSide } from '@mm/contracts';
 
 /** How many quotes made here a process keeps the outline of. */
 const QUOTES_MADE_HERE = 10_000;
 
+/** Where a quote's money comes from: what a caller's reads beside its acceptance need of it. */
+export type QuoteSource = Pick<QuoteSide, 'type' | 'details'>;
+
 /** What the acceptance of a quote made in this process can ask before reading the quote. */
-export interface MadeHere extends QuoteOutline {
+export interface MadeHere {
   projectId: string;
+  source: QuoteSource;
   /** The external accounts the acceptance checks again, source first. */
   accountIds: string[];
 }

@@ -1,8 +1,9 @@
 // The synchronous ports between services (ADR 0019), for every module of the
 // application: the owner's own implementation when it runs in this process
 // (joining the caller's database transaction), else an HTTP client of the
-// owner's internal routes.
-import { Global, Module, type DynamicModule, type Provider } from '@nestjs/common';
+// owner's internal routes. What one process saves by batching across a port's
+// boundary lives in its in-process adapter here, never in the port's contract.
+import { Global, Module, type DynamicModule, type FactoryProvider, type Provider, type Type } from '@nestjs/common';
 import {
   AccountsPort,
   GatewayPort,
@@ -25,11 +26,13 @@ import {
   type WalletView,
 } from '@mm/contracts';
 import { AccountsModule } from '@mm/accounts/api';
+import { WalletsService } from '@mm/accounts/application';
 import { GatewayModule } from '@mm/gateway/api';
 import { internalToken, PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { InternalClient, settleIdempotencyClaim } from '@mm/platform/http';
 import { QuotingModule } from '@mm/quoting/api';
+import { AcceptQuoteHandler } from '@mm/quoting/application';
 import { TransactionsModule } from '@mm/transactions/api';
 
 class HttpAccountsPort extends AccountsPort {
@@ -48,8 +51,6 @@ class HttpAccountsPort extends AccountsPort {
   pullFunds(projectId: string, request: PullFundsRequest): Promise<PullFundsResult> {
     return this.client.call(PORT_ROUTES.accounts.pullFunds, { projectId, ...request });
   }
-  /** Across processes pullFunds reads for itself, in the accounts service's own transaction. */
-  preparePull(): void {}
   async registeredWallet(
     projectId: string,
     customerId: string,
@@ -61,6 +62,37 @@ class HttpAccountsPort extends AccountsPort {
       { projectId, customerId, network, address },
     );
     return answer.wallet;
+  }
+}
+
+/**
+ * The quotes port in one process: the quoting service's acceptance, joining the caller's transaction. The
+ * transactions service, its caller, pulls the quote's amount from its source wallet next in that transaction;
+ * with the accounts service here too, the wallet's lock, its ends and the ledger check are read with the
+ * acceptance's own reads (after the quote's lock, as when they were read one after another), and the pull
+ * takes them (ADR 0054): one round trip less. A card source pulls from no wallet.
+ */
+class InProcessQuotesPort extends QuotesPort {
+  constructor(
+    private readonly acceptance: AcceptQuoteHandler,
+    private readonly wallets: WalletsService | undefined,
+  ) {
+    super();
+  }
+  accept(projectId: string, request: AcceptQuoteRequest): Promise<AcceptedQuote> {
+    const wallets = this.wallets;
+    return this.acceptance.accept(
+      projectId,
+      request,
+      wallets &&
+        ((source) => {
+          if (source.type === 'card') return;
+          wallets.preparePull(projectId, { transactionId: request.transactionId, walletId: String(source.details.id) });
+        }),
+    );
+  }
+  release(projectId: string, request: AcceptQuoteRequest): Promise<void> {
+    return this.acceptance.release(projectId, request);
   }
 }
 
@@ -127,24 +159,51 @@ function client(config: PlatformConfig, uow: UnitOfWork, owner: ServiceName): In
   );
 }
 
-/** Each port: its abstract class, the owner's module that provides it in one process, and its HTTP client. */
-const PORTS = {
+/** How one port is bound. */
+interface PortBinding {
+  /** The port's abstract class. */
+  port: abstract new () => object;
+  /** The owner's module, which provides the port in one process unless `local` makes it. */
+  module: Type;
+  /** The port's HTTP client, across processes. */
+  remote: (c: InternalClient) => object;
+  /** The port's in-process adapter, made from the services of this process. */
+  local?: (services: readonly ServiceName[]) => Omit<FactoryProvider, 'provide'>;
+}
+
+const PORTS: Record<'accounts' | 'quoting' | 'gateway' | 'transactions', PortBinding> = {
   accounts: { port: AccountsPort, module: AccountsModule, remote: (c: InternalClient) => new HttpAccountsPort(c) },
-  quoting: { port: QuotesPort, module: QuotingModule, remote: (c: InternalClient) => new HttpQuotesPort(c) },
+  quoting: {
+    port: QuotesPort,
+    module: QuotingModule,
+    remote: (c: InternalClient) => new HttpQuotesPort(c),
+    local: (services) =>
+      services.includes('accounts')
+        ? {
+            useFactory: (acceptance: AcceptQuoteHandler, wallets: WalletsService) =>
+              new InProcessQuotesPort(acceptance, wallets),
+            inject: [AcceptQuoteHandler, WalletsService],
+          }
+        : {
+            useFactory: (acceptance: AcceptQuoteHandler) => new InProcessQuotesPort(acceptance, undefined),
+            inject: [AcceptQuoteHandler],
+          },
+  },
   gateway: { port: GatewayPort, module: GatewayModule, remote: (c: InternalClient) => new HttpGatewayPort(c) },
   transactions: {
     port: TransactionsPort,
     module: TransactionsModule,
     remote: (c: InternalClient) => new HttpTransactionsPort(c),
   },
-} as const;
+};
 
 @Global()
 @Module({})
 export class PortsModule {
   /**
-   * The ports the services here call: the owner's own module when it runs in this process (joining the
-   * caller's database transaction), else an HTTP client of the owner's internal routes. Nothing is wired
+   * The ports the services here call: the owner's own module, or the port's in-process adapter, when the
+   * owner runs in this process (joining the caller's database transaction), else an HTTP client of the
+   * owner's internal routes. Nothing is wired
    * for a port nobody here calls, so no URL is needed for it.
    */
   static forServices(services: readonly ServiceName[]): DynamicModule {
@@ -158,10 +217,14 @@ export class PortsModule {
     const exports: DynamicModule['exports'] = [];
     for (const owner of Object.keys(PORTS) as Array<keyof typeof PORTS>) {
       if (!called.has(owner)) continue;
-      const { port, module, remote } = PORTS[owner];
+      const { port, module, remote, local } = PORTS[owner];
       if (services.includes(owner)) {
         imports.push(module);
         exports.push(module);
+        if (local) {
+          providers.push({ provide: port, ...local(services) });
+          exports.push(port);
+        }
       } else {
         providers.push({
           provide: port,

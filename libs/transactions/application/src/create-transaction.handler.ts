@@ -52,12 +52,7 @@ export class CreateTransactionHandler {
     const transactionId = transactionIdForQuote(quoteId);
     return runCommand(this.uow, async () => {
       const at = (await this.clock.now(projectId)).toISOString();
-      // In one process, for a quote made here: the wallet the pull will debit is read with the quote (one
-      // round trip less), under the quote's lock as before.
-      const quote = await this.quotes.accept(projectId, { quoteId, transactionId, at }, (outline) => {
-        if (outline.source.type !== 'card')
-          this.accounts.preparePull(projectId, { transactionId, walletId: String(outline.source.details.id) });
-      });
+      const quote = await this.quotes.accept(projectId, { quoteId, transactionId, at });
       try {
         return await this.createAccepted(projectId, transactionId, quote, at);
       } catch (error) {
