@@ -10,7 +10,7 @@ import {
   type EventPayloads,
   type TypedEvent,
 } from '@mm/contracts';
-import type { Decider } from '@mm/platform/decider';
+import { type Decider, unknownCommand, unknownEvent } from '@mm/platform/decider';
 
 export type CounterpartyEvent = TypedEvent<'counterparty.created' | 'counterparty.updated' | 'counterparty.deleted'>;
 
@@ -94,10 +94,8 @@ function evolve(state: CounterpartyState, event: CounterpartyEvent): Counterpart
       return state.status === 'none' ? state : { ...state, ...event.data.changes };
     case 'counterparty.deleted':
       return state.status === 'none' ? state : { ...state, status: 'deleted' };
-    default: {
-      const _exhaustive: never = event;
-      return state;
-    }
+    default:
+      return unknownEvent(event, state);
   }
 }
 
@@ -167,10 +165,8 @@ function decide(command: CounterpartyCommand, state: CounterpartyState): Counter
       return updateCounterparty(command, requireActive(state));
     case 'DeleteCounterparty':
       return deleteCounterparty(command, requireActive(state));
-    default: {
-      const _exhaustive: never = command;
-      throw new Error(`unknown counterparty command ${(_exhaustive as { type: string }).type}`);
-    }
+    default:
+      return unknownCommand(command);
   }
 }
 

@@ -8,7 +8,7 @@ import {
   type EventPayloads,
   type TypedEvent,
 } from '@mm/contracts';
-import type { Decider } from '@mm/platform/decider';
+import { type Decider, unknownCommand, unknownEvent } from '@mm/platform/decider';
 
 export type CustomerEvent = TypedEvent<
   'customer.created' | 'endorsement.requested' | 'endorsement.approved' | 'endorsement.rejected'
@@ -61,10 +61,8 @@ function evolve(state: CustomerState, event: CustomerEvent): CustomerState {
       return withEndorsement(state, event.data.name, 'active');
     case 'endorsement.rejected':
       return withEndorsement(state, event.data.name, 'rejected');
-    default: {
-      const _exhaustive: never = event;
-      return state;
-    }
+    default:
+      return unknownEvent(event, state);
   }
 }
 
@@ -148,10 +146,8 @@ function decide(command: CustomerCommand, state: CustomerState): CustomerEvent[]
       return approveEndorsement(command, requireCustomer(state));
     case 'RejectEndorsement':
       return rejectEndorsement(command, requireCustomer(state));
-    default: {
-      const _exhaustive: never = command;
-      throw new Error(`unknown customer command ${(_exhaustive as { type: string }).type}`);
-    }
+    default:
+      return unknownCommand(command);
   }
 }
 

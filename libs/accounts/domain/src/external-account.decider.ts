@@ -12,7 +12,7 @@ import {
   type ExternalAccountStatus,
   type TypedEvent,
 } from '@mm/contracts';
-import type { Decider } from '@mm/platform/decider';
+import { type Decider, unknownCommand, unknownEvent } from '@mm/platform/decider';
 
 export type ExternalAccountEvent = TypedEvent<
   | 'externalAccount.created'
@@ -110,10 +110,8 @@ function evolve(state: ExternalAccountState, event: ExternalAccountEvent): Exter
     case 'externalAccount.verified':
     case 'externalAccount.declined':
       return state;
-    default: {
-      const _exhaustive: never = event;
-      return state;
-    }
+    default:
+      return unknownEvent(event, state);
   }
 }
 
@@ -305,10 +303,8 @@ function decide(command: ExternalAccountCommand, state: ExternalAccountState): E
       return updateExternalAccount(command, requireExisting(state));
     case 'DeleteExternalAccount':
       return deleteExternalAccount(command, requireExisting(state));
-    default: {
-      const _exhaustive: never = command;
-      throw new Error(`unknown external account command ${(_exhaustive as { type: string }).type}`);
-    }
+    default:
+      return unknownCommand(command);
   }
 }
 

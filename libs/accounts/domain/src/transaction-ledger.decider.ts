@@ -2,7 +2,7 @@
 // accounts that are not wallets (transit, conversion, rails), each applied once,
 // and the refund's return to its wallet, announced once.
 import type { EventPayloads, TypedEvent } from '@mm/contracts';
-import type { Decider } from '@mm/platform/decider';
+import { type Decider, unknownCommand, unknownEvent } from '@mm/platform/decider';
 
 export type TransactionLedgerEvent = TypedEvent<'ledger.posted' | 'funds.returned'>;
 
@@ -22,10 +22,8 @@ function evolve(state: TransactionLedgerState, event: TransactionLedgerEvent): T
       return { ...state, postings: [...state.postings, event.data.postingId] };
     case 'funds.returned':
       return { ...state, returned: true };
-    default: {
-      const _exhaustive: never = event;
-      return state;
-    }
+    default:
+      return unknownEvent(event, state);
   }
 }
 
@@ -49,10 +47,8 @@ function decide(command: TransactionLedgerCommand, state: TransactionLedgerState
       return post(command, state);
     case 'AnnounceReturn':
       return announceReturn(command, state);
-    default: {
-      const _exhaustive: never = command;
-      throw new Error(`unknown ledger command ${(_exhaustive as { type: string }).type}`);
-    }
+    default:
+      return unknownCommand(command);
   }
 }
 

@@ -2,7 +2,7 @@
 // double-entry posting whose entries sum to zero; a debit that would take the
 // wallet below zero is refused.
 import { ApiError, type EventPayloads, type LedgerEntry, type TypedEvent } from '@mm/contracts';
-import type { Decider } from '@mm/platform/decider';
+import { type Decider, unknownCommand, unknownEvent } from '@mm/platform/decider';
 import { dec, toAmount, type DecimalValue } from '@mm/platform/money';
 
 export type WalletEvent = TypedEvent<'wallet.provisioned' | 'wallet.credited' | 'wallet.debited'>;
@@ -65,10 +65,8 @@ function evolve(state: WalletState, event: WalletEvent): WalletState {
       return state.status === 'none'
         ? state
         : { ...state, balance: event.data.balance, postings: [...state.postings, event.data.postingId] };
-    default: {
-      const _exhaustive: never = event;
-      return state;
-    }
+    default:
+      return unknownEvent(event, state);
   }
 }
 
@@ -155,10 +153,8 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
       return creditWallet(command, requireWallet(state));
     case 'DebitWallet':
       return debitWallet(command, requireWallet(state));
-    default: {
-      const _exhaustive: never = command;
-      throw new Error(`unknown wallet command ${(_exhaustive as { type: string }).type}`);
-    }
+    default:
+      return unknownCommand(command);
   }
 }
 

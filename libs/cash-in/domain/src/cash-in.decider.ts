@@ -12,7 +12,7 @@ import {
   type EventPayloads,
   type TypedEvent,
 } from '@mm/contracts';
-import type { Decider } from '@mm/platform/decider';
+import { type Decider, unknownCommand, unknownEvent } from '@mm/platform/decider';
 import { checkCashInCreation, checkDeposit, type CashInUsage } from './cash-in-limits';
 import { CASH_ASSET, cashInPricing } from './cash-in-pricing';
 import { codeExpiresAt } from './deposit-code';
@@ -206,14 +206,6 @@ function decide(command: CashInCommand, state: CashInState): CashInEvent[] {
 }
 
 /** Unreachable while the switch above is exhaustive (the compiler checks it); a caller's bug at run time. */
-function unknownCommand(command: never): never {
-  throw new Error(`cash-in: unknown command ${JSON.stringify(command)}`);
-}
-
-/** Unreachable while the switch above is exhaustive: a stream holds only this decider's events. */
-function unknownEvent(_event: never, state: CashInState): CashInState {
-  return state;
-}
 
 export const cashInDecider: Decider<CashInCommand, CashInEvent, CashInState> = {
   initialState: () => ({ status: 'none' }),

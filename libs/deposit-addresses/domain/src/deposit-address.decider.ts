@@ -21,7 +21,7 @@ import {
   type PayoutInstruction,
   type TypedEvent,
 } from '@mm/contracts';
-import type { Decider } from '@mm/platform/decider';
+import { type Decider, unknownCommand, unknownEvent } from '@mm/platform/decider';
 import { paidOn } from './deposit-address-request';
 
 export type DepositAddressEvent = TypedEvent<
@@ -372,14 +372,6 @@ function decide(command: DepositAddressCommand, state: DepositAddressState): Dep
 }
 
 /** Unreachable while the switch above is exhaustive (the compiler checks it); a caller's bug at run time. */
-function unknownCommand(command: never): never {
-  throw new Error(`deposit address: unknown command ${JSON.stringify(command)}`);
-}
-
-/** Unreachable while the switch above is exhaustive: a stream holds only this decider's events. */
-function unknownEvent(_event: never, state: DepositAddressState): DepositAddressState {
-  return state;
-}
 
 export const depositAddressDecider: Decider<DepositAddressCommand, DepositAddressEvent, DepositAddressState> = {
   initialState: () => ({ status: 'none' }),

@@ -7,7 +7,7 @@ import {
   type ProjectLimits,
   type TypedEvent,
 } from '@mm/contracts';
-import type { Decider } from '@mm/platform/decider';
+import { type Decider, unknownCommand, unknownEvent } from '@mm/platform/decider';
 import { dec } from '@mm/platform/money';
 
 export type ProjectEvent = TypedEvent<
@@ -91,10 +91,8 @@ function evolve(state: ProjectState, event: ProjectEvent): ProjectState {
       return state.status === 'none'
         ? state
         : { ...state, publishableKeys: { ...state.publishableKeys, [event.data.publishableKey]: 'revoked' } };
-    default: {
-      const _exhaustive: never = event;
-      return state;
-    }
+    default:
+      return unknownEvent(event, state);
   }
 }
 
@@ -199,10 +197,8 @@ function decide(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
       return issuePublishableKey(command, requireProject(state));
     case 'RevokePublishableKey':
       return revokePublishableKey(command, requireProject(state));
-    default: {
-      const _exhaustive: never = command;
-      throw new Error(`unknown project command ${(_exhaustive as { type: string }).type}`);
-    }
+    default:
+      return unknownCommand(command);
   }
 }
 

@@ -44,3 +44,19 @@ export function specFor<Command, E extends Event, State>(decider: Decider<Comman
     },
   });
 }
+
+/**
+ * The default of a `decide` switch that has a case for every command: it does not compile while a command of
+ * the union has no case, and throws should a value outside the union reach it at run time.
+ */
+export function unknownCommand(command: never): never {
+  throw new Error(`unknown command ${JSON.stringify(command)}`);
+}
+
+/**
+ * The default of an `evolve` switch that has a case for every event: it does not compile while an event of the
+ * union has no case. A stream holds only its own decider's events, so at run time it is unreachable.
+ */
+export function unknownEvent<State>(_event: never, state: State): State {
+  return state;
+}

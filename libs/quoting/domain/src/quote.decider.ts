@@ -2,7 +2,7 @@
 // by exactly one transaction before it expires, or expired: past expiresAt on
 // the project's clock it reads as expired and cannot be accepted.
 import { ApiError, type EventPayloads, type QuoteRecord, type TypedEvent } from '@mm/contracts';
-import type { Decider } from '@mm/platform/decider';
+import { type Decider, unknownCommand, unknownEvent } from '@mm/platform/decider';
 
 export type QuoteEvent = TypedEvent<'quote.created' | 'quote.accepted' | 'quote.released'>;
 export type QuoteStatus = 'open' | 'accepted' | 'expired';
@@ -34,10 +34,8 @@ function evolve(state: QuoteState, e: QuoteEvent): QuoteState {
         : { ...state, status: 'accepted', transactionId: e.data.transactionId, updatedAt: e.data.at };
     case 'quote.released':
       return state.status === 'none' ? state : { ...state, status: 'open', transactionId: null, updatedAt: e.data.at };
-    default: {
-      const _exhaustive: never = e;
-      return state;
-    }
+    default:
+      return unknownEvent(e, state);
   }
 }
 
@@ -82,10 +80,8 @@ function decide(command: QuoteCommand, state: QuoteState): QuoteEvent[] {
       return acceptQuote(command, requireQuote(state, command.projectId));
     case 'ReleaseQuote':
       return releaseQuote(command, requireQuote(state, command.projectId));
-    default: {
-      const _exhaustive: never = command;
-      throw new Error(`unknown quote command ${(_exhaustive as { type: string }).type}`);
-    }
+    default:
+      return unknownCommand(command);
   }
 }
 

@@ -23,7 +23,7 @@ import {
   type TypedEvent,
   type VirtualAccountTarget,
 } from '@mm/contracts';
-import type { Decider } from '@mm/platform/decider';
+import { type Decider, unknownCommand, unknownEvent } from '@mm/platform/decider';
 import { holdMessage, isFromDeposit } from './deposit-transactions';
 import { isUnusableAccountFailure } from './leg-accounts';
 
@@ -214,10 +214,6 @@ function baseOf(state: ExistingTransaction, at: string): Base {
   return { transactionId: state.record.transactionId, projectId: state.record.projectId, at };
 }
 
-function unreachable(value: never): never {
-  throw new Error(`unhandled: ${JSON.stringify(value)}`);
-}
-
 function event<T extends TransactionEvent['type']>(type: T, data: EventPayloads[T]): TransactionEvent {
   return { type, data } as TransactionEvent;
 }
@@ -353,7 +349,7 @@ function evolveExisting(
         refundEndsIn: null,
       };
     default:
-      return unreachable(e);
+      return unknownEvent(e, state);
   }
 }
 
@@ -395,7 +391,7 @@ function decide(command: TransactionCommand, state: TransactionState): Transacti
     case 'ReportLeg':
       return reportLeg(command, existingTransaction(state));
     default:
-      return unreachable(command);
+      return unknownCommand(command);
   }
 }
 

@@ -23,7 +23,7 @@ import {
   type VirtualAccountStatusChange,
   type VirtualAccountTarget,
 } from '@mm/contracts';
-import type { Decider } from '@mm/platform/decider';
+import { type Decider, unknownCommand, unknownEvent } from '@mm/platform/decider';
 
 export type VirtualAccountEvent = TypedEvent<
   | 'virtualAccount.created'
@@ -413,14 +413,6 @@ function decide(command: VirtualAccountCommand, state: VirtualAccountState): Vir
 }
 
 /** Unreachable while the switch above is exhaustive (the compiler checks it); a caller's bug at run time. */
-function unknownCommand(command: never): never {
-  throw new Error(`virtual account: unknown command ${JSON.stringify(command)}`);
-}
-
-/** Unreachable while the switch above is exhaustive: a stream holds only this decider's events. */
-function unknownEvent(_event: never, state: VirtualAccountState): VirtualAccountState {
-  return state;
-}
 
 function restored(state: ExistingVirtualAccount, releases: DepositRelease[], at: string): VirtualAccountEvent {
   return event('virtualAccount.destinationRestored', {

@@ -3,7 +3,7 @@
 // days of continuous failure; `enable` brings either back. Deletion is soft: the
 // endpoint is gone from reads, its delivery history stays for the retention window.
 import { ApiError, type EventPayloads, type TypedEvent, type WebhookEndpointStatus } from '@mm/contracts';
-import type { Decider } from '@mm/platform/decider';
+import { type Decider, unknownCommand, unknownEvent } from '@mm/platform/decider';
 
 export type WebhookEndpointEvent = TypedEvent<
   | 'webhookEndpoint.created'
@@ -86,10 +86,8 @@ function evolve(state: WebhookEndpointState, event: WebhookEndpointEvent): Webho
       return state.status === 'none' ? state : { ...state, deleted: true };
     case 'webhookEndpoint.signingKeyRotated':
       return state;
-    default: {
-      const _exhaustive: never = event;
-      return state;
-    }
+    default:
+      return unknownEvent(event, state);
   }
 }
 
@@ -216,10 +214,8 @@ function decide(command: WebhookEndpointCommand, state: WebhookEndpointState): W
       return notifyEndpointDown(command, requireEndpoint(state));
     case 'SuspendWebhookEndpoint':
       return suspendWebhookEndpoint(command, requireEndpoint(state));
-    default: {
-      const _exhaustive: never = command;
-      throw new Error(`unknown webhook endpoint command ${(_exhaustive as { type: string }).type}`);
-    }
+    default:
+      return unknownCommand(command);
   }
 }
 
