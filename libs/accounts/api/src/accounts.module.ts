@@ -31,18 +31,18 @@ import {
 } from '@mm/accounts/infrastructure';
 import { AccountsPort } from '@mm/contracts';
 import { AccountsApiPartnerViews } from './accounts-partner-views';
-import { AccountsInternalController, AccountsPortAdapter } from './accounts-port';
+import { AccountsInternalController, AccountsPortAdapter } from './accounts.port';
 import {
   AccountsEventsController,
   CustomersController,
   SandboxWalletsController,
   WalletsController,
-} from './accounts.controllers';
+} from './accounts.controller';
 import {
   CounterpartiesController,
   ExternalAccountsController,
   SandboxExternalAccountsController,
-} from './external-accounts.controllers';
+} from './external-accounts.controller';
 
 @Module({
   controllers: [

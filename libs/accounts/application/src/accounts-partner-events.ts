@@ -3,7 +3,7 @@
 // command's transaction with the resource as a read shows it (ADR 0018).
 import { Injectable } from '@nestjs/common';
 import { publishPartnerEvents, type PartnerResource, type RecordedEvent } from '@mm/platform/event-store';
-import { AccountsEventStore } from './accounts-event-store';
+import { AccountsEventStore } from './accounts.event-store';
 
 type Shape = Record<string, unknown>;
 

@@ -11,7 +11,7 @@ import {
 } from '@mm/accounts/domain';
 import { AccountsReadModels, type CustomerRow } from '@mm/accounts/infrastructure';
 import { CommandHandler, type RecordedEvent } from '@mm/platform/event-store';
-import { AccountsEventStore } from './accounts-event-store';
+import { AccountsEventStore } from './accounts.event-store';
 import { AccountsPartnerEvents } from './accounts-partner-events';
 
 @Injectable()

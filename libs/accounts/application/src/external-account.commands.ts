@@ -14,7 +14,7 @@ import {
 import { CARD_EXPIRY_TIMER, ExternalAccountsReadModels, type ExternalAccountRow } from '@mm/accounts/infrastructure';
 import { TimerService } from '@mm/platform/clock';
 import { CommandHandler, type AfterDecision, type RecordedEvent } from '@mm/platform/event-store';
-import { AccountsEventStore } from './accounts-event-store';
+import { AccountsEventStore } from './accounts.event-store';
 import { AccountsPartnerEvents } from './accounts-partner-events';
 
 /** The durable timer that fails a registration the provider never confirmed (key: the account id). */

@@ -4,7 +4,7 @@
 import { AccountsReadModels, SandboxCustodian } from '@mm/accounts/infrastructure';
 import { ProjectClock } from '@mm/platform/clock';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import { AccountsEventStore } from './accounts-event-store';
+import { AccountsEventStore } from './accounts.event-store';
 import { AccountsPartnerEvents, AccountsPartnerViews } from './accounts-partner-events';
 import { CustomerCommands } from './customer.commands';
 import { CustomersService } from './customers.service';

@@ -10,7 +10,7 @@ import {
 } from '@mm/accounts/domain';
 import { AccountsReadModels } from '@mm/accounts/infrastructure';
 import { CommandHandler } from '@mm/platform/event-store';
-import { AccountsEventStore } from './accounts-event-store';
+import { AccountsEventStore } from './accounts.event-store';
 
 @Injectable()
 export class TransactionLedgerCommands extends CommandHandler<

@@ -12,7 +12,7 @@ import {
 } from '@mm/accounts/domain';
 import { AccountsReadModels } from '@mm/accounts/infrastructure';
 import { CommandHandler, type RecordedEvent } from '@mm/platform/event-store';
-import { AccountsEventStore } from './accounts-event-store';
+import { AccountsEventStore } from './accounts.event-store';
 import { AccountsPartnerEvents } from './accounts-partner-events';
 
 @Injectable()

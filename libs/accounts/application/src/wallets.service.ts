@@ -28,7 +28,7 @@ import { PrefetchKey, UnitOfWork } from '@mm/platform/database';
 import { runCommand, type RecordedEvent } from '@mm/platform/event-store';
 import { fold } from '@mm/platform/decider';
 import { isId, newId } from '@mm/platform/ids';
-import { AccountsEventStore } from './accounts-event-store';
+import { AccountsEventStore } from './accounts.event-store';
 import { AccountsPartnerEvents } from './accounts-partner-events';
 import { CustomersService } from './customers.service';
 import { WalletCommands } from './wallet.commands';

@@ -1,1 +1,1 @@
-export * from './instrument-identifiers.fixtures';
+export * from './instrument-identifiers.fixture';

@@ -8,7 +8,7 @@ import {
   SandboxCashInPrices,
   SandboxRetailNetwork,
 } from '@mm/cash-in/infrastructure';
-import { CashInsController, CashLocationsController, SandboxCashInsController } from './cash-ins.controllers';
+import { CashInsController, CashLocationsController, SandboxCashInsController } from './cash-ins.controller';
 
 @Module({
   controllers: [CashInsController, SandboxCashInsController, CashLocationsController],

@@ -1,2 +1,2 @@
 export * from './cash-in.module';
-export * from './cash-ins.controllers';
+export * from './cash-ins.controller';

@@ -15,7 +15,7 @@ import {
 import { CashInsReadModel } from '@mm/cash-in/infrastructure';
 import { TimerService } from '@mm/platform/clock';
 import { CommandHandler, publishStateViews, type AfterDecision, type RecordedEvent } from '@mm/platform/event-store';
-import { CashInEventStore } from './cash-in-event-store';
+import { CashInEventStore } from './cash-in.event-store';
 
 /** The durable timer that expires a cash-in's code (key: the cash-in id). */
 export const CODE_EXPIRY_TIMER = 'cashIn.codeExpiry';

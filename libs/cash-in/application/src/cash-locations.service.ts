@@ -19,7 +19,7 @@ import {
 import { CashLocationsReadModel, RetailNetwork } from '@mm/cash-in/infrastructure';
 import { UnitOfWork } from '@mm/platform/database';
 import { runCommand } from '@mm/platform/event-store';
-import { CashInEventStore } from './cash-in-event-store';
+import { CashInEventStore } from './cash-in.event-store';
 
 export interface LocationSearch {
   provider?: string;

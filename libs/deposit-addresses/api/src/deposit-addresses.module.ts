@@ -11,7 +11,7 @@ import {
   DepositAddressesController,
   DepositAddressesEventsController,
   SandboxDepositAddressesController,
-} from './deposit-addresses.controllers';
+} from './deposit-addresses.controller';
 
 @Module({
   controllers: [DepositAddressesController, SandboxDepositAddressesController, DepositAddressesEventsController],

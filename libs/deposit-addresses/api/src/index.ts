@@ -1,2 +1,2 @@
 export * from './deposit-addresses.module';
-export * from './deposit-addresses.controllers';
+export * from './deposit-addresses.controller';

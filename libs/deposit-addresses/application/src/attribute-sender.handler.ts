@@ -19,7 +19,7 @@ import { UnitOfWork } from '@mm/platform/database';
 import { fold } from '@mm/platform/decider';
 import { runCommand, type RecordedEvent } from '@mm/platform/event-store';
 import { usdcRate } from './deposit-address.queries';
-import { DepositAddressesEventStore } from './deposit-addresses-event-store';
+import { DepositAddressesEventStore } from './deposit-addresses.event-store';
 
 @Injectable()
 export class AttributeSenderHandler {

@@ -14,7 +14,7 @@ import {
 } from '@mm/deposit-addresses/domain';
 import { DepositAddressesReadModel } from '@mm/deposit-addresses/infrastructure';
 import { CommandHandler, publishStateViews, type AfterDecision } from '@mm/platform/event-store';
-import { DepositAddressesEventStore } from './deposit-addresses-event-store';
+import { DepositAddressesEventStore } from './deposit-addresses.event-store';
 
 type After = AfterDecision<DepositAddressEvent, DepositAddressState>;
 

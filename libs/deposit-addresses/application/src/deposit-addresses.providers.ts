@@ -3,7 +3,7 @@ import { AttributeSenderHandler } from './attribute-sender.handler';
 import { CreateDepositAddressHandler } from './create-deposit-address.handler';
 import { DepositAddressCommands } from './deposit-address.commands';
 import { DepositAddressQueries } from './deposit-address.queries';
-import { DepositAddressesEventStore } from './deposit-addresses-event-store';
+import { DepositAddressesEventStore } from './deposit-addresses.event-store';
 import { LoseDestinationHandler } from './lose-destination.handler';
 import { ProvisionDepositAddressHandler } from './provision-deposit-address.handler';
 import { ReceiveDepositHandler } from './receive-deposit.handler';

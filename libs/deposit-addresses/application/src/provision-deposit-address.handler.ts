@@ -7,7 +7,7 @@ import { depositAddressStreamId } from '@mm/deposit-addresses/domain';
 import { DepositAddressCustodian } from '@mm/deposit-addresses/infrastructure';
 import { ProjectClock, TimerService, type DueTimer } from '@mm/platform/clock';
 import { DepositAddressCommands } from './deposit-address.commands';
-import { DepositAddressesEventStore } from './deposit-addresses-event-store';
+import { DepositAddressesEventStore } from './deposit-addresses.event-store';
 
 /** The custodian's answer to a provisioning request (key: the address id). */
 export const PROVISIONING_TIMER = 'depositAddress.provisioning';

@@ -28,7 +28,7 @@ import { fold } from '@mm/platform/decider';
 import { runCommand } from '@mm/platform/event-store';
 import { newId, randomHex } from '@mm/platform/ids';
 import { DepositAddressQueries, requireDepositAddressId, usdcRate } from './deposit-address.queries';
-import { DepositAddressesEventStore } from './deposit-addresses-event-store';
+import { DepositAddressesEventStore } from './deposit-addresses.event-store';
 
 /** POST /deposit-addresses/{id}/simulate/crypto-deposit's answer. */
 export interface DepositAddressDepositView {

@@ -18,7 +18,7 @@ import { fold } from '@mm/platform/decider';
 import { runCommand, type RecordedEvent } from '@mm/platform/event-store';
 import { DepositAddressCommands } from './deposit-address.commands';
 import { amountText, usdcRate } from './deposit-address.queries';
-import { DepositAddressesEventStore } from './deposit-addresses-event-store';
+import { DepositAddressesEventStore } from './deposit-addresses.event-store';
 
 @Injectable()
 export class ReleaseHeldDepositHandler {

@@ -39,7 +39,7 @@ import { fold } from '@mm/platform/decider';
 import { runCommand } from '@mm/platform/event-store';
 import { DepositAddressCommands } from './deposit-address.commands';
 import { amountText, DepositAddressQueries, usdcRate } from './deposit-address.queries';
-import { DepositAddressesEventStore } from './deposit-addresses-event-store';
+import { DepositAddressesEventStore } from './deposit-addresses.event-store';
 
 export interface UpdateDepositAddressRequest {
   destination?: { externalAccountId: string };

@@ -12,8 +12,8 @@ import { GatewayPort } from '@mm/contracts';
 import { API_KEY_REGISTRY, SIGNING_KEYSET } from '@mm/platform/auth';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
-import { AdminController, AuthController, RiskConfigController } from './gateway.controllers';
-import { GatewayInternalController, GatewayPortAdapter } from './gateway-port';
+import { AdminController, AuthController, RiskConfigController } from './gateway.controller';
+import { GatewayInternalController, GatewayPortAdapter } from './gateway.port';
 
 @Module({
   imports: [

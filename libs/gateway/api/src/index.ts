@@ -1,3 +1,3 @@
 export * from './gateway.module';
 export * from './service-routes';
-export * from './gateway-port';
+export * from './gateway.port';

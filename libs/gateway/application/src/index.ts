@@ -1,3 +1,3 @@
 export * from './gateway.service';
-export * from './gateway-event-store';
+export * from './gateway.event-store';
 export * from './project.commands';

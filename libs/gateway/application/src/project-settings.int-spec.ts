@@ -9,7 +9,7 @@ import { VerifiedTokens } from '@mm/platform/auth';
 import { loadConfig, type PlatformConfig } from '@mm/platform/config';
 import type { UnitOfWork } from '@mm/platform/database';
 import { anotherProcess, createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import { GatewayEventStore } from './gateway-event-store';
+import { GatewayEventStore } from './gateway.event-store';
 import { GatewayService } from './gateway.service';
 import { ProjectCommands } from './project.commands';
 

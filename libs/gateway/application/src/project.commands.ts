@@ -15,7 +15,7 @@ import { GatewayReadModels, ProjectSettings } from '@mm/gateway/infrastructure';
 import { revokeEverywhere, VerifiedTokens } from '@mm/platform/auth';
 import { UnitOfWork } from '@mm/platform/database';
 import { CommandHandler, type AfterDecision, type RecordedEvent } from '@mm/platform/event-store';
-import { GatewayEventStore } from './gateway-event-store';
+import { GatewayEventStore } from './gateway.event-store';
 
 type After = AfterDecision<ProjectEvent, ProjectState>;
 

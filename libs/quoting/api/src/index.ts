@@ -1,2 +1,2 @@
 export * from './quoting.module';
-export * from './quotes.controllers';
+export * from './quotes.controller';

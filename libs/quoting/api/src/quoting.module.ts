@@ -8,7 +8,7 @@ import {
   QuotingEventStore,
 } from '@mm/quoting/application';
 import { CashPickupRepository, PriceProvider, QuotesReadModel, SandboxPriceProvider } from '@mm/quoting/infrastructure';
-import { QuotesController, QuotesInternalController, QuotingEventsController } from './quotes.controllers';
+import { QuotesController, QuotesInternalController, QuotingEventsController } from './quotes.controller';
 
 @Module({
   controllers: [QuotesController, QuotesInternalController, QuotingEventsController],

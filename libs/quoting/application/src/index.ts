@@ -1,4 +1,4 @@
-export * from './quoting-event-store';
+export * from './quoting.event-store';
 export * from './quotes.service';
 export * from './accept-quote.handler';
 export * from './quotes-made-here';

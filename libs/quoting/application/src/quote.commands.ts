@@ -7,7 +7,7 @@ import { Injectable } from '@nestjs/common';
 import { quoteDecider, quoteStreamId, type QuoteCommand, type QuoteEvent, type QuoteState } from '@mm/quoting/domain';
 import { QuotesReadModel, type QuoteRow } from '@mm/quoting/infrastructure';
 import { CommandHandler, type RecordedEvent } from '@mm/platform/event-store';
-import { QuotingEventStore } from './quoting-event-store';
+import { QuotingEventStore } from './quoting.event-store';
 
 @Injectable()
 export class QuoteCommands extends CommandHandler<QuoteCommand, QuoteEvent, QuoteState, QuoteRow> {

@@ -1,2 +1,2 @@
 export * from './transactions.module';
-export * from './transactions-port';
+export * from './transactions.port';

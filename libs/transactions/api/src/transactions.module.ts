@@ -7,13 +7,13 @@ import {
   TransactionsReadModel,
 } from '@mm/transactions/infrastructure';
 import { TransactionsPort } from '@mm/contracts';
-import { TransactionsInternalController, TransactionsPortAdapter } from './transactions-port';
+import { TransactionsInternalController, TransactionsPortAdapter } from './transactions.port';
 import {
   SandboxTransactionsController,
   TransactionsAdminController,
   TransactionsController,
   TransactionsEventsController,
-} from './transactions.controllers';
+} from './transactions.controller';
 
 @Module({
   controllers: [

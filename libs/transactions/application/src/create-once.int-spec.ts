@@ -17,7 +17,7 @@ import { LegAccountChecks } from './leg-account-checks';
 import { MadeTransactions, RecentIds } from './made-transactions';
 import { TransactionCommands } from './transaction.commands';
 import { TransactionTimerService } from './transaction.timers';
-import { TransactionsEventStore } from './transactions-event-store';
+import { TransactionsEventStore } from './transactions.event-store';
 
 const zero = { total: '0.00', developer: '0.00', gas: '0.00', meridian: '0.00' };
 

@@ -1,4 +1,4 @@
-export * from './transactions-event-store';
+export * from './transactions.event-store';
 export * from './transaction.commands';
 export * from './transaction.timers';
 export * from './transaction.queries';

@@ -18,7 +18,7 @@ import { publishAnnouncements } from './transaction-partner-events.projection';
 import { projectReadModel } from './transaction-read-model.projection';
 import { scheduleRails } from './rail-timers.step';
 import { TransactionTimerService } from './transaction.timers';
-import { TransactionsEventStore } from './transactions-event-store';
+import { TransactionsEventStore } from './transactions.event-store';
 
 @Injectable()
 export class TransactionCommands extends CommandHandler<TransactionCommand, TransactionEvent, TransactionState> {

@@ -11,7 +11,7 @@ import { ReviewDecisionHandler } from './review-decision.handler';
 import { TransactionCommands } from './transaction.commands';
 import { TransactionQueries } from './transaction.queries';
 import { TransactionTimerService } from './transaction.timers';
-import { TransactionsEventStore } from './transactions-event-store';
+import { TransactionsEventStore } from './transactions.event-store';
 
 /** The transactions application layer: its command path, its use cases and its queries. */
 export const TRANSACTIONS_APPLICATION = [

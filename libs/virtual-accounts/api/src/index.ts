@@ -1,2 +1,2 @@
 export * from './virtual-accounts.module';
-export * from './virtual-accounts.controllers';
+export * from './virtual-accounts.controller';

@@ -11,7 +11,7 @@ import {
   SandboxVirtualAccountsController,
   VirtualAccountsController,
   VirtualAccountsEventsController,
-} from './virtual-accounts.controllers';
+} from './virtual-accounts.controller';
 
 @Module({
   controllers: [VirtualAccountsController, SandboxVirtualAccountsController, VirtualAccountsEventsController],

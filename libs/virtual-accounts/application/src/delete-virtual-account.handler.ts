@@ -26,7 +26,7 @@ import { runCommand } from '@mm/platform/event-store';
 import { FinishDeletionHandler } from './finish-deletion.handler';
 import { VirtualAccountCommands } from './virtual-account.commands';
 import { VirtualAccountQueries } from './virtual-account.queries';
-import { VirtualAccountsEventStore } from './virtual-accounts-event-store';
+import { VirtualAccountsEventStore } from './virtual-accounts.event-store';
 
 @Injectable()
 export class DeleteVirtualAccountHandler {

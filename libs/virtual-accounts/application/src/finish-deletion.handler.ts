@@ -11,7 +11,7 @@ import { UnitOfWork } from '@mm/platform/database';
 import { fold } from '@mm/platform/decider';
 import { runCommand } from '@mm/platform/event-store';
 import { VirtualAccountCommands } from './virtual-account.commands';
-import { VirtualAccountsEventStore } from './virtual-accounts-event-store';
+import { VirtualAccountsEventStore } from './virtual-accounts.event-store';
 
 /** The delete sweeper (key: the account id and its due time): scheduled with the delete request. */
 export const DELETE_SWEEP_TIMER = 'virtualAccount.deleteSweep';

@@ -9,5 +9,5 @@ export * from './update-virtual-account.handler';
 export * from './virtual-account-destination.resolver';
 export * from './virtual-account.commands';
 export * from './virtual-account.queries';
-export * from './virtual-accounts-event-store';
+export * from './virtual-accounts.event-store';
 export * from './virtual-accounts.providers';

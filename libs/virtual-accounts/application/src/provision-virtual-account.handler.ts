@@ -7,7 +7,7 @@ import { VirtualAccountBank } from '@mm/virtual-accounts/infrastructure';
 import { ProjectClock, TimerService, type DueTimer } from '@mm/platform/clock';
 import { fold } from '@mm/platform/decider';
 import { VirtualAccountCommands } from './virtual-account.commands';
-import { VirtualAccountsEventStore } from './virtual-accounts-event-store';
+import { VirtualAccountsEventStore } from './virtual-accounts.event-store';
 
 /** The bank's answer to an opening request (key: the account id). */
 export const PROVISIONING_TIMER = 'virtualAccount.provisioning';

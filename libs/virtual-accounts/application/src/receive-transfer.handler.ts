@@ -24,7 +24,7 @@ import { fold } from '@mm/platform/decider';
 import { runCommand } from '@mm/platform/event-store';
 import { newId } from '@mm/platform/ids';
 import { inboundRail, requireVirtualAccountId, usdRate, VirtualAccountQueries } from './virtual-account.queries';
-import { VirtualAccountsEventStore } from './virtual-accounts-event-store';
+import { VirtualAccountsEventStore } from './virtual-accounts.event-store';
 
 /** POST /virtual-accounts/{id}/simulate/inbound-transfer's answer. */
 export interface VirtualAccountDepositView {

@@ -18,7 +18,7 @@ import { fold } from '@mm/platform/decider';
 import { runCommand, type RecordedEvent } from '@mm/platform/event-store';
 import { VirtualAccountCommands } from './virtual-account.commands';
 import { usdRate } from './virtual-account.queries';
-import { VirtualAccountsEventStore } from './virtual-accounts-event-store';
+import { VirtualAccountsEventStore } from './virtual-accounts.event-store';
 
 @Injectable()
 export class ReleaseHeldTransferHandler {

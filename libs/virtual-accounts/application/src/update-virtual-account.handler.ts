@@ -35,7 +35,7 @@ import { runCommand } from '@mm/platform/event-store';
 import { DestinationResolver, type DestinationInput } from './virtual-account-destination.resolver';
 import { VirtualAccountCommands } from './virtual-account.commands';
 import { usdRate, VirtualAccountQueries } from './virtual-account.queries';
-import { VirtualAccountsEventStore } from './virtual-accounts-event-store';
+import { VirtualAccountsEventStore } from './virtual-accounts.event-store';
 
 export interface UpdateVirtualAccountRequest {
   destination?: DestinationInput;

@@ -13,7 +13,7 @@ import {
 } from '@mm/virtual-accounts/domain';
 import { VirtualAccountsReadModel } from '@mm/virtual-accounts/infrastructure';
 import { CommandHandler, publishStateViews, type AfterDecision } from '@mm/platform/event-store';
-import { VirtualAccountsEventStore } from './virtual-accounts-event-store';
+import { VirtualAccountsEventStore } from './virtual-accounts.event-store';
 
 type After = AfterDecision<VirtualAccountEvent, VirtualAccountState>;
 

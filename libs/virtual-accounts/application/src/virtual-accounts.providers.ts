@@ -10,7 +10,7 @@ import { UpdateVirtualAccountHandler } from './update-virtual-account.handler';
 import { DestinationResolver } from './virtual-account-destination.resolver';
 import { VirtualAccountCommands } from './virtual-account.commands';
 import { VirtualAccountQueries } from './virtual-account.queries';
-import { VirtualAccountsEventStore } from './virtual-accounts-event-store';
+import { VirtualAccountsEventStore } from './virtual-accounts.event-store';
 
 /** The application layer's providers, for the context's Nest module. */
 export const VIRTUAL_ACCOUNT_APPLICATION = [

@@ -18,7 +18,7 @@ import {
   WebhooksReadModels,
   WebhookSigningKeys,
 } from '@mm/webhooks/infrastructure';
-import { EventsController, WebhooksController, WebhooksEventsController } from './webhooks.controllers';
+import { EventsController, WebhooksController, WebhooksEventsController } from './webhooks.controller';
 
 @Module({
   controllers: [WebhooksController, EventsController, WebhooksEventsController],

@@ -12,7 +12,7 @@ import {
 import { WebhookDeliveries, WebhooksReadModels, type EndpointRow } from '@mm/webhooks/infrastructure';
 import { TimerService } from '@mm/platform/clock';
 import { CommandHandler, type RecordedEvent } from '@mm/platform/event-store';
-import { WebhooksEventStore } from './webhooks-event-store';
+import { WebhooksEventStore } from './webhooks.event-store';
 
 /** The timer of an endpoint's down notice (the delivery worker's). */
 export const DOWN_NOTICE_TIMER = 'webhook.downNotice';

@@ -11,7 +11,7 @@ import {
 } from '@mm/webhooks/infrastructure';
 import { WebhookEndpointCommands } from './webhook-endpoint.commands';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
-import { WebhooksEventStore } from './webhooks-event-store';
+import { WebhooksEventStore } from './webhooks.event-store';
 
 export function endpointsServiceOf(
   uow: UnitOfWork,

@@ -17,7 +17,7 @@ import {
   WebhookSigningKeys,
 } from '@mm/webhooks/infrastructure';
 import { LocalDeliveryQueue } from './local-delivery-queue';
-import { WebhookDeliveryWorker } from './webhook-delivery-worker';
+import { WebhookDeliveryWorker } from './webhook-delivery.worker';
 import { WebhookDeliveryWriter } from './webhook-delivery-writer';
 import { endpointsServiceOf } from './webhook-endpoints.fixture';
 import type { WebhookEndpointsService } from './webhook-endpoints.service';
