@@ -4,12 +4,16 @@
 // the same moment either sees the wallet registered or is seen here. An attributed deposit pays out to the
 // address's destination as it is now, or waits on for one while the destination is lost.
 import { Injectable } from '@nestjs/common';
-import { AccountsPort, ApiError, type EventPayloads, type ExternalAccountView } from '@mm/contracts';
 import {
-  attributeSender,
+  AccountsPort,
+  ApiError,
+  type DepositAddressSenderAttributed,
+  type EventPayloads,
+  type ExternalAccountView,
+} from '@mm/contracts';
+import {
   depositAddressDecider,
   depositAddressStreamId,
-  depositStreamId,
   requireDepositAddress,
   type DepositAddressEvent,
 } from '@mm/deposit-addresses/domain';
@@ -20,12 +24,14 @@ import { fold } from '@mm/platform/decider';
 import { runCommand, type RecordedEvent } from '@mm/platform/event-store';
 import { usdcRate } from './deposit-address.queries';
 import { DepositAddressesEventStore } from './deposit-addresses.event-store';
+import { DepositCommands } from './deposit.commands';
 
 @Injectable()
 export class AttributeSenderHandler {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly store: DepositAddressesEventStore,
+    private readonly deposits: DepositCommands,
     private readonly readModel: DepositAddressesReadModel,
     private readonly accounts: AccountsPort,
     private readonly prices: DepositPrices,
@@ -64,16 +70,22 @@ export class AttributeSenderHandler {
           await this.readModel.setHeld([deposit.transaction_id], null);
           continue;
         }
-        const data = attributeSender(
-          state,
-          { transactionId: deposit.transaction_id, amount: deposit.amount },
-          account,
-          usdcRate(this.prices, state.destination.instrument.asset),
-          at,
+        // The deposit's stream holds its arrival alone until now (the read model holds it for its sender): its
+        // attribution is its second event, not read first.
+        const { events } = await this.deposits.handle(
+          projectId,
+          deposit.transaction_id,
+          {
+            type: 'AttributeSender',
+            address: state,
+            deposit: { transactionId: deposit.transaction_id, amount: deposit.amount },
+            account,
+            rate: usdcRate(this.prices, state.destination.instrument.asset),
+            at,
+          },
+          { read: { events: [], version: 1 } },
         );
-        await this.store.append(depositStreamId(deposit.transaction_id), 1, [
-          { type: 'depositAddress.senderAttributed', data, metadata: { projectId } },
-        ]);
+        const data = events[0].data as DepositAddressSenderAttributed;
         await this.readModel.setHeld([deposit.transaction_id], data.destinationMissing ? 'destination' : null);
       }
     });

@@ -2,6 +2,7 @@
 import { AttributeSenderHandler } from './attribute-sender.handler';
 import { CreateDepositAddressHandler } from './create-deposit-address.handler';
 import { DepositAddressCommands } from './deposit-address.commands';
+import { DepositCommands } from './deposit.commands';
 import { DepositAddressQueries } from './deposit-address.queries';
 import { DepositAddressesEventStore } from './deposit-addresses.event-store';
 import { LoseDestinationHandler } from './lose-destination.handler';
@@ -15,6 +16,7 @@ import { UpdateDepositAddressHandler } from './update-deposit-address.handler';
 export const DEPOSIT_ADDRESS_APPLICATION = [
   DepositAddressesEventStore,
   DepositAddressCommands,
+  DepositCommands,
   DepositAddressQueries,
   CreateDepositAddressHandler,
   ProvisionDepositAddressHandler,

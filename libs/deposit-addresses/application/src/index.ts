@@ -2,6 +2,7 @@ export * from './attribute-sender.handler';
 export * from './create-deposit-address.handler';
 export * from './deposit-address.commands';
 export * from './deposit-address.queries';
+export * from './deposit.commands';
 export * from './deposit-addresses.event-store';
 export * from './deposit-addresses.providers';
 export * from './lose-destination.handler';

@@ -15,9 +15,7 @@ import {
 import {
   depositAddressDecider,
   depositAddressStreamId,
-  depositStreamId,
   dispositionOf,
-  receiveDeposit,
   requireProvisioned,
   type DepositAddressEvent,
 } from '@mm/deposit-addresses/domain';
@@ -29,6 +27,7 @@ import { runCommand } from '@mm/platform/event-store';
 import { newId, randomHex } from '@mm/platform/ids';
 import { DepositAddressQueries, requireDepositAddressId, usdcRate } from './deposit-address.queries';
 import { DepositAddressesEventStore } from './deposit-addresses.event-store';
+import { DepositCommands } from './deposit.commands';
 
 /** POST /deposit-addresses/{id}/simulate/crypto-deposit's answer. */
 export interface DepositAddressDepositView {
@@ -49,6 +48,7 @@ export class ReceiveDepositHandler {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly store: DepositAddressesEventStore,
+    private readonly deposits: DepositCommands,
     private readonly queries: DepositAddressQueries,
     private readonly readModel: DepositAddressesReadModel,
     private readonly accounts: AccountsPort,
@@ -92,21 +92,29 @@ export class ReceiveDepositHandler {
         senderAddress,
       );
       const held = dispositionOf(existing, registeredSender !== null) === 'awaitingSenderAttribution';
-      const data = receiveDeposit(state, {
-        projectId,
-        transactionId: newId('transaction'),
-        amount: input.amount,
-        senderAddress,
-        txHash: `0x${randomHex(32)}`,
-        registeredSender,
-        attributionTimeoutHours: held ? (await this.gateway.project(projectId)).attributionTimeoutHours : null,
-        rate: usdcRate(this.prices, existing.destination.instrument.asset),
-        at,
-      });
+      const transactionId = newId('transaction');
       // A stream of the transaction id minted above: its first event travels with the commit.
-      await this.store.appendNewStreamDeferred(depositStreamId(data.transactionId), [
-        { type: 'depositAddress.depositReceived', data, metadata: { projectId } },
-      ]);
+      const { events } = await this.deposits.handle(
+        projectId,
+        transactionId,
+        {
+          type: 'ReceiveDeposit',
+          address: state,
+          deposit: {
+            projectId,
+            transactionId,
+            amount: input.amount,
+            senderAddress,
+            txHash: `0x${randomHex(32)}`,
+            registeredSender,
+            attributionTimeoutHours: held ? (await this.gateway.project(projectId)).attributionTimeoutHours : null,
+            rate: usdcRate(this.prices, existing.destination.instrument.asset),
+            at,
+          },
+        },
+        { newStream: true, deferAppend: true },
+      );
+      const data = events[0].data as DepositAddressDepositReceived;
       await this.readModel.recordDeposit({
         transactionId: data.transactionId,
         projectId,

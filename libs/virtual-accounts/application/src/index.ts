@@ -1,3 +1,4 @@
+export * from './deposit.commands';
 export * from './create-virtual-account.handler';
 export * from './delete-virtual-account.handler';
 export * from './finish-deletion.handler';

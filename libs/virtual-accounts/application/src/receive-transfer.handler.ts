@@ -5,9 +5,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { requireAmount, TransactionsPort, type InboundRail, type VirtualAccountDepositReceived } from '@mm/contracts';
 import {
-  depositStreamId,
   destinationAsset,
-  receiveTransfer,
   requireProvisioned,
   virtualAccountDecider,
   virtualAccountStreamId,
@@ -25,6 +23,7 @@ import { runCommand } from '@mm/platform/event-store';
 import { newId } from '@mm/platform/ids';
 import { inboundRail, requireVirtualAccountId, usdRate, VirtualAccountQueries } from './virtual-account.queries';
 import { VirtualAccountsEventStore } from './virtual-accounts.event-store';
+import { DepositCommands } from './deposit.commands';
 
 /** POST /virtual-accounts/{id}/simulate/inbound-transfer's answer. */
 export interface VirtualAccountDepositView {
@@ -45,6 +44,7 @@ export class ReceiveTransferHandler {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly store: VirtualAccountsEventStore,
+    private readonly deposits: DepositCommands,
     private readonly queries: VirtualAccountQueries,
     private readonly readModel: VirtualAccountsReadModel,
     private readonly transactions: TransactionsPort,
@@ -74,20 +74,28 @@ export class ReceiveTransferHandler {
       const state = fold(virtualAccountDecider, history as unknown as VirtualAccountEvent[]);
       const now = await this.clock.now(projectId);
       const existing = requireProvisioned(state, projectId);
-      const data = receiveTransfer(state, {
-        projectId,
-        transactionId: newId('transaction'),
-        amount: input.amount,
-        rail,
-        senderName: input.senderName ?? null,
-        reference: this.bank.inboundReference(rail, now),
-        rate: usdRate(this.prices, destinationAsset(existing)),
-        at: now.toISOString(),
-      });
+      const transactionId = newId('transaction');
       // A stream of the transaction id minted above: its first event travels with the commit.
-      await this.store.appendNewStreamDeferred(depositStreamId(data.transactionId), [
-        { type: 'virtualAccount.depositReceived', data, metadata: { projectId } },
-      ]);
+      const { events } = await this.deposits.handle(
+        projectId,
+        transactionId,
+        {
+          type: 'ReceiveTransfer',
+          account: state,
+          transfer: {
+            projectId,
+            transactionId,
+            amount: input.amount,
+            rail,
+            senderName: input.senderName ?? null,
+            reference: this.bank.inboundReference(rail, now),
+            rate: usdRate(this.prices, destinationAsset(existing)),
+            at: now.toISOString(),
+          },
+        },
+        { newStream: true, deferAppend: true },
+      );
+      const data = events[0].data as VirtualAccountDepositReceived;
       await this.readModel.recordDeposit({
         transactionId: data.transactionId,
         projectId,

@@ -8,6 +8,7 @@ import { ReleaseHeldTransferHandler } from './release-held-transfer.handler';
 import { SimulateBankHandler } from './simulate-bank.handler';
 import { UpdateVirtualAccountHandler } from './update-virtual-account.handler';
 import { DestinationResolver } from './virtual-account-destination.resolver';
+import { DepositCommands } from './deposit.commands';
 import { VirtualAccountCommands } from './virtual-account.commands';
 import { VirtualAccountQueries } from './virtual-account.queries';
 import { VirtualAccountsEventStore } from './virtual-accounts.event-store';
@@ -16,6 +17,7 @@ import { VirtualAccountsEventStore } from './virtual-accounts.event-store';
 export const VIRTUAL_ACCOUNT_APPLICATION = [
   VirtualAccountsEventStore,
   VirtualAccountCommands,
+  DepositCommands,
   VirtualAccountQueries,
   DestinationResolver,
   CreateVirtualAccountHandler,
