@@ -12,3 +12,4 @@ export * from './pricing';
 export * from './evm-address';
 export * from './virtual-accounts';
 export * from './payout-rules';
+export * from './customer-id';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, type EndorsementName } from '@mm/contracts';
+import { ApiError, type EndorsementName, requireCustomerId } from '@mm/contracts';
 import {
   AccountsReadModels,
   type BalanceCustomer,
@@ -9,7 +9,7 @@ import {
 import { ProjectClock } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
 import { runCommand } from '@mm/platform/event-store';
-import { isId, newId } from '@mm/platform/ids';
+import { newId } from '@mm/platform/ids';
 import { CustomerCommands } from './customer.commands';
 
 export interface CreateCustomerInput {
@@ -98,10 +98,4 @@ export class CustomersService {
       );
     });
   }
-}
-
-/** 400 InvalidCustomerID for a value that is not a customer id at all. */
-function requireCustomerId(customerId: string): void {
-  if (!isId('customer', customerId))
-    throw new ApiError('InvalidCustomerID', `"${customerId.slice(0, 64)}" is not a customer id (cst_…)`);
 }

@@ -20,6 +20,7 @@ import {
   type CashInCreated,
   type CashInDestination,
   type EventPayloads,
+  requireCustomerId,
 } from '@mm/contracts';
 import {
   addressDestination,
@@ -80,8 +81,7 @@ export class CashInsService implements OnModuleInit {
 
   async create(projectId: string, request: CashInRequest): Promise<CashInView> {
     const plan = planCashIn(request);
-    if (!isId('customer', request.customerId))
-      throw new ApiError('InvalidCustomerID', `"${request.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+    requireCustomerId(request.customerId);
     if (!isId('cashLocation', request.cash.locationId))
       throw new ApiError(
         'InvalidCashLocationID',

@@ -10,6 +10,7 @@ import {
   namedExternalAccount,
   requireEndorsement,
   type DepositAddressCreated,
+  requireCustomerId,
 } from '@mm/contracts';
 import {
   bankDestination,
@@ -26,7 +27,7 @@ import { DepositAddressCustodian } from '@mm/deposit-addresses/infrastructure';
 import { ProjectClock, TimerService } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
 import { runCommand } from '@mm/platform/event-store';
-import { isId, newId } from '@mm/platform/ids';
+import { newId } from '@mm/platform/ids';
 import { DepositAddressCommands } from './deposit-address.commands';
 import { PROVISIONING_TIMER } from './provision-deposit-address.handler';
 
@@ -64,8 +65,7 @@ export class CreateDepositAddressHandler {
         'deposit addresses are not enabled for this project: the operator enables the depositAddresses feature (PATCH /admin/projects/{projectId})',
       );
     }
-    if (!isId('customer', request.customerId))
-      throw new ApiError('InvalidCustomerID', `"${request.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+    requireCustomerId(request.customerId);
     checkExpectedSource(request.expectedSourceAsset, request.expectedSourceNetwork);
     const payout = payoutInstruction(request.payout);
     const customer = await this.accounts.customer(projectId, request.customerId);

@@ -1,7 +1,7 @@
 // Reads of deposit addresses (spec: Deposit address; API-CONTRACT: Deposit addresses): the read model as of
 // each address's last event, scoped to the project asking (another project's id answers 404).
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '@mm/contracts';
+import { ApiError, requireCustomerId } from '@mm/contracts';
 import type { DepositAddressView } from '@mm/deposit-addresses/domain';
 import { DepositAddressesReadModel, DepositPrices, type DepositAddressRow } from '@mm/deposit-addresses/infrastructure';
 import { isId } from '@mm/platform/ids';
@@ -20,8 +20,7 @@ export class DepositAddressQueries {
     before: string | undefined,
     limit: number,
   ): Promise<DepositAddressView[]> {
-    if (customerId !== undefined && !isId('customer', customerId))
-      throw new ApiError('InvalidCustomerID', `"${customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+    if (customerId !== undefined) requireCustomerId(customerId);
     return (await this.readModel.list(projectId, customerId, before, limit)).map((r) => r.view);
   }
 

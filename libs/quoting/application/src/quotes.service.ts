@@ -10,6 +10,7 @@ import {
   requireEndorsement,
   type CustomerView,
   type QuoteRecord,
+  requireCustomerId,
 } from '@mm/contracts';
 import {
   buildSides,
@@ -61,8 +62,7 @@ export class QuotesService {
 
   async create(projectId: string, input: CreateQuoteInput): Promise<QuoteRow> {
     const plan = planQuote(input);
-    if (!isId('customer', input.customerId))
-      throw new ApiError('InvalidCustomerID', `"${input.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+    requireCustomerId(input.customerId);
     if (plan.cashLocation) await this.cashPickups.requireEnabled(projectId);
     const wallet = (id: string | undefined) => (id ? this.accounts.wallet(projectId, id) : undefined);
     const account = (id: string | undefined) => (id ? this.accounts.externalAccount(projectId, id) : undefined);

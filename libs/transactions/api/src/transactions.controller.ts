@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { ApiError, type EventPayloads } from '@mm/contracts';
+import { ApiError, type EventPayloads, requireCustomerId } from '@mm/contracts';
 import {
   CashPickupHandler,
   CreateTransactionHandler,
@@ -61,9 +61,7 @@ export class TransactionsController {
     @ProjectId() projectId: string,
     @Query() query: ListTransactionsQuery,
   ): Promise<Page<TransactionResponse>> {
-    if (query.customerId !== undefined && !isId('customer', query.customerId)) {
-      throw new ApiError('InvalidCustomerID', `"${query.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
-    }
+    if (query.customerId !== undefined) requireCustomerId(query.customerId);
     const limit = pageLimit(query);
     const rows = await this.transactions.list(projectId, {
       customerId: query.customerId,

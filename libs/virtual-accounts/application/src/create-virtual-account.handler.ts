@@ -9,6 +9,7 @@ import {
   namedExternalAccount,
   requireEndorsement,
   type VirtualAccountCreated,
+  requireCustomerId,
 } from '@mm/contracts';
 import {
   requireVirtualAccount,
@@ -20,7 +21,7 @@ import { VirtualAccountBank } from '@mm/virtual-accounts/infrastructure';
 import { ProjectClock, TimerService } from '@mm/platform/clock';
 import { UnitOfWork } from '@mm/platform/database';
 import { runCommand } from '@mm/platform/event-store';
-import { isId, newId } from '@mm/platform/ids';
+import { newId } from '@mm/platform/ids';
 import { PROVISIONING_TIMER } from './provision-virtual-account.handler';
 import { DestinationResolver, type DestinationInput } from './virtual-account-destination.resolver';
 import { VirtualAccountCommands } from './virtual-account.commands';
@@ -52,8 +53,7 @@ export class CreateVirtualAccountHandler {
   ) {}
 
   async create(projectId: string, request: CreateVirtualAccountRequest): Promise<VirtualAccountView> {
-    if (!isId('customer', request.customerId))
-      throw new ApiError('InvalidCustomerID', `"${request.customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+    requireCustomerId(request.customerId);
     if (request.source.asset !== 'usd')
       throw new ApiError(
         'InvalidRequest',

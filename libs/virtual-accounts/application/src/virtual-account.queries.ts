@@ -1,7 +1,7 @@
 // Reads of virtual accounts (spec: Virtual account; API-CONTRACT: Virtual accounts): the read model as of
 // each account's last event, scoped to the project asking (another project's id answers 404).
 import { Injectable } from '@nestjs/common';
-import { ApiError, INBOUND_RAILS, type InboundRail } from '@mm/contracts';
+import { ApiError, INBOUND_RAILS, type InboundRail, requireCustomerId } from '@mm/contracts';
 import type { VirtualAccountView } from '@mm/virtual-accounts/domain';
 import {
   VirtualAccountPrices,
@@ -24,8 +24,7 @@ export class VirtualAccountQueries {
     before: string | undefined,
     limit: number,
   ): Promise<VirtualAccountView[]> {
-    if (customerId !== undefined && !isId('customer', customerId))
-      throw new ApiError('InvalidCustomerID', `"${customerId.slice(0, 64)}" is not a customer id (cst_…)`);
+    if (customerId !== undefined) requireCustomerId(customerId);
     return (await this.readModel.list(projectId, customerId, before, limit)).map((r) => r.view);
   }
 
