@@ -3,7 +3,8 @@
 // the platform uses it. Skipped where the mock cannot be built.
 import { randomUUID } from 'node:crypto';
 import { createConnection } from 'node:net';
-import { Kafka, logLevel, type Admin, type Consumer } from 'kafkajs';
+import { Kafka, logLevel, type Admin, type Consumer, type KafkaConfig } from 'kafkajs';
+import { FaultProxy } from '../chaos/fault-proxy';
 import { buildMockBroker, startMockBroker, type MockBroker } from '../jest/kafka-broker';
 import { startStockBrokerProxy, type StockBrokerProxy } from './stock-broker-proxy';
 
@@ -375,6 +376,147 @@ describe('the stock-broker proxy in front of the mock broker', () => {
   });
 });
 
+describe('listeners and a proxy without the rules', () => {
+  /** A client that gives up soon, so that a link taken down shows as a failure within the test. */
+  const impatient = (brokers: string[]): KafkaConfig => ({
+    brokers,
+    clientId: 'stock-broker-proxy-spec',
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 1_000,
+    requestTimeout: 3_000,
+    retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 300 },
+  });
+
+  withMock(
+    'keeps a client bootstrapped at a fault proxy before a listener behind it, and its faults with it',
+    async () => {
+      // The fault run's order: the listener first, the fault proxy in front of it, then the listener told its address.
+      const listener = await proxy.addListener();
+      const link = await FaultProxy.start({ name: 'kafka:spec', upstreams: [listener.address] });
+      listener.advertise(link.address);
+      const client = new Kafka(impatient([link.address]));
+      const linkAdmin = client.admin();
+      const producer = client.producer({ allowAutoTopicCreation: false });
+      try {
+        await Promise.all([linkAdmin.connect(), producer.connect()]);
+        const topic = unique('behind-a-link');
+        await linkAdmin.createTopics({ topics: [{ topic }], waitForLeaders: true });
+        expect((await linkAdmin.describeCluster()).brokers.map((b) => `${b.host}:${b.port}`)).toEqual([link.address]);
+        await producer.send({ topic, messages: [{ key: 'one partition', value: 'before' }] });
+
+        // Down, the link cuts the client off, though the proxy and the mock run on; healed, it is back.
+        await link.set({ kind: 'down' });
+        await expect(producer.send({ topic, messages: [{ key: 'one partition', value: 'cut off' }] })).rejects.toThrow(
+          `connect ECONNREFUSED ${link.address}`,
+        );
+        await link.set(null);
+        await producer.send({ topic, messages: [{ key: 'one partition', value: 'after' }] });
+        const consumed = await consume(client, topic, 2);
+        expect(consumed.values).toEqual(['before', 'after']);
+        // Every request of the consumer, its group's included, went through the link.
+        expect([...consumed.brokers]).toEqual([link.address]);
+      } finally {
+        await Promise.all([linkAdmin.disconnect(), producer.disconnect()]);
+        await link.close();
+        await listener.close();
+      }
+    },
+  );
+
+  withMock('takes every listener away with the proxy, and brings each back on its address', async () => {
+    const listener = await proxy.addListener();
+    try {
+      await proxy.suspend();
+      expect(await connectError(listener.address)).toBe('ECONNREFUSED');
+      await proxy.resume();
+      const [answer] = await exchange([request(18, 0, 1)], { address: listener.address });
+      expect(answer.readInt32BE(0)).toBe(1);
+    } finally {
+      await listener.close();
+    }
+    expect(await connectError(listener.address)).toBe('ECONNREFUSED');
+  });
+
+  withMock(
+    'passes everything through without the rules, naming its own listener as the broker: in front of the proxy',
+    async () => {
+      // client → outer (no rules) → the proxy (the rules) → the mock
+      const outer = await startStockBrokerProxy({ upstream: proxy.address, rules: false });
+      const listener = await outer.addListener();
+      const client = new Kafka(impatient([listener.address]));
+      const outerAdmin = client.admin();
+      const producer = client.producer({ allowAutoTopicCreation: false });
+      try {
+        await Promise.all([outerAdmin.connect(), producer.connect()]);
+        const topic = unique('chained');
+        expect(await outerAdmin.createTopics({ topics: [{ topic }], waitForLeaders: true })).toBe(true);
+        const { brokers } = await outerAdmin.describeCluster();
+        expect(brokers.map((b) => `${b.host}:${b.port}`)).toEqual([listener.address]);
+        await producer.send({ topic, messages: [{ value: 'through both' }] });
+        const consumed = await consume(client, topic, 1);
+        expect(consumed.values).toEqual(['through both']);
+        expect([...consumed.brokers]).toEqual([listener.address]);
+      } finally {
+        await Promise.all([outerAdmin.disconnect(), producer.disconnect()]);
+        await outer.close();
+      }
+    },
+  );
+
+  withMock('answers nothing itself without the rules: in front of the mock, CreateTopics is not offered', async () => {
+    const bare = await startStockBrokerProxy({ upstream: mock!.address, rules: false });
+    try {
+      const [answer] = await exchange([request(18, 0, 1)], { address: bare.address });
+      const apiKeys = Array.from({ length: answer.readInt32BE(6) }, (_, i) => answer.readInt16BE(10 + i * 6));
+      expect(apiKeys).toContain(3); // Metadata
+      expect(apiKeys).not.toContain(19);
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
+/** Consumes the topic from its beginning in a new group until `count` records came; the brokers it asked, too. */
+async function consume(
+  client: Kafka,
+  topic: string,
+  count: number,
+): Promise<{ values: string[]; brokers: Set<string> }> {
+  const consumer = client.consumer({ groupId: unique('group'), sessionTimeout: 6_000, heartbeatInterval: 1_000 });
+  const brokers = new Set<string>();
+  consumer.on(consumer.events.REQUEST, ({ payload }) => brokers.add(payload.broker));
+  const values: string[] = [];
+  let done: () => void;
+  const all = new Promise<void>((resolve) => (done = resolve));
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        values.push(message.value!.toString());
+        if (values.length === count) done();
+      },
+    });
+    await all;
+  } finally {
+    await consumer.disconnect();
+  }
+  return { values, brokers };
+}
+
+/** The error code a connect to `address` fails with. */
+function connectError(address: string): Promise<string | undefined> {
+  const [host, port] = address.split(':');
+  return new Promise((resolve) => {
+    const socket = createConnection({ host, port: Number(port) });
+    socket.on('connect', () => {
+      socket.destroy();
+      resolve(undefined);
+    });
+    socket.on('error', (e: NodeJS.ErrnoException) => resolve(e.code));
+  });
+}
+
 /** Resolves once `done()` holds, looking every 20 ms; the test's own timeout bounds it. */
 async function eventually(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -409,9 +551,9 @@ function request(apiKey: number, apiVersion: number, correlationId: number, body
   return Buffer.concat([size, frame]);
 }
 
-/** Sends the frames on one connection to the proxy and resolves with as many answers (without their size). */
-async function exchange(frames: Buffer[], options: { byteByByte?: boolean } = {}): Promise<Buffer[]> {
-  const [host, port] = proxy.address.split(':');
+/** Sends the frames on one connection to the proxy (or `address`) and resolves with as many answers (without their size). */
+async function exchange(frames: Buffer[], options: { byteByByte?: boolean; address?: string } = {}): Promise<Buffer[]> {
+  const [host, port] = (options.address ?? proxy.address).split(':');
   const socket = createConnection({ host, port: Number(port) });
   const answers: Buffer[] = [];
   let received: Buffer = Buffer.alloc(0);

@@ -16,7 +16,8 @@
 //     TOPIC_ALREADY_EXISTS (36). The mock gives every topic 4 partitions,
 //     whatever was asked;
 //   - the mock's address in Metadata and FindCoordinator answers becomes the
-//     proxy's, so clients stay behind it after bootstrap (the mock has one broker);
+//     listener's advertised address (below), so clients stay behind the proxy
+//     after bootstrap (the mock has one broker);
 //   - a follower's SyncGroup that reaches the mock after the leader's gets its
 //     assignment, as from a broker whose group is stable: the mock answers it
 //     INVALID_REQUEST, which kafkajs cannot recover from, so a consumer that
@@ -45,7 +46,31 @@
 // connection's requests reach the mock in the order they were sent; answers
 // the proxy makes itself may overtake the mock's, and clients match answers
 // by correlation id.
-import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
+//
+// Listeners. The proxy listens on its address, and addListener() opens more
+// ports into the same proxy (the same groups, held fetches and deleted topics),
+// for the fault run (tools/chaos), which puts a TCP fault proxy between each
+// process and the broker. A listener's answers name its advertised address as
+// the broker's: its own, or the one given to advertise(), such as the fault
+// proxy's in front of it, so that a client bootstrapped there stays behind the
+// fault proxy instead of connecting to the broker's address it learns. The
+// listener is opened first, since the fault proxy needs its address as its
+// upstream, and is then told the fault proxy's with advertise(). suspend(),
+// resume() and close() act on every listener.
+//
+// Without the rules (rules: false), for a proxy in front of a broker that is
+// not the mock (a real single broker, or another stock-broker proxy, which
+// keeps the rules itself), none of the above is enforced or answered here:
+// every request passes through byte for byte, and only the broker's address in
+// Metadata and FindCoordinator answers is rewritten to the listener's
+// advertised address. Every broker a Metadata answer names is rewritten,
+// whatever address it gives (a real broker gives its own host name), so a
+// cluster of more than one broker is not supported: all of them would be named
+// as one address, and the proxy closes the connection instead. To be able to
+// rewrite them, ApiVersions still advertises only the versions of Metadata and
+// FindCoordinator it reads, and an ApiVersions it cannot read is answered here
+// with the versions it can, as a broker does.
+import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
 /** What a stock broker accepts as a consumer's session timeout (group.min/max.session.timeout.ms). */
 export const SESSION_TIMEOUT_RANGE_MS = { min: 6_000, max: 300_000 } as const;
@@ -68,13 +93,17 @@ const API = {
 /** The APIs the proxy answers itself: advertised in ApiVersions whatever the mock says. */
 const ANSWERED = [API.CreateTopics, API.DeleteTopics, API.ListGroups, API.DeleteGroups] as const;
 const API_NAMES: Record<number, string> = Object.fromEntries(Object.entries(API).map(([name, key]) => [key, name]));
-/** The versions of the APIs it reads or rewrites that it understands (in Metadata v0, no topics means all). */
-const VERSIONS: Record<number, readonly [number, number]> = {
-  [API.Metadata]: [1, 7],
+/** The versions of the APIs that name the broker, or tell which versions there are, that it rewrites. */
+const ADDRESS_VERSIONS: Record<number, readonly [number, number]> = {
+  [API.Metadata]: [1, 7], // in v0, no topics means all
   [API.FindCoordinator]: [0, 2],
+  [API.ApiVersions]: [0, 2],
+};
+/** The versions of the APIs it reads or rewrites that it understands. */
+const VERSIONS: Record<number, readonly [number, number]> = {
+  ...ADDRESS_VERSIONS,
   [API.JoinGroup]: [0, 5],
   [API.SyncGroup]: [0, 3],
-  [API.ApiVersions]: [0, 2],
   [API.CreateTopics]: [0, 4],
   [API.DeleteTopics]: [0, 3],
   [API.ListGroups]: [0, 2],
@@ -106,23 +135,40 @@ interface Rewrite {
   /** SyncGroup: the member's assignment in the generation its leader synced, should the mock refuse it. */
   assignment?: () => Buffer | null | undefined;
 }
+/** What a proxy reads and answers: a stock broker's rules, or (rules: false) no more than the broker's address. */
+interface Mode {
+  rules: boolean;
+  /** The versions of the APIs it reads or rewrites: ApiVersions advertises no others of these. */
+  versions: Record<number, readonly [number, number]>;
+  /** The APIs it answers itself, advertised in ApiVersions whatever the upstream says. */
+  answered: readonly number[];
+}
+const RULES: Mode = { rules: true, versions: VERSIONS, answered: ANSWERED };
+const ADDRESS_ONLY: Mode = { rules: false, versions: ADDRESS_VERSIONS, answered: [] };
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
 const MAX_FRAME_BYTES = 100 * 1024 * 1024;
 const MOCK_TIMEOUT_MS = 10_000;
 
 export interface StockBrokerProxyOptions {
-  /** The mock broker, host:port. */
+  /** The mock broker, host:port (with rules false: any single broker, or another stock-broker proxy). */
   upstream: string;
-  /** Where to listen: 127.0.0.1 and a free port by default. */
+  /** Where to listen: 127.0.0.1 and a free port by default (for every listener; each added one on a free port). */
   host?: string;
   port?: number;
   /** One line per refusal (a session timeout out of range, a request it cannot read). */
   log?: (line: string) => void;
+  /** false: no stock-broker rule is kept, only the broker's address rewritten (see the header). true by default. */
+  rules?: boolean;
 }
 
 export interface StockBrokerProxy {
   /** host:port, for KAFKA_BROKERS. */
   readonly address: string;
+  /**
+   * One more port into the same proxy, whose answers name `advertise` (host:port; by default its own address) as
+   * the broker's. Suspended, resumed and closed with the proxy.
+   */
+  addListener(options?: { advertise?: string }): Promise<StockBrokerListener>;
   /**
    * Takes the broker away, as a broker that stops does: it stops listening (a client's connect is
    * refused) and closes every connection. What the mock holds (topics, offsets, groups) stays.
@@ -133,51 +179,55 @@ export interface StockBrokerProxy {
   close(): Promise<void>;
 }
 
+/** A port into a stock-broker proxy, added by addListener(). */
+export interface StockBrokerListener {
+  /** host:port it listens on. */
+  readonly address: string;
+  /** The address (host:port) its answers name as the broker's from now on: what its clients connect through. */
+  advertise(address: string): void;
+  /** Stops listening and closes its connections; the proxy and its other listeners go on. */
+  close(): Promise<void>;
+}
+
 export async function startStockBrokerProxy(options: StockBrokerProxyOptions): Promise<StockBrokerProxy> {
-  const upstream = parseAddress(options.upstream);
-  const log = options.log ?? (() => undefined);
-  const sockets = new Set<Socket>();
-  /** Each group's latest generation, as its leader's SyncGroup assigned it: member id to assignment. */
-  const assignments = new Map<string, { generation: number; members: Map<string, Buffer | null> }>();
-  const fetches = new HeldFetches();
-  const deletedTopics = new Set<string>();
-  const groups = new Groups();
-  const server = createServer((client) => {
-    const mock = createConnection(upstream);
-    for (const socket of [client, mock]) {
-      sockets.add(socket);
-      socket.once('close', () => sockets.delete(socket));
-    }
-    proxyConnection(client, mock, { upstream, self: () => self, log, assignments, fetches, deletedTopics, groups });
-  });
+  const shared: Shared = {
+    upstream: parseAddress(options.upstream),
+    log: options.log ?? (() => undefined),
+    mode: options.rules === false ? ADDRESS_ONLY : RULES,
+    assignments: new Map(),
+    fetches: new HeldFetches(),
+    deletedTopics: new Set(),
+    groups: new Groups(),
+  };
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const self = { host, port: (server.address() as AddressInfo).port };
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (!server.listening) return resolve();
-      server.close(() => resolve());
-      for (const socket of sockets) socket.destroy();
-    });
+  const listeners = new Set<Listener>();
+  const open = async (port: number, advertise?: string) => {
+    const listener = new Listener(host, shared);
+    if (advertise) listener.advertise(advertise);
+    await listener.listen(port);
+    listeners.add(listener);
+    return listener;
+  };
+  const everyListener = async (action: (listener: Listener) => Promise<void>) => {
+    await Promise.all([...listeners].map(action));
+  };
+  const first = await open(options.port ?? 0);
   return {
-    address: `${self.host}:${self.port}`,
-    suspend: stop,
-    resume: () =>
-      new Promise<void>((resolve, reject) => {
-        if (server.listening) return resolve();
-        server.once('error', reject);
-        server.listen(self.port, host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      }),
-    close: stop,
+    address: first.address,
+    addListener: async ({ advertise } = {}) => {
+      const listener = await open(0, advertise);
+      return {
+        address: listener.address,
+        advertise: (address) => listener.advertise(address),
+        close: () => {
+          listeners.delete(listener);
+          return listener.suspend();
+        },
+      };
+    },
+    suspend: () => everyListener((listener) => listener.suspend()),
+    resume: () => everyListener((listener) => listener.resume()),
+    close: () => everyListener((listener) => listener.suspend()),
   };
 }
 
@@ -186,15 +236,83 @@ interface Address {
   port: number;
 }
 
-interface Context {
+/** What every connection to a proxy shares, whichever listener it came in on. */
+interface Shared {
   upstream: Address;
-  self: () => Address;
   log: (line: string) => void;
+  mode: Mode;
+  /** Each group's latest generation, as its leader's SyncGroup assigned it: member id to assignment. */
   assignments: Map<string, { generation: number; members: Map<string, Buffer | null> }>;
   fetches: HeldFetches;
   /** Topics a DeleteTopics removed: the mock still has them, the clients never see them again. */
   deletedTopics: Set<string>;
   groups: Groups;
+}
+
+interface Context extends Shared {
+  /** The broker's address in the answers the connection gets: its listener's advertised address, as it is now. */
+  advertised: () => Address;
+}
+
+/** A port into the proxy, and the address its answers name as the broker's. */
+class Listener {
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+  private own!: Address;
+  private advertised?: Address;
+
+  constructor(
+    private readonly host: string,
+    shared: Shared,
+  ) {
+    this.server = createServer((client) => {
+      const mock = createConnection(shared.upstream);
+      for (const socket of [client, mock]) {
+        this.sockets.add(socket);
+        socket.once('close', () => this.sockets.delete(socket));
+      }
+      proxyConnection(client, mock, { ...shared, advertised: () => this.advertised ?? this.own });
+    });
+  }
+
+  get address(): string {
+    return `${this.own.host}:${this.own.port}`;
+  }
+
+  /** Listens on `port` (0: a free one), the listener's port from then on. */
+  async listen(port: number): Promise<void> {
+    await listen(this.server, port, this.host);
+    this.own = { host: this.host, port: (this.server.address() as AddressInfo).port };
+  }
+
+  advertise(address: string): void {
+    this.advertised = parseAddress(address);
+  }
+
+  /** Stops listening (a client's connect is refused) and closes every connection, as a broker that stops does. */
+  suspend(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (!this.server.listening) return resolve();
+      this.server.close(() => resolve());
+      for (const socket of this.sockets) socket.destroy();
+    });
+  }
+
+  /** Listens again on its own port. */
+  resume(): Promise<void> {
+    return listen(this.server, this.own.port, this.host);
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (server.listening) return resolve();
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 /** The consumer groups clients made, and their members, for ListGroups and DeleteGroups. */
@@ -331,7 +449,7 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
   };
   const forward = (frame: Buffer, request: RequestHeader, rewrite: Omit<Rewrite, 'apiKey' | 'apiVersion'> = {}) => {
     const { apiKey, apiVersion, correlationId } = request;
-    if (apiKey in VERSIONS) rewrites.set(correlationId, { apiKey, apiVersion, ...rewrite });
+    if (apiKey in context.mode.versions) rewrites.set(correlationId, { apiKey, apiVersion, ...rewrite });
     if (!mock.destroyed) mock.write(sized(frame));
   };
 
@@ -339,7 +457,7 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
   const onRequest = async (frame: Buffer): Promise<void> => {
     const request = readRequestHeader(frame);
     const { apiKey, apiVersion, correlationId } = request;
-    const range = VERSIONS[apiKey];
+    const range = context.mode.versions[apiKey];
     if (range && (apiVersion < range[0] || apiVersion > range[1])) {
       // A broker answers an ApiVersions it cannot read in version 0, naming the versions it can.
       if (apiKey === API.ApiVersions) return answer(apiVersionsUnsupported(correlationId));
@@ -347,6 +465,8 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
         `${API_NAMES[apiKey]} v${apiVersion} is not a version this proxy reads (${range[0]} to ${range[1]})`,
       );
     }
+    // Without the rules, a request is only forwarded (the answers naming the broker are rewritten on their way back).
+    if (!context.mode.rules) return forward(frame, request);
     switch (apiKey) {
       case API.JoinGroup: {
         const body = new Reader(frame, request.bodyOffset);
@@ -510,7 +630,7 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
       const request = rewrites.get(correlationId);
       if (request) {
         rewrites.delete(correlationId);
-        frame = rewriteResponse(frame, request, context.self());
+        frame = rewriteResponse(frame, request, context.advertised(), context.mode);
       }
       answer(frame);
     }, close),
@@ -645,7 +765,8 @@ function fetchFoundNothing(frame: Buffer, apiVersion: number): boolean {
   return nothing;
 }
 
-function rewriteResponse(frame: Buffer, request: Rewrite, self: Address): Buffer {
+/** An answer as the client gets it: naming `broker` as the broker, offering the versions `mode` reads. */
+function rewriteResponse(frame: Buffer, request: Rewrite, broker: Address, mode: Mode): Buffer {
   const { apiKey, apiVersion } = request;
   const r = new Reader(frame, 4);
   const w = new Writer().int32(frame.readInt32BE(0));
@@ -653,25 +774,26 @@ function rewriteResponse(frame: Buffer, request: Rewrite, self: Address): Buffer
     case API.ApiVersions: {
       const errorCode = r.int16();
       if (errorCode !== ERROR.NONE) return frame;
-      const advertised = r.array(() => ({ apiKey: r.int16(), min: r.int16(), max: r.int16() })) ?? [];
-      const apis = advertised.flatMap((api) => {
-        const range = VERSIONS[api.apiKey];
-        if ((ANSWERED as readonly number[]).includes(api.apiKey)) return [];
+      const offered = r.array(() => ({ apiKey: r.int16(), min: r.int16(), max: r.int16() })) ?? [];
+      const apis = offered.flatMap((api) => {
+        const range = mode.versions[api.apiKey];
+        if (mode.answered.includes(api.apiKey)) return [];
         if (!range) return [api];
         const min = Math.max(api.min, range[0]);
         const max = Math.min(api.max, range[1]);
         return min <= max ? [{ apiKey: api.apiKey, min, max }] : [];
       });
-      for (const apiKey of ANSWERED) apis.push({ apiKey, min: VERSIONS[apiKey][0], max: VERSIONS[apiKey][1] });
+      for (const apiKey of mode.answered) apis.push({ apiKey, min: VERSIONS[apiKey][0], max: VERSIONS[apiKey][1] });
       w.int16(errorCode).array(apis, (a, api) => a.int16(api.apiKey).int16(api.min).int16(api.max));
       return w.raw(r.rest()).build(); // throttle_time_ms from v1
     }
     case API.Metadata: {
       if (apiVersion >= 3) w.int32(r.int32()); // throttle_time_ms
       const brokers = r.array(() => ({ nodeId: r.int32(), host: r.string(), port: r.int32(), rack: r.string() })) ?? [];
+      // Whatever address the broker gives (a real one gives its host name), clients are to reach it through the listener.
       if (brokers.length > 1)
-        throw new Error(`the mock names ${brokers.length} brokers; this proxy fronts a cluster of one`);
-      w.array(brokers, (a, b) => a.int32(b.nodeId).string(self.host).int32(self.port).string(b.rack));
+        throw new Error(`the upstream names ${brokers.length} brokers; this proxy fronts a cluster of one`);
+      w.array(brokers, (a, b) => a.int32(b.nodeId).string(broker.host).int32(broker.port).string(b.rack));
       if (apiVersion >= 2) w.string(r.string()); // cluster_id
       w.int32(r.int32()); // controller_id
       // The topics come last (up to v7): append the unknown ones.
@@ -689,7 +811,7 @@ function rewriteResponse(frame: Buffer, request: Rewrite, self: Address): Buffer
       r.string();
       r.int32();
       if (errorCode !== ERROR.NONE) return frame;
-      return w.int32(nodeId).string(self.host).int32(self.port).raw(r.rest()).build();
+      return w.int32(nodeId).string(broker.host).int32(broker.port).raw(r.rest()).build();
     }
     case API.SyncGroup: {
       if (apiVersion >= 1) w.int32(r.int32()); // throttle_time_ms
