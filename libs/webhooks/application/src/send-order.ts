@@ -9,16 +9,16 @@ export class SendOrder {
 
   /**
    * Runs `send` once the last send started under `key` has been answered; at once without a key (a send that
-   * keeps no order) or with none under way. `waited`: whether there was one to wait for.
+   * keeps no order) or with none under way.
    */
-  async inTurn(key: string | undefined, send: (waited: boolean) => Promise<void>): Promise<void> {
+  async inTurn(key: string | undefined, send: () => Promise<void>): Promise<void> {
     const before = key === undefined ? undefined : this.lastSends.get(key);
     let answered!: () => void;
     const mine = new Promise<void>((resolve) => (answered = resolve));
     if (key !== undefined) this.lastSends.set(key, mine);
     try {
       if (before) await before;
-      await send(before !== undefined);
+      await send();
     } finally {
       answered();
       if (key !== undefined && this.lastSends.get(key) === mine) this.lastSends.delete(key);

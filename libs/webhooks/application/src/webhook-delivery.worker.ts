@@ -35,10 +35,11 @@ import { SendOrder } from './send-order';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
 /**
- * Longest wait for the send before it (same endpoint, same resource) that still leaves an attempt its
- * endpoint's whole timeout within the lease; a delivery that waited longer is given back, unattempted.
+ * Longest wait (for a slot, or for the send before it of the same endpoint and resource) that still leaves an
+ * attempt its endpoint's whole timeout within the lease; a delivery that waited longer has its lease renewed in
+ * its turn, so it is still sent in its place.
  */
-const MAX_ORDER_WAIT_MS = LEASE_MARGIN_MS - 2_000;
+export const MAX_ORDER_WAIT_MS = LEASE_MARGIN_MS - 2_000;
 
 @Injectable()
 export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -130,27 +131,16 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
 
   /**
    * Starts what this process's transactions offered (leased to this worker by their insert, and committed) while
-   * slots are free, as a claim of it would have started it; what has waited too long for one is given back.
+   * slots are free, in the order offered, as a claim of it would have started it. One that waited long for a slot
+   * has its lease renewed in its turn (attempt): giving it back instead would let a later delivery of its resource,
+   * offered after it and waiting less, go first.
    */
   private startOffered(): void {
-    const stale: ClaimedDelivery[] = [];
     while (this.wakeUps.running && this.queue.size > 0 && this.slots.free > 0) {
       const { delivery, since } = this.queue.take()!;
-      const waited = performance.now() - since;
-      if (waited > MAX_ORDER_WAIT_MS) {
-        stale.push(delivery);
-        continue;
-      }
       // The attempt's time: the project's time at the insert, and the wall time since.
-      delivery.claimed_at = new Date(delivery.claimed_at.getTime() + waited);
+      delivery.claimed_at = new Date(delivery.claimed_at.getTime() + (performance.now() - since));
       this.start(delivery, since);
-    }
-    if (stale.length > 0) {
-      const left = this.queue.leftInTable();
-      void this.release(stale).finally(() => {
-        this.queue.tableWoken(left);
-        this.wake();
-      });
     }
   }
 
@@ -163,16 +153,18 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     }
   }
 
-  /** A resource's deliveries to an endpoint go one after another (SendOrder); a test send keeps no order. */
-  private async attempt(delivery: ClaimedDelivery, claimStarted: number): Promise<void> {
+  /**
+   * A resource's deliveries to an endpoint go one after another (SendOrder), each in its turn however long the
+   * one before it took; a test send keeps no order. A delivery whose lease may no longer cover a whole attempt
+   * has it renewed first, and is left alone if another lease took it meanwhile (a claim found the lease run out).
+   */
+  private async attempt(delivery: ClaimedDelivery, leasedAt: number): Promise<void> {
     const key =
       delivery.test || delivery.resource_id === null ? undefined : `${delivery.webhook_id} ${delivery.resource_id}`;
-    await this.order.inTurn(key, async (waited) => {
-      if (waited && performance.now() - claimStarted > MAX_ORDER_WAIT_MS) {
-        // The lease may not last through a whole attempt now: due again at once, claimed afresh.
-        await this.deliveries.release(delivery.id, delivery.lease_token);
-        this.wake();
-        return;
+    await this.order.inTurn(key, async () => {
+      if (performance.now() - leasedAt > MAX_ORDER_WAIT_MS) {
+        const leaseMs = delivery.timeout_ms + LEASE_MARGIN_MS;
+        if (!(await this.deliveries.renewLease(delivery.id, delivery.lease_token, leaseMs))) return;
       }
       await this.send(delivery);
     });

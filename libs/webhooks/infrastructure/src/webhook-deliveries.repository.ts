@@ -293,6 +293,20 @@ export class WebhookDeliveries {
     );
   }
 
+  /**
+   * Lengthens a delivery's lease to `leaseMs` from now, while it is still this lease's (no claim has taken it
+   * since): false when another lease holds it. For a delivery that waited for its turn so long that its lease
+   * might not cover a whole attempt.
+   */
+  async renewLease(id: string, leaseToken: string, leaseMs: number): Promise<boolean> {
+    const rows = await this.uow.query(
+      `UPDATE webhooks.deliveries SET lease_until = clock_timestamp() + make_interval(secs => $3::float8 / 1000.0)
+        WHERE id = $1 AND lease_token = $2::uuid RETURNING id`,
+      [id, leaseToken, leaseMs],
+    );
+    return rows.length > 0;
+  }
+
   /** Gives back a claimed delivery unattempted, while the lease is still this claim's: it is due again at once. */
   async release(id: string, leaseToken: string): Promise<void> {
     await this.uow.query(
