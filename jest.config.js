@@ -73,7 +73,8 @@ module.exports = {
       testEnvironment: '<rootDir>/tools/jest/e2e-environment.js',
       globalSetup: '<rootDir>/test-e2e/support/shared-platform.setup.js',
       globalTeardown: '<rootDir>/test-e2e/support/shared-platform.teardown.js',
-      testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts'],
+      // With the fault run (tools/chaos), which is about distributed mode's processes alone and starts its own.
+      testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts', '<rootDir>/tools/chaos/**/*.e2e-spec.ts'],
       testPathIgnorePatterns: [
         '/test-e2e/(restart|webhook-crash|transaction-crash|ledger-invariant)\\.e2e-spec\\.ts$',
         '/test-e2e/(distributed(-tracing)?|deposit-address-crash|virtual-account-crash|process-lifetime|startup-output|round-trips|kafka-broker)\\.e2e-spec\\.ts$',

@@ -1,0 +1,156 @@
+// `npm run chaos -- --seconds N --seed S [--clients C]`: the fault run (docs/reliability.md). Starts the
+// distributed platform with two replicas of every service behind fault proxies (cluster.ts), sets up a partner
+// project, then for N seconds runs partner clients (workload.ts) while the nemesis injects the faults the seed
+// plans (nemesis.ts); then heals everything, lets the platform settle (the sandbox clock moved past every
+// timer) and checks what the clients saw against what the API holds (checker.ts). Prints the summary Jepsen
+// prints and exits 1 on any anomaly. KAFKA_BROKERS names a one-broker Kafka to run over; without it the
+// project's test broker is started.
+import { stopWhenParentDies } from '@mm/runtime/platform';
+import { startChaosCluster } from './cluster';
+import { check, quiesce } from './checker';
+import type { Anomaly, Operation } from './history';
+import { describeFault, planFaults, runNemesis, seededRandom, type InjectedFault } from './nemesis';
+import { runWorkload, setUpWorkload } from './workload';
+
+export interface ChaosOptions {
+  seconds: number;
+  seed: number;
+  clients: number;
+  kafkaBrokers?: string;
+  log?: (line: string) => void;
+}
+
+export interface ChaosResult {
+  seed: number;
+  operations: Operation[];
+  faults: InjectedFault[];
+  anomalies: Anomaly[];
+  counts: Record<string, number>;
+  valid: boolean;
+}
+
+/** A run from start to verdict; rejects only when the cluster cannot be set up (`unavailable: …` for a missing part). */
+export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
+  const log = options.log ?? (() => undefined);
+  const cluster = await startChaosCluster({
+    kafkaBrokers: options.kafkaBrokers,
+    random: seededRandom(options.seed ^ 0x5eed),
+    log,
+  });
+  try {
+    const plan = planFaults({
+      seed: options.seed,
+      durationMs: options.seconds * 1000,
+      replicas: cluster.replicas.map((r) => r.name),
+    });
+    log(`chaos: seed ${options.seed}, ${plan.length} faults planned over ${options.seconds} s`);
+    for (const fault of plan) log(`  ${describeFault(fault)}`);
+    const setup = await setUpWorkload(cluster, { seed: options.seed, log });
+    try {
+      const startedAt = Date.now();
+      const end = startedAt + options.seconds * 1000;
+      const [operations, faults] = await Promise.all([
+        runWorkload(setup, { seed: options.seed, clients: options.clients, until: () => Date.now() >= end, log }),
+        runNemesis(cluster, plan, { startedAt, log }),
+      ]);
+      log('chaos: healing every link and process');
+      await cluster.heal();
+      await quiesce(setup, { log });
+      const { anomalies, counts } = await check(setup, operations);
+      return { seed: options.seed, operations, faults, anomalies, counts, valid: anomalies.length === 0 };
+    } finally {
+      await setup.close();
+    }
+  } finally {
+    await cluster.stop();
+  }
+}
+
+/** How many of each, as `a 3, b 1`, most first. */
+function tally(items: string[]): string {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(item, (counts.get(item) ?? 0) + 1);
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([item, n]) => `${item} ${n}`)
+    .join(', ');
+}
+
+/** The summary in Jepsen's form: operations by outcome, faults by kind, anomalies by kind with the first few in full. */
+export function summary(result: ChaosResult, firstFew = 3): string {
+  const { operations, faults, anomalies } = result;
+  const byOutcome = (outcome: string) => operations.filter((o) => o.outcome === outcome);
+  const lines = [
+    `operations: ${operations.length} (${tally(operations.map((o) => o.outcome))})`,
+    ...['ok', 'failed', 'unknown'].map((outcome) => {
+      const of = byOutcome(outcome);
+      return `  ${outcome.padEnd(8)}${of.length === 0 ? 'none' : tally(of.map((o) => o.kind))}`;
+    }),
+    `faults: ${faults.length}${faults.length > 0 ? ` (${tally(faults.map((f) => f.fault.kind))})` : ''}`,
+    ...faults.filter((f) => f.error).map((f) => `  not as planned: ${describeFault(f.fault)}: ${f.error}`),
+    `anomalies: ${anomalies.length}${anomalies.length > 0 ? ` (${tally(anomalies.map((a) => a.kind))})` : ''}`,
+  ];
+  for (const kind of new Set(anomalies.map((a) => a.kind))) {
+    for (const anomaly of anomalies.filter((a) => a.kind === kind).slice(0, firstFew)) {
+      lines.push(`  ${kind}: ${anomaly.message}`);
+      if (anomaly.detail !== undefined) lines.push(`    ${JSON.stringify(anomaly.detail)}`);
+    }
+  }
+  if (Object.keys(result.counts).length > 0)
+    lines.push(
+      `checked: ${Object.entries(result.counts)
+        .map(([what, n]) => `${what} ${n}`)
+        .join(', ')}`,
+    );
+  lines.push(
+    `chaos: ${result.valid ? 'valid' : 'invalid'}, ${operations.length} operations, ${faults.length} faults, ` +
+      `${anomalies.length} anomalies, seed ${result.seed}`,
+  );
+  return lines.join('\n');
+}
+
+const USAGE = 'usage: npm run chaos -- [--seconds N] [--seed S] [--clients C]';
+
+/** --seconds (60), --seed (a random one, printed), --clients (6). */
+export function parseArguments(args: string[]): ChaosOptions {
+  const options: ChaosOptions = { seconds: 60, seed: Math.floor(Math.random() * 2 ** 31), clients: 6 };
+  for (let i = 0; i < args.length; i += 2) {
+    const [name, value] = [args[i], args[i + 1]];
+    const number = Number(value);
+    if (value === undefined || !/^\d+$/.test(value)) throw new Error(`${name} needs a whole number\n${USAGE}`);
+    if (name === '--seconds' && number > 0) options.seconds = number;
+    else if (name === '--seed') options.seed = number;
+    else if (name === '--clients' && number > 0) options.clients = number;
+    else throw new Error(`unknown or out of range: ${name} ${value}\n${USAGE}`);
+  }
+  return options;
+}
+
+async function main(): Promise<void> {
+  let options: ChaosOptions;
+  try {
+    options = parseArguments(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  // Stopped (Ctrl-C) or left by the process that started it: the cluster's processes go with this one (its exit
+  // kills their groups, and each one's watchdog sees this process gone).
+  const abandon = (reason: string) => {
+    process.stderr.write(`chaos: stopped: ${reason}\n`);
+    process.exit(130);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => abandon(signal));
+  stopWhenParentDies(abandon);
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  log(`chaos: seed ${options.seed} (replay: npm run chaos -- --seconds ${options.seconds} --seed ${options.seed})`);
+  const result = await runChaos({ ...options, kafkaBrokers: process.env.KAFKA_BROKERS || undefined, log });
+  log(summary(result));
+  process.exit(result.valid ? 0 : 1);
+}
+
+if (require.main === module)
+  main().catch((error: unknown) => {
+    process.stderr.write(`chaos: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
