@@ -7,6 +7,7 @@
 //
 // CHAOS_SEED (1), CHAOS_CLIENTS (4) and CHAOS_SECONDS (30) shape the run. CHAOS_GATEWAY and CHAOS_ADMIN_TOKEN
 // point it at a platform already running instead. Exits 1 when the checker reports an anomaly.
+// startPlatform is exported for checker.e2e-spec.ts, which starts the platform with a sabotage preloaded.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,9 +25,21 @@ const SECONDS = Number(process.env.CHAOS_SECONDS ?? 30);
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-interface Platform {
+export interface Platform {
   target: Pick<ChaosTarget, 'gateways' | 'adminToken'>;
+  /** Where stop() leaves the platform's output. */
+  logFile?: string;
   stop(): Promise<void>;
+}
+
+export interface PlatformOptions {
+  /** Node options after the preloads `npm start` uses and before main.ts: more preloads (`-r file`). */
+  nodeArgs?: string[];
+  /** Variables over this process's own (an empty one counts as unset: loadConfig). */
+  env?: Record<string, string>;
+  /** Names its output file, mm-chaos-check-<name>.log in the temporary directory ('platform'). */
+  name?: string;
+  log?: (line: string) => void;
 }
 
 /** Resolves once the platform prints its address; rejects with its output if it exits first or takes a minute. */
@@ -48,16 +61,19 @@ function listening(child: ChildProcess, output: () => string): Promise<string> {
 }
 
 /** apps/platform as `npm start` runs it, on a data directory of its own; stopped (and the directory removed) by stop(). */
-async function startPlatform(): Promise<Platform> {
+export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
+  const { nodeArgs = [], env = {}, name = 'platform' } = options;
   const dataDir = mkdtempSync(join(tmpdir(), 'mm-chaos-check-'));
+  const logFile = join(tmpdir(), `mm-chaos-check-${name}.log`);
   const adminToken = `chaos-check-${randomBytes(12).toString('hex')}`;
   const child = spawn(
     process.execPath,
-    ['-r', './tools/register.js', '-r', './apps/platform/src/instrument.ts', 'apps/platform/src/main.ts'],
+    ['-r', './tools/register.js', '-r', './apps/platform/src/instrument.ts', ...nodeArgs, 'apps/platform/src/main.ts'],
     {
       cwd: ROOT,
       env: {
         ...process.env,
+        ...env,
         MM_DATA_DIR: dataDir,
         PORT: '0',
         HOST: '127.0.0.1',
@@ -76,13 +92,13 @@ async function startPlatform(): Promise<Platform> {
   const stop = async () => {
     if (child.exitCode === null) child.kill('SIGTERM');
     await exited;
-    writeFileSync(join(tmpdir(), 'mm-chaos-check-platform.log'), output);
+    writeFileSync(logFile, output);
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     const url = await listening(child, () => output);
-    log(`workload-check: platform at ${url} (pid ${child.pid}, data ${dataDir})`);
-    return { target: { gateways: [url], adminToken }, stop };
+    (options.log ?? log)(`workload-check: platform at ${url} (pid ${child.pid}, data ${dataDir})`);
+    return { target: { gateways: [url], adminToken }, logFile, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -123,10 +139,12 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`workload-check: ${(error as Error).stack ?? error}\n`);
-    process.exit(2);
-  },
-);
+// Run as a script only: the spec imports startPlatform.
+if (require.main === module)
+  main().then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`workload-check: ${(error as Error).stack ?? error}\n`);
+      process.exit(2);
+    },
+  );

@@ -1,0 +1,86 @@
+// The checker, itself checked against a deliberately broken build: checker.spec.ts plants anomalies in the data
+// it judges; here the platform's own code is broken (sabotage.ts, preloaded into one platform process as
+// workload-check.ts starts it) and the workload runs against it with no nemesis, so that whatever the checker
+// reports is the break's doing. Each break must be named by the kinds it causes; the same workload on the
+// unbroken platform must show none, or those kinds would prove nothing.
+import { check, quiesce } from './checker';
+import { runWorkload, setUpWorkload } from './workload';
+import { startPlatform } from './workload-check';
+
+const SEED = 20260315;
+const CLIENTS = 3;
+const SECONDS = 12;
+/** A platform's start, the workload, quiescence and the reads, with room to spare on two busy cores. */
+const TIMEOUT_MS = 4 * 60_000;
+
+type Sabotage = 'skip-event' | 'pay-twice';
+
+/** The workload through one platform, `sabotage` preloaded if any, quiesced and checked: the anomalies' kinds. */
+async function anomalyKinds(sabotage?: Sabotage): Promise<string[]> {
+  const name = sabotage ?? 'unbroken';
+  const lines: string[] = [];
+  const log = (line: string) => lines.push(line);
+  const platform = await startPlatform({
+    name,
+    nodeArgs: sabotage ? ['-r', './tools/chaos/sabotage.ts'] : [],
+    // An embedded database of its own, as `npm start` has, and the PostgreSQL log transport rather than the run's
+    // Kafka broker (this process's KAFKA_BROKERS), where its topics would outlive it.
+    env: { MM_CHAOS_SABOTAGE: sabotage ?? '', DATABASE_URL: '', KAFKA_BROKERS: '' },
+    log,
+  });
+  try {
+    const setup = await setUpWorkload(platform.target, { seed: SEED, log });
+    try {
+      const end = Date.now() + SECONDS * 1000;
+      const history = await runWorkload(setup, { seed: SEED, clients: CLIENTS, until: () => Date.now() > end });
+      await quiesce(setup, { timeoutMs: 120_000 });
+      const { anomalies, counts } = await check(setup, history, { arrivalOrderIsAnomaly: true });
+      const kinds = [...new Set(anomalies.map((a) => a.kind))].sort();
+      process.stdout.write(
+        `checker.e2e-spec: ${name}: ${counts.operations} operations, ${counts.transactions} transactions, ` +
+          `${counts.events} events; anomalies: ${kinds.map((k) => `${k} ${counts[`anomalies.${k}`]}`).join(', ') || 'none'}` +
+          `\n  first: ${anomalies[0]?.message ?? '-'}\n  platform output in ${platform.logFile}\n`,
+      );
+      // Without transactions and events to break, an empty verdict would say nothing.
+      expect(counts.transactions).toBeGreaterThan(5);
+      return kinds;
+    } finally {
+      await setup.close();
+    }
+  } catch (error) {
+    process.stdout.write(`checker.e2e-spec: ${name}:\n${lines.join('\n')}\n`);
+    throw error;
+  } finally {
+    await platform.stop();
+  }
+}
+
+describe('the fault run checker against a broken build', () => {
+  it(
+    'reports no anomaly on the unbroken platform',
+    async () => {
+      expect(await anomalyKinds()).toEqual([]);
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'reports a log reader that skips every 5th partner event',
+    async () => {
+      expect(await anomalyKinds('skip-event')).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^(events-mismatch|webhook-missing)$/)]),
+      );
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "reports a payout's pull from the wallet made twice",
+    async () => {
+      expect(await anomalyKinds('pay-twice')).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^(balance-mismatch|ledger-imbalance)$/)]),
+      );
+    },
+    TIMEOUT_MS,
+  );
+});
