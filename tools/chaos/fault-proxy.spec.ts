@@ -2,6 +2,7 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { FaultProxy } from './fault-proxy';
+import { seededRandom } from './seeded-random';
 
 /** How long "nothing arrived" is watched for. */
 const QUIET_MS = 300;
@@ -137,16 +138,6 @@ async function eventually(done: () => boolean): Promise<void> {
 
 const quiet = () => new Promise((resolve) => setTimeout(resolve, QUIET_MS));
 
-/** A seeded generator (mulberry32), so a jitter that reorders would do so on every run. */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('FaultProxy', () => {
   it('passes bytes both ways unchanged, and counts connections and bytes', async () => {
     const echo = await startEcho();
@@ -164,7 +155,7 @@ describe('FaultProxy', () => {
 
   it('delays each chunk each way by the latency, and keeps their order under jitter', async () => {
     const echo = await startEcho();
-    const proxy = await startProxy([echo.address], seeded(42));
+    const proxy = await startProxy([echo.address], seededRandom(42));
     const peer = await Peer.connect(proxy.address);
     await peer.echo('warm');
 

@@ -4,6 +4,7 @@
 // interleaves with them differs between two runs. One fault holds at a time, then heals, then a quiet gap
 // follows: each anomaly the checker finds can be traced to the fault around it, and no fault ever takes both
 // replicas of a service down at once (that would be an outage to report, not a fault to survive).
+import { seededRandom } from './seeded-random';
 import type { ChaosTarget, Fault, LinkKind } from './target';
 
 export type FaultKind =
@@ -48,18 +49,6 @@ export interface NemesisPlanOptions {
   replicas: readonly string[];
   /** Kinds to leave out (a run without a broker of its own, say). */
   without?: readonly FaultKind[];
-}
-
-/** mulberry32: a small seeded PRNG, so a schedule is the same on every machine. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The services of these replicas, each with its replicas' names, in a stable order. */

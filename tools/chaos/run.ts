@@ -9,7 +9,8 @@ import { stopWhenParentDies } from '@mm/runtime/platform';
 import { startChaosCluster } from './cluster';
 import { check, quiesce } from './checker';
 import type { Anomaly, Operation } from './history';
-import { describeFault, planFaults, runNemesis, seededRandom, type InjectedFault } from './nemesis';
+import { describeFault, planFaults, runNemesis, type InjectedFault } from './nemesis';
+import { seededRandom } from './seeded-random';
 import { runWorkload, setUpWorkload } from './workload';
 
 export interface ChaosOptions {

@@ -12,7 +12,7 @@
 // `metadata.chaosOp` of an external account, a quote and so its transaction, a virtual account, a deposit
 // address), so that the checker can tell one effect per operation from two, or none.
 //
-// A seeded PRNG per client (mulberry32, as test-e2e/support/crash-run.ts) chooses the operations; which
+// A seeded PRNG per client (seeded-random.ts) chooses the operations; which
 // operation gets which number, and how they interleave with the faults and the rails' timers, does not repeat.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { verifyWebhook } from '@meridian/money-movement';
 import type { Operation, Outcome } from './history';
 import type { ChaosTarget } from './target';
+import { seededRandom } from './seeded-random';
 
 // ---- exact money: whole numbers of 10^-18 units in a bigint, as the ledger's numeric(38,18); no floats ----
 
@@ -45,18 +46,6 @@ export function showUnits(value: bigint): string {
 /** The cents of an amount, which choose a sandbox transfer's outcome (docs/sandbox.md, "Transactions"). */
 export function centsOf(amount: string): number {
   return Number((amount.split('.')[1] ?? '').padEnd(2, '0').slice(0, 2));
-}
-
-/** mulberry32: a small seeded PRNG, so a run's mix of operations is the seed's. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -1002,7 +991,10 @@ export async function runWorkload(
   try {
     await Promise.all(
       Array.from({ length: options.clients }, (_, index) =>
-        runClient(new Client(index, mulberry32(options.seed * 1_000 + index), { ...setup, log }, model), options.until),
+        runClient(
+          new Client(index, seededRandom(options.seed * 1_000 + index), { ...setup, log }, model),
+          options.until,
+        ),
       ),
     );
   } finally {
