@@ -73,20 +73,30 @@ function serviceProcess<D extends ProcessDatabase>(database: D, config: Platform
   return process;
 }
 
+const configFor = (db: ProcessDatabase): PlatformConfig =>
+  loadConfig({
+    DATABASE_URL: db.url,
+    MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    MM_WEBHOOK_CONCURRENCY: '4',
+  });
+
 /** Processes A and B (four slots each) on the connections given, their copies of the endpoints started. */
 export async function twoProcesses<D extends ProcessDatabase>(
   db: D,
   other: D,
 ): Promise<{ a: ServiceProcess<D>; b: ServiceProcess<D> }> {
-  const config = loadConfig({
-    DATABASE_URL: db.url,
-    MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    MM_WEBHOOK_CONCURRENCY: '4',
-  });
+  const config = configFor(db);
   const a = serviceProcess(db, config);
   const b = serviceProcess(other, config);
   await Promise.all([a.cache.onApplicationBootstrap(), b.cache.onApplicationBootstrap()]);
   return { a, b };
+}
+
+/** One process (four slots) on the connections given, its copy of the endpoints started. */
+export async function oneProcess<D extends ProcessDatabase>(db: D): Promise<ServiceProcess<D>> {
+  const process = serviceProcess(db, configFor(db));
+  await process.cache.onApplicationBootstrap();
+  return process;
 }
 
 export async function closeProcesses(a: ServiceProcess, b: ServiceProcess): Promise<void> {
@@ -131,8 +141,16 @@ export const attemptNumbersOf = async (db: ProcessDatabase, id: string) =>
 export const retry = (process: ServiceProcess, webhookId: string, id: string) =>
   process.db.uow.run(() => process.writer.requeue(webhookId, { ids: [id] }, new Date().toISOString(), 30));
 
-/** A test send queued by the process given, in a transaction of its own: handed to its worker when it runs one with room. */
-export async function queue(process: ServiceProcess, projectId: string, webhookId: string): Promise<string> {
+/**
+ * A delivery queued by the process given, in a transaction of its own: handed to its worker when it runs one with
+ * room. A test send, or with `resourceId` a delivery of an event of that resource (which keeps its order).
+ */
+export async function queue(
+  process: ServiceProcess,
+  projectId: string,
+  webhookId: string,
+  resourceId?: string,
+): Promise<string> {
   const id = newId('webhookDelivery');
   await process.db.uow.run(() =>
     process.writer.insertNew(
@@ -140,9 +158,9 @@ export async function queue(process: ServiceProcess, projectId: string, webhookI
       {
         projectId,
         eventId: newId('event'),
-        event: 'webhook.test',
-        resourceId: webhookId,
-        test: true,
+        event: resourceId ? 'customer.updated' : 'webhook.test',
+        resourceId: resourceId ?? webhookId,
+        test: !resourceId,
         createdAt: new Date().toISOString(),
       },
     ),
