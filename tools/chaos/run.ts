@@ -5,6 +5,9 @@
 // timer) and checks what the clients saw against what the API holds (checker.ts). Prints the summary Jepsen
 // prints and exits 1 on any anomaly. KAFKA_BROKERS names a one-broker Kafka to run over; without it the
 // project's test broker is started.
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { stopWhenParentDies } from '@mm/runtime/platform';
 import { startChaosCluster } from './cluster';
 import { check, quiesce } from './checker';
@@ -77,6 +80,12 @@ function tally(items: string[]): string {
     .join(', ');
 }
 
+/** JSON that money in bigint units survives; an anomaly's detail can hold whole resources: its first 2,000 characters. */
+export function detailText(detail: unknown, limit = 2_000): string {
+  const text = JSON.stringify(detail, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? String(detail);
+  return text.length > limit ? `${text.slice(0, limit)}… (${text.length} characters)` : text;
+}
+
 /** The summary in Jepsen's form: operations by outcome, faults by kind, anomalies by kind with the first few in full. */
 export function summary(result: ChaosResult, firstFew = 3): string {
   const { operations, faults, anomalies } = result;
@@ -94,7 +103,7 @@ export function summary(result: ChaosResult, firstFew = 3): string {
   for (const kind of new Set(anomalies.map((a) => a.kind))) {
     for (const anomaly of anomalies.filter((a) => a.kind === kind).slice(0, firstFew)) {
       lines.push(`  ${kind}: ${anomaly.message}`);
-      if (anomaly.detail !== undefined) lines.push(`    ${JSON.stringify(anomaly.detail)}`);
+      if (anomaly.detail !== undefined) lines.push(`    ${detailText(anomaly.detail)}`);
     }
   }
   if (Object.keys(result.counts).length > 0)
@@ -146,7 +155,11 @@ async function main(): Promise<void> {
   const log = (line: string) => process.stdout.write(`${line}\n`);
   log(`chaos: seed ${options.seed} (replay: npm run chaos -- --seconds ${options.seconds} --seed ${options.seed})`);
   const result = await runChaos({ ...options, kafkaBrokers: process.env.KAFKA_BROKERS || undefined, log });
+  // Every anomaly in full, beside the summary's first few.
+  const report = join(tmpdir(), `mm-chaos-${options.seed}.json`);
+  writeFileSync(report, detailText({ anomalies: result.anomalies, faults: result.faults }, Infinity));
   log(summary(result));
+  log(`chaos: every anomaly and fault in ${report}`);
   process.exit(result.valid ? 0 : 1);
 }
 
