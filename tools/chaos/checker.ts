@@ -158,9 +158,9 @@ async function movement(setup: CheckedSetup): Promise<string> {
  * Lets the platform finish, once the faults have healed: the project's clock advances step by step, each
  * advance firing the timers that fall due (rails, sweepers, reviews, webhook retries: docs/sandbox.md "The
  * clock"), until two advances in a row changed no transaction, queued no delivery and brought no arrival, or
- * the bound passes (the checker then reports what still moves).
+ * the bound passes (the checker then reports what still moves). Resolves to whether it settled.
  */
-export async function quiesce(setup: CheckedSetup, options: QuiesceOptions = {}): Promise<void> {
+export async function quiesce(setup: CheckedSetup, options: QuiesceOptions = {}): Promise<boolean> {
   const log = options.log ?? setup.log;
   const deadline = Date.now() + (options.timeoutMs ?? 300_000);
   const run = `${setup.keyPrefix}-quiesce-${Date.now()}`;
@@ -189,10 +189,11 @@ export async function quiesce(setup: CheckedSetup, options: QuiesceOptions = {})
     }
     if (unchanged >= 2) {
       log(`quiesce: nothing moved over the last two of ${round} clock advances`);
-      return;
+      return true;
     }
   }
   log('quiesce: still moving at its deadline; the checker reports what has not settled');
+  return false;
 }
 
 // ---- reading ----
