@@ -17,7 +17,7 @@
 // of their own (LIFELINE_VARIABLE), and the mock broker its stdin, as in the e2e suite.
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -73,6 +73,8 @@ export interface ChaosClusterOptions {
   log?: (line: string) => void;
   /** The fault proxies' randomness (latency's jitter): seeded, so a run replays. */
   random?: () => number;
+  /** A directory to write each process's whole output to, as `<replica>.log` and `postgres.log`. */
+  logDir?: string;
   /** More platform settings for every replica (MM_LOG_LEVEL=warn, say). */
   env?: Record<string, string>;
 }
@@ -170,15 +172,20 @@ function spawnInGroup(
   return child;
 }
 
-/** The last lines of a process's output. */
+/** The last lines of a process's output; every line also appended to a file, when given one (logDir). */
 class RecentLines {
   private readonly lines: string[] = [];
 
-  constructor(private readonly keep: number) {}
+  constructor(
+    private readonly keep: number,
+    private readonly file?: string,
+  ) {}
 
   push(line: string): void {
     this.lines.push(line);
     if (this.lines.length > this.keep) this.lines.shift();
+    // Synchronous: a line is on disk before anything that follows it, a kill -9 of this process included.
+    if (this.file) appendFileSync(this.file, `${line}\n`);
   }
 
   tail(count = this.keep): string {
@@ -227,16 +234,19 @@ class Postgres {
   private server?: ChildProcess;
   /** Stopped on purpose: its exit is not reported. */
   private stopping = false;
-  private readonly recent = new RecentLines(100);
+  private readonly recent: RecentLines;
 
   private constructor(
     private readonly clusterDir: string,
     readonly port: number,
     readonly url: string,
     private readonly log: (line: string) => void,
-  ) {}
+    logDir?: string,
+  ) {
+    this.recent = new RecentLines(100, logDir && join(logDir, 'postgres.log'));
+  }
 
-  static async create(root: string, log: (line: string) => void): Promise<Postgres> {
+  static async create(root: string, log: (line: string) => void, logDir?: string): Promise<Postgres> {
     const embedded = await startEmbeddedPostgres({ dataDir: root, database: 'money_movement', onNotice: log });
     await embedded.stop();
     // Below the ephemeral range (freeLoopbackPort): no outgoing connection takes it while the server restarts.
@@ -244,7 +254,7 @@ class Postgres {
     const url = new URL(embedded.url);
     url.port = String(port);
     // The embedded start's layout: the cluster in <dataDir>/pg.
-    const postgres = new Postgres(join(root, 'pg'), port, url.toString(), log);
+    const postgres = new Postgres(join(root, 'pg'), port, url.toString(), log, logDir);
     await postgres.start();
     return postgres;
   }
@@ -446,7 +456,7 @@ class ReplicaProcess implements Replica {
   private child?: ChildProcess;
   /** The process this cluster stopped or killed itself: any other exit is reported. */
   private ending?: ChildProcess;
-  private readonly recent = new RecentLines(OUTPUT_LINES);
+  private readonly recent: RecentLines;
 
   constructor(
     readonly service: ServiceName,
@@ -455,9 +465,11 @@ class ReplicaProcess implements Replica {
     readonly links: Record<LinkKind, Link>,
     private readonly env: NodeJS.ProcessEnv,
     private readonly log: (line: string) => void,
+    logDir?: string,
   ) {
     this.name = `${service}-${index}`;
     this.url = `http://127.0.0.1:${port}`;
+    this.recent = new RecentLines(OUTPUT_LINES, logDir && join(logDir, `${this.name}.log`));
   }
 
   get running(): boolean {
@@ -717,7 +729,15 @@ async function replicasOf(
         [LIFELINE_VARIABLE]: 'true',
       };
       replicas.push(
-        new ReplicaProcess(service, index, port, { postgres: postgresVia, kafka: kafkaVia }, replicaEnv, log),
+        new ReplicaProcess(
+          service,
+          index,
+          port,
+          { postgres: postgresVia, kafka: kafkaVia },
+          replicaEnv,
+          log,
+          options.logDir,
+        ),
       );
     }
   }
@@ -745,7 +765,8 @@ export async function startChaosCluster(options: ChaosClusterOptions = {}): Prom
     if (broker.shared) teardown.add('the Kafka names', () => removeKafkaNames([broker.proxy.address], kafkaPrefix));
     const dir = mkdtempSync(join(tmpdir(), 'mm-chaos-'));
     teardown.add('the temporary directory', () => rmSync(dir, { recursive: true, force: true }));
-    const postgres = await Postgres.create(join(dir, 'postgres'), log);
+    if (options.logDir) mkdirSync(options.logDir, { recursive: true });
+    const postgres = await Postgres.create(join(dir, 'postgres'), log, options.logDir);
     teardown.add('PostgreSQL', () => postgres.stop('fast'));
     const secrets = deploymentSecrets();
     // Every replica the same data directory, as a volume they share: what a process keeps there is the same for all.

@@ -5,12 +5,13 @@
 // timer) and checks what the clients saw against what the API holds (checker.ts). Prints the summary Jepsen
 // prints and exits 1 on any anomaly. KAFKA_BROKERS names a one-broker Kafka to run over; without it the
 // project's test broker is started.
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stopWhenParentDies } from '@mm/runtime/platform';
 import { startChaosCluster } from './cluster';
-import { check, quiesce } from './checker';
+import { judge, quiesce, readWorld } from './checker';
+import { readerLag, type ReaderLag } from './lag';
 import type { Anomaly, Operation } from './history';
 import { describeFault, planFaults, runNemesis, type InjectedFault } from './nemesis';
 import { seededRandom } from './seeded-random';
@@ -22,6 +23,8 @@ export interface ChaosOptions {
   clients: number;
   kafkaBrokers?: string;
   log?: (line: string) => void;
+  /** Where each process's whole output is written (`<replica>.log`, `postgres.log`); kept only in memory without. */
+  logDir?: string;
 }
 
 export interface ChaosResult {
@@ -31,6 +34,8 @@ export interface ChaosResult {
   anomalies: Anomaly[];
   counts: Record<string, number>;
   valid: boolean;
+  /** For a run that is not valid: the log readers and consumer groups that trail their logs at the end. */
+  behind?: Array<ReaderLag | string>;
 }
 
 /** A run from start to verdict; rejects only when the cluster cannot be set up (`unavailable: …` for a missing part). */
@@ -40,6 +45,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     kafkaBrokers: options.kafkaBrokers,
     random: seededRandom(options.seed ^ 0x5eed),
     log,
+    logDir: options.logDir,
   });
   try {
     const plan = planFaults({
@@ -60,14 +66,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       log('chaos: healing every link and process');
       await cluster.heal();
       const settled = await quiesce(setup, { log });
-      const { anomalies, counts } = await check(setup, operations);
+      const world = await readWorld(setup);
+      // What the checker read and judged, for a look afterwards.
+      if (options.logDir)
+        writeFileSync(join(options.logDir, 'world.json'), detailText({ world, operations }, Infinity));
+      const { anomalies, counts } = judge(world, operations);
       // A platform that never comes to rest after the faults heal is itself an anomaly, whatever else it shows.
       if (!settled)
         anomalies.unshift({
           kind: 'not-settled',
           message: 'transactions, deliveries or arrivals still changed at the end of the quiesce bound (5 min)',
         });
-      return { seed: options.seed, operations, faults, anomalies, counts, valid: anomalies.length === 0 };
+      const valid = anomalies.length === 0;
+      // Where it is behind, read before the cluster goes: the first thing to look at in a run that did not settle.
+      const behind = valid
+        ? undefined
+        : await readerLag(cluster.databaseUrl, cluster.kafkaBrokers, cluster.kafkaPrefix);
+      return { seed: options.seed, operations, faults, anomalies, counts, valid, behind };
     } finally {
       await setup.close();
     }
@@ -112,6 +127,10 @@ export function summary(result: ChaosResult, firstFew = 3): string {
       if (anomaly.detail !== undefined) lines.push(`    ${detailText(anomaly.detail)}`);
     }
   }
+  for (const lag of result.behind ?? [])
+    lines.push(
+      typeof lag === 'string' ? `  behind: ${lag}` : `  behind: ${lag.reader} trails ${lag.source} by ${lag.behind}`,
+    );
   if (Object.keys(result.counts).length > 0)
     lines.push(
       `checked: ${Object.entries(result.counts)
@@ -158,14 +177,24 @@ async function main(): Promise<void> {
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => abandon(signal));
   stopWhenParentDies(abandon);
-  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const began = Date.now();
+  // Each line stamped with the time since the start, minutes and seconds: where a long run spends its time.
+  const log = (line: string) => {
+    const seconds = Math.floor((Date.now() - began) / 1000);
+    const stamp = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+    process.stdout.write(`[${stamp}] ${line}\n`);
+  };
   log(`chaos: seed ${options.seed} (replay: npm run chaos -- --seconds ${options.seconds} --seed ${options.seed})`);
-  const result = await runChaos({ ...options, kafkaBrokers: process.env.KAFKA_BROKERS || undefined, log });
-  // Every anomaly in full, beside the summary's first few.
-  const report = join(tmpdir(), `mm-chaos-${options.seed}.json`);
-  writeFileSync(report, detailText({ anomalies: result.anomalies, faults: result.faults }, Infinity));
-  log(summary(result));
-  log(`chaos: every anomaly and fault in ${report}`);
+  // Every process's output, every anomaly and fault in full, beside the summary's first few.
+  const logDir = join(tmpdir(), `mm-chaos-${options.seed}`);
+  rmSync(logDir, { recursive: true, force: true });
+  const result = await runChaos({ ...options, kafkaBrokers: process.env.KAFKA_BROKERS || undefined, log, logDir });
+  const report = join(logDir, 'report.json');
+  const { anomalies, faults, behind } = result;
+  writeFileSync(report, detailText({ anomalies, faults, behind }, Infinity));
+  log(`every anomaly and fault in ${report}, each process's output beside it`);
+  // Unstamped and last: the summary is read by tools, its last line (the verdict) first of all.
+  process.stdout.write(`${summary(result)}\n`);
   process.exit(result.valid ? 0 : 1);
 }
 
