@@ -102,7 +102,7 @@ class Announcements {
   }
 }
 
-function consistent(): { world: World; history: WorkloadOperation[] } {
+function consistent(): { world: World; history: WorkloadOperation[]; announced: Announcements } {
   const toB = { walletId: 'wlt_a', toWalletId: 'wlt_b', corridor: 'walletToWallet' as const };
   const toBank = { walletId: 'wlt_a', externalAccountId: 'ext_bank', corridor: 'walletToAch' as const };
   const history = [
@@ -172,12 +172,14 @@ function consistent(): { world: World; history: WorkloadOperation[] } {
     externalAccounts: [{ id: 'ext_bank', metadata: { chaosOp: '5' } }],
     virtualAccounts: [],
     depositAddresses: [],
+    cashIns: [],
     transactions: [txn4, txn3, txn2, txn1],
     events: announced.events,
     deliveries: announced.deliveries,
     received: announced.received,
+    clockNow: '2026-01-02T00:00:00.000Z',
   };
-  return { world, history };
+  return { world, history, announced };
 }
 
 const kinds = (world: World, history: readonly WorkloadOperation[], options = {}) =>
@@ -323,6 +325,89 @@ describe('the fault run checker', () => {
     });
   });
 
+  describe('cash', () => {
+    const cash = { type: 'cash', details: { id: 'loc_1' } };
+
+    /**
+     * The consistent project with cash: a cash-in to wlt_b paid in ($40), and three pickups from wlt_a ($20 each):
+     * one collected, one left to expire (its money back), one still at the till.
+     */
+    function withCash() {
+      const { world, history, announced } = consistent();
+      history.push(
+        op(20, 'createCashIn', 'ok', { customerId: 'cst_b', toWalletId: 'wlt_b' }, { id: 'ci_1' }),
+        op(
+          21,
+          'cashDeposit',
+          'ok',
+          { cashInId: 'ci_1', toWalletId: 'wlt_b', amount: '40.00' },
+          { transactionId: 'txn_ci' },
+        ),
+      );
+      world.cashIns.push({ id: 'ci_1', metadata: { chaosOp: '20' } });
+      const deposited: ApiTransaction = {
+        id: 'txn_ci',
+        status: 'completed',
+        subStatus: null,
+        precursor: { type: 'cashIn', id: 'ci_1' },
+        source: { type: 'cash' },
+        destination: wallet('wlt_b'),
+        pricing: { source: { amountGross: '40.00' }, destination: { amountNet: '40.00' } },
+      };
+      const pickups = [
+        transaction('txn_p1', 22, '20.00', cash, 'completed', 'completed.cashPickupCollected', []),
+        transaction('txn_p2', 25, '20.00', cash, 'completed', 'completed.cashPickupExpired', []),
+        transaction('txn_p3', 28, '20.00', cash, 'processing', 'processing.cashPickupReady', []),
+      ];
+      const pickup = { walletId: 'wlt_a', corridor: 'walletToCash' as const, amount: '20.00' };
+      pickups.forEach((t, i) => {
+        const n = 22 + 3 * i;
+        history.push(
+          op(n, 'createQuote', 'ok', pickup, { id: `qt_p${i}` }),
+          op(n + 1, 'createTransaction', 'ok', { ...pickup, quoteOp: n }, { id: t.id }),
+        );
+      });
+      history.push(
+        op(24, 'collectPickup', 'ok', { transactionId: 'txn_p1', pickup: 'collected' }),
+        op(27, 'collectPickup', 'ok', { transactionId: 'txn_p2', pickup: 'expired' }),
+      );
+      for (const t of [deposited, ...pickups]) {
+        world.transactions.unshift(t);
+        announced.announce('transaction.statusChanged', { ...t }, 1);
+      }
+      // wlt_a: 850 - 20 (collected) - 20 (at the till); the expired pickup came back. wlt_b: 150 + 40.
+      balanceOf(world, 'wlt_a', '810');
+      balanceOf(world, 'wlt_b', '190');
+      return { world, history };
+    }
+
+    it("judges a cash-in's deposit and cash pickups as the sandbox says they end", () => {
+      const { world, history } = withCash();
+      expect(judge(world, history).anomalies).toEqual([]);
+    });
+
+    it('reports a cash-in whose deposit made two transactions', () => {
+      const { world, history } = withCash();
+      world.transactions.push({ ...transactionOf(world, 'txn_ci'), id: 'txn_ci2' });
+      balanceOf(world, 'wlt_b', '230');
+      expect(kinds(world, history)).toContain('duplicate-effect');
+    });
+
+    it('reports a pickup that ended otherwise than the customer did at the till', () => {
+      const { world, history } = withCash();
+      // Collected, yet it expired and the money came back.
+      restate(world, 'txn_p1', 'completed', 'completed.cashPickupExpired');
+      balanceOf(world, 'wlt_a', '830');
+      expect(kinds(world, history)).toEqual(['unexpected-outcome']);
+    });
+
+    it('reports a pickup that left the till with nobody collecting it', () => {
+      const { world, history } = withCash();
+      restate(world, 'txn_p3', 'completed', 'completed.cashPickupCollected');
+      expect(kinds(world, history)).toEqual(['unexpected-outcome']);
+    });
+  });
+
   describe('events and webhooks', () => {
     it('reports an event that never reached the receiver', () => {
       const { world, history } = consistent();
@@ -381,6 +466,23 @@ describe('the fault run checker', () => {
       expect(kinds(world, history)).toEqual(['events-mismatch']);
     });
 
+    it("excuses a delivery of an event past the Events API's retention, and still knows the state it carried", () => {
+      const { world, history } = consistent();
+      // txn_3's latest event (evt_8), created 31 days before the clock's now, no longer listed.
+      const latest = world.received.find((d) => d.eventId === 'evt_8')!;
+      expect(latest.body.data.id).toBe('txn_3');
+      latest.body.createdAt = '2025-12-02T00:00:00.000Z';
+      world.events = world.events.filter((e) => e.id !== 'evt_8');
+      const verdict = judge(world, history);
+      expect(verdict.anomalies).toEqual([]);
+      expect(verdict.counts['deliveries.pastRetention']).toBe(1);
+      // Within the window, the same missing event is an anomaly: a delivery of an unlisted event, and txn_3's
+      // latest listed event (processing) no longer showing it as read; past a shorter retention, none.
+      latest.body.createdAt = '2025-12-04T00:00:00.000Z';
+      expect(kinds(world, history)).toEqual(['events-mismatch', 'events-mismatch']);
+      expect(kinds(world, history, { retentionDays: 20 })).toEqual([]);
+    });
+
     it('reports a delivery whose signature does not verify', () => {
       const { world, history } = consistent();
       world.received[4].signature = 'no v1 signature matches';
@@ -413,8 +515,10 @@ describe('the fault run checker', () => {
       '/v0.13/external-accounts': (q) => page(q.get('customerId') === 'cst_a' ? world.externalAccounts : [], q),
       '/v0.13/virtual-accounts': (q) => page([], q),
       '/v0.13/deposit-addresses': (q) => page([], q),
+      '/v0.13/cash-ins': (q) => page([], q),
       '/v0.13/transactions': (q) => page(world.transactions, q),
       '/v0.13/events': (q) => page(world.events, q),
+      '/v0.13/sandbox/clock': () => ({ data: { now: world.clockNow } }),
       '/v0.13/webhooks/wh_1/deliveries': (q) => page(world.deliveries, q),
       ...Object.fromEntries(
         world.wallets.map((w) => [

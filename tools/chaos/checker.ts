@@ -31,6 +31,7 @@ import {
   showUnits,
   units,
   type DeliveryReceiver,
+  type PickupOutcome,
   type ReceivedDelivery,
   type WorkloadOperation,
   type WorkloadSetup,
@@ -89,6 +90,7 @@ export interface World {
   externalAccounts: Array<{ id: string; metadata?: Record<string, string> }>;
   virtualAccounts: Array<{ id: string; metadata?: Record<string, string> }>;
   depositAddresses: Array<{ id: string; metadata?: Record<string, string> }>;
+  cashIns: Array<{ id: string; metadata?: Record<string, string> }>;
   transactions: ApiTransaction[];
   /** The Events API's list, newest first. */
   events: ApiEvent[];
@@ -96,6 +98,8 @@ export interface World {
   deliveries: ApiDelivery[];
   /** What the receiver took, in arrival order. */
   received: ReceivedDelivery[];
+  /** The project's sandbox clock when the world was read: the Events API lists what is within retention of it. */
+  clockNow: string;
 }
 
 export interface Verdict {
@@ -113,6 +117,12 @@ export interface CheckOptions {
    * and no kills (workload-check.ts), false for the cluster under the nemesis.
    */
   arrivalOrderIsAnomaly?: boolean;
+  /**
+   * The Events API's window, in days of the project's clock (MM_WEBHOOK_RETENTION_DAYS, 30 by default): an
+   * event created before it is no longer listed, by design, and a delivery of it is not an anomaly. Quiescing
+   * can move the clock that far: it jumps to each queued delivery's next attempt, up to two days a round.
+   */
+  retentionDays?: number;
 }
 
 // ---- quiescence ----
@@ -183,6 +193,9 @@ export async function quiesce(setup: CheckedSetup, options: QuiesceOptions = {})
       const now = await movement(setup);
       unchanged = now === previous ? unchanged + 1 : 0;
       previous = now;
+      log(
+        `quiesce: round ${round}, the clock advanced ${seconds} s; ${unchanged > 0 ? 'nothing moved' : 'still moving'}`,
+      );
     } catch (error) {
       log(`quiesce: round ${round}: ${(error as Error).message}`);
       unchanged = 0;
@@ -215,12 +228,14 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T
 /** The project as the API shows it now: every list read whole, each wallet's balance, the receiver's record. */
 export async function readWorld(setup: CheckedSetup): Promise<World> {
   const { api } = setup;
-  const [customers, walletList, virtualAccounts, depositAddresses, transactions, events, deliveries] =
+  const [clock, customers, walletList, virtualAccounts, depositAddresses, cashIns, transactions, events, deliveries] =
     await Promise.all([
+      api.get('/sandbox/clock'),
       api.list('/customers'),
       api.list('/wallets'),
       api.list('/virtual-accounts'),
       api.list('/deposit-addresses'),
+      api.list('/cash-ins'),
       api.list('/transactions'),
       api.list('/events'),
       api.list(`/webhooks/${setup.webhookId}/deliveries`),
@@ -239,10 +254,12 @@ export async function readWorld(setup: CheckedSetup): Promise<World> {
     externalAccounts,
     virtualAccounts,
     depositAddresses,
+    cashIns,
     transactions,
     events,
     deliveries,
     received: [...setup.receiver.deliveries],
+    clockNow: clock.data.now as string,
   };
 }
 
@@ -389,6 +406,7 @@ function judgeCreations(world: World, ops: readonly WorkloadOperation[]): Anomal
     ...judgeMarked('external account', ['createBankAccount', 'registerCard'], marked(world.externalAccounts), ops),
     ...judgeMarked('virtual account', ['createVirtualAccount'], marked(world.virtualAccounts), ops),
     ...judgeMarked('deposit address', ['createDepositAddress'], marked(world.depositAddresses), ops),
+    ...judgeMarked('cash-in', ['createCashIn'], marked(world.cashIns), ops),
     ...[...parents].flatMap((customerId) =>
       judgeCounted(
         'wallet',
@@ -401,8 +419,9 @@ function judgeCreations(world: World, ops: readonly WorkloadOperation[]): Anomal
   ];
 }
 
-const DEPOSIT_KINDS = ['inboundTransfer', 'cryptoDeposit'];
-const inletOf = (op: WorkloadOperation) => op.subject.virtualAccountId ?? op.subject.depositAddressId;
+const DEPOSIT_KINDS = ['inboundTransfer', 'cryptoDeposit', 'cashDeposit'];
+const inletOf = (op: WorkloadOperation) =>
+  op.subject.virtualAccountId ?? op.subject.depositAddressId ?? op.subject.cashInId;
 
 /** What an operation asked to move against what its transaction is priced at. */
 function judgePricing(op: WorkloadOperation, t: ApiTransaction | undefined): Anomaly[] {
@@ -418,10 +437,11 @@ function judgePricing(op: WorkloadOperation, t: ApiTransaction | undefined): Ano
   ];
 }
 
-const INLETS = ['virtualAccount', 'depositAddress'];
+/** What a deposit comes in through: a virtual account and a deposit address take many, a cash-in one. */
+const INLETS = ['virtualAccount', 'depositAddress', 'cashIn'];
 /** A transaction made by accepting a quote: it carries the quote's metadata, so the quote's marker. */
 const fromQuote = (t: ApiTransaction) => !t.precursor || t.precursor.type === 'quote';
-/** A transaction made by a deposit to an inlet: it carries the inlet's metadata, so the inlet's marker. */
+/** A transaction made by a deposit to an inlet. */
 const fromInlet = (t: ApiTransaction) => INLETS.includes(t.precursor?.type ?? '');
 
 /** One transaction per accepted quote, priced as the quote asked; none from a quote the workload did not accept. */
@@ -645,12 +665,40 @@ function depositAddressDepositEnd(cents: number, reviewed: boolean): string {
   return cents === 97 ? 'processing.payoutUnconfirmed' : 'completed';
 }
 
-/** Where the sandbox says a transaction ends when nobody acts on it; undefined for a corridor not predicted. */
-export function predictedEnd(t: ApiTransaction): string | undefined {
+/**
+ * A cash-in's crypto delivery to the wallet (docs/sandbox.md "Cash-ins", The transaction): a failure is final,
+ * neither held nor refunded (the cash is at the till).
+ */
+function cashInDepositEnd(cents: number): string {
+  if (cents === 91) return 'failed.providerDeclined';
+  if ([92, 94, 96].includes(cents)) return 'failed.outboundFailed';
+  return cents === 97 ? 'processing.payoutUnconfirmed' : 'completed';
+}
+
+/**
+ * A cash pickup (docs/sandbox.md "The pickup"): it waits at the till until the customer collects it or lets it
+ * expire; `pickup` is what the workload did there, if anything (undefined: it is not known whether it did).
+ */
+function pickupEnd(pickup: PickupOutcome | 'none' | undefined): string | undefined {
+  if (pickup === 'none') return 'processing.cashPickupReady';
+  if (pickup === undefined) return undefined;
+  return pickup === 'collected' ? 'completed.cashPickupCollected' : 'completed.cashPickupExpired';
+}
+
+/**
+ * Where the sandbox says a transaction ends when nobody acts on it; undefined for a corridor not predicted.
+ * `pickup` tells what the customer did at the till, for a cash pickup.
+ */
+export function predictedEnd(
+  t: ApiTransaction,
+  pickup: PickupOutcome | 'none' | undefined = 'none',
+): string | undefined {
   const amount = t.pricing?.source?.amountGross;
   if (!amount) return undefined;
   const [cents, reviewed] = [centsOf(amount), units(amount) >= units('10000')];
+  if (t.destination?.type === 'cash') return pickupEnd(pickup);
   if (t.source?.type === 'walletOms') return walletTransferEnd(cents, reviewed);
+  if (t.precursor?.type === 'cashIn') return cashInDepositEnd(cents);
   if (t.precursor?.type === 'virtualAccount') return virtualAccountDepositEnd(cents, reviewed);
   if (t.precursor?.type === 'depositAddress') return depositAddressDepositEnd(cents, reviewed);
   return undefined;
@@ -665,6 +713,10 @@ function judgeStates(world: World, ops: readonly WorkloadOperation[]): Anomaly[]
       .filter((op) => OPERATOR_KINDS.includes(op.kind) && op.outcome !== 'failed')
       .map((op) => op.subject.transactionId),
   );
+  // What the customer did at each pickup's till: one answered operation, or one unanswered (either may hold).
+  const pickups = new Map<string, PickupOutcome | undefined>();
+  for (const op of ops.filter((op) => op.kind === 'collectPickup' && op.outcome !== 'failed'))
+    pickups.set(op.subject.transactionId!, op.outcome === 'ok' ? op.subject.pickup : undefined);
   const anomalies: Anomaly[] = [];
   for (const t of world.transactions) {
     const legs = (t.legs ?? []).map((l) => `${l.kind} ${l.status}`).join(', ');
@@ -676,7 +728,7 @@ function judgeStates(world: World, ops: readonly WorkloadOperation[]): Anomaly[]
       });
       continue;
     }
-    const predicted = operated.has(t.id) ? undefined : predictedEnd(t);
+    const predicted = operated.has(t.id) ? undefined : predictedEnd(t, pickups.has(t.id) ? pickups.get(t.id) : 'none');
     if (predicted !== undefined && predicted !== stateOf(t))
       anomalies.push({
         kind: 'unexpected-outcome',
@@ -732,13 +784,22 @@ function judgeMissing(world: World, arrivals: readonly ReceivedDelivery[]): Anom
   ];
 }
 
-/** Every delivery is an event of the Events API, carrying its envelope exactly, signed with the endpoint's key. */
-function judgeDelivered(world: World, arrivals: readonly ReceivedDelivery[]): Anomaly[] {
+/**
+ * Every delivery is signed with the endpoint's key, and is an event of the Events API carrying its envelope
+ * exactly; except, for the latter, deliveries of events past the API's retention (`expired`).
+ */
+function judgeDelivered(
+  world: World,
+  arrivals: readonly ReceivedDelivery[],
+  expired: ReadonlySet<ReceivedDelivery>,
+): Anomaly[] {
   const events = new Map(world.events.map((e) => [e.id, e]));
   const anomalies: Anomaly[] = [];
   for (const d of arrivals) {
     const event = events.get(d.eventId);
-    if (!event)
+    if (expired.has(d)) {
+      // Its event is no longer listed, by design.
+    } else if (!event)
       anomalies.push({
         kind: 'events-mismatch',
         message: `delivery ${d.deliveryId} (${d.event} of ${d.resourceId}) names event ${d.eventId}, which the Events API does not list`,
@@ -761,9 +822,9 @@ function judgeDelivered(world: World, arrivals: readonly ReceivedDelivery[]): An
 }
 
 /** Each transaction's latest event (by sequence) shows it as the API reads it now; every transaction has one. */
-function judgeLatestEvents(world: World): Anomaly[] {
+function judgeLatestEvents(world: World, events: readonly ApiEvent[]): Anomaly[] {
   const latest = new Map<string, ApiEvent>();
-  for (const e of world.events.filter((e) => e.eventType === 'transaction.statusChanged' && e.data?.id)) {
+  for (const e of events.filter((e) => e.eventType === 'transaction.statusChanged' && e.data?.id)) {
     const held = latest.get(e.data!.id!);
     if (!held || (e.sequence ?? 0) > (held.sequence ?? 0)) latest.set(e.data!.id!, e);
   }
@@ -858,10 +919,16 @@ function judgeWebhooks(world: World, options: CheckOptions, counts: Record<strin
   const arrivals = firstArrivals(world.received);
   counts['deliveries.received'] = world.received.length;
   counts['deliveries.receivedAgain'] = world.received.length - arrivals.length;
+  const listed = new Set(world.events.map((e) => e.id));
+  const retainedFrom = Date.parse(world.clockNow) - (options.retentionDays ?? 30) * 86_400_000;
+  const expired = arrivals.filter((d) => !listed.has(d.eventId) && Date.parse(d.body?.createdAt) < retainedFrom);
+  counts['deliveries.pastRetention'] = expired.length;
+  // What the Events API no longer lists still tells a transaction's latest state, as its delivery carried it.
+  const known = [...world.events, ...expired.map((d): ApiEvent => ({ ...d.body, id: d.eventId }))];
   return [
     ...judgeMissing(world, arrivals),
-    ...judgeDelivered(world, arrivals),
-    ...judgeLatestEvents(world),
+    ...judgeDelivered(world, arrivals, new Set(expired)),
+    ...judgeLatestEvents(world, known),
     ...judgeOrder(world, arrivals, options, counts),
   ];
 }

@@ -334,8 +334,8 @@ export interface WorkloadSetup {
 /** How long a set-up request may take: the platform may still be starting, or a fault not yet healed. */
 const SETUP_DEADLINE_MS = 60_000;
 
-/** The operator's features the workload needs: deposit addresses are off by default (docs/sandbox.md). */
-const FEATURES = { depositAddresses: true };
+/** The operator's features the workload needs: deposit addresses and cash pickup are off by default (docs/sandbox.md). */
+const FEATURES = { depositAddresses: true, cashPickup: true };
 
 async function required(api: ChaosApi, request: ApiRequest, what: string): Promise<any> {
   const sent = await api.send(request, SETUP_DEADLINE_MS);
@@ -418,7 +418,8 @@ export async function setUpWorkload(
 
 // ---- operations ----
 
-export type Corridor = 'walletToWallet' | 'walletToAch' | 'walletToWire' | 'walletToCard';
+export type Corridor = 'walletToWallet' | 'walletToAch' | 'walletToWire' | 'walletToCard' | 'walletToCash';
+export type PickupOutcome = 'collected' | 'expired';
 export type OperatorAction = 'retry' | 'refund' | 'mark-failed';
 
 /** What an operation was about: the ids it names and what it should change, for the checker. */
@@ -431,13 +432,16 @@ export interface Subject {
   externalAccountId?: string;
   virtualAccountId?: string;
   depositAddressId?: string;
-  /** An operator action's transaction. */
+  cashInId?: string;
+  /** An operator action's transaction, or a cash pickup's. */
   transactionId?: string;
   /** createTransaction: the number of the createQuote operation whose quote it accepts. */
   quoteOp?: number;
   corridor?: Corridor;
   /** The amount sent: a funding's, a quote's source amount, a simulated deposit's. */
   amount?: string;
+  /** What the customer did at the till: a cash pickup collected, or left to expire. */
+  pickup?: PickupOutcome;
 }
 
 export interface WorkloadOperation extends Operation {
@@ -470,6 +474,11 @@ const CARD = {
   billingAddress: { addressLine1: '1 Market St', city: 'San Francisco', state: 'CA', country: 'US', zipCode: '94105' },
 };
 const NETWORK = 'meridianchain';
+/**
+ * Where cash is paid in and picked up (docs/sandbox.md "Cash-in and cash locations"): BigMart #1006 in Houston
+ * takes both, and Texas allows the larger daily pickup total.
+ */
+const CASH_LOCATION = { locationId: 'loc_01m846c3h5e06945kk49eh66ba', locationReference: 'BIGMART-1006' };
 const MAX_CUSTOMERS = 12;
 const MAX_WALLETS_PER_CUSTOMER = 3;
 /** A read made to choose an operation (a balance, a status) gives up sooner than an operation. */
@@ -493,12 +502,16 @@ interface CustomerModel {
   card?: Provisioned;
   virtualAccount?: Provisioned;
   depositAddress?: Provisioned;
+  /** Cash-ins made and not yet paid in, with the wallet each delivers to. */
+  cashIns: Array<{ id: string; walletId: string }>;
 }
 
 /** What the clients share: what the API has answered so far, and the history. */
 class Model {
   readonly customers: CustomerModel[] = [];
   readonly history: WorkloadOperation[] = [];
+  /** Cash pickups accepted and not yet collected or left to expire: their transactions. */
+  readonly pickups: string[] = [];
   private next = 1;
 
   nextNumber(): number {
@@ -648,7 +661,8 @@ async function createCustomer(client: Client): Promise<void> {
     }),
     {},
   );
-  if (op.outcome === 'ok') client.model.customers.push({ id: op.response.id, endorsed: false, wallets: [] });
+  if (op.outcome === 'ok')
+    client.model.customers.push({ id: op.response.id, endorsed: false, wallets: [], cashIns: [] });
 }
 
 async function createWallet(client: Client): Promise<void> {
@@ -714,6 +728,10 @@ async function destination(
     const to = client.pick(client.model.wallets().filter((w) => w.id !== from.id));
     return to && { body: { type: 'walletOms', details: { id: to.id } }, subject: { toWalletId: to.id } };
   }
+  if (corridor === 'walletToCash') {
+    const { locationId: cashLocationId, locationReference: cashLocationReference } = CASH_LOCATION;
+    return { body: { type: 'cash', details: { asset: 'usd', cashLocationId, cashLocationReference } }, subject: {} };
+  }
   if (corridor === 'walletToCard') {
     const card = from.customer.card;
     if (!(await client.active(card, '/external-accounts'))) return undefined;
@@ -743,7 +761,10 @@ async function transfer(client: Client, corridor: Corridor): Promise<void> {
   // An empty wallet waits for a funding (an overdraft of a funded one is tried now and then all the same).
   if (!to || balance === undefined || balance === 0n) return;
   // Only a wallet-to-wallet transfer may use usdc's six places: a bank or card side is in dollars.
-  const amount = transferAmount(client, balance, corridor === 'walletToWallet' && client.random() < 0.3);
+  const amount =
+    corridor === 'walletToCash'
+      ? pickupAmount(client)
+      : transferAmount(client, balance, corridor === 'walletToWallet' && client.random() < 0.3);
   const subject: Subject = { customerId: from.customer.id, walletId: from.id, corridor, amount, ...to.subject };
   const quote = await client.perform(
     'createQuote',
@@ -760,10 +781,86 @@ async function transfer(client: Client, corridor: Corridor): Promise<void> {
     subject,
   );
   if (quote.outcome !== 'ok') return;
-  await client.perform(
+  const accepted = await client.perform(
     'createTransaction',
     () => ({ method: 'POST', path: '/transactions', body: { quoteId: quote.response.id } }),
     { ...subject, quoteOp: quote.n },
+  );
+  if (corridor === 'walletToCash' && accepted.outcome === 'ok') client.model.pickups.push(accepted.response.id);
+}
+
+/**
+ * A cash pickup's amount: a multiple of $20 from $20 to $400 (docs/sandbox.md "Cash pickup", Limits), now and
+ * then one the limits refuse (not a multiple of $20, or above the maximum).
+ */
+function pickupAmount(client: Client): string {
+  const roll = client.random();
+  if (roll < 0.03) return `${20 * (1 + client.int(19)) + 10}.00`;
+  if (roll < 0.05) return '420.00';
+  return `${20 * (1 + client.int(20))}.00`;
+}
+
+/**
+ * The customer at the till (docs/sandbox.md "The pickup"): a pickup collected, or left to expire, which returns
+ * its USDC to the wallet. Mostly collected. A pickup whose code is not issued yet is tried again later.
+ */
+async function collectPickup(client: Client): Promise<void> {
+  const pickups = client.model.pickups;
+  const transactionId = client.pick(pickups);
+  if (!transactionId) return;
+  pickups.splice(pickups.indexOf(transactionId), 1);
+  const outcome: PickupOutcome = client.random() < 0.7 ? 'collected' : 'expired';
+  const op = await client.perform(
+    'collectPickup',
+    () => ({ method: 'POST', path: `/transactions/${transactionId}/simulate/cash-pickup`, body: { outcome } }),
+    { transactionId, pickup: outcome },
+  );
+  if (op.outcome === 'failed' && op.response?.error === 'CashPickupNotReady') pickups.push(transactionId);
+}
+
+/** A customer with a wallet to pay cash into and few cash-ins waiting (each waits an hour of the clock at most). */
+const canCashIn = (c: CustomerModel) => c.wallets.length > 0 && c.cashIns.length < 2;
+
+/** A cash-in of a customer's to one of its wallets (docs/sandbox.md "Cash-ins"), marked with its operation's number. */
+async function createCashIn(client: Client): Promise<void> {
+  const customer = client.pick(client.model.customers.filter(canCashIn));
+  if (!customer || !(await client.endorsed(customer))) return;
+  const walletId = client.pick(customer.wallets)!;
+  const op = await client.perform(
+    'createCashIn',
+    (n) => ({
+      method: 'POST',
+      path: '/cash-ins',
+      body: {
+        customerId: customer.id,
+        source: { asset: 'usd' },
+        destination: { asset: 'usdc', network: NETWORK, wallet: { id: walletId } },
+        cash: CASH_LOCATION,
+        metadata: { [MARKER]: String(n) },
+      },
+    }),
+    { customerId: customer.id, toWalletId: walletId },
+  );
+  if (op.outcome === 'ok') customer.cashIns.push({ id: op.response.id, walletId });
+}
+
+/**
+ * The retail partner confirming the cash paid in for a cash-in, converted to USDC for the wallet; its cents
+ * choose the crypto payout's outcome now and then (.91 declined, .92 and .94 failed, .95 to .97 unconfirmed).
+ * BigMart takes up to $1,000; now and then more, which the limits refuse.
+ */
+async function cashDeposit(client: Client): Promise<void> {
+  const customer = client.pick(client.model.customers.filter((c) => c.cashIns.length > 0));
+  if (!customer) return;
+  const cashIn = customer.cashIns.splice(client.int(customer.cashIns.length), 1)[0];
+  const amount = amountText(
+    client.random() < 0.03 ? 1_001 : 20 + client.int(900),
+    client.cents([91, 92, 94, 95, 96, 97]),
+  );
+  await client.perform(
+    'cashDeposit',
+    () => ({ method: 'POST', path: `/cash-ins/${cashIn.id}/simulate/deposit`, body: { amount } }),
+    { customerId: customer.id, cashInId: cashIn.id, toWalletId: cashIn.walletId, amount },
   );
 }
 
@@ -944,6 +1041,20 @@ const ACTIONS: readonly Action[] = [
     run: createDepositAddress,
   },
   { name: 'cryptoDeposit', weight: 5, possible: some((c) => usable(c.depositAddress)), run: cryptoDeposit },
+  {
+    name: 'walletToCash',
+    weight: 4,
+    possible: (m) => m.wallets().length > 0,
+    run: (c) => transfer(c, 'walletToCash'),
+  },
+  { name: 'collectPickup', weight: 3, possible: (m) => m.pickups.length > 0, run: collectPickup },
+  {
+    name: 'createCashIn',
+    weight: 2,
+    possible: some(canCashIn),
+    run: createCashIn,
+  },
+  { name: 'cashDeposit', weight: 3, possible: some((c) => c.cashIns.length > 0), run: cashDeposit },
   { name: 'operatorAction', weight: 5, possible: () => true, run: operatorAction },
   { name: 'advanceClock', weight: 2, possible: () => true, run: advanceClock },
 ];
