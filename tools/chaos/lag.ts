@@ -42,18 +42,31 @@ async function checkpointLag(databaseUrl: string): Promise<ReaderLag[]> {
   }
 }
 
-/** Each consumer group of the run (its prefix) whose committed offsets trail the end of a topic it reads. */
-async function consumerLag(brokers: string, prefix: string): Promise<ReaderLag[]> {
+/** The consumer groups' names, from what they processed (a mock broker cannot list groups): `<prefix>.<group>`. */
+async function consumerGroups(databaseUrl: string, prefix: string): Promise<string[]> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ group: string }>(
+      `SELECT DISTINCT consumer_group AS group FROM platform.processed_events`,
+    );
+    return rows.map((r) => `${prefix}.${r.group}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Each consumer group of the run whose committed offsets trail the end of a topic it reads. */
+async function consumerLag(brokers: string, prefix: string, groups: readonly string[]): Promise<ReaderLag[]> {
   const admin = new Kafka({ brokers: [brokers], clientId: 'chaos-lag', logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
-    const { groups } = await admin.listGroups();
     const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${prefix}.`));
     const ends = new Map<string, Map<number, bigint>>();
     for (const topic of topics)
       ends.set(topic, new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)])));
     const lags: ReaderLag[] = [];
-    for (const { groupId } of groups.filter((g) => g.groupId.startsWith(`${prefix}.`))) {
+    for (const groupId of groups) {
       for (const { topic, partitions } of await admin.fetchOffsets({ groupId, topics })) {
         let behind = 0n;
         for (const { partition, offset } of partitions) {
@@ -76,7 +89,10 @@ export async function readerLag(
   brokers: string,
   prefix: string,
 ): Promise<Array<ReaderLag | string>> {
-  const results = await Promise.allSettled([checkpointLag(databaseUrl), consumerLag(brokers, prefix)]);
+  const results = await Promise.allSettled([
+    checkpointLag(databaseUrl),
+    consumerGroups(databaseUrl, prefix).then((groups) => consumerLag(brokers, prefix, groups)),
+  ]);
   return results.flatMap((r, i): Array<ReaderLag | string> =>
     r.status === 'fulfilled' ? r.value : [`${i === 0 ? 'checkpoints' : 'consumer groups'}: ${String(r.reason)}`],
   );

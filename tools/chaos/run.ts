@@ -38,6 +38,11 @@ export interface ChaosResult {
   behind?: Array<ReaderLag | string>;
 }
 
+/** How long the platform has to come to rest once the faults heal: five minutes, or a third of a longer run. */
+export function quiesceBoundMs(seconds: number): number {
+  return Math.max(300_000, Math.round((seconds * 1000) / 3));
+}
+
 /** A run from start to verdict; rejects only when the cluster cannot be set up (`unavailable: …` for a missing part). */
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const log = options.log ?? (() => undefined);
@@ -65,7 +70,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       ]);
       log('chaos: healing every link and process');
       await cluster.heal();
-      const settled = await quiesce(setup, { log });
+      // A platform that fell behind its workload needs time in proportion to the run to catch up.
+      const settled = await quiesce(setup, { log, timeoutMs: quiesceBoundMs(options.seconds) });
       const world = await readWorld(setup);
       // What the checker read and judged, for a look afterwards.
       if (options.logDir)
@@ -75,7 +81,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       if (!settled)
         anomalies.unshift({
           kind: 'not-settled',
-          message: 'transactions, deliveries or arrivals still changed at the end of the quiesce bound (5 min)',
+          message: `transactions, deliveries or arrivals still changed at the end of the quiesce bound (${quiesceBoundMs(options.seconds) / 1000} s)`,
         });
       const valid = anomalies.length === 0;
       // Where it is behind, read before the cluster goes: the first thing to look at in a run that did not settle.

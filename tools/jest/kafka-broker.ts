@@ -25,6 +25,8 @@ export interface TestKafka {
 export interface MockBroker extends TestKafka {
   /** host:port of the mock itself. */
   address: string;
+  /** Resolves once the mock keeps every message of the topic (it lifts each new topic's limits within moments). */
+  retained(topic: string): Promise<void>;
 }
 
 export async function startTestKafka(log: (line: string) => void): Promise<TestKafka | undefined> {
@@ -81,9 +83,24 @@ export async function startMockBroker(log: (line: string) => void): Promise<Mock
   }
   // stdin stays open while the run lasts: the broker exits when it closes, even if Jest is killed.
   const child = spawn(binary, [], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const address = await firstLine(child);
+  const lines = createInterface({ input: child.stdout! });
+  const address = await firstLine(child, lines);
+  // After its address, the mock prints `retained <topic>` for each topic once it keeps all of its messages.
+  const retained = new Set<string>();
+  const waiting = new Map<string, Array<() => void>>();
+  lines.on('line', (line) => {
+    const topic = /^retained (.+)$/.exec(line)?.[1];
+    if (topic === undefined) return;
+    retained.add(topic);
+    for (const resolve of waiting.get(topic) ?? []) resolve();
+    waiting.delete(topic);
+  });
   return {
     address,
+    retained: (topic) =>
+      retained.has(topic)
+        ? Promise.resolve()
+        : new Promise((resolve) => waiting.set(topic, [...(waiting.get(topic) ?? []), resolve])),
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -95,9 +112,8 @@ export async function startMockBroker(log: (line: string) => void): Promise<Mock
   };
 }
 
-function firstLine(child: ChildProcess): Promise<string> {
+function firstLine(child: ChildProcess, lines: ReturnType<typeof createInterface>): Promise<string> {
   return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
     const timer = setTimeout(() => fail(new Error('the Kafka mock broker printed no address within 10 s')), 10_000);
     const fail = (error: Error) => {
       clearTimeout(timer);
@@ -113,7 +129,6 @@ function firstLine(child: ChildProcess): Promise<string> {
       clearTimeout(timer);
       child.removeAllListeners('exit');
       child.removeAllListeners('error');
-      lines.close();
       resolve(line.trim());
     });
   });

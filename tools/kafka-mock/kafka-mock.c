@@ -10,11 +10,18 @@
  * the topics named here exist from the start, and any other topic is created
  * (4 partitions) the first time a client asks for its metadata with auto
  * creation allowed, as kafkajs' producer and consumer do.
+ *
+ * It keeps every message, as a stock broker's defaults do for the length of a
+ * test run (log.retention.bytes -1, seven days), where the mock as built keeps
+ * 5 MB of each partition and drops the oldest: a consumer group further behind
+ * than that finds its offset gone, and kafkajs resumes it from the oldest kept,
+ * past events it never saw (a thirty-minute fault run did).
  */
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +40,84 @@ struct mock_cluster_head {
         char id[32];
         rd_kafka_t *rk;
         int32_t controller_id;
+        struct { void *first; void **last; } brokers;
+        int broker_cnt;
+        struct { struct mock_topic *first; struct mock_topic **last; } topics;
+        int topic_cnt;
 };
+
+/*
+ * librdkafka 2.0's private struct rd_kafka_mock_partition_s and
+ * rd_kafka_mock_topic_s (rdkafka_mock_int.h), as far as the retention limits:
+ * a topic's partitions are an array of them. Each partition is checked against
+ * what is known of it (its index, its topic, the limits the mock sets) before
+ * its limits are lifted.
+ */
+struct mock_topic;
+struct mock_partition {
+        struct { struct mock_partition *next; struct mock_partition **prev; } leader_link;
+        int32_t id;
+        int64_t start_offset, end_offset, follower_start_offset, follower_end_offset;
+        uint8_t update_follower_start_offset, update_follower_end_offset;
+        struct { void *first; void **last; } msgsets;
+        size_t size, cnt, max_size, max_cnt;
+        struct { void *first; void **last; } committed_offsets;
+        void *leader;
+        void **replicas;
+        int replica_cnt;
+        struct {
+                int rl_size, rl_cnt;
+                void **rl_elems;
+                void (*rl_free_cb)(void *);
+                int rl_flags, rl_elemsize;
+                void *rl_p;
+        } pidstates;
+        int32_t follower_id;
+        struct mock_topic *topic;
+};
+
+struct mock_topic {
+        struct { struct mock_topic *next; struct mock_topic **prev; } link;
+        char *name;
+        struct mock_partition *partitions;
+        int partition_cnt;
+        int err;
+        void *cluster;
+};
+
+/* What rd_kafka_mock_partition_init sets: 5 MB or 100,000 message sets. */
+#define MOCK_MAX_SIZE ((size_t)5 * 1024 * 1024)
+#define MOCK_MAX_CNT ((size_t)100000)
+
+/*
+ * Lifts the retention limits of every partition of every topic (each new topic's
+ * once it appears: the caller repeats this), and prints `retained <topic>` on
+ * stdout for each topic it lifted. The mock's thread appends a topic to the
+ * list only once it is whole, and never removes one.
+ */
+static int retain_everything(rd_kafka_mock_cluster_t *mcluster) {
+        struct mock_cluster_head *head = (struct mock_cluster_head *)mcluster;
+        for (struct mock_topic *t = head->topics.first; t; t = t->link.next) {
+                int lifted = 0;
+                if (t->cluster != (void *)mcluster)
+                        return -1;
+                for (int i = 0; i < t->partition_cnt; i++) {
+                        struct mock_partition *p = &t->partitions[i];
+                        if (p->id != i || p->topic != t)
+                                return -1;
+                        if (p->max_size == SIZE_MAX && p->max_cnt == SIZE_MAX)
+                                continue;
+                        if (p->max_size != MOCK_MAX_SIZE || p->max_cnt != MOCK_MAX_CNT)
+                                return -1;
+                        p->max_size = p->max_cnt = SIZE_MAX;
+                        lifted = 1;
+                }
+                if (lifted)
+                        printf("retained %s\n", t->name);
+        }
+        fflush(stdout);
+        return 0;
+}
 
 static int set_controller(rd_kafka_mock_cluster_t *mcluster, int32_t broker_id) {
         struct mock_cluster_head *head = (struct mock_cluster_head *)mcluster;
@@ -92,6 +176,7 @@ int main(int argc, char **argv) {
         sigaction(SIGINT, &sa, NULL);
         signal(SIGPIPE, SIG_IGN);
 
+        /* The address first: the topics named here are lifted in the loop's first round, reported after it. */
         printf("%s\n", rd_kafka_mock_cluster_bootstraps(mcluster));
         fflush(stdout);
 
@@ -99,9 +184,14 @@ int main(int argc, char **argv) {
         struct pollfd in = {.fd = STDIN_FILENO, .events = POLLIN};
         char buf[256];
         while (!stop) {
-                int n = poll(&in, 1, 500);
+                int n = poll(&in, 1, 50);
                 if (n > 0 && read(STDIN_FILENO, buf, sizeof(buf)) <= 0)
                         break;
+                /* Topics created since: long before any of them holds 5 MB. */
+                if (retain_everything(mcluster)) {
+                        fprintf(stderr, "kafka-mock: a mock topic has an unknown layout; stopping rather than dropping messages\n");
+                        break;
+                }
         }
         rd_kafka_mock_cluster_destroy(mcluster);
         rd_kafka_destroy(rk);

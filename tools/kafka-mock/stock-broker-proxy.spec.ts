@@ -364,6 +364,23 @@ describe('the stock-broker proxy in front of the mock broker', () => {
     expect(await admin.listTopics()).toContain(topic);
   });
 
+  withMock("keeps every message, as a stock broker's retention does over a run, not the mock's last 5 MB", async () => {
+    const topic = unique('retained');
+    await admin.createTopics({ topics: [{ topic }], waitForLeaders: true });
+    await mock!.retained(topic);
+    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    await producer.connect();
+    try {
+      // 8 MB in 80 sends to one partition (one key): the mock as built would have dropped the first 30 or so.
+      const value = Buffer.alloc(100_000, 'x');
+      for (let i = 0; i < 80; i++) await producer.send({ topic, messages: [{ key: 'one', value }] });
+    } finally {
+      await producer.disconnect();
+    }
+    const partitions = await admin.fetchTopicOffsets(topic);
+    expect(partitions.filter((p) => p.high !== '0')).toEqual([expect.objectContaining({ low: '0', high: '80' })]);
+  });
+
   withMock('reads frames whole however TCP cuts or joins them', async () => {
     // Two ApiVersions v0 requests in one stream, sent a byte at a time.
     const answers = await exchange([request(18, 0, 1), request(18, 0, 2)], { byteByByte: true });
