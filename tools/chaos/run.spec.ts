@@ -45,6 +45,8 @@ describe('the fault run summary', () => {
       seed: 5,
       clients: 2,
     });
+    expect(parseArguments(['--seed', '5', '--rate', '12'])).toEqual({ seconds: 60, seed: 5, clients: 6, rate: 12 });
+    expect(() => parseArguments(['--rate', '0'])).toThrow(/out of range/);
     expect(() => parseArguments(['--minutes', '3'])).toThrow(/unknown/);
     expect(() => parseArguments(['--seconds', 'x'])).toThrow(/whole number/);
   });

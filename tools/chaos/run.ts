@@ -1,4 +1,4 @@
-// `npm run chaos -- --seconds N --seed S [--clients C]`: the fault run (docs/reliability.md). Starts the
+// `npm run chaos -- --seconds N --seed S [--clients C] [--rate R]`: the fault run (docs/reliability.md). Starts the
 // distributed platform with two replicas of every service behind fault proxies (cluster.ts), sets up a partner
 // project, then for N seconds runs partner clients (workload.ts) while the nemesis injects the faults the seed
 // plans (nemesis.ts); then heals everything, lets the platform settle (the sandbox clock moved past every
@@ -21,6 +21,8 @@ export interface ChaosOptions {
   seconds: number;
   seed: number;
   clients: number;
+  /** At most this many actions a second from all the clients together (Jepsen's rate); as fast as answered without. */
+  rate?: number;
   kafkaBrokers?: string;
   log?: (line: string) => void;
   /** Where each process's whole output is written (`<replica>.log`, `postgres.log`); kept only in memory without. */
@@ -65,7 +67,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       const startedAt = Date.now();
       const end = startedAt + options.seconds * 1000;
       const [operations, faults] = await Promise.all([
-        runWorkload(setup, { seed: options.seed, clients: options.clients, until: () => Date.now() >= end, log }),
+        runWorkload(setup, {
+          seed: options.seed,
+          clients: options.clients,
+          rate: options.rate,
+          until: () => Date.now() >= end,
+          log,
+        }),
         runNemesis(cluster, plan, { startedAt, log }),
       ]);
       log('chaos: healing every link and process');
@@ -150,9 +158,9 @@ export function summary(result: ChaosResult, firstFew = 3): string {
   return lines.join('\n');
 }
 
-const USAGE = 'usage: npm run chaos -- [--seconds N] [--seed S] [--clients C]';
+const USAGE = 'usage: npm run chaos -- [--seconds N] [--seed S] [--clients C] [--rate R]';
 
-/** --seconds (60), --seed (a random one, printed), --clients (6). */
+/** --seconds (60), --seed (a random one, printed), --clients (6), --rate (none: as fast as answered). */
 export function parseArguments(args: string[]): ChaosOptions {
   const options: ChaosOptions = { seconds: 60, seed: Math.floor(Math.random() * 2 ** 31), clients: 6 };
   for (let i = 0; i < args.length; i += 2) {
@@ -162,6 +170,7 @@ export function parseArguments(args: string[]): ChaosOptions {
     if (name === '--seconds' && number > 0) options.seconds = number;
     else if (name === '--seed') options.seed = number;
     else if (name === '--clients' && number > 0) options.clients = number;
+    else if (name === '--rate' && number > 0) options.rate = number;
     else throw new Error(`unknown or out of range: ${name} ${value}\n${USAGE}`);
   }
   return options;

@@ -1070,8 +1070,17 @@ function chooseAction(client: Client): Action {
   return possible[possible.length - 1];
 }
 
-async function runClient(client: Client, until: () => boolean): Promise<void> {
+/**
+ * Chooses and runs actions until `until()`; with `intervalMs`, an action starts no sooner than that after the
+ * one before it started (the run's rate, shared among the clients).
+ */
+async function runClient(client: Client, until: () => boolean, intervalMs = 0): Promise<void> {
+  let next = Date.now();
   while (!until()) {
+    if (intervalMs > 0) {
+      if (next > Date.now()) await sleep(next - Date.now());
+      next = Math.max(next + intervalMs, Date.now());
+    }
     const before = client.model.history.length;
     const action = chooseAction(client);
     // An answer of an unexpected shape stops this action, not the run: its operation is recorded already.
@@ -1089,12 +1098,13 @@ function summary(history: readonly Operation[]): string {
 }
 
 /**
- * `clients` concurrent partner clients, each choosing operations with a PRNG of the seed's, until `until()`
- * says to stop (an operation under way is finished first). Resolves with every operation, by number.
+ * `clients` concurrent partner clients, each choosing operations with a PRNG of the seed's (together at most
+ * `rate` actions a second, when given: a transfer is one action of two operations), until `until()` says to
+ * stop (an operation under way is finished first). Resolves with every operation, by number.
  */
 export async function runWorkload(
   setup: WorkloadSetup,
-  options: { seed: number; clients: number; until: () => boolean; log?: (line: string) => void },
+  options: { seed: number; clients: number; rate?: number; until: () => boolean; log?: (line: string) => void },
 ): Promise<WorkloadOperation[]> {
   const model = new Model();
   const log = options.log ?? setup.log;
@@ -1105,6 +1115,7 @@ export async function runWorkload(
         runClient(
           new Client(index, seededRandom(options.seed * 1_000 + index), { ...setup, log }, model),
           options.until,
+          options.rate ? (options.clients * 1000) / options.rate : 0,
         ),
       ),
     );
