@@ -518,7 +518,7 @@ describe('the fault run checker', () => {
       '/v0.13/cash-ins': (q) => page([], q),
       '/v0.13/transactions': (q) => page(world.transactions, q),
       '/v0.13/events': (q) => page(world.events, q),
-      '/v0.13/sandbox/clock': () => ({ data: { now: world.clockNow } }),
+      '/v0.13/sandbox/clock': () => ({ now: world.clockNow }),
       '/v0.13/webhooks/wh_1/deliveries': (q) => page(world.deliveries, q),
       ...Object.fromEntries(
         world.wallets.map((w) => [

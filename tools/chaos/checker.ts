@@ -259,7 +259,7 @@ export async function readWorld(setup: CheckedSetup): Promise<World> {
     events,
     deliveries,
     received: [...setup.receiver.deliveries],
-    clockNow: clock.data.now as string,
+    clockNow: clock.now as string,
   };
 }
 
