@@ -147,7 +147,8 @@ function consistent(): { world: World; history: WorkloadOperation[]; announced: 
     { kind: 'refund', status: 'settled' },
   ]);
   const announced = new Announcements();
-  announced.announce('endorsement.active', { id: 'cst_a', object: 'customer' }, 2);
+  // Each resource's latest event carries it as it reads now.
+  announced.announce('endorsement.active', { id: 'cst_a', lastName: 'Op1' }, 2);
   announced.statuses(txn1, [['processing', 'processing.fundsPulled']]);
   announced.statuses(txn2, [
     ['processing', 'processing.fundsPulled'],
@@ -159,6 +160,8 @@ function consistent(): { world: World; history: WorkloadOperation[]; announced: 
     ['failed', 'failed.outboundFailed'],
     ['processing', 'processing.returningToSender'],
   ]);
+  announced.announce('customer.created', { id: 'cst_b', lastName: 'Op2' }, 1);
+  announced.announce('externalAccount.active', { id: 'ext_bank', metadata: { chaosOp: '5' } }, 2);
   const world: World = {
     customers: [
       { id: 'cst_b', lastName: 'Op2' },
@@ -192,9 +195,14 @@ function transactionOf(world: World, id: string): ApiTransaction {
 /** A transaction moved to another state, as read and as its latest event announced it. */
 function restate(world: World, id: string, status: string, subStatus: string | null): void {
   Object.assign(transactionOf(world, id), { status, subStatus });
+  reannounce(world, id);
+}
+
+/** A transaction's latest event, as listed and as delivered, carrying it as it reads now. */
+function reannounce(world: World, id: string): void {
   const latest = world.events.find((e) => e.data?.id === id)!;
-  Object.assign(latest.data!, { status, subStatus });
-  Object.assign(world.received.find((d) => d.eventId === latest.id)!.body.data, { status, subStatus });
+  latest.data = { ...transactionOf(world, id) };
+  world.received.find((d) => d.eventId === latest.id)!.body.data = { ...transactionOf(world, id) };
 }
 
 function balanceOf(world: World, id: string, balance: string): void {
@@ -214,8 +222,8 @@ describe('the fault run checker', () => {
       transactions: 4,
       'transactions.completed': 2,
       'transactions.failed.returnedToSender': 2,
-      events: 12,
-      'deliveries.received': 12,
+      events: 14,
+      'deliveries.received': 14,
     });
   });
 
@@ -311,6 +319,7 @@ describe('the fault run checker', () => {
       const { world, history } = consistent();
       history[12].subject.amount = history[13].subject.amount = '50.97';
       transactionOf(world, 'txn_3').pricing = { source: { amountGross: '50.97' }, destination: { amountNet: '50.97' } };
+      reannounce(world, 'txn_3');
       restate(world, 'txn_3', 'processing', 'processing.payoutUnconfirmed');
       balanceOf(world, 'wlt_a', '849.03');
       expect(kinds(world, history)).toEqual([]);
@@ -345,6 +354,7 @@ describe('the fault run checker', () => {
         ),
       );
       world.cashIns.push({ id: 'ci_1', metadata: { chaosOp: '20' } });
+      announced.announce('cashIn.completed', { id: 'ci_1', metadata: { chaosOp: '20' } }, 2);
       const deposited: ApiTransaction = {
         id: 'txn_ci',
         status: 'completed',
@@ -463,7 +473,20 @@ describe('the fault run checker', () => {
       world.events = world.events.filter((e) => e.id !== 'evt_3');
       world.received = world.received.filter((d) => d.eventId !== 'evt_3');
       world.deliveries = world.deliveries.filter((d) => d.eventId !== 'evt_3');
-      expect(kinds(world, history)).toEqual(['events-mismatch']);
+      expect(kinds(world, history)).toEqual(['read-model-mismatch']);
+    });
+
+    it('reports a resource whose read model holds what its events never announced', () => {
+      const { world, history } = consistent();
+      // The read model kept a change its last event did not carry.
+      world.externalAccounts[0].metadata = { chaosOp: '5', note: 'changed without an event' };
+      const { anomalies } = judge(world, history);
+      expect(anomalies).toEqual([
+        expect.objectContaining({
+          kind: 'read-model-mismatch',
+          message: expect.stringMatching(/ext_bank .*: metadata$/),
+        }),
+      ]);
     });
 
     it("excuses a delivery of an event past the Events API's retention, and still knows the state it carried", () => {
@@ -479,7 +502,7 @@ describe('the fault run checker', () => {
       // Within the window, the same missing event is an anomaly: a delivery of an unlisted event, and txn_3's
       // latest listed event (processing) no longer showing it as read; past a shorter retention, none.
       latest.body.createdAt = '2025-12-04T00:00:00.000Z';
-      expect(kinds(world, history)).toEqual(['events-mismatch', 'events-mismatch']);
+      expect(kinds(world, history)).toEqual(['events-mismatch', 'read-model-mismatch']);
       expect(kinds(world, history, { retentionDays: 20 })).toEqual([]);
     });
 
@@ -561,7 +584,7 @@ describe('the fault run checker', () => {
         wallets: 2,
         externalAccounts: 1,
         transactions: 4,
-        events: 12,
+        events: 14,
       });
     });
   });

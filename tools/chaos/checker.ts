@@ -17,11 +17,13 @@
 //   waiting on the partner, a payout the provider cannot be asked about) (`stuck-transaction`), and ends as
 //   its cents say it does when no operator touched it (`unexpected-outcome`);
 // - events: every event of the Events API reached the receiver, every delivery was one of them, as the API
-//   lists it, signed with the endpoint's key, each transaction's latest event shows it as a read does, and a
-//   resource's deliveries were made in `sequence` order, and arrived so where nothing documented reorders them
-//   (`webhook-missing`, `events-mismatch`, `webhook-signature`, `webhook-order`; CheckOptions). Gaps in a
-//   resource's sequence are not anomalies: docs/events.md says not every version is announced, and an event
-//   the Events API has but the receiver missed is `webhook-missing`.
+//   lists it, signed with the endpoint's key, and a resource's deliveries were made in `sequence` order, and
+//   arrived so where nothing documented reorders them (`webhook-missing`, `events-mismatch`,
+//   `webhook-signature`, `webhook-order`; CheckOptions). Gaps in a resource's sequence are not anomalies:
+//   docs/events.md says not every version is announced, and an event the Events API has but the receiver
+//   missed is `webhook-missing`;
+// - read models: every resource reads exactly as its latest event announced it, so that what a partner
+//   rebuilds from the events equals what the services' read models hold (`read-model-mismatch`).
 import type { Anomaly, Operation } from './history';
 import {
   centsOf,
@@ -821,27 +823,50 @@ function judgeDelivered(
   return anomalies;
 }
 
-/** Each transaction's latest event (by sequence) shows it as the API reads it now; every transaction has one. */
-function judgeLatestEvents(world: World, events: readonly ApiEvent[]): Anomaly[] {
+/**
+ * Every resource reads as its latest event (by `sequence`) announced it, field for field: what a partner
+ * rebuilds from the events equals the service's read model (docs/events.md: each event carries the resource as
+ * it stood right after it). Transactions, customers, external accounts, virtual accounts, deposit addresses
+ * and cash-ins; each must have been announced at least once.
+ */
+function judgeReadModels(world: World, events: readonly ApiEvent[]): Anomaly[] {
   const latest = new Map<string, ApiEvent>();
-  for (const e of events.filter((e) => e.eventType === 'transaction.statusChanged' && e.data?.id)) {
-    const held = latest.get(e.data!.id!);
-    if (!held || (e.sequence ?? 0) > (held.sequence ?? 0)) latest.set(e.data!.id!, e);
+  for (const e of events) {
+    const id = e.data?.id;
+    if (!id) continue;
+    const held = latest.get(id);
+    if (!held || (e.sequence ?? 0) > (held.sequence ?? 0)) latest.set(id, e);
   }
+  const read: Array<[string, ReadonlyArray<{ id: string }>]> = [
+    ['transaction', world.transactions],
+    ['customer', world.customers],
+    ['external account', world.externalAccounts],
+    ['virtual account', world.virtualAccounts],
+    ['deposit address', world.depositAddresses],
+    ['cash-in', world.cashIns],
+  ];
   const anomalies: Anomaly[] = [];
-  for (const t of world.transactions) {
-    const e = latest.get(t.id);
-    const announced = e ? stateOf({ status: e.data!.status!, subStatus: e.data!.subStatus }) : undefined;
-    if (announced !== stateOf(t))
+  for (const [what, resources] of read) {
+    for (const resource of resources) {
+      const e = latest.get(resource.id);
+      const announced = e?.data as Record<string, unknown> | undefined;
+      const fields = announced ? differingFields(announced, resource as Record<string, unknown>) : [];
+      if (announced && fields.length === 0) continue;
       anomalies.push({
-        kind: 'events-mismatch',
+        kind: 'read-model-mismatch',
         message: e
-          ? `${t.id} is ${stateOf(t)}, but its latest transaction.statusChanged (sequence ${e.sequence}) says ${announced}`
-          : `${t.id} (${stateOf(t)}) has no transaction.statusChanged event`,
-        detail: { transaction: t, event: e },
+          ? `${what} ${resource.id} reads otherwise than its latest event (${e.event ?? e.eventType}, sequence ${e.sequence}) announced it: ${fields.join(', ')}`
+          : `${what} ${resource.id} was never announced`,
+        detail: { read: resource, announced: e },
       });
+    }
   }
   return anomalies;
+}
+
+/** The fields, at the top, in which two resources differ. */
+function differingFields(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => canonical(a[k]) !== canonical(b[k]));
 }
 
 /** Within each resource, `sequence` never goes back along `items` (oldest first). */
@@ -928,7 +953,7 @@ function judgeWebhooks(world: World, options: CheckOptions, counts: Record<strin
   return [
     ...judgeMissing(world, arrivals),
     ...judgeDelivered(world, arrivals, new Set(expired)),
-    ...judgeLatestEvents(world, known),
+    ...judgeReadModels(world, known),
     ...judgeOrder(world, arrivals, options, counts),
   ];
 }
