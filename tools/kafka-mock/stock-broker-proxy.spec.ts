@@ -218,6 +218,54 @@ describe('the stock-broker proxy in front of the mock broker', () => {
   );
 
   withMock(
+    'answers a member that joins again while its earlier join waits for the rest of the group, as a broker does (the mock aborts)',
+    async () => {
+      const group = unique('rejoin');
+      const join = (memberId: string, correlationId: number) =>
+        request(
+          11,
+          0,
+          correlationId,
+          Buffer.concat([
+            kafkaString(group),
+            int32(6_000),
+            kafkaString(memberId),
+            kafkaString('consumer'),
+            int32(1),
+            kafkaString('range'),
+            int32(0),
+          ]),
+        );
+      /** A JoinGroup v0 answer: error, generation, protocol, leader, member id. */
+      const joined = (answer: Buffer) => {
+        let at = 10;
+        const read = () => {
+          const value = answer.toString('utf8', at + 2, at + 2 + answer.readInt16BE(at));
+          at += 2 + Buffer.byteLength(value);
+          return value;
+        };
+        read(); // protocol
+        read(); // leader
+        return { error: answer.readInt16BE(4), memberId: read() };
+      };
+      // Two members join at once; the first rebalance answers both.
+      const [[a], [b]] = await Promise.all([exchange([join('', 1)]), exchange([join('', 2)])]);
+      expect([joined(a).error, joined(b).error]).toEqual([0, 0]);
+      const member = joined(a).memberId;
+      // The first member joins again, twice, on two connections: whichever reaches the mock first waits there
+      // for the other member (which never joins again, until its session ends); the second is a join of a
+      // member whose join is waiting.
+      const again = await Promise.all([exchange([join(member, 3)]), exchange([join(member, 4)])]);
+      expect(again.map(([answer]) => joined(answer))).toEqual([
+        { error: 0, memberId: member },
+        { error: 0, memberId: member },
+      ]);
+      // And the broker is still there.
+      expect(await admin.listTopics()).toEqual(expect.any(Array));
+    },
+  );
+
+  withMock(
     'answers a waiting fetch as soon as records are produced to its topic, as a broker does (the mock waits out the wait)',
     async () => {
       const topic = unique('long-poll');

@@ -31,6 +31,15 @@
 //     has been answered (a Produce with acks 0, which has no answer, is seen
 //     at the end of the wait). Only full fetches are held (no fetch session,
 //     which kafkajs does not use);
+//   - a member's JoinGroup or SyncGroup reaches the mock only once the mock
+//     has answered the member's previous one: the mock holds such an answer
+//     until the rest of the group has joined or synced, and aborts (an
+//     assertion in librdkafka 2.0) when the member joins again meanwhile, as a
+//     client does after a broker restart or a request it gave up on; a broker
+//     answers it. The later request waits until the earlier is answered, its
+//     connection to the mock has closed (then one round trip on the later
+//     one's connection, so that the mock has seen the close), or the member's
+//     session has passed (after which the mock drops a silent member);
 //   - DeleteTopics, ListGroups and DeleteGroups, which the mock lacks, are
 //     answered here, so tests can remove what they made and check that they
 //     did: a deleted topic is gone from every Metadata answer (the mock keeps
@@ -198,6 +207,7 @@ export async function startStockBrokerProxy(options: StockBrokerProxyOptions): P
     fetches: new HeldFetches(),
     deletedTopics: new Set(),
     groups: new Groups(),
+    turns: new MemberTurns(),
   };
   const host = options.host ?? '127.0.0.1';
   const listeners = new Set<Listener>();
@@ -247,6 +257,7 @@ interface Shared {
   /** Topics a DeleteTopics removed: the mock still has them, the clients never see them again. */
   deletedTopics: Set<string>;
   groups: Groups;
+  turns: MemberTurns;
 }
 
 interface Context extends Shared {
@@ -361,6 +372,52 @@ class Groups {
   }
 }
 
+/** A member's group request at the mock, until the mock answers it or its connection closes. */
+interface Turn {
+  /** Settles when it ends: `answered` when the mock answered, `closed` when its connection to the mock closed. */
+  ended: Promise<'answered' | 'closed'>;
+  end(how: 'answered' | 'closed'): void;
+}
+
+/** Each consumer group member's JoinGroup or SyncGroup at the mock, one at a time (see the header). */
+class MemberTurns {
+  private readonly current = new Map<string, Turn>();
+  /** Each member's session timeout, from its latest JoinGroup: the longest the mock keeps a silent member. */
+  private readonly sessions = new Map<string, number>();
+
+  /**
+   * Waits until no earlier request of the member is at the mock, then takes the member's turn. Resolves with
+   * the turn and whether the earlier one ended by its connection closing (the caller then makes sure the mock
+   * has seen that close before it sends).
+   */
+  async take(member: string, sessionTimeout?: number): Promise<{ turn: Turn; afterClose: boolean }> {
+    if (sessionTimeout !== undefined) this.sessions.set(member, sessionTimeout);
+    let afterClose = false;
+    for (let earlier = this.current.get(member); earlier; earlier = this.current.get(member)) {
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<'expired'>((resolve) => {
+        timer = setTimeout(() => resolve('expired'), (this.sessions.get(member) ?? 10_000) + 1_000);
+      });
+      const how = await Promise.race([earlier.ended, expired]);
+      clearTimeout(timer);
+      // Past the member's session the mock has dropped the member, and the earlier answer with it.
+      if (how === 'expired' && this.current.get(member) === earlier) this.current.delete(member);
+      afterClose = afterClose || how === 'closed';
+    }
+    let end!: (how: 'answered' | 'closed') => void;
+    const ended = new Promise<'answered' | 'closed'>((resolve) => (end = resolve));
+    const turn: Turn = {
+      ended,
+      end: (how) => {
+        if (this.current.get(member) === turn) this.current.delete(member);
+        end(how);
+      },
+    };
+    this.current.set(member, turn);
+    return { turn, afterClose };
+  }
+}
+
 /** A client's Fetch that found no records yet, and its wait not over. */
 interface HeldFetch {
   /** The request as the mock gets it: the client's, with no wait. */
@@ -428,6 +485,34 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
   const held = new Map<number, HeldFetch>();
   /** Produces not answered yet: the topics they write to, by correlation id. */
   const producing = new Map<number, string[]>();
+  /** Members' group requests at the mock, by correlation id: each ends its member's turn when answered. */
+  const turns = new Map<number, Turn>();
+  /** The proxy's own round trips to the mock on this connection (negative correlation ids), by correlation id. */
+  const probes = new Map<number, () => void>();
+  let nextProbe = -1;
+  /** One round trip on this connection: whatever reached the mock before it (a close on another) has been seen. */
+  const roundTrip = () =>
+    new Promise<void>((resolve) => {
+      const correlationId = nextProbe--;
+      probes.set(correlationId, resolve);
+      const header = new Writer().int16(API.ApiVersions).int16(0).int32(correlationId).string('stock-broker-proxy');
+      if (mock.destroyed) resolve();
+      else mock.write(sized(header.build()));
+    });
+  /** Forwards a member's JoinGroup or SyncGroup once the member's earlier one is no longer at the mock. */
+  const forwardInTurn = async (
+    frame: Buffer,
+    request: RequestHeader,
+    member: string,
+    sessionTimeout?: number,
+    rewrite: Omit<Rewrite, 'apiKey' | 'apiVersion'> = {},
+  ) => {
+    const { turn, afterClose } = await context.turns.take(member, sessionTimeout);
+    if (afterClose) await roundTrip();
+    if (mock.destroyed) return turn.end('closed');
+    turns.set(request.correlationId, turn);
+    forward(frame, request, rewrite);
+  };
   const release = () => {
     for (const fetch of held.values()) {
       clearTimeout(fetch.deadline);
@@ -481,10 +566,12 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
           return answer(joinGroupRefusal(correlationId, apiVersion, memberId));
         }
         if (apiVersion >= 1) body.int32(); // rebalance timeout
-        body.string(); // member id
+        const memberId = body.string() ?? '';
         if (apiVersion >= 5) body.string(); // group instance id
         context.groups.seen(groupId ?? '', body.string() ?? '', { connection: client, sessionTimeout });
-        return forward(frame, request);
+        // A new member (no id yet) is a new member at the mock too: nothing of it can be waiting there.
+        if (!memberId) return forward(frame, request);
+        return forwardInTurn(frame, request, `${groupId}\u0000${memberId}`, sessionTimeout);
       }
       case API.LeaveGroup: {
         context.groups.left(new Reader(frame, request.bodyOffset).string() ?? '', client);
@@ -526,7 +613,7 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
         const assigned = body.array(() => [body.string() ?? '', body.bytes()] as const) ?? [];
         // The leader's request carries every member's assignment.
         if (assigned.length > 0) context.assignments.set(groupId, { generation, members: new Map(assigned) });
-        return forward(frame, request, {
+        return forwardInTurn(frame, request, `${groupId}\u0000${memberId}`, undefined, {
           assignment: () => {
             const synced = context.assignments.get(groupId);
             return synced?.generation === generation ? synced.members.get(memberId) : undefined;
@@ -614,6 +701,13 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
     'data',
     frames((frame) => {
       const correlationId = frame.readInt32BE(0);
+      const probe = probes.get(correlationId);
+      if (probe) {
+        probes.delete(correlationId);
+        return probe();
+      }
+      turns.get(correlationId)?.end('answered');
+      turns.delete(correlationId);
       const fetch = held.get(correlationId);
       if (fetch) {
         fetch.asking = false;
@@ -642,6 +736,10 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
   });
   mock.on('close', () => {
     release();
+    for (const turn of turns.values()) turn.end('closed');
+    turns.clear();
+    for (const probe of probes.values()) probe();
+    probes.clear();
     client.destroy();
   });
   // A reset on either side closes both; the client sees its connection drop, as with a broker.
