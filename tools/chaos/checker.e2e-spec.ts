@@ -67,8 +67,10 @@ describe('the fault run checker against a broken build', () => {
   it(
     'reports a log reader that skips every 5th partner event',
     async () => {
+      // The skipped events are missing from the Events API and the deliveries: a resource's latest listed event
+      // no longer shows it as it reads, or a delivery names an event the API does not list.
       expect(await anomalyKinds('skip-event')).toEqual(
-        expect.arrayContaining([expect.stringMatching(/^(events-mismatch|webhook-missing)$/)]),
+        expect.arrayContaining([expect.stringMatching(/^(read-model-mismatch|events-mismatch|webhook-missing)$/)]),
       );
     },
     TIMEOUT_MS,
