@@ -165,33 +165,9 @@ describe('the stock-broker proxy in front of the mock broker', () => {
       // A group of one: its leader's SyncGroup assigns it and makes the group stable; the second,
       // with no assignments, is a follower's that comes late. JoinGroup v0 waits out the first rebalance.
       const group = unique('late-sync');
-      const [joined] = await exchange([
-        request(
-          11,
-          0,
-          1,
-          Buffer.concat([
-            kafkaString(group),
-            int32(6_000),
-            kafkaString(''),
-            kafkaString('consumer'),
-            int32(1),
-            kafkaString('range'),
-            int32(0),
-          ]),
-        ),
-      ]);
-      expect(joined.readInt16BE(4)).toBe(0);
-      const generation = joined.readInt32BE(6);
-      let at = 10;
-      const read = () => {
-        const value = joined.toString('utf8', at + 2, at + 2 + joined.readInt16BE(at));
-        at += 2 + Buffer.byteLength(value);
-        return value;
-      };
-      read(); // protocol
-      read(); // leader
-      const memberId = read();
+      const [answer] = await exchange([joinGroupV0(group, '', 1)]);
+      const { error, generation, memberId } = joinedV0(answer);
+      expect(error).toBe(0);
       const sync = (assignments: Buffer[]) =>
         request(
           14,
@@ -221,32 +197,10 @@ describe('the stock-broker proxy in front of the mock broker', () => {
     'answers a member that joins again while its earlier join waits for the rest of the group, as a broker does (the mock aborts)',
     async () => {
       const group = unique('rejoin');
-      const join = (memberId: string, correlationId: number) =>
-        request(
-          11,
-          0,
-          correlationId,
-          Buffer.concat([
-            kafkaString(group),
-            int32(6_000),
-            kafkaString(memberId),
-            kafkaString('consumer'),
-            int32(1),
-            kafkaString('range'),
-            int32(0),
-          ]),
-        );
-      /** A JoinGroup v0 answer: error, generation, protocol, leader, member id. */
+      const join = (memberId: string, correlationId: number) => joinGroupV0(group, memberId, correlationId);
       const joined = (answer: Buffer) => {
-        let at = 10;
-        const read = () => {
-          const value = answer.toString('utf8', at + 2, at + 2 + answer.readInt16BE(at));
-          at += 2 + Buffer.byteLength(value);
-          return value;
-        };
-        read(); // protocol
-        read(); // leader
-        return { error: answer.readInt16BE(4), memberId: read() };
+        const { error, memberId } = joinedV0(answer);
+        return { error, memberId };
       };
       // Two members join at once; the first rebalance answers both.
       const [[a], [b]] = await Promise.all([exchange([join('', 1)]), exchange([join('', 2)])]);
@@ -602,6 +556,25 @@ function kafkaString(value: string): Buffer {
   const length = Buffer.alloc(2);
   length.writeInt16BE(bytes.length);
   return Buffer.concat([length, bytes]);
+}
+
+/** A JoinGroup v0 of a consumer (6 s session, the range protocol, no metadata); memberId '' for a new member. */
+function joinGroupV0(group: string, memberId: string, correlationId: number): Buffer {
+  const body = [kafkaString(group), int32(6_000), kafkaString(memberId), kafkaString('consumer')];
+  return request(11, 0, correlationId, Buffer.concat([...body, int32(1), kafkaString('range'), int32(0)]));
+}
+
+/** A JoinGroup v0 answer: its error, generation and the member id it gave (after the protocol and the leader). */
+function joinedV0(answer: Buffer): { error: number; generation: number; memberId: string } {
+  let at = 10;
+  const read = () => {
+    const value = answer.toString('utf8', at + 2, at + 2 + answer.readInt16BE(at));
+    at += 2 + Buffer.byteLength(value);
+    return value;
+  };
+  read(); // protocol
+  read(); // leader
+  return { error: answer.readInt16BE(4), generation: answer.readInt32BE(6), memberId: read() };
 }
 
 /** A request frame: size, api key, version, correlation id, client id, body. */
