@@ -68,6 +68,8 @@ async function consumerLag(brokers: string, prefix: string, groups: readonly str
     const lags: ReaderLag[] = [];
     for (const groupId of groups) {
       for (const { topic, partitions } of await admin.fetchOffsets({ groupId, topics })) {
+        // Nothing committed on any partition: a topic the group does not read.
+        if (partitions.every((p) => BigInt(p.offset) < 0n)) continue;
         let behind = 0n;
         for (const { partition, offset } of partitions) {
           const end = ends.get(topic)?.get(partition) ?? 0n;
