@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { DataSource, type MigrationInterface } from 'typeorm';
 import { poolOf } from './pg-internals';
 
@@ -21,8 +22,19 @@ export function createDataSource(options: DataSourceOptions): DataSource {
     synchronize: false,
     logging: false,
     applicationName: options.applicationName ?? 'money-movement',
-    extra: { max: options.poolSize ?? 20, idleTimeoutMillis: 60_000 },
+    extra: { max: options.poolSize ?? 20, idleTimeoutMillis: 60_000, onConnect: heedConnectionErrors },
   });
+}
+
+/**
+ * Every pooled connection has an 'error' listener for its whole life. pg-pool listens only while a
+ * connection is idle, and a caller can listen only once it holds one: a PostgreSQL that ends the session in
+ * the same read that completes its start-up (shutting down as it admits it) has pg emit the FATAL in that
+ * tick, unheard, which ends the process. Heard here, the connection is marked unusable, the statement given
+ * it fails, and the pool drops it when it comes back.
+ */
+function heedConnectionErrors(client: EventEmitter): void {
+  client.on('error', () => undefined);
 }
 
 /** Opens the pool and applies pending migrations (they run on start). */

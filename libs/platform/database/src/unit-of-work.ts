@@ -182,7 +182,7 @@ export class UnitOfWork {
     const tx: Transaction = { client, begun: false, outbox: [], flushDue: false, committed: [], savepoints: 0 };
     let broken: Error | undefined;
     // pg emits 'error' on a checked-out client whose connection dies (PostgreSQL stopping, a network
-    // cut); unheard, that would end the process. The statement under way fails on its own.
+    // cut): the connection is then not given back to the pool. The statement under way fails on its own.
     const onError = (error: Error) => (broken = error);
     client.on('error', onError);
     let result: T;

@@ -1,8 +1,8 @@
 // UnitOfWork (libs/platform/database) on a real PostgreSQL. Here rather than beside it: the
 // database lib cannot import this testing lib, which builds on it.
-import { Socket } from 'node:net';
+import { createServer, connect, type Server, Socket } from 'node:net';
 import { Client } from 'pg';
-import { PrefetchKey } from '@mm/platform/database';
+import { createDataSource, PrefetchKey, UnitOfWork } from '@mm/platform/database';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 /** What a transaction sends after BEGIN: its statements' generic plans from their first run (ADR 0051). */
@@ -47,6 +47,87 @@ async function roundTrips<T>(fn: () => Promise<T>): Promise<{ result: T; trips: 
   }
 }
 
+/**
+ * A TCP proxy to PostgreSQL that, for the connection opened after holdNext(), holds PostgreSQL's answer from
+ * BackendKeyData (its start-up's last part but ReadyForQuery) until flush(), which then passes everything
+ * PostgreSQL sent up to the end of its session to the client in one write.
+ */
+class StartupHoldingProxy {
+  private readonly server: Server;
+  private port = 0;
+  private next?: (held: { pid: number; flush(): Promise<void> }) => void;
+
+  constructor(private readonly target: URL) {
+    this.server = createServer((client) => this.accept(client));
+  }
+
+  get url(): string {
+    const url = new URL(this.target);
+    url.hostname = '127.0.0.1';
+    url.port = String(this.port);
+    return url.toString();
+  }
+
+  listen(): Promise<void> {
+    return new Promise((resolve) =>
+      this.server.listen(0, '127.0.0.1', () => {
+        this.port = (this.server.address() as { port: number }).port;
+        resolve();
+      }),
+    );
+  }
+
+  holdNext(): Promise<{ pid: number; flush(): Promise<void> }> {
+    return new Promise((resolve) => (this.next = resolve));
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(client: Socket): void {
+    const upstream = connect(Number(this.target.port || 5432), this.target.hostname);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    client.pipe(upstream);
+    const told = this.next;
+    this.next = undefined;
+    if (!told) {
+      upstream.pipe(client);
+      return;
+    }
+    // Messages are a type byte and a length that counts itself; the held part starts at BackendKeyData ('K').
+    let pending = Buffer.alloc(0);
+    const held: Buffer[] = [];
+    let holding = false;
+    const ended = new Promise<void>((resolve) => upstream.once('end', resolve));
+    upstream.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.length >= 5 && pending.length >= 1 + pending.readInt32BE(1)) {
+        const message = pending.subarray(0, 1 + pending.readInt32BE(1));
+        pending = pending.subarray(message.length);
+        const type = String.fromCharCode(message[0]);
+        if (type === 'K') holding = true;
+        if (!holding) {
+          client.write(message);
+          continue;
+        }
+        held.push(message);
+        if (type === 'Z' && held.length === 2) {
+          const pid = held[0].readInt32BE(5);
+          told({
+            pid,
+            flush: async () => {
+              await ended;
+              client.end(Buffer.concat(held));
+            },
+          });
+        }
+      }
+    });
+  }
+}
+
 describe('UnitOfWork', () => {
   let db: TestDatabase;
   beforeAll(async () => {
@@ -83,6 +164,39 @@ describe('UnitOfWork', () => {
       }),
     ).rejects.toThrow();
     expect(await db.uow.run(() => db.uow.query(`SELECT 1 AS ok`))).toEqual([{ ok: 1 }]);
+  });
+
+  it('survives a new connection that PostgreSQL ends in the same answer that completes its start-up', async () => {
+    // A PostgreSQL shutting down (or a backend terminated) just as it admits a connection: the ReadyForQuery
+    // that completes the start-up and the FATAL that ends the session reach the client in one read. pg hands
+    // the client over at the ReadyForQuery and emits the FATAL in the same tick, before any caller could
+    // listen; unheard, that 'error' event ended the process (a replica died so in the fault run).
+    const startup = new StartupHoldingProxy(new URL(db.url));
+    await startup.listen();
+    const proxied = createDataSource({ url: startup.url, migrations: [], poolSize: 2 });
+    await proxied.initialize();
+    const uow = new UnitOfWork(proxied);
+    try {
+      // The pool's one connection stays busy, so the next transaction opens a new one, whose start-up is held.
+      let finish!: () => void;
+      const busy = uow.run(async () => {
+        await uow.query(`SELECT 1`);
+        await new Promise<void>((resolve) => (finish = resolve));
+      });
+      const held = startup.holdNext();
+      const fresh = uow.run(() => uow.query(`SELECT 1`));
+      const { pid, flush } = await held;
+      await db.uow.query(`SELECT pg_terminate_backend($1)`, [pid]);
+      await flush();
+      await expect(fresh).rejects.toThrow();
+      finish();
+      await busy;
+      // The process and the pool go on: the dead connection is not given out again.
+      expect(await uow.run(() => uow.query(`SELECT 1 AS ok`))).toEqual([{ ok: 1 }]);
+    } finally {
+      await proxied.destroy();
+      await startup.close();
+    }
   });
 
   it('reads a parameter written into a batch exactly as the same parameter bound', async () => {
