@@ -25,6 +25,8 @@ export interface TestKafka {
 export interface MockBroker extends TestKafka {
   /** host:port of the mock itself. */
   address: string;
+  /** Its process, for a test that stops and continues it (SIGSTOP, SIGCONT). */
+  pid: number;
   /** Resolves once the mock keeps every message of the topic (it lifts each new topic's limits within moments). */
   retained(topic: string): Promise<void>;
 }
@@ -97,6 +99,7 @@ export async function startMockBroker(log: (line: string) => void): Promise<Mock
   });
   return {
     address,
+    pid: child.pid!,
     retained: (topic) =>
       retained.has(topic)
         ? Promise.resolve()

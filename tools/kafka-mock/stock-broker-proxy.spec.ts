@@ -2,7 +2,8 @@
 // rules of a stock Kafka broker it holds clients to, seen through kafkajs as
 // the platform uses it. Skipped where the mock cannot be built.
 import { randomUUID } from 'node:crypto';
-import { createConnection } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { createConnection, type Socket } from 'node:net';
 import { Kafka, logLevel, type Admin, type Consumer, type KafkaConfig } from 'kafkajs';
 import { FaultProxy } from '../chaos/fault-proxy';
 import { buildMockBroker, startMockBroker, type MockBroker } from '../jest/kafka-broker';
@@ -216,6 +217,60 @@ describe('the stock-broker proxy in front of the mock broker', () => {
       ]);
       // And the broker is still there.
       expect(await admin.listTopics()).toEqual(expect.any(Array));
+    },
+  );
+
+  withMock(
+    "answers a member's join sent on an older connection right after its waiting join's connection closed (the mock aborted)",
+    async () => {
+      const group = unique('closed-rejoin');
+      const join = (memberId: string, correlationId: number) => joinGroupV0(group, memberId, correlationId);
+      // A connection opened first, so that the mock polls it before the one opened later.
+      const older = await RawConnection.open(proxy.address);
+      const newer = await RawConnection.open(proxy.address);
+      try {
+        await older.ask(request(18, 0, 100));
+        const [[a], [b]] = await Promise.all([exchange([join('', 1)]), exchange([join('', 2)])]);
+        const member = joinedV0(a).memberId;
+        expect([joinedV0(a).error, joinedV0(b).error]).toEqual([0, 0]);
+        // The mock is stopped whenever a request must wait in its socket for the next poll: what it has read
+        // (nothing left unread) it has handled, each request in the poll that read it.
+        const port = Number(mock!.address.split(':')[1]);
+        const stopped = async (step: () => Promise<void>) => {
+          process.kill(mock!.pid, 'SIGSTOP');
+          try {
+            await step();
+          } finally {
+            process.kill(mock!.pid, 'SIGCONT');
+          }
+        };
+        const established = () => mockSockets(port).filter((s) => s.state === TCP_ESTABLISHED).length;
+        const unread = () => mockSockets(port).some((s) => s.state === TCP_ESTABLISHED && s.received > 0);
+        // The member joins again on the newer connection, and the mock holds the answer for the other member.
+        await stopped(async () => {
+          void newer.ask(join(member, 3)).catch(() => undefined);
+          await eventually(unread);
+        });
+        await eventually(() => !unread());
+        // The newer connection closes and the member joins on the older one: both reach the mock in one poll,
+        // the join first (the mock polls its connections in the order they were opened), while the mock still
+        // holds the member's earlier answer.
+        let answer!: Promise<Buffer>;
+        await stopped(async () => {
+          const open = established();
+          newer.close();
+          // The proxy has closed its connection to the mock (a FIN or a reset reached the mock's socket).
+          await eventually(() => established() < open);
+          answer = older.ask(join(member, 5));
+          await eventually(unread);
+        });
+        // Answered once the other member's session has ended, as a broker answers it.
+        expect(joinedV0(await answer)).toEqual(expect.objectContaining({ error: 0, memberId: member }));
+        expect(await admin.listTopics()).toEqual(expect.any(Array));
+      } finally {
+        older.close();
+        newer.close();
+      }
     },
   );
 
@@ -556,6 +611,61 @@ function kafkaString(value: string): Buffer {
   const length = Buffer.alloc(2);
   length.writeInt16BE(bytes.length);
   return Buffer.concat([length, bytes]);
+}
+
+const TCP_ESTABLISHED = 1;
+
+/** The mock's side of its TCP connections (local port `port`), as the kernel lists them: state and bytes unread. */
+function mockSockets(port: number): Array<{ state: number; received: number }> {
+  const lines = readFileSync('/proc/net/tcp', 'utf8').trim().split('\n').slice(1);
+  return lines
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, local]) => parseInt(local.split(':')[1], 16) === port)
+    .map(([, , , state, queues]) => ({ state: parseInt(state, 16), received: parseInt(queues.split(':')[1], 16) }))
+    .filter((socket) => socket.state !== 10); // not the listener
+}
+
+/** One connection kept open across requests, each answer matched by its correlation id. */
+class RawConnection {
+  private received = Buffer.alloc(0);
+  private readonly waiting = new Map<number, { resolve(answer: Buffer): void; reject(error: Error): void }>();
+
+  private constructor(private readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.received = Buffer.concat([this.received, chunk]);
+      while (this.received.length >= 4 && this.received.length >= 4 + this.received.readInt32BE(0)) {
+        const answer = this.received.subarray(4, 4 + this.received.readInt32BE(0));
+        this.received = this.received.subarray(4 + answer.length);
+        this.waiting.get(answer.readInt32BE(0))?.resolve(answer);
+        this.waiting.delete(answer.readInt32BE(0));
+      }
+    });
+    socket.on('close', () => {
+      for (const { reject } of this.waiting.values()) reject(new Error('the connection closed'));
+      this.waiting.clear();
+    });
+    socket.on('error', () => undefined);
+  }
+
+  static open(address: string): Promise<RawConnection> {
+    const [host, port] = address.split(':');
+    return new Promise((resolve, reject) => {
+      const socket = createConnection({ host, port: Number(port) }, () => resolve(new RawConnection(socket)));
+      socket.once('error', reject);
+    });
+  }
+
+  /** Sends a request frame (its correlation id at byte 8) and resolves with its answer. */
+  ask(frame: Buffer): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      this.waiting.set(frame.readInt32BE(8), { resolve, reject });
+      this.socket.write(frame);
+    });
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
 }
 
 /** A JoinGroup v0 of a consumer (6 s session, the range protocol, no metadata); memberId '' for a new member. */

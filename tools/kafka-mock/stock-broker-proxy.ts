@@ -36,10 +36,15 @@
 //     until the rest of the group has joined or synced, and aborts (an
 //     assertion in librdkafka 2.0) when the member joins again meanwhile, as a
 //     client does after a broker restart or a request it gave up on; a broker
-//     answers it. The later request waits until the earlier is answered, its
-//     connection to the mock has closed (then one round trip on the later
-//     one's connection, so that the mock has seen the close), or the member's
-//     session has passed (after which the mock drops a silent member);
+//     answers it. The later request waits until the earlier is answered or its
+//     connection to the mock has closed; one still unanswered after the
+//     member's session has its connection closed by the proxy (the client gave
+//     up on it). The mock reads nothing more from a connection whose group
+//     request it holds, a FIN included, so the proxy closes such a connection
+//     with a reset, which the mock sees in its next poll; and a request after
+//     a close goes once one round trip on its own connection is answered (the
+//     mock handles one poll's events in the order its connections were opened,
+//     and clears a member's held answer only when it handles the close);
 //   - DeleteTopics, ListGroups and DeleteGroups, which the mock lacks, are
 //     answered here, so tests can remove what they made and check that they
 //     did: a deleted topic is gone from every Metadata answer (the mock keeps
@@ -377,22 +382,33 @@ interface Turn {
   /** Settles when it ends: `answered` when the mock answered, `closed` when its connection to the mock closed. */
   ended: Promise<'answered' | 'closed'>;
   end(how: 'answered' | 'closed'): void;
+  /** Closes the connection it is on (both sides), which ends it `closed`. */
+  abandon(): void;
 }
 
 /** Each consumer group member's JoinGroup or SyncGroup at the mock, one at a time (see the header). */
 class MemberTurns {
   private readonly current = new Map<string, Turn>();
-  /** Each member's session timeout, from its latest JoinGroup: the longest the mock keeps a silent member. */
+  /** Each member's session timeout, from its latest JoinGroup: how long its earlier request is waited for. */
   private readonly sessions = new Map<string, number>();
+  /**
+   * Members whose latest request ended with its connection closing and who have sent none since. The mock
+   * clears a member's held answer when it handles that close, which may come after a request on a connection
+   * it polls first: the next request goes after a round trip.
+   */
+  private readonly closedSince = new Set<string>();
 
   /**
-   * Waits until no earlier request of the member is at the mock, then takes the member's turn. Resolves with
-   * the turn and whether the earlier one ended by its connection closing (the caller then makes sure the mock
-   * has seen that close before it sends).
+   * Waits until no earlier request of the member is at the mock, then takes the member's turn on the
+   * connection `abandon` closes. Resolves with the turn and whether the member's previous request ended by its
+   * connection closing (the caller then makes sure the mock has seen that close before it sends).
    */
-  async take(member: string, sessionTimeout?: number): Promise<{ turn: Turn; afterClose: boolean }> {
+  async take(
+    member: string,
+    abandon: () => void,
+    sessionTimeout?: number,
+  ): Promise<{ turn: Turn; afterClose: boolean }> {
     if (sessionTimeout !== undefined) this.sessions.set(member, sessionTimeout);
-    let afterClose = false;
     for (let earlier = this.current.get(member); earlier; earlier = this.current.get(member)) {
       let timer: NodeJS.Timeout | undefined;
       const expired = new Promise<'expired'>((resolve) => {
@@ -400,18 +416,26 @@ class MemberTurns {
       });
       const how = await Promise.race([earlier.ended, expired]);
       clearTimeout(timer);
-      // Past the member's session the mock has dropped the member, and the earlier answer with it.
-      if (how === 'expired' && this.current.get(member) === earlier) this.current.delete(member);
-      afterClose = afterClose || how === 'closed';
+      // Unanswered past the member's session: the client gave up on it. Its connection is closed rather than
+      // the mock trusted to have dropped the member by now (its session timer runs late under load).
+      if (how === 'expired') {
+        earlier.abandon();
+        await earlier.ended;
+      }
     }
+    const afterClose = this.closedSince.delete(member);
     let end!: (how: 'answered' | 'closed') => void;
     const ended = new Promise<'answered' | 'closed'>((resolve) => (end = resolve));
     const turn: Turn = {
       ended,
       end: (how) => {
-        if (this.current.get(member) === turn) this.current.delete(member);
+        if (this.current.get(member) === turn) {
+          this.current.delete(member);
+          if (how === 'closed') this.closedSince.add(member);
+        }
         end(how);
       },
+      abandon,
     };
     this.current.set(member, turn);
     return { turn, afterClose };
@@ -507,7 +531,7 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
     sessionTimeout?: number,
     rewrite: Omit<Rewrite, 'apiKey' | 'apiVersion'> = {},
   ) => {
-    const { turn, afterClose } = await context.turns.take(member, sessionTimeout);
+    const { turn, afterClose } = await context.turns.take(member, () => close(), sessionTimeout);
     if (afterClose) await roundTrip();
     if (mock.destroyed) return turn.end('closed');
     turns.set(request.correlationId, turn);
@@ -520,6 +544,10 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
     }
     held.clear();
   };
+  // The mock stops reading a connection whose JoinGroup or SyncGroup it holds, so it would not see a FIN on it
+  // until it writes the answer, and would keep the member's answer meanwhile: such a connection is reset, which
+  // the mock sees in its next poll whatever it reads.
+  const closeMock = () => (turns.size > 0 ? mock.resetAndDestroy() : mock.destroy());
   const close = (error?: unknown) => {
     if (error)
       context.log(
@@ -527,7 +555,7 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
       );
     release();
     client.destroy();
-    mock.destroy();
+    closeMock();
   };
   const answer = (frame: Buffer) => {
     if (!client.destroyed) client.write(sized(frame));
@@ -732,7 +760,7 @@ function proxyConnection(client: Socket, mock: Socket, context: Context): void {
   client.on('close', () => {
     release();
     context.groups.closed(client);
-    mock.destroy();
+    closeMock();
   });
   mock.on('close', () => {
     release();
