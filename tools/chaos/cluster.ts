@@ -32,7 +32,7 @@ import {
   LIFELINE_VARIABLE,
   startEmbeddedPostgres,
 } from '@mm/runtime/platform';
-import { buildMockBroker, startMockBroker } from '../jest/kafka-broker';
+import { buildMockBroker, startMockBroker, type MockBuild } from '../jest/kafka-broker';
 import { startStockBrokerProxy, type StockBrokerProxy } from '../kafka-mock/stock-broker-proxy';
 import { FaultProxy } from './fault-proxy';
 import type { ChaosTarget, Fault, LinkKind, Replica } from './target';
@@ -69,6 +69,12 @@ export interface ChaosClusterOptions {
   replicas?: number;
   /** One Kafka broker, host:port (process.env.KAFKA_BROKERS when unset); without one, the project's mock broker. */
   kafkaBrokers?: string;
+  /**
+   * Which build of the mock broker, without a Kafka broker (`system`, the test suite's, by default). A long run
+   * wants `indexed`: the released mock's fetch walks the partition's log from its start. Where `indexed`
+   * cannot be built (no network for its source), the run goes on over `system` and says so.
+   */
+  mockBuild?: MockBuild;
   /** A line per thing the cluster does or sees (a start, a restart, a process that exits by itself). */
   log?: (line: string) => void;
   /** The fault proxies' randomness (latency's jitter): seeded, so a run replays. */
@@ -347,7 +353,11 @@ interface Broker {
   close(): Promise<void>;
 }
 
-async function startBroker(kafkaBrokers: string | undefined, log: (line: string) => void): Promise<Broker> {
+async function startBroker(
+  kafkaBrokers: string | undefined,
+  mockBuild: MockBuild,
+  log: (line: string) => void,
+): Promise<Broker> {
   const proxyLog = (line: string) => log(`kafka proxy: ${line}`);
   const brokers = (kafkaBrokers ?? '')
     .split(',')
@@ -363,8 +373,16 @@ async function startBroker(kafkaBrokers: string | undefined, log: (line: string)
     const proxy = await startStockBrokerProxy({ upstream: brokers[0], rules: false, log: proxyLog });
     return { proxy, upstream: brokers[0], shared: true, close: () => proxy.close() };
   }
-  const unbuildable = buildMockBroker();
-  const mock = unbuildable ? undefined : await startMockBroker(log);
+  let build = mockBuild;
+  if (build === 'indexed') {
+    const why = buildMockBroker('indexed');
+    if (why) {
+      log(`the indexed mock broker cannot be built, the run goes on over the system's (${why})`);
+      build = 'system';
+    }
+  }
+  const unbuildable = buildMockBroker(build);
+  const mock = unbuildable ? undefined : await startMockBroker(log, build);
   if (!mock)
     throw new Error(`unavailable: KAFKA_BROKERS is unset and the project's mock broker cannot start: ${unbuildable}`);
   try {
@@ -758,7 +776,11 @@ export async function startChaosCluster(options: ChaosClusterOptions = {}): Prom
   try {
     const startedAt = Date.now();
     // First: a missing broker is the likeliest reason to give up, and the quickest to find.
-    const broker = await startBroker(options.kafkaBrokers ?? process.env.KAFKA_BROKERS, log);
+    const broker = await startBroker(
+      options.kafkaBrokers ?? process.env.KAFKA_BROKERS,
+      options.mockBuild ?? 'system',
+      log,
+    );
     teardown.add('the broker', () => broker.close());
     const kafkaPrefix = kafkaTestPrefix('chaos');
     // After every replica stopped (the steps run in reverse), so no consumer holds a group still.

@@ -4,11 +4,12 @@
 // plans (nemesis.ts); then heals everything, lets the platform settle (the sandbox clock moved past every
 // timer) and checks what the clients saw against what the API holds (checker.ts). Prints the summary Jepsen
 // prints and exits 1 on any anomaly. KAFKA_BROKERS names a one-broker Kafka to run over; without it the
-// project's test broker is started.
+// project's test broker is started, in its build that finds a fetch's offset from the log's end.
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stopWhenParentDies } from '@mm/runtime/platform';
+import type { MockBuild } from '../jest/kafka-broker';
 import { startChaosCluster } from './cluster';
 import { judge, quiesce, readWorld } from './checker';
 import { readerLag, type ReaderLag } from './lag';
@@ -24,6 +25,8 @@ export interface ChaosOptions {
   /** At most this many actions a second from all the clients together (Jepsen's rate); as fast as answered without. */
   rate?: number;
   kafkaBrokers?: string;
+  /** The mock broker's build where there is no KAFKA_BROKERS (cluster.ts): the command line's is `indexed`. */
+  mockBuild?: MockBuild;
   log?: (line: string) => void;
   /** Where each process's whole output is written (`<replica>.log`, `postgres.log`); kept only in memory without. */
   logDir?: string;
@@ -50,6 +53,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const log = options.log ?? (() => undefined);
   const cluster = await startChaosCluster({
     kafkaBrokers: options.kafkaBrokers,
+    mockBuild: options.mockBuild,
     random: seededRandom(options.seed ^ 0x5eed),
     log,
     logDir: options.logDir,
@@ -203,7 +207,14 @@ async function main(): Promise<void> {
   // Every process's output, every anomaly and fault in full, beside the summary's first few.
   const logDir = join(tmpdir(), `mm-chaos-${options.seed}`);
   rmSync(logDir, { recursive: true, force: true });
-  const result = await runChaos({ ...options, kafkaBrokers: process.env.KAFKA_BROKERS || undefined, log, logDir });
+  const result = await runChaos({
+    ...options,
+    kafkaBrokers: process.env.KAFKA_BROKERS || undefined,
+    // A run of any length: the released mock's fetch cost grows with the log (tools/kafka-mock/build.sh).
+    mockBuild: 'indexed',
+    log,
+    logDir,
+  });
   const report = join(logDir, 'report.json');
   const { anomalies, faults, behind } = result;
   writeFileSync(report, detailText({ anomalies, faults, behind }, Infinity));

@@ -14,7 +14,15 @@ import { Kafka, logLevel } from 'kafkajs';
 import { startStockBrokerProxy } from '../kafka-mock/stock-broker-proxy';
 
 const dir = join(__dirname, '..', 'kafka-mock');
-const binary = join(dir, 'build', 'kafka-mock');
+
+/**
+ * Which build of the mock: `system` on the system's librdkafka (the test suite's), `indexed` on the same
+ * release built from source with its log lookup made to start from the end (tools/kafka-mock/build.sh), for
+ * runs long enough that the released lookup, which walks a partition's log from its start, costs a core.
+ */
+export type MockBuild = 'system' | 'indexed';
+
+const binaryOf = (build: MockBuild) => join(dir, 'build', build === 'indexed' ? 'kafka-mock-indexed' : 'kafka-mock');
 
 export interface TestKafka {
   /** Every topic and consumer group on the run's own broker. */
@@ -69,22 +77,27 @@ export async function startTestKafka(log: (line: string) => void): Promise<TestK
 }
 
 /** Builds the mock broker where needed (only when its source is newer); why it cannot be, or undefined. */
-export function buildMockBroker(): string | undefined {
-  const build = spawnSync(join(dir, 'build.sh'), { encoding: 'utf8' });
-  if (build.status === 0 && existsSync(binary)) return undefined;
-  const why = (build.stderr || String(build.error ?? '')).trim().split('\n')[0] || `exit status ${build.status}`;
-  return `tools/kafka-mock/build.sh, which needs a C compiler and librdkafka-dev, failed: ${why}`;
+export function buildMockBroker(build: MockBuild = 'system'): string | undefined {
+  const built = spawnSync(join(dir, 'build.sh'), build === 'indexed' ? ['indexed'] : [], { encoding: 'utf8' });
+  if (built.status === 0 && existsSync(binaryOf(build))) return undefined;
+  const why = (built.stderr || String(built.error ?? '')).trim().split('\n')[0] || `exit status ${built.status}`;
+  const needs =
+    build === 'indexed' ? 'a C compiler, make and the librdkafka source' : 'a C compiler and librdkafka-dev';
+  return `tools/kafka-mock/build.sh${build === 'indexed' ? ' indexed' : ''}, which needs ${needs}, failed: ${why}`;
 }
 
 /** The librdkafka mock broker alone, or undefined (logged) where it cannot be built. */
-export async function startMockBroker(log: (line: string) => void): Promise<MockBroker | undefined> {
-  const unbuildable = buildMockBroker();
+export async function startMockBroker(
+  log: (line: string) => void,
+  build: MockBuild = 'system',
+): Promise<MockBroker | undefined> {
+  const unbuildable = buildMockBroker(build);
   if (unbuildable) {
     log(`no Kafka broker: the Kafka suites are skipped (${unbuildable})`);
     return undefined;
   }
   // stdin stays open while the run lasts: the broker exits when it closes, even if Jest is killed.
-  const child = spawn(binary, [], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(binaryOf(build), [], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const address = await firstLine(child, lines);
   // After its address, the mock prints `retained <topic>` for each topic once it keeps all of its messages.

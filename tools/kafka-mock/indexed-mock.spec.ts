@@ -1,0 +1,135 @@
+// The mock broker built from source with its log lookup from the end (tools/kafka-mock/build.sh indexed, what
+// `npm run chaos` runs over): a Fetch at any offset answers what the released mock answers, the message set
+// that holds the offset, from the first to one past the last. Skipped until that build exists (the chaos
+// command makes it; building it here would add minutes to every test run).
+import { existsSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { buildMockBroker, startMockBroker, type MockBroker, type MockBuild } from '../jest/kafka-broker';
+import { startStockBrokerProxy } from './stock-broker-proxy';
+
+jest.setTimeout(60_000);
+
+const indexedBuilt = existsSync(join(__dirname, 'build', 'kafka-mock-indexed'));
+const systemUnbuildable = buildMockBroker();
+const absent = !indexedBuilt
+  ? 'the indexed build is not there (tools/kafka-mock/build.sh indexed, or one `npm run chaos`, makes it)'
+  : systemUnbuildable;
+if (absent) process.stderr.write(`indexed-mock.spec: skipped: ${absent}\n`);
+const withBoth = absent ? it.skip : it;
+
+const TOPIC = 'indexed-lookup';
+const SENDS = 300;
+const PER_SEND = 3;
+
+/** Produces SENDS message sets of PER_SEND messages to partition 0 of TOPIC, through a stock-broker proxy. */
+async function fill(mock: MockBroker): Promise<void> {
+  const proxy = await startStockBrokerProxy({ upstream: mock.address, log: () => undefined });
+  const kafka = new Kafka({ brokers: [proxy.address], clientId: 'indexed-mock-spec', logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  try {
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 1 }], waitForLeaders: true });
+    await mock.retained(TOPIC);
+    await producer.connect();
+    for (let i = 0; i < SENDS; i++) {
+      const messages = Array.from({ length: PER_SEND }, (_, j) => ({ partition: 0, value: `m${i * PER_SEND + j}` }));
+      await producer.send({ topic: TOPIC, messages });
+    }
+  } finally {
+    await producer.disconnect();
+    await admin.disconnect();
+    await proxy.close();
+  }
+}
+
+/** A Fetch v4 of partition 0 at `offset`, straight to the mock: its error code and the first batch's base offset. */
+async function fetchAt(mock: MockBroker, offset: number): Promise<{ error: number; firstBatch?: number }> {
+  const topic = Buffer.from(TOPIC);
+  const body = Buffer.alloc(4 + 4 + 4 + 4 + 1 + 4 + 2 + topic.length + 4 + 4 + 8 + 4);
+  let at = 0;
+  at = body.writeInt32BE(-1, at); // replica id
+  at = body.writeInt32BE(0, at); // max wait: answer at once
+  at = body.writeInt32BE(1, at); // min bytes
+  at = body.writeInt32BE(1_000_000, at); // max bytes
+  at = body.writeInt8(0, at); // isolation: read uncommitted
+  at = body.writeInt32BE(1, at); // one topic
+  at = body.writeInt16BE(topic.length, at);
+  at += topic.copy(body, at);
+  at = body.writeInt32BE(1, at); // one partition
+  at = body.writeInt32BE(0, at);
+  at = Number(body.writeBigInt64BE(BigInt(offset), at));
+  body.writeInt32BE(1_000_000, at);
+  const answer = await roundTrip(mock.address, frame(1, 4, body));
+  // correlation id, throttle, one topic (name), one partition: id, error, high watermark, last stable offset,
+  // aborted transactions (an array, -1 for none), then the records' size and the first batch's base offset.
+  let read = 4 + 4 + 4;
+  read += 2 + answer.readInt16BE(read);
+  read += 4 + 4;
+  const error = answer.readInt16BE(read);
+  read += 2 + 8 + 8;
+  const aborted = answer.readInt32BE(read);
+  read += 4 + Math.max(aborted, 0) * 16;
+  const size = answer.readInt32BE(read);
+  return size > 0 ? { error, firstBatch: Number(answer.readBigInt64BE(read + 4)) } : { error };
+}
+
+function frame(apiKey: number, apiVersion: number, body: Buffer): Buffer {
+  const clientId = Buffer.from('raw');
+  const header = Buffer.alloc(4 + 2 + 2 + 4 + 2);
+  header.writeInt32BE(2 + 2 + 4 + 2 + clientId.length + body.length, 0);
+  header.writeInt16BE(apiKey, 4);
+  header.writeInt16BE(apiVersion, 6);
+  header.writeInt32BE(7, 8);
+  header.writeInt16BE(clientId.length, 12);
+  return Buffer.concat([header, clientId, body]);
+}
+
+function roundTrip(address: string, request: Buffer): Promise<Buffer> {
+  const [host, port] = address.split(':');
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ host, port: Number(port) });
+    let received = Buffer.alloc(0);
+    socket.on('error', reject);
+    socket.on('data', (chunk) => {
+      received = Buffer.concat([received, chunk]);
+      if (received.length >= 4 && received.length >= 4 + received.readInt32BE(0)) {
+        socket.destroy();
+        resolve(received.subarray(4, 4 + received.readInt32BE(0)));
+      }
+    });
+    socket.write(request);
+  });
+}
+
+/** Each offset's answer from a mock of the given build, filled the same way. */
+async function answers(build: MockBuild, offsets: number[]): Promise<Array<{ error: number; firstBatch?: number }>> {
+  const mock = await startMockBroker(() => undefined, build);
+  if (!mock) throw new Error(`the ${build} mock broker did not start`);
+  try {
+    await fill(mock);
+    const found = [];
+    for (const offset of offsets) found.push(await fetchAt(mock, offset));
+    return found;
+  } finally {
+    await mock.stop();
+  }
+}
+
+withBoth('finds the message set holding any offset, as the released mock does', async () => {
+  const end = SENDS * PER_SEND;
+  const offsets = [0, 1, 2, 3, 4, 5, 450, 451, 452, end - 3, end - 2, end - 1, end, end + 1];
+  const indexed = await answers('indexed', offsets);
+  // Each offset in the batch that holds it; the end answers nothing; past it, OFFSET_OUT_OF_RANGE (1).
+  const expected = offsets.map((offset) =>
+    offset < end
+      ? { error: 0, firstBatch: offset - (offset % PER_SEND) }
+      : offset === end
+        ? { error: 0 }
+        : { error: 1 },
+  );
+  expect(indexed).toEqual(expected);
+  expect(await answers('system', offsets)).toEqual(indexed);
+});
