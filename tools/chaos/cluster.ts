@@ -389,7 +389,7 @@ async function startBroker(
     const proxy = await startStockBrokerProxy({ upstream: mock.address, log: proxyLog });
     return {
       proxy,
-      upstream: `the mock broker at ${mock.address}`,
+      upstream: `the mock broker (${build === 'indexed' ? 'built from source, its log looked up from the end' : "the system's build"}) at ${mock.address}`,
       shared: false,
       close: async () => {
         await proxy.close();
