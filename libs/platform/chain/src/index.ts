@@ -1,0 +1,2 @@
+export * from './test-usdc';
+export * from './viem';
