@@ -1,2 +1,3 @@
 export * from './platform-config';
 export * from './key-ring';
+export * from './chain-settings';
