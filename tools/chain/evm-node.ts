@@ -3,9 +3,9 @@
 // accounts (the well-known "test … junk" mnemonic: never for real money). Its stdin stays open while it
 // runs (evm-node-process.js), so the node never outlives whoever started it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { freePort } from '@mm/platform/testing';
 
 /** Hardhat's first development accounts (address, private key), funded with 10,000 ETH on every start. */
 export const DEV_ACCOUNTS = [
@@ -82,17 +82,6 @@ function listening(child: ChildProcess): Promise<void> {
       lines.removeAllListeners('line');
       lines.on('line', () => undefined);
       resolve();
-    });
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
     });
   });
 }
