@@ -298,6 +298,25 @@ test(
 );
 
 test(
+  'production on simulated providers refuses to start, naming each, unless MM_ALLOW_SIMULATED_PROVIDERS=true',
+  async () => {
+    const dataDir = newDataDir();
+    const refused = await failedStart(dataDir, {
+      PORT: '0',
+      MM_ENVIRONMENT: 'production',
+      MM_BOOTSTRAP_API_KEY: 'sk_live_restartTestKey01',
+      MM_BOOTSTRAP_API_SECRET: `live-secret-${randomBytes(12).toString('hex')}`,
+      MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.output).toMatch(
+      /production binds simulated providers: chain ethereum \(no MM_CHAIN_ETHEREUM_RPC_URL\); chain meridianchain .*bank rails.*MM_ALLOW_SIMULATED_PROVIDERS=true/,
+    );
+  },
+  START_TIMEOUT_MS,
+);
+
+test(
   'production start-up prints neither the API secret nor the operator token, only where they come from',
   async () => {
     const dataDir = newDataDir();
@@ -308,9 +327,16 @@ test(
       MM_BOOTSTRAP_API_KEY: 'sk_live_restartTestKey01',
       MM_BOOTSTRAP_API_SECRET: secret,
       MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      MM_ALLOW_SIMULATED_PROVIDERS: 'true',
     });
     const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
     const output = platform.output();
+    // On simulators by choice, and saying so by name (ARCHITECTURE: providers, real and simulated).
+    expect(output).toMatch(/Providers {4}SIMULATED \(MM_ALLOW_SIMULATED_PROVIDERS=true\): chain ethereum .*bank rails/);
+    expect(await (await fetch(`${platform.url}/readyz`)).json()).toEqual({
+      status: 'ready',
+      simulatedProviders: expect.arrayContaining(['chain ethereum (no MM_CHAIN_ETHEREUM_RPC_URL)', 'card processor']),
+    });
     expect(output).not.toContain(secret);
     expect(output).not.toContain(adminToken);
     expect(output).toContain('API secret   from MM_BOOTSTRAP_API_SECRET');

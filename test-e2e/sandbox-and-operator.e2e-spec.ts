@@ -468,6 +468,7 @@ describe('production mode', () => {
     platform = await TestPlatform.start(
       {
         MM_ENVIRONMENT: 'production',
+        MM_ALLOW_SIMULATED_PROVIDERS: 'true',
         MM_BOOTSTRAP_API_KEY: 'sk_live_e2eProductionKey01',
         MM_BOOTSTRAP_API_SECRET: 'e2e-production-secret-0123',
       },

@@ -282,7 +282,11 @@ describe('webhook endpoints in production', () => {
   beforeAll(async () => {
     // Webhook endpoints are all this is about: in distributed mode, the gateway and the webhooks service.
     platform = await TestPlatform.start(
-      { MM_ENVIRONMENT: 'production', MM_BOOTSTRAP_API_KEY: 'sk_live_e2eBootstrapKey01' },
+      {
+        MM_ENVIRONMENT: 'production',
+        MM_ALLOW_SIMULATED_PROVIDERS: 'true',
+        MM_BOOTSTRAP_API_KEY: 'sk_live_e2eBootstrapKey01',
+      },
       undefined,
       { services: ['webhooks'] },
     );

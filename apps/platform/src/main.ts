@@ -6,6 +6,7 @@ import { API_BASE_PATH } from '@mm/platform/http';
 import { shutdownTelemetry } from '@mm/platform/telemetry';
 import {
   credentialLines,
+  providersLine,
   dashboardLine,
   describeFailure,
   ensureLocalAdminToken,
@@ -86,6 +87,7 @@ async function main(): Promise<void> {
     referenceLine(platform.url),
     dashboardLine(platform.url),
     ...credentialLines(config, bootstrap),
+    providersLine(config),
     ...localLines(config, adminTokenFrom),
     '',
   ];

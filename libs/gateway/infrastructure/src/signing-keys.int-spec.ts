@@ -23,7 +23,12 @@ afterEach(() => db.close());
 async function started(ring: string, uow = db.uow): Promise<SigningKeys> {
   const keys = new SigningKeys(
     uow,
-    loadConfig({ DATABASE_URL: db.url, MM_SIGNING_KEY_ENCRYPTION_KEYS: ring, MM_ENVIRONMENT: 'production' }),
+    loadConfig({
+      DATABASE_URL: db.url,
+      MM_SIGNING_KEY_ENCRYPTION_KEYS: ring,
+      MM_ENVIRONMENT: 'production',
+      MM_ALLOW_SIMULATED_PROVIDERS: 'true',
+    }),
   );
   await keys.onModuleInit();
   return keys;

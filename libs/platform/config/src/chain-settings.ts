@@ -25,6 +25,8 @@ export const DEFAULT_CONFIRMATIONS = 12;
 
 const FIELDS = ['RPC_URL', 'USDC_ADDRESS', 'CONFIRMATIONS', 'FAUCET_PRIVATE_KEY'] as const;
 const PREFIX = 'MM_CHAIN_';
+/** Settings of every network's watcher, read with the rest of the configuration (PlatformConfig). */
+const CHAIN_WIDE_SETTINGS = ['MM_CHAIN_POLL_INTERVAL_MS'];
 
 /** Each network's settings, or the problems found (one line each, naming the variable). */
 export function readChainSettings(
@@ -35,9 +37,9 @@ export function readChainSettings(
   const set = (name: string) => env[name] !== undefined && env[name] !== '';
   // A variable for a network that does not exist is a typo that would leave the network simulated unnoticed.
   for (const name of Object.keys(env).filter((key) => key.startsWith(PREFIX) && set(key))) {
-    const known = CHAIN_NETWORKS.some((network) =>
-      FIELDS.some((field) => name === `${PREFIX}${network.toUpperCase()}_${field}`),
-    );
+    const known =
+      CHAIN_WIDE_SETTINGS.includes(name) ||
+      CHAIN_NETWORKS.some((network) => FIELDS.some((field) => name === `${PREFIX}${network.toUpperCase()}_${field}`));
     if (!known)
       problems.push(
         `${name}: not a chain setting (MM_CHAIN_<NETWORK>_{${FIELDS.join(',')}} with NETWORK one of ${CHAIN_NETWORKS.map((n) => n.toUpperCase()).join(', ')})`,

@@ -14,8 +14,11 @@ describe('MM_SIGNING_KEY_ENCRYPTION_KEYS', () => {
       /MM_SIGNING_KEY_ENCRYPTION_KEYS is required in production.*openssl rand -base64 32/,
     );
     expect(
-      loadConfig({ MM_ENVIRONMENT: 'production', MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${material()}` })
-        .MM_SIGNING_KEY_ENCRYPTION_KEYS,
+      loadConfig({
+        MM_ENVIRONMENT: 'production',
+        MM_SIGNING_KEY_ENCRYPTION_KEYS: `k1:${material()}`,
+        MM_ALLOW_SIMULATED_PROVIDERS: 'true',
+      }).MM_SIGNING_KEY_ENCRYPTION_KEYS,
     ).toMatch(/^k1:/);
   });
 

@@ -17,7 +17,11 @@ import {
 } from 'class-validator';
 import { isIP } from 'node:net';
 import { createHmac } from 'node:crypto';
+import { validateMnemonic } from '@scure/bip39';
+import { wordlist as english } from '@scure/bip39/wordlists/english';
+import { readChainSettings, type ChainSettingsByNetwork } from './chain-settings';
 import { KeyRing, REQUIRED, SIGNING_KEY_ENCRYPTION_KEYS } from './key-ring';
+import { simulatedProviders } from './provider-bindings';
 
 const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
 /** An IP address or a host name; a dotted quad must be a real IPv4 address, not pass as a name. */
@@ -305,6 +309,43 @@ export class PlatformConfig {
   @Min(100)
   MM_GATEWAY_UPSTREAM_TIMEOUT_MS = 10_000;
 
+  /**
+   * Production on simulated providers (every rail but a configured chain): refused unless this is `true`, and
+   * then announced in the banner and /readyz.
+   */
+  @IsIn(['true', 'false'])
+  MM_ALLOW_SIMULATED_PROVIDERS: 'true' | 'false' = 'false';
+
+  /**
+   * The custody seed (BIP-39 words) every on-chain address is derived from. Required in production with a
+   * chain configured; a sandbox without it keeps a generated one in MM_DATA_DIR (docs/chain.md).
+   */
+  @IsOptional()
+  @ValidateBy({
+    name: 'isMnemonic',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && validateMnemonic(normaliseWords(value), english),
+      // Never the value: it is the key to every custodial address.
+      defaultMessage: () => 'MM_CUSTODY_MNEMONIC must be 12 to 24 English BIP-39 words with a valid checksum',
+    },
+  })
+  MM_CUSTODY_MNEMONIC?: string;
+
+  /** How often a chain watcher asks its node for a new head when it has caught up (docs/chain.md). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
+  MM_CHAIN_POLL_INTERVAL_MS = 1000;
+
+  /** Each network's chain, from MM_CHAIN_<NETWORK>_* (chain-settings); undefined where it stays simulated. */
+  declare chains: ChainSettingsByNetwork;
+
+  /** The ports bound to a simulator (provider-bindings). */
+  get simulatedProviders(): string[] {
+    return simulatedProviders(this.chains);
+  }
+
   get isSandbox(): boolean {
     return this.MM_ENVIRONMENT === 'sandbox';
   }
@@ -316,6 +357,11 @@ export class PlatformConfig {
 }
 
 export class ConfigError extends Error {}
+
+/** BIP-39 words as the standard reads them: lower case, single spaces. */
+function normaliseWords(text: string): string {
+  return text.trim().toLowerCase().split(/\s+/).join(' ');
+}
 
 /** Validates the environment; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {
@@ -341,6 +387,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     'MM_SERVICE_DEPOSIT_ADDRESSES_URL',
     'MM_SERVICE_VIRTUAL_ACCOUNTS_URL',
     'MM_INTERNAL_TOKEN',
+    'MM_CUSTODY_MNEMONIC',
   ];
   for (const key of [...known, ...optional]) {
     const value = env[key];
@@ -348,10 +395,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const config = plainToInstance(PlatformConfig, input);
   const errors = validateSync(config, { forbidUnknownValues: false });
-  if (errors.length > 0) {
+  const { chains, problems } = readChainSettings(env, config.MM_ENVIRONMENT !== 'production');
+  if (errors.length > 0 || problems.length > 0) {
     const lines = errors.map((e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
-    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+    throw new ConfigError(`invalid configuration:\n${[...lines, ...problems.map((p) => `  ${p}`)].join('\n')}`);
   }
+  config.chains = chains;
+  if (config.MM_CUSTODY_MNEMONIC) config.MM_CUSTODY_MNEMONIC = normaliseWords(config.MM_CUSTODY_MNEMONIC);
   if (Boolean(config.MM_BOOTSTRAP_API_KEY) !== Boolean(config.MM_BOOTSTRAP_API_SECRET)) {
     throw new ConfigError(
       'invalid configuration:\n  MM_BOOTSTRAP_API_KEY and MM_BOOTSTRAP_API_SECRET must be set together',
@@ -370,6 +420,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   } else if (!config.isSandbox) {
     throw new ConfigError(`invalid configuration:\n  ${SIGNING_KEY_ENCRYPTION_KEYS} ${REQUIRED}`);
+  }
+  if (!config.isSandbox && !config.MM_CUSTODY_MNEMONIC && Object.values(chains).some(Boolean)) {
+    throw new ConfigError(
+      'invalid configuration:\n  MM_CUSTODY_MNEMONIC is required in production with a chain configured (from a secret; docs/chain.md)',
+    );
+  }
+  if (!config.isSandbox && config.MM_ALLOW_SIMULATED_PROVIDERS !== 'true' && config.simulatedProviders.length > 0) {
+    throw new ConfigError(
+      'invalid configuration:\n  production binds simulated providers: ' +
+        `${config.simulatedProviders.join('; ')}. Configure them, or set MM_ALLOW_SIMULATED_PROVIDERS=true to run on ` +
+        'simulators knowingly (payouts then settle without leaving)',
+    );
   }
   // Node refuses a header deadline after the request deadline.
   if (config.MM_HTTP_HEADERS_TIMEOUT_MS > config.MM_HTTP_REQUEST_TIMEOUT_MS) {

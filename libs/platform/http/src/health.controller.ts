@@ -1,6 +1,7 @@
 import { Controller, Get, HttpCode, Injectable } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { ApiError } from '@mm/contracts';
+import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { Public } from './route-metadata';
 
@@ -28,6 +29,7 @@ export class HealthController {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly startup: StartupState,
+    private readonly config: PlatformConfig,
   ) {}
 
   /** Liveness: the process answers. */
@@ -37,7 +39,10 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Readiness: start-up has finished and the database answers. */
+  /**
+   * Readiness: start-up has finished and the database answers. Production on simulators (allowed by
+   * MM_ALLOW_SIMULATED_PROVIDERS) says which, to whoever watches readiness; a sandbox is simulated by design.
+   */
   @Get('readyz')
   async readyz() {
     if (!this.startup.started) throw new ApiError('ServiceUnavailable', 'still starting');
@@ -46,6 +51,7 @@ export class HealthController {
     } catch {
       throw new ApiError('ServiceUnavailable', 'database unreachable');
     }
-    return { status: 'ready' };
+    if (this.config.isSandbox) return { status: 'ready' };
+    return { status: 'ready', simulatedProviders: this.config.simulatedProviders };
   }
 }

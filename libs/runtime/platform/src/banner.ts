@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
-import type { PlatformConfig } from '@mm/platform/config';
+import { CHAIN_NETWORKS, type PlatformConfig } from '@mm/platform/config';
 import { StartupError } from './data-directory';
 import type { BootstrapResult } from '@mm/gateway/application';
 
@@ -60,6 +60,19 @@ export function describeFailure(error: unknown): string {
   if (error instanceof StartupError) return error.message;
   if (error instanceof Error) return error.stack ?? error.message;
   return error === undefined ? 'no reason given (a step rejected with undefined)' : inspect(error);
+}
+
+/**
+ * What the provider ports are bound to: a sandbox's simulators and the networks on a real chain; in production
+ * allowed onto simulators (MM_ALLOW_SIMULATED_PROVIDERS), each simulated port by name, so nobody mistakes it.
+ */
+export function providersLine(config: PlatformConfig): string {
+  const onChain = CHAIN_NETWORKS.filter((network) => config.chains[network]);
+  const chains = onChain.length > 0 ? `on a chain: ${onChain.join(', ')}` : 'no chain configured';
+  if (config.isSandbox) return `  Providers    sandbox simulators, ${chains}`;
+  const simulated = config.simulatedProviders;
+  if (simulated.length === 0) return `  Providers    ${chains}`;
+  return `  Providers    SIMULATED (MM_ALLOW_SIMULATED_PROVIDERS=true): ${simulated.join('; ')}`;
 }
 
 /** Which transport carries events between processes, as the banner says it. */
