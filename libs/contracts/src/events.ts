@@ -58,6 +58,8 @@ export interface EventPayloads extends VirtualAccountEventPayloads {
     asset: string;
     network: string;
     address: string;
+    /** On a chain: the address's BIP-44 index among custodial wallets (docs/chain.md); absent when simulated. */
+    derivationIndex?: number;
     createdAt: string;
   };
   'wallet.credited': {

@@ -16,7 +16,15 @@ export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /** Path prefixes under the base path that the gateway forwards, by owning service. */
 export const SERVICE_ROUTES: Record<Exclude<ServiceName, 'gateway'>, string[]> = {
-  accounts: ['/customers', '/wallets', '/external-accounts', '/counterparties', '/sandbox/wallets', '/sandbox/clock'],
+  accounts: [
+    '/customers',
+    '/wallets',
+    '/external-accounts',
+    '/counterparties',
+    '/sandbox/wallets',
+    '/sandbox/clock',
+    '/admin/chains',
+  ],
   quoting: ['/quotes'],
   transactions: ['/transactions', '/admin/transactions'],
   webhooks: ['/webhooks', '/events'],

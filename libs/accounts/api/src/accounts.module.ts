@@ -14,16 +14,17 @@ import {
   ExternalAccountsService,
   TransactionLedgerCommands,
   TransactionLedgerService,
+  WalletChainDeposits,
   WalletCommands,
   WalletsService,
 } from '@mm/accounts/application';
 import {
   AccountsReadModels,
+  ChainCustodian,
   CustodianProvider,
   ExternalAccountsReadModels,
   InstrumentProvider,
   KycProvider,
-  SandboxCustodian,
   SandboxInstrumentProvider,
   SandboxKyc,
   SandboxScreening,
@@ -32,6 +33,7 @@ import {
 import { AccountsPort } from '@mm/contracts';
 import { AccountsApiPartnerViews } from './accounts-partner-views';
 import { AccountsInternalController, AccountsPortAdapter } from './accounts.port';
+import { ChainsAdminController } from './chains-admin.controller';
 import {
   AccountsEventsController,
   CustomersController,
@@ -54,6 +56,7 @@ import {
     CounterpartiesController,
     AccountsEventsController,
     AccountsInternalController,
+    ChainsAdminController,
   ],
   providers: [
     AccountsEventStore,
@@ -64,6 +67,7 @@ import {
     CustomersService,
     WalletCommands,
     WalletsService,
+    WalletChainDeposits,
     EndorsementReviewer,
     ExternalAccountsReadModels,
     ExternalAccountCommands,
@@ -78,7 +82,7 @@ import {
     { provide: AccountsPort, useExisting: AccountsPortAdapter },
     // The sandbox simulates the custodian, the KYC reviewer, the instrument provider (card processor
     // and bank vault) and payout screening; production binds real adapters here.
-    { provide: CustodianProvider, useClass: SandboxCustodian },
+    { provide: CustodianProvider, useClass: ChainCustodian },
     { provide: KycProvider, useClass: SandboxKyc },
     { provide: InstrumentProvider, useClass: SandboxInstrumentProvider },
     { provide: ScreeningProvider, useClass: SandboxScreening },

@@ -13,3 +13,4 @@ export * from './wallet.commands';
 export * from './counterparty.commands';
 export * from './external-account.commands';
 export * from './transaction-ledger.commands';
+export * from './wallet-chain-deposits';

@@ -42,6 +42,7 @@ async function projectWallet(readModels: AccountsReadModels, event: RecordedEven
         asset: d.asset,
         network: d.network,
         address: d.address,
+        derivation_index: d.derivationIndex ?? null,
         at: d.createdAt,
       });
     }

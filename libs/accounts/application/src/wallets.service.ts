@@ -65,12 +65,12 @@ export class WalletsService {
       const customer = await this.customers.require(projectId, customerId);
       // Custody of crypto needs the customer's cryptoCustody endorsement (docs/endorsements.md).
       requireEndorsement(customer, OPERATION_ENDORSEMENTS.custodialWallet, 'a custodial wallet');
-      const address = await this.custodian.provisionAddress(asset, network);
+      const { address, derivationIndex } = await this.custodian.provisionAddress(asset, network);
       const at = (await this.clock.now(projectId)).toISOString();
       await this.commands.handle(
         projectId,
         walletId,
-        { type: 'ProvisionWallet', walletId, projectId, customerId, asset, network, address, at },
+        { type: 'ProvisionWallet', walletId, projectId, customerId, asset, network, address, derivationIndex, at },
         { newStream: true },
       );
       return (await this.readModels.wallet(projectId, walletId))!;

@@ -16,6 +16,7 @@ export type WalletCommand =
       asset: string;
       network: string;
       address: string;
+      derivationIndex?: number;
       at: string;
     }
   | { type: 'CreditWallet'; postingId: string; amount: string; counterAccount: string; reason: string; at: string }

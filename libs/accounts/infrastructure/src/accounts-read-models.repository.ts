@@ -25,6 +25,8 @@ export interface WalletRow {
   asset: string;
   network: string;
   address: string;
+  /** On a chain: the custody index the address derives from (docs/chain.md). */
+  derivation_index: number | null;
   balance: string;
   balance_updated_at: Date;
   created_at: Date;
@@ -88,9 +90,29 @@ export class AccountsReadModels {
     w: Omit<WalletRow, 'balance' | 'balance_updated_at' | 'created_at'> & { at: string },
   ): Promise<void> {
     await this.uow.query(
-      `INSERT INTO accounts.wallets (id, project_id, customer_id, asset, network, address, balance, balance_updated_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $7)`,
-      [w.id, w.project_id, w.customer_id, w.asset, w.network, w.address, w.at],
+      `INSERT INTO accounts.wallets (id, project_id, customer_id, asset, network, address, derivation_index, balance, balance_updated_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $8)`,
+      [w.id, w.project_id, w.customer_id, w.asset, w.network, w.address, w.derivation_index, w.at],
+    );
+  }
+
+  /** The next custody index of a wallet's address (a gap from a rolled-back provisioning is an address never shown). */
+  async nextWalletDerivationIndex(): Promise<number> {
+    const [row] = await this.uow.query<{ index: string }>(
+      `SELECT nextval('accounts.wallet_derivation_index') AS index`,
+    );
+    return Number(row.index);
+  }
+
+  /** The wallets on a network whose addresses are among these (any case), for crediting what the chain brought. */
+  async walletsAt(
+    network: string,
+    addresses: string[],
+  ): Promise<Array<Pick<WalletRow, 'id' | 'project_id' | 'address'>>> {
+    return this.uow.query(
+      `SELECT id, project_id, address FROM accounts.wallets
+        WHERE network = $1 AND derivation_index IS NOT NULL AND lower(address) = ANY($2::text[])`,
+      [network, addresses.map((a) => a.toLowerCase())],
     );
   }
 

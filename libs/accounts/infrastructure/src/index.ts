@@ -5,3 +5,5 @@ export * from './external-accounts.migration';
 export * from './card-expiry-timers.migration';
 export * from './external-accounts-read-models.repository';
 export * from './instrument-providers';
+export * from './chain-custody.migration';
+export * from './chain-custodian';

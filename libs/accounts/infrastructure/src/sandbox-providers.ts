@@ -14,9 +14,15 @@ import {
 import type { BalanceCustomer, BalanceWallet, CustomerRow } from './accounts-read-models.repository';
 import type { BalanceReadings } from '@mm/accounts/domain';
 
+/** A custodial wallet's address; on a chain, with the custody index it derives from (docs/chain.md). */
+export interface ProvisionedAddress {
+  address: string;
+  derivationIndex?: number;
+}
+
 export abstract class CustodianProvider {
   /** A deposit address for a new custodial wallet. */
-  abstract provisionAddress(asset: string, network: string): Promise<string>;
+  abstract provisionAddress(asset: string, network: string): Promise<ProvisionedAddress>;
   /** The customer's balances as the custodian reports them. */
   abstract readBalances(customer: BalanceCustomer, wallets: BalanceWallet[]): Promise<BalanceReadings>;
 }
@@ -30,9 +36,9 @@ export abstract class KycProvider {
 
 @Injectable()
 export class SandboxCustodian extends CustodianProvider {
-  async provisionAddress(): Promise<string> {
+  async provisionAddress(_asset: string, _network: string): Promise<ProvisionedAddress> {
     // EVM-style: 20 bytes, hex.
-    return `0x${randomBytes(20).toString('hex')}`;
+    return { address: `0x${randomBytes(20).toString('hex')}` };
   }
 
   async readBalances(customer: BalanceCustomer, wallets: BalanceWallet[]): Promise<BalanceReadings> {

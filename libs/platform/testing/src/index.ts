@@ -4,3 +4,5 @@ export * from './container-engine';
 export * from './postgres-container';
 export * from './kafka-names';
 export * from './outage-broker';
+export * from './evm/evm-node';
+export * from './evm/devnet';

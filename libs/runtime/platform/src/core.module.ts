@@ -4,8 +4,9 @@ import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { ProjectClock, TimerService } from '@mm/platform/clock';
 import { VerifiedTokens } from '@mm/platform/auth';
+import { ChainNetworks } from '@mm/platform/chain';
 
-/** What every service module may inject: configuration, the database, time, verified tokens. */
+/** What every service module may inject: configuration, the database, time, verified tokens, the chains. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -19,8 +20,9 @@ export class CoreModule {
         ProjectClock,
         TimerService,
         { provide: VerifiedTokens, useValue: new VerifiedTokens() },
+        ChainNetworks,
       ],
-      exports: [PlatformConfig, DataSource, UnitOfWork, ProjectClock, TimerService, VerifiedTokens],
+      exports: [PlatformConfig, DataSource, UnitOfWork, ProjectClock, TimerService, VerifiedTokens, ChainNetworks],
     };
   }
 }

@@ -9,6 +9,7 @@ import { CashIn1700000006000 } from '@mm/cash-in/infrastructure';
 import {
   Accounts1700000002000,
   AccountsCardExpiryTimers1700000002360,
+  AccountsChainCustody1700000002400,
   AccountsExternalAccounts1700000002100,
 } from '@mm/accounts/infrastructure';
 import type { ServiceName } from '@mm/contracts';
@@ -25,6 +26,7 @@ import {
   GatewaySigningKeyEncryption1700000001600,
 } from '@mm/gateway/infrastructure';
 import { PlatformApiKeys1700000000300 } from '@mm/platform/auth';
+import { PlatformChainCursors1700000000400 } from '@mm/platform/chain';
 import {
   PlatformClock1700000000200,
   PlatformClockAcknowledged1700000000230,
@@ -103,6 +105,8 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
       Accounts1700000002000,
       AccountsExternalAccounts1700000002100,
       AccountsCardExpiryTimers1700000002360,
+      PlatformChainCursors1700000000400,
+      AccountsChainCustody1700000002400,
     ],
     schema: 'accounts',
     // The ledger side of the transaction saga reacts to the transactions service's legs.

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { freePort } from '@mm/platform/testing';
+import { freePort } from '../container-engine';
 
 /** Hardhat's first development accounts (address, private key), funded with 10,000 ETH on every start. */
 export const DEV_ACCOUNTS = [

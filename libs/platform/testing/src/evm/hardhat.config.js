@@ -1,4 +1,4 @@
-// The local EVM node of the tests and `npm run start:devnet` (tools/chain/evm-node.ts): hardhat 2.x's node,
+// The local EVM node of the tests and `npm run start:devnet` (libs/platform/testing/src/evm/evm-node.ts): hardhat 2.x's node,
 // nothing compiled by hardhat (the test token is compiled by solc, tools/chain/compile-test-usdc.ts).
 module.exports = {
   networks: {

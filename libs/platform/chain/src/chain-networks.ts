@@ -1,0 +1,37 @@
+// The networks of this deployment that run on a real chain (MM_CHAIN_<NETWORK>_*), each with its node client,
+// and the custody signer that derives their addresses. A network without settings stays simulated; the signer
+// (and a sandbox's generated seed) exists only once some network is on a chain.
+import { Injectable } from '@nestjs/common';
+import { CHAIN_NETWORKS, PlatformConfig, type ChainNetwork } from '@mm/platform/config';
+import { ChainClient } from './chain-client';
+import { custodyMnemonic, HdCustody, type CustodySigner } from './custody';
+
+@Injectable()
+export class ChainNetworks {
+  private readonly clients = new Map<ChainNetwork, ChainClient>();
+  private signer?: CustodySigner;
+
+  constructor(private readonly config: PlatformConfig) {
+    for (const network of CHAIN_NETWORKS) {
+      const settings = config.chains[network];
+      if (settings) this.clients.set(network, new ChainClient(settings));
+    }
+  }
+
+  /** The networks on a chain, in the spec's order. */
+  get onChain(): ChainNetwork[] {
+    return [...this.clients.keys()];
+  }
+
+  /** The node client of a network on a chain; undefined for a simulated one (or a name that is no network). */
+  client(network: string): ChainClient | undefined {
+    return this.clients.get(network as ChainNetwork);
+  }
+
+  /** The signer; only asked for where a network is on a chain. */
+  custody(): CustodySigner {
+    if (this.clients.size === 0) throw new Error('no network is on a chain: nothing to sign for');
+    this.signer ??= new HdCustody(custodyMnemonic(this.config));
+    return this.signer;
+  }
+}
