@@ -4,7 +4,8 @@
 // reorganisation removed its block before then.
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist as english } from '@scure/bip39/wordlists/english';
-import { Devnet } from '@mm/platform/testing';
+import { DEV_ACCOUNTS, Devnet } from '@mm/platform/testing';
+import { newTenant } from './support/tenant';
 import { eventually, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 const CONFIRMATIONS = 3;
@@ -133,5 +134,79 @@ describe('custodial wallets on a chain', () => {
     await devnet.mine(1);
     await caughtUp();
     expect(await balance(wallet.id)).toBe(7.5);
+  });
+
+  describe('deposit addresses on ethereum', () => {
+    const SENDER = DEV_ACCOUNTS[1];
+
+    it('receives a confirmed transfer from a registered sender as one deposit, paid out once, with its hash', async () => {
+      const base = await newTenant(platform, {
+        name: 'chain-deposits',
+        settings: { features: { depositAddresses: true } },
+      });
+      const customer = await base.customer();
+      const destination = await base.bankUs(customer.id);
+      // The sender is the customer's own wallet: the deposit is attributed at once (spec: Deposit address).
+      await base.externalWallet(customer.id, SENDER.address, 'ethereum');
+      const created = await base.post('/deposit-addresses', {
+        customerId: customer.id,
+        expectedSourceAsset: 'usdc',
+        expectedSourceNetwork: 'ethereum',
+        destination: { externalAccountId: destination.id },
+        payout: { rail: 'ach' },
+      });
+      expect(created.status).toBe(201);
+      const address = await eventually(async () => {
+        await base.advance(5);
+        const got = (await base.get(`/deposit-addresses/${created.body.id}`)).body;
+        return got.status === 'active' ? got : undefined;
+      }, 30_000);
+      const at = address.depositInstructions.address as string;
+      expect(at).toMatch(/^0x[0-9a-fA-F]{40}$/);
+      // Derived and kept: asked again, the same address.
+      expect((await base.get(`/deposit-addresses/${created.body.id}`)).body.depositInstructions.address).toBe(at);
+
+      await devnet.mint(SENDER.address, '25');
+      const hash = await devnet.transfer(SENDER, at, '25.00');
+      const transactions = async () =>
+        (await base.get(`/transactions?customerId=${customer.id}`)).body.data as Array<Record<string, any>>;
+      await devnet.mine(CONFIRMATIONS - 2);
+      await caughtUp();
+      expect(await transactions()).toEqual([]);
+      await devnet.mine(1);
+      const [made] = await eventually(async () => {
+        const list = await transactions();
+        return list.length > 0 ? list : undefined;
+      }, 30_000);
+      const deposit = made.legs.find((l: { kind: string }) => l.kind === 'deposit');
+      expect(deposit).toMatchObject({
+        rail: 'crypto',
+        network: 'ethereum',
+        amount: '25',
+        txHash: hash,
+        status: 'settled',
+      });
+      // Paid out once, on the project's clock (the ACH leg settles a minute later in the sandbox).
+      const done = await eventually(async () => {
+        await base.advance(61);
+        const txn = (await base.get(`/transactions/${made.id}`)).body;
+        return txn.status === 'completed' ? txn : undefined;
+      }, 30_000);
+      expect(done.legs.filter((l: { kind: string }) => l.kind === 'payout')).toHaveLength(1);
+      // Read again (the cursor back before the transfer): still one transaction.
+      const { hash: before } = await devnet.reader.getBlock({ blockNumber: (await devnet.head()) - 5n });
+      await platform.db.query(
+        `UPDATE platform.chain_cursors SET block_number = $1, block_hash = $2 WHERE reader = 'deposit-addresses'`,
+        [Number(await devnet.head()) - 5, before],
+      );
+      await devnet.mine(1);
+      await eventually(async () => {
+        const [cursor] = await platform.db.query<{ block_number: string }>(
+          `SELECT block_number FROM platform.chain_cursors WHERE reader = 'deposit-addresses'`,
+        );
+        return Number(cursor.block_number) >= Number(await devnet.head()) - CONFIRMATIONS + 1 ? true : undefined;
+      });
+      expect(await transactions()).toHaveLength(1);
+    });
   });
 });

@@ -7,7 +7,7 @@ import { railAccount } from '@mm/accounts/domain';
 import { AccountsReadModels } from '@mm/accounts/infrastructure';
 import {
   ChainNetworks,
-  ChainWatcher,
+  NetworkWatchers,
   transferKey,
   type ConfirmedTransfer,
   type WatcherStatus,
@@ -22,40 +22,37 @@ export const WALLETS_READER = 'accounts.wallets';
 
 @Injectable()
 export class WalletChainDeposits implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly watchers = new Map<string, ChainWatcher>();
+  private readonly watchers: NetworkWatchers;
 
   constructor(
-    private readonly uow: UnitOfWork,
-    private readonly chains: ChainNetworks,
+    uow: UnitOfWork,
+    chains: ChainNetworks,
     private readonly readModels: AccountsReadModels,
     private readonly wallets: WalletsService,
     private readonly clock: ProjectClock,
-    private readonly config: PlatformConfig,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    for (const network of this.chains.onChain) {
-      const watcher = new ChainWatcher(
-        this.uow,
-        this.chains.client(network)!,
-        WALLETS_READER,
-        (transfers) => this.credit(network, transfers),
-        this.config.MM_CHAIN_POLL_INTERVAL_MS,
-      );
-      await watcher.start();
-      this.watchers.set(network, watcher);
-    }
+    config: PlatformConfig,
+  ) {
+    this.watchers = new NetworkWatchers(
+      uow,
+      chains.clientsOnChain,
+      WALLETS_READER,
+      (network, transfers) => this.credit(network, transfers),
+      config.MM_CHAIN_POLL_INTERVAL_MS,
+    );
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    for (const watcher of this.watchers.values()) await watcher.stop();
+  onApplicationBootstrap(): Promise<void> {
+    return this.watchers.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.watchers.stop();
   }
 
   /** Where the network's watcher stands; undefined for a simulated network. */
   status(network: string): Promise<WatcherStatus> | undefined {
-    return this.watchers.get(network)?.status();
+    return this.watchers.status(network);
   }
-
   /** In the transaction that moves the watcher's cursor past these transfers. */
   private async credit(network: string, transfers: ConfirmedTransfer[]): Promise<void> {
     // A transfer of nothing moves nothing (ERC-20 allows it; a posting must be greater than zero).

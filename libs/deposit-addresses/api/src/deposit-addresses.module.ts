@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { DEPOSIT_ADDRESS_APPLICATION } from '@mm/deposit-addresses/application';
 import {
+  ChainDepositAddressCustodian,
   DepositAddressCustodian,
+  DepositAddressCustody,
   DepositAddressesReadModel,
   DepositPrices,
-  SandboxDepositAddressCustodian,
   SandboxDepositPrices,
 } from '@mm/deposit-addresses/infrastructure';
 import {
@@ -17,8 +18,10 @@ import {
   controllers: [DepositAddressesController, SandboxDepositAddressesController, DepositAddressesEventsController],
   providers: [
     DepositAddressesReadModel,
-    // The sandbox simulates the custodian and prices usdc as quotes do; production binds real adapters here.
-    { provide: DepositAddressCustodian, useClass: SandboxDepositAddressCustodian },
+    // The custodian derives addresses on a network on a chain and simulates the rest; usdc is priced as quotes
+    // price it (a simulator in production too, until a price feed is bound here).
+    DepositAddressCustody,
+    { provide: DepositAddressCustodian, useClass: ChainDepositAddressCustodian },
     { provide: DepositPrices, useClass: SandboxDepositPrices },
     ...DEPOSIT_ADDRESS_APPLICATION,
   ],

@@ -1,5 +1,6 @@
 // The deposit-addresses context's application layer (ARCHITECTURE: Inside one service): its command path, its reads and one handler per use case.
 import { AttributeSenderHandler } from './attribute-sender.handler';
+import { ChainDepositsHandler } from './chain-deposits.handler';
 import { CreateDepositAddressHandler } from './create-deposit-address.handler';
 import { DepositAddressCommands } from './deposit-address.commands';
 import { DepositCommands } from './deposit.commands';
@@ -13,6 +14,7 @@ import { SimulateCustodianHandler } from './simulate-custodian.handler';
 import { UpdateDepositAddressHandler } from './update-deposit-address.handler';
 
 /** The application layer's providers, for the context's Nest module. */
+
 export const DEPOSIT_ADDRESS_APPLICATION = [
   DepositAddressesEventStore,
   DepositAddressCommands,
@@ -26,4 +28,5 @@ export const DEPOSIT_ADDRESS_APPLICATION = [
   LoseDestinationHandler,
   AttributeSenderHandler,
   ReleaseHeldDepositHandler,
+  ChainDepositsHandler,
 ];

@@ -11,3 +11,4 @@ export * from './receive-deposit.handler';
 export * from './release-held-deposit.handler';
 export * from './simulate-custodian.handler';
 export * from './update-deposit-address.handler';
+export * from './chain-deposits.handler';

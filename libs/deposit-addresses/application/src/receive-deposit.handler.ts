@@ -58,10 +58,14 @@ export class ReceiveDepositHandler {
     private readonly clock: ProjectClock,
   ) {}
 
+  /**
+   * A deposit to the address: simulated (a sender and a transaction hash made up when not given), or one the
+   * chain watcher saw confirmed (its sender and hash).
+   */
   async deposit(
     projectId: string,
     id: string,
-    input: { amount: string; senderAddress?: string },
+    input: { amount: string; senderAddress?: string; txHash?: string },
   ): Promise<DepositAddressDepositView> {
     if (input.senderAddress !== undefined) {
       const problem = evmAddressProblem(input.senderAddress);
@@ -105,7 +109,7 @@ export class ReceiveDepositHandler {
             transactionId,
             amount: input.amount,
             senderAddress,
-            txHash: `0x${randomHex(32)}`,
+            txHash: input.txHash ?? `0x${randomHex(32)}`,
             registeredSender,
             attributionTimeoutHours: held ? (await this.gateway.project(projectId)).attributionTimeoutHours : null,
             rate: usdcRate(this.prices, existing.destination.instrument.asset),

@@ -23,6 +23,11 @@ export class ChainNetworks {
     return [...this.clients.keys()];
   }
 
+  /** The node clients of the networks on a chain. */
+  get clientsOnChain(): ChainClient[] {
+    return [...this.clients.values()];
+  }
+
   /** The node client of a network on a chain; undefined for a simulated one (or a name that is no network). */
   client(network: string): ChainClient | undefined {
     return this.clients.get(network as ChainNetwork);

@@ -205,3 +205,39 @@ export class PlatformChainCursors1700000000400 implements MigrationInterface {
     await runner.query(`DROP TABLE platform.chain_cursors`);
   }
 }
+
+/** One reader's watchers, one per network on a chain, started and stopped with the service that reads. */
+export class NetworkWatchers {
+  private readonly watchers = new Map<string, ChainWatcher>();
+
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clients: ChainClient[],
+    private readonly reader: string,
+    private readonly read: (network: string, transfers: ConfirmedTransfer[]) => Promise<void>,
+    private readonly pollMs: number,
+  ) {}
+
+  async start(): Promise<void> {
+    for (const client of this.clients) {
+      const watcher = new ChainWatcher(
+        this.uow,
+        client,
+        this.reader,
+        (transfers) => this.read(client.network, transfers),
+        this.pollMs,
+      );
+      await watcher.start();
+      this.watchers.set(client.network, watcher);
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const watcher of this.watchers.values()) await watcher.stop();
+  }
+
+  /** Where the network's watcher stands; undefined for a simulated network. */
+  status(network: string): Promise<WatcherStatus> | undefined {
+    return this.watchers.get(network)?.status();
+  }
+}

@@ -11,6 +11,7 @@ const ALWAYS_SIMULATED = [
   'retail cash network',
   'identity verification',
   'payout screening',
+  'usdc exchange rates',
 ] as const;
 
 /** What each port is bound to, by the names operators read in the banner and /readyz. */

@@ -14,7 +14,10 @@ import {
 } from '@mm/accounts/infrastructure';
 import type { ServiceName } from '@mm/contracts';
 import { DepositAddressesModule } from '@mm/deposit-addresses/api';
-import { DepositAddresses1700000007000 } from '@mm/deposit-addresses/infrastructure';
+import {
+  DepositAddresses1700000007000,
+  DepositAddressesChainCustody1700000007100,
+} from '@mm/deposit-addresses/infrastructure';
 import { GatewayModule } from '@mm/gateway/api';
 import { VirtualAccountsModule } from '@mm/virtual-accounts/api';
 import { VirtualAccounts1700000008000 } from '@mm/virtual-accounts/infrastructure';
@@ -164,7 +167,12 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
   },
   'deposit-addresses': {
     module: DepositAddressesModule,
-    migrations: [PlatformApiKeys1700000000300, DepositAddresses1700000007000],
+    migrations: [
+      PlatformApiKeys1700000000300,
+      DepositAddresses1700000007000,
+      PlatformChainCursors1700000000400,
+      DepositAddressesChainCustody1700000007100,
+    ],
     schema: 'deposit_addresses',
     // API keys (gateway); lost destinations and registered senders' wallets (accounts); deposits held for a
     // destination (transactions). It asks the gateway (features, attribution timeout), the accounts service and
@@ -185,8 +193,13 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
 /** The migrations of an application running these services. */
 export function migrationsFor(services: readonly ServiceName[]): MigrationClass[] {
   const standalone = !services.includes('gateway');
+  // A platform table two services keep (the chain cursors) is made once.
   return [
-    ...BASE_MIGRATIONS,
-    ...services.flatMap((s) => SERVICES[s].migrations.filter((m) => standalone || m !== PlatformApiKeys1700000000300)),
+    ...new Set([
+      ...BASE_MIGRATIONS,
+      ...services.flatMap((s) =>
+        SERVICES[s].migrations.filter((m) => standalone || m !== PlatformApiKeys1700000000300),
+      ),
+    ]),
   ];
 }

@@ -52,6 +52,23 @@ export class Devnet {
     return hash;
   }
 
+  /** Sends test USDC (decimal units) from a development account (DEV_ACCOUNTS) to an address; resolves once mined. */
+  async transfer(from: (typeof DEV_ACCOUNTS)[number], to: string, amount: string): Promise<Hex> {
+    const sender = viem.createWalletClient({
+      chain: this.clients.minter.chain,
+      transport: viem.http(this.rpcUrl),
+      account: viemAccounts.privateKeyToAccount(from.privateKey),
+    });
+    const hash = await sender.writeContract({
+      address: this.token,
+      abi: testUsdc.abi,
+      functionName: 'transfer',
+      args: [to as Address, viem.parseUnits(amount, 6)],
+    });
+    await this.clients.reader.waitForTransactionReceipt({ hash });
+    return hash;
+  }
+
   /** Mines `blocks` empty blocks. */
   async mine(blocks: number): Promise<void> {
     await this.clients.test.mine({ blocks });
