@@ -176,6 +176,9 @@ describe('the OpenAPI document describes every response', () => {
     expectStatus(await admin('DELETE', `/publishable-keys/${publishable.body.publishableKey}`), 204);
     expectStatus(await call('GET', '/risk/config', { headers: { 'api-key': publishable.body.publishableKey } }), 401);
     expectStatus(await call('GET', '/admin/projects'), 401);
+    // Each usdc network and whether it is on a chain (simulated here; test-e2e/chain.e2e-spec.ts runs one).
+    expectStatus(await admin('GET', '/chains'), 200);
+    expectStatus(await call('GET', '/admin/chains'), 401);
     conforms();
   });
 
