@@ -4,6 +4,7 @@
 // reorganisation removed its block before then.
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist as english } from '@scure/bip39/wordlists/english';
+import { viemAccounts } from '@mm/platform/chain';
 import { DEV_ACCOUNTS, Devnet } from '@mm/platform/testing';
 import { newTenant } from './support/tenant';
 import { eventually, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
@@ -207,6 +208,43 @@ describe('custodial wallets on a chain', () => {
         return Number(cursor.block_number) >= Number(await devnet.head()) - CONFIRMATIONS + 1 ? true : undefined;
       });
       expect(await transactions()).toHaveLength(1);
+    });
+  });
+
+  describe('payouts to external wallets on ethereum', () => {
+    it('lands one transfer from the treasury with the hash the API reports and the exact amount', async () => {
+      const base = await newTenant(platform, { name: 'chain-payouts' });
+      const customer = await base.customer();
+      const wallet = await base.wallet(customer.id, { network: 'ethereum' });
+      // The wallet's USDC arrives on chain; the treasury's own float (and gas) pays payouts.
+      await devnet.mint(wallet.address, '50');
+      await devnet.mine(CONFIRMATIONS);
+      await eventually(async () => ((await base.balance(wallet.id)) === '50.00' ? true : undefined));
+      const [ethereum] = await chains();
+      await devnet.fundGas(ethereum.treasuryAddress);
+      await devnet.mint(ethereum.treasuryAddress, '100');
+      const recipient = viemAccounts.privateKeyToAccount(viemAccounts.generatePrivateKey()).address;
+      const external = await base.externalWallet(customer.id, recipient, 'ethereum');
+      const quote = await base.post('/quotes', {
+        customerId: customer.id,
+        source: { type: 'walletCrypto', details: { id: wallet.id }, amount: '10.123456' },
+        destination: { type: 'walletExternal', details: { id: external.id } },
+      });
+      expect(quote.status).toBe(201);
+      const created = await base.post('/transactions', { quoteId: quote.body.id });
+      expect(created.status).toBe(201);
+      // Each block mined confirms the transfer a little more; the leg settles at the network's confirmations.
+      const done = await eventually(async () => {
+        await devnet.mine(1);
+        const txn = (await base.get(`/transactions/${created.body.id}`)).body;
+        return txn.status === 'completed' ? txn : undefined;
+      }, 30_000);
+      const [payout] = done.legs.filter((l: { kind: string }) => l.kind === 'payout');
+      expect(payout).toMatchObject({ rail: 'crypto', network: 'ethereum', status: 'settled' });
+      const receipt = await devnet.reader.getTransactionReceipt({ hash: payout.txHash });
+      expect(receipt).toMatchObject({ status: 'success', from: ethereum.treasuryAddress.toLowerCase() });
+      expect(await devnet.balance(recipient)).toBe(String(Number(quote.body.pricing.destination.amountNet)));
+      expect(await base.balance(wallet.id)).toBe(String(50 - 10.123456));
     });
   });
 });

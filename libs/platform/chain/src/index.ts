@@ -4,3 +4,4 @@ export * from './custody';
 export * from './chain-client';
 export * from './chain-watcher';
 export * from './chain-networks';
+export * from './chain-sender';

@@ -338,6 +338,13 @@ export class PlatformConfig {
   @Max(60_000)
   MM_CHAIN_POLL_INTERVAL_MS = 1000;
 
+  /** A payout's transfer not mined this long after it was signed is replaced at higher fees on its nonce. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  MM_CHAIN_REPLACE_AFTER_SECONDS = 180;
+
   /** Each network's chain, from MM_CHAIN_<NETWORK>_* (chain-settings); undefined where it stays simulated. */
   declare chains: ChainSettingsByNetwork;
 

@@ -29,7 +29,7 @@ import {
   GatewaySigningKeyEncryption1700000001600,
 } from '@mm/gateway/infrastructure';
 import { PlatformApiKeys1700000000300 } from '@mm/platform/auth';
-import { PlatformChainCursors1700000000400 } from '@mm/platform/chain';
+import { PlatformChainCursors1700000000400, PlatformChainPayouts1700000000410 } from '@mm/platform/chain';
 import {
   PlatformClock1700000000200,
   PlatformClockAcknowledged1700000000230,
@@ -136,6 +136,7 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
       TransactionLimits1700000005100,
       TransactionLimitChanges1700000005200,
       TransactionProjectLimitsDropped1700000005300,
+      PlatformChainPayouts1700000000410,
     ],
     schema: 'transactions',
     // API keys (gateway; it asks the gateway's port for a project's limits); the saga's answers from the ledger

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TRANSACTIONS_APPLICATION } from '@mm/transactions/application';
 import {
+  ChainPayoutRail,
   PaymentRails,
   SandboxRails,
   TransactionLimitsRepository,
@@ -23,11 +24,13 @@ import {
     TransactionsEventsController,
     TransactionsInternalController,
   ],
-  // The sandbox simulates every rail; production binds real adapters to PaymentRails.
+  // Crypto payouts to external wallets on a network on a chain go on the chain; the sandbox simulates every
+  // other rail (production binds real adapters to PaymentRails).
   providers: [
     ...TRANSACTIONS_APPLICATION,
     TransactionsReadModel,
     TransactionLimitsRepository,
+    ChainPayoutRail,
     { provide: PaymentRails, useClass: SandboxRails },
     TransactionsPortAdapter,
     { provide: TransactionsPort, useExisting: TransactionsPortAdapter },

@@ -7,11 +7,13 @@
 // checkpoint: it must go on past the lost race, not roll back and read the batch again.
 import type { VirtualAccountDepositReceived } from '@mm/contracts';
 import type { AccountsPort } from '@mm/contracts';
+import { ChainNetworks } from '@mm/platform/chain';
 import { ProjectClock, TimerService } from '@mm/platform/clock';
+import { loadConfig } from '@mm/platform/config';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { newId } from '@mm/platform/ids';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import { SandboxRails, TransactionsReadModel } from '@mm/transactions/infrastructure';
+import { ChainPayoutRail, SandboxRails, TransactionsReadModel } from '@mm/transactions/infrastructure';
 import { DepositTransactionsHandler } from './deposit-transactions.handler';
 import { LegAccountChecks } from './leg-account-checks';
 import { MadeTransactions, RecentIds } from './made-transactions';
@@ -84,6 +86,8 @@ describe("a transaction made once from another service's event", () => {
       new SandboxRails(),
       clock,
       timers,
+      // No network on a chain: every leg is the sandbox rail's.
+      new ChainPayoutRail(db.uow, new ChainNetworks(loadConfig({})), loadConfig({})),
     );
     return new DepositTransactionsHandler(
       db.uow,

@@ -1,5 +1,5 @@
 // What a transaction's decision sets off on the rails, in its transaction: each new leg goes to its rail
-// (the sandbox rail answers on a timer), an unconfirmed payout to the sweeper, a virtual account's bank
+// (a chain's transfer queued with it, or the sandbox rail's answer on a timer), an unconfirmed payout to the sweeper, a virtual account's bank
 // refund to the bank's steps, a held deposit to its attribution deadline, and a review started with no
 // failed leg to the compliance desk.
 import type { ProjectClock } from '@mm/platform/clock';
@@ -13,7 +13,7 @@ import {
   type TransactionEvent,
   type TransactionState,
 } from '@mm/transactions/domain';
-import type { PaymentRails } from '@mm/transactions/infrastructure';
+import type { ChainPayoutRail, PaymentRails } from '@mm/transactions/infrastructure';
 import {
   ATTRIBUTION_TIMER,
   LEG_TIMER,
@@ -27,6 +27,7 @@ export function scheduleRails(
   clock: ProjectClock,
   rails: PaymentRails,
   timers: TransactionTimerService,
+  chain: ChainPayoutRail,
 ): AfterDecision<TransactionEvent, TransactionState> {
   return async (decision, { projectId }) => {
     const state = existingTransaction(decision.state);
@@ -45,6 +46,11 @@ export function scheduleRails(
         state.legs.find((l) => l.id === event.data.leg.id)?.status === 'pending'
       ) {
         const leg = event.data.leg;
+        // On a chain: the transfer is queued with the leg, and the chain's confirmation answers it.
+        if (chain.carries(state.record, leg)) {
+          await chain.submit(projectId, state.record, leg);
+          continue;
+        }
         const { afterSeconds } = rails.answer(state.record, leg, now);
         await timers.schedule(projectId, LEG_TIMER, leg.id, after(afterSeconds), {
           transactionId: event.data.transactionId,

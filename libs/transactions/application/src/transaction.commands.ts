@@ -13,7 +13,7 @@ import {
   type TransactionEvent,
   type TransactionState,
 } from '@mm/transactions/domain';
-import { PaymentRails, TransactionsReadModel } from '@mm/transactions/infrastructure';
+import { ChainPayoutRail, PaymentRails, TransactionsReadModel } from '@mm/transactions/infrastructure';
 import { publishAnnouncements } from './transaction-partner-events.projection';
 import { projectReadModel } from './transaction-read-model.projection';
 import { scheduleRails } from './rail-timers.step';
@@ -28,11 +28,12 @@ export class TransactionCommands extends CommandHandler<TransactionCommand, Tran
     rails: PaymentRails,
     clock: ProjectClock,
     timers: TransactionTimerService,
+    chain: ChainPayoutRail,
   ) {
     super(log, {
       decider: transactionDecider,
       streamId: transactionStreamId,
-      then: [projectReadModel(readModel), publishAnnouncements(log), scheduleRails(clock, rails, timers)],
+      then: [projectReadModel(readModel), publishAnnouncements(log), scheduleRails(clock, rails, timers, chain)],
     });
   }
 

@@ -1,4 +1,5 @@
 import { CashPickupHandler } from './cash-pickup.handler';
+import { ChainPayoutAnswersHandler } from './chain-payout-answers.handler';
 import { CreateTransactionHandler } from './create-transaction.handler';
 import { DepositTransactionsHandler } from './deposit-transactions.handler';
 import { HoldsHandler } from './holds.handler';
@@ -23,6 +24,7 @@ export const TRANSACTIONS_APPLICATION = [
   MadeTransactions,
   CreateTransactionHandler,
   RailAnswersHandler,
+  ChainPayoutAnswersHandler,
   ReviewDecisionHandler,
   OperatorActionsHandler,
   CashPickupHandler,

@@ -69,6 +69,16 @@ export class Devnet {
     return hash;
   }
 
+  /** Whether each transaction is mined as it is sent; off, transactions wait in the pool until `mine`. */
+  async automine(on: boolean): Promise<void> {
+    await this.clients.test.setAutomine(on);
+  }
+
+  /** Gives an address native currency for gas (hardhat_setBalance). */
+  async fundGas(address: string, ether = '10'): Promise<void> {
+    await this.clients.test.setBalance({ address: address as Address, value: viem.parseEther(ether) });
+  }
+
   /** Mines `blocks` empty blocks. */
   async mine(blocks: number): Promise<void> {
     await this.clients.test.mine({ blocks });

@@ -1,0 +1,82 @@
+// The chain as a payout rail (ARCHITECTURE: providers; docs/chain.md): a crypto payout to an external wallet on
+// a network that runs on a chain is an ERC-20 transfer from the network's treasury (the chain sender): submitted
+// in the transaction that initiates the leg, its outcome reported once the transfer has the confirmations.
+// Payouts to custodial wallets stay in the ledger (the wallet's balance is the platform's to keep), and every
+// other rail is simulated (SandboxRails).
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { TransactionCreated } from '@mm/contracts';
+import { ChainNetworks, ChainSender, type PayoutOutcome } from '@mm/platform/chain';
+import { PlatformConfig, type ChainNetwork } from '@mm/platform/config';
+import { UnitOfWork } from '@mm/platform/database';
+import type { NewLeg } from '@mm/transactions/domain';
+
+/** What the rail reports of a payout: where it belongs, and the transfer that landed. */
+export interface ChainPayoutReport {
+  projectId: string;
+  transactionId: string;
+  legId: string;
+  kind: PayoutOutcome['kind'];
+  txHash: string;
+}
+
+@Injectable()
+export class ChainPayoutRail implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly senders = new Map<string, ChainSender>();
+  private reported?: (report: ChainPayoutReport) => Promise<void>;
+
+  constructor(uow: UnitOfWork, chains: ChainNetworks, config: PlatformConfig) {
+    for (const client of chains.clientsOnChain)
+      this.senders.set(
+        client.network,
+        new ChainSender(uow, client, chains.custody(), (outcome) => this.report(outcome), {
+          pollMs: config.MM_CHAIN_POLL_INTERVAL_MS,
+          replaceAfterMs: config.MM_CHAIN_REPLACE_AFTER_SECONDS * 1000,
+        }),
+      );
+  }
+
+  /** Who records what the rail reports (the transactions' command path); set once, at start-up. */
+  onReport(handler: (report: ChainPayoutReport) => Promise<void>): void {
+    this.reported = handler;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    for (const sender of this.senders.values()) await sender.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    for (const sender of this.senders.values()) await sender.stop();
+  }
+
+  /** Whether this leg goes on a chain: a crypto payout to an external wallet on a network on a chain. */
+  carries(record: TransactionCreated, leg: NewLeg): boolean {
+    return (
+      leg.kind === 'payout' &&
+      leg.rail === 'crypto' &&
+      record.destination.type === 'walletExternal' &&
+      this.senders.has(leg.network)
+    );
+  }
+
+  /** Queues the transfer in the caller's transaction (the leg's initiation). */
+  async submit(projectId: string, record: TransactionCreated, leg: NewLeg): Promise<void> {
+    await this.senders.get(leg.network)!.submit({
+      id: leg.id,
+      network: leg.network as ChainNetwork,
+      to: String(record.destination.details.address),
+      amount: leg.amount,
+      context: { projectId, transactionId: record.transactionId },
+    });
+  }
+
+  private async report(outcome: PayoutOutcome): Promise<void> {
+    if (!this.reported) throw new Error('nobody records the chain payout rail yet');
+    await this.reported({
+      projectId: outcome.context.projectId,
+      transactionId: outcome.context.transactionId,
+      legId: outcome.id,
+      kind: outcome.kind,
+      txHash: outcome.txHash,
+    });
+  }
+}
