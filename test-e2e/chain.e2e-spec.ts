@@ -10,6 +10,7 @@ import { newTenant } from './support/tenant';
 import { eventually, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
 const CONFIRMATIONS = 3;
+const FAUCET = DEV_ACCOUNTS[2];
 
 describe('custodial wallets on a chain', () => {
   let devnet: Devnet;
@@ -19,8 +20,11 @@ describe('custodial wallets on a chain', () => {
 
   beforeAll(async () => {
     devnet = await Devnet.start();
+    // The sandbox's faucet: a development account with test USDC of its own.
+    await devnet.mint(FAUCET.address, '1000');
     platform = await TestPlatform.start({
       ...devnet.settings('ETHEREUM', CONFIRMATIONS),
+      MM_CHAIN_ETHEREUM_FAUCET_PRIVATE_KEY: FAUCET.privateKey,
       MM_CUSTODY_MNEMONIC: generateMnemonic(english),
       MM_CHAIN_POLL_INTERVAL_MS: '100',
     });
@@ -245,6 +249,74 @@ describe('custodial wallets on a chain', () => {
       expect(receipt).toMatchObject({ status: 'success', from: ethereum.treasuryAddress.toLowerCase() });
       expect(await devnet.balance(recipient)).toBe(String(Number(quote.body.pricing.destination.amountNet)));
       expect(await base.balance(wallet.id)).toBe(String(50 - 10.123456));
+    });
+  });
+
+  describe('the sandbox on a chain', () => {
+    it("funds a wallet with the faucet's real transfer, credited once confirmed", async () => {
+      const wallet = await newWallet();
+      const funded = await platform.request('POST', `/v0.13/sandbox/wallets/${wallet.id}/fund`, {
+        token,
+        body: { amount: '15.5' },
+      });
+      expect(funded.status).toBe(200);
+      expect(funded.body).toEqual({
+        data: expect.objectContaining({ walletId: wallet.id, network: 'ethereum' }),
+        transfer: {
+          network: 'ethereum',
+          txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+          confirmations: CONFIRMATIONS,
+        },
+      });
+      const receipt = await devnet.reader.waitForTransactionReceipt({ hash: funded.body.transfer.txHash });
+      expect(receipt.from).toBe(FAUCET.address.toLowerCase());
+      await devnet.mine(CONFIRMATIONS);
+      await eventually(async () => ((await balance(wallet.id)) === 15.5 ? true : undefined));
+      expect(await devnet.balance(wallet.address)).toBe('15.5');
+    });
+
+    it("simulates a deposit address's deposit with the faucet's real transfer; its transaction follows once confirmed", async () => {
+      const base = await newTenant(platform, {
+        name: 'chain-faucet-deposits',
+        settings: { features: { depositAddresses: true } },
+      });
+      const customer = await base.customer();
+      const destination = await base.bankUs(customer.id);
+      const created = await base.post('/deposit-addresses', {
+        customerId: customer.id,
+        expectedSourceAsset: 'usdc',
+        expectedSourceNetwork: 'ethereum',
+        destination: { externalAccountId: destination.id },
+        payout: { rail: 'ach' },
+      });
+      const address = await eventually(async () => {
+        await base.advance(5);
+        const got = (await base.get(`/deposit-addresses/${created.body.id}`)).body;
+        return got.status === 'active' ? got : undefined;
+      }, 30_000);
+      const simulated = await base.post(`/deposit-addresses/${address.id}/simulate/crypto-deposit`, { amount: '8.00' });
+      expect(simulated.status).toBe(201);
+      expect(simulated.body).toMatchObject({
+        object: 'depositAddressDeposit',
+        senderAddress: FAUCET.address,
+        transactionId: null,
+        txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      });
+      // Another sender is refused, changing nothing: on a chain the simulation pays from the faucet.
+      const other = await base.post(`/deposit-addresses/${address.id}/simulate/crypto-deposit`, {
+        amount: '1.00',
+        senderAddress: DEV_ACCOUNTS[1].address,
+      });
+      expect({ status: other.status, error: other.body.error }).toEqual({ status: 400, error: 'InvalidRequest' });
+      await devnet.mine(CONFIRMATIONS);
+      const [made] = await eventually(async () => {
+        const list = (await base.get(`/transactions?customerId=${customer.id}`)).body.data;
+        return list.length > 0 ? list : undefined;
+      }, 30_000);
+      expect(made.legs.find((l: { kind: string }) => l.kind === 'deposit')).toMatchObject({
+        txHash: simulated.body.txHash,
+        amount: '8',
+      });
     });
   });
 });

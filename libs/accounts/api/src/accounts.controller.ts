@@ -31,6 +31,7 @@ import {
   CustomerBalanceResponse,
   CustomerResponse,
   FundWalletRequest,
+  FundWalletResponse,
   ListWalletsQuery,
   RequestEndorsementRequest,
   WalletBalanceResponse,
@@ -158,14 +159,20 @@ export class SandboxWalletsController {
   @Post(':id/fund')
   @Idempotent()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Credit a wallet from the sandbox funding account (a ledger posting)' })
-  @ApiOkResponse({ type: WalletBalanceResponse })
+  @ApiOperation({
+    summary:
+      "Credit a wallet from the sandbox funding account (a ledger posting); on a network that runs on a chain, the faucet's transfer to its address, credited once confirmed",
+    description:
+      '409 Conflict on a chain without a faucet (MM_CHAIN_<NETWORK>_FAUCET_PRIVATE_KEY): send test USDC to the address instead.',
+  })
+  @ApiOkResponse({ type: FundWalletResponse })
   async fund(
     @ProjectId() projectId: string,
     @Param('id') id: string,
     @Body() body: FundWalletRequest,
-  ): Promise<WalletBalanceResponse> {
-    return { data: toWalletBalance(await this.wallets.fund(projectId, id, body.amount)) };
+  ): Promise<FundWalletResponse> {
+    const { wallet, transfer } = await this.wallets.fund(projectId, id, body.amount);
+    return { data: toWalletBalance(wallet), ...(transfer ? { transfer } : {}) };
   }
 }
 

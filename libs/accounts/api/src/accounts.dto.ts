@@ -97,6 +97,21 @@ export class WalletBalanceResponse {
   @ApiProperty({ type: WalletBalance }) data!: WalletBalance;
 }
 
+export class FaucetTransfer {
+  @ApiProperty() network!: string;
+  @ApiProperty({ description: "the faucet's transfer to the wallet's address" }) txHash!: string;
+  @ApiProperty({ description: 'blocks the transfer needs before the balance shows it' }) confirmations!: number;
+}
+
+export class FundWalletResponse extends WalletBalanceResponse {
+  @ApiPropertyOptional({
+    type: FaucetTransfer,
+    description:
+      "on a network that runs on a chain: the faucet's transfer, which the balance shows once confirmed (docs/chain.md)",
+  })
+  transfer?: FaucetTransfer;
+}
+
 export class FundWalletRequest {
   @ApiProperty({ example: '100.00', description: 'positive decimal string, at most 6 decimals' })
   @IsAmount({ max: SANDBOX_MAX_FUNDING })

@@ -2,6 +2,8 @@
 // (ARCHITECTURE: another project's ids answer 404, never data), checked on
 // the services and read models against a real PostgreSQL.
 import { AccountsReadModels, SandboxCustodian } from '@mm/accounts/infrastructure';
+import { ChainNetworks } from '@mm/platform/chain';
+import { loadConfig } from '@mm/platform/config';
 import { ProjectClock } from '@mm/platform/clock';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
 import { AccountsEventStore } from './accounts.event-store';
@@ -45,6 +47,8 @@ describe('tenant isolation of the accounts service', () => {
       new SandboxCustodian(),
       clock,
       partnerEvents,
+      // No network on a chain: funding is a ledger posting.
+      new ChainNetworks(loadConfig({})),
     );
     // A custodial wallet needs the cryptoCustody endorsement active (docs/endorsements.md): the reviewer's verdict, given here.
     customerA = (await customers.create(A, { firstName: 'Only', lastName: 'InA', endorsements: ['cryptoCustody'] })).id;

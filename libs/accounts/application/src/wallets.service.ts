@@ -23,6 +23,7 @@ import {
   type WalletState,
 } from '@mm/accounts/domain';
 import { AccountsReadModels, CustodianProvider, type WalletRow } from '@mm/accounts/infrastructure';
+import { ChainNetworks } from '@mm/platform/chain';
 import { ProjectClock } from '@mm/platform/clock';
 import { PrefetchKey, UnitOfWork } from '@mm/platform/database';
 import { runCommand, type RecordedEvent } from '@mm/platform/event-store';
@@ -44,6 +45,7 @@ export class WalletsService {
     private readonly custodian: CustodianProvider,
     private readonly clock: ProjectClock,
     private readonly partnerEvents: AccountsPartnerEvents,
+    private readonly chains: ChainNetworks,
   ) {}
 
   async require(projectId: string, walletId: string): Promise<WalletRow> {
@@ -77,8 +79,31 @@ export class WalletsService {
     });
   }
 
-  /** Sandbox: credit the wallet from the sandbox funding account of its asset. */
-  async fund(projectId: string, walletId: string, amount: string): Promise<WalletRow> {
+  /**
+   * Sandbox: credit the wallet from the sandbox funding account of its asset; on a network that runs on a
+   * chain, the faucet sends the amount to the wallet's address instead, and the chain watcher credits it once
+   * confirmed (docs/chain.md).
+   */
+  async fund(
+    projectId: string,
+    walletId: string,
+    amount: string,
+  ): Promise<{ wallet: WalletRow; transfer?: { network: string; txHash: string; confirmations: number } }> {
+    const wallet = await this.require(projectId, walletId);
+    const client = this.chains.client(wallet.network);
+    if (!client) return { wallet: await this.fundFromLedger(projectId, walletId, amount) };
+    requireAmount(amount, 'amount', { asset: wallet.asset, max: SANDBOX_MAX_FUNDING });
+    const faucet = this.chains.faucet(wallet.network);
+    if (!faucet)
+      throw new ApiError(
+        'Conflict',
+        `${wallet.network} runs on a chain without a sandbox faucet (MM_CHAIN_${wallet.network.toUpperCase()}_FAUCET_PRIVATE_KEY): send test USDC to the wallet's address ${wallet.address}`,
+      );
+    const txHash = await faucet.send(wallet.address, amount);
+    return { wallet, transfer: { network: wallet.network, txHash, confirmations: client.settings.confirmations } };
+  }
+
+  private async fundFromLedger(projectId: string, walletId: string, amount: string): Promise<WalletRow> {
     return runCommand(this.uow, async () => {
       const wallet = await this.require(projectId, walletId);
       // The wallet's asset decides the decimal places; the request's validation checked the rest (ADR 0023).

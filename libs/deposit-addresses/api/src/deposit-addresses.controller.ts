@@ -8,6 +8,7 @@ import {
   DepositAddressQueries,
   LoseDestinationHandler,
   ReceiveDepositHandler,
+  SimulateChainDepositHandler,
   ReleaseHeldDepositHandler,
   SimulateCustodianHandler,
   UpdateDepositAddressHandler,
@@ -106,6 +107,7 @@ export class DepositAddressesController {
 export class SandboxDepositAddressesController {
   constructor(
     private readonly deposits: ReceiveDepositHandler,
+    private readonly chainDeposits: SimulateChainDepositHandler,
     private readonly custodian: SimulateCustodianHandler,
   ) {}
 
@@ -118,11 +120,13 @@ export class SandboxDepositAddressesController {
       "422 DepositAddressNotProvisioned on a pending or failed address. The amount must pay out in whole cents of the destination's currency (else 422 InexactConversion).",
   })
   @ApiCreatedResponse({ type: DepositAddressDepositResponse })
-  deposit(
+  async deposit(
     @ProjectId() projectId: string,
     @Param('id') id: string,
     @Body() body: SimulateCryptoDepositRequest,
   ): Promise<DepositAddressDepositResponse> {
+    // On a chain, a real transfer from the faucet, which the chain watcher receives once confirmed.
+    if (await this.chainDeposits.onChain(projectId, id)) return this.chainDeposits.deposit(projectId, id, body);
     return this.deposits.deposit(projectId, id, body);
   }
 

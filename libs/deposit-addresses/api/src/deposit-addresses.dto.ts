@@ -275,6 +275,11 @@ export class DepositAddressDepositResponse {
   @ApiProperty({ enum: ['meridianchain', 'ethereum'] }) network!: string;
   @ApiProperty() senderAddress!: string;
   @ApiProperty({ description: 'the on-chain transfer' }) txHash!: string;
-  @ApiProperty({ description: 'the cryptoToFiatAccount transaction the deposit made (precursor depositAddress)' })
-  transactionId!: string;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description:
+      'the cryptoToFiatAccount transaction the deposit made (precursor depositAddress); null on a network that runs on a chain, where the faucet sent a real transfer and the transaction follows once it is confirmed',
+  })
+  transactionId!: string | null;
 }

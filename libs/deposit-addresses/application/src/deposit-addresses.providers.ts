@@ -10,6 +10,7 @@ import { LoseDestinationHandler } from './lose-destination.handler';
 import { ProvisionDepositAddressHandler } from './provision-deposit-address.handler';
 import { ReceiveDepositHandler } from './receive-deposit.handler';
 import { ReleaseHeldDepositHandler } from './release-held-deposit.handler';
+import { SimulateChainDepositHandler } from './simulate-chain-deposit.handler';
 import { SimulateCustodianHandler } from './simulate-custodian.handler';
 import { UpdateDepositAddressHandler } from './update-deposit-address.handler';
 
@@ -29,4 +30,5 @@ export const DEPOSIT_ADDRESS_APPLICATION = [
   AttributeSenderHandler,
   ReleaseHeldDepositHandler,
   ChainDepositsHandler,
+  SimulateChainDepositHandler,
 ];

@@ -12,3 +12,4 @@ export * from './release-held-deposit.handler';
 export * from './simulate-custodian.handler';
 export * from './update-deposit-address.handler';
 export * from './chain-deposits.handler';
+export * from './simulate-chain-deposit.handler';

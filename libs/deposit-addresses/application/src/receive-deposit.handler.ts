@@ -38,7 +38,8 @@ export interface DepositAddressDepositView {
   network: string;
   senderAddress: string;
   txHash: string;
-  transactionId: string;
+  /** The transaction the deposit made; null for a real transfer sent on a chain, which makes it once confirmed. */
+  transactionId: string | null;
 }
 
 @Injectable()
@@ -66,7 +67,7 @@ export class ReceiveDepositHandler {
     projectId: string,
     id: string,
     input: { amount: string; senderAddress?: string; txHash?: string },
-  ): Promise<DepositAddressDepositView> {
+  ): Promise<DepositAddressDepositView & { transactionId: string }> {
     if (input.senderAddress !== undefined) {
       const problem = evmAddressProblem(input.senderAddress);
       if (problem) throw new ApiError('InvalidWalletAddress', `senderAddress ${problem}`);

@@ -4,12 +4,14 @@
 import { Injectable } from '@nestjs/common';
 import { CHAIN_NETWORKS, PlatformConfig, type ChainNetwork } from '@mm/platform/config';
 import { ChainClient } from './chain-client';
+import { ChainFaucet } from './chain-faucet';
 import { custodyMnemonic, HdCustody, type CustodySigner } from './custody';
 
 @Injectable()
 export class ChainNetworks {
   private readonly clients = new Map<ChainNetwork, ChainClient>();
   private signer?: CustodySigner;
+  private readonly faucets = new Map<string, ChainFaucet>();
 
   constructor(private readonly config: PlatformConfig) {
     for (const network of CHAIN_NETWORKS) {
@@ -31,6 +33,16 @@ export class ChainNetworks {
   /** The node client of a network on a chain; undefined for a simulated one (or a name that is no network). */
   client(network: string): ChainClient | undefined {
     return this.clients.get(network as ChainNetwork);
+  }
+
+  /** A sandbox network's faucet on its chain (MM_CHAIN_<NETWORK>_FAUCET_PRIVATE_KEY); undefined without one. */
+  faucet(network: string): ChainFaucet | undefined {
+    const client = this.client(network);
+    const key = client?.settings.faucetPrivateKey;
+    if (!client || !key) return undefined;
+    let faucet = this.faucets.get(network);
+    if (!faucet) this.faucets.set(network, (faucet = new ChainFaucet(client, key)));
+    return faucet;
   }
 
   /** The signer; only asked for where a network is on a chain. */

@@ -5,3 +5,4 @@ export * from './chain-client';
 export * from './chain-watcher';
 export * from './chain-networks';
 export * from './chain-sender';
+export * from './chain-faucet';
