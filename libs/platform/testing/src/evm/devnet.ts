@@ -74,6 +74,11 @@ export class Devnet {
     await this.clients.test.setAutomine(on);
   }
 
+  /** Mines a block every `seconds` as well as one per transaction (a chain whose confirmations come on their own). */
+  async intervalMining(seconds: number): Promise<void> {
+    await this.clients.test.setIntervalMining({ interval: seconds });
+  }
+
   /** Gives an address native currency for gas (hardhat_setBalance). */
   async fundGas(address: string, ether = '10'): Promise<void> {
     await this.clients.test.setBalance({ address: address as Address, value: viem.parseEther(ether) });
