@@ -6,7 +6,8 @@
 // BENCH_ONLY=quote for it alone), then deposit to transaction beside the same rows straight to PostgreSQL
 // (tools/bench/deposits.ts; BENCH_ONLY=deposit for it alone), then inbound transfer to transaction beside the same
 // rows straight to PostgreSQL (tools/bench/inbound-transfers.ts; BENCH_ONLY=inbound for it alone), then webhook
-// delivery beside pg-boss (tools/bench/webhooks.ts; BENCH_ONLY=webhook for it alone).
+// delivery beside pg-boss (tools/bench/webhooks.ts; BENCH_ONLY=webhook for it alone), then on-chain deposits
+// beside a raw viem log reader (tools/bench/chain-deposits.ts; BENCH_ONLY=chain for it alone).
 // The platform and the raw stack each run in a process of their own, as `npm start`
 // runs, and the load comes from this process, so neither server shares its thread
 // with the load generator. Figures, not assertions: never a timed test.
@@ -17,6 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freeLoopbackPort, startEmbeddedPostgres, type EmbeddedDatabase } from '@mm/runtime/platform';
+import { benchChainDeposits, CHAIN_SCENARIO } from './chain-deposits';
 import { benchDeposits, DEPOSITS_SCENARIO } from './deposits';
 import { benchInboundTransfers, INBOUND_SCENARIO } from './inbound-transfers';
 import { benchTransfers, ROUNDS, TRANSFERS_SCENARIO } from './transfers';
@@ -207,7 +209,9 @@ async function main(): Promise<void> {
     const depositsOnly = ONLY !== '' && !webhooksOnly && !transfersOnly && DEPOSITS_SCENARIO.includes(ONLY);
     const inboundOnly =
       ONLY !== '' && !webhooksOnly && !transfersOnly && !depositsOnly && INBOUND_SCENARIO.includes(ONLY);
-    const sectionOnly = webhooksOnly || transfersOnly || depositsOnly || inboundOnly;
+    const chainOnly =
+      ONLY !== '' && !webhooksOnly && !transfersOnly && !depositsOnly && !inboundOnly && CHAIN_SCENARIO.includes(ONLY);
+    const sectionOnly = webhooksOnly || transfersOnly || depositsOnly || inboundOnly || chainOnly;
     let rawBase = '';
     if (!sectionOnly) {
       const raw = startProcess('raw stack', ['tools/bench/raw-stack.ts'], { DATABASE_URL: databaseUrl });
@@ -277,7 +281,7 @@ async function main(): Promise<void> {
       );
     process.stdout.write(
       `benchmark: ${DURATION_S}s per scenario after ${WARMUP_S}s of warm-up (the money flows: until their rate stops rising), ${process.env.DATABASE_URL ? 'external' : 'embedded'} PostgreSQL, ` +
-        `${transfersOnly || depositsOnly || inboundOnly ? 'platform in a process of its own' : `${webhooksOnly ? 'platform and pg-boss' : ONLY === '' ? 'platform, raw stack and pg-boss' : 'platform and raw stack'} in processes of their own`}\n\n`,
+        `${transfersOnly || depositsOnly || inboundOnly || chainOnly ? 'platform in a process of its own' : `${webhooksOnly ? 'platform and pg-boss' : ONLY === '' ? 'platform, raw stack and pg-boss' : 'platform and raw stack'} in processes of their own`}\n\n`,
     );
     const httpScenarios = sectionOnly ? [] : scenarios.filter((s) => s.name.includes(ONLY));
     if (httpScenarios.length > 0)
@@ -354,6 +358,40 @@ async function main(): Promise<void> {
       });
     // Then the webhook section (tools/bench/webhooks.ts), against pg-boss on the same PostgreSQL.
     if (ONLY === '' || webhooksOnly) await benchWebhooks(api, adminToken, databaseUrl);
+    // Then on-chain deposits, on a platform and a database of their own (tools/bench/chain-deposits.ts).
+    if (ONLY === '' || chainOnly)
+      await benchChainDeposits({
+        databaseUrl,
+        rounds: ROUNDS,
+        startPlatform: async (env) => {
+          const port = await freeLoopbackPort();
+          const chainAdminToken = `bench-admin-${randomUUID()}`;
+          const child = startProcess(
+            'on-chain platform',
+            ['-r', './apps/platform/src/instrument.ts', 'apps/platform/src/main.ts'],
+            {
+              ...env,
+              MM_DATA_DIR: join(dataDir, 'chain'),
+              PORT: String(port),
+              HOST: '127.0.0.1',
+              MM_LOG_LEVEL: 'error',
+              MM_ADMIN_TOKEN: chainAdminToken,
+              MM_BOOTSTRAP_API_KEY: API_KEY,
+              MM_BOOTSTRAP_API_SECRET: API_SECRET,
+            },
+          );
+          children.push(child);
+          const chainBase = `http://127.0.0.1:${port}`;
+          await waitForOk(`${chainBase}/readyz`, child);
+          const issued = await postJson<{ accessToken: string }>(`${chainBase}/v0.13/auth/token`, {}, credentials);
+          return {
+            api: `${chainBase}/v0.13`,
+            adminToken: chainAdminToken,
+            token: issued.accessToken,
+            stop: () => stopProcess(child),
+          };
+        },
+      });
   } finally {
     for (const child of children) await stopProcess(child);
     await embedded?.stop();

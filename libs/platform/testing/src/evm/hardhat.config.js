@@ -7,6 +7,8 @@ module.exports = {
       chainId: 31337,
       // Each transaction in a block of its own as it is sent; tests mine more blocks when they need depth.
       mining: { auto: true },
+      // Room for a thousand token transfers in one block (the bench's on-chain section); 30 million by default.
+      blockGasLimit: 120_000_000,
     },
   },
 };
