@@ -215,6 +215,50 @@ describe('custodial wallets on a chain', () => {
     });
   });
 
+  describe('returns on ethereum', () => {
+    it('returns a deposit to a frozen address to its sender with a real transfer from the treasury', async () => {
+      const base = await newTenant(platform, {
+        name: 'chain-returns',
+        settings: { features: { depositAddresses: true } },
+      });
+      const customer = await base.customer();
+      const destination = await base.bankUs(customer.id);
+      const created = await base.post('/deposit-addresses', {
+        customerId: customer.id,
+        expectedSourceAsset: 'usdc',
+        expectedSourceNetwork: 'ethereum',
+        destination: { externalAccountId: destination.id },
+        payout: { rail: 'ach' },
+      });
+      const address = await eventually(async () => {
+        await base.advance(5);
+        const got = (await base.get(`/deposit-addresses/${created.body.id}`)).body;
+        return got.status === 'active' ? got : undefined;
+      }, 30_000);
+      expect((await base.post(`/deposit-addresses/${address.id}/simulate/freeze`, {})).status).toBe(200);
+      const [ethereum] = await chains();
+      await devnet.fundGas(ethereum.treasuryAddress);
+      await devnet.mint(ethereum.treasuryAddress, '100');
+      const sender = DEV_ACCOUNTS[1];
+      await devnet.mint(sender.address, '6');
+      const before = Number(await devnet.balance(sender.address));
+      await devnet.transfer(sender, address.depositInstructions.address, '6');
+      const done = await eventually(async () => {
+        await devnet.mine(1);
+        const [txn] = (await base.get(`/transactions?customerId=${customer.id}`)).body.data;
+        return txn?.status === 'failed' &&
+          txn.legs.some((l: { kind: string; status: string }) => l.kind === 'refund' && l.status === 'settled')
+          ? txn
+          : undefined;
+      }, 30_000);
+      const refund = done.legs.find((l: { kind: string }) => l.kind === 'refund');
+      const receipt = await devnet.reader.getTransactionReceipt({ hash: refund.txHash });
+      expect(receipt).toMatchObject({ status: 'success', from: ethereum.treasuryAddress.toLowerCase() });
+      // The sender has its six back: what it held before the transfer.
+      expect(Number(await devnet.balance(sender.address))).toBe(before);
+    });
+  });
+
   describe('payouts to external wallets on ethereum', () => {
     it('lands one transfer from the treasury with the hash the API reports and the exact amount', async () => {
       const base = await newTenant(platform, { name: 'chain-payouts' });

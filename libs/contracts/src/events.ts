@@ -246,7 +246,8 @@ export interface EventPayloads extends VirtualAccountEventPayloads {
     finalSubStatus?: string;
     retained?: string;
   };
-  'transaction.refunded': TransactionTransition & { legId: string; error: SettlementError };
+  /** references: the chain's transfer of a return on a chain (docs/chain.md); absent for the ledger's and a bank's. */
+  'transaction.refunded': TransactionTransition & { legId: string; error: SettlementError; references?: LegReferences };
   /** A virtual account's bank refund: the bank took the refund and has it in flight (the refund stays pending). */
   'transaction.refundAccepted': TransactionTransition & { legId: string };
   /**

@@ -21,7 +21,7 @@ import { validateMnemonic } from '@scure/bip39';
 import { wordlist as english } from '@scure/bip39/wordlists/english';
 import { readChainSettings, type ChainSettingsByNetwork } from './chain-settings';
 import { KeyRing, REQUIRED, SIGNING_KEY_ENCRYPTION_KEYS } from './key-ring';
-import { simulatedProviders } from './provider-bindings';
+import { providersOnSimulators } from './provider-bindings';
 
 const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
 /** An IP address or a host name; a dotted quad must be a real IPv4 address, not pass as a name. */
@@ -350,7 +350,7 @@ export class PlatformConfig {
 
   /** The ports bound to a simulator (provider-bindings). */
   get simulatedProviders(): string[] {
-    return simulatedProviders(this.chains);
+    return providersOnSimulators(this.chains);
   }
 
   get isSandbox(): boolean {

@@ -15,7 +15,7 @@ const ALWAYS_SIMULATED = [
 ] as const;
 
 /** What each port is bound to, by the names operators read in the banner and /readyz. */
-export function simulatedProviders(chains: ChainSettingsByNetwork): string[] {
+export function providersOnSimulators(chains: ChainSettingsByNetwork): string[] {
   const chainsSimulated = CHAIN_NETWORKS.filter((network) => !chains[network]).map(
     (network) => `chain ${network} (no MM_CHAIN_${network.toUpperCase()}_RPC_URL)`,
   );

@@ -57,6 +57,11 @@ export function scheduleRails(
           legId: leg.id,
         });
       }
+      // A deposit address deposit's return on a chain: the treasury's transfer, which the chain's confirmation answers.
+      if (event.type === 'transaction.refundInitiated' && chain.carries(state.record, event.data.leg)) {
+        await chain.submit(projectId, state.record, event.data.leg);
+        continue;
+      }
       if (event.type === 'transaction.refundInitiated' && isVirtualAccountTransaction(state.record)) {
         const leg = event.data.leg;
         const steps = sandboxRefundSteps(state.record, leg);

@@ -343,7 +343,9 @@ function evolveExisting(
     case 'transaction.refunded':
       return {
         ...moved,
-        legs: state.legs.map((l) => (l.id === e.data.legId ? { ...l, status: 'settled', settledAt: e.data.at } : l)),
+        legs: state.legs.map((l) =>
+          l.id === e.data.legId ? { ...l, status: 'settled', ...e.data.references, settledAt: e.data.at } : l,
+        ),
         error: e.data.error,
         pendingError: null,
         refundEndsIn: null,
@@ -770,13 +772,15 @@ function reportLeg(command: CommandOf<'ReportLeg'>, state: ExistingTransaction):
     ];
   }
   if (leg.kind === 'refund') {
-    // A bank refund's settlement (the sandbox bank): as the ledger's confirmation is for the other refunds.
+    // A bank refund's settlement (the sandbox bank), or a return's transfer on a chain (with its hash): as the
+    // ledger's confirmation is for the other refunds.
     if (outcome.kind !== 'settled') return [];
     const error = {
       ...(state.pendingError ??
         settlementError({ code: 'refunded', message: 'The money was returned to the sender.' }, command.at, false)),
     };
     error.refund = { status: 'completed', amount: leg.amount, asset: leg.asset };
+    const references = Object.keys(outcome.references).length > 0 ? { references: outcome.references } : {};
     return [
       event('transaction.refunded', {
         ...base,
@@ -784,6 +788,7 @@ function reportLeg(command: CommandOf<'ReportLeg'>, state: ExistingTransaction):
         subStatus: state.refundEndsIn ?? 'failed.returnedToSender',
         legId: leg.id,
         error,
+        ...references,
       }),
     ];
   }

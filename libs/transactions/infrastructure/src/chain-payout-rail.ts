@@ -1,8 +1,8 @@
-// The chain as a payout rail (ARCHITECTURE: providers; docs/chain.md): a crypto payout to an external wallet on
-// a network that runs on a chain is an ERC-20 transfer from the network's treasury (the chain sender): submitted
-// in the transaction that initiates the leg, its outcome reported once the transfer has the confirmations.
-// Payouts to custodial wallets stay in the ledger (the wallet's balance is the platform's to keep), and every
-// other rail is simulated (SandboxRails).
+// The chain as a payout rail (ARCHITECTURE: providers; docs/chain.md): a crypto payout to an external wallet, or
+// a deposit address deposit's return, on a network that runs on a chain is an ERC-20 transfer from the network's
+// treasury (the chain sender): submitted in the transaction that initiates the leg, its outcome reported once the
+// transfer has the confirmations. Legs to custodial wallets stay in the ledger (the wallet's balance is the
+// platform's to keep), and every other rail is simulated (SandboxRails).
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { TransactionCreated } from '@mm/contracts';
 import { ChainNetworks, ChainSender, type PayoutOutcome } from '@mm/platform/chain';
@@ -48,14 +48,9 @@ export class ChainPayoutRail implements OnApplicationBootstrap, OnApplicationShu
     for (const sender of this.senders.values()) await sender.stop();
   }
 
-  /** Whether this leg goes on a chain: a crypto payout to an external wallet on a network on a chain. */
+  /** Whether this leg goes on a chain: a crypto transfer to an address outside custody, on a network on a chain. */
   carries(record: TransactionCreated, leg: NewLeg): boolean {
-    return (
-      leg.kind === 'payout' &&
-      leg.rail === 'crypto' &&
-      record.destination.type === 'walletExternal' &&
-      this.senders.has(leg.network)
-    );
+    return leg.rail === 'crypto' && this.senders.has(leg.network) && chainRecipient(record, leg) !== undefined;
   }
 
   /** Queues the transfer in the caller's transaction (the leg's initiation). */
@@ -63,7 +58,7 @@ export class ChainPayoutRail implements OnApplicationBootstrap, OnApplicationShu
     await this.senders.get(leg.network)!.submit({
       id: leg.id,
       network: leg.network as ChainNetwork,
-      to: String(record.destination.details.address),
+      to: chainRecipient(record, leg)!,
       amount: leg.amount,
       context: { projectId, transactionId: record.transactionId },
     });
@@ -79,4 +74,18 @@ export class ChainPayoutRail implements OnApplicationBootstrap, OnApplicationShu
       txHash: outcome.txHash,
     });
   }
+}
+
+/**
+ * The address outside custody a crypto leg pays, or undefined where the leg stays in the ledger: a payout to an
+ * external wallet; a deposit address deposit's return, to its return destination or back to its sender. A refund
+ * to a custodial wallet (the source of a wallet's transaction) is the platform's own to keep.
+ */
+function chainRecipient(record: TransactionCreated, leg: NewLeg): string | undefined {
+  const address = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  if (leg.kind === 'payout')
+    return record.destination.type === 'walletExternal' ? address(record.destination.details.address) : undefined;
+  if (leg.kind === 'refund' && record.precursor.type === 'depositAddress')
+    return address(record.returnTo?.address) ?? address(record.source.details.address);
+  return undefined;
 }
