@@ -64,7 +64,7 @@ module.exports = {
       testEnvironment: '<rootDir>/tools/jest/e2e-environment.js',
     },
     // The same suite against npm run start:distributed's processes, except what is about one mode's
-    // processes (npm start's restarts and the webhook and transaction crash tests, the ledger invariant run; start:distributed's own multi-process,
+    // processes (npm start's restarts and the webhook, transaction and chain crash tests, the ledger invariant run; start:distributed's own multi-process,
     // deposit address and virtual account crash and tracing tests, the lifetime of the processes tests start, what both modes print at start and stop, and a Kafka broker's outage). Files that need no platform of their own share one, started by this project's
     // global setup (test-e2e/support/shared-platform.ts) only when the run has files of this project.
     {
@@ -76,7 +76,7 @@ module.exports = {
       // With the fault run (tools/chaos), which is about distributed mode's processes alone and starts its own.
       testMatch: ['<rootDir>/test-e2e/**/*.e2e-spec.ts', '<rootDir>/tools/chaos/**/*.e2e-spec.ts'],
       testPathIgnorePatterns: [
-        '/test-e2e/(restart|webhook-crash|transaction-crash|ledger-invariant)\\.e2e-spec\\.ts$',
+        '/test-e2e/(restart|webhook-crash|transaction-crash|chain-crash|ledger-invariant)\\.e2e-spec\\.ts$',
         '/test-e2e/(distributed(-tracing)?|deposit-address-crash|virtual-account-crash|process-lifetime|startup-output|round-trips|kafka-broker)\\.e2e-spec\\.ts$',
       ],
       setupFiles: ['<rootDir>/tools/jest/distributed-mode.js'],

@@ -5,11 +5,9 @@
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist as english } from '@scure/bip39/wordlists/english';
 import { loadConfig } from '@mm/platform/config';
-import { createTestDatabase, Devnet, type TestDatabase } from '@mm/platform/testing';
-import { ChainClient } from './chain-client';
-import { ChainSender, type PayoutOutcome } from './chain-sender';
-import { HdCustody } from './custody';
-import { viemAccounts } from './viem';
+import { ChainClient, ChainSender, HdCustody, viemAccounts, type PayoutOutcome } from '@mm/platform/chain';
+import { createTestDatabase, type TestDatabase } from '../test-database';
+import { Devnet } from './devnet';
 
 jest.setTimeout(120_000);
 
