@@ -136,15 +136,6 @@ export class ChainSender {
     await this.uow.afterCommit(async () => this.wake());
   }
 
-  /** What the chain holds of a payout: the hash that landed and its confirmations, else nothing. */
-  async lookup(id: string): Promise<{ txHash: Hex; confirmed: boolean } | undefined> {
-    const [row] = await this.uow.query<PayoutRow>(`SELECT * FROM platform.chain_payouts WHERE id = $1`, [id]);
-    if (!row) return undefined;
-    const landed = await this.landed(row);
-    if (!landed) return undefined;
-    return { txHash: landed.hash, confirmed: landed.confirmations >= this.client.settings.confirmations };
-  }
-
   /** Follows what is under way now (the poll does it anyway). */
   wake(): void {
     if (!this.running) return;

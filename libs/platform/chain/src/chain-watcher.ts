@@ -48,7 +48,6 @@ export class ChainWatcher {
   private decimals = 6;
   private lastHead: bigint | null = null;
   private reorganised?: WatcherStatus['reorganised'];
-  private idleWaiters: Array<() => void> = [];
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -104,11 +103,6 @@ export class ChainWatcher {
     };
   }
 
-  /** Resolves once a step has found nothing confirmed left to read (tests, the bench). */
-  caughtUp(): Promise<void> {
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-
   private schedule(ms: number): void {
     if (!this.running) return;
     this.timer = setTimeout(() => void this.tick(), ms);
@@ -121,7 +115,6 @@ export class ChainWatcher {
     } catch (error) {
       this.logger.warn(`reading the chain failed, trying again: ${(error as Error).message}`);
     }
-    if (!more) for (const resolve of this.idleWaiters.splice(0)) resolve();
     this.schedule(more ? 0 : this.pollMs);
   }
 
