@@ -36,6 +36,26 @@ describe('custodial wallets on a chain', () => {
   });
 
   const chains = async () => (await platform.admin('GET', '/chains')).body.data;
+
+  // After each test, at rest (its transfers confirmed and recorded), the ledger accounts for every token the chain
+  // holds: the customers', the operator's, nothing in flight, no difference.
+  afterEach(async () => {
+    await devnet.mine(CONFIRMATIONS + 1);
+    let last: Record<string, unknown> = {};
+    const atRest = (body: Record<string, unknown>) =>
+      body.unexplainedDifference === '0.000000' && body.inFlight === '0.000000';
+    await eventually(async () => {
+      const res = await platform.admin('GET', '/reconciliation?network=ethereum');
+      last = { status: res.status, ...res.body };
+      return res.status === 200 && atRest(res.body) ? true : undefined;
+    }, 20_000).catch(() => undefined);
+    expect(last).toMatchObject({
+      status: 200,
+      network: 'ethereum',
+      unexplainedDifference: '0.000000',
+      inFlight: '0.000000',
+    });
+  });
   /** Resolves once the watcher has read the chain's head as it is now, and credited all that head confirms. */
   async function caughtUp(): Promise<number> {
     const head = Number(await devnet.head());
@@ -79,6 +99,26 @@ describe('custodial wallets on a chain', () => {
       confirmedThrough: null,
       confirmations: null,
     });
+  });
+
+  it('reconciles the ledger with the chain for a network on a chain, and refuses a simulated or unknown one', async () => {
+    const res = await platform.admin('GET', '/reconciliation?network=ethereum');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      network: 'ethereum',
+      chainId: 31337,
+      atBlock: expect.any(Number),
+      confirmedThrough: expect.any(Number),
+      ledgerOwed: expect.stringMatching(/^-?\d+\.\d{6}$/),
+      operatorFloat: expect.stringMatching(/^-?\d+\.\d{6}$/),
+      inFlight: expect.stringMatching(/^-?\d+\.\d{6}$/),
+      chainHeld: expect.stringMatching(/^\d+\.\d{6}$/),
+      unexplainedDifference: expect.stringMatching(/^-?\d+\.\d{6}$/),
+    });
+    for (const query of ['?network=meridianchain', '?network=bitcoin', '']) {
+      const refused = await platform.admin('GET', `/reconciliation${query}`);
+      expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 400, error: 'InvalidRequest' });
+    }
   });
 
   it('gives each wallet on ethereum an address of its own from the custody seed', async () => {

@@ -233,6 +233,7 @@ describe('what start-up prints and a clean stop logs', () => {
       'API key',
       'API secret',
       'Project',
+      'Providers',
       'Admin token',
       'Data',
     ]);

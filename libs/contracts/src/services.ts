@@ -24,6 +24,7 @@ export const SERVICE_ROUTES: Record<Exclude<ServiceName, 'gateway'>, string[]> =
     '/sandbox/wallets',
     '/sandbox/clock',
     '/admin/chains',
+    '/admin/reconciliation',
   ],
   quoting: ['/quotes'],
   transactions: ['/transactions', '/admin/transactions'],

@@ -14,6 +14,7 @@ import {
   ExternalAccountsService,
   TransactionLedgerCommands,
   TransactionLedgerService,
+  ChainReconciliation,
   WalletChainDeposits,
   WalletCommands,
   WalletsService,
@@ -33,7 +34,7 @@ import {
 import { AccountsPort } from '@mm/contracts';
 import { AccountsApiPartnerViews } from './accounts-partner-views';
 import { AccountsInternalController, AccountsPortAdapter } from './accounts.port';
-import { ChainsAdminController } from './chains-admin.controller';
+import { ChainsAdminController, ReconciliationAdminController } from './chains-admin.controller';
 import {
   AccountsEventsController,
   CustomersController,
@@ -57,6 +58,7 @@ import {
     AccountsEventsController,
     AccountsInternalController,
     ChainsAdminController,
+    ReconciliationAdminController,
   ],
   providers: [
     AccountsEventStore,
@@ -68,6 +70,7 @@ import {
     WalletCommands,
     WalletsService,
     WalletChainDeposits,
+    ChainReconciliation,
     EndorsementReviewer,
     ExternalAccountsReadModels,
     ExternalAccountCommands,

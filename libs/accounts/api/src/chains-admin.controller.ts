@@ -1,9 +1,10 @@
 // GET /admin/chains (docs/chain.md): each network the spec names for usdc, whether it runs on a chain or is
-// simulated, and where its watcher stands: the node's head now, the last block credited, the confirmations
-// it waits for, and the treasury that pays its payouts.
-import { Controller, Get } from '@nestjs/common';
+// simulated, and where its watcher stands: the node's head, the last block credited, the confirmations it
+// waits for, and the treasury that pays its payouts. GET /admin/reconciliation: the ledger against the chain.
+import { Controller, Get, Query } from '@nestjs/common';
+import { IsString } from 'class-validator';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { WalletChainDeposits } from '@mm/accounts/application';
+import { ChainReconciliation, WalletChainDeposits } from '@mm/accounts/application';
 import { ChainNetworks } from '@mm/platform/chain';
 import { CHAIN_NETWORKS } from '@mm/platform/config';
 import { AdminRoute } from '@mm/platform/http';
@@ -84,5 +85,52 @@ export class ChainsAdminController {
         ? { reorganised: { ...watched.reorganised, block: Number(watched.reorganised.block) } }
         : {}),
     };
+  }
+}
+
+export class ReconciliationQuery {
+  @ApiProperty({ enum: CHAIN_NETWORKS, description: 'a network that runs on a chain' })
+  @IsString()
+  network!: string;
+}
+
+export class ReconciliationResponse {
+  @ApiProperty({ enum: CHAIN_NETWORKS }) network!: string;
+  @ApiProperty() chainId!: number;
+  @ApiProperty({ description: "the block the chain's figures are read at (the node's head)" }) atBlock!: number;
+  @ApiProperty({ description: 'the last block the ledger has credited' }) confirmedThrough!: number;
+  @ApiProperty({ description: "the custodial wallets' USDC on the network, as the ledger has it" })
+  ledgerOwed!: string;
+  @ApiProperty({
+    description:
+      "the operator's own USDC on the network: what reached the treasury from outside, and what conversions left it",
+  })
+  operatorFloat!: string;
+  @ApiProperty({
+    description: 'transfers to custody seen but not yet confirmed, and payouts and returns signed but not yet on chain',
+  })
+  inFlight!: string;
+  @ApiProperty({ description: 'the token balances of the treasury and every derived address at atBlock' })
+  chainHeld!: string;
+  @ApiProperty({ description: 'chainHeld - (ledgerOwed + operatorFloat + inFlight): zero when the books match' })
+  unexplainedDifference!: string;
+}
+
+@ApiTags('Operator')
+@ApiBearerAuth('bearer')
+@AdminRoute()
+@Controller('admin/reconciliation')
+export class ReconciliationAdminController {
+  constructor(private readonly reconciliation: ChainReconciliation) {}
+
+  @Get()
+  @ApiOperation({
+    summary:
+      "The ledger against the chain for one network on a chain: the customers' USDC, the operator's, what is in flight, what the chain holds, and the difference nothing explains",
+    description: "400 InvalidRequest for a network that is not one of the spec's, or that is simulated.",
+  })
+  @ApiOkResponse({ type: ReconciliationResponse })
+  reconcile(@Query() query: ReconciliationQuery): Promise<ReconciliationResponse> {
+    return this.reconciliation.reconcile(query.network);
   }
 }

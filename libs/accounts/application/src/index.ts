@@ -14,3 +14,4 @@ export * from './counterparty.commands';
 export * from './external-account.commands';
 export * from './transaction-ledger.commands';
 export * from './wallet-chain-deposits';
+export * from './chain-reconciliation';

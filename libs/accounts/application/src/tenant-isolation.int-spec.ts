@@ -48,7 +48,7 @@ describe('tenant isolation of the accounts service', () => {
       clock,
       partnerEvents,
       // No network on a chain: funding is a ledger posting.
-      new ChainNetworks(loadConfig({})),
+      new ChainNetworks(loadConfig({}), db.uow),
     );
     // A custodial wallet needs the cryptoCustody endorsement active (docs/endorsements.md): the reviewer's verdict, given here.
     customerA = (await customers.create(A, { firstName: 'Only', lastName: 'InA', endorsements: ['cryptoCustody'] })).id;

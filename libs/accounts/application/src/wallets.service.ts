@@ -67,7 +67,7 @@ export class WalletsService {
       const customer = await this.customers.require(projectId, customerId);
       // Custody of crypto needs the customer's cryptoCustody endorsement (docs/endorsements.md).
       requireEndorsement(customer, OPERATION_ENDORSEMENTS.custodialWallet, 'a custodial wallet');
-      const { address, derivationIndex } = await this.custodian.provisionAddress(asset, network);
+      const { address, derivationIndex } = await this.custodian.provisionAddress(asset, network, walletId);
       const at = (await this.clock.now(projectId)).toISOString();
       await this.commands.handle(
         projectId,

@@ -40,6 +40,10 @@ export const sandboxFundingAccount = (asset: string, network: string) => `sandbo
 export const transitAccount = (transactionId: string) => `transit:${transactionId}`;
 /** Where money leaves the ledger for a rail (a bank, a card, a chain), and arrives from one. */
 export const railAccount = (asset: string, network: string) => `rail:${asset}:${network}`;
+/** The operator's own USDC on a chain: what reached its treasury from outside custody (docs/chain.md). */
+export const operatorFloatAccount = (asset: string, network: string) => `float:${asset}:${network}`;
+/** The project of the operator's own postings, which belong to no partner's project. */
+export const OPERATOR_LEDGER_PROJECT = 'operator';
 /** The conversion desk of one asset: a card buy's dollars in, its USDC out. */
 export const conversionAccount = (asset: string) => `conversion:${asset}`;
 /** One posting of each step of a transaction, so a repeated step posts nothing. */

@@ -226,6 +226,15 @@ export class AccountsReadModels {
     await this.insertEntries(p);
   }
 
+  /** What the custodial wallets of a network hold in all, as the ledger has it (reconciliation). */
+  async walletsTotal(network: string): Promise<string> {
+    const [row] = await this.uow.query<{ total: string | null }>(
+      `SELECT sum(balance)::text AS total FROM accounts.wallets WHERE network = $1`,
+      [network],
+    );
+    return row.total ?? '0';
+  }
+
   /** The balance of a ledger account as the sum of its entries (reconciliation). */
   async ledgerBalance(account: string): Promise<string> {
     const [row] = await this.uow.query<{ total: string | null }>(

@@ -16,10 +16,18 @@ export class ChainCustodian extends SandboxCustodian {
     super();
   }
 
-  override async provisionAddress(asset: string, network: string): Promise<ProvisionedAddress> {
-    if (!this.chains.client(network)) return super.provisionAddress(asset, network);
+  override async provisionAddress(asset: string, network: string, walletId: string): Promise<ProvisionedAddress> {
+    if (!this.chains.client(network)) return super.provisionAddress(asset, network, walletId);
     const derivationIndex = await this.readModels.nextWalletDerivationIndex();
     const address = this.chains.custody().address({ purpose: 'wallet', index: derivationIndex });
+    // In the wallet's provisioning transaction: registered if and only if the wallet is made.
+    await this.chains.registry.register({
+      purpose: 'wallet',
+      index: derivationIndex,
+      network,
+      address,
+      ownerId: walletId,
+    });
     return { address, derivationIndex };
   }
 }

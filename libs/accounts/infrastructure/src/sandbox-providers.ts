@@ -21,8 +21,8 @@ export interface ProvisionedAddress {
 }
 
 export abstract class CustodianProvider {
-  /** A deposit address for a new custodial wallet. */
-  abstract provisionAddress(asset: string, network: string): Promise<ProvisionedAddress>;
+  /** A deposit address for a new custodial wallet (its id, for the custody registry where it is derived). */
+  abstract provisionAddress(asset: string, network: string, walletId: string): Promise<ProvisionedAddress>;
   /** The customer's balances as the custodian reports them. */
   abstract readBalances(customer: BalanceCustomer, wallets: BalanceWallet[]): Promise<BalanceReadings>;
 }
@@ -36,7 +36,7 @@ export abstract class KycProvider {
 
 @Injectable()
 export class SandboxCustodian extends CustodianProvider {
-  async provisionAddress(_asset: string, _network: string): Promise<ProvisionedAddress> {
+  async provisionAddress(_asset: string, _network: string, _walletId: string): Promise<ProvisionedAddress> {
     // EVM-style: 20 bytes, hex.
     return { address: `0x${randomBytes(20).toString('hex')}` };
   }

@@ -17,6 +17,8 @@ export class SimulateChainDepositHandler {
 
   /** Whether the address's network runs on a chain (the simulation then sends a real transfer). */
   async onChain(projectId: string, id: string): Promise<boolean> {
+    // No network on a chain (npm start): nothing to read; the simulation reads the address itself.
+    if (this.chains.onChain.length === 0) return false;
     const row = await this.queries.row(projectId, id);
     return this.chains.client(row.view.expectedSourceNetwork) !== undefined;
   }

@@ -17,7 +17,7 @@ export class DepositAddressCustody {
   async addressOf(
     depositAddressId: string,
     network: string,
-    derive: (index: number) => string,
+    derive: (index: number) => Promise<string>,
   ): Promise<{ address: string }> {
     const kept = await this.kept(depositAddressId);
     if (kept) return { address: kept };
@@ -27,7 +27,7 @@ export class DepositAddressCustody {
     await this.uow.query(
       `INSERT INTO deposit_addresses.custody_addresses (deposit_address_id, network, address, derivation_index)
        VALUES ($1, $2, $3, $4) ON CONFLICT (deposit_address_id) DO NOTHING`,
-      [depositAddressId, network, derive(Number(index)), index],
+      [depositAddressId, network, await derive(Number(index)), index],
     );
     // Two answers at once: the first kept wins, the other's index is never shown.
     return { address: (await this.kept(depositAddressId))! };
@@ -91,9 +91,17 @@ export class ChainDepositAddressCustodian extends SandboxDepositAddressCustodian
     const simulated = await super.provision(request);
     // The sandbox's magic labels fail an address on a chain too (docs/sandbox.md).
     if ('failure' in simulated || !this.chains.client(request.network)) return simulated;
-    return this.custody.addressOf(request.depositAddressId, request.network, (index) =>
-      this.chains.custody().address({ purpose: 'depositAddress', index }),
-    );
+    return this.custody.addressOf(request.depositAddressId, request.network, async (index) => {
+      const address = this.chains.custody().address({ purpose: 'depositAddress', index });
+      await this.chains.registry.register({
+        purpose: 'depositAddress',
+        index,
+        network: request.network,
+        address,
+        ownerId: request.depositAddressId,
+      });
+      return address;
+    });
   }
 }
 

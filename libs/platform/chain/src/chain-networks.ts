@@ -3,9 +3,11 @@
 // (and a sandbox's generated seed) exists only once some network is on a chain.
 import { Injectable } from '@nestjs/common';
 import { CHAIN_NETWORKS, PlatformConfig, type ChainNetwork } from '@mm/platform/config';
+import { UnitOfWork } from '@mm/platform/database';
 import { ChainClient } from './chain-client';
 import { ChainFaucet } from './chain-faucet';
 import { custodyMnemonic, HdCustody, type CustodySigner } from './custody';
+import { CustodyRegistry } from './custody-registry';
 
 @Injectable()
 export class ChainNetworks {
@@ -13,7 +15,14 @@ export class ChainNetworks {
   private signer?: CustodySigner;
   private readonly faucets = new Map<string, ChainFaucet>();
 
-  constructor(private readonly config: PlatformConfig) {
+  /** Every derived address, by network. */
+  readonly registry: CustodyRegistry;
+
+  constructor(
+    private readonly config: PlatformConfig,
+    uow: UnitOfWork,
+  ) {
+    this.registry = new CustodyRegistry(uow);
     for (const network of CHAIN_NETWORKS) {
       const settings = config.chains[network];
       if (settings) this.clients.set(network, new ChainClient(settings));

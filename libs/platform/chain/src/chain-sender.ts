@@ -26,6 +26,8 @@ const REPLACEMENT_BUMP_PERCENT = 25n;
 export interface PayoutRequest {
   /** The payout's own id (a transaction leg's): one transfer per id, however often submitted. */
   id: string;
+  /** A payout, or the return of a deposit (which the ledger counts as gone when it starts: reconciliation). */
+  purpose: 'payout' | 'return';
   network: ChainNetwork;
   to: string;
   /** Decimal units of the token. */
@@ -119,8 +121,8 @@ export class ChainSender {
         [this.client.network, this.treasury],
       );
       await this.uow.query(
-        `INSERT INTO platform.chain_payouts (id, network, from_address, nonce, to_address, amount, status, attempts, context)
-         VALUES ($1, $2, $3, $4, $5, $6, 'queued', '[]', $7)`,
+        `INSERT INTO platform.chain_payouts (id, network, from_address, nonce, to_address, amount, status, attempts, context, purpose)
+         VALUES ($1, $2, $3, $4, $5, $6, 'queued', '[]', $7, $8)`,
         [
           request.id,
           request.network,
@@ -129,6 +131,7 @@ export class ChainSender {
           request.to,
           request.amount,
           JSON.stringify(request.context),
+          request.purpose,
         ],
       );
     });
@@ -337,5 +340,19 @@ export class PlatformChainPayouts1700000000410 implements MigrationInterface {
   async down(runner: QueryRunner): Promise<void> {
     await runner.query(`DROP TABLE platform.chain_payouts`);
     await runner.query(`DROP TABLE platform.chain_nonces`);
+  }
+}
+
+export class PlatformChainPayoutPurpose1700000000430 implements MigrationInterface {
+  name = 'PlatformChainPayoutPurpose1700000000430';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(
+      `ALTER TABLE platform.chain_payouts ADD COLUMN IF NOT EXISTS purpose text NOT NULL DEFAULT 'payout' CHECK (purpose IN ('payout', 'return'))`,
+    );
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE platform.chain_payouts DROP COLUMN purpose`);
   }
 }

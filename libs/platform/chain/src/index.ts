@@ -6,3 +6,4 @@ export * from './chain-watcher';
 export * from './chain-networks';
 export * from './chain-sender';
 export * from './chain-faucet';
+export * from './custody-registry';

@@ -29,7 +29,12 @@ import {
   GatewaySigningKeyEncryption1700000001600,
 } from '@mm/gateway/infrastructure';
 import { PlatformApiKeys1700000000300 } from '@mm/platform/auth';
-import { PlatformChainCursors1700000000400, PlatformChainPayouts1700000000410 } from '@mm/platform/chain';
+import {
+  PlatformChainCursors1700000000400,
+  PlatformChainPayoutPurpose1700000000430,
+  PlatformChainPayouts1700000000410,
+  PlatformCustodyAddresses1700000000420,
+} from '@mm/platform/chain';
 import {
   PlatformClock1700000000200,
   PlatformClockAcknowledged1700000000230,
@@ -110,6 +115,7 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
       AccountsCardExpiryTimers1700000002360,
       PlatformChainCursors1700000000400,
       AccountsChainCustody1700000002400,
+      PlatformCustodyAddresses1700000000420,
     ],
     schema: 'accounts',
     // The ledger side of the transaction saga reacts to the transactions service's legs.
@@ -137,6 +143,7 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
       TransactionLimitChanges1700000005200,
       TransactionProjectLimitsDropped1700000005300,
       PlatformChainPayouts1700000000410,
+      PlatformChainPayoutPurpose1700000000430,
     ],
     schema: 'transactions',
     // API keys (gateway; it asks the gateway's port for a project's limits); the saga's answers from the ledger
@@ -173,6 +180,7 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
       DepositAddresses1700000007000,
       PlatformChainCursors1700000000400,
       DepositAddressesChainCustody1700000007100,
+      PlatformCustodyAddresses1700000000420,
     ],
     schema: 'deposit_addresses',
     // API keys (gateway); lost destinations and registered senders' wallets (accounts); deposits held for a

@@ -87,7 +87,7 @@ describe("a transaction made once from another service's event", () => {
       clock,
       timers,
       // No network on a chain: every leg is the sandbox rail's.
-      new ChainPayoutRail(db.uow, new ChainNetworks(loadConfig({})), loadConfig({})),
+      new ChainPayoutRail(db.uow, new ChainNetworks(loadConfig({}), db.uow), loadConfig({})),
     );
     return new DepositTransactionsHandler(
       db.uow,

@@ -57,6 +57,7 @@ export class ChainPayoutRail implements OnApplicationBootstrap, OnApplicationShu
   async submit(projectId: string, record: TransactionCreated, leg: NewLeg): Promise<void> {
     await this.senders.get(leg.network)!.submit({
       id: leg.id,
+      purpose: leg.kind === 'refund' ? 'return' : 'payout',
       network: leg.network as ChainNetwork,
       to: chainRecipient(record, leg)!,
       amount: leg.amount,

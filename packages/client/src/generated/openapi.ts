@@ -37,6 +37,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0.13/admin/chains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Each usdc network: on a chain or simulated, its head and what is credited through */
+        get: operations["ChainsAdminController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0.13/admin/projects": {
         parameters: {
             query?: never;
@@ -118,6 +135,26 @@ export interface paths {
         post?: never;
         /** Revoke a publishable key */
         delete: operations["AdminController_revokePublishableKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/admin/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ledger against the chain for one network on a chain: the customers' USDC, the operator's, what is in flight, what the chain holds, and the difference nothing explains
+         * @description 400 InvalidRequest for a network that is not one of the spec's, or that is simulated.
+         */
+        get: operations["ReconciliationAdminController_reconcile"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -749,7 +786,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Credit a wallet from the sandbox funding account (a ledger posting) */
+        /**
+         * Credit a wallet from the sandbox funding account (a ledger posting); on a network that runs on a chain, the faucet's transfer to its address, credited once confirmed
+         * @description 409 Conflict on a chain without a faucet (MM_CHAIN_<NETWORK>_FAUCET_PRIVATE_KEY): send test USDC to the address instead.
+         */
         post: operations["SandboxWalletsController_fund"];
         delete?: never;
         options?: never;
@@ -12926,6 +12966,31 @@ export interface components {
              */
             locationState: string;
         };
+        ChainReorganisationResponse: {
+            /** @description the confirmed block whose hash changed */
+            block: number;
+            recordedHash: string;
+            foundHash: string | null;
+        };
+        ChainStatusListResponse: {
+            data: components["schemas"]["ChainStatusResponse"][];
+        };
+        ChainStatusResponse: {
+            /** @enum {string} */
+            network: "ethereum" | "meridianchain";
+            /** @description as the node answers it */
+            chainId: number | null;
+            /** @enum {string} */
+            mode: "chain" | "simulated";
+            treasuryAddress: string | null;
+            /** @description the node's latest block as the watcher last read it (every MM_CHAIN_POLL_INTERVAL_MS) */
+            head: number | null;
+            /** @description the last block whose deposits are credited */
+            confirmedThrough: number | null;
+            confirmations: number | null;
+            /** @description a reorganisation deeper than the confirmations: reading stopped there */
+            reorganised?: components["schemas"]["ChainReorganisationResponse"];
+        };
         CompleteRefundRequest: {
             reason: string;
         };
@@ -13201,8 +13266,8 @@ export interface components {
             senderAddress: string;
             /** @description the on-chain transfer */
             txHash: string;
-            /** @description the cryptoToFiatAccount transaction the deposit made (precursor depositAddress) */
-            transactionId: string;
+            /** @description the cryptoToFiatAccount transaction the deposit made (precursor depositAddress); null on a network that runs on a chain, where the faucet sent a real transfer and the transaction follows once it is confirmed */
+            transactionId: string | null;
         };
         DepositAddressHoldResponse: {
             /** @enum {string} */
@@ -13393,6 +13458,13 @@ export interface components {
             code: string;
             message: string;
         };
+        FaucetTransfer: {
+            network: string;
+            /** @description the faucet's transfer to the wallet's address */
+            txHash: string;
+            /** @description blocks the transfer needs before the balance shows it */
+            confirmations: number;
+        };
         FeesDeductedResponse: {
             /**
              * @description decimal string, in the side's asset
@@ -13421,6 +13493,11 @@ export interface components {
              * @example 100.00
              */
             amount: string;
+        };
+        FundWalletResponse: {
+            data: components["schemas"]["WalletBalance"];
+            /** @description on a network that runs on a chain: the faucet's transfer, which the balance shows once confirmed (docs/chain.md) */
+            transfer?: components["schemas"]["FaucetTransfer"];
         };
         HeldTransactionResponse: {
             /** @enum {string} */
@@ -13769,6 +13846,25 @@ export interface components {
              * @example 100.00
              */
             amount?: string;
+        };
+        ReconciliationResponse: {
+            /** @enum {string} */
+            network: "ethereum" | "meridianchain";
+            chainId: number;
+            /** @description the block the chain's figures are read at (the node's head) */
+            atBlock: number;
+            /** @description the last block the ledger has credited */
+            confirmedThrough: number;
+            /** @description the custodial wallets' USDC on the network, as the ledger has it */
+            ledgerOwed: string;
+            /** @description the operator's own USDC on the network: what reached the treasury from outside, and what conversions left it */
+            operatorFloat: string;
+            /** @description transfers to custody seen but not yet confirmed, and payouts and returns signed but not yet on chain */
+            inFlight: string;
+            /** @description the token balances of the treasury and every derived address at atBlock */
+            chainHeld: string;
+            /** @description chainHeld - (ledgerOwed + operatorFloat + inFlight): zero when the books match */
+            unexplainedDifference: string;
         };
         RequestEndorsementRequest: {
             /** @enum {string} */
@@ -14555,6 +14651,34 @@ export interface operations {
             };
         };
     };
+    ChainsAdminController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChainStatusListResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     AdminController_listProjects: {
         parameters: {
             query?: {
@@ -14777,6 +14901,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ReconciliationAdminController_reconcile: {
+        parameters: {
+            query: {
+                /** @description a network that runs on a chain */
+                network: "ethereum" | "meridianchain";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationResponse"];
+                };
             };
             /** @description Error: see x-error-catalogue */
             default: {
@@ -16387,7 +16542,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WalletBalanceResponse"];
+                    "application/json": components["schemas"]["FundWalletResponse"];
                 };
             };
             /** @description Error: see x-error-catalogue */

@@ -46,6 +46,7 @@ async function newSender(replaceAfterMs = 60_000): Promise<ChainSender> {
 const recipient = () => viemAccounts.privateKeyToAccount(viemAccounts.generatePrivateKey()).address;
 const payout = (id: string, to: string, amount: string) => ({
   id,
+  purpose: 'payout' as const,
   network: 'ethereum' as const,
   to,
   amount,
