@@ -181,35 +181,43 @@ describe('custodial wallets on a chain', () => {
     expect(await balance(wallet.id)).toBe(7.5);
   });
 
+  /**
+   * A tenant of its own with an endorsed customer, a bank account and an active deposit address on ethereum paying
+   * out to it over ACH; with registeredSender, that address is the customer's own registered wallet (the deposit
+   * is attributed at once: spec, Deposit address).
+   */
+  async function activeDepositAddress(name: string, options: { registeredSender?: string } = {}) {
+    const base = await newTenant(platform, { name, settings: { features: { depositAddresses: true } } });
+    const customer = await base.customer();
+    const destination = await base.bankUs(customer.id);
+    if (options.registeredSender) await base.externalWallet(customer.id, options.registeredSender, 'ethereum');
+    const created = await base.post('/deposit-addresses', {
+      customerId: customer.id,
+      expectedSourceAsset: 'usdc',
+      expectedSourceNetwork: 'ethereum',
+      destination: { externalAccountId: destination.id },
+      payout: { rail: 'ach' },
+    });
+    expect(created.status).toBe(201);
+    const address = await eventually(async () => {
+      await base.advance(5);
+      const got = (await base.get(`/deposit-addresses/${created.body.id}`)).body;
+      return got.status === 'active' ? got : undefined;
+    }, 30_000);
+    return { base, customer, address };
+  }
+
   describe('deposit addresses on ethereum', () => {
     const SENDER = DEV_ACCOUNTS[1];
 
     it('receives a confirmed transfer from a registered sender as one deposit, paid out once, with its hash', async () => {
-      const base = await newTenant(platform, {
-        name: 'chain-deposits',
-        settings: { features: { depositAddresses: true } },
+      const { base, customer, address } = await activeDepositAddress('chain-deposits', {
+        registeredSender: SENDER.address,
       });
-      const customer = await base.customer();
-      const destination = await base.bankUs(customer.id);
-      // The sender is the customer's own wallet: the deposit is attributed at once (spec: Deposit address).
-      await base.externalWallet(customer.id, SENDER.address, 'ethereum');
-      const created = await base.post('/deposit-addresses', {
-        customerId: customer.id,
-        expectedSourceAsset: 'usdc',
-        expectedSourceNetwork: 'ethereum',
-        destination: { externalAccountId: destination.id },
-        payout: { rail: 'ach' },
-      });
-      expect(created.status).toBe(201);
-      const address = await eventually(async () => {
-        await base.advance(5);
-        const got = (await base.get(`/deposit-addresses/${created.body.id}`)).body;
-        return got.status === 'active' ? got : undefined;
-      }, 30_000);
       const at = address.depositInstructions.address as string;
       expect(at).toMatch(/^0x[0-9a-fA-F]{40}$/);
       // Derived and kept: asked again, the same address.
-      expect((await base.get(`/deposit-addresses/${created.body.id}`)).body.depositInstructions.address).toBe(at);
+      expect((await base.get(`/deposit-addresses/${address.id}`)).body.depositInstructions.address).toBe(at);
 
       await devnet.mint(SENDER.address, '25');
       const hash = await devnet.transfer(SENDER, at, '25.00');
@@ -257,24 +265,7 @@ describe('custodial wallets on a chain', () => {
 
   describe('returns on ethereum', () => {
     it('returns a deposit to a frozen address to its sender with a real transfer from the treasury', async () => {
-      const base = await newTenant(platform, {
-        name: 'chain-returns',
-        settings: { features: { depositAddresses: true } },
-      });
-      const customer = await base.customer();
-      const destination = await base.bankUs(customer.id);
-      const created = await base.post('/deposit-addresses', {
-        customerId: customer.id,
-        expectedSourceAsset: 'usdc',
-        expectedSourceNetwork: 'ethereum',
-        destination: { externalAccountId: destination.id },
-        payout: { rail: 'ach' },
-      });
-      const address = await eventually(async () => {
-        await base.advance(5);
-        const got = (await base.get(`/deposit-addresses/${created.body.id}`)).body;
-        return got.status === 'active' ? got : undefined;
-      }, 30_000);
+      const { base, customer, address } = await activeDepositAddress('chain-returns');
       expect((await base.post(`/deposit-addresses/${address.id}/simulate/freeze`, {})).status).toBe(200);
       const [ethereum] = await chains();
       await devnet.fundGas(ethereum.treasuryAddress);
@@ -360,24 +351,7 @@ describe('custodial wallets on a chain', () => {
     });
 
     it("simulates a deposit address's deposit with the faucet's real transfer; its transaction follows once confirmed", async () => {
-      const base = await newTenant(platform, {
-        name: 'chain-faucet-deposits',
-        settings: { features: { depositAddresses: true } },
-      });
-      const customer = await base.customer();
-      const destination = await base.bankUs(customer.id);
-      const created = await base.post('/deposit-addresses', {
-        customerId: customer.id,
-        expectedSourceAsset: 'usdc',
-        expectedSourceNetwork: 'ethereum',
-        destination: { externalAccountId: destination.id },
-        payout: { rail: 'ach' },
-      });
-      const address = await eventually(async () => {
-        await base.advance(5);
-        const got = (await base.get(`/deposit-addresses/${created.body.id}`)).body;
-        return got.status === 'active' ? got : undefined;
-      }, 30_000);
+      const { base, customer, address } = await activeDepositAddress('chain-faucet-deposits');
       const simulated = await base.post(`/deposit-addresses/${address.id}/simulate/crypto-deposit`, { amount: '8.00' });
       expect(simulated.status).toBe(201);
       expect(simulated.body).toMatchObject({

@@ -36,7 +36,10 @@ const UNKNOWN = {
 };
 
 /** Routes no exchange can answer with success here, and why. */
-const NO_SUCCESS_POSSIBLE: Record<string, string> = {};
+const NO_SUCCESS_POSSIBLE: Record<string, string> = {
+  'GET /v0.13/admin/reconciliation':
+    'every network is simulated on this platform, and a simulated network has no chain to reconcile with (test-e2e/chain.e2e-spec.ts reconciles one)',
+};
 
 describe('the OpenAPI document describes every response', () => {
   let platform: TestPlatform;
@@ -179,6 +182,8 @@ describe('the OpenAPI document describes every response', () => {
     // Each usdc network and whether it is on a chain (simulated here; test-e2e/chain.e2e-spec.ts runs one).
     expectStatus(await admin('GET', '/chains'), 200);
     expectStatus(await call('GET', '/admin/chains'), 401);
+    expectStatus(await admin('GET', '/reconciliation?network=ethereum'), 400);
+    expectStatus(await admin('GET', '/reconciliation'), 400);
     conforms();
   });
 

@@ -3,16 +3,10 @@
 // one chain watcher per network on a chain hands over each confirmed transfer, and a transfer to a wallet's
 // address becomes a posting from the network's rail account, keyed by the chain's own identifiers (chain id,
 // transaction hash, log index), so a transfer read twice, or again after a restart, credits once.
-import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { OPERATOR_LEDGER_PROJECT, operatorFloatAccount, railAccount } from '@mm/accounts/domain';
 import { AccountsReadModels } from '@mm/accounts/infrastructure';
-import {
-  ChainNetworks,
-  NetworkWatchers,
-  transferKey,
-  type ConfirmedTransfer,
-  type WatcherStatus,
-} from '@mm/platform/chain';
+import { ChainNetworks, ChainTransferReader, transferKey, type ConfirmedTransfer } from '@mm/platform/chain';
 import { ProjectClock } from '@mm/platform/clock';
 import { PlatformConfig, type ChainNetwork } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
@@ -24,9 +18,7 @@ import { WalletsService } from './wallets.service';
 export const WALLETS_READER = 'accounts.wallets';
 
 @Injectable()
-export class WalletChainDeposits implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly watchers: NetworkWatchers;
-
+export class WalletChainDeposits extends ChainTransferReader {
   constructor(
     uow: UnitOfWork,
     private readonly chains: ChainNetworks,
@@ -36,32 +28,11 @@ export class WalletChainDeposits implements OnApplicationBootstrap, OnApplicatio
     private readonly ledger: TransactionLedgerCommands,
     config: PlatformConfig,
   ) {
-    this.watchers = new NetworkWatchers(
-      uow,
-      chains.clientsOnChain,
-      WALLETS_READER,
-      (network, transfers) => this.credit(network, transfers),
-      config.MM_CHAIN_POLL_INTERVAL_MS,
-    );
+    super(uow, chains, config, WALLETS_READER);
   }
 
-  onApplicationBootstrap(): Promise<void> {
-    return this.watchers.start();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.watchers.stop();
-  }
-
-  /** Where the network's watcher stands; undefined for a simulated network. */
-  status(network: string): Promise<WatcherStatus> | undefined {
-    return this.watchers.status(network);
-  }
   /** In the transaction that moves the watcher's cursor past these transfers. */
-  private async credit(network: string, transfers: ConfirmedTransfer[]): Promise<void> {
-    // A transfer of nothing moves nothing (ERC-20 allows it; a posting must be greater than zero).
-    const moving = transfers.filter((t) => Number(t.amount) > 0);
-    if (moving.length === 0) return;
+  protected async read(network: string, moving: ConfirmedTransfer[]): Promise<void> {
     const wallets = await this.readModels.walletsAt(network, [...new Set(moving.map((t) => t.to))]);
     const byAddress = new Map(wallets.map((w) => [w.address.toLowerCase(), w]));
     const treasury = this.chains.custody().address(this.chains.custody().treasury(network as ChainNetwork));

@@ -5,16 +5,10 @@
 // the watcher's cursor, so one read twice makes one transaction. The chain cannot be refused: a transfer the
 // address cannot take as a deposit (an amount that pays out in no whole cent) is kept with the reason, for
 // an operator, and the watcher goes on.
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ApiError } from '@mm/contracts';
 import { DepositAddressCustody } from '@mm/deposit-addresses/infrastructure';
-import {
-  ChainNetworks,
-  NetworkWatchers,
-  transferKey,
-  type ConfirmedTransfer,
-  type WatcherStatus,
-} from '@mm/platform/chain';
+import { ChainNetworks, ChainTransferReader, transferKey, type ConfirmedTransfer } from '@mm/platform/chain';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { ReceiveDepositHandler } from './receive-deposit.handler';
@@ -23,9 +17,8 @@ import { ReceiveDepositHandler } from './receive-deposit.handler';
 export const DEPOSIT_ADDRESSES_READER = 'deposit-addresses';
 
 @Injectable()
-export class ChainDepositsHandler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ChainDepositsHandler extends ChainTransferReader {
   private readonly logger = new Logger('deposit-addresses');
-  private readonly watchers: NetworkWatchers;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -34,30 +27,10 @@ export class ChainDepositsHandler implements OnApplicationBootstrap, OnApplicati
     private readonly receive: ReceiveDepositHandler,
     config: PlatformConfig,
   ) {
-    this.watchers = new NetworkWatchers(
-      uow,
-      chains.clientsOnChain,
-      DEPOSIT_ADDRESSES_READER,
-      (network, transfers) => this.arrived(network, transfers),
-      config.MM_CHAIN_POLL_INTERVAL_MS,
-    );
+    super(uow, chains, config, DEPOSIT_ADDRESSES_READER);
   }
 
-  onApplicationBootstrap(): Promise<void> {
-    return this.watchers.start();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.watchers.stop();
-  }
-
-  status(network: string): Promise<WatcherStatus> | undefined {
-    return this.watchers.status(network);
-  }
-
-  private async arrived(network: string, transfers: ConfirmedTransfer[]): Promise<void> {
-    const moving = transfers.filter((t) => Number(t.amount) > 0);
-    if (moving.length === 0) return;
+  protected async read(network: string, moving: ConfirmedTransfer[]): Promise<void> {
     const addresses = await this.custody.at(network, [...new Set(moving.map((t) => t.to))]);
     const byAddress = new Map(addresses.map((a) => [a.address.toLowerCase(), a]));
     for (const transfer of moving) {

@@ -6,10 +6,12 @@
 // the range, so a restart neither skips nor (the reader's postings being keyed by chain id, transaction hash
 // and log index) credits twice. A confirmed block whose hash has changed is a reorganisation deeper than the
 // confirmations: the watcher stops there and says so to operators, and never reverses what it credited.
-import { Logger } from '@nestjs/common';
+import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import type { ChainClient, TokenTransfer } from './chain-client';
+import type { ChainNetworks } from './chain-networks';
 import { viem, type Hex } from './viem';
 
 /** A confirmed transfer of the token, its amount in decimal units of the token. */
@@ -199,33 +201,38 @@ export class PlatformChainCursors1700000000400 implements MigrationInterface {
   }
 }
 
-/** One reader's watchers, one per network on a chain, started and stopped with the service that reads. */
-export class NetworkWatchers {
+/**
+ * A service's reader of the chains (wallets, deposit addresses): one watcher per network on a chain, started
+ * and stopped with the service, handing over each confirmed range's transfers (transfers of nothing left out:
+ * ERC-20 allows them, and they move nothing) in the transaction that moves the cursor.
+ */
+export abstract class ChainTransferReader implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly watchers = new Map<string, ChainWatcher>();
 
-  constructor(
-    private readonly uow: UnitOfWork,
-    private readonly clients: ChainClient[],
-    private readonly reader: string,
-    private readonly read: (network: string, transfers: ConfirmedTransfer[]) => Promise<void>,
-    private readonly pollMs: number,
-  ) {}
-
-  async start(): Promise<void> {
-    for (const client of this.clients) {
+  protected constructor(uow: UnitOfWork, chains: ChainNetworks, config: PlatformConfig, reader: string) {
+    for (const client of chains.clientsOnChain) {
       const watcher = new ChainWatcher(
-        this.uow,
+        uow,
         client,
-        this.reader,
-        (transfers) => this.read(client.network, transfers),
-        this.pollMs,
+        reader,
+        async (transfers) => {
+          const moving = transfers.filter((t) => Number(t.amount) > 0);
+          if (moving.length > 0) await this.read(client.network, moving);
+        },
+        config.MM_CHAIN_POLL_INTERVAL_MS,
       );
-      await watcher.start();
       this.watchers.set(client.network, watcher);
     }
   }
 
-  async stop(): Promise<void> {
+  /** What the reader makes of a confirmed range's transfers, in the transaction that moves its cursor. */
+  protected abstract read(network: string, transfers: ConfirmedTransfer[]): Promise<void>;
+
+  async onApplicationBootstrap(): Promise<void> {
+    for (const watcher of this.watchers.values()) await watcher.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
     for (const watcher of this.watchers.values()) await watcher.stop();
   }
 
