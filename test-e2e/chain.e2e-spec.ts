@@ -22,12 +22,18 @@ describe('custodial wallets on a chain', () => {
     devnet = await Devnet.start();
     // The sandbox's faucet: a development account with test USDC of its own.
     await devnet.mint(FAUCET.address, '1000');
-    platform = await TestPlatform.start({
-      ...devnet.settings('ETHEREUM', CONFIRMATIONS),
-      MM_CHAIN_ETHEREUM_FAUCET_PRIVATE_KEY: FAUCET.privateKey,
-      MM_CUSTODY_MNEMONIC: generateMnemonic(english),
-      MM_CHAIN_POLL_INTERVAL_MS: '100',
-    });
+    // Distributed, the services the chain touches (wallets, deposit addresses, quotes and transactions): the
+    // others would only share the machine's two cores.
+    platform = await TestPlatform.start(
+      {
+        ...devnet.settings('ETHEREUM', CONFIRMATIONS),
+        MM_CHAIN_ETHEREUM_FAUCET_PRIVATE_KEY: FAUCET.privateKey,
+        MM_CUSTODY_MNEMONIC: generateMnemonic(english),
+        MM_CHAIN_POLL_INTERVAL_MS: '100',
+      },
+      undefined,
+      { services: ['accounts', 'quoting', 'transactions', 'deposit-addresses'] },
+    );
     token = await platform.token();
   }, START_TIMEOUT_MS);
   afterAll(async () => {
