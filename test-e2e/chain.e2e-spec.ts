@@ -333,6 +333,35 @@ describe('custodial wallets on a chain', () => {
     });
   });
 
+  describe('transfers between custodial wallets on ethereum', () => {
+    it('move in the ledger alone: settled with no transaction hash, nothing sent on chain', async () => {
+      const base = await newTenant(platform, { name: 'chain-internal' });
+      const [ada, grace] = [await base.customer(), await base.customer({ lastName: 'Hopper' })];
+      const from = await base.wallet(ada.id, { network: 'ethereum' });
+      const to = await base.wallet(grace.id, { network: 'ethereum' });
+      await devnet.mint(from.address, '9');
+      await devnet.mine(CONFIRMATIONS);
+      await eventually(async () => ((await base.balance(from.id)) === '9.00' ? true : undefined));
+      const quote = await base.post('/quotes', {
+        customerId: ada.id,
+        source: { type: 'walletOms', details: { id: from.id }, amount: '4' },
+        destination: { type: 'walletOms', details: { id: to.id } },
+      });
+      expect(quote.status).toBe(201);
+      const created = await base.post('/transactions', { quoteId: quote.body.id });
+      const done = await eventually(async () => {
+        await base.advance(5);
+        const txn = (await base.get(`/transactions/${created.body.id}`)).body;
+        return txn.status === 'completed' ? txn : undefined;
+      }, 30_000);
+      expect(done.legs).toEqual([expect.objectContaining({ rail: 'crypto', status: 'settled', txHash: null })]);
+      await eventually(async () => ((await base.balance(to.id)) === '4.00' ? true : undefined));
+      // The chain still has the nine at the first wallet's address: custody holds it, the ledger says whose it is.
+      expect(await devnet.balance(from.address)).toBe('9');
+      expect(await devnet.balance(to.address)).toBe('0');
+    });
+  });
+
   describe('the sandbox on a chain', () => {
     it("funds a wallet with the faucet's real transfer, credited once confirmed", async () => {
       const wallet = await newWallet();

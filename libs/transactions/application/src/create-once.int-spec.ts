@@ -80,14 +80,15 @@ describe("a transaction made once from another service's event", () => {
     const unused = {} as never;
     const clock = new ProjectClock(db.uow);
     const timers = new TransactionTimerService(new TimerService(db.uow, clock));
+    // No network on a chain: every leg is the sandbox rail's.
+    const chains = new ChainNetworks(loadConfig({}), db.uow);
     const commands = new TransactionCommands(
       eventStore,
       new TransactionsReadModel(db.uow),
-      new SandboxRails(),
+      new SandboxRails(chains),
       clock,
       timers,
-      // No network on a chain: every leg is the sandbox rail's.
-      new ChainPayoutRail(db.uow, new ChainNetworks(loadConfig({}), db.uow), loadConfig({})),
+      new ChainPayoutRail(db.uow, chains, loadConfig({})),
     );
     return new DepositTransactionsHandler(
       db.uow,

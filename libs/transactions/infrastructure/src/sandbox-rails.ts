@@ -8,6 +8,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { LegReferences, TransactionCreated } from '@mm/contracts';
 import { sandboxLookup, sandboxOutcome, type NewLeg, type RailOutcome } from '@mm/transactions/domain';
+import { ChainNetworks } from '@mm/platform/chain';
 import { randomHex } from '@mm/platform/ids';
 
 export interface RailAnswer {
@@ -26,6 +27,10 @@ export abstract class PaymentRails {
 
 @Injectable()
 export class SandboxRails extends PaymentRails {
+  constructor(private readonly chains: ChainNetworks) {
+    super();
+  }
+
   answer(record: TransactionCreated, leg: NewLeg, at: Date): RailAnswer {
     const { outcome, afterSeconds } = sandboxOutcome(record, leg);
     if (outcome.kind === 'pickupReady')
@@ -40,7 +45,9 @@ export class SandboxRails extends PaymentRails {
   }
 
   private references(leg: NewLeg, at: Date): LegReferences {
-    if (leg.rail === 'crypto') return { txHash: `0x${randomHex(32)}` };
+    // On a network that runs on a chain, a crypto leg the chain does not carry moves in the ledger alone (between
+    // custodial wallets): there is no transaction hash to show, and none is invented.
+    if (leg.rail === 'crypto') return this.chains.client(leg.network) ? {} : { txHash: `0x${randomHex(32)}` };
     if (leg.rail === 'wire') {
       const day = at.toISOString().slice(0, 10).replace(/-/g, '');
       return {
