@@ -33,8 +33,9 @@ export class ChainClient {
     return this.settings.network;
   }
 
+  /** Read once: a node answers for one chain (a failed read is asked again next time). */
   chainId(): Promise<number> {
-    return this.client.getChainId();
+    return this.once('chainId', () => this.client.getChainId());
   }
 
   head(): Promise<bigint> {
@@ -51,13 +52,11 @@ export class ChainClient {
     }
   }
 
-  /** The token's decimal places, as its contract says. */
+  /** The token's decimal places, as its contract says; read once, as the chain id is. */
   decimals(): Promise<number> {
-    return this.client.readContract({
-      address: this.settings.usdcAddress,
-      abi: TOKEN_READS(),
-      functionName: 'decimals',
-    });
+    return this.once('decimals', () =>
+      this.client.readContract({ address: this.settings.usdcAddress, abi: TOKEN_READS(), functionName: 'decimals' }),
+    );
   }
 
   balanceOf(address: Address, blockNumber?: bigint): Promise<bigint> {
@@ -90,5 +89,19 @@ export class ChainClient {
         to: log.args.to,
         value: log.args.value,
       }));
+  }
+
+  private readonly constants = new Map<string, Promise<number>>();
+
+  private once(key: string, read: () => Promise<number>): Promise<number> {
+    let value = this.constants.get(key);
+    if (!value) {
+      value = read().catch((error: unknown) => {
+        this.constants.delete(key);
+        throw error;
+      });
+      this.constants.set(key, value);
+    }
+    return value;
   }
 }

@@ -257,12 +257,11 @@ export class ChainSender {
         throw error;
       });
       if (!receipt) continue;
-      const head = await this.client.head();
       return {
         hash: attempt.hash,
         success: receipt.status === 'success',
         blockNumber: receipt.blockNumber,
-        confirmations: Number(head - receipt.blockNumber + 1n),
+        confirmations: Number((await this.client.head()) - receipt.blockNumber + 1n),
       };
     }
     return undefined;
