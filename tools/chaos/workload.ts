@@ -1074,9 +1074,13 @@ function chooseAction(client: Client): Action {
  * Chooses and runs actions until `until()`; with `intervalMs`, an action starts no sooner than that after the
  * one before it started (the run's rate, shared among the clients).
  */
-async function runClient(client: Client, until: () => boolean, intervalMs = 0): Promise<void> {
+async function runClient(
+  client: Client,
+  until: (history: readonly Operation[]) => boolean,
+  intervalMs = 0,
+): Promise<void> {
   let next = Date.now();
-  while (!until()) {
+  while (!until(client.model.history)) {
     if (intervalMs > 0) {
       if (next > Date.now()) await sleep(next - Date.now());
       next = Math.max(next + intervalMs, Date.now());
@@ -1099,12 +1103,19 @@ function summary(history: readonly Operation[]): string {
 
 /**
  * `clients` concurrent partner clients, each choosing operations with a PRNG of the seed's (together at most
- * `rate` actions a second, when given: a transfer is one action of two operations), until `until()` says to
- * stop (an operation under way is finished first). Resolves with every operation, by number.
+ * `rate` actions a second, when given: a transfer is one action of two operations), until `until()`, shown the
+ * operations so far, says to stop (an operation under way is finished first). Resolves with every operation, by
+ * number.
  */
 export async function runWorkload(
   setup: WorkloadSetup,
-  options: { seed: number; clients: number; rate?: number; until: () => boolean; log?: (line: string) => void },
+  options: {
+    seed: number;
+    clients: number;
+    rate?: number;
+    until: (history: readonly Operation[]) => boolean;
+    log?: (line: string) => void;
+  },
 ): Promise<WorkloadOperation[]> {
   const model = new Model();
   const log = options.log ?? setup.log;
