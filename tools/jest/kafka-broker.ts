@@ -100,6 +100,14 @@ export async function startMockBroker(
   const child = spawn(binaryOf(build), [], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const address = await firstLine(child, lines);
+  // A broker that dies mid-run fails every Kafka suite after it with timeouts that do not say why: say it here.
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (stopping) return;
+    const line = `the Kafka mock broker exited during the run (${signal ? `signal ${signal}` : `exit code ${code}`}); every Kafka suite after this fails`;
+    log(line);
+    process.stderr.write(`\n[test] ${line}\n`);
+  });
   // After its address, the mock prints `retained <topic>` for each topic once it keeps all of its messages.
   const retained = new Set<string>();
   const waiting = new Map<string, Array<() => void>>();
@@ -118,7 +126,9 @@ export async function startMockBroker(
         ? Promise.resolve()
         : new Promise((resolve) => waiting.set(topic, [...(waiting.get(topic) ?? []), resolve])),
     stop: async () => {
-      if (child.exitCode !== null) return;
+      // Gone already (exited, or killed by a signal, which leaves exitCode null): no 'exit' is coming.
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      stopping = true;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.stdin?.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
