@@ -117,6 +117,27 @@ describe('project clock and timers on PostgreSQL', () => {
     expect(await timers.fireDue('prj_f')).toBe(0);
   });
 
+  it('keeps a timer its own handler set anew pending at the new time (a sweeper that asks again later)', async () => {
+    const runs: Date[] = [];
+    timers.on('test.again', async (timer) => {
+      runs.push(timer.dueAt);
+      if (runs.length < 3)
+        await timers.schedule(timer.projectId, 'test.again', timer.key, new Date(timer.dueAt.getTime() + 600_000));
+    });
+    const now = await clock.now('prj_h');
+    await timers.schedule('prj_h', 'test.again', 'sweep', new Date(now.getTime() - 1000));
+    expect(await timers.fireDue('prj_h')).toBe(1);
+    expect(await timers.fireDue('prj_h')).toBe(0);
+    await clock.advance('prj_h', 601);
+    expect(await timers.fireDue('prj_h')).toBe(1);
+    await clock.advance('prj_h', 601);
+    expect(await timers.fireDue('prj_h')).toBe(1);
+    // The third run set nothing anew: the timer is done.
+    await clock.advance('prj_h', 3600);
+    expect(await timers.fireDue('prj_h')).toBe(0);
+    expect(runs.map((d) => d.getTime() - runs[0].getTime())).toEqual([0, 600_000, 1_200_000]);
+  });
+
   it('rolls back a timer whose handler fails, so it fires again later', async () => {
     let failing = true;
     timers.on('test.flaky', async () => {

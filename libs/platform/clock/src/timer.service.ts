@@ -1,7 +1,9 @@
 // Durable timers on project time: quote and code expiry, attribution
 // timeouts, webhook retries and sweepers all schedule here. A timer fires once:
 // its handler and the fired mark commit in one transaction, and rows are
-// claimed FOR UPDATE SKIP LOCKED so several processes can poll safely.
+// claimed FOR UPDATE SKIP LOCKED so several processes can poll safely. A
+// handler that schedules its own timer anew (a sweeper asking again later)
+// leaves it pending at the new time: only the firing it ran for is marked.
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { UnitOfWork } from '@mm/platform/database';
 import { ProjectClock } from './project-clock';
@@ -23,6 +25,8 @@ interface TimerRow {
   key: string;
   payload: Record<string, unknown>;
   due_at: Date;
+  /** due_at as PostgreSQL writes it (microseconds), to mark exactly the firing that ran. */
+  due_at_text: string;
   offset_ms: string;
 }
 
@@ -80,7 +84,8 @@ export class TimerService implements OnApplicationShutdown {
     for (;;) {
       const batch = await this.uow.run(async () => {
         const rows = await this.uow.query<TimerRow>(
-          `SELECT t.id, t.project_id, t.kind, t.key, t.payload, t.due_at, COALESCE(c.offset_ms, 0) AS offset_ms
+          `SELECT t.id, t.project_id, t.kind, t.key, t.payload, t.due_at, t.due_at::text AS due_at_text,
+                  COALESCE(c.offset_ms, 0) AS offset_ms
              FROM platform.timers t
              LEFT JOIN platform.sandbox_clocks c ON c.project_id = t.project_id
             WHERE t.fired_at IS NULL
@@ -110,7 +115,11 @@ export class TimerService implements OnApplicationShutdown {
             payload: row.payload,
             dueAt: new Date(row.due_at),
           });
-          await this.uow.query(`UPDATE platform.timers SET fired_at = clock_timestamp() WHERE id = $1`, [row.id]);
+          // Unless the handler set it anew (another due time): that one is still to fire.
+          await this.uow.query(
+            `UPDATE platform.timers SET fired_at = clock_timestamp() WHERE id = $1 AND due_at = $2::timestamptz`,
+            [row.id, row.due_at_text],
+          );
         }
         return rows.length;
       });
