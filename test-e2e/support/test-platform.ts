@@ -136,6 +136,22 @@ export class TestPlatform {
   }
 
   /**
+   * A service's /metrics (Prometheus text): the one process's in platform mode; in distributed mode the
+   * service's own process, found in the process table start:distributed prints.
+   */
+  async metrics(service: ServiceName): Promise<string> {
+    let base = this.url;
+    if (E2E_MODE === 'distributed') {
+      const row = new RegExp(`^ {2}${service} +(http://127\\.0\\.0\\.1:\\d+) {3}pid \\d+$`, 'm').exec(this.logs());
+      if (!row) throw new Error(`${service} is not among this platform's processes`);
+      base = row[1];
+    }
+    const res = await fetch(`${base}/metrics`);
+    if (res.status !== 200) throw new Error(`GET ${base}/metrics: ${res.status}`);
+    return res.text();
+  }
+
+  /**
    * The platform for a file that neither kills processes nor needs settings of its own: in the
    * e2e-distributed run, the run's shared multi-process platform with a new project (and API key) of
    * this file's own, which token() then uses; otherwise a platform of the file's own, as start().

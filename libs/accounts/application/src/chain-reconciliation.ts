@@ -85,6 +85,8 @@ export class ChainReconciliation {
     const inFlight = seen.plus(sum(payouts.filter(notLanded))).plus(sum(returns.filter(notLanded)));
     const explained = ledgerOwed.plus(operatorFloat).plus(inFlight);
     const text = (value: DecimalValue) => value.toFixed(decimals);
+    const unexplainedDifference = text(chainHeld.minus(explained));
+    this.chains.metrics.reconciled(network, unexplainedDifference, new Date());
     return {
       network,
       chainId: await client.chainId(),
@@ -94,7 +96,7 @@ export class ChainReconciliation {
       operatorFloat: text(operatorFloat),
       inFlight: text(inFlight),
       chainHeld: text(chainHeld),
-      unexplainedDifference: text(chainHeld.minus(explained)),
+      unexplainedDifference,
     };
   }
 

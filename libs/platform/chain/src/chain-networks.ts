@@ -1,15 +1,16 @@
 // The networks of this deployment that run on a real chain (MM_CHAIN_<NETWORK>_*), each with its node client,
 // and the custody signer that derives their addresses. A network without settings stays simulated; the signer
 // (and a sandbox's generated seed) exists only once some network is on a chain.
-import { Injectable } from '@nestjs/common';
+import { Registry } from 'prom-client';
 import { CHAIN_NETWORKS, PlatformConfig, type ChainNetwork } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { ChainClient } from './chain-client';
 import { ChainFaucet } from './chain-faucet';
+import { ChainMetrics } from './chain-metrics';
 import { custodyMnemonic, HdCustody, type CustodySigner } from './custody';
 import { CustodyRegistry } from './custody-registry';
 
-@Injectable()
+/** Made by the application's core module, with the application's metrics registry. */
 export class ChainNetworks {
   private readonly clients = new Map<ChainNetwork, ChainClient>();
   private signer?: CustodySigner;
@@ -17,12 +18,16 @@ export class ChainNetworks {
 
   /** Every derived address, by network. */
   readonly registry: CustodyRegistry;
+  /** The chains' figures in the application's /metrics. */
+  readonly metrics: ChainMetrics;
 
   constructor(
     private readonly config: PlatformConfig,
     uow: UnitOfWork,
+    metrics: Registry = new Registry(),
   ) {
     this.registry = new CustodyRegistry(uow);
+    this.metrics = new ChainMetrics(metrics);
     for (const network of CHAIN_NETWORKS) {
       const settings = config.chains[network];
       if (settings) this.clients.set(network, new ChainClient(settings));

@@ -222,6 +222,7 @@ export abstract class ChainTransferReader implements OnApplicationBootstrap, OnA
         config.MM_CHAIN_POLL_INTERVAL_MS,
       );
       this.watchers.set(client.network, watcher);
+      chains.metrics.watching(reader, client.network, () => watcher.status());
     }
   }
 

@@ -26,7 +26,11 @@ export const DEFAULT_CONFIRMATIONS = 12;
 const FIELDS = ['RPC_URL', 'USDC_ADDRESS', 'CONFIRMATIONS', 'FAUCET_PRIVATE_KEY'] as const;
 const PREFIX = 'MM_CHAIN_';
 /** Settings of every network's watcher, read with the rest of the configuration (PlatformConfig). */
-const CHAIN_WIDE_SETTINGS = ['MM_CHAIN_POLL_INTERVAL_MS', 'MM_CHAIN_REPLACE_AFTER_SECONDS'];
+const CHAIN_WIDE_SETTINGS = [
+  'MM_CHAIN_POLL_INTERVAL_MS',
+  'MM_CHAIN_REPLACE_AFTER_SECONDS',
+  'MM_CHAIN_RECONCILE_INTERVAL_SECONDS',
+];
 
 /** Each network's settings, or the problems found (one line each, naming the variable). */
 export function readChainSettings(

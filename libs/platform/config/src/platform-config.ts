@@ -345,6 +345,13 @@ export class PlatformConfig {
   @Max(86_400)
   MM_CHAIN_REPLACE_AFTER_SECONDS = 180;
 
+  /** How often each network on a chain is reconciled with the ledger for its metric (docs/chain.md, Metrics). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  MM_CHAIN_RECONCILE_INTERVAL_SECONDS = 60;
+
   /** Each network's chain, from MM_CHAIN_<NETWORK>_* (chain-settings); undefined where it stays simulated. */
   declare chains: ChainSettingsByNetwork;
 

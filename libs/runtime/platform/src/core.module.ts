@@ -5,8 +5,12 @@ import { UnitOfWork } from '@mm/platform/database';
 import { ProjectClock, TimerService } from '@mm/platform/clock';
 import { VerifiedTokens } from '@mm/platform/auth';
 import { ChainNetworks } from '@mm/platform/chain';
+import { HttpMetrics } from '@mm/platform/http';
 
-/** What every service module may inject: configuration, the database, time, verified tokens, the chains. */
+/**
+ * What every service module may inject: configuration, the database, time, verified tokens, the chains, and the
+ * application's metrics registry (one per application: two platforms in one process do not share counters).
+ */
 @Global()
 @Module({})
 export class CoreModule {
@@ -20,9 +24,23 @@ export class CoreModule {
         ProjectClock,
         TimerService,
         { provide: VerifiedTokens, useValue: new VerifiedTokens() },
-        ChainNetworks,
+        HttpMetrics,
+        {
+          provide: ChainNetworks,
+          useFactory: (uow: UnitOfWork, metrics: HttpMetrics) => new ChainNetworks(config, uow, metrics.registry),
+          inject: [UnitOfWork, HttpMetrics],
+        },
       ],
-      exports: [PlatformConfig, DataSource, UnitOfWork, ProjectClock, TimerService, VerifiedTokens, ChainNetworks],
+      exports: [
+        PlatformConfig,
+        DataSource,
+        UnitOfWork,
+        ProjectClock,
+        TimerService,
+        VerifiedTokens,
+        ChainNetworks,
+        HttpMetrics,
+      ],
     };
   }
 }

@@ -21,7 +21,6 @@ import type { PlatformConfig } from '@mm/platform/config';
 import {
   API_BASE_PATH,
   HealthController,
-  HttpMetrics,
   IdempotencyCoverage,
   MetricsController,
   StartupState,
@@ -70,8 +69,6 @@ export class PlatformModule {
         TokenVerifier,
         BearerAuthenticator,
         RevocationFeed,
-        // One registry per application: two platforms in one process (tests) do not share counters.
-        HttpMetrics,
         StartupState,
         { provide: APP_GUARD, useClass: ApiAuthGuard },
         // IdempotencyInterceptor is applied per route by @Idempotent() (POST and PATCH only); this checks it is everywhere it must be.

@@ -69,6 +69,29 @@ export class Devnet {
     return hash;
   }
 
+  /**
+   * Sends test USDC from any address, signed by no key: the node is told to accept the address's transactions
+   * (hardhat_impersonateAccount), as money leaving custody behind the platform's back would. Pays its own gas.
+   */
+  async transferAs(from: string, to: string, amount: string): Promise<Hex> {
+    const sender = from as Address;
+    await this.fundGas(sender);
+    await this.clients.test.impersonateAccount({ address: sender });
+    try {
+      const hash = await this.clients.minter.writeContract({
+        account: sender,
+        address: this.token,
+        abi: testUsdc.abi,
+        functionName: 'transfer',
+        args: [to as Address, viem.parseUnits(amount, 6)],
+      });
+      await this.clients.reader.waitForTransactionReceipt({ hash });
+      return hash;
+    } finally {
+      await this.clients.test.stopImpersonatingAccount({ address: sender });
+    }
+  }
+
   /** Whether each transaction is mined as it is sent; off, transactions wait in the pool until `mine`. */
   async automine(on: boolean): Promise<void> {
     await this.clients.test.setAutomine(on);

@@ -1,0 +1,87 @@
+// What an on-call engineer watches of the chains (docs/chain.md, Metrics), in the service's /metrics:
+//   mm_chain_head_block{reader,network}               the node's head as the reader last read it
+//   mm_chain_confirmed_through_block{reader,network}  the last block whose transfers the reader has taken
+//   mm_chain_reorganised{reader,network}              1 once a confirmed block's hash changed: the reader stopped there
+//   mm_chain_unexplained_difference_usdc{network}     the last reconciliation's difference (zero when the books match)
+//   mm_chain_reconciled_timestamp_seconds{network}    when that reconciliation ran, so a stale figure shows as stale
+// The readers' figures are read at each scrape from where they stand; the reconciliation's are what its last
+// run found (it reads every derived address's balance: too much for a scrape, so it runs on its own schedule).
+import { Gauge, type Registry } from 'prom-client';
+import type { WatcherStatus } from './chain-watcher';
+
+export class ChainMetrics {
+  private readonly readers = new Map<
+    string,
+    { reader: string; network: string; status: () => Promise<WatcherStatus> }
+  >();
+  private readonly difference: Gauge<'network'>;
+  private readonly reconciledAt: Gauge<'network'>;
+
+  constructor(registry: Registry) {
+    const readers = this.readers;
+    const perReader = async (set: (labels: { reader: string; network: string }, status: WatcherStatus) => void) => {
+      for (const { reader, network, status } of readers.values()) {
+        // A reader whose database cannot be read now shows nothing rather than failing the whole scrape.
+        const current = await status().catch(() => undefined);
+        if (current) set({ reader, network }, current);
+      }
+    };
+    new Gauge({
+      name: 'mm_chain_head_block',
+      help: "The node's latest block as the chain reader last read it",
+      labelNames: ['reader', 'network'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        await perReader((labels, s) => {
+          if (s.head !== null) this.set(labels, Number(s.head));
+        });
+      },
+    });
+    new Gauge({
+      name: 'mm_chain_confirmed_through_block',
+      help: 'The last block whose transfers the chain reader has taken (credited, or started as deposits)',
+      labelNames: ['reader', 'network'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        await perReader((labels, s) => {
+          if (s.confirmedThrough !== null) this.set(labels, Number(s.confirmedThrough));
+        });
+      },
+    });
+    new Gauge({
+      name: 'mm_chain_reorganised',
+      help: '1 when a block the reader took as confirmed changed its hash: the reader stopped there for an operator',
+      labelNames: ['reader', 'network'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        await perReader((labels, s) => this.set(labels, s.reorganised ? 1 : 0));
+      },
+    });
+    this.difference = new Gauge({
+      name: 'mm_chain_unexplained_difference_usdc',
+      help: "The last reconciliation's difference between what the chain holds and what the ledger explains, in USDC",
+      labelNames: ['network'] as const,
+      registers: [registry],
+    });
+    this.reconciledAt = new Gauge({
+      name: 'mm_chain_reconciled_timestamp_seconds',
+      help: 'When the last reconciliation of the network with its chain ran (Unix time)',
+      labelNames: ['network'] as const,
+      registers: [registry],
+    });
+  }
+
+  /** A reader's watcher of a network, reported at each scrape. */
+  watching(reader: string, network: string, status: () => Promise<WatcherStatus>): void {
+    this.readers.set(`${reader}/${network}`, { reader, network, status });
+  }
+
+  /** What a reconciliation of the network found (a decimal string), and when. */
+  reconciled(network: string, unexplainedDifference: string, at: Date): void {
+    this.difference.set({ network }, Number(unexplainedDifference));
+    this.reconciledAt.set({ network }, at.getTime() / 1000);
+  }
+}
