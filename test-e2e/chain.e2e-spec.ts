@@ -30,6 +30,8 @@ describe('custodial wallets on a chain', () => {
         MM_CHAIN_ETHEREUM_FAUCET_PRIVATE_KEY: FAUCET.privateKey,
         MM_CUSTODY_MNEMONIC: generateMnemonic(english),
         MM_CHAIN_POLL_INTERVAL_MS: '100',
+        // Every test but the stuck payout's mines each transaction as it is sent: only that one waits this long.
+        MM_CHAIN_REPLACE_AFTER_SECONDS: '2',
       },
       undefined,
       { services: ['accounts', 'quoting', 'transactions', 'deposit-addresses'] },
@@ -125,6 +127,63 @@ describe('custodial wallets on a chain', () => {
       const refused = await platform.admin('GET', `/reconciliation${query}`);
       expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 400, error: 'InvalidRequest' });
     }
+  });
+
+  /** A sample of a Prometheus page: the value of the series with exactly these labels. */
+  function sample(page: string, name: string, labels: Record<string, string>): number | undefined {
+    const text = Object.entries(labels)
+      .map(([k, v]) => `${k}="${v}"`)
+      .join(',');
+    const line = page.split('\n').find((l) => l.startsWith(`${name}{${text}} `));
+    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+
+  it("shows each reader's place on the chain and the reconciliation's difference on /metrics", async () => {
+    const confirmed = await caughtUp();
+    const reconciled = await platform.admin('GET', '/reconciliation?network=ethereum');
+    expect(reconciled.status).toBe(200);
+    const accounts = await platform.metrics('accounts');
+    const wallets = { reader: 'accounts.wallets', network: 'ethereum' };
+    expect(sample(accounts, 'mm_chain_confirmed_through_block', wallets)).toBeGreaterThanOrEqual(confirmed);
+    expect(sample(accounts, 'mm_chain_head_block', wallets)).toBeGreaterThanOrEqual(confirmed + CONFIRMATIONS - 1);
+    expect(sample(accounts, 'mm_chain_reorganised', wallets)).toBe(0);
+    expect(sample(accounts, 'mm_chain_unexplained_difference_usdc', { network: 'ethereum' })).toBe(
+      Number(reconciled.body.unexplainedDifference),
+    );
+    const at = sample(accounts, 'mm_chain_reconciled_timestamp_seconds', { network: 'ethereum' })!;
+    expect(Math.abs(at - Date.now() / 1000)).toBeLessThan(60);
+    // The deposit addresses' reader, in its own service.
+    const deposits = await platform.metrics('deposit-addresses');
+    const reader = { reader: 'deposit-addresses', network: 'ethereum' };
+    expect(sample(deposits, 'mm_chain_reorganised', reader)).toBe(0);
+    expect(sample(deposits, 'mm_chain_confirmed_through_block', reader)).toEqual(expect.any(Number));
+    // A simulated network has no series.
+    expect(accounts).not.toContain('network="meridianchain"');
+  });
+
+  it('reports money that left custody behind the ledger as an unexplained difference, in the API and the metric', async () => {
+    const wallet = await newWallet();
+    await devnet.transfer(FAUCET, wallet.address, '4');
+    await devnet.mine(CONFIRMATIONS);
+    await eventually(async () => ((await balance(wallet.id)) === 4 ? true : undefined));
+    const snapshot = await devnet.snapshot();
+    // The wallet's tokens leave its address with no payout: the chain holds 4 less than the books explain.
+    await devnet.transferAs(wallet.address, '0x000000000000000000000000000000000000dEaD', '4');
+    const res = await platform.admin('GET', '/reconciliation?network=ethereum');
+    expect(res.body).toMatchObject({ unexplainedDifference: '-4.000000', inFlight: '0.000000' });
+    expect(
+      sample(await platform.metrics('accounts'), 'mm_chain_unexplained_difference_usdc', { network: 'ethereum' }),
+    ).toBe(-4);
+    // That history undone (never confirmed), the books match again.
+    await devnet.revert(snapshot);
+    await devnet.mine(CONFIRMATIONS + 1);
+    await caughtUp();
+    expect((await platform.admin('GET', '/reconciliation?network=ethereum')).body.unexplainedDifference).toBe(
+      '0.000000',
+    );
+    expect(
+      sample(await platform.metrics('accounts'), 'mm_chain_unexplained_difference_usdc', { network: 'ethereum' }),
+    ).toBe(0);
   });
 
   it('gives each wallet on ethereum an address of its own from the custody seed', async () => {
@@ -297,8 +356,9 @@ describe('custodial wallets on a chain', () => {
   });
 
   describe('payouts to external wallets on ethereum', () => {
-    it('lands one transfer from the treasury with the hash the API reports and the exact amount', async () => {
-      const base = await newTenant(platform, { name: 'chain-payouts' });
+    /** A wallet holding 50 USDC credited from chain, the treasury's float, and a quote of a payout to a new address. */
+    async function payoutQuote(name: string) {
+      const base = await newTenant(platform, { name });
       const customer = await base.customer();
       const wallet = await base.wallet(customer.id, { network: 'ethereum' });
       // The wallet's USDC arrives on chain; the treasury's own float (and gas) pays payouts.
@@ -316,7 +376,12 @@ describe('custodial wallets on a chain', () => {
         destination: { type: 'walletExternal', details: { id: external.id } },
       });
       expect(quote.status).toBe(201);
-      const created = await base.post('/transactions', { quoteId: quote.body.id });
+      return { base, wallet, ethereum, recipient, quote: quote.body };
+    }
+
+    it('lands one transfer from the treasury with the hash the API reports and the exact amount', async () => {
+      const { base, wallet, ethereum, recipient, quote } = await payoutQuote('chain-payouts');
+      const created = await base.post('/transactions', { quoteId: quote.id });
       expect(created.status).toBe(201);
       // Each block mined confirms the transfer a little more; the leg settles at the network's confirmations.
       const done = await eventually(async () => {
@@ -328,8 +393,66 @@ describe('custodial wallets on a chain', () => {
       expect(payout).toMatchObject({ rail: 'crypto', network: 'ethereum', status: 'settled' });
       const receipt = await devnet.reader.getTransactionReceipt({ hash: payout.txHash });
       expect(receipt).toMatchObject({ status: 'success', from: ethereum.treasuryAddress.toLowerCase() });
-      expect(await devnet.balance(recipient)).toBe(String(Number(quote.body.pricing.destination.amountNet)));
+      expect(await devnet.balance(recipient)).toBe(String(Number(quote.pricing.destination.amountNet)));
       expect(await base.balance(wallet.id)).toBe(String(50 - 10.123456));
+    });
+
+    it('shows a payout not mined in time as unconfirmed, replaces it on its nonce, refuses to fail it, and lands one transfer', async () => {
+      const { base, recipient, quote } = await payoutQuote('chain-stuck-payout');
+      const transaction = (id: string) => base.get(`/transactions/${id}`).then((res) => res.body);
+      // Nothing is mined until the test says so: the transfer waits in the node's pool past its time.
+      await devnet.automine(false);
+      let created: { id: string };
+      try {
+        created = (await base.post('/transactions', { quoteId: quote.id })).body;
+        await eventually(async () => {
+          const txn = await transaction(created.id);
+          return txn.subStatus === 'processing.payoutUnconfirmed' ? txn : undefined;
+        }, 30_000);
+        // The sweep looks it up on chain: under way, so nothing is concluded; it asks again later (its timer set
+        // anew, past the advanced clock).
+        const payoutLeg = (await transaction(created.id)).legs.find((l: { kind: string }) => l.kind === 'payout');
+        const now = await base.advance(3600);
+        await eventually(async () => {
+          const [timer] = await platform.running.dataSource.query(
+            `SELECT due_at FROM platform.timers WHERE kind = 'transaction.unconfirmedSweep' AND key = $1 AND fired_at IS NULL`,
+            [payoutLeg.id],
+          );
+          return timer && new Date(timer.due_at) > now ? true : undefined;
+        });
+        const mid = await transaction(created.id);
+        expect(mid).toMatchObject({ status: 'processing', subStatus: 'processing.payoutUnconfirmed' });
+        // An operator cannot fail it while it may land: a refund then would pay twice.
+        const refused = await platform.admin('POST', `/transactions/${created.id}/mark-failed`, {
+          body: { reason: 'stuck' },
+        });
+        expect({ status: refused.status, error: refused.body.error }).toEqual({
+          status: 503,
+          error: 'unconfirmedPayoutUnverifiable',
+        });
+        expect(refused.body.cause).toContain('may still land');
+      } finally {
+        await devnet.automine(true);
+      }
+      const done = await eventually(async () => {
+        await devnet.mine(1);
+        const txn = await transaction(created!.id);
+        return txn.status === 'completed' ? txn : undefined;
+      }, 30_000);
+      const [payout] = done.legs.filter((l: { kind: string }) => l.kind === 'payout');
+      // One transfer landed, of the exact amount, under the hash the API reports; the others were replaced.
+      const rows = await platform.running.dataSource.query(
+        `SELECT attempts FROM platform.chain_payouts WHERE id = $1`,
+        [payout.id],
+      );
+      const hashes = (rows[0]?.attempts ?? []).map((a: { hash: string }) => a.hash);
+      expect(hashes.length).toBeGreaterThanOrEqual(2);
+      expect(hashes).toContain(payout.txHash);
+      expect(await devnet.balance(recipient)).toBe(String(Number(quote.pricing.destination.amountNet)));
+      const landed = await Promise.all(
+        hashes.map((hash: `0x${string}`) => devnet.reader.getTransactionReceipt({ hash }).catch(() => undefined)),
+      );
+      expect(landed.filter(Boolean)).toHaveLength(1);
     });
   });
 

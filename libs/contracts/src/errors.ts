@@ -515,7 +515,7 @@ export const ERROR_CATALOGUE = {
     code: 10369,
     status: 503,
     msg: 'unconfirmed payout unverifiable',
-    when: 'an operator action on an unconfirmed payout when the provider cannot be reached to look it up; retry later',
+    when: 'an operator action on an unconfirmed payout when the provider cannot be reached to look it up, or when its transfer on a chain is still under way and may land; retry later',
   },
 
   // Cash-ins and cash locations (14000-14099; spec: Cash-in, Cash location (read), Limits / Cash-in, ADR 0020)

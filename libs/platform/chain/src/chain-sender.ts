@@ -9,7 +9,8 @@
 //   follow  each poll: the receipts of every signature of the payout (a replacement keeps the nonce, so only
 //           one can ever land); once one has the confirmations, the outcome is recorded with the payout's
 //           status in one transaction. A signature the node does not hold is broadcast again; one not mined
-//           within MM_CHAIN_REPLACE_AFTER_SECONDS is replaced at higher fees on the same nonce.
+//           within MM_CHAIN_REPLACE_AFTER_SECONDS is replaced at higher fees on the same nonce, and the first
+//           replacement tells the owner the payout is unconfirmed (it may still land, under any signature).
 import { Logger } from '@nestjs/common';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import type { ChainNetwork } from '@mm/platform/config';
@@ -36,14 +37,25 @@ export interface PayoutRequest {
   context: Record<string, string>;
 }
 
-export interface PayoutOutcome {
-  id: string;
-  context: Record<string, string>;
-  /** The transfer that landed: confirmed, or reverted by the token. */
-  kind: 'confirmed' | 'reverted';
-  txHash: Hex;
-  blockNumber: bigint;
-}
+export type PayoutOutcome = { id: string; context: Record<string, string> } & (
+  | {
+      /** The transfer that landed with its confirmations: confirmed, or reverted by the token. */
+      kind: 'confirmed' | 'reverted';
+      txHash: Hex;
+      blockNumber: bigint;
+    }
+  | {
+      /** Not mined in time (its first replacement): it may land yet, under any of its signatures. */
+      kind: 'unconfirmed';
+    }
+);
+
+/** What the sender holds of a payout now (docs/chain.md, Payouts): the lookup by the payout's id. */
+export type PayoutLookup =
+  | { kind: 'landed'; status: 'confirmed' | 'reverted'; txHash: Hex }
+  /** Queued or signed, not landed with its confirmations: it may land yet. */
+  | { kind: 'underWay'; nonce: number; signatures: number }
+  | { kind: 'unknown' };
 
 interface Attempt {
   hash: Hex;
@@ -188,6 +200,15 @@ export class ChainSender {
     }
   }
 
+  /** What the sender holds of the payout: landed (with the hash), under way, or nothing by that id. */
+  async lookup(id: string): Promise<PayoutLookup> {
+    const [row] = await this.uow.query<PayoutRow>(`SELECT * FROM platform.chain_payouts WHERE id = $1`, [id]);
+    if (!row) return { kind: 'unknown' };
+    if ((row.status === 'confirmed' || row.status === 'reverted') && row.landed_hash)
+      return { kind: 'landed', status: row.status, txHash: row.landed_hash as Hex };
+    return { kind: 'underWay', nonce: Number(row.nonce), signatures: row.attempts.length };
+  }
+
   private open(status: 'queued' | 'sent'): Promise<PayoutRow[]> {
     return this.uow.query<PayoutRow>(
       `SELECT * FROM platform.chain_payouts WHERE network = $1 AND status = $2 ORDER BY nonce`,
@@ -239,11 +260,18 @@ export class ChainSender {
       bump(last.maxFeePerGas, fees.maxFeePerGas),
       bump(last.maxPriorityFeePerGas, fees.maxPriorityFeePerGas),
     );
-    const kept = await this.uow.query(
-      `UPDATE platform.chain_payouts SET attempts = attempts || $2::jsonb, updated_at = now()
-        WHERE id = $1 AND status = 'sent' AND jsonb_array_length(attempts) = $3 RETURNING 1`,
-      [row.id, JSON.stringify([attempt]), row.attempts.length],
-    );
+    const kept = await this.uow.run(async () => {
+      const rows = await this.uow.query(
+        `UPDATE platform.chain_payouts SET attempts = attempts || $2::jsonb, updated_at = now()
+          WHERE id = $1 AND status = 'sent' AND jsonb_array_length(attempts) = $3 RETURNING 1`,
+        [row.id, JSON.stringify([attempt]), row.attempts.length],
+      );
+      // The first replacement says the payout was not mined in the time it should have been: its owner hears it
+      // once, with the replacement kept (a crash before the commit keeps neither).
+      if (rows.length > 0 && row.attempts.length === 1)
+        await this.record({ id: row.id, context: row.context, kind: 'unconfirmed' });
+      return rows;
+    });
     if (kept.length === 0) return;
     this.logger.log(`payout ${row.id} (nonce ${row.nonce}) not mined in time: replaced at higher fees`);
     await this.broadcast(attempt.raw);

@@ -4,6 +4,7 @@ export * from './transaction.timers';
 export * from './transaction.queries';
 export * from './transaction-partner-events.projection';
 export * from './leg-account-checks';
+export * from './unconfirmed-payout-lookup';
 export * from './made-transactions';
 export * from './create-transaction.handler';
 export * from './rail-answers.handler';

@@ -12,18 +12,16 @@ import {
   isVirtualAccountTransaction,
   nextLegId,
   payoutLeg,
-  PROVIDER_TIMEOUT,
   refundLeg,
   sentBackToSender,
   transactionView,
   existingTransaction,
-  type RailOutcome,
   type TransactionView,
 } from '@mm/transactions/domain';
-import { PaymentRails } from '@mm/transactions/infrastructure';
 import { LegAccountChecks } from './leg-account-checks';
 import { TransactionCommands } from './transaction.commands';
 import { TransactionQueries } from './transaction.queries';
+import { UnconfirmedPayoutLookup } from './unconfirmed-payout-lookup';
 
 export type OperatorAction = 'retry' | 'refund' | 'markFailed';
 
@@ -39,7 +37,7 @@ export class OperatorActionsHandler {
     private readonly uow: UnitOfWork,
     private readonly commands: TransactionCommands,
     private readonly queries: TransactionQueries,
-    private readonly rails: PaymentRails,
+    private readonly unconfirmed: UnconfirmedPayoutLookup,
     private readonly accounts: LegAccountChecks,
     private readonly clock: ProjectClock,
   ) {}
@@ -143,18 +141,21 @@ export class OperatorActionsHandler {
     const leg = state.legs.find((l) => l.kind === 'payout' && l.status === 'pending');
     if (!leg) return undefined;
     const at = await this.clock.now(projectId);
-    const answer = this.rails.lookup(state.record, leg, at);
+    const answer = await this.unconfirmed.lookUp(state.record, leg, at);
     if (answer.kind === 'unreachable')
       throw new ApiError(
         'unconfirmedPayoutUnverifiable',
         'the payout provider cannot be reached to look the transfer up; retry later',
       );
-    const outcome: RailOutcome =
-      answer.kind === 'holds'
-        ? { kind: 'settled', references: answer.references }
-        : { kind: 'failed', failure: PROVIDER_TIMEOUT };
+    // Failing or retrying a transfer that may still land would pay twice.
+    if (answer.kind === 'underWay')
+      throw new ApiError(
+        'unconfirmedPayoutUnverifiable',
+        `the payout may still land: ${answer.detail}; retry once it has landed or its nonce is taken`,
+      );
+    const { outcome } = answer;
     await this.commands.handle(projectId, id, { type: 'ReportLeg', legId: leg.id, outcome, at: at.toISOString() });
-    return answer.kind === 'holds' ? 'completedByProvider' : 'providerHasNone';
+    return outcome.kind === 'settled' ? 'completedByProvider' : 'providerHasNone';
   }
 
   /**

@@ -10,7 +10,6 @@ import {
   needsReview,
   nextLegId,
   payoutLeg,
-  PROVIDER_TIMEOUT,
   refundLeg,
   UNCONFIRMED_SWEEP_SECONDS,
   type NewLeg,
@@ -28,6 +27,7 @@ import {
   TransactionTimerService,
   type DueTransactionTimer,
 } from './transaction.timers';
+import { UnconfirmedPayoutLookup } from './unconfirmed-payout-lookup';
 
 @Injectable()
 export class RailAnswersHandler implements OnModuleInit {
@@ -37,6 +37,7 @@ export class RailAnswersHandler implements OnModuleInit {
     private readonly accounts: LegAccountChecks,
     private readonly clock: ProjectClock,
     private readonly timers: TransactionTimerService,
+    private readonly unconfirmed: UnconfirmedPayoutLookup,
   ) {}
 
   onModuleInit(): void {
@@ -113,8 +114,9 @@ export class RailAnswersHandler implements OnModuleInit {
     const leg = state.legs.find((l) => l.id === payload.legId);
     if (!leg || leg.status !== 'pending' || state.subStatus !== 'processing.payoutUnconfirmed') return;
     const at = await this.clock.now(projectId);
-    const answer = this.rails.lookup(state.record, leg, at);
-    if (answer.kind === 'unreachable') {
+    const answer = await this.unconfirmed.lookUp(state.record, leg, at);
+    // Nothing to conclude yet (the provider away, or a transfer on a chain that may still land): asked again later.
+    if (answer.kind !== 'answered') {
       await this.timers.schedule(
         projectId,
         SWEEP_TIMER,
@@ -124,14 +126,10 @@ export class RailAnswersHandler implements OnModuleInit {
       );
       return;
     }
-    const outcome: RailOutcome =
-      answer.kind === 'holds'
-        ? { kind: 'settled', references: answer.references }
-        : { kind: 'failed', failure: PROVIDER_TIMEOUT };
     await this.commands.handle(projectId, payload.transactionId, {
       type: 'ReportLeg',
       legId: payload.legId,
-      outcome,
+      outcome: answer.outcome,
       at: at.toISOString(),
     });
   }

@@ -13,6 +13,7 @@ import { TransactionCommands } from './transaction.commands';
 import { TransactionQueries } from './transaction.queries';
 import { TransactionTimerService } from './transaction.timers';
 import { TransactionsEventStore } from './transactions.event-store';
+import { UnconfirmedPayoutLookup } from './unconfirmed-payout-lookup';
 
 /** The transactions application layer: its command path, its use cases and its queries. */
 export const TRANSACTIONS_APPLICATION = [
@@ -22,6 +23,7 @@ export const TRANSACTIONS_APPLICATION = [
   TransactionQueries,
   LegAccountChecks,
   MadeTransactions,
+  UnconfirmedPayoutLookup,
   CreateTransactionHandler,
   RailAnswersHandler,
   ChainPayoutAnswersHandler,

@@ -121,6 +121,12 @@ export const PROVIDER_TIMEOUT: LegFailure = {
   message: 'The payout provider has no record of the transfer.',
 };
 
+/** A transfer on a chain that landed and that the token contract reverted (docs/chain.md, Payouts). */
+export const CHAIN_REVERTED: LegFailure = {
+  code: 'chain_reverted',
+  message: 'the token contract reverted the transfer',
+};
+
 export function sandboxLookup(record: TransactionCreated): ProviderLookup {
   const cents = magicCents(record);
   return cents === SANDBOX_MAGIC_CENTS.unconfirmedHeld

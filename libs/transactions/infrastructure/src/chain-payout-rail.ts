@@ -5,19 +5,15 @@
 // platform's to keep), and every other rail is simulated (SandboxRails).
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { TransactionCreated } from '@mm/contracts';
-import { ChainNetworks, ChainSender, type PayoutOutcome } from '@mm/platform/chain';
+import { ChainNetworks, ChainSender, type PayoutLookup, type PayoutOutcome } from '@mm/platform/chain';
 import { PlatformConfig, type ChainNetwork } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import type { NewLeg } from '@mm/transactions/domain';
 
-/** What the rail reports of a payout: where it belongs, and the transfer that landed. */
-export interface ChainPayoutReport {
-  projectId: string;
-  transactionId: string;
-  legId: string;
-  kind: PayoutOutcome['kind'];
-  txHash: string;
-}
+/** What the rail reports of a payout: where it belongs, and the transfer that landed (or that none has yet). */
+export type ChainPayoutReport = { projectId: string; transactionId: string; legId: string } & (
+  { kind: 'confirmed' | 'reverted'; txHash: string } | { kind: 'unconfirmed' }
+);
 
 @Injectable()
 export class ChainPayoutRail implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -65,15 +61,23 @@ export class ChainPayoutRail implements OnApplicationBootstrap, OnApplicationShu
     });
   }
 
+  /** What the network's sender holds of the leg's transfer now (the sweep's and the operators' lookup). */
+  lookup(leg: NewLeg): Promise<PayoutLookup> {
+    return this.senders.get(leg.network)!.lookup(leg.id);
+  }
+
   private async report(outcome: PayoutOutcome): Promise<void> {
     if (!this.reported) throw new Error('nobody records the chain payout rail yet');
-    await this.reported({
+    const leg = {
       projectId: outcome.context.projectId,
       transactionId: outcome.context.transactionId,
       legId: outcome.id,
-      kind: outcome.kind,
-      txHash: outcome.txHash,
-    });
+    };
+    await this.reported(
+      outcome.kind === 'unconfirmed'
+        ? { ...leg, kind: 'unconfirmed' }
+        : { ...leg, kind: outcome.kind, txHash: outcome.txHash },
+    );
   }
 }
 

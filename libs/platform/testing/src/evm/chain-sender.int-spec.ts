@@ -52,9 +52,12 @@ const payout = (id: string, to: string, amount: string) => ({
   amount,
   context: { test: id },
 });
-/** Steps the sender, mining as it goes, until every payout it follows has an outcome. */
+type Landed = Extract<PayoutOutcome, { txHash: unknown }>;
+/** The outcome of the payout's transfer that landed, once recorded. */
+const landedOf = (id: string) => recorded.find((r): r is Landed => r.id === id && r.kind !== 'unconfirmed');
+/** Steps the sender, mining as it goes, until every payout it follows has landed. */
 async function settle(sender: ChainSender, ids: string[]): Promise<void> {
-  while (!ids.every((id) => recorded.some((r) => r.id === id))) {
+  while (!ids.every((id) => landedOf(id))) {
     await sender.step();
     await devnet.mine(1);
   }
@@ -74,8 +77,10 @@ it('gives twenty payouts submitted at once twenty consecutive nonces, and lands 
   expect(nonces).toEqual(Array.from({ length: 20 }, (_, i) => nonces[0] + i));
   await settle(sender, ids);
   for (const [i, address] of to.entries()) expect(await devnet.balance(address)).toBe(String(1 + (i % 10) / 1e6));
-  const landed = recorded.filter((r) => ids.includes(r.id));
+  const landed = ids.map((id) => landedOf(id)!);
   expect(landed.map((r) => r.kind)).toEqual(Array(20).fill('confirmed'));
+  // Mined in time: none was ever reported unconfirmed.
+  expect(recorded.filter((r) => ids.includes(r.id) && r.kind === 'unconfirmed')).toEqual([]);
   // Each outcome names a transfer the chain holds, from the treasury at its payout's nonce.
   for (const outcome of landed) {
     const tx = await devnet.reader.getTransaction({ hash: outcome.txHash });
@@ -102,7 +107,7 @@ it('sends the kept signature of a process that died before sending it: one trans
   await dead.step();
   await devnet.mine(3);
   expect(await devnet.balance(to)).toBe('3.25');
-  expect(recorded.find((r) => r.id === 'killed-before-broadcast')?.txHash).toBe(attempts[0].hash);
+  expect(landedOf('killed-before-broadcast')?.txHash).toBe(attempts[0].hash);
 });
 
 it('replaces a payout not mined in time on its nonce at higher fees, and only one transfer lands', async () => {
@@ -123,8 +128,18 @@ it('replaces a payout not mined in time on its nonce at higher fees, and only on
   expect(row.attempts.length).toBeGreaterThanOrEqual(2);
   const fees = row.attempts.map((a) => BigInt(a.maxFeePerGas));
   expect(fees.every((fee, i) => i === 0 || fee > fees[i - 1])).toBe(true);
+  // Its owner heard once, at the first replacement, that it is unconfirmed; the lookup says it may still land.
+  expect(recorded.filter((r) => r.id === 'stuck').map((r) => r.kind)).toEqual(['unconfirmed']);
+  expect(await sender.lookup('stuck')).toEqual({
+    kind: 'underWay',
+    nonce: expect.any(Number),
+    signatures: row.attempts.length,
+  });
   await settle(sender, ['stuck']);
   expect(await devnet.balance(to)).toBe('4.5');
-  const outcome = recorded.find((r) => r.id === 'stuck')!;
+  const outcome = landedOf('stuck')!;
   expect(row.attempts.map((a) => a.hash)).toContain(outcome.txHash);
+  expect(recorded.filter((r) => r.id === 'stuck').map((r) => r.kind)).toEqual(['unconfirmed', 'confirmed']);
+  expect(await sender.lookup('stuck')).toEqual({ kind: 'landed', status: 'confirmed', txHash: outcome.txHash });
+  expect(await sender.lookup('no-such-payout')).toEqual({ kind: 'unknown' });
 });
