@@ -32,7 +32,7 @@ import {
   LIFELINE_VARIABLE,
   startEmbeddedPostgres,
 } from '@mm/runtime/platform';
-import { buildMockBroker, startMockBroker, type MockBuild } from '../jest/kafka-broker';
+import { buildMockBroker, preferredBuild, startMockBroker, type MockBuild } from '../jest/kafka-broker';
 import { startStockBrokerProxy, type StockBrokerProxy } from '../kafka-mock/stock-broker-proxy';
 import { FaultProxy } from './fault-proxy';
 import type { ChaosTarget, Fault, LinkKind, Replica } from './target';
@@ -70,9 +70,9 @@ export interface ChaosClusterOptions {
   /** One Kafka broker, host:port (process.env.KAFKA_BROKERS when unset); without one, the project's mock broker. */
   kafkaBrokers?: string;
   /**
-   * Which build of the mock broker, without a Kafka broker (`system`, the test suite's, by default). A long run
-   * wants `indexed`: the released mock's fetch walks the partition's log from its start. Where `indexed`
-   * cannot be built (no network for its source), the run goes on over `system` and says so.
+   * Which build of the mock broker, without a Kafka broker (`system` by default). A long run wants `patched`:
+   * the released mock's fetch walks the partition's log from its start. Where `patched` cannot be built (no
+   * network for its source), the run goes on over `system` and says so.
    */
   mockBuild?: MockBuild;
   /** A line per thing the cluster does or sees (a start, a restart, a process that exits by itself). */
@@ -373,14 +373,7 @@ async function startBroker(
     const proxy = await startStockBrokerProxy({ upstream: brokers[0], rules: false, log: proxyLog });
     return { proxy, upstream: brokers[0], shared: true, close: () => proxy.close() };
   }
-  let build = mockBuild;
-  if (build === 'indexed') {
-    const why = buildMockBroker('indexed');
-    if (why) {
-      log(`the indexed mock broker cannot be built, the run goes on over the system's (${why})`);
-      build = 'system';
-    }
-  }
+  const build = mockBuild === 'patched' ? preferredBuild(log) : mockBuild;
   const unbuildable = buildMockBroker(build);
   const mock = unbuildable ? undefined : await startMockBroker(log, build);
   if (!mock)
@@ -389,7 +382,7 @@ async function startBroker(
     const proxy = await startStockBrokerProxy({ upstream: mock.address, log: proxyLog });
     return {
       proxy,
-      upstream: `the mock broker (${build === 'indexed' ? 'built from source, its log looked up from the end' : "the system's build"}) at ${mock.address}`,
+      upstream: `the mock broker (${build === 'patched' ? "built from source with the project's patches" : "the system's build"}) at ${mock.address}`,
       shared: false,
       close: async () => {
         await proxy.close();

@@ -25,7 +25,7 @@ export interface ChaosOptions {
   /** At most this many actions a second from all the clients together (Jepsen's rate); as fast as answered without. */
   rate?: number;
   kafkaBrokers?: string;
-  /** The mock broker's build where there is no KAFKA_BROKERS (cluster.ts): the command line's is `indexed`. */
+  /** The mock broker's build where there is no KAFKA_BROKERS (cluster.ts): the command line's is `patched`. */
   mockBuild?: MockBuild;
   log?: (line: string) => void;
   /** Where each process's whole output is written (`<replica>.log`, `postgres.log`); kept only in memory without. */
@@ -211,7 +211,7 @@ async function main(): Promise<void> {
     ...options,
     kafkaBrokers: process.env.KAFKA_BROKERS || undefined,
     // A run of any length: the released mock's fetch cost grows with the log (tools/kafka-mock/build.sh).
-    mockBuild: 'indexed',
+    mockBuild: 'patched',
     log,
     logDir,
   });

@@ -16,13 +16,15 @@ import { startStockBrokerProxy } from '../kafka-mock/stock-broker-proxy';
 const dir = join(__dirname, '..', 'kafka-mock');
 
 /**
- * Which build of the mock: `system` on the system's librdkafka (the test suite's), `indexed` on the same
- * release built from source with its log lookup made to start from the end (tools/kafka-mock/build.sh), for
- * runs long enough that the released lookup, which walks a partition's log from its start, costs a core.
+ * Which build of the mock: `patched`, the system's librdkafka release built from source with the project's
+ * patches (tools/kafka-mock/build.sh: a fetch's offset looked up from the end of the log, and a group member's
+ * repeated request answered where the release aborts the broker), what the test suite and the fault run use
+ * wherever it can be built; `system`, on the system's librdkafka as released, where it cannot (no network for
+ * the source).
  */
-export type MockBuild = 'system' | 'indexed';
+export type MockBuild = 'system' | 'patched';
 
-const binaryOf = (build: MockBuild) => join(dir, 'build', build === 'indexed' ? 'kafka-mock-indexed' : 'kafka-mock');
+const binaryOf = (build: MockBuild) => join(dir, 'build', build === 'patched' ? 'kafka-mock-patched' : 'kafka-mock');
 
 export interface TestKafka {
   /** Every topic and consumer group on the run's own broker. */
@@ -33,6 +35,7 @@ export interface TestKafka {
 export interface MockBroker extends TestKafka {
   /** host:port of the mock itself. */
   address: string;
+  build: MockBuild;
   /** Its process, for a test that stops and continues it (SIGSTOP, SIGCONT). */
   pid: number;
   /** Resolves once the mock keeps every message of the topic (it lifts each new topic's limits within moments). */
@@ -44,12 +47,14 @@ export async function startTestKafka(log: (line: string) => void): Promise<TestK
     log('using Kafka at KAFKA_BROKERS');
     return undefined;
   }
-  const mock = await startMockBroker(log);
+  const mock = await startMockBroker(log, preferredBuild(log));
   if (!mock) return undefined;
   try {
     const proxy = await startStockBrokerProxy({ upstream: mock.address, log: (line) => log(line) });
     process.env.KAFKA_BROKERS = proxy.address;
-    log(`Kafka mock broker (librdkafka) at ${proxy.address} for this run, behind the stock-broker proxy`);
+    log(
+      `Kafka mock broker (librdkafka, ${mock.build === 'patched' ? 'patched' : "the system's"}) at ${proxy.address} for this run, behind the stock-broker proxy`,
+    );
     return {
       contents: async () => {
         const admin = new Kafka({
@@ -76,14 +81,22 @@ export async function startTestKafka(log: (line: string) => void): Promise<TestK
   }
 }
 
+/** The patched build where it can be made (.ci/run makes it beside the install), else the system's, saying why. */
+export function preferredBuild(log: (line: string) => void): MockBuild {
+  const why = buildMockBroker('patched');
+  if (!why) return 'patched';
+  log(`the patched mock broker cannot be built, the run goes on over the system's (${why})`);
+  return 'system';
+}
+
 /** Builds the mock broker where needed (only when its source is newer); why it cannot be, or undefined. */
 export function buildMockBroker(build: MockBuild = 'system'): string | undefined {
-  const built = spawnSync(join(dir, 'build.sh'), build === 'indexed' ? ['indexed'] : [], { encoding: 'utf8' });
+  const built = spawnSync(join(dir, 'build.sh'), build === 'patched' ? ['patched'] : [], { encoding: 'utf8' });
   if (built.status === 0 && existsSync(binaryOf(build))) return undefined;
   const why = (built.stderr || String(built.error ?? '')).trim().split('\n')[0] || `exit status ${built.status}`;
   const needs =
-    build === 'indexed' ? 'a C compiler, make and the librdkafka source' : 'a C compiler and librdkafka-dev';
-  return `tools/kafka-mock/build.sh${build === 'indexed' ? ' indexed' : ''}, which needs ${needs}, failed: ${why}`;
+    build === 'patched' ? 'a C compiler, make and the librdkafka source' : 'a C compiler and librdkafka-dev';
+  return `tools/kafka-mock/build.sh${build === 'patched' ? ' patched' : ''}, which needs ${needs}, failed: ${why}`;
 }
 
 /** The librdkafka mock broker alone, or undefined (logged) where it cannot be built. */
@@ -120,6 +133,7 @@ export async function startMockBroker(
   });
   return {
     address,
+    build,
     pid: child.pid!,
     retained: (topic) =>
       retained.has(topic)
