@@ -1,25 +1,20 @@
 // docs/chain.md, Payouts: a process killed between signing a payout's transfer and sending it does not pay twice.
-// The platform runs as `npm start` runs it, against the node through a proxy that drops every broadcast: the
-// payout's transfer is signed and kept, and never reaches the chain. The platform is killed outright (SIGKILL),
-// the one broadcast it tried is sent to the node by hand as if it had gone out just before the kill, and the
-// platform is started again on the same database, now reaching the node: it sends the kept bytes again, and the
-// recipient is paid once, with the hash the API reports.
+// The platform runs against the node through a proxy that drops every broadcast: the payout's transfer is signed
+// and kept, and never reaches the chain. The process that sends payouts is killed outright (SIGKILL), the one
+// broadcast it tried is sent to the node by hand as if it had gone out just before the kill, and the process is
+// started again on the same database, now reaching the node: it sends the kept bytes again, and the recipient is
+// paid once, with the hash the API reports. In both run modes: `npm start`'s one process, and start:distributed's
+// transactions service (the payouts' sender) killed and started again alone on its port.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist as english } from '@scure/bip39/wordlists/english';
 import { HdCustody, viem, viemAccounts, type Hex } from '@mm/platform/chain';
 import { cloneTemplateDatabase, Devnet } from '@mm/platform/testing';
+import { CrashRun } from './support/crash-run';
 import { START_TIMEOUT_MS } from './support/distributed-processes';
-import {
-  newDataDir,
-  start,
-  stop,
-  stopEverything,
-  token,
-  until as untilIn,
-  type Launched,
-} from './support/platform-process';
+import { newDataDir, start, stop, stopEverything, token, until as untilIn } from './support/platform-process';
+import { BOOTSTRAP_KEY, BOOTSTRAP_SECRET } from './support/settings';
 
 jest.setTimeout(4 * START_TIMEOUT_MS);
 
@@ -64,28 +59,82 @@ afterAll(async () => {
   await devnet?.stop();
 });
 
-it('pays a payout once when the process dies between signing its transfer and sending it', async () => {
+/** The platform of one run mode, as this test drives it. */
+interface Launch {
+  url(): string;
+  token(): Promise<string>;
+  /** The process that sends payouts, killed outright. */
+  kill(): Promise<void>;
+  /** That process started again on the same database; resolves once it answers. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The settings of a platform following the node through `rpcUrl`, with `mnemonic` as its custody seed. */
+const chainSettings = (mnemonic: string, rpcUrl: string) => ({
+  MM_CUSTODY_MNEMONIC: mnemonic,
+  MM_CHAIN_ETHEREUM_RPC_URL: rpcUrl,
+  MM_CHAIN_ETHEREUM_USDC_ADDRESS: devnet.token,
+  MM_CHAIN_ETHEREUM_CONFIRMATIONS: '1',
+  MM_CHAIN_POLL_INTERVAL_MS: '100',
+});
+
+it('pays a payout once when `npm start` dies between signing its transfer and sending it', async () => {
+  await paysOnce(async (mnemonic, rpcUrl) => {
+    const dataDir = newDataDir();
+    const settings = { PORT: '0', DATABASE_URL: await cloneTemplateDatabase(), ...chainSettings(mnemonic, rpcUrl) };
+    let platform = await start(dataDir, settings);
+    return {
+      url: () => platform.url,
+      token: () => token(platform.url),
+      kill: async () => {
+        await stop(platform, 'SIGKILL');
+      },
+      restart: async () => {
+        platform = await start(dataDir, settings);
+      },
+      stop: async () => {
+        await stop(platform, 'SIGTERM');
+      },
+    };
+  });
+});
+
+it("pays a payout once when start:distributed's transactions service dies between signing and sending", async () => {
+  await paysOnce(async (mnemonic, rpcUrl) => {
+    // A database of its own and the PostgreSQL log transport, as the other crash runs of start:distributed.
+    const run = await CrashRun.start('mm-chain-crash', chainSettings(mnemonic, rpcUrl));
+    return {
+      url: () => run.platform.url,
+      token: async () => {
+        const res = await fetch(`${run.platform.url}/v0.13/auth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ apiKey: BOOTSTRAP_KEY, apiSecret: BOOTSTRAP_SECRET }),
+        });
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { accessToken: string }).accessToken;
+      },
+      kill: async () => run.kill('transactions'),
+      restart: () => run.restart('transactions'),
+      stop: () => run.stop(),
+    };
+  });
+});
+
+async function paysOnce(launch: (mnemonic: string, rpcUrl: string) => Promise<Launch>): Promise<void> {
+  dropping = true;
+  dropped.length = 0;
   const mnemonic = generateMnemonic(english);
   const custody = new HdCustody(mnemonic);
   const treasury = custody.address(custody.treasury('ethereum'));
   await devnet.fundGas(treasury);
   await devnet.mint(treasury, '100');
-  const databaseUrl = await cloneTemplateDatabase();
-  const dataDir = newDataDir();
-  const settings = (rpcUrl: string) => ({
-    PORT: '0',
-    DATABASE_URL: databaseUrl,
-    MM_CUSTODY_MNEMONIC: mnemonic,
-    MM_CHAIN_ETHEREUM_RPC_URL: rpcUrl,
-    MM_CHAIN_ETHEREUM_USDC_ADDRESS: devnet.token,
-    MM_CHAIN_ETHEREUM_CONFIRMATIONS: '1',
-    MM_CHAIN_POLL_INTERVAL_MS: '100',
-  });
   const proxied = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  let platform: Launched = await start(dataDir, settings(proxied));
-  let auth = await token(platform.url);
+  const platform = await launch(mnemonic, proxied);
+  let auth = await platform.token();
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${platform.url}/v0.13${path}`, {
+    const res = await fetch(`${platform.url()}/v0.13${path}`, {
       method,
       headers: {
         authorization: `Bearer ${auth}`,
@@ -96,7 +145,6 @@ it('pays a payout once when the process dies between signing its transfer and se
     });
     return { status: res.status, body: (await res.json()) as any };
   };
-
   const customer = (
     await call('POST', '/customers', {
       type: 'individual',
@@ -138,15 +186,15 @@ it('pays a payout once when the process dies between signing its transfer and se
 
   // Signed and kept; its broadcast dropped: the process dies now.
   await until(async () => (dropped.length > 0 ? true : undefined));
-  await stop(platform, 'SIGKILL');
+  await platform.kill();
   expect(await devnet.balance(recipient)).toBe('0');
   const kept = viem.keccak256(dropped[0]);
   // As if the broadcast had gone out just before the kill.
   dropping = false;
   await devnet.reader.sendRawTransaction({ serializedTransaction: dropped[0] });
 
-  platform = await start(dataDir, settings(proxied));
-  auth = await token(platform.url);
+  await platform.restart();
+  auth = await platform.token();
   const done = await until(async () => {
     await devnet.mine(1);
     const got = (await call('GET', `/transactions/${transaction.id}`)).body;
@@ -164,5 +212,5 @@ it('pays a payout once when the process dies between signing its transfer and se
     fromBlock: 0n,
   });
   expect(transfers).toHaveLength(1);
-  await stop(platform, 'SIGTERM');
-});
+  await platform.stop();
+}

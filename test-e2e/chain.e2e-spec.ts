@@ -376,7 +376,7 @@ describe('custodial wallets on a chain', () => {
         destination: { type: 'walletExternal', details: { id: external.id } },
       });
       expect(quote.status).toBe(201);
-      return { base, wallet, ethereum, recipient, quote: quote.body };
+      return { base, customer, wallet, ethereum, recipient, quote: quote.body };
     }
 
     it('lands one transfer from the treasury with the hash the API reports and the exact amount', async () => {
@@ -395,6 +395,43 @@ describe('custodial wallets on a chain', () => {
       expect(receipt).toMatchObject({ status: 'success', from: ethereum.treasuryAddress.toLowerCase() });
       expect(await devnet.balance(recipient)).toBe(String(Number(quote.pricing.destination.amountNet)));
       expect(await base.balance(wallet.id)).toBe(String(50 - 10.123456));
+    });
+
+    it('gives twenty payouts accepted at once twenty consecutive nonces, each landing once to the unit', async () => {
+      const { base, customer, wallet } = await payoutQuote('chain-concurrent-payouts');
+      const [customerId, walletId] = [customer.id, wallet.id];
+      const recipients = Array.from(
+        { length: 20 },
+        () => viemAccounts.privateKeyToAccount(viemAccounts.generatePrivateKey()).address,
+      );
+      const quotes = await Promise.all(
+        recipients.map(async (recipient, i) => {
+          const external = await base.externalWallet(customerId, recipient, 'ethereum');
+          const quote = await base.post('/quotes', {
+            customerId,
+            source: { type: 'walletCrypto', details: { id: walletId }, amount: `1.00000${i % 10}` },
+            destination: { type: 'walletExternal', details: { id: external.id } },
+          });
+          expect(quote.status).toBe(201);
+          return quote.body;
+        }),
+      );
+      const created = await Promise.all(quotes.map((q) => base.post('/transactions', { quoteId: q.id })));
+      expect(created.map((c) => c.status)).toEqual(Array(20).fill(201));
+      const done = await eventually(async () => {
+        await devnet.mine(1);
+        const all = await Promise.all(created.map((c) => base.get(`/transactions/${c.body.id}`)));
+        return all.every((t) => t.body.status === 'completed') ? all.map((t) => t.body) : undefined;
+      }, 60_000);
+      const payouts = done.map((t) => t.legs.find((l: { kind: string }) => l.kind === 'payout'));
+      // The treasury's nonces, as the chain holds the transfers that landed: twenty in a row, none shared.
+      const nonces = await Promise.all(
+        payouts.map(async (leg) => (await devnet.reader.getTransaction({ hash: leg.txHash })).nonce),
+      );
+      const sorted = [...nonces].sort((a, b) => a - b);
+      expect(sorted).toEqual(Array.from({ length: 20 }, (_, i) => sorted[0] + i));
+      for (const [i, recipient] of recipients.entries())
+        expect(await devnet.balance(recipient)).toBe(String(Number(quotes[i].pricing.destination.amountNet)));
     });
 
     it('shows a payout not mined in time as unconfirmed, replaces it on its nonce, refuses to fail it, and lands one transfer', async () => {

@@ -116,10 +116,10 @@ export class CrashRun {
     );
   }
 
-  /** `prefix` names the temporary directories of the processes started again. */
-  static async start(prefix: string): Promise<CrashRun> {
+  /** `prefix` names the temporary directories of the processes started again; `env`, settings of the test's. */
+  static async start(prefix: string, env: Record<string, string> = {}): Promise<CrashRun> {
     const databaseUrl = await cloneTemplateDatabase();
-    const settings = platformSettings(databaseUrl, { KAFKA_BROKERS: '', MM_LOG_LEVEL: 'warn' });
+    const settings = platformSettings(databaseUrl, { KAFKA_BROKERS: '', MM_LOG_LEVEL: 'warn', ...env });
     return new CrashRun(await startDistributedProcesses(settings), settings, prefix);
   }
 
@@ -289,9 +289,19 @@ export class CrashRun {
 
   /** A service killed outright, then started again alone on its port, as the banner says; resolves once it listens. */
   async killAndRestart(name: string): Promise<void> {
-    const service = this.services.get(name)!;
-    process.kill(service.pid, 'SIGKILL');
+    this.kill(name);
+    await this.restart(name);
+  }
+
+  /** A service killed outright (SIGKILL). */
+  kill(name: string): void {
+    process.kill(this.services.get(name)!.pid, 'SIGKILL');
     this.down.add(name);
+  }
+
+  /** A killed service started again alone on its port, as the banner says; resolves once it listens. */
+  async restart(name: string): Promise<void> {
+    const service = this.services.get(name)!;
     const dataDir = mkdtempSync(join(tmpdir(), `${this.prefix}-${name}-`));
     this.dirs.push(dataDir);
     const again = spawnTied(['-r', './tools/register.js', 'tools/distributed/start-service.ts', name], {
