@@ -15,4 +15,4 @@ export * from './external-account.commands';
 export * from './transaction-ledger.commands';
 export * from './wallet-chain-deposits';
 export * from './chain-reconciliation';
-export * from './chain-reconciliation.schedule';
+export * from './chain-reconciliation.worker';

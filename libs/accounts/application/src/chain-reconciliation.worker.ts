@@ -8,7 +8,7 @@ import { PlatformConfig } from '@mm/platform/config';
 import { ChainReconciliation } from './chain-reconciliation';
 
 @Injectable()
-export class ChainReconciliationSchedule implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ChainReconciliationWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('chain-reconciliation');
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private running = false;
