@@ -103,7 +103,11 @@ it('pays a payout once when `npm start` dies between signing its transfer and se
 it("pays a payout once when start:distributed's transactions service dies between signing and sending", async () => {
   await paysOnce(async (mnemonic, rpcUrl) => {
     // A database of its own and the PostgreSQL log transport, as the other crash runs of start:distributed.
-    const run = await CrashRun.start('mm-chain-crash', chainSettings(mnemonic, rpcUrl));
+    // The services a wallet's payout passes through: the others would only share the machine's two cores.
+    const run = await CrashRun.start('mm-chain-crash', {
+      env: chainSettings(mnemonic, rpcUrl),
+      services: ['accounts', 'quoting', 'transactions'],
+    });
     return {
       url: () => run.platform.url,
       token: async () => {

@@ -116,11 +116,17 @@ export class CrashRun {
     );
   }
 
-  /** `prefix` names the temporary directories of the processes started again; `env`, settings of the test's. */
-  static async start(prefix: string, env: Record<string, string> = {}): Promise<CrashRun> {
+  /**
+   * `prefix` names the temporary directories of the processes started again; `env`, settings of the test's;
+   * `services`, only these besides the gateway (every service when omitted).
+   */
+  static async start(
+    prefix: string,
+    { env = {}, services }: { env?: Record<string, string>; services?: readonly string[] } = {},
+  ): Promise<CrashRun> {
     const databaseUrl = await cloneTemplateDatabase();
     const settings = platformSettings(databaseUrl, { KAFKA_BROKERS: '', MM_LOG_LEVEL: 'warn', ...env });
-    return new CrashRun(await startDistributedProcesses(settings), settings, prefix);
+    return new CrashRun(await startDistributedProcesses(settings, undefined, services), settings, prefix);
   }
 
   get db(): Queryable {
