@@ -3,6 +3,9 @@
 // API made, watches a transfer go from processing to completed after advancing the sandbox clock from the
 // page, and retries a failed webhook delivery; an operator resolves a held payout from the queue. Every page
 // is checked by axe, and any console error fails the test (browser.ts).
+import { generateMnemonic } from '@scure/bip39';
+import { wordlist as english } from '@scure/bip39/wordlists/english';
+import { Devnet } from '@mm/platform/testing';
 import { START_TIMEOUT_MS, TestPlatform, ADMIN_TOKEN, eventually } from '../support/test-platform';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { describeWithBrowser, launchBrowser, WatchedPage } from './browser';
@@ -14,17 +17,26 @@ describeWithBrowser('the dashboard in a browser', () => {
   let platform: TestPlatform;
   let receiver: WebhookReceiver;
   let browser: Browser;
+  /** ethereum's chain (the operator's Chains page); the other tests' wallets are on meridianchain, simulated. */
+  let devnet: Devnet;
   let project: { projectId: string; apiKey: string; apiSecret: string; token: string };
   let page: WatchedPage | undefined;
 
   beforeAll(async () => {
-    [platform, receiver, browser] = await Promise.all([TestPlatform.start(), WebhookReceiver.start(), launchBrowser()]);
+    devnet = await Devnet.start();
+    const chain = { ...devnet.settings('ETHEREUM', 2), MM_CUSTODY_MNEMONIC: generateMnemonic(english) };
+    [platform, receiver, browser] = await Promise.all([
+      TestPlatform.start(chain),
+      WebhookReceiver.start(),
+      launchBrowser(),
+    ]);
     project = await platform.newProject('dashboard');
   }, START_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();
     await receiver?.stop();
     await platform?.stop();
+    await devnet?.stop();
   });
   afterEach(async () => {
     const open = page;
@@ -329,6 +341,39 @@ describeWithBrowser('the dashboard in a browser', () => {
     await revoke.getByRole('button', { name: 'Revoke' }).click();
     await revoke.getByRole('status').filter({ hasText: apiKey }).waitFor();
     expect((await platform.request('POST', '/v0.13/auth/token', { body: { apiKey, apiSecret } })).status).toBe(401);
+    await w.checkAccessibility();
+  });
+
+  it('shows the operator each network, and the books against the chain, with a difference nothing explains as an alert', async () => {
+    const w = (page = await WatchedPage.open(browser, platform.url));
+    await w.visit('/');
+    await w.page.getByLabel('Operator (operator token)').check();
+    await w.page.getByLabel('Operator token', { exact: true }).fill(ADMIN_TOKEN);
+    await w.page.getByRole('button', { name: 'Sign in' }).click();
+    await w.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chains' }).click();
+    const ethereum = w.page.getByRole('article', { name: 'Network ethereum' });
+    const figures = ethereum.getByRole('table', { name: 'Reconciliation of ethereum' });
+    await figures.waitFor();
+    await expect(w.page.getByRole('article', { name: 'Network meridianchain' }).textContent()).resolves.toContain(
+      'simulated',
+    );
+    await expect(figures.getByRole('row', { name: /Unexplained difference/ }).textContent()).resolves.toContain(
+      '0.000000 USDC',
+    );
+    await expect(ethereum.getByRole('alert').count()).resolves.toBe(0);
+    await w.checkAccessibility();
+
+    // The operator's float reaches the treasury, then 2.5 USDC leave it with no payout behind them.
+    const [chain] = (await platform.admin('GET', '/chains')).body.data;
+    await devnet.mint(chain.treasuryAddress, '10');
+    await devnet.mine(2);
+    await devnet.transferAs(chain.treasuryAddress, '0x000000000000000000000000000000000000dEaD', '2.5');
+    await w.page.reload();
+    await ethereum
+      .getByRole('alert')
+      .filter({ hasText: 'The books do not match the chain' })
+      .filter({ hasText: '-2.500000 USDC' })
+      .waitFor();
     await w.checkAccessibility();
   });
 });

@@ -5,6 +5,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { startLive } from './live';
 import { useRoute } from './hooks';
 import { signOut, useSession, type Session } from './session';
+import { Chains } from './views/chains';
 import { CashIns, CustomerDetail, CustomersList, ExternalAccounts, QuoteLookup } from './views/customers';
 import { HeldQueue, ProjectDetail, Projects } from './views/operator';
 import { ClockControl, Sandbox } from './views/sandbox';
@@ -25,6 +26,7 @@ const PARTNER_NAV = [
 const OPERATOR_NAV = [
   ['held', 'Held transactions'],
   ['projects', 'Projects'],
+  ['chains', 'Chains'],
 ] as const;
 
 function partnerView(route: string[]): ComponentChildren {
@@ -66,6 +68,8 @@ function operatorView(route: string[]): ComponentChildren {
       return <HeldQueue />;
     case 'projects':
       return id ? <ProjectDetail id={id} /> : <Projects />;
+    case 'chains':
+      return <Chains />;
     default:
       return <NotFound />;
   }
