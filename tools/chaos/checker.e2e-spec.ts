@@ -10,6 +10,8 @@ import { startPlatform } from './workload-check';
 
 const SEED = 20260315;
 const CLIENTS = 3;
+/** The operations that make a transaction when they succeed: a quote accepted, and each inlet's deposit. */
+const MAKES_TRANSACTION = new Set(['createTransaction', 'inboundTransfer', 'cryptoDeposit', 'cashDeposit']);
 /** The workload runs at least this long, and on until it has made enough transactions for a verdict to mean something. */
 const SECONDS = 12;
 const TRANSACTIONS = 12;
@@ -40,7 +42,7 @@ async function anomalyKinds(sabotage?: Sabotage): Promise<string[]> {
       // Operations rather than wall-clock time, so that a loaded machine makes as many transactions as an idle one.
       const enough = (history: readonly Operation[]) =>
         Date.now() - started > SECONDS * 1000 &&
-        history.filter((op) => op.kind === 'createTransaction' && op.outcome === 'ok').length >= TRANSACTIONS;
+        history.filter((op) => MAKES_TRANSACTION.has(op.kind) && op.outcome === 'ok').length >= TRANSACTIONS;
       const history = await runWorkload(setup, {
         seed: SEED,
         clients: CLIENTS,
