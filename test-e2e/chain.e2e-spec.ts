@@ -4,7 +4,7 @@
 // reorganisation removed its block before then.
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist as english } from '@scure/bip39/wordlists/english';
-import { viemAccounts } from '@mm/platform/chain';
+import { viem, viemAccounts } from '@mm/platform/chain';
 import { DEV_ACCOUNTS, Devnet } from '@mm/platform/testing';
 import { newTenant } from './support/tenant';
 import { eventually, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
@@ -519,6 +519,28 @@ describe('custodial wallets on a chain', () => {
       // The chain still has the nine at the first wallet's address: custody holds it, the ledger says whose it is.
       expect(await devnet.balance(from.address)).toBe('9');
       expect(await devnet.balance(to.address)).toBe('0');
+    });
+  });
+
+  describe('sweeps on ethereum', () => {
+    it("sweeps a wallet's address holding the threshold into the treasury; the wallet's balance stays", async () => {
+      const wallet = await newWallet();
+      const [ethereum] = await chains();
+      // The treasury pays the gas the address needs to send its tokens.
+      await devnet.fundGas(ethereum.treasuryAddress);
+      const units = async (address: string) => viem.parseUnits(await devnet.balance(address), 6);
+      const before = await units(ethereum.treasuryAddress);
+      // 100 USDC is the sweep threshold unless configured (MM_CHAIN_SWEEP_THRESHOLD).
+      await devnet.mint(wallet.address, '120.5');
+      await devnet.mine(CONFIRMATIONS);
+      await eventually(async () => ((await balance(wallet.id)) === 120.5 ? true : undefined));
+      // Gas to the address, then its tokens to the treasury: each confirmed as blocks come.
+      await eventually(async () => {
+        await devnet.mine(1);
+        return (await devnet.balance(wallet.address)) === '0' ? true : undefined;
+      }, 30_000);
+      expect((await units(ethereum.treasuryAddress)) - before).toBe(viem.parseUnits('120.5', 6));
+      expect(await balance(wallet.id)).toBe(120.5);
     });
   });
 

@@ -16,28 +16,40 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import type { ChainNetwork } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import type { ChainClient } from './chain-client';
-import type { CustodySigner } from './custody';
+import type { CustodyPath, CustodySigner } from './custody';
 import { viem, type Address, type Hex } from './viem';
 
 /** Gas for one ERC-20 transfer with room to spare (a standard transfer takes 35,000 to 52,000). */
-const TRANSFER_GAS = 100_000n;
+export const TRANSFER_GAS = 100_000n;
+/** Gas for a transfer of the native currency to an address with no code. */
+const NATIVE_TRANSFER_GAS = 21_000n;
 /** A replacement's fees over the last: nodes take a replacement only at 10% more. */
 const REPLACEMENT_BUMP_PERCENT = 25n;
+
+/**
+ * What a transfer is for: a payout, or the return of a deposit (which the ledger counts as gone when it starts:
+ * reconciliation), both from the treasury; a sweep of a derived address's tokens to the treasury, or the gas
+ * the treasury sends a derived address for it (chain-sweeper.ts), both within custody.
+ */
+export type TransferPurpose = 'payout' | 'return' | 'sweep' | 'gas';
 
 export interface PayoutRequest {
   /** The payout's own id (a transaction leg's): one transfer per id, however often submitted. */
   id: string;
-  /** A payout, or the return of a deposit (which the ledger counts as gone when it starts: reconciliation). */
-  purpose: 'payout' | 'return';
+  purpose: TransferPurpose;
   network: ChainNetwork;
   to: string;
-  /** Decimal units of the token. */
+  /** Decimal units of the token, or of the chain's native currency for `asset: 'native'`. */
   amount: string;
   /** What the owner needs to record the outcome (its project and transaction). */
   context: Record<string, string>;
+  /** The address that pays, by its custody path: the treasury unless given (a sweep: the address it empties). */
+  from?: CustodyPath;
+  /** The token (by default), or the chain's native currency (gas). */
+  asset?: 'token' | 'native';
 }
 
-export type PayoutOutcome = { id: string; context: Record<string, string> } & (
+export type PayoutOutcome = { id: string; purpose: TransferPurpose; context: Record<string, string> } & (
   | {
       /** The transfer that landed with its confirmations: confirmed, or reverted by the token. */
       kind: 'confirmed' | 'reverted';
@@ -76,6 +88,11 @@ interface PayoutRow {
   attempts: Attempt[];
   context: Record<string, string>;
   landed_hash: string | null;
+  purpose: TransferPurpose;
+  /** The paying address's custody path; null for the treasury. */
+  signer_purpose: CustodyPath['purpose'] | null;
+  signer_index: number | null;
+  asset: 'token' | 'native';
 }
 
 export class ChainSender {
@@ -121,29 +138,47 @@ export class ChainSender {
     if (this.timer) clearTimeout(this.timer);
   }
 
-  /** Queues a payout with the treasury's next nonce, in the caller's transaction; a second submit of the id is none. */
+  /**
+   * Queues a transfer with its payer's next nonce (the treasury's unless `from` says), in the caller's
+   * transaction; a second submit of the id is none.
+   */
   async submit(request: PayoutRequest): Promise<void> {
     if (request.network !== this.client.network) throw new Error(`${request.network} is not this sender's network`);
+    const from = request.from ? this.custody.address(request.from) : this.treasury;
+    // A derived address's first transfer: its nonce row starts from the node's count (nothing else sends from it).
+    const first = request.from
+      ? await this.client.client.getTransactionCount({ address: from, blockTag: 'pending' })
+      : undefined;
     await this.uow.run(async () => {
       const [existing] = await this.uow.query(`SELECT 1 FROM platform.chain_payouts WHERE id = $1`, [request.id]);
       if (existing) return;
+      if (first !== undefined)
+        await this.uow.query(
+          `INSERT INTO platform.chain_nonces (network, address, next_nonce) VALUES ($1, $2, $3)
+           ON CONFLICT (network, address) DO NOTHING`,
+          [this.client.network, from, first],
+        );
       const [{ nonce }] = await this.uow.query<{ nonce: string }>(
         `UPDATE platform.chain_nonces SET next_nonce = next_nonce + 1
           WHERE network = $1 AND address = $2 RETURNING next_nonce - 1 AS nonce`,
-        [this.client.network, this.treasury],
+        [this.client.network, from],
       );
       await this.uow.query(
-        `INSERT INTO platform.chain_payouts (id, network, from_address, nonce, to_address, amount, status, attempts, context, purpose)
-         VALUES ($1, $2, $3, $4, $5, $6, 'queued', '[]', $7, $8)`,
+        `INSERT INTO platform.chain_payouts
+           (id, network, from_address, nonce, to_address, amount, status, attempts, context, purpose, signer_purpose, signer_index, asset)
+         VALUES ($1, $2, $3, $4, $5, $6, 'queued', '[]', $7, $8, $9, $10, $11)`,
         [
           request.id,
           request.network,
-          this.treasury,
+          from,
           nonce,
           request.to,
           request.amount,
           JSON.stringify(request.context),
           request.purpose,
+          request.from?.purpose ?? null,
+          request.from?.index ?? null,
+          request.asset ?? 'token',
         ],
       );
     });
@@ -211,7 +246,7 @@ export class ChainSender {
 
   private open(status: 'queued' | 'sent'): Promise<PayoutRow[]> {
     return this.uow.query<PayoutRow>(
-      `SELECT * FROM platform.chain_payouts WHERE network = $1 AND status = $2 ORDER BY nonce`,
+      `SELECT * FROM platform.chain_payouts WHERE network = $1 AND status = $2 ORDER BY from_address, nonce`,
       [this.client.network, status],
     );
   }
@@ -229,6 +264,7 @@ export class ChainSender {
         if (settled.length === 0) return;
         await this.record({
           id: row.id,
+          purpose: row.purpose,
           context: row.context,
           kind: landed.success ? 'confirmed' : 'reverted',
           txHash: landed.hash,
@@ -269,7 +305,7 @@ export class ChainSender {
       // The first replacement says the payout was not mined in the time it should have been: its owner hears it
       // once, with the replacement kept (a crash before the commit keeps neither).
       if (rows.length > 0 && row.attempts.length === 1)
-        await this.record({ id: row.id, context: row.context, kind: 'unconfirmed' });
+        await this.record({ id: row.id, purpose: row.purpose, context: row.context, kind: 'unconfirmed' });
       return rows;
     });
     if (kept.length === 0) return;
@@ -296,19 +332,28 @@ export class ChainSender {
   }
 
   private async signed(row: PayoutRow, maxFeePerGas: bigint, maxPriorityFeePerGas: bigint): Promise<Attempt> {
-    const data = viem.encodeFunctionData({
-      abi: viem.erc20Abi,
-      functionName: 'transfer',
-      args: [row.to_address as Address, viem.parseUnits(row.amount, this.decimals)],
-    });
-    const raw = await this.custody.signTransaction(this.custody.treasury(this.client.network), {
+    const path: CustodyPath =
+      row.signer_purpose === null
+        ? this.custody.treasury(this.client.network)
+        : { purpose: row.signer_purpose, index: Number(row.signer_index) };
+    const what =
+      row.asset === 'native'
+        ? { to: row.to_address as Address, value: viem.parseEther(row.amount), gas: NATIVE_TRANSFER_GAS }
+        : {
+            to: this.client.settings.usdcAddress,
+            data: viem.encodeFunctionData({
+              abi: viem.erc20Abi,
+              functionName: 'transfer',
+              args: [row.to_address as Address, viem.parseUnits(row.amount, this.decimals)],
+            }),
+            value: 0n,
+            gas: TRANSFER_GAS,
+          };
+    const raw = await this.custody.signTransaction(path, {
       type: 'eip1559',
       chainId: this.chainId,
       nonce: Number(row.nonce),
-      to: this.client.settings.usdcAddress,
-      data,
-      value: 0n,
-      gas: TRANSFER_GAS,
+      ...what,
       maxFeePerGas,
       maxPriorityFeePerGas,
     });
@@ -381,5 +426,30 @@ export class PlatformChainPayoutPurpose1700000000430 implements MigrationInterfa
 
   async down(runner: QueryRunner): Promise<void> {
     await runner.query(`ALTER TABLE platform.chain_payouts DROP COLUMN purpose`);
+  }
+}
+
+export class PlatformChainSweeps1700000000440 implements MigrationInterface {
+  name = 'PlatformChainSweeps1700000000440';
+
+  async up(runner: QueryRunner): Promise<void> {
+    // Sweeps of derived addresses to the treasury and the gas sent for them go through the same sender.
+    await runner.query(`ALTER TABLE platform.chain_payouts DROP CONSTRAINT IF EXISTS chain_payouts_purpose_check`);
+    await runner.query(
+      `ALTER TABLE platform.chain_payouts ADD CONSTRAINT chain_payouts_purpose_check
+         CHECK (purpose IN ('payout', 'return', 'sweep', 'gas'))`,
+    );
+    await runner.query(`ALTER TABLE platform.chain_payouts ADD COLUMN IF NOT EXISTS signer_purpose text`);
+    await runner.query(`ALTER TABLE platform.chain_payouts ADD COLUMN IF NOT EXISTS signer_index integer`);
+    await runner.query(
+      `ALTER TABLE platform.chain_payouts ADD COLUMN IF NOT EXISTS asset text NOT NULL DEFAULT 'token'
+         CHECK (asset IN ('token', 'native'))`,
+    );
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE platform.chain_payouts DROP COLUMN asset`);
+    await runner.query(`ALTER TABLE platform.chain_payouts DROP COLUMN signer_index`);
+    await runner.query(`ALTER TABLE platform.chain_payouts DROP COLUMN signer_purpose`);
   }
 }

@@ -6,6 +6,13 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { UnitOfWork } from '@mm/platform/database';
 import type { CustodyPurpose } from './custody';
 
+/** A derived address with the custody path that signs for it. */
+export interface DerivedAddress {
+  address: string;
+  purpose: CustodyPurpose;
+  index: number;
+}
+
 export class CustodyRegistry {
   constructor(private readonly uow: UnitOfWork) {}
 
@@ -31,6 +38,16 @@ export class CustodyRegistry {
       [network],
     );
     return rows.map((r) => r.address);
+  }
+
+  /** The derived addresses on a network with the custody path that signs for each (sweeps). */
+  async derived(network: string): Promise<DerivedAddress[]> {
+    const rows = await this.uow.query<{ address: string; purpose: CustodyPurpose; derivation_index: number }>(
+      `SELECT address, purpose, derivation_index FROM platform.custody_addresses
+        WHERE network = $1 ORDER BY purpose, derivation_index`,
+      [network],
+    );
+    return rows.map((r) => ({ address: r.address, purpose: r.purpose, index: Number(r.derivation_index) }));
   }
 
   /** Which of these addresses (any case) are derived addresses on the network, lower case. */

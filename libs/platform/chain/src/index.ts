@@ -6,5 +6,6 @@ export * from './chain-watcher';
 export * from './chain-metrics';
 export * from './chain-networks';
 export * from './chain-sender';
+export * from './chain-sweeper';
 export * from './chain-faucet';
 export * from './custody-registry';

@@ -30,6 +30,7 @@ const CHAIN_WIDE_SETTINGS = [
   'MM_CHAIN_POLL_INTERVAL_MS',
   'MM_CHAIN_REPLACE_AFTER_SECONDS',
   'MM_CHAIN_RECONCILE_INTERVAL_SECONDS',
+  'MM_CHAIN_SWEEP_THRESHOLD',
 ];
 
 /** Each network's settings, or the problems found (one line each, naming the variable). */

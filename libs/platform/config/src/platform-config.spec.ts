@@ -97,4 +97,14 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ HOST: host })).toThrow(/HOST must be an IP address or a host name/);
     expect(loadConfig({}).HOST).toBeUndefined();
   });
+
+  it('takes the chain sweep threshold as a positive USDC amount of at most six places, 100 unless set', () => {
+    expect(loadConfig({}).MM_CHAIN_SWEEP_THRESHOLD).toBe('100');
+    for (const amount of ['0.5', '250', '1000000.000001'])
+      expect(loadConfig({ MM_CHAIN_SWEEP_THRESHOLD: amount }).MM_CHAIN_SWEEP_THRESHOLD).toBe(amount);
+    for (const amount of ['0', '0.000', '-5', '1.1234567', 'abc', '1e3'])
+      expect(() => loadConfig({ MM_CHAIN_SWEEP_THRESHOLD: amount })).toThrow(
+        /MM_CHAIN_SWEEP_THRESHOLD must be a positive/,
+      );
+  });
 });

@@ -345,6 +345,12 @@ export class PlatformConfig {
   @Max(86_400)
   MM_CHAIN_REPLACE_AFTER_SECONDS = 180;
 
+  /** A derived address holding at least this much USDC is swept to its network's treasury (docs/chain.md, Sweeps). */
+  @Matches(/^(?!0+(\.0+)?$)\d{1,12}(\.\d{1,6})?$/, {
+    message: 'MM_CHAIN_SWEEP_THRESHOLD must be a positive amount of USDC with at most 6 decimal places',
+  })
+  MM_CHAIN_SWEEP_THRESHOLD = '100';
+
   /** How often each network on a chain is reconciled with the ledger for its metric (docs/chain.md, Metrics). */
   @Transform(toInt)
   @IsInt()

@@ -33,6 +33,7 @@ import {
   PlatformChainCursors1700000000400,
   PlatformChainPayoutPurpose1700000000430,
   PlatformChainPayouts1700000000410,
+  PlatformChainSweeps1700000000440,
   PlatformCustodyAddresses1700000000420,
 } from '@mm/platform/chain';
 import {
@@ -144,6 +145,9 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
       TransactionProjectLimitsDropped1700000005300,
       PlatformChainPayouts1700000000410,
       PlatformChainPayoutPurpose1700000000430,
+      // The sweeper reads the derived addresses the accounts and deposit-addresses services register.
+      PlatformCustodyAddresses1700000000420,
+      PlatformChainSweeps1700000000440,
     ],
     schema: 'transactions',
     // API keys (gateway; it asks the gateway's port for a project's limits); the saga's answers from the ledger

@@ -1,11 +1,11 @@
 // The chain as a payout rail (ARCHITECTURE: providers; docs/chain.md): a crypto payout to an external wallet, or
 // a deposit address deposit's return, on a network that runs on a chain is an ERC-20 transfer from the network's
 // treasury (the chain sender): submitted in the transaction that initiates the leg, its outcome reported once the
-// transfer has the confirmations. Legs to custodial wallets stay in the ledger (the wallet's balance is the
+// transfer has the confirmations. The same sender sweeps derived addresses into the treasury (chain-sweeper). Legs to custodial wallets stay in the ledger (the wallet's balance is the
 // platform's to keep), and every other rail is simulated (SandboxRails).
-import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { TransactionCreated } from '@mm/contracts';
-import { ChainNetworks, ChainSender, type PayoutLookup, type PayoutOutcome } from '@mm/platform/chain';
+import { ChainNetworks, ChainSender, ChainSweeper, type PayoutLookup, type PayoutOutcome } from '@mm/platform/chain';
 import { PlatformConfig, type ChainNetwork } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import type { NewLeg } from '@mm/transactions/domain';
@@ -18,17 +18,26 @@ export type ChainPayoutReport = { projectId: string; transactionId: string; legI
 @Injectable()
 export class ChainPayoutRail implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly senders = new Map<string, ChainSender>();
+  private readonly sweepers: ChainSweeper[] = [];
+  private sweeping?: NodeJS.Timeout;
+  private readonly sweepEveryMs: number;
   private reported?: (report: ChainPayoutReport) => Promise<void>;
+  private readonly logger = new Logger('chain-sweeper');
 
   constructor(uow: UnitOfWork, chains: ChainNetworks, config: PlatformConfig) {
-    for (const client of chains.clientsOnChain)
-      this.senders.set(
-        client.network,
-        new ChainSender(uow, client, chains.custody(), (outcome) => this.report(outcome), {
-          pollMs: config.MM_CHAIN_POLL_INTERVAL_MS,
-          replaceAfterMs: config.MM_CHAIN_REPLACE_AFTER_SECONDS * 1000,
-        }),
+    for (const client of chains.clientsOnChain) {
+      const sender = new ChainSender(uow, client, chains.custody(), (outcome) => this.report(outcome), {
+        pollMs: config.MM_CHAIN_POLL_INTERVAL_MS,
+        replaceAfterMs: config.MM_CHAIN_REPLACE_AFTER_SECONDS * 1000,
+      });
+      this.senders.set(client.network, sender);
+      // The treasury's sender also makes the sweeps that refill it (one owner of the treasury's nonces).
+      this.sweepers.push(
+        new ChainSweeper(uow, client, chains.custody(), chains.registry, sender, config.MM_CHAIN_SWEEP_THRESHOLD),
       );
+    }
+    // Each pass reads every derived address's balance: ten polls apart, at least a second.
+    this.sweepEveryMs = Math.max(1000, config.MM_CHAIN_POLL_INTERVAL_MS * 10);
   }
 
   /** Who records what the rail reports (the transactions' command path); set once, at start-up. */
@@ -38,10 +47,22 @@ export class ChainPayoutRail implements OnApplicationBootstrap, OnApplicationShu
 
   async onApplicationBootstrap(): Promise<void> {
     for (const sender of this.senders.values()) await sender.start();
+    if (this.sweepers.length > 0) this.sweepSoon();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    if (this.sweeping) clearTimeout(this.sweeping);
+    this.sweeping = undefined;
+    this.sweepers.length = 0;
     for (const sender of this.senders.values()) await sender.stop();
+  }
+
+  private sweepSoon(): void {
+    this.sweeping = setTimeout(async () => {
+      for (const sweeper of this.sweepers)
+        await sweeper.step().catch((error: unknown) => this.logger.warn(`sweeping failed, trying again: ${error}`));
+      if (this.sweepers.length > 0) this.sweepSoon();
+    }, this.sweepEveryMs);
   }
 
   /** Whether this leg goes on a chain: a crypto transfer to an address outside custody, on a network on a chain. */
@@ -67,6 +88,8 @@ export class ChainPayoutRail implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private async report(outcome: PayoutOutcome): Promise<void> {
+    // A sweep and its gas stay within custody: no leg waits on them.
+    if (outcome.purpose !== 'payout' && outcome.purpose !== 'return') return;
     if (!this.reported) throw new Error('nobody records the chain payout rail yet');
     const leg = {
       projectId: outcome.context.projectId,
