@@ -23,13 +23,11 @@ describeWithBrowser('the dashboard in a browser', () => {
   let page: WatchedPage | undefined;
 
   beforeAll(async () => {
-    devnet = await Devnet.start();
-    const chain = { ...devnet.settings('ETHEREUM', 2), MM_CUSTODY_MNEMONIC: generateMnemonic(english) };
-    [platform, receiver, browser] = await Promise.all([
-      TestPlatform.start(chain),
-      WebhookReceiver.start(),
-      launchBrowser(),
-    ]);
+    const onChain = async () => {
+      devnet = await Devnet.start();
+      return TestPlatform.start({ ...devnet.settings('ETHEREUM', 2), MM_CUSTODY_MNEMONIC: generateMnemonic(english) });
+    };
+    [platform, receiver, browser] = await Promise.all([onChain(), WebhookReceiver.start(), launchBrowser()]);
     project = await platform.newProject('dashboard');
   }, START_TIMEOUT_MS);
   afterAll(async () => {
@@ -56,6 +54,16 @@ describeWithBrowser('the dashboard in a browser', () => {
     await w.page.getByRole('button', { name: 'Sign in' }).click();
     await w.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Transactions' }).waitFor();
     await w.loaded();
+    return w;
+  }
+
+  /** A new page, signed in through the form as the operator. */
+  async function operatorPage(): Promise<WatchedPage> {
+    const w = (page = await WatchedPage.open(browser, platform.url));
+    await w.visit('/');
+    await w.page.getByLabel('Operator (operator token)').check();
+    await w.page.getByLabel('Operator token', { exact: true }).fill(ADMIN_TOKEN);
+    await w.page.getByRole('button', { name: 'Sign in' }).click();
     return w;
   }
 
@@ -223,11 +231,7 @@ describeWithBrowser('the dashboard in a browser', () => {
       30_000,
     );
 
-    const w = (page = await WatchedPage.open(browser, platform.url));
-    await w.visit('/');
-    await w.page.getByLabel('Operator (operator token)').check();
-    await w.page.getByLabel('Operator token', { exact: true }).fill(ADMIN_TOKEN);
-    await w.page.getByRole('button', { name: 'Sign in' }).click();
+    const w = await operatorPage();
     const item = w.page.getByRole('article', { name: `Held transaction ${held.id}` });
     await item.waitFor();
     await expect(item.textContent()).resolves.toContain('processing.payoutUnconfirmed');
@@ -300,11 +304,7 @@ describeWithBrowser('the dashboard in a browser', () => {
   });
 
   it('lets the operator edit a project and issue and revoke an API key, the secret shown once', async () => {
-    const w = (page = await WatchedPage.open(browser, platform.url));
-    await w.visit('/');
-    await w.page.getByLabel('Operator (operator token)').check();
-    await w.page.getByLabel('Operator token', { exact: true }).fill(ADMIN_TOKEN);
-    await w.page.getByRole('button', { name: 'Sign in' }).click();
+    const w = await operatorPage();
     await w.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
     await w.page.getByRole('link', { name: project.projectId }).click();
     await w.page.getByRole('heading', { name: `Project ${project.projectId}` }).waitFor();
@@ -345,11 +345,7 @@ describeWithBrowser('the dashboard in a browser', () => {
   });
 
   it('shows the operator each network, and the books against the chain, with a difference nothing explains as an alert', async () => {
-    const w = (page = await WatchedPage.open(browser, platform.url));
-    await w.visit('/');
-    await w.page.getByLabel('Operator (operator token)').check();
-    await w.page.getByLabel('Operator token', { exact: true }).fill(ADMIN_TOKEN);
-    await w.page.getByRole('button', { name: 'Sign in' }).click();
+    const w = await operatorPage();
     await w.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chains' }).click();
     const ethereum = w.page.getByRole('article', { name: 'Network ethereum' });
     const figures = ethereum.getByRole('table', { name: 'Reconciliation of ethereum' });

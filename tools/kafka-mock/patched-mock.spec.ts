@@ -6,6 +6,7 @@
 import { createConnection, type Socket } from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
 import { buildMockBroker, startMockBroker, type MockBroker, type MockBuild } from '../jest/kafka-broker';
+import { joinedV0, joinGroupV0, request } from './kafka-frames';
 import { startStockBrokerProxy } from './stock-broker-proxy';
 
 jest.setTimeout(60_000);
@@ -57,7 +58,7 @@ async function fetchAt(mock: MockBroker, offset: number): Promise<{ error: numbe
   at = body.writeInt32BE(0, at);
   at = Number(body.writeBigInt64BE(BigInt(offset), at));
   body.writeInt32BE(1_000_000, at);
-  const answer = await roundTrip(mock.address, frame(1, 4, body));
+  const answer = await roundTrip(mock.address, request(1, 4, 7, body));
   // correlation id, throttle, one topic (name), one partition: id, error, high watermark, last stable offset,
   // aborted transactions (an array, -1 for none), then the records' size and the first batch's base offset.
   let read = 4 + 4 + 4;
@@ -69,17 +70,6 @@ async function fetchAt(mock: MockBroker, offset: number): Promise<{ error: numbe
   read += 4 + Math.max(aborted, 0) * 16;
   const size = answer.readInt32BE(read);
   return size > 0 ? { error, firstBatch: Number(answer.readBigInt64BE(read + 4)) } : { error };
-}
-
-function frame(apiKey: number, apiVersion: number, body: Buffer, correlationId = 7): Buffer {
-  const clientId = Buffer.from('raw');
-  const header = Buffer.alloc(4 + 2 + 2 + 4 + 2);
-  header.writeInt32BE(2 + 2 + 4 + 2 + clientId.length + body.length, 0);
-  header.writeInt16BE(apiKey, 4);
-  header.writeInt16BE(apiVersion, 6);
-  header.writeInt32BE(correlationId, 8);
-  header.writeInt16BE(clientId.length, 12);
-  return Buffer.concat([header, clientId, body]);
 }
 
 function roundTrip(address: string, request: Buffer, opened?: (socket: Socket) => void): Promise<Buffer> {
@@ -131,38 +121,6 @@ withBoth('finds the message set holding any offset, as the released mock does', 
   expect(await answers('system', offsets)).toEqual(patched);
 });
 
-/** A string as Kafka's protocol writes it: its length in two bytes, then its bytes. */
-function kafkaString(value: string): Buffer {
-  const bytes = Buffer.from(value);
-  const length = Buffer.alloc(2);
-  length.writeInt16BE(bytes.length);
-  return Buffer.concat([length, bytes]);
-}
-
-/** A JoinGroup v0 (6 s session, the range protocol, no metadata); memberId '' for a new member. */
-function joinGroupV0(group: string, memberId: string): Buffer {
-  const session = Buffer.alloc(4);
-  session.writeInt32BE(6_000);
-  const protocols = Buffer.alloc(4);
-  protocols.writeInt32BE(1);
-  const metadata = Buffer.alloc(4);
-  const body = [kafkaString(group), session, kafkaString(memberId), kafkaString('consumer')];
-  return frame(11, 0, Buffer.concat([...body, protocols, kafkaString('range'), metadata]));
-}
-
-/** A JoinGroup v0 answer's error and the member id it gave (after the generation, the protocol and the leader). */
-function joined(answer: Buffer): { error: number; memberId: string } {
-  let at = 4 + 2 + 4;
-  const read = () => {
-    const value = answer.toString('utf8', at + 2, at + 2 + answer.readInt16BE(at));
-    at += 2 + Buffer.byteLength(value);
-    return value;
-  };
-  read(); // protocol
-  read(); // leader
-  return { error: answer.readInt16BE(4), memberId: read() };
-}
-
 withBoth('answers a member that joins again while its earlier join waits (the release aborts the broker)', async () => {
   const mock = await startMockBroker(() => undefined, 'patched');
   if (!mock) throw new Error('the patched mock broker did not start');
@@ -171,22 +129,22 @@ withBoth('answers a member that joins again while its earlier join waits (the re
   try {
     // Two members join at once (straight to the mock, no proxy to keep them apart); one rebalance answers both.
     const [a, b] = await Promise.all([
-      roundTrip(mock.address, joinGroupV0('rejoin', ''), keep),
-      roundTrip(mock.address, joinGroupV0('rejoin', ''), keep),
+      roundTrip(mock.address, joinGroupV0('rejoin', '', 7), keep),
+      roundTrip(mock.address, joinGroupV0('rejoin', '', 7), keep),
     ]);
-    expect([joined(a).error, joined(b).error]).toEqual([0, 0]);
-    const member = joined(a).memberId;
+    expect([joinedV0(a).error, joinedV0(b).error]).toEqual([0, 0]);
+    const member = joinedV0(a).memberId;
     // The first member joins again: the mock holds it for the other member, which never joins again.
-    const first = roundTrip(mock.address, joinGroupV0('rejoin', member), keep);
+    const first = roundTrip(mock.address, joinGroupV0('rejoin', member, 7), keep);
     first.catch(() => undefined);
     // A round trip on a connection opened after it: the mock handles a poll's connections in the order they were
     // opened, so the join is held once this is answered.
-    await roundTrip(mock.address, frame(18, 0, Buffer.alloc(0), 8));
+    await roundTrip(mock.address, request(18, 0, 8));
     // ...and again, as a client that gave up on the first does: the earlier is given up, the later answered.
-    const again = await roundTrip(mock.address, joinGroupV0('rejoin', member), keep);
-    expect(joined(again)).toEqual({ error: 0, memberId: member });
+    const again = await roundTrip(mock.address, joinGroupV0('rejoin', member, 7), keep);
+    expect(joinedV0(again)).toMatchObject({ error: 0, memberId: member });
     // And the broker is still there.
-    const versions = await roundTrip(mock.address, frame(18, 0, Buffer.alloc(0), 9));
+    const versions = await roundTrip(mock.address, request(18, 0, 9));
     expect(versions.readInt32BE(0)).toBe(9);
   } finally {
     for (const socket of sockets) socket.destroy();

@@ -42,14 +42,7 @@ export class Devnet {
 
   /** Mints test USDC (decimal units) to an address; resolves once it is mined. */
   async mint(to: string, amount: string): Promise<Hex> {
-    const hash = await this.clients.minter.writeContract({
-      address: this.token,
-      abi: testUsdc.abi,
-      functionName: 'mint',
-      args: [to as Address, viem.parseUnits(amount, 6)],
-    });
-    await this.clients.reader.waitForTransactionReceipt({ hash });
-    return hash;
+    return this.tokenCall(this.clients.minter, undefined, 'mint', to, amount);
   }
 
   /** Sends test USDC (decimal units) from a development account (DEV_ACCOUNTS) to an address; resolves once mined. */
@@ -59,14 +52,7 @@ export class Devnet {
       transport: viem.http(this.rpcUrl),
       account: viemAccounts.privateKeyToAccount(from.privateKey),
     });
-    const hash = await sender.writeContract({
-      address: this.token,
-      abi: testUsdc.abi,
-      functionName: 'transfer',
-      args: [to as Address, viem.parseUnits(amount, 6)],
-    });
-    await this.clients.reader.waitForTransactionReceipt({ hash });
-    return hash;
+    return this.tokenCall(sender, undefined, 'transfer', to, amount);
   }
 
   /**
@@ -78,18 +64,30 @@ export class Devnet {
     await this.fundGas(sender);
     await this.clients.test.impersonateAccount({ address: sender });
     try {
-      const hash = await this.clients.minter.writeContract({
-        account: sender,
-        address: this.token,
-        abi: testUsdc.abi,
-        functionName: 'transfer',
-        args: [to as Address, viem.parseUnits(amount, 6)],
-      });
-      await this.clients.reader.waitForTransactionReceipt({ hash });
-      return hash;
+      return await this.tokenCall(this.clients.minter, sender, 'transfer', to, amount);
     } finally {
       await this.clients.test.stopImpersonatingAccount({ address: sender });
     }
+  }
+
+  /** The token's mint or transfer of `amount` (decimal units) to `to`, sent by `wallet` (as `account`); once mined. */
+  private async tokenCall(
+    wallet: ReturnType<typeof viem.createWalletClient>,
+    account: Address | undefined,
+    functionName: 'mint' | 'transfer',
+    to: string,
+    amount: string,
+  ): Promise<Hex> {
+    const hash = await wallet.writeContract({
+      account: account ?? wallet.account!,
+      chain: wallet.chain,
+      address: this.token,
+      abi: testUsdc.abi,
+      functionName,
+      args: [to as Address, viem.parseUnits(amount, 6)],
+    });
+    await this.clients.reader.waitForTransactionReceipt({ hash });
+    return hash;
   }
 
   /** Whether each transaction is mined as it is sent; off, transactions wait in the pool until `mine`. */
