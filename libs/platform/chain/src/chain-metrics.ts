@@ -19,12 +19,25 @@ export class ChainMetrics {
 
   constructor(registry: Registry) {
     const readers = this.readers;
+    type Read = { labels: { reader: string; network: string }; status?: WatcherStatus };
+    // The three gauges of one scrape read each reader once: a read is shared for a second.
+    let last: { at: number; reads: Promise<Read[]> } | undefined;
+    const read = () => {
+      if (!last || Date.now() - last.at > 1000)
+        last = {
+          at: Date.now(),
+          reads: Promise.all(
+            [...readers.values()].map(async ({ reader, network, status }) => ({
+              labels: { reader, network },
+              // A reader whose database cannot be read now shows nothing rather than failing the whole scrape.
+              status: await status().catch(() => undefined),
+            })),
+          ),
+        };
+      return last.reads;
+    };
     const perReader = async (set: (labels: { reader: string; network: string }, status: WatcherStatus) => void) => {
-      for (const { reader, network, status } of readers.values()) {
-        // A reader whose database cannot be read now shows nothing rather than failing the whole scrape.
-        const current = await status().catch(() => undefined);
-        if (current) set({ reader, network }, current);
-      }
+      for (const { labels, status } of await read()) if (status) set(labels, status);
     };
     new Gauge({
       name: 'mm_chain_head_block',

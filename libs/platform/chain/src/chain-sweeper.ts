@@ -6,9 +6,9 @@
 //          when it has less;
 //   sweep  the address sends its tokens to the treasury, once it has the gas.
 // Both stay within custody: the ledger owes the customers the same, and the chain holds the same in custody
-// (the reconciliation sums the treasury and every derived address), so neither is a ledger entry. One pass at
-// a time per network across processes (an advisory lock), and an address with a gas or sweep transfer still
-// under way is left to it.
+// (the reconciliation sums the treasury and every derived address), so neither is a ledger entry. One address's
+// next step is queued by one process at a time (an advisory lock), and an address with a gas or sweep
+// transfer still under way is left to it.
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { UnitOfWork } from '@mm/platform/database';
@@ -33,37 +33,43 @@ export class ChainSweeper {
     this.logger = new Logger(`chain-sweeper ${client.network}`);
   }
 
-  /** One pass over the network's derived addresses: what each needs next (gas, or its sweep) queued. */
+  /**
+   * One pass over the network's derived addresses: what each needs next (gas, or its sweep) queued. The chain
+   * is read outside any database transaction; each address's decision and queueing is one short transaction
+   * under a lock of its own, so two processes never queue the same address's next step twice.
+   */
   async step(): Promise<void> {
     const network = this.client.network;
     const decimals = await this.client.decimals();
     const least = viem.parseUnits(this.threshold, decimals);
     const treasury = this.custody.address(this.custody.treasury(network));
-    await this.uow.run(async () => {
-      const [{ locked }] = await this.uow.query<{ locked: boolean }>(
-        `SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked`,
-        [`chain-sweeper:${network}`],
-      );
-      if (!locked) return;
-      for (const entry of await this.registry.derived(network)) {
-        const address = entry.address as Address;
-        const balance = await this.client.balanceOf(address);
-        if (balance < least || (await this.underWay(address))) continue;
-        const fees = await this.client.client.estimateFeesPerGas();
-        const gas = TRANSFER_GAS * fees.maxFeePerGas * 2n;
-        if ((await this.client.client.getBalance({ address })) < gas) {
+    let gas: bigint | undefined;
+    for (const entry of await this.registry.derived(network)) {
+      const address = entry.address as Address;
+      const balance = await this.client.balanceOf(address);
+      if (balance < least) continue;
+      // Today's fees, asked once a pass and only when some address is to be swept.
+      gas ??= TRANSFER_GAS * (await this.client.client.estimateFeesPerGas()).maxFeePerGas * 2n;
+      const needsGas = (await this.client.client.getBalance({ address })) < gas;
+      const amount = viem.formatUnits(balance, decimals);
+      await this.uow.run(async () => {
+        const [{ locked }] = await this.uow.query<{ locked: boolean }>(
+          `SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked`,
+          [`chain-sweeper:${network}:${address}`],
+        );
+        if (!locked || (await this.underWay(address))) return;
+        if (needsGas) {
           await this.sender.submit({
             id: `gas_${randomUUID()}`,
             purpose: 'gas',
             network,
             to: address,
-            amount: viem.formatEther(gas),
+            amount: viem.formatEther(gas!),
             asset: 'native',
             context: { address },
           });
-          continue;
+          return;
         }
-        const amount = viem.formatUnits(balance, decimals);
         await this.sender.submit({
           id: `sweep_${randomUUID()}`,
           purpose: 'sweep',
@@ -74,8 +80,8 @@ export class ChainSweeper {
           context: { address },
         });
         this.logger.log(`sweeping ${amount} from ${address} to the treasury`);
-      }
-    });
+      });
+    }
   }
 
   /** Whether a gas transfer to the address, or a sweep from it, is queued or sent and not yet landed. */
