@@ -35,6 +35,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Agent, request } from 'undici';
+import {
+  railTables,
+  storedSubmission,
+  submissionBytes,
+  writeSubmission,
+  type StoredSubmission,
+} from './rail-submission';
 import { compareSides, cpuLine, logReadersQuiet, roundsLine, roundsNote, type Figures } from './transfers';
 
 export const DEPOSITS_SCENARIO = 'deposit to transaction';
@@ -244,7 +251,7 @@ interface Stored {
   partnerEvents: StoredEvent[];
   ledgerEvent: StoredEvent;
   view: string;
-  timerPayload: string;
+  submission: StoredSubmission;
 }
 
 async function stored(databaseUrl: string, sample: Sample): Promise<Stored> {
@@ -273,12 +280,7 @@ async function stored(databaseUrl: string, sample: Sample): Promise<Stored> {
     const [{ view }] = (
       await pool.query<{ view: unknown }>(`SELECT view FROM transactions.transactions WHERE id = $1`, [transactionId])
     ).rows;
-    const [{ payload }] = (
-      await pool.query<{ payload: unknown }>(
-        `SELECT payload FROM platform.timers WHERE kind = 'transaction.leg' AND key = $1`,
-        [`${transactionId}.2`],
-      )
-    ).rows;
+    const submission = await storedSubmission(pool, transactionId);
     if (!depositEvent || transactionEvents.length === 0 || partnerEvents.length === 0 || !ledgerEvent)
       throw new Error(`transaction ${transactionId}: its rows were not all found`);
     return {
@@ -288,7 +290,7 @@ async function stored(databaseUrl: string, sample: Sample): Promise<Stored> {
       partnerEvents,
       ledgerEvent,
       view: JSON.stringify(view),
-      timerPayload: JSON.stringify(payload),
+      submission,
     };
   } finally {
     await pool.end();
@@ -333,7 +335,8 @@ class RawReference {
           id bigserial PRIMARY KEY, kind text NOT NULL, key text NOT NULL, payload jsonb NOT NULL, due_at timestamptz NOT NULL, UNIQUE (kind, key));
         CREATE TABLE ${SCHEMA}.ledger_entries (
           posting_id text NOT NULL, entry_no smallint NOT NULL, account text NOT NULL, asset text NOT NULL, amount numeric(38, 18) NOT NULL,
-          created_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (posting_id, entry_no));`);
+          created_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (posting_id, entry_no));
+        ${railTables(SCHEMA)}`);
     } finally {
       await pool.end();
     }
@@ -353,12 +356,11 @@ class RawReference {
     const json = [
       r.response,
       r.view,
-      r.timerPayload,
       ...[r.depositEvent, r.ledgerEvent, ...r.transactionEvents, ...r.partnerEvents].map(
         (e) => JSON.stringify(e.data) + JSON.stringify(e.metadata),
       ),
     ];
-    return json.reduce((n, s) => n + Buffer.byteLength(s), 0);
+    return json.reduce((n, s) => n + Buffer.byteLength(s), submissionBytes(r.submission));
   }
 
   /** An active address per client. */
@@ -425,10 +427,7 @@ class RawReference {
         [transactionId, [`cst_${addressId}`], r.view, r.transactionEvents.length],
       );
       await this.events(db, `partner-${transactionId}`, r.partnerEvents);
-      await db.query(
-        `INSERT INTO ${SCHEMA}.timers (kind, key, payload, due_at) VALUES ('transaction.leg', $1, $2, now() + interval '1 minute')`,
-        [`${transactionId}.2`, r.timerPayload],
-      );
+      await writeSubmission(db, SCHEMA, transactionId, `${transactionId}.2`, r.submission);
       await this.events(db, `ledger-${transactionId}`, [r.ledgerEvent]);
       await db.query(
         `INSERT INTO ${SCHEMA}.ledger_entries (posting_id, entry_no, account, asset, amount) VALUES ($1, 1, $2, 'usdc', -$3::numeric), ($1, 2, $4, 'usdc', $3::numeric)`,

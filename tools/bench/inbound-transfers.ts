@@ -36,6 +36,13 @@
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Platform } from './deposits';
+import {
+  railTables,
+  storedSubmission,
+  submissionBytes,
+  writeSubmission,
+  type StoredSubmission,
+} from './rail-submission';
 import { compareSides, cpuLine, logReadersQuiet, roundsLine, roundsNote, type Figures } from './transfers';
 
 export const INBOUND_SCENARIO = 'inbound transfer to transaction';
@@ -193,8 +200,7 @@ interface Stored {
   view: string;
   /** The bank's reference of the transfer, in the deposit's row. */
   reference: string;
-  timerKey: string;
-  timerPayload: string;
+  submission: StoredSubmission;
 }
 
 async function stored(databaseUrl: string, sample: Sample): Promise<Stored> {
@@ -214,15 +220,10 @@ async function stored(databaseUrl: string, sample: Sample): Promise<Stored> {
     const [{ view }] = (
       await pool.query<{ view: unknown }>(`SELECT view FROM transactions.transactions WHERE id = $1`, [transactionId])
     ).rows;
-    const timers = (
-      await pool.query<{ key: string; payload: unknown }>(
-        `SELECT key, payload FROM platform.timers WHERE kind = 'transaction.leg' AND key LIKE $1 ORDER BY id`,
-        [`${transactionId}.%`],
-      )
-    ).rows;
-    if (!depositEvent || transactionEvents.length === 0 || partnerEvents.length === 0 || timers.length !== 1) {
+    const submission = await storedSubmission(pool, transactionId);
+    if (!depositEvent || transactionEvents.length === 0 || partnerEvents.length === 0) {
       throw new Error(
-        `transaction ${transactionId}: its rows were not all found (${transactionEvents.length} events, ${partnerEvents.length} partner events, ${timers.length} timers)`,
+        `transaction ${transactionId}: its rows were not all found (${transactionEvents.length} events, ${partnerEvents.length} partner events)`,
       );
     }
     return {
@@ -232,8 +233,7 @@ async function stored(databaseUrl: string, sample: Sample): Promise<Stored> {
       partnerEvents,
       view: JSON.stringify(view),
       reference: (depositEvent.data as { deposit: { reference: string } }).deposit.reference,
-      timerKey: timers[0].key.slice(transactionId.length),
-      timerPayload: JSON.stringify(timers[0].payload),
+      submission,
     };
   } finally {
     await pool.end();
@@ -274,7 +274,8 @@ class RawReference {
           version integer NOT NULL, created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now());
         CREATE INDEX ON ${SCHEMA}.transactions USING gin (customer_ids);
         CREATE TABLE ${SCHEMA}.timers (
-          id bigserial PRIMARY KEY, kind text NOT NULL, key text NOT NULL, payload jsonb NOT NULL, due_at timestamptz NOT NULL, UNIQUE (kind, key));`);
+          id bigserial PRIMARY KEY, kind text NOT NULL, key text NOT NULL, payload jsonb NOT NULL, due_at timestamptz NOT NULL, UNIQUE (kind, key));
+        ${railTables(SCHEMA)}`);
     } finally {
       await pool.end();
     }
@@ -294,12 +295,11 @@ class RawReference {
     const json = [
       r.response,
       r.view,
-      r.timerPayload,
       ...[r.depositEvent, ...r.transactionEvents, ...r.partnerEvents].map(
         (e) => JSON.stringify(e.data) + JSON.stringify(e.metadata),
       ),
     ];
-    return json.reduce((n, s) => n + Buffer.byteLength(s), 0);
+    return json.reduce((n, s) => n + Buffer.byteLength(s), submissionBytes(r.submission));
   }
 
   /** An active account per client. */
@@ -363,10 +363,7 @@ class RawReference {
         [transactionId, [customerId], r.view, r.transactionEvents.length],
       );
       await this.events(db, `partner-${transactionId}`, r.partnerEvents);
-      await db.query(
-        `INSERT INTO ${SCHEMA}.timers (kind, key, payload, due_at) VALUES ('transaction.leg', $1, $2, now() + interval '1 minute')`,
-        [`${transactionId}${r.timerKey}`, r.timerPayload],
-      );
+      await writeSubmission(db, SCHEMA, transactionId, `${transactionId}.1`, r.submission);
     });
   }
 

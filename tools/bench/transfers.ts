@@ -25,6 +25,7 @@ import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import { Agent, request } from 'undici';
 import { cpuNow, cpuPerOp, cpuText, profileWindow, type CpuTimes } from './cpu';
+import { railTables, WIRE_PAYOUT_SUBMISSION, writeSubmission } from './rail-submission';
 import {
   addStatements,
   readStatements,
@@ -427,7 +428,8 @@ class RawReference {
           id bigserial PRIMARY KEY, kind text NOT NULL, key text NOT NULL, payload jsonb NOT NULL, due_at timestamptz NOT NULL, UNIQUE (kind, key));
         CREATE TABLE ${SCHEMA}.transactions (
           id text PRIMARY KEY, project_id text NOT NULL, customer_id text NOT NULL, quote_id text NOT NULL UNIQUE, body jsonb NOT NULL,
-          status text NOT NULL, sub_status text, created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now());`);
+          status text NOT NULL, sub_status text, created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now());
+        ${railTables(SCHEMA)}`);
     } finally {
       await pool.end();
     }
@@ -526,10 +528,7 @@ class RawReference {
         `INSERT INTO ${SCHEMA}.events (stream_id, stream_version, type, data, metadata) VALUES ($1, 1, 'partnerEvent.published', $2, '{}'), ($1, 2, 'partnerEvent.published', $2, '{}')`,
         [`partner-${transactionId}`, this.transactionBody],
       );
-      await db.query(
-        `INSERT INTO ${SCHEMA}.timers (kind, key, payload, due_at) VALUES ('transaction.leg', $1, '{}', now() + interval '1 minute')`,
-        [transactionId],
-      );
+      await writeSubmission(db, SCHEMA, transactionId, `${transactionId}.1`, WIRE_PAYOUT_SUBMISSION);
       await db.query(
         `INSERT INTO ${SCHEMA}.idempotency_keys (scope, key, request_hash, response_status, response_body) VALUES ('bench', $1, 'hash', 201, $2)`,
         [randomUUID(), this.transactionBody],

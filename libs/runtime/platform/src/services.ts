@@ -54,6 +54,7 @@ import {
   TransactionLimitChanges1700000005200,
   TransactionLimits1700000005100,
   TransactionProjectLimitsDropped1700000005300,
+  TransactionRailSubmissions1700000005400,
   Transactions1700000005000,
 } from '@mm/transactions/infrastructure';
 import { WebhooksModule } from '@mm/webhooks/api';
@@ -143,6 +144,7 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
       TransactionLimits1700000005100,
       TransactionLimitChanges1700000005200,
       TransactionProjectLimitsDropped1700000005300,
+      TransactionRailSubmissions1700000005400,
       PlatformChainPayouts1700000000410,
       PlatformChainPayoutPurpose1700000000430,
       // The sweeper reads the derived addresses the accounts and deposit-addresses services register.

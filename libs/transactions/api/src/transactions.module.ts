@@ -3,6 +3,7 @@ import { TRANSACTIONS_APPLICATION } from '@mm/transactions/application';
 import {
   ChainPayoutRail,
   PaymentRails,
+  RailSubmissions,
   SandboxRails,
   TransactionLimitsRepository,
   TransactionsReadModel,
@@ -24,13 +25,14 @@ import {
     TransactionsEventsController,
     TransactionsInternalController,
   ],
-  // Crypto payouts to external wallets on a network on a chain go on the chain; the sandbox simulates every
-  // other rail (production binds real adapters to PaymentRails).
+  // Crypto payouts to external wallets on a network on a chain go on the chain; the sandbox's provider simulates
+  // every other rail, behind the port a real provider's adapter would take (PaymentRails).
   providers: [
     ...TRANSACTIONS_APPLICATION,
     TransactionsReadModel,
     TransactionLimitsRepository,
     ChainPayoutRail,
+    RailSubmissions,
     { provide: PaymentRails, useClass: SandboxRails },
     TransactionsPortAdapter,
     { provide: TransactionsPort, useExisting: TransactionsPortAdapter },

@@ -13,7 +13,7 @@ import { loadConfig } from '@mm/platform/config';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { newId } from '@mm/platform/ids';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import { ChainPayoutRail, SandboxRails, TransactionsReadModel } from '@mm/transactions/infrastructure';
+import { ChainPayoutRail, RailSubmissions, SandboxRails, TransactionsReadModel } from '@mm/transactions/infrastructure';
 import { DepositTransactionsHandler } from './deposit-transactions.handler';
 import { LegAccountChecks } from './leg-account-checks';
 import { MadeTransactions, RecentIds } from './made-transactions';
@@ -79,13 +79,15 @@ describe("a transaction made once from another service's event", () => {
     // Making a deposit's transaction asks no other service: their ports are not called here.
     const unused = {} as never;
     const clock = new ProjectClock(db.uow);
-    const timers = new TransactionTimerService(new TimerService(db.uow, clock));
+    const timerService = new TimerService(db.uow, clock);
+    const timers = new TransactionTimerService(timerService);
     // No network on a chain: every leg is the sandbox rail's.
     const chains = new ChainNetworks(loadConfig({}), db.uow);
     const commands = new TransactionCommands(
       eventStore,
       new TransactionsReadModel(db.uow),
-      new SandboxRails(chains),
+      new SandboxRails(db.uow, timerService, chains),
+      new RailSubmissions(db.uow),
       clock,
       timers,
       new ChainPayoutRail(db.uow, chains, loadConfig({})),

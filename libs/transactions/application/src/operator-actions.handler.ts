@@ -141,7 +141,7 @@ export class OperatorActionsHandler {
     const leg = state.legs.find((l) => l.kind === 'payout' && l.status === 'pending');
     if (!leg) return undefined;
     const at = await this.clock.now(projectId);
-    const answer = await this.unconfirmed.lookUp(state.record, leg, at);
+    const answer = await this.unconfirmed.lookUp(state.record, leg);
     if (answer.kind === 'unreachable')
       throw new ApiError(
         'unconfirmedPayoutUnverifiable',

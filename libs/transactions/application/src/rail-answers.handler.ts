@@ -1,7 +1,7 @@
-// The rails' answers about legs (spec: Transaction legs; States / Transaction): the sandbox rail's answer on
-// its timer, the sweeper's question about a payout the service stopped waiting for (spec: Unconfirmed payout
-// sweep), and the sandbox bank's steps of a virtual account's refund.
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+// The rails' answers about legs (spec: Transaction legs; States / Transaction): a provider's event about a leg it
+// was sent (its outcome, or a virtual account refund's steps at the sender's bank), and the sweeper's question about
+// a payout the service stopped waiting for (spec: Unconfirmed payout sweep).
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { LegFailure } from '@mm/contracts';
 import { ProjectClock } from '@mm/platform/clock';
 import {
@@ -17,9 +17,10 @@ import {
   type TransactionCommand,
   type TransactionState,
 } from '@mm/transactions/domain';
-import { PaymentRails } from '@mm/transactions/infrastructure';
+import { PaymentRails, RailSubmissions, type RailEvent } from '@mm/transactions/infrastructure';
 import { LegAccountChecks } from './leg-account-checks';
 import { TransactionCommands } from './transaction.commands';
+import { submitLeg } from './rail-timers.step';
 import {
   LEG_TIMER,
   REFUND_TIMER,
@@ -31,9 +32,12 @@ import { UnconfirmedPayoutLookup } from './unconfirmed-payout-lookup';
 
 @Injectable()
 export class RailAnswersHandler implements OnModuleInit {
+  private readonly logger = new Logger('rails');
+
   constructor(
     private readonly commands: TransactionCommands,
     private readonly rails: PaymentRails,
+    private readonly submissions: RailSubmissions,
     private readonly accounts: LegAccountChecks,
     private readonly clock: ProjectClock,
     private readonly timers: TransactionTimerService,
@@ -41,20 +45,56 @@ export class RailAnswersHandler implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.timers.register(LEG_TIMER, (timer) => this.onLegAnswer(timer));
+    this.rails.onEvent((event) => this.onRailEvent(event));
     this.timers.register(SWEEP_TIMER, (timer) => this.onSweep(timer));
-    this.timers.register(REFUND_TIMER, (timer) => this.onBankRefund(timer));
+    this.timers.register(LEG_TIMER, ({ projectId, payload }) => this.sendUnsent(projectId, payload, 'leg'));
+    this.timers.register(REFUND_TIMER, ({ projectId, payload }) => this.sendUnsent(projectId, payload, 'bankRefund'));
+  }
+
+  /** A leg an earlier version left waiting on a timer of its own, pending and never sent: sent to the rails now. */
+  private async sendUnsent(
+    projectId: string,
+    { transactionId, legId }: { transactionId: string; legId: string },
+    purpose: 'leg' | 'bankRefund',
+  ): Promise<void> {
+    const state = await this.commands.current(transactionId);
+    const leg = state.status === 'none' ? undefined : state.legs.find((l) => l.id === legId);
+    if (state.status === 'none' || leg?.status !== 'pending' || (await this.submissions.ofLeg(legId))) return;
+    const at = await this.clock.now(projectId);
+    await submitLeg(
+      { provider: this.rails, submissions: this.submissions },
+      { projectId, record: state.record, leg, purpose, at },
+    );
+  }
+
+  /** A provider's event, recorded on the leg its reference was given for; one for no submission of ours is dropped. */
+  private async onRailEvent({ eventId, reference, outcome }: RailEvent): Promise<void> {
+    const submission = await this.submissions.byReference(reference);
+    if (!submission) {
+      this.logger.warn(`event ${eventId} from the rails names ${reference}, which nothing was sent as; dropped`);
+      return;
+    }
+    const { project_id: projectId, transaction_id: transactionId, leg_id: legId } = submission;
+    // The sender's bank's steps of a refund are recorded as they come: no account of ours decides them.
+    if (submission.purpose === 'bankRefund') {
+      const at = (await this.clock.now(projectId)).toISOString();
+      await this.commands.handle(projectId, transactionId, { type: 'ReportLeg', legId, outcome, at });
+      return;
+    }
+    await this.onLegAnswer(projectId, transactionId, legId, outcome);
   }
 
   /**
-   * A rail answered a leg (the sandbox provider's timer). Decided on the state read under the stream's
-   * lock. An account the leg needs that is no longer usable refuses the leg whatever the rail says; an
-   * accounts service that cannot be asked fails the timer, which fires again later.
+   * A rail answered a leg. Decided on the state read under the stream's lock. An account the leg needs that is
+   * no longer usable refuses the leg whatever the rail says; an accounts service that cannot be asked fails the
+   * event's delivery, which comes again later.
    */
-  private async onLegAnswer({
-    projectId,
-    payload: { transactionId, legId },
-  }: DueTransactionTimer<typeof LEG_TIMER>): Promise<void> {
+  private async onLegAnswer(
+    projectId: string,
+    transactionId: string,
+    legId: string,
+    answer: RailOutcome,
+  ): Promise<void> {
     const at = await this.clock.now(projectId);
     const { unusable, deliveryGone } = await this.legChecks(projectId, transactionId, legId);
     await this.commands.handle(projectId, transactionId, (state: TransactionState): TransactionCommand => {
@@ -63,9 +103,7 @@ export class RailAnswersHandler implements OnModuleInit {
       if (state.status === 'none' || !leg || leg.status !== 'pending')
         return { type: 'ReportLeg', legId, outcome: { kind: 'unconfirmed' }, at: at.toISOString() };
       const { record } = state;
-      let { outcome }: { outcome: RailOutcome } = unusable
-        ? { outcome: { kind: 'declined', failure: unusable } }
-        : this.rails.answer(record, leg, at);
+      let outcome: RailOutcome = unusable ? { kind: 'declined', failure: unusable } : answer;
       const next = nextLegId(state);
       let nextLeg: NewLeg | undefined;
       let review: string | undefined;
@@ -114,7 +152,7 @@ export class RailAnswersHandler implements OnModuleInit {
     const leg = state.legs.find((l) => l.id === payload.legId);
     if (!leg || leg.status !== 'pending' || state.subStatus !== 'processing.payoutUnconfirmed') return;
     const at = await this.clock.now(projectId);
-    const answer = await this.unconfirmed.lookUp(state.record, leg, at);
+    const answer = await this.unconfirmed.lookUp(state.record, leg);
     // Nothing to conclude yet (the provider away, or a transfer on a chain that may still land): asked again later.
     if (answer.kind !== 'answered') {
       await this.timers.schedule(
@@ -132,20 +170,5 @@ export class RailAnswersHandler implements OnModuleInit {
       outcome: answer.outcome,
       at: at.toISOString(),
     });
-  }
-
-  /** The sandbox bank's answers about a virtual account's refund: accepted (in flight), settled, or silence past the window. */
-  private async onBankRefund({
-    projectId,
-    payload: { transactionId, legId, step },
-  }: DueTransactionTimer<typeof REFUND_TIMER>): Promise<void> {
-    const at = (await this.clock.now(projectId)).toISOString();
-    const outcome: RailOutcome =
-      step === 'accepted'
-        ? { kind: 'refundAccepted' }
-        : step === 'unconfirmed'
-          ? { kind: 'refundUnconfirmed' }
-          : { kind: 'settled', references: {} };
-    await this.commands.handle(projectId, transactionId, { type: 'ReportLeg', legId, outcome, at });
   }
 }

@@ -13,7 +13,7 @@ import {
   type TransactionEvent,
   type TransactionState,
 } from '@mm/transactions/domain';
-import { ChainPayoutRail, PaymentRails, TransactionsReadModel } from '@mm/transactions/infrastructure';
+import { ChainPayoutRail, PaymentRails, RailSubmissions, TransactionsReadModel } from '@mm/transactions/infrastructure';
 import { publishAnnouncements } from './transaction-partner-events.projection';
 import { projectReadModel } from './transaction-read-model.projection';
 import { scheduleRails } from './rail-timers.step';
@@ -25,7 +25,8 @@ export class TransactionCommands extends CommandHandler<TransactionCommand, Tran
   constructor(
     private readonly log: TransactionsEventStore,
     readModel: TransactionsReadModel,
-    rails: PaymentRails,
+    provider: PaymentRails,
+    submissions: RailSubmissions,
     clock: ProjectClock,
     timers: TransactionTimerService,
     chain: ChainPayoutRail,
@@ -33,7 +34,11 @@ export class TransactionCommands extends CommandHandler<TransactionCommand, Tran
     super(log, {
       decider: transactionDecider,
       streamId: transactionStreamId,
-      then: [projectReadModel(readModel), publishAnnouncements(log), scheduleRails(clock, rails, timers, chain)],
+      then: [
+        projectReadModel(readModel),
+        publishAnnouncements(log),
+        scheduleRails(clock, { chain, provider, submissions }, timers),
+      ],
     });
   }
 

@@ -4,7 +4,10 @@ import { Injectable } from '@nestjs/common';
 import { TimerService } from '@mm/platform/clock';
 
 export type TransactionTimers = {
-  /** A rail answers a pending leg (key: the leg id). */
+  /**
+   * A rail answers a pending leg (key: the leg id). Scheduled by versions before the rails had a provider's port:
+   * one still pending sends its leg to the rails when it fires.
+   */
   'transaction.leg': { transactionId: string; legId: string };
   /** The sandbox compliance desk decides a review (key: the transaction id). */
   'transaction.review': { transactionId: string };
@@ -12,7 +15,7 @@ export type TransactionTimers = {
   'transaction.unconfirmedSweep': { transactionId: string; legId: string };
   /** A deposit held for its sender's attribution fails at the hold's deadline (key: the transaction id). */
   'transaction.attributionTimeout': { transactionId: string };
-  /** A virtual account's bank refund: the bank's acceptance, settlement, or silence (key: the leg id and the step). */
+  /** A virtual account's bank refund's step (key: the leg id and the step); as `transaction.leg`, from earlier versions. */
   'transaction.bankRefund': { transactionId: string; legId: string; step: 'accepted' | 'settled' | 'unconfirmed' };
 };
 
