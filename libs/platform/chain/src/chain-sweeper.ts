@@ -8,7 +8,9 @@
 // Both stay within custody: the ledger owes the customers the same, and the chain holds the same in custody
 // (the reconciliation sums the treasury and every derived address), so neither is a ledger entry. One address's
 // next step is queued by one process at a time (an advisory lock), and an address with a gas or sweep
-// transfer still under way is left to it.
+// transfer still under way is left to it. A pass looks only at the addresses that may need it: those the token's
+// Transfer logs paid since the last pass (read again a few blocks back, as a reorganisation may have rewritten
+// them), and those found at the threshold and not yet swept; a process's first pass looks at every address.
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { UnitOfWork } from '@mm/platform/database';
@@ -18,8 +20,15 @@ import type { CustodySigner } from './custody';
 import type { CustodyRegistry } from './custody-registry';
 import { viem, type Address } from './viem';
 
+/** Blocks read in one log query at most: public nodes cap a log query's range. */
+const MAX_RANGE = 500n;
+
 export class ChainSweeper {
   private readonly logger: Logger;
+  /** The first block the next pass has not read the logs of; none before this process's first pass. */
+  private unread?: bigint;
+  /** Addresses found at the threshold and not swept yet (their gas first, a transfer under way): looked at each pass. */
+  private readonly waiting = new Set<string>();
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -34,8 +43,8 @@ export class ChainSweeper {
   }
 
   /**
-   * One pass over the network's derived addresses: what each needs next (gas, or its sweep) queued. The chain
-   * is read outside any database transaction; each address's decision and queueing is one short transaction
+   * One pass over the derived addresses that may need it: what each needs next (gas, or its sweep) queued. The
+   * chain is read outside any database transaction; each address's decision and queueing is one short transaction
    * under a lock of its own, so two processes never queue the same address's next step twice.
    */
   async step(): Promise<void> {
@@ -43,11 +52,19 @@ export class ChainSweeper {
     const decimals = await this.client.decimals();
     const least = viem.parseUnits(this.threshold, decimals);
     const treasury = this.custody.address(this.custody.treasury(network));
+    const paid = await this.paidSinceLastPass();
     let gas: bigint | undefined;
     for (const entry of await this.registry.derived(network)) {
       const address = entry.address as Address;
+      const key = address.toLowerCase();
+      if (paid && !paid.has(key) && !this.waiting.has(key)) continue;
       const balance = await this.client.balanceOf(address);
-      if (balance < least) continue;
+      if (balance < least) {
+        this.waiting.delete(key);
+        continue;
+      }
+      // Until its sweep is queued: looked at again next pass, whatever the logs say.
+      this.waiting.add(key);
       // Today's fees, asked once a pass and only when some address is to be swept.
       gas ??= TRANSFER_GAS * (await this.client.client.estimateFeesPerGas()).maxFeePerGas * 2n;
       const needsGas = (await this.client.client.getBalance({ address })) < gas;
@@ -82,6 +99,28 @@ export class ChainSweeper {
         this.logger.log(`sweeping ${amount} from ${address} to the treasury`);
       });
     }
+  }
+
+  /**
+   * The addresses (lower case) the token's Transfer logs paid since the last pass, from as many blocks before it as
+   * the network's confirmations (a reorganisation may have rewritten them) up to the head; undefined on a process's
+   * first pass, which looks at every address. Moved on only once read: a failed read is read again next pass.
+   */
+  private async paidSinceLastPass(): Promise<Set<string> | undefined> {
+    const head = await this.client.head();
+    const first = this.unread;
+    if (first === undefined) {
+      this.unread = head + 1n;
+      return undefined;
+    }
+    const back = BigInt(this.client.settings.confirmations);
+    const paid = new Set<string>();
+    for (let from = first > back ? first - back : 0n; from <= head; from += MAX_RANGE) {
+      const to = from + MAX_RANGE - 1n < head ? from + MAX_RANGE - 1n : head;
+      for (const transfer of await this.client.transfers(from, to)) paid.add(transfer.to.toLowerCase());
+    }
+    this.unread = head + 1n;
+    return paid;
   }
 
   /** Whether a gas transfer to the address, or a sweep from it, is queued or sent and not yet landed. */
