@@ -17,7 +17,7 @@
 //             the idempotency row with the answer
 //   commit 2  (transactions, once the deposit is committed, before the answer) the transaction's four
 //             events (created, deposit leg initiated and settled, payout leg initiated), its row (jsonb
-//             view), its five partner events (statusChanged and four leg events), the payout's timer;
+//             view), its five partner events (statusChanged and four leg events), the payout's submission to its rail;
 //             and the ledger's event with its two entries (rail to transit), which the accounts service
 //             posts from the transactions log just after the answer: the raw side writes them here
 // Two commits, because the platform cannot do with fewer: the deposit is recorded by one service and its
@@ -26,7 +26,7 @@
 // its one transaction. The ledger posting is a third commit on the platform's side, done after the
 // answer; the raw side folds it into the second, which favours the raw side.
 // The jsonb values are the platform's own (its events' data and metadata, its transaction view, its
-// answer, its timer payload) read back from its database in this run, so both sides store the same bytes.
+// answer, its rail submission's records) read back from its database in this run, so both sides store the same bytes.
 // At each client count both sides warm up, then take turns (compareSides): a measured run of the raw
 // reference, then one of the platform, BENCH_ROUNDS times, each run once the platform's log readers are
 // quiet. The first client count starts once the readers have read what the sections before it wrote,
@@ -540,7 +540,7 @@ export async function benchDeposits(
       `  platform's ops/s divided by the raw reference's at the same client count: a pg Pool of as many connections as\n` +
       `  clients writing the rows the platform writes, two commits per operation (the address checked active under its\n` +
       `  lock, the customer's lock row, the deposit's event and row, the idempotency row; the transaction's four events,\n` +
-      `  row and five partner events, the payout's timer, the ledger's event and two entries for the crypto in), with the\n` +
+      `  row and five partner events, the payout's submission to its rail, the ledger's event and two entries for the crypto in), with the\n` +
       `  platform's own events, view and response (${bytes} bytes of jsonb in all), in schema ${SCHEMA} (dropped afterwards).\n` +
       `ratios by client count: ${ratios.join(', ')}. background: ${settleTimes.join('; ')}.\n`,
   );

@@ -18,7 +18,7 @@
 //             (virtualAccount.depositReceived) and its row, the idempotency row with the answer
 //   commit 2  (transactions, once the deposit is committed, before the answer) the transaction's two
 //             events (created, bank deposit leg initiated), its row (jsonb view), its two partner events
-//             (transaction.statusChanged and virtualAccount.deposit.pending), the deposit leg's timer
+//             (transaction.statusChanged and virtualAccount.deposit.pending), the deposit leg's submission to its rail
 // Two commits, because the platform cannot do with fewer: the deposit is recorded by one service and its
 // transaction by another (separate processes in distributed mode), and the deposit must be durable before
 // the transaction is made from it, so that a crash in between leaves a deposit the log still turns into
@@ -27,7 +27,7 @@
 // The raw side takes the account's lock with a SELECT ... FOR UPDATE of its row (the platform reads the
 // row, then takes an advisory lock on its stream and reads the stream: one statement fewer on this side).
 // The jsonb values are the platform's own (its events' data and metadata, its transaction view, its
-// answer, its timer payload) read back from its database in this run, so both sides store the same bytes.
+// answer, its rail submission's records) read back from its database in this run, so both sides store the same bytes.
 // At each client count both sides warm up, then take turns (compareSides): a measured run of the raw
 // reference, then one of the platform, BENCH_ROUNDS times, each run once the platform's log readers are
 // quiet. The first client count starts once the readers have read what the sections before it wrote,
@@ -473,7 +473,7 @@ export async function benchInboundTransfers(
       `  "ratio" is the platform's ops/s divided by the raw reference's at the same client count: a pg Pool of as many\n` +
       `  connections as clients writing the rows the platform writes, two commits per operation (the account checked\n` +
       `  active under its lock, the deposit's event and row, the idempotency row; the transaction's ${counts.events} events, row\n` +
-      `  and ${counts.partnerEvents} partner events, the deposit leg's timer), with the platform's own events, view and response\n` +
+      `  and ${counts.partnerEvents} partner events, the deposit leg's submission to its rail: its record, the provider's and its timer), with the platform's own events, view and response\n` +
       `  (${bytes} bytes of jsonb in all), in schema ${SCHEMA} (dropped afterwards).\n` +
       `ratios by client count: ${ratios.join(', ')}. background: ${settleTimes.join('; ')}.\n`,
   );

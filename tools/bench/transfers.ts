@@ -12,7 +12,7 @@
 //   commit 1  the quote's event, its row (jsonb body) and its idempotency row
 //   commit 2  accept the quote and its event, debit the balance row (`balance >= amount`) and its event,
 //             two ledger entries, the transaction's three events, its row (jsonb body), its two
-//             statusChanged events, the payout's timer, and the idempotency row
+//             statusChanged events, the payout's submission to its rail, and the idempotency row
 // (the rows the platform writes for the same work, each table in one statement)
 // The jsonb bodies are the platform's own quote and transaction responses from this run, so both sides
 // store the same bytes.
