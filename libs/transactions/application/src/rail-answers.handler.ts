@@ -20,7 +20,7 @@ import {
 import { PaymentRails, RailSubmissions, type RailEvent } from '@mm/transactions/infrastructure';
 import { LegAccountChecks } from './leg-account-checks';
 import { TransactionCommands } from './transaction.commands';
-import { submitLeg } from './rail-timers.step';
+import { submitLeg } from './rail-submissions.step';
 import {
   LEG_TIMER,
   REFUND_TIMER,

@@ -16,7 +16,7 @@ import {
 import { ChainPayoutRail, PaymentRails, RailSubmissions, TransactionsReadModel } from '@mm/transactions/infrastructure';
 import { publishAnnouncements } from './transaction-partner-events.projection';
 import { projectReadModel } from './transaction-read-model.projection';
-import { scheduleRails } from './rail-timers.step';
+import { scheduleRails } from './rail-submissions.step';
 import { TransactionTimerService } from './transaction.timers';
 import { TransactionsEventStore } from './transactions.event-store';
 
