@@ -20,7 +20,7 @@ import {
   type ExternalAccount,
   type Wallet,
 } from '@meridian/money-movement';
-import { eventually, TestPlatform } from './support/test-platform';
+import { eventually, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 import { WebhookReceiver, type ReceivedDelivery } from './support/webhook-receiver';
 
 const ROOT = join(__dirname, '..');
@@ -79,7 +79,7 @@ describe('the client package against the platform', () => {
       (a) => a.status === 'active',
       WITHIN,
     );
-  }, 120_000);
+  }, START_TIMEOUT_MS + 60_000);
   afterAll(async () => {
     await receiver?.stop();
     await platform?.stop();

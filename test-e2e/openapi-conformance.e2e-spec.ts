@@ -17,6 +17,7 @@ import {
   ADMIN_TOKEN,
   E2E_MODE,
   eventually,
+  START_TIMEOUT_MS,
   TestPlatform,
   type RequestOptions,
   type Response,
@@ -51,7 +52,7 @@ describe('the OpenAPI document describes every response', () => {
     const document = await platform.request('GET', '/openapi.json');
     expect(document.status).toBe(200);
     conformance = new OpenApiConformance(document.body);
-  }, 120_000);
+  }, START_TIMEOUT_MS);
   afterAll(async () => {
     await receiver?.stop();
     await platform?.stop();

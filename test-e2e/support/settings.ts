@@ -36,10 +36,13 @@ export function distributedKafka(databaseUrl: string): Record<string, string> {
     return {};
   }
   // Kafka's least session timeout, which any broker accepts: a stopped platform's consumers leave their groups at once, so its successor does not wait out a session.
-  // The fetch wait is the platform's default: the stock-broker proxy answers a waiting fetch as soon as events arrive.
+  // A fetch waits a second rather than the platform's 200 ms: the stock-broker proxy answers a waiting fetch as soon
+  // as events arrive, as a broker does, so the longer wait costs no event any time, and an idle platform's consumers
+  // ask five times less often (a run keeps several platforms idle between requests, on two cores).
   return {
     KAFKA_BROKERS: brokers,
     MM_KAFKA_TOPIC_PREFIX: `mm-${new URL(databaseUrl).pathname.slice(1)}`,
     MM_KAFKA_SESSION_TIMEOUT_MS: '6000',
+    MM_KAFKA_MAX_WAIT_MS: '1000',
   };
 }

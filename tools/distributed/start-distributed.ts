@@ -125,7 +125,8 @@ async function waitReady(name: ServiceName, url: string, child: ChildProcess, ti
       )
     )
       return;
-    await new Promise((r) => setTimeout(r, 100));
+    // A quarter of a second: nine processes start at once, and each probe is a request that costs them CPU too.
+    await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`the ${name} service was not ready within ${timeoutSecs} s (MM_READY_TIMEOUT_SECS)`);
 }
