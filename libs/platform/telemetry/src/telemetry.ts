@@ -4,9 +4,9 @@
 // the SDK itself reads; then incoming and outgoing HTTP and every pg query are
 // spans, and the event transport continues the trace of the command that
 // appended each event (its W3C traceparent travels in the event's metadata).
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+// Types only at the top: the SDK and its instrumentations (some 450 modules, a quarter of a second of CPU) are loaded
+// when tracing is configured, so a process that does not trace, which is every process by default, never loads them.
+import type { NodeSDK } from '@opentelemetry/sdk-node';
 
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 let running: NodeSDK | undefined;
@@ -21,6 +21,13 @@ export function telemetryConfigured(env: Record<string, string | undefined> = pr
 /** Starts tracing when configured. Must run before http and pg are first required (a -r preload). */
 export function startTelemetry(serviceName: string): void {
   if (running || !telemetryConfigured()) return;
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const { HttpInstrumentation } =
+    require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { PgInstrumentation } =
+    require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
+  /* eslint-enable @typescript-eslint/no-require-imports */
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,
     instrumentations: [
