@@ -52,7 +52,7 @@ export class ChainSweeper {
     const decimals = await this.client.decimals();
     const least = viem.parseUnits(this.threshold, decimals);
     const treasury = this.custody.address(this.custody.treasury(network));
-    const paid = await this.paidSinceLastPass();
+    const { paid, next } = await this.paidSinceLastPass();
     let gas: bigint | undefined;
     for (const entry of await this.registry.derived(network)) {
       const address = entry.address as Address;
@@ -99,28 +99,27 @@ export class ChainSweeper {
         this.logger.log(`sweeping ${amount} from ${address} to the treasury`);
       });
     }
+    // Only once the whole pass is done: a pass that fails part way (a node's error, the database's) leaves the
+    // addresses it had not looked at to the next, which reads the same logs again (or every address, if first).
+    this.unread = next;
   }
 
   /**
    * The addresses (lower case) the token's Transfer logs paid since the last pass, from as many blocks before it as
    * the network's confirmations (a reorganisation may have rewritten them) up to the head; undefined on a process's
-   * first pass, which looks at every address. Moved on only once read: a failed read is read again next pass.
+   * first pass, which looks at every address. `next` is where the pass after this one reads from.
    */
-  private async paidSinceLastPass(): Promise<Set<string> | undefined> {
+  private async paidSinceLastPass(): Promise<{ paid?: Set<string>; next: bigint }> {
     const head = await this.client.head();
     const first = this.unread;
-    if (first === undefined) {
-      this.unread = head + 1n;
-      return undefined;
-    }
+    if (first === undefined) return { next: head + 1n };
     const back = BigInt(this.client.settings.confirmations);
     const paid = new Set<string>();
     for (let from = first > back ? first - back : 0n; from <= head; from += MAX_RANGE) {
       const to = from + MAX_RANGE - 1n < head ? from + MAX_RANGE - 1n : head;
       for (const transfer of await this.client.transfers(from, to)) paid.add(transfer.to.toLowerCase());
     }
-    this.unread = head + 1n;
-    return paid;
+    return { paid, next: head + 1n };
   }
 
   /** Whether a gas transfer to the address, or a sweep from it, is queued or sent and not yet landed. */

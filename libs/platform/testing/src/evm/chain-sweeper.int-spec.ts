@@ -24,10 +24,12 @@ const treasury = custody.address(custody.treasury('ethereum'));
 const recorded: PayoutOutcome[] = [];
 let sender: ChainSender;
 let sweeper: ChainSweeper;
+/** A client of the test's node, as each process has its own. */
+const sweeperClient = () => new ChainClient(loadConfig({ ...devnet.settings('ETHEREUM', 2) }).chains.ethereum!);
 
 beforeAll(async () => {
   [devnet, db] = await Promise.all([Devnet.start(), createTestDatabase()]);
-  const client = new ChainClient(loadConfig({ ...devnet.settings('ETHEREUM', 2) }).chains.ethereum!);
+  const client = sweeperClient();
   await devnet.fundGas(treasury);
   sender = new ChainSender(db.uow, client, custody, async (outcome) => void recorded.push(outcome), {
     pollMs: 60_000,
@@ -92,4 +94,26 @@ it('sends gas, then sweeps a derived address at the threshold whole into the tre
   // Swept: nothing more to do.
   await sweeper.step();
   expect(await db.uow.query(`SELECT 1 FROM platform.chain_payouts WHERE status = 'queued'`)).toEqual([]);
+});
+
+it("looks at every address again after a process's first pass failed part way, however many blocks have passed", async () => {
+  const registry = new CustodyRegistry(db.uow);
+  const address = custody.address({ purpose: 'wallet', index: 2 });
+  await registry.register({ purpose: 'wallet', index: 2, network: 'ethereum', address, ownerId: 'wal_2' });
+  // Paid before the new process's first pass, and buried deeper than the confirmations its later passes read back.
+  await devnet.mint(address, '120');
+  await devnet.mine(5);
+  // The new process's first pass fails once it has read the head (the database refuses its list of addresses).
+  let failures = 1;
+  const flaky = Object.assign(Object.create(registry) as CustodyRegistry, {
+    derived: (network: 'ethereum') =>
+      failures-- > 0 ? Promise.reject(new Error('the database went away')) : registry.derived(network),
+  });
+  const restarted = new ChainSweeper(db.uow, sweeperClient(), custody, flaky, sender, '100');
+  await expect(restarted.step()).rejects.toThrow('the database went away');
+
+  await restarted.step();
+  expect(await db.uow.query(`SELECT purpose, to_address FROM platform.chain_payouts WHERE status = 'queued'`)).toEqual([
+    { purpose: 'gas', to_address: address },
+  ]);
 });
