@@ -57,6 +57,10 @@ describe('idempotent replays are the first response, byte for byte', () => {
   }
 
   it('replays a customer create, a quote, a transaction, a deposit simulation, a PATCH and a sealed webhook create as first sent', async () => {
+    // Each replay is counted on the answering service's /metrics (docs/metrics.md): the counter only grows.
+    const replays = async () =>
+      Number(/^mm_idempotency_replays_total (\d+)$/m.exec(await platform.metrics('accounts'))?.[1] ?? NaN);
+    const before = await replays();
     const customer = (
       await replayed('POST', '/customers', {
         type: 'individual',
@@ -66,6 +70,7 @@ describe('idempotent replays are the first response, byte for byte', () => {
         endorsements: ['basic', 'cryptoCustody', 'usd'],
       })
     ).body;
+    expect(await replays()).toBeGreaterThan(before);
     await eventually(
       async () =>
         (await get(`/customers/${customer.id}`)).body.endorsements.every(

@@ -96,6 +96,7 @@ describe('PATCH, labels and lists: one rule each, everywhere (issue 42, items 5 
     '/v0.13/webhooks/{id}': { description: () => ({ description: 'Payroll hooks' }) },
     '/v0.13/admin/projects/{projectId}': {
       limits: () => ({ limits: { perTransactionMax: '5000.00', dailyBankPayoutCap: '9000.00' } }),
+      fourEyesThreshold: () => ({ fourEyesThreshold: '2500.00' }),
     },
   };
 
@@ -485,7 +486,8 @@ describe('PATCH, labels and lists: one rule each, everywhere (issue 42, items 5 
           const query = new URLSearchParams();
           for (const p of item.get.parameters as Schema[])
             if (p.in === 'query' && p.required) query.set(p.name, customer.id);
-          return { path: path.replace('{id}', ids.webhook), query, admin: path.startsWith('/v0.13/admin/') };
+          const at = path.replace('{id}', ids.webhook).replace('{projectId}', projectId);
+          return { path: at, query, admin: path.startsWith('/v0.13/admin/') };
         });
 
     it('refuses anything but a plain base-10 integer from 1 to 100, with one message, on each of them', async () => {

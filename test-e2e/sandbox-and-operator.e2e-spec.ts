@@ -469,6 +469,8 @@ describe('production mode', () => {
       {
         MM_ENVIRONMENT: 'production',
         MM_ALLOW_SIMULATED_PROVIDERS: 'true',
+        // The static admin token is break-glass in production, refused unless allowed (docs/operators.md).
+        MM_ADMIN_TOKEN_IN_PRODUCTION: 'true',
         MM_BOOTSTRAP_API_KEY: 'sk_live_e2eProductionKey01',
         MM_BOOTSTRAP_API_SECRET: 'e2e-production-secret-0123',
       },

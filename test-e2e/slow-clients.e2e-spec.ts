@@ -4,13 +4,17 @@
 // 127.0.0.1, and abusive sockets bind other loopback addresses so that each is
 // a different client to the per-client cap. Bounds are the configured timeouts
 // plus Node's checking interval and a margin for a loaded machine, against the
-// minutes such connections stayed open before.
+// minutes such connections stayed open before. The header timeout is also the window in which the normal
+// client must be served while every abusive connection is still open: two seconds, so that a loaded machine's
+// slow answers cannot close it before the normal requests are done.
 import { connect, type Socket } from 'node:net';
 import { eventually, START_TIMEOUT_MS, TestPlatform } from './support/test-platform';
 
-const HEADERS_MS = 800;
-const REQUEST_MS = 2500;
-const IDLE_MS = 1500;
+const HEADERS_MS = 2000;
+// Above the idle timeout (a dripping body outlives it, so only the request deadline closes it), which is above
+// the header timeout (a connection that sends nothing gets the header timeout's 408 before it is idle for long).
+const REQUEST_MS = 5000;
+const IDLE_MS = 3000;
 const KEEP_ALIVE_MS = 800;
 const PER_CLIENT = 5;
 const TOTAL = 40;

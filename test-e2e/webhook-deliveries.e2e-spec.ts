@@ -19,11 +19,15 @@ const SCHEDULE = [0, 5, 10, 30, 60, 600, 3600, 21_600, 86_400, 172_800];
 
 /** An independent verifier: HMAC-SHA256 over `<t>.<raw body>` keyed with the key's UTF-8 bytes. */
 function verifiesWith(delivery: ReceivedDelivery, signingKey: string): boolean {
+  // `t=<unix>` and one `v1=<hex>` per signing key (two or more during a key rotation's overlap).
   const header = String(delivery.headers['webhook-signature']);
-  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+  const match = /^t=(\d+)((?:,v1=[0-9a-f]{64})+)$/.exec(header);
   if (!match) return false;
   const expected = createHmac('sha256', signingKey).update(`${match[1]}.${delivery.rawBody}`).digest();
-  return timingSafeEqual(expected, Buffer.from(match[2], 'hex'));
+  return match[2]
+    .split(',v1=')
+    .slice(1)
+    .some((signature) => timingSafeEqual(expected, Buffer.from(signature, 'hex')));
 }
 
 describe('webhook deliveries', () => {
@@ -564,6 +568,15 @@ describe('webhook deliveries', () => {
       const d = await attemptsReach(t, hook.id, sent.id, 1);
       expect(d.status).toBe('queued');
       expect(d.attempts[0]).toMatchObject({ statusCode: null, error: 'timeout after 500 ms' });
+      // Queued for its retry: counted on the webhooks service's /metrics (docs/metrics.md), with the oldest's wait.
+      const metrics = await platform.metrics('webhooks');
+      expect(Number(/^mm_webhook_deliveries_queued (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+      expect(Number(/^mm_webhook_oldest_queued_seconds ([\d.e+-]+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(0);
+      // Its attempt counted, by what it left the delivery (queued for a retry).
+      expect(
+        Number(/^mm_webhook_attempts_total\{outcome="queued"\} (\d+)$/m.exec(metrics)?.[1]),
+      ).toBeGreaterThanOrEqual(1);
+      expect(metrics).toMatch(/^mm_webhook_endpoints_suspended \d+$/m);
       expect(d.attempts[0].durationMs).toBeGreaterThanOrEqual(450);
       expect(d.attempts[0].durationMs).toBeLessThan(2500);
     });
@@ -663,17 +676,37 @@ describe('webhook deliveries', () => {
       expect(receiver.at('/retry-in-flight')).toHaveLength(3);
     });
 
-    it('signs with the new key after rotate-key; the old one stops verifying', async () => {
+    it('signs with the new key after rotate-key, and with the old one beside it for a day', async () => {
       const t = await tenant('rotate');
       const hook = await t.endpoint('/rotate');
       await t.post(`/webhooks/${hook.id}/test`);
       const [before] = await arrivals('/rotate', 1);
       expect(verifiesWith(before, hook.signingKey)).toBe(true);
+      expect(String(before.headers['webhook-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
       const rotated = (await t.post(`/webhooks/${hook.id}/rotate-key`)).body;
       expect(rotated.signingKey).not.toBe(hook.signingKey);
+      // For a day, both keys' signatures: a receiver verifies with either while it deploys the new key.
       await t.post(`/webhooks/${hook.id}/test`);
-      const [, after] = await arrivals('/rotate', 2);
-      expect(verifiesWith(after, rotated.signingKey)).toBe(true);
+      const [, during] = await arrivals('/rotate', 2);
+      expect(String(during.headers['webhook-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+      expect(verifiesWith(during, rotated.signingKey)).toBe(true);
+      expect(verifiesWith(during, hook.signingKey)).toBe(true);
+      expect(() =>
+        stripe.webhooks.constructEvent(during.rawBody, String(during.headers['webhook-signature']), hook.signingKey),
+      ).not.toThrow();
+      // A second rotation: the first key's day is not cut short, the second key joins it.
+      const again = (await t.post(`/webhooks/${hook.id}/rotate-key`)).body;
+      await t.advance(23 * 3600);
+      await t.post(`/webhooks/${hook.id}/test`);
+      const [, , twice] = await arrivals('/rotate', 3);
+      for (const key of [again.signingKey, rotated.signingKey, hook.signingKey])
+        expect(verifiesWith(twice, key)).toBe(true);
+      // A day after the rotations (on the project's clock), the retired keys stop signing.
+      await t.advance(3600);
+      await t.post(`/webhooks/${hook.id}/test`);
+      const [, , , after] = await arrivals('/rotate', 4);
+      expect(verifiesWith(after, again.signingKey)).toBe(true);
+      expect(verifiesWith(after, rotated.signingKey)).toBe(false);
       expect(verifiesWith(after, hook.signingKey)).toBe(false);
       expect(() =>
         stripe.webhooks.constructEvent(after.rawBody, String(after.headers['webhook-signature']), hook.signingKey),

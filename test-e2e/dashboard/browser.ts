@@ -140,3 +140,17 @@ export class WatchedPage {
     if (inaccessible) throw inaccessible;
   }
 }
+
+/** Signs the page in through the form as a partner with this key pair, and waits for the first view. */
+export async function signInAsPartner(w: WatchedPage, keys: { apiKey: string; apiSecret: string }): Promise<void> {
+  await w.visit('/');
+  await w.page.getByLabel('API key', { exact: true }).fill(keys.apiKey);
+  await w.page.getByLabel('API secret', { exact: true }).fill(keys.apiSecret);
+  await w.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  // Attached rather than visible: on a phone the sections are folded behind the menu button.
+  await w.page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Transactions', includeHidden: true })
+    .waitFor({ state: 'attached' });
+  await w.loaded();
+}

@@ -41,8 +41,11 @@ function readTables(dataSource: Queryable): Promise<Table[]> {
        JOIN pg_class c ON c.relname = t.table_name JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = t.table_schema
       WHERE t.table_type = 'BASE TABLE' AND t.table_schema NOT IN ('pg_catalog', 'information_schema') AND c.relpersistence <> 'u'
         -- Webhook attempts and endpoint health record the delivery worker's own HTTP calls, made on
-        -- its schedule whatever a request does.
-        AND (t.table_schema, t.table_name) NOT IN (('webhooks', 'delivery_attempts'), ('webhooks', 'endpoint_health'))
+        -- its schedule whatever a request does; the operators' audit log records every operator request that
+        -- reaches its route, the refused ones too, by design (docs/operators.md), and the request log every partner
+        -- request (docs/request-logs.md).
+        AND (t.table_schema, t.table_name) NOT IN (('webhooks', 'delivery_attempts'), ('webhooks', 'endpoint_health'),
+                                                   ('gateway', 'audit_log'), ('gateway', 'request_logs'))
       ORDER BY 1, 2`,
   );
 }

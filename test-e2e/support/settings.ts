@@ -11,6 +11,7 @@ export const SIGNING_KEY_ENCRYPTION_KEYS = `e2e:${Buffer.alloc(32, 'e2e-signing-
 export function platformSettings(databaseUrl: string, env: Record<string, string> = {}): Record<string, string> {
   return {
     DATABASE_URL: databaseUrl,
+    ...pooled(databaseUrl),
     PORT: '0',
     // Info and above, read back at stop(): no log line may carry a secret the test sent.
     MM_LOG_LEVEL: 'info',
@@ -20,6 +21,18 @@ export function platformSettings(databaseUrl: string, env: Record<string, string
     MM_SIGNING_KEY_ENCRYPTION_KEYS: SIGNING_KEY_ENCRYPTION_KEYS,
     ...env,
   };
+}
+
+/**
+ * In the e2e-pgbouncer project (tools/jest/pgbouncer-mode.js): the database through the run's PgBouncer in
+ * transaction pooling, and PostgreSQL itself for what needs a session (docs/kubernetes.md, PgBouncer).
+ */
+function pooled(databaseUrl: string): Record<string, string> {
+  const pgBouncer = process.env.MM_E2E_POOLER === 'pgbouncer' ? process.env.MM_TEST_PGBOUNCER : undefined;
+  if (!pgBouncer) return {};
+  const url = new URL(databaseUrl);
+  url.host = pgBouncer;
+  return { DATABASE_URL: url.toString(), MM_DATABASE_DIRECT_URL: databaseUrl, MM_DATABASE_POOL_MODE: 'transaction' };
 }
 
 let warnedNoKafka = false;

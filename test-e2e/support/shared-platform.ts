@@ -97,7 +97,8 @@ export async function stopSharedPlatform(): Promise<void> {
 /** A worker: the shared platform once it is up; undefined when this run has none. */
 export async function sharedPlatformState(): Promise<SharedState | undefined> {
   const file = process.env[SHARED_STATE_VARIABLE];
-  if (!file || !existsSync(file)) return undefined;
+  // The shared platform is not behind PgBouncer: a file of the e2e-pgbouncer project starts its own.
+  if (!file || !existsSync(file) || process.env.MM_E2E_POOLER) return undefined;
   // The start's own limit, and the time to clone the template before it.
   const deadline = Date.now() + START_TIMEOUT_MS + 30_000;
   for (;;) {

@@ -135,17 +135,20 @@ export class TestPlatform {
     return platform;
   }
 
+  /** A service's own address: the one process's in platform mode; in distributed mode the service's process. */
+  serviceUrl(service: ServiceName): string {
+    if (E2E_MODE !== 'distributed') return this.url;
+    const row = new RegExp(`^ {2}${service} +(http://127\\.0\\.0\\.1:\\d+) {3}pid \\d+$`, 'm').exec(this.logs());
+    if (!row) throw new Error(`${service} is not among this platform's processes`);
+    return row[1];
+  }
+
   /**
    * A service's /metrics (Prometheus text): the one process's in platform mode; in distributed mode the
    * service's own process, found in the process table start:distributed prints.
    */
   async metrics(service: ServiceName): Promise<string> {
-    let base = this.url;
-    if (E2E_MODE === 'distributed') {
-      const row = new RegExp(`^ {2}${service} +(http://127\\.0\\.0\\.1:\\d+) {3}pid \\d+$`, 'm').exec(this.logs());
-      if (!row) throw new Error(`${service} is not among this platform's processes`);
-      base = row[1];
-    }
+    const base = this.serviceUrl(service);
     const res = await fetch(`${base}/metrics`);
     if (res.status !== 200) throw new Error(`GET ${base}/metrics: ${res.status}`);
     return res.text();

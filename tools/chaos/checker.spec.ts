@@ -334,6 +334,88 @@ describe('the fault run checker', () => {
     });
   });
 
+  describe('the chain', () => {
+    const [treasury, recipient] = [
+      '0x00000000000000000000000000000000000000aa',
+      '0x00000000000000000000000000000000000000bb',
+    ];
+    const atRest = {
+      network: 'meridianchain',
+      chainHeld: '1000850.000000',
+      ledgerOwed: '850.000000',
+      operatorFloat: '1000000.000000',
+      inFlight: '0.000000',
+      unexplainedDifference: '0.000000',
+    };
+
+    /**
+     * The consistent project on a chain: an external wallet of cst_a's, paid 10.91 from wlt_a by one transfer from
+     * the treasury (on a chain the cents do not decide), which the chain holds under the hash the leg reports.
+     */
+    function onChain() {
+      const { world, history, announced } = consistent();
+      const subject = {
+        walletId: 'wlt_a',
+        externalAccountId: 'ext_wallet',
+        corridor: 'walletToExternalWallet' as const,
+      };
+      history.push(
+        op(20, 'createExternalWallet', 'ok', { customerId: 'cst_a', address: recipient }, { id: 'ext_wallet' }),
+        op(21, 'createQuote', 'ok', { ...subject, amount: '10.91' }, { id: 'qt_6' }),
+        op(22, 'createTransaction', 'ok', { ...subject, amount: '10.91', quoteOp: 21 }, { id: 'txn_6' }),
+      );
+      const destination = { type: 'walletExternal', details: { id: 'ext_wallet' } };
+      const paid = transaction('txn_6', 21, '10.91', destination, 'completed', null, [
+        { kind: 'payout', status: 'settled', txHash: '0xh1' } as { kind: string; status: string },
+      ]);
+      world.transactions.unshift(paid);
+      world.externalAccounts.push({
+        id: 'ext_wallet',
+        metadata: { chaosOp: '20' },
+        walletExternal: { address: recipient },
+      });
+      announced.announce(
+        'externalAccount.active',
+        { id: 'ext_wallet', metadata: { chaosOp: '20' }, walletExternal: { address: recipient } },
+        2,
+      );
+      announced.statuses(paid, [['processing', 'processing.fundsPulled']]);
+      balanceOf(world, 'wlt_a', '839.09');
+      world.chain = {
+        network: 'meridianchain',
+        treasury,
+        reconciliation: { ...atRest },
+        transfers: [{ hash: '0xh1', from: treasury, to: recipient, amount: '10.91', block: 7 }],
+      };
+      return { world, history };
+    }
+
+    it('finds nothing wrong with a payout that landed once, to the unit, and books that match the chain', () => {
+      const { world, history } = onChain();
+      expect(judge(world, history).anomalies).toEqual([]);
+    });
+
+    it('reports a payout paid twice on chain', () => {
+      const { world, history } = onChain();
+      world.chain!.transfers.push({ hash: '0xh2', from: treasury, to: recipient, amount: '10.91', block: 8 });
+      expect(kinds(world, history)).toEqual(['chain-overpaid']);
+    });
+
+    it('reports a completed payout whose hash the chain does not have, or has for another amount', () => {
+      const { world, history } = onChain();
+      world.chain!.transfers[0].amount = '10.9';
+      expect(kinds(world, history)).toEqual(['chain-payout-mismatch', 'chain-underpaid']);
+    });
+
+    it('reports books that do not explain what custody holds, or transfers still in flight at rest', () => {
+      const { world, history } = onChain();
+      world.chain!.reconciliation = { ...atRest, unexplainedDifference: '0.000001' };
+      expect(kinds(world, history)).toEqual(['chain-unreconciled']);
+      world.chain!.reconciliation = { ...atRest, inFlight: '5.000000' };
+      expect(kinds(world, history)).toEqual(['chain-unreconciled']);
+    });
+  });
+
   describe('cash', () => {
     const cash = { type: 'cash', details: { id: 'loc_1' } };
 

@@ -23,7 +23,13 @@
 //   docs/events.md says not every version is announced, and an event the Events API has but the receiver
 //   missed is `webhook-missing`;
 // - read models: every resource reads exactly as its latest event announced it, so that what a partner
-//   rebuilds from the events equals what the services' read models hold (`read-model-mismatch`).
+//   rebuilds from the events equals what the services' read models hold (`read-model-mismatch`);
+// - the chain, when a network runs on one (docs/chain.md): at rest, the operator's reconciliation explains every
+//   token custody holds and has nothing in flight (`chain-unreconciled`); each completed payout to an external
+//   wallet landed as the one transfer its hash names, from the treasury, to the unit (`chain-payout-mismatch`);
+//   and what the treasury sent each external wallet is what its completed payouts add up to, no more, no less
+//   (`chain-overpaid`, `chain-underpaid`). The chain's transfers are read from the node, as anyone can.
+import type { ChainTransfer } from './chain';
 import type { Anomaly, Operation } from './history';
 import {
   centsOf,
@@ -40,7 +46,7 @@ import {
 } from './workload';
 
 /** What the checker uses of the workload's set-up. */
-export type CheckedSetup = Pick<WorkloadSetup, 'api' | 'projectId' | 'webhookId' | 'keyPrefix' | 'log'> & {
+export type CheckedSetup = Pick<WorkloadSetup, 'api' | 'projectId' | 'webhookId' | 'keyPrefix' | 'log' | 'chain'> & {
   receiver: Pick<DeliveryReceiver, 'deliveries' | 'lastArrivalAt'>;
 };
 
@@ -50,7 +56,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 interface Side {
   type?: string;
-  details?: { id?: string };
+  details?: { id?: string; address?: string };
 }
 
 export interface ApiTransaction {
@@ -61,7 +67,7 @@ export interface ApiTransaction {
   source?: Side;
   destination?: Side;
   pricing?: { source?: { amountGross?: string }; destination?: { amountNet?: string } };
-  legs?: Array<{ kind: string; status: string }>;
+  legs?: Array<{ kind: string; status: string; txHash?: string | null }>;
   metadata?: Record<string, string>;
 }
 
@@ -89,7 +95,7 @@ export interface World {
   customers: Array<{ id: string; lastName?: string }>;
   /** Every wallet of the project, with its balance as read. */
   wallets: Array<{ id: string; customerId: string; balance: string }>;
-  externalAccounts: Array<{ id: string; metadata?: Record<string, string> }>;
+  externalAccounts: Array<{ id: string; metadata?: Record<string, string>; walletExternal?: { address?: string } }>;
   virtualAccounts: Array<{ id: string; metadata?: Record<string, string> }>;
   depositAddresses: Array<{ id: string; metadata?: Record<string, string> }>;
   cashIns: Array<{ id: string; metadata?: Record<string, string> }>;
@@ -102,6 +108,18 @@ export interface World {
   received: ReceivedDelivery[];
   /** The project's sandbox clock when the world was read: the Events API lists what is within retention of it. */
   clockNow: string;
+  /** The chain the workload's network runs on, when it runs on one. */
+  chain?: ChainWorld;
+}
+
+/** The chain as the operator's routes and the node show it, once at rest. */
+export interface ChainWorld {
+  network: string;
+  treasury: string;
+  /** GET /admin/reconciliation?network=: decimal strings. */
+  reconciliation: Record<string, unknown>;
+  /** Every transfer of the token, oldest first. */
+  transfers: ChainTransfer[];
 }
 
 export interface Verdict {
@@ -227,9 +245,36 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T
   return results;
 }
 
+/** How long the chain may take to come to rest once the platform has: its last transfers' confirmations. */
+const CHAIN_REST_MS = 120_000;
+
+const atRest = (r: Record<string, unknown>) =>
+  units(String(r.inFlight ?? '1')) === 0n && units(String(r.unexplainedDifference ?? '1')) === 0n;
+
+/**
+ * The chain once its last transfers are confirmed and recorded (the reconciliation has nothing in flight and
+ * nothing unexplained), or as it is at the bound; the treasury and every transfer of the token then.
+ */
+async function readChain(setup: CheckedSetup): Promise<ChainWorld | undefined> {
+  const { chain, api } = setup;
+  if (!chain) return undefined;
+  const deadline = Date.now() + CHAIN_REST_MS;
+  let reconciliation: Record<string, unknown> = {};
+  for (;;) {
+    reconciliation = await api.get(`/admin/reconciliation?network=${chain.network}`, 'admin');
+    if (atRest(reconciliation) || Date.now() > deadline) break;
+    await sleep(1000);
+  }
+  const chains: Array<{ network: string; treasuryAddress: string }> = (await api.get('/admin/chains', 'admin')).data;
+  const treasury = chains.find((c) => c.network === chain.network)?.treasuryAddress ?? '';
+  return { network: chain.network, treasury, reconciliation, transfers: await chain.transfers() };
+}
+
 /** The project as the API shows it now: every list read whole, each wallet's balance, the receiver's record. */
 export async function readWorld(setup: CheckedSetup): Promise<World> {
   const { api } = setup;
+  // First: at rest, the chain's last credits are in the balances read below.
+  const chain = await readChain(setup);
   const [clock, customers, walletList, virtualAccounts, depositAddresses, cashIns, transactions, events, deliveries] =
     await Promise.all([
       api.get('/sandbox/clock'),
@@ -262,6 +307,7 @@ export async function readWorld(setup: CheckedSetup): Promise<World> {
     deliveries,
     received: [...setup.receiver.deliveries],
     clockNow: clock.now as string,
+    ...(chain ? { chain } : {}),
   };
 }
 
@@ -277,7 +323,7 @@ export async function check(
 // ---- judging: pure functions of the world and the history ----
 
 export function judge(world: World, history: readonly Operation[], options: CheckOptions = {}): Verdict {
-  const ops = history.filter(isWorkloadOperation);
+  const ops = withChainDeposits(world, history.filter(isWorkloadOperation));
   const counts: Record<string, number> = {};
   const anomalies = [
     ...judgeCreations(world, ops),
@@ -286,6 +332,7 @@ export function judge(world: World, history: readonly Operation[], options: Chec
     ...judgeBalances(world, ops),
     ...judgeStates(world, ops),
     ...judgeWebhooks(world, options, counts),
+    ...judgeChain(world),
   ];
   return { anomalies, counts: { ...countsOf(world, history, anomalies), ...counts } };
 }
@@ -405,7 +452,12 @@ function judgeCreations(world: World, ops: readonly WorkloadOperation[]): Anomal
   const parents = new Set([...walletsOf.keys(), ...walletOps.keys()].filter((id): id is string => !!id));
   return [
     ...judgeMarked('customer', ['createCustomer'], customers, ops),
-    ...judgeMarked('external account', ['createBankAccount', 'registerCard'], marked(world.externalAccounts), ops),
+    ...judgeMarked(
+      'external account',
+      ['createBankAccount', 'registerCard', 'createExternalWallet'],
+      marked(world.externalAccounts),
+      ops,
+    ),
     ...judgeMarked('virtual account', ['createVirtualAccount'], marked(world.virtualAccounts), ops),
     ...judgeMarked('deposit address', ['createDepositAddress'], marked(world.depositAddresses), ops),
     ...judgeMarked('cash-in', ['createCashIn'], marked(world.cashIns), ops),
@@ -651,6 +703,14 @@ function walletTransferEnd(cents: number, reviewed: boolean): string {
   return cents === 97 ? 'processing.payoutUnconfirmed' : 'completed';
 }
 
+/**
+ * A wallet's payout to an external wallet on a network that runs on a chain: the chain decides, not the cents
+ * (docs/sandbox.md); only a review (10,000 and more) refuses, with .98, before anything is sent.
+ */
+function chainPayoutEnd(cents: number, reviewed: boolean): string {
+  return reviewed && cents === 98 ? 'failed.returnedToSender' : 'completed';
+}
+
 /** A virtual account's deposit delivered to a wallet (docs/sandbox.md "The transaction of an inbound transfer"). */
 function virtualAccountDepositEnd(cents: number, reviewed: boolean): string {
   if (reviewed && cents === 98) return 'failed.returnedToSender';
@@ -694,11 +754,13 @@ function pickupEnd(pickup: PickupOutcome | 'none' | undefined): string | undefin
 export function predictedEnd(
   t: ApiTransaction,
   pickup: PickupOutcome | 'none' | undefined = 'none',
+  onChain = false,
 ): string | undefined {
   const amount = t.pricing?.source?.amountGross;
   if (!amount) return undefined;
   const [cents, reviewed] = [centsOf(amount), units(amount) >= units('10000')];
   if (t.destination?.type === 'cash') return pickupEnd(pickup);
+  if (onChain && t.destination?.type === 'walletExternal') return chainPayoutEnd(cents, reviewed);
   if (t.source?.type === 'walletOms') return walletTransferEnd(cents, reviewed);
   if (t.precursor?.type === 'cashIn') return cashInDepositEnd(cents);
   if (t.precursor?.type === 'virtualAccount') return virtualAccountDepositEnd(cents, reviewed);
@@ -730,12 +792,78 @@ function judgeStates(world: World, ops: readonly WorkloadOperation[]): Anomaly[]
       });
       continue;
     }
-    const predicted = operated.has(t.id) ? undefined : predictedEnd(t, pickups.has(t.id) ? pickups.get(t.id) : 'none');
+    const pickup = pickups.has(t.id) ? pickups.get(t.id) : 'none';
+    const predicted = operated.has(t.id) ? undefined : predictedEnd(t, pickup, world.chain !== undefined);
     if (predicted !== undefined && predicted !== stateOf(t))
       anomalies.push({
         kind: 'unexpected-outcome',
         message: `${t.id} (${t.pricing?.source?.amountGross}) ended ${stateOf(t)}; its cents say ${predicted} (legs: ${legs})`,
         detail: { transaction: t },
+      });
+  }
+  return anomalies;
+}
+
+// ---- the chain ----
+
+/**
+ * Deposits the workload sent on chain are answered by the node (a hash), not by the platform: each is given the
+ * transaction whose leg carries that hash, if any, as the id its answer names, so that the deposits' judging
+ * (one transaction per deposit, priced as sent) reads them as it reads the sandbox's answers.
+ */
+function withChainDeposits(world: World, ops: WorkloadOperation[]): WorkloadOperation[] {
+  if (!world.chain) return ops;
+  const byHash = new Map<string, string>();
+  for (const t of world.transactions)
+    for (const leg of t.legs ?? []) if (leg.txHash) byHash.set(leg.txHash.toLowerCase(), t.id);
+  return ops.map((op) =>
+    op.method === 'TRANSFER' && op.kind === 'cryptoDeposit' && op.outcome === 'ok'
+      ? { ...op, response: { ...op.response, transactionId: byHash.get(String(op.response?.txHash).toLowerCase()) } }
+      : op,
+  );
+}
+
+/** The books against the chain, and each payout to an external wallet against the transfer that paid it. */
+function judgeChain(world: World): Anomaly[] {
+  const chain = world.chain;
+  if (!chain) return [];
+  const anomalies: Anomaly[] = [];
+  const r = chain.reconciliation;
+  if (!atRest(r))
+    anomalies.push({
+      kind: 'chain-unreconciled',
+      message: `${chain.network} at rest: ${r.unexplainedDifference} unexplained, ${r.inFlight} in flight (the chain holds ${r.chainHeld}, the ledger owes ${r.ledgerOwed}, the operator's float ${r.operatorFloat})`,
+      detail: r,
+    });
+  const treasury = chain.treasury.toLowerCase();
+  const fromTreasury = chain.transfers.filter((x) => x.from === treasury);
+  const addressOf = new Map(world.externalAccounts.map((a) => [a.id, a.walletExternal?.address?.toLowerCase()]));
+  const payouts = world.transactions.filter((t) => t.destination?.type === 'walletExternal');
+  const owed = new Map<string, bigint>();
+  for (const t of payouts) {
+    const id = t.destination?.details?.id;
+    const to = (t.destination?.details?.address ?? (id && addressOf.get(id)))?.toLowerCase();
+    if (!to) continue;
+    owed.set(to, owed.get(to) ?? 0n);
+    if (t.status !== 'completed') continue;
+    const net = units(t.pricing?.destination?.amountNet);
+    owed.set(to, owed.get(to)! + net);
+    const hash = t.legs?.find((l) => l.kind === 'payout')?.txHash?.toLowerCase();
+    const landed = fromTreasury.filter((x) => x.hash === hash && x.to === to && units(x.amount) === net);
+    if (landed.length !== 1)
+      anomalies.push({
+        kind: 'chain-payout-mismatch',
+        message: `${t.id} completed paying ${showUnits(net)} to ${to} with ${hash ?? 'no hash'}, which the chain has as ${JSON.stringify(chain.transfers.filter((x) => x.hash === hash))}`,
+        detail: { transaction: t },
+      });
+  }
+  for (const [to, expected] of owed) {
+    const sent = fromTreasury.filter((x) => x.to === to).reduce((sum, x) => sum + units(x.amount), 0n);
+    if (sent !== expected)
+      anomalies.push({
+        kind: sent > expected ? 'chain-overpaid' : 'chain-underpaid',
+        message: `the treasury sent ${to} ${showUnits(sent)} on chain; its completed payouts add up to ${showUnits(expected)}`,
+        detail: { transfers: fromTreasury.filter((x) => x.to === to) },
       });
   }
   return anomalies;
@@ -980,6 +1108,10 @@ function countsOf(world: World, history: readonly Operation[], anomalies: readon
   for (const t of world.transactions) tally(counts, `transactions.${stateOf(t)}`);
   counts.events = world.events.length;
   counts.deliveries = world.deliveries.length;
+  if (world.chain) {
+    counts['chain.transfers'] = world.chain.transfers.length;
+    counts['chain.payouts'] = world.transactions.filter((t) => t.destination?.type === 'walletExternal').length;
+  }
   counts.anomalies = anomalies.length;
   for (const a of anomalies) tally(counts, `anomalies.${a.kind}`);
   return counts;

@@ -7,6 +7,8 @@
 //     broker, or of the project's mock broker; the nemesis takes the proxy away and brings it back.
 //   - Every service as `replicas` processes (`npm run start:service`), each on a loopback port of its own, each
 //     reaching PostgreSQL and Kafka through links of its own (fault-proxy.ts), which the nemesis breaks.
+//   - With `chain` (the default), an EVM node carrying the test token, with `meridianchain` on it (chain.ts): each
+//     replica reaches the node through a link of its own too, which the nemesis cuts.
 //   - A load balancer per service, as a Kubernetes Service: a fault proxy over the service's replicas, never
 //     faulted. The services call each other, and the gateway, through them; the workload calls each gateway
 //     replica directly (`gateways`).
@@ -17,6 +19,8 @@
 // of their own (LIFELINE_VARIABLE), and the mock broker its stdin, as in the e2e suite.
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { generateMnemonic } from '@scure/bip39';
+import { wordlist as english } from '@scure/bip39/wordlists/english';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -34,6 +38,7 @@ import {
 } from '@mm/runtime/platform';
 import { buildMockBroker, preferredBuild, startMockBroker, type MockBuild } from '../jest/kafka-broker';
 import { startStockBrokerProxy, type StockBrokerProxy } from '../kafka-mock/stock-broker-proxy';
+import { chainSettings, fundTreasury, startChain, type ChaosChain } from './chain';
 import { FaultProxy } from './fault-proxy';
 import type { ChaosTarget, Fault, LinkKind, Replica } from './target';
 
@@ -83,6 +88,8 @@ export interface ChaosClusterOptions {
   logDir?: string;
   /** More platform settings for every replica (MM_LOG_LEVEL=warn, say). */
   env?: Record<string, string>;
+  /** Whether `meridianchain` runs on an EVM node of the cluster's (true unless false). */
+  chain?: boolean;
 }
 
 export interface ChaosCluster extends ChaosTarget {
@@ -277,6 +284,15 @@ class Postgres {
     return this.recent.tail();
   }
 
+  /** Its last warnings and errors (and its own lines, such as a restart's), newest last: where a stall shows. */
+  warnings(count: number): string[] {
+    return this.recent
+      .tail()
+      .split('\n')
+      .filter((line) => !/^\{"level":(10|20|30),/.test(line) && !/^ {2}\S/.test(line) && line.trim() !== '')
+      .slice(-count);
+  }
+
   /** Resolves once the server accepts connections (after crash recovery, when it was stopped immediately). */
   async start(): Promise<void> {
     let accepting = false;
@@ -327,6 +343,9 @@ interface Link {
   proxy: FaultProxy;
   close(): Promise<void>;
 }
+
+/** A replica's links: to the database and the broker always, to the chain's node when a network runs on one. */
+type Links = Record<Exclude<LinkKind, 'chain'>, Link> & { chain?: Link };
 
 /** A TCP connect to host:port succeeds within timeoutMs. */
 function answers(address: string, timeoutMs = 5_000): Promise<boolean> {
@@ -424,6 +443,11 @@ async function postgresLink(postgres: Postgres, name: string, random?: () => num
   return { proxy, close: () => proxy.close() };
 }
 
+async function chainLink(chain: ChaosChain, name: string, random?: () => number): Promise<Link> {
+  const proxy = await FaultProxy.start({ name, upstreams: [new URL(chain.rpcUrl).host], random });
+  return { proxy, close: () => proxy.close() };
+}
+
 /** The URL with its host and port replaced by address (host:port). */
 function via(url: string, address: string): string {
   const rerouted = new URL(url);
@@ -473,7 +497,7 @@ class ReplicaProcess implements Replica {
     readonly service: ServiceName,
     readonly index: number,
     readonly port: number,
-    readonly links: Record<LinkKind, Link>,
+    readonly links: Links,
     private readonly env: NodeJS.ProcessEnv,
     private readonly log: (line: string) => void,
     logDir?: string,
@@ -493,6 +517,15 @@ class ReplicaProcess implements Replica {
 
   output(): string {
     return this.recent.tail();
+  }
+
+  /** Its last warnings and errors (and its own lines, such as a restart's), newest last: where a stall shows. */
+  warnings(count: number): string[] {
+    return this.recent
+      .tail()
+      .split('\n')
+      .filter((line) => !/^\{"level":(10|20|30),/.test(line) && !/^ {2}\S/.test(line) && line.trim() !== '')
+      .slice(-count);
   }
 
   /** Starts it with its command, environment and port (the same after a kill); resolves once it is ready. */
@@ -573,6 +606,7 @@ class Cluster implements ChaosCluster {
     private readonly broker: Broker,
     readonly kafkaPrefix: string,
     readonly adminToken: string,
+    readonly chain: ChaosChain | undefined,
     private readonly teardown: Teardown,
     private readonly log: (line: string) => void,
   ) {
@@ -604,7 +638,9 @@ class Cluster implements ChaosCluster {
   }
 
   async fault(name: string, link: LinkKind, fault: Fault | null): Promise<void> {
-    await this.replica(name).links[link].proxy.set(fault);
+    const via = this.replica(name).links[link];
+    if (!via) throw new Error(`${name} has no ${link} link: no network runs on a chain`);
+    await via.proxy.set(fault);
   }
 
   async restartPostgres(mode: 'fast' | 'immediate'): Promise<void> {
@@ -626,7 +662,7 @@ class Cluster implements ChaosCluster {
   }
 
   async heal(): Promise<void> {
-    await Promise.all(this.replicas.flatMap((r) => [r.links.postgres.proxy.set(null), r.links.kafka.proxy.set(null)]));
+    await Promise.all(this.replicas.flatMap((r) => Object.values(r.links).map((link) => link.proxy.set(null))));
     // A restart that failed half-way leaves the server down.
     if (!this.postgres.running) await this.postgres.start();
     await Promise.all(this.replicas.filter((r) => !r.running).map((r) => r.start()));
@@ -651,13 +687,16 @@ class Cluster implements ChaosCluster {
     const rows: Array<[string, string]> = [
       ['postgres', `127.0.0.1:${this.postgres.port}   ${pid(this.postgres.pid())}`],
       ['kafka', `${this.kafkaBrokers}   stock-broker proxy over ${this.broker.upstream}, prefix ${this.kafkaPrefix}`],
+      ...(this.chain
+        ? [['chain', `${this.chain.rpcUrl}   ${this.chain.network}, token ${this.chain.token}`] as [string, string]]
+        : []),
       ...[...this.balancers].map(([service, proxy]): [string, string] => [
         `service:${service}`,
         `${proxy.address}   load balancer over ${namesOf(service)}`,
       ]),
       ...this.replicas.map((r): [string, string] => [
         r.name,
-        `${r.url}   ${pid(r.pid())}   postgres via ${r.links.postgres.proxy.address}, kafka via ${r.links.kafka.proxy.address}`,
+        `${r.url}   ${pid(r.pid())}   postgres via ${r.links.postgres.proxy.address}, kafka via ${r.links.kafka.proxy.address}${r.links.chain ? `, chain via ${r.links.chain.proxy.address}` : ''}`,
       ]),
     ];
     const width = Math.max(...rows.map(([name]) => name.length)) + 2;
@@ -692,12 +731,39 @@ function deploymentSecrets(): Record<string, string> {
   };
 }
 
+/**
+ * The custody settings every replica shares once a network runs on a chain (docs/chain.md): one seed for every
+ * process, and a node asked four times a second, so that a transfer's two confirmations count within seconds.
+ */
+function chainEnvironment(): Record<string, string> {
+  return {
+    MM_CUSTODY_MNEMONIC: generateMnemonic(english),
+    MM_CHAIN_POLL_INTERVAL_MS: '250',
+    // A payout whose signature a cut link kept from the node is sent again, and replaced, within the run.
+    MM_CHAIN_REPLACE_AFTER_SECONDS: '20',
+  };
+}
+
+/** The network's treasury, as the platform says (GET /admin/chains through a gateway). */
+async function treasuryOf(replicas: readonly ReplicaProcess[], adminToken: string, chain: ChaosChain): Promise<string> {
+  const gateway = replicas.find((r) => r.service === 'gateway')!;
+  const res = await fetch(`${gateway.url}/v0.13/admin/chains`, { headers: { authorization: `Bearer ${adminToken}` } });
+  const body = (await res.json()) as { data?: Array<{ network: string; mode: string; treasuryAddress?: string }> };
+  const network = body.data?.find((n) => n.network === chain.network);
+  if (!res.ok || network?.mode !== 'chain' || !network.treasuryAddress)
+    throw new Error(
+      `GET /admin/chains answered ${res.status} without ${chain.network} on the chain: ${JSON.stringify(body)}`,
+    );
+  return network.treasuryAddress;
+}
+
 /** Every replica of every service, with its port, its links and its environment; none started yet. */
 async function replicasOf(
   count: number,
   postgres: Postgres,
   broker: Broker,
   env: NodeJS.ProcessEnv,
+  chain: ChaosChain | undefined,
   options: ChaosClusterOptions,
   teardown: Teardown,
 ): Promise<{ replicas: ReplicaProcess[]; balancers: Map<ServiceName, FaultProxy> }> {
@@ -730,9 +796,12 @@ async function replicasOf(
       links.push(postgresVia);
       const kafkaVia = await kafkaLink(broker, `kafka:${name}`, options.random);
       links.push(kafkaVia);
+      const chainVia = chain && (await chainLink(chain, `chain:${name}`, options.random));
+      if (chainVia) links.push(chainVia);
       const replicaEnv = {
         ...env,
         ...serviceUrls,
+        ...(chain && chainVia ? chainSettings(chain, `http://${chainVia.proxy.address}`) : {}),
         PORT: String(port),
         HOST: '127.0.0.1',
         DATABASE_URL: via(postgres.url, postgresVia.proxy.address),
@@ -744,7 +813,7 @@ async function replicasOf(
           service,
           index,
           port,
-          { postgres: postgresVia, kafka: kafkaVia },
+          { postgres: postgresVia, kafka: kafkaVia, ...(chainVia ? { chain: chainVia } : {}) },
           replicaEnv,
           log,
           options.logDir,
@@ -784,22 +853,37 @@ export async function startChaosCluster(options: ChaosClusterOptions = {}): Prom
     const postgres = await Postgres.create(join(dir, 'postgres'), log, options.logDir);
     teardown.add('PostgreSQL', () => postgres.stop('fast'));
     const secrets = deploymentSecrets();
+    const started = options.chain === false ? undefined : await startChain(log);
+    if (started) teardown.add('the EVM node', () => started.devnet.stop());
     // Every replica the same data directory, as a volume they share: what a process keeps there is the same for all.
     const env = sharedEnvironment(options, {
       ...secrets,
       MM_DATA_DIR: join(dir, 'data'),
       MM_KAFKA_TOPIC_PREFIX: kafkaPrefix,
+      ...(started ? chainEnvironment() : {}),
     });
     await migrate({ ...env, DATABASE_URL: postgres.url });
     log(`chaos cluster: PostgreSQL and Kafka ready, migrations applied in ${Date.now() - startedAt} ms`);
-    const { replicas, balancers } = await replicasOf(count, postgres, broker, env, options, teardown);
+    const chain = started?.chain;
+    const { replicas, balancers } = await replicasOf(count, postgres, broker, env, chain, options, teardown);
     teardown.add('the replicas', () => Promise.all(replicas.map((r) => r.stop())));
     // All at once, the migrations done: what a first start does once (the gateway's first key pair) is decided
     // under a lock in the database. Measured on 2 cores: 20 s for all 16, where replica 0 of every service and
     // then replica 1 took 26 to 32 s.
     await Promise.all(replicas.map((r) => r.start()));
     log(`chaos cluster: ${replicas.length} replicas ready, ${Date.now() - startedAt} ms after the start`);
-    return new Cluster(replicas, balancers, postgres, broker, kafkaPrefix, secrets.MM_ADMIN_TOKEN, teardown, log);
+    if (started) await fundTreasury(started.devnet, await treasuryOf(replicas, secrets.MM_ADMIN_TOKEN, started.chain));
+    return new Cluster(
+      replicas,
+      balancers,
+      postgres,
+      broker,
+      kafkaPrefix,
+      secrets.MM_ADMIN_TOKEN,
+      chain,
+      teardown,
+      log,
+    );
   } catch (error) {
     await teardown.run().catch((stopError: unknown) => log(describeFailure(stopError)));
     throw error;

@@ -11,6 +11,7 @@ export type FaultKind =
   | 'kill'
   | 'partition-postgres'
   | 'partition-kafka'
+  | 'partition-chain'
   | 'latency'
   | 'reset'
   | 'slow-close'
@@ -22,6 +23,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'kill',
   'partition-postgres',
   'partition-kafka',
+  'partition-chain',
   'latency',
   'reset',
   'slow-close',
@@ -47,7 +49,7 @@ export interface NemesisPlanOptions {
   durationMs: number;
   /** Every replica's name (`<service>-<index>`). */
   replicas: readonly string[];
-  /** Kinds to leave out (a run without a broker of its own, say). */
+  /** Kinds to leave out (a run without a broker of its own, or without a chain, say). */
   without?: readonly FaultKind[];
 }
 
@@ -63,7 +65,7 @@ function servicesOf(replicas: readonly string[]): Map<string, string[]> {
 
 /**
  * The faults of a run, in order. A partition takes a whole service (every replica) or one replica away from
- * the database or the broker, as a network split between nodes would; a kill takes one replica; latency,
+ * the database, the broker or the chain's node, as a network split between nodes would; a kill takes one replica; latency,
  * resets and slow closes act on one replica's link. Holds last 1.5 to 6 s (a partition longer than the
  * clients' retries would only measure the retry budget), the quiet gaps 1 to 3 s.
  */
@@ -91,6 +93,8 @@ export function planFaults(options: NemesisPlanOptions): PlannedFault[] {
           return { at, kind, replicas: whole, holdMs, link: { kind: 'postgres', fault: { kind: 'blackhole' } } };
         case 'partition-kafka':
           return { at, kind, replicas: whole, holdMs, link: { kind: 'kafka', fault: { kind: 'blackhole' } } };
+        case 'partition-chain':
+          return { at, kind, replicas: whole, holdMs, link: { kind: 'chain', fault: { kind: 'blackhole' } } };
         case 'latency': {
           const linkKind: LinkKind = random() < 0.7 ? 'postgres' : 'kafka';
           const fault: Fault = { kind: 'latency', ms: between(20, 250), jitterMs: between(0, 100) };

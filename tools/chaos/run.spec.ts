@@ -1,6 +1,6 @@
 // The fault run's summary: Jepsen's form, and anomalies whose details hold money in bigint units printed, not thrown.
 import type { Operation } from './history';
-import { detailText, parseArguments, summary, type ChaosResult } from './run';
+import { anomalyLines, detailText, parseArguments, summary, type ChaosResult } from './run';
 
 const operation = (n: number, kind: string, outcome: Operation['outcome']): Operation => ({
   n,
@@ -35,6 +35,24 @@ describe('the fault run summary', () => {
     expect(lines[lines.length - 1]).toBe('chaos: invalid, 3 operations, 1 faults, 1 anomalies, seed 7');
   });
 
+  it('puts where the platform was behind and what its replicas last said first in a failure report', () => {
+    const output = summary({
+      ...result,
+      anomalies: [...result.anomalies, { kind: 'read-model-mismatch', message: 'txn_1 was never announced' }],
+      behind: [{ kind: 'kafka', reader: 'mm.quoting', source: 'mm.transactions.events', behind: 51 }],
+      lastWords: ['quoting-0: {"level":50,"msg":"stalled"}'],
+    });
+    expect(anomalyLines(`[0:01] chaos: seed 7\n${output}\n`).split('\n')).toEqual([
+      '  behind: mm.quoting trails mm.transactions.events by 51',
+      '  last said: quoting-0: {"level":50,"msg":"stalled"}',
+      'anomalies: 2 (balance-mismatch 1, read-model-mismatch 1)',
+      '  balance-mismatch: wal_1 holds 1.00, expected 2.00',
+      '    {"expected":"2000000000000000000"}',
+      '  read-model-mismatch: txn_1 was never announced',
+    ]);
+    expect(anomalyLines('chaos: Error: gateway-1 is not running')).toBe('(no summary)');
+  });
+
   it('cuts a long detail and says how long it was', () => {
     expect(detailText({ text: 'x'.repeat(50) }, 20)).toBe('{"text":"xxxxxxxxxxx… (61 characters)');
   });
@@ -46,6 +64,8 @@ describe('the fault run summary', () => {
       clients: 2,
     });
     expect(parseArguments(['--seed', '5', '--rate', '12'])).toEqual({ seconds: 60, seed: 5, clients: 6, rate: 12 });
+    expect(parseArguments(['--seed', '5', '--chain', '0'])).toEqual({ seconds: 60, seed: 5, clients: 6, chain: false });
+    expect(() => parseArguments(['--chain', '2'])).toThrow(/out of range/);
     expect(() => parseArguments(['--rate', '0'])).toThrow(/out of range/);
     expect(() => parseArguments(['--minutes', '3'])).toThrow(/unknown/);
     expect(() => parseArguments(['--seconds', 'x'])).toThrow(/whole number/);

@@ -30,6 +30,8 @@ export interface ChaosOptions {
   log?: (line: string) => void;
   /** Where each process's whole output is written (`<replica>.log`, `postgres.log`); kept only in memory without. */
   logDir?: string;
+  /** Whether `meridianchain` runs on an EVM node of the run's (true unless false: `--chain 0`). */
+  chain?: boolean;
 }
 
 export interface ChaosResult {
@@ -41,6 +43,8 @@ export interface ChaosResult {
   valid: boolean;
   /** For a run that is not valid: the log readers and consumer groups that trail their logs at the end. */
   behind?: Array<ReaderLag | string>;
+  /** For a run that is not valid: the last warnings of the replicas of each service that trails. */
+  lastWords?: string[];
 }
 
 /** How long the platform has to come to rest once the faults heal: five minutes, or a third of a longer run. */
@@ -57,12 +61,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     random: seededRandom(options.seed ^ 0x5eed),
     log,
     logDir: options.logDir,
+    chain: options.chain,
   });
   try {
     const plan = planFaults({
       seed: options.seed,
       durationMs: options.seconds * 1000,
       replicas: cluster.replicas.map((r) => r.name),
+      without: cluster.chain ? [] : ['partition-chain'],
     });
     log(`chaos: seed ${options.seed}, ${plan.length} faults planned over ${options.seconds} s`);
     for (const fault of plan) log(`  ${describeFault(fault)}`);
@@ -100,7 +106,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       const behind = valid
         ? undefined
         : await readerLag(cluster.databaseUrl, cluster.kafkaBrokers, cluster.kafkaPrefix);
-      return { seed: options.seed, operations, faults, anomalies, counts, valid, behind };
+      // And what the replicas of a service that trails last said: why it stopped reading, when it says so.
+      const trailing = new Set(
+        (behind ?? []).flatMap((lag) => (typeof lag === 'string' ? [] : [lag.reader.split('.').at(-1)!])),
+      );
+      const lastWords = cluster.replicas
+        .filter((replica) => trailing.has(replica.service))
+        .flatMap((replica) => replica.warnings(4).map((line) => `${replica.name}: ${line.slice(0, 400)}`));
+      return { seed: options.seed, operations, faults, anomalies, counts, valid, behind, lastWords };
     } finally {
       await setup.close();
     }
@@ -149,6 +162,7 @@ export function summary(result: ChaosResult, firstFew = 3): string {
     lines.push(
       typeof lag === 'string' ? `  behind: ${lag}` : `  behind: ${lag.reader} trails ${lag.source} by ${lag.behind}`,
     );
+  for (const line of result.lastWords ?? []) lines.push(`  last said: ${line}`);
   if (Object.keys(result.counts).length > 0)
     lines.push(
       `checked: ${Object.entries(result.counts)
@@ -162,9 +176,26 @@ export function summary(result: ChaosResult, firstFew = 3): string {
   return lines.join('\n');
 }
 
-const USAGE = 'usage: npm run chaos -- [--seconds N] [--seed S] [--clients C] [--rate R]';
+/**
+ * From a run's output, its summary's anomalies for a failure report: where the platform was behind and what the
+ * replicas of a service that trails last said first, since they tell why and a report that cuts a long message
+ * keeps only its ends; then the anomalies by kind, the first few of each. At most `most` lines of each.
+ */
+export function anomalyLines(output: string, most = 40): string {
+  const lines = output.split('\n');
+  const from = lines.findIndex((line) => line.startsWith('anomalies: '));
+  if (from < 0) return '(no summary)';
+  const to = lines.findIndex((line, i) => i > from && /^(checked|chaos): /.test(line));
+  const anomalies = lines.slice(from, to < 0 ? undefined : to);
+  const diagnosis = (line: string) => /^ {2}(behind|last said): /.test(line);
+  return [...anomalies.filter(diagnosis).slice(0, most), ...anomalies.filter((line) => !diagnosis(line)).slice(0, most)]
+    .map((line) => line.slice(0, 600))
+    .join('\n');
+}
 
-/** --seconds (60), --seed (a random one, printed), --clients (6), --rate (none: as fast as answered). */
+const USAGE = 'usage: npm run chaos -- [--seconds N] [--seed S] [--clients C] [--rate R] [--chain 0|1]';
+
+/** --seconds (60), --seed (a random one, printed), --clients (6), --rate (none: as fast as answered), --chain (1). */
 export function parseArguments(args: string[]): ChaosOptions {
   const options: ChaosOptions = { seconds: 60, seed: Math.floor(Math.random() * 2 ** 31), clients: 6 };
   for (let i = 0; i < args.length; i += 2) {
@@ -175,6 +206,7 @@ export function parseArguments(args: string[]): ChaosOptions {
     else if (name === '--seed') options.seed = number;
     else if (name === '--clients' && number > 0) options.clients = number;
     else if (name === '--rate' && number > 0) options.rate = number;
+    else if (name === '--chain' && number <= 1) options.chain = number === 1;
     else throw new Error(`unknown or out of range: ${name} ${value}\n${USAGE}`);
   }
   return options;

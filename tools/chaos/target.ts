@@ -1,7 +1,8 @@
 // What the workload, the nemesis and the checker of the fault run (`npm run chaos`, docs/reliability.md) see of
 // the platform under test: its public entries and the handles the nemesis pulls. The cluster (cluster.ts)
-// implements it; the workload and the checker use only `gateways` and `adminToken`, as a partner and an operator
-// would, never the database.
+// implements it; the workload and the checker use only `gateways`, `adminToken` and the chain's node, as a
+// partner and an operator would, never the database.
+import type { ChaosChain } from './chain';
 
 /** A fault on one link, as toxiproxy names them (fault-proxy.ts). */
 export type Fault =
@@ -27,16 +28,20 @@ export interface Replica {
   url: string;
   /** Its pid while it runs, else undefined. */
   pid(): number | undefined;
+  /** Its last `count` warnings and errors, and its own plain lines (a restart's), newest last. */
+  warnings(count: number): string[];
 }
 
-/** The links a fault can be put on: a replica's connections to PostgreSQL or to Kafka. */
-export type LinkKind = 'postgres' | 'kafka';
+/** The links a fault can be put on: a replica's connections to PostgreSQL, to Kafka, or to the chain's node. */
+export type LinkKind = 'postgres' | 'kafka' | 'chain';
 
 export interface ChaosTarget {
   /** The gateways' public addresses (http://127.0.0.1:port), one per gateway replica; each serves the whole API. */
   readonly gateways: readonly string[];
   /** The operator's token for /admin routes. */
   readonly adminToken: string;
+  /** The chain a network runs on, when one does: the replicas reach it through `chain` links. */
+  readonly chain?: ChaosChain;
   readonly replicas: readonly Replica[];
   /** kill -9 of one replica; resolves once it is gone. */
   kill(replica: string): Promise<void>;

@@ -42,10 +42,13 @@ export interface PlatformOptions {
   log?: (line: string) => void;
 }
 
-/** Resolves once the platform prints its address; rejects with its output if it exits first or takes a minute. */
+/**
+ * Resolves once the platform prints its address; rejects with its output if it exits first or takes longer than
+ * the e2e suite allows a start (a first start makes its PostgreSQL cluster: over a minute on two busy cores).
+ */
 function listening(child: ChildProcess, output: () => string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the platform printed no address in time:\n${output()}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`the platform printed no address in time:\n${output()}`)), 150_000);
     child.stdout!.on('data', () => {
       const url = /API\s+(http:\/\/\S+)\/v0\.13/.exec(output())?.[1];
       if (url) {

@@ -18,6 +18,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { verifyWebhook } from '@meridian/money-movement';
+import { viemAccounts } from '@mm/platform/chain';
+import { ChainParty, CHAIN_NETWORK } from './chain';
 import type { Operation, Outcome } from './history';
 import type { ChaosTarget } from './target';
 import { seededRandom } from './seeded-random';
@@ -321,6 +323,8 @@ export class DeliveryReceiver {
 export interface WorkloadSetup {
   readonly projectId: string;
   readonly api: ChaosApi;
+  /** The partner's side of the chain a network runs on, when one does. */
+  readonly chain?: ChainParty;
   /** The webhook endpoint (subscribed to `*`) that posts to the receiver. */
   readonly webhookId: string;
   readonly receiver: DeliveryReceiver;
@@ -353,7 +357,11 @@ async function newKeyPair(api: ChaosApi, projectId: string, runId: string) {
     const path = `/admin/projects/${projectId}/api-keys`;
     const request: ApiRequest = { method: 'POST', path, idempotencyKey: `${runId}-keys-${ask}`, auth: 'admin' };
     const sent = await api.send(request, SETUP_DEADLINE_MS);
-    if (sent.outcome === 'ok') return sent.body as { apiKey: string; apiSecret: string };
+    // The key pair alone, whatever else an answer may carry: a token request refuses a field it does not take.
+    if (sent.outcome === 'ok') {
+      const { apiKey, apiSecret } = sent.body as { apiKey: string; apiSecret: string };
+      return { apiKey, apiSecret };
+    }
     if (sent.body?.error !== 'IdempotentReplayUnavailable' || ask >= 5)
       throw new Error(`workload set-up: POST ${path}: ${sent.error}`);
   }
@@ -365,7 +373,7 @@ async function newKeyPair(api: ChaosApi, projectId: string, runId: string) {
  * this process.
  */
 export async function setUpWorkload(
-  target: Pick<ChaosTarget, 'gateways' | 'adminToken'>,
+  target: Pick<ChaosTarget, 'gateways' | 'adminToken' | 'chain'>,
   options: { seed: number; log?: (line: string) => void },
 ): Promise<WorkloadSetup> {
   const log = options.log ?? (() => undefined);
@@ -404,6 +412,7 @@ export async function setUpWorkload(
     return {
       projectId: project.id,
       api,
+      ...(target.chain ? { chain: new ChainParty(target.chain) } : {}),
       webhookId: webhook.id,
       receiver,
       keyPrefix: `chaos-${project.id}`,
@@ -418,7 +427,8 @@ export async function setUpWorkload(
 
 // ---- operations ----
 
-export type Corridor = 'walletToWallet' | 'walletToAch' | 'walletToWire' | 'walletToCard' | 'walletToCash';
+export type Corridor =
+  'walletToWallet' | 'walletToExternalWallet' | 'walletToAch' | 'walletToWire' | 'walletToCard' | 'walletToCash';
 export type PickupOutcome = 'collected' | 'expired';
 export type OperatorAction = 'retry' | 'refund' | 'mark-failed';
 
@@ -440,6 +450,8 @@ export interface Subject {
   corridor?: Corridor;
   /** The amount sent: a funding's, a quote's source amount, a simulated deposit's. */
   amount?: string;
+  /** Where a transfer on chain went: a wallet's or a deposit address's address, or an external wallet's. */
+  address?: string;
   /** What the customer did at the till: a cash pickup collected, or left to expire. */
   pickup?: PickupOutcome;
 }
@@ -473,7 +485,8 @@ const CARD = {
   cvc: '123',
   billingAddress: { addressLine1: '1 Market St', city: 'San Francisco', state: 'CA', country: 'US', zipCode: '94105' },
 };
-const NETWORK = 'meridianchain';
+/** The wallets' and inlets' network: the one the run's chain carries, when it has one. */
+const NETWORK = CHAIN_NETWORK;
 /**
  * Where cash is paid in and picked up (docs/sandbox.md "Cash-in and cash locations"): BigMart #1006 in Houston
  * takes both, and Texas allows the larger daily pickup total.
@@ -500,6 +513,8 @@ interface CustomerModel {
   wallets: string[];
   bank?: Provisioned;
   card?: Provisioned;
+  /** An external wallet of the customer's own, outside custody, and its address. */
+  externalWallet?: Provisioned & { address: string };
   virtualAccount?: Provisioned;
   depositAddress?: Provisioned;
   /** Cash-ins made and not yet paid in, with the wallet each delivers to. */
@@ -512,6 +527,8 @@ class Model {
   readonly history: WorkloadOperation[] = [];
   /** Cash pickups accepted and not yet collected or left to expire: their transactions. */
   readonly pickups: string[] = [];
+  /** Each wallet's address, as its creation answered it. */
+  readonly addresses = new Map<string, string>();
   private next = 1;
 
   nextNumber(): number {
@@ -575,6 +592,33 @@ class Client {
     this.model.history.push(op);
     if (op.outcome === 'unknown') this.setup.log(`workload: op ${n} ${kind} unknown: ${op.error}`);
     return op;
+  }
+
+  /**
+   * Sends test USDC from the partner's own account on the chain, as a sender outside the platform would, and
+   * records it: ok once mined, failed when the token refused it, unknown when the node's answer was lost.
+   */
+  async performOnChain(kind: string, chain: ChainParty, to: string, amount: string, subject: Subject): Promise<void> {
+    const n = this.model.nextNumber();
+    const startedAt = Date.now();
+    const sent = await chain.send(to, amount).then(
+      (mined) => ({ outcome: mined.succeeded ? ('ok' as const) : ('failed' as const), response: mined }),
+      (error: unknown) => ({ outcome: 'unknown' as const, response: undefined, error: describeError(error) }),
+    );
+    this.model.history.push({
+      n,
+      client: this.index,
+      kind,
+      method: 'TRANSFER',
+      path: `${chain.network}:${to}`,
+      body: { from: chain.address, to, amount },
+      attempts: 1,
+      startedAt,
+      endedAt: Date.now(),
+      subject: { ...subject, address: to },
+      ...sent,
+    });
+    if (sent.outcome === 'unknown') this.setup.log(`workload: op ${n} ${kind} on chain unknown: ${sent.error}`);
   }
 
   /** A read to choose what to do next; undefined when it is not answered in time. */
@@ -673,7 +717,10 @@ async function createWallet(client: Client): Promise<void> {
     () => ({ method: 'POST', path: `/customers/${customer.id}/wallets`, body: { asset: 'usdc', network: NETWORK } }),
     { customerId: customer.id },
   );
-  if (op.outcome === 'ok') customer.wallets.push(op.response.id);
+  if (op.outcome === 'ok') {
+    customer.wallets.push(op.response.id);
+    if (op.response.address) client.model.addresses.set(op.response.id, op.response.address);
+  }
 }
 
 /** A bank account or a card of a customer's, marked with the operation that registers it. */
@@ -702,6 +749,33 @@ async function registerAccount(client: Client, kind: 'bank' | 'card'): Promise<v
   else if (op.outcome === 'failed') customer[kind] = { id: '', status: 'dead' };
 }
 
+/**
+ * Money into a wallet: the sandbox's funding route; on a chain, the partner's own transfer to the wallet's
+ * address, which the platform credits once confirmed.
+ */
+/** An external wallet of a customer's own on the wallets' network (an address nobody in the run holds the key of). */
+async function registerExternalWallet(client: Client): Promise<void> {
+  const customer = client.pick(client.model.customers.filter((c) => c.externalWallet === undefined));
+  if (!customer) return;
+  const address = viemAccounts.privateKeyToAccount(viemAccounts.generatePrivateKey()).address;
+  const op = await client.perform(
+    'createExternalWallet',
+    (n) => ({
+      method: 'POST',
+      path: '/external-accounts',
+      body: {
+        owner: { kind: 'customer', customerId: customer.id },
+        type: 'walletExternal',
+        walletExternal: { address, network: NETWORK },
+        metadata: { [MARKER]: String(n) },
+      },
+    }),
+    { customerId: customer.id, address },
+  );
+  if (op.outcome === 'ok') customer.externalWallet = { id: op.response.id, status: 'pending', address };
+  else if (op.outcome === 'failed') customer.externalWallet = { id: '', status: 'dead', address };
+}
+
 async function fundWallet(client: Client): Promise<void> {
   const wallet = client.pick(client.model.wallets());
   if (!wallet) return;
@@ -711,6 +785,16 @@ async function fundWallet(client: Client): Promise<void> {
     client.int(100),
     client.random() < 0.2 ? client.int(10_000) : undefined,
   );
+  const { chain } = client.setup;
+  if (chain) {
+    const address = client.model.addresses.get(wallet.id);
+    if (!address) return;
+    return client.performOnChain('fundWallet', chain, address, amount, {
+      walletId: wallet.id,
+      customerId: wallet.customer.id,
+      amount,
+    });
+  }
   await client.perform(
     'fundWallet',
     () => ({ method: 'POST', path: `/sandbox/wallets/${wallet.id}/fund`, body: { amount } }),
@@ -731,6 +815,14 @@ async function destination(
   if (corridor === 'walletToCash') {
     const { locationId: cashLocationId, locationReference: cashLocationReference } = CASH_LOCATION;
     return { body: { type: 'cash', details: { asset: 'usd', cashLocationId, cashLocationReference } }, subject: {} };
+  }
+  if (corridor === 'walletToExternalWallet') {
+    const external = from.customer.externalWallet;
+    if (!(await client.active(external, '/external-accounts'))) return undefined;
+    return {
+      body: { type: 'walletExternal', details: { id: external!.id } },
+      subject: { externalAccountId: external!.id, address: external!.address },
+    };
   }
   if (corridor === 'walletToCard') {
     const card = from.customer.card;
@@ -760,11 +852,12 @@ async function transfer(client: Client, corridor: Corridor): Promise<void> {
   const balance = to && (await client.balance(from.id));
   // An empty wallet waits for a funding (an overdraft of a funded one is tried now and then all the same).
   if (!to || balance === undefined || balance === 0n) return;
-  // Only a wallet-to-wallet transfer may use usdc's six places: a bank or card side is in dollars.
+  // Only a transfer between wallets may use usdc's six places: a bank or card side is in dollars.
+  const crypto = corridor === 'walletToWallet' || corridor === 'walletToExternalWallet';
   const amount =
     corridor === 'walletToCash'
       ? pickupAmount(client)
-      : transferAmount(client, balance, corridor === 'walletToWallet' && client.random() < 0.3);
+      : transferAmount(client, balance, crypto && client.random() < 0.3);
   const subject: Subject = { customerId: from.customer.id, walletId: from.id, corridor, amount, ...to.subject };
   const quote = await client.perform(
     'createQuote',
@@ -935,12 +1028,25 @@ async function createDepositAddress(client: Client): Promise<void> {
   else if (op.outcome === 'failed') customer.depositAddress = { id: '', status: 'dead' };
 }
 
-/** USDC arriving on chain at a deposit address, paid out to the bank account; in whole cents, as a USD payout needs. */
+/**
+ * USDC arriving on chain at a deposit address, paid out to the bank account; in whole cents, as a USD payout
+ * needs. The sandbox's simulation; on a chain, the partner's own transfer to the address.
+ */
 async function cryptoDeposit(client: Client): Promise<void> {
   const customer = client.pick(client.model.customers.filter((c) => usable(c.depositAddress)));
   if (!customer || !(await client.active(customer.depositAddress, '/deposit-addresses'))) return;
   const address = customer.depositAddress!;
   const amount = amountText(5 + client.int(1500), client.cents([91, 92, 95]));
+  const { chain } = client.setup;
+  if (chain) {
+    const onChain = (await client.read(`/deposit-addresses/${address.id}`))?.depositInstructions?.address;
+    if (!onChain) return;
+    return client.performOnChain('cryptoDeposit', chain, onChain, amount, {
+      customerId: customer.id,
+      depositAddressId: address.id,
+      amount,
+    });
+  }
   await client.perform(
     'cryptoDeposit',
     () => ({ method: 'POST', path: `/deposit-addresses/${address.id}/simulate/crypto-deposit`, body: { amount } }),
@@ -1007,8 +1113,20 @@ const ACTIONS: readonly Action[] = [
   },
   { name: 'createBankAccount', weight: 3, possible: some((c) => !c.bank), run: (c) => registerAccount(c, 'bank') },
   { name: 'registerCard', weight: 2, possible: some((c) => !c.card), run: (c) => registerAccount(c, 'card') },
+  {
+    name: 'createExternalWallet',
+    weight: 2,
+    possible: some((c) => !c.externalWallet),
+    run: registerExternalWallet,
+  },
   { name: 'fundWallet', weight: 12, possible: hasWallets(1), run: fundWallet },
   { name: 'walletToWallet', weight: 22, possible: hasWallets(2), run: (c) => transfer(c, 'walletToWallet') },
+  {
+    name: 'walletToExternalWallet',
+    weight: 6,
+    possible: some((c) => c.wallets.length > 0 && usable(c.externalWallet)),
+    run: (c) => transfer(c, 'walletToExternalWallet'),
+  },
   {
     name: 'walletToAch',
     weight: 8,

@@ -15,7 +15,7 @@ const OVERLAYS = ['sandbox', 'production'] as const;
 /** Every app but platform mode's is a service of the distributed run; the dashboard is a page the gateway serves (ADR 0038). */
 const APPS = readdirSync(join(ROOT, 'apps')).filter((name) => name !== 'platform' && name !== 'dashboard');
 const SERVICES = APPS.filter((name) => name !== 'gateway');
-const SECRET_VARIABLES = ['DATABASE_URL', 'MM_ADMIN_TOKEN', 'MM_SECRET_HASH_KEY', 'MM_SIGNING_KEY_ENCRYPTION_KEYS', 'MM_BOOTSTRAP_API_SECRET'];
+const SECRET_VARIABLES = ['DATABASE_URL', 'MM_DATABASE_DIRECT_URL', 'MM_ADMIN_TOKEN', 'MM_SECRET_HASH_KEY', 'MM_SIGNING_KEY_ENCRYPTION_KEYS', 'MM_BOOTSTRAP_API_SECRET', 'MM_OIDC_CLIENT_SECRET', 'MM_CUSTODY_MNEMONIC'];
 const PORT = 3000;
 
 describe('the services of the distributed run', () => {
@@ -123,8 +123,9 @@ withKubectl.each(OVERLAYS)('the Kubernetes overlay %s', (overlay) => {
 
   it.each(APPS)('gives %s every variable it needs, secrets only by reference, and a configuration the platform accepts', (app) => {
     const variables = environment(one('Deployment', app).spec.template.spec);
-    const required = ['DATABASE_URL', 'KAFKA_BROKERS', 'HOST', 'PORT', 'MM_ENVIRONMENT', 'MM_SIGNING_KEY_ENCRYPTION_KEYS', 'SERVICE'];
-    if (app === 'gateway') required.push('MM_ADMIN_TOKEN', 'MM_SECRET_HASH_KEY', ...SERVICES.map((s) => serviceUrlVariable(s as ServiceName)));
+    // Every service serves operator routes of its own, so each takes the break-glass token (docs/operators.md).
+    const required = ['DATABASE_URL', 'KAFKA_BROKERS', 'HOST', 'PORT', 'MM_ENVIRONMENT', 'MM_SIGNING_KEY_ENCRYPTION_KEYS', 'SERVICE', 'MM_ADMIN_TOKEN'];
+    if (app === 'gateway') required.push('MM_SECRET_HASH_KEY', 'MM_OIDC_CLIENT_SECRET', ...SERVICES.map((s) => serviceUrlVariable(s as ServiceName)));
     else required.push('MM_GATEWAY_URL');
     expect(required.filter((name) => !variables.has(name))).toEqual([]);
     expect(variables.get('MM_ENVIRONMENT')?.value).toBe(overlay);
@@ -151,6 +152,18 @@ withKubectl.each(OVERLAYS)('the Kubernetes overlay %s', (overlay) => {
     expect(environment(pod).get('DATABASE_URL')?.valueFrom?.secretKeyRef).toEqual({ name: 'money-movement-secrets', key: 'DATABASE_URL' });
     expect(pod.securityContext.runAsNonRoot).toBe(true);
     expect(pod.restartPolicy).toBe('OnFailure');
+  });
+
+  it('keeps the read models\' rebuild as a suspended CronJob that an operator starts: `npm run rebuild -- all` through the gateway', () => {
+    const cronJob = one('CronJob', 'rebuild-read-models');
+    expect(cronJob.spec.suspend).toBe(true);
+    expect(cronJob.spec.concurrencyPolicy).toBe('Forbid');
+    const pod = cronJob.spec.jobTemplate.spec.template.spec;
+    expect(pod.containers[0].command).toEqual(['npm', 'run', 'rebuild', '--', 'all']);
+    expect(pod.containers[0].image).toBe(container(one('Deployment', 'gateway')).image);
+    expect(environment(pod).get('MM_URL')?.value).toBe(`http://gateway:${PORT}`);
+    expect(environment(pod).get('MM_ADMIN_TOKEN')?.valueFrom?.secretKeyRef).toEqual({ name: 'money-movement-secrets', key: 'MM_ADMIN_TOKEN' });
+    expect(pod.securityContext.runAsNonRoot).toBe(true);
   });
 
   it('lets only the gateway be reached from outside, and each service only from the gateway and the callers of its ports', () => {
@@ -183,7 +196,7 @@ withKubectl.each(OVERLAYS)('the Kubernetes overlay %s', (overlay) => {
 
 /** Stand-ins of the right form for the secrets, for the configuration check. */
 function placeholder(name: string): string {
-  if (name === 'DATABASE_URL') return 'postgres://user:password@postgres:5432/money_movement';
+  if (name === 'DATABASE_URL' || name === 'MM_DATABASE_DIRECT_URL') return 'postgres://user:password@postgres:5432/money_movement';
   if (name === 'MM_SIGNING_KEY_ENCRYPTION_KEYS') return `k1:${Buffer.alloc(32, 1).toString('base64')}`;
   return 'x'.repeat(40);
 }

@@ -12,6 +12,8 @@ async function main(): Promise<void> {
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set');
   const dataSource = await openDatabase({
     url: config.DATABASE_URL,
+    poolMode: config.MM_DATABASE_POOL_MODE,
+    directUrl: config.MM_DATABASE_DIRECT_URL,
     migrations: platformMigrations,
     poolSize: 1,
     applicationName: 'money-movement-migrate',

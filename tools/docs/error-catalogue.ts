@@ -19,6 +19,7 @@ export function renderErrorCatalogue(): string {
     '`cause` the reason for this request (which field, which id). Codes 1000, 10000, 10001, 10002, 10029 and',
     "10087 are numbered by the specification; the others are this project's own.",
     '',
+    ...specSpelledNames(),
     '`requestId` is the id of the request, the same as the `X-Request-Id` header that every response carries,',
     'successes included: quote it when you ask about a request, and the operator finds every log line it wrote.',
     'Send your own id in an `X-Request-Id` header and it is used when it is 1 to 128 characters, each a letter, a',
@@ -41,6 +42,37 @@ export function renderErrorCatalogue(): string {
     'The same table is in the OpenAPI document under `x-error-catalogue`.',
     '',
   ].join('\n');
+}
+
+/**
+ * The names that are not PascalCase: each is spelled as the specification spells it (a partner's code may
+ * already match on it), so the document says so rather than leave them looking like slips.
+ */
+function specSpelledNames(): string[] {
+  const names = Object.keys(ERROR_CATALOGUE)
+    .filter((name) => !/^[A-Z][A-Za-z0-9]*$/.test(name))
+    .map((name) => `\`${name}\``);
+  if (names.length === 0) return [];
+  const words = [
+    'Names are PascalCase, except these',
+    String(names.length),
+    'that keep the spelling the specification gives them (camelCase or snake_case):',
+    `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}.`,
+    'Compare `error` as a whole string, as it is written here.',
+  ].join(' ');
+  return [...wrap(words, 120), ''];
+}
+
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return line ? [...lines, line] : lines;
 }
 
 if (require.main === module) {

@@ -17,9 +17,10 @@ const dir = join(__dirname, '..', 'kafka-mock');
 
 /**
  * Which build of the mock: `patched`, the system's librdkafka release built from source with the project's
- * patches (tools/kafka-mock/build.sh: a fetch's offset looked up from the end of the log, and a group member's
- * repeated request answered where the release aborts the broker), what the test suite and the fault run use
- * wherever it can be built; `system`, on the system's librdkafka as released, where it cannot (no network for
+ * patches (tools/kafka-mock/build.sh: a fetch's offset looked up from the end of the log, a group member's
+ * repeated request answered where the release aborts the broker, and each new group member given an id of its
+ * own where the release reuses a freed member's), what the test suite and the fault run use wherever it can be
+ * built; `system`, on the system's librdkafka as released, where it cannot (no network for
  * the source).
  */
 export type MockBuild = 'system' | 'patched';

@@ -3,7 +3,7 @@
 // seconds on two cores); a file that needs it before it is up waits with its worker idle. So the files that
 // need no shared platform come first (after the container tests, whose image builds mostly wait on the engine, and the
 // dashboard's one long browser file), each group in Jest's own order (slowest or largest first), and the
-// shared platform is up by the time its files start: e2e (one process per file), the few long unit and integration
+// shared platform is up by the time its files start: e2e and e2e-pgbouncer (platforms of their own), the few long unit and integration
 // files, then e2e-distributed, then the other integration and unit files, short ones that fill the workers at the
 // end of the run.
 const Sequencer = require('@jest/test-sequencer').default;
@@ -12,6 +12,7 @@ const GROUPS = [
   'containers',
   'browser',
   'e2e',
+  'e2e-pgbouncer',
   'containers-after-e2e',
   'long-units',
   'e2e-distributed',

@@ -10,7 +10,8 @@
 #                      a fetch's offset looked up from the end of the partition's log
 #                      (the release walks it from its start, which over a long run takes
 #                      most of a core), and a consumer group member's repeated request
-#                      answered instead of aborting the broker. What the test suite and
+#                      answered instead of aborting the broker, and a new member given an
+#                      id of its own (the release reuses a freed member's). What the test suite and
 #                      the fault run use where it can be built. Downloads the source once
 #                      (checked by its SHA-256); needs curl and make.
 set -euo pipefail
@@ -27,7 +28,7 @@ fi
 version=2.0.2
 sha256=f321bcb1e015a34114c83cf1aa7b99ee260236aab096b85c003170c90a47ca9d
 source=build/librdkafka-$version
-patches=(mock-lookup-from-end.patch mock-group-requests.patch)
+patches=(mock-lookup-from-end.patch mock-group-requests.patch mock-unique-member-ids.patch)
 newer() { for f in "${@:2}"; do [ "$f" -nt "$1" ] && return 0; done; return 1; }
 if [ -f build/kafka-mock-patched ] && ! newer build/kafka-mock-patched kafka-mock.c "${patches[@]}"; then
   exit 0

@@ -2,11 +2,13 @@
 // suite and `npm run chaos` run over where it can be built): a Fetch at any offset answers what the released
 // mock answers, the message set that holds the offset, from the first to one past the last; and a consumer
 // group member that joins again while its earlier join waits is answered, where the release aborts the whole
-// broker. Skipped where that build cannot be made (no network for the source).
+// broker; and each new member is given an id no member had before, where the release names a member by its
+// address, which a member joining after another left is soon given. Skipped where that build cannot be made (no
+// network for the source).
 import { createConnection, type Socket } from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
 import { buildMockBroker, startMockBroker, type MockBroker, type MockBuild } from '../jest/kafka-broker';
-import { joinedV0, joinGroupV0, request } from './kafka-frames';
+import { joinedV0, joinGroupV0, kafkaString, request } from './kafka-frames';
 import { startStockBrokerProxy } from './stock-broker-proxy';
 
 jest.setTimeout(60_000);
@@ -150,4 +152,37 @@ withBoth('answers a member that joins again while its earlier join waits (the re
     for (const socket of sockets) socket.destroy();
     await mock.stop();
   }
+});
+
+/** The ids a mock of this build gives new members of `groups` groups, each joining and leaving `rounds` times. */
+async function memberIds(build: MockBuild, groups: number, rounds: number): Promise<string[]> {
+  const mock = await startMockBroker(() => undefined, build);
+  if (!mock) throw new Error(`the ${build} mock broker did not start`);
+  try {
+    const ids: string[] = [];
+    for (let round = 0; round < rounds; round++) {
+      await Promise.all(
+        Array.from({ length: groups }, async (_, g) => {
+          const joined = joinedV0(await roundTrip(mock.address, joinGroupV0(`ids-${g}`, '', 1)));
+          expect(joined.error).toBe(0);
+          ids.push(joined.memberId);
+          // LeaveGroup v0: the member is gone, and what the mock held of it freed.
+          const leave = request(13, 0, 2, Buffer.concat([kafkaString(`ids-${g}`), kafkaString(joined.memberId)]));
+          expect((await roundTrip(mock.address, leave)).readInt16BE(4)).toBe(0);
+        }),
+      );
+    }
+    return ids;
+  } finally {
+    await mock.stop();
+  }
+}
+
+withBoth("gives each new member an id no member had before (the release reuses a freed member's)", async () => {
+  // Members come and go (a consumer that crashes and starts again is a new member), each group's first join
+  // waiting the mock's 3 s: the release gives the first ids freed to members joining after them, so that a client
+  // still using its id after the broker dropped it (a session that expired meanwhile) shares it with a new one.
+  const ids = await memberIds('patched', 8, 3);
+  expect(ids).toHaveLength(24);
+  expect(new Set(ids).size).toBe(ids.length);
 });

@@ -26,6 +26,7 @@ const KINDS = new Set([
   'interceptor',
   'listener',
   'mappers',
+  'metrics',
   'migration',
   'module',
   'pipe',

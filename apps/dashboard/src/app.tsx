@@ -1,16 +1,27 @@
 // The page: sign-in, then the partner's or the operator's view, one route per view after the # (ids and
 // filters only). Every view reads through api.ts and refreshes with live.ts.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { startLive } from './live';
-import { useRoute } from './hooks';
+import { routeQuery, useRoute } from './hooks';
 import { signOut, useSession, type Session } from './session';
+import { PartnerApiKeys } from './views/api-keys';
+import { Approvals } from './views/approvals';
+import { AuditLog } from './views/audit';
 import { Chains } from './views/chains';
-import { CashIns, CustomerDetail, CustomersList, ExternalAccounts, QuoteLookup } from './views/customers';
-import { HeldQueue, ProjectDetail, Projects } from './views/operator';
+import { CashInDetail, CashIns } from './views/cash-ins';
+import { CustomerDetail, CustomersList } from './views/customers';
+import { ExternalAccountDetail, ExternalAccounts } from './views/external-accounts';
+import { HeldQueue } from './views/held-queue';
+import { ProjectDetail, Projects } from './views/operator';
+import { DepositAddressDetail, VirtualAccountDetail } from './views/origins';
+import { Quotes } from './views/quotes';
+import { RequestLogDetail, RequestLogs } from './views/request-logs';
 import { ClockControl, Sandbox } from './views/sandbox';
-import { SignIn } from './views/signin';
-import { TransactionDetail, TransactionsList } from './views/transactions';
+import { SearchBox, SearchResults } from './views/search';
+import { CollectSignIn, SignIn } from './views/signin';
+import { TransactionDetail } from './views/transaction-detail';
+import { TransactionsList } from './views/transactions';
 import { DeliveryDetail, EventsList, WebhookDetail, WebhooksList } from './views/webhooks';
 
 const PARTNER_NAV = [
@@ -21,12 +32,16 @@ const PARTNER_NAV = [
   ['external-accounts', 'External accounts'],
   ['webhooks', 'Webhooks'],
   ['events', 'Events'],
+  ['api-keys', 'API keys'],
+  ['request-logs', 'Request log'],
   ['sandbox', 'Sandbox'],
 ] as const;
 const OPERATOR_NAV = [
   ['held', 'Held transactions'],
+  ['approvals', 'Approvals'],
   ['projects', 'Projects'],
   ['chains', 'Chains'],
+  ['audit', 'Audit log'],
 ] as const;
 
 function partnerView(route: string[]): ComponentChildren {
@@ -38,11 +53,16 @@ function partnerView(route: string[]): ComponentChildren {
     case 'customers':
       return id ? <CustomerDetail id={id} /> : <CustomersList />;
     case 'quotes':
-      return <QuoteLookup id={id} />;
+      return <Quotes id={id} />;
     case 'cash-ins':
-      return <CashIns />;
+      return id ? <CashInDetail id={id} /> : <CashIns />;
     case 'external-accounts':
-      return <ExternalAccounts />;
+      return id ? <ExternalAccountDetail id={id} /> : <ExternalAccounts />;
+    // Reached from a transaction made from one (no list of their own in the navigation).
+    case 'deposit-addresses':
+      return id ? <DepositAddressDetail id={id} /> : <NotFound />;
+    case 'virtual-accounts':
+      return id ? <VirtualAccountDetail id={id} /> : <NotFound />;
     case 'webhooks':
       return id && sub === 'deliveries' && subId ? (
         <DeliveryDetail webhookId={id} deliveryId={subId} />
@@ -53,8 +73,15 @@ function partnerView(route: string[]): ComponentChildren {
       );
     case 'events':
       return <EventsList />;
+    case 'api-keys':
+      return <PartnerApiKeys />;
+    case 'request-logs':
+      return id ? <RequestLogDetail id={id} /> : <RequestLogs />;
     case 'sandbox':
       return <Sandbox />;
+    // The header's search box, for what is not an id (search.tsx).
+    case 'search':
+      return <SearchResults />;
     default:
       return <NotFound />;
   }
@@ -70,6 +97,10 @@ function operatorView(route: string[]): ComponentChildren {
       return id ? <ProjectDetail id={id} /> : <Projects />;
     case 'chains':
       return <Chains />;
+    case 'audit':
+      return <AuditLog />;
+    case 'approvals':
+      return <Approvals />;
     default:
       return <NotFound />;
   }
@@ -90,8 +121,11 @@ function Shell({ session, route }: { session: Session; route: string[] }) {
   const nav = session.kind === 'partner' ? PARTNER_NAV : OPERATOR_NAV;
   const current = route[0] ?? nav[0][0];
   const first = useRef(true);
+  // On a phone the sections fold behind a menu button (app.css); a move to another view folds them again.
+  const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => {
-    const title = nav.find(([path]) => path === current)?.[1];
+    setMenuOpen(false);
+    const title = current === 'search' ? 'Search' : nav.find(([path]) => path === current)?.[1];
     document.title = `${title ? `${title} · ` : ''}Money-movement dashboard`;
     // After a move to another view, focus goes to its content (for keyboard and screen-reader users); on the
     // page's first load it stays at the top, where the skip link is.
@@ -113,9 +147,26 @@ function Shell({ session, route }: { session: Session; route: string[] }) {
             <li>
               <strong>{session.kind === 'partner' ? 'Partner' : 'Operator'}</strong>
               {session.kind === 'partner' && <small class="who"> {session.apiKey}</small>}
+              {session.kind === 'operator' && session.name && (
+                <small class="who">
+                  {' '}
+                  {session.name} ({session.role})
+                </small>
+              )}
+            </li>
+            <li class="menu-toggle">
+              <button
+                type="button"
+                class="secondary outline"
+                aria-expanded={menuOpen}
+                aria-controls="sections"
+                onClick={() => setMenuOpen(!menuOpen)}
+              >
+                Menu
+              </button>
             </li>
           </ul>
-          <ul class="sections">
+          <ul class={`sections${menuOpen ? ' open' : ''}`} id="sections">
             {nav.map(([path, label]) => (
               <li key={path}>
                 <a href={`#/${path}`} aria-current={current === path ? 'page' : undefined}>
@@ -130,6 +181,7 @@ function Shell({ session, route }: { session: Session; route: string[] }) {
             </li>
           </ul>
         </nav>
+        {session.kind === 'partner' && <SearchBox route={route} />}
         {session.kind === 'partner' && <ClockControl />}
       </header>
       <main id="content" class="container" tabIndex={-1}>
@@ -143,5 +195,8 @@ export function App() {
   const { session, expiredReason } = useSession();
   const route = useRoute();
   useEffect(() => startLive(), []);
-  return session ? <Shell session={session} route={route} /> : <SignIn notice={expiredReason} />;
+  if (session) return <Shell session={session} route={route} />;
+  if (route[0] === 'signed-in') return <CollectSignIn />;
+  const failed = route[0] === 'sign-in-failed' ? routeQuery().get('reason') : null;
+  return <SignIn notice={failed ? `Sign-in failed: ${failed}` : expiredReason} />;
 }

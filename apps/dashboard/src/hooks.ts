@@ -97,3 +97,13 @@ export function routeQuery(): URLSearchParams {
 export function navigate(path: string): void {
   location.hash = path;
 }
+
+/** Goes to a list's route with the filters a form holds, blank ones left out (the address holds only filters). */
+export function navigateWithFilters(path: string, filters: Record<string, string>): void {
+  const params = new URLSearchParams(
+    Object.entries(filters)
+      .map(([name, value]) => [name, value.trim()])
+      .filter(([, value]) => value),
+  );
+  navigate(`${path}${params.size ? `?${params}` : ''}`);
+}

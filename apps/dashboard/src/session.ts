@@ -4,7 +4,9 @@
 import { useEffect, useState } from 'preact/hooks';
 
 export type Session =
-  { kind: 'partner'; token: string; expiresAt: string; apiKey: string } | { kind: 'operator'; token: string };
+  | { kind: 'partner'; token: string; expiresAt: string; apiKey: string }
+  // Signed in through the OpenID provider: who, with which role, and until when the token lasts.
+  | { kind: 'operator'; token: string; name?: string; role?: string; expiresAt?: string | null };
 
 const KEY = 'mm.dashboard.session';
 let session: Session | undefined = read();
@@ -15,7 +17,7 @@ function read(): Session | undefined {
   try {
     const stored = sessionStorage.getItem(KEY);
     const parsed = stored ? (JSON.parse(stored) as Session) : undefined;
-    if (parsed?.kind === 'partner' && Date.parse(parsed.expiresAt) <= Date.now()) return undefined;
+    if (parsed?.expiresAt && Date.parse(parsed.expiresAt) <= Date.now()) return undefined;
     return parsed;
   } catch {
     return undefined;

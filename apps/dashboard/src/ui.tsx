@@ -1,10 +1,11 @@
 // The pieces every view shares: loading and error states, amounts, times, statuses, and actions that ask
 // for a reason and show the API's refusal.
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ApiProblem } from './api';
 import { formatAmount, formatLocalTime, formatUtc } from './format';
 import { routeQuery, type Resource } from './hooks';
+import { label } from './labels';
 
 export function ProblemNote({ problem, title = 'The request was refused' }: { problem: ApiProblem; title?: string }) {
   return (
@@ -59,11 +60,12 @@ export function Amount({ amount, asset }: { amount: string | null | undefined; a
   return <span class="amount">{formatAmount(amount, asset)}</span>;
 }
 
+/** A status in words (the raw value on hover, and in data-status for tests and styles). */
 export function Status({ status, sub }: { status: string; sub?: string | null }) {
   return (
-    <span class={`status status-${status}`} data-status={status}>
-      {status}
-      {sub ? <small> ({sub})</small> : null}
+    <span class={`status status-${status}`} data-status={status} data-sub-status={sub ?? undefined}>
+      <span title={status}>{label(status)}</span>
+      {sub ? <small title={sub}> ({label(sub)})</small> : null}
     </span>
   );
 }
@@ -184,5 +186,29 @@ export function Pager({ page }: { page: { hasMore: boolean; nextCursor?: string 
       {cursor && <a href={at()}>Newest</a>}
       {page.hasMore && page.nextCursor && <a href={at(page.nextCursor)}>Older</a>}
     </nav>
+  );
+}
+
+/** Whether the page is wider than a phone (app.css's breakpoint), following the window as it changes. */
+export function useWide(): boolean {
+  const query = '(min-width: 577px)';
+  const [wide, setWide] = useState(() => matchMedia(query).matches);
+  useEffect(() => {
+    const list = matchMedia(query);
+    const listener = () => setWide(list.matches);
+    list.addEventListener('change', listener);
+    return () => list.removeEventListener('change', listener);
+  }, []);
+  return wide;
+}
+
+/** A list's filters: open on a wide screen, folded under "Filters" on a phone unless some are applied. */
+export function Filters({ applied, children }: { applied: boolean; children: ComponentChildren }) {
+  const wide = useWide();
+  return (
+    <details class="filters-box" open={wide || applied}>
+      <summary>Filters{applied ? ' (applied)' : ''}</summary>
+      {children}
+    </details>
   );
 }

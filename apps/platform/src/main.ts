@@ -6,6 +6,7 @@ import { API_BASE_PATH } from '@mm/platform/http';
 import { shutdownTelemetry } from '@mm/platform/telemetry';
 import {
   credentialLines,
+  operatorsLine,
   providersLine,
   dashboardLine,
   describeFailure,
@@ -88,6 +89,7 @@ async function main(): Promise<void> {
     dashboardLine(platform.url),
     ...credentialLines(config, bootstrap),
     providersLine(config),
+    operatorsLine(config),
     ...localLines(config, adminTokenFrom),
     '',
   ];

@@ -123,6 +123,18 @@ export const ERROR_CATALOGUE = {
     msg: 'feature not enabled for this project',
     when: 'a request that needs a project feature the operator has not enabled: creating a deposit address needs `depositAddresses` (operator route PATCH /admin/projects/{projectId} `{features: {depositAddresses: true}}`)',
   },
+  InsufficientRole: {
+    code: 1142,
+    status: 403,
+    msg: 'operator role not allowed here',
+    when: "an operator route needs a role the operator's token does not carry (viewer, support, operator, admin, each allowed what the ones before it are); `cause` names the route's role and the operator's",
+  },
+  InsufficientScope: {
+    code: 1143,
+    status: 403,
+    msg: 'API key scope not allowed here',
+    when: "a restricted API key's token on a route its scopes do not cover (`<resource>:read` for GET, `<resource>:write` for the rest); `cause` names the scope the route needs. Nothing changes",
+  },
   InvalidCursor: { code: 1150, status: 400, msg: 'invalid cursor', when: 'the list cursor is not one this API issued' },
   RequestTimeout: {
     code: 1160,
@@ -152,7 +164,48 @@ export const ERROR_CATALOGUE = {
     when: 'the risk provider is not configured for this deployment',
   },
   ProjectNotFound: { code: 1210, status: 404, msg: 'project not found', when: 'operator route: no such project' },
-  ApiKeyNotFound: { code: 1211, status: 404, msg: 'API key not found', when: 'operator route: no such API key' },
+  ApiKeyNotFound: {
+    code: 1211,
+    status: 404,
+    msg: 'API key not found',
+    when: "no such API key (on a partner's `/api-keys` routes: none in the token's project)",
+  },
+  ApiKeyNotRollable: {
+    code: 1212,
+    status: 409,
+    msg: 'API key cannot be rolled',
+    when: 'the key was revoked, has expired, or was rolled already (roll its successor); `cause` says which. Nothing changes',
+  },
+  RequestLogNotFound: {
+    code: 1213,
+    status: 404,
+    msg: 'request log not found',
+    when: "no such request log entry in the token's project, or it is older than the log's retention",
+  },
+  InvalidApprovalID: {
+    code: 1220,
+    status: 400,
+    msg: 'invalid approval id',
+    when: 'operator route: an approval request id is malformed (apr_…)',
+  },
+  ApprovalNotFound: {
+    code: 1221,
+    status: 404,
+    msg: 'approval not found',
+    when: 'operator route: no such approval request',
+  },
+  ApprovalNotPending: {
+    code: 1222,
+    status: 409,
+    msg: 'approval request not pending',
+    when: 'operator route: the approval request was approved, rejected or has expired already; `cause` says which. Nothing changes',
+  },
+  OwnApprovalRefused: {
+    code: 1223,
+    status: 403,
+    msg: 'an operator cannot approve their own request',
+    when: 'operator route: the approval request was made by the operator approving it (four eyes: a second operator approves). Nothing changes',
+  },
 
   // Accounts (10100-10199, 11000-11099)
   UnsupportedCurrency: {

@@ -1,4 +1,4 @@
-import type { Corridor, Party, Pricing } from './ports';
+import type { AuditActor, Corridor, Party, Pricing } from './ports';
 import type { VirtualAccountEventPayloads, VirtualAccountTarget } from './virtual-accounts';
 
 // One typed map from event type to payload (STYLE: events are the record).
@@ -17,11 +17,31 @@ export interface LedgerEntry {
 
 export interface EventPayloads extends VirtualAccountEventPayloads {
   // gateway
-  'project.created': { projectId: string; name: string; features: ProjectFeatures; createdAt: string };
+  'project.created': {
+    projectId: string;
+    name: string;
+    features: ProjectFeatures;
+    /** The environment's default (docs/operators.md, Four eyes); absent in projects made before it: none. */
+    fourEyesThreshold?: string | null;
+    createdAt: string;
+  };
   'project.updated': { projectId: string; changes: ProjectChanges; updatedAt: string };
-  /** secretHash is the HMAC of the secret, never the secret (spec: Authentication, item 1). */
-  'apiKey.created': { projectId: string; apiKey: string; mode: 'sdbx' | 'live'; secretHash: string; createdAt: string };
+  /**
+   * secretHash is the HMAC of the secret, never the secret (spec: Authentication, item 1). `name` and `scopes`
+   * (a restricted key's `<resource>:read|write`; null: every scope) are absent in keys made before them.
+   */
+  'apiKey.created': {
+    projectId: string;
+    apiKey: string;
+    mode: 'sdbx' | 'live';
+    secretHash: string;
+    name?: string | null;
+    scopes?: string[] | null;
+    createdAt: string;
+  };
   'apiKey.revoked': { projectId: string; apiKey: string; revokedAt: string };
+  /** A key rolled into `successor` (created in the same command): it stops working at `expiresAt`. */
+  'apiKey.rolled': { projectId: string; apiKey: string; successor: string; expiresAt: string; rolledAt: string };
   'publishableKey.created': { projectId: string; publishableKey: string; mode: 'sdbx' | 'live'; createdAt: string };
   'publishableKey.revoked': { projectId: string; publishableKey: string; revokedAt: string };
 
@@ -194,7 +214,7 @@ export interface EventPayloads extends VirtualAccountEventPayloads {
     previousStatus: WebhookEndpointStatus;
     at: string;
   };
-  /** A new signing key replaced the old one, which stops verifying at once. */
+  /** A new signing key replaced the old one, which signs beside it for 24 hours more. */
   'webhookEndpoint.signingKeyRotated': { webhookId: string; projectId: string; at: string };
   'webhookEndpoint.deleted': { webhookId: string; projectId: string; at: string };
   /** Health (spec: Delivery and verification 4): the endpoint has failed without a success since downSince, for longer than its notifyThresholdSecs; once per down episode. */
@@ -213,6 +233,19 @@ export interface EventPayloads extends VirtualAccountEventPayloads {
   'quote.accepted': { quoteId: string; projectId: string; transactionId: string; at: string };
   /** The transaction that accepted it could not be made (across processes, ADR 0019): open again until it expires. */
   'quote.released': { quoteId: string; projectId: string; transactionId: string; at: string };
+
+  // four eyes (docs/operators.md): an operator's money action that waits for a second operator
+  'approval.requested': ApprovalRequested;
+  'approval.approved': { approvalId: string; projectId: string; approvedBy: AuditActor; approvedAt: string };
+  'approval.rejected': {
+    approvalId: string;
+    projectId: string;
+    rejectedBy: AuditActor;
+    reason: string | null;
+    rejectedAt: string;
+  };
+  /** What the approved action did (it ran in the approval's transaction: an action refused leaves it pending). */
+  'approval.executed': { approvalId: string; projectId: string; result: string; executedAt: string };
 
   // transactions (spec: Transaction; States / Transaction). Every event that moves the status or
   // sub-status carries both, as they are after it.
@@ -496,6 +529,8 @@ export interface ProjectChanges {
   features?: Partial<ProjectFeatures>;
   limits?: ProjectLimits;
   attributionTimeoutHours?: number;
+  /** USD: operator money actions on amounts at or above it wait for a second operator; null, none do. */
+  fourEyesThreshold?: string | null;
 }
 
 export interface QuoteRecord {
@@ -892,4 +927,22 @@ export interface DepositAddressUpdated {
   label?: string | null;
   metadata?: Record<string, string>;
   at: string;
+}
+
+/** The operator money actions that may wait for a second operator (docs/operators.md, Four eyes). */
+export type ApprovalAction = 'retry' | 'refund' | 'markFailed' | 'completeRefund';
+
+export interface ApprovalRequested {
+  approvalId: string;
+  projectId: string;
+  transactionId: string;
+  action: ApprovalAction;
+  /** The action's own fields, as the requester sent them. */
+  params: { reason: string | null; amount?: string; to?: 'returnDestination' | 'sender' };
+  /** What the action is worth in USD, and the project's threshold it met. */
+  value: string;
+  threshold: string;
+  requestedBy: AuditActor;
+  requestedAt: string;
+  expiresAt: string;
 }

@@ -13,3 +13,4 @@ export * from './evm-address';
 export * from './virtual-accounts';
 export * from './payout-rules';
 export * from './customer-id';
+export * from './api-key-scopes';

@@ -187,6 +187,44 @@ export interface ProjectSettings {
   limits: ProjectLimits;
   /** Hours a deposit waits for its sender to be registered (spec: the attribution timeout; default 72). */
   attributionTimeoutHours: number;
+  /** USD: operator money actions on amounts at or above it wait for a second operator; null, none do. */
+  fourEyesThreshold: string | null;
+}
+
+/** Who acted on an operator route (docs/operators.md): their IdP's subject and name, and their role. */
+export interface AuditActor {
+  subject: string;
+  name: string;
+  role: string;
+  /** `sso` for a signed-in operator, `admin-token` for the static token (break-glass). */
+  via: string;
+}
+
+/**
+ * One entry of the operators' audit log, as the process that served the route records it: `request` before it
+ * acts (an action whose request cannot be recorded is refused), `response` once it answered, naming the request
+ * entry it completes.
+ */
+export interface AuditEntryInput {
+  phase: 'request' | 'response';
+  /** On a response entry: the request entry it completes. */
+  requestEntryId?: string;
+  actor: AuditActor;
+  /** The route, as `METHOD /v0.13/admin/...` with its pattern (`:id`), which names the action. */
+  action: string;
+  targetType: string;
+  targetId: string | null;
+  reason: string | null;
+  requestId: string;
+  sourceAddress: string | null;
+  /** The request's body, its secrets removed. */
+  request: unknown;
+  /** On a response entry: its status. */
+  status: number | null;
+  /** What the target was before the action, where the route read it; null otherwise. */
+  before: unknown;
+  /** On a response entry: its body, secrets removed. */
+  after: unknown;
 }
 
 /**
@@ -199,6 +237,8 @@ export abstract class GatewayPort {
   abstract project(projectId: string): Promise<ProjectSettings>;
   /** Whether the API key may be used now for the project: it exists, is of that project and is not revoked. */
   abstract apiKeyActive(apiKey: string, projectId: string): Promise<boolean>;
+  /** Appends an entry to the operators' audit log, chained to the one before it; answers its id. */
+  abstract appendAudit(entry: AuditEntryInput): Promise<{ id: string }>;
 }
 
 /** The transaction a confirmed cash deposit makes (spec: rule 3), created at once by the transactions service. */
@@ -261,6 +301,7 @@ export const PORT_ROUTES = {
   gateway: {
     project: 'internal/gateway/project',
     apiKeyActive: 'internal/gateway/api-key',
+    appendAudit: 'internal/gateway/audit-entries',
   },
   transactions: {
     createForCashIn: 'internal/transactions/cash-in',

@@ -24,14 +24,16 @@ export const SERVICE_ROUTES: Record<Exclude<ServiceName, 'gateway'>, string[]> =
     '/sandbox/wallets',
     '/sandbox/clock',
     '/admin/chains',
+    '/admin/customers',
     '/admin/reconciliation',
+    '/admin/read-models/accounts',
   ],
-  quoting: ['/quotes'],
-  transactions: ['/transactions', '/admin/transactions'],
-  webhooks: ['/webhooks', '/events'],
-  'cash-in': ['/cash-ins', '/cash-locations'],
-  'deposit-addresses': ['/deposit-addresses'],
-  'virtual-accounts': ['/virtual-accounts'],
+  quoting: ['/quotes', '/admin/read-models/quoting'],
+  transactions: ['/transactions', '/admin/transactions', '/admin/approvals', '/admin/read-models/transactions'],
+  webhooks: ['/webhooks', '/events', '/admin/webhooks', '/admin/read-models/webhooks'],
+  'cash-in': ['/cash-ins', '/cash-locations', '/admin/read-models/cash-in'],
+  'deposit-addresses': ['/deposit-addresses', '/admin/read-models/deposit-addresses'],
+  'virtual-accounts': ['/virtual-accounts', '/admin/read-models/virtual-accounts'],
 };
 
 /** The environment variable that tells the gateway where a service listens. */

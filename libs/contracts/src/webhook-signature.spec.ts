@@ -48,4 +48,15 @@ describe('webhook signatures', () => {
       WebhookSignatureError,
     );
   });
+
+  it('signs with each key given, the current first, so that a receiver holding any of them verifies', () => {
+    const previous = 'whsec_previousKeyOfTheEndpoint00000000000000000=';
+    const body = '{"id":"whd_2"}';
+    const header = signWebhookPayload([key, previous], body, now);
+    const hex = (signingKey: string) => createHmac('sha256', signingKey).update(`${now}.${body}`).digest('hex');
+    expect(header).toBe(`t=${now},v1=${hex(key)},v1=${hex(previous)}`);
+    verifyWebhookSignature(body, header, key, { now });
+    verifyWebhookSignature(body, header, previous, { now });
+    expect(() => verifyWebhookSignature(body, header, `${key}x`, { now })).toThrow(WebhookSignatureError);
+  });
 });

@@ -15,9 +15,17 @@ function hmacHex(signingKey: string, timestamp: number, rawBody: string | Buffer
   return createHmac('sha256', Buffer.from(signingKey, 'utf8')).update(`${timestamp}.`).update(rawBody).digest('hex');
 }
 
-/** The `Webhook-Signature` header value for a body sent at `timestamp` (unix seconds). */
-export function signWebhookPayload(signingKey: string, rawBody: string | Buffer, timestamp: number): string {
-  return `t=${timestamp},v1=${hmacHex(signingKey, timestamp, rawBody)}`;
+/**
+ * The `Webhook-Signature` header value for a body sent at `timestamp` (unix seconds): one `v1` per key, the
+ * current key's first (during a rotation's overlap, the previous key signs too).
+ */
+export function signWebhookPayload(
+  signingKeys: string | readonly string[],
+  rawBody: string | Buffer,
+  timestamp: number,
+): string {
+  const keys = typeof signingKeys === 'string' ? [signingKeys] : signingKeys;
+  return [`t=${timestamp}`, ...keys.map((key) => `v1=${hmacHex(key, timestamp, rawBody)}`)].join(',');
 }
 
 export class WebhookSignatureError extends Error {

@@ -160,6 +160,30 @@ export class MoneyMovement {
     jwks: () => this.#send('get', '/v0.13/.well-known/jwks.json', { anonymous: true }),
   };
 
+  /**
+   * The project's own API keys, for a client holding a key with every scope (a restricted key is refused:
+   * 403 InsufficientScope). A new or rolled key's secret is in that answer only.
+   */
+  readonly apiKeys = {
+    /** GET /api-keys: the project's keys, newest first, with name, scopes, lastUsedAt and expiresAt; never a secret. */
+    list: (query?: ListQuery<'/v0.13/api-keys'>) => this.#list('/v0.13/api-keys', query),
+    /** POST /api-keys: a new pair; `scopes` (`<resource>:read` or `:write`) makes a restricted key. */
+    create: (body: RequestBody<'/v0.13/api-keys', 'post'> = {}, options?: WriteOptions) =>
+      this.#send('post', '/v0.13/api-keys', { body, ...options }),
+    /** POST /api-keys/{apiKey}/roll: a new pair with the key's name and scopes; the old key stops after expiresInSeconds (0 to 7 days). */
+    roll: (apiKey: string, body: RequestBody<'/v0.13/api-keys/{apiKey}/roll', 'post'> = {}, options?: WriteOptions) =>
+      this.#send('post', '/v0.13/api-keys/{apiKey}/roll', { path: { apiKey }, body, ...options }),
+    /** DELETE /api-keys/{apiKey}: its tokens stop working at once. */
+    revoke: (apiKey: string) => this.#send('delete', '/v0.13/api-keys/{apiKey}', { path: { apiKey } }),
+  };
+
+  readonly requestLogs = {
+    /** GET /request-logs: the project's API requests, newest first, bodies masked; filters status (404 or 4xx), method, path, requestId. */
+    list: (query?: ListQuery<'/v0.13/request-logs'>) => this.#list('/v0.13/request-logs', query),
+    /** GET /request-logs/{id}: one of them. */
+    get: (id: string) => this.#send('get', '/v0.13/request-logs/{id}', { path: { id } }),
+  };
+
   readonly customers = {
     /** POST /customers */
     create: (body: RequestBody<'/v0.13/customers', 'post'>, options?: WriteOptions) =>
@@ -270,7 +294,7 @@ export class MoneyMovement {
     /** POST /webhooks/{id}/disable */
     disable: (webhookId: string, options?: WriteOptions) =>
       this.#send('post', '/v0.13/webhooks/{id}/disable', { path: { id: webhookId }, ...options }),
-    /** POST /webhooks/{id}/rotate-key: a new signing key, shown this once; the old one stops verifying at once. */
+    /** POST /webhooks/{id}/rotate-key: a new signing key, shown this once; the old one signs beside it for 24 hours. */
     rotateKey: (webhookId: string, options?: WriteOptions) =>
       this.#send('post', '/v0.13/webhooks/{id}/rotate-key', { path: { id: webhookId }, ...options }),
     /** POST /webhooks/{id}/test: a `webhook.test` delivery to this endpoint. */

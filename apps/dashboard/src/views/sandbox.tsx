@@ -1,6 +1,6 @@
 // The sandbox: the project's clock (read, and advanced from any page by the header's control) and the
 // simulation routes as forms. Production answers these routes 404: the clock control then stays hidden.
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiProblem, get, post } from '../api';
 import { useAction, useResource } from '../hooks';
 import { Loaded, ProblemNote, Time } from '../ui';
@@ -14,6 +14,18 @@ export function ClockControl() {
     [],
   );
   const [seconds, setSeconds] = useState('60');
+  // The clock runs at real time from its last read (real time plus its offset, docs/sandbox.md "The clock"):
+  // the header ticks it forward each second from that read, and reads it again after each event.
+  const [read, setRead] = useState<{ at: number; now: number }>();
+  const [tick, setTick] = useState(Date.now());
+  useEffect(() => {
+    if (clock.data) setRead({ at: Date.now(), now: new Date(clock.data.now).getTime() });
+  }, [clock.data?.now]);
+  useEffect(() => {
+    const timer = setInterval(() => setTick(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  const shown = read ? new Date(read.now + (tick - read.at)).toISOString().replace(/\.\d+Z$/, 'Z') : undefined;
   const advance = useAction(() => post('/v0.13/sandbox/clock/advance', { body: { seconds: Number(seconds) } }));
   if (clock.data === null) return null;
   return (
@@ -25,10 +37,17 @@ export function ClockControl() {
         void advance.act();
       }}
     >
-      <span>
-        Project clock: {clock.data ? <Time iso={clock.data.now} /> : '…'}
+      <span
+        class="clock-now"
+        aria-describedby="clock-hint"
+        title="The project clock runs at real time from its last read, ahead by the seconds it was advanced"
+      >
+        Project clock: <span data-testid="project-clock">{shown ? <Time iso={shown} /> : '…'}</span>
         {clock.data && clock.data.offsetSeconds > 0 ? <small> (+{clock.data.offsetSeconds} s)</small> : null}
       </span>
+      <small id="clock-hint" class="hint">
+        Runs on its own at real time, ahead by the seconds you advanced it; advancing it fires what falls due.
+      </small>
       <fieldset role="group">
         <input
           aria-label="Seconds to advance the clock by"
@@ -137,7 +156,7 @@ export function Sandbox() {
         <SimulationForm
           title="Fund a wallet"
           fields={[
-            { name: 'walletId', label: 'Wallet id', placeholder: 'wal_…', required: true },
+            { name: 'walletId', label: 'Wallet id', placeholder: 'wlt_…', required: true },
             { name: 'amount', label: 'Amount (decimal, in the wallet asset)', placeholder: '100.00', required: true },
           ]}
           run={(v) =>

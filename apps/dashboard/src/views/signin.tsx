@@ -1,5 +1,7 @@
-// Sign in with a sandbox key pair (the partner's view) or the operator token (the operator's view).
-import { useState } from 'preact/hooks';
+// Sign in with a sandbox key pair (the partner's view), the operator token, or, where the deployment names an
+// OpenID provider, through it (docs/operators.md): the provider sends the operator back to #/signed-in, where
+// the page collects the token the public entry kept for it.
+import { useEffect, useState } from 'preact/hooks';
 import { call, type ApiProblem } from '../api';
 import { toProblem } from '../hooks';
 import { signIn } from '../session';
@@ -12,6 +14,15 @@ export function SignIn({ notice }: { notice?: string }) {
   const [operatorToken, setOperatorToken] = useState('');
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<ApiProblem>();
+  const [sso, setSso] = useState(false);
+  useEffect(() => {
+    void fetch('/dashboard/auth/config')
+      .then((r) => (r.ok ? (r.json() as Promise<{ sso: boolean }>) : { sso: false }))
+      .then(
+        (config) => setSso(config.sso),
+        () => setSso(false),
+      );
+  }, []);
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -111,11 +122,40 @@ export function SignIn({ notice }: { notice?: string }) {
           Sign in
         </button>
         {problem && <ProblemNote problem={problem} title="Sign-in refused" />}
+        {sso && (
+          <p>
+            <a href="/dashboard/auth/login" role="button" class="secondary">
+              Sign in with SSO
+            </a>
+          </p>
+        )}
         <small>
           The credentials stay in this tab: a partner's secret is exchanged for a one-hour token and then forgotten;
           closing the tab signs out.
         </small>
       </form>
+    </main>
+  );
+}
+
+/** Where the OpenID provider sends a signed-in operator back: the token is collected once, then the queue opens. */
+export function CollectSignIn() {
+  const [failure, setFailure] = useState<string>();
+  useEffect(() => {
+    void fetch('/dashboard/auth/session', { method: 'POST' })
+      .then(async (r) => {
+        if (!r.ok) throw new Error('no sign-in to collect: sign in again');
+        const operator = (await r.json()) as { token: string; name: string; role: string; expiresAt: string | null };
+        signIn({ kind: 'operator', ...operator });
+        location.hash = '#/';
+      })
+      .catch((error: Error) => setFailure(error.message));
+  }, []);
+  return failure ? (
+    <SignIn notice={`Sign-in failed: ${failure}`} />
+  ) : (
+    <main class="container signin" aria-busy="true">
+      Signing in…
     </main>
   );
 }

@@ -15,7 +15,6 @@ import {
   ApiPage,
   decodeCursor,
   Idempotent,
-  ListQuery,
   pageLimit,
   ProjectId,
   SandboxOnly,
@@ -32,6 +31,7 @@ import {
   CustomerResponse,
   FundWalletRequest,
   FundWalletResponse,
+  ListCustomersQuery,
   ListWalletsQuery,
   RequestEndorsementRequest,
   WalletBalanceResponse,
@@ -58,15 +58,12 @@ export class CustomersController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List customers, newest first' })
+  @ApiOperation({ summary: 'List customers, newest first; search by name or email' })
   @ApiPage(CustomerResponse)
-  async list(@ProjectId() projectId: string, @Query() query: ListQuery): Promise<Page<CustomerResponse>> {
+  async list(@ProjectId() projectId: string, @Query() query: ListCustomersQuery): Promise<Page<CustomerResponse>> {
     const limit = pageLimit(query);
-    const page = toPage(
-      await this.readModels.listCustomers(projectId, decodeCursor(query.cursor), limit),
-      limit,
-      (r) => r.id,
-    );
+    const rows = await this.readModels.listCustomers(projectId, decodeCursor(query.cursor), limit, query.search);
+    const page = toPage(rows, limit, (r) => r.id);
     return { ...page, data: page.data.map(toCustomer) };
   }
 

@@ -1,5 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsEmail,
+  IsIn,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
 import { ENDORSEMENT_NAMES, SANDBOX_MAX_FUNDING, type EndorsementName, type EndorsementStatus } from '@mm/contracts';
 import { IsAmount, IsNotBlank, ListQuery } from '@mm/platform/http';
 
@@ -116,6 +126,20 @@ export class FundWalletRequest {
   @ApiProperty({ example: '100.00', description: 'positive decimal string, at most 6 decimals' })
   @IsAmount({ max: SANDBOX_MAX_FUNDING })
   amount!: string;
+}
+
+export class ListCustomersQuery extends ListQuery {
+  @ApiPropertyOptional({
+    minLength: 2,
+    maxLength: 200,
+    description:
+      'customers whose name (first and last) or email contains this text, in any case; the cursor pages through the matches',
+  })
+  @IsOptional()
+  @IsString()
+  @MinLength(2)
+  @MaxLength(200)
+  search?: string;
 }
 
 export class ListWalletsQuery extends ListQuery {

@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { ReadModels } from '@mm/platform/event-store';
 import {
   AccountsEventStore,
   AccountsPartnerEvents,
@@ -36,6 +37,7 @@ import { AccountsPort } from '@mm/contracts';
 import { AccountsApiPartnerViews } from './accounts-partner-views';
 import { AccountsInternalController, AccountsPortAdapter } from './accounts.port';
 import { ChainsAdminController, ReconciliationAdminController } from './chains-admin.controller';
+import { CustomersAdminController } from './customers-admin.controller';
 import {
   AccountsEventsController,
   CustomersController,
@@ -59,6 +61,7 @@ import {
     AccountsEventsController,
     AccountsInternalController,
     ChainsAdminController,
+    CustomersAdminController,
     ReconciliationAdminController,
   ],
   providers: [
@@ -95,4 +98,15 @@ import {
   // WalletsService: in one process the quotes port reads a pull's wallet with the quote's acceptance (ADR 0054).
   exports: [AccountsEventStore, CustomersService, WalletsService, AccountsPort],
 })
-export class AccountsModule {}
+export class AccountsModule implements OnModuleInit {
+  constructor(
+    private readonly readModels: ReadModels,
+    private readonly log: AccountsEventStore,
+    private readonly commands: CustomerCommands,
+  ) {}
+
+  /** Its read models, for a rebuild from its log (docs/kubernetes.md, Rebuilding a read model). */
+  onModuleInit(): void {
+    this.readModels.register({ service: 'accounts', store: this.log, readModels: this.commands.readModels });
+  }
+}

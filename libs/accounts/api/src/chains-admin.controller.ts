@@ -42,7 +42,6 @@ export class ChainStatusListResponse {
 
 @ApiTags('Operator')
 @ApiBearerAuth('bearer')
-@AdminRoute()
 @Controller('admin/chains')
 export class ChainsAdminController {
   constructor(
@@ -50,6 +49,7 @@ export class ChainsAdminController {
     private readonly deposits: WalletChainDeposits,
   ) {}
 
+  @AdminRoute('viewer')
   @Get()
   @ApiOperation({ summary: 'Each usdc network: on a chain or simulated, its head and what is credited through' })
   @ApiOkResponse({ type: ChainStatusListResponse })
@@ -118,11 +118,11 @@ export class ReconciliationResponse {
 
 @ApiTags('Operator')
 @ApiBearerAuth('bearer')
-@AdminRoute()
 @Controller('admin/reconciliation')
 export class ReconciliationAdminController {
   constructor(private readonly reconciliation: ChainReconciliation) {}
 
+  @AdminRoute('viewer')
   @Get()
   @ApiOperation({
     summary:

@@ -10,12 +10,15 @@ import {
   type CustomerState,
 } from '@mm/accounts/domain';
 import { AccountsReadModels, type CustomerRow } from '@mm/accounts/infrastructure';
-import { CommandHandler, type RecordedEvent } from '@mm/platform/event-store';
+import { CommandHandler, type ReadModelDefinition, type RecordedEvent } from '@mm/platform/event-store';
 import { AccountsEventStore } from './accounts.event-store';
 import { AccountsPartnerEvents } from './accounts-partner-events';
 
 @Injectable()
 export class CustomerCommands extends CommandHandler<CustomerCommand, CustomerEvent, CustomerState, CustomerRow> {
+  /** What a rebuild from the log writes again (docs/kubernetes.md, Rebuilding a read model). */
+  readonly readModels: ReadModelDefinition[];
+
   constructor(store: AccountsEventStore, readModels: AccountsReadModels, partnerEvents: AccountsPartnerEvents) {
     super(store, {
       decider: customerDecider,
@@ -23,6 +26,7 @@ export class CustomerCommands extends CommandHandler<CustomerCommand, CustomerEv
       project: (event) => projectCustomer(readModels, event),
       then: [({ events }) => partnerEvents.publish(events)],
     });
+    this.readModels = [this.readModel({ name: 'customers', table: 'accounts.customers', inline: true })];
   }
 }
 

@@ -1,9 +1,11 @@
 // Read models of the accounts service. Every query takes the project id:
 // another project's rows are never read (ARCHITECTURE: every request is
 // scoped to the project in its token).
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { Counter } from 'prom-client';
 import type { EndorsementName, EndorsementStatus, LedgerEntry } from '@mm/contracts';
 import { UnitOfWork, type Statement } from '@mm/platform/database';
+import { HttpMetrics } from '@mm/platform/http';
 
 export interface CustomerRow {
   id: string;
@@ -39,7 +41,23 @@ export type BalanceWallet = Pick<WalletRow, 'asset' | 'balance' | 'balance_updat
 
 @Injectable()
 export class AccountsReadModels {
-  constructor(private readonly uow: UnitOfWork) {}
+  /** mm_ledger_postings_total{asset} (docs/metrics.md): postings committed by this process. */
+  private readonly postings?: Counter<'asset'>;
+
+  constructor(
+    private readonly uow: UnitOfWork,
+    // The application's /metrics; absent where a test builds the repository by hand.
+    @Optional() metrics?: HttpMetrics,
+  ) {
+    this.postings =
+      metrics &&
+      new Counter({
+        name: 'mm_ledger_postings_total',
+        help: 'Ledger postings committed (each balanced: its entries sum to zero), by asset',
+        labelNames: ['asset'] as const,
+        registers: [metrics.registry],
+      });
+  }
 
   async insertCustomer(c: Omit<CustomerRow, 'created_at' | 'updated_at'> & { at: string }): Promise<CustomerRow> {
     const [row] = await this.uow.query<CustomerRow>(
@@ -79,10 +97,30 @@ export class AccountsReadModels {
     return row;
   }
 
-  async listCustomers(projectId: string, before: string | undefined, limit: number): Promise<CustomerRow[]> {
+  /** A customer whatever its project: for operators only. */
+  async customerOfAnyProject(customerId: string): Promise<CustomerRow | undefined> {
+    const [row] = await this.uow.query<CustomerRow>(`SELECT * FROM accounts.customers WHERE id = $1`, [customerId]);
+    return row;
+  }
+
+  /**
+   * A page of the project's customers, newest first; with `search`, only those whose name (first and last)
+   * or email contains it, in any case. strpos, not LIKE, so that a `%` or `_` typed is matched as itself.
+   */
+  async listCustomers(
+    projectId: string,
+    before: string | undefined,
+    limit: number,
+    search?: string,
+  ): Promise<CustomerRow[]> {
     return this.uow.query<CustomerRow>(
-      `SELECT * FROM accounts.customers WHERE project_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
-      [projectId, before ?? null, limit + 1],
+      `SELECT * FROM accounts.customers
+        WHERE project_id = $1 AND ($2::text IS NULL OR id < $2)
+          AND ($4::text IS NULL
+               OR strpos(lower(first_name || ' ' || last_name), lower($4)) > 0
+               OR strpos(lower(coalesce(email, '')), lower($4)) > 0)
+        ORDER BY id DESC LIMIT $3`,
+      [projectId, before ?? null, limit + 1, search ?? null],
     );
   }
 
@@ -212,6 +250,8 @@ export class AccountsReadModels {
       `INSERT INTO accounts.ledger_entries (posting_id, entry_no, project_id, account, asset, amount, reason, created_at) VALUES ${tuples.join(', ')}`,
       values,
     );
+    // Counted once committed: a posting rolled back never happened.
+    if (this.postings) await this.uow.afterCommit(async () => this.postings!.inc({ asset: p.asset }));
   }
 
   /** A posting between ledger accounts that are not wallets (a transaction's transit, rails, conversion). */

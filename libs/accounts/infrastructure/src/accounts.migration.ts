@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { createEventsTable } from '@mm/platform/event-store';
+import { createEventsTable, deferrableReferencesTo } from '@mm/platform/event-store';
 
 export class Accounts1700000002000 implements MigrationInterface {
   name = 'Accounts1700000002000';
@@ -71,5 +71,21 @@ export class Accounts1700000002000 implements MigrationInterface {
 
   async down(runner: QueryRunner): Promise<void> {
     await runner.query(`DROP SCHEMA accounts CASCADE`);
+  }
+}
+
+/**
+ * What refers to accounts.customers (its read model's rows) is checked at a rebuild's commit, where the rebuild defers it:
+ * the rebuild deletes a row and writes it again in one transaction. Every other transaction checks at once.
+ */
+export class AccountsRebuildableCustomers1700000002500 implements MigrationInterface {
+  name = 'AccountsRebuildableCustomers1700000002500';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await deferrableReferencesTo(runner, 'accounts.customers');
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await deferrableReferencesTo(runner, 'accounts.customers', false);
   }
 }

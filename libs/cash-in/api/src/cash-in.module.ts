@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { ReadModels } from '@mm/platform/event-store';
 import { CashInCommands, CashInEventStore, CashInsService, CashLocationsService } from '@mm/cash-in/application';
 import {
   CashInPrices,
@@ -24,4 +25,15 @@ import { CashInsController, CashLocationsController, SandboxCashInsController } 
     CashLocationsService,
   ],
 })
-export class CashInModule {}
+export class CashInModule implements OnModuleInit {
+  constructor(
+    private readonly readModels: ReadModels,
+    private readonly log: CashInEventStore,
+    private readonly commands: CashInCommands,
+  ) {}
+
+  /** Its read models, for a rebuild from its log (docs/kubernetes.md, Rebuilding a read model). */
+  onModuleInit(): void {
+    this.readModels.register({ service: 'cash-in', store: this.log, readModels: this.commands.readModels });
+  }
+}

@@ -14,7 +14,13 @@ import {
 } from '@mm/cash-in/domain';
 import { CashInsReadModel } from '@mm/cash-in/infrastructure';
 import { TimerService } from '@mm/platform/clock';
-import { CommandHandler, publishStateViews, type AfterDecision, type RecordedEvent } from '@mm/platform/event-store';
+import {
+  CommandHandler,
+  publishStateViews,
+  type AfterDecision,
+  type ReadModelDefinition,
+  type RecordedEvent,
+} from '@mm/platform/event-store';
 import { CashInEventStore } from './cash-in.event-store';
 
 /** The durable timer that expires a cash-in's code (key: the cash-in id). */
@@ -24,9 +30,15 @@ type After = AfterDecision<CashInEvent, CashInState>;
 
 @Injectable()
 export class CashInCommands extends CommandHandler<CashInCommand, CashInEvent, CashInState> {
+  /** What a rebuild from the log writes again (docs/kubernetes.md, Rebuilding a read model). */
+  readonly readModels: ReadModelDefinition[];
+
   constructor(store: CashInEventStore, readModel: CashInsReadModel, timers: TimerService) {
-    const project: After = async ({ state, events, version }, { projectId, id }) => {
+    const project: After = async ({ state, version }, { projectId }) => {
       await readModel.upsert(projectId, cashInView(requireCashIn(state, projectId)), version);
+    };
+    // The deposits that count towards the customer's cash-in limits: counted once, when made, never rebuilt.
+    const countDeposits: After = async ({ events }, { projectId, id }) => {
       for (const event of events as unknown as Array<RecordedEvent & CashInEvent>) {
         if (event.type === 'cashIn.deposited')
           await readModel.recordDeposit(projectId, event.data.customerId, id, event.data.deposit.amount, event.data.at);
@@ -46,6 +58,11 @@ export class CashInCommands extends CommandHandler<CashInCommand, CashInEvent, C
       (state) => cashInView(requireCashIn(state)) as unknown as Record<string, unknown>,
       (event) => (event.type === 'cashIn.codeRefreshed' ? { changedFields: ['depositInstructions'] } : {}),
     );
-    super(store, { decider: cashInDecider, streamId: cashInStreamId, then: [project, armExpiry, publish] });
+    super(store, {
+      decider: cashInDecider,
+      streamId: cashInStreamId,
+      then: [project, countDeposits, armExpiry, publish],
+    });
+    this.readModels = [this.readModel({ name: 'cash-ins', table: 'cash_in.cash_ins', step: project })];
   }
 }

@@ -1,5 +1,10 @@
-import { Module } from '@nestjs/common';
-import { DEPOSIT_ADDRESS_APPLICATION } from '@mm/deposit-addresses/application';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { ReadModels } from '@mm/platform/event-store';
+import {
+  DEPOSIT_ADDRESS_APPLICATION,
+  DepositAddressCommands,
+  DepositAddressesEventStore,
+} from '@mm/deposit-addresses/application';
 import {
   ChainDepositAddressCustodian,
   DepositAddressCustodian,
@@ -26,4 +31,15 @@ import {
     ...DEPOSIT_ADDRESS_APPLICATION,
   ],
 })
-export class DepositAddressesModule {}
+export class DepositAddressesModule implements OnModuleInit {
+  constructor(
+    private readonly readModels: ReadModels,
+    private readonly log: DepositAddressesEventStore,
+    private readonly commands: DepositAddressCommands,
+  ) {}
+
+  /** Its read models, for a rebuild from its log (docs/kubernetes.md, Rebuilding a read model). */
+  onModuleInit(): void {
+    this.readModels.register({ service: 'deposit-addresses', store: this.log, readModels: this.commands.readModels });
+  }
+}

@@ -13,7 +13,12 @@ import {
   type DepositAddressState,
 } from '@mm/deposit-addresses/domain';
 import { DepositAddressesReadModel } from '@mm/deposit-addresses/infrastructure';
-import { CommandHandler, publishStateViews, type AfterDecision } from '@mm/platform/event-store';
+import {
+  CommandHandler,
+  publishStateViews,
+  type AfterDecision,
+  type ReadModelDefinition,
+} from '@mm/platform/event-store';
 import { DepositAddressesEventStore } from './deposit-addresses.event-store';
 
 type After = AfterDecision<DepositAddressEvent, DepositAddressState>;
@@ -24,6 +29,9 @@ export class DepositAddressCommands extends CommandHandler<
   DepositAddressEvent,
   DepositAddressState
 > {
+  /** What a rebuild from the log writes again (docs/kubernetes.md, Rebuilding a read model). */
+  readonly readModels: ReadModelDefinition[];
+
   constructor(store: DepositAddressesEventStore, readModel: DepositAddressesReadModel) {
     const project: After = async ({ state, version }, { projectId }) => {
       await readModel.upsert(projectId, depositAddressView(requireDepositAddress(state, projectId)), version);
@@ -36,5 +44,8 @@ export class DepositAddressCommands extends CommandHandler<
         event.type === 'depositAddress.destinationLost' && before.status === after.status ? { events: [] } : {},
     );
     super(store, { decider: depositAddressDecider, streamId: depositAddressStreamId, then: [project, publish] });
+    this.readModels = [
+      this.readModel({ name: 'deposit-addresses', table: 'deposit_addresses.addresses', step: project }),
+    ];
   }
 }

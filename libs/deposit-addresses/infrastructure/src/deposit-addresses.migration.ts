@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { createEventsTable } from '@mm/platform/event-store';
+import { createEventsTable, deferrableReferencesTo } from '@mm/platform/event-store';
 
 /**
  * The deposit-addresses service's log and read models (spec: Deposit address; ADR 0030): each address
@@ -64,5 +64,21 @@ export class DepositAddresses1700000007000 implements MigrationInterface {
 
   async down(runner: QueryRunner): Promise<void> {
     await runner.query(`DROP SCHEMA deposit_addresses CASCADE`);
+  }
+}
+
+/**
+ * What refers to deposit_addresses.addresses (its read model's rows) is checked at a rebuild's commit, where the rebuild defers it:
+ * the rebuild deletes a row and writes it again in one transaction. Every other transaction checks at once.
+ */
+export class DepositAddressesRebuildable1700000007200 implements MigrationInterface {
+  name = 'DepositAddressesRebuildable1700000007200';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await deferrableReferencesTo(runner, 'deposit_addresses.addresses');
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await deferrableReferencesTo(runner, 'deposit_addresses.addresses', false);
   }
 }

@@ -1,7 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  IsArray,
   IsBoolean,
+  IsIn,
   IsInt,
   IsNotEmpty,
   IsObject,
@@ -13,7 +17,11 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { IsAmount, IsNotBlank, IsOptionalNotNull } from '@mm/platform/http';
+import { API_KEY_SCOPES } from '@mm/contracts';
+import { BodyMayBeAbsent, IsAmount, IsLabel, IsNotBlank, IsOptionalNotNull } from '@mm/platform/http';
+
+/** The longest a rolled key may go on working: 7 days (docs/operators.md, "Rolling a key"). */
+export const MAX_ROLL_EXPIRY_SECONDS = 7 * 24 * 60 * 60;
 
 export class TokenRequest {
   @ApiProperty({ example: 'sk_sdbx_…' })
@@ -125,6 +133,18 @@ export class UpdateProjectRequest {
   @Min(1)
   @Max(720)
   attributionTimeoutHours?: number;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: '1000.00',
+    description:
+      'USD: refunds, complete-refunds, mark-failed and retries of transactions worth this or more wait for a second operator\'s approval; "0.00" every one, null none',
+  })
+  @ValidateIf((_o, v) => v !== null)
+  @IsOptional()
+  @IsAmount({ asset: 'usd', allowZero: true })
+  fourEyesThreshold?: string | null;
 }
 
 export class ProjectResponse {
@@ -134,10 +154,91 @@ export class ProjectResponse {
   @ApiProperty({ type: ProjectFeaturesDto }) features!: ProjectFeaturesDto;
   @ApiProperty({ type: ProjectLimitsDto }) limits!: ProjectLimitsDto;
   @ApiProperty() attributionTimeoutHours!: number;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'USD: operator money actions on transactions worth this or more wait for approval; "0.00" every one, null none',
+  })
+  fourEyesThreshold!: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }
 
+@BodyMayBeAbsent()
+export class CreateApiKeyRequest {
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    maxLength: 100,
+    example: 'orders service',
+    description: 'for people: what uses the key; absent or null, none',
+  })
+  @IsOptional()
+  @IsLabel(100)
+  name?: string | null;
+
+  @ApiPropertyOptional({
+    type: [String],
+    enum: API_KEY_SCOPES,
+    example: ['customers:read', 'transactions:write'],
+    description:
+      'a restricted key: the resources it may read (`<resource>:read`) or read and change (`<resource>:write`); absent or null: every scope',
+    nullable: true,
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayNotEmpty({ message: 'scopes must name at least one scope; leave it out for a key with every scope' })
+  @ArrayMaxSize(API_KEY_SCOPES.length * 2)
+  @IsIn(API_KEY_SCOPES, {
+    each: true,
+    message: `each scope must be one of ${API_KEY_SCOPES.join(', ')}`,
+  })
+  scopes?: string[] | null;
+}
+
+@BodyMayBeAbsent()
+export class RollApiKeyRequest {
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: MAX_ROLL_EXPIRY_SECONDS,
+    default: 0,
+    description: 'when the rolled key stops working, in seconds from now: 0 (at once, the default) to 7 days',
+  })
+  @IsOptionalNotNull()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_ROLL_EXPIRY_SECONDS)
+  expiresInSeconds?: number;
+}
+
+export class ApiKeyResponse {
+  @ApiProperty({ enum: ['apiKey'] }) object!: 'apiKey';
+  @ApiProperty({ example: 'sk_sdbx_…' }) apiKey!: string;
+  @ApiProperty() projectId!: string;
+  @ApiProperty({ type: String, nullable: true }) name!: string | null;
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    description: "a restricted key's scopes; null: every scope",
+  })
+  scopes!: string[] | null;
+  @ApiProperty({
+    enum: ['active', 'expired', 'revoked'],
+    description: 'active until revoked, or until the expiry a roll set',
+  })
+  status!: 'active' | 'expired' | 'revoked';
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'when it last obtained a token' })
+  lastUsedAt!: string | null;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'set by a roll' })
+  expiresAt!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'the key a roll replaced it with' })
+  rolledInto!: string | null;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true }) revokedAt!: string | null;
+}
+
+/** A new key pair, exactly (API-CONTRACT): what it is named and allowed is in the key list. */
 export class ApiKeyPairResponse {
   @ApiProperty({ example: 'sk_sdbx_…' }) apiKey!: string;
   @ApiProperty({ description: 'shown only in this response' }) apiSecret!: string;

@@ -1,10 +1,13 @@
 import { Module } from '@nestjs/common';
+import { AuditLogController } from './audit-log.controller';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { GatewayEventStore, GatewayService, ProjectCommands } from '@mm/gateway/application';
+import { GatewayEventStore, GatewayService, ProjectCommands, RequestLogRecorder } from '@mm/gateway/application';
 import {
+  AuditLog,
   GatewayReadModels,
   PostgresThrottlerStorage,
   ProjectSettings,
+  RequestLogs,
   SecretHasher,
   SigningKeys,
 } from '@mm/gateway/infrastructure';
@@ -12,8 +15,9 @@ import { GatewayPort } from '@mm/contracts';
 import { API_KEY_REGISTRY, SIGNING_KEYSET } from '@mm/platform/auth';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
-import { AdminController, AuthController, RiskConfigController } from './gateway.controller';
+import { AdminController, ApiKeysController, AuthController, RiskConfigController } from './gateway.controller';
 import { GatewayInternalController, GatewayPortAdapter } from './gateway.port';
+import { RequestLogsController } from './request-logs.controller';
 
 @Module({
   imports: [
@@ -29,7 +33,15 @@ import { GatewayInternalController, GatewayPortAdapter } from './gateway.port';
       }),
     }),
   ],
-  controllers: [AuthController, RiskConfigController, AdminController, GatewayInternalController],
+  controllers: [
+    AuthController,
+    RiskConfigController,
+    AdminController,
+    ApiKeysController,
+    GatewayInternalController,
+    AuditLogController,
+    RequestLogsController,
+  ],
   providers: [
     GatewayEventStore,
     GatewayReadModels,
@@ -39,10 +51,13 @@ import { GatewayInternalController, GatewayPortAdapter } from './gateway.port';
     ProjectCommands,
     GatewayService,
     GatewayPortAdapter,
+    AuditLog,
+    RequestLogs,
+    RequestLogRecorder,
     { provide: GatewayPort, useExisting: GatewayPortAdapter },
     { provide: SIGNING_KEYSET, useExisting: SigningKeys },
     { provide: API_KEY_REGISTRY, useExisting: GatewayService },
   ],
-  exports: [GatewayService, GatewayPort, SIGNING_KEYSET, API_KEY_REGISTRY],
+  exports: [GatewayService, GatewayPort, SIGNING_KEYSET, API_KEY_REGISTRY, RequestLogRecorder],
 })
 export class GatewayModule {}

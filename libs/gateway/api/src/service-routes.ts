@@ -25,6 +25,13 @@ import {
 /** How long an idle connection to a service is kept. */
 const UPSTREAM_IDLE_MS = 4_000;
 
+/**
+ * A read model rebuild answers when it is done, which on a long log takes far longer than any partner request
+ * may: the gateway waits for it up to this long before the 503 (the service goes on rebuilding either way).
+ */
+const REBUILD_TIMEOUT_MS = 15 * 60_000;
+const REBUILD_PREFIX = '/admin/read-models';
+
 /** Where each service listens, from MM_SERVICE_<NAME>_URL; a missing one stops start-up. */
 export function serviceUpstreams(
   config: PlatformConfig,
@@ -56,7 +63,9 @@ export async function routeToServices(app: NestFastifyApplication, config: Platf
         // as long as the service allows, it races the service's close on a busy machine, and the request
         // sent on it fails (a spurious 503).
         http: {
-          requestOptions: { timeout: config.MM_GATEWAY_UPSTREAM_TIMEOUT_MS },
+          requestOptions: {
+            timeout: prefix.startsWith(REBUILD_PREFIX) ? REBUILD_TIMEOUT_MS : config.MM_GATEWAY_UPSTREAM_TIMEOUT_MS,
+          },
           agentOptions: { timeout: UPSTREAM_IDLE_MS },
         },
         preHandler: async (request, reply) => {

@@ -64,11 +64,13 @@ describe('API key revocations heard by several gateway processes', () => {
     const { id: projectId } = await here.service.createProject('revoked everywhere');
     // Many rounds: without acknowledgements the other process's notification often arrives after the answer.
     for (let round = 1; round <= 25; round++) {
-      const { apiKey, apiSecret } = await here.service.createApiKey(projectId);
+      const { row, apiSecret } = await here.service.createApiKey(projectId);
+      const apiKey = row.api_key;
       const { accessToken } = await here.service.issueToken(apiKey, apiSecret);
       // The other process has verified the token and remembers it.
-      expect(await there.authenticate(accessToken)).toEqual({ kind: 'partner', projectId, apiKey });
-      expect(there.tokens.lookup(VerifiedTokens.keyOf(accessToken))).toEqual({ kind: 'partner', projectId, apiKey });
+      const caller = { kind: 'partner', projectId, apiKey, scopes: null };
+      expect(await there.authenticate(accessToken)).toEqual(caller);
+      expect(there.tokens.lookup(VerifiedTokens.keyOf(accessToken))).toEqual(caller);
 
       await here.service.revokeApiKey(apiKey);
       const after = await there.authenticate(accessToken).then(
@@ -77,5 +79,42 @@ describe('API key revocations heard by several gateway processes', () => {
       );
       expect({ round, after }).toEqual({ round, after: expect.stringMatching(/^refused/) });
     }
+  });
+
+  it("refuses a rolled key's tokens in every process once its expiry has passed, and at once for 0 s", async () => {
+    const { id: projectId } = await here.service.createProject('rolled everywhere');
+    const outcome = (token: string) =>
+      there.authenticate(token).then(
+        () => 'accepted',
+        (error: { message?: string }) => `refused: ${error.message}`,
+      );
+    for (let round = 1; round <= 10; round++) {
+      const { row, apiSecret } = await here.service.createApiKey(projectId, { scopes: ['customers:read'] });
+      const { accessToken } = await here.service.issueToken(row.api_key, apiSecret);
+      // Verified and remembered by the other process, with the key's scopes.
+      expect(await there.authenticate(accessToken)).toMatchObject({ scopes: ['customers:read'] });
+
+      await here.service.rollApiKey(row.api_key, 0);
+      expect({ round, after: await outcome(accessToken) }).toEqual({ round, after: expect.stringMatching(/^refused/) });
+    }
+    const { row, apiSecret } = await here.service.createApiKey(projectId);
+    const { accessToken } = await here.service.issueToken(row.api_key, apiSecret);
+    expect(await outcome(accessToken)).toBe('accepted');
+    const { rolled, row: successor, apiSecret: newSecret } = await here.service.rollApiKey(row.api_key, 2);
+    const expiresAt = new Date(rolled.expires_at!).getTime();
+    // Still working before its expiry, in the other process too; a new token of it lasts no longer than the key.
+    expect(await outcome(accessToken)).toBe('accepted');
+    const second = await here.service.issueToken(row.api_key, apiSecret);
+    expect(new Date(second.expiresAt).getTime()).toBeLessThanOrEqual(expiresAt);
+    // Past the expiry the key's tokens are refused, the one remembered before the roll included.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 1));
+    expect(await outcome(accessToken)).toMatch(/^refused/);
+    expect(await outcome(second.accessToken)).toMatch(/^refused/);
+    await expect(here.service.issueToken(row.api_key, apiSecret)).rejects.toMatchObject({
+      description: expect.stringMatching(/expired/),
+    });
+    // Its successor works.
+    const next = await here.service.issueToken(successor.api_key, newSecret);
+    expect(await outcome(next.accessToken)).toBe('accepted');
   });
 });

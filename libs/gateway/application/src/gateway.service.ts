@@ -1,11 +1,17 @@
 // Gateway use cases: projects and their credentials (through ProjectCommands), token issue and start-up
 // bootstrap.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { sign } from 'jsonwebtoken';
-import { ApiError, type ProjectChanges, type ProjectFeatures } from '@mm/contracts';
-import { NO_FEATURES } from '@mm/gateway/domain';
-import { GatewayReadModels, SecretHasher, SigningKeys, type ProjectRow } from '@mm/gateway/infrastructure';
+import { ApiError, normalizeScopes, type ProjectChanges, type ProjectFeatures } from '@mm/contracts';
+import { NO_FEATURES, type NewApiKey } from '@mm/gateway/domain';
+import {
+  GatewayReadModels,
+  SecretHasher,
+  SigningKeys,
+  type ApiKeyRow,
+  type ProjectRow,
+} from '@mm/gateway/infrastructure';
 import {
   TOKEN_ALGORITHM,
   TOKEN_AUDIENCE,
@@ -17,18 +23,8 @@ import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
 import { runCommand } from '@mm/platform/event-store';
 import { newId } from '@mm/platform/ids';
+import { base62, usableUntil, type NewKeyPair } from './api-key-pairs';
 import { ProjectCommands } from './project.commands';
-
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-/** Random base62 text; bytes >= 248 are skipped so every character is equally likely. */
-function base62(length: number): string {
-  let out = '';
-  while (out.length < length) {
-    for (const b of randomBytes(length * 2)) if (b < 248 && out.length < length) out += BASE62[b % 62];
-  }
-  return out;
-}
 
 export interface IssuedToken {
   accessToken: string;
@@ -65,6 +61,8 @@ export class GatewayService implements ApiKeyRegistry {
         projectId,
         name,
         features: merged,
+        // Every money action of an operator waits for a second one in production; none does in a sandbox.
+        fourEyesThreshold: this.config.isSandbox ? null : '0.00',
         at,
       });
       return (await this.readModels.project(projectId))!;
@@ -91,24 +89,80 @@ export class GatewayService implements ApiKeyRegistry {
   /** A new key pair; the secret is returned here and never again. */
   async createApiKey(
     projectId: string,
+    options: { name?: string | null; scopes?: string[] | null } = {},
     pair?: { apiKey: string; apiSecret: string },
-  ): Promise<{ apiKey: string; apiSecret: string }> {
-    const mode = this.config.keyMode;
-    const apiKey = pair?.apiKey ?? `sk_${mode}_${base62(24)}`;
-    const apiSecret = pair?.apiSecret ?? base62(40);
-    const secretHash = await this.hasher.hash(apiSecret);
+  ): Promise<NewKeyPair> {
+    const { key, apiSecret } = await this.newKey(pair);
+    // Stored as listed: each scope once, a read its write implies dropped.
+    const scopes = options.scopes ? normalizeScopes(options.scopes) : null;
     return runCommand(this.uow, async () => {
       await this.requireProject(projectId);
       const at = new Date().toISOString();
-      await this.commands.handle(projectId, projectId, { type: 'IssueApiKey', apiKey, mode, secretHash, at });
-      return { apiKey, apiSecret };
+      await this.commands.handle(projectId, projectId, {
+        type: 'IssueApiKey',
+        key,
+        name: options.name ?? null,
+        scopes,
+        at,
+      });
+      return { row: (await this.readModels.apiKey(key.apiKey))!, apiSecret };
     });
   }
 
-  async revokeApiKey(apiKey: string): Promise<{ apiKey: string; projectId: string; revokedAt: string }> {
+  /**
+   * A new key pair with the key's name and scopes; the key itself stops working `expiresInSeconds` from now
+   * (0: at once), in every process (docs/operators.md, "Rolling a key").
+   */
+  async rollApiKey(
+    apiKey: string,
+    expiresInSeconds: number,
+    inProject?: string,
+  ): Promise<NewKeyPair & { rolled: ApiKeyRow }> {
+    const { key, apiSecret } = await this.newKey();
     return runCommand(this.uow, async () => {
-      const row = await this.readModels.apiKey(apiKey);
-      if (!row) throw new ApiError('ApiKeyNotFound');
+      const row = await this.keyOf(apiKey, inProject);
+      const now = Date.now();
+      const at = new Date(now).toISOString();
+      const expiresAt = new Date(now + expiresInSeconds * 1000).toISOString();
+      await this.commands.handle(row.project_id, row.project_id, {
+        type: 'RollApiKey',
+        apiKey,
+        successor: key,
+        expiresAt,
+        at,
+      });
+      const [successor, rolled] = await Promise.all([
+        this.readModels.apiKey(key.apiKey),
+        this.readModels.apiKey(apiKey),
+      ]);
+      return { row: successor!, apiSecret, rolled: rolled! };
+    });
+  }
+
+  /** The key, of the given project when one is given (a partner's own keys): another project's is not found. */
+  private async keyOf(apiKey: string, inProject?: string): Promise<ApiKeyRow> {
+    const row = await this.readModels.apiKey(apiKey);
+    if (!row || (inProject !== undefined && row.project_id !== inProject)) throw new ApiError('ApiKeyNotFound');
+    return row;
+  }
+
+  private async newKey(pair?: { apiKey: string; apiSecret: string }): Promise<{ key: NewApiKey; apiSecret: string }> {
+    const mode = this.config.keyMode;
+    const apiSecret = pair?.apiSecret ?? base62(40);
+    const key = {
+      apiKey: pair?.apiKey ?? `sk_${mode}_${base62(24)}`,
+      mode,
+      secretHash: await this.hasher.hash(apiSecret),
+    };
+    return { key, apiSecret };
+  }
+
+  async revokeApiKey(
+    apiKey: string,
+    inProject?: string,
+  ): Promise<{ apiKey: string; projectId: string; revokedAt: string }> {
+    return runCommand(this.uow, async () => {
+      const row = await this.keyOf(apiKey, inProject);
       const at = new Date().toISOString();
       // Answered once no process answers from a token of the key verified before (docs: "stop working at once").
       await this.commands.handle(row.project_id, row.project_id, { type: 'RevokeApiKey', apiKey, at });
@@ -164,28 +218,38 @@ export class GatewayService implements ApiKeyRegistry {
       );
     }
     if (row.revoked_at) throw refuse('this API key was revoked; create a new key pair');
+    const now = Date.now();
+    const issuedAt = Math.floor(now / 1000);
+    // A rolled key's tokens end with the key: a token is never valid for longer than the key that got it.
+    const until = usableUntil(row);
+    if (until <= now)
+      throw refuse(`this API key expired after it was rolled; use the key it was rolled into, ${row.rolled_into}`);
+    const lifetime = Math.min(TOKEN_LIFETIME_SECONDS, Math.floor(until / 1000) - issuedAt);
+    if (lifetime < 1)
+      throw refuse(`this API key expires in under a second after it was rolled; use ${row.rolled_into}`);
     const { kid, privateKey } = await this.signingKeys.activeKey();
-    const issuedAt = Math.floor(Date.now() / 1000);
-    const accessToken = sign({ projectId: row.project_id, mode: row.mode }, privateKey, {
+    const claims = { projectId: row.project_id, mode: row.mode, ...(row.scopes ? { scopes: row.scopes } : {}) };
+    const accessToken = sign(claims, privateKey, {
       algorithm: TOKEN_ALGORITHM,
       keyid: kid,
       issuer: TOKEN_ISSUER,
       audience: TOKEN_AUDIENCE,
       subject: apiKey,
       jwtid: randomUUID(),
-      expiresIn: TOKEN_LIFETIME_SECONDS,
+      expiresIn: lifetime,
     });
+    await this.readModels.markApiKeyUsed(apiKey, new Date(now));
     return {
       accessToken,
       tokenType: 'bearer',
-      expiresIn: TOKEN_LIFETIME_SECONDS,
-      expiresAt: new Date((issuedAt + TOKEN_LIFETIME_SECONDS) * 1000).toISOString(),
+      expiresIn: lifetime,
+      expiresAt: new Date((issuedAt + lifetime) * 1000).toISOString(),
     };
   }
 
-  async isActive(apiKey: string, projectId: string): Promise<boolean> {
+  async usableUntil(apiKey: string, projectId: string): Promise<number> {
     const row = await this.readModels.apiKey(apiKey);
-    return Boolean(row && !row.revoked_at && row.project_id === projectId);
+    return row && row.project_id === projectId ? usableUntil(row) : 0;
   }
 
   /**
@@ -202,7 +266,7 @@ export class GatewayService implements ApiKeyRegistry {
         const existing = await this.readModels.apiKey(apiKey);
         if (existing) return { projectId: existing.project_id, apiKey, created: false };
         const project = (await this.readModels.projectByName('default')) ?? (await this.createProject('default'));
-        await this.createApiKey(project.id, { apiKey, apiSecret });
+        await this.createApiKey(project.id, { name: 'bootstrap' }, { apiKey, apiSecret });
         return { projectId: project.id, apiKey, apiSecret, created: true };
       }
       if ((await this.readModels.countProjects()) > 0) {
@@ -211,8 +275,8 @@ export class GatewayService implements ApiKeyRegistry {
         return existing ? { projectId: existing.id, apiKey: key?.api_key, created: false } : undefined;
       }
       const project = await this.createProject('default');
-      const pair = await this.createApiKey(project.id);
-      return { projectId: project.id, ...pair, created: true };
+      const { row, apiSecret: secret } = await this.createApiKey(project.id, { name: 'default' });
+      return { projectId: project.id, apiKey: row.api_key, apiSecret: secret, created: true };
     });
   }
 }

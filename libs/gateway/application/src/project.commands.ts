@@ -32,16 +32,27 @@ export class ProjectCommands extends CommandHandler<ProjectCommand, ProjectEvent
     const applySettings: After = async ({ state, events }, { projectId }) => {
       for (const event of events as unknown as Array<RecordedEvent & ProjectEvent>) {
         if (event.type !== 'project.updated' || state.status === 'none') continue;
-        const { features, limits, attributionTimeoutHours } = state;
-        await settings.update(projectId, { features, limits, attributionTimeoutHours }, event.data.updatedAt);
+        const { features, limits, attributionTimeoutHours, fourEyesThreshold } = state;
+        await settings.update(
+          projectId,
+          { features, limits, attributionTimeoutHours, fourEyesThreshold },
+          event.data.updatedAt,
+        );
       }
     };
-    // Answered once no process answers from a token of the key verified before (docs: "stop working at once").
+    // Answered once no process answers from a token of the key verified before (docs: "stop working at once"),
+    // or, for a rolled key, from one verified without its expiry (a token is then remembered no longer than it).
     const revokeKeys: After = async ({ events }) => {
       for (const event of events as unknown as Array<RecordedEvent & ProjectEvent>) {
-        if (event.type !== 'apiKey.revoked') continue;
-        const { apiKey, revokedAt } = event.data;
-        await revokeEverywhere(uow, verifiedTokens, apiKey, () => readModels.revokeApiKey(apiKey, revokedAt));
+        if (event.type === 'apiKey.revoked') {
+          const { apiKey, revokedAt } = event.data;
+          await revokeEverywhere(uow, verifiedTokens, apiKey, () => readModels.revokeApiKey(apiKey, revokedAt));
+        } else if (event.type === 'apiKey.rolled') {
+          const { apiKey, successor, expiresAt } = event.data;
+          await revokeEverywhere(uow, verifiedTokens, apiKey, () =>
+            readModels.rollApiKey(apiKey, successor, expiresAt),
+          );
+        }
       }
     };
     super(store, {
@@ -63,6 +74,7 @@ async function projectGateway(readModels: GatewayReadModels, event: RecordedEven
         name: d.name,
         features: d.features,
         attributionTimeoutHours: DEFAULT_ATTRIBUTION_TIMEOUT_HOURS,
+        fourEyesThreshold: d.fourEyesThreshold ?? null,
         at: d.createdAt,
       });
     }
@@ -73,6 +85,8 @@ async function projectGateway(readModels: GatewayReadModels, event: RecordedEven
         projectId: d.projectId,
         mode: d.mode,
         secretHash: d.secretHash,
+        name: d.name ?? null,
+        scopes: d.scopes ?? null,
         at: d.createdAt,
       });
     }
@@ -90,6 +104,7 @@ async function projectGateway(readModels: GatewayReadModels, event: RecordedEven
     // Written by the after-steps, which must hold in every process before the change is answered.
     case 'project.updated':
     case 'apiKey.revoked':
+    case 'apiKey.rolled':
       return;
   }
 }

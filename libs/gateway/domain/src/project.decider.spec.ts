@@ -1,37 +1,92 @@
 import { ApiError } from '@mm/contracts';
 import { specFor } from '@mm/platform/decider';
-import { NO_FEATURES, projectDecider, type ProjectEvent } from './project.decider';
+import { NO_FEATURES, projectDecider, type ProjectCommand, type ProjectEvent } from './project.decider';
 
 const given = specFor(projectDecider);
 const at = '2026-01-01T00:00:00.000Z';
 const created: ProjectEvent = {
   type: 'project.created',
-  data: { projectId: 'prj_1', name: 'acme', features: NO_FEATURES, createdAt: at },
+  data: { projectId: 'prj_1', name: 'acme', features: NO_FEATURES, fourEyesThreshold: '0.00', createdAt: at },
+};
+const createCommand: ProjectCommand = {
+  type: 'CreateProject',
+  projectId: 'prj_1',
+  name: 'acme',
+  features: NO_FEATURES,
+  fourEyesThreshold: '0.00',
+  at,
 };
 const keyCreated: ProjectEvent = {
   type: 'apiKey.created',
-  data: { projectId: 'prj_1', apiKey: 'sk_sdbx_a', mode: 'sdbx', secretHash: 'h', createdAt: at },
+  data: {
+    projectId: 'prj_1',
+    apiKey: 'sk_sdbx_a',
+    mode: 'sdbx',
+    secretHash: 'h',
+    name: 'orders',
+    scopes: ['customers:read'],
+    createdAt: at,
+  },
+};
+const issue: ProjectCommand = {
+  type: 'IssueApiKey',
+  key: { apiKey: 'sk_sdbx_a', mode: 'sdbx', secretHash: 'h' },
+  name: 'orders',
+  scopes: ['customers:read'],
+  at,
+};
+const later = '2026-01-01T00:10:00.000Z';
+const roll: ProjectCommand = {
+  type: 'RollApiKey',
+  apiKey: 'sk_sdbx_a',
+  successor: { apiKey: 'sk_sdbx_b', mode: 'sdbx', secretHash: 'h2' },
+  expiresAt: later,
+  at,
+};
+const rolled: ProjectEvent = {
+  type: 'apiKey.rolled',
+  data: { projectId: 'prj_1', apiKey: 'sk_sdbx_a', successor: 'sk_sdbx_b', expiresAt: later, rolledAt: at },
 };
 const isError = (name: string) => (e: unknown) => e instanceof ApiError && e.errorName === name;
 
 describe('project decider', () => {
-  it('creates a project', () =>
-    given([])
-      .when({ type: 'CreateProject', projectId: 'prj_1', name: 'acme', features: NO_FEATURES, at })
-      .then([created]));
+  it('creates a project', () => given([]).when(createCommand).then([created]));
 
-  it('records nothing when the project already exists', () =>
-    given([created])
-      .when({ type: 'CreateProject', projectId: 'prj_1', name: 'acme', features: NO_FEATURES, at })
-      .then([]));
+  it('records nothing when the project already exists', () => given([created]).when(createCommand).then([]));
 
   it('issues an API key on an existing project only', () => {
-    given([created])
-      .when({ type: 'IssueApiKey', apiKey: 'sk_sdbx_a', mode: 'sdbx', secretHash: 'h', at })
-      .then([keyCreated]);
-    given([])
-      .when({ type: 'IssueApiKey', apiKey: 'sk_sdbx_a', mode: 'sdbx', secretHash: 'h', at })
-      .thenThrows(isError('ProjectNotFound'));
+    given([created]).when(issue).then([keyCreated]);
+    given([]).when(issue).thenThrows(isError('ProjectNotFound'));
+  });
+
+  it('rolls a key into a new one with its name and scopes, the old one expiring when asked', () =>
+    given([created, keyCreated])
+      .when(roll)
+      .then([
+        {
+          type: 'apiKey.created',
+          data: { ...keyCreated.data, apiKey: 'sk_sdbx_b', secretHash: 'h2' } as ProjectEvent['data'],
+        } as ProjectEvent,
+        rolled,
+      ]));
+
+  it('rolls a key once: a rolled, expired or revoked key is refused, naming why', () => {
+    const refused = (cause: RegExp) => (e: unknown) =>
+      isError('ApiKeyNotRollable')(e) && cause.test(String((e as ApiError).causeText));
+    given([created, keyCreated, rolled])
+      .when(roll)
+      .thenThrows(refused(/rolled already, into sk_sdbx_b/));
+    given([created, keyCreated, rolled])
+      .when({ ...roll, at: later })
+      .thenThrows(refused(/expired/));
+    given([
+      created,
+      keyCreated,
+      { type: 'apiKey.revoked', data: { projectId: 'prj_1', apiKey: 'sk_sdbx_a', revokedAt: at } },
+    ])
+      .when(roll)
+      .thenThrows(refused(/revoked/));
+    given([created]).when(roll).thenThrows(isError('ApiKeyNotFound'));
   });
 
   it('revokes a key once; revoking again records nothing', () => {
@@ -55,6 +110,28 @@ describe('project decider', () => {
           data: { projectId: 'prj_1', changes: { features: { cashPickup: true } }, updatedAt: at },
         },
       ]));
+
+  it('keeps the four-eyes threshold it was made with until a change sets it, null included', () => {
+    const threshold = (...commands: ProjectCommand[]) => {
+      let state = projectDecider.initialState();
+      for (const command of commands)
+        for (const e of projectDecider.decide(command, state)) state = projectDecider.evolve(state, e);
+      return state.status === 'active' ? state.fourEyesThreshold : 'none';
+    };
+    const create: ProjectCommand = { ...createCommand, fourEyesThreshold: null };
+    const set = (fourEyesThreshold: string | null): ProjectCommand => ({
+      type: 'UpdateProject',
+      changes: { fourEyesThreshold },
+      at,
+    });
+    expect(threshold(create)).toBeNull();
+    expect(threshold(createCommand)).toBe('0.00');
+    expect(threshold(create, set('500.00'))).toBe('500.00');
+    expect(
+      threshold(create, set('500.00'), { type: 'UpdateProject', changes: { features: { cashPickup: true } }, at }),
+    ).toBe('500.00');
+    expect(threshold(createCommand, set(null))).toBeNull();
+  });
 
   describe('limits', () => {
     const limitsSet = (limits: Record<string, string | null>): ProjectEvent => ({

@@ -15,17 +15,43 @@ export type ProjectEvent = TypedEvent<
   | 'project.updated'
   | 'apiKey.created'
   | 'apiKey.revoked'
+  | 'apiKey.rolled'
   | 'publishableKey.created'
   | 'publishableKey.revoked'
 >;
 
 export type ProjectCommand =
-  | { type: 'CreateProject'; projectId: string; name: string; features: ProjectFeatures; at: string }
+  | {
+      type: 'CreateProject';
+      projectId: string;
+      name: string;
+      features: ProjectFeatures;
+      fourEyesThreshold: string | null;
+      at: string;
+    }
   | { type: 'UpdateProject'; changes: ProjectChanges; at: string }
-  | { type: 'IssueApiKey'; apiKey: string; mode: 'sdbx' | 'live'; secretHash: string; at: string }
+  | { type: 'IssueApiKey'; key: NewApiKey; name: string | null; scopes: string[] | null; at: string }
   | { type: 'RevokeApiKey'; apiKey: string; at: string }
+  /** A new key with the rolled one's name and scopes; the rolled one stops working at expiresAt. */
+  | { type: 'RollApiKey'; apiKey: string; successor: NewApiKey; expiresAt: string; at: string }
   | { type: 'IssuePublishableKey'; publishableKey: string; mode: 'sdbx' | 'live'; at: string }
   | { type: 'RevokePublishableKey'; publishableKey: string; at: string };
+
+/** A key pair as issued: the secret itself is never recorded (spec: Authentication, item 1). */
+export interface NewApiKey {
+  apiKey: string;
+  mode: 'sdbx' | 'live';
+  secretHash: string;
+}
+
+/** What the project's decisions need of each API key. */
+export interface ApiKeyState {
+  status: 'active' | 'revoked';
+  name: string | null;
+  scopes: string[] | null;
+  /** Set once it was rolled: its successor, and when it stops working. */
+  rolled?: { successor: string; expiresAt: string };
+}
 
 export type ProjectState =
   | { status: 'none' }
@@ -36,7 +62,8 @@ export type ProjectState =
       features: ProjectFeatures;
       limits: ProjectLimits;
       attributionTimeoutHours: number;
-      apiKeys: Record<string, 'active' | 'revoked'>;
+      fourEyesThreshold: string | null;
+      apiKeys: Record<string, ApiKeyState>;
       publishableKeys: Record<string, 'active' | 'revoked'>;
     };
 
@@ -61,6 +88,7 @@ function evolve(state: ProjectState, event: ProjectEvent): ProjectState {
         features: d.features,
         limits: {},
         attributionTimeoutHours: DEFAULT_ATTRIBUTION_TIMEOUT_HOURS,
+        fourEyesThreshold: d.fourEyesThreshold ?? null,
         apiKeys: {},
         publishableKeys: {},
       };
@@ -73,16 +101,33 @@ function evolve(state: ProjectState, event: ProjectEvent): ProjectState {
         features: { ...state.features, ...c.features },
         limits: { ...state.limits, ...c.limits },
         attributionTimeoutHours: c.attributionTimeoutHours ?? state.attributionTimeoutHours,
+        fourEyesThreshold: c.fourEyesThreshold !== undefined ? c.fourEyesThreshold : state.fourEyesThreshold,
       };
     }
-    case 'apiKey.created':
-      return state.status === 'none'
+    case 'apiKey.created': {
+      if (state.status === 'none') return state;
+      const { apiKey, name, scopes } = event.data;
+      return {
+        ...state,
+        apiKeys: { ...state.apiKeys, [apiKey]: { status: 'active', name: name ?? null, scopes: scopes ?? null } },
+      };
+    }
+    case 'apiKey.revoked': {
+      const key = state.status === 'none' ? undefined : state.apiKeys[event.data.apiKey];
+      return state.status === 'none' || !key
         ? state
-        : { ...state, apiKeys: { ...state.apiKeys, [event.data.apiKey]: 'active' } };
-    case 'apiKey.revoked':
-      return state.status === 'none'
+        : { ...state, apiKeys: { ...state.apiKeys, [event.data.apiKey]: { ...key, status: 'revoked' } } };
+    }
+    case 'apiKey.rolled': {
+      const key = state.status === 'none' ? undefined : state.apiKeys[event.data.apiKey];
+      const { successor, expiresAt } = event.data;
+      return state.status === 'none' || !key
         ? state
-        : { ...state, apiKeys: { ...state.apiKeys, [event.data.apiKey]: 'revoked' } };
+        : {
+            ...state,
+            apiKeys: { ...state.apiKeys, [event.data.apiKey]: { ...key, rolled: { successor, expiresAt } } },
+          };
+    }
     case 'publishableKey.created':
       return state.status === 'none'
         ? state
@@ -127,6 +172,7 @@ function createProject(command: CommandOf<'CreateProject'>, state: ProjectState)
       projectId: command.projectId,
       name: command.name,
       features: command.features,
+      fourEyesThreshold: command.fourEyesThreshold,
       createdAt: command.at,
     }),
   ];
@@ -137,21 +183,38 @@ function updateProject(command: CommandOf<'UpdateProject'>, state: ActiveProject
   return [event('project.updated', { projectId: state.projectId, changes: command.changes, updatedAt: command.at })];
 }
 
+function keyCreated(state: ActiveProject, key: NewApiKey, name: string | null, scopes: string[] | null, at: string) {
+  return event('apiKey.created', { projectId: state.projectId, ...key, name, scopes, createdAt: at });
+}
+
 function issueApiKey(command: CommandOf<'IssueApiKey'>, state: ActiveProject): ProjectEvent[] {
+  return [keyCreated(state, command.key, command.name, command.scopes, command.at)];
+}
+
+/** Once per key (docs/operators.md, "Rolling a key"): a revoked, expired or rolled key is refused. */
+function rollApiKey(command: CommandOf<'RollApiKey'>, state: ActiveProject): ProjectEvent[] {
+  const key = state.apiKeys[command.apiKey];
+  if (!key) throw new ApiError('ApiKeyNotFound');
+  if (key.status === 'revoked') throw new ApiError('ApiKeyNotRollable', 'the key was revoked');
+  if (key.rolled && key.rolled.expiresAt <= command.at)
+    throw new ApiError('ApiKeyNotRollable', `the key expired at ${key.rolled.expiresAt}`);
+  if (key.rolled)
+    throw new ApiError('ApiKeyNotRollable', `the key was rolled already, into ${key.rolled.successor}: roll that key`);
   return [
-    event('apiKey.created', {
+    keyCreated(state, command.successor, key.name, key.scopes, command.at),
+    event('apiKey.rolled', {
       projectId: state.projectId,
       apiKey: command.apiKey,
-      mode: command.mode,
-      secretHash: command.secretHash,
-      createdAt: command.at,
+      successor: command.successor.apiKey,
+      expiresAt: command.expiresAt,
+      rolledAt: command.at,
     }),
   ];
 }
 
 function revokeApiKey(command: CommandOf<'RevokeApiKey'>, state: ActiveProject): ProjectEvent[] {
   if (!state.apiKeys[command.apiKey]) throw new ApiError('ApiKeyNotFound');
-  if (state.apiKeys[command.apiKey] === 'revoked') return [];
+  if (state.apiKeys[command.apiKey].status === 'revoked') return [];
   return [event('apiKey.revoked', { projectId: state.projectId, apiKey: command.apiKey, revokedAt: command.at })];
 }
 
@@ -193,6 +256,8 @@ function decide(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
       return issueApiKey(command, requireProject(state));
     case 'RevokeApiKey':
       return revokeApiKey(command, requireProject(state));
+    case 'RollApiKey':
+      return rollApiKey(command, requireProject(state));
     case 'IssuePublishableKey':
       return issuePublishableKey(command, requireProject(state));
     case 'RevokePublishableKey':

@@ -4,12 +4,21 @@ import { Injectable } from '@nestjs/common';
 import type { ProjectFeatures, ProjectLimits } from '@mm/contracts';
 import { UnitOfWork } from '@mm/platform/database';
 
+/** A project's settings as a change leaves them. */
+export interface ProjectSettingsUpdate {
+  features: ProjectFeatures;
+  limits: ProjectLimits;
+  attributionTimeoutHours: number;
+  fourEyesThreshold: string | null;
+}
+
 export interface ProjectRow {
   id: string;
   name: string;
   features: ProjectFeatures;
   limits: ProjectLimits;
   attribution_timeout_hours: number;
+  four_eyes_threshold: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -19,7 +28,15 @@ export interface ApiKeyRow {
   project_id: string;
   mode: 'sdbx' | 'live';
   secret_hash: string;
+  name: string | null;
+  /** null: every scope. */
+  scopes: string[] | null;
+  created_at: Date;
   revoked_at: Date | null;
+  /** Set by a roll: when it stops working, and the key that replaced it. */
+  expires_at: Date | null;
+  rolled_into: string | null;
+  last_used_at: Date | null;
 }
 
 export interface PublishableKeyRow {
@@ -38,23 +55,20 @@ export class GatewayReadModels {
     name: string;
     features: ProjectFeatures;
     attributionTimeoutHours: number;
+    fourEyesThreshold: string | null;
     at: string;
   }): Promise<void> {
     await this.uow.query(
-      `INSERT INTO gateway.projects (id, name, features, attribution_timeout_hours, created_at, updated_at)
-       VALUES ($1, $2, $3::jsonb, $4, $5, $5)`,
-      [p.id, p.name, JSON.stringify(p.features), p.attributionTimeoutHours, p.at],
+      `INSERT INTO gateway.projects (id, name, features, attribution_timeout_hours, four_eyes_threshold, created_at, updated_at)
+       VALUES ($1, $2, $3::jsonb, $4, $5, $6, $6)`,
+      [p.id, p.name, JSON.stringify(p.features), p.attributionTimeoutHours, p.fourEyesThreshold, p.at],
     );
   }
 
-  async updateProject(
-    id: string,
-    s: { features: ProjectFeatures; limits: ProjectLimits; attributionTimeoutHours: number },
-    at: string,
-  ): Promise<void> {
+  async updateProject(id: string, s: ProjectSettingsUpdate, at: string): Promise<void> {
     await this.uow.query(
-      `UPDATE gateway.projects SET features = $2::jsonb, limits = $3::jsonb, attribution_timeout_hours = $4, updated_at = $5 WHERE id = $1`,
-      [id, JSON.stringify(s.features), JSON.stringify(s.limits), s.attributionTimeoutHours, at],
+      `UPDATE gateway.projects SET features = $2::jsonb, limits = $3::jsonb, attribution_timeout_hours = $4, four_eyes_threshold = $5, updated_at = $6 WHERE id = $1`,
+      [id, JSON.stringify(s.features), JSON.stringify(s.limits), s.attributionTimeoutHours, s.fourEyesThreshold, at],
     );
   }
 
@@ -88,11 +102,42 @@ export class GatewayReadModels {
     projectId: string;
     mode: string;
     secretHash: string;
+    name: string | null;
+    scopes: string[] | null;
     at: string;
   }): Promise<void> {
     await this.uow.query(
-      `INSERT INTO gateway.api_keys (api_key, project_id, mode, secret_hash, created_at) VALUES ($1, $2, $3, $4, $5)`,
-      [k.apiKey, k.projectId, k.mode, k.secretHash, k.at],
+      `INSERT INTO gateway.api_keys (api_key, project_id, mode, secret_hash, name, scopes, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [k.apiKey, k.projectId, k.mode, k.secretHash, k.name, k.scopes, k.at],
+    );
+  }
+
+  async rollApiKey(apiKey: string, successor: string, expiresAt: string): Promise<void> {
+    await this.uow.query(`UPDATE gateway.api_keys SET expires_at = $2, rolled_into = $3 WHERE api_key = $1`, [
+      apiKey,
+      expiresAt,
+      successor,
+    ]);
+  }
+
+  /** When the key last obtained a token: kept to the second, so a burst of token requests writes once. */
+  async markApiKeyUsed(apiKey: string, at: Date): Promise<void> {
+    await this.uow.query(
+      `UPDATE gateway.api_keys SET last_used_at = $2
+       WHERE api_key = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 second')`,
+      [apiKey, at],
+    );
+  }
+
+  /** A project's keys, newest first; `after`: the last key of the previous page. */
+  async listApiKeys(projectId: string, after: string | undefined, limit: number): Promise<ApiKeyRow[]> {
+    return this.uow.query<ApiKeyRow>(
+      `SELECT * FROM gateway.api_keys
+       WHERE project_id = $1
+         AND ($2::text IS NULL OR (created_at, api_key) < (SELECT created_at, api_key FROM gateway.api_keys WHERE api_key = $2))
+       ORDER BY created_at DESC, api_key DESC LIMIT $3`,
+      [projectId, after ?? null, limit + 1],
     );
   }
 
@@ -107,7 +152,7 @@ export class GatewayReadModels {
 
   async firstActiveApiKey(projectId: string): Promise<ApiKeyRow | undefined> {
     const [row] = await this.uow.query<ApiKeyRow>(
-      `SELECT * FROM gateway.api_keys WHERE project_id = $1 AND revoked_at IS NULL ORDER BY created_at LIMIT 1`,
+      `SELECT * FROM gateway.api_keys WHERE project_id = $1 AND revoked_at IS NULL AND expires_at IS NULL ORDER BY created_at LIMIT 1`,
       [projectId],
     );
     return row;

@@ -7,3 +7,6 @@ export * from './signing-key-encryption.migration';
 export * from './rate-limits.migration';
 export * from './postgres-throttler-storage';
 export * from './project-settings.repository';
+export * from './audit-log.repository';
+export * from './api-key-details.migration';
+export * from './request-logs.repository';

@@ -8,9 +8,8 @@
 // the new settings, with no database round trip on the way.
 import { Injectable } from '@nestjs/common';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import type { ProjectFeatures, ProjectLimits } from '@mm/contracts';
 import { createChangeNotifyTrigger, dropChangeNotifyTrigger, ProjectCache, UnitOfWork } from '@mm/platform/database';
-import { GatewayReadModels, type ProjectRow } from './gateway-read-models.repository';
+import { GatewayReadModels, type ProjectRow, type ProjectSettingsUpdate } from './gateway-read-models.repository';
 
 export const PROJECT_CHANGES_CHANNEL = 'mm_project_changes';
 
@@ -29,11 +28,7 @@ export class ProjectSettings extends ProjectCache<ProjectRow | undefined> {
   }
 
   /** Writes the project's new settings: once the caller's transaction has committed, every process decides on them. */
-  update(
-    projectId: string,
-    settings: { features: ProjectFeatures; limits: ProjectLimits; attributionTimeoutHours: number },
-    at: string,
-  ): Promise<void> {
+  update(projectId: string, settings: ProjectSettingsUpdate, at: string): Promise<void> {
     return this.change(projectId, () => this.readModels.updateProject(projectId, settings, at));
   }
 }
@@ -55,5 +50,18 @@ export class GatewayProjectChanges1700000001800 implements MigrationInterface {
 
   async down(runner: QueryRunner): Promise<void> {
     await dropChangeNotifyTrigger(runner, TRIGGER);
+  }
+}
+
+/** A project's four-eyes threshold (docs/operators.md, Four eyes): null, no operator action waits for approval. */
+export class GatewayFourEyesThreshold1700000001950 implements MigrationInterface {
+  name = 'GatewayFourEyesThreshold1700000001950';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE gateway.projects ADD COLUMN four_eyes_threshold text`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE gateway.projects DROP COLUMN four_eyes_threshold`);
   }
 }

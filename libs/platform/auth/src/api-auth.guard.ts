@@ -1,29 +1,29 @@
 // One guard for every route (STYLE: every route is guarded or explicitly
-// public): partner routes need a bearer token, /admin routes the operator
-// token, sandbox-only routes answer 404 in production. A body the parsers
+// public): partner routes need a bearer token, /admin routes an operator's
+// token with the route's role, sandbox-only routes answer 404 in production. A body the parsers
 // refused is raised here, once the caller is known.
-import { timingSafeEqual, createHash } from 'node:crypto';
 import { Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiError } from '@mm/contracts';
+import { accessOfMethod, ApiError, resourceOfRoute, scopeNamesOf, scopesAllow } from '@mm/contracts';
 import { internalToken, PlatformConfig } from '@mm/platform/config';
 import {
+  API_BASE_PATH,
   BEARER_ERRORS,
   raiseBodyProblem,
+  OPERATOR_ROLE,
+  roleAllows,
   ROUTE_ACCESS,
   SANDBOX_ONLY,
+  type OperatorRole,
   type ApiRequest,
   type Caller,
   type RouteAccess,
 } from '@mm/platform/http';
 import { DirectRequestKeyCheck, GATEWAY_CHECKED_HEADER } from './gateway-check';
+import { OperatorAuthenticator } from './operator-authenticator';
+import { sameSecret } from './same-secret';
 import { TokenVerifier } from './token-verifier';
 import { VerifiedTokens } from './verified-tokens';
-
-function sameSecret(a: string, b: string): boolean {
-  // Compare digests so neither length nor content leaks through timing.
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
-}
 
 /** The credential of an `Authorization: Bearer <credential>` header; the scheme is case-insensitive (RFC 7235). */
 export function bearerCredential(header: string | undefined): string | undefined {
@@ -69,6 +69,7 @@ export class ApiAuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly config: PlatformConfig,
     private readonly bearer: BearerAuthenticator,
+    private readonly operators: OperatorAuthenticator,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -90,15 +91,16 @@ export class ApiAuthGuard implements CanActivate {
     const access = this.reflector.getAllAndOverride<RouteAccess>(ROUTE_ACCESS, targets) ?? 'partner';
     if (access === 'public' || access === 'publishable-key') return { kind: 'public' };
     if (access === 'admin') {
-      const token = bearerCredential(request.headers.authorization);
-      const expected = this.config.MM_ADMIN_TOKEN;
-      if (!expected || !token || !sameSecret(token, expected)) {
+      const operator = await this.operators.authenticate(bearerCredential(request.headers.authorization));
+      // Fails closed: an operator route that names no role is open to nobody (every AdminRoute names one).
+      const needed = this.reflector.getAllAndOverride<OperatorRole | undefined>(OPERATOR_ROLE, targets);
+      if (!needed || !roleAllows(operator.role, needed))
         throw new ApiError(
-          'Unauthorized',
-          expected ? 'operator token required' : 'operator routes are disabled: set MM_ADMIN_TOKEN',
+          'InsufficientRole',
+          `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]} needs the ${needed ?? 'undeclared'} ` +
+            `role; this token's is ${operator.role}`,
         );
-      }
-      return { kind: 'admin' };
+      return { kind: 'admin', operator };
     }
     if (access === 'internal') {
       // Service to service only. The gateway serves its own on the public port, so to anyone without the
@@ -108,6 +110,33 @@ export class ApiAuthGuard implements CanActivate {
         throw new ApiError('NotFound', `no route ${request.method} ${request.url.split('?')[0]}`);
       return { kind: 'internal' };
     }
-    return this.bearer.authenticate(request.headers.authorization, request.headers[GATEWAY_CHECKED_HEADER]);
+    const caller = await this.bearer.authenticate(
+      request.headers.authorization,
+      request.headers[GATEWAY_CHECKED_HEADER],
+    );
+    requireScope(caller, request);
+    return caller;
   }
+}
+
+/**
+ * A restricted key's token reaches only the routes its scopes cover (docs/sdk.md, Restricted keys): 403 naming
+ * the scope the route needs, before anything is read or changed.
+ */
+function requireScope(caller: Caller, request: ApiRequest): void {
+  const scopes = caller.scopes ?? null;
+  if (scopes === null) return;
+  const route = request.routeOptions.url ?? request.url.split('?')[0];
+  const resource = resourceOfRoute(route.replace(`/${API_BASE_PATH}`, ''));
+  const access = accessOfMethod(request.method);
+  if (scopesAllow(scopes, resource, access)) return;
+  const held = scopes.length > 0 ? scopes.join(', ') : 'none';
+  throw new ApiError(
+    'InsufficientScope',
+    resource
+      ? `${request.method} ${route} needs the scope ${scopeNamesOf(resource)
+          .map((name) => `${name}:${access}`)
+          .join(' or ')}; this key's scopes are ${held}`
+      : `${request.method} ${route} needs a key with every scope; this key's scopes are ${held}`,
+  );
 }

@@ -77,8 +77,13 @@ describe("API key revocations heard by several processes of a service that proje
         expiresIn: 600,
       });
       // The other process has verified the token and remembers it.
-      expect(await there.authenticate(token)).toEqual({ kind: 'partner', projectId, apiKey });
-      expect(there.tokens.lookup(VerifiedTokens.keyOf(token))).toEqual({ kind: 'partner', projectId, apiKey });
+      expect(await there.authenticate(token)).toEqual({ kind: 'partner', projectId, apiKey, scopes: null });
+      expect(there.tokens.lookup(VerifiedTokens.keyOf(token))).toEqual({
+        kind: 'partner',
+        projectId,
+        apiKey,
+        scopes: null,
+      });
 
       await db.uow.run(() =>
         here.events.onRevoked({ data: { apiKey, projectId, revokedAt: new Date().toISOString() } }),

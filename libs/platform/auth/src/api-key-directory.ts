@@ -22,14 +22,16 @@ export class ApiKeyDirectory implements ApiKeyRegistry {
   /**
    * A key this service has not heard of yet is taken as active: the token's signature already
    * proves the gateway issued it for that project, and the key's creation only travels ahead of
-   * its revocation, never behind. A revoked key, or one of another project, is refused.
+   * its revocation, never behind. A revoked key, or one of another project, is refused. A rolled
+   * key's expiry is the gateway's to enforce: it checks every request it forwards, and is asked
+   * about every other (DirectRequestKeyCheck).
    */
-  async isActive(apiKey: string, projectId: string): Promise<boolean> {
+  async usableUntil(apiKey: string, projectId: string): Promise<number> {
     const [row] = await this.uow.query<{ project_id: string; revoked: boolean }>(
       `SELECT project_id, revoked_at IS NOT NULL AS revoked FROM platform.api_keys WHERE api_key = $1`,
       [apiKey],
     );
-    return row ? row.project_id === projectId && !row.revoked : true;
+    return !row || (row.project_id === projectId && !row.revoked) ? Infinity : 0;
   }
 }
 

@@ -6,3 +6,4 @@ export * from './revocation-feed';
 export * from './jwks-keyset';
 export * from './api-key-directory';
 export * from './gateway-check';
+export * from './operator-authenticator';

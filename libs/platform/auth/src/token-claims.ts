@@ -5,11 +5,15 @@ export const TOKEN_AUDIENCE = 'money-movement-api';
 export const TOKEN_ALGORITHM = 'ES256';
 export const TOKEN_LIFETIME_SECONDS = 60 * 60;
 
-/** Claims of an access token: sub is the API key; projectId and mode scope every request. */
+/**
+ * Claims of an access token: sub is the API key; projectId and mode scope every request; a restricted key's
+ * token carries its scopes (`<resource>:read|write`), an unrestricted key's none.
+ */
 export interface AccessTokenClaims {
   sub: string;
   projectId: string;
   mode: 'sdbx' | 'live';
+  scopes?: string[];
   iss: string;
   aud: string;
   iat: number;
@@ -25,8 +29,12 @@ export interface SigningKeyset {
 }
 export const SIGNING_KEYSET = Symbol('SigningKeyset');
 
-/** Whether an API key may still be used (a revoked key's tokens stop working). */
+/**
+ * Until when an API key of the project may be used, in milliseconds since the epoch: Infinity for a key
+ * without an expiry, 0 for one revoked or of another project (its tokens stop working), a rolled key's
+ * expiry otherwise.
+ */
 export interface ApiKeyRegistry {
-  isActive(apiKey: string, projectId: string): Promise<boolean>;
+  usableUntil(apiKey: string, projectId: string): Promise<number>;
 }
 export const API_KEY_REGISTRY = Symbol('ApiKeyRegistry');

@@ -5,6 +5,7 @@
 import type { KeyObject } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { decode, verify, type JwtPayload } from 'jsonwebtoken';
+import { isApiKeyScope } from '@mm/contracts';
 import { PlatformConfig } from '@mm/platform/config';
 import { BEARER_ERRORS, type BearerAuthError, type Caller } from '@mm/platform/http';
 import { isId } from '@mm/platform/ids';
@@ -89,7 +90,15 @@ export class TokenVerifier {
       throw BEARER_ERRORS.invalid();
     }
     if (claims.mode !== this.config.keyMode) throw BEARER_ERRORS.invalid();
-    if (!(await this.apiKeys.isActive(claims.sub, claims.projectId))) throw BEARER_ERRORS.invalid();
-    return { caller: { kind: 'partner', projectId: claims.projectId, apiKey: claims.sub }, expiresAtMs: exp * 1000 };
+    const { scopes } = claims;
+    if (scopes !== undefined && !(Array.isArray(scopes) && scopes.every(isApiKeyScope)))
+      throw BEARER_ERRORS.missingClaims();
+    // A rolled key's token is remembered no longer than the key works.
+    const usableUntil = await this.apiKeys.usableUntil(claims.sub, claims.projectId);
+    if (usableUntil <= Date.now()) throw BEARER_ERRORS.invalid();
+    return {
+      caller: { kind: 'partner', projectId: claims.projectId, apiKey: claims.sub, scopes: scopes ?? null },
+      expiresAtMs: Math.min(exp * 1000, usableUntil),
+    };
   }
 }

@@ -4,9 +4,12 @@
 //   mm_chain_reorganised{reader,network}              1 once a confirmed block's hash changed: the reader stopped there
 //   mm_chain_unexplained_difference_usdc{network}     the last reconciliation's difference (zero when the books match)
 //   mm_chain_reconciled_timestamp_seconds{network}    when that reconciliation ran, so a stale figure shows as stale
+//   mm_chain_sweep_passes_total{network}              the sweeper's passes over the derived addresses, finished
+//   mm_chain_sweep_last_pass_timestamp_seconds{network}  when the last of them finished: a stalled sweeper stops it
+//   mm_chain_sweeps_total{network}, mm_chain_swept_usdc_total{network}  sweeps queued, and the USDC they move
 // The readers' figures are read at each scrape from where they stand; the reconciliation's are what its last
 // run found (it reads every derived address's balance: too much for a scrape, so it runs on its own schedule).
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { WatcherStatus } from './chain-watcher';
 
 export class ChainMetrics {
@@ -16,6 +19,10 @@ export class ChainMetrics {
   >();
   private readonly difference: Gauge<'network'>;
   private readonly reconciledAt: Gauge<'network'>;
+  private readonly passes: Counter<'network'>;
+  private readonly lastPass: Gauge<'network'>;
+  private readonly sweeps: Counter<'network'>;
+  private readonly swept: Counter<'network'>;
 
   constructor(registry: Registry) {
     const readers = this.readers;
@@ -85,6 +92,43 @@ export class ChainMetrics {
       labelNames: ['network'] as const,
       registers: [registry],
     });
+    const labelNames = ['network'] as const;
+    this.passes = new Counter({
+      name: 'mm_chain_sweep_passes_total',
+      help: "The sweeper's finished passes over the network's derived addresses",
+      labelNames,
+      registers: [registry],
+    });
+    this.lastPass = new Gauge({
+      name: 'mm_chain_sweep_last_pass_timestamp_seconds',
+      help: "When the sweeper's last pass over the network's derived addresses finished (Unix time)",
+      labelNames,
+      registers: [registry],
+    });
+    this.sweeps = new Counter({
+      name: 'mm_chain_sweeps_total',
+      help: 'Sweeps of a derived address into the treasury queued by this process',
+      labelNames,
+      registers: [registry],
+    });
+    this.swept = new Counter({
+      name: 'mm_chain_swept_usdc_total',
+      help: 'USDC the sweeps this process queued move into the treasury',
+      labelNames,
+      registers: [registry],
+    });
+  }
+
+  /** A sweep of `amount` (decimal USDC) queued. */
+  sweepQueued(network: string, amount: string): void {
+    this.sweeps.inc({ network });
+    this.swept.inc({ network }, Number(amount));
+  }
+
+  /** A pass of the sweeper finished, now. */
+  sweepPassed(network: string, at: Date): void {
+    this.passes.inc({ network });
+    this.lastPass.set({ network }, at.getTime() / 1000);
   }
 
   /** A reader's watcher of a network, reported at each scrape. */

@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { UnitOfWork } from '@mm/platform/database';
 import type { ChainClient } from './chain-client';
+import type { ChainMetrics } from './chain-metrics';
 import { TRANSFER_GAS, type ChainSender } from './chain-sender';
 import type { CustodySigner } from './custody';
 import type { CustodyRegistry } from './custody-registry';
@@ -38,6 +39,8 @@ export class ChainSweeper {
     private readonly sender: ChainSender,
     /** Decimal units of the token: an address holding less is left as it is. */
     private readonly threshold: string,
+    /** The process's chain figures (docs/chain.md, Metrics): its passes and what they sweep. */
+    private readonly metrics?: ChainMetrics,
   ) {
     this.logger = new Logger(`chain-sweeper ${client.network}`);
   }
@@ -97,11 +100,14 @@ export class ChainSweeper {
           context: { address },
         });
         this.logger.log(`sweeping ${amount} from ${address} to the treasury`);
+        // Once committed: a queueing rolled back moved nothing.
+        await this.uow.afterCommit(async () => this.metrics?.sweepQueued(network, amount));
       });
     }
     // Only once the whole pass is done: a pass that fails part way (a node's error, the database's) leaves the
     // addresses it had not looked at to the next, which reads the same logs again (or every address, if first).
     this.unread = next;
+    this.metrics?.sweepPassed(network, new Date());
   }
 
   /**

@@ -46,6 +46,11 @@ export class TimerService implements OnApplicationShutdown {
     this.handlers.set(kind, handler);
   }
 
+  /** The kinds this process fires. */
+  kinds(): string[] {
+    return [...this.handlers.keys()];
+  }
+
   /** Schedules (or re-schedules, for the same kind and key) a timer, in the caller's transaction. */
   /** Written with the transaction's next statement (UnitOfWork.defer), as is a cancel, in order. */
   async schedule(

@@ -20,6 +20,25 @@ describe('loadConfig', () => {
     expect(loadConfig({ MM_SECRET_HASH_KEY: 'k'.repeat(32) }).MM_SECRET_HASH_KEY).toBe('k'.repeat(32));
   });
 
+  it('takes transaction pooling (PgBouncer) only with the pooler and PostgreSQL itself both named', () => {
+    const pooler = 'postgres://mm@pgbouncer:6432/money_movement';
+    const direct = 'postgres://mm@postgres:5432/money_movement';
+    expect(loadConfig({}).MM_DATABASE_POOL_MODE).toBe('session');
+    const config = loadConfig({
+      DATABASE_URL: pooler,
+      MM_DATABASE_POOL_MODE: 'transaction',
+      MM_DATABASE_DIRECT_URL: direct,
+    });
+    expect([config.MM_DATABASE_POOL_MODE, config.MM_DATABASE_DIRECT_URL]).toEqual(['transaction', direct]);
+    expect(() => loadConfig({ DATABASE_URL: pooler, MM_DATABASE_POOL_MODE: 'transaction' })).toThrow(
+      /MM_DATABASE_POOL_MODE=transaction needs DATABASE_URL \(the pooler\) and MM_DATABASE_DIRECT_URL/,
+    );
+    expect(() => loadConfig({ MM_DATABASE_POOL_MODE: 'statement' })).toThrow(/MM_DATABASE_POOL_MODE/);
+    expect(() => loadConfig({ MM_DATABASE_DIRECT_URL: 'mysql://x' })).toThrow(
+      /MM_DATABASE_DIRECT_URL must be a postgres/,
+    );
+  });
+
   it('takes Kafka brokers as host:port pairs and a topic prefix Kafka allows', () => {
     const config = loadConfig({
       KAFKA_BROKERS: 'kafka-0.kafka:9092, kafka-1.kafka:9092',

@@ -58,6 +58,18 @@ export class PlatformConfig {
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL?: string;
 
+  /**
+   * `transaction` when DATABASE_URL is a pooler in transaction mode (PgBouncer): no named prepared statements,
+   * and MM_DATABASE_DIRECT_URL for what needs a session (LISTEN, the migrations' lock).
+   */
+  @IsIn(['session', 'transaction'])
+  MM_DATABASE_POOL_MODE: 'session' | 'transaction' = 'session';
+
+  /** PostgreSQL itself, past the pooler: required with MM_DATABASE_POOL_MODE=transaction. */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'MM_DATABASE_DIRECT_URL must be a postgres:// URL' })
+  MM_DATABASE_DIRECT_URL?: string;
+
   @IsString()
   MM_DATA_DIR = './.data';
 
@@ -69,6 +81,34 @@ export class PlatformConfig {
   @IsString()
   @MinLength(16, { message: 'MM_ADMIN_TOKEN must be at least 16 characters' })
   MM_ADMIN_TOKEN?: string;
+
+  /**
+   * The static admin token is break-glass once operators sign in through SSO: production refuses it unless
+   * this is true (docs/operators.md).
+   */
+  @IsIn(['true', 'false'])
+  MM_ADMIN_TOKEN_IN_PRODUCTION: 'true' | 'false' = 'false';
+
+  /** The OpenID provider operators sign in with (its issuer identifier); unset: no operator but the static token. */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'MM_OIDC_ISSUER must be an http(s) URL' })
+  MM_OIDC_ISSUER?: string;
+
+  /** This platform's client at the OpenID provider: the access tokens it accepts were issued to it. */
+  @IsOptional()
+  @IsString()
+  MM_OIDC_CLIENT_ID?: string;
+
+  /** The client's secret, for the dashboard's sign-in (the authorization code exchange). */
+  @IsOptional()
+  @IsString()
+  MM_OIDC_CLIENT_SECRET?: string;
+
+  /** The claim of an operator's token that carries their roles: a name, or a dotted path (realm_access.roles). */
+  @Matches(/^[A-Za-z_][\w:-]*(\.[A-Za-z_][\w:-]*)*$/, {
+    message: 'MM_OIDC_ROLES_CLAIM must be a claim name or a dotted path of claim names',
+  })
+  MM_OIDC_ROLES_CLAIM = 'roles';
 
   @IsOptional()
   @Matches(/^sk_(sdbx|live)_[A-Za-z0-9]{8,}$/, {
@@ -165,6 +205,10 @@ export class PlatformConfig {
   @IsIn(['true', 'false'])
   MM_HTTP_METRICS: 'true' | 'false' = 'true';
 
+  /** The request log (docs/request-logs.md): every partner request kept with its masked bodies; false keeps none. */
+  @IsIn(['true', 'false'])
+  MM_REQUEST_LOG: 'true' | 'false' = 'true';
+
   /** Comma-separated Kafka brokers (host:port): distributed mode's event transport. */
   @IsOptional()
   @Matches(/^\s*[^\s,]+:\d{1,5}\s*(,\s*[^\s,]+:\d{1,5}\s*)*$/, {
@@ -177,6 +221,13 @@ export class PlatformConfig {
     message: 'MM_KAFKA_TOPIC_PREFIX must be 1 to 100 letters, digits, dots, underscores or hyphens',
   })
   MM_KAFKA_TOPIC_PREFIX = 'mm';
+
+  /** How long an operator's money action that waits for a second operator stays open (docs/operators.md, Four eyes). */
+  @Transform(toInt)
+  @IsInt({ message: 'MM_APPROVAL_EXPIRY_HOURS must be a whole number of hours' })
+  @Min(1, { message: 'MM_APPROVAL_EXPIRY_HOURS must be at least 1' })
+  @Max(720, { message: 'MM_APPROVAL_EXPIRY_HOURS must be at most 720 (30 days)' })
+  MM_APPROVAL_EXPIRY_HOURS = 24;
 
   /**
    * Distributed mode on Kafka: how long a consumer may go silent before its group hands its partitions on
@@ -296,6 +347,13 @@ export class PlatformConfig {
   @Max(3650)
   MM_WEBHOOK_RETENTION_DAYS = 30;
 
+  /** The request log (docs/request-logs.md): how many days (of the wall clock) its entries are kept. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  MM_REQUEST_LOG_RETENTION_DAYS = 30;
+
   /** Webhooks: deliveries in flight at once, per process of the webhooks service. */
   @Transform(toInt)
   @IsInt()
@@ -366,6 +424,11 @@ export class PlatformConfig {
     return providersOnSimulators(this.chains);
   }
 
+  /** Whether the static admin token opens the operator routes here (docs/operators.md, break-glass). */
+  get staticAdminTokenAccepted(): boolean {
+    return Boolean(this.MM_ADMIN_TOKEN) && (this.isSandbox || this.MM_ADMIN_TOKEN_IN_PRODUCTION === 'true');
+  }
+
   get isSandbox(): boolean {
     return this.MM_ENVIRONMENT === 'sandbox';
   }
@@ -391,7 +454,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const optional = [
     'HOST',
     'DATABASE_URL',
+    'MM_DATABASE_DIRECT_URL',
     'MM_ADMIN_TOKEN',
+    'MM_OIDC_ISSUER',
+    'MM_OIDC_CLIENT_ID',
+    'MM_OIDC_CLIENT_SECRET',
     'MM_BOOTSTRAP_API_KEY',
     'MM_BOOTSTRAP_API_SECRET',
     'MM_SECRET_HASH_KEY',
@@ -432,6 +499,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `invalid configuration:\n  MM_BOOTSTRAP_API_KEY must start with sk_${config.keyMode}_ in ${config.MM_ENVIRONMENT}`,
     );
   }
+  if (config.MM_OIDC_ISSUER && !config.MM_OIDC_CLIENT_ID) {
+    throw new ConfigError('invalid configuration:\n  MM_OIDC_CLIENT_ID is required with MM_OIDC_ISSUER');
+  }
   if (config.MM_SIGNING_KEY_ENCRYPTION_KEYS) {
     try {
       KeyRing.parse(config.MM_SIGNING_KEY_ENCRYPTION_KEYS);
@@ -451,6 +521,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'invalid configuration:\n  production binds simulated providers: ' +
         `${config.simulatedProviders.join('; ')}. Configure them, or set MM_ALLOW_SIMULATED_PROVIDERS=true to run on ` +
         'simulators knowingly (payouts then settle without leaving)',
+    );
+  }
+  if (config.MM_DATABASE_POOL_MODE === 'transaction' && !(config.DATABASE_URL && config.MM_DATABASE_DIRECT_URL)) {
+    throw new ConfigError(
+      'invalid configuration:\n  MM_DATABASE_POOL_MODE=transaction needs DATABASE_URL (the pooler) and MM_DATABASE_DIRECT_URL ' +
+        "(PostgreSQL itself, for LISTEN and the migrations' lock)",
     );
   }
   // Node refuses a header deadline after the request deadline.

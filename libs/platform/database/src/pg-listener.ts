@@ -14,6 +14,7 @@ import type { LoggerService } from '@nestjs/common';
 import { Client, type ClientConfig } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
+import { sessionUrlOf } from './data-source';
 
 export interface PgListenerHandlers {
   onNotification(channel: string, payload: string): void;
@@ -261,6 +262,14 @@ class ListenConnection {
 /** Settings for a dedicated LISTEN connection to the database a DataSource writes to. */
 export function listenConnectionConfig(dataSource: DataSource): ClientConfig {
   const options = dataSource.options as PostgresDataSourceOptions;
+  // Behind a pooler in transaction mode, LISTEN needs a session of its own: PostgreSQL's, past the pooler.
+  const direct = sessionUrlOf(dataSource);
+  if (direct)
+    return {
+      connectionString: direct,
+      connectionTimeoutMillis: options.connectTimeoutMS,
+      application_name: options.applicationName,
+    };
   const credentials = options.replication?.master ?? options;
   return {
     connectionString: credentials.url,

@@ -67,6 +67,18 @@ export function answeredBefore(error: unknown): QueryResult[] | undefined {
 const MAX_NAMED = 2000;
 const names = new Map<string, string>();
 
+/**
+ * Connections to a pooler in transaction mode (PgBouncer before 1.21): each transaction may run on another
+ * server connection, where a statement this one prepared does not exist. Every statement on them is parsed
+ * unnamed, each time (docs/kubernetes.md, PgBouncer).
+ */
+const unnamedOnly = new WeakSet<object>();
+
+/** From now on, `client` prepares no named statement (see unnamedOnly). */
+export function prepareNothingOn(client: object): void {
+  unnamedOnly.add(client);
+}
+
 function nameOf(text: string): string {
   let name = names.get(text);
   if (name === undefined && names.size < MAX_NAMED) {
@@ -92,6 +104,7 @@ class StatementBatch implements Submittable {
     private readonly statements: Statement[],
     private readonly prepared: Prepared,
     private readonly types: unknown,
+    private readonly named: boolean,
   ) {
     this.done = new Promise((resolve, reject) => {
       this.resolve = resolve;
@@ -107,7 +120,7 @@ class StatementBatch implements Submittable {
       // batch before any of it is written.
       plan = this.statements.map((s, index) => {
         const values = (s.params ?? []).map((v) => prepareValue(v));
-        const name = values.length > 0 ? nameOf(s.sql) : '';
+        const name = this.named && values.length > 0 ? nameOf(s.sql) : '';
         const parse = name === '' || (!this.prepared.names.has(name) && !this.parsing.some((p) => p.name === name));
         if (parse && name !== '') this.parsing.push({ index, name });
         const describe = parse || !this.prepared.names.has(name) || !this.prepared.columns.has(name);
@@ -222,7 +235,7 @@ export function sendStatements(client: PoolClient, statements: Statement[]): Pro
     prepared = { names: new Set(), uncertain: new Set(), columns: new Map() };
     preparedOn.set(client, prepared);
   }
-  const batch = new StatementBatch(statements, prepared, typeParsersOf(client));
+  const batch = new StatementBatch(statements, prepared, typeParsersOf(client), !unnamedOnly.has(client));
   submit(client, batch);
   return batch.done;
 }

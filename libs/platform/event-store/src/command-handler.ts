@@ -6,6 +6,7 @@ import type { Decider, Event } from '@mm/platform/decider';
 import type { EventStore, RecordedEvent } from './event-store';
 import { decideAndAppend, type DecideOptions, type Decision, type InlineProjection } from './command-runner';
 import { publishPartnerEvents, type PartnerResource } from './partner-events';
+import { orphanRows, type ReadModelDefinition } from './read-model-rebuild';
 
 /** Where a command ran: the tenant and the aggregate's own id (not its stream id). */
 export interface CommandContext {
@@ -29,6 +30,21 @@ export interface CommandHandlerDefinition<Command, E extends Event, State, Row =
   /** Options every command of this aggregate takes (a caller's options add to them). */
   options?: DecideOptions;
 }
+
+/** A read model that an aggregate's commands write, one row per aggregate, as a rebuild replays it. */
+export interface AggregateReadModel<E extends Event, State, Row> {
+  /** Its name in the operator's route and in `npm run rebuild`. */
+  name: string;
+  /** Its table, schema-qualified, and the column that holds the aggregate's id (`id` by default). */
+  table: string;
+  idColumn?: string;
+  /** The inline projection (`project`) writes it, event by event. */
+  inline?: boolean;
+  /** This step of `then` writes it: given the whole history as one decision from the start. */
+  step?: AfterDecision<E, State, Row>;
+}
+
+const IDENTIFIER = /^[a-z_]+(\.[a-z_]+)?$/;
 
 /** The command, or how to make it from the stream's current state (read under the stream's lock). */
 export type CommandOf<Command, State> = Command | ((state: State) => Command);
@@ -54,6 +70,36 @@ export class CommandHandler<Command, E extends Event, State, Row = void> {
     if (decision.events.length === 0) return decision;
     for (const step of then) await step(decision, { projectId, id });
     return decision;
+  }
+
+  /**
+   * One of the read models these commands write, for its rebuild from the log (read-model-rebuild.ts): the
+   * aggregate's row deleted, then written again by the same code its commands run, so that what a rebuild
+   * writes is what the commands wrote.
+   */
+  readModel({ name, table, idColumn = 'id', inline, step }: AggregateReadModel<E, State, Row>): ReadModelDefinition {
+    if (!IDENTIFIER.test(table) || !IDENTIFIER.test(idColumn)) throw new Error(`invalid table ${table}.${idColumn}`);
+    const { decider, streamId, project } = this.definition;
+    const streamPrefix = streamId('');
+    return {
+      name,
+      tables: [table],
+      streamPrefix,
+      clear: async (id) => {
+        await this.store.uow.query(`DELETE FROM ${table} WHERE ${idColumn} = $1`, [id]);
+      },
+      replay: async (events, context) => {
+        const history = events as Decision<E, State, Row>['events'];
+        let row: Row | undefined;
+        if (inline && project)
+          for (const event of history) row = (await project(event as Parameters<typeof project>[0])) ?? row;
+        if (!step) return;
+        const before = decider.initialState();
+        const state = history.reduce((s, e) => decider.evolve(s, e as unknown as E), before);
+        await step({ before, state, events: history, version: events[events.length - 1].streamVersion, row }, context);
+      },
+      removeOrphans: orphanRows(this.store, table, idColumn, streamPrefix),
+    };
   }
 }
 

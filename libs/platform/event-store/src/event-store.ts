@@ -107,7 +107,8 @@ function eventTuples(count: number, before: number): string {
 
 export class EventStore {
   constructor(
-    private readonly uow: UnitOfWork,
+    /** The database the log is in (a read model's rebuild writes through it: read-model-rebuild.ts). */
+    readonly uow: UnitOfWork,
     readonly schema: string,
   ) {
     if (!/^[a-z_]+$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
@@ -342,6 +343,24 @@ export class EventStore {
       [streamId],
     );
     return row.exists;
+  }
+
+  /**
+   * The streams whose id starts with `prefix`, in the order of their first events after `after` (a global
+   * position): the aggregates of one kind, for a read model's rebuild (read-model-rebuild.ts).
+   */
+  async streamsStartingWith(
+    prefix: string,
+    after: string,
+    limit: number,
+  ): Promise<Array<{ streamId: string; globalPosition: string }>> {
+    const rows = await this.uow.query<{ stream_id: string; global_position: string }>(
+      `SELECT stream_id, global_position FROM ${this.schema}.events
+        WHERE stream_version = 1 AND left(stream_id, length($1)) = $1 AND global_position > $2::bigint
+        ORDER BY global_position LIMIT $3`,
+      [prefix, after, limit],
+    );
+    return rows.map((r) => ({ streamId: r.stream_id, globalPosition: String(r.global_position) }));
   }
 
   async readStream(streamId: string): Promise<RecordedEvent[]> {

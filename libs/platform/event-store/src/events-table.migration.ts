@@ -52,3 +52,20 @@ export async function createSubscriptionTables(runner: QueryRunner): Promise<voi
       PRIMARY KEY (consumer_group, event_id)
     )`);
 }
+
+/**
+ * Every foreign key that refers to `table` becomes deferrable (still checked at once unless a transaction
+ * defers it): a read model's rebuild deletes a row and writes it again in one transaction, and defers the
+ * check to its commit (read-model-rebuild.ts). `deferrable: false` puts them back.
+ */
+export async function deferrableReferencesTo(runner: QueryRunner, table: string, deferrable = true): Promise<void> {
+  await runner.query(
+    `DO $$ DECLARE r record; BEGIN
+       FOR r IN SELECT conrelid::regclass::text AS referring, conname FROM pg_constraint
+                 WHERE contype = 'f' AND confrelid = '${table}'::regclass LOOP
+         EXECUTE format('ALTER TABLE %s ALTER CONSTRAINT %I ${deferrable ? 'DEFERRABLE INITIALLY IMMEDIATE' : 'NOT DEFERRABLE'}',
+                        r.referring, r.conname);
+       END LOOP;
+     END $$`,
+  );
+}

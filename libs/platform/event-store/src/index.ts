@@ -6,3 +6,5 @@ export * from './platform-events.migration';
 export * from './partner-events';
 export * from './stream-order';
 export * from './command-handler';
+export * from './reader-lag.metrics';
+export * from './read-model-rebuild';

@@ -73,6 +73,18 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     ...document.components,
     schemas: {
       ...document.components?.schemas,
+      // A value any JSON may be, described to the end (an operator audit entry's request and answer: JSON_VALUE).
+      JsonValue: {
+        description: 'any JSON value',
+        oneOf: [
+          { type: 'string' },
+          { type: 'number' },
+          { type: 'boolean' },
+          { type: 'null' },
+          { type: 'array', items: { $ref: '#/components/schemas/JsonValue' } },
+          { type: 'object', additionalProperties: { $ref: '#/components/schemas/JsonValue' } },
+        ],
+      },
       Error: {
         type: 'object',
         required: ['error', 'code', 'msg', 'cause'],

@@ -10,6 +10,7 @@ import { hash as digest } from 'node:crypto';
 import {
   Injectable,
   Logger,
+  Optional,
   UseInterceptors,
   type CallHandler,
   type ExecutionContext,
@@ -25,6 +26,7 @@ import { PrefetchKey, UnitOfWork, type Prefetch, type Statement } from '@mm/plat
 import { isRetryable } from '@mm/platform/event-store';
 import type { ApiRequest } from './request-context';
 import { IDEMPOTENCY, IDEMPOTENCY_SEALED, IDEMPOTENCY_SHOWN_ONCE, type IdempotencyMode } from './route-metadata';
+import { HttpMetrics } from './metrics';
 
 const MAX_ATTEMPTS = 5;
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
@@ -110,6 +112,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly uow: UnitOfWork,
     private readonly reflector: Reflector,
     config: PlatformConfig,
+    // The application's /metrics (docs/metrics.md); absent in a module built without one (tests).
+    @Optional() private readonly metrics?: HttpMetrics,
   ) {
     this.keyRing = lazyKeyRing(config, new Logger('idempotency'));
   }
@@ -180,6 +184,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     // The first response's bytes again, under the same Content-Type (API-CONTRACT: Idempotency; ADR 0059): sent
     // as the text it was, never parsed and serialised anew.
     const replay = (stored: Claim) => {
+      this.metrics?.replayed();
       void reply.status(stored.response_status!).header('idempotent-replayed', 'true').type(JSON_TYPE);
       if (!sealed) return storedText(stored);
       const { sealed: ciphertext, keyId } = JSON.parse(storedText(stored)) as SealedBody;
@@ -217,7 +222,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
         // sends again; and as jsonb, which a process of the version before replays (ADR 0059).
         await this.uow.defer(
           `INSERT INTO platform.idempotency_keys (scope, key, request_hash, response_status, response_text, response_body) VALUES ($1, $2, $3, $4, $5::text, $5::text::jsonb)`,
-          [scope, key, hash, status, kept],
+          // The route's status, or the one its handler chose on the reply (202: an action waiting for approval).
+          [scope, key, hash, reply.statusCode || status, kept],
         );
         return text;
       });

@@ -19,3 +19,4 @@ export * from './internal-client';
 export * from './openapi-nullable';
 export * from './partner-shapes.dto';
 export * from './openapi-webhooks';
+export * from './operator-audit.interceptor';

@@ -4,7 +4,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { Public } from './route-metadata';
 
 export class HttpMetrics {
@@ -23,8 +23,45 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
+  private readonly replays = new Counter({
+    name: 'mm_idempotency_replays_total',
+    help: 'Requests answered with the stored response of an earlier one with the same Idempotency-Key and body',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A request answered from its key's stored response (Idempotent-Replayed: true). */
+  replayed(): void {
+    this.replays.inc();
+  }
+
+  /**
+   * Gauges without labels whose values one read gives (a query, say), made at a scrape at most once a second
+   * however many of them ask; a read that fails (undefined) leaves them out of that scrape rather than wrong.
+   */
+  readGauges<F extends string>(
+    read: () => Promise<Record<F, number> | undefined>,
+    gauges: ReadonlyArray<{ name: string; help: string; field: F }>,
+  ): void {
+    let last: { at: number; values: Promise<Record<F, number> | undefined> } | undefined;
+    const values = () => {
+      if (!last || Date.now() - last.at > 1000) last = { at: Date.now(), values: read().catch(() => undefined) };
+      return last.values;
+    };
+    for (const { name, help, field } of gauges)
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        async collect() {
+          this.reset();
+          const read = await values();
+          if (read) this.set(read[field]);
+        },
+      });
   }
 
   /** Counts every response, including errors and unknown routes. */

@@ -67,12 +67,12 @@ export function encodeCursor(lastId: string): string {
   return Buffer.from(JSON.stringify({ before: lastId })).toString('base64url');
 }
 
-/** The id to continue before, or undefined for the first page. */
-export function decodeCursor(cursor: string | undefined): string | undefined {
+/** The id to continue before, or undefined for the first page; `pattern`: what an id of the list looks like. */
+export function decodeCursor(cursor: string | undefined, pattern = /^[a-z]+_[0-9a-z-]{26,36}$/): string | undefined {
   if (cursor === undefined) return undefined;
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { before?: unknown };
-    if (typeof parsed.before === 'string' && /^[a-z]+_[0-9a-z-]{26,36}$/.test(parsed.before)) return parsed.before;
+    if (typeof parsed.before === 'string' && pattern.test(parsed.before)) return parsed.before;
   } catch {
     // fall through
   }

@@ -93,6 +93,14 @@ export function summariseProblems(problems: string[], budget = 300): string {
   return shown.join('; ') + (more > 0 ? `; and ${more} more` : '');
 }
 
+const BODY_MAY_BE_ABSENT = 'mm:body-may-be-absent';
+/**
+ * On a request class whose fields are all optional: a request without a body is taken as `{}` (a route that
+ * gained optional fields keeps answering the callers that send none).
+ */
+export const BodyMayBeAbsent = (): ClassDecorator => (target) =>
+  Reflect.defineMetadata(BODY_MAY_BE_ABSENT, true, target);
+
 @Injectable()
 export class RequestValidationPipe extends ValidationPipe {
   constructor() {
@@ -109,6 +117,8 @@ export class RequestValidationPipe extends ValidationPipe {
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object) {
+      // A body whose every field is optional, on a route that took none before: none is an empty one.
+      if (value === undefined && Reflect.getMetadata(BODY_MAY_BE_ABSENT, metadata.metatype)) value = {};
       // No bytes at all (or Content-Length: 0, or an empty chunked body): say so, rather than call it malformed.
       if (value === undefined)
         throw new ApiError('InvalidRequest', 'the request has no body; this route takes a JSON object');

@@ -20,6 +20,9 @@ export const ID_PREFIXES = {
   event: 'evt',
   posting: 'pst',
   signingKey: 'sig',
+  auditEntry: 'aud',
+  approval: 'apr',
+  requestLog: 'rlog',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

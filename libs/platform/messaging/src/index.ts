@@ -9,3 +9,4 @@ export * from './handle-once';
 export * from './event-transport.factory';
 export { EVENTS_CHANNEL } from './events-notify.listener';
 export * from './kafka-outages';
+export * from './kafka-consumer-lag.metrics';

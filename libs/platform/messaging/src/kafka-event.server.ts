@@ -7,7 +7,8 @@
 // join handleOnce's transaction. It creates the topics it subscribes to, where
 // missing, before subscribing (kafka-topics.ts); its clients never ask the
 // broker to create one. A consumer that cannot join its group (a session
-// timeout the broker refuses) fails the server's start, not silently later.
+// timeout the broker refuses) fails the server's start, not silently later;
+// one that kafkajs stops for good once started is started again here.
 import { ServerKafka, type KafkaContext, type KafkaOptions, type ReadPacket } from '@nestjs/microservices';
 import { Partitioners, type Consumer } from 'kafkajs';
 import type { UnitOfWork } from '@mm/platform/database';
@@ -18,6 +19,10 @@ import type { KafkaReachability } from './kafka-outages';
 import { ensureTopics, type KafkaTopicSettings } from './kafka-topics';
 
 type NestKafkaOptions = NonNullable<KafkaOptions['options']>;
+
+/** The first wait before a stopped consumer starts again, doubled at each stop in a row up to the longest. */
+const RESTART_FIRST_MS = 1_000;
+const RESTART_LONGEST_MS = 30_000;
 
 export interface KafkaEventServerOptions {
   uow: UnitOfWork;
@@ -49,6 +54,9 @@ export class KafkaEventServer extends ServerKafka {
   private readonly topicSettings?: KafkaTopicSettings;
   private readonly reachability?: KafkaReachability;
   readonly topics: string[];
+  /** Set once the server closes: a consumer that stops then is meant to. */
+  private closing = false;
+  private restart?: NodeJS.Timeout;
 
   constructor(options: KafkaEventServerOptions) {
     const kafka = options.kafka ?? {};
@@ -90,7 +98,7 @@ export class KafkaEventServer extends ServerKafka {
       if (!payload.restart) crash = payload.error;
     });
     try {
-      await consumer.run({ ...this.options.run, eachMessage: (payload) => this.handleMessage(payload) });
+      await this.runConsumer(consumer);
     } finally {
       stopListening();
     }
@@ -98,6 +106,48 @@ export class KafkaEventServer extends ServerKafka {
       throw new Error(`the Kafka consumer of group ${this.groupId} could not join it: ${crash.message}`, {
         cause: crash,
       });
+    this.restartWhenStopped(consumer);
+  }
+
+  override async close(): Promise<void> {
+    this.closing = true;
+    clearTimeout(this.restart);
+    await super.close();
+  }
+
+  private runConsumer(consumer: Consumer): Promise<void> {
+    return consumer.run({ ...this.options.run, eachMessage: (payload) => this.handleMessage(payload) });
+  }
+
+  /**
+   * kafkajs restarts a crashed consumer only after an error it judges retriable. After any other (a protocol
+   * error in a rebalance it does not handle, say) the consumer stays stopped while the process goes on
+   * answering: its partitions go to the group's other members, and to none when every member met the same
+   * error, the group's events then waiting for good. The consumer starts again here, after a wait that grows
+   * while it keeps stopping; its uncommitted events come again, once each (handleOnce).
+   */
+  private restartWhenStopped(consumer: Consumer): void {
+    let wait = RESTART_FIRST_MS;
+    consumer.on(consumer.events.GROUP_JOIN, () => (wait = RESTART_FIRST_MS));
+    const startAgain = async () => {
+      if (this.closing) return;
+      try {
+        await consumer.connect();
+        // A start that fails crashes again, which comes back here.
+        await this.runConsumer(consumer);
+      } catch (error) {
+        later(`could not start again (${(error as Error).message})`);
+      }
+    };
+    const later = (why: string) => {
+      if (this.closing) return;
+      this.logger.error(`the Kafka consumer of group ${this.groupId} ${why}; starting it again in ${wait} ms`);
+      this.restart = setTimeout(() => void startAgain(), wait);
+      wait = Math.min(wait * 2, RESTART_LONGEST_MS);
+    };
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (!payload.restart) later(`stopped for good on ${payload.error.name}: ${payload.error.message}`);
+    });
   }
 
   override async handleEvent(topic: string, packet: ReadPacket, context: KafkaContext): Promise<void> {

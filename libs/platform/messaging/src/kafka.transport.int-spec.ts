@@ -228,6 +228,84 @@ describe(brokers.length > 0 ? 'Kafka: a consumer crash' : 'Kafka: a consumer cra
 
 describe(
   brokers.length > 0
+    ? 'Kafka: a consumer kafkajs stops for good'
+    : 'Kafka: a consumer kafkajs stops for good, skipped: no Kafka broker',
+  () => {
+    itWithKafka(
+      'starts again, and the event whose handling it stopped on is handled, once',
+      async () => {
+        const db = await createTestDatabase();
+        const { store, relay } = await relayedLog(db, ofThisRun('stopped_kafka'));
+        await db.uow.query(`CREATE TABLE stopped_effects (event_id text NOT NULL)`);
+        // Its handler fails past the client's retries; kafkajs' own say on restarting (restartOnFailure) is
+        // no, as it is after the errors it does not restart from (a protocol error in a rebalance it does not
+        // handle), which cannot be provoked at will.
+        let failures = 3;
+        const stops: string[] = [];
+        @Controller()
+        class FlakyProjection {
+          constructor(@Inject(UnitOfWork) private readonly uow: UnitOfWork) {}
+
+          @EventPattern('flaky.happened')
+          async on(@Payload() event: RecordedEvent): Promise<void> {
+            if (failures-- > 0) throw new Error('the database went away');
+            await this.uow.query(`INSERT INTO stopped_effects (event_id) VALUES ($1)`, [event.eventId]);
+          }
+        }
+        @Module({ controllers: [FlakyProjection], providers: [{ provide: UnitOfWork, useValue: db.uow }] })
+        class FlakyModule {}
+        class WatchedServer extends KafkaEventServer {
+          watchStops(): void {
+            this.consumer!.on(this.consumer!.events.CRASH, ({ payload }) => void stops.push(String(payload.restart)));
+          }
+        }
+        const server = new WatchedServer({
+          uow: db.uow,
+          group: ofThisRun('stopped'),
+          topicPrefix: PREFIX,
+          sources: [store],
+          brokers,
+          clientId: 'mm-contract',
+          kafka: {
+            ...consumerSettings,
+            consumer: {
+              ...consumerSettings?.consumer,
+              retry: { retries: 1, initialRetryTime: 100, restartOnFailure: () => Promise.resolve(false) },
+            },
+          },
+        });
+        const app = await NestFactory.createMicroservice<MicroserviceOptions>(FlakyModule, {
+          strategy: server,
+          logger: false,
+          abortOnError: false,
+        });
+        await app.listen();
+        server.watchStops();
+        try {
+          const [first] = await db.uow.run(() =>
+            store.append('flaky-1', 'no_stream', [{ type: 'flaky.happened', data: {} }]),
+          );
+          const effects = async () =>
+            (await db.uow.query<{ event_id: string }>(`SELECT event_id FROM stopped_effects`)).map((r) => r.event_id);
+          await eventually(async () => expect(await effects()).toEqual([first.eventId]), 30_000);
+          // kafkajs stopped it for good at least once on the way.
+          expect(stops).toContain('false');
+          // And it goes on consuming.
+          const [second] = await db.uow.run(() => store.append('flaky-1', 1, [{ type: 'flaky.happened', data: {} }]));
+          await eventually(async () => expect(await effects()).toEqual([first.eventId, second.eventId]), 30_000);
+        } finally {
+          await app.close();
+          await relay.stop();
+          await db.close();
+        }
+      },
+      90_000,
+    );
+  },
+);
+
+describe(
+  brokers.length > 0
     ? 'Kafka: a consumer the broker will not let join'
     : 'Kafka: a consumer the broker will not let join, skipped: no Kafka broker',
   () => {

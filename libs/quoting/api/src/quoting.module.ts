@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { ReadModels } from '@mm/platform/event-store';
 import {
   AcceptQuoteHandler,
   CashPickupsService,
@@ -26,4 +27,15 @@ import { QuotesController, QuotesInternalController, QuotingEventsController } f
   // The quotes port is the runtime's to bind: in one process an adapter of this acceptance, else an HTTP client.
   exports: [AcceptQuoteHandler],
 })
-export class QuotingModule {}
+export class QuotingModule implements OnModuleInit {
+  constructor(
+    private readonly readModels: ReadModels,
+    private readonly log: QuotingEventStore,
+    private readonly commands: QuoteCommands,
+  ) {}
+
+  /** Its read models, for a rebuild from its log (docs/kubernetes.md, Rebuilding a read model). */
+  onModuleInit(): void {
+    this.readModels.register({ service: 'quoting', store: this.log, readModels: this.commands.readModels });
+  }
+}

@@ -6,11 +6,14 @@
 import { Injectable } from '@nestjs/common';
 import { quoteDecider, quoteStreamId, type QuoteCommand, type QuoteEvent, type QuoteState } from '@mm/quoting/domain';
 import { QuotesReadModel, type QuoteRow } from '@mm/quoting/infrastructure';
-import { CommandHandler, type RecordedEvent } from '@mm/platform/event-store';
+import { CommandHandler, type ReadModelDefinition, type RecordedEvent } from '@mm/platform/event-store';
 import { QuotingEventStore } from './quoting.event-store';
 
 @Injectable()
 export class QuoteCommands extends CommandHandler<QuoteCommand, QuoteEvent, QuoteState, QuoteRow> {
+  /** What a rebuild from the log writes again (docs/kubernetes.md, Rebuilding a read model). */
+  readonly readModels: ReadModelDefinition[];
+
   constructor(store: QuotingEventStore, quotes: QuotesReadModel) {
     super(store, {
       decider: quoteDecider,
@@ -18,6 +21,7 @@ export class QuoteCommands extends CommandHandler<QuoteCommand, QuoteEvent, Quot
       project: (event) => projectQuote(quotes, event),
       options: { deferAppend: true },
     });
+    this.readModels = [this.readModel({ name: 'quotes', table: 'quoting.quotes', inline: true })];
   }
 }
 

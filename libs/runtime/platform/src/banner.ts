@@ -63,6 +63,22 @@ export function describeFailure(error: unknown): string {
 }
 
 /**
+ * How operators get in (docs/operators.md), when they sign in through an OpenID provider or the deployment is
+ * production: a sandbox with the static token alone needs no line, its Admin token line says it all.
+ */
+export function operatorsLine(config: PlatformConfig): string | undefined {
+  const staticToken = !config.MM_ADMIN_TOKEN
+    ? 'no static admin token'
+    : config.staticAdminTokenAccepted
+      ? 'the static admin token as break-glass'
+      : 'the static admin token refused (MM_ADMIN_TOKEN_IN_PRODUCTION is not true)';
+  if (config.MM_OIDC_ISSUER)
+    return `  Operators    sign in at ${config.MM_OIDC_ISSUER} (roles from ${config.MM_OIDC_ROLES_CLAIM}); ${staticToken}`;
+  if (config.isSandbox) return undefined;
+  return `  Operators    no OpenID provider (MM_OIDC_ISSUER); ${config.staticAdminTokenAccepted ? 'the static admin token only' : 'the operator routes are closed'}`;
+}
+
+/**
  * What the provider ports are bound to: a sandbox's simulators and the networks on a real chain; in production
  * allowed onto simulators (MM_ALLOW_SIMULATED_PROVIDERS), each simulated port by name, so nobody mistakes it.
  */

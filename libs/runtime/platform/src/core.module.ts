@@ -6,15 +6,17 @@ import { ProjectClock, TimerService } from '@mm/platform/clock';
 import { VerifiedTokens } from '@mm/platform/auth';
 import { ChainNetworks } from '@mm/platform/chain';
 import { HttpMetrics } from '@mm/platform/http';
+import { ReadModels } from '@mm/platform/event-store';
 
 /**
  * What every service module may inject: configuration, the database, time, verified tokens, the chains, and the
- * application's metrics registry (one per application: two platforms in one process do not share counters).
+ * application's metrics registry (one per application: two platforms in one process do not share counters), and the
+ * registry of the read models its services can rebuild.
  */
 @Global()
 @Module({})
 export class CoreModule {
-  static forRoot(config: PlatformConfig, dataSource: DataSource): DynamicModule {
+  static forRoot(config: PlatformConfig, dataSource: DataSource, services: readonly string[]): DynamicModule {
     return {
       module: CoreModule,
       providers: [
@@ -25,6 +27,7 @@ export class CoreModule {
         TimerService,
         { provide: VerifiedTokens, useValue: new VerifiedTokens() },
         HttpMetrics,
+        { provide: ReadModels, useValue: new ReadModels(services) },
         {
           provide: ChainNetworks,
           useFactory: (uow: UnitOfWork, metrics: HttpMetrics) => new ChainNetworks(config, uow, metrics.registry),
@@ -40,6 +43,7 @@ export class CoreModule {
         VerifiedTokens,
         ChainNetworks,
         HttpMetrics,
+        ReadModels,
       ],
     };
   }

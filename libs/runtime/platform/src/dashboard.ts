@@ -7,6 +7,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import fastifyStatic from '@fastify/static';
+import { serveOperatorSignIn } from './dashboard-sign-in';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 export const DASHBOARD_PATH = '/dashboard/';
@@ -73,6 +74,7 @@ export async function serveDashboard(app: NestFastifyApplication): Promise<void>
       void reply.headers(SECURITY_HEADERS);
     });
     scope.get('/dashboard', (_request, reply) => reply.redirect(DASHBOARD_PATH, 308));
+    await serveOperatorSignIn(scope, app);
     if (!existsSync(join(DASHBOARD_DIST, 'index.html'))) {
       scope.get('/dashboard/*', (_request, reply) =>
         reply

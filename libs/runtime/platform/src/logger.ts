@@ -5,19 +5,12 @@
 // form for a person at a terminal (MM_LOG_FORMAT).
 import type { LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Level, type LevelWithSilent, type Logger } from 'pino';
-import { currentRequestId } from '@mm/platform/http';
+import { currentRequestId, SENSITIVE_FIELDS } from '@mm/platform/http';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers["api-key"]',
-  '*.apiSecret',
-  '*.accessToken',
-  '*.accountNumber',
-  '*.iban',
-  '*.cardNumber',
-  '*.cvc',
-  '*.taxId',
-  '*.password',
+  ...SENSITIVE_FIELDS.map((field) => `*.${field}`),
 ];
 
 export type LogFormat = 'auto' | 'json' | 'pretty';

@@ -1,7 +1,7 @@
 // The application of one process: every service module in platform mode, one in
 // distributed mode (ARCHITECTURE: One codebase, two ways to run it).
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
-import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
 import type { ServiceName } from '@mm/contracts';
 import {
@@ -10,6 +10,7 @@ import {
   ApiKeyDirectory,
   ApiKeyEventsController,
   BearerAuthenticator,
+  OperatorAuthenticator,
   DirectRequestKeyCheck,
   JwksKeyset,
   RevocationFeed,
@@ -22,11 +23,13 @@ import {
   API_BASE_PATH,
   HealthController,
   IdempotencyCoverage,
+  OperatorAuditInterceptor,
   MetricsController,
   StartupState,
 } from '@mm/platform/http';
 import { CoreModule } from './core.module';
 import { PortsModule } from './ports.module';
+import { ReadModelsController } from './read-models.controller';
 import { SERVICES } from './services';
 
 @Module({})
@@ -52,7 +55,7 @@ export class PlatformModule {
     return {
       module: PlatformModule,
       imports: [
-        CoreModule.forRoot(config, dataSource),
+        CoreModule.forRoot(config, dataSource, services),
         DiscoveryModule,
         PortsModule.forServices(services),
         ...services.map((s) => SERVICES[s].module),
@@ -60,6 +63,7 @@ export class PlatformModule {
       controllers: [
         HealthController,
         MetricsController,
+        ReadModelsController,
         // The sandbox clock goes with the service that stamps times (the gateway routes it there).
         ...(services.includes('accounts') ? [SandboxClockController] : []),
         ...(withGateway ? [] : [ApiKeyEventsController]),
@@ -68,9 +72,12 @@ export class PlatformModule {
         ...standaloneAuth,
         TokenVerifier,
         BearerAuthenticator,
+        OperatorAuthenticator,
         RevocationFeed,
         StartupState,
         { provide: APP_GUARD, useClass: ApiAuthGuard },
+        // Every operator action into the audit log, outside each route's own interceptors (docs/operators.md).
+        { provide: APP_INTERCEPTOR, useClass: OperatorAuditInterceptor },
         // IdempotencyInterceptor is applied per route by @Idempotent() (POST and PATCH only); this checks it is everywhere it must be.
         IdempotencyCoverage,
       ],

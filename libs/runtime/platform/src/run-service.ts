@@ -4,7 +4,7 @@
 import { SERVICE_NAMES, type ServiceName } from '@mm/contracts';
 import { ConfigError, loadConfig } from '@mm/platform/config';
 import { shutdownTelemetry } from '@mm/platform/telemetry';
-import { credentialLines, describeFailure, providersLine, transportLine } from './banner';
+import { credentialLines, describeFailure, operatorsLine, providersLine, transportLine } from './banner';
 import { stopWhenParentDies } from './lifeline';
 import { startPlatform, type RunningPlatform } from './start-platform';
 
@@ -58,6 +58,7 @@ export async function runService(name: ServiceName): Promise<RunningPlatform> {
     `Money-movement ${name} service (${config.MM_ENVIRONMENT}) is listening at ${running.url} (pid ${process.pid})`,
     ...(name === 'gateway' ? credentialLines(config, running.bootstrap) : []),
     providersLine(config),
+    operatorsLine(config),
     `  Events       ${transportLine(config)}`,
   ];
   process.stdout.write(lines.filter((l) => l !== undefined).join('\n') + '\n');

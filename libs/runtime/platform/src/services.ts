@@ -11,19 +11,28 @@ import {
   AccountsCardExpiryTimers1700000002360,
   AccountsChainCustody1700000002400,
   AccountsExternalAccounts1700000002100,
+  AccountsRebuildableCustomers1700000002500,
 } from '@mm/accounts/infrastructure';
 import type { ServiceName } from '@mm/contracts';
 import { DepositAddressesModule } from '@mm/deposit-addresses/api';
 import {
   DepositAddresses1700000007000,
   DepositAddressesChainCustody1700000007100,
+  DepositAddressesRebuildable1700000007200,
 } from '@mm/deposit-addresses/infrastructure';
 import { GatewayModule } from '@mm/gateway/api';
 import { VirtualAccountsModule } from '@mm/virtual-accounts/api';
-import { VirtualAccounts1700000008000 } from '@mm/virtual-accounts/infrastructure';
+import {
+  VirtualAccounts1700000008000,
+  VirtualAccountsRebuildable1700000008100,
+} from '@mm/virtual-accounts/infrastructure';
 import {
   Gateway1700000001000,
   GatewayApiKeyRevocations1700000001500,
+  GatewayAuditLog1700000001900,
+  GatewayFourEyesThreshold1700000001950,
+  GatewayApiKeyDetails1700000001960,
+  GatewayRequestLogs1700000001970,
   GatewayProjectChanges1700000001800,
   GatewayRateLimits1700000001700,
   GatewaySigningKeyEncryption1700000001600,
@@ -53,9 +62,12 @@ import { TransactionsModule } from '@mm/transactions/api';
 import {
   TransactionLimitChanges1700000005200,
   TransactionLimits1700000005100,
+  TransactionApprovals1700000005700,
   TransactionProjectLimitsDropped1700000005300,
   TransactionRailSubmissions1700000005400,
   Transactions1700000005000,
+  TransactionsHeldIndex1700000005500,
+  TransactionsOpenIndex1700000005600,
 } from '@mm/transactions/infrastructure';
 import { WebhooksModule } from '@mm/webhooks/api';
 import {
@@ -65,6 +77,7 @@ import {
   WebhookEndpointChanges1700000003200,
   WebhookPartnerEvents1700000003400,
   Webhooks1700000003000,
+  WebhookSigningKeyOverlap1700000003600,
 } from '@mm/webhooks/infrastructure';
 import {
   PlatformIdempotency1700000000100,
@@ -103,6 +116,10 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
       GatewaySigningKeyEncryption1700000001600,
       GatewayRateLimits1700000001700,
       GatewayProjectChanges1700000001800,
+      GatewayAuditLog1700000001900,
+      GatewayFourEyesThreshold1700000001950,
+      GatewayApiKeyDetails1700000001960,
+      GatewayRequestLogs1700000001970,
     ],
     schema: 'gateway',
     consumes: [],
@@ -117,6 +134,7 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
       AccountsCardExpiryTimers1700000002360,
       PlatformChainCursors1700000000400,
       AccountsChainCustody1700000002400,
+      AccountsRebuildableCustomers1700000002500,
       PlatformCustodyAddresses1700000000420,
     ],
     schema: 'accounts',
@@ -145,6 +163,9 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
       TransactionLimitChanges1700000005200,
       TransactionProjectLimitsDropped1700000005300,
       TransactionRailSubmissions1700000005400,
+      TransactionsHeldIndex1700000005500,
+      TransactionsOpenIndex1700000005600,
+      TransactionApprovals1700000005700,
       PlatformChainPayouts1700000000410,
       PlatformChainPayoutPurpose1700000000430,
       // The sweeper reads the derived addresses the accounts and deposit-addresses services register.
@@ -167,6 +188,7 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
       WebhookAnnouncementOrder1700000003300,
       WebhookPartnerEvents1700000003400,
       WebhookDeliveryRetries1700000003500,
+      WebhookSigningKeyOverlap1700000003600,
     ],
     schema: 'webhooks',
     // Every partner-visible event is fanned out from the other services' logs.
@@ -186,6 +208,7 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
       DepositAddresses1700000007000,
       PlatformChainCursors1700000000400,
       DepositAddressesChainCustody1700000007100,
+      DepositAddressesRebuildable1700000007200,
       PlatformCustodyAddresses1700000000420,
     ],
     schema: 'deposit_addresses',
@@ -196,7 +219,7 @@ export const SERVICES: Record<ServiceName, ServiceDefinition> = {
   },
   'virtual-accounts': {
     module: VirtualAccountsModule,
-    migrations: [PlatformApiKeys1700000000300, VirtualAccounts1700000008000],
+    migrations: [PlatformApiKeys1700000000300, VirtualAccounts1700000008000, VirtualAccountsRebuildable1700000008100],
     schema: 'virtual_accounts',
     // API keys (gateway); deposits held for a destination (transactions). It asks the accounts service
     // (customers, wallets, external accounts) and the transactions service (a deposit's transaction, a

@@ -9,13 +9,13 @@ import { LogController, type FastifyBaseLogger } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { DataSource } from 'typeorm';
 import { SERVICE_NAMES, type ServiceName } from '@mm/contracts';
-import { routeToServices, serviceDocuments } from '@mm/gateway/api';
-import { GatewayService, type BootstrapResult } from '@mm/gateway/application';
-import { TimerService } from '@mm/platform/clock';
+import { recordPartnerRequests, routeToServices, serviceDocuments } from '@mm/gateway/api';
+import { GatewayService, RequestLogRecorder, type BootstrapResult } from '@mm/gateway/application';
+import { registerTimerMetrics, TimerService } from '@mm/platform/clock';
 import type { PlatformConfig } from '@mm/platform/config';
 import { drainPool, openDatabase, UnitOfWork } from '@mm/platform/database';
-import { EventStore } from '@mm/platform/event-store';
-import { createEventTransport, KafkaOutages, KafkaRelay } from '@mm/platform/messaging';
+import { EventStore, ReaderLagMetrics } from '@mm/platform/event-store';
+import { createEventTransport, eventsTopic, KafkaConsumerLag, KafkaOutages, KafkaRelay } from '@mm/platform/messaging';
 import {
   ApiFastifyAdapter,
   capConnections,
@@ -80,6 +80,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   let app: NestFastifyApplication | undefined;
   let bootstrap: BootstrapResult | undefined;
   const relays: KafkaRelay[] = [];
+  let consumerLag: KafkaConsumerLag | undefined;
   const host = listenHost(config, options.host);
   // Distributed mode with a broker: events between processes go over Kafka; otherwise over the shared database's logs.
   const kafka = platformMode ? undefined : kafkaSettings(config);
@@ -89,6 +90,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
       await app?.close();
       // After the HTTP server: a command that committed while closing is still published.
       for (const relay of relays) await relay.stop();
+      await consumerLag?.stop();
       if (dataSource?.isInitialized) {
         await drainPool(dataSource);
         await dataSource.destroy();
@@ -100,6 +102,8 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
   try {
     dataSource = await openDatabase({
       url,
+      poolMode: config.MM_DATABASE_POOL_MODE,
+      directUrl: config.MM_DATABASE_DIRECT_URL,
       migrations: migrationsFor(services),
       applicationName: `money-movement-${platformMode ? 'platform' : services.join('-')}`,
     });
@@ -123,6 +127,10 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     closeConnectionsOnceAnswered(adapter.getInstance());
     // Before any route or plugin, so that every response carries the id, refusals included.
     traceRequests(adapter.getInstance(), logger);
+    // Where partners come in, every request of theirs goes into their project's request log (docs/request-logs.md).
+    let requestLog: RequestLogRecorder | undefined;
+    if (services.includes('gateway') && config.MM_REQUEST_LOG === 'true')
+      recordPartnerRequests(adapter.getInstance(), () => (requestLog ??= app?.get(RequestLogRecorder)));
     app = await NestFactory.create<NestFastifyApplication>(
       PlatformModule.forRoot(config, dataSource, services),
       adapter,
@@ -152,6 +160,13 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
         ];
     // One consumer group per service; platform mode keeps the name its checkpoints already have.
     const group = platformMode ? 'accounts' : services.join('-');
+    // How far this process's log readers trail their logs, on /metrics (docs/metrics.md): its consumer group on
+    // the PostgreSQL log transport, and each relay to Kafka (a Kafka consumer's place is the broker's to tell:
+    // KafkaConsumerLag below asks it).
+    const readerLag = new ReaderLagMetrics(uow, app.get(HttpMetrics).registry);
+    if (sources.length > 0 && !kafka) readerLag.watch(group, sources);
+    const timers = app.get(TimerService);
+    registerTimerMetrics(uow, app.get(HttpMetrics).registry, () => timers.kinds());
     if (sources.length > 0) {
       const reachability = outages?.client(`money-movement-${group}`);
       app.connectMicroservice(
@@ -190,6 +205,15 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
     // The dashboard is served where partners reach the API: the one process, or the gateway.
     if (services.includes('gateway')) await serveDashboard(app);
     await app.startAllMicroservices();
+    if (kafka && sources.length > 0) {
+      const clientId = `money-movement-${group}-lag`;
+      consumerLag = new KafkaConsumerLag({
+        groupId: `${kafka.topicPrefix}.${group}`,
+        topics: sources.map((schema) => eventsTopic(schema, kafka.topicPrefix)),
+        kafka: kafkaClient(kafka, clientId, logger, outages?.client(clientId)),
+        registry: app.get(HttpMetrics).registry,
+      });
+    }
     if (kafka) {
       // Each service publishes its own log to its topic, in commit order (the events table is the outbox).
       for (const service of services) {
@@ -208,6 +232,7 @@ export async function startPlatform(config: PlatformConfig, options: StartOption
         });
         await relay.start();
         relays.push(relay);
+        readerLag.watch(relay.name, [SERVICES[service].schema]);
       }
     }
     app.get(TimerService).start();

@@ -1,11 +1,26 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { ApiError, type EventPayloads, requireCustomerId } from '@mm/contracts';
+import {
+  ApiError,
+  type ApprovalAction,
+  type ApprovalRequested,
+  type EventPayloads,
+  requireCustomerId,
+} from '@mm/contracts';
 import {
   CashPickupHandler,
   CreateTransactionHandler,
   DepositTransactionsHandler,
+  FourEyes,
   HoldsHandler,
   OperatorActionsHandler,
   RefundsHandler,
@@ -21,6 +36,7 @@ import {
   ProjectId,
   SandboxOnly,
   toPage,
+  type AuditedRequest,
   type Page,
 } from '@mm/platform/http';
 import { isId } from '@mm/platform/ids';
@@ -36,6 +52,8 @@ import {
   SimulateCashPickupRequest,
   TransactionResponse,
 } from './transactions.dto';
+import { actorOf } from './approvals.controller';
+import { ApprovalResponse } from './approvals.dto';
 
 @ApiTags('Transactions')
 @ApiBearerAuth('bearer')
@@ -55,7 +73,9 @@ export class TransactionsController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List transactions, newest first; customerId matches either side' })
+  @ApiOperation({
+    summary: "List transactions, newest first; customerId matches either side, reference any leg's rail reference",
+  })
   @ApiPage(TransactionResponse)
   async list(
     @ProjectId() projectId: string,
@@ -66,6 +86,7 @@ export class TransactionsController {
     const rows = await this.transactions.list(projectId, {
       customerId: query.customerId,
       status: query.status,
+      reference: query.reference,
       before: decodeCursor(query.cursor),
       limit: limit + 1,
     });
@@ -106,14 +127,37 @@ export class SandboxTransactionsController {
 
 @ApiTags('Operator')
 @ApiBearerAuth('bearer')
-@AdminRoute()
 @Controller('admin/transactions')
 export class TransactionsAdminController {
   constructor(
     private readonly transactions: TransactionQueries,
     private readonly operator: OperatorActionsHandler,
+    private readonly fourEyes: FourEyes,
   ) {}
 
+  /**
+   * The request for a second operator the action became (answered 202), on a transaction worth the project's
+   * four-eyes threshold or more; undefined when it acts now.
+   */
+  private async approvalNeeded(
+    request: AuditedRequest,
+    reply: FastifyReply,
+    transactionId: string,
+    action: ApprovalAction,
+    params: ApprovalRequested['params'],
+  ): Promise<ApprovalResponse | undefined> {
+    const approval = await this.fourEyes.requestIfNeeded({
+      transactionId,
+      action,
+      params,
+      operator: actorOf(request),
+    });
+    if (!approval) return undefined;
+    void reply.status(202);
+    return approval as unknown as ApprovalResponse;
+  }
+
+  @AdminRoute('viewer')
   @Get('held')
   @ApiOperation({
     summary:
@@ -141,6 +185,12 @@ export class TransactionsAdminController {
     };
   }
 
+  /** The transaction as it is before an operator acts on it, for the operators' audit log; none for an unknown id. */
+  private async recordBefore(request: AuditedRequest, id: string): Promise<void> {
+    request.auditBefore = isId('transaction', id) ? ((await this.transactions.findAny(id))?.view ?? null) : null;
+  }
+
+  @AdminRoute('operator')
   @Post(':id/retry')
   @Idempotent()
   @HttpCode(200)
@@ -149,10 +199,21 @@ export class TransactionsAdminController {
       'Send a payout held after it failed again (processing.payoutRetrying); a completed transaction answers already_completed',
   })
   @ApiOkResponse({ type: OperatorResultResponse })
-  retry(@Param('id') id: string, @Body() body: OperatorActionRequest): Promise<OperatorResultResponse> {
-    return this.operator.operate(id, 'retry', body.reason ?? 'operator retry') as Promise<OperatorResultResponse>;
+  @ApiAcceptedResponse({ type: ApprovalResponse, description: 'waits for a second operator (four eyes)' })
+  async retry(
+    @Param('id') id: string,
+    @Body() body: OperatorActionRequest,
+    @Req() request: AuditedRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<OperatorResultResponse | ApprovalResponse> {
+    await this.recordBefore(request, id);
+    return (
+      (await this.approvalNeeded(request, reply, id, 'retry', { reason: body.reason ?? null })) ??
+      ((await this.operator.operate(id, 'retry', body.reason ?? 'operator retry')) as OperatorResultResponse)
+    );
   }
 
+  @AdminRoute('operator')
   @Post(':id/refund')
   @Idempotent()
   @HttpCode(200)
@@ -161,7 +222,17 @@ export class TransactionsAdminController {
       'Return held money to its source: processing.returningToSender, then failed.returnedToSender. A virtual account deposit goes back over a bank rail to the account\'s return destination (else the sender), all of it or the amount given. A deposit\'s refund to a return destination that was invalidated or deleted is refused (422 ExternalAccountNotActive, nothing changes): `to: "sender"` sends it back to the sender instead',
   })
   @ApiOkResponse({ type: OperatorResultResponse })
-  refund(@Param('id') id: string, @Body() body: OperatorRefundRequest): Promise<OperatorResultResponse> {
+  @ApiAcceptedResponse({ type: ApprovalResponse, description: 'waits for a second operator (four eyes)' })
+  async refund(
+    @Param('id') id: string,
+    @Body() body: OperatorRefundRequest,
+    @Req() request: AuditedRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<OperatorResultResponse | ApprovalResponse> {
+    await this.recordBefore(request, id);
+    const params = { reason: body.reason ?? null, amount: body.amount, to: body.to };
+    const approval = await this.approvalNeeded(request, reply, id, 'refund', withoutUndefined(params));
+    if (approval) return approval;
     return this.operator.operate(
       id,
       'refund',
@@ -171,6 +242,7 @@ export class TransactionsAdminController {
     ) as Promise<OperatorResultResponse>;
   }
 
+  @AdminRoute('operator')
   @Post(':id/mark-failed')
   @Idempotent()
   @HttpCode(200)
@@ -178,7 +250,16 @@ export class TransactionsAdminController {
     summary: 'Give up on a held or unconfirmed payout: failed.outboundFailed, the money held for a refund',
   })
   @ApiOkResponse({ type: OperatorResultResponse })
-  markFailed(@Param('id') id: string, @Body() body: OperatorActionRequest): Promise<OperatorResultResponse> {
+  @ApiAcceptedResponse({ type: ApprovalResponse, description: 'waits for a second operator (four eyes)' })
+  async markFailed(
+    @Param('id') id: string,
+    @Body() body: OperatorActionRequest,
+    @Req() request: AuditedRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<OperatorResultResponse | ApprovalResponse> {
+    await this.recordBefore(request, id);
+    const approval = await this.approvalNeeded(request, reply, id, 'markFailed', { reason: body.reason ?? null });
+    if (approval) return approval;
     return this.operator.operate(
       id,
       'markFailed',
@@ -186,6 +267,7 @@ export class TransactionsAdminController {
     ) as Promise<OperatorResultResponse>;
   }
 
+  @AdminRoute('operator')
   @Post(':id/complete-refund')
   @Idempotent()
   @HttpCode(200)
@@ -194,8 +276,18 @@ export class TransactionsAdminController {
       'Complete a virtual account bank refund the bank reported only as initiated (or still has in flight): the refund settles, the review clears, the transaction ends failed.returnedToSender. A refund completed already answers already_completed; any other payment 422 refundNotCompletable',
   })
   @ApiOkResponse({ type: OperatorResultResponse })
-  completeRefund(@Param('id') id: string, @Body() body: CompleteRefundRequest): Promise<OperatorResultResponse> {
-    return this.operator.completeRefund(id, body.reason) as Promise<OperatorResultResponse>;
+  @ApiAcceptedResponse({ type: ApprovalResponse, description: 'waits for a second operator (four eyes)' })
+  async completeRefund(
+    @Param('id') id: string,
+    @Body() body: CompleteRefundRequest,
+    @Req() request: AuditedRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<OperatorResultResponse | ApprovalResponse> {
+    await this.recordBefore(request, id);
+    return (
+      (await this.approvalNeeded(request, reply, id, 'completeRefund', { reason: body.reason })) ??
+      ((await this.operator.completeRefund(id, body.reason)) as OperatorResultResponse)
+    );
   }
 }
 
@@ -257,4 +349,9 @@ export class TransactionsEventsController {
   onFundsReturned(@Payload() event: RecordedEvent<'funds.returned', EventPayloads['funds.returned']>): Promise<void> {
     return this.refunds.onFundsReturned(event);
   }
+}
+
+/** The fields given, for a record that keeps no undefined. */
+function withoutUndefined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }

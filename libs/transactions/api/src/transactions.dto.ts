@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { InstrumentSideResponse, IsAmount, ListQuery, PricingResponse } from '@mm/platform/http';
+import { InstrumentSideResponse, IsAmount, IsNotBlank, ListQuery, PricingResponse } from '@mm/platform/http';
 
 export class CreateTransactionRequest {
   @ApiProperty({ example: 'qt_01h455vb4pex5vsknk084sn02q', description: 'the open quote: its pricing is the contract' })
@@ -21,6 +21,16 @@ export class ListTransactionsQuery extends ListQuery {
   @IsOptional()
   @IsIn(TRANSACTION_STATUSES, { message: `status must be one of ${TRANSACTION_STATUSES.join(', ')}` })
   status?: string;
+  @ApiPropertyOptional({
+    maxLength: 200,
+    description:
+      'transactions with a leg whose rail reference is exactly this: txHash (in any case), imad, uetr, endToEndId, pickupCode or instructionId',
+  })
+  @IsOptional()
+  @IsString()
+  @IsNotBlank()
+  @MaxLength(200)
+  reference?: string;
 }
 
 export class PrecursorResponse {

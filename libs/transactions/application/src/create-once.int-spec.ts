@@ -13,7 +13,14 @@ import { loadConfig } from '@mm/platform/config';
 import type { RecordedEvent } from '@mm/platform/event-store';
 import { newId } from '@mm/platform/ids';
 import { createTestDatabase, type TestDatabase } from '@mm/platform/testing';
-import { ChainPayoutRail, RailSubmissions, SandboxRails, TransactionsReadModel } from '@mm/transactions/infrastructure';
+import { HttpMetrics } from '@mm/platform/http';
+import {
+  ChainPayoutRail,
+  RailSubmissions,
+  SandboxRails,
+  TransactionStatusMetrics,
+  TransactionsReadModel,
+} from '@mm/transactions/infrastructure';
 import { DepositTransactionsHandler } from './deposit-transactions.handler';
 import { LegAccountChecks } from './leg-account-checks';
 import { MadeTransactions, RecentIds } from './made-transactions';
@@ -91,6 +98,8 @@ describe("a transaction made once from another service's event", () => {
       clock,
       timers,
       new ChainPayoutRail(db.uow, chains, loadConfig({})),
+      new TransactionStatusMetrics(db.uow, new HttpMetrics()),
+      db.uow,
     );
     return new DepositTransactionsHandler(
       db.uow,

@@ -15,3 +15,7 @@ export * from './deposit-transactions.handler';
 export * from './holds.handler';
 export * from './refunds.handler';
 export * from './transactions.providers';
+export * from './approval.commands';
+export * from './approval.queries';
+export * from './approval-decisions.handler';
+export * from './four-eyes';

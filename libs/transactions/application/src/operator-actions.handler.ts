@@ -25,6 +25,27 @@ import { UnconfirmedPayoutLookup } from './unconfirmed-payout-lookup';
 
 export type OperatorAction = 'retry' | 'refund' | 'markFailed';
 
+/** The fields only some actions take: refused (400) on the others, before anything is done or requested. */
+export function checkOperatorFields(
+  view: TransactionView,
+  action: OperatorAction | 'completeRefund',
+  amount?: string,
+  to?: 'returnDestination' | 'sender',
+): void {
+  if (amount !== undefined && (action !== 'refund' || view.precursor.type !== 'virtualAccount')) {
+    throw new ApiError(
+      'InvalidRequest',
+      'amount: only a refund of a virtual account deposit may return part of the money; other refunds return all of it',
+    );
+  }
+  if (to !== undefined && (action !== 'refund' || !isFromDeposit(view))) {
+    throw new ApiError(
+      'InvalidRequest',
+      'to: only a refund of a deposit address or virtual account deposit goes to a return destination or the sender; other refunds go back to the wallet or card the money came from',
+    );
+  }
+}
+
 export interface OperatorResult {
   /** already_completed is not an error (spec: Errors): the retry had nothing to do. */
   result: 'retried' | 'refunding' | 'markedFailed' | 'already_completed' | 'completedByProvider' | 'refundCompleted';
@@ -56,18 +77,7 @@ export class OperatorActionsHandler {
     to?: 'returnDestination' | 'sender',
   ): Promise<OperatorResult> {
     const row = await this.queries.requireAny(id);
-    if (amount !== undefined && (action !== 'refund' || row.view.precursor.type !== 'virtualAccount')) {
-      throw new ApiError(
-        'InvalidRequest',
-        'amount: only a refund of a virtual account deposit may return part of the money; other refunds return all of it',
-      );
-    }
-    if (to !== undefined && (action !== 'refund' || !isFromDeposit(row.view))) {
-      throw new ApiError(
-        'InvalidRequest',
-        'to: only a refund of a deposit address or virtual account deposit goes to a return destination or the sender; other refunds go back to the wallet or card the money came from',
-      );
-    }
+    checkOperatorFields(row.view, action, amount, to);
     const projectId = row.project_id;
     const looked = await runCommand(this.uow, () => this.lookUpUnconfirmed(projectId, id, action));
     if (looked === 'already_completed' || (looked === 'completedByProvider' && action === 'retry')) {

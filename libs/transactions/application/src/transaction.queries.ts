@@ -24,6 +24,11 @@ export class TransactionQueries {
     return row;
   }
 
+  /** Any project's transaction by id, or undefined: what an operator acted on, for the audit log. */
+  async findAny(id: string): Promise<TransactionRow | undefined> {
+    return (await this.readModel.getById(id)) ?? undefined;
+  }
+
   list(projectId: string, filter: TransactionFilter): Promise<TransactionRow[]> {
     return this.readModel.list(projectId, filter);
   }

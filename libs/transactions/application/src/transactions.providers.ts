@@ -1,7 +1,11 @@
+import { ApprovalCommands } from './approval.commands';
+import { ApprovalDecisionsHandler } from './approval-decisions.handler';
+import { ApprovalQueries } from './approval.queries';
 import { CashPickupHandler } from './cash-pickup.handler';
 import { ChainPayoutAnswersHandler } from './chain-payout-answers.handler';
 import { CreateTransactionHandler } from './create-transaction.handler';
 import { DepositTransactionsHandler } from './deposit-transactions.handler';
+import { FourEyes } from './four-eyes';
 import { HoldsHandler } from './holds.handler';
 import { LegAccountChecks } from './leg-account-checks';
 import { MadeTransactions } from './made-transactions';
@@ -33,4 +37,8 @@ export const TRANSACTIONS_APPLICATION = [
   DepositTransactionsHandler,
   HoldsHandler,
   RefundsHandler,
+  ApprovalCommands,
+  ApprovalQueries,
+  ApprovalDecisionsHandler,
+  FourEyes,
 ];

@@ -8,3 +8,4 @@ export * from './deposit-transactions';
 export * from './virtual-account-transactions';
 export * from './virtual-account-legs';
 export * from './cash-in-transactions';
+export * from './approval.decider';

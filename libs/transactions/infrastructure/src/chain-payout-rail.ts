@@ -33,7 +33,15 @@ export class ChainPayoutRail implements OnApplicationBootstrap, OnApplicationShu
       this.senders.set(client.network, sender);
       // The treasury's sender also makes the sweeps that refill it (one owner of the treasury's nonces).
       this.sweepers.push(
-        new ChainSweeper(uow, client, chains.custody(), chains.registry, sender, config.MM_CHAIN_SWEEP_THRESHOLD),
+        new ChainSweeper(
+          uow,
+          client,
+          chains.custody(),
+          chains.registry,
+          sender,
+          config.MM_CHAIN_SWEEP_THRESHOLD,
+          chains.metrics,
+        ),
       );
     }
     // Each pass reads every derived address's balance: ten polls apart, at least a second.

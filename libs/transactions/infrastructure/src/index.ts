@@ -7,3 +7,6 @@ export * from './sandbox-rails';
 export * from './transaction-limits.migration';
 export * from './transaction-limits.repository';
 export * from './chain-payout-rail';
+export * from './held-queue.metrics';
+export * from './transaction-status.metrics';
+export * from './approvals.repository';

@@ -15,6 +15,8 @@ export interface TransactionRow {
 export interface TransactionFilter {
   customerId?: string;
   status?: string;
+  /** Only those with a leg whose rail reference is exactly this (a tx hash in any case). */
+  reference?: string;
   /** Only ids before this one (the cursor). */
   before?: string;
   limit: number;
@@ -66,6 +68,10 @@ export class TransactionsReadModel {
     return row;
   }
 
+  /**
+   * A page of the project's transactions, newest first. A reference is looked for in the legs of the view (the
+   * references the partner reads there, docs/sdk.md); a chain's hex hash matches in any case, a bank's exactly.
+   */
   async list(projectId: string, filter: TransactionFilter): Promise<TransactionRow[]> {
     return this.uow.query<TransactionRow>(
       `SELECT id, project_id, status, sub_status, view, version FROM transactions.transactions
@@ -73,8 +79,19 @@ export class TransactionsReadModel {
           AND ($2::text IS NULL OR $2 = ANY(customer_ids))
           AND ($3::text IS NULL OR status = $3)
           AND ($4::text IS NULL OR id < $4)
+          AND ($6::text IS NULL OR EXISTS (
+                SELECT 1 FROM jsonb_array_elements(view->'legs') AS leg
+                 WHERE lower(leg->>'txHash') = lower($6)
+                    OR $6 IN (leg->>'imad', leg->>'uetr', leg->>'endToEndId', leg->>'pickupCode', leg->>'instructionId')))
         ORDER BY id DESC LIMIT $5`,
-      [projectId, filter.customerId ?? null, filter.status ?? null, filter.before ?? null, filter.limit],
+      [
+        projectId,
+        filter.customerId ?? null,
+        filter.status ?? null,
+        filter.before ?? null,
+        filter.limit,
+        filter.reference ?? null,
+      ],
     );
   }
 

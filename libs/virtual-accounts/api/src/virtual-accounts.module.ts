@@ -1,5 +1,10 @@
-import { Module } from '@nestjs/common';
-import { VIRTUAL_ACCOUNT_APPLICATION } from '@mm/virtual-accounts/application';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { ReadModels } from '@mm/platform/event-store';
+import {
+  VIRTUAL_ACCOUNT_APPLICATION,
+  VirtualAccountCommands,
+  VirtualAccountsEventStore,
+} from '@mm/virtual-accounts/application';
 import {
   SandboxVirtualAccountBank,
   SandboxVirtualAccountPrices,
@@ -23,4 +28,15 @@ import {
     ...VIRTUAL_ACCOUNT_APPLICATION,
   ],
 })
-export class VirtualAccountsModule {}
+export class VirtualAccountsModule implements OnModuleInit {
+  constructor(
+    private readonly readModels: ReadModels,
+    private readonly log: VirtualAccountsEventStore,
+    private readonly commands: VirtualAccountCommands,
+  ) {}
+
+  /** Its read models, for a rebuild from its log (docs/kubernetes.md, Rebuilding a read model). */
+  onModuleInit(): void {
+    this.readModels.register({ service: 'virtual-accounts', store: this.log, readModels: this.commands.readModels });
+  }
+}

@@ -12,7 +12,12 @@ import {
   type VirtualAccountState,
 } from '@mm/virtual-accounts/domain';
 import { VirtualAccountsReadModel } from '@mm/virtual-accounts/infrastructure';
-import { CommandHandler, publishStateViews, type AfterDecision } from '@mm/platform/event-store';
+import {
+  CommandHandler,
+  publishStateViews,
+  type AfterDecision,
+  type ReadModelDefinition,
+} from '@mm/platform/event-store';
 import { VirtualAccountsEventStore } from './virtual-accounts.event-store';
 
 type After = AfterDecision<VirtualAccountEvent, VirtualAccountState>;
@@ -23,6 +28,9 @@ export class VirtualAccountCommands extends CommandHandler<
   VirtualAccountEvent,
   VirtualAccountState
 > {
+  /** What a rebuild from the log writes again (docs/kubernetes.md, Rebuilding a read model). */
+  readonly readModels: ReadModelDefinition[];
+
   constructor(store: VirtualAccountsEventStore, readModel: VirtualAccountsReadModel) {
     const project: After = async ({ state, version }, { projectId }) => {
       await readModel.upsert(projectId, virtualAccountView(requireVirtualAccount(state, projectId)), version);
@@ -33,5 +41,6 @@ export class VirtualAccountCommands extends CommandHandler<
       (state) => virtualAccountView(requireVirtualAccount(state)) as unknown as Record<string, unknown>,
     );
     super(store, { decider: virtualAccountDecider, streamId: virtualAccountStreamId, then: [project, publish] });
+    this.readModels = [this.readModel({ name: 'virtual-accounts', table: 'virtual_accounts.accounts', step: project })];
   }
 }

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { createEventsTable } from '@mm/platform/event-store';
+import { createEventsTable, deferrableReferencesTo } from '@mm/platform/event-store';
 
 /**
  * The virtual-accounts service's log and read models (spec: Virtual account; ADR 0032): each account as
@@ -65,5 +65,21 @@ export class VirtualAccounts1700000008000 implements MigrationInterface {
 
   async down(runner: QueryRunner): Promise<void> {
     await runner.query(`DROP SCHEMA virtual_accounts CASCADE`);
+  }
+}
+
+/**
+ * What refers to virtual_accounts.accounts (its read model's rows) is checked at a rebuild's commit, where the rebuild defers it:
+ * the rebuild deletes a row and writes it again in one transaction. Every other transaction checks at once.
+ */
+export class VirtualAccountsRebuildable1700000008100 implements MigrationInterface {
+  name = 'VirtualAccountsRebuildable1700000008100';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await deferrableReferencesTo(runner, 'virtual_accounts.accounts');
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await deferrableReferencesTo(runner, 'virtual_accounts.accounts', false);
   }
 }

@@ -8,7 +8,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { ApiError, type EventPayloads } from '@mm/contracts';
+import type { EventPayloads } from '@mm/contracts';
 import {
   PartnerEventsService,
   WebhookDeliveriesService,
@@ -46,9 +46,10 @@ import {
   WebhookResponse,
   WebhookWithKeyResponse,
 } from './webhooks.dto';
+import { retrySelection } from './retry-selection';
 import { ListEventsQuery, PartnerEventResponse, ResendEventsRequest, ResendEventsResponse } from './events.dto';
 
-function toWebhook(row: EndpointRow): WebhookResponse {
+export function toWebhook(row: EndpointRow): WebhookResponse {
   return {
     id: row.id,
     object: 'webhookEndpoint',
@@ -183,7 +184,8 @@ export class WebhooksController {
   @SealedReplay()
   @HttpCode(200)
   @ApiOperation({
-    summary: 'Replace the signing key; the old one stops verifying at once. The new key is in this response only',
+    summary:
+      'Replace the signing key. The new key is in this response only; the old one goes on signing deliveries beside it for 24 hours (a second v1 in Webhook-Signature), then stops',
   })
   @ApiOkResponse({ type: WebhookWithKeyResponse })
   async rotateKey(@ProjectId() projectId: string, @Param('id') id: string): Promise<WebhookWithKeyResponse> {
@@ -241,21 +243,7 @@ export class WebhooksController {
     @Param('id') id: string,
     @Body() body: RetryDeliveriesRequest,
   ): Promise<RetryDeliveriesResponse> {
-    const byIds = body.deliveryIds !== undefined;
-    if (byIds === (body.status !== undefined))
-      throw new ApiError(
-        'InvalidDeliveryRetry',
-        'give either deliveryIds, or status with an optional createdAfter/createdBefore range',
-      );
-    if (byIds && (body.createdAfter !== undefined || body.createdBefore !== undefined))
-      throw new ApiError('InvalidDeliveryRetry', 'createdAfter and createdBefore go with status, not with deliveryIds');
-    const ids = await this.deliveries.retry(
-      projectId,
-      id,
-      byIds
-        ? { deliveryIds: body.deliveryIds! }
-        : { status: body.status!, createdAfter: body.createdAfter, createdBefore: body.createdBefore },
-    );
+    const ids = await this.deliveries.retry(projectId, id, retrySelection(body));
     return { requeued: ids.length, deliveryIds: ids };
   }
 

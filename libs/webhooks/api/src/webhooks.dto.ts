@@ -108,6 +108,11 @@ export class WebhookResponse {
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }
 
+/** An endpoint as an operator reads it: with the project it belongs to. */
+export class OperatorWebhookResponse extends WebhookResponse {
+  @ApiProperty({ example: 'prj_01h455vb4pex5vsknk084sn02q' }) projectId!: string;
+}
+
 export class WebhookWithKeyResponse extends WebhookResponse {
   @ApiProperty({ description: 'whsec_…: shown only in this response; verifies the Webhook-Signature header' })
   signingKey!: string;

@@ -15,13 +15,15 @@ import {
   PartnerEvents,
   WebhookDeliveries,
   WebhookEndpointsCache,
+  WebhookQueueMetrics,
   WebhooksReadModels,
   WebhookSigningKeys,
 } from '@mm/webhooks/infrastructure';
+import { WebhooksAdminController } from './webhooks-admin.controller';
 import { EventsController, WebhooksController, WebhooksEventsController } from './webhooks.controller';
 
 @Module({
-  controllers: [WebhooksController, EventsController, WebhooksEventsController],
+  controllers: [WebhooksController, EventsController, WebhooksEventsController, WebhooksAdminController],
   providers: [
     AnnouncementOrder,
     WebhooksEventStore,
@@ -38,6 +40,7 @@ import { EventsController, WebhooksController, WebhooksEventsController } from '
     LocalDeliveryQueue,
     WebhookDeliveryWriter,
     WebhookDeliveryWorker,
+    WebhookQueueMetrics,
   ],
 })
 export class WebhooksModule {}

@@ -5,7 +5,13 @@
 // attempt is recorded, so no other process takes it.
 import type { Logger } from '@nestjs/common';
 import { isDelivered, MAX_ATTEMPTS, retryDelaySecs } from '@mm/webhooks/domain';
-import type { ClaimedDelivery, RecordedAttempt, SendResult, WebhookDeliveries } from '@mm/webhooks/infrastructure';
+import type {
+  ClaimedDelivery,
+  DeliveryStatus,
+  RecordedAttempt,
+  SendResult,
+  WebhookDeliveries,
+} from '@mm/webhooks/infrastructure';
 import type { UnitOfWork } from '@mm/platform/database';
 import type { EndpointHealth } from './endpoint-health';
 
@@ -30,6 +36,8 @@ export class DeliveryAttemptRecorder {
     private readonly health: EndpointHealth,
     private readonly logger: Logger,
     private readonly retried: () => void,
+    /** Told of each attempt recorded, once committed, by the delivery's state after it. */
+    private readonly counted: (outcome: DeliveryStatus) => void = () => undefined,
   ) {}
 
   /** Recorded with the others that finished meanwhile. */
@@ -63,7 +71,9 @@ export class DeliveryAttemptRecorder {
   }
 
   private async record(outcomes: AttemptOutcome[]): Promise<void> {
+    const recorded: DeliveryStatus[] = [];
     const retried = await this.uow.run(async () => {
+      recorded.length = 0;
       const attempts: RecordedAttempt[] = [];
       for (const { delivery, attemptedAt, result } of outcomes) {
         // The schedule counts the attempts since the last retry (spec: Endpoints / Webhooks, the retry resets the
@@ -90,6 +100,7 @@ export class DeliveryAttemptRecorder {
         this.health.update(outcomes),
       ]);
       for (const a of attempts) {
+        if (updated.has(a.id)) recorded.push(a.status);
         if (a.status === 'failed' && updated.has(a.id) && !retried.has(a.id)) {
           const d = outcomes.find((o) => o.delivery.id === a.id)!.delivery;
           this.logger.warn(
@@ -99,6 +110,7 @@ export class DeliveryAttemptRecorder {
       }
       return retried;
     });
+    for (const outcome of recorded) this.counted(outcome);
     // Retried while their attempts were in flight: due now, and claimed at once rather than at the next poll.
     if (retried.size > 0) this.retried();
   }

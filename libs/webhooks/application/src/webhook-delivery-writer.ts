@@ -151,6 +151,7 @@ export class WebhookDeliveryWriter {
         lease_token: handOff.token,
         encryption_key_id: endpoint.encryption_key_id,
         key_sealed: endpoint.key_sealed,
+        previous_keys: endpoint.previous_keys,
         claimed_at: new Date(common.createdAt),
       };
     });

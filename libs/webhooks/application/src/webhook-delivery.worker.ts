@@ -12,7 +12,8 @@
 // Its parts: when to look (DeliveryWakeUps), the slots and the claim batching
 // (DeliverySlots), the order of a resource's sends (SendOrder), the record
 // (DeliveryAttemptRecorder, EndpointHealth) and the retention (DeliveryPurge).
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Counter } from 'prom-client';
 import { signWebhookPayload } from '@mm/contracts';
 import {
   PartnerEvents,
@@ -25,6 +26,7 @@ import {
 import { TimerService } from '@mm/platform/clock';
 import { PlatformConfig } from '@mm/platform/config';
 import { UnitOfWork } from '@mm/platform/database';
+import { HttpMetrics } from '@mm/platform/http';
 import { DeliveryAttemptRecorder } from './delivery-attempt-recorder';
 import { DeliveryPurge } from './delivery-purge';
 import { DeliverySlots } from './delivery-slots';
@@ -60,11 +62,28 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     timers: TimerService,
     config: PlatformConfig,
     private readonly queue: LocalDeliveryQueue,
+    // The process's /metrics (docs/metrics.md): absent where a test builds the worker by hand.
+    @Optional() metrics?: HttpMetrics,
   ) {
     this.sender = new WebhookSender({ production: config.MM_ENVIRONMENT === 'production' });
     this.slots = new DeliverySlots(config.MM_WEBHOOK_CONCURRENCY);
     const health = new EndpointHealth(deliveries, endpoints, timers, this.logger);
-    this.recorder = new DeliveryAttemptRecorder(uow, deliveries, health, this.logger, () => this.wake());
+    const attempts =
+      metrics &&
+      new Counter({
+        name: 'mm_webhook_attempts_total',
+        help: 'Webhook delivery attempts recorded, by what they left the delivery: delivered, queued for a retry, or failed for good',
+        labelNames: ['outcome'] as const,
+        registers: [metrics.registry],
+      });
+    this.recorder = new DeliveryAttemptRecorder(
+      uow,
+      deliveries,
+      health,
+      this.logger,
+      () => this.wake(),
+      (outcome) => attempts?.inc({ outcome }),
+    );
     this.purge = new DeliveryPurge(deliveries, events, config.MM_WEBHOOK_RETENTION_DAYS, this.logger);
   }
 
@@ -177,9 +196,15 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     if (!delivery.key_sealed || !delivery.encryption_key_id) {
       result = { statusCode: null, error: 'the endpoint has no signing key', responseBody: null, durationMs: 0 };
     } else {
-      const key = this.signingKeys.open(delivery.webhook_id, delivery.encryption_key_id, delivery.key_sealed);
+      // The current key's signature, and a rotated key's beside it for a day after the rotation (on the project's clock).
+      const keys = this.signingKeys.signingKeysAt(
+        delivery.webhook_id,
+        { encryption_key_id: delivery.encryption_key_id, key_sealed: delivery.key_sealed },
+        delivery.previous_keys,
+        new Date(delivery.claimed_at),
+      );
       // The signature's timestamp is wall time: receivers check it against their own clocks.
-      const signature = signWebhookPayload(key, delivery.body, Math.floor(Date.now() / 1000));
+      const signature = signWebhookPayload(keys, delivery.body, Math.floor(Date.now() / 1000));
       // The event's id travels beside the delivery's: a delivery asked for again (POST /webhooks/{id}/deliveries)
       // has a new whd_ but the event's evt_, which the envelope carries only for statusChanged events.
       const headers = {

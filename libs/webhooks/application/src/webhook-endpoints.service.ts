@@ -33,6 +33,15 @@ export class WebhookEndpointsService {
     private readonly config: PlatformConfig,
   ) {}
 
+  /** An operator's lookup (any project): the endpoint's project; 400 for a malformed id, 404 for none or deleted. */
+  async projectOf(id: string): Promise<string> {
+    if (!isId('webhook', id))
+      throw new ApiError('InvalidWebhookID', `"${id.slice(0, 64)}" is not a webhook endpoint id (wh_…)`);
+    const projectId = await this.readModels.projectOfEndpoint(id);
+    if (!projectId) throw new ApiError('WebhookNotFound');
+    return projectId;
+  }
+
   /** 400 for a malformed id, 404 for one this project does not have (or deleted, unless includeDeleted). */
   async require(projectId: string, id: string, options: { includeDeleted?: boolean } = {}): Promise<EndpointRow> {
     if (!isId('webhook', id))

@@ -8,3 +8,4 @@ export * from './webhook-endpoints.cache';
 export * from './announcement-order.repository';
 export * from './partner-events.migration';
 export * from './partner-events.repository';
+export * from './webhook-queue.metrics';

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '@mm/platform/database';
 import { WebhookEndpointsCache } from './webhook-endpoints.cache';
+import { previousKeysColumn, type PreviousSigningKey } from './webhook-signing-keys.repository';
 
 export type DeliveryStatus = 'queued' | 'delivered' | 'failed' | 'skipped';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['queued', 'delivered', 'failed', 'skipped'];
@@ -65,6 +66,8 @@ export interface ClaimedDelivery {
   lease_token: string;
   encryption_key_id: string | null;
   key_sealed: Buffer | null;
+  /** Retired keys that still sign beside the current one. */
+  previous_keys: PreviousSigningKey[];
   /** The project's time when the claim found it due, read in PostgreSQL: the attempt's attemptedAt. */
   claimed_at: Date;
 }
@@ -288,7 +291,8 @@ export class WebhookDeliveries {
          LEFT JOIN webhooks.signing_keys k ON k.webhook_id = e.id AND k.retired_at IS NULL
         WHERE d.id = due.id AND e.id = d.webhook_id
        RETURNING d.id, d.project_id, d.webhook_id, d.event_id, d.resource_id, d.test, d.body, d.attempt_count, d.earlier_attempts, e.url, e.timeout_ms, e.notify_threshold_secs,
-                 d.lease_token::text AS lease_token, k.encryption_key_id, k.key_sealed, due.project_now AS claimed_at`,
+                 d.lease_token::text AS lease_token, k.encryption_key_id, k.key_sealed, due.project_now AS claimed_at,
+                 ${previousKeysColumn('due.project_now')}`,
       [limit, leaseMs, randomUUID()],
     );
   }

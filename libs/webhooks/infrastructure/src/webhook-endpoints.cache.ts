@@ -9,6 +9,7 @@
 import { Injectable } from '@nestjs/common';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { createChangeNotifyTrigger, dropChangeNotifyTrigger, ProjectCache, UnitOfWork } from '@mm/platform/database';
+import { previousKeysColumn, type PreviousSigningKey } from './webhook-signing-keys.repository';
 import type { EndpointRow } from './webhooks-read-models.repository';
 
 export const ENDPOINT_CHANGES_CHANNEL = 'mm_webhook_endpoint_changes';
@@ -22,6 +23,7 @@ export type LiveEndpoint = EndpointRow & {
   status: 'enabled' | 'suspended';
   encryption_key_id: string | null;
   key_sealed: Buffer | null;
+  previous_keys: PreviousSigningKey[];
 };
 
 @Injectable()
@@ -34,7 +36,9 @@ export class WebhookEndpointsCache extends ProjectCache<LiveEndpoint[]> {
   live(projectId: string): Promise<LiveEndpoint[]> {
     return this.cached(projectId, () =>
       this.uow.query<LiveEndpoint>(
-        `SELECT e.*, k.encryption_key_id, k.key_sealed FROM webhooks.endpoints e
+        // Retired keys still signing by the wall clock: a project's clock is never behind it, and the worker
+        // drops those past their time on the project's clock when it signs.
+        `SELECT e.*, k.encryption_key_id, k.key_sealed, ${previousKeysColumn('now()')} FROM webhooks.endpoints e
            LEFT JOIN webhooks.signing_keys k ON k.webhook_id = e.id AND k.retired_at IS NULL
           WHERE e.project_id = $1 AND e.deleted_at IS NULL AND e.status IN ('enabled', 'suspended') ORDER BY e.id`,
         [projectId],

@@ -11,6 +11,28 @@ const context = (webhookId: string) => `webhook signing key ${webhookId}`;
 /** Opened keys kept at most, by their sealed bytes: a delivery's key is opened once, not for every delivery. */
 const OPENED_KEYS_KEPT = 1_000;
 
+/** How long a rotated key goes on signing beside its successor (Svix's overlap): a day, on the project's clock. */
+export const PREVIOUS_KEY_OVERLAP_HOURS = 24;
+
+/** A retired key that still signs until `until`, as the endpoint's and the claim's queries read it. */
+export interface PreviousSigningKey {
+  encryptionKeyId: string;
+  /** The sealed key, base64. */
+  sealed: string;
+  until: string;
+}
+
+/**
+ * The retired keys of the endpoint `e` that still sign at `now` (a SQL expression), newest first, as a JSON
+ * array of PreviousSigningKey.
+ */
+export function previousKeysColumn(now: string): string {
+  return `(SELECT coalesce(json_agg(json_build_object('encryptionKeyId', p.encryption_key_id,
+             'sealed', encode(p.key_sealed, 'base64'), 'until', p.verifies_until) ORDER BY p.id DESC), '[]'::json)
+             FROM webhooks.signing_keys p
+            WHERE p.webhook_id = e.id AND p.retired_at IS NOT NULL AND p.verifies_until > ${now}) AS previous_keys`;
+}
+
 @Injectable()
 export class WebhookSigningKeys {
   private readonly logger = new Logger('webhook-signing-keys');
@@ -29,13 +51,17 @@ export class WebhookSigningKeys {
     this.keyRing = lazyKeyRing(config, this.logger);
   }
 
-  /** A new key for the endpoint, retiring the current one at once; returns it (the only time it is shown). */
+  /**
+   * A new key for the endpoint; returns it (the only time it is shown). The current one is retired, and signs
+   * beside the new one until PREVIOUS_KEY_OVERLAP_HOURS later (docs/webhooks.md, rotating the key).
+   */
   async issue(webhookId: string, at: string): Promise<string> {
     const key = `whsec_${randomBytes(32).toString('base64')}`;
     const ring = this.keyRing();
     await this.uow.query(
-      `UPDATE webhooks.signing_keys SET retired_at = $2 WHERE webhook_id = $1 AND retired_at IS NULL`,
-      [webhookId, at],
+      `UPDATE webhooks.signing_keys SET retired_at = $2, verifies_until = $2::timestamptz + make_interval(hours => $3)
+        WHERE webhook_id = $1 AND retired_at IS NULL`,
+      [webhookId, at, PREVIOUS_KEY_OVERLAP_HOURS],
     );
     await this.uow.query(
       `INSERT INTO webhooks.signing_keys (webhook_id, encryption_key_id, key_sealed, created_at) VALUES ($1, $2, $3, $4)`,
@@ -51,6 +77,21 @@ export class WebhookSigningKeys {
       [webhookId],
     );
     return row ? this.open(webhookId, row.encryption_key_id, row.key_sealed) : undefined;
+  }
+
+  /** The keys a delivery is signed with at `at`: its endpoint's current key, then the retired ones still signing. */
+  signingKeysAt(
+    webhookId: string,
+    current: { encryption_key_id: string; key_sealed: Buffer },
+    previous: PreviousSigningKey[],
+    at: Date,
+  ): string[] {
+    return [
+      this.open(webhookId, current.encryption_key_id, current.key_sealed),
+      ...previous
+        .filter((key) => new Date(key.until) > at)
+        .map((key) => this.open(webhookId, key.encryptionKeyId, Buffer.from(key.sealed, 'base64'))),
+    ];
   }
 
   /** A key read with its delivery (the worker's claim). */

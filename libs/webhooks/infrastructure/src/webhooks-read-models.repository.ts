@@ -129,6 +129,15 @@ export class WebhooksReadModels {
     return row;
   }
 
+  /** The project of an endpoint that is not deleted, whichever project it is (an operator's lookup). */
+  async projectOfEndpoint(id: string): Promise<string | undefined> {
+    const [row] = await this.uow.query<{ project_id: string }>(
+      `SELECT project_id FROM webhooks.endpoints WHERE id = $1 AND deleted_at IS NULL`,
+      [id],
+    );
+    return row?.project_id;
+  }
+
   /** The project's endpoint if it is enabled or suspended, from the processes' coherent copy (no round trip when held). */
   async liveEndpoint(projectId: string, id: string): Promise<EndpointRow | undefined> {
     return (await this.cache.live(projectId)).find((e) => e.id === id);

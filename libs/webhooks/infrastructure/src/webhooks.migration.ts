@@ -47,3 +47,23 @@ export class Webhooks1700000003000 implements MigrationInterface {
     await runner.query(`DROP SCHEMA webhooks CASCADE`);
   }
 }
+
+/**
+ * A rotated signing key goes on signing deliveries, beside the new one, until `verifies_until` (a day after the
+ * rotation, on the project's clock): receivers that still hold the old key keep verifying while they deploy the new.
+ */
+export class WebhookSigningKeyOverlap1700000003600 implements MigrationInterface {
+  name = 'WebhookSigningKeyOverlap1700000003600';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE webhooks.signing_keys ADD COLUMN verifies_until timestamptz`);
+    await runner.query(
+      `CREATE INDEX signing_keys_previous_idx ON webhooks.signing_keys (webhook_id, verifies_until) WHERE retired_at IS NOT NULL`,
+    );
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP INDEX webhooks.signing_keys_previous_idx`);
+    await runner.query(`ALTER TABLE webhooks.signing_keys DROP COLUMN verifies_until`);
+  }
+}

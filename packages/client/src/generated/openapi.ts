@@ -37,6 +37,124 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0.13/admin/api-keys/{apiKey}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Roll an API key: a new pair with its name and scopes (the secret shown only here); the key rolled stops working expiresInSeconds from now, in every process */
+        post: operations["AdminController_rollApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/admin/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Four-eyes requests of every project, newest first: operators' refunds, complete-refunds, mark-failed and retries that wait for a second operator, and those decided */
+        get: operations["ApprovalsAdminController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/admin/approvals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ApprovalsAdminController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/admin/approvals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a pending request made by another operator: its action runs now, with the checks it has without approval, and the request shows its result. An action refused (the transaction moved on) answers its error and leaves the request pending */
+        post: operations["ApprovalsAdminController_approve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/admin/approvals/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a pending request (its requester may withdraw it so): its action never runs */
+        post: operations["ApprovalsAdminController_reject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every operator action: its request, then its answer; newest first, with filters */
+        get: operations["AuditLogController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/admin/audit-log/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Check the hash chain from the first entry: the first entry edited, deleted or out of place breaks it */
+        get: operations["AuditLogController_verify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0.13/admin/chains": {
         parameters: {
             query?: never;
@@ -46,6 +164,23 @@ export interface paths {
         };
         /** Each usdc network: on a chain or simulated, its head and what is credited through */
         get: operations["ChainsAdminController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/admin/customers/{customerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A customer of any project, as the partner sees them, with their project */
+        get: operations["CustomersAdminController_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -85,7 +220,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change features, bank payout limits or the attribution timeout */
+        /** Change features, bank payout limits, the attribution timeout or the four-eyes threshold */
         patch: operations["AdminController_updateProject"];
         trace?: never;
     };
@@ -96,7 +231,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** A project's API keys, newest first: never a secret */
+        get: operations["AdminController_listApiKeys"];
         put?: never;
         /** Create an API key pair; the secret is shown only in this response. A retry with the same Idempotency-Key makes no second pair: it is refused (409 IdempotentReplayUnavailable) naming the key made */
         post: operations["AdminController_createApiKey"];
@@ -135,6 +271,43 @@ export interface paths {
         post?: never;
         /** Revoke a publishable key */
         delete: operations["AdminController_revokePublishableKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/admin/read-models/{service}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The service's read models that can be rebuilt from its log */
+        get: operations["ReadModelsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/admin/read-models/{service}/rebuild": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rebuild the service's read models (or the one named) from its log, aggregate by aggregate, while the service keeps answering; answers when done
+         * @description 404 NotFound for a service this process does not run; 400 InvalidRequest for a read model it does not have.
+         */
+        post: operations["ReadModelsController_rebuild"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -239,6 +412,126 @@ export interface paths {
         put?: never;
         /** Send a payout held after it failed again (processing.payoutRetrying); a completed transaction answers already_completed */
         post: operations["TransactionsAdminController_retry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/admin/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Any project's webhook endpoint, with its project */
+        get: operations["WebhooksAdminController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/admin/webhooks/{id}/deliveries/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Requeue a partner endpoint's deliveries now, by ids or by status and creation range, as the partner's own retry does */
+        post: operations["WebhooksAdminController_retry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/admin/webhooks/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Disable a partner's endpoint: nothing is delivered or recorded for it until it is enabled */
+        post: operations["WebhooksAdminController_disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/admin/webhooks/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enable a partner's disabled or suspended endpoint */
+        post: operations["WebhooksAdminController_enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's API keys, newest first: never a secret */
+        get: operations["ApiKeysController_list"];
+        put?: never;
+        /** Create an API key pair in the project; the secret is shown only in this response */
+        post: operations["ApiKeysController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/api-keys/{apiKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one of the project's keys; its tokens stop working at once */
+        delete: operations["ApiKeysController_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/api-keys/{apiKey}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Roll one of the project's keys: a new pair with its name and scopes; the key rolled stops working expiresInSeconds from now */
+        post: operations["ApiKeysController_roll"];
         delete?: never;
         options?: never;
         head?: never;
@@ -394,7 +687,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List customers, newest first */
+        /** List customers, newest first; search by name or email */
         get: operations["CustomersController_list"];
         put?: never;
         /** Create a customer */
@@ -726,6 +1019,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0.13/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's API requests, newest first, with their masked bodies */
+        get: operations["RequestLogsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.13/request-logs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One API request of the project */
+        get: operations["RequestLogsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0.13/risk/config": {
         parameters: {
             query?: never;
@@ -804,7 +1131,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List transactions, newest first; customerId matches either side */
+        /** List transactions, newest first; customerId matches either side, reference any leg's rail reference */
         get: operations["TransactionsController_list"];
         put?: never;
         /** Create a transaction from an open quote; it starts processing */
@@ -1145,7 +1472,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the signing key; the old one stops verifying at once. The new key is in this response only */
+        /** Replace the signing key. The new key is in this response only; the old one goes on signing deliveries beside it for 24 hours (a second v1 in Webhook-Signature), then stops */
         post: operations["WebhooksController_rotateKey"];
         delete?: never;
         options?: never;
@@ -12592,6 +12919,139 @@ export interface components {
             /** @description shown only in this response */
             apiSecret: string;
         };
+        ApiKeyResponse: {
+            /** @enum {string} */
+            object: "apiKey";
+            /** @example sk_sdbx_… */
+            apiKey: string;
+            projectId: string;
+            name: string | null;
+            /** @description a restricted key's scopes; null: every scope */
+            scopes: string[] | null;
+            /**
+             * @description active until revoked, or until the expiry a roll set
+             * @enum {string}
+             */
+            status: "active" | "expired" | "revoked";
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description when it last obtained a token
+             */
+            lastUsedAt: string | null;
+            /**
+             * Format: date-time
+             * @description set by a roll
+             */
+            expiresAt: string | null;
+            /** @description the key a roll replaced it with */
+            rolledInto: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
+        ApprovalDecisionRequest: {
+            /** @description why: kept with a rejection, and in the audit log */
+            reason?: string;
+        };
+        ApprovalOperator: {
+            /** @description the operator's subject at the identity provider (admin-token for the static token) */
+            subject: string;
+            name: string;
+            /** @enum {string} */
+            role: "viewer" | "support" | "operator" | "admin";
+        };
+        ApprovalResponse: {
+            /** @example apr_01h455vb4pex5vsknk084sn02q */
+            id: string;
+            /** @enum {string} */
+            object: "approval";
+            projectId: string;
+            transactionId: string;
+            /** @enum {string} */
+            action: "retry" | "refund" | "markFailed" | "completeRefund";
+            /**
+             * @description expired: pending past its expiresAt (on the project clock); it never acts
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected" | "expired";
+            /** @description the requester's reason */
+            reason: string | null;
+            /** @description a refund's amount, when the requester gave one */
+            amount?: string;
+            /** @enum {string} */
+            to?: "returnDestination" | "sender";
+            /**
+             * @description what the action is worth in USD, compared with the threshold
+             * @example 250.00
+             */
+            value: string;
+            /**
+             * @description the project's four-eyes threshold when it was requested
+             * @example 0.00
+             */
+            threshold: string;
+            requestedBy: components["schemas"]["ApprovalOperator"];
+            /** Format: date-time */
+            requestedAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            decidedBy: components["schemas"]["ApprovalOperator"] | null;
+            /** Format: date-time */
+            decidedAt: string | null;
+            rejectionReason: string | null;
+            /** @description once approved: the action's result (as its route answers it: refunding, retried, ...) */
+            result: string | null;
+        };
+        AuditActorResponse: {
+            /** @description the IdP's subject, or admin-token for the static token */
+            subject: string;
+            name: string;
+            /** @enum {string} */
+            role: "viewer" | "support" | "operator" | "admin";
+            /** @enum {string} */
+            via: "sso" | "admin-token";
+        };
+        AuditEntryResponse: {
+            /** @example aud_01h455vb4pex5vsknk084sn02q */
+            id: string;
+            /** @enum {string} */
+            object: "auditEntry";
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description request: recorded before the route acted; response: its answer, naming the request entry
+             * @enum {string}
+             */
+            phase: "request" | "response";
+            requestEntryId: string | null;
+            actor: components["schemas"]["AuditActorResponse"];
+            /** @example PATCH /v0.13/admin/projects/:projectId */
+            action: string;
+            /** @example projects */
+            targetType: string;
+            targetId: string | null;
+            reason: string | null;
+            requestId: string;
+            sourceAddress: string | null;
+            /** @description the request's body, secrets redacted */
+            request: components["schemas"]["JsonValue"];
+            status: number | null;
+            /** @description the target before the action, where the route read it */
+            before: components["schemas"]["JsonValue"];
+            /** @description the answer's body, secrets redacted */
+            after: components["schemas"]["JsonValue"];
+            /** @description SHA-256 of the previous hash and this entry in canonical JSON (RFC 8785) */
+            hash: string;
+            previousHash: string;
+        };
+        AuditLogVerificationResponse: {
+            /** @description whether every entry is as written and in its place */
+            valid: boolean;
+            /** @description entries checked before the first that breaks the chain (all of them when valid) */
+            entries: number;
+            firstInvalidEntryId: string | null;
+        };
         BankCanadaDetailsResponse: {
             holderName: string;
             bankName: string | null;
@@ -13027,6 +13487,21 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        CreateApiKeyRequest: {
+            /**
+             * @description for people: what uses the key; absent or null, none
+             * @example orders service
+             */
+            name?: string | null;
+            /**
+             * @description a restricted key: the resources it may read (`<resource>:read`) or read and change (`<resource>:write`); absent or null: every scope
+             * @example [
+             *       "customers:read",
+             *       "transactions:write"
+             *     ]
+             */
+            scopes?: ("customers:read" | "customers:write" | "wallets:read" | "wallets:write" | "quotes:read" | "quotes:write" | "transactions:read" | "transactions:write" | "external-accounts:read" | "external-accounts:write" | "counterparties:read" | "counterparties:write" | "deposit-addresses:read" | "deposit-addresses:write" | "virtual-accounts:read" | "virtual-accounts:write" | "cash-ins:read" | "cash-ins:write" | "webhooks:read" | "webhooks:write" | "events:read" | "events:write")[] | null;
         };
         CreateCardRequest: {
             owner: components["schemas"]["OwnerRequest"];
@@ -13575,6 +14050,8 @@ export interface components {
              */
             code?: string;
         };
+        /** @description any JSON value */
+        JsonValue: unknown;
         JsonWebKeySetResponse: {
             /** @description the current key and those retired within the last two hours */
             keys: components["schemas"]["PublicSigningKey"][];
@@ -13595,6 +14072,24 @@ export interface components {
             /** @description why: recorded with the transaction */
             reason?: string;
         };
+        OperatorCustomerResponse: {
+            /** @example cst_01h455vb4pex5vsknk084sn02q */
+            id: string;
+            /** @enum {string} */
+            object: "customer";
+            /** @enum {string} */
+            type: "individual";
+            firstName: string;
+            lastName: string;
+            email: string | null;
+            endorsements: components["schemas"]["EndorsementResponse"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @example prj_01h455vb4pex5vsknk084sn02q */
+            projectId: string;
+        };
         OperatorRefundRequest: {
             /** @description why: recorded with the transaction */
             reason?: string;
@@ -13613,6 +14108,26 @@ export interface components {
             /** @enum {string} */
             result: "retried" | "refunding" | "markedFailed" | "already_completed" | "completedByProvider" | "refundCompleted";
             transaction: components["schemas"]["TransactionResponse"];
+        };
+        OperatorWebhookResponse: {
+            /** @example wh_01h455vb4pex5vsknk084sn02q */
+            id: string;
+            /** @enum {string} */
+            object: "webhookEndpoint";
+            /** @description the url in its normal form, as deliveries call it */
+            url: string;
+            subscriptions: string[];
+            timeoutMs: number;
+            notifyThresholdSecs: number;
+            description: string | null;
+            /** @enum {string} */
+            status: "enabled" | "disabled" | "suspended";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @example prj_01h455vb4pex5vsknk084sn02q */
+            projectId: string;
         };
         OtherCustomerPartyResponse: {
             /**
@@ -13756,6 +14271,8 @@ export interface components {
             features: components["schemas"]["ProjectFeaturesDto"];
             limits: components["schemas"]["ProjectLimitsDto"];
             attributionTimeoutHours: number;
+            /** @description USD: operator money actions on transactions worth this or more wait for approval; "0.00" every one, null none */
+            fourEyesThreshold: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -13847,6 +14364,41 @@ export interface components {
              */
             amount?: string;
         };
+        ReadModelListResponse: {
+            /** @enum {string} */
+            service: "gateway" | "accounts" | "quoting" | "transactions" | "webhooks" | "cash-in" | "deposit-addresses" | "virtual-accounts";
+            data: components["schemas"]["ReadModelResponse"][];
+        };
+        ReadModelRebuiltResponse: {
+            readModel: string;
+            /** @description aggregates whose rows were written again from their events */
+            streams: number;
+            /** @description rows deleted because no event made them */
+            orphansRemoved: number;
+            tookMs: number;
+        };
+        ReadModelResponse: {
+            /** @example transactions */
+            name: string;
+            /**
+             * @example [
+             *       "transactions.transactions"
+             *     ]
+             */
+            tables: string[];
+        };
+        ReadModelsRebuiltResponse: {
+            /** @enum {string} */
+            service: "gateway" | "accounts" | "quoting" | "transactions" | "webhooks" | "cash-in" | "deposit-addresses" | "virtual-accounts";
+            data: components["schemas"]["ReadModelRebuiltResponse"][];
+        };
+        RebuildReadModelsRequest: {
+            /**
+             * @description one read model of the service; all of them when absent
+             * @example transactions
+             */
+            readModel?: string;
+        };
         ReconciliationResponse: {
             /** @enum {string} */
             network: "ethereum" | "meridianchain";
@@ -13869,6 +14421,27 @@ export interface components {
         RequestEndorsementRequest: {
             /** @enum {string} */
             name: "basic" | "cryptoCustody" | "usd";
+        };
+        RequestLogResponse: {
+            /** @example rlog_01h455vb4pex5vsknk084sn02q */
+            id: string;
+            /** @example POST */
+            method: string;
+            /** @example /v0.13/customers */
+            path: string;
+            /** @example 201 */
+            status: number;
+            /** @description the X-Request-Id the response carried */
+            requestId: string;
+            idempotencyKey: string | null;
+            /** @description from the request received to the response sent, in milliseconds */
+            durationMs: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description the JSON body sent, masked (docs/request-logs.md); null when none */
+            requestBody: components["schemas"]["JsonValue"];
+            /** @description the JSON body answered, masked; null when none */
+            responseBody: components["schemas"]["JsonValue"];
         };
         ResendEventsRequest: {
             /**
@@ -13915,6 +14488,13 @@ export interface components {
         RiskConfigResponse: {
             clientId: string;
             partnerId: string;
+        };
+        RollApiKeyRequest: {
+            /**
+             * @description when the rolled key stops working, in seconds from now: 0 (at once, the default) to 7 days
+             * @default 0
+             */
+            expiresInSeconds?: number;
         };
         SandboxClockResponse: {
             /** @enum {string} */
@@ -14132,6 +14712,11 @@ export interface components {
             limits?: components["schemas"]["ProjectLimitsDto"] | null;
             /** @description whole hours, as a JSON number */
             attributionTimeoutHours?: number;
+            /**
+             * @description USD: refunds, complete-refunds, mark-failed and retries of transactions worth this or more wait for a second operator's approval; "0.00" every one, null none
+             * @example 1000.00
+             */
+            fourEyesThreshold?: string | null;
         };
         UpdateVirtualAccountRequest: {
             /** @description a new destination, as on creation */
@@ -14651,6 +15236,264 @@ export interface operations {
             };
         };
     };
+    AdminController_rollApiKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                apiKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RollApiKeyRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyPairResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ApprovalsAdminController_list: {
+        parameters: {
+            query?: {
+                /** @description the page size, in plain digits */
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                status?: "pending" | "approved" | "rejected" | "expired";
+                /** @description only this project's requests */
+                projectId?: string;
+                /** @description only this transaction's requests */
+                transactionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApprovalResponse"][];
+                        hasMore: boolean;
+                        /** @description pass as cursor for the next page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ApprovalsAdminController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ApprovalsAdminController_approve: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalDecisionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ApprovalsAdminController_reject: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalDecisionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    AuditLogController_list: {
+        parameters: {
+            query?: {
+                /** @description the page size, in plain digits */
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                /** @description only this actor's entries: their subject at the IdP (admin-token for the static token) */
+                actor?: string;
+                /** @description only this action: the route, as `POST /v0.13/admin/projects/:projectId/api-keys` */
+                action?: string;
+                /** @description only entries about this object (a project, transaction, key, endpoint id) */
+                targetId?: string;
+                /** @description only entries made after this time */
+                createdAfter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditEntryResponse"][];
+                        hasMore: boolean;
+                        /** @description pass as cursor for the next page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    AuditLogController_verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditLogVerificationResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     ChainsAdminController_list: {
         parameters: {
             query?: never;
@@ -14666,6 +15509,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChainStatusListResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    CustomersAdminController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorCustomerResponse"];
                 };
             };
             /** @description Error: see x-error-catalogue */
@@ -14819,6 +15692,46 @@ export interface operations {
             };
         };
     };
+    AdminController_listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description the page size, in plain digits */
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyResponse"][];
+                        hasMore: boolean;
+                        /** @description pass as cursor for the next page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     AdminController_createApiKey: {
         parameters: {
             query?: never;
@@ -14831,7 +15744,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
         responses: {
             201: {
                 headers: {
@@ -14901,6 +15818,73 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ReadModelsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                service: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadModelListResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ReadModelsController_rebuild: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                service: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RebuildReadModelsRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadModelsRebuiltResponse"];
+                };
             };
             /** @description Error: see x-error-catalogue */
             default: {
@@ -15010,6 +15994,15 @@ export interface operations {
                     "application/json": components["schemas"]["OperatorResultResponse"];
                 };
             };
+            /** @description waits for a second operator (four eyes) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalResponse"];
+                };
+            };
             /** @description Error: see x-error-catalogue */
             default: {
                 headers: {
@@ -15045,6 +16038,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OperatorResultResponse"];
+                };
+            };
+            /** @description waits for a second operator (four eyes) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalResponse"];
                 };
             };
             /** @description Error: see x-error-catalogue */
@@ -15084,6 +16086,15 @@ export interface operations {
                     "application/json": components["schemas"]["OperatorResultResponse"];
                 };
             };
+            /** @description waits for a second operator (four eyes) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalResponse"];
+                };
+            };
             /** @description Error: see x-error-catalogue */
             default: {
                 headers: {
@@ -15119,6 +16130,288 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OperatorResultResponse"];
+                };
+            };
+            /** @description waits for a second operator (four eyes) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhooksAdminController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorWebhookResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhooksAdminController_retry: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetryDeliveriesRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetryDeliveriesResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhooksAdminController_disable: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorWebhookResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    WebhooksAdminController_enable: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorWebhookResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ApiKeysController_list: {
+        parameters: {
+            query?: {
+                /** @description the page size, in plain digits */
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyResponse"][];
+                        hasMore: boolean;
+                        /** @description pass as cursor for the next page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ApiKeysController_create: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyPairResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ApiKeysController_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                apiKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedApiKeyResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ApiKeysController_roll: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Same key and body replays the first response byte for byte: its status, body and Content-Type, with Idempotent-Replayed: true. Another body is 422; in flight is 409. Missing: 400. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                apiKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RollApiKeyRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyPairResponse"];
                 };
             };
             /** @description Error: see x-error-catalogue */
@@ -15560,6 +16853,8 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
+                /** @description customers whose name (first and last) or email contains this text, in any case; the cursor pages through the matches */
+                search?: string;
             };
             header?: never;
             path?: never;
@@ -16425,6 +17720,82 @@ export interface operations {
             };
         };
     };
+    RequestLogsController_list: {
+        parameters: {
+            query?: {
+                /** @description the page size, in plain digits */
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                /** @description one status code (`404`) or a class of them (`4xx`) */
+                status?: string;
+                /** @description the HTTP method, any case */
+                method?: string;
+                /** @description a path and everything under it, with or without /v0.13: `/transactions` finds the list and each transaction */
+                path?: string;
+                /** @description a request's X-Request-Id */
+                requestId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RequestLogResponse"][];
+                        hasMore: boolean;
+                        /** @description pass as cursor for the next page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    RequestLogsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogResponse"];
+                };
+            };
+            /** @description Error: see x-error-catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     RiskConfigController_riskConfig: {
         parameters: {
             query?: never;
@@ -16567,6 +17938,8 @@ export interface operations {
                 customerId?: string;
                 /** @description a refund in flight is processing, not failed */
                 status?: "processing" | "awaitingAction" | "completed" | "failed";
+                /** @description transactions with a leg whose rail reference is exactly this: txHash (in any case), imad, uetr, endToEndId, pickupCode or instructionId */
+                reference?: string;
             };
             header?: never;
             path?: never;

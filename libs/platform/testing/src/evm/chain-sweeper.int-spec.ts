@@ -6,12 +6,14 @@ import { wordlist as english } from '@scure/bip39/wordlists/english';
 import { loadConfig } from '@mm/platform/config';
 import {
   ChainClient,
+  ChainMetrics,
   ChainSender,
   ChainSweeper,
   CustodyRegistry,
   HdCustody,
   type PayoutOutcome,
 } from '@mm/platform/chain';
+import { Registry } from 'prom-client';
 import { createTestDatabase, type TestDatabase } from '../test-database';
 import { Devnet } from './devnet';
 
@@ -24,6 +26,9 @@ const treasury = custody.address(custody.treasury('ethereum'));
 const recorded: PayoutOutcome[] = [];
 let sender: ChainSender;
 let sweeper: ChainSweeper;
+/** The sweeper's figures, as a process's /metrics shows them. */
+const metricsRegistry = new Registry();
+const metrics = new ChainMetrics(metricsRegistry);
 /** A client of the test's node, as each process has its own. */
 const sweeperClient = () => new ChainClient(loadConfig({ ...devnet.settings('ETHEREUM', 2) }).chains.ethereum!);
 
@@ -39,7 +44,7 @@ beforeAll(async () => {
   await sender.start();
   await sender.stop();
   const registry = new CustodyRegistry(db.uow);
-  sweeper = new ChainSweeper(db.uow, client, custody, registry, sender, '100');
+  sweeper = new ChainSweeper(db.uow, client, custody, registry, sender, '100', metrics);
   for (const index of [0, 1]) {
     const address = custody.address({ purpose: 'wallet', index });
     await registry.register({ purpose: 'wallet', index, network: 'ethereum', address, ownerId: `wal_${index}` });
@@ -94,6 +99,20 @@ it('sends gas, then sweeps a derived address at the threshold whole into the tre
   // Swept: nothing more to do.
   await sweeper.step();
   expect(await db.uow.query(`SELECT 1 FROM platform.chain_payouts WHERE status = 'queued'`)).toEqual([]);
+
+  // On /metrics (docs/chain.md, Metrics): four passes, the last just now; one sweep, of the whole 150.5.
+  const figures = Object.fromEntries(
+    (await metricsRegistry.getMetricsAsJSON()).map((m) => [
+      m.name,
+      m.values.find((v) => v.labels.network === 'ethereum')?.value,
+    ]),
+  );
+  expect(figures).toMatchObject({
+    mm_chain_sweep_passes_total: 4,
+    mm_chain_sweeps_total: 1,
+    mm_chain_swept_usdc_total: 150.5,
+  });
+  expect(Date.now() / 1000 - figures.mm_chain_sweep_last_pass_timestamp_seconds!).toBeLessThan(60);
 });
 
 it("looks at every address again after a process's first pass failed part way, however many blocks have passed", async () => {

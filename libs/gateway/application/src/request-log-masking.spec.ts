@@ -1,0 +1,53 @@
+import { loggedBody, loggedText, maskLongNumbers, MAX_LOGGED_BODY_BYTES } from './request-log-masking';
+
+describe('what a request log entry keeps of a body', () => {
+  it('replaces the fields that carry secrets and account, card or tax numbers, at any depth', () => {
+    expect(
+      loggedBody({
+        type: 'bankUs',
+        bankUs: { accountNumber: '000123456789', routingNumber: '021000021', bankName: 'Chase' },
+        card: { cardNumber: '4242424242424242', cvc: '123' },
+        webhooks: [{ url: 'https://example.com/hooks', secret: 'whsec_abc' }],
+        apiSecret: 'sk_live',
+      }),
+    ).toEqual({
+      type: 'bankUs',
+      bankUs: { accountNumber: '[redacted]', routingNumber: '021000021', bankName: 'Chase' },
+      card: { cardNumber: '[redacted]', cvc: '[redacted]' },
+      webhooks: [{ url: 'https://example.com/hooks', secret: '[redacted]' }],
+      apiSecret: '[redacted]',
+    });
+  });
+
+  it('cuts a card or account number that no field names to its last four digits', () => {
+    expect(loggedBody({ metadata: { note: 'card 4242 4242 4242 4242, acct 000123456789' } })).toEqual({
+      metadata: { note: 'card ••••4242, acct ••••6789' },
+    });
+    expect(maskLongNumbers('4000-0566-5566-5556')).toBe('••••5556');
+    expect(loggedBody({ number: 4242424242424242 })).toEqual({ number: '••••4242' });
+  });
+
+  it('leaves ids, amounts, dates and short numbers as they are', () => {
+    const body = {
+      id: 'txn_01m900000000000000000000ff',
+      amount: '1234567.89',
+      createdAt: '2026-12-07T08:00:00.000Z',
+      routingNumber: '021000021',
+      count: 12345678901,
+    };
+    expect(loggedBody(body)).toEqual(body);
+  });
+
+  it('keeps no body as null, and a body too long as a note of its size', () => {
+    expect(loggedBody(undefined)).toBeNull();
+    const long = loggedBody({ label: 'x'.repeat(MAX_LOGGED_BODY_BYTES) });
+    expect(long).toMatch(/^\(not kept: \d+ bytes, over the 32768 kept\)$/);
+  });
+
+  it('keeps a text that is not JSON as text, masked and cut short', () => {
+    expect(loggedText('{"accountNumber": "000123456789"')).toBe('{"accountNumber": "••••6789"');
+    expect(loggedText('{"cardNumber":"4242424242424242"}')).toEqual({ cardNumber: '[redacted]' });
+    expect(loggedText('')).toBeNull();
+    expect(loggedText('y'.repeat(3000))).toMatch(/^y{2048}… \(3000 bytes\)$/);
+  });
+});

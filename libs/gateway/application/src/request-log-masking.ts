@@ -1,0 +1,58 @@
+// What a request log entry keeps of a body (docs/request-logs.md): the JSON as it went, with every field that can
+// carry a secret or an account, card or tax number replaced whatever its depth (the same fields the process's logs
+// and the audit log never show), and any run of 12 to 19 digits (a card or account number put where no field
+// names it, in metadata or a label, say) cut to its last four. A body too long to keep whole is kept as
+// a note of its size.
+import { SENSITIVE_FIELDS } from '@mm/platform/http';
+
+/** The longest body an entry keeps, as JSON text. */
+export const MAX_LOGGED_BODY_BYTES = 32 * 1024;
+
+const REDACTED = new Set<string>(SENSITIVE_FIELDS);
+
+/** 12 to 19 digits, spaces or dashes between them allowed, not inside a longer word (a TypeID's digits are). */
+const LONG_NUMBER = /(?<![\p{L}\p{N}_])\p{Nd}(?:[ -]?\p{Nd}){11,18}(?![\p{L}\p{N}_])/gu;
+
+/** A string with its long numbers cut to `••••` and their last four digits. */
+export function maskLongNumbers(text: string): string {
+  return text.length < 12 ? text : text.replace(LONG_NUMBER, (match) => `••••${match.replace(/\D/g, '').slice(-4)}`);
+}
+
+/** One walk of the body: sensitive fields redacted, long numbers cut, everything else as it was. */
+function masked(value: unknown): unknown {
+  if (typeof value === 'string') return maskLongNumbers(value);
+  // A number sent as a JSON number is masked the same way (the API takes none this long).
+  if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) >= 1e11) {
+    const text = maskLongNumbers(String(Math.abs(value)));
+    return text === String(Math.abs(value)) ? value : text;
+  }
+  if (Array.isArray(value)) return value.map(masked);
+  if (value === null || typeof value !== 'object') return value;
+  const kept: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value))
+    kept[maskLongNumbers(key)] = REDACTED.has(key) ? '[redacted]' : masked(field);
+  return kept;
+}
+
+const tooLong = (bytes: number) => `(not kept: ${bytes} bytes, over the ${MAX_LOGGED_BODY_BYTES} kept)`;
+
+/** A parsed body as an entry keeps it (undefined: none, null); `bytes`, its size as sent, when known. */
+export function loggedBody(body: unknown, bytes?: number): unknown {
+  if (body === undefined || body === null) return null;
+  const size = bytes ?? Buffer.byteLength(JSON.stringify(body));
+  return size > MAX_LOGGED_BODY_BYTES ? tooLong(size) : masked(body);
+}
+
+/** A body's text as an entry keeps it: its JSON when it is JSON, else the text itself, masked and cut short. */
+export function loggedText(text: string): unknown {
+  if (text.length === 0) return null;
+  if (text.length > MAX_LOGGED_BODY_BYTES) return tooLong(Buffer.byteLength(text));
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    const shown = maskLongNumbers(text.slice(0, 2048));
+    return text.length > 2048 ? `${shown}… (${Buffer.byteLength(text)} bytes)` : shown;
+  }
+  return loggedBody(body, text.length);
+}
