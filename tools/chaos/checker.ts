@@ -155,6 +155,13 @@ export interface QuiesceOptions {
   stepSeconds?: number;
   /** How long the receiver must have heard nothing before a round's look (3 s). */
   silenceMs?: number;
+  /**
+   * What still trails inside the platform (log readers, relays, consumer groups), each as a line; a round counts
+   * as quiet only when nothing does. Without it, quiet is judged from the API alone, which cannot see an event
+   * a service has not consumed yet: the transactions, queued deliveries and arrivals it would change all look
+   * unchanged while it waits.
+   */
+  behind?: () => Promise<string[]>;
 }
 
 /** Webhook retries wait at most 2 days between attempts; an advance never needs to go further. */
@@ -211,11 +218,16 @@ export async function quiesce(setup: CheckedSetup, options: QuiesceOptions = {})
       await sleep(1000);
       await silence(setup.receiver, options.silenceMs ?? 3000, deadline);
       const now = await movement(setup);
-      unchanged = now === previous ? unchanged + 1 : 0;
+      const trailing = (await options.behind?.()) ?? [];
+      unchanged = now === previous && trailing.length === 0 ? unchanged + 1 : 0;
       previous = now;
-      log(
-        `quiesce: round ${round}, the clock advanced ${seconds} s; ${unchanged > 0 ? 'nothing moved' : 'still moving'}`,
-      );
+      const state =
+        trailing.length > 0
+          ? `still trailing: ${trailing.join('; ')}`
+          : unchanged > 0
+            ? 'nothing moved'
+            : 'still moving';
+      log(`quiesce: round ${round}, the clock advanced ${seconds} s; ${state}`);
     } catch (error) {
       log(`quiesce: round ${round}: ${(error as Error).message}`);
       unchanged = 0;

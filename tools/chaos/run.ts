@@ -89,7 +89,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       log('chaos: healing every link and process');
       await cluster.heal();
       // A platform that fell behind its workload needs time in proportion to the run to catch up.
-      const settled = await quiesce(setup, { log, timeoutMs: quiesceBoundMs(options.seconds) });
+      // And it has not come to rest while a reader of a log or a topic still trails it.
+      const settled = await quiesce(setup, {
+        log,
+        timeoutMs: quiesceBoundMs(options.seconds),
+        behind: async () =>
+          (await readerLag(cluster.databaseUrl, cluster.kafkaBrokers, cluster.kafkaPrefix)).map((lag) =>
+            typeof lag === 'string' ? lag : `${lag.reader} ${lag.behind} behind ${lag.source}`,
+          ),
+      });
       const world = await readWorld(setup);
       // What the checker read and judged, for a look afterwards.
       if (options.logDir)
