@@ -92,6 +92,19 @@ describe('the request log', () => {
     });
   });
 
+  it('keeps a body PostgreSQL could not store as sent (a NUL, half a surrogate pair) with those characters replaced', async () => {
+    const hostile = { type: 'nobody', firstName: 'Nul\u0000', lastName: 'Half\ud800', metadata: { '\udc00': 'x' } };
+    const refused = await tenant.post('/customers', hostile);
+    expect(refused.status).toBe(400);
+    // And a request beside it, which the same batch may carry, is kept too.
+    const read = await tenant.get('/customers?limit=1');
+    expect(await entryOf(tenant, refused.headers.get('x-request-id')!)).toMatchObject({
+      status: 400,
+      requestBody: { type: 'nobody', firstName: 'Nul\uFFFD', lastName: 'Half\uFFFD', metadata: { '\uFFFD': 'x' } },
+    });
+    expect(await entryOf(tenant, read.headers.get('x-request-id')!)).toMatchObject({ status: 200 });
+  });
+
   it('lists newest first and filters by status, method, path and request id', async () => {
     const missing = await tenant.get('/transactions/txn_01m900000000000000000000aa');
     expect(missing.status).toBe(404);

@@ -51,3 +51,14 @@ describe('what a request log entry keeps of a body', () => {
     expect(loggedText('y'.repeat(3000))).toMatch(/^y{2048}… \(3000 bytes\)$/);
   });
 });
+
+describe('what PostgreSQL cannot store', () => {
+  it('becomes U+FFFD: a NUL character and half a surrogate pair, in values, keys and text that is not JSON', () => {
+    expect(loggedBody({ firstName: 'a\u0000b', ['k\ud800']: ['\udc00x', 'ok 😀'] })).toEqual({
+      firstName: 'a\uFFFDb',
+      ['k\uFFFD']: ['\uFFFDx', 'ok 😀'],
+    });
+    expect(loggedText('{"note":"\\u0000 and \\udfff"}')).toEqual({ note: '\uFFFD and \uFFFD' });
+    expect(loggedText('not json \u0000')).toBe('not json \uFFFD');
+  });
+});

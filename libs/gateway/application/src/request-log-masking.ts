@@ -2,7 +2,8 @@
 // carry a secret or an account, card or tax number replaced whatever its depth (the same fields the process's logs
 // and the audit log never show), and any run of 12 to 19 digits (a card or account number put where no field
 // names it, in metadata or a label, say) cut to its last four. A body too long to keep whole is kept as
-// a note of its size.
+// a note of its size. JSON may carry what PostgreSQL's jsonb cannot store (a NUL character, half of a surrogate
+// pair): those become U+FFFD, so that a hostile body is logged like any other.
 import { SENSITIVE_FIELDS } from '@mm/platform/http';
 
 /** The longest body an entry keeps, as JSON text. */
@@ -18,9 +19,17 @@ export function maskLongNumbers(text: string): string {
   return text.length < 12 ? text : text.replace(LONG_NUMBER, (match) => `••••${match.replace(/\D/g, '').slice(-4)}`);
 }
 
+/** NUL, and a surrogate without its other half. */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** A string as jsonb can keep it, its long numbers cut. */
+function kept(text: string): string {
+  return maskLongNumbers(text.replace(UNSTORABLE, '\uFFFD'));
+}
+
 /** One walk of the body: sensitive fields redacted, long numbers cut, everything else as it was. */
 function masked(value: unknown): unknown {
-  if (typeof value === 'string') return maskLongNumbers(value);
+  if (typeof value === 'string') return kept(value);
   // A number sent as a JSON number is masked the same way (the API takes none this long).
   if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) >= 1e11) {
     const text = maskLongNumbers(String(Math.abs(value)));
@@ -28,10 +37,10 @@ function masked(value: unknown): unknown {
   }
   if (Array.isArray(value)) return value.map(masked);
   if (value === null || typeof value !== 'object') return value;
-  const kept: Record<string, unknown> = {};
+  const fields: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value))
-    kept[maskLongNumbers(key)] = REDACTED.has(key) ? '[redacted]' : masked(field);
-  return kept;
+    fields[kept(key)] = REDACTED.has(key) ? '[redacted]' : masked(field);
+  return fields;
 }
 
 const tooLong = (bytes: number) => `(not kept: ${bytes} bytes, over the ${MAX_LOGGED_BODY_BYTES} kept)`;
@@ -51,7 +60,7 @@ export function loggedText(text: string): unknown {
   try {
     body = JSON.parse(text);
   } catch {
-    const shown = maskLongNumbers(text.slice(0, 2048));
+    const shown = kept(text.slice(0, 2048));
     return text.length > 2048 ? `${shown}… (${Buffer.byteLength(text)} bytes)` : shown;
   }
   return loggedBody(body, text.length);

@@ -72,13 +72,19 @@ export class RequestLogRecorder implements OnModuleInit, OnApplicationShutdown {
       try {
         await this.logs.insert(batch);
       } catch (error) {
-        this.logger.error(`writing ${batch.length} request log entries failed: ${String(error)}`);
+        if (batch.length === 1) this.logger.error(`writing a request log entry failed: ${String(error)}`);
+        // One entry the database refuses must not cost the others theirs: each again, on its own.
+        else for (const entry of batch) await this.logs.insert([entry]).catch((e: unknown) => this.refused(entry, e));
       }
     }
     if (this.dropped > 0) {
       this.logger.warn(`${this.dropped} request log entries were dropped while the log was behind`);
       this.dropped = 0;
     }
+  }
+
+  private refused(entry: NewRequestLog, error: unknown): void {
+    this.logger.error(`writing the request log entry of ${entry.request_id} failed: ${String(error)}`);
   }
 
   private async purge(): Promise<void> {
