@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LIFELINE_VARIABLE } from '@mm/runtime/platform';
+import { START_TIMEOUT_MS } from './distributed-processes';
 
 const ROOT = join(__dirname, '..', '..');
 export const API_KEY = 'sk_sdbx_restartTestKey01';
@@ -68,7 +69,9 @@ export function start(dataDir: string, env: Record<string, string>): Promise<Lau
   );
   const launched: Launched = { child, url: '', exited, output: () => output };
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no address printed in time:\n${output}`)), 40_000);
+    // The same bound as any platform's start in the suite: a first start makes its PostgreSQL cluster, and on a
+    // loaded machine that took more than 40 s.
+    const timer = setTimeout(() => reject(new Error(`no address printed in time:\n${output}`)), START_TIMEOUT_MS);
     child.stdout!.on('data', () => {
       const url = /API {10}(http:\/\/\S+)\/v0\.13/.exec(output)?.[1];
       if (url) {
