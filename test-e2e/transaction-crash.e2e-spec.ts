@@ -17,6 +17,7 @@ import { START_TIMEOUT_MS } from './support/distributed-processes';
 import {
   dataDirs,
   newDataDir,
+  platformDatabase,
   start,
   stop,
   stopEverything,
@@ -94,7 +95,7 @@ async function call(
 }
 
 /** The embedded PostgreSQL of a data directory, as the platform reaches it (its port is in postmaster.pid). */
-function databaseUrl(dataDir: string): string {
+function embeddedDatabaseUrl(dataDir: string): string {
   const password = readFileSync(join(dataDir, 'pg-password'), 'utf8').trim();
   const port = Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[3]);
   return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/money_movement`;
@@ -111,7 +112,8 @@ test(
     const random = prng(SEED);
     const dataDir = newDataDir();
     const port = String(await freeLoopbackPort());
-    let platform: Launched = await start(dataDir, { PORT: port });
+    const database = await platformDatabase();
+    let platform: Launched = await start(dataDir, { PORT: port, ...database });
     let bearer = await token(platform.url);
     const post = async (path: string, body: unknown) => {
       const res = await call(platform.url, bearer, 'POST', path, body);
@@ -306,7 +308,7 @@ test(
     expect(next).toBeLessThan(TRANSFERS);
 
     // Phase 2: the same data directory; every lost request again with its key and body, then the rest.
-    platform = await start(dataDir, { PORT: port });
+    platform = await start(dataDir, { PORT: port, ...database });
     bearer = await token(platform.url);
     const remaining = transfers.filter(
       (t) => !t.transactionId && !problems.some((p) => p.startsWith(`transfer ${t.n}:`)),
@@ -343,7 +345,7 @@ test(
     await new Promise((r) => setTimeout(r, SETTLEMENT_KILL_AFTER_MS));
     expect((await stop(platform, 'SIGKILL')).signal).toBe('SIGKILL');
     await settling;
-    platform = await start(dataDir, { PORT: port });
+    platform = await start(dataDir, { PORT: port, ...database });
     bearer = await token(platform.url);
 
     // Then the clock goes on until every transaction is terminal.
@@ -394,7 +396,7 @@ test(
     }
 
     // The ledger, read straight from the database, once the accounts service has posted every settlement.
-    const db = new Client({ connectionString: databaseUrl(dataDir) });
+    const db = new Client({ connectionString: database.DATABASE_URL ?? embeddedDatabaseUrl(dataDir) });
     await db.connect();
     try {
       const entries = async (postingId: string) =>

@@ -10,6 +10,7 @@ import { START_TIMEOUT_MS } from './support/distributed-processes';
 import {
   dataDirs,
   newDataDir,
+  platformDatabase,
   start,
   stop,
   stopEverything,
@@ -56,8 +57,9 @@ test(
     receiver.hang('/crash', 25);
     const dataDir = newDataDir();
     const port = String(await freeLoopbackPort());
+    const database = await platformDatabase();
     try {
-      let platform: Launched = await start(dataDir, { PORT: port });
+      let platform: Launched = await start(dataDir, { PORT: port, ...database });
       let bearer = await token(platform.url);
       const endpoint = await call(platform.url, bearer, 'POST', '/webhooks', {
         url: receiver.url('/crash'),
@@ -103,7 +105,7 @@ test(
       expect(killed).toBe(true);
       const receivedBeforeRestart = receiver.at('/crash').length;
 
-      platform = await start(dataDir, { PORT: port });
+      platform = await start(dataDir, { PORT: port, ...database });
       bearer = await token(platform.url);
       // Production goes on after the restart.
       for (let i = 0; i < 10; i++) {

@@ -1,12 +1,13 @@
 // The platform process as `npm start` runs it (apps/platform on its embedded
-// PostgreSQL), started and stopped by tests that kill it: the restart tests and
-// the webhook crash test. Everything started is tracked, so a failed test leaves
-// nothing running.
+// PostgreSQL, or on the e2e-containers project's container: platformDatabase),
+// started and stopped by tests that kill it: the restart tests and the crash
+// tests. Everything started is tracked, so a failed test leaves nothing running.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LIFELINE_VARIABLE } from '@mm/runtime/platform';
+import { cloneTemplateDatabase } from '@mm/platform/testing';
 import { START_TIMEOUT_MS } from './distributed-processes';
 
 const ROOT = join(__dirname, '..', '..');
@@ -27,6 +28,15 @@ export function newDataDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'mm-restart-'));
   dataDirs.push(dir);
   return dir;
+}
+
+/**
+ * The database of a test's platform, the same for every start of it: none given, so `npm start` runs its embedded
+ * PostgreSQL in the data directory, as a person's first run does; in the e2e-containers project
+ * (tools/jest/containers-mode.js), a clone of the template in the project's PostgreSQL container.
+ */
+export async function platformDatabase(): Promise<Record<string, string>> {
+  return process.env.MM_E2E_DATABASE === 'container' ? { DATABASE_URL: await cloneTemplateDatabase() } : {};
 }
 
 /** Starts apps/platform as `npm start` does; resolves once it prints its address, rejects if it exits first. */

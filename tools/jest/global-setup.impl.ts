@@ -45,6 +45,15 @@ export default async function globalSetup(): Promise<void> {
   } else {
     process.stdout.write(`\n[test] using PostgreSQL at DATABASE_URL\n`);
   }
+  const template = await migrateTemplate(adminUrl);
+  process.env.MM_TEST_ADMIN_URL = adminUrl;
+  process.env.MM_TEST_TEMPLATE_DB = template;
+  state.__mmTestDb = { embedded, container, dir, adminUrl, template };
+  state.__mmTestKafka = await startTestKafka((line) => process.stdout.write(`[test] ${line}\n`));
+}
+
+/** The run's template database on this server, every migration run into it: its name. */
+export async function migrateTemplate(adminUrl: string): Promise<string> {
   const template = `mm_template_${process.pid}`;
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
@@ -54,10 +63,7 @@ export default async function globalSetup(): Promise<void> {
   const templateUrl = withDatabase(adminUrl, template);
   const dataSource = await openDatabase({ url: templateUrl, migrations: platformMigrations, poolSize: 2 });
   await dataSource.destroy();
-  process.env.MM_TEST_ADMIN_URL = adminUrl;
-  process.env.MM_TEST_TEMPLATE_DB = template;
-  state.__mmTestDb = { embedded, container, dir, adminUrl, template };
-  state.__mmTestKafka = await startTestKafka((line) => process.stdout.write(`[test] ${line}\n`));
+  return template;
 }
 
 export async function teardown(): Promise<void> {
