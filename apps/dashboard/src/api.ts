@@ -42,6 +42,25 @@ export interface CallOptions<P extends ApiPath, M extends HttpMethod> {
   token?: string | null;
 }
 
+/** Attempts of a request that got no answer at all: the first, then two more a moment apart. */
+const ATTEMPTS = 3;
+
+/**
+ * A request, sent again when no answer came (the browser drops requests in flight when the machine's network
+ * changes, for one): a write carries the same idempotency key each time, so the platform acts on it once.
+ */
+async function send(url: URL, init: RequestInit): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url, init);
+    } catch {
+      if (attempt === ATTEMPTS)
+        throw new ApiProblem(0, 'Unreachable', 0, 'the API did not answer: is the platform running?');
+      await new Promise((resume) => setTimeout(resume, 250 * attempt));
+    }
+  }
+}
+
 export async function call<P extends ApiPath, M extends HttpMethod>(
   method: M,
   path: P,
@@ -56,18 +75,13 @@ export async function call<P extends ApiPath, M extends HttpMethod>(
   if ((method === 'post' || method === 'patch') && !path.endsWith('/auth/token'))
     headers['idempotency-key'] = newIdempotencyKey();
   if (options.body !== undefined) headers['content-type'] = 'application/json';
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method: method.toUpperCase(),
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      credentials: 'omit',
-      cache: 'no-store',
-    });
-  } catch {
-    throw new ApiProblem(0, 'Unreachable', 0, 'the API did not answer: is the platform running?');
-  }
+  const response = await send(url, {
+    method: method.toUpperCase(),
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    credentials: 'omit',
+    cache: 'no-store',
+  });
   const text = await response.text();
   let body: unknown;
   try {
