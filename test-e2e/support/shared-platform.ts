@@ -64,9 +64,13 @@ export async function startSharedPlatform(): Promise<void> {
   const starting = (async () => {
     const databaseUrl = await cloneTemplateDatabase();
     // Many files take tokens from the one loopback address at once: the token limit is other files' to test.
+    // Its start begins with the run, beside the image builds, the browser tests and the first platforms, when the
+    // machine is at its busiest, and no file asks for it until much later: each service may take ten minutes to be
+    // ready rather than the two a file's own start gets (a CI run saw a service take more than two).
     const settings = platformSettings(databaseUrl, {
       ...distributedKafka(databaseUrl),
       MM_TOKEN_RATE_LIMIT: '1000000',
+      MM_READY_TIMEOUT_SECS: '600',
     });
     // Containers mode (MM_E2E_CONTAINERS=1): every service a container of the image built from this tree.
     const image: Record<string, string> = containersMode() ? { MM_SERVICE_IMAGE: await platformImage() } : {};
