@@ -15,12 +15,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cloneTemplateDatabase, containerEngine, containersMode, ensureImages } from '@mm/platform/testing';
-import {
-  removeStartedKafkaNames,
-  START_TIMEOUT_MS,
-  startDistributedProcesses,
-  type PlatformHandle,
-} from './distributed-processes';
+import { removeStartedKafkaNames, startDistributedProcesses, type PlatformHandle } from './distributed-processes';
 import { distributedKafka, platformSettings } from './settings';
 
 /** The platform's image, built from this tree (its layers cached by the engine between runs). */
@@ -31,6 +26,8 @@ async function platformImage(): Promise<string> {
 }
 
 export const SHARED_STATE_VARIABLE = 'MM_E2E_SHARED_STATE';
+/** The shared platform's whole start: its migrations and then every service's ten minutes (below). */
+const SHARED_START_BOUND_MS = 15 * 60_000;
 
 export interface SharedState {
   status: 'starting' | 'ready' | 'failed';
@@ -74,7 +71,12 @@ export async function startSharedPlatform(): Promise<void> {
     });
     // Containers mode (MM_E2E_CONTAINERS=1): every service a container of the image built from this tree.
     const image: Record<string, string> = containersMode() ? { MM_SERVICE_IMAGE: await platformImage() } : {};
-    const handle = await startDistributedProcesses({ ...settings, ...image }, (text) => appendFileSync(logFile, text));
+    const handle = await startDistributedProcesses(
+      { ...settings, ...image },
+      (text) => appendFileSync(logFile, text),
+      undefined,
+      SHARED_START_BOUND_MS,
+    );
     write(stateFile, { status: 'ready', url: handle.url, databaseUrl, settings, logFile });
     return handle;
   })().catch((error: unknown) => {
@@ -104,14 +106,14 @@ export async function sharedPlatformState(): Promise<SharedState | undefined> {
   // The shared platform is not behind PgBouncer: a file of the e2e-pgbouncer project starts its own.
   if (!file || !existsSync(file) || process.env.MM_E2E_POOLER) return undefined;
   // The start's own limit, and the time to clone the template before it.
-  const deadline = Date.now() + START_TIMEOUT_MS + 30_000;
+  const deadline = Date.now() + SHARED_START_BOUND_MS + 30_000;
   for (;;) {
     const state = JSON.parse(readFileSync(file, 'utf8')) as SharedState;
     if (state.status === 'ready') return state;
     if (state.status === 'failed') throw new Error(`the shared distributed platform did not start: ${state.error}`);
     if (Date.now() > deadline)
       throw new Error(
-        `the shared distributed platform is still starting after ${(START_TIMEOUT_MS + 30_000) / 1000} s`,
+        `the shared distributed platform is still starting after ${(SHARED_START_BOUND_MS + 30_000) / 1000} s`,
       );
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -29,6 +29,9 @@ const held = globalThis as unknown as {
   __mmContainerDatabase?: { dir: string; starting: Promise<PostgresContainer | undefined> };
 };
 
+/** The shared distributed platform's start (test-e2e/support/shared-platform.ts), in the same process. */
+const shared = globalThis as unknown as { __mmSharedPlatform?: { starting: Promise<unknown> } };
+
 function write(file: string, state: ContainerState): void {
   // Whole or not at all: a worker never reads half a file.
   writeFileSync(`${file}.tmp`, JSON.stringify(state));
@@ -54,6 +57,12 @@ export function startContainerDatabase(): void {
   const startedAt = Date.now();
   let container: PostgresContainer | undefined;
   const starting = (async () => {
+    // Not beside the shared distributed platform's start, which begins with the run as well (when the e2e-distributed
+    // project is in it): two heavy starts at once on two cores made its services miss their readiness limit.
+    if (shared.__mmSharedPlatform) {
+      log('starts once the shared distributed platform has');
+      await shared.__mmSharedPlatform.starting;
+    }
     container = await startPostgresContainer(log);
     const template = await migrateTemplate(container.adminUrl);
     write(stateFile, { status: 'ready', adminUrl: container.adminUrl, template });

@@ -3,10 +3,12 @@
 // seconds on two cores); a file that needs it before it is up waits with its worker idle. So the files that
 // need no shared platform come first (after the container tests, whose image builds mostly wait on the engine, and the
 // dashboard's one long browser file), each group in Jest's own order (slowest or largest first), and the
-// shared platform is up by the time its files start: e2e and e2e-pgbouncer (platforms of their own), e2e-containers
-// (whose PostgreSQL container its global setup starts in the background, building the image where it is missing: up
-// long before the e2e files are done), the few long unit and integration files, then e2e-distributed, then the other
-// integration and unit files, short ones that fill the workers at the end of the run.
+// shared platform is up by the time its files start: e2e and e2e-pgbouncer (platforms of their own), the few long
+// unit and integration files, then e2e-distributed, then e2e-containers (Jest runs the projects' global setups in
+// this order too, and its PostgreSQL container, built where the image is missing, starts only once the shared
+// platform has: two heavy starts at once at the beginning of the run made the shared platform's services miss
+// their readiness limit), then the other integration and unit files, short ones that fill the workers at the end
+// of the run.
 const Sequencer = require('@jest/test-sequencer').default;
 
 const GROUPS = [
@@ -14,10 +16,10 @@ const GROUPS = [
   'browser',
   'e2e',
   'e2e-pgbouncer',
-  'e2e-containers',
   'containers-after-e2e',
   'long-units',
   'e2e-distributed',
+  'e2e-containers',
   'integration',
   'unit',
 ];
