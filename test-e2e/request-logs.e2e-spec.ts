@@ -105,6 +105,15 @@ describe('the request log', () => {
     expect(await entryOf(tenant, read.headers.get('x-request-id')!)).toMatchObject({ status: 200 });
   });
 
+  it('keeps a body nested thousands deep (refused), followed down to its 32nd level', async () => {
+    const deep = 15_000;
+    const refused = await tenant.request('POST', '/customers', { rawBody: '['.repeat(deep) + ']'.repeat(deep) });
+    expect(refused.status).toBe(400);
+    let kept = (await entryOf(tenant, refused.headers.get('x-request-id')!)).requestBody;
+    for (let depth = 0; depth < 32; depth++) kept = kept[0];
+    expect(kept).toBe('(not kept: nested deeper than 32 levels)');
+  });
+
   it('lists newest first and filters by status, method, path and request id', async () => {
     const missing = await tenant.get('/transactions/txn_01m900000000000000000000aa');
     expect(missing.status).toBe(404);

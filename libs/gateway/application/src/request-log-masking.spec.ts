@@ -1,4 +1,10 @@
-import { loggedBody, loggedText, maskLongNumbers, MAX_LOGGED_BODY_BYTES } from './request-log-masking';
+import {
+  loggedBody,
+  loggedText,
+  maskLongNumbers,
+  MAX_LOGGED_BODY_BYTES,
+  MAX_LOGGED_DEPTH,
+} from './request-log-masking';
 
 describe('what a request log entry keeps of a body', () => {
   it('replaces the fields that carry secrets and account, card or tax numbers, at any depth', () => {
@@ -60,5 +66,34 @@ describe('what PostgreSQL cannot store', () => {
     });
     expect(loggedText('{"note":"\\u0000 and \\udfff"}')).toEqual({ note: '\uFFFD and \uFFFD' });
     expect(loggedText('not json \u0000')).toBe('not json \uFFFD');
+  });
+});
+
+describe('a body nested deeper than an entry follows', () => {
+  const note = `(not kept: nested deeper than ${MAX_LOGGED_DEPTH} levels)`;
+  const nested = (depth: number, leaf: unknown): unknown => {
+    let value = leaf;
+    for (let i = 0; i < depth; i++) value = i % 2 ? { a: value } : [value];
+    return value;
+  };
+  /** The one leaf of a body nested as above, and how deep it lies. */
+  const leaf = (body: unknown): { depth: number; value: unknown } => {
+    let value = body;
+    let depth = 0;
+    for (; value !== null && typeof value === 'object'; depth++)
+      value = Array.isArray(value) ? value[0] : (value as { a: unknown }).a;
+    return { depth, value };
+  };
+
+  it('is kept down to its last followed level, and below it as a note', () => {
+    expect(leaf(loggedBody(nested(MAX_LOGGED_DEPTH + 5, 'leaf')))).toEqual({ depth: MAX_LOGGED_DEPTH, value: note });
+    expect(loggedBody(nested(MAX_LOGGED_DEPTH, 'leaf'))).toEqual(nested(MAX_LOGGED_DEPTH, 'leaf'));
+  });
+
+  it('is logged without overflowing the stack however deep it goes, sent as text or parsed', () => {
+    const text = '['.repeat(16_000) + ']'.repeat(16_000);
+    expect(leaf(loggedText(text))).toEqual({ depth: MAX_LOGGED_DEPTH, value: note });
+    expect(leaf(loggedBody(JSON.parse(text)))).toEqual({ depth: MAX_LOGGED_DEPTH, value: note });
+    expect(leaf(loggedBody(nested(200_000, 1)))).toEqual({ depth: MAX_LOGGED_DEPTH, value: note });
   });
 });

@@ -27,19 +27,28 @@ function kept(text: string): string {
   return maskLongNumbers(text.replace(UNSTORABLE, '\uFFFD'));
 }
 
+/**
+ * How deep an entry follows a body. Deeper values are kept as a note: a hostile body of thousands of nested arrays
+ * would otherwise overflow the walk's stack (and jsonb's), and no request the API takes nests a tenth as deep.
+ */
+export const MAX_LOGGED_DEPTH = 32;
+
+const tooDeep = `(not kept: nested deeper than ${MAX_LOGGED_DEPTH} levels)`;
+
 /** One walk of the body: sensitive fields redacted, long numbers cut, everything else as it was. */
-function masked(value: unknown): unknown {
+function masked(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return kept(value);
   // A number sent as a JSON number is masked the same way (the API takes none this long).
   if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) >= 1e11) {
     const text = maskLongNumbers(String(Math.abs(value)));
     return text === String(Math.abs(value)) ? value : text;
   }
-  if (Array.isArray(value)) return value.map(masked);
   if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_LOGGED_DEPTH) return tooDeep;
+  if (Array.isArray(value)) return value.map((item) => masked(item, depth + 1));
   const fields: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value))
-    fields[kept(key)] = REDACTED.has(key) ? '[redacted]' : masked(field);
+    fields[kept(key)] = REDACTED.has(key) ? '[redacted]' : masked(field, depth + 1);
   return fields;
 }
 
@@ -48,8 +57,11 @@ const tooLong = (bytes: number) => `(not kept: ${bytes} bytes, over the ${MAX_LO
 /** A parsed body as an entry keeps it (undefined: none, null); `bytes`, its size as sent, when known. */
 export function loggedBody(body: unknown, bytes?: number): unknown {
   if (body === undefined || body === null) return null;
-  const size = bytes ?? Buffer.byteLength(JSON.stringify(body));
-  return size > MAX_LOGGED_BODY_BYTES ? tooLong(size) : masked(body);
+  if (bytes !== undefined && bytes > MAX_LOGGED_BODY_BYTES) return tooLong(bytes);
+  const shown = masked(body);
+  // Unknown, the size is that of the body as kept (at most MAX_LOGGED_DEPTH deep, so it always writes out).
+  const size = bytes ?? Buffer.byteLength(JSON.stringify(shown));
+  return size > MAX_LOGGED_BODY_BYTES ? tooLong(size) : shown;
 }
 
 /** A body's text as an entry keeps it: its JSON when it is JSON, else the text itself, masked and cut short. */
