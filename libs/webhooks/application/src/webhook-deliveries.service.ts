@@ -64,9 +64,9 @@ export class WebhookDeliveriesService {
         'InvalidWebhookDeliveryID',
         `"${deliveryId.slice(0, 64)}" is not a webhook delivery id (whd_…)`,
       );
-    const delivery = await this.deliveries.get(webhookId, deliveryId, await this.retainedFrom(projectId));
-    if (!delivery) throw new ApiError('WebhookDeliveryNotFound');
-    return { delivery, attempts: await this.deliveries.attempts(deliveryId) };
+    const detail = await this.deliveries.detail(webhookId, deliveryId, await this.retainedFrom(projectId));
+    if (!detail) throw new ApiError('WebhookDeliveryNotFound');
+    return detail;
   }
 
   /** Requeues now with the attempt count reset; returns the ids requeued. */

@@ -442,19 +442,46 @@ export class WebhookDeliveries {
     );
   }
 
-  async get(webhookId: string, id: string, notBefore: string): Promise<DeliveryRow | undefined> {
-    const [row] = await this.uow.query<DeliveryRow>(
-      `SELECT ${DELIVERY_COLUMNS} FROM webhooks.deliveries WHERE webhook_id = $1 AND id = $2 AND created_at >= $3`,
+  /**
+   * A delivery and its attempts, read in one statement: one snapshot, so the attempt count and the attempts listed
+   * always agree (an attempt's record and the count's update commit together, and two reads could straddle them).
+   */
+  async detail(
+    webhookId: string,
+    id: string,
+    notBefore: string,
+  ): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] } | undefined> {
+    const rows = await this.uow.query<DeliveryRow & { attempt: number | null } & Omit<AttemptRow, 'attempt'>>(
+      `SELECT ${DELIVERY_COLUMNS.split(', ')
+        .map((c) => `d.${c}`)
+        .join(', ')},
+              a.attempt, a.attempted_at, a.duration_ms, a.status_code, a.error, a.response_body
+         FROM webhooks.deliveries d LEFT JOIN webhooks.delivery_attempts a ON a.delivery_id = d.id
+        WHERE d.webhook_id = $1 AND d.id = $2 AND d.created_at >= $3
+        ORDER BY a.id`,
       [webhookId, id, notBefore],
     );
-    return row;
-  }
-
-  async attempts(deliveryId: string): Promise<AttemptRow[]> {
-    return this.uow.query<AttemptRow>(
-      `SELECT attempt, attempted_at, duration_ms, status_code, error, response_body FROM webhooks.delivery_attempts WHERE delivery_id = $1 ORDER BY id`,
-      [deliveryId],
-    );
+    if (rows.length === 0) return undefined;
+    const {
+      attempt: _a,
+      attempted_at: _t,
+      duration_ms: _d,
+      status_code: _s,
+      error: _e,
+      response_body: _r,
+      ...delivery
+    } = rows[0];
+    const attempts = rows
+      .filter((r) => r.attempt !== null)
+      .map(({ attempt, attempted_at, duration_ms, status_code, error, response_body }) => ({
+        attempt: attempt as number,
+        attempted_at,
+        duration_ms,
+        status_code,
+        error,
+        response_body,
+      }));
+    return { delivery, attempts };
   }
 
   /** Deletes the history older than the retention window, on each project's clock; returns how many went. */
