@@ -352,7 +352,10 @@ test(
     const views = new Map<string, any>();
     await until(
       async () => {
-        expect((await call(platform.url, bearer, 'POST', '/sandbox/clock/advance', { seconds: 60 })).status).toBe(200);
+        // A 503 (the machine slow: retry shortly) is followed by the next round's advance.
+        expect([200, 503]).toContain(
+          (await call(platform.url, bearer, 'POST', '/sandbox/clock/advance', { seconds: 60 })).status,
+        );
         for (const sender of senders) for (const x of await listed(sender.customerId)) views.set(x.id, x);
         return transfers.every((t) => TERMINAL.includes(views.get(t.transactionId!)?.status)) ? true : undefined;
       },
