@@ -325,8 +325,9 @@ describe('fuzz: generated JSON on every route that takes a body', () => {
           { numRuns: Math.ceil((route.hasBodySchema ? 30 : 8) / (E2E_MODE === 'distributed' ? 4 : 1)) },
         );
       }
-      // The generators reach past the parser: some bodies validate, most are refused.
-      expect(Object.keys(statuses).some((s) => s.startsWith('2'))).toBe(true);
+      // The generators reach past the parser: some bodies validate, most are refused. Asked of the platform run's
+      // thousand bodies: the distributed run's quarter of them is drawn afresh each run and may validate none.
+      if (E2E_MODE !== 'distributed') expect(Object.keys(statuses).some((s) => s.startsWith('2'))).toBe(true);
       expect(statuses['400']).toBeGreaterThan(0);
       // A bound, not a measure: the same runs take several times longer on a busy machine.
     },

@@ -14,13 +14,13 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cloneTemplateDatabase, containerEngine, containersMode, ensureImages } from '@mm/platform/testing';
+import { answeringEngine, cloneTemplateDatabase, containersMode, ensureImages } from '@mm/platform/testing';
 import { removeStartedKafkaNames, startDistributedProcesses, type PlatformHandle } from './distributed-processes';
 import { distributedKafka, platformSettings } from './settings';
 
 /** The platform's image, built from this tree (its layers cached by the engine between runs). */
 async function platformImage(): Promise<string> {
-  const engine = containerEngine();
+  const engine = await answeringEngine();
   if (!engine.available) throw new Error(`MM_E2E_CONTAINERS=1 needs a container engine: ${engine.reason}`);
   return (await ensureImages(engine)).platform;
 }

@@ -36,6 +36,20 @@ export function containerEngine(): Engine {
 }
 
 /**
+ * The engine, asked again while it is installed but does not answer: on a busy machine (an image build holding
+ * the engine's storage, both cores taken) one `info` can outlast its bound while the engine is there and well.
+ * Gives up after `patienceMs`, with the last reason.
+ */
+export async function answeringEngine(patienceMs = 10 * 60_000): Promise<Engine> {
+  const deadline = Date.now() + patienceMs;
+  for (;;) {
+    const engine = containerEngine();
+    if (engine.available || !engine.reason.includes('does not answer') || Date.now() > deadline) return engine;
+    await new Promise((r) => setTimeout(r, 5_000));
+  }
+}
+
+/**
  * The engine for Compose, which talks to podman through its Docker-compatible API: a machine where podman
  * answers but its API service is not running (a restart since tools/containers/setup ran) has no Compose.
  */

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { Client } from 'pg';
-import { containerEngine, ensureImages, run } from './container-engine';
+import { answeringEngine, ensureImages, run } from './container-engine';
 
 export interface PostgresContainer {
   adminUrl: string;
@@ -18,7 +18,7 @@ export function containersMode(): boolean {
 }
 
 export async function startPostgresContainer(log: (line: string) => void): Promise<PostgresContainer> {
-  const engine = containerEngine();
+  const engine = await answeringEngine();
   if (!engine.available) throw new Error(`MM_E2E_CONTAINERS=1 needs a container engine: ${engine.reason}`);
   const socket = '/run/podman/podman.sock';
   if (engine.command === 'podman' && !process.env.DOCKER_HOST && existsSync(socket))
