@@ -11,7 +11,10 @@ type KeyPair = Schemas['ApiKeyPairResponse'];
 type Access = 'none' | 'read' | 'write';
 type Scope = NonNullable<Schemas['CreateApiKeyRequest']['scopes']>[number];
 
-/** The resources a restricted key names (the document's scopes, checked by the compiler: a typo does not build). */
+/**
+ * The resources a restricted key names, checked against the document's scopes by the compiler both ways: a typo
+ * does not build (scopeOf), nor does a resource the API has and this list misses (below).
+ */
 const RESOURCES = [
   'customers',
   'wallets',
@@ -27,6 +30,9 @@ const RESOURCES = [
 ] as const;
 type Resource = (typeof RESOURCES)[number];
 const scopeOf = (resource: Resource, access: 'read' | 'write'): Scope => `${resource}:${access}`;
+/** True only while every scope of the document is a resource of the list's. */
+const everyScopeListed: [Exclude<Scope, `${Resource}:${'read' | 'write'}`>] extends [never] ? true : never = true;
+void everyScopeListed;
 
 /** Where the keys are managed: the partner's own routes, or an operator's for one project. */
 interface KeyRoutes {
