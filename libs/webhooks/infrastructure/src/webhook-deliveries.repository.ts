@@ -451,37 +451,19 @@ export class WebhookDeliveries {
     id: string,
     notBefore: string,
   ): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] } | undefined> {
-    const rows = await this.uow.query<DeliveryRow & { attempt: number | null } & Omit<AttemptRow, 'attempt'>>(
-      `SELECT ${DELIVERY_COLUMNS.split(', ')
-        .map((c) => `d.${c}`)
-        .join(', ')},
-              a.attempt, a.attempted_at, a.duration_ms, a.status_code, a.error, a.response_body
-         FROM webhooks.deliveries d LEFT JOIN webhooks.delivery_attempts a ON a.delivery_id = d.id
-        WHERE d.webhook_id = $1 AND d.id = $2 AND d.created_at >= $3
-        ORDER BY a.id`,
+    const [row] = await this.uow.query<DeliveryRow & { attempts: Array<AttemptRow & { attempted_at: string }> }>(
+      `SELECT ${DELIVERY_COLUMNS},
+              (SELECT coalesce(json_agg(json_build_object('attempt', a.attempt, 'attempted_at', a.attempted_at,
+                        'duration_ms', a.duration_ms, 'status_code', a.status_code, 'error', a.error,
+                        'response_body', a.response_body) ORDER BY a.id), '[]')
+                 FROM webhooks.delivery_attempts a WHERE a.delivery_id = d.id) AS attempts
+         FROM webhooks.deliveries d WHERE d.webhook_id = $1 AND d.id = $2 AND d.created_at >= $3`,
       [webhookId, id, notBefore],
     );
-    if (rows.length === 0) return undefined;
-    const {
-      attempt: _a,
-      attempted_at: _t,
-      duration_ms: _d,
-      status_code: _s,
-      error: _e,
-      response_body: _r,
-      ...delivery
-    } = rows[0];
-    const attempts = rows
-      .filter((r) => r.attempt !== null)
-      .map(({ attempt, attempted_at, duration_ms, status_code, error, response_body }) => ({
-        attempt: attempt as number,
-        attempted_at,
-        duration_ms,
-        status_code,
-        error,
-        response_body,
-      }));
-    return { delivery, attempts };
+    if (!row) return undefined;
+    const { attempts, ...delivery } = row;
+    // JSON carries the time as text.
+    return { delivery, attempts: attempts.map((a) => ({ ...a, attempted_at: new Date(a.attempted_at) })) };
   }
 
   /** Deletes the history older than the retention window, on each project's clock; returns how many went. */
